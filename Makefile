@@ -1,0 +1,45 @@
+# The two entry points a new user needs: `make run` (the app on its demo study) and
+# `make test` (the whole test suite). Both create the virtual environment on first use.
+VENV ?= .venv
+PY := $(VENV)/bin/python
+HASH := $(shell cat pyproject.toml packaging/apt-packages.txt 2>/dev/null | sha1sum | cut -c1-10)
+APP_STAMP := $(VENV)/.app-$(HASH)
+DEV_STAMP := $(VENV)/.dev-$(HASH)
+
+.PHONY: run test lint bench screenshots clean
+
+$(PY):
+	python3 -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip wheel
+
+# torch first, pinned: the CPU build 2.13.0 satisfies the project's range, and without it a
+# plain install would pull the registry's newest build with gigabytes of CUDA packages.
+$(APP_STAMP): pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet "torch==2.13.0" || $(PY) -m pip install --quiet "torch>=2.2,<3"
+	$(PY) -m pip install --quiet -e .
+	touch $@
+
+$(DEV_STAMP): $(APP_STAMP)
+	$(PY) -m pip install --quiet -e ".[dev]"
+	touch $@
+
+run: $(APP_STAMP)
+	$(VENV)/bin/meaningbench demo
+
+test: $(DEV_STAMP)
+	$(VENV)/bin/lint-imports
+	$(PY) -m pytest -n 2 --dist loadgroup
+
+lint: $(DEV_STAMP)
+	$(VENV)/bin/ruff check app db tests
+	$(VENV)/bin/lint-imports
+	$(VENV)/bin/mypy
+
+bench: $(DEV_STAMP)
+	$(PY) -m pytest tests/benchmarks -s -p no:xdist
+
+screenshots: $(DEV_STAMP)
+	xvfb-run -a -s "-screen 0 1600x1000x24" $(PY) -m tests.screenshots
+
+clean:
+	rm -rf $(VENV) .pytest_cache .hypothesis .import_linter_cache

@@ -1,0 +1,5 @@
+"""MeaningBench: measure meaning preservation in text simplification."""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"

@@ -1,0 +1,61 @@
+"""The `meaningbench` command. Each subcommand lives in its own module of `app.commands`.
+
+Modules there define `register(subparsers)`; they keep heavy imports inside the function
+that runs the command, so `meaningbench --help` and the GUI start without torch.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import pkgutil
+import sys
+from collections.abc import Sequence
+
+from app import __version__
+from app.errors import UserError
+
+
+def build_parser() -> argparse.ArgumentParser:
+    import app.commands as commands_pkg
+
+    parser = argparse.ArgumentParser(
+        prog="meaningbench",
+        description="Measure meaning preservation in text simplification: import rating "
+        "data, run the metric battery, compare metrics with human ratings.",
+    )
+    parser.add_argument("--version", action="version", version=f"meaningbench {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    modules = sorted(
+        m.name for m in pkgutil.iter_modules(commands_pkg.__path__) if not m.name.startswith("_")
+    )
+    for name in modules:
+        module = importlib.import_module(f"app.commands.{name}")
+        module.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 0
+    from app.runtime import Cancelled
+    from db.errors import StudyFileError
+
+    try:
+        return int(args.func(args) or 0)
+    except (UserError, StudyFileError) as exc:
+        print(f"meaningbench {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except Cancelled:
+        print(f"meaningbench {args.command}: cancelled; finished work was kept", file=sys.stderr)
+        return 130
+    except KeyboardInterrupt:
+        print(f"meaningbench {args.command}: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

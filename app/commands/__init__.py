@@ -1,0 +1,1 @@
+"""Subcommands of `meaningbench`, one module each (see app.cli)."""

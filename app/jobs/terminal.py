@@ -1,0 +1,37 @@
+"""Run a job in a terminal with a tqdm progress bar; Ctrl+C cancels it cleanly."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from app.jobs.base import Job, JobContext
+from app.runtime import Cancelled, Progress
+
+
+def run_with_progress_bar(job: Job, *, description: str, quiet: bool = False) -> Any:
+    from tqdm import tqdm
+
+    bar = (
+        None if quiet else tqdm(desc=description, unit="item", file=sys.stderr, dynamic_ncols=True)
+    )
+
+    def report(p: Progress) -> None:
+        if bar is None:
+            return
+        if p.total is not None and bar.total != p.total:
+            bar.total = p.total
+        bar.n = p.done
+        if p.message:
+            bar.set_postfix_str(p.message, refresh=False)
+        bar.refresh()
+
+    ctx = JobContext(report=report)
+    try:
+        return job(ctx)
+    except KeyboardInterrupt:
+        ctx.cancel.cancel()
+        raise Cancelled() from None
+    finally:
+        if bar is not None:
+            bar.close()

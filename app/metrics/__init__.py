@@ -1,0 +1,1 @@
+"""The metric battery. Families live in subpackages; `registry` finds them by name."""

@@ -1,0 +1,130 @@
+"""What every metric is: a name, a family, a config with a stable hash, an availability check
+that explains itself, and a batch scorer returning a 0–100 value, the raw value and details.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from app.runtime import CancelToken
+
+REFERENCE_MODES = ("source", "references")
+
+
+@dataclass(frozen=True)
+class Pair:
+    """One item as a metric sees it. `references` is already resolved for the reference mode."""
+
+    item_id: int
+    source: str
+    output: str
+    references: tuple[str, ...]
+    system: str | None = None
+
+
+@dataclass
+class ItemScore:
+    value: float | None  # 0–100, higher = more meaning preserved (FKGL keeps its raw grade)
+    raw: float | None  # the metric as its authors define it
+    details: dict[str, Any] = field(default_factory=dict)
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class Availability:
+    ok: bool
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class MetricInfo:
+    name: str  # stable identifier used on the command line and in the study file
+    label: str  # what tables and plots show
+    family: str  # lexical | readability | neural | structural | trained
+    description: str
+    needs_references: bool = False  # uses references (falls back to the source)
+    needs_model: bool = False
+    value_range: tuple[float, float] = (0.0, 100.0)
+    higher_is_better: bool = True
+
+
+def resolve_references(source: str, references: Sequence[str], mode: str) -> tuple[str, ...]:
+    """The references a reference-based metric compares against under a reference mode.
+
+    In `references` mode an item without human references falls back to its source, as the
+    MeaningBERT study scored every reference-based metric against the source.
+    """
+    if mode not in REFERENCE_MODES:
+        raise ValueError(f"unknown reference mode {mode!r}; choose one of {REFERENCE_MODES}")
+    refs = tuple(r for r in references if r and r.strip())
+    if mode == "references" and refs:
+        return refs
+    return (source,)
+
+
+def stable_hash(obj: Any, length: int = 16) -> str:
+    canonical = json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:length]
+
+
+class Metric(ABC):
+    """A configured metric. Subclasses set `info` and `defaults` and implement `score_batch`."""
+
+    info: ClassVar[MetricInfo]
+    defaults: ClassVar[dict[str, Any]] = {}
+    # Bump when an implementation change alters scores, so cached scores become stale.
+    implementation_version: ClassVar[int] = 1
+
+    def __init__(self, **config: Any) -> None:
+        unknown = set(config) - set(self.defaults)
+        if unknown:
+            raise ValueError(
+                f"{self.info.name}: unknown option(s) {sorted(unknown)}; "
+                f"known: {sorted(self.defaults)}"
+            )
+        self.config: dict[str, Any] = {**self.defaults, **config}
+
+    @property
+    def name(self) -> str:
+        return self.info.name
+
+    @property
+    def reference_mode(self) -> str:
+        return str(self.config.get("reference_mode", "source"))
+
+    def config_hash(self) -> str:
+        return stable_hash(
+            {"metric": self.name, "impl": self.implementation_version, "config": self.config}
+        )
+
+    def label(self) -> str:
+        """A short name for tables; metrics with several useful configs override it."""
+        return self.info.name
+
+    def availability(self) -> Availability:
+        return Availability(True)
+
+    def versions(self) -> dict[str, str]:
+        """Versions of the libraries that produce the scores, recorded with each run."""
+        return {}
+
+    def device(self) -> str | None:
+        return None
+
+    def model_id(self) -> str | None:
+        return None
+
+    @abstractmethod
+    def score_batch(
+        self, pairs: Sequence[Pair], cancel: CancelToken | None = None
+    ) -> list[ItemScore]:
+        """Score every pair; a pair that cannot be scored gets an ItemScore with `error`."""
+
+    def corpus_score(self, pairs: Sequence[Pair]) -> float | None:
+        """The metric's own corpus-level value for a set of pairs, when it has one."""
+        return None

@@ -1,0 +1,47 @@
+"""Cancellation and progress reporting shared by jobs and the engine layers they drive.
+
+Kept free of Qt and of any heavy import so metrics, training and importers can check a
+cancel flag and report progress without knowing whether a terminal or a window listens.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+
+
+class Cancelled(Exception):
+    """Raised inside work when its cancel token was set; whatever was committed stays."""
+
+
+@dataclass(frozen=True)
+class Progress:
+    done: int
+    total: int | None
+    message: str = ""
+
+
+ProgressFn = Callable[[Progress], None]
+
+
+def no_progress(_: Progress) -> None:
+    return None
+
+
+class CancelToken:
+    """A thread-safe flag; work calls `check()` at safe points (between batches)."""
+
+    def __init__(self) -> None:
+        self._event = threading.Event()
+
+    def cancel(self) -> None:
+        self._event.set()
+
+    @property
+    def cancelled(self) -> bool:
+        return self._event.is_set()
+
+    def check(self) -> None:
+        if self._event.is_set():
+            raise Cancelled()

@@ -1,0 +1,1 @@
+"""Everything that imports PySide6 or pyqtgraph, and nothing else does."""

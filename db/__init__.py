@@ -1,0 +1,1 @@
+"""The study file: SQLAlchemy models, engine set-up, migrations and queries."""

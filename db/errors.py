@@ -1,0 +1,11 @@
+"""Problems with a study file itself (not with the data a user imports)."""
+
+from __future__ import annotations
+
+
+class StudyFileError(Exception):
+    """The file is missing, is not a study, or cannot be opened."""
+
+
+class NewerSchemaError(StudyFileError):
+    """The study was written by a newer MeaningBench; opening it could damage it."""

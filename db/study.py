@@ -1,0 +1,191 @@
+"""Creating and opening study files, with schema migrations and a backup before upgrades."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+from alembic import command
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy import Engine, select
+from sqlalchemy.orm import Session, sessionmaker
+
+from db.engine import make_engine, make_sessionmaker
+from db.errors import NewerSchemaError, StudyFileError
+from db.models import Dimension
+
+MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
+SQLITE_MAGIC = b"SQLite format 3\x00"
+
+DEFAULT_DIMENSIONS = (
+    dict(
+        name="meaning",
+        question="How much of the original sentence's meaning does the output preserve?",
+        label_low="no meaning preserved",
+        label_high="all meaning preserved",
+        position=0,
+        active=True,
+    ),
+    dict(
+        name="fluency",
+        question="How fluent and grammatical is the output?",
+        label_low="not fluent at all",
+        label_high="perfectly fluent",
+        position=1,
+        active=False,
+    ),
+    dict(
+        name="simplicity",
+        question="How much simpler than the original is the output?",
+        label_low="not simpler",
+        label_high="much simpler",
+        position=2,
+        active=False,
+    ),
+)
+
+
+def alembic_config(engine: Engine | None = None) -> Config:
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS_DIR))
+    if engine is not None:
+        cfg.attributes["engine"] = engine
+    return cfg
+
+
+def head_revision() -> str:
+    head = ScriptDirectory.from_config(alembic_config()).get_current_head()
+    assert head is not None
+    return head
+
+
+def known_revisions() -> set[str]:
+    script = ScriptDirectory.from_config(alembic_config())
+    return {rev.revision for rev in script.walk_revisions()}
+
+
+def current_revision(engine: Engine) -> str | None:
+    with engine.connect() as conn:
+        return MigrationContext.configure(conn).get_current_revision()
+
+
+def backup_copy(path: Path, tag: str) -> Path:
+    """A consistent copy of the study (WAL content included) beside it; returns its path."""
+    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+    dest = path.with_name(f"{path.name}.bak-{tag}-{stamp}")
+    src = sqlite3.connect(str(path))
+    try:
+        dst = sqlite3.connect(str(dest))
+        try:
+            src.backup(dst)
+        finally:
+            dst.close()
+    finally:
+        src.close()
+    return dest
+
+
+@dataclass
+class Study:
+    """An open study file. Sessions are per thread: call `session()` where the work runs."""
+
+    path: Path
+    engine: Engine
+    _factory: sessionmaker[Session] = field(repr=False)
+    backup_path: Path | None = None
+
+    @contextmanager
+    def session(self) -> Iterator[Session]:
+        """A session whose transaction commits on success and rolls back on any error."""
+        with self._factory() as s, s.begin():
+            yield s
+
+    def new_session(self) -> Session:
+        return self._factory()
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    def __enter__(self) -> Study:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _check_is_sqlite(path: Path) -> None:
+    try:
+        with path.open("rb") as fh:
+            magic = fh.read(16)
+    except OSError as exc:
+        raise StudyFileError(f"{path}: cannot read the study file ({exc.strerror})") from exc
+    if magic and magic != SQLITE_MAGIC:
+        raise StudyFileError(f"{path}: not a MeaningBench study (not an SQLite file)")
+
+
+def _seed_defaults(factory: sessionmaker[Session]) -> None:
+    with factory() as s, s.begin():
+        if s.scalar(select(Dimension.id).limit(1)) is None:
+            s.add_all(Dimension(**d) for d in DEFAULT_DIMENSIONS)
+
+
+def create_study(path: str | Path) -> Study:
+    """Create a new, empty study at `path` (refuses to overwrite an existing file)."""
+    path = Path(path)
+    if path.exists() and path.stat().st_size > 0:
+        raise StudyFileError(f"{path}: a file already exists there")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    engine = make_engine(path)
+    command.upgrade(alembic_config(engine), "head")
+    factory = make_sessionmaker(engine)
+    _seed_defaults(factory)
+    return Study(path=path, engine=engine, _factory=factory)
+
+
+def open_study(path: str | Path, *, create: bool = False) -> Study:
+    """Open a study, upgrading an older schema after a backup copy; refuse a newer one."""
+    path = Path(path)
+    if not path.exists() or path.stat().st_size == 0:
+        if create:
+            return create_study(path)
+        raise StudyFileError(f"{path}: no such study")
+    _check_is_sqlite(path)
+    engine = make_engine(path)
+    try:
+        rev = current_revision(engine)
+    except Exception as exc:  # a corrupt file or one locked by a foreign program
+        engine.dispose()
+        raise StudyFileError(f"{path}: cannot open the study ({exc})") from exc
+    head = head_revision()
+    backup: Path | None = None
+    if rev is None:
+        engine.dispose()
+        raise StudyFileError(f"{path}: an SQLite file, but not a MeaningBench study")
+    if rev != head:
+        if rev not in known_revisions():
+            engine.dispose()
+            raise NewerSchemaError(
+                f"{path}: this study was written by a newer MeaningBench (schema {rev}); "
+                f"this version knows schemas up to {head}. Update MeaningBench to open it."
+            )
+        engine.dispose()
+        backup = backup_copy(path, rev)
+        engine = make_engine(path)
+        command.upgrade(alembic_config(engine), "head")
+    factory = make_sessionmaker(engine)
+    _seed_defaults(factory)
+    return Study(path=path, engine=engine, _factory=factory, backup_path=backup)
+
+
+def copy_study(src: str | Path, dest: str | Path) -> Path:
+    """Copy a study file (used for the demo study and for exports of the whole study)."""
+    dest = Path(dest)
+    shutil.copyfile(src, dest)
+    return dest
