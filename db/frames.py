@@ -1,0 +1,158 @@
+"""Read the study as pandas DataFrames: items, current ratings, scores.
+
+The one place where analysis, exports and the UI get their tables from, so that "current
+rating" and "which score counts" mean the same everywhere:
+- a current rating is a rating row whose state is `current` (edits and undos supersede);
+- the scores of a (metric, config hash) are the newest non-error score per item across the
+  runs that share that config (a re-run fills gaps; it never duplicates).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+import pandas as pd
+from sqlalchemy import Connection, text
+from sqlalchemy.orm import Session
+
+ITEM_COLUMNS = [
+    "item_id",
+    "dataset",
+    "source",
+    "output",
+    "references",
+    "system",
+    "source_group",
+    "kind",
+    "parent_id",
+    "external_id",
+]
+
+
+def _conn(session_or_conn: Session | Connection) -> Connection:
+    if isinstance(session_or_conn, Session):
+        return session_or_conn.connection()
+    return session_or_conn
+
+
+def _in_clause(name: str, values: Sequence[object]) -> tuple[str, dict[str, object]]:
+    params = {f"{name}{i}": v for i, v in enumerate(values)}
+    return "(" + ", ".join(f":{k}" for k in params) + ")", params
+
+
+def items_frame(
+    session: Session | Connection,
+    *,
+    kinds: Sequence[str] | None = ("regular",),
+    dataset: str | None = None,
+) -> pd.DataFrame:
+    """Items as rows; `references` decoded to lists. `kinds=None` includes control items."""
+    where, params = ["1=1"], {}
+    if kinds is not None:
+        clause, p = _in_clause("k", list(kinds))
+        where.append(f"i.kind IN {clause}")
+        params.update(p)
+    if dataset is not None:
+        where.append("d.name = :dataset")
+        params["dataset"] = dataset
+    sql = f"""
+        SELECT i.id AS item_id, d.name AS dataset, i.source, i.output, i.refs AS "references",
+               i.system, i.source_group, i.kind, i.parent_id, i.external_id
+        FROM item i JOIN dataset d ON d.id = i.dataset_id
+        WHERE {" AND ".join(where)}
+        ORDER BY i.id
+    """
+    frame = pd.read_sql_query(text(sql), _conn(session), params=params)
+    if frame.empty:
+        return pd.DataFrame(columns=ITEM_COLUMNS)
+    frame["references"] = [json.loads(r) if r else [] for r in frame["references"]]
+    return frame
+
+
+def ratings_frame(
+    session: Session | Connection,
+    *,
+    dimension: str | None = None,
+    include_aggregate: bool = True,
+    kinds: Sequence[str] | None = None,
+) -> pd.DataFrame:
+    """Current ratings, one row per (item, annotator, dimension)."""
+    where, params = ["r.state = 'current'"], {}
+    if dimension is not None:
+        where.append("dm.name = :dimension")
+        params["dimension"] = dimension
+    if not include_aggregate:
+        where.append("a.kind = 'human'")
+    if kinds is not None:
+        clause, p = _in_clause("k", list(kinds))
+        where.append(f"i.kind IN {clause}")
+        params.update(p)
+    sql = f"""
+        SELECT r.id AS rating_id, r.item_id, a.name AS annotator, a.kind AS annotator_kind,
+               dm.name AS dimension, dm.scale AS scale, r.value, r.n_raters, r.start_value,
+               r.shown_at, r.submitted_at, r.duration_ms, r.flagged, r.comment, r.origin,
+               i.kind AS item_kind, i.parent_id
+        FROM rating r
+        JOIN annotator a ON a.id = r.annotator_id
+        JOIN dimension dm ON dm.id = r.dimension_id
+        JOIN item i ON i.id = r.item_id
+        WHERE {" AND ".join(where)}
+        ORDER BY r.id
+    """
+    return pd.read_sql_query(text(sql), _conn(session), params=params)
+
+
+def runs_frame(session: Session | Connection) -> pd.DataFrame:
+    """One row per (metric, config hash) with a unique column name for tables and exports.
+
+    The column is the metric's name when the study holds one config of it, otherwise the
+    run label (or the metric name with the config hash when labels collide).
+    """
+    sql = """
+        SELECT metric, config_hash, MAX(id) AS last_run_id, MAX(label) AS label,
+               MAX(model_id) AS model_id
+        FROM metric_run
+        GROUP BY metric, config_hash
+        ORDER BY metric, MIN(id)
+    """
+    runs = pd.read_sql_query(text(sql), _conn(session))
+    if runs.empty:
+        runs["column"] = []
+        return runs
+    counts = runs.groupby("metric")["config_hash"].transform("count")
+    columns = []
+    for metric, label, n in zip(runs["metric"], runs["label"], counts, strict=True):
+        columns.append(metric if n == 1 else (label or metric))
+    runs["column"] = columns
+    dup = runs["column"].duplicated(keep=False)
+    runs.loc[dup, "column"] = runs.loc[dup, "metric"] + "@" + runs.loc[dup, "config_hash"].str[:6]
+    return runs
+
+
+def scores_frame(session: Session | Connection) -> pd.DataFrame:
+    """Long table: item_id, metric, config_hash, column, value, raw (newest score per config)."""
+    sql = """
+        SELECT s.item_id, m.metric, m.config_hash, s.value, s.raw, s.run_id
+        FROM score s JOIN metric_run m ON m.id = s.run_id
+        WHERE s.error IS NULL
+    """
+    long = pd.read_sql_query(text(sql), _conn(session))
+    runs = runs_frame(session)
+    if long.empty:
+        return pd.DataFrame(columns=["item_id", "metric", "config_hash", "column", "value", "raw"])
+    long = long.sort_values("run_id").drop_duplicates(
+        ["item_id", "metric", "config_hash"], keep="last"
+    )
+    long = long.merge(runs[["metric", "config_hash", "column"]], on=["metric", "config_hash"])
+    return long.drop(columns=["run_id"]).reset_index(drop=True)
+
+
+def score_matrix(session: Session | Connection, *, value: str = "value") -> pd.DataFrame:
+    """Wide table: one row per item (index item_id), one column per (metric, config)."""
+    long = scores_frame(session)
+    if long.empty:
+        return pd.DataFrame()
+    wide = long.pivot(index="item_id", columns="column", values=value)
+    wide.columns.name = None
+    return wide
