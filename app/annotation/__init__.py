@@ -1,0 +1,1 @@
+"""Annotation sessions: queues, submissions, undo, skips and flags — Qt-free."""

@@ -1,0 +1,33 @@
+"""Keys that group rows into items and items into source groups.
+
+An item is identified within a dataset by (source, output, system); items that share a
+source sentence (after whitespace normalisation) share a source group, which splits,
+bootstrap resampling, queue ordering and SAMSA scenes all rely on.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+_WS = re.compile(r"\s+")
+
+
+def normalise_text(text: str) -> str:
+    return _WS.sub(" ", text).strip()
+
+
+def _digest(*parts: str) -> str:
+    h = hashlib.blake2b(digest_size=16)
+    for part in parts:
+        h.update(part.encode("utf-8"))
+        h.update(b"\x1f")
+    return h.hexdigest()
+
+
+def source_group_key(source: str) -> str:
+    return _digest(normalise_text(source))
+
+
+def pair_key(source: str, output: str, system: str | None) -> str:
+    return _digest(normalise_text(source), normalise_text(output), system or "")
