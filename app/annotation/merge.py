@@ -1,0 +1,355 @@
+"""Merging the ratings of another copy of a study into this one; nothing is ever overwritten.
+
+Annotators who work on separate copies of a study file bring their copies back and the
+study lead merges them. The other file is only read (opened read-only). Items are matched
+by dataset name and pair key (which for control items includes their kind and parent),
+annotators and dimensions by name.
+
+Per (item, annotator, dimension):
+- we have no rating: their ratings come in with their states (current and history);
+- a rating identical to one we hold (same value and submission time), or a current rating
+  with the value our current one already has, is a duplicate and is left out — merging the
+  same file twice changes nothing;
+- their current rating differs from our current one: a conflict. Ours stays current;
+  theirs is kept as history (state `superseded`, origin `merge-conflict:<file>`) and listed
+  in the report, so the study lead can see both values and decide.
+Items the other copy has and this one lacks come in when they carry ratings or notes.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sqlalchemy import create_engine, select, text
+from sqlalchemy.orm import Session
+
+from app.errors import UserError
+from db.models import Annotator, Dataset, Dimension, Item, ItemNote, Rating
+from db.study import SQLITE_MAGIC, Study, head_revision
+
+
+@dataclass(frozen=True)
+class Conflict:
+    item_id: int  # in the target study
+    annotator: str
+    dimension: str
+    ours: float
+    theirs: float
+
+
+@dataclass
+class MergeReport:
+    other: Path
+    items_matched: int = 0
+    items_added: int = 0
+    annotators_added: list[str] = field(default_factory=list)
+    dimensions_added: list[str] = field(default_factory=list)
+    ratings_added: int = 0
+    duplicates: int = 0
+    conflicts: list[Conflict] = field(default_factory=list)
+    notes_added: int = 0
+    # Ratings left out with the reason, e.g. a dimension on another scale here.
+    skipped: list[str] = field(default_factory=list)
+
+    def summary(self) -> str:
+        parts = [
+            f"{self.ratings_added} ratings added",
+            f"{self.duplicates} already present",
+            f"{len(self.conflicts)} conflicts kept as history",
+        ]
+        if self.items_added:
+            parts.append(f"{self.items_added} items added")
+        if self.annotators_added:
+            parts.append(f"annotators added: {', '.join(self.annotators_added)}")
+        if self.notes_added:
+            parts.append(f"{self.notes_added} notes added")
+        if self.skipped:
+            parts.append(f"{len(self.skipped)} ratings skipped")
+        return "; ".join(parts)
+
+
+def _open_other(path: Path) -> Session:
+    if not path.is_file():
+        raise UserError(f"{path}: no such study file")
+    with path.open("rb") as fh:
+        if fh.read(16) != SQLITE_MAGIC:
+            raise UserError(f"{path}: not a MeaningBench study (not an SQLite file)")
+    engine = create_engine(f"sqlite:///file:{path.resolve()}?mode=ro&uri=true")
+    try:
+        with engine.connect() as conn:
+            rev = conn.execute(text("SELECT version_num FROM alembic_version")).scalar()
+    except Exception as exc:
+        engine.dispose()
+        raise UserError(f"{path}: not a MeaningBench study ({exc.__class__.__name__})") from exc
+    if rev != head_revision():
+        engine.dispose()
+        raise UserError(
+            f"{path}: written with another schema ({rev}); open it once in this version of "
+            "MeaningBench (which upgrades it) and merge again."
+        )
+    return Session(engine)
+
+
+def _stamp(value: object) -> str:
+    return str(value)
+
+
+def merge_ratings(target: Study, other_path: str | Path) -> MergeReport:
+    """Bring the other study's ratings and notes into `target` in one transaction."""
+    other_path = Path(other_path)
+    if other_path.exists() and os.path.samefile(other_path, target.path):
+        raise UserError("A study cannot be merged into itself.")
+    report = MergeReport(other=other_path)
+    origin = f"merge:{other_path.name}"
+    src = _open_other(other_path)
+    try:
+        with target.session() as dst:
+            _merge(src, dst, report, origin, other_path.name)
+    finally:
+        bind = src.get_bind()
+        src.close()
+        bind.dispose()  # type: ignore[union-attr]
+    return report
+
+
+def _merge(src: Session, dst: Session, report: MergeReport, origin: str, name: str) -> None:
+    their_ratings = src.scalars(select(Rating).order_by(Rating.id)).all()
+    their_notes = src.scalars(select(ItemNote).order_by(ItemNote.id)).all()
+    needed = {r.item_id for r in their_ratings} | {n.item_id for n in their_notes}
+    their_items = {i.id: i for i in src.scalars(select(Item)).all()}
+    # Parents of needed control items are needed too (a control points at its original).
+    for item_id in list(needed):
+        parent = their_items[item_id].parent_id
+        if parent is not None:
+            needed.add(parent)
+    their_datasets = {d.id: d for d in src.scalars(select(Dataset)).all()}
+
+    item_map = _map_items(src, dst, report, needed, their_items, their_datasets)
+    annotator_map = _map_annotators(src, dst, report)
+    dim_map, dim_names = _map_dimensions(src, dst, report)
+
+    ours: dict[tuple[int, int, int], list[Rating]] = defaultdict(list)
+    for r in dst.scalars(select(Rating).where(Rating.item_id.in_(set(item_map.values())))):
+        ours[(r.item_id, r.annotator_id, r.dimension_id)].append(r)
+    names = {a.id: a.name for a in dst.scalars(select(Annotator))}
+
+    rating_map: dict[int, Rating] = {}
+    links: list[tuple[Rating, int | None]] = []
+    for theirs in their_ratings:
+        if theirs.dimension_id not in dim_map:
+            report.skipped.append(
+                f"rating {theirs.id}: dimension {dim_names[theirs.dimension_id]!r} has "
+                "another scale in this study"
+            )
+            continue
+        key = (
+            item_map[theirs.item_id],
+            annotator_map[theirs.annotator_id],
+            dim_map[theirs.dimension_id],
+        )
+        held = ours[key]
+        same = next(
+            (
+                r
+                for r in held
+                if r.value == theirs.value and _stamp(r.submitted_at) == _stamp(theirs.submitted_at)
+            ),
+            None,
+        )
+        current = next((r for r in held if r.state == "current"), None)
+        if same is None and theirs.state == "current" and current is not None:
+            same = current if current.value == theirs.value else None
+        if same is not None:
+            # A later rating of theirs that superseded this one then points at our copy.
+            rating_map[theirs.id] = same
+            report.duplicates += 1
+            continue
+        state = theirs.state
+        row_origin = theirs.origin if theirs.origin != "ui" else origin
+        if theirs.state == "current" and current is not None:
+            state = "superseded"
+            row_origin = f"merge-conflict:{name}"
+            report.conflicts.append(
+                Conflict(
+                    key[0],
+                    names[key[1]],
+                    dim_names[theirs.dimension_id],
+                    current.value,
+                    theirs.value,
+                )
+            )
+        row = Rating(
+            item_id=key[0],
+            annotator_id=key[1],
+            dimension_id=key[2],
+            value=theirs.value,
+            start_value=theirs.start_value,
+            shown_at=theirs.shown_at,
+            submitted_at=theirs.submitted_at,
+            duration_ms=theirs.duration_ms,
+            flagged=theirs.flagged,
+            comment=theirs.comment,
+            state=state,
+            supersedes_id=None,
+            origin=row_origin,
+            n_raters=theirs.n_raters,
+        )
+        dst.add(row)
+        rating_map[theirs.id] = row
+        links.append((row, theirs.supersedes_id))
+        held.append(row)
+        report.ratings_added += 1
+    # One flush for all the new rows, then the history links between them (ids known now).
+    dst.flush()
+    for row, old_id in links:
+        prior = rating_map.get(old_id) if old_id is not None else None
+        if prior is not None:
+            row.supersedes_id = prior.id
+
+    _merge_notes(dst, report, their_notes, item_map, annotator_map)
+    _sync_queues(dst)
+
+
+def _map_items(
+    src: Session,
+    dst: Session,
+    report: MergeReport,
+    needed: set[int],
+    their_items: dict[int, Item],
+    their_datasets: dict[int, Dataset],
+) -> dict[int, int]:
+    datasets = {d.name: d for d in dst.scalars(select(Dataset)).all()}
+    ours = {
+        (dname, key, kind): iid
+        for iid, dname, key, kind in dst.execute(
+            select(Item.id, Dataset.name, Item.pair_key, Item.kind).join(
+                Dataset, Dataset.id == Item.dataset_id
+            )
+        )
+    }
+    item_map: dict[int, int] = {}
+    # Regular items first, so that a control's parent is mapped before the control.
+    for item_id in sorted(needed, key=lambda i: (their_items[i].parent_id is not None, i)):
+        it = their_items[item_id]
+        dset = their_datasets[it.dataset_id]
+        found = ours.get((dset.name, it.pair_key, it.kind))
+        if found is not None:
+            item_map[item_id] = found
+            report.items_matched += 1
+            continue
+        if dset.name not in datasets:
+            datasets[dset.name] = Dataset(
+                name=dset.name, source_file=dset.source_file, format=dset.format, meta=dset.meta
+            )
+            dst.add(datasets[dset.name])
+            dst.flush()
+        row = Item(
+            dataset_id=datasets[dset.name].id,
+            source=it.source,
+            output=it.output,
+            references=it.references,
+            system=it.system,
+            source_group=it.source_group,
+            pair_key=it.pair_key,
+            kind=it.kind,
+            parent_id=item_map.get(it.parent_id) if it.parent_id is not None else None,
+            external_id=it.external_id,
+            meta=it.meta,
+        )
+        dst.add(row)
+        dst.flush()
+        item_map[item_id] = row.id
+        report.items_added += 1
+    return item_map
+
+
+def _map_annotators(src: Session, dst: Session, report: MergeReport) -> dict[int, int]:
+    ours = {a.name: a.id for a in dst.scalars(select(Annotator))}
+    out = {}
+    for a in src.scalars(select(Annotator)):
+        if a.name not in ours:
+            # The queue bookkeeping (slot, batches) belongs to the other copy; not carried.
+            row = Annotator(name=a.name, kind=a.kind, meta={})
+            dst.add(row)
+            dst.flush()
+            ours[a.name] = row.id
+            report.annotators_added.append(a.name)
+        out[a.id] = ours[a.name]
+    return out
+
+
+def _map_dimensions(
+    src: Session, dst: Session, report: MergeReport
+) -> tuple[dict[int, int], dict[int, str]]:
+    ours = {d.name: d for d in dst.scalars(select(Dimension))}
+    out, names = {}, {}
+    for d in src.scalars(select(Dimension)):
+        names[d.id] = d.name
+        mine = ours.get(d.name)
+        if mine is None:
+            mine = Dimension(
+                name=d.name,
+                scale=d.scale,
+                min_value=d.min_value,
+                max_value=d.max_value,
+                label_low=d.label_low,
+                label_high=d.label_high,
+                question=d.question,
+                position=d.position,
+                active=False,  # the study lead decides whether raters here see it
+            )
+            dst.add(mine)
+            dst.flush()
+            report.dimensions_added.append(d.name)
+        if mine.scale == d.scale:
+            out[d.id] = mine.id
+    return out, names
+
+
+def _merge_notes(
+    dst: Session,
+    report: MergeReport,
+    notes: list[ItemNote],
+    item_map: dict[int, int],
+    annotator_map: dict[int, int],
+) -> None:
+    held = {
+        (n.item_id, n.annotator_id, bool(n.flagged), n.comment, _stamp(n.created_at))
+        for n in dst.scalars(select(ItemNote))
+    }
+    for n in notes:
+        annotator = annotator_map.get(n.annotator_id) if n.annotator_id is not None else None
+        key = (item_map[n.item_id], annotator, bool(n.flagged), n.comment, _stamp(n.created_at))
+        if key in held:
+            continue
+        dst.add(
+            ItemNote(
+                item_id=key[0],
+                annotator_id=annotator,
+                flagged=n.flagged,
+                comment=n.comment,
+                created_at=n.created_at,
+            )
+        )
+        held.add(key)
+        report.notes_added += 1
+
+
+def _sync_queues(dst: Session) -> None:
+    """Queue entries of items that now hold a current rating by their annotator count as done."""
+    dst.flush()
+    dst.execute(
+        text(
+            """
+            UPDATE queue_entry SET done = 1
+            WHERE done = 0 AND EXISTS (
+                SELECT 1 FROM rating r
+                WHERE r.item_id = queue_entry.item_id
+                  AND r.annotator_id = queue_entry.annotator_id
+                  AND r.state = 'current')
+            """
+        )
+    )

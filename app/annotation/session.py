@@ -1,0 +1,384 @@
+"""One annotator at work on a study: next item, submit, undo, skip, flag, revise, progress.
+
+Every change is its own small transaction, committed before the call returns; with the
+study's WAL journal and synchronous=FULL a submission survives a crash or a power cut the
+moment `submit` returns. Nothing is cached across calls that the file does not also hold,
+so a session opened after a crash resumes exactly where the last one stopped: the first
+unrated entry of the stored queue.
+
+Ratings are never deleted or changed in value: a revision marks the old row `superseded`
+and points the new one at it; an undo marks the submission `undone` (and brings back the
+rating it had superseded, if any).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import func, select, update
+from sqlalchemy.orm import Session
+
+from app.annotation.model import Progress, Scale, ShownItem, Submission
+from app.annotation.queue import ensure_queue, get_or_create_annotator
+from app.annotation.settings import AnnotationSettings, load_settings
+from app.errors import UserError
+from db.models import Dimension, Item, ItemNote, QueueEntry, Rating, utcnow
+from db.study import Study
+
+
+class AnnotationSession:
+    """The engine behind the rating screen, for one annotator of one open study."""
+
+    def __init__(self, study: Study, annotator_name: str) -> None:
+        name = (annotator_name or "").strip()
+        if not name:
+            raise UserError("An annotator needs a name.")
+        self.study = study
+        with study.session() as s:
+            annotator = get_or_create_annotator(s, name)
+            if annotator.kind != "human":
+                raise UserError(
+                    f"{name!r} holds imported aggregate labels; choose another annotator name."
+                )
+            ensure_queue(s, annotator)
+            self.annotator_id = annotator.id
+            self.annotator_name = annotator.name
+            self.settings: AnnotationSettings = load_settings(s)
+            dims = s.scalars(
+                select(Dimension).where(Dimension.active).order_by(Dimension.position, Dimension.id)
+            ).all()
+            self.scales: list[Scale] = [
+                Scale(
+                    id=d.id,
+                    name=d.name,
+                    scale=d.scale,
+                    min_value=d.min_value,
+                    max_value=d.max_value,
+                    label_low=d.label_low,
+                    label_high=d.label_high,
+                    question=d.question,
+                )
+                for d in dims
+            ]
+        if not self.scales:
+            raise UserError("The study has no active rating dimension; activate one in Settings.")
+        # The item under revision (moved back to it); None: at the next unrated item.
+        self._cursor: int | None = None
+        self._shown: ShownItem | None = None
+
+    # -- reading -------------------------------------------------------------------------
+
+    def _entry(self, s: Session, item_id: int) -> QueueEntry:
+        entry = s.scalar(
+            select(QueueEntry).where(
+                QueueEntry.annotator_id == self.annotator_id, QueueEntry.item_id == item_id
+            )
+        )
+        if entry is None:
+            raise UserError(f"Item {item_id} is not in {self.annotator_name}'s queue.")
+        return entry
+
+    def _show(self, s: Session, item_id: int, *, reviewing: bool) -> ShownItem:
+        item = s.get(Item, item_id)
+        assert item is not None
+        rows = s.execute(
+            select(Dimension.name, Rating.value)
+            .join(Dimension, Dimension.id == Rating.dimension_id)
+            .where(
+                Rating.item_id == item_id,
+                Rating.annotator_id == self.annotator_id,
+                Rating.state == "current",
+            )
+        ).all()
+        note = s.scalar(
+            select(ItemNote)
+            .where(ItemNote.item_id == item_id, ItemNote.annotator_id == self.annotator_id)
+            .order_by(ItemNote.id.desc())
+            .limit(1)
+        )
+        self._shown = ShownItem(
+            item_id=item_id,
+            source=item.source,
+            output=item.output,
+            values={name: value for name, value in rows},
+            flagged=bool(note and note.flagged),
+            comment=note.comment if note else None,
+            reviewing=reviewing,
+            shown_at=utcnow(),
+        )
+        return self._shown
+
+    def next_item(self) -> ShownItem | None:
+        """The first unrated item of the queue (None when all are rated); leaves revision."""
+        self._cursor = None
+        with self.study.session() as s:
+            item_id = s.scalar(
+                select(QueueEntry.item_id)
+                .where(QueueEntry.annotator_id == self.annotator_id, QueueEntry.done.is_(False))
+                .order_by(QueueEntry.position)
+                .limit(1)
+            )
+            if item_id is None:
+                self._shown = None
+                return None
+            return self._show(s, item_id, reviewing=False)
+
+    def current(self) -> ShownItem | None:
+        """What is on screen now (the item under revision, or the next unrated one)."""
+        if self._shown is not None:
+            return self._shown
+        return self.next_item()
+
+    def advance(self) -> ShownItem | None:
+        """After a submission: the following rated item while revising, else the next one."""
+        if self._cursor is not None:
+            return self.following()
+        return self.next_item()
+
+    @property
+    def reviewing(self) -> bool:
+        return self._cursor is not None
+
+    def progress(self) -> Progress:
+        with self.study.session() as s:
+            total, rated, skipped = s.execute(
+                select(
+                    func.count(),
+                    # count() with a filter: a sum over a Boolean column comes back as a bool.
+                    func.count().filter(QueueEntry.done.is_(True)),
+                    func.count().filter(QueueEntry.done.is_(False), QueueEntry.skips > 0),
+                ).where(QueueEntry.annotator_id == self.annotator_id)
+            ).one()
+        return Progress(rated=int(rated), total=int(total), skipped=int(skipped))
+
+    # -- moving among rated items ------------------------------------------------------
+
+    def _neighbour(self, s: Session, position: float | None, *, before: bool) -> int | None:
+        query = select(QueueEntry.item_id).where(
+            QueueEntry.annotator_id == self.annotator_id, QueueEntry.done.is_(True)
+        )
+        if position is not None:
+            query = query.where(
+                QueueEntry.position < position if before else QueueEntry.position > position
+            )
+        order = QueueEntry.position.desc() if before else QueueEntry.position
+        return s.scalar(query.order_by(order).limit(1))
+
+    def previous(self) -> ShownItem | None:
+        """The rated item before the one on screen (None at the first; nothing changes)."""
+        with self.study.session() as s:
+            position = None if self._cursor is None else self._entry(s, self._cursor).position
+            item_id = self._neighbour(s, position, before=True)
+            if item_id is None:
+                return None
+            self._cursor = item_id
+            return self._show(s, item_id, reviewing=True)
+
+    def following(self) -> ShownItem | None:
+        """The rated item after the one on screen; past the last, the next unrated item."""
+        if self._cursor is None:
+            return None
+        with self.study.session() as s:
+            position = self._entry(s, self._cursor).position
+            item_id = self._neighbour(s, position, before=False)
+            if item_id is not None:
+                self._cursor = item_id
+                return self._show(s, item_id, reviewing=True)
+        return self.next_item()
+
+    # -- writing -------------------------------------------------------------------------
+
+    def _check_values(self, values: dict[str, float]) -> None:
+        missing = [sc.name for sc in self.scales if values.get(sc.name) is None]
+        if missing:
+            raise UserError(f"No rating given for: {', '.join(missing)}.")
+        for sc in self.scales:
+            v = float(values[sc.name])
+            if not sc.min_value <= v <= sc.max_value:
+                raise UserError(f"{sc.name}: {v:g} is outside {sc.min_value:g}–{sc.max_value:g}.")
+            if sc.is_likert and v != int(v):
+                raise UserError(f"{sc.name}: a Likert rating is a whole number, not {v:g}.")
+
+    def submit(
+        self,
+        item_id: int,
+        values_by_dimension: dict[str, float],
+        start_values: dict[str, float | None] | None = None,
+        shown_at: datetime | None = None,
+        *,
+        submitted_at: datetime | None = None,
+    ) -> Submission:
+        """Store the ratings of one item (all active dimensions) in one transaction."""
+        self._check_values(values_by_dimension)
+        start_values = start_values or {}
+        if shown_at is None and self._shown is not None and self._shown.item_id == item_id:
+            shown_at = self._shown.shown_at
+        submitted_at = submitted_at or utcnow()
+        duration = (
+            max(0, int((submitted_at - shown_at).total_seconds() * 1000)) if shown_at else None
+        )
+        with self.study.session() as s:
+            entry = self._entry(s, item_id)
+            note = s.scalar(
+                select(ItemNote)
+                .where(ItemNote.item_id == item_id, ItemNote.annotator_id == self.annotator_id)
+                .order_by(ItemNote.id.desc())
+                .limit(1)
+            )
+            old = {
+                r.dimension_id: r
+                for r in s.scalars(
+                    select(Rating).where(
+                        Rating.item_id == item_id,
+                        Rating.annotator_id == self.annotator_id,
+                        Rating.state == "current",
+                    )
+                )
+            }
+            new_rows = []
+            for sc in self.scales:
+                prior = old.get(sc.id)
+                if prior is not None:
+                    prior.state = "superseded"
+                start = start_values.get(sc.name)
+                new_rows.append(
+                    Rating(
+                        item_id=item_id,
+                        annotator_id=self.annotator_id,
+                        dimension_id=sc.id,
+                        value=float(values_by_dimension[sc.name]),
+                        start_value=None if start is None else float(start),
+                        shown_at=shown_at,
+                        submitted_at=submitted_at,
+                        duration_ms=duration,
+                        flagged=bool(note and note.flagged),
+                        comment=note.comment if note else None,
+                        state="current",
+                        supersedes_id=prior.id if prior is not None else None,
+                        origin="ui",
+                    )
+                )
+            s.add_all(new_rows)
+            entry.done = True
+            s.flush()
+            ids = tuple(r.id for r in new_rows)
+        return Submission(
+            item_id=item_id,
+            rating_ids=ids,
+            revised=bool(old),
+            submitted_at=submitted_at,
+            duration_ms=duration,
+        )
+
+    def undo_last(self) -> ShownItem | None:
+        """Withdraw this annotator's latest submission still in force and show its item again.
+
+        A first rating is marked `undone` and its item becomes the next unrated one; a
+        revision is marked `undone` and the rating it replaced is current again. Calling it
+        again withdraws the submission before, and so on. None when nothing is left to undo.
+        """
+        with self.study.session() as s:
+            latest = s.scalar(
+                select(Rating)
+                .where(
+                    Rating.annotator_id == self.annotator_id,
+                    Rating.state == "current",
+                    Rating.origin == "ui",
+                )
+                .order_by(Rating.id.desc())
+                .limit(1)
+            )
+            if latest is None:
+                return None
+            group = s.scalars(
+                select(Rating).where(
+                    Rating.annotator_id == self.annotator_id,
+                    Rating.item_id == latest.item_id,
+                    Rating.state == "current",
+                    Rating.origin == "ui",
+                    Rating.submitted_at == latest.submitted_at,
+                )
+            ).all()
+            restored = False
+            for r in group:
+                r.state = "undone"
+                if r.supersedes_id is not None:
+                    prior = s.get(Rating, r.supersedes_id)
+                    if prior is not None and prior.state == "superseded":
+                        prior.state = "current"
+                        restored = True
+            s.flush()
+            entry = self._entry(s, latest.item_id)
+            if restored:
+                self._cursor = entry.item_id
+                return self._show(s, entry.item_id, reviewing=True)
+            entry.done = False
+            # Reopened means next: move it before the first unrated entry so that a restart
+            # (even after a crash) shows it first too.
+            first = s.scalar(
+                select(func.min(QueueEntry.position)).where(
+                    QueueEntry.annotator_id == self.annotator_id,
+                    QueueEntry.done.is_(False),
+                    QueueEntry.id != entry.id,
+                )
+            )
+            if first is not None and entry.position > first:
+                entry.position = float(first) - 1.0
+            self._cursor = None
+            return self._show(s, entry.item_id, reviewing=False)
+
+    def skip(self, item_id: int) -> bool:
+        """Move an unrated item to the end of the queue; False (no change) for a rated one."""
+        with self.study.session() as s:
+            entry = self._entry(s, item_id)
+            if entry.done:
+                return False
+            last = s.scalar(
+                select(func.max(QueueEntry.position)).where(
+                    QueueEntry.annotator_id == self.annotator_id
+                )
+            )
+            entry.skips += 1
+            entry.position = float(last) + 1.0
+        if self._shown is not None and self._shown.item_id == item_id:
+            self._shown = None
+        return True
+
+    def flag(self, item_id: int, comment: str | None = None, flagged: bool = True) -> None:
+        """Flag (or unflag) an item with an optional comment, rated or not.
+
+        The note is its own row, so a flag survives an undo of the rating; the annotator's
+        current ratings of the item carry the same flag and comment for exports.
+        """
+        comment = (comment or "").strip() or None
+        with self.study.session() as s:
+            self._entry(s, item_id)
+            s.add(
+                ItemNote(
+                    item_id=item_id,
+                    annotator_id=self.annotator_id,
+                    flagged=flagged,
+                    comment=comment,
+                )
+            )
+            s.execute(
+                update(Rating)
+                .where(
+                    Rating.item_id == item_id,
+                    Rating.annotator_id == self.annotator_id,
+                    Rating.state == "current",
+                )
+                .values(flagged=flagged, comment=comment)
+            )
+        if self._shown is not None and self._shown.item_id == item_id:
+            shown = self._shown
+            self._shown = ShownItem(
+                item_id=shown.item_id,
+                source=shown.source,
+                output=shown.output,
+                values=shown.values,
+                flagged=flagged,
+                comment=comment,
+                reviewing=shown.reviewing,
+                shown_at=shown.shown_at,
+            )

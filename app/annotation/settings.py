@@ -1,0 +1,232 @@
+"""A study's annotation settings: what raters see, who rates what, and the hidden QC items.
+
+Everything but the dimensions lives in one `study_setting` row (key "annotation", a JSON
+object), so a study file carries its own protocol wherever it is copied. Dimensions keep
+their own table (`dimension.active`, `dimension.scale`): ratings point at those rows, and
+a second copy of the same facts in the JSON would drift.
+
+Missing keys take their defaults and unknown keys are ignored, so older and newer study
+files read each other's settings without a migration.
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from app.errors import UserError
+from db.models import Dimension, Rating, StudySetting
+
+SETTINGS_KEY = "annotation"
+
+# Appraise's Direct Assessment mix, per 100 queue entries: 80 normal, 10 degraded
+# ("bad reference"), 5 identical (reference), 5 repeats.
+DEFAULT_QC = {"degraded": 10, "identical": 5, "repeat": 5, "unrelated": 0, "word_soup": 0}
+QC_KINDS = tuple(DEFAULT_QC)
+# More than half the queue as controls would make the study mostly about the controls.
+MAX_QC_PER_100 = 50
+
+SCALE_RANGES = {"continuous": (0.0, 100.0), "likert": (1.0, 5.0)}
+
+DEFAULT_GUIDELINES = """\
+# Rating meaning preservation
+
+You will see an **original** sentence and a **simplified** version of it.
+
+For each pair, judge how much of the original's meaning the simplified version keeps:
+
+- **100** — everything the original says is still there (wording may differ).
+- **50** — about half the information is kept, or a key detail changed.
+- **0** — nothing of the original's meaning is left.
+
+Do not rate grammar or simplicity here unless a separate scale asks for it.
+If a pair is unreadable or broken, flag it (**F**) and add a comment.
+
+Take your time; there is no right speed. Your ratings are saved the moment you submit.
+"""
+
+
+@dataclass
+class QCMix:
+    """Hidden control items per 100 queue entries; the rest of the 100 are normal items."""
+
+    degraded: int = 10
+    identical: int = 5
+    repeat: int = 5
+    unrelated: int = 0
+    word_soup: int = 0
+
+    def total(self) -> int:
+        return self.degraded + self.identical + self.repeat + self.unrelated + self.word_soup
+
+    def normal(self) -> int:
+        return 100 - self.total()
+
+    def counts_for(self, n_regular: int) -> dict[str, int]:
+        """How many controls of each kind go with `n_regular` normal items.
+
+        The shares are per 100 queue entries, so each kind scales with the normal items:
+        80 normal → 10 degraded, 5 identical, 5 repeats with the default mix.
+        """
+        normal = self.normal()
+        if n_regular <= 0 or normal <= 0:
+            return dict.fromkeys(QC_KINDS, 0)
+        out = {}
+        for kind in QC_KINDS:
+            share = getattr(self, kind)
+            # Half-up rounding (not banker's) so that a share never rounds to zero by parity.
+            out[kind] = int(n_regular * share / normal + 0.5) if share > 0 else 0
+        return out
+
+
+@dataclass
+class DimensionConfig:
+    """One rating scale as the study lead configures it (a view of a `dimension` row)."""
+
+    name: str
+    scale: str = "continuous"
+    active: bool = True
+    label_low: str = ""
+    label_high: str = ""
+    question: str = ""
+    position: int = 0
+
+    @property
+    def min_value(self) -> float:
+        return SCALE_RANGES[self.scale][0]
+
+    @property
+    def max_value(self) -> float:
+        return SCALE_RANGES[self.scale][1]
+
+
+@dataclass
+class AnnotationSettings:
+    seed: int | None = None
+    # None: every annotator rates every item; k: each item goes to k of `pool_size` slots.
+    overlap_k: int | None = None
+    pool_size: int = 3
+    qc_enabled: bool = True
+    qc: QCMix = field(default_factory=QCMix)
+    guidelines: str = DEFAULT_GUIDELINES
+    diff_highlighting: bool = False
+    same_source_back_to_back: bool = False
+    # Dataset names whose items go into the queues; None: all datasets.
+    datasets: list[str] | None = None
+    dimensions: list[DimensionConfig] = field(default_factory=list)
+
+    def active_dimensions(self) -> list[DimensionConfig]:
+        return sorted((d for d in self.dimensions if d.active), key=lambda d: d.position)
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data.pop("dimensions")
+        return data
+
+    @classmethod
+    def from_json(cls, raw: Any) -> AnnotationSettings:
+        raw = raw if isinstance(raw, dict) else {}
+        known = {f.name for f in fields(cls)} - {"dimensions", "qc"}
+        kwargs = {k: v for k, v in raw.items() if k in known}
+        qc_raw = raw.get("qc") if isinstance(raw.get("qc"), dict) else {}
+        qc = QCMix(**{k: int(v) for k, v in qc_raw.items() if k in QC_KINDS})
+        return cls(qc=qc, **kwargs)
+
+    def validate(self) -> None:
+        if self.overlap_k is not None:
+            if self.overlap_k < 1:
+                raise UserError("Overlap: each item needs at least one annotator.")
+            if self.pool_size < self.overlap_k:
+                raise UserError(
+                    f"Overlap: {self.overlap_k} annotators per item needs a pool of at least "
+                    f"{self.overlap_k} annotators (the pool is {self.pool_size})."
+                )
+        for kind in QC_KINDS:
+            if getattr(self.qc, kind) < 0:
+                raise UserError(f"Quality control: the share of {kind} items cannot be negative.")
+        if self.qc.total() > MAX_QC_PER_100:
+            raise UserError(
+                f"Quality control: {self.qc.total()} control items per 100 is too many "
+                f"(at most {MAX_QC_PER_100})."
+            )
+        if self.dimensions and not any(d.active for d in self.dimensions):
+            raise UserError("At least one rating dimension must be active.")
+        for d in self.dimensions:
+            if d.scale not in SCALE_RANGES:
+                raise UserError(f"Dimension {d.name!r}: unknown scale {d.scale!r}.")
+
+
+def _dimension_configs(session: Session) -> list[DimensionConfig]:
+    rows = session.scalars(select(Dimension).order_by(Dimension.position, Dimension.id)).all()
+    return [
+        DimensionConfig(
+            name=d.name,
+            scale=d.scale,
+            active=bool(d.active),
+            label_low=d.label_low,
+            label_high=d.label_high,
+            question=d.question,
+            position=d.position,
+        )
+        for d in rows
+    ]
+
+
+def load_settings(session: Session) -> AnnotationSettings:
+    """The study's settings (defaults where it has none); the dimensions from their table."""
+    row = session.get(StudySetting, SETTINGS_KEY)
+    settings = AnnotationSettings.from_json(row.value if row is not None else None)
+    settings.dimensions = _dimension_configs(session)
+    return settings
+
+
+def ensure_seed(session: Session) -> int:
+    """The study's randomisation seed, drawn and stored on first use so it never changes."""
+    settings = load_settings(session)
+    if settings.seed is None:
+        settings.seed = secrets.randbits(31)
+        _write_json(session, settings)
+    return settings.seed
+
+
+def _write_json(session: Session, settings: AnnotationSettings) -> None:
+    row = session.get(StudySetting, SETTINGS_KEY)
+    if row is None:
+        session.add(StudySetting(key=SETTINGS_KEY, value=settings.to_json()))
+    else:
+        row.value = settings.to_json()
+
+
+def save_settings(session: Session, settings: AnnotationSettings) -> None:
+    """Store the settings; a dimension that already has ratings keeps its scale."""
+    settings.validate()
+    if settings.seed is None:
+        settings.seed = secrets.randbits(31)
+    _write_json(session, settings)
+    existing = {d.name: d for d in session.scalars(select(Dimension)).all()}
+    for cfg in settings.dimensions:
+        row = existing.get(cfg.name)
+        if row is None:
+            row = Dimension(name=cfg.name)
+            session.add(row)
+        elif row.scale != cfg.scale and row.id is not None:
+            n = session.scalar(
+                select(func.count()).select_from(Rating).where(Rating.dimension_id == row.id)
+            )
+            if n:
+                raise UserError(
+                    f"Dimension {cfg.name!r} already has {n} ratings on its {row.scale} scale; "
+                    "its scale can no longer change (add a new dimension instead)."
+                )
+        lo, hi = SCALE_RANGES[cfg.scale]
+        row.scale = cfg.scale
+        row.min_value, row.max_value = lo, hi
+        row.active = cfg.active
+        row.label_low = cfg.label_low
+        row.label_high = cfg.label_high
+        row.question = cfg.question
+        row.position = cfg.position
