@@ -1,0 +1,24 @@
+"""`meaningbench gui [STUDY]`: open the desktop app (on the study given, if any)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    parser = subparsers.add_parser(
+        "gui",
+        help="open the desktop app",
+        description="Open the desktop app on STUDY, or on the most recent study, or on the "
+        "welcome page.",
+    )
+    parser.add_argument("study", type=Path, nargs="?", help="a study file (.mbstudy) to open")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    # Imported here: `meaningbench --help` and the headless commands never load Qt.
+    from app.ui.launch import launch
+
+    return launch([str(args.study)] if args.study else None)

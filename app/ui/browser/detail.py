@@ -1,0 +1,160 @@
+"""The item detail pane: the texts, every current rating and every metric's newest score.
+
+Rendered as rich text in one read-only QTextBrowser: selectable and copyable as a whole,
+and it follows the application font, so the text size setting applies here too.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import sqlite3
+from collections.abc import Callable
+
+from PySide6.QtGui import QPalette
+from PySide6.QtWidgets import QTextBrowser, QVBoxLayout, QWidget
+
+from app.ui.browser.detail_query import ItemDetail, fetch_detail
+
+
+def _esc(text: object) -> str:
+    return html.escape(str(text)).replace("\n", "<br>")
+
+
+def _fmt(value: float | None, digits: int = 1) -> str:
+    return "–" if value is None else f"{value:.{digits}f}"
+
+
+def _details_text(details: dict[str, object]) -> str:
+    parts = []
+    for key, value in list(details.items())[:6]:
+        if isinstance(value, float):
+            parts.append(f"{key} {value:.3g}")
+        elif isinstance(value, (int, str)) and len(str(value)) < 30:
+            parts.append(f"{key} {value}")
+    return ", ".join(parts) if parts else (json.dumps(details)[:60] if details else "")
+
+
+class DetailPane(QWidget):
+    """Shows one item; `column_name` maps (metric, config hash) to the browser's column name."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("detailPane")
+        self.view = QTextBrowser(self)
+        self.view.setObjectName("detailView")
+        self.view.setOpenLinks(False)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.view)
+        self.item_id: int | None = None
+        self.detail: ItemDetail | None = None
+        self._conn: sqlite3.Connection | None = None
+        self.column_name: Callable[[str, str], str | None] = lambda _m, _h: None
+        self.show_empty()
+
+    def set_connection(self, conn: sqlite3.Connection | None) -> None:
+        self._conn = conn
+        self.item_id = None
+        self.detail = None
+        self.show_empty()
+
+    def show_empty(self) -> None:
+        muted = self.palette().color(QPalette.ColorRole.PlaceholderText).name()
+        self.view.setHtml(
+            f"<p style='color:{muted}'>Select an item to see its texts, ratings and scores.</p>"
+        )
+
+    def show_item(self, item_id: int | None) -> None:
+        self.item_id = item_id
+        if item_id is None or self._conn is None:
+            self.detail = None
+            self.show_empty()
+            return
+        self.detail = fetch_detail(self._conn, item_id)
+        self.render()
+
+    def refresh(self) -> None:
+        if self.item_id is not None:
+            self.show_item(self.item_id)
+
+    def render(self) -> None:
+        d = self.detail
+        if d is None:
+            self.show_empty()
+            return
+        pal = self.palette()
+        muted = pal.color(QPalette.ColorRole.PlaceholderText).name()
+        rule = pal.color(QPalette.ColorRole.Mid).name()
+        parts: list[str] = []
+        meta = [f"item {d.item_id}", _esc(d.dataset)]
+        if d.system:
+            meta.append(f"system {_esc(d.system)}")
+        if d.kind != "regular":
+            meta.append(f"<b>{_esc(d.kind)}</b>")
+            if d.parent_id is not None:
+                meta.append(f"from item {d.parent_id}")
+        if d.external_id:
+            meta.append(f"id {_esc(d.external_id)}")
+        parts.append(f"<p style='color:{muted}'>{' · '.join(meta)}</p>")
+        parts.append(f"<h3>Source</h3><p>{_esc(d.source)}</p>")
+        parts.append(f"<h3>Output</h3><p>{_esc(d.output)}</p>")
+        if d.references:
+            refs = "".join(f"<li>{_esc(r)}</li>" for r in d.references)
+            parts.append(f"<h3>References</h3><ol>{refs}</ol>")
+
+        cell = f"style='padding:2px 10px 2px 0; border-bottom:1px solid {rule}'"
+        parts.append(f"<h3>Ratings <span style='color:{muted}'>({len(d.ratings)})</span></h3>")
+        if d.ratings:
+            rows = []
+            for r in d.ratings:
+                who = _esc(r.annotator)
+                if r.annotator_kind == "aggregate":
+                    n = f", {r.n_raters} raters" if r.n_raters else ""
+                    who += f" <span style='color:{muted}'>(mean{n})</span>"
+                extra = []
+                if r.duration_ms is not None:
+                    extra.append(f"{r.duration_ms / 1000:.1f} s")
+                if r.flagged:
+                    extra.append("⚑ flagged")
+                if r.comment:
+                    extra.append(_esc(r.comment))
+                rows.append(
+                    f"<tr><td {cell}>{who}</td><td {cell}>{_esc(r.dimension)}</td>"
+                    f"<td {cell} align='right'><b>{_fmt(r.value)}</b></td>"
+                    f"<td {cell}>{'; '.join(extra)}</td></tr>"
+                )
+            parts.append(f"<table cellspacing='0'>{''.join(rows)}</table>")
+        else:
+            parts.append(f"<p style='color:{muted}'>No ratings yet.</p>")
+
+        parts.append(f"<h3>Scores <span style='color:{muted}'>({len(d.scores)})</span></h3>")
+        if d.scores:
+            rows = []
+            for s in d.scores:
+                name = self.column_name(s.metric, s.config_hash) or s.label or s.metric
+                if s.error:
+                    value = "<span style='color:#d04040'>error</span>"
+                    info = _esc(s.error[:120])
+                else:
+                    value = f"<b>{_fmt(s.value)}</b>"
+                    raw = "" if s.raw is None else f"raw {s.raw:.4g}"
+                    info = ", ".join(x for x in (raw, _esc(_details_text(s.details))) if x)
+                rows.append(
+                    f"<tr><td {cell}>{_esc(name)}</td><td {cell} align='right'>{value}</td>"
+                    f"<td {cell}><span style='color:{muted}'>{info}</span></td></tr>"
+                )
+            parts.append(f"<table cellspacing='0'>{''.join(rows)}</table>")
+        else:
+            parts.append(f"<p style='color:{muted}'>No scores yet: Study ▸ Run metrics…</p>")
+
+        if d.notes:
+            notes = "".join(
+                f"<li>{'⚑ ' if n.flagged else ''}{_esc(n.annotator or 'someone')}"
+                f"{': ' + _esc(n.comment) if n.comment else ''}</li>"
+                for n in d.notes
+            )
+            parts.append(f"<h3>Notes</h3><ul>{notes}</ul>")
+        scroll = self.view.verticalScrollBar().value()
+        self.view.setHtml("".join(parts))
+        self.view.verticalScrollBar().setValue(scroll)

@@ -1,0 +1,144 @@
+"""Everything the detail pane shows about one item: texts, ratings, scores, notes."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class RatingLine:
+    annotator: str
+    annotator_kind: str
+    dimension: str
+    value: float
+    submitted_at: str | None
+    duration_ms: int | None
+    flagged: bool
+    comment: str | None
+    n_raters: int | None
+
+
+@dataclass(frozen=True)
+class ScoreLine:
+    metric: str
+    config_hash: str
+    label: str
+    value: float | None
+    raw: float | None
+    details: dict[str, Any]
+    error: str | None
+
+
+@dataclass(frozen=True)
+class NoteLine:
+    annotator: str | None
+    flagged: bool
+    comment: str | None
+    created_at: str | None
+
+
+@dataclass(frozen=True)
+class ItemDetail:
+    item_id: int
+    dataset: str
+    system: str | None
+    kind: str
+    source: str
+    output: str
+    references: list[str]
+    external_id: str | None
+    parent_id: int | None
+    meta: dict[str, Any]
+    ratings: list[RatingLine] = field(default_factory=list)
+    scores: list[ScoreLine] = field(default_factory=list)
+    notes: list[NoteLine] = field(default_factory=list)
+
+
+def _json(text: str | None, default: Any) -> Any:
+    if not text:
+        return default
+    try:
+        return json.loads(text)
+    except ValueError:
+        return default
+
+
+def fetch_detail(conn: sqlite3.Connection, item_id: int) -> ItemDetail | None:
+    row = conn.execute(
+        """
+        SELECT i.id, d.name, i.system, i.kind, i.source, i.output, i.refs, i.external_id,
+               i.parent_id, i.meta
+        FROM item i JOIN dataset d ON d.id = i.dataset_id WHERE i.id = ?
+        """,
+        (item_id,),
+    ).fetchone()
+    if row is None:
+        return None
+    ratings = [
+        RatingLine(
+            annotator=r[0],
+            annotator_kind=r[1],
+            dimension=r[2],
+            value=float(r[3]),
+            submitted_at=r[4],
+            duration_ms=r[5],
+            flagged=bool(r[6]),
+            comment=r[7],
+            n_raters=r[8],
+        )
+        for r in conn.execute(
+            """
+            SELECT a.name, a.kind, dm.name, r.value, r.submitted_at, r.duration_ms, r.flagged,
+                   r.comment, r.n_raters
+            FROM rating r JOIN annotator a ON a.id = r.annotator_id
+            JOIN dimension dm ON dm.id = r.dimension_id
+            WHERE r.item_id = ? AND r.state = 'current'
+            ORDER BY dm.position, a.kind DESC, a.name
+            """,
+            (item_id,),
+        )
+    ]
+    # Newest score per (metric, config), error rows included so a failure is visible.
+    newest: dict[tuple[str, str], ScoreLine] = {}
+    for r in conn.execute(
+        """
+        SELECT m.metric, m.config_hash, m.label, s.value, s.raw, s.details, s.error
+        FROM score s JOIN metric_run m ON m.id = s.run_id
+        WHERE s.item_id = ? ORDER BY s.run_id
+        """,
+        (item_id,),
+    ):
+        key = (r[0], r[1])
+        line = ScoreLine(r[0], r[1], r[2], r[3], r[4], _json(r[5], {}) or {}, r[6])
+        if line.error is None or key not in newest or newest[key].error is not None:
+            newest[key] = line
+    notes = [
+        NoteLine(r[0], bool(r[1]), r[2], r[3])
+        for r in conn.execute(
+            """
+            SELECT a.name, n.flagged, n.comment, n.created_at
+            FROM item_note n LEFT JOIN annotator a ON a.id = n.annotator_id
+            WHERE n.item_id = ? ORDER BY n.id
+            """,
+            (item_id,),
+        )
+    ]
+    refs = _json(row[6], [])
+    return ItemDetail(
+        item_id=int(row[0]),
+        dataset=row[1],
+        system=row[2],
+        kind=row[3],
+        source=row[4],
+        output=row[5],
+        references=[str(x) for x in refs] if isinstance(refs, list) else [],
+        external_id=row[7],
+        parent_id=row[8],
+        meta=_json(row[9], {}) or {},
+        ratings=ratings,
+        scores=sorted(newest.values(), key=lambda s: (s.metric, s.label)),
+        notes=notes,
+    )

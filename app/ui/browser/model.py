@@ -1,0 +1,400 @@
+"""The browser's table model: lazy pages over the filtered id list, scores refreshed live.
+
+Rows are fetched a page at a time from the model's own SQLite connection, on the GUI
+thread, when the view first asks for them (a page is a primary-key lookup: well under a
+millisecond for 256 rows); the id list itself is loaded on a worker thread whenever the
+filter changes (see `query.py` for why).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from array import array
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QModelIndex,
+    QObject,
+    QPersistentModelIndex,
+    QRunnable,
+    Qt,
+    QThreadPool,
+    Signal,
+    Slot,
+)
+
+from app.ui.browser.query import (
+    BrowserFilter,
+    ItemRow,
+    ScoreColumn,
+    connect_readonly,
+    fetch_rows,
+    fetch_scores,
+    load_ids,
+    primary_dimension,
+)
+
+PAGE_SIZE = 256
+MAX_PAGES = 48
+ITEM_ID_ROLE = Qt.ItemDataRole.UserRole + 1
+
+# Fixed columns: (key, header, sort key)
+FIXED_COLUMNS: tuple[tuple[str, str, str], ...] = (
+    ("id", "ID", "id"),
+    ("dataset", "Dataset", "dataset"),
+    ("system", "System", "system"),
+    ("kind", "Kind", "kind"),
+    ("source", "Source", "source"),
+    ("output", "Output", "output"),
+    ("ratings", "Ratings", "ratings"),
+    ("mean", "Mean", "mean"),
+    ("flag", "⚑", ""),
+)
+NUMERIC_KEYS = {"id", "ratings", "mean"}
+
+_Index = QModelIndex | QPersistentModelIndex
+
+
+@dataclass
+class _Page:
+    rows: dict[int, ItemRow]
+    scores: dict[tuple[int, str, str], float | None] | None = None
+
+
+class _IdsLoaded(QObject):
+    loaded = Signal(int, object)  # generation, array of ids (or an Exception)
+
+
+class _IdsLoader(QRunnable):
+    def __init__(self, path: str, f: BrowserFilter, generation: int, sink: _IdsLoaded) -> None:
+        super().__init__()
+        self._path, self._filter, self._generation, self._sink = path, f, generation, sink
+
+    def run(self) -> None:
+        try:
+            conn = connect_readonly(self._path)
+            try:
+                ids: Any = load_ids(conn, self._filter)
+            finally:
+                conn.close()
+        except Exception as exc:  # reported to the view as an empty table with a message
+            ids = exc
+        self._sink.loaded.emit(self._generation, ids)
+
+
+@dataclass
+class _State:
+    ids: array = field(default_factory=lambda: array("q"))
+    pages: OrderedDict[int, _Page] = field(default_factory=OrderedDict)
+
+
+class ItemTableModel(QAbstractTableModel):
+    loading_changed = Signal(bool)
+    loaded = Signal(int)  # number of rows after a filter change
+    load_failed = Signal(str)
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._path: str | None = None
+        self._conn: sqlite3.Connection | None = None
+        self._filter = BrowserFilter()
+        self._state = _State()
+        self._score_columns: list[ScoreColumn] = []
+        self._dimension: tuple[int, str] | None = None
+        self._generation = 0
+        self.loading = False
+        self._sink = _IdsLoaded(self)
+        self._sink.loaded.connect(self._on_ids_loaded)
+        self._pool = QThreadPool(self)
+        self._pool.setMaxThreadCount(1)
+
+    # -- study and filter -------------------------------------------------------------
+
+    def set_study(self, path: Path | None) -> None:
+        self.beginResetModel()
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+        self._path = str(path) if path is not None else None
+        self._state = _State()
+        self._score_columns = []
+        self._dimension = None
+        if self._path is not None:
+            self._conn = connect_readonly(self._path)
+            self._dimension = primary_dimension(self._conn)
+        self.endResetModel()
+        self._generation += 1  # results of a load for the previous study are dropped
+
+    @property
+    def filter(self) -> BrowserFilter:
+        return self._filter
+
+    @property
+    def connection(self) -> sqlite3.Connection | None:
+        return self._conn
+
+    @property
+    def primary_dimension(self) -> tuple[int, str] | None:
+        return self._dimension
+
+    def set_filter(self, f: BrowserFilter) -> None:
+        """Load the ids passing `f` on a worker thread; the table updates when they arrive."""
+        self._filter = f
+        self.reload()
+
+    def reload(self) -> None:
+        if self._path is None:
+            return
+        self._generation += 1
+        f = self._filter
+        if f.sort == "mean" and f.sort_dimension is None and self._dimension is not None:
+            f = f.with_(sort_dimension=self._dimension[0])
+        self._set_loading(True)
+        self._pool.start(_IdsLoader(self._path, f, self._generation, self._sink))
+
+    def wait_loaded(self, msecs: int = 10_000) -> None:
+        """Block until the pending id load ran (tests and benchmarks)."""
+        self._pool.waitForDone(msecs)
+
+    @Slot(int, object)
+    def _on_ids_loaded(self, generation: int, ids: Any) -> None:
+        if generation != self._generation:
+            return  # a newer filter superseded this load
+        self._set_loading(False)
+        if isinstance(ids, Exception):
+            self.load_failed.emit(str(ids))
+            ids = array("q")
+        self.beginResetModel()
+        self._state = _State(ids=ids)
+        self.endResetModel()
+        self.loaded.emit(len(ids))
+
+    def _set_loading(self, value: bool) -> None:
+        if self.loading != value:
+            self.loading = value
+            self.loading_changed.emit(value)
+
+    # -- score columns ----------------------------------------------------------------
+
+    @property
+    def score_columns(self) -> list[ScoreColumn]:
+        return list(self._score_columns)
+
+    def set_score_columns(self, columns: list[ScoreColumn]) -> None:
+        """Replace the score columns, keeping rows, scroll position and selection."""
+        if columns == self._score_columns:
+            return
+        first = len(FIXED_COLUMNS)
+        if self._score_columns:
+            self.beginRemoveColumns(QModelIndex(), first, first + len(self._score_columns) - 1)
+            self._score_columns = []
+            self.endRemoveColumns()
+        if columns:
+            self.beginInsertColumns(QModelIndex(), first, first + len(columns) - 1)
+            self._score_columns = list(columns)
+            self.endInsertColumns()
+        self._drop_scores()
+
+    def scores_changed(self, item_ids: list[int] | None = None) -> None:
+        """New scores landed: forget cached scores of the affected pages and repaint them."""
+        if not self._score_columns or not self._state.ids:
+            return
+        wanted = set(item_ids) if item_ids else None
+        touched: list[int] = []
+        for number, page in self._state.pages.items():
+            if page.scores is None:
+                continue
+            if wanted is None or not wanted.isdisjoint(page.rows):
+                page.scores = None
+                touched.append(number)
+        first = len(FIXED_COLUMNS)
+        last = first + len(self._score_columns) - 1
+        for number in touched:
+            top = number * PAGE_SIZE
+            bottom = min(len(self._state.ids), top + PAGE_SIZE) - 1
+            self.dataChanged.emit(self.index(top, first), self.index(bottom, last))
+
+    def ratings_changed(self, item_ids: list[int] | None = None) -> None:
+        wanted = set(item_ids) if item_ids else None
+        for number in list(self._state.pages):
+            page = self._state.pages[number]
+            if wanted is None or not wanted.isdisjoint(page.rows):
+                del self._state.pages[number]
+                top = number * PAGE_SIZE
+                bottom = min(len(self._state.ids), top + PAGE_SIZE) - 1
+                self.dataChanged.emit(self.index(top, 0), self.index(bottom, len(FIXED_COLUMNS)))
+
+    def _drop_scores(self) -> None:
+        for page in self._state.pages.values():
+            page.scores = None
+
+    # -- Qt model interface -----------------------------------------------------------
+
+    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self._state.ids)
+
+    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(FIXED_COLUMNS) + len(self._score_columns)
+
+    def column_key(self, column: int) -> str:
+        if column < len(FIXED_COLUMNS):
+            return FIXED_COLUMNS[column][0]
+        return "score"
+
+    def column_of(self, key: str) -> int:
+        for i, (k, _h, _s) in enumerate(FIXED_COLUMNS):
+            if k == key:
+                return i
+        raise KeyError(key)
+
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        if orientation != Qt.Orientation.Horizontal:
+            return None
+        if role == Qt.ItemDataRole.DisplayRole:
+            if section < len(FIXED_COLUMNS):
+                key, header, _ = FIXED_COLUMNS[section]
+                if key == "mean" and self._dimension is not None:
+                    return f"{self._dimension[1].capitalize()} (mean)"
+                return header
+            return self._score_columns[section - len(FIXED_COLUMNS)].column
+        if role == Qt.ItemDataRole.ToolTipRole:
+            if section >= len(FIXED_COLUMNS):
+                col = self._score_columns[section - len(FIXED_COLUMNS)]
+                return f"{col.metric} (config {col.config_hash[:8]}), 0–100"
+            key = FIXED_COLUMNS[section][0]
+            return {
+                "ratings": "Current ratings of this item, all annotators and dimensions",
+                "mean": "Mean current rating of the primary dimension",
+                "flag": "Flagged by an annotator",
+            }.get(key)
+        if role == Qt.ItemDataRole.TextAlignmentRole and (
+            section >= len(FIXED_COLUMNS) or FIXED_COLUMNS[section][0] in NUMERIC_KEYS
+        ):
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        return None
+
+    def item_id(self, row: int) -> int | None:
+        ids = self._state.ids
+        return int(ids[row]) if 0 <= row < len(ids) else None
+
+    def row_of(self, item_id: int) -> int | None:
+        try:
+            return self._state.ids.index(item_id)
+        except ValueError:
+            return None
+
+    def item_row(self, row: int) -> ItemRow | None:
+        item_id = self.item_id(row)
+        if item_id is None:
+            return None
+        return self._page(row // PAGE_SIZE).rows.get(item_id)
+
+    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid():
+            return None
+        row, col = index.row(), index.column()
+        item_id = self.item_id(row)
+        if item_id is None:
+            return None
+        if role == ITEM_ID_ROLE:
+            return item_id
+        if role == Qt.ItemDataRole.TextAlignmentRole:
+            numeric = col >= len(FIXED_COLUMNS) or FIXED_COLUMNS[col][0] in NUMERIC_KEYS
+            if numeric:
+                return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            if FIXED_COLUMNS[col][0] == "flag":
+                return int(Qt.AlignmentFlag.AlignCenter)
+            return None
+        if role not in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
+            return None
+        page = self._page(row // PAGE_SIZE)
+        item = page.rows.get(item_id)
+        if item is None:  # deleted since the ids were loaded
+            return None
+        if col >= len(FIXED_COLUMNS):
+            if page.scores is None:
+                page.scores = fetch_scores(self._require_conn(), list(page.rows))
+            sc = self._score_columns[col - len(FIXED_COLUMNS)]
+            value = page.scores.get((item_id, sc.metric, sc.config_hash))
+            return None if value is None else f"{value:.1f}"
+        key = FIXED_COLUMNS[col][0]
+        if role == Qt.ItemDataRole.ToolTipRole:
+            if key in ("source", "output"):
+                return getattr(item, key)
+            return None
+        return _display(item, key)
+
+    def _require_conn(self) -> sqlite3.Connection:
+        if self._conn is None:
+            raise RuntimeError("no study is open")
+        return self._conn
+
+    def _page(self, number: int) -> _Page:
+        pages = self._state.pages
+        page = pages.get(number)
+        if page is not None:
+            pages.move_to_end(number)
+            return page
+        start = number * PAGE_SIZE
+        ids = self._state.ids[start : start + PAGE_SIZE].tolist()
+        dim = self._dimension[0] if self._dimension else None
+        page = _Page(rows=fetch_rows(self._require_conn(), ids, dim))
+        pages[number] = page
+        while len(pages) > MAX_PAGES:
+            pages.popitem(last=False)
+        return page
+
+    def cached_pages(self) -> int:
+        return len(self._state.pages)
+
+    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
+        descending = order == Qt.SortOrder.DescendingOrder
+        if column >= len(FIXED_COLUMNS):
+            sc = self._score_columns[column - len(FIXED_COLUMNS)]
+            f = self._filter.with_(
+                sort="score", sort_score=(sc.metric, sc.config_hash), descending=descending
+            )
+        else:
+            key = FIXED_COLUMNS[column][2] or "id"
+            f = self._filter.with_(sort=key, sort_score=None, descending=descending)
+        if f != self._filter:
+            self.set_filter(f)
+
+    def close(self) -> None:
+        self._pool.waitForDone(5000)
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+
+def _one_line(text: str, limit: int = 400) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def _display(item: ItemRow, key: str) -> Any:
+    if key == "id":
+        return str(item.item_id)
+    if key == "dataset":
+        return item.dataset
+    if key == "system":
+        return item.system or ""
+    if key == "kind":
+        return item.kind
+    if key == "source":
+        return _one_line(item.source)
+    if key == "output":
+        return _one_line(item.output)
+    if key == "ratings":
+        return str(item.n_ratings) if item.n_ratings else ""
+    if key == "mean":
+        return "" if item.mean_rating is None else f"{item.mean_rating:.1f}"
+    if key == "flag":
+        return "⚑" if item.flagged else ""
+    return None

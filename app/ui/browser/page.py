@@ -1,0 +1,363 @@
+"""The study browser: filter bar, the lazy item table and the detail pane."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, QTimer
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QSplitter,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.ui.browser.detail import DetailPane
+from app.ui.browser.model import FIXED_COLUMNS, ItemTableModel
+from app.ui.browser.query import BrowserFilter, ScoreColumn, distinct_values
+
+if TYPE_CHECKING:
+    from app.ui.context import StudyContext
+    from db.study import Study
+
+SEARCH_DELAY_MS = 300
+SCORE_REFRESH_MS = 250
+ALL = "All"
+
+COLUMN_WIDTHS = {
+    "id": 64,
+    "dataset": 110,
+    "system": 110,
+    "kind": 130,
+    "source": 340,
+    "output": 340,
+    "ratings": 70,
+    "mean": 120,
+    "flag": 30,
+}
+SCORE_COLUMN_WIDTH = 90
+
+
+def score_columns_of(study: Study) -> list[ScoreColumn]:
+    """The score columns as db.frames names them, so the browser and exports agree."""
+    from db.frames import runs_frame
+
+    with study.engine.connect() as conn:
+        runs = runs_frame(conn)
+    return [
+        ScoreColumn(str(m), str(h), str(c))
+        for m, h, c in zip(runs["metric"], runs["config_hash"], runs["column"], strict=True)
+    ]
+
+
+class BrowserPage(QWidget):
+    def __init__(self, context: StudyContext, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("browserPage")
+        self.context = context
+        self.model = ItemTableModel(self)
+        self._pending_scores: set[int] = set()
+        self._pending_labels: set[str] = set()
+        self._build()
+        context.study_opened.connect(self._on_study_opened)
+        context.study_closed.connect(self._on_study_closed)
+        context.scores_changed.connect(self._on_scores_changed)
+        context.ratings_changed.connect(self._on_ratings_changed)
+        context.data_changed.connect(self.reload_all)
+        context.settings_changed.connect(self.reload_all)
+        if context.study is not None:
+            self._on_study_opened(context.study)
+
+    # -- layout -----------------------------------------------------------------------
+
+    def _build(self) -> None:
+        self.dataset_combo = QComboBox()
+        self.system_combo = QComboBox()
+        self.rated_combo = QComboBox()
+        for label, value in (("Rated or not", "any"), ("Rated", "rated"), ("Unrated", "unrated")):
+            self.rated_combo.addItem(label, value)
+        self.kind_combo = QComboBox()
+        for label, value in (
+            ("Regular items", "regular"),
+            ("Control items", "control"),
+            ("All items", "all"),
+        ):
+            self.kind_combo.addItem(label, value)
+        self.flagged_check = QCheckBox("Flagged")
+        self.search_edit = QLineEdit()
+        self.search_edit.setObjectName("browserSearch")
+        self.search_edit.setPlaceholderText("Search source and output…")
+        self.search_edit.setClearButtonEnabled(True)
+        self.count_label = QLabel()
+        self.count_label.setObjectName("countLabel")
+        for combo in (self.dataset_combo, self.system_combo):
+            combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+            combo.setMinimumContentsLength(8)
+
+        bar = QHBoxLayout()
+        bar.setSpacing(8)
+        for label, widget in (("Dataset", self.dataset_combo), ("System", self.system_combo)):
+            caption = QLabel(label)
+            caption.setBuddy(widget)
+            bar.addWidget(caption)
+            bar.addWidget(widget)
+        bar.addWidget(self.rated_combo)
+        bar.addWidget(self.kind_combo)
+        bar.addWidget(self.flagged_check)
+        bar.addWidget(self.search_edit, 1)
+        bar.addWidget(self.count_label)
+
+        self.table = QTableView()
+        self.table.setObjectName("itemTable")
+        self.table.setModel(self.model)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setAlternatingRowColors(True)
+        self.table.setWordWrap(False)
+        self.table.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.table.setHorizontalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
+        vh = self.table.verticalHeader()
+        vh.hide()
+        # Fixed row heights: the view never measures a million rows.
+        vh.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        hh = self.table.horizontalHeader()
+        hh.setHighlightSections(False)
+        hh.setSectionsMovable(True)
+        hh.setStretchLastSection(False)
+        hh.setSortIndicatorShown(True)
+        hh.setSectionsClickable(True)
+        hh.setSortIndicator(0, Qt.SortOrder.AscendingOrder)
+        hh.sortIndicatorChanged.connect(self._on_sort_changed)
+        self._apply_column_widths()
+
+        self.detail = DetailPane()
+        self.detail.column_name = self._column_name
+
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.setObjectName("browserSplitter")
+        self.splitter.addWidget(self.table)
+        self.splitter.addWidget(self.detail)
+        self.splitter.setStretchFactor(0, 3)
+        self.splitter.setStretchFactor(1, 1)
+        self.splitter.setSizes([900, 360])
+        self.splitter.setChildrenCollapsible(False)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(10, 10, 10, 6)
+        layout.setSpacing(8)
+        layout.addLayout(bar)
+        layout.addWidget(self.splitter, 1)
+
+        self._search_timer = QTimer(self)
+        self._search_timer.setSingleShot(True)
+        self._search_timer.setInterval(SEARCH_DELAY_MS)
+        self._search_timer.timeout.connect(self.apply_filters)
+        self._score_timer = QTimer(self)
+        self._score_timer.setSingleShot(True)
+        self._score_timer.setInterval(SCORE_REFRESH_MS)
+        self._score_timer.timeout.connect(self._flush_scores)
+
+        for combo in (self.dataset_combo, self.system_combo, self.rated_combo, self.kind_combo):
+            combo.currentIndexChanged.connect(self.apply_filters)
+        self.flagged_check.toggled.connect(self.apply_filters)
+        self.search_edit.textChanged.connect(lambda _t: self._search_timer.start())
+        self.search_edit.returnPressed.connect(self.apply_filters)
+        self.table.selectionModel().currentRowChanged.connect(self._on_current_row)
+        self.model.loaded.connect(self._on_loaded)
+        self.model.loading_changed.connect(self._on_loading)
+        self.model.modelReset.connect(lambda: self.detail.show_item(None))
+        self.model.columnsInserted.connect(lambda *_: self._apply_column_widths(scores_only=True))
+        self._update_kind_column()
+
+    def _apply_column_widths(self, *, scores_only: bool = False) -> None:
+        metrics = self.table.fontMetrics()
+        self.table.verticalHeader().setDefaultSectionSize(metrics.height() + 10)
+        scale = max(1.0, metrics.height() / 16)
+        if not scores_only:
+            for i, (key, _h, _s) in enumerate(FIXED_COLUMNS):
+                self.table.setColumnWidth(i, int(COLUMN_WIDTHS[key] * scale))
+        for i in range(len(FIXED_COLUMNS), self.model.columnCount()):
+            header = str(self.model.headerData(i, Qt.Orientation.Horizontal) or "")
+            wanted = max(SCORE_COLUMN_WIDTH * scale, metrics.horizontalAdvance(header) + 28)
+            self.table.setColumnWidth(i, int(wanted))
+
+    def changeEvent(self, event: object) -> None:  # noqa: N802 - Qt override
+        from PySide6.QtCore import QEvent
+
+        if getattr(event, "type", lambda: None)() in (
+            QEvent.Type.FontChange,
+            QEvent.Type.ApplicationFontChange,
+        ):
+            self._apply_column_widths()
+        super().changeEvent(event)  # type: ignore[arg-type]
+
+    # -- filters ----------------------------------------------------------------------
+
+    def current_filter(self) -> BrowserFilter:
+        dataset = self.dataset_combo.currentData()
+        system = self.system_combo.currentData()
+        return self.model.filter.with_(
+            dataset=dataset or None,
+            system=system or None,
+            rated=self.rated_combo.currentData() or "any",
+            kinds=self.kind_combo.currentData() or "regular",
+            flagged=self.flagged_check.isChecked(),
+            search=self.search_edit.text(),
+        )
+
+    def apply_filters(self) -> None:
+        self._search_timer.stop()
+        self._update_kind_column()
+        if self.context.study is None:
+            return
+        self.model.set_filter(self.current_filter())
+
+    def _update_kind_column(self) -> None:
+        self.table.setColumnHidden(
+            self.model.column_of("kind"), self.kind_combo.currentData() == "regular"
+        )
+
+    def _on_sort_changed(self, section: int, order: Qt.SortOrder) -> None:
+        if self.model.column_key(section) == "flag":  # not a sort key: put the arrow back
+            f = self.model.filter
+            hh = self.table.horizontalHeader()
+            hh.blockSignals(True)
+            hh.setSortIndicator(
+                self._sorted_section(f),
+                Qt.SortOrder.DescendingOrder if f.descending else Qt.SortOrder.AscendingOrder,
+            )
+            hh.blockSignals(False)
+            return
+        self.model.sort(section, order)
+
+    def _sorted_section(self, f: BrowserFilter) -> int:
+        if f.sort == "score" and f.sort_score is not None:
+            for i, col in enumerate(self.model.score_columns):
+                if (col.metric, col.config_hash) == f.sort_score:
+                    return len(FIXED_COLUMNS) + i
+        for i, (_k, _h, sort_key) in enumerate(FIXED_COLUMNS):
+            if sort_key == f.sort:
+                return i
+        return 0
+
+    def _fill_combo(self, combo: QComboBox, values: list[str]) -> None:
+        current = combo.currentData()
+        combo.blockSignals(True)
+        combo.clear()
+        combo.addItem(ALL, None)
+        for v in values:
+            combo.addItem(v, v)
+        idx = combo.findData(current) if current else 0
+        combo.setCurrentIndex(max(0, idx))
+        combo.blockSignals(False)
+
+    # -- study events -----------------------------------------------------------------
+
+    def _on_study_opened(self, study: Study) -> None:
+        self.model.set_study(study.path)
+        self.detail.set_connection(self.model.connection)
+        self._refresh_filter_values()
+        self.model.set_score_columns(score_columns_of(study))
+        self.apply_filters()
+
+    def _on_study_closed(self) -> None:
+        self.detail.set_connection(None)
+        self.model.set_study(None)
+        self.count_label.setText("")
+
+    def _refresh_filter_values(self) -> None:
+        conn = self.model.connection
+        if conn is None:
+            return
+        datasets, systems = distinct_values(conn)
+        self._fill_combo(self.dataset_combo, datasets)
+        self._fill_combo(self.system_combo, systems)
+
+    def reload_all(self) -> None:
+        study = self.context.study
+        if study is None:
+            return
+        self._refresh_filter_values()
+        self.model.set_score_columns(score_columns_of(study))
+        self.apply_filters()
+
+    def _on_scores_changed(self, label: str, item_ids: list[int]) -> None:
+        self._pending_labels.add(label)
+        self._pending_scores.update(item_ids)
+        if not self._score_timer.isActive():
+            self._score_timer.start()
+
+    def _flush_scores(self) -> None:
+        study = self.context.study
+        if study is None:
+            return
+        ids, self._pending_scores = self._pending_scores, set()
+        self._pending_labels.clear()
+        self.model.set_score_columns(score_columns_of(study))
+        self.model.scores_changed(list(ids))
+        if self.detail.item_id is not None and self.detail.item_id in ids:
+            self.detail.refresh()
+
+    def _on_ratings_changed(self, item_ids: list[int]) -> None:
+        self.model.ratings_changed(item_ids)
+        if self.detail.item_id is not None and (
+            not item_ids or self.detail.item_id in set(item_ids)
+        ):
+            self.detail.refresh()
+
+    def _on_loaded(self, count: int) -> None:
+        self.count_label.setText(f"{count:,} items")
+        if count:
+            self.table.selectionModel().setCurrentIndex(
+                self.model.index(0, 0),
+                QItemSelectionModel.SelectionFlag.ClearAndSelect
+                | QItemSelectionModel.SelectionFlag.Rows,
+            )
+
+    def _on_loading(self, loading: bool) -> None:
+        if loading:
+            self.count_label.setText("Loading…")
+
+    def _on_current_row(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        self.detail.show_item(self.model.item_id(current.row()) if current.isValid() else None)
+
+    def _column_name(self, metric: str, config_hash: str) -> str | None:
+        for col in self.model.score_columns:
+            if col.metric == metric and col.config_hash == config_hash:
+                return col.column
+        return None
+
+    def select_item(self, item_id: int) -> bool:
+        row = self.model.row_of(item_id)
+        if row is None:
+            return False
+        index = self.model.index(row, 0)
+        self.table.selectionModel().setCurrentIndex(
+            index,
+            QItemSelectionModel.SelectionFlag.ClearAndSelect
+            | QItemSelectionModel.SelectionFlag.Rows,
+        )
+        self.table.scrollTo(index)
+        return True
+
+    # -- window state -----------------------------------------------------------------
+
+    def save_state(self) -> dict[str, object]:
+        return {
+            "splitter": self.splitter.saveState(),
+        }
+
+    def restore_state(self, state: dict[str, object]) -> None:
+        splitter = state.get("splitter")
+        if splitter is not None:
+            self.splitter.restoreState(splitter)  # type: ignore[arg-type]
+
+    def shutdown(self) -> None:
+        self.model.close()

@@ -1,0 +1,246 @@
+"""The browser's SQL: which items pass the filters (as an id list), and the rows of one page.
+
+Why an id list: with a million items, OFFSET paging costs a scan per page and a filter
+such as "unrated" makes every scan expensive, while the ids of the filtered set (8 bytes
+each) are fetched once per filter change, on a worker thread, and then any page is a
+primary-key lookup of a few hundred rows however far the user scrolls.
+
+Qt-free, so it is tested and benchmarked without a window.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from array import array
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+RATED_CHOICES = ("any", "rated", "unrated")
+KIND_CHOICES = ("regular", "control", "all")
+SORT_KEYS = ("id", "dataset", "system", "kind", "source", "output", "ratings", "mean", "score")
+
+
+@dataclass(frozen=True)
+class BrowserFilter:
+    dataset: str | None = None
+    system: str | None = None
+    rated: str = "any"  # any | rated | unrated (current ratings of any annotator)
+    flagged: bool = False  # only items flagged in a note or a rating
+    kinds: str = "regular"  # regular | control | all
+    search: str = ""  # substring of the source or the output (case-insensitive for ASCII)
+    sort: str = "id"  # one of SORT_KEYS
+    descending: bool = False
+    # With sort == "score": the (metric, config hash) whose newest scores order the rows.
+    sort_score: tuple[str, str] | None = None
+    # With sort == "mean": the dimension whose mean current rating orders the rows.
+    sort_dimension: int | None = None
+
+    def with_(self, **changes: Any) -> BrowserFilter:
+        return replace(self, **changes)
+
+
+def _escape_like(term: str) -> str:
+    return term.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def where_clause(f: BrowserFilter) -> tuple[str, list[Any]]:
+    """SQL conditions on `item i` and their parameters (no join: the id list stays cheap)."""
+    conds: list[str] = []
+    params: list[Any] = []
+    if f.kinds == "regular":
+        conds.append("i.kind = 'regular'")
+    elif f.kinds == "control":
+        conds.append("i.kind != 'regular'")
+    if f.dataset:
+        conds.append("i.dataset_id = (SELECT id FROM dataset WHERE name = ?)")
+        params.append(f.dataset)
+    if f.system:
+        conds.append("i.system = ?")
+        params.append(f.system)
+    if f.rated == "rated":
+        conds.append(
+            "EXISTS (SELECT 1 FROM rating r WHERE r.item_id = i.id AND r.state = 'current')"
+        )
+    elif f.rated == "unrated":
+        conds.append(
+            "NOT EXISTS (SELECT 1 FROM rating r WHERE r.item_id = i.id AND r.state = 'current')"
+        )
+    if f.flagged:
+        conds.append(
+            "(EXISTS (SELECT 1 FROM item_note n WHERE n.item_id = i.id AND n.flagged)"
+            " OR EXISTS (SELECT 1 FROM rating r WHERE r.item_id = i.id"
+            " AND r.state = 'current' AND r.flagged))"
+        )
+    term = f.search.strip()
+    if term:
+        like = f"%{_escape_like(term)}%"
+        conds.append("(i.source LIKE ? ESCAPE '\\' OR i.output LIKE ? ESCAPE '\\')")
+        params.extend([like, like])
+    return (" AND ".join(conds) if conds else "1=1"), params
+
+
+def ids_sql(f: BrowserFilter) -> tuple[str, list[Any]]:
+    where, params = where_clause(f)
+    direction = "DESC" if f.descending else "ASC"
+    joins = ""
+    join_params: list[Any] = []
+    simple = {
+        "dataset": "d.name",
+        "system": "i.system",
+        "kind": "i.kind",
+        "source": "i.source",
+        "output": "i.output",
+    }
+    if f.sort in simple:
+        if f.sort == "dataset":
+            joins = " JOIN dataset d ON d.id = i.dataset_id"
+        order = f"{simple[f.sort]} {direction}, i.id {direction}"
+    elif f.sort == "ratings":
+        order = (
+            "(SELECT COUNT(*) FROM rating r WHERE r.item_id = i.id AND r.state = 'current') "
+            f"{direction}, i.id {direction}"
+        )
+    elif f.sort == "mean":
+        joins = (
+            " LEFT JOIN (SELECT item_id, AVG(value) AS v FROM rating"
+            " WHERE state = 'current' AND dimension_id = ? GROUP BY item_id) srt"
+            " ON srt.item_id = i.id"
+        )
+        join_params.append(f.sort_dimension if f.sort_dimension is not None else -1)
+        order = f"srt.v IS NULL, srt.v {direction}, i.id {direction}"
+    elif f.sort == "score" and f.sort_score is not None:
+        # SQLite's bare-column rule: with MAX(run_id), `value` comes from the newest run.
+        joins = (
+            " LEFT JOIN (SELECT s.item_id, s.value AS v, MAX(s.run_id)"
+            " FROM score s JOIN metric_run m ON m.id = s.run_id"
+            " WHERE m.metric = ? AND m.config_hash = ? AND s.error IS NULL"
+            " GROUP BY s.item_id) srt ON srt.item_id = i.id"
+        )
+        join_params.extend(f.sort_score)
+        order = f"srt.v IS NULL, srt.v {direction}, i.id {direction}"
+    else:
+        order = f"i.id {direction}"
+    sql = (
+        f"SELECT i.id FROM item i{joins} "
+        f"WHERE {where} ORDER BY {order}"
+    )
+    return sql, join_params + params
+
+
+def connect_readonly(path: str) -> sqlite3.Connection:
+    """A reading connection of its own (WAL lets it read while a worker writes scores)."""
+    conn = sqlite3.connect(path, timeout=10.0, check_same_thread=True)
+    conn.execute("PRAGMA query_only = ON")
+    return conn
+
+
+def load_ids(
+    conn: sqlite3.Connection, f: BrowserFilter, *, chunk: int = 65536, cancelled: Any = None
+) -> array:
+    """The ids of the items passing `f`, in display order."""
+    sql, params = ids_sql(f)
+    ids = array("q")
+    cur = conn.execute(sql, params)
+    while True:
+        rows = cur.fetchmany(chunk)
+        if not rows:
+            break
+        ids.extend(r[0] for r in rows)
+        if cancelled is not None and cancelled():
+            break
+    return ids
+
+
+@dataclass(frozen=True)
+class ItemRow:
+    item_id: int
+    dataset: str
+    system: str | None
+    kind: str
+    source: str
+    output: str
+    n_ratings: int
+    mean_rating: float | None  # current ratings of the primary dimension, all annotators
+    flagged: bool
+
+
+def primary_dimension(conn: sqlite3.Connection) -> tuple[int, str] | None:
+    row = conn.execute(
+        "SELECT id, name FROM dimension ORDER BY active DESC, position, id LIMIT 1"
+    ).fetchone()
+    return (int(row[0]), str(row[1])) if row else None
+
+
+def fetch_rows(
+    conn: sqlite3.Connection, ids: Sequence[int], dimension_id: int | None
+) -> dict[int, ItemRow]:
+    if not ids:
+        return {}
+    marks = ",".join("?" * len(ids))
+    sql = f"""
+        SELECT i.id, d.name, i.system, i.kind, i.source, i.output,
+               (SELECT COUNT(*) FROM rating r
+                 WHERE r.item_id = i.id AND r.state = 'current'),
+               (SELECT AVG(r.value) FROM rating r
+                 WHERE r.item_id = i.id AND r.state = 'current' AND r.dimension_id = ?),
+               EXISTS (SELECT 1 FROM item_note n WHERE n.item_id = i.id AND n.flagged)
+               OR EXISTS (SELECT 1 FROM rating r
+                 WHERE r.item_id = i.id AND r.state = 'current' AND r.flagged)
+        FROM item i JOIN dataset d ON d.id = i.dataset_id
+        WHERE i.id IN ({marks})
+    """
+    out: dict[int, ItemRow] = {}
+    for r in conn.execute(sql, [dimension_id if dimension_id is not None else -1, *ids]):
+        out[int(r[0])] = ItemRow(
+            item_id=int(r[0]),
+            dataset=r[1],
+            system=r[2],
+            kind=r[3],
+            source=r[4],
+            output=r[5],
+            n_ratings=int(r[6]),
+            mean_rating=None if r[7] is None else float(r[7]),
+            flagged=bool(r[8]),
+        )
+    return out
+
+
+@dataclass(frozen=True)
+class ScoreColumn:
+    """One (metric, config) column, named as db.frames.runs_frame names it."""
+
+    metric: str
+    config_hash: str
+    column: str
+
+
+def fetch_scores(
+    conn: sqlite3.Connection, ids: Sequence[int]
+) -> dict[tuple[int, str, str], float | None]:
+    """(item, metric, config hash) → value, the newest non-error score (db.frames' rule)."""
+    if not ids:
+        return {}
+    marks = ",".join("?" * len(ids))
+    sql = f"""
+        SELECT s.item_id, m.metric, m.config_hash, s.value
+        FROM score s JOIN metric_run m ON m.id = s.run_id
+        WHERE s.error IS NULL AND s.item_id IN ({marks})
+        ORDER BY s.run_id
+    """
+    out: dict[tuple[int, str, str], float | None] = {}
+    for item_id, metric, config_hash, value in conn.execute(sql, list(ids)):
+        out[(int(item_id), metric, config_hash)] = value  # later runs overwrite earlier ones
+    return out
+
+
+def distinct_values(conn: sqlite3.Connection) -> tuple[list[str], list[str]]:
+    """Dataset names and systems for the filter combos (systems through their index)."""
+    datasets = [r[0] for r in conn.execute("SELECT name FROM dataset ORDER BY name")]
+    systems = [
+        r[0]
+        for r in conn.execute(
+            "SELECT DISTINCT system FROM item WHERE system IS NOT NULL ORDER BY system"
+        )
+    ]
+    return datasets, systems

@@ -1,0 +1,1 @@
+"""Dialogs of the main window: import, export, battery, study settings, help, errors."""

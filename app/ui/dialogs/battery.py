@@ -1,0 +1,339 @@
+"""Run the metric battery from the window: pick metrics, options, watch progress, cancel.
+
+The list of metrics (with availability and reasons) and the scoring itself run as jobs on
+worker threads (`app.jobs.scoring`), so neither a slow availability check nor a model
+loading freezes the window. Scores reach the browser batch by batch through the context.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QSpinBox,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.runtime import Progress
+from app.settings import DEFAULT_ENCODER, DEVICE_CHOICES, UserPrefs
+from app.ui.rate import RateMeter, format_duration, format_rate
+from app.ui.workers import JobFailure, JobHandle
+
+if TYPE_CHECKING:
+    from app.ui.context import StudyContext
+
+NAME_ROLE = Qt.ItemDataRole.UserRole + 1
+FAMILY_ORDER = ("lexical", "readability", "neural", "structural", "trained")
+REFERENCE_MODES = (("source", "Against the source"), ("references", "Against references"))
+
+
+class BatteryDialog(QDialog):
+    def __init__(self, context: StudyContext, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("batteryDialog")
+        self.setWindowTitle("Run metrics")
+        self.context = context
+        self.metrics: list[dict[str, Any]] = []
+        self.job: JobHandle | None = None
+        self.summaries: list[Any] = []
+        self._meter = RateMeter()
+        self._build()
+        self.refresh_metrics()
+
+    # -- layout -----------------------------------------------------------------------
+
+    def _build(self) -> None:
+        self.tree = QTreeWidget()
+        self.tree.setObjectName("metricTree")
+        self.tree.setColumnCount(3)
+        self.tree.setHeaderLabels(["Metric", "Uses", "Availability"])
+        self.tree.setRootIsDecorated(True)
+        self.tree.setUniformRowHeights(True)
+        header = self.tree.header()
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
+        self.tree.itemChanged.connect(lambda *_: self._update_buttons())
+
+        self.all_button = QPushButton("All available")
+        self.none_button = QPushButton("None")
+        self.all_button.clicked.connect(lambda: self.check_all(True))
+        self.none_button.clicked.connect(lambda: self.check_all(False))
+        picks = QHBoxLayout()
+        picks.addWidget(self.all_button)
+        picks.addWidget(self.none_button)
+        picks.addStretch(1)
+        self.list_status = QLabel("Checking which metrics can run…")
+        self.list_status.setObjectName("mutedLabel")
+        picks.addWidget(self.list_status)
+
+        self.model_combo = QComboBox()
+        self.model_combo.setEditable(True)
+        self.model_combo.addItem(DEFAULT_ENCODER)
+        self.model_combo.setToolTip(
+            "Encoder for the neural metrics: the bundled default, a Hugging Face id, or a "
+            "local model folder"
+        )
+        self.device_combo = QComboBox()
+        for d in DEVICE_CHOICES:
+            self.device_combo.addItem(d, d)
+        prefs = UserPrefs.load()
+        self.device_combo.setCurrentIndex(max(0, self.device_combo.findData(prefs.device)))
+        self.refmode_combo = QComboBox()
+        for value, label in REFERENCE_MODES:
+            self.refmode_combo.addItem(label, value)
+        self.refmode_combo.setToolTip(
+            "Reference-based metrics compare the output with the source, or with the item's "
+            "human references when it has them (items without references fall back to the source)"
+        )
+        self.batch_spin = QSpinBox()
+        self.batch_spin.setRange(1, 4096)
+        self.batch_spin.setValue(64)
+        self.batch_spin.setToolTip("Items scored and committed together")
+        options = QGroupBox("Options")
+        form = QFormLayout(options)
+        form.addRow("Model", self.model_combo)
+        form.addRow("Device", self.device_combo)
+        form.addRow("References", self.refmode_combo)
+        form.addRow("Batch size", self.batch_spin)
+
+        self.phase_label = QLabel("")
+        self.phase_label.setObjectName("phaseLabel")
+        self.progress = QProgressBar()
+        self.progress.setObjectName("batteryProgress")
+        self.progress.setRange(0, 1)
+        self.progress.setValue(0)
+        self.rate_label = QLabel("")
+        self.rate_label.setObjectName("rateLabel")
+        progress_box = QVBoxLayout()
+        progress_box.addWidget(self.phase_label)
+        progress_box.addWidget(self.progress)
+        progress_box.addWidget(self.rate_label)
+
+        self.run_button = QPushButton("Run")
+        self.run_button.setDefault(True)
+        self.run_button.clicked.connect(self.start)
+        self.cancel_button = QPushButton("Cancel run")
+        self.cancel_button.setEnabled(False)
+        self.cancel_button.clicked.connect(self.cancel)
+        self.close_button = QPushButton("Close")
+        self.close_button.clicked.connect(self.close)
+        buttons = QHBoxLayout()
+        buttons.addStretch(1)
+        buttons.addWidget(self.run_button)
+        buttons.addWidget(self.cancel_button)
+        buttons.addWidget(self.close_button)
+
+        left = QVBoxLayout()
+        left.addWidget(self.tree, 1)
+        left.addLayout(picks)
+        top = QHBoxLayout()
+        top.addLayout(left, 3)
+        side = QVBoxLayout()
+        side.addWidget(options)
+        side.addStretch(1)
+        top.addLayout(side, 2)
+        layout = QVBoxLayout(self)
+        layout.addLayout(top, 1)
+        layout.addLayout(progress_box)
+        layout.addLayout(buttons)
+        self.resize(880, 600)
+        self._update_buttons()
+
+    # -- the metric list --------------------------------------------------------------
+
+    def refresh_metrics(self) -> None:
+        path = self.context.path
+
+        def job(_ctx: Any) -> list[dict[str, Any]]:
+            from app.jobs.scoring import list_metrics
+
+            return list_metrics(path)
+
+        self.context.runner.start(
+            job, title="Checking metrics", on_result=self.set_metrics, on_failed=self._list_failed
+        )
+
+    def _list_failed(self, failure: JobFailure) -> None:
+        self.list_status.setText(f"Cannot list the metrics: {failure.message}")
+
+    def set_metrics(self, metrics: list[dict[str, Any]]) -> None:
+        self.metrics = list(metrics)
+        self.tree.blockSignals(True)
+        self.tree.clear()
+        families: dict[str, QTreeWidgetItem] = {}
+        order = {f: i for i, f in enumerate(FAMILY_ORDER)}
+        for m in sorted(
+            self.metrics, key=lambda m: (order.get(m.get("family", ""), 99), m["name"])
+        ):
+            family = str(m.get("family") or "other")
+            parent = families.get(family)
+            if parent is None:
+                parent = QTreeWidgetItem([family.capitalize(), "", ""])
+                parent.setFlags(Qt.ItemFlag.ItemIsEnabled)
+                font = parent.font(0)
+                font.setBold(True)
+                parent.setFont(0, font)
+                self.tree.addTopLevelItem(parent)
+                families[family] = parent
+            uses = []
+            if m.get("needs_references"):
+                uses.append("references")
+            if m.get("needs_model"):
+                uses.append("a model")
+            available = bool(m.get("available", True))
+            reason = str(m.get("reason") or "")
+            child = QTreeWidgetItem([str(m.get("label") or m["name"]), ", ".join(uses), ""])
+            child.setData(0, NAME_ROLE, m["name"])
+            child.setText(2, "available" if available else (reason or "unavailable"))
+            child.setToolTip(0, m["name"])
+            child.setToolTip(2, reason or ("ready to run" if available else "unavailable"))
+            if available:
+                child.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsUserCheckable)
+                checked = family in ("lexical", "readability")
+                child.setCheckState(
+                    0, Qt.CheckState.Checked if checked else Qt.CheckState.Unchecked
+                )
+            else:
+                child.setFlags(Qt.ItemFlag.ItemIsUserCheckable)  # shown, not enabled
+                child.setCheckState(0, Qt.CheckState.Unchecked)
+            parent.addChild(child)
+        self.tree.expandAll()
+        self.tree.blockSignals(False)
+        n_ok = sum(1 for m in self.metrics if m.get("available", True))
+        self.list_status.setText(f"{n_ok} of {len(self.metrics)} metrics can run here")
+        self._update_buttons()
+
+    def _metric_items(self) -> list[QTreeWidgetItem]:
+        out = []
+        for i in range(self.tree.topLevelItemCount()):
+            parent = self.tree.topLevelItem(i)
+            out.extend(parent.child(j) for j in range(parent.childCount()))
+        return out
+
+    def check_all(self, checked: bool) -> None:
+        for item in self._metric_items():
+            if item.flags() & Qt.ItemFlag.ItemIsEnabled:
+                item.setCheckState(0, Qt.CheckState.Checked if checked else Qt.CheckState.Unchecked)
+
+    def set_checked(self, names: list[str]) -> None:
+        wanted = set(names)
+        for item in self._metric_items():
+            if item.flags() & Qt.ItemFlag.ItemIsEnabled:
+                state = item.data(0, NAME_ROLE) in wanted
+                item.setCheckState(0, Qt.CheckState.Checked if state else Qt.CheckState.Unchecked)
+
+    def checked_metrics(self) -> list[str]:
+        return [
+            str(item.data(0, NAME_ROLE))
+            for item in self._metric_items()
+            if item.checkState(0) == Qt.CheckState.Checked
+            and item.flags() & Qt.ItemFlag.ItemIsEnabled
+        ]
+
+    def options(self) -> dict[str, Any]:
+        return {
+            "model": self.model_combo.currentText().strip() or DEFAULT_ENCODER,
+            "device": self.device_combo.currentData(),
+            "reference_mode": self.refmode_combo.currentData(),
+            "batch_size": self.batch_spin.value(),
+        }
+
+    # -- running ----------------------------------------------------------------------
+
+    def start(self) -> JobHandle | None:
+        metrics = self.checked_metrics()
+        path = self.context.path
+        if not metrics or path is None or self.job is not None:
+            return None
+        options = self.options()
+        context = self.context
+
+        def job(ctx: Any) -> list[Any]:
+            from app.jobs.scoring import ScoreRequest, score_study
+
+            request = ScoreRequest(study_path=path, metrics=metrics, options=options)
+            return score_study(request, ctx, on_batch=context.notify_batch)
+
+        self.summaries = []
+        self._meter.reset()
+        self._started = time.monotonic()
+        self.progress.setRange(0, 0)
+        self.phase_label.setText("Starting…")
+        self.rate_label.setText("")
+        self.job = context.runner.start(job, title="Running metrics", on_result=self._on_result)
+        self.job.progress.connect(self._on_progress)
+        self.job.cancelled.connect(
+            lambda: self.phase_label.setText("Cancelled; finished work kept")
+        )
+        self.job.failed.connect(lambda f: self.phase_label.setText(f"Failed: {f.message}"))
+        self.job.finished.connect(self._on_finished)
+        self._update_buttons()
+        return self.job
+
+    def cancel(self) -> None:
+        if self.job is not None:
+            self.job.cancel()
+            self.phase_label.setText("Cancelling after the current batch…")
+
+    def _on_progress(self, p: Progress) -> None:
+        if p.message:
+            self.phase_label.setText(p.message)
+        if p.total:
+            self.progress.setRange(0, p.total)
+            self.progress.setValue(min(p.done, p.total))
+            self._meter.add(time.monotonic(), p.done)
+            rate = self._meter.rate()
+            left = self._meter.eta_s(p.total)
+            self.rate_label.setText(
+                f"{p.done:,} / {p.total:,} items · {format_rate(rate)} · "
+                f"{format_duration(left)} left"
+            )
+        else:
+            self.progress.setRange(0, 0)
+
+    def _on_result(self, summaries: Any) -> None:
+        self.summaries = list(summaries or [])
+        lines = []
+        for s in self.summaries:
+            status = getattr(s, "status", "")
+            text = (
+                f"{getattr(s, 'label', getattr(s, 'metric', '?'))}: {status}, "
+                f"{getattr(s, 'scored', 0):,} scored, {getattr(s, 'cached', 0):,} cached"
+            )
+            if getattr(s, "failed", 0):
+                text += f", {s.failed:,} failed"
+            if getattr(s, "error", None):
+                text += f" ({s.error})"
+            lines.append(text)
+        elapsed = time.monotonic() - self._started
+        self.phase_label.setText(f"Done in {format_duration(elapsed)}")
+        self.rate_label.setText("\n".join(lines))
+
+    def _on_finished(self) -> None:
+        self.job = None
+        if self.progress.maximum() == 0:
+            self.progress.setRange(0, 1)
+        self._update_buttons()
+
+    def _update_buttons(self) -> None:
+        running = self.job is not None
+        self.run_button.setEnabled(not running and bool(self.checked_metrics()))
+        self.cancel_button.setEnabled(running)
+        for w in (self.tree, self.model_combo, self.device_combo, self.refmode_combo,
+                  self.batch_spin, self.all_button, self.none_button):  # fmt: skip
+            w.setEnabled(not running)

@@ -1,0 +1,90 @@
+"""Help: the keyboard shortcuts of the window and of the annotation screen, and About."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QHeaderView,
+    QLabel,
+    QMessageBox,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app import __version__
+from app.settings import APP_NAME
+from app.ui.menus import shortcut_rows
+
+if TYPE_CHECKING:
+    from app.ui.menus import WindowActions
+
+# The annotation screen's keys (annotation.md); listed here so one dialog shows them all.
+ANNOTATION_KEYS = (
+    ("Move the slider", "← → / ↑ ↓, Page Up / Page Down"),
+    ("Jump to a value", "0–9"),
+    ("Submit and show the next item", "Enter"),
+    ("Undo the last submission", "Ctrl+Z"),
+    ("Skip (the item comes back later)", "S"),
+    ("Flag the item, with a comment", "F"),
+    ("Previous / next rated item", "Alt+← / Alt+→"),
+)
+
+
+class KeymapDialog(QDialog):
+    def __init__(self, actions: WindowActions, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("keymapDialog")
+        self.setWindowTitle("Keyboard shortcuts")
+        rows = [("Window", "", "")]
+        rows += [("", what, keys) for what, keys in shortcut_rows(actions)]
+        rows += [("", "Go to page 1–4", "Ctrl+1 … Ctrl+4")]
+        rows += [("Annotation", "", "")]
+        rows += [("", what, keys) for what, keys in ANNOTATION_KEYS]
+        self.table = QTableWidget(len(rows), 2)
+        self.table.setHorizontalHeaderLabels(["Action", "Keys"])
+        self.table.verticalHeader().hide()
+        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.table.setSelectionMode(QTableWidget.SelectionMode.NoSelection)
+        self.table.setShowGrid(False)
+        for r, (section, what, keys) in enumerate(rows):
+            if section:
+                item = QTableWidgetItem(section)
+                font = item.font()
+                font.setBold(True)
+                item.setFont(font)
+                self.table.setItem(r, 0, item)
+                self.table.setSpan(r, 0, 1, 2)
+                continue
+            self.table.setItem(r, 0, QTableWidgetItem(what))
+            self.table.setItem(r, 1, QTableWidgetItem(keys))
+        hh = self.table.horizontalHeader()
+        hh.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        hh.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        buttons.rejected.connect(self.close)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.table)
+        layout.addWidget(buttons)
+        self.resize(520, 560)
+
+
+def show_about(parent: QWidget | None) -> QMessageBox:
+    box = QMessageBox(parent)
+    box.setObjectName("aboutDialog")
+    box.setWindowTitle(f"About {APP_NAME}")
+    box.setIconPixmap(
+        parent.windowIcon().pixmap(64, 64) if parent is not None else QLabel().pixmap()
+    )
+    box.setText(f"<h3>{APP_NAME} {__version__}</h3>")
+    box.setInformativeText(
+        "A desktop workbench for measuring meaning preservation in text simplification: "
+        "import rating data, gather human ratings, run a battery of automatic metrics and "
+        "compare them with people.<br><br>MIT licence."
+    )
+    box.open()
+    return box

@@ -1,0 +1,50 @@
+"""Pages of the main window's navigation, and the slot other features plug pages into.
+
+A page is any QWidget made by a factory that receives the StudyContext; it refreshes
+itself from the context's signals. Optional hooks the window calls when present:
+`page_shown()`, `save_state() -> dict`, `restore_state(dict)`, `shutdown()`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+
+from app.ui.widgets import HeadingLabel
+
+if TYPE_CHECKING:
+    from app.ui.context import StudyContext
+
+PageFactory = Callable[["StudyContext"], QWidget]
+
+
+@dataclass
+class PageSpec:
+    key: str
+    title: str
+    factory: PageFactory
+    icon: str | None = None  # a name in resources/icons/
+    needs_study: bool = True
+
+
+class PlaceholderPage(QWidget):
+    """A page whose screen another part of the program provides later."""
+
+    def __init__(self, title: str, text: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("placeholderPage")
+        heading = HeadingLabel(title, 1.6)
+        heading.setObjectName("pageHeading")
+        body = QLabel(text)
+        body.setObjectName("mutedLabel")
+        body.setWordWrap(True)
+        layout = QVBoxLayout(self)
+        layout.addStretch(1)
+        for w in (heading, body):
+            w.setAlignment(Qt.AlignmentFlag.AlignCenter)
+            layout.addWidget(w)
+        layout.addStretch(2)

@@ -1,0 +1,117 @@
+"""The status bar: the study's name and counts, and the progress of background jobs."""
+
+from __future__ import annotations
+
+import time
+
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QProgressBar,
+    QStatusBar,
+    QToolButton,
+    QWidget,
+)
+
+from app.runtime import Progress
+from app.ui.icons import themed_icon
+from app.ui.rate import RateMeter, format_duration
+from app.ui.study_info import StudyCounts
+from app.ui.workers import JobHandle, JobRunner
+
+
+class JobIndicator(QWidget):
+    """Shows the most recent running job: its title, a bar, time left, and a cancel button."""
+
+    def __init__(self, runner: JobRunner, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("jobIndicator")
+        self.runner = runner
+        self.label = QLabel()
+        self.bar = QProgressBar()
+        self.bar.setMaximumWidth(180)
+        self.bar.setTextVisible(False)
+        self.bar.setFixedHeight(12)
+        self.cancel_button = QToolButton()
+        self.cancel_button.setIcon(themed_icon("cancel"))
+        self.cancel_button.setToolTip("Cancel this job (finished work is kept)")
+        self.cancel_button.setAutoRaise(True)
+        self.cancel_button.clicked.connect(self._cancel)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 4, 0)
+        layout.setSpacing(6)
+        layout.addWidget(self.label)
+        layout.addWidget(self.bar)
+        layout.addWidget(self.cancel_button)
+        self._handle: JobHandle | None = None
+        self._meter = RateMeter()
+        runner.job_started.connect(self._on_started)
+        runner.job_finished.connect(self._on_finished)
+        self.hide()
+
+    @property
+    def handle(self) -> JobHandle | None:
+        return self._handle
+
+    def _on_started(self, handle: JobHandle) -> None:
+        self._handle = handle
+        self._meter.reset()
+        handle.progress.connect(lambda p, h=handle: self._on_progress(h, p))
+        self.label.setText(handle.title)
+        self.bar.setRange(0, 0)
+        self.show()
+
+    def _on_progress(self, handle: JobHandle, p: Progress) -> None:
+        if handle is not self._handle:
+            return
+        if p.total:
+            self.bar.setRange(0, p.total)
+            self.bar.setValue(min(p.done, p.total))
+            self._meter.add(time.monotonic(), p.done)
+            left = self._meter.eta_s(p.total)
+            suffix = f" · {format_duration(left)} left" if left is not None else ""
+            self.label.setText(f"{handle.title}: {p.done:,}/{p.total:,}{suffix}")
+        else:
+            self.bar.setRange(0, 0)
+            self.label.setText(f"{handle.title}: {p.message}" if p.message else handle.title)
+
+    def _on_finished(self, handle: JobHandle) -> None:
+        if handle is not self._handle:
+            return
+        others = self.runner.active
+        if others:
+            self._on_started(others[-1])
+            return
+        self._handle = None
+        self.hide()
+
+    def _cancel(self) -> None:
+        if self._handle is not None:
+            self._handle.cancel()
+            self.label.setText(f"{self._handle.title}: cancelling…")
+
+
+class MainStatusBar(QStatusBar):
+    def __init__(self, runner: JobRunner, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("mainStatusBar")
+        self.study_label = QLabel()
+        self.study_label.setObjectName("statusStudy")
+        self.counts_label = QLabel()
+        self.counts_label.setObjectName("statusCounts")
+        self.jobs = JobIndicator(runner)
+        self.addWidget(self.study_label)
+        self.addWidget(self.counts_label, 1)
+        self.addPermanentWidget(self.jobs)
+
+    def set_study(self, name: str, path: str) -> None:
+        self.study_label.setText(name)
+        self.study_label.setToolTip(path)
+
+    def set_counts(self, counts: StudyCounts | None) -> None:
+        self.counts_label.setText("" if counts is None else counts.summary())
+
+    def clear_study(self) -> None:
+        self.study_label.setText("No study open")
+        self.study_label.setToolTip("")
+        self.counts_label.setText("")

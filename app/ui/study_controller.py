@@ -1,0 +1,130 @@
+"""Opening, creating and closing studies from the window, and the recent-studies list."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtWidgets import QFileDialog, QWidget
+
+from app.settings import STUDY_SUFFIX, UserPrefs, studies_dir
+from app.ui.context import StudyContext
+from app.ui.dialogs.errors import show_exception
+
+STUDY_FILTER = f"MeaningBench studies (*{STUDY_SUFFIX});;All files (*)"
+DEMO_FILE = f"demo{STUDY_SUFFIX}"
+
+
+def demo_builder() -> tuple[object | None, str]:
+    """The demo study builder when the datasets package provides one, else why not."""
+    try:
+        from app.datasets import demo
+    except ImportError:
+        return None, "The demo study is not part of this installation."
+    build = getattr(demo, "build_demo_study", None)
+    if build is None:
+        return None, "The demo study is not part of this installation."
+    return build, ""
+
+
+class StudyController(QObject):
+    recent_changed = Signal(list)
+
+    def __init__(self, context: StudyContext, prefs: UserPrefs, window: QWidget) -> None:
+        super().__init__(window)
+        self.context = context
+        self.prefs = prefs
+        self.window = window
+
+    # -- by path (what tests and the command line use) --------------------------------
+
+    def open_path(self, path: str | Path) -> bool:
+        from db.study import open_study
+
+        path = Path(path)
+        try:
+            if not path.exists():
+                from app.errors import StudyNotFoundError
+
+                raise StudyNotFoundError(f"{path}: no such study")
+            study = open_study(path)
+        except Exception as exc:  # a bad file must not take the window down
+            show_exception(self.window, "Cannot open the study", exc)
+            return False
+        self.context.set_study(study)
+        self._remember(path)
+        return True
+
+    def create_path(self, path: str | Path) -> bool:
+        from db.study import create_study
+
+        path = Path(path)
+        if path.suffix != STUDY_SUFFIX:
+            path = path.with_name(path.name + STUDY_SUFFIX)
+        try:
+            study = create_study(path)
+        except Exception as exc:
+            show_exception(self.window, "Cannot create the study", exc)
+            return False
+        self.context.set_study(study)
+        self._remember(path)
+        return True
+
+    def close_study(self) -> None:
+        self.context.set_study(None)
+
+    def open_demo(self) -> bool:
+        build, reason = demo_builder()
+        if build is None:
+            show_exception(self.window, "Demo study", RuntimeError(reason))
+            return False
+        path = studies_dir() / DEMO_FILE
+        if not path.exists():
+            try:
+                result = build(path)  # type: ignore[operator]
+                close = getattr(result, "close", None)
+                if callable(close):
+                    close()
+            except Exception as exc:
+                show_exception(self.window, "Cannot build the demo study", exc)
+                return False
+        return self.open_path(path)
+
+    def open_most_recent(self) -> bool:
+        for entry in self.prefs.recent_studies:
+            if Path(entry).exists():
+                return self.open_path(entry)
+        return False
+
+    def _remember(self, path: Path) -> None:
+        self.prefs.add_recent(path)
+        self.prefs.save()
+        self.recent_changed.emit(list(self.prefs.recent_studies))
+
+    def forget_missing(self) -> None:
+        self.prefs.recent_studies = [p for p in self.prefs.recent_studies if Path(p).exists()]
+        self.prefs.save()
+        self.recent_changed.emit(list(self.prefs.recent_studies))
+
+    # -- with file dialogs ------------------------------------------------------------
+
+    def _start_dir(self) -> str:
+        current = self.context.path
+        return str(current.parent if current else studies_dir())
+
+    def open_dialog(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(
+            self.window, "Open a study", self._start_dir(), STUDY_FILTER
+        )
+        if path:
+            self.open_path(path)
+
+    def new_dialog(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(
+            self.window,
+            "New study",
+            str(Path(self._start_dir()) / f"untitled{STUDY_SUFFIX}"),
+            STUDY_FILTER,
+        )
+        if path:
+            self.create_path(path)

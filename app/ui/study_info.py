@@ -1,0 +1,81 @@
+"""Small reads and writes of a study the window needs: its name, counts, key settings.
+
+Plain SQL on the caller's thread, cheap enough for the GUI thread (counts use indexes).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import select, text
+
+if TYPE_CHECKING:
+    from db.study import Study
+
+NAME_KEY = "name"
+GUIDELINES_KEY = "guidelines"
+
+
+@dataclass(frozen=True)
+class StudyCounts:
+    items: int
+    control_items: int
+    rated_items: int
+    ratings: int
+    annotators: int
+    metric_runs: int
+    datasets: int
+
+    def summary(self) -> str:
+        parts = [f"{self.items:,} items"]
+        if self.control_items:
+            parts.append(f"{self.control_items:,} control")
+        parts.append(f"{self.ratings:,} ratings")
+        parts.append(f"{self.metric_runs:,} metric runs")
+        return " · ".join(parts)
+
+
+def get_setting(study: Study, key: str, default: Any = None) -> Any:
+    from db.models import StudySetting
+
+    with study.session() as s:
+        value = s.scalar(select(StudySetting.value).where(StudySetting.key == key))
+    return default if value is None else value
+
+
+def set_setting(study: Study, key: str, value: Any) -> None:
+    from db.models import StudySetting
+
+    with study.session() as s:
+        row = s.get(StudySetting, key)
+        if row is None:
+            s.add(StudySetting(key=key, value=value))
+        else:
+            row.value = value
+
+
+def study_name(study: Study) -> str:
+    name = get_setting(study, NAME_KEY)
+    if isinstance(name, str) and name.strip():
+        return name.strip()
+    return study.path.stem
+
+
+def study_counts(study: Study) -> StudyCounts:
+    with study.engine.connect() as conn:
+
+        def one(sql: str) -> int:
+            return int(conn.execute(text(sql)).scalar() or 0)
+
+        total = one("SELECT COUNT(*) FROM item")
+        regular = one("SELECT COUNT(*) FROM item WHERE kind = 'regular'")
+        return StudyCounts(
+            items=regular,
+            control_items=total - regular,
+            rated_items=one("SELECT COUNT(DISTINCT item_id) FROM rating WHERE state = 'current'"),
+            ratings=one("SELECT COUNT(*) FROM rating WHERE state = 'current'"),
+            annotators=one("SELECT COUNT(*) FROM annotator WHERE kind = 'human'"),
+            metric_runs=one("SELECT COUNT(*) FROM metric_run"),
+            datasets=one("SELECT COUNT(*) FROM dataset"),
+        )

@@ -1,0 +1,135 @@
+"""Light and dark themes (Fusion + palettes + a small style sheet) and the app-wide text size.
+
+Both themes are built from explicit palettes rather than left to the platform, so they look
+the same on every desktop and under Xvfb. "system" follows the platform's colour scheme
+(`QStyleHints.colorScheme()`) and changes with it while the app runs.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QFont, QGuiApplication, QPalette
+from PySide6.QtWidgets import QApplication
+
+from app.settings import resources_dir
+
+THEMES = ("system", "light", "dark")
+MIN_SCALE, MAX_SCALE, SCALE_STEP = 0.7, 2.0, 0.1
+
+_LIGHT = {
+    "window": "#f4f5f7",
+    "base": "#ffffff",
+    "alt": "#f7f8fa",
+    "text": "#1d2127",
+    "mid": "#c9ced6",
+    "button": "#eceef1",
+    "highlight": "#2f6fd0",
+    "highlighted_text": "#ffffff",
+    "link": "#2261c2",
+    "tooltip_base": "#ffffe9",
+    "tooltip_text": "#1d2127",
+    "placeholder": "#7a828e",
+    "disabled": "#9aa1ab",
+}
+_DARK = {
+    "window": "#23262b",
+    "base": "#1b1d21",
+    "alt": "#24272c",
+    "text": "#e3e6ea",
+    "mid": "#3c4149",
+    "button": "#2d3137",
+    "highlight": "#3d7ee0",
+    "highlighted_text": "#ffffff",
+    "link": "#7fb0ff",
+    "tooltip_base": "#2d3137",
+    "tooltip_text": "#e3e6ea",
+    "placeholder": "#8a919b",
+    "disabled": "#6b717a",
+}
+
+
+def system_is_dark() -> bool:
+    hints = QGuiApplication.styleHints()
+    return hints.colorScheme() == Qt.ColorScheme.Dark
+
+
+def resolve_theme(choice: str) -> str:
+    """'light' or 'dark' for a preference of system / light / dark."""
+    if choice == "dark":
+        return "dark"
+    if choice == "light":
+        return "light"
+    return "dark" if system_is_dark() else "light"
+
+
+def build_palette(kind: str) -> QPalette:
+    c = _DARK if kind == "dark" else _LIGHT
+    pal = QPalette()
+    role, group = QPalette.ColorRole, QPalette.ColorGroup
+    pal.setColor(role.Window, QColor(c["window"]))
+    pal.setColor(role.WindowText, QColor(c["text"]))
+    pal.setColor(role.Base, QColor(c["base"]))
+    pal.setColor(role.AlternateBase, QColor(c["alt"]))
+    pal.setColor(role.Text, QColor(c["text"]))
+    pal.setColor(role.Button, QColor(c["button"]))
+    pal.setColor(role.ButtonText, QColor(c["text"]))
+    pal.setColor(role.BrightText, QColor("#ff5555"))
+    pal.setColor(role.Highlight, QColor(c["highlight"]))
+    pal.setColor(role.HighlightedText, QColor(c["highlighted_text"]))
+    pal.setColor(role.Link, QColor(c["link"]))
+    pal.setColor(role.ToolTipBase, QColor(c["tooltip_base"]))
+    pal.setColor(role.ToolTipText, QColor(c["tooltip_text"]))
+    pal.setColor(role.PlaceholderText, QColor(c["placeholder"]))
+    pal.setColor(role.Mid, QColor(c["mid"]))
+    pal.setColor(role.Midlight, QColor(c["mid"]).lighter(115))
+    pal.setColor(role.Dark, QColor(c["mid"]).darker(140))
+    pal.setColor(role.Light, QColor(c["base"]).lighter(110))
+    for r in (role.WindowText, role.Text, role.ButtonText):
+        pal.setColor(group.Disabled, r, QColor(c["disabled"]))
+    pal.setColor(group.Disabled, role.Highlight, QColor(c["mid"]))
+    return pal
+
+
+def style_sheet(kind: str) -> str:
+    path = resources_dir() / "style" / f"{kind}.qss"
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError:
+        return ""  # a missing style sheet leaves the palette alone: still usable
+
+
+class ThemeManager:
+    """Applies the chosen theme and text scale; remembers the platform's base font size."""
+
+    def __init__(self, app: QApplication) -> None:
+        self.app = app
+        self.choice = "system"
+        self.scale = 1.0
+        self.current = "light"
+        self._base_point_size = app.font().pointSizeF() if app.font().pointSizeF() > 0 else 10.0
+        hints = QGuiApplication.styleHints()
+        hints.colorSchemeChanged.connect(self._on_system_scheme_changed)
+
+    def apply(self, choice: str | None = None, scale: float | None = None) -> None:
+        if choice is not None:
+            self.choice = choice if choice in THEMES else "system"
+        if scale is not None:
+            self.scale = clamp_scale(scale)
+        self.current = resolve_theme(self.choice)
+        self.app.setStyle("Fusion")
+        self.app.setPalette(build_palette(self.current))
+        font = QFont(self.app.font())
+        font.setPointSizeF(self._base_point_size * self.scale)
+        self.app.setFont(font)
+        self.app.setStyleSheet(style_sheet(self.current))
+
+    def point_size(self) -> float:
+        return self._base_point_size * self.scale
+
+    def _on_system_scheme_changed(self, _scheme: object) -> None:
+        if self.choice == "system":
+            self.apply()
+
+
+def clamp_scale(scale: float) -> float:
+    return round(min(MAX_SCALE, max(MIN_SCALE, scale)), 2)

@@ -1,0 +1,112 @@
+"""The page shown when no study is open: open, new, demo, and the recent studies."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.ui.icons import app_icon, themed_icon
+from app.ui.widgets import HeadingLabel
+
+PATH_ROLE = Qt.ItemDataRole.UserRole + 1
+
+
+class WelcomePage(QWidget):
+    open_requested = Signal()
+    new_requested = Signal()
+    demo_requested = Signal()
+    recent_requested = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("welcomePage")
+        logo = QLabel()
+        logo.setPixmap(app_icon().pixmap(QSize(72, 72)))
+        title = HeadingLabel("MeaningBench", 2.0)
+        title.setObjectName("welcomeTitle")
+        subtitle = QLabel(
+            "Measure meaning preservation in text simplification: import rating data, "
+            "gather human ratings, run the metric battery and compare it with people."
+        )
+        subtitle.setObjectName("mutedLabel")
+        subtitle.setWordWrap(True)
+
+        self.open_button = QPushButton(themed_icon("open"), "Open study…")
+        self.new_button = QPushButton(themed_icon("new"), "New study…")
+        self.demo_button = QPushButton(themed_icon("demo"), "Open the demo study")
+        self.open_button.clicked.connect(self.open_requested)
+        self.new_button.clicked.connect(self.new_requested)
+        self.demo_button.clicked.connect(self.demo_requested)
+        buttons = QHBoxLayout()
+        for b in (self.open_button, self.new_button, self.demo_button):
+            b.setMinimumHeight(34)
+            buttons.addWidget(b)
+        buttons.addStretch(1)
+
+        recent_title = HeadingLabel("Recent studies", 1.15)
+        recent_title.setObjectName("sectionHeading")
+        self.recent_list = QListWidget()
+        self.recent_list.setObjectName("recentList")
+        self.recent_list.itemActivated.connect(self._on_activated)
+        self.no_recent = QLabel("No recent studies yet.")
+        self.no_recent.setObjectName("mutedLabel")
+
+        column = QVBoxLayout()
+        column.setSpacing(12)
+        header = QHBoxLayout()
+        header.setSpacing(16)
+        header.addWidget(logo)
+        texts = QVBoxLayout()
+        texts.addWidget(title)
+        texts.addWidget(subtitle)
+        header.addLayout(texts, 1)
+        column.addLayout(header)
+        column.addSpacing(8)
+        column.addLayout(buttons)
+        column.addSpacing(16)
+        column.addWidget(recent_title)
+        column.addWidget(self.recent_list, 1)
+        column.addWidget(self.no_recent)
+
+        frame = QWidget()
+        frame.setMaximumWidth(760)
+        frame.setLayout(column)
+        outer = QHBoxLayout(self)
+        outer.setContentsMargins(40, 40, 40, 30)
+        outer.addStretch(1)
+        outer.addWidget(frame, 4)
+        outer.addStretch(1)
+
+    def set_recent(self, paths: list[str]) -> None:
+        self.recent_list.clear()
+        for p in paths:
+            path = Path(p)
+            exists = path.exists()
+            label = f"{path.stem}    {path.parent}"
+            item = QListWidgetItem(label if exists else f"{label}    (missing)")
+            item.setData(PATH_ROLE, str(path))
+            item.setToolTip(str(path))
+            if not exists:
+                item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsEnabled)
+            self.recent_list.addItem(item)
+        self.no_recent.setVisible(not paths)
+        self.recent_list.setVisible(bool(paths))
+
+    def set_demo_available(self, available: bool, reason: str = "") -> None:
+        self.demo_button.setEnabled(available)
+        self.demo_button.setToolTip("" if available else reason)
+
+    def _on_activated(self, item: QListWidgetItem) -> None:
+        path = item.data(PATH_ROLE)
+        if path:
+            self.recent_requested.emit(str(path))

@@ -1,0 +1,203 @@
+"""Run jobs (`job(ctx: JobContext)`) on worker threads, with signals on the GUI thread.
+
+The job itself stays Qt-free (it is the same function the CLI runs with a terminal bar);
+this module only carries its progress, result and error back to the GUI thread. A job
+opens its own Study/Session: nothing database-bound crosses threads here.
+
+How the hop between threads works: the worker thread emits the signals of a `_Bridge`
+that lives in the GUI thread; the handle's slots are bound methods of a QObject living in
+the GUI thread, so Qt queues the calls into the GUI thread's event loop.
+"""
+
+from __future__ import annotations
+
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal, Slot
+from PySide6.QtWidgets import QWidget
+
+from app.errors import UserError
+from app.jobs.base import Job, JobContext
+from app.runtime import Cancelled, Progress
+
+
+@dataclass(frozen=True)
+class JobFailure:
+    """What a failed job left behind: the exception, its traceback, and whether it is the user's."""
+
+    title: str
+    exception: BaseException
+    trace: str
+
+    @property
+    def is_user_error(self) -> bool:
+        # StudyFileError lives in db and is as much the user's business as an InputError.
+        from db.errors import StudyFileError
+
+        return isinstance(self.exception, (UserError, StudyFileError))
+
+    @property
+    def message(self) -> str:
+        text = str(self.exception).strip()
+        return text or type(self.exception).__name__
+
+
+class _Bridge(QObject):
+    progress = Signal(object)
+    result = Signal(object)
+    failed = Signal(object)
+    cancelled = Signal()
+    done = Signal()
+
+
+class _Runnable(QRunnable):
+    def __init__(self, job: Job, ctx: JobContext, bridge: _Bridge, title: str) -> None:
+        super().__init__()
+        self.setAutoDelete(True)
+        self._job = job
+        self._ctx = ctx
+        self._bridge = bridge
+        self._title = title
+
+    def run(self) -> None:
+        bridge = self._bridge
+        try:
+            value = self._job(self._ctx)
+        except Cancelled:
+            bridge.cancelled.emit()
+        except BaseException as exc:  # everything reaches the GUI as a dialog, never a crash
+            bridge.failed.emit(JobFailure(self._title, exc, traceback.format_exc()))
+        else:
+            if self._ctx.cancel.cancelled:
+                bridge.cancelled.emit()
+            bridge.result.emit(value)
+        finally:
+            bridge.done.emit()
+
+
+class JobHandle(QObject):
+    """One running job as the GUI sees it. Every signal arrives on the GUI thread."""
+
+    progress = Signal(object)  # app.runtime.Progress
+    result = Signal(object)
+    failed = Signal(object)  # JobFailure
+    cancelled = Signal()
+    finished = Signal()
+
+    def __init__(self, title: str, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.title = title
+        self.ctx = JobContext()
+        self.last_progress: Progress | None = None
+        self.running = True
+        self.outcome: str = "running"  # running | done | failed | cancelled
+        self.value: Any = None
+        self.failure: JobFailure | None = None
+        self._bridge = _Bridge(self)
+        self._bridge.progress.connect(self._on_progress)
+        self._bridge.result.connect(self._on_result)
+        self._bridge.failed.connect(self._on_failed)
+        self._bridge.cancelled.connect(self._on_cancelled)
+        self._bridge.done.connect(self._on_done)
+        self.ctx.report = self._bridge.progress.emit
+
+    def cancel(self) -> None:
+        """Ask the job to stop at its next check; what it committed stays."""
+        self.ctx.cancel.cancel()
+
+    @Slot(object)
+    def _on_progress(self, p: Progress) -> None:
+        self.last_progress = p
+        self.progress.emit(p)
+
+    @Slot(object)
+    def _on_result(self, value: Any) -> None:
+        self.value = value
+        if self.outcome == "running":
+            self.outcome = "done"
+        self.result.emit(value)
+
+    @Slot(object)
+    def _on_failed(self, failure: JobFailure) -> None:
+        self.failure = failure
+        self.outcome = "failed"
+        self.failed.emit(failure)
+
+    @Slot()
+    def _on_cancelled(self) -> None:
+        self.outcome = "cancelled"
+        self.cancelled.emit()
+
+    @Slot()
+    def _on_done(self) -> None:
+        self.running = False
+        self.finished.emit()
+
+
+class JobRunner(QObject):
+    """Starts jobs on its own thread pool and tells the window which ones are running.
+
+    A failed job shows an error dialog (parented to `dialog_parent`) unless the caller asked
+    to handle errors itself; either way the application goes on.
+    """
+
+    job_started = Signal(object)  # JobHandle
+    job_finished = Signal(object)  # JobHandle
+
+    def __init__(self, parent: QObject | None = None, *, max_threads: int = 2) -> None:
+        super().__init__(parent)
+        self._pool = QThreadPool(self)
+        self._pool.setMaxThreadCount(max_threads)
+        self._handles: list[JobHandle] = []
+        self.dialog_parent: QWidget | None = None
+        self.show_error_dialogs = True
+
+    @property
+    def active(self) -> list[JobHandle]:
+        return list(self._handles)
+
+    def start(
+        self,
+        job: Job,
+        *,
+        title: str,
+        on_result: Callable[[Any], None] | None = None,
+        on_failed: Callable[[JobFailure], None] | None = None,
+        show_errors: bool = True,
+    ) -> JobHandle:
+        handle = JobHandle(title, self)
+        if on_result is not None:
+            handle.result.connect(on_result)
+        if on_failed is not None:
+            handle.failed.connect(on_failed)
+        if show_errors:
+            handle.failed.connect(self._show_failure)
+        handle.finished.connect(lambda: self._retire(handle))
+        self._handles.append(handle)
+        self._pool.start(_Runnable(job, handle.ctx, handle._bridge, title))
+        self.job_started.emit(handle)
+        return handle
+
+    def cancel_all(self) -> None:
+        for handle in self._handles:
+            handle.cancel()
+
+    def wait(self, msecs: int = -1) -> bool:
+        """Block until every job has stopped (used when the window closes)."""
+        return bool(self._pool.waitForDone(msecs))
+
+    def _retire(self, handle: JobHandle) -> None:
+        if handle in self._handles:
+            self._handles.remove(handle)
+        # The handle stays a child of the runner: callers may still read its outcome.
+        self.job_finished.emit(handle)
+
+    def _show_failure(self, failure: JobFailure) -> None:
+        if not self.show_error_dialogs:
+            return
+        from app.ui.dialogs.errors import show_failure
+
+        show_failure(self.dialog_parent, failure)

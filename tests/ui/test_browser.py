@@ -1,0 +1,222 @@
+"""The study browser on real study files: paging, filters, search, sort, detail, live scores."""
+
+from __future__ import annotations
+
+import statistics
+import time
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+
+from app.ui.browser.model import FIXED_COLUMNS, PAGE_SIZE
+from tests.ui.conftest import open_in
+from tests.ui.factories import add_scores, bulk_study
+
+DISPLAY = Qt.ItemDataRole.DisplayRole
+
+
+def all_ids(model) -> list[int]:  # noqa: ANN001
+    return [model.item_id(r) for r in range(model.rowCount())]
+
+
+def wait_filter(qtbot, page) -> None:  # noqa: ANN001
+    page.apply_filters()
+    qtbot.waitUntil(lambda: not page.model.loading, timeout=10_000)
+
+
+def test_rows_and_columns_show_the_study(window, qtbot, study_with_facts) -> None:
+    path, facts = study_with_facts
+    open_in(window, path, qtbot)
+    page = window.page("browser")
+    model = page.model
+    assert window.current_page() == "browser"
+    assert all_ids(model) == sorted(facts.item_ids)  # regular items only, by id
+    assert page.count_label.text() == f"{len(facts.item_ids)} items"
+    headers = [model.headerData(c, Qt.Orientation.Horizontal) for c in range(model.columnCount())]
+    assert headers[-1] == "bleu"
+    col = {k: i for i, (k, _h, _s) in enumerate(FIXED_COLUMNS)}
+    for row, item_id in enumerate(all_ids(model)):
+        source, output = facts.text_of[item_id]
+        assert model.data(model.index(row, col["source"])) == source
+        assert model.data(model.index(row, col["output"])) == output
+        assert model.data(model.index(row, col["dataset"])) == facts.dataset_of[item_id]
+        values = [v for _a, v in facts.ratings.get(item_id, [])]
+        n_shown = model.data(model.index(row, col["ratings"]))
+        assert n_shown == (str(len(values)) if values else "")
+        mean_shown = model.data(model.index(row, col["mean"]))
+        assert mean_shown == (f"{statistics.fmean(values):.1f}" if values else "")
+        bleu = model.data(model.index(row, len(FIXED_COLUMNS)))
+        expected = facts.bleu.get(item_id)
+        assert bleu == (None if expected is None else f"{expected:.1f}")
+        assert (model.data(model.index(row, col["flag"])) == "⚑") == (item_id in facts.flagged)
+
+
+@pytest.mark.parametrize(
+    "widget_setup, expected",
+    [
+        (lambda p: p.dataset_combo.setCurrentIndex(p.dataset_combo.findData("beta")),
+         lambda f: [i for i in f.item_ids if f.dataset_of[i] == "beta"]),
+        (lambda p: p.system_combo.setCurrentIndex(p.system_combo.findData("sys2")),
+         lambda f: [i for i in f.item_ids if f.system_of[i] == "sys2"]),
+        (lambda p: p.rated_combo.setCurrentIndex(p.rated_combo.findData("rated")),
+         lambda f: [i for i in f.item_ids if i in f.rated]),
+        (lambda p: p.rated_combo.setCurrentIndex(p.rated_combo.findData("unrated")),
+         lambda f: [i for i in f.item_ids if i not in f.rated]),
+        (lambda p: p.flagged_check.setChecked(True),
+         lambda f: [i for i in f.item_ids if i in f.flagged]),
+        (lambda p: p.kind_combo.setCurrentIndex(p.kind_combo.findData("control")),
+         lambda f: list(f.control_ids)),
+        (lambda p: p.kind_combo.setCurrentIndex(p.kind_combo.findData("all")),
+         lambda f: sorted(f.item_ids + f.control_ids)),
+        (lambda p: p.search_edit.setText("NEEDLE"),
+         lambda f: [i for i in f.item_ids if "needle" in f.text_of[i][1]]),
+        (lambda p: p.search_edit.setText("number 1"),
+         lambda f: [i for i in f.item_ids if "number 1" in f.text_of[i][0]]),
+    ],
+    ids=["dataset", "system", "rated", "unrated", "flagged", "control", "all-kinds",
+         "search-case-insensitive", "search-source"],
+)  # fmt: skip
+def test_filters(window, qtbot, study_with_facts, widget_setup, expected) -> None:
+    path, facts = study_with_facts
+    open_in(window, path, qtbot)
+    page = window.page("browser")
+    widget_setup(page)
+    wait_filter(qtbot, page)
+    want = sorted(expected(facts))
+    assert want, "the factory must give every filter something to find"
+    assert all_ids(page.model) == want
+    kind_hidden = page.table.isColumnHidden(page.model.column_of("kind"))
+    assert kind_hidden == (page.kind_combo.currentData() == "regular")
+
+
+def test_filters_combine_and_search_escapes_wildcards(window, qtbot, study_with_facts) -> None:
+    path, facts = study_with_facts
+    open_in(window, path, qtbot)
+    page = window.page("browser")
+    page.system_combo.setCurrentIndex(page.system_combo.findData("sys1"))
+    page.rated_combo.setCurrentIndex(page.rated_combo.findData("rated"))
+    wait_filter(qtbot, page)
+    want = [i for i in facts.item_ids if facts.system_of[i] == "sys1" and i in facts.rated]
+    assert all_ids(page.model) == sorted(want)
+    page.search_edit.setText("%")  # a literal percent sign matches nothing here
+    wait_filter(qtbot, page)
+    assert page.model.rowCount() == 0
+    assert page.count_label.text() == "0 items"
+
+
+def test_sorting_by_score_and_by_mean(window, qtbot, study_with_facts) -> None:
+    path, facts = study_with_facts
+    open_in(window, path, qtbot)
+    page = window.page("browser")
+    hh = page.table.horizontalHeader()
+    hh.setSortIndicator(len(FIXED_COLUMNS), Qt.SortOrder.DescendingOrder)  # bleu
+    qtbot.waitUntil(lambda: not page.model.loading and page.model.filter.sort == "score")
+    ids = all_ids(page.model)
+    scored = sorted(facts.bleu, key=lambda i: (-facts.bleu[i], -i))
+    assert ids[: len(scored)] == scored
+    assert set(ids[len(scored) :]) == set(facts.item_ids) - set(facts.bleu)  # unscored last
+    hh.setSortIndicator(page.model.column_of("mean"), Qt.SortOrder.AscendingOrder)
+    qtbot.waitUntil(lambda: not page.model.loading and page.model.filter.sort == "mean")
+    means = {i: statistics.fmean(v for _a, v in r) for i, r in facts.ratings.items()}
+    ids = all_ids(page.model)
+    assert [means[i] for i in ids[: len(means)]] == sorted(means.values())
+    # The flag column is not a sort key: the indicator goes back, the order stays.
+    hh.setSortIndicator(page.model.column_of("flag"), Qt.SortOrder.AscendingOrder)
+    assert hh.sortIndicatorSection() == page.model.column_of("mean")
+    assert all_ids(page.model) == ids
+
+
+def test_detail_pane_shows_ratings_scores_and_notes(window, qtbot, study_with_facts) -> None:
+    path, facts = study_with_facts
+    open_in(window, path, qtbot)
+    page = window.page("browser")
+    flagged_rated = next(i for i in facts.item_ids if i in facts.flagged and i in facts.ratings)
+    assert page.select_item(flagged_rated)
+    text = page.detail.view.toPlainText()
+    source, output = facts.text_of[flagged_rated]
+    assert source in text and output in text
+    assert f"Ratings ({len(facts.ratings[flagged_rated])})" in text
+    for name, value in facts.ratings[flagged_rated]:
+        assert name in text and f"{value:.1f}" in text
+    assert "flagged" in text
+    assert f"{facts.bleu[flagged_rated]:.1f}" in text
+    failed = facts.item_ids[5]  # the factory's failed BLEU score shows as an error
+    page.select_item(failed)
+    assert "error" in page.detail.view.toPlainText()
+    noted = facts.item_ids[2]
+    page.select_item(noted)
+    assert "check this" in page.detail.view.toPlainText()
+
+
+def test_scores_appear_as_batches_land(window, qtbot, study_with_facts) -> None:
+    path, facts = study_with_facts
+    open_in(window, path, qtbot)
+    page = window.page("browser")
+    model = page.model
+    first = facts.item_ids[0]
+    page.select_item(first)
+    n_cols = model.columnCount()
+    batch = {i: float(k) for k, i in enumerate(facts.item_ids[:10])}
+    add_scores(path, "chrf", batch)
+    window.context.notify_batch("chrf", list(batch))  # what on_batch does, from any thread
+    qtbot.waitUntil(lambda: model.columnCount() == n_cols + 1, timeout=5000)
+    col = next(
+        c for c in range(model.columnCount())
+        if model.headerData(c, Qt.Orientation.Horizontal) == "chrf"
+    )  # fmt: skip
+    for item_id, value in batch.items():
+        assert model.data(model.index(model.row_of(item_id), col)) == f"{value:.1f}"
+    assert "chrf" in page.detail.view.toPlainText()
+    # A second batch of the same run: no new column, the values refresh in place.
+    later = {i: 50.0 for i in facts.item_ids[10:20]}
+    conn_run = add_scores(path, "chrf", later)
+    assert conn_run > 0
+    window.context.notify_batch("chrf", list(later))
+    row = model.row_of(facts.item_ids[12])
+    qtbot.waitUntil(lambda: model.data(model.index(row, col)) == "50.0", timeout=5000)
+    assert model.columnCount() == n_cols + 1
+
+
+def test_notify_batch_from_a_worker_thread(window, qtbot, study_with_facts) -> None:
+    path, facts = study_with_facts
+    open_in(window, path, qtbot)
+    received: list[tuple[str, list[int]]] = []
+    window.context.scores_changed.connect(lambda label, ids: received.append((label, ids)))
+
+    def job(ctx):  # noqa: ANN001
+        add_scores(path, "ter", {facts.item_ids[0]: 12.0})
+        window.context.notify_batch("ter", [facts.item_ids[0]])
+
+    handle = window.runner.start(job, title="scores")
+    qtbot.waitUntil(lambda: not handle.running, timeout=5000)
+    qtbot.waitUntil(lambda: received == [("ter", [facts.item_ids[0]])], timeout=5000)
+
+
+def test_large_study_pages_lazily(window, qtbot, tmp_path: Path) -> None:
+    n = 100_000
+    study = bulk_study(tmp_path / "big.mbstudy", n)
+    study.close()
+    started = time.perf_counter()
+    open_in(window, tmp_path / "big.mbstudy", qtbot)
+    page = window.page("browser")
+    model = page.model
+    assert model.rowCount() == n
+    # Jump to the end: one page is fetched, not the rows in between.
+    page.table.scrollToBottom()
+    qtbot.wait(50)
+    last_row = n - 1
+    assert model.data(model.index(last_row, 0)) == str(n)
+    assert model.cached_pages() <= 3
+    page_started = time.perf_counter()
+    for k in range(20):
+        row = (k * 4999) % n
+        assert model.data(model.index(row, 0)) == str(row + 1)
+    per_page_ms = (time.perf_counter() - page_started) / 20 * 1000
+    assert per_page_ms < 100, per_page_ms
+    page.system_combo.setCurrentIndex(page.system_combo.findData("sys3"))
+    wait_filter(qtbot, page)
+    assert model.rowCount() == n // 5
+    assert all(int(model.data(model.index(r, 0))) % 5 == 3 for r in range(0, n // 5, 997))
+    assert time.perf_counter() - started < 20
+    assert model.cached_pages() <= 48 and PAGE_SIZE == 256
