@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -312,7 +313,7 @@ def _map_dimensions(
 def _merge_notes(
     dst: Session,
     report: MergeReport,
-    notes: list[ItemNote],
+    notes: Sequence[ItemNote],
     item_map: dict[int, int],
     annotator_map: dict[int, int],
 ) -> None:

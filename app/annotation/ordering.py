@@ -98,28 +98,43 @@ def insert_repeats(
     gap = repeat_gap(n) if min_gap is None else min_gap
     index = {id(x): i for i, x in enumerate(order)}
     # Repeats that go just before order[i] (i == n: at the end), in the order drawn.
-    before: dict[int, list[T]] = {}
+    before: dict[int, list[tuple[T, T]]] = {}
     for rep, orig in repeats:
         lo = index[id(orig)] + gap + 1
         at = rng.randint(lo, n) if lo <= n else n
-        before.setdefault(at, []).append(rep)
+        before.setdefault(at, []).append((rep, orig))
     out: list[T] = []
-    carried: list[T] = []
+    carried: list[tuple[T, T]] = []
     for i in range(n + 1):
         carried.extend(before.get(i, ()))
         nxt = group_of(order[i]) if i < n else None
-        still: list[T] = []
-        for rep in carried:
-            g = group_of(rep)
-            fits = (not out or group_of(out[-1]) != g) and nxt != g
-            if fits or i == n:
-                out.append(rep)
+        still: list[tuple[T, T]] = []
+        for pair in carried:
+            g = group_of(pair[0])
+            if (not out or group_of(out[-1]) != g) and nxt != g:
+                out.append(pair[0])
             else:
-                still.append(rep)
+                still.append(pair)
         carried = still
         if i < n:
             out.append(order[i])
+    for rep, orig in carried:
+        out.insert(_last_fit(out, rep, orig, group_of, gap), rep)
     return out
+
+
+def _last_fit(out: list[T], rep: T, orig: T, group_of: Callable[[T], Hashable], gap: int) -> int:
+    """The latest place `gap` after `orig` between items of other groups (else the end).
+
+    The gap wins over the neighbour rule when both cannot hold: a repeat seen too soon is
+    worthless as a consistency check, a neighbour of the same source only a nuisance.
+    """
+    g = group_of(rep)
+    first = next(i for i, x in enumerate(out) if x is orig) + gap + 1
+    for at in range(len(out), first - 1, -1):
+        if group_of(out[at - 1]) != g and (at == len(out) or group_of(out[at]) != g):
+            return at
+    return len(out)
 
 
 def back_to_back(items: Sequence[T], group_of: Callable[[T], Hashable]) -> int:

@@ -126,9 +126,10 @@ def plan_batch(
     if not settings.same_source_back_to_back:
         slots = spread_groups(slots, lambda s: s.group)
     if n_repeat:
-        # Originals come from the part of the queue that leaves room for the gap after them.
+        # Originals come from the first half (or what the gap leaves): room for the repeat
+        # at least a gap later, between items of other sources.
         gap = repeat_gap(len(slots))
-        early = {s.item_id for s in slots[: max(1, len(slots) - gap - 1)]}
+        early = {s.item_id for s in slots[: max(1, min(len(slots) // 2, len(slots) - gap - 1))]}
         by_id = {p.id: p for p in new}
         candidates = [by_id[i] for i in sorted(early) if i in by_id]
         made_repeats = []

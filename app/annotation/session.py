@@ -339,7 +339,7 @@ class AnnotationSession:
                 )
             )
             entry.skips += 1
-            entry.position = float(last) + 1.0
+            entry.position = float(last or 0.0) + 1.0
         if self._shown is not None and self._shown.item_id == item_id:
             self._shown = None
         return True

@@ -1,0 +1,106 @@
+"""Study files with made-up but sentence-like items, for the annotation tests and benchmarks."""
+
+from __future__ import annotations
+
+import random
+
+from sqlalchemy import select
+
+from app.datasets.keys import pair_key, source_group_key
+from db.models import Dataset, Item
+from db.study import Study
+
+NOUNS = [
+    "river",
+    "village",
+    "teacher",
+    "garden",
+    "letter",
+    "market",
+    "doctor",
+    "window",
+    "mountain",
+    "library",
+    "station",
+    "harvest",
+    "captain",
+    "engine",
+    "museum",
+    "bridge",
+    "forest",
+    "student",
+    "kitchen",
+    "island",
+    "council",
+    "storm",
+]
+VERBS = [
+    "crossed",
+    "visited",
+    "painted",
+    "opened",
+    "described",
+    "repaired",
+    "followed",
+    "protected",
+    "measured",
+]
+ADJS = [
+    "old",
+    "quiet",
+    "narrow",
+    "bright",
+    "famous",
+    "local",
+    "heavy",
+    "early",
+    "distant",
+    "careful",
+]
+
+
+def sentence(rng: random.Random, n_words: int) -> str:
+    words = ["The", rng.choice(ADJS), rng.choice(NOUNS), rng.choice(VERBS), "the"]
+    while len(words) < n_words:
+        words.append(rng.choice(NOUNS + ADJS + VERBS + ["and", "near", "with", "of"]))
+    return " ".join(words) + "."
+
+
+def add_items(
+    study: Study,
+    n_sources: int,
+    outputs_per_source: int = 2,
+    *,
+    dataset: str = "demo",
+    seed: int = 0,
+) -> list[int]:
+    """`n_sources` sources with `outputs_per_source` system outputs each; returns item ids."""
+    rng = random.Random(seed)
+    with study.session() as s:
+        ds = s.scalar(select(Dataset).where(Dataset.name == dataset))
+        if ds is None:
+            ds = Dataset(name=dataset)
+            s.add(ds)
+            s.flush()
+        rows = []
+        for i in range(n_sources):
+            src = sentence(rng, rng.randint(10, 22)) + f" ({dataset} {seed} {i})"
+            for k in range(outputs_per_source):
+                out = sentence(rng, rng.randint(6, 16))
+                system = f"system-{k}"
+                rows.append(
+                    Item(
+                        dataset_id=ds.id,
+                        source=src,
+                        output=out,
+                        references=[],
+                        system=system,
+                        source_group=source_group_key(src),
+                        pair_key=pair_key(src, out, system),
+                        kind="regular",
+                        meta={},
+                    )
+                )
+        s.add_all(rows)
+        s.flush()
+        return [r.id for r in rows]
