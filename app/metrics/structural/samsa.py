@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
 from app.datasets.keys import source_group_key
-from app.metrics.base import Availability, ItemScore, Metric, MetricInfo, Pair, stable_hash
+from app.metrics.base import Availability, ItemScore, Metric, MetricInfo, Pair
 from app.metrics.structural.alignment import WordAligner
 from app.metrics.structural.embeddings import WordEmbedder
 from app.metrics.structural.lemmas import lemmatiser_name
@@ -68,6 +68,8 @@ class _SamsaBase(Metric):
         "embedding_threshold": 0.8,
         "model": DEFAULT_ENCODER,
     }
+    # Where the study lies says nothing about how scores are computed: not hashed.
+    runtime_options: ClassVar[frozenset[str]] = frozenset({"device", "batch_size", "study"})
     # Which of the two numbers of one SAMSA computation this metric reports.
     result_field: ClassVar[str] = "samsa"
 
@@ -84,19 +86,6 @@ class _SamsaBase(Metric):
     def use_scenes(self, provider: SceneProvider) -> None:
         """Take scenes from `provider` instead of the study file."""
         self._provider = provider
-
-    def config_hash(self) -> str:
-        # Where the study lies says nothing about how scores are computed.
-        config = {k: v for k, v in self.config.items() if k != "study"}
-        if not config["embeddings"]:
-            config.pop("embedding_threshold")
-            config.pop("model")
-        return stable_hash(
-            {"metric": self.name, "impl": self.implementation_version, "config": config}
-        )
-
-    def label(self) -> str:
-        return self.info.name if self.config["embeddings"] else f"{self.info.name} (no emb.)"
 
     def availability(self) -> Availability:
         if self.config["embeddings"] and self.config["model"] == DEFAULT_ENCODER:

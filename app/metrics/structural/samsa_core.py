@@ -35,6 +35,7 @@ class PartResult:
     found: bool | None  # None: the unit has no words (implicit)
     score: float
     matches: list[str] = field(default_factory=list)  # "word→word (via)" for each centre word
+    remote: bool = False  # a UCCA remote participant: written in another scene
 
 
 @dataclass
@@ -137,10 +138,11 @@ def score_samsa(
         mr = _part(
             "main relation", scene, scene.main_relation, scene.main_relation, links, out_tokens
         )
-        parts = [
-            _part("participant", scene, p.tokens, p.minimal_centre(), links, out_tokens)
-            for p in scene.participants
-        ]
+        parts = []
+        for p in scene.participants:
+            part = _part("participant", scene, p.tokens, p.minimal_centre(), links, out_tokens)
+            part.remote = p.remote
+            parts.append(part)
         part_score = sum(p.score for p in parts) / len(parts) if parts else EMPTY_PART_SCORE
         results.append(
             SceneResult(

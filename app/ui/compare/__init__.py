@@ -1,0 +1,5 @@
+"""Compare and explain: systems side by side, BERTScore matching, SARI, SAMSA and scenes."""
+
+from app.ui.compare.compare_view import ComparePage, CompareView
+
+__all__ = ["ComparePage", "CompareView"]

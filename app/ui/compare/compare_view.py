@@ -1,0 +1,508 @@
+"""The comparison view for one source sentence, and the page that hosts it in the window.
+
+Every system's output of the source side by side with its human ratings and every metric's
+value (sortable), each output as a word diff against the source; below, for the selected
+output, the BERTScore matching, the SARI explanation, and SAMSA with the scene editor.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+from PySide6.QtCore import QItemSelectionModel, Qt, QTimer, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QCompleter,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QScrollArea,
+    QSplitter,
+    QTableView,
+    QTabWidget,
+    QTextBrowser,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.ui.compare import data as compare_data
+from app.ui.compare.alignment import from_bertscore_details
+from app.ui.compare.html_delegate import HtmlDelegate
+from app.ui.compare.matching_view import MatchingView
+from app.ui.compare.samsa_view import SamsaView, live_details
+from app.ui.compare.sari_view import SariView
+from app.ui.compare.scene_editor import SceneEditor
+from app.ui.compare.systems_model import HTML_ROLE, ITEM_ID_ROLE, SystemsModel, SystemsProxy
+from app.ui.compare.word_diff import diff_html, inline_diff
+
+SOURCE_LABEL_CHARS = 110
+TAB_OUTPUT, TAB_MATCHING, TAB_SARI, TAB_SAMSA = range(4)
+
+
+class CompareView(QWidget):
+    """One source at a time; `show_source_group` and `show_item` navigate."""
+
+    source_changed = Signal(str)  # source group
+    item_selected = Signal(int)
+
+    def __init__(self, study: Any = None, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.study = study
+        self.group: str | None = None
+        self.comparison: compare_data.SourceComparison | None = None
+        self.dimension = "meaning"
+        self._build()
+        self.set_study(study)
+
+    # -- layout -----------------------------------------------------------------------
+
+    def _build(self) -> None:
+        self.source_combo = QComboBox()
+        self.source_combo.setEditable(True)
+        self.source_combo.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
+        self.source_combo.setMinimumContentsLength(40)
+        self.source_combo.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+        )
+        completer = self.source_combo.completer()
+        completer.setFilterMode(Qt.MatchFlag.MatchContains)
+        completer.setCompletionMode(QCompleter.CompletionMode.PopupCompletion)
+        self.source_combo.activated.connect(self._on_source_index)
+        self.prev_button = QToolButton()
+        self.prev_button.setText("◀")
+        self.prev_button.setToolTip("Previous source (Alt+Left)")
+        self.prev_button.setShortcut("Alt+Left")
+        self.prev_button.clicked.connect(lambda: self.step(-1))
+        self.next_button = QToolButton()
+        self.next_button.setText("▶")
+        self.next_button.setToolTip("Next source (Alt+Right)")
+        self.next_button.setShortcut("Alt+Right")
+        self.next_button.clicked.connect(lambda: self.step(1))
+        self.position_label = QLabel()
+        self.dimension_combo = QComboBox()
+        self.dimension_combo.currentTextChanged.connect(self._on_dimension)
+
+        bar = QHBoxLayout()
+        bar.addWidget(QLabel("Source"))
+        bar.addWidget(self.source_combo, 1)
+        bar.addWidget(self.prev_button)
+        bar.addWidget(self.next_button)
+        bar.addWidget(self.position_label)
+        bar.addSpacing(16)
+        bar.addWidget(QLabel("Ratings"))
+        bar.addWidget(self.dimension_combo)
+
+        self.source_text = QLabel()
+        self.source_text.setObjectName("compareSource")
+        self.source_text.setWordWrap(True)
+        self.source_text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        font = self.source_text.font()
+        font.setPointSizeF(font.pointSizeF() * 1.2)
+        self.source_text.setFont(font)
+
+        self.model = SystemsModel(self)
+        self.proxy = SystemsProxy(self)
+        self.proxy.setSourceModel(self.model)
+        self.table = QTableView()
+        self.table.setObjectName("compareTable")
+        self.table.setModel(self.proxy)
+        self.table.setSortingEnabled(True)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setAlternatingRowColors(True)
+        self.table.setWordWrap(True)
+        self.table.verticalHeader().setVisible(False)
+        self.table.setItemDelegateForColumn(1, HtmlDelegate(HTML_ROLE, self.table))
+        self.table.horizontalHeader().sectionResized.connect(
+            lambda *_: QTimer.singleShot(0, self.table.resizeRowsToContents)
+        )
+        self.table.selectionModel().currentRowChanged.connect(lambda *_: self._on_row())
+
+        self.output_view = QTextBrowser()
+        self.matching = MatchingView()
+        self.matching_runs = QComboBox()
+        self.matching_runs.currentIndexChanged.connect(lambda *_: self._show_matching())
+        self.matching_note = QLabel()
+        self.matching_note.setWordWrap(True)
+        scroll = QScrollArea()
+        scroll.setWidget(self.matching)
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        matching_page = QWidget()
+        mlay = QVBoxLayout(matching_page)
+        top = QHBoxLayout()
+        top.addWidget(QLabel("BERTScore run"))
+        top.addWidget(self.matching_runs, 1)
+        mlay.addLayout(top)
+        mlay.addWidget(self.matching_note)
+        mlay.addWidget(scroll, 1)
+        self.matching_scroll = scroll
+
+        self.sari = SariView()
+        self.scene_editor = SceneEditor(self.study)
+        self.scene_editor.scenes_saved.connect(lambda _g: self._show_samsa())
+        self.scene_editor.scenes_edited.connect(self._show_samsa)
+        self.samsa_view = SamsaView()
+        samsa_split = QSplitter(Qt.Orientation.Horizontal)
+        samsa_split.addWidget(self.scene_editor)
+        samsa_split.addWidget(self.samsa_view)
+        samsa_split.setSizes([560, 520])
+
+        self.tabs = QTabWidget()
+        self.tabs.addTab(self.output_view, "Output and references")
+        self.tabs.addTab(matching_page, "BERTScore matching")
+        self.tabs.addTab(self.sari, "SARI explained")
+        self.tabs.addTab(samsa_split, "SAMSA and scenes")
+        self.tabs.currentChanged.connect(lambda *_: self._update_detail())
+
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.addWidget(self.table)
+        split.addWidget(self.tabs)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 4)
+        self.splitter = split
+
+        self.empty_label = QLabel()
+        self.empty_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.empty_label.setWordWrap(True)
+
+        layout = QVBoxLayout(self)
+        layout.addLayout(bar)
+        layout.addWidget(self.source_text)
+        layout.addWidget(self.empty_label)
+        layout.addWidget(split, 1)
+
+    # -- study and navigation -----------------------------------------------------------
+
+    def set_study(self, study: Any) -> None:
+        self.study = study
+        self.scene_editor.study = study
+        self.group = None
+        self.sources: list[compare_data.SourceEntry] = []
+        if study is not None:
+            with study.session() as s:
+                self.sources = compare_data.list_sources(s)
+                dims = compare_data.dimensions(s)
+        else:
+            dims = []
+        self.dimension_combo.blockSignals(True)
+        self.dimension_combo.clear()
+        self.dimension_combo.addItems(dims)
+        if self.dimension in dims:
+            self.dimension_combo.setCurrentText(self.dimension)
+        elif dims:
+            self.dimension = dims[0]
+        self.dimension_combo.blockSignals(False)
+        self.source_combo.blockSignals(True)
+        self.source_combo.clear()
+        for entry in self.sources:
+            label = entry.source
+            if len(label) > SOURCE_LABEL_CHARS:
+                label = label[: SOURCE_LABEL_CHARS - 1] + "…"
+            self.source_combo.addItem(f"{label}  ({entry.n_items})", entry.source_group)
+        self.source_combo.blockSignals(False)
+        if self.sources:
+            self.show_source_group(self.sources[0].source_group)
+        else:
+            self._show_empty(
+                "Open a study with items to compare systems."
+                if study is None
+                else "This study has no items yet: import a dataset first."
+            )
+
+    def _show_empty(self, message: str) -> None:
+        self.model.set_comparison(None)
+        self.comparison = None
+        self.source_text.clear()
+        self.empty_label.setText(message)
+        self.empty_label.setVisible(True)
+        self.splitter.setVisible(False)
+        self.position_label.clear()
+
+    def source_index(self, group: str) -> int:
+        return next((k for k, e in enumerate(self.sources) if e.source_group == group), -1)
+
+    def step(self, delta: int) -> None:
+        if not self.sources:
+            return
+        k = self.source_index(self.group) if self.group else -1
+        self.show_source_group(self.sources[(k + delta) % len(self.sources)].source_group)
+
+    def _on_source_index(self, index: int) -> None:
+        group = self.source_combo.itemData(index)
+        if group:
+            self.show_source_group(str(group))
+
+    def _on_dimension(self, name: str) -> None:
+        if name and name != self.dimension:
+            self.dimension = name
+            self.refresh()
+
+    def show_source_group(self, source_group: str, *, item_id: int | None = None) -> None:
+        """Show every system's output of one source; select `item_id` when given."""
+        if self.study is None:
+            return
+        with self.study.session() as s:
+            comparison = compare_data.load_comparison(s, source_group, self.dimension)
+        self.group = source_group
+        self.comparison = comparison
+        if not comparison.rows:
+            self._show_empty("No regular items for this source.")
+            return
+        self.empty_label.setVisible(False)
+        self.splitter.setVisible(True)
+        self.source_text.setText(comparison.source)
+        k = self.source_index(source_group)
+        if k >= 0:
+            self.source_combo.blockSignals(True)
+            self.source_combo.setCurrentIndex(k)
+            self.source_combo.blockSignals(False)
+            self.position_label.setText(f"{k + 1} of {len(self.sources)}")
+        dark = self.palette().base().color().lightness() < 128
+        keep = self.current_item_id() if item_id is None else item_id
+        self.model.set_comparison(comparison, dark=dark)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        self.table.resizeRowsToContents()
+        QTimer.singleShot(0, self.fit_table)
+        self.scene_editor.set_source(source_group, comparison.source)
+        self.source_changed.emit(source_group)
+        self.select_item(keep if keep in {r.item_id for r in comparison.rows} else None)
+
+    def fit_table(self) -> None:
+        """Give the table the height its rows need (at most 55 %), the details the rest."""
+        total = sum(self.splitter.sizes())
+        if total <= 0:
+            return
+        self.table.resizeRowsToContents()
+        rows = sum(self.table.rowHeight(r) for r in range(self.proxy.rowCount()))
+        scrollbar = self.table.horizontalScrollBar()
+        extra = scrollbar.sizeHint().height() if scrollbar.isVisible() else 0
+        need = rows + self.table.horizontalHeader().height() + 2 * self.table.frameWidth() + extra
+        top = max(120, min(need + 2, int(total * 0.55)))
+        self.splitter.setSizes([top, total - top])
+
+    def show_item(self, item_id: int) -> None:
+        """Open the source of an item and select that item's row."""
+        if self.study is None:
+            return
+        with self.study.session() as s:
+            group = compare_data.group_of_item(s, item_id)
+        if group is not None:
+            self.show_source_group(group, item_id=item_id)
+
+    def refresh(self) -> None:
+        """Re-read the current source (ratings or scores changed)."""
+        if self.group is not None:
+            self.show_source_group(self.group, item_id=self.current_item_id())
+
+    def select_item(self, item_id: int | None) -> None:
+        row = 0
+        if item_id is not None:
+            for r in range(self.proxy.rowCount()):
+                if self.proxy.index(r, 0).data(ITEM_ID_ROLE) == item_id:
+                    row = r
+                    break
+        if self.proxy.rowCount():
+            self.table.selectionModel().setCurrentIndex(
+                self.proxy.index(row, 0),
+                QItemSelectionModel.SelectionFlag.ClearAndSelect
+                | QItemSelectionModel.SelectionFlag.Rows,
+            )
+        self._update_detail()
+
+    def current_item_id(self) -> int | None:
+        index = self.table.selectionModel().currentIndex()
+        return index.data(ITEM_ID_ROLE) if index.isValid() else None
+
+    def current_row(self) -> compare_data.SystemRow | None:
+        item_id = self.current_item_id()
+        if self.comparison is None or item_id is None:
+            return None
+        return next((r for r in self.comparison.rows if r.item_id == item_id), None)
+
+    def _on_row(self) -> None:
+        row = self.current_row()
+        if row is not None:
+            self.item_selected.emit(row.item_id)
+        self._update_detail()
+
+    # -- the detail tabs ----------------------------------------------------------------
+
+    def _update_detail(self) -> None:
+        tab = self.tabs.currentIndex()
+        if tab == TAB_OUTPUT:
+            self._show_output()
+        elif tab == TAB_MATCHING:
+            self._load_matching_runs()
+        elif tab == TAB_SARI:
+            self._show_sari()
+        else:
+            self._show_samsa()
+
+    def _show_output(self) -> None:
+        row = self.current_row()
+        if row is None or self.comparison is None:
+            self.output_view.clear()
+            return
+        dark = self.palette().base().color().lightness() < 128
+        diff = diff_html(inline_diff(self.comparison.source, row.output), dark=dark)
+        refs = "".join(f"<li>{html.escape(r)}</li>" for r in row.references)
+        self.output_view.setHtml(
+            f"<h3>{html.escape(row.system)}</h3>"
+            f'<p style="font-size:large">{html.escape(row.output)}</p>'
+            f"<p><b>Against the source</b> (added words highlighted, dropped words struck "
+            f'through):</p><p style="font-size:large">{diff}</p>'
+            + (f"<p><b>References</b></p><ul>{refs}</ul>" if refs else "")
+        )
+
+    def _load_matching_runs(self) -> None:
+        row = self.current_row()
+        self.matching_runs.blockSignals(True)
+        self.matching_runs.clear()
+        self._matching_scores: list[compare_data.StoredScore] = []
+        if row is not None and self.study is not None:
+            with self.study.session() as s:
+                self._matching_scores = compare_data.stored_scores(s, row.item_id, "bertscore")
+            for score in self._matching_scores:
+                self.matching_runs.addItem(score.label)
+        self.matching_runs.blockSignals(False)
+        self._show_matching()
+
+    def _show_matching(self) -> None:
+        scores = getattr(self, "_matching_scores", [])
+        k = self.matching_runs.currentIndex()
+        if not scores or k < 0:
+            self.matching.set_alignment(None)
+            self.matching_note.setText(
+                "No BERTScore score for this output yet. Run BERTScore from the metric "
+                "battery; the matching it computed is drawn here."
+            )
+            return
+        score = scores[k]
+        try:
+            alignment = from_bertscore_details(score.details)
+        except (ValueError, KeyError, TypeError) as exc:
+            self.matching.set_alignment(None)
+            self.matching_note.setText(f"{exc}. Run BERTScore again with its alignment on.")
+            return
+        row = self.current_row()
+        ref_index = score.details.get("ref_index")
+        if row is not None and row.references and ref_index is not None:
+            ref_label = f"reference {int(ref_index) + 1}"
+        else:
+            ref_label = "reference" if score.details.get("ref_index") is not None else "source"
+        self.matching_note.setText(
+            f"The token matching the stored score of “{score.label}” was computed from "
+            f"(F1 {alignment.F:.3f}, shown as {score.value:.1f} on 0–100)."
+            if score.value is not None
+            else f"The token matching of “{score.label}”."
+        )
+        self.matching.set_alignment(alignment, ref_label=ref_label)
+
+    def _show_sari(self) -> None:
+        row = self.current_row()
+        if row is None or self.comparison is None:
+            self.sari.clear("Select an output.")
+            return
+        refs = [r for r in row.references if r and r.strip()]
+        if refs:
+            note = f"Against the item's {len(refs)} reference(s)."
+        else:
+            refs = [self.comparison.source]
+            note = "This item has no references: the source is the reference (source mode)."
+        self.sari.explain(self.comparison.source, row.output, refs, note=note)
+
+    def _show_samsa(self) -> None:
+        row = self.current_row()
+        if row is None or self.study is None or self.group is None:
+            self.samsa_view.clear("Select an output.")
+            return
+        from app.metrics.structural.scene_store import load_scenes, scenes_fingerprint
+
+        editor = self.scene_editor
+        if editor.dirty:
+            specs = [s for s in editor.specs() if s.main_relation]
+            note = "Live preview of the unsaved scenes (exact and lemma alignment)."
+            stored = None
+        else:
+            with self.study.session() as s:
+                specs = load_scenes(s, [self.group]).get(self.group, [])
+                stored_list = compare_data.stored_scores(s, row.item_id, "samsa")
+            fingerprint = scenes_fingerprint(specs) if specs else None
+            stored = next(
+                (x for x in stored_list if x.details.get("scenes_hash") == fingerprint), None
+            )
+            note = "Live computation with exact and lemma alignment; run SAMSA to store scores."
+        if not specs:
+            self.samsa_view.clear(
+                "No scenes for this source yet: draw them on the left, import UCCA XML, or "
+                "propose them from a dependency parse."
+            )
+            return
+        if stored is not None:
+            self.samsa_view.show_details(
+                stored.details,
+                f"As stored by the SAMSA run “{stored.label}” ({stored.details.get('aligner', '')}).",
+            )
+        else:
+            self.samsa_view.show_details(live_details(specs, row.output), note)
+
+
+class ComparePage(QWidget):
+    """The window's Compare page: a CompareView that follows the open study."""
+
+    def __init__(self, ctx: Any, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.ctx = ctx
+        self.view = CompareView(ctx.study, self)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.view)
+        self._stale = False
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(300)
+        self._timer.timeout.connect(self._refresh_if_visible)
+        ctx.study_opened.connect(self.view.set_study)
+        ctx.study_closed.connect(lambda: self.view.set_study(None))
+        ctx.data_changed.connect(lambda: self.view.set_study(ctx.study))
+        ctx.scores_changed.connect(lambda *_: self._mark_stale())
+        ctx.ratings_changed.connect(lambda *_: self._mark_stale())
+
+    def show_source_group(self, source_group: str) -> None:
+        self.view.show_source_group(source_group)
+
+    def fit_table(self) -> None:
+        """Give the table the height its rows need (at most 55 %), the details the rest."""
+        total = sum(self.splitter.sizes())
+        if total <= 0:
+            return
+        self.table.resizeRowsToContents()
+        rows = sum(self.table.rowHeight(r) for r in range(self.proxy.rowCount()))
+        scrollbar = self.table.horizontalScrollBar()
+        extra = scrollbar.sizeHint().height() if scrollbar.isVisible() else 0
+        need = rows + self.table.horizontalHeader().height() + 2 * self.table.frameWidth() + extra
+        top = max(120, min(need + 2, int(total * 0.55)))
+        self.splitter.setSizes([top, total - top])
+
+    def show_item(self, item_id: int) -> None:
+        self.view.show_item(item_id)
+
+    def _mark_stale(self) -> None:
+        self._stale = True
+        self._timer.start()
+
+    def _refresh_if_visible(self) -> None:
+        if self._stale and self.isVisible():
+            self._stale = False
+            self.view.refresh()
+
+    def page_shown(self) -> None:
+        if self._stale:
+            self._stale = False
+            self.view.refresh()

@@ -1,0 +1,75 @@
+"""An inline word diff of an output against its source, as HTML for the comparison table.
+
+One line per output: kept words plain, words the output added highlighted, words it
+dropped struck through in place, so a reader sees what changed without reading twice.
+Words compare case-insensitively and without edge punctuation, as the rating screen's
+diff does ("Paris," and "Paris" are the same word).
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+
+_TOKEN = re.compile(r"\S+\s*")
+_EDGE_PUNCT = re.compile(r"^\W+|\W+$")
+
+ADDED_STYLE = "background-color:{add_bg}; color:{add_fg};"
+DELETED_STYLE = "color:{del_fg}; text-decoration:line-through;"
+LIGHT_COLOURS = {"add_bg": "#d7f0dc", "add_fg": "#0f5c22", "del_fg": "#b3261e"}
+DARK_COLOURS = {"add_bg": "#1f4a2a", "add_fg": "#bdf0c8", "del_fg": "#ff8a80"}
+
+
+@dataclass(frozen=True)
+class DiffOp:
+    op: str  # "equal" | "insert" | "delete"
+    text: str
+
+
+def _key(token: str) -> str:
+    word = token.strip()
+    return _EDGE_PUNCT.sub("", word).casefold() or word
+
+
+def inline_diff(source: str, output: str) -> list[DiffOp]:
+    """The output's words in order, with the source's dropped words where they stood."""
+    a, b = _TOKEN.findall(source), _TOKEN.findall(output)
+    matcher = SequenceMatcher(a=[_key(t) for t in a], b=[_key(t) for t in b], autojunk=False)
+    ops: list[DiffOp] = []
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            ops.append(DiffOp("equal", "".join(b[j1:j2])))
+            continue
+        if i2 > i1:
+            ops.append(DiffOp("delete", "".join(a[i1:i2])))
+        if j2 > j1:
+            ops.append(DiffOp("insert", "".join(b[j1:j2])))
+    return ops
+
+
+def diff_counts(ops: list[DiffOp]) -> tuple[int, int, int]:
+    """(kept, added, deleted) words."""
+    counts = {"equal": 0, "insert": 0, "delete": 0}
+    for op in ops:
+        counts[op.op] += len(op.text.split())
+    return counts["equal"], counts["insert"], counts["delete"]
+
+
+def diff_html(ops: list[DiffOp], *, dark: bool = False) -> str:
+    colours = DARK_COLOURS if dark else LIGHT_COLOURS
+    added = ADDED_STYLE.format(**colours)
+    deleted = DELETED_STYLE.format(**colours)
+    parts = []
+    for k, op in enumerate(ops):
+        body = html.escape(op.text.rstrip())
+        # A dropped word after the output's last word still needs a space before it.
+        trail = " " if op.text != op.text.rstrip() or k + 1 < len(ops) else ""
+        if op.op == "insert":
+            parts.append(f'<span style="{added}">{body}</span>{trail}')
+        elif op.op == "delete":
+            parts.append(f'<span style="{deleted}">{body}</span>{trail}')
+        else:
+            parts.append(body + trail)
+    return "".join(parts).strip()
