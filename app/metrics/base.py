@@ -14,6 +14,8 @@ from typing import Any, ClassVar
 from app.runtime import CancelToken
 
 REFERENCE_MODES = ("source", "references")
+# Options the command line and the UI pass to every metric that declares them in `defaults`.
+COMMON_OPTIONS = ("reference_mode", "device", "model", "batch_size")
 
 
 @dataclass(frozen=True)
@@ -72,6 +74,26 @@ def stable_hash(obj: Any, length: int = 16) -> str:
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:length]
 
 
+def input_hash(source: str, output: str, references: Sequence[str] = ()) -> str:
+    """A 32-hex-digit hash of exactly the texts a metric saw; a changed text makes it stale.
+
+    The separator cannot occur in typed text, so ("a b", "c") and ("a", "b c") differ.
+    """
+    joined = "\x1f".join((source, output, *references))
+    return hashlib.blake2b(joined.encode("utf-8"), digest_size=16).hexdigest()
+
+
+def _option_label(key: str, value: Any) -> str:
+    if key == "reference_mode":
+        return str(value)
+    if isinstance(value, bool):
+        return key if value else f"no-{key}"
+    if key == "model" and isinstance(value, str):
+        # A local path is long; its last part names the model well enough for a column.
+        return value.rstrip("/\\").replace("\\", "/").rsplit("/", 1)[-1]
+    return f"{key}={value}"
+
+
 class Metric(ABC):
     """A configured metric. Subclasses set `info` and `defaults` and implement `score_batch`."""
 
@@ -79,6 +101,12 @@ class Metric(ABC):
     defaults: ClassVar[dict[str, Any]] = {}
     # Bump when an implementation change alters scores, so cached scores become stale.
     implementation_version: ClassVar[int] = 1
+    # Options that change how a metric runs but not what it computes: left out of the
+    # config hash (a different batch size must not invalidate cached scores) and the label.
+    runtime_options: ClassVar[frozenset[str]] = frozenset({"device", "batch_size"})
+    # True for CPU-bound metrics without model state: the scoring job may then score large
+    # runs in worker processes, rebuilding the metric there from its class and config.
+    parallel_safe: ClassVar[bool] = False
 
     def __init__(self, **config: Any) -> None:
         unknown = set(config) - set(self.defaults)
@@ -97,14 +125,30 @@ class Metric(ABC):
     def reference_mode(self) -> str:
         return str(self.config.get("reference_mode", "source"))
 
+    def score_config(self) -> dict[str, Any]:
+        """The part of the config that can change a score (what the cache is keyed on)."""
+        return {k: v for k, v in self.config.items() if k not in self.runtime_options}
+
     def config_hash(self) -> str:
         return stable_hash(
-            {"metric": self.name, "impl": self.implementation_version, "config": self.config}
+            {
+                "metric": self.name,
+                "impl": self.implementation_version,
+                "config": self.score_config(),
+            }
         )
 
     def label(self) -> str:
-        """A short name for tables; metrics with several useful configs override it."""
-        return self.info.name
+        """A short name for tables: the metric's name, plus the options that differ from the
+        defaults, e.g. `bleu[lowercase]` or `bleu[references]`, so that two configs of one
+        metric get two columns. Metrics with a better short form override it.
+        """
+        parts = []
+        for key, value in sorted(self.score_config().items()):
+            if key in self.defaults and self.defaults[key] == value:
+                continue
+            parts.append(_option_label(key, value))
+        return f"{self.info.name}[{','.join(parts)}]" if parts else self.info.name
 
     def availability(self) -> Availability:
         return Availability(True)

@@ -1,1 +1,36 @@
-"""Lexical metrics."""
+"""Lexical metrics: n-gram, edit and readability measures, no torch.
+
+Importing this package registers them; each imports its library (sacrebleu, rouge-score,
+NLTK, textstat) only when it first scores, so listing the battery stays fast.
+"""
+
+from __future__ import annotations
+
+from app.metrics.lexical.meteor import MeteorMetric
+from app.metrics.lexical.readability import FkbleuMetric, FkglMetric, IbleuMetric
+from app.metrics.lexical.rouge import Rouge1Metric, Rouge2Metric, RougeLMetric
+from app.metrics.lexical.sacrebleu_metrics import BleuMetric, ChrfMetric, TerMetric
+from app.metrics.lexical.sari_metric import SariMetric
+from app.metrics.lexical.surface import CompressionRatioMetric, EditSimilarityMetric
+from app.metrics.registry import register
+
+LEXICAL_METRICS = (
+    BleuMetric,
+    ChrfMetric,
+    TerMetric,
+    Rouge1Metric,
+    Rouge2Metric,
+    RougeLMetric,
+    MeteorMetric,
+    SariMetric,
+    IbleuMetric,
+    FkbleuMetric,
+    FkglMetric,
+    CompressionRatioMetric,
+    EditSimilarityMetric,
+)
+
+for _cls in LEXICAL_METRICS:
+    register(_cls)
+
+__all__ = [cls.__name__ for cls in LEXICAL_METRICS] + ["LEXICAL_METRICS"]

@@ -1,0 +1,85 @@
+"""What the lexical metrics share: per-item scoring with per-item errors, reference handling,
+library versions, and corpus values as a mean when a metric has no corpus formula of its own.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from functools import cache
+from importlib import metadata
+from typing import Any, ClassVar
+
+from app.metrics.base import REFERENCE_MODES, ItemScore, Metric, Pair
+from app.runtime import CancelToken
+
+# How often a long batch looks at its cancel token (items).
+CANCEL_EVERY = 256
+
+
+@cache
+def package_version(dist: str) -> str:
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return "not installed"
+
+
+def clip(value: float, low: float = 0.0, high: float = 100.0) -> float:
+    return min(high, max(low, value))
+
+
+def pair_references(pair: Pair) -> tuple[str, ...]:
+    """The references the job resolved; a pair built by hand without any uses its source."""
+    return pair.references if pair.references else (pair.source,)
+
+
+def reference_streams(pairs: Sequence[Pair]) -> list[list[str | None]]:
+    """Per-item references as sacrebleu's reference streams (None pads items with fewer)."""
+    refs = [pair_references(p) for p in pairs]
+    width = max((len(r) for r in refs), default=0)
+    return [[r[i] if i < len(r) else None for r in refs] for i in range(width)]
+
+
+class LexicalMetric(Metric):
+    """A CPU-bound metric scored item by item; an item that fails gets an error, not a raise."""
+
+    parallel_safe: ClassVar[bool] = True
+    # Distributions whose versions are recorded with each run.
+    packages: ClassVar[tuple[str, ...]] = ()
+
+    def __init__(self, **config: Any) -> None:
+        super().__init__(**config)
+        mode = self.config.get("reference_mode")
+        if "reference_mode" in self.defaults and mode not in REFERENCE_MODES:
+            raise ValueError(
+                f"{self.name}: reference_mode must be one of {REFERENCE_MODES}, not {mode!r}"
+            )
+
+    def versions(self) -> dict[str, str]:
+        return {dist: package_version(dist) for dist in self.packages}
+
+    def device(self) -> str | None:
+        return "cpu"
+
+    def score_one(self, pair: Pair) -> ItemScore:
+        raise NotImplementedError
+
+    def score_batch(
+        self, pairs: Sequence[Pair], cancel: CancelToken | None = None
+    ) -> list[ItemScore]:
+        out: list[ItemScore] = []
+        for i, pair in enumerate(pairs):
+            if cancel is not None and i % CANCEL_EVERY == 0:
+                cancel.check()
+            try:
+                out.append(self.score_one(pair))
+            except Exception as exc:  # one bad item must not sink the batch
+                out.append(ItemScore(None, None, {}, error=f"{type(exc).__name__}: {exc}"))
+        return out
+
+    def corpus_score(self, pairs: Sequence[Pair]) -> float | None:
+        """The mean item value, for metrics without a corpus formula of their own."""
+        values = [s.value for s in self.score_batch(pairs) if s.value is not None]
+        values = [v for v in values if not math.isnan(v)]
+        return sum(values) / len(values) if values else None

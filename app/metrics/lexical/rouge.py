@@ -1,0 +1,77 @@
+"""ROUGE-1, ROUGE-2 and ROUGE-L F-measure, as Google's `rouge-score` computes them with the
+Porter stemmer. With several references the best F-measure counts (`score_multi`).
+
+The three are separate metrics (one column each) sharing one memoized tokenizer: stemming
+is what ROUGE costs, and a text is stemmed once per process for all three.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property, lru_cache
+from typing import Any, ClassVar
+
+from app.metrics.base import ItemScore, MetricInfo, Pair
+from app.metrics.lexical.common import LexicalMetric, pair_references
+
+
+class _CachedTokenizer:
+    """rouge-score's DefaultTokenizer behind a cache (the scorer accepts any `tokenize`)."""
+
+    def __init__(self, use_stemmer: bool) -> None:
+        from rouge_score.tokenizers import DefaultTokenizer
+
+        inner = DefaultTokenizer(use_stemmer=use_stemmer)
+        self.tokenize = lru_cache(maxsize=2**16)(lambda text: tuple(inner.tokenize(text)))
+
+
+@lru_cache(maxsize=4)
+def _tokenizer(use_stemmer: bool) -> _CachedTokenizer:
+    return _CachedTokenizer(use_stemmer)
+
+
+class _RougeMetric(LexicalMetric):
+    rouge_type: ClassVar[str]
+    defaults: ClassVar[dict[str, Any]] = {"reference_mode": "source", "use_stemmer": True}
+    packages = ("rouge-score", "nltk")
+
+    @cached_property
+    def _scorer(self) -> Any:
+        from rouge_score.rouge_scorer import RougeScorer
+
+        return RougeScorer(
+            [self.rouge_type], tokenizer=_tokenizer(bool(self.config["use_stemmer"]))
+        )
+
+    def score_one(self, pair: Pair) -> ItemScore:
+        refs = pair_references(pair)
+        if len(refs) == 1:
+            score = self._scorer.score(refs[0], pair.output)[self.rouge_type]
+        else:
+            score = self._scorer.score_multi(list(refs), pair.output)[self.rouge_type]
+        details = {"precision": float(score.precision), "recall": float(score.recall)}
+        return ItemScore(100 * float(score.fmeasure), float(score.fmeasure), details)
+
+
+def _info(name: str, label: str, what: str) -> MetricInfo:
+    return MetricInfo(
+        name=name,
+        label=label,
+        family="lexical",
+        description=f"rouge-score {what} F-measure with the Porter stemmer; raw on 0–1.",
+        needs_references=True,
+    )
+
+
+class Rouge1Metric(_RougeMetric):
+    info = _info("rouge1", "ROUGE-1", "unigram")
+    rouge_type = "rouge1"
+
+
+class Rouge2Metric(_RougeMetric):
+    info = _info("rouge2", "ROUGE-2", "bigram")
+    rouge_type = "rouge2"
+
+
+class RougeLMetric(_RougeMetric):
+    info = _info("rougel", "ROUGE-L", "longest common subsequence")
+    rouge_type = "rougeL"

@@ -1,0 +1,165 @@
+"""BLEU, chrF and TER, as sacrebleu computes them (sentence level per item, corpus level per
+system). TER's edit distance runs on `ter_core`, sacrebleu's algorithm made faster.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import cached_property
+from typing import Any, ClassVar
+
+from app.metrics.base import ItemScore, MetricInfo, Pair
+from app.metrics.lexical.common import (
+    LexicalMetric,
+    clip,
+    pair_references,
+    reference_streams,
+)
+from app.metrics.lexical.ter_core import translation_edit_rate
+
+
+class BleuMetric(LexicalMetric):
+    info: ClassVar[MetricInfo] = MetricInfo(
+        name="bleu",
+        label="BLEU",
+        family="lexical",
+        description="sacrebleu sentence BLEU (exp smoothing, effective order); corpus BLEU "
+        "per system.",
+        needs_references=True,
+    )
+    defaults: ClassVar[dict[str, Any]] = {
+        "reference_mode": "source",
+        "lowercase": False,
+        "tokenize": "13a",
+    }
+    packages = ("sacrebleu",)
+
+    @cached_property
+    def _bleu(self) -> Any:
+        from sacrebleu.metrics import BLEU
+
+        # sentence_bleu's settings: exp smoothing and the effective n-gram order.
+        return BLEU(
+            lowercase=self.config["lowercase"],
+            tokenize=self.config["tokenize"],
+            effective_order=True,
+        )
+
+    def bleu(self, output: str, references: Sequence[str]) -> Any:
+        return self._bleu.sentence_score(output, list(references))
+
+    def score_one(self, pair: Pair) -> ItemScore:
+        result = self.bleu(pair.output, pair_references(pair))
+        details = {
+            "precisions": [float(p) for p in result.precisions],
+            "bp": float(result.bp),
+            "sys_len": int(result.sys_len),
+            "ref_len": int(result.ref_len),
+        }
+        return ItemScore(float(result.score), float(result.score), details)
+
+    def corpus_score(self, pairs: Sequence[Pair]) -> float | None:
+        from sacrebleu.metrics import BLEU
+
+        if not pairs:
+            return None
+        corpus = BLEU(lowercase=self.config["lowercase"], tokenize=self.config["tokenize"])
+        corpus._force = True  # our data may be tokenized; the warning is noise here
+        result = corpus.corpus_score([p.output for p in pairs], reference_streams(pairs))
+        return float(result.score)
+
+
+class ChrfMetric(LexicalMetric):
+    info: ClassVar[MetricInfo] = MetricInfo(
+        name="chrf",
+        label="chrF",
+        family="lexical",
+        description="sacrebleu chrF (character 6-grams, beta 2); word_order=2 gives chrF++.",
+        needs_references=True,
+    )
+    defaults: ClassVar[dict[str, Any]] = {
+        "reference_mode": "source",
+        "word_order": 0,
+        "lowercase": False,
+    }
+    packages = ("sacrebleu",)
+
+    @cached_property
+    def _chrf(self) -> Any:
+        from sacrebleu.metrics import CHRF
+
+        return CHRF(word_order=int(self.config["word_order"]), lowercase=self.config["lowercase"])
+
+    def score_one(self, pair: Pair) -> ItemScore:
+        result = self._chrf.sentence_score(pair.output, list(pair_references(pair)))
+        return ItemScore(float(result.score), float(result.score), {})
+
+    def corpus_score(self, pairs: Sequence[Pair]) -> float | None:
+        if not pairs:
+            return None
+        result = self._chrf.corpus_score([p.output for p in pairs], reference_streams(pairs))
+        return float(result.score)
+
+
+class TerMetric(LexicalMetric):
+    info: ClassVar[MetricInfo] = MetricInfo(
+        name="ter",
+        label="TER",
+        family="lexical",
+        description="Translation edit rate (sacrebleu); shown as max(0, 100 − TER), raw = TER.",
+        needs_references=True,
+    )
+    defaults: ClassVar[dict[str, Any]] = {
+        "reference_mode": "source",
+        "normalized": False,
+        "no_punct": False,
+        "case_sensitive": False,
+    }
+    packages = ("sacrebleu",)
+
+    @cached_property
+    def _tokenizer(self) -> Any:
+        from sacrebleu.tokenizers.tokenizer_ter import TercomTokenizer
+
+        return TercomTokenizer(
+            normalized=self.config["normalized"],
+            no_punct=self.config["no_punct"],
+            case_sensitive=self.config["case_sensitive"],
+        )
+
+    def _words(self, text: str) -> list[str]:
+        return str(self._tokenizer(text.rstrip())).split()
+
+    def statistics(self, output: str, references: Sequence[str]) -> tuple[int, float]:
+        """(fewest edits over the references, mean reference length), as sacrebleu's TER."""
+        hyp = self._words(output)
+        best = None
+        total_len = 0
+        for ref in references:
+            edits, ref_len = translation_edit_rate(hyp, self._words(ref))
+            total_len += ref_len
+            best = edits if best is None or edits < best else best
+        return int(best or 0), total_len / len(references)
+
+    @staticmethod
+    def _ter(edits: float, ref_len: float) -> float:
+        if ref_len > 0:
+            return 100 * edits / ref_len
+        return 100.0 if edits > 0 else 0.0
+
+    def score_one(self, pair: Pair) -> ItemScore:
+        edits, ref_len = self.statistics(pair.output, pair_references(pair))
+        ter = self._ter(edits, ref_len)
+        return ItemScore(clip(100 - ter), ter, {"edits": edits, "ref_len": ref_len})
+
+    def corpus_score(self, pairs: Sequence[Pair]) -> float | None:
+        """Corpus TER (total edits / total mean reference length), shown as 100 − TER."""
+        if not pairs:
+            return None
+        edits = 0.0
+        ref_len = 0.0
+        for pair in pairs:
+            e, n = self.statistics(pair.output, pair_references(pair))
+            edits += e
+            ref_len += n
+        return clip(100 - self._ter(edits, ref_len))

@@ -1,0 +1,79 @@
+"""SARI as a metric of the battery: sentence SARI per item, EASSE's corpus SARI per system.
+
+Per item the default is HF evaluate's sentence SARI (`item_variant="evaluate"`); EASSE's
+corpus formula applied to one item is available as `item_variant="easse"` (it gives an
+identical output only 33.3: with no n-gram added, its add F1 is 0). Deletion is scored as
+EASSE does by default (F1); `deletion="precision"` is the other published choice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+from app.metrics.base import ItemScore, MetricInfo, Pair
+from app.metrics.lexical.common import LexicalMetric, pair_references
+from app.metrics.lexical.sari import (
+    DELETION_SCORES,
+    SariScore,
+    corpus_sari,
+    easse_item_sari,
+    sentence_sari,
+)
+from app.metrics.lexical.text import SACREBLEU_TOKENIZERS
+
+ITEM_VARIANTS = ("evaluate", "easse")
+
+
+class SariMetric(LexicalMetric):
+    info: ClassVar[MetricInfo] = MetricInfo(
+        name="sari",
+        label="SARI",
+        family="lexical",
+        description="SARI (Xu et al. 2016): sentence SARI as HF evaluate per item, corpus SARI "
+        "as EASSE per system; details carry the add / keep / delete scores.",
+        needs_references=True,
+    )
+    defaults: ClassVar[dict[str, Any]] = {
+        "reference_mode": "source",
+        "item_variant": "evaluate",
+        "deletion": "f1",
+        "lowercase": True,
+        "tokenize": "13a",
+    }
+    packages = ("sacrebleu",)
+
+    def __init__(self, **config: Any) -> None:
+        super().__init__(**config)
+        if self.config["item_variant"] not in ITEM_VARIANTS:
+            raise ValueError(f"sari: item_variant must be one of {ITEM_VARIANTS}")
+        if self.config["deletion"] not in DELETION_SCORES:
+            raise ValueError(f"sari: deletion must be one of {DELETION_SCORES}")
+        if self.config["tokenize"] not in SACREBLEU_TOKENIZERS:
+            raise ValueError(f"sari: tokenize must be one of {SACREBLEU_TOKENIZERS}")
+
+    def _item(self, pair: Pair) -> SariScore:
+        kwargs = {"lowercase": bool(self.config["lowercase"]), "tokenize": self.config["tokenize"]}
+        refs = pair_references(pair)
+        if self.config["item_variant"] == "easse":
+            return easse_item_sari(
+                pair.source, pair.output, refs, deletion=self.config["deletion"], **kwargs
+            )
+        return sentence_sari(pair.source, pair.output, refs, **kwargs)
+
+    def score_one(self, pair: Pair) -> ItemScore:
+        score = self._item(pair)
+        details = {"add": score.add, "keep": score.keep, "delete": score.delete}
+        return ItemScore(score.sari, score.sari, details)
+
+    def corpus_score(self, pairs: Sequence[Pair]) -> float | None:
+        if not pairs:
+            return None
+        return corpus_sari(
+            [p.source for p in pairs],
+            [p.output for p in pairs],
+            [pair_references(p) for p in pairs],
+            deletion=self.config["deletion"],
+            lowercase=bool(self.config["lowercase"]),
+            tokenize=self.config["tokenize"],
+        ).sari
