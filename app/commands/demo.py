@@ -1,0 +1,37 @@
+"""`meaningbench demo`: open the demo study, building it first if the user has none."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "demo",
+        help="open the demo study (60 illustrative items, two demo raters) in the app",
+        description="Build the demo study in your studies folder if it is not there yet "
+        "(an existing one is opened, never replaced), then open it in the app.",
+    )
+    parser.add_argument("--no-gui", action="store_true", help="only build it and print its path")
+    parser.add_argument(
+        "--path", type=Path, help="where the demo study lives (default: studies folder)"
+    )
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from app.datasets.demo import build_demo_study, default_demo_path
+    from db.study import open_study
+
+    path = args.path or default_demo_path()
+    existed = path.exists()
+    path = build_demo_study(path)
+    if existed:
+        open_study(path).close()  # an existing file must be a study we can open
+    print(f"{'opening' if existed else 'built'} demo study {path}")
+    if args.no_gui:
+        return 0
+    from app.ui.launch import launch
+
+    return int(launch([str(path)]) or 0)

@@ -1,0 +1,44 @@
+"""`meaningbench export STUDY OUT`: items with mean ratings and scores, or per-rater ratings."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from app.commands._common import add_json_flag, add_study_argument, open_existing_study, print_json
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "export",
+        help="export items (mean ratings, metric scores) or per-rater ratings to CSV/TSV/JSONL",
+        description="Export the study's items, one row each, with <dim>_mean and <dim>_n over "
+        "human ratings, <dim>_label for aggregate ratings published with a dataset, and one "
+        "column per metric configuration; or, with --ratings, one row per current rating "
+        "(the long shape, which `meaningbench import` reads back).",
+    )
+    add_study_argument(parser)
+    parser.add_argument("out", type=Path, help="output file: .csv, .tsv or .jsonl")
+    parser.add_argument(
+        "--ratings", action="store_true", help="one row per rating instead of one per item"
+    )
+    add_json_flag(parser)
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from app.datasets.exporters import export_format, export_study
+
+    export_format(args.out)  # a bad extension fails before the study is opened
+    study = open_existing_study(args.study)
+    try:
+        report = export_study(study, args.out, ratings=args.ratings)
+    finally:
+        study.close()
+    if args.json:
+        print_json(report.to_dict())
+    else:
+        print(
+            f"wrote {report.rows:,} rows ({report.items:,} items, {report.table}) to {report.path}"
+        )
+    return 0

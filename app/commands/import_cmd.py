@@ -1,0 +1,118 @@
+"""`meaningbench import STUDY FILE`: load a rating file into a study (created if missing)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from app.commands._common import add_json_flag, add_study_argument, print_json
+
+FORMATS = ("auto", "csv", "tsv", "jsonl", "pairs", "csmd", "long", "wide")
+
+EPILOG = """\
+shapes (detected from the columns unless --format names one):
+  pairs  one row per (source, output): source, output [, system, references, id]
+  csmd   original, simplification, label (label = mean meaning rating 0-100, kept as an
+         aggregate rating of the dataset)
+  long   one row per rating: source, output, system, annotator, dimension, rating
+  wide   one row per (item, annotator), one rating column per dimension, e.g. SimpDA 2022:
+         WorkerId, Input.original, Input.simplified, Input.system, Answer.adequacy, ...
+         (adequacy is meaning)
+
+--map FIELD=COLUMN (repeatable) names the column of a field: source, output, system,
+  references (repeat it, or a JSON list of columns), annotator, dimension, rating, label,
+  id, kind, dataset. A dimension name maps a wide rating column (meaning=Answer.adequacy);
+  a new name creates that dimension. dimension.NAME=VALUE says a long file's VALUE means
+  dimension NAME.
+
+examples:
+  meaningbench import my.mbstudy train.tsv
+  meaningbench import my.mbstudy simpDA_2022.csv --dataset simpda
+  meaningbench import my.mbstudy ratings.csv --map source=complex --map output=simple \\
+      --map meaning=adequacy_score --map annotator=rater
+"""
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "import",
+        help="import a rating file (CSV, TSV, JSONL) into a study, creating the study if needed",
+        description="Import a rating file into a study. All or nothing: a bad row stops the "
+        "import with its file, row and column, and the study is left as it was.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add_study_argument(parser)
+    parser.add_argument("file", type=Path, help="the data file (.csv, .tsv, .jsonl)")
+    parser.add_argument(
+        "--format",
+        choices=FORMATS,
+        default="auto",
+        help="container (csv, tsv, jsonl) or shape (pairs, csmd, long, wide); default: detect",
+    )
+    parser.add_argument(
+        "--map",
+        action="append",
+        default=[],
+        metavar="FIELD=COLUMN",
+        help="the column holding a field (repeatable; see below)",
+    )
+    parser.add_argument("--dataset", help="dataset name (default: the file name without suffix)")
+    parser.add_argument("--system", help="system name for rows that do not name one")
+    parser.add_argument("--encoding", default="utf-8", help="text encoding (default: utf-8)")
+    add_json_flag(parser)
+    parser.set_defaults(func=run)
+
+
+def _remove_study(path: Path) -> None:
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+
+
+def run(args: argparse.Namespace) -> int:
+    from app.datasets.importer import import_file
+    from app.errors import InputError
+    from app.jobs.base import JobContext
+    from app.jobs.terminal import run_with_progress_bar
+    from db.study import open_study
+
+    data_file: Path = args.file
+    if not data_file.exists():
+        raise InputError("no such file", file=str(data_file))
+    created = not args.study.exists()
+    study = open_study(args.study, create=True)
+    try:
+
+        def job(ctx: JobContext) -> object:
+            def progress(done: int, total: int | None, message: str) -> None:
+                percent = int(100 * done / total) if total else 0
+                ctx.progress(min(percent, 100), 100, message)
+
+            return import_file(
+                study,
+                data_file,
+                fmt=args.format,
+                mapping=args.map,
+                dataset=args.dataset,
+                system=args.system,
+                encoding=args.encoding,
+                progress=progress,
+                cancel=ctx.cancel,
+            )
+
+        quiet = bool(args.json) or not sys.stderr.isatty()
+        report = run_with_progress_bar(job, description="import", quiet=quiet)
+    except BaseException:
+        study.close()
+        if created:
+            _remove_study(args.study)  # the study did not exist before: leave no empty one
+        raise
+    study.close()
+    if args.json:
+        print_json({"study": str(args.study), "created": created, **report.to_dict()})
+    else:
+        if created:
+            print(f"created study {args.study}")
+        print("\n".join(report.summary_lines()))
+    return 0

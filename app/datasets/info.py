@@ -1,0 +1,166 @@
+"""A summary of a study from COUNT queries alone, fast on a million items.
+
+Every figure here is an aggregate that SQLite answers from an index or one scan of a
+narrow table; nothing is loaded into Python row by row.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Connection, text
+
+from db.study import Study
+
+MAX_LISTED = 50
+
+
+@dataclass
+class StudyInfo:
+    path: str
+    size_bytes: int
+    schema: str | None
+    items: int = 0
+    items_by_kind: dict[str, int] = field(default_factory=dict)
+    datasets: list[dict[str, Any]] = field(default_factory=list)
+    systems: list[dict[str, Any]] = field(default_factory=list)
+    systems_total: int = 0
+    annotators: list[dict[str, Any]] = field(default_factory=list)
+    annotators_total: int = 0
+    dimensions: list[dict[str, Any]] = field(default_factory=list)
+    ratings_current: int = 0
+    metric_runs: list[dict[str, Any]] = field(default_factory=list)
+    scores: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def lines(self) -> list[str]:
+        out = [
+            f"study {self.path} ({self.size_bytes / 1e6:.1f} MB, schema {self.schema})",
+            f"items: {self.items:,}"
+            + (
+                " (" + ", ".join(f"{k} {v:,}" for k, v in self.items_by_kind.items()) + ")"
+                if self.items_by_kind
+                else ""
+            ),
+        ]
+        out.append(f"datasets: {len(self.datasets)}")
+        for d in self.datasets:
+            flag = " [illustrative]" if d.get("meta", {}).get("illustrative") else ""
+            out.append(f"  {d['name']}: {d['items']:,} items ({d['format'] or '?'}){flag}")
+        out.append(f"systems: {self.systems_total}")
+        for s in self.systems:
+            out.append(
+                f"  {s['name'] if s['name'] is not None else '(none)'}: {s['items']:,} items"
+            )
+        if self.systems_total > len(self.systems):
+            out.append(f"  ... and {self.systems_total - len(self.systems)} more")
+        out.append(f"annotators: {self.annotators_total}")
+        for a in self.annotators:
+            out.append(f"  {a['name']} ({a['kind']}): {a['ratings']:,} ratings")
+        if self.annotators_total > len(self.annotators):
+            out.append(f"  ... and {self.annotators_total - len(self.annotators)} more")
+        out.append(f"dimensions (current ratings: {self.ratings_current:,}):")
+        for d in self.dimensions:
+            scale = f"{d['min_value']:g}–{d['max_value']:g} {d['scale']}"
+            active = "" if d["active"] else ", inactive"
+            out.append(f"  {d['name']} ({scale}{active}): {d['ratings']:,} ratings")
+        out.append(f"metric runs: {len(self.metric_runs)} ({self.scores:,} scores)")
+        for r in self.metric_runs:
+            out.append(
+                f"  #{r['id']} {r['label'] or r['metric']}: {r['status']}, {r['n_items']:,} items"
+            )
+        return out
+
+
+def _rows(conn: Connection, sql: str, **params: Any) -> list[Any]:
+    return list(conn.execute(text(sql), params))
+
+
+def study_info(study: Study) -> StudyInfo:
+    path = Path(study.path)
+    size = path.stat().st_size if path.exists() else 0
+    wal = path.with_name(path.name + "-wal")
+    if wal.exists():
+        size += wal.stat().st_size
+    with study.engine.connect() as conn:
+        schema = conn.execute(text("SELECT version_num FROM alembic_version")).scalar()
+        info = StudyInfo(path=str(path), size_bytes=size, schema=schema)
+        for kind, n in _rows(conn, "SELECT kind, COUNT(*) FROM item GROUP BY kind ORDER BY kind"):
+            info.items_by_kind[kind] = n
+        info.items = sum(info.items_by_kind.values())
+        counts = dict(_rows(conn, "SELECT dataset_id, COUNT(*) FROM item GROUP BY dataset_id"))
+        for did, name, fmt, source, imported, meta in _rows(
+            conn, "SELECT id, name, format, source_file, imported_at, meta FROM dataset ORDER BY id"
+        ):
+            info.datasets.append(
+                dict(
+                    name=name,
+                    items=counts.get(did, 0),
+                    format=fmt,
+                    source_file=source,
+                    imported_at=str(imported) if imported else None,
+                    meta=json.loads(meta) if isinstance(meta, str) and meta else (meta or {}),
+                )
+            )
+        systems = _rows(
+            conn, "SELECT system, COUNT(*) AS n FROM item GROUP BY system ORDER BY n DESC, system"
+        )
+        info.systems_total = len(systems)
+        info.systems = [dict(name=s, items=n) for s, n in systems[:MAX_LISTED]]
+        per_annotator = dict(
+            _rows(
+                conn,
+                "SELECT annotator_id, COUNT(*) FROM rating WHERE state = 'current' "
+                "GROUP BY annotator_id",
+            )
+        )
+        annotators = _rows(conn, "SELECT id, name, kind FROM annotator ORDER BY id")
+        info.annotators_total = len(annotators)
+        info.annotators = [
+            dict(name=n, kind=k, ratings=per_annotator.get(aid, 0))
+            for aid, n, k in annotators[:MAX_LISTED]
+        ]
+        per_dim = dict(
+            _rows(
+                conn,
+                "SELECT dimension_id, COUNT(*) FROM rating WHERE state = 'current' "
+                "GROUP BY dimension_id",
+            )
+        )
+        for did, name, scale, lo, hi, active in _rows(
+            conn,
+            "SELECT id, name, scale, min_value, max_value, active FROM dimension "
+            "ORDER BY position, id",
+        ):
+            info.dimensions.append(
+                dict(
+                    name=name,
+                    scale=scale,
+                    min_value=lo,
+                    max_value=hi,
+                    active=bool(active),
+                    ratings=per_dim.get(did, 0),
+                )
+            )
+        info.ratings_current = sum(per_dim.values())
+        for rid, metric, label, status, n_items, finished in _rows(
+            conn,
+            "SELECT id, metric, label, status, n_items, finished_at FROM metric_run ORDER BY id",
+        ):
+            info.metric_runs.append(
+                dict(
+                    id=rid,
+                    metric=metric,
+                    label=label,
+                    status=status,
+                    n_items=n_items,
+                    finished_at=str(finished) if finished else None,
+                )
+            )
+        info.scores = conn.execute(text("SELECT COUNT(*) FROM score")).scalar() or 0
+    return info

@@ -1,0 +1,324 @@
+"""Decide what each column of a file means: the import plan.
+
+The plan is made once from the header (and the user's `--map`) before any row is read, so
+a missing or misspelled column fails at row 1 with a suggestion, not after a million rows.
+
+Shapes:
+- `pairs`: one row per (source, output); optional per-dimension columns or a `label`
+  without an annotator column are aggregate ratings (a mean published with the data);
+- `csmd`: `original, simplification, label` — label is the mean meaning rating 0–100;
+- `long`: one row per (item, annotator, dimension, rating);
+- `wide`: one row per (item, annotator), one rating column per dimension (SimpDA 2022).
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from app.datasets.mapping import (
+    SCALAR_FIELDS,
+    SYNONYMS,
+    UserMapping,
+    closest,
+    dimension_for,
+    find_column,
+    norm,
+    rating_column_stem,
+    reference_columns,
+)
+from app.errors import InputError
+
+SHAPES = ("pairs", "csmd", "long", "wide")
+FIELD_WORDS = {
+    "source": "the source (original) sentences",
+    "output": "the outputs (simplifications)",
+    "annotator": "the annotators",
+    "dimension": "the rated dimension",
+    "rating": "the ratings",
+    "label": "the mean rating (label)",
+}
+
+
+@dataclass(frozen=True)
+class DimInfo:
+    """A dimension as the importer needs it: its name and the values its scale admits."""
+
+    name: str
+    min_value: float = 0.0
+    max_value: float = 100.0
+    scale: str = "continuous"
+    exists: bool = True
+
+
+@dataclass
+class Plan:
+    shape: str
+    source: str
+    output: str
+    system: str | None = None
+    references: list[str] = field(default_factory=list)
+    annotator: str | None = None
+    dimension: str | None = None
+    rating: str | None = None
+    id: str | None = None
+    kind: str | None = None
+    dataset: str | None = None
+    annotator_kind: str | None = None
+    n_raters: str | None = None
+    # Rating columns: dimension name -> column. Per rater when `annotator` is set (wide),
+    # otherwise aggregate ratings published with the data (pairs, csmd).
+    dims: dict[str, str] = field(default_factory=dict)
+    # Aggregate label columns (`label`, `meaning_label`): dimension -> column.
+    labels: dict[str, str] = field(default_factory=dict)
+    # Long shape: a value of the dimension column -> dimension name (from --map dimension.X=V).
+    dimension_values: dict[str, str] = field(default_factory=dict)
+    # Every dimension the import may use, with its scale; `exists=False` ones are created.
+    dimension_info: dict[str, DimInfo] = field(default_factory=dict)
+    ignored: list[str] = field(default_factory=list)
+
+    @property
+    def per_rater(self) -> bool:
+        return self.annotator is not None and self.shape in ("long", "wide")
+
+    def used_columns(self) -> dict[str, object]:
+        """Field -> column(s), for the import report."""
+        out: dict[str, object] = {}
+        for name in SCALAR_FIELDS:
+            col = getattr(self, name, None)
+            if isinstance(col, str):
+                out[name] = col
+        if self.references:
+            out["references"] = list(self.references)
+        for dim, col in self.dims.items():
+            out[dim] = col
+        for dim, col in self.labels.items():
+            out[f"{dim} (label)"] = col
+        return out
+
+
+def _lookup_column(name: str, columns: list[str], path: Path, what: str) -> str:
+    """The file's column a user named, tolerant of case; otherwise a "did you mean" error."""
+    if name in columns:
+        return name
+    folded = [c for c in columns if c.lower() == name.lower()]
+    if len(folded) == 1:
+        return folded[0]
+    guess = closest(name, columns)
+    hint = f"; did you mean {guess!r}?" if guess else f"; the columns are: {', '.join(columns)}"
+    raise InputError(
+        f"no column {name!r} (mapped to {what}){hint}", file=str(path), row=1, column=name
+    )
+
+
+def _suggest_for(field_name: str, columns: list[str]) -> str | None:
+    """A column whose name looks like a misspelling of one of the field's synonyms."""
+    best, best_ratio = None, 0.0
+    targets = [norm(s) for s in SYNONYMS.get(field_name, (field_name,))]
+    for col in columns:
+        for target in targets:
+            ratio = difflib.SequenceMatcher(None, norm(col), target).ratio()
+            if ratio > best_ratio:
+                best, best_ratio = col, ratio
+    return best if best_ratio >= 0.75 else None
+
+
+def _missing(
+    field_name: str, columns: list[str], path: Path, shape: str | None = None
+) -> InputError:
+    looked = ", ".join(SYNONYMS.get(field_name, (field_name,))[:6])
+    guess = _suggest_for(field_name, columns)
+    hint = (
+        f"did you mean {guess!r}? (--map {field_name}={guess})"
+        if guess
+        else f"name it with --map {field_name}=COLUMN"
+    )
+    what = FIELD_WORDS.get(field_name, field_name)
+    where = f" for the {shape} shape" if shape else ""
+    return InputError(
+        f"no column for {what}{where} (looked for: {looked}); the columns are: "
+        f"{', '.join(columns)}; {hint}",
+        file=str(path),
+        row=1,
+    )
+
+
+def make_plan(
+    columns: list[str],
+    user: UserMapping,
+    *,
+    shape: str | None,
+    known: dict[str, DimInfo],
+    path: Path,
+) -> Plan:
+    """Match columns to fields; `shape=None` detects it. Raises InputError at row 1."""
+    used: set[str] = set()
+    chosen: dict[str, str | None] = {}
+
+    for name, col in user.fields.items():
+        chosen[name] = _lookup_column(col, columns, path, name)
+        used.add(chosen[name])  # type: ignore[arg-type]
+    references = [_lookup_column(c, columns, path, "references") for c in user.references]
+    used.update(references)
+
+    dims: dict[str, str] = {}
+    info = dict(known)
+    for dim_name, col in user.dimensions.items():
+        column = _lookup_column(col, columns, path, f"dimension {dim_name}")
+        target = dimension_for(dim_name, known) or dim_name
+        if target not in info:
+            # Mapped explicitly by the user: the one case where a dimension is created.
+            info[target] = DimInfo(target, exists=False)
+        if target in dims:
+            raise InputError(f"--map: two columns for dimension {target!r}", file=str(path), row=1)
+        dims[target] = column
+        used.add(column)
+    for value, dim_name in user.dimension_values.items():
+        target = dimension_for(dim_name, known) or dim_name
+        if target not in info:
+            info[target] = DimInfo(target, exists=False)
+        user.dimension_values[value] = target
+
+    free = [c for c in columns if c not in used]
+    for name in SCALAR_FIELDS:
+        if name in chosen:
+            continue
+        col = find_column(free, SYNONYMS[name])
+        chosen[name] = col
+        if col is not None:
+            free.remove(col)
+    # `rating`/`dimension` synonyms (score, value, question, ...) only mean the long shape
+    # when both are there; alone they are ordinary columns.
+    explicit_long = "rating" in user.fields or "dimension" in user.fields
+    if (
+        shape != "long"
+        and not explicit_long
+        and (chosen.get("rating") is None or chosen.get("dimension") is None)
+    ):
+        for name in ("rating", "dimension"):
+            col = chosen.get(name)
+            if col is not None:
+                free.append(col)
+            chosen[name] = None
+    if not user.references:
+        references = reference_columns(free)
+        free = [c for c in free if c not in references]
+
+    labels: dict[str, str] = {}
+    ignored: list[str] = []
+    for col in list(free):
+        low = norm(col)
+        if low.endswith("label") and len(low) > len("label"):
+            target = dimension_for(col[: -len("label")].rstrip(" _.-"), known)
+            if target is not None and target not in labels:
+                labels[target] = col
+                free.remove(col)
+                continue
+        stem, marked = rating_column_stem(col)
+        target = dimension_for(stem, known)
+        if target is not None:
+            if target in dims:
+                raise InputError(
+                    f"two columns hold {target!r} ratings ({dims[target]!r} and {col!r}); "
+                    f"choose one with --map {target}=COLUMN",
+                    file=str(path),
+                    row=1,
+                    column=col,
+                )
+            dims[target] = col
+            free.remove(col)
+        elif marked:
+            raise InputError(
+                f"the ratings in this column are for a dimension {stem!r} the study does not "
+                f"have (it has: {', '.join(known)}); map it to one with --map DIMENSION={col}, "
+                f"or create it with --map {stem.replace(' ', '_')}={col}",
+                file=str(path),
+                row=1,
+                column=col,
+            )
+        else:
+            ignored.append(col)
+
+    label_col = chosen.pop("label", None)
+    annotator = chosen.get("annotator")
+    if label_col is not None:
+        if "meaning" not in known:
+            raise InputError(
+                "the study has no 'meaning' dimension for the label column",
+                file=str(path),
+                row=1,
+                column=label_col,
+            )
+        if annotator is not None and "meaning" not in dims:
+            # Beside an annotator column, a label is that rater's own rating.
+            dims["meaning"] = label_col
+        elif "meaning" not in labels:
+            labels["meaning"] = label_col
+        else:
+            ignored.append(label_col)
+
+    if shape is None:
+        if chosen.get("dimension") and chosen.get("rating"):
+            shape = "long"
+        elif annotator is not None and dims:
+            shape = "wide"
+        elif (
+            label_col is not None
+            and not dims
+            and norm(chosen.get("source") or "") == "original"
+            and norm(chosen.get("output") or "") == "simplification"
+        ):
+            shape = "csmd"
+        else:
+            shape = "pairs"
+
+    for name in ("source", "output"):
+        if chosen.get(name) is None:
+            raise _missing(name, columns, path)
+    if shape == "long":
+        for name in ("dimension", "rating"):
+            if chosen.get(name) is None:
+                raise _missing(name, columns, path, "long")
+        for col in dims.values():
+            ignored.append(col)
+        dims = {}
+    elif shape == "wide":
+        if annotator is None:
+            raise _missing("annotator", columns, path, "wide")
+        if not dims:
+            raise InputError(
+                "no rating columns for the wide shape (e.g. Answer.adequacy, fluency); "
+                "name them with --map meaning=COLUMN",
+                file=str(path),
+                row=1,
+            )
+    elif shape == "csmd" and "meaning" not in labels and "meaning" not in dims:
+        raise _missing("label", columns, path, "csmd")
+    if shape in ("pairs", "csmd") and annotator is not None:
+        ignored.append(annotator)
+        chosen["annotator"] = None
+    if shape != "long" and chosen.get("annotator_kind"):
+        ignored.append(chosen["annotator_kind"])  # type: ignore[arg-type]
+        chosen["annotator_kind"] = None
+
+    unknown_values = [v for v, d in user.dimension_values.items() if d not in info]
+    if unknown_values:  # pragma: no cover - every mapped value was added to `info` above
+        raise InputError(f"--map: unknown dimension for {unknown_values!r}")
+
+    plan = Plan(
+        shape=shape,
+        source=chosen["source"],  # type: ignore[arg-type]
+        output=chosen["output"],  # type: ignore[arg-type]
+        references=references,
+        dims=dims,
+        labels=labels,
+        dimension_values=dict(user.dimension_values),
+        dimension_info=info,
+        ignored=ignored,
+    )
+    for name in SCALAR_FIELDS:
+        if name in ("source", "output", "label"):
+            continue
+        setattr(plan, name, chosen.get(name))
+    return plan

@@ -1,0 +1,305 @@
+"""Streaming readers for CSV/TSV and JSONL files, with row numbers a user can find.
+
+Rows are decoded one physical line at a time, so a bad byte is reported at the row that
+holds it instead of somewhere in a decoded block, and a file of any size is read in
+constant memory. Row numbers are what a spreadsheet shows: in CSV the header is row 1 and
+a quoted field that spans lines still counts as one row; in JSONL the row is the line.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from app.errors import InputError
+
+SNIFF_BYTES = 64 * 1024
+DELIMITERS = (",", "\t", ";", "|")
+# csv's default field limit (128 KiB) is too small for whole paragraphs; raise it once.
+FIELD_LIMIT = 16 * 1024 * 1024
+JSONL_SCAN_LINES = 1000
+
+# Signatures of files people pick by mistake, with a hint about what to do instead.
+_SIGNATURES: tuple[tuple[bytes, str], ...] = (
+    (b"PK\x03\x04", "a ZIP archive (an Excel .xlsx workbook?): save the sheet as CSV (UTF-8)"),
+    (b"\xd0\xcf\x11\xe0", "an old Excel/Office document: save the sheet as CSV (UTF-8)"),
+    (b"SQLite format 3\x00", "an SQLite database (a study file?), not a data file"),
+    (b"\x1f\x8b", "a gzip archive: decompress it first"),
+    (b"%PDF", "a PDF document"),
+    (b"\x89PNG", "a PNG image"),
+    (b"\xff\xd8\xff", "a JPEG image"),
+)
+
+
+@dataclass
+class ByteCounter:
+    """How far the reader got, for progress reporting."""
+
+    done: int = 0
+
+
+class _DecodeProblem(Exception):
+    def __init__(self, exc: UnicodeDecodeError) -> None:
+        super().__init__(str(exc))
+        self.exc = exc
+
+
+@dataclass
+class TableSource:
+    """An opened data file: its columns and a stream of (row number, record)."""
+
+    path: Path
+    container: str  # "csv" | "jsonl"
+    columns: list[str]
+    delimiter: str | None = None
+    encoding: str = "utf-8"
+    size: int = 0
+    counter: ByteCounter = field(default_factory=ByteCounter)
+
+    def rows(self) -> Iterator[tuple[int, Any]]:
+        """Records as lists aligned with `columns` (CSV) or dicts (JSONL)."""
+        if self.container == "jsonl":
+            return _jsonl_rows(self)
+        return _csv_rows(self)
+
+
+def check_text_file(path: Path, head: bytes) -> None:
+    """Refuse files that are not text before any parsing produces a confusing error."""
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise InputError(
+            "the file is UTF-16 encoded; save it as UTF-8 (e.g. 'CSV UTF-8' in a spreadsheet)",
+            file=str(path),
+        )
+    for magic, what in _SIGNATURES:
+        if head.startswith(magic):
+            raise InputError(f"not a text data file: {what}", file=str(path))
+    if b"\x00" in head:
+        raise InputError("not a text file (it contains NUL bytes; a binary file?)", file=str(path))
+
+
+def _decode(raw: bytes, encoding: str) -> str:
+    try:
+        return raw.decode(encoding)
+    except UnicodeDecodeError as exc:
+        raise _DecodeProblem(exc) from None
+    except LookupError as exc:
+        raise InputError(f"unknown encoding {encoding!r}") from exc
+
+
+def _decode_message(problem: _DecodeProblem, encoding: str) -> str:
+    exc = problem.exc
+    bad = exc.object[exc.start : exc.start + 1].hex()
+    hint = (
+        "save the file as UTF-8, or name its encoding with --encoding (e.g. --encoding cp1252)"
+        if encoding.replace("-", "").lower() in ("utf8", "utf8sig")
+        else "check the --encoding given"
+    )
+    return f"not valid {encoding} text (byte 0x{bad} at character {exc.start + 1}); {hint}"
+
+
+def _lines(fh: BinaryIO, counter: ByteCounter, encoding: str) -> Iterator[str]:
+    first = True
+    for raw in fh:
+        counter.done += len(raw)
+        text = _decode(raw, encoding)
+        if first:
+            text = text.removeprefix("\ufeff")
+            first = False
+        yield text
+
+
+def _choose_delimiter(path: Path, header_line: str, sample_lines: list[str]) -> str:
+    """The delimiter that splits the header into the most columns, consistently.
+
+    csv.Sniffer is easily fooled by commas inside sentences; the header line rarely has
+    any, so count fields there and break ties by the file's extension.
+    """
+    preferred = "\t" if path.suffix.lower() in (".tsv", ".tab") else ","
+    order = [preferred] + [d for d in DELIMITERS if d != preferred]
+    best, best_n = preferred, 1
+    for delim in order:
+        try:
+            n = len(next(csv.reader([header_line], delimiter=delim)))
+        except (csv.Error, StopIteration):
+            continue
+        if n > best_n:
+            best, best_n = delim, n
+    if best_n == 1 and sample_lines:
+        try:
+            return (
+                csv.Sniffer().sniff("".join(sample_lines), delimiters="".join(DELIMITERS)).delimiter
+            )
+        except csv.Error:
+            return preferred
+    return best
+
+
+def open_table(path: Path, *, container: str | None = None, encoding: str = "utf-8") -> TableSource:
+    """Open a data file: check it is text, find its container, delimiter and columns."""
+    if not path.exists():
+        raise InputError("no such file", file=str(path))
+    if path.is_dir():
+        raise InputError("a folder, not a data file", file=str(path))
+    size = path.stat().st_size
+    with path.open("rb") as fh:
+        head = fh.read(SNIFF_BYTES)
+    check_text_file(path, head)
+    if not head.strip():
+        raise InputError("the file is empty", file=str(path))
+    if container is None:
+        suffix = path.suffix.lower()
+        if suffix in (".jsonl", ".ndjson", ".json"):
+            container = "jsonl"
+        elif suffix in (".csv", ".tsv", ".tab", ".txt"):
+            container = "csv"
+        else:
+            container = "jsonl" if head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{") else "csv"
+    if container == "jsonl":
+        columns = _scan_jsonl_columns(path, encoding)
+        return TableSource(path, "jsonl", columns, encoding=encoding, size=size)
+    return _open_csv(path, encoding, size, forced_delimiter=None)
+
+
+def open_csv(path: Path, *, delimiter: str | None, encoding: str = "utf-8") -> TableSource:
+    source = open_table(path, container="csv", encoding=encoding)
+    if delimiter is not None and source.delimiter != delimiter:
+        return _open_csv(path, encoding, source.size, forced_delimiter=delimiter)
+    return source
+
+
+def _open_csv(path: Path, encoding: str, size: int, forced_delimiter: str | None) -> TableSource:
+    if csv.field_size_limit() < FIELD_LIMIT:
+        csv.field_size_limit(FIELD_LIMIT)
+    sample: list[str] = []
+    with path.open("rb") as fh:
+        try:
+            for i, line in enumerate(_lines(fh, ByteCounter(), encoding)):
+                sample.append(line)
+                if i >= 50:
+                    break
+        except _DecodeProblem as problem:
+            if not sample:
+                raise InputError(
+                    _decode_message(problem, encoding), file=str(path), row=1
+                ) from None
+    header_line = next((line for line in sample if line.strip()), "")
+    delimiter = forced_delimiter or _choose_delimiter(path, header_line, sample)
+    try:
+        header = next(csv.reader([header_line], delimiter=delimiter))
+    except csv.Error as exc:
+        raise InputError(f"cannot read the header: {exc}", file=str(path), row=1) from None
+    columns = [c.strip() for c in header]
+    if not any(columns):
+        raise InputError("the header row is empty", file=str(path), row=1)
+    for i, col in enumerate(columns):
+        if not col:
+            raise InputError(f"column {i + 1} of the header has no name", file=str(path), row=1)
+    seen: set[str] = set()
+    for col in columns:
+        if col in seen:
+            raise InputError(f"the header names column {col!r} twice", file=str(path), row=1)
+        seen.add(col)
+    return TableSource(path, "csv", columns, delimiter=delimiter, encoding=encoding, size=size)
+
+
+def _csv_rows(source: TableSource) -> Iterator[tuple[int, Any]]:
+    width = len(source.columns)
+    path = str(source.path)
+    with source.path.open("rb") as fh:
+        reader = csv.reader(
+            _lines(fh, source.counter, source.encoding),
+            delimiter=source.delimiter or ",",
+            quotechar='"',
+            doublequote=True,
+        )
+        row = 0
+        header_seen = False
+        while True:
+            row += 1
+            try:
+                record = next(reader)
+            except StopIteration:
+                return
+            except _DecodeProblem as problem:
+                raise InputError(
+                    _decode_message(problem, source.encoding), file=path, row=row
+                ) from None
+            except csv.Error as exc:
+                raise InputError(f"malformed CSV: {exc}", file=path, row=row) from None
+            if not header_seen:
+                if not record or not any(f.strip() for f in record):
+                    row -= 1  # leading blank lines are not the header; keep the header row 1
+                    continue
+                header_seen = True
+                continue
+            if not record or (len(record) == 1 and not record[0].strip()):
+                continue  # a blank line
+            if len(record) != width:
+                if len(record) > width and not any(f.strip() for f in record[width:]):
+                    record = record[:width]
+                else:
+                    hint = (
+                        " (an opening quote without its closing quote?)"
+                        if any("\n" in f for f in record)
+                        else ""
+                    )
+                    raise InputError(
+                        f"this row has {len(record)} fields, the header has {width}{hint}",
+                        file=path,
+                        row=row,
+                    )
+            yield row, record
+
+
+def _scan_jsonl_columns(path: Path, encoding: str) -> list[str]:
+    """Columns of a JSONL file: the keys of its first objects, in first-seen order."""
+    columns: dict[str, None] = {}
+    with path.open("rb") as fh:
+        lines = _numbered_jsonl(fh, ByteCounter(), encoding, str(path))
+        for n, (line_no, line) in enumerate(lines, start=1):
+            obj = _parse_json_line(line, line_no, str(path))
+            for key in obj:
+                columns.setdefault(str(key), None)
+            if n >= JSONL_SCAN_LINES:
+                break
+    if not columns:
+        raise InputError("no JSON objects found", file=str(path))
+    return list(columns)
+
+
+def _numbered_jsonl(
+    fh: BinaryIO, counter: ByteCounter, encoding: str, path: str
+) -> Iterator[tuple[int, str]]:
+    for line_no, raw in enumerate(fh, start=1):
+        counter.done += len(raw)
+        try:
+            text = _decode(raw, encoding)
+        except _DecodeProblem as problem:
+            raise InputError(_decode_message(problem, encoding), file=path, row=line_no) from None
+        if line_no == 1:
+            text = text.removeprefix("\ufeff")
+        if text.strip():
+            yield line_no, text
+
+
+def _parse_json_line(line: str, line_no: int, path: str) -> dict[str, Any]:
+    try:
+        obj = json.loads(line)
+    except ValueError as exc:
+        raise InputError(f"not valid JSON: {exc}", file=path, row=line_no) from None
+    if not isinstance(obj, dict):
+        raise InputError(
+            f"expected a JSON object per line, found {type(obj).__name__}", file=path, row=line_no
+        )
+    return obj
+
+
+def _jsonl_rows(source: TableSource) -> Iterator[tuple[int, Any]]:
+    path = str(source.path)
+    with source.path.open("rb") as fh:
+        for line_no, line in _numbered_jsonl(fh, source.counter, source.encoding, path):
+            yield line_no, _parse_json_line(line, line_no, path)

@@ -1,0 +1,265 @@
+"""Bad input fails with file, row and column, and leaves the study exactly as it was."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from app.datasets.importer import import_file
+from app.errors import InputError
+from app.runtime import Cancelled, CancelToken
+from db.study import create_study, open_study
+from tests.datasets.helpers import snapshot, write
+
+GOOD = (
+    "source,output,system,annotator,meaning\n"
+    "The old bridge was closed.,The bridge closed.,s1,r1,80\n"
+    "The old bridge was closed.,Bridge shut.,s2,r1,70\n"
+)
+
+
+@pytest.fixture
+def study_path(tmp_path: Path) -> Path:
+    """A study with some content, closed (so its WAL is checkpointed into the main file)."""
+    path = tmp_path / "s.mbstudy"
+    study = create_study(path)
+    import_file(study, write(tmp_path / "good.csv", GOOD), dataset="base")
+    study.close()
+    assert not Path(f"{path}-wal").exists()
+    return path
+
+
+def _assert_unchanged(study_path: Path, attempt: Any) -> InputError:
+    before_bytes = study_path.read_bytes()
+    study = open_study(study_path)
+    before = snapshot(study)
+    try:
+        with pytest.raises(InputError) as info:
+            attempt(study)
+        assert snapshot(study) == before
+    finally:
+        study.close()
+    assert study_path.read_bytes() == before_bytes
+    return info.value
+
+
+CASES: list[tuple[str, bytes, dict[str, Any], int | None, str | None, str]] = [
+    (
+        "latin1.csv",
+        "source,output\nS.,O.\nCafé noir.,Coffee.\n".encode("latin-1"),
+        {},
+        3,
+        None,
+        "not valid utf-8",
+    ),
+    ("utf16.csv", "source,output\nS.,O.\n".encode("utf-16"), {}, None, None, "UTF-16"),
+    ("binary.csv", b"\x00\x01\x02\x03garbage\xff\xfe\x00", {}, None, None, "not a text file"),
+    ("book.csv", b"PK\x03\x04\x14\x00\x06\x00rest-of-a-workbook", {}, None, None, "xlsx"),
+    ("empty.csv", b"", {}, None, None, "empty"),
+    ("header.csv", b"source,output\n", {}, None, None, "no data rows"),
+    ("nosrc.csv", b"text_a,output\nS.,O.\n", {}, 1, None, "no column for the source"),
+    ("typo.csv", b"orignal,simplification,label\nS.,O.,5\n", {}, 1, None, "did you mean 'orignal'"),
+    (
+        "map.csv",
+        b"original,simplification\nS.,O.\n",
+        {"mapping": ["source=orignal"]},
+        1,
+        "orignal",
+        "did you mean 'original'",
+    ),
+    (
+        "nan.csv",
+        b"original,simplification,label\nS.,O.,5\nT.,P.,abc\n",
+        {},
+        3,
+        "label",
+        "not a number",
+    ),
+    (
+        "nan2.csv",
+        b"original,simplification,label\nS.,O.,nan\n",
+        {},
+        2,
+        "label",
+        "not a finite number",
+    ),
+    (
+        "scale.csv",
+        b"original,simplification,label\nS.,O.,120\n",
+        {},
+        2,
+        "label",
+        "outside the dimension's scale",
+    ),
+    ("neg.csv", b"source,output,annotator,fluency\nS.,O.,a,-5\n", {}, 2, "fluency", "outside"),
+    ("esrc.csv", b"source,output\nS.,O.\n  ,P.\n", {}, 3, "source", "source is empty"),
+    ("eout.csv", b"source,output\nS.,O.\nT.,\n", {}, 3, "output", "output is empty"),
+    (
+        "ragged.csv",
+        b"source,output\nS.,O.\nT.,P.,extra\n",
+        {},
+        3,
+        None,
+        "3 fields, the header has 2",
+    ),
+    ("quote.csv", b'source,output\nS.,O.\n"T.,P.\nU.,Q.\n', {}, 3, None, "closing quote"),
+    ("dupcol.csv", b"source,output,source\nS.,O.,T.\n", {}, 1, None, "twice"),
+    (
+        "dim.csv",
+        b"source,output,annotator,aspect,rating\nS.,O.,a,coherence,5\n",
+        {},
+        2,
+        "aspect",
+        "no dimension 'coherence'",
+    ),
+    (
+        "marked.csv",
+        b"source,output,WorkerId,Answer.coherence\nS.,O.,a,5\n",
+        {},
+        1,
+        "Answer.coherence",
+        "--map coherence=Answer.coherence",
+    ),
+    (
+        "noann.csv",
+        b"source,output,annotator,meaning\nS.,O.,a,5\nT.,P.,,6\n",
+        {},
+        3,
+        "annotator",
+        "annotator is empty",
+    ),
+    ("kind.csv", b"source,output,kind\nS.,O.,weird\n", {}, 2, "kind", "unknown item kind"),
+    (
+        "akind.csv",
+        b"source,output,annotator,dimension,rating,annotator_kind\nS.,O.,r1,meaning,5,aggregate\n",
+        {},
+        2,
+        "rating",
+        "is human in the study",
+    ),
+    (
+        "long.csv",
+        b"source,output,annotator,dimension,rating\nS.,O.,a,meaning,\n",
+        {},
+        2,
+        "rating",
+        "rating is empty",
+    ),
+    ("wide.csv", b"source,output\nS.,O.\n", {"fmt": "wide"}, 1, None, "annotators"),
+    (
+        "broken.jsonl",
+        b'{"source": "S.", "output": "O."}\n{"source": "T.", \n',
+        {},
+        2,
+        None,
+        "not valid JSON",
+    ),
+    (
+        "list.jsonl",
+        b'{"source": "S.", "output": "O."}\n[1, 2]\n',
+        {},
+        2,
+        None,
+        "expected a JSON object",
+    ),
+    ("obj.jsonl", b'{"source": {"a": 1}, "output": "O."}\n', {}, 1, "source", "expected text"),
+    (
+        "bool.jsonl",
+        b'{"source": "S.", "output": "O.", "annotator": "a", "meaning": true}\n',
+        {},
+        1,
+        "meaning",
+        "not a number",
+    ),
+    (
+        "newdim.csv",
+        b"source,output,annotator,coh\nS.,O.,a,5\nT.,P.,a,500\n",
+        {"mapping": ["coherence=coh"]},
+        3,
+        "coh",
+        "outside",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "kwargs", "row", "column", "fragment"), CASES, ids=[c[0] for c in CASES]
+)
+def test_bad_input_is_located_and_changes_nothing(
+    study_path: Path,
+    tmp_path: Path,
+    name: str,
+    data: bytes,
+    kwargs: dict[str, Any],
+    row: int | None,
+    column: str | None,
+    fragment: str,
+) -> None:
+    f = tmp_path / name
+    f.write_bytes(data)
+    err = _assert_unchanged(study_path, lambda s: import_file(s, f, **kwargs))
+    assert err.file == str(f)
+    assert err.row == row, str(err)
+    assert err.column == column, str(err)
+    assert fragment.lower() in str(err).lower()
+    assert str(f) in str(err)
+
+
+def _big_file(path: Path, n: int, last: str) -> Path:
+    def lines() -> Iterator[str]:
+        yield "source,output,system,label\n"
+        for i in range(n - 1):
+            yield f"Source sentence number {i}.,Output {i}.,sys{i % 3},{i % 101}\n"
+        yield last
+
+    with path.open("w", encoding="utf-8") as fh:
+        fh.writelines(lines())
+    return path
+
+
+def test_error_after_several_written_batches_rolls_everything_back(
+    study_path: Path, tmp_path: Path
+) -> None:
+    # 45,000 rows: two batches are written to the journal before the bad last row.
+    f = _big_file(tmp_path / "big.csv", 45_000, "Last.,Out.,sys,101\n")
+    err = _assert_unchanged(study_path, lambda s: import_file(s, f))
+    assert (err.row, err.column) == (45_001, "label")
+
+
+def test_cancel_rolls_back(study_path: Path, tmp_path: Path) -> None:
+    f = _big_file(tmp_path / "big.csv", 30_000, "Last.,Out.,sys,5\n")
+    token = CancelToken()
+
+    def progress(done: int, total: int | None, message: str) -> None:
+        token.cancel()
+
+    bytes_before = study_path.read_bytes()
+    study = open_study(study_path)
+    snap = snapshot(study)
+    with pytest.raises(Cancelled):
+        import_file(study, f, progress=progress, cancel=token)
+    assert snapshot(study) == snap
+    study.close()
+    assert study_path.read_bytes() == bytes_before
+
+
+def test_missing_file_and_folder(new_study, tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="no such file"):
+        import_file(new_study, tmp_path / "nope.csv")
+    with pytest.raises(InputError, match="folder"):
+        import_file(new_study, tmp_path)
+
+
+def test_bad_options(new_study, tmp_path: Path) -> None:
+    f = write(tmp_path / "p.csv", "source,output\nS.,O.\n")
+    with pytest.raises(InputError, match="FIELD=COLUMN"):
+        import_file(new_study, f, mapping=["source"])
+    with pytest.raises(InputError, match="unknown format"):
+        import_file(new_study, f, fmt="xlsx")
+    with pytest.raises(InputError, match="dataset name is empty"):
+        import_file(new_study, f, dataset="  ")
+    with pytest.raises(InputError, match="unknown encoding"):
+        import_file(new_study, f, encoding="no-such-codec")
