@@ -153,6 +153,8 @@ class AnnotationSettings:
                 f"Quality control: {self.qc.total()} control items per 100 is too many "
                 f"(at most {MAX_QC_PER_100})."
             )
+        if self.datasets is not None and not self.datasets:
+            raise UserError("Choose at least one dataset for the queues.")
         if self.dimensions and not any(d.active for d in self.dimensions):
             raise UserError("At least one rating dimension must be active.")
         for d in self.dimensions:

@@ -1,0 +1,185 @@
+"""What opens over or beside the rating screen: the keymap overlay, guidelines, flag dialog."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtGui import (
+    QColor,
+    QFont,
+    QPainter,
+    QPaintEvent,
+    QPalette,
+    QTextCharFormat,
+    QTextCursor,
+    QTextFormat,
+)
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QFrame,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.ui.annotation.keymap import KEYMAP
+from app.ui.annotation.scales import blend
+
+
+class KeymapOverlay(QWidget):
+    """A card listing every key, over a dimmed screen; ?, F1 or Esc closes it."""
+
+    def __init__(self, parent: QWidget) -> None:
+        super().__init__(parent)
+        self.setObjectName("keymapOverlay")
+        self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, False)
+        outer = QVBoxLayout(self)
+        outer.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        card = QFrame(self)
+        card.setObjectName("keymapCard")
+        card.setAutoFillBackground(True)
+        card.setFrameShape(QFrame.Shape.StyledPanel)
+        grid = QGridLayout(card)
+        grid.setContentsMargins(28, 22, 28, 22)
+        grid.setHorizontalSpacing(28)
+        grid.setVerticalSpacing(9)
+        title = QLabel("Keyboard")
+        tf = QFont(title.font())
+        tf.setPointSizeF(tf.pointSizeF() * 1.3)
+        tf.setWeight(QFont.Weight.DemiBold)
+        title.setFont(tf)
+        grid.addWidget(title, 0, 0, 1, 2)
+        for row, (keys, action) in enumerate(KEYMAP, start=1):
+            k = QLabel(keys)
+            kf = QFont(k.font())
+            kf.setWeight(QFont.Weight.DemiBold)
+            k.setFont(kf)
+            grid.addWidget(k, row, 0, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop)
+            grid.addWidget(QLabel(action), row, 1)
+        outer.addWidget(card)
+        parent.installEventFilter(self)
+        self.hide()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.parent() and event.type() == QEvent.Type.Resize:
+            self.setGeometry(self.parentWidget().rect())
+        return False
+
+    def toggle(self) -> None:
+        if self.isVisible():
+            self.hide()
+        else:
+            self.setGeometry(self.parentWidget().rect())
+            self.raise_()
+            self.show()
+
+    def paintEvent(self, _event: QPaintEvent) -> None:
+        p = QPainter(self)
+        shade = QColor(self.palette().color(QPalette.ColorRole.Shadow))
+        shade.setAlpha(110)
+        p.fillRect(self.rect(), shade)
+        p.end()
+
+
+class GuidelinesPanel(QFrame):
+    """The study's guidelines (Markdown), beside the pair; G shows and hides it."""
+
+    def __init__(self, markdown: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("guidelinesPanel")
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setAutoFillBackground(True)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(18, 14, 12, 14)
+        head = QHBoxLayout()
+        title = QLabel("Guidelines")
+        tf = QFont(title.font())
+        tf.setWeight(QFont.Weight.DemiBold)
+        title.setFont(tf)
+        self.close_button = QPushButton("Close  G")
+        self.close_button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.close_button.setFlat(True)
+        self.close_button.clicked.connect(self.hide)
+        head.addWidget(title)
+        head.addStretch(1)
+        head.addWidget(self.close_button)
+        self.browser = QTextBrowser()
+        self.browser.setFrameShape(QFrame.Shape.NoFrame)
+        self.browser.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.browser.setOpenExternalLinks(True)
+        self.browser.setStyleSheet("QTextBrowser { background: transparent; }")
+        self.browser.viewport().setAutoFillBackground(False)
+        self.browser.setMarkdown(markdown)
+        _tame_headings(self.browser)
+        layout.addLayout(head)
+        layout.addWidget(self.browser, 1)
+        pal = self.palette()
+        pal.setColor(
+            QPalette.ColorRole.Window,
+            blend(pal.color(QPalette.ColorRole.Window), pal.color(QPalette.ColorRole.Base), 0.5),
+        )
+        self.setPalette(pal)
+        self.setMinimumWidth(300)
+        self.hide()
+
+
+def _tame_headings(browser: QTextBrowser) -> None:
+    """Markdown headings at Qt's default sizes dwarf a side panel; scale them down."""
+    doc = browser.document()
+    base = browser.font().pointSizeF()
+    sizes = {1: 1.3, 2: 1.18, 3: 1.08}
+    block = doc.begin()
+    while block.isValid():
+        level = block.blockFormat().headingLevel()
+        if level:
+            cursor = QTextCursor(block)
+            cursor.movePosition(
+                QTextCursor.MoveOperation.EndOfBlock, QTextCursor.MoveMode.KeepAnchor
+            )
+            fmt = QTextCharFormat()
+            # The importer sizes headings by a relative adjustment; replace it by a size.
+            fmt.setProperty(QTextFormat.Property.FontSizeAdjustment, 0)
+            fmt.setFontPointSize(base * sizes.get(level, 1.0))
+            cursor.mergeCharFormat(fmt)
+        block = block.next()
+
+
+class FlagDialog(QDialog):
+    """Flag an item with an optional comment; on a flagged item it can also remove the flag."""
+
+    REMOVE = 2  # result code besides Accepted / Rejected
+
+    def __init__(self, comment: str | None, flagged: bool, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Flag this item")
+        self.setObjectName("flagDialog")
+        layout = QVBoxLayout(self)
+        layout.addWidget(
+            QLabel("Flag a pair that is broken, unreadable or that you could not judge.")
+        )
+        self.comment = QPlainTextEdit(comment or "")
+        self.comment.setPlaceholderText("Comment (optional)")
+        self.comment.setMinimumSize(420, 110)
+        layout.addWidget(self.comment)
+        buttons = QDialogButtonBox()
+        self.flag_button = buttons.addButton("Flag", QDialogButtonBox.ButtonRole.AcceptRole)
+        self.remove_button: QPushButton | None = None
+        if flagged:
+            self.remove_button = buttons.addButton(
+                "Remove flag", QDialogButtonBox.ButtonRole.DestructiveRole
+            )
+            self.remove_button.clicked.connect(lambda: self.done(self.REMOVE))
+        buttons.addButton(QDialogButtonBox.StandardButton.Cancel)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        self.flag_button.setDefault(True)
+        layout.addWidget(buttons)
+        self.comment.setFocus()
+
+    def comment_text(self) -> str:
+        return self.comment.toPlainText().strip()

@@ -1,0 +1,91 @@
+"""One rating dimension on screen: its question, end labels, the scale and its number."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QFont, QPalette
+from PySide6.QtWidgets import QGridLayout, QLabel, QSizePolicy, QWidget
+
+from app.annotation.model import Scale
+from app.ui.annotation.scales import RatingScale, blend, make_scale
+
+UNSET_TEXT = "—"
+
+
+def format_value(value: float | None) -> str:
+    return UNSET_TEXT if value is None else f"{value:g}"
+
+
+class DimensionRow(QWidget):
+    def __init__(self, scale: Scale, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName(f"dimension-{scale.name}")
+        self.scale = make_scale(scale, self)
+        grid = QGridLayout(self)
+        grid.setContentsMargins(0, 0, 0, 0)
+        grid.setHorizontalSpacing(14)
+        grid.setVerticalSpacing(6)
+
+        question = scale.question or scale.name.capitalize()
+        self.question = QLabel(question)
+        self.question.setWordWrap(True)
+        qf = QFont(self.font())
+        qf.setPointSizeF(qf.pointSizeF() * 1.12)
+        qf.setWeight(QFont.Weight.DemiBold)
+        self.question.setFont(qf)
+
+        self.low = QLabel(scale.label_low)
+        self.high = QLabel(scale.label_high)
+        for label, align in (
+            (self.low, Qt.AlignmentFlag.AlignRight),
+            (self.high, Qt.AlignmentFlag.AlignLeft),
+        ):
+            label.setAlignment(align | Qt.AlignmentFlag.AlignVCenter)
+            label.setWordWrap(True)
+            label.setFixedWidth(150)
+            label.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Preferred)
+
+        self.number = QLabel(UNSET_TEXT)
+        self.number.setObjectName("valueDisplay")
+        nf = QFont(self.font())
+        nf.setPointSizeF(nf.pointSizeF() * 1.9)
+        nf.setWeight(QFont.Weight.DemiBold)
+        nf.setStyleHint(QFont.StyleHint.Monospace)
+        self.number.setFont(nf)
+        self.number.setFixedWidth(78)
+        self.number.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.number.setToolTip("The value you gave; — means not rated yet")
+
+        grid.addWidget(self.question, 0, 1, 1, 3)
+        grid.addWidget(self.low, 1, 0)
+        grid.addWidget(self.scale, 1, 1, 1, 2)
+        grid.addWidget(self.high, 1, 3)
+        grid.addWidget(self.number, 1, 4)
+        grid.setColumnStretch(1, 1)
+        grid.setColumnStretch(2, 1)
+        self.scale.valueChanged.connect(self._show_value)
+        self._show_value(None)
+
+    @property
+    def name(self) -> str:
+        return self.scale.scale.name
+
+    def _show_value(self, value: float | None) -> None:
+        self.number.setText(format_value(value))
+        pal = self.number.palette()
+        text = self.palette().color(QPalette.ColorRole.WindowText)
+        window = self.palette().color(QPalette.ColorRole.Window)
+        # A muted dash for "not rated yet"; full contrast once there is a value.
+        pal.setColor(
+            QPalette.ColorRole.WindowText, text if value is not None else blend(text, window, 0.55)
+        )
+        self.number.setPalette(pal)
+        muted = blend(text, window, 0.35)
+        for label in (self.low, self.high):
+            lp = label.palette()
+            lp.setColor(QPalette.ColorRole.WindowText, muted)
+            label.setPalette(lp)
+
+
+def scale_of(row: DimensionRow) -> RatingScale:
+    return row.scale

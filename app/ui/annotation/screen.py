@@ -1,0 +1,440 @@
+"""The rating screen: one pair, one scale per dimension, keyboard first, saved at once.
+
+All storage goes through `AnnotationSession`; the screen holds only what is on display.
+Every key the screen uses is claimed through ShortcutOverride while it has focus, so menu
+shortcuts of the window around it (an Edit ▸ Undo on Ctrl+Z, say) cannot take them away.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, Qt, QTimer, Signal
+from PySide6.QtGui import QFont, QKeyEvent, QPalette
+from PySide6.QtWidgets import (
+    QApplication,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QSplitter,
+    QStackedWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.annotation.model import ShownItem
+from app.annotation.session import AnnotationSession
+from app.errors import UserError
+from app.ui.annotation.pair_view import PairView
+from app.ui.annotation.panels import FlagDialog, GuidelinesPanel, KeymapOverlay
+from app.ui.annotation.rows import DimensionRow
+from app.ui.annotation.scales import NAV_MODIFIERS, blend
+from db.study import Study
+
+K = Qt.Key
+HINT_UNSET = "Move the slider or type a number (7 5 → 75), then press Enter."
+HINT_READY = "Press Enter to submit and go on.   ? shows every key."
+HINT_BLOCKED = "Not submitted: every scale needs a value first — move the slider or type a number."
+NOTICE_MS = 4000
+
+
+def _button(text: str, tip: str, primary: bool = False) -> QPushButton:
+    b = QPushButton(text)
+    b.setToolTip(tip)
+    b.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # keys stay with the scales
+    b.setObjectName("primaryButton" if primary else "")
+    b.setMinimumHeight(34)
+    return b
+
+
+class AnnotationScreen(QWidget):
+    submitted = Signal(int)
+    finished = Signal()
+
+    def __init__(self, study: Study, annotator_name: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("annotationScreen")
+        self.session = AnnotationSession(study, annotator_name)
+        self._item: ShownItem | None = None
+        self._finished_sent = False
+        self._flag_dialog: FlagDialog | None = None
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self._build()
+        self.keymap = KeymapOverlay(self)
+        self._notice_timer = QTimer(self)
+        self._notice_timer.setSingleShot(True)
+        self._notice_timer.timeout.connect(self._refresh_hint)
+        self._show(self.session.current())
+
+    # -- layout ----------------------------------------------------------------------------
+
+    def _build(self) -> None:
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(24, 18, 24, 18)
+        outer.setSpacing(14)
+
+        header = QHBoxLayout()
+        who = QLabel(f"Rating as <b>{self.session.annotator_name}</b>")
+        self.progress_bar = QProgressBar()
+        self.progress_bar.setTextVisible(False)
+        self.progress_bar.setFixedHeight(8)
+        self.progress_bar.setMaximumWidth(320)
+        self.progress_label = QLabel()
+        self.progress_label.setObjectName("progressLabel")
+        self.guidelines_button = _button("Guidelines  G", "Show or hide the guidelines (G)")
+        self.keys_button = _button("Keys  ?", "Show every key (? or F1)")
+        self.layout_button = _button("Layout  L", "Side by side or stacked (L)")
+        self.guidelines_button.clicked.connect(self.toggle_guidelines)
+        self.keys_button.clicked.connect(self.toggle_keymap)
+        self.layout_button.clicked.connect(self.toggle_layout)
+        header.addWidget(who)
+        header.addSpacing(18)
+        header.addWidget(self.progress_bar, 1)
+        header.addWidget(self.progress_label)
+        header.addStretch(1)
+        for b in (self.guidelines_button, self.keys_button, self.layout_button):
+            b.setFlat(True)
+            header.addWidget(b)
+        outer.addLayout(header)
+
+        self.stack = QStackedWidget()
+        outer.addWidget(self.stack, 1)
+
+        rating = QWidget()
+        col = QVBoxLayout(rating)
+        col.setContentsMargins(0, 0, 0, 0)
+        col.setSpacing(14)
+        self.banner = QLabel()
+        self.banner.setObjectName("banner")
+        self.banner.setWordWrap(True)
+        self.banner.hide()
+        self.pair = PairView()
+        self.pair.highlight = bool(self.session.settings.diff_highlighting)
+        self.rows = [DimensionRow(sc) for sc in self.session.scales]
+        for row in self.rows:
+            row.scale.valueChanged.connect(self._refresh_hint)
+        scales_box = QFrame()
+        scales_box.setObjectName("scalesBox")
+        sb = QVBoxLayout(scales_box)
+        sb.setContentsMargins(8, 4, 8, 4)
+        sb.setSpacing(26)
+        for row in self.rows:
+            sb.addWidget(row)
+        # The pair and its scales sit a little above the middle of the free height.
+        col.addStretch(1)
+        col.addWidget(self.banner)
+        col.addWidget(self.pair)
+        col.addSpacing(18)
+        col.addWidget(scales_box)
+        col.addStretch(2)
+
+        self.guidelines = GuidelinesPanel(self.session.settings.guidelines)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.addWidget(rating)
+        self.splitter.addWidget(self.guidelines)
+        self.splitter.setStretchFactor(0, 3)
+        self.splitter.setStretchFactor(1, 1)
+        self.splitter.setChildrenCollapsible(False)
+        self.stack.addWidget(self.splitter)
+
+        self.done_page = QLabel()
+        self.done_page.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.done_page.setWordWrap(True)
+        self.stack.addWidget(self.done_page)
+
+        footer = QHBoxLayout()
+        self.hint = QLabel(HINT_UNSET)
+        self.hint.setObjectName("hint")
+        self.flag_chip = QLabel("⚑ Flagged")
+        self.flag_chip.setObjectName("flagChip")
+        self.flag_chip.hide()
+        self.prev_button = _button("←  Previous", "Previous rated item (Alt+←)")
+        self.next_button = _button("Next  →", "Next rated item (Alt+→)")
+        self.skip_button = _button("Skip  S", "Skip; the item comes back later (S)")
+        self.flag_button = _button("Flag  F", "Flag with a comment (F)")
+        self.undo_button = _button("Undo  Ctrl+Z", "Undo the last submission (Ctrl+Z)")
+        self.submit_button = _button("Submit  ⏎", "Submit and show the next item (Enter)", True)
+        self.prev_button.clicked.connect(self.go_previous)
+        self.next_button.clicked.connect(self.go_following)
+        self.skip_button.clicked.connect(self.skip_current)
+        self.flag_button.clicked.connect(self.flag_current)
+        self.undo_button.clicked.connect(self.undo_last)
+        self.submit_button.clicked.connect(self.submit_current)
+        footer.addWidget(self.hint, 1)
+        footer.addWidget(self.flag_chip)
+        for b in (self.prev_button, self.next_button, self.skip_button, self.flag_button):
+            footer.addWidget(b)
+        footer.addSpacing(12)
+        footer.addWidget(self.undo_button)
+        footer.addWidget(self.submit_button)
+        outer.addLayout(footer)
+        self._style()
+
+    def _style(self) -> None:
+        pal = self.palette()
+        text = pal.color(QPalette.ColorRole.WindowText)
+        window = pal.color(QPalette.ColorRole.Window)
+        accent = pal.color(QPalette.ColorRole.Highlight)
+        muted = blend(text, window, 0.4).name()
+        soft = blend(window, accent, 0.16).name()
+        self.setStyleSheet(
+            f"#hint {{ color: {muted}; }}"
+            f"#progressLabel {{ color: {muted}; }}"
+            f"#banner {{ background: {soft}; border-radius: 8px; padding: 8px 14px; }}"
+            f"#flagChip {{ color: #c0392b; font-weight: 600; padding: 0 10px; }}"
+            f"QPushButton#primaryButton {{ background: {accent.name()}; "
+            f"color: {pal.color(QPalette.ColorRole.HighlightedText).name()}; border: none; "
+            "border-radius: 6px; padding: 6px 18px; font-weight: 600; }"
+            f"QPushButton#primaryButton:disabled {{ background: {blend(window, accent, 0.35).name()}; }}"
+        )
+        self.pair.style_panels()
+        f = QFont(self.done_page.font())
+        f.setPointSizeF(f.pointSizeF() * 1.4)
+        self.done_page.setFont(f)
+
+    # -- what is shown -------------------------------------------------------------------
+
+    def current_item(self) -> ShownItem | None:
+        return self._item
+
+    def _show(self, item: ShownItem | None) -> None:
+        self._item = item
+        progress = self.session.progress()
+        self.progress_bar.setMaximum(max(1, progress.total))
+        self.progress_bar.setValue(progress.rated)
+        text = f"{progress.rated} of {progress.total} rated · {progress.left} left"
+        if progress.skipped:
+            text += f" · {progress.skipped} skipped"
+        self.progress_label.setText(text)
+        if item is None:
+            self.stack.setCurrentIndex(1)
+            self.done_page.setText(
+                "All items are rated — thank you.\n\n"
+                "Alt+← goes back through your ratings to revise them."
+            )
+            for b in (self.skip_button, self.flag_button, self.submit_button, self.next_button):
+                b.setEnabled(False)
+            self.prev_button.setEnabled(progress.rated > 0)
+            self.banner.hide()
+            self.flag_chip.hide()
+            self.hint.setText("")
+            self.setFocus()
+            if not self._finished_sent:
+                self._finished_sent = True
+                self.finished.emit()
+            return
+        self._finished_sent = False
+        self.stack.setCurrentIndex(0)
+        self.pair.set_pair(item.source, item.output)
+        for row in self.rows:
+            row.scale.reset(item.values.get(row.name))
+        if item.reviewing:
+            self.banner.setText(
+                "Revising an earlier rating. Enter saves a change and moves on; "
+                "Alt+→ moves on without changing it."
+            )
+            self.banner.show()
+        else:
+            self.banner.hide()
+        self.flag_chip.setVisible(item.flagged)
+        self.prev_button.setEnabled(progress.rated > 0)
+        self.next_button.setEnabled(item.reviewing)
+        self.skip_button.setEnabled(not item.reviewing)
+        self.flag_button.setEnabled(True)
+        self._notice_timer.stop()
+        self._refresh_hint()
+        self.rows[0].scale.setFocus(Qt.FocusReason.OtherFocusReason)
+
+    def _refresh_hint(self, *_args: object) -> None:
+        if self._notice_timer.isActive() or self._item is None:
+            return
+        ready = all(row.scale.is_set() for row in self.rows)
+        self.hint.setText(HINT_READY if ready else HINT_UNSET)
+        self.submit_button.setEnabled(ready)
+
+    def notice(self, text: str) -> None:
+        """A short message in the hint line (what just happened, or why nothing did)."""
+        self.hint.setText(text)
+        self._notice_timer.start(NOTICE_MS)
+
+    # -- actions -------------------------------------------------------------------------
+
+    def submit_current(self) -> bool:
+        item = self._item
+        if item is None:
+            return False
+        if not all(row.scale.is_set() for row in self.rows):
+            self.notice(HINT_BLOCKED)
+            return False
+        if item.reviewing and not any(row.scale.touched() for row in self.rows):
+            self._show(self.session.advance())  # nothing changed: no new rating row
+            return True
+        values = {row.name: row.scale.value() for row in self.rows}
+        starts = {row.name: row.scale.start_value() for row in self.rows}
+        try:
+            self.session.submit(item.item_id, values, starts, item.shown_at)  # type: ignore[arg-type]
+        except UserError as exc:
+            self.notice(str(exc))
+            return False
+        self.submitted.emit(item.item_id)
+        self._show(self.session.advance())
+        return True
+
+    def undo_last(self) -> None:
+        item = self.session.undo_last()
+        if item is None:
+            self.notice("Nothing to undo.")
+            return
+        self._show(item)
+        self.notice(
+            "Undone: your earlier rating of this item is back."
+            if item.reviewing
+            else "Undone: this item is open again."
+        )
+
+    def skip_current(self) -> None:
+        item = self._item
+        if item is None:
+            return
+        if item.reviewing:
+            self.notice("Only unrated items can be skipped.")
+            return
+        self.session.skip(item.item_id)
+        self._show(self.session.next_item())
+        self.notice("Skipped — that item comes back later.")
+
+    def go_previous(self) -> None:
+        item = self.session.previous()
+        if item is None:
+            self.notice("No earlier rated item.")
+            return
+        self._show(item)
+
+    def go_following(self) -> None:
+        if not self.session.reviewing:
+            self.notice("This is the next unrated item; nothing after it is rated yet.")
+            return
+        self._show(self.session.following())
+
+    def flag_current(self) -> None:
+        item = self._item
+        if item is None:
+            return
+        dialog = FlagDialog(item.comment, item.flagged, self)
+        self._flag_dialog = dialog
+        dialog.finished.connect(lambda code: self._flag_done(item.item_id, dialog, code))
+        dialog.open()
+
+    def _flag_done(self, item_id: int, dialog: FlagDialog, code: int) -> None:
+        self._flag_dialog = None
+        if code == int(FlagDialog.DialogCode.Accepted):
+            self.session.flag(item_id, dialog.comment_text(), True)
+        elif code == FlagDialog.REMOVE:
+            self.session.flag(item_id, None, False)
+        else:
+            dialog.deleteLater()
+            self._focus_scale()
+            return
+        self._item = self.session.current()
+        flagged = bool(self._item and self._item.flagged)
+        self.flag_chip.setVisible(flagged)
+        self.notice("Flagged." if flagged else "Flag removed.")
+        dialog.deleteLater()
+        self._focus_scale()
+
+    def toggle_guidelines(self) -> None:
+        self.guidelines.setVisible(not self.guidelines.isVisible())
+
+    def toggle_keymap(self) -> None:
+        self.keymap.toggle()
+
+    def toggle_layout(self) -> None:
+        self.pair.set_stacked(not self.pair.stacked)
+
+    def showEvent(self, event) -> None:  # noqa: ANN001 - Qt's event type
+        super().showEvent(event)
+        self._focus_scale()  # focus given while hidden does not stick
+
+    def _focus_scale(self) -> None:
+        if self._item is not None:
+            focused = QApplication.focusWidget()
+            if not any(focused is row.scale for row in self.rows):
+                self.rows[0].scale.setFocus(Qt.FocusReason.OtherFocusReason)
+
+    # -- keys ------------------------------------------------------------------------------
+
+    def _action_for(self, event: QKeyEvent):  # noqa: ANN202 - a bound method or None
+        key, mods, text = event.key(), event.modifiers(), event.text()
+        nav = bool(mods & NAV_MODIFIERS)
+        if text == "?" or key == K.Key_F1:
+            return self.toggle_keymap
+        if key == K.Key_Escape:
+            return self._escape
+        if self.keymap.isVisible():
+            return None
+        if mods & Qt.KeyboardModifier.ControlModifier and key == K.Key_Z:
+            return self.undo_last
+        if nav and key == K.Key_Left:
+            return self.go_previous
+        if nav and key == K.Key_Right:
+            return self.go_following
+        if nav:
+            return None
+        if key in (K.Key_Return, K.Key_Enter):
+            return self.submit_current
+        plain = {
+            K.Key_S: self.skip_current,
+            K.Key_F: self.flag_current,
+            K.Key_G: self.toggle_guidelines,
+            K.Key_L: self.toggle_layout,
+        }
+        return plain.get(key)
+
+    def _escape(self) -> None:
+        if self.keymap.isVisible():
+            self.keymap.hide()
+        elif self.guidelines.isVisible():
+            self.guidelines.hide()
+
+    def event(self, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.ShortcutOverride and isinstance(event, QKeyEvent):
+            digit = K.Key_0 <= event.key() <= K.Key_9 and not event.modifiers() & NAV_MODIFIERS
+            if self._action_for(event) is not None or digit:
+                event.accept()
+                return True
+        return super().event(event)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        action = self._action_for(event)
+        if action is not None:
+            action()
+            event.accept()
+            return
+        if (
+            K.Key_0 <= event.key() <= K.Key_9
+            and self._item is not None
+            and not self.keymap.isVisible()
+        ):
+            # Focus is on the screen itself (after a click on the text): type into a scale.
+            target = next((r.scale for r in self.rows if not r.scale.is_set()), self.rows[0].scale)
+            target.setFocus(Qt.FocusReason.OtherFocusReason)
+            target.type_digit(event.key() - K.Key_0)
+            event.accept()
+            return
+        super().keyPressEvent(event)
+
+    def focusNextPrevChild(self, next: bool) -> bool:  # noqa: A002 - Qt's name
+        """Tab and Shift+Tab cycle through the scales only (the texts take no focus)."""
+        if self._item is None or not self.rows:
+            return super().focusNextPrevChild(next)
+        scales = [row.scale for row in self.rows]
+        focused = self.focusWidget()
+        at = [i for i, sc in enumerate(scales) if sc is focused]  # `next` is Qt's argument here
+        if not at:
+            target = 0 if next else len(scales) - 1
+        else:
+            target = (at[0] + (1 if next else -1)) % len(scales)
+        scales[target].setFocus(
+            Qt.FocusReason.TabFocusReason if next else Qt.FocusReason.BacktabFocusReason
+        )
+        return True

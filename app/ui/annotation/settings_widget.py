@@ -1,0 +1,279 @@
+"""The study lead's annotation settings, as a widget the settings dialog embeds.
+
+It edits an `AnnotationSettings` and writes it with `apply()`; nothing reaches the study
+file before that. Queues already built keep their order and their control items (raters
+must not see their queue reshuffled); new settings apply to new annotators and to items
+added later.
+"""
+
+from __future__ import annotations
+
+import secrets
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QButtonGroup,
+    QCheckBox,
+    QComboBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QPlainTextEdit,
+    QPushButton,
+    QRadioButton,
+    QSpinBox,
+    QTableWidget,
+    QTabWidget,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
+from sqlalchemy import select
+
+from app.annotation.settings import (
+    MAX_QC_PER_100,
+    QC_KINDS,
+    AnnotationSettings,
+    DimensionConfig,
+    QCMix,
+    load_settings,
+    save_settings,
+)
+from app.errors import UserError
+from db.models import Dataset
+from db.study import Study
+
+SCALE_CHOICES = (("continuous", "Slider 0–100"), ("likert", "Likert 1–5"))
+QC_LABELS = {
+    "degraded": "Degraded (a phrase swapped in)",
+    "identical": "Identical (output = original)",
+    "repeat": "Repeat of a rated item",
+    "unrelated": "Unrelated real sentence",
+    "word_soup": "Word soup",
+}
+COLUMNS = ("Active", "Dimension", "Scale", "Low end label", "High end label", "Question")
+
+
+class AnnotationSettingsWidget(QWidget):
+    changed = Signal()
+
+    def __init__(self, study: Study, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.study = study
+        with study.session() as s:
+            self._loaded = load_settings(s)
+            self._datasets = list(s.scalars(select(Dataset.name).order_by(Dataset.name)))
+        tabs = QTabWidget()
+        tabs.addTab(self._scales_tab(), "Scales")
+        tabs.addTab(self._queue_tab(), "Queues and QC")
+        tabs.addTab(self._guidelines_tab(), "Guidelines")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(tabs)
+        self.error = QLabel()
+        self.error.setStyleSheet("color: #c0392b;")
+        self.error.setWordWrap(True)
+        self.error.hide()
+        layout.addWidget(self.error)
+        self._load(self._loaded)
+
+    # -- tabs ------------------------------------------------------------------------------
+
+    def _scales_tab(self) -> QWidget:
+        page = QWidget()
+        v = QVBoxLayout(page)
+        v.addWidget(QLabel("Raters see one scale per active dimension, in this order."))
+        self.table = QTableWidget(0, len(COLUMNS))
+        self.table.setHorizontalHeaderLabels(COLUMNS)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.verticalHeader().setVisible(False)
+        v.addWidget(self.table, 1)
+        self.highlight = QCheckBox("Highlight word differences between original and output")
+        self.highlight.setToolTip("Off by default: highlighting can steer raters to the changes.")
+        v.addWidget(self.highlight)
+        return page
+
+    def _queue_tab(self) -> QWidget:
+        page = QWidget()
+        v = QVBoxLayout(page)
+
+        overlap = QGroupBox("Who rates what")
+        f = QFormLayout(overlap)
+        self.all_items = QRadioButton("Every annotator rates every item")
+        self.k_items = QRadioButton("Each item is rated by")
+        group = QButtonGroup(self)
+        group.addButton(self.all_items)
+        group.addButton(self.k_items)
+        self.k = QSpinBox()
+        self.k.setRange(1, 99)
+        self.pool = QSpinBox()
+        self.pool.setRange(1, 999)
+        row = QHBoxLayout()
+        row.addWidget(self.k_items)
+        row.addWidget(self.k)
+        row.addWidget(QLabel("of a pool of"))
+        row.addWidget(self.pool)
+        row.addWidget(QLabel("annotators"))
+        row.addStretch(1)
+        f.addRow(self.all_items)
+        f.addRow(row)
+        self.dataset_list = QListWidget()
+        self.dataset_list.setMaximumHeight(110)
+        for name in self._datasets:
+            item = QListWidgetItem(name)
+            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+            self.dataset_list.addItem(item)
+        f.addRow("Datasets in the queues", self.dataset_list)
+        v.addWidget(overlap)
+
+        qc = QGroupBox("Hidden control items (per 100 queue entries)")
+        qf = QFormLayout(qc)
+        self.qc_enabled = QCheckBox("Mix control items into every queue")
+        qf.addRow(self.qc_enabled)
+        self.qc_spins: dict[str, QSpinBox] = {}
+        for kind in QC_KINDS:
+            spin = QSpinBox()
+            spin.setRange(0, MAX_QC_PER_100)
+            spin.valueChanged.connect(self._update_normal)
+            self.qc_spins[kind] = spin
+            qf.addRow(QC_LABELS[kind], spin)
+        self.normal_label = QLabel()
+        qf.addRow("Normal items", self.normal_label)
+        self.qc_enabled.toggled.connect(self._update_normal)
+        v.addWidget(qc)
+
+        order = QGroupBox("Order")
+        of = QFormLayout(order)
+        seed_row = QHBoxLayout()
+        self.seed = QSpinBox()
+        self.seed.setRange(0, 2**31 - 1)
+        new_seed = QPushButton("New seed")
+        new_seed.clicked.connect(lambda: self.seed.setValue(secrets.randbits(31)))
+        seed_row.addWidget(self.seed)
+        seed_row.addWidget(new_seed)
+        seed_row.addStretch(1)
+        of.addRow("Random seed", seed_row)
+        self.back_to_back = QCheckBox("Outputs of the same original may come back to back")
+        of.addRow(self.back_to_back)
+        v.addWidget(order)
+        note = QLabel(
+            "Queues already started keep their order and control items; changes apply to "
+            "new annotators and to items added later."
+        )
+        note.setWordWrap(True)
+        v.addWidget(note)
+        v.addStretch(1)
+        return page
+
+    def _guidelines_tab(self) -> QWidget:
+        page = QWidget()
+        v = QVBoxLayout(page)
+        v.addWidget(QLabel("Guidelines for raters (Markdown); G opens them on the rating screen."))
+        h = QHBoxLayout()
+        self.guidelines = QPlainTextEdit()
+        self.preview = QTextBrowser()
+        self.guidelines.textChanged.connect(
+            lambda: self.preview.setMarkdown(self.guidelines.toPlainText())
+        )
+        h.addWidget(self.guidelines, 1)
+        h.addWidget(self.preview, 1)
+        v.addLayout(h, 1)
+        return page
+
+    # -- values ----------------------------------------------------------------------------
+
+    def _load(self, st: AnnotationSettings) -> None:
+        self.table.setRowCount(len(st.dimensions))
+        for r, d in enumerate(st.dimensions):
+            active = QCheckBox()
+            active.setChecked(d.active)
+            self.table.setCellWidget(r, 0, active)
+            name = QLabel(d.name)
+            self.table.setCellWidget(r, 1, name)
+            combo = QComboBox()
+            for key, label in SCALE_CHOICES:
+                combo.addItem(label, key)
+            combo.setCurrentIndex(max(0, combo.findData(d.scale)))
+            self.table.setCellWidget(r, 2, combo)
+            for c, text in ((3, d.label_low), (4, d.label_high), (5, d.question)):
+                self.table.setCellWidget(r, c, QLineEdit(text))
+        self.table.resizeColumnsToContents()
+        self.highlight.setChecked(st.diff_highlighting)
+        self.all_items.setChecked(st.overlap_k is None)
+        self.k_items.setChecked(st.overlap_k is not None)
+        self.k.setValue(st.overlap_k or 2)
+        self.pool.setValue(st.pool_size)
+        for i in range(self.dataset_list.count()):
+            item = self.dataset_list.item(i)
+            on = st.datasets is None or item.text() in st.datasets
+            item.setCheckState(Qt.CheckState.Checked if on else Qt.CheckState.Unchecked)
+        self.qc_enabled.setChecked(st.qc_enabled)
+        for kind, spin in self.qc_spins.items():
+            spin.setValue(getattr(st.qc, kind))
+        self.seed.setValue(st.seed if st.seed is not None else secrets.randbits(31))
+        self.back_to_back.setChecked(st.same_source_back_to_back)
+        self.guidelines.setPlainText(st.guidelines)
+        self._update_normal()
+
+    def _update_normal(self, *_args: object) -> None:
+        mix = QCMix(**{k: s.value() for k, s in self.qc_spins.items()})
+        for spin in self.qc_spins.values():
+            spin.setEnabled(self.qc_enabled.isChecked())
+        self.normal_label.setText(
+            f"{mix.normal()} of 100" if self.qc_enabled.isChecked() else "100 of 100 (no controls)"
+        )
+        self.changed.emit()
+
+    def settings(self) -> AnnotationSettings:
+        """The settings as the widget shows them (not yet written)."""
+        dims = []
+        for r, d in enumerate(self._loaded.dimensions):
+            active = self.table.cellWidget(r, 0)
+            combo = self.table.cellWidget(r, 2)
+            low, high, question = (self.table.cellWidget(r, c) for c in (3, 4, 5))
+            dims.append(
+                DimensionConfig(
+                    name=d.name,
+                    scale=str(combo.currentData()),  # type: ignore[attr-defined]
+                    active=active.isChecked(),  # type: ignore[attr-defined]
+                    label_low=low.text(),  # type: ignore[attr-defined]
+                    label_high=high.text(),  # type: ignore[attr-defined]
+                    question=question.text(),  # type: ignore[attr-defined]
+                    position=d.position,
+                )
+            )
+        checked = [
+            self.dataset_list.item(i).text()
+            for i in range(self.dataset_list.count())
+            if self.dataset_list.item(i).checkState() == Qt.CheckState.Checked
+        ]
+        return AnnotationSettings(
+            seed=self.seed.value(),
+            overlap_k=self.k.value() if self.k_items.isChecked() else None,
+            pool_size=self.pool.value(),
+            qc_enabled=self.qc_enabled.isChecked(),
+            qc=QCMix(**{k: s.value() for k, s in self.qc_spins.items()}),
+            guidelines=self.guidelines.toPlainText(),
+            diff_highlighting=self.highlight.isChecked(),
+            same_source_back_to_back=self.back_to_back.isChecked(),
+            datasets=None if len(checked) == len(self._datasets) else checked,
+            dimensions=dims,
+        )
+
+    def apply(self) -> bool:
+        """Write the settings to the study; False (with the reason shown) when invalid."""
+        st = self.settings()
+        try:
+            with self.study.session() as s:
+                save_settings(s, st)
+        except UserError as exc:
+            self.error.setText(str(exc))
+            self.error.show()
+            return False
+        self.error.hide()
+        self._loaded = st
+        return True

@@ -1,0 +1,67 @@
+"""A study with a few items and a shown rating screen over it, offscreen."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication, QWidget
+
+from app.annotation.settings import load_settings, save_settings
+from db.study import Study, create_study
+from tests.annotation.factories import add_items
+
+
+def configure(study: Study, **changes) -> None:
+    with study.session() as s:
+        st = load_settings(s)
+        for key, value in changes.items():
+            setattr(st, key, value)
+        save_settings(s, st)
+
+
+def activate(study: Study, name: str, scale: str) -> None:
+    with study.session() as s:
+        st = load_settings(s)
+        for d in st.dimensions:
+            if d.name == name:
+                d.active, d.scale = True, scale
+        save_settings(s, st)
+
+
+@pytest.fixture
+def study(tmp_path: Path):
+    st = create_study(tmp_path / "ui.mbstudy")
+    add_items(st, 6, 2)
+    configure(st, seed=21, qc_enabled=False)
+    yield st
+    st.close()
+
+
+@pytest.fixture
+def make_screen(qtbot, study) -> Callable[..., object]:
+    from app.ui.annotation.screen import AnnotationScreen
+
+    def make(name: str = "alice", target: Study | None = None):
+        screen = AnnotationScreen(target or study, name)
+        qtbot.addWidget(screen)
+        screen.resize(1200, 800)
+        with qtbot.waitActive(screen):
+            screen.show()
+            screen.activateWindow()
+        return screen
+
+    return make
+
+
+def press(qtbot, screen: QWidget, key, modifier=Qt.KeyboardModifier.NoModifier) -> None:
+    """A key press where the user's key goes: the focused widget (or the screen)."""
+    target = QApplication.focusWidget() or screen
+    qtbot.keyClick(target, key, modifier)
+
+
+def type_text(qtbot, screen: QWidget, text: str) -> None:
+    target = QApplication.focusWidget() or screen
+    qtbot.keyClicks(target, text)
