@@ -1,0 +1,82 @@
+"""Running a model over many inputs: length buckets, cancel checks, out-of-memory back-off.
+
+Sorting inputs by token length before cutting batches keeps padding (wasted compute) small;
+halving the batch on an out-of-memory error lets a long study finish on a small GPU.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
+from app.errors import UserError
+from app.runtime import CancelToken
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+def length_batches(lengths: Sequence[int], batch_size: int) -> list[list[int]]:
+    """Indices grouped into batches of similar length (longest first, so an OOM shows early)."""
+    order = sorted(range(len(lengths)), key=lambda i: -lengths[i])
+    size = max(1, int(batch_size))
+    return [order[i : i + size] for i in range(0, len(order), size)]
+
+
+def is_out_of_memory(exc: BaseException) -> bool:
+    import torch
+
+    oom_types: tuple[type[BaseException], ...] = (torch.cuda.OutOfMemoryError,)
+    return isinstance(exc, oom_types) or (
+        isinstance(exc, RuntimeError) and "out of memory" in str(exc).lower()
+    )
+
+
+def _free_accelerator_memory() -> None:
+    import torch
+
+    if torch.cuda.is_available():
+        torch.cuda.empty_cache()
+    mps = getattr(torch, "mps", None)
+    if mps is not None and hasattr(mps, "empty_cache"):
+        with contextlib.suppress(RuntimeError):
+            mps.empty_cache()
+
+
+def run_in_batches(
+    items: Sequence[T],
+    lengths: Sequence[int],
+    fn: Callable[[list[T]], list[R]],
+    batch_size: int,
+    cancel: CancelToken | None = None,
+) -> list[R]:
+    """Apply `fn` to length-bucketed batches of `items`; results come back in input order.
+
+    On out-of-memory the batch is split in half and retried, down to single items; the
+    smaller size is kept for the rest of the run. `cancel` is checked between batches.
+    """
+    results: list[R | None] = [None] * len(items)
+    size = max(1, int(batch_size))
+    pending = length_batches(lengths, size)
+    while pending:
+        if cancel is not None:
+            cancel.check()
+        batch = pending.pop(0)
+        try:
+            out = fn([items[i] for i in batch])
+        except Exception as exc:
+            if not is_out_of_memory(exc):
+                raise
+            _free_accelerator_memory()
+            if len(batch) == 1:
+                raise UserError(
+                    "out of memory on a single input; use a smaller model, the CPU, "
+                    "or fp16/bf16 precision"
+                ) from exc
+            size = max(1, len(batch) // 2)
+            pending = [b[i : i + size] for b in [batch, *pending] for i in range(0, len(b), size)]
+            continue
+        for i, r in zip(batch, out, strict=True):
+            results[i] = r
+    return results  # type: ignore[return-value]

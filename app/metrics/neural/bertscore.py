@@ -1,0 +1,246 @@
+"""BERTScore (Zhang et al. 2020), computed here for speed and for the token alignment.
+
+Scores equal `bert_score.BERTScorer` (0.3.13) given the same model, layer, idf corpus and
+baseline. Per item: raw = F1 (rescaled when asked), value = 100·max(0, raw), details = P, R,
+F1 (and the unrescaled ones), plus the alignment of tokens. With several references each of
+P, R and F1 is the best over the references, as in bert-score; the alignment shown is that of
+the reference with the best F1.
+
+idf: the weights come from the distinct reference texts of the whole study (the sources in
+source mode), handed over once by `prepare(pairs)` before scoring. Without `prepare`, the
+pairs of the first `score_batch` call stand in for the study. A text repeated across items
+(a source scored against ten systems) counts as one document.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import math
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from app.errors import UserError
+from app.metrics.base import Availability, ItemScore, MetricInfo, Pair
+from app.metrics.neural.baselines import Baseline, baseline_path, read_baseline, read_rows
+from app.metrics.neural.cache import DEFAULT_DISK_MB
+from app.metrics.neural.common import MODEL_OPTIONS, NeuralMetric
+from app.metrics.neural.encoding import special_ids, token_embeddings, token_ids
+from app.metrics.neural.greedy import IdfWeights, Match, alignment_details, greedy_match, weights
+from app.metrics.neural.models import resolve_model
+from app.runtime import CancelToken
+from app.settings import DEFAULT_ENCODER
+
+PACKAGED_BASELINES = Path(__file__).with_name("baselines")
+# The default layer per model. For the embedded MiniLM it was chosen on the CSMD ratings (see
+# the README); the others are bert-score's choices (tuned on WMT16).
+DEFAULT_LAYERS = {
+    DEFAULT_ENCODER: 6,
+    "roberta-large": 17,
+    "roberta-base": 10,
+    "bert-base-uncased": 9,
+    "bert-large-uncased": 18,
+    "bert-base-multilingual-cased": 9,
+    "distilbert-base-uncased": 5,
+    "xlm-roberta-large": 17,
+    "microsoft/deberta-xlarge-mnli": 40,
+}
+
+
+def _refs(pair: Pair) -> tuple[str, ...]:
+    return pair.references or (pair.source,)
+
+
+def _finite(x: float) -> float | None:
+    return x if math.isfinite(x) else None
+
+
+class BertScoreMetric(NeuralMetric):
+    info = MetricInfo(
+        name="bertscore",
+        label="BERTScore",
+        family="neural",
+        description="Greedy matching of contextual token embeddings (F1; P and R in details).",
+        needs_references=True,
+        needs_model=True,
+    )
+    defaults = {
+        "model": DEFAULT_ENCODER,
+        "layer": None,  # None = the model's default layer
+        "idf": False,
+        "rescale": False,
+        "baseline": None,  # a baseline file; None = the stored one for the model
+        "reference_mode": "source",
+        "alignment": True,
+        "embedding_cache_mb": DEFAULT_DISK_MB,
+        **MODEL_OPTIONS,
+    }
+
+    def __init__(self, **config: Any) -> None:
+        super().__init__(**config)
+        self._idf_docs: list[str] | None = None
+        self._idf: IdfWeights | None = None
+
+    # --- configuration -------------------------------------------------------------------
+    def layer(self) -> int:
+        if self.config.get("layer") is not None:
+            return int(self.config["layer"])
+        name = self.model_name() or DEFAULT_ENCODER
+        if name in DEFAULT_LAYERS:
+            return DEFAULT_LAYERS[name]
+        return _num_layers_from_config(name)
+
+    def label(self) -> str:
+        name = self.model_name() or DEFAULT_ENCODER
+        short = "MiniLM" if name == DEFAULT_ENCODER else Path(name.rstrip("/")).name
+        try:
+            layer = f" L{self.layer()}"
+        except UserError:
+            layer = ""
+        extras = [
+            x for x, on in (("idf", self.config["idf"]), ("rescaled", self.config["rescale"])) if on
+        ]
+        return f"BERTScore ({short}{layer}{', ' + ', '.join(extras) if extras else ''})"
+
+    def score_config(self) -> dict[str, Any]:
+        cfg = super().score_config()
+        with contextlib.suppress(UserError):
+            cfg["layer"] = self.layer()
+        if self.config["idf"] and self._idf_docs is not None:
+            joined = "\n".join(sorted(self._idf_docs)).encode("utf-8")
+            cfg["idf_corpus"] = hashlib.sha1(joined).hexdigest()[:16]
+        return cfg
+
+    def baseline_file(self) -> Path:
+        if self.config.get("baseline"):
+            return Path(str(self.config["baseline"])).expanduser()
+        ref = resolve_model(self.model_name())
+        stored = baseline_path(ref.key)
+        packaged = PACKAGED_BASELINES / f"{ref.key}.csv"
+        return stored if stored.exists() or not packaged.exists() else packaged
+
+    def availability(self) -> Availability:
+        base = super().availability()
+        if not base.ok or not self.config["rescale"]:
+            return base
+        try:
+            layer = self.layer()
+            path = self.baseline_file()
+            rows = read_rows(path) if path.exists() else {}
+        except UserError as exc:
+            return Availability(False, str(exc))
+        if layer not in rows:
+            return Availability(
+                False,
+                f"no rescaling baseline for {self.model_name()} layer {layer}: run "
+                f"`meaningbench baseline --model {self.model_name()} --layer {layer}`",
+            )
+        return base
+
+    # --- idf ---------------------------------------------------------------------------------
+    def prepare(self, pairs: Iterable[Pair]) -> None:
+        """Take the idf corpus from the whole study: the distinct references of all its pairs."""
+        self.set_idf_corpus(text for pair in pairs for text in _refs(pair))
+
+    def set_idf_corpus(self, texts: Iterable[str]) -> None:
+        self._idf_docs = list(dict.fromkeys(texts))
+        self._idf = None
+
+    def _idf_weights(self, pairs: Sequence[Pair]) -> IdfWeights | None:
+        if not self.config["idf"]:
+            return None
+        if self._idf is None:
+            if self._idf_docs is None:
+                self.prepare(pairs)
+            assert self._idf_docs is not None
+            self._idf = IdfWeights.from_token_ids(token_ids(self.loaded(), self._idf_docs))
+        return self._idf
+
+    # --- scoring -----------------------------------------------------------------------------
+    def score_pairs_raw(
+        self,
+        cand_ref: Sequence[tuple[str, Sequence[str]]],
+        cancel: CancelToken | None = None,
+        idf: IdfWeights | None = None,
+        persist_refs: bool = True,
+    ) -> list[tuple[tuple[float, float, float], int, Match, tuple[int, ...], tuple[int, ...]]]:
+        """Per candidate: unrescaled (P, R, F1), the best reference's index, its match and the
+        token ids of the candidate and of that reference."""
+        loaded = self.loaded()
+        layer = self.layer()
+        refs = [r for _, rs in cand_ref for r in rs]
+        embs = token_embeddings(
+            loaded,
+            layer,
+            [c for c, _ in cand_ref] + refs,
+            batch_size=int(self.config["batch_size"]),
+            cancel=cancel,
+            disk_mb=float(self.config.get("embedding_cache_mb") or 0),
+            persist=set(refs) if persist_refs else set(),
+        )
+        specials = special_ids(loaded)
+        out = []
+        for n, (cand, rs) in enumerate(cand_ref):
+            if cancel is not None and n % 256 == 0:
+                cancel.check()
+            c = embs[cand]
+            cw = weights(c.ids, idf, specials)
+            best = None
+            prf = (-math.inf, -math.inf, -math.inf)
+            for k, ref in enumerate(rs):
+                r = embs[ref]
+                m = greedy_match(c, r, cw, weights(r.ids, idf, specials))
+                prf = (max(prf[0], m.precision), max(prf[1], m.recall), max(prf[2], m.f1))
+                if best is None or m.f1 > best[1].f1:
+                    best = (k, m)
+            assert best is not None
+            out.append((prf, best[0], best[1], c.ids, embs[rs[best[0]]].ids))
+        return out
+
+    def score_batch(
+        self, pairs: Sequence[Pair], cancel: CancelToken | None = None
+    ) -> list[ItemScore]:
+        if not pairs:
+            return []
+        idf = self._idf_weights(pairs)
+        baseline = self._baseline() if self.config["rescale"] else None
+        raw = self.score_pairs_raw([(p.output, _refs(p)) for p in pairs], cancel, idf)
+        tokenizer = self.loaded().tokenizer
+        results = []
+        for pair, ((p, r, f), k, match, c_ids, r_ids) in zip(pairs, raw, strict=True):
+            details: dict[str, Any] = {"P": _finite(p), "R": _finite(r), "F1": _finite(f)}
+            if baseline is not None:
+                details["unrescaled"] = dict(details)
+                p, r, f = baseline.rescale(p, r, f)
+                details.update({"P": _finite(p), "R": _finite(r), "F1": _finite(f)})
+            if len(_refs(pair)) > 1:
+                details["ref_index"] = k
+            if self.config["alignment"]:
+                details["alignment"] = alignment_details(
+                    tokenizer.convert_ids_to_tokens(list(c_ids)),
+                    tokenizer.convert_ids_to_tokens(list(r_ids)),
+                    match,
+                )
+            value = 100.0 * max(0.0, f) if math.isfinite(f) else None
+            results.append(ItemScore(value=value, raw=_finite(f), details=details))
+        return results
+
+    def _baseline(self) -> Baseline:
+        return read_baseline(self.baseline_file(), self.layer())
+
+
+def _num_layers_from_config(name: str) -> int:
+    """The last layer of a model, read from its config without loading the weights."""
+    ref = resolve_model(name)
+    try:
+        from transformers import AutoConfig
+
+        config = AutoConfig.from_pretrained(ref.location, local_files_only=True)
+    except (OSError, ValueError) as exc:
+        raise UserError(f"cannot read the configuration of model {name!r}: {exc}") from exc
+    for attr in ("num_hidden_layers", "n_layers", "num_layers"):
+        value = getattr(config, attr, None)
+        if isinstance(value, int):
+            return value
+    raise UserError(f"cannot tell how many layers model {name!r} has; give --layer")

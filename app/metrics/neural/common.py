@@ -1,0 +1,93 @@
+"""What the neural metrics share: the model options, availability, versions, device, config hash.
+
+Options that do not change a score (device, batch size, cache sizes) stay out of the config
+hash, so moving a study from a laptop to a GPU server keeps its cached scores valid.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from app.metrics.base import Availability, Metric, stable_hash
+from app.metrics.neural.models import (
+    LoadedModel,
+    effective_precision,
+    load_model,
+    model_availability,
+    resolve_device,
+    resolve_model,
+)
+from app.settings import DEFAULT_ENCODER
+
+MODEL_OPTIONS: dict[str, Any] = {"device": "auto", "batch_size": 64, "precision": "fp32"}
+SCORE_NEUTRAL = frozenset({"device", "batch_size", "embedding_cache_mb"})
+
+
+class NeuralMetric(Metric):
+    """A metric that runs a transformer; `model_kind` says which head it loads."""
+
+    model_kind: ClassVar[str] = "encoder"
+    model_option: ClassVar[str] = "model"
+
+    def model_name(self) -> str | None:
+        value = self.config.get(self.model_option)
+        return str(value) if value else None
+
+    def availability(self) -> Availability:
+        name = self.model_name()
+        if not name:
+            return Availability(False, f"{self.info.label} needs a model ({self.model_option})")
+        return model_availability(name)
+
+    def loaded(self) -> LoadedModel:
+        return load_model(
+            self.model_name(),
+            self.model_kind,
+            str(self.config.get("device", "auto")),
+            str(self.config.get("precision", "fp32")),
+        )
+
+    def device(self) -> str | None:
+        try:
+            return resolve_device(str(self.config.get("device", "auto")))
+        except Exception:
+            return None
+
+    def model_id(self) -> str | None:
+        name = self.model_name()
+        if not name:
+            return None
+        try:
+            ref = resolve_model(name)
+        except Exception:
+            return name
+        return name if name == DEFAULT_ENCODER else ref.location
+
+    def versions(self) -> dict[str, str]:
+        import torch
+        import transformers
+
+        out = {"torch": torch.__version__, "transformers": transformers.__version__}
+        device = self.device()
+        if device:
+            out["precision"] = effective_precision(str(self.config.get("precision")), device)
+        try:
+            ref = resolve_model(self.model_name())
+            if ref.revision:
+                out["model_revision"] = ref.revision
+        except Exception:
+            pass
+        return out
+
+    def score_config(self) -> dict[str, Any]:
+        """The options that decide the scores."""
+        return {k: v for k, v in self.config.items() if k not in SCORE_NEUTRAL}
+
+    def config_hash(self) -> str:
+        return stable_hash(
+            {
+                "metric": self.name,
+                "impl": self.implementation_version,
+                "config": self.score_config(),
+            }
+        )

@@ -1,0 +1,105 @@
+"""Contextual token embeddings at one layer, tokenized exactly as bert-score tokenizes.
+
+bert-score strips each sentence, encodes it with special tokens, truncates at the
+tokenizer's maximum length, adds a prefix space for RoBERTa/GPT-2 tokenizers and gives an empty
+sentence just its special tokens. Matching that is what makes the scores agree to 1e-5.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from app.metrics.neural.batching import run_in_batches
+from app.metrics.neural.cache import Embedding, disk_store, get_or_compute
+from app.metrics.neural.models import LoadedModel, layer_view
+from app.runtime import CancelToken
+
+
+def _needs_prefix_space(tokenizer: Any) -> bool:
+    name = type(tokenizer).__name__
+    return name.startswith(("Roberta", "GPT2", "Bart", "Longformer"))
+
+
+def token_ids(loaded: LoadedModel, texts: Sequence[str]) -> list[list[int]]:
+    """Token ids with special tokens, as `bert_score.utils.sent_encode` produces them."""
+    tok = loaded.tokenizer
+    stripped = [t.strip() for t in texts]
+    nonempty = [i for i, t in enumerate(stripped) if t]
+    # An empty sentence is just its special tokens (bert-score builds them the same way).
+    empty = list(tok("", add_special_tokens=True)["input_ids"])
+    out: list[list[int]] = [empty for _ in texts]
+    if nonempty:
+        kwargs: dict[str, Any] = {
+            "add_special_tokens": True,
+            "max_length": loaded.max_length,
+            "truncation": True,
+        }
+        if _needs_prefix_space(tok):
+            kwargs["add_prefix_space"] = True
+        encoded = tok([stripped[i] for i in nonempty], **kwargs)["input_ids"]
+        for i, ids in zip(nonempty, encoded, strict=True):
+            out[i] = list(ids)
+    return out
+
+
+def special_ids(loaded: LoadedModel) -> set[int]:
+    """The ids bert-score weights 0 without idf: the CLS/BOS and SEP/EOS tokens."""
+    tok = loaded.tokenizer
+    return {i for i in (tok.cls_token_id, tok.sep_token_id) if i is not None}
+
+
+def _forward_layer(loaded: LoadedModel, layer: int, batch: list[list[int]]) -> list[Embedding]:
+    import torch
+
+    tok = loaded.tokenizer
+    pad = tok.pad_token_id if tok.pad_token_id is not None else 0
+    longest = max(len(ids) for ids in batch)
+    input_ids = torch.full((len(batch), longest), pad, dtype=torch.long)
+    mask = torch.zeros((len(batch), longest), dtype=torch.long)
+    for row, ids in enumerate(batch):
+        input_ids[row, : len(ids)] = torch.tensor(ids, dtype=torch.long)
+        mask[row, : len(ids)] = 1
+    input_ids = input_ids.to(loaded.device)
+    mask = mask.to(loaded.device)
+    view = layer_view(loaded, layer)
+    with torch.inference_mode():
+        if view is not None:
+            hidden = view(input_ids, attention_mask=mask)[0]
+        else:
+            out = loaded.model(input_ids, attention_mask=mask, output_hidden_states=True)
+            hidden = out.hidden_states[layer]
+        hidden = hidden.float()
+        hidden = hidden / hidden.norm(dim=-1, keepdim=True)
+        hidden = hidden.cpu()
+    return [Embedding(tuple(ids), hidden[row, : len(ids)].clone()) for row, ids in enumerate(batch)]
+
+
+def token_embeddings(
+    loaded: LoadedModel,
+    layer: int,
+    texts: Sequence[str],
+    *,
+    batch_size: int = 64,
+    cancel: CancelToken | None = None,
+    disk_mb: float = 0,
+    persist: set[str] | None = None,
+) -> dict[str, Embedding]:
+    """Normalised token embeddings of the distinct `texts` at `layer`, through the caches."""
+    namespace = f"{loaded.ref.fingerprint()}|{loaded.precision}|L{layer}"
+    disk = disk_store(
+        loaded.ref.key, loaded.ref.fingerprint(), f"{loaded.precision}-L{layer}", disk_mb
+    )
+
+    def compute(missing: list[str]) -> list[Embedding]:
+        ids = token_ids(loaded, missing)
+        return run_in_batches(
+            ids,
+            [len(i) for i in ids],
+            lambda b: _forward_layer(loaded, layer, b),
+            batch_size,
+            cancel,
+        )
+
+    keep = (lambda t: t in persist) if persist is not None else None
+    return get_or_compute(namespace, texts, compute, disk, keep)

@@ -1,0 +1,91 @@
+"""MeaningBERT (Beauchemin et al. 2023): a cross-encoder that regresses meaning preservation.
+
+BERT with a one-output regression head reads the pair (source, output), truncated
+longest-first to 512 tokens; its logit is the score on 0–100. raw = the logit (it may fall
+outside 0–100), value = the logit clipped to 0–100. Any checkpoint of that shape works: the
+public one (hub id `davebulaval/MeaningBERT`, when online or cached) or a local directory, such
+as one trained on a study's ratings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from app.errors import UserError
+from app.metrics.base import ItemScore, MetricInfo, Pair
+from app.metrics.neural.batching import run_in_batches
+from app.metrics.neural.common import MODEL_OPTIONS, NeuralMetric
+from app.metrics.neural.models import LoadedModel
+from app.runtime import CancelToken
+
+DEFAULT_MEANINGBERT = "davebulaval/MeaningBERT"
+MAX_PAIR_TOKENS = 512
+
+
+def pair_logits(
+    loaded: LoadedModel,
+    pairs: Sequence[tuple[str, str]],
+    batch_size: int = 32,
+    cancel: CancelToken | None = None,
+) -> list[float]:
+    """The first logit of a sequence-classification model for each (first, second) pair."""
+    import torch
+
+    tok = loaded.tokenizer
+    max_len = min(MAX_PAIR_TOKENS, loaded.max_length)
+
+    def forward(batch: list[tuple[str, str]]) -> list[float]:
+        enc = tok(
+            [a for a, _ in batch],
+            [b for _, b in batch],
+            padding=True,
+            truncation="longest_first",
+            max_length=max_len,
+            return_tensors="pt",
+        )
+        enc = {k: v.to(loaded.device) for k, v in enc.items()}
+        with torch.inference_mode():
+            logits = loaded.model(**enc).logits
+        return [float(x) for x in logits[:, 0].float().cpu()]
+
+    lengths = [len(a) + len(b) for a, b in pairs]  # characters: a cheap proxy for tokens
+    return run_in_batches(list(pairs), lengths, forward, batch_size, cancel)
+
+
+class MeaningBertMetric(NeuralMetric):
+    info = MetricInfo(
+        name="meaningbert",
+        label="MeaningBERT",
+        family="neural",
+        description="Cross-encoder regression on (source, output): the logit is the 0–100 score.",
+        needs_model=True,
+    )
+    model_kind = "cross-encoder"
+    defaults = {"model": DEFAULT_MEANINGBERT, **{**MODEL_OPTIONS, "batch_size": 32}}
+
+    def label(self) -> str:
+        name = self.model_name() or DEFAULT_MEANINGBERT
+        if name == DEFAULT_MEANINGBERT:
+            return "MeaningBERT"
+        return f"MeaningBERT ({Path(name.rstrip('/')).name})"
+
+    def score_batch(
+        self, pairs: Sequence[Pair], cancel: CancelToken | None = None
+    ) -> list[ItemScore]:
+        if not pairs:
+            return []
+        loaded = self.loaded()
+        n_labels = int(getattr(loaded.model.config, "num_labels", 1))
+        if n_labels != 1:
+            raise UserError(
+                f"model {self.model_name()!r} is a classifier with {n_labels} labels, "
+                "not a one-output regression model"
+            )
+        logits = pair_logits(
+            loaded,
+            [(p.source, p.output) for p in pairs],
+            int(self.config["batch_size"]),
+            cancel,
+        )
+        return [ItemScore(value=min(100.0, max(0.0, x)), raw=x) for x in logits]

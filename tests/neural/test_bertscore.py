@@ -1,0 +1,204 @@
+"""BERTScore against the bert-score package (the oracle) and against its own definition."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+
+from app.metrics.base import Pair
+from app.metrics.neural.bertscore import BertScoreMetric
+from app.runtime import CancelToken
+from tests.neural.conftest import SENTENCES
+
+LAYER = 4
+ORACLE_PAIRS = [(s, o) for s, o in SENTENCES if o]  # bert-score crashes on "" under transformers 5
+
+
+def _pairs(rows, refs=None):
+    return [
+        Pair(i, s, o, tuple(refs[i]) if refs else (s,)) for i, (s, o) in enumerate(rows)
+    ]
+
+
+@pytest.fixture(scope="module")
+def oracle(minilm_path):
+    from bert_score import BERTScorer
+
+    def make(**kwargs):
+        return BERTScorer(model_type=minilm_path, num_layers=LAYER, device="cpu", **kwargs)
+
+    return make
+
+
+@pytest.fixture
+def baseline_file(tmp_path: Path) -> Path:
+    path = tmp_path / "baseline.tsv"
+    lines = ["LAYER,P,R,F"] + [f"{i},0.41,0.43,0.42" for i in range(7)]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def _ours(pairs, **config):
+    metric = BertScoreMetric(layer=LAYER, embedding_cache_mb=0, **config)
+    return metric, metric.score_batch(pairs)
+
+
+@pytest.mark.parametrize("idf", [False, True])
+@pytest.mark.parametrize("rescale", [False, True])
+def test_equals_bert_score(oracle, baseline_file, idf, rescale):
+    sources = [s for s, _ in ORACLE_PAIRS]
+    outputs = [o for _, o in ORACLE_PAIRS]
+    kwargs = {}
+    if idf:
+        kwargs.update(idf=True, idf_sents=list(dict.fromkeys(sources)), nthreads=0)
+    if rescale:
+        kwargs.update(rescale_with_baseline=True, lang="en", baseline_path=str(baseline_file))
+    P, R, F = oracle(**kwargs).score(outputs, sources)
+    _, ours = _ours(_pairs(ORACLE_PAIRS), idf=idf, rescale=rescale, baseline=str(baseline_file))
+    for k, item in enumerate(ours):
+        assert item.details["P"] == pytest.approx(float(P[k]), abs=1e-5)
+        assert item.details["R"] == pytest.approx(float(R[k]), abs=1e-5)
+        assert item.details["F1"] == pytest.approx(float(F[k]), abs=1e-5)
+        assert item.raw == pytest.approx(float(F[k]), abs=1e-5)
+        assert item.value == pytest.approx(100 * max(0.0, float(F[k])), abs=1e-3)
+
+
+def test_equals_bert_score_on_csmd(oracle, shared_datasets):
+    import pandas as pd
+
+    frame = pd.read_csv(shared_datasets / "csmd" / "dev.tsv", sep="\t").head(40)
+    rows = list(zip(frame["original"], frame["simplification"], strict=True))
+    P, R, F = oracle().score([o for _, o in rows], [s for s, _ in rows])
+    _, ours = _ours(_pairs(rows))
+    got = [item.details["F1"] for item in ours]
+    assert max(abs(g - float(f)) for g, f in zip(got, F, strict=True)) < 1e-5
+
+
+def test_several_references_take_the_best_of_each(oracle):
+    rows = ORACLE_PAIRS[:3]
+    refs = [[s, "Something else entirely."] for s, _ in rows]
+    P, R, F = oracle().score([o for _, o in rows], refs)
+    _, ours = _ours(_pairs(rows, refs))
+    for k, item in enumerate(ours):
+        assert item.details["F1"] == pytest.approx(float(F[k]), abs=1e-5)
+        assert item.details["P"] == pytest.approx(float(P[k]), abs=1e-5)
+        assert item.details["ref_index"] == 0
+
+
+def test_identity_scores_one():
+    rows = [(s, s) for s, _ in SENTENCES]
+    _, ours = _ours(_pairs(rows))
+    for item in ours:
+        for key in ("P", "R", "F1"):
+            assert item.details[key] == pytest.approx(1.0, abs=1e-6)
+        assert item.value == pytest.approx(100.0, abs=1e-4)
+
+
+def test_empty_output_scores_zero():
+    _, (item,) = _ours(_pairs([("He forgot his umbrella on the train.", "")]))
+    assert (item.details["P"], item.details["R"], item.details["F1"]) == (0.0, 0.0, 0.0)
+    assert item.value == 0.0
+
+
+@pytest.mark.parametrize("idf", [False, True])
+def test_alignment_agrees_with_the_scores(idf):
+    metric, ours = _ours(_pairs(ORACLE_PAIRS), idf=idf)
+    specials = {"[CLS]", "[SEP]"}
+    for item in ours:
+        al = item.details["alignment"]
+        for side, key in (("cand", "P"), ("ref", "R")):
+            tokens, sims = al[side]["tokens"], al[side]["sim"]
+            assert tokens[0] == "[CLS]" and tokens[-1] == "[SEP]"
+            if idf:
+                continue
+            kept = [s for t, s in zip(tokens, sims, strict=True) if t not in specials]
+            assert sum(kept) / len(kept) == pytest.approx(item.details[key], abs=1e-4)
+        # each best match points at a token whose similarity is the one recorded
+        assert len(al["cand"]["best"]) == len(al["cand"]["tokens"])
+        assert all(0 <= j < len(al["ref"]["tokens"]) for j in al["cand"]["best"])
+
+
+def test_alignment_matches_identical_tokens():
+    s = "The committee postponed its decision."
+    _, (item,) = _ours(_pairs([(s, s)]))
+    al = item.details["alignment"]
+    assert al["cand"]["best"] == list(range(len(al["cand"]["tokens"])))
+    assert al["cand"]["tokens"][1:-1] == ["the", "committee", "postponed", "its", "decision", "."]
+
+
+def test_idf_is_taken_from_the_whole_study_not_the_batch(oracle):
+    pairs = _pairs(ORACLE_PAIRS)
+    whole = BertScoreMetric(layer=LAYER, idf=True, embedding_cache_mb=0)
+    whole.prepare(pairs)
+    in_two = [*whole.score_batch(pairs[:2]), *whole.score_batch(pairs[2:])]
+    sources = [p.source for p in pairs]
+    _, _, F = oracle(idf=True, idf_sents=list(dict.fromkeys(sources)), nthreads=0).score(
+        [p.output for p in pairs], sources
+    )
+    assert [i.details["F1"] for i in in_two] == pytest.approx([float(f) for f in F], abs=1e-5)
+    # a repeated source is one document: the idf (and the config hash) do not change
+    doubled = BertScoreMetric(layer=LAYER, idf=True, embedding_cache_mb=0)
+    doubled.prepare(pairs + pairs)
+    assert doubled.config_hash() == whole.config_hash()
+    other = BertScoreMetric(layer=LAYER, idf=True, embedding_cache_mb=0)
+    other.prepare(pairs[:3])
+    assert other.config_hash() != whole.config_hash()
+
+
+def test_config_hash_ignores_device_and_batch_size():
+    a = BertScoreMetric(device="cpu", batch_size=8)
+    b = BertScoreMetric(device="auto", batch_size=64)
+    assert a.config_hash() == b.config_hash()
+    assert BertScoreMetric(layer=2).config_hash() != a.config_hash()
+    assert a.layer() == 6  # the default layer of the embedded MiniLM
+
+
+class _CancelAfter(CancelToken):
+    """A real cancel token that a user 'clicks' after `n` checks."""
+
+    def __init__(self, n: int) -> None:
+        super().__init__()
+        self.n = n
+
+    def check(self) -> None:
+        self.n -= 1
+        if self.n < 0:
+            self.cancel()
+        super().check()
+
+
+def test_cancel_mid_run_stops_between_batches(monkeypatch):
+    from app.metrics.neural import encoding
+    from app.runtime import Cancelled
+
+    calls = []
+    real = encoding._forward_layer
+
+    def counting(loaded, layer, batch):
+        calls.append(len(batch))
+        return real(loaded, layer, batch)
+
+    monkeypatch.setattr(encoding, "_forward_layer", counting)
+    rows = [(f"Sentence number {i} about a river.", f"Output {i} about a lake.") for i in range(20)]
+    metric = BertScoreMetric(layer=LAYER, embedding_cache_mb=0, batch_size=4)
+    with pytest.raises(Cancelled):
+        metric.score_batch(_pairs(rows), _CancelAfter(2))
+    assert calls == [4, 4]  # two batches ran, then the cancel flag stopped the run
+
+
+def test_rescale_without_a_baseline_is_explained():
+    metric = BertScoreMetric(layer=3, rescale=True)
+    availability = metric.availability()
+    assert availability.ok  # the packaged baseline of the embedded MiniLM covers every layer
+    missing = BertScoreMetric(layer=3, rescale=True, baseline="/nonexistent/baseline.tsv")
+    av = missing.availability()
+    assert not av.ok and "meaningbench baseline" in av.reason
+
+
+def test_values_are_finite_and_bounded():
+    _, ours = _ours(_pairs(SENTENCES))
+    for item in ours:
+        assert item.value is not None and 0.0 <= item.value <= 100.0
+        assert math.isfinite(item.raw)
