@@ -64,10 +64,8 @@ def nltk_wordnet(tmp_path_factory: pytest.TempPathFactory):
     root = tmp_path_factory.mktemp("nltk") / "corpora" / "wordnet"
     root.mkdir(parents=True)
     for f in Path(source).iterdir():
-        # the lemma index, the exception lists, and data.adj (read for adjective satellites)
-        if f.name in {"index.noun", "index.verb", "index.adj", "index.adv", "data.adj"} or (
-            f.suffix == ".exc"
-        ):
+        # the indexes, the exception lists, and data.adj (read for adjective satellites)
+        if f.name.startswith("index.") or f.name == "data.adj" or f.suffix == ".exc":
             shutil.copy(f, root / f.name)
     (root / "lexnames").write_text("".join(f"{i:02d}\tlex.{i}\t0\n" for i in range(45)))
     nltk.data.path.insert(0, str(root.parent.parent))
