@@ -184,10 +184,10 @@ def make_plan(
     for name in SCALAR_FIELDS:
         if name in chosen:
             continue
-        col = find_column(free, SYNONYMS[name])
-        chosen[name] = col
-        if col is not None:
-            free.remove(col)
+        found = find_column(free, SYNONYMS[name])
+        chosen[name] = found
+        if found is not None:
+            free.remove(found)
     # `rating`/`dimension` synonyms (score, value, question, ...) only mean the long shape
     # when both are there; alone they are ordinary columns.
     explicit_long = "rating" in user.fields or "dimension" in user.fields
@@ -197,9 +197,9 @@ def make_plan(
         and (chosen.get("rating") is None or chosen.get("dimension") is None)
     ):
         for name in ("rating", "dimension"):
-            col = chosen.get(name)
-            if col is not None:
-                free.append(col)
+            lone = chosen.get(name)
+            if lone is not None:
+                free.append(lone)
             chosen[name] = None
     if not user.references:
         references = reference_columns(free)
@@ -210,23 +210,23 @@ def make_plan(
     for col in list(free):
         low = norm(col)
         if low.endswith("label") and len(low) > len("label"):
-            target = dimension_for(col[: -len("label")].rstrip(" _.-"), known)
-            if target is not None and target not in labels:
-                labels[target] = col
+            labelled = dimension_for(col[: -len("label")].rstrip(" _.-"), known)
+            if labelled is not None and labelled not in labels:
+                labels[labelled] = col
                 free.remove(col)
                 continue
         stem, marked = rating_column_stem(col)
-        target = dimension_for(stem, known)
-        if target is not None:
-            if target in dims:
+        hit = dimension_for(stem, known)
+        if hit is not None:
+            if hit in dims:
                 raise InputError(
-                    f"two columns hold {target!r} ratings ({dims[target]!r} and {col!r}); "
-                    f"choose one with --map {target}=COLUMN",
+                    f"two columns hold {hit!r} ratings ({dims[hit]!r} and {col!r}); "
+                    f"choose one with --map {hit}=COLUMN",
                     file=str(path),
                     row=1,
                     column=col,
                 )
-            dims[target] = col
+            dims[hit] = col
             free.remove(col)
         elif marked:
             raise InputError(

@@ -295,6 +295,14 @@ def _parse_json_line(line: str, line_no: int, path: str) -> dict[str, Any]:
         raise InputError(
             f"expected a JSON object per line, found {type(obj).__name__}", file=path, row=line_no
         )
+    if "\\ud" in line.lower():
+        # A \uD800-style escape can decode to half a surrogate pair: text no file can hold.
+        try:
+            json.dumps(obj, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError:
+            raise InputError(
+                "contains an invalid \\u escape (half of a surrogate pair)", file=path, row=line_no
+            ) from None
     return obj
 
 

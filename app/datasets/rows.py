@@ -70,7 +70,10 @@ def parse_number(value: Any, column: str) -> float | None:
     if isinstance(value, bool):
         raise RowProblem(f"the rating {json.dumps(value)} is not a number", column)
     if isinstance(value, (int, float)):
-        number = float(value)
+        try:
+            number = float(value)
+        except OverflowError:
+            raise RowProblem("the rating is too large a number", column) from None
     elif isinstance(value, str):
         text = value.strip()
         if not text:
@@ -129,12 +132,13 @@ class RowParser:
         self.dims: dict[str, DimInfo] = plan.dimension_info
         index = {c: i for i, c in enumerate(columns)}
 
-        def getter(col: str | None) -> Getter | None:
-            if col is None:
-                return None
+        def get(col: str) -> Getter:
             if container == "jsonl":
                 return operator.methodcaller("get", col)
             return operator.itemgetter(index[col])
+
+        def getter(col: str | None) -> Getter | None:
+            return None if col is None else get(col)
 
         self.jsonl = container == "jsonl"
         self.get_source = getter(plan.source)
@@ -148,9 +152,9 @@ class RowParser:
         self.get_n_raters = getter(plan.n_raters)
         self.get_dimension = getter(plan.dimension)
         self.get_rating = getter(plan.rating)
-        self.refs = [(c, getter(c)) for c in plan.references]
-        self.dim_getters = [(d, c, getter(c)) for d, c in plan.dims.items()]
-        self.label_getters = [(d, c, getter(c)) for d, c in plan.labels.items()]
+        self.refs = [(c, get(c)) for c in plan.references]
+        self.dim_getters = [(d, c, get(c)) for d, c in plan.dims.items()]
+        self.label_getters = [(d, c, get(c)) for d, c in plan.labels.items()]
         self._dimension_cache: dict[str, str] = {}
 
     def _optional_text(self, get: Getter | None, rec: Any, column: str | None) -> str | None:
@@ -231,7 +235,7 @@ class RowParser:
                     raise RowProblem("the annotator is empty", plan.annotator)
             n_raters = None if annotator else self._n_raters(rec)
             for dim, column, get in self.dim_getters:
-                value = parse_number(get(rec), column)  # type: ignore[misc]
+                value = parse_number(get(rec), column)
                 if value is None:
                     continue  # an empty cell: this rater did not rate this dimension
                 self._check_scale(dim, value, column)
@@ -240,7 +244,7 @@ class RowParser:
         if self.label_getters:
             n_raters = self._n_raters(rec)
             for dim, column, get in self.label_getters:
-                value = parse_number(get(rec), column)  # type: ignore[misc]
+                value = parse_number(get(rec), column)
                 if value is None:
                     continue
                 self._check_scale(dim, value, column)

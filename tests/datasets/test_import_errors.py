@@ -263,3 +263,21 @@ def test_bad_options(new_study, tmp_path: Path) -> None:
         import_file(new_study, f, dataset="  ")
     with pytest.raises(InputError, match="unknown encoding"):
         import_file(new_study, f, encoding="no-such-codec")
+
+
+@pytest.mark.parametrize(
+    ("line", "column"),
+    [
+        ('{"source": "S.\\ud800", "output": "O."}', None),
+        (
+            '{"source": "S.", "output": "O.", "annotator": "a", "meaning": 1' + "0" * 400 + "}",
+            "meaning",
+        ),
+    ],
+)
+def test_json_values_no_file_can_hold(
+    study_path: Path, tmp_path: Path, line: str, column: str | None
+) -> None:
+    f = write(tmp_path / "odd.jsonl", line + "\n")
+    err = _assert_unchanged(study_path, lambda s: import_file(s, f))
+    assert (err.row, err.column) == (1, column)
