@@ -10,7 +10,8 @@ it (first one on a tie); when there are as many sentences as scenes, each senten
 at most one scene (greedy, in scene order), with fewer sentences several scenes may share
 one; a part counts as aligned when every word of its minimal centre aligns within the
 matched sentence; a part with no words (an implicit unit) and a scene without
-participants score ½ for that part.
+participants score ½ for that part. A participant drawn without a centre (by hand) is
+centred on its content words.
 """
 
 from __future__ import annotations
@@ -140,7 +141,11 @@ def score_samsa(
         )
         parts = []
         for p in scene.participants:
-            part = _part("participant", scene, p.tokens, p.minimal_centre(), links, out_tokens)
+            # Drawn without a centre: its content words stand in for it ("the dog" → "dog").
+            centre = (
+                p.centre or tuple(i for i in p.tokens if is_content(scene.tokens[i])) or p.tokens
+            )
+            part = _part("participant", scene, p.tokens, centre, links, out_tokens)
             part.remote = p.remote
             parts.append(part)
         part_score = sum(p.score for p in parts) / len(parts) if parts else EMPTY_PART_SCORE

@@ -406,16 +406,45 @@ class CompareView(QWidget):
 
     def _show_sari(self) -> None:
         row = self.current_row()
-        if row is None or self.comparison is None:
+        if row is None or self.comparison is None or self.study is None:
             self.sari.clear("Select an output.")
             return
+        with self.study.session() as s:
+            stored = compare_data.stored_scores(s, row.item_id, "sari")
+        # Explain the stored sentence-SARI run when there is one, with its own options.
+        run = next(
+            (x for x in stored if x.config.get("item_variant", "evaluate") == "evaluate"), None
+        )
+        config = run.config if run is not None else {}
         refs = [r for r in row.references if r and r.strip()]
-        if refs:
+        mode = config.get("reference_mode", "references" if refs else "source")
+        if mode == "references" and refs:
             note = f"Against the item's {len(refs)} reference(s)."
         else:
             refs = [self.comparison.source]
-            note = "This item has no references: the source is the reference (source mode)."
-        self.sari.explain(self.comparison.source, row.output, refs, note=note)
+            note = (
+                "Against the source as the only reference (source mode)."
+                if mode == "source"
+                else "This item has no references: the source is the reference."
+            )
+        exp = self.sari.explain(
+            self.comparison.source,
+            row.output,
+            refs,
+            lowercase=bool(config.get("lowercase", True)),
+            tokenize=str(config.get("tokenize", "13a")),
+            note=note,
+        )
+        if run is not None and run.value is not None:
+            same = abs(run.value - exp.sari) < 1e-6
+            self.sari.set_note(
+                f"{note} The stored score of “{run.label}” is {run.value:.2f}"
+                + (
+                    "; this explanation reproduces it."
+                    if same
+                    else "; it was computed from other texts."
+                )
+            )
 
     def _show_samsa(self) -> None:
         row = self.current_row()

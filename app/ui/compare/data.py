@@ -186,6 +186,7 @@ class StoredScore:
     label: str
     value: float | None
     details: dict[str, Any]
+    config: dict[str, Any] = field(default_factory=dict)
 
 
 def stored_scores(session: Session, item_id: int, metric: str) -> list[StoredScore]:
@@ -193,7 +194,7 @@ def stored_scores(session: Session, item_id: int, metric: str) -> list[StoredSco
     rows = session.execute(
         text(
             """
-            SELECT m.id, m.label, m.config_hash, s.value, s.details FROM score s
+            SELECT m.id, m.label, m.config_hash, s.value, s.details, m.config FROM score s
             JOIN metric_run m ON m.id = s.run_id
             WHERE s.item_id = :i AND m.metric = :m AND s.error IS NULL
             ORDER BY s.run_id DESC
@@ -203,10 +204,11 @@ def stored_scores(session: Session, item_id: int, metric: str) -> list[StoredSco
     ).all()
     out: list[StoredScore] = []
     seen: set[str] = set()
-    for run_id, label, config_hash, value, details in rows:
+    for run_id, label, config_hash, value, details, config in rows:
         if config_hash in seen:
             continue
         seen.add(config_hash)
         parsed = json.loads(details) if isinstance(details, str) else (details or {})
-        out.append(StoredScore(int(run_id), label or metric, value, parsed))
+        cfg = json.loads(config) if isinstance(config, str) else (config or {})
+        out.append(StoredScore(int(run_id), label or metric, value, parsed, cfg))
     return out

