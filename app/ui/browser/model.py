@@ -8,6 +8,7 @@ filter changes (see `query.py` for why).
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 from array import array
 from collections import OrderedDict
@@ -83,7 +84,9 @@ class _IdsLoader(QRunnable):
                 conn.close()
         except Exception as exc:  # reported to the view as an empty table with a message
             ids = exc
-        self._sink.loaded.emit(self._generation, ids)
+        # RuntimeError: the table went away while its rows were loading; nobody to tell.
+        with contextlib.suppress(RuntimeError):
+            self._sink.loaded.emit(self._generation, ids)
 
 
 @dataclass
@@ -107,10 +110,12 @@ class ItemTableModel(QAbstractTableModel):
         self._dimension: tuple[int, str] | None = None
         self._generation = 0
         self.loading = False
-        self._sink = _IdsLoaded(self)
-        self._sink.loaded.connect(self._on_ids_loaded)
+        # The pool is created before the sink so that it is destroyed first: its
+        # destructor waits for a running load, which then still has a sink to report to.
         self._pool = QThreadPool(self)
         self._pool.setMaxThreadCount(1)
+        self._sink = _IdsLoaded(self)
+        self._sink.loaded.connect(self._on_ids_loaded)
 
     # -- study and filter -------------------------------------------------------------
 

@@ -1,0 +1,92 @@
+"""Start-up: the window appears before torch is imported, on the study asked for."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from app.cli import build_parser
+
+ROOT = Path(__file__).resolve().parents[2]
+
+PROBE = r"""
+import json, sys
+from PySide6.QtCore import QTimer
+from app.ui.launch import create_application, start
+app = create_application()
+window = start(sys.argv[1:2] or None)
+def report():
+    page = window.current_page()
+    out = {
+        "visible": window.isVisible(),
+        "torch": "torch" in sys.modules,
+        "transformers": "transformers" in sys.modules,
+        "neural": "app.metrics.neural" in sys.modules,
+        "page": page,
+        "title": window.windowTitle(),
+    }
+    print("PROBE" + json.dumps(out), flush=True)
+    app.quit()
+QTimer.singleShot(300, report)
+app.exec()
+"""
+
+
+def run_probe(home: Path, *args: str) -> dict:
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "MEANINGBENCH_HOME": str(home)}
+    proc = subprocess.run(
+        [sys.executable, "-c", PROBE, *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    line = next(x for x in proc.stdout.splitlines() if x.startswith("PROBE"))
+    return json.loads(line[len("PROBE") :])
+
+
+def test_window_appears_without_torch(tmp_path: Path, study_with_facts) -> None:
+    path, _facts = study_with_facts
+    out = run_probe(tmp_path / "home", str(path))
+    assert out["visible"]
+    assert out["page"] == "browser"
+    assert out["title"].startswith("pop — ")
+    assert not out["torch"] and not out["transformers"] and not out["neural"]
+
+
+def test_without_a_study_it_opens_the_most_recent_one(tmp_path: Path, study_with_facts) -> None:
+    from app.settings import UserPrefs
+
+    path, _facts = study_with_facts
+    home = tmp_path / "home"
+    home.mkdir()
+    os.environ["MEANINGBENCH_HOME"] = str(home)  # the autouse fixture restores it
+    prefs = UserPrefs()
+    prefs.add_recent(tmp_path / "gone.mbstudy")  # missing files are skipped
+    prefs.add_recent(path)
+    prefs.add_recent(tmp_path / "gone.mbstudy")
+    prefs.save()
+    out = run_probe(home)
+    assert out["page"] == "browser" and out["title"].startswith("pop — ")
+    empty_home = tmp_path / "empty"
+    out = run_probe(empty_home)
+    assert out["page"] is None and out["title"] == "MeaningBench"  # the welcome page
+
+
+def test_the_gui_command_is_registered() -> None:
+    from app.commands import gui
+
+    args = build_parser().parse_args(["gui", "some.mbstudy"])
+    assert args.func is gui.run and args.study == Path("some.mbstudy")
+    assert build_parser().parse_args(["gui"]).study is None
+
+
+def test_python_dash_m_app_calls_launch() -> None:
+    import app.__main__ as entry
+
+    assert "launch" in entry.main.__code__.co_names
