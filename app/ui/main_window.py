@@ -132,7 +132,7 @@ class MainWindow(QMainWindow):
         self.nav = QListWidget()
         self.nav.setObjectName("navigation")
         self.nav.setIconSize(QSize(20, 20))
-        self.nav.setFixedWidth(150)
+        self.nav.setFixedWidth(136)
         self.nav.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.nav.currentRowChanged.connect(self._on_nav_row)
         self.stack = QStackedWidget()
@@ -274,7 +274,7 @@ class MainWindow(QMainWindow):
         self.nav.blockSignals(True)
         self.nav.setCurrentRow(-1)
         self.nav.blockSignals(False)
-        QTimer.singleShot(0, self._update_enabled)
+        self._update_enabled()
 
     def refresh_counts(self) -> None:
         study = self.context.study

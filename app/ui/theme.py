@@ -53,13 +53,11 @@ def system_is_dark() -> bool:
     return hints.colorScheme() == Qt.ColorScheme.Dark
 
 
-def resolve_theme(choice: str) -> str:
+def resolve_theme(choice: str, system_dark: bool) -> str:
     """'light' or 'dark' for a preference of system / light / dark."""
-    if choice == "dark":
-        return "dark"
-    if choice == "light":
-        return "light"
-    return "dark" if system_is_dark() else "light"
+    if choice in ("light", "dark"):
+        return choice
+    return "dark" if system_dark else "light"
 
 
 def build_palette(kind: str) -> QPalette:
@@ -106,6 +104,8 @@ class ThemeManager:
         self.choice = "system"
         self.scale = 1.0
         self.current = "light"
+        # Platforms without a colour scheme (Xvfb, offscreen) report Unknown: light.
+        self.system_dark = system_is_dark()
         self._base_point_size = app.font().pointSizeF() if app.font().pointSizeF() > 0 else 10.0
         hints = QGuiApplication.styleHints()
         hints.colorSchemeChanged.connect(self._on_system_scheme_changed)
@@ -115,7 +115,7 @@ class ThemeManager:
             self.choice = choice if choice in THEMES else "system"
         if scale is not None:
             self.scale = clamp_scale(scale)
-        self.current = resolve_theme(self.choice)
+        self.current = resolve_theme(self.choice, self.system_dark)
         self.app.setStyle("Fusion")
         self.app.setPalette(build_palette(self.current))
         font = QFont(self.app.font())
@@ -126,7 +126,8 @@ class ThemeManager:
     def point_size(self) -> float:
         return self._base_point_size * self.scale
 
-    def _on_system_scheme_changed(self, _scheme: object) -> None:
+    def _on_system_scheme_changed(self, scheme: Qt.ColorScheme) -> None:
+        self.system_dark = scheme == Qt.ColorScheme.Dark
         if self.choice == "system":
             self.apply()
 

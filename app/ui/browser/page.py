@@ -29,7 +29,6 @@ if TYPE_CHECKING:
 
 SEARCH_DELAY_MS = 300
 SCORE_REFRESH_MS = 250
-ALL = "All"
 
 COLUMN_WIDTHS = {
     "id": 64,
@@ -97,17 +96,18 @@ class BrowserPage(QWidget):
         self.search_edit.setClearButtonEnabled(True)
         self.count_label = QLabel()
         self.count_label.setObjectName("countLabel")
-        for combo in (self.dataset_combo, self.system_combo):
+        self.search_edit.setMinimumWidth(100)
+        # Combos as wide as their entries when there is room, narrower when the window is
+        # (a long dataset name must not set the window's minimum width).
+        for combo in (self.dataset_combo, self.system_combo, self.rated_combo, self.kind_combo):
             combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
-            combo.setMinimumContentsLength(8)
+            combo.setMinimumWidth(72)
+            combo.setMaximumWidth(240)
 
         bar = QHBoxLayout()
         bar.setSpacing(8)
-        for label, widget in (("Dataset", self.dataset_combo), ("System", self.system_combo)):
-            caption = QLabel(label)
-            caption.setBuddy(widget)
-            bar.addWidget(caption)
-            bar.addWidget(widget)
+        bar.addWidget(self.dataset_combo)
+        bar.addWidget(self.system_combo)
         bar.addWidget(self.rated_combo)
         bar.addWidget(self.kind_combo)
         bar.addWidget(self.flagged_check)
@@ -247,11 +247,11 @@ class BrowserPage(QWidget):
                 return i
         return 0
 
-    def _fill_combo(self, combo: QComboBox, values: list[str]) -> None:
+    def _fill_combo(self, combo: QComboBox, values: list[str], everything: str) -> None:
         current = combo.currentData()
         combo.blockSignals(True)
         combo.clear()
-        combo.addItem(ALL, None)
+        combo.addItem(everything, None)
         for v in values:
             combo.addItem(v, v)
         idx = combo.findData(current) if current else 0
@@ -277,8 +277,10 @@ class BrowserPage(QWidget):
         if conn is None:
             return
         datasets, systems = distinct_values(conn)
-        self._fill_combo(self.dataset_combo, datasets)
-        self._fill_combo(self.system_combo, systems)
+        self._fill_combo(self.dataset_combo, datasets, "All datasets")
+        self._fill_combo(self.system_combo, systems, "All systems")
+        self.dataset_combo.setToolTip("Show the items of one dataset")
+        self.system_combo.setToolTip("Show the outputs of one system")
 
     def reload_all(self) -> None:
         study = self.context.study

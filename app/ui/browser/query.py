@@ -121,10 +121,7 @@ def ids_sql(f: BrowserFilter) -> tuple[str, list[Any]]:
         order = f"srt.v IS NULL, srt.v {direction}, i.id {direction}"
     else:
         order = f"i.id {direction}"
-    sql = (
-        f"SELECT i.id FROM item i{joins} "
-        f"WHERE {where} ORDER BY {order}"
-    )
+    sql = f"SELECT i.id FROM item i{joins} WHERE {where} ORDER BY {order}"
     return sql, join_params + params
 
 
