@@ -11,7 +11,12 @@ from pathlib import Path
 
 import pytest
 
-TOKENIZER_FILES = ("vocab.txt", "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json")
+TOKENIZER_FILES = (
+    "vocab.txt",
+    "tokenizer.json",
+    "tokenizer_config.json",
+    "special_tokens_map.json",
+)
 
 
 @pytest.fixture(scope="session")
@@ -65,17 +70,29 @@ def tiny_mlm(tmp_path_factory: pytest.TempPathFactory, minilm_path: str) -> str:
 
 
 SENTENCES = [
-    ("The cat sat on the mat while the children played in the garden.",
-     "A cat was sitting on the mat as kids played outside."),
-    ("Scientists measured the temperature of the lake at several depths.",
-     "The lake's temperature was measured at different depths."),
-    ("The committee postponed its decision until the next meeting in March.",
-     "The decision was delayed to March."),
-    ("During childhood she suffered from collapsed lungs twice.",
-     "As a child, her lungs collapsed two times."),
-    ("The river flooded the lower part of the village after heavy rain.",
-     "Bananas are rich in potassium."),
-    ("Copper wires carry electricity to thousands of homes.",
-     "Copper wires carry electricity to thousands of homes."),
+    (
+        "The cat sat on the mat while the children played in the garden.",
+        "A cat was sitting on the mat as kids played outside.",
+    ),
+    (
+        "Scientists measured the temperature of the lake at several depths.",
+        "The lake's temperature was measured at different depths.",
+    ),
+    (
+        "The committee postponed its decision until the next meeting in March.",
+        "The decision was delayed to March.",
+    ),
+    (
+        "During childhood she suffered from collapsed lungs twice.",
+        "As a child, her lungs collapsed two times.",
+    ),
+    (
+        "The river flooded the lower part of the village after heavy rain.",
+        "Bananas are rich in potassium.",
+    ),
+    (
+        "Copper wires carry electricity to thousands of homes.",
+        "Copper wires carry electricity to thousands of homes.",
+    ),
     ("He forgot his umbrella on the train.", ""),
 ]

@@ -17,9 +17,7 @@ ORACLE_PAIRS = [(s, o) for s, o in SENTENCES if o]  # bert-score crashes on "" u
 
 
 def _pairs(rows, refs=None):
-    return [
-        Pair(i, s, o, tuple(refs[i]) if refs else (s,)) for i, (s, o) in enumerate(rows)
-    ]
+    return [Pair(i, s, o, tuple(refs[i]) if refs else (s,)) for i, (s, o) in enumerate(rows)]
 
 
 @pytest.fixture(scope="module")

@@ -32,7 +32,7 @@ from app.metrics.neural.models import resolve_model
 from app.runtime import CancelToken
 from app.settings import DEFAULT_ENCODER
 
-PACKAGED_BASELINES = Path(__file__).with_name("baselines")
+PACKAGED_BASELINES = Path(__file__).parent  # baseline_<model key>.csv files shipped with us
 # The default layer per model. For the embedded MiniLM it was chosen on the CSMD ratings (see
 # the README); the others are bert-score's choices (tuned on WMT16).
 DEFAULT_LAYERS = {
@@ -117,7 +117,7 @@ class BertScoreMetric(NeuralMetric):
             return Path(str(self.config["baseline"])).expanduser()
         ref = resolve_model(self.model_name())
         stored = baseline_path(ref.key)
-        packaged = PACKAGED_BASELINES / f"{ref.key}.csv"
+        packaged = PACKAGED_BASELINES / f"baseline_{ref.key}.csv"
         return stored if stored.exists() or not packaged.exists() else packaged
 
     def availability(self) -> Availability:

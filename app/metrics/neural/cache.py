@@ -137,6 +137,27 @@ class DiskStore:
                     found[keys[k]] = Embedding(id_tuple, tensor)
         return found
 
+    @property
+    def full(self) -> bool:
+        return self._bytes is not None and self._bytes >= self.max_bytes
+
+    def absent(self, texts: Sequence[str]) -> list[str]:
+        """The texts this store does not hold."""
+        if not texts:
+            return []
+        with self._lock:
+            conn = self._connect()
+            keys = {_text_key(t): t for t in texts}
+            present: set[bytes] = set()
+            key_list = list(keys)
+            for start in range(0, len(key_list), 500):
+                chunk = key_list[start : start + 500]
+                marks = ",".join("?" * len(chunk))
+                present.update(
+                    k for (k,) in conn.execute(f"SELECT k FROM emb WHERE k IN ({marks})", chunk)
+                )
+            return [t for k, t in keys.items() if k not in present]
+
     def put_many(self, items: Iterable[tuple[str, Embedding]]) -> None:
         import numpy as np
 
@@ -207,21 +228,20 @@ def get_or_compute(
             missing.append(text)
         else:
             out[text] = hit
+    remembered = [t for t in out if persist is None or persist(t)]
     if missing and disk is not None:
         for text, emb in disk.get_many(missing).items():
             out[text] = emb
             MEMORY.put((namespace, text), emb)
         missing = [t for t in missing if t not in out]
-    if missing:
-        computed = compute(missing)
-        for text, emb in zip(missing, computed, strict=True):
-            out[text] = emb
-            MEMORY.put((namespace, text), emb)
-        if disk is not None:
-            keep = [
-                (t, e)
-                for t, e in zip(missing, computed, strict=True)
-                if persist is None or persist(t)
-            ]
-            disk.put_many(keep)
+    computed = compute(missing) if missing else []
+    for text, emb in zip(missing, computed, strict=True):
+        out[text] = emb
+        MEMORY.put((namespace, text), emb)
+    if disk is not None and not disk.full:
+        # What memory already held may never have reached this store (another study, or a
+        # store that was full then): write whatever of it the store lacks.
+        absent = disk.absent(remembered)
+        keep = [t for t in missing if persist is None or persist(t)] + absent
+        disk.put_many((t, out[t]) for t in keep)
     return out
