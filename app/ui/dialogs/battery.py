@@ -38,6 +38,7 @@ if TYPE_CHECKING:
 
 NAME_ROLE = Qt.ItemDataRole.UserRole + 1
 FAMILY_ORDER = ("lexical", "readability", "neural", "structural", "trained")
+EACH_DEFAULT = "Each metric's default"
 REFERENCE_MODES = (("source", "Against the source"), ("references", "Against references"))
 
 
@@ -82,11 +83,13 @@ class BatteryDialog(QDialog):
         picks.addWidget(self.list_status)
 
         self.model_combo = QComboBox()
+        self.model_combo.setObjectName("modelCombo")
         self.model_combo.setEditable(True)
+        self.model_combo.addItem(EACH_DEFAULT)
         self.model_combo.addItem(DEFAULT_ENCODER)
         self.model_combo.setToolTip(
-            "Encoder for the neural metrics: the bundled default, a Hugging Face id, or a "
-            "local model folder"
+            "Model for the neural metrics: each metric's own default, the bundled encoder, "
+            "a Hugging Face id, or a local model folder"
         )
         self.device_combo = QComboBox()
         for d in DEVICE_CHOICES:
@@ -246,8 +249,10 @@ class BatteryDialog(QDialog):
         ]
 
     def options(self) -> dict[str, Any]:
+        model = self.model_combo.currentText().strip()
         return {
-            "model": self.model_combo.currentText().strip() or DEFAULT_ENCODER,
+            # None leaves each metric its own default (MeaningBERT's is not an encoder).
+            "model": None if model in ("", EACH_DEFAULT) else model,
             "device": self.device_combo.currentData(),
             "reference_mode": self.refmode_combo.currentData(),
             "batch_size": self.batch_spin.value(),
@@ -320,8 +325,13 @@ class BatteryDialog(QDialog):
             if getattr(s, "error", None):
                 text += f" ({s.error})"
             lines.append(text)
-        elapsed = time.monotonic() - self._started
-        self.phase_label.setText(f"Done in {format_duration(elapsed)}")
+        elapsed = format_duration(time.monotonic() - self._started)
+        cancelled = (self.job is not None and self.job.outcome == "cancelled") or any(
+            getattr(s, "status", "") == "cancelled" for s in self.summaries
+        )
+        self.phase_label.setText(
+            f"Cancelled after {elapsed}; finished work kept" if cancelled else f"Done in {elapsed}"
+        )
         self.rate_label.setText("\n".join(lines))
 
     def _on_finished(self) -> None:

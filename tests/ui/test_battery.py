@@ -1,0 +1,144 @@
+"""The battery dialog running real lexical metrics: availability, progress, scores, cancel."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+
+from tests.ui.conftest import open_in
+from tests.ui.factories import bulk_study
+from tests.ui.test_workers import close_error_boxes
+
+sacrebleu = pytest.importorskip("sacrebleu")
+
+
+def wait_metrics(qtbot, dialog) -> None:  # noqa: ANN001
+    qtbot.waitUntil(lambda: bool(dialog.metrics), timeout=120_000)
+
+
+def metric_item(dialog, name: str):  # noqa: ANN001, ANN201
+    return next(
+        i for i in dialog._metric_items() if i.data(0, Qt.ItemDataRole.UserRole + 1) == name
+    )
+
+
+def scores_of(path: Path, metric: str) -> dict[int, float]:
+    conn = sqlite3.connect(path)
+    try:
+        rows = conn.execute(
+            "SELECT s.item_id, s.value FROM score s JOIN metric_run m ON m.id = s.run_id "
+            "WHERE m.metric = ? AND s.error IS NULL",
+            (metric,),
+        ).fetchall()
+    finally:
+        conn.close()
+    return {int(i): float(v) for i, v in rows}
+
+
+def test_metric_list_shows_availability_and_reasons(window, qtbot, study_with_facts) -> None:
+    from app.jobs.scoring import list_metrics
+
+    path, _ = study_with_facts
+    open_in(window, path, qtbot)
+    dialog = window.show_battery_dialog()
+    wait_metrics(qtbot, dialog)
+    oracle = {m["name"]: m for m in list_metrics(path)}
+    assert {m["name"] for m in dialog.metrics} == set(oracle)
+    for name, m in oracle.items():
+        item = metric_item(dialog, name)
+        enabled = bool(item.flags() & Qt.ItemFlag.ItemIsEnabled)
+        assert enabled == m["available"], name
+        if not m["available"]:
+            assert item.text(2) == m["reason"] and item.toolTip(2) == m["reason"]
+            assert item.checkState(0) == Qt.CheckState.Unchecked
+    dialog.check_all(True)
+    assert set(dialog.checked_metrics()) == {n for n, m in oracle.items() if m["available"]}
+    dialog.close()
+
+
+def test_running_bleu_and_chrf_fills_the_browser(window, qtbot, study_with_facts) -> None:
+    path, facts = study_with_facts
+    open_in(window, path, qtbot)
+    page = window.page("browser")
+    dialog = window.show_battery_dialog()
+    wait_metrics(qtbot, dialog)
+    dialog.set_checked(["bleu", "chrf"])
+    dialog.batch_spin.setValue(8)
+    assert dialog.options()["model"] is None  # each metric keeps its own model
+    progress: list[tuple[int, int | None]] = []
+    job = dialog.start()
+    assert job is not None and not dialog.run_button.isEnabled()
+    job.progress.connect(lambda p: progress.append((p.done, p.total)))
+    qtbot.waitUntil(lambda: not job.running, timeout=120_000)
+    assert job.outcome == "done", job.failure
+    statuses = {s.metric: s.status for s in dialog.summaries}
+    assert statuses == {"bleu": "done", "chrf": "done"}
+    assert progress and progress[-1][0] == progress[-1][1]
+    assert dialog.progress.value() == dialog.progress.maximum()
+    assert "items/s" in dialog.rate_label.text() or "scored" in dialog.rate_label.text()
+    # The browser grew a chrf column while the batches landed; values match sacrebleu.
+    model = page.model
+    qtbot.waitUntil(
+        lambda: "chrf" in [c.column for c in model.score_columns], timeout=5000
+    )  # fmt: skip
+    chrf_col = next(
+        i for i in range(model.columnCount())
+        if model.headerData(i, Qt.Orientation.Horizontal) == "chrf"
+    )  # fmt: skip
+    stored = scores_of(path, "chrf")
+    assert set(stored) >= set(facts.item_ids)
+    for item_id in facts.item_ids[:8]:
+        source, output = facts.text_of[item_id]
+        oracle = sacrebleu.sentence_chrf(output, [source]).score
+        assert stored[item_id] == pytest.approx(oracle, abs=1e-6)
+        row = model.row_of(item_id)
+        qtbot.waitUntil(lambda r=row: model.data(model.index(r, chrf_col)) is not None)
+        assert model.data(model.index(row, chrf_col)) == f"{stored[item_id]:.1f}"
+    assert dialog.run_button.isEnabled()
+    dialog.close()
+
+
+def test_cancel_keeps_what_was_scored(window, qtbot, tmp_path: Path) -> None:
+    path = tmp_path / "many.mbstudy"
+    bulk_study(path, 1500).close()
+    open_in(window, path, qtbot)
+    dialog = window.show_battery_dialog()
+    wait_metrics(qtbot, dialog)
+    dialog.set_checked(["chrf", "ter", "rougel"])
+    dialog.batch_spin.setValue(16)
+    job = dialog.start()
+    assert job is not None
+    qtbot.waitUntil(lambda: dialog.progress.value() > 0, timeout=120_000)
+    dialog.cancel_button.click()
+    qtbot.waitUntil(lambda: not job.running, timeout=120_000)
+    assert job.outcome == "cancelled"
+    assert "Cancelled" in dialog.phase_label.text()
+    kept = scores_of(path, "chrf")
+    assert 0 < len(kept) < 1500
+    assert scores_of(path, "rougel") == {}  # never started
+    assert dialog.run_button.isEnabled() and not dialog.cancel_button.isEnabled()
+    close_error_boxes()
+
+
+def test_a_study_that_vanished_fails_with_a_dialog(window, qtbot, tmp_path: Path) -> None:
+    from tests.ui.test_workers import error_boxes
+
+    path = tmp_path / "gone.mbstudy"
+    bulk_study(path, 20).close()
+    open_in(window, path, qtbot)
+    dialog = window.show_battery_dialog()
+    wait_metrics(qtbot, dialog)
+    dialog.set_checked(["bleu"])
+    window.context.study.close()
+    path.rename(tmp_path / "moved.mbstudy")
+    job = dialog.start()
+    qtbot.waitUntil(lambda: not job.running, timeout=60_000)
+    assert job.outcome == "failed"
+    qtbot.waitUntil(lambda: bool(error_boxes()))
+    assert "no such study" in error_boxes()[0].text()
+    assert "Failed" in dialog.phase_label.text()
+    close_error_boxes()
+    assert dialog.run_button.isEnabled()
