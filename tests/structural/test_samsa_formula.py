@@ -108,3 +108,10 @@ def test_details_name_the_matched_sentence_and_the_parts_found() -> None:
     assert [s["sentence"] for s in d["scenes"]] == [1, 0]
     assert d["scenes"][0]["main_relation"]["matches"] == ["sat→sat (exact)"]
     assert d["scenes"][0]["participants"][1]["found"] is False
+
+
+def test_details_hold_every_field_of_the_result() -> None:
+    import dataclasses
+
+    r = score_samsa(_scenes(), "The cat sat. The dog barked at the postman.", ALIGNER)
+    assert r.to_details() == dataclasses.asdict(r)

@@ -38,6 +38,8 @@ class WordAligner:
         self.use_lemmas = use_lemmas
         self.embedder = embedder
         self.threshold = threshold
+        # The same word pairs come back for every output of a source: decide each once.
+        self._links: dict[tuple[str, str], WordLink | None] = {}
 
     def describe(self) -> str:
         parts = ["exact"]
@@ -54,6 +56,14 @@ class WordAligner:
 
     def link(self, a: str, b: str) -> WordLink | None:
         """How two words align, if they do (src/out indices left at -1)."""
+        key = (a, b)
+        if key not in self._links:
+            if len(self._links) > 500_000:
+                self._links.clear()
+            self._links[key] = self._decide(a, b)
+        return self._links[key]
+
+    def _decide(self, a: str, b: str) -> WordLink | None:
         if is_punct(a) or is_punct(b):
             return None
         na, nb = normalise(a), normalise(b)

@@ -17,7 +17,7 @@ centred on its content words.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 from app.metrics.structural.alignment import WordAligner, WordLink
@@ -61,7 +61,39 @@ class SamsaResult:
     penalised: bool  # more output sentences than scenes: SAMSA is 0 by definition
 
     def to_details(self) -> dict[str, Any]:
-        return asdict(self)
+        """Plain JSON-ready data (written by hand: dataclasses.asdict's deep copy is slow)."""
+
+        def part(p: PartResult) -> dict[str, Any]:
+            return {
+                "role": p.role,
+                "text": p.text,
+                "centre": p.centre,
+                "found": p.found,
+                "score": p.score,
+                "matches": list(p.matches),
+                "remote": p.remote,
+            }
+
+        return {
+            "n_scenes": self.n_scenes,
+            "n_sentences": self.n_sentences,
+            "sentences": list(self.sentences),
+            "scenes": [
+                {
+                    "position": s.position,
+                    "text": s.text,
+                    "sentence": s.sentence,
+                    "n_alignments": s.n_alignments,
+                    "main_relation": part(s.main_relation),
+                    "participants": [part(p) for p in s.participants],
+                    "score": s.score,
+                }
+                for s in self.scenes
+            ],
+            "samsa": self.samsa,
+            "samsa_abl": self.samsa_abl,
+            "penalised": self.penalised,
+        }
 
 
 def _part(

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
+from functools import lru_cache
 
 # A word keeps inner hyphens and apostrophes ("well-known", "don't"); numbers keep inner
 # separators ("19:09", "1,000.5"); anything else that is not a space is one token.
@@ -52,14 +53,17 @@ def words(text: str) -> list[str]:
     return [t.text for t in tokenize(text)]
 
 
+@lru_cache(maxsize=65536)
 def is_punct(token: str) -> bool:
     return bool(token) and all(unicodedata.category(ch).startswith(("P", "S")) for ch in token)
 
 
+@lru_cache(maxsize=65536)
 def is_content(token: str) -> bool:
     return not is_punct(token) and token.lower() not in STOPWORDS
 
 
+@lru_cache(maxsize=65536)
 def normalise(token: str) -> str:
     """The form exact matching compares: case-folded, curly apostrophes made straight."""
     return token.casefold().replace("’", "'")
