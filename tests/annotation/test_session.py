@@ -265,3 +265,20 @@ def test_names_are_checked(study) -> None:
         s.add(Annotator(name="csmd-mean", kind="aggregate"))
     with pytest.raises(UserError, match="aggregate"):
         AnnotationSession(study, "csmd-mean")
+
+
+def test_kept_progress_matches_a_fresh_count(study) -> None:
+    sess = AnnotationSession(study, "alice")
+    other = AnnotationSession(study, "alice")  # a second session sees the file's counts
+    steps = ["rate", "skip", "rate", "undo", "skip", "rate", "rate", "undo", "rate", "skip"]
+    for step in steps:
+        item = sess.current()
+        if step == "rate":
+            sess.submit(item.item_id, {"meaning": 50})
+            sess.advance()
+        elif step == "skip":
+            sess.skip(item.item_id)
+            sess.next_item()
+        else:
+            sess.undo_last()
+        assert sess.progress() == other.progress(refresh=True), step

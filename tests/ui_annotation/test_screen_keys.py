@@ -38,6 +38,16 @@ def test_focus_starts_on_the_first_scale(make_screen) -> None:
     assert QApplication.focusWidget() is screen.rows[0].scale
 
 
+def test_focusing_the_screen_focuses_a_scale(qtbot, make_screen) -> None:
+    screen = make_screen()
+    screen.hint.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+    screen.hint.setFocus()
+    screen.setFocus()  # what a hosting page does when it is shown
+    assert QApplication.focusWidget() is screen.rows[0].scale
+    press(qtbot, screen, K.Key_Right)
+    assert screen.rows[0].scale.value() == 51
+
+
 def test_slider_starts_unset_and_enter_does_nothing(qtbot, make_screen, study) -> None:
     screen = make_screen()
     row = screen.rows[0]

@@ -63,6 +63,13 @@ class DimensionRow(QWidget):
         grid.addWidget(self.number, 1, 4)
         grid.setColumnStretch(1, 1)
         grid.setColumnStretch(2, 1)
+        text = self.palette().color(QPalette.ColorRole.WindowText)
+        window = self.palette().color(QPalette.ColorRole.Window)
+        for label in (self.low, self.high):
+            lp = label.palette()
+            lp.setColor(QPalette.ColorRole.WindowText, blend(text, window, 0.35))
+            label.setPalette(lp)
+        self._shown_unset: bool | None = None
         self.scale.valueChanged.connect(self._show_value)
         self._show_value(None)
 
@@ -72,19 +79,16 @@ class DimensionRow(QWidget):
 
     def _show_value(self, value: float | None) -> None:
         self.number.setText(format_value(value))
+        unset = value is None
+        if unset == self._shown_unset:
+            return  # palette changes re-polish the label: only when the state flips
+        self._shown_unset = unset
         pal = self.number.palette()
         text = self.palette().color(QPalette.ColorRole.WindowText)
         window = self.palette().color(QPalette.ColorRole.Window)
         # A muted dash for "not rated yet"; full contrast once there is a value.
-        pal.setColor(
-            QPalette.ColorRole.WindowText, text if value is not None else blend(text, window, 0.55)
-        )
+        pal.setColor(QPalette.ColorRole.WindowText, blend(text, window, 0.55) if unset else text)
         self.number.setPalette(pal)
-        muted = blend(text, window, 0.35)
-        for label in (self.low, self.high):
-            lp = label.palette()
-            lp.setColor(QPalette.ColorRole.WindowText, muted)
-            label.setPalette(lp)
 
 
 def scale_of(row: DimensionRow) -> RatingScale:

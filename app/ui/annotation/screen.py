@@ -351,6 +351,11 @@ class AnnotationScreen(QWidget):
     def toggle_layout(self) -> None:
         self.pair.set_stacked(not self.pair.stacked)
 
+    def focusInEvent(self, event) -> None:  # noqa: ANN001 - Qt's event type
+        # A host that focuses the screen (page shown, window activated) means "rate now".
+        super().focusInEvent(event)
+        self._focus_scale()
+
     def showEvent(self, event) -> None:  # noqa: ANN001 - Qt's event type
         super().showEvent(event)
         self._focus_scale()  # focus given while hidden does not stick

@@ -1,9 +1,11 @@
 """The study lead's annotation settings, as a widget the settings dialog embeds.
 
-It edits an `AnnotationSettings` and writes it with `apply()`; nothing reaches the study
-file before that. Queues already built keep their order and their control items (raters
-must not see their queue reshuffled); new settings apply to new annotators and to items
-added later.
+Three sections: the scales (dimensions), the queues (overlap, datasets, hidden QC items,
+seed, order, diff highlighting) and the guidelines. A dialog that edits some of these
+itself shows only the others (`sections=("queues",)`); `save()` writes only the sections
+shown and keeps the file's values for the rest. Nothing reaches the study file before
+that. Queues already built keep their order and their control items (raters must not see
+their queue reshuffled); new settings apply to new annotators and to items added later.
 """
 
 from __future__ import annotations
@@ -58,22 +60,53 @@ QC_LABELS = {
 COLUMNS = ("Active", "Dimension", "Scale", "Low end label", "High end label", "Question")
 
 
+SECTIONS = ("scales", "queues", "guidelines")
+QUEUE_FIELDS = (
+    "seed",
+    "overlap_k",
+    "pool_size",
+    "qc_enabled",
+    "qc",
+    "diff_highlighting",
+    "same_source_back_to_back",
+    "datasets",
+)
+
+
 class AnnotationSettingsWidget(QWidget):
     changed = Signal()
 
-    def __init__(self, study: Study, parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        study: Study,
+        parent: QWidget | None = None,
+        *,
+        sections: tuple[str, ...] = SECTIONS,
+    ) -> None:
         super().__init__(parent)
         self.study = study
+        self.sections = tuple(x for x in SECTIONS if x in sections)
         with study.session() as s:
             self._loaded = load_settings(s)
             self._datasets = list(s.scalars(select(Dataset.name).order_by(Dataset.name)))
-        tabs = QTabWidget()
-        tabs.addTab(self._scales_tab(), "Scales")
-        tabs.addTab(self._queue_tab(), "Queues and QC")
-        tabs.addTab(self._guidelines_tab(), "Guidelines")
+        pages = {
+            "scales": (self._scales_tab(), "Scales"),
+            "queues": (self._queue_tab(), "Queues and QC"),
+            "guidelines": (self._guidelines_tab(), "Guidelines"),
+        }
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(tabs)
+        for name, (page, _title) in pages.items():
+            if name not in self.sections:  # kept (hidden) so that settings() reads it
+                page.setParent(self)
+                page.hide()
+        if len(self.sections) == 1:
+            layout.addWidget(pages[self.sections[0]][0])
+        else:
+            tabs = QTabWidget()
+            for name in self.sections:
+                tabs.addTab(*pages[name])
+            layout.addWidget(tabs)
         self.error = QLabel()
         self.error.setStyleSheet("color: #c0392b;")
         self.error.setWordWrap(True)
@@ -92,9 +125,6 @@ class AnnotationSettingsWidget(QWidget):
         self.table.horizontalHeader().setStretchLastSection(True)
         self.table.verticalHeader().setVisible(False)
         v.addWidget(self.table, 1)
-        self.highlight = QCheckBox("Highlight word differences between original and output")
-        self.highlight.setToolTip("Off by default: highlighting can steer raters to the changes.")
-        v.addWidget(self.highlight)
         return page
 
     def _queue_tab(self) -> QWidget:
@@ -146,7 +176,7 @@ class AnnotationSettingsWidget(QWidget):
         self.qc_enabled.toggled.connect(self._update_normal)
         v.addWidget(qc)
 
-        order = QGroupBox("Order")
+        order = QGroupBox("Order and display")
         of = QFormLayout(order)
         seed_row = QHBoxLayout()
         self.seed = QSpinBox()
@@ -159,6 +189,9 @@ class AnnotationSettingsWidget(QWidget):
         of.addRow("Random seed", seed_row)
         self.back_to_back = QCheckBox("Outputs of the same original may come back to back")
         of.addRow(self.back_to_back)
+        self.highlight = QCheckBox("Highlight word differences between original and output")
+        self.highlight.setToolTip("Off by default: highlighting can steer raters to the changes.")
+        of.addRow(self.highlight)
         v.addWidget(order)
         note = QLabel(
             "Queues already started keep their order and control items; changes apply to "
@@ -187,6 +220,7 @@ class AnnotationSettingsWidget(QWidget):
     # -- values ----------------------------------------------------------------------------
 
     def _load(self, st: AnnotationSettings) -> None:
+        self._table_dims = list(st.dimensions)  # the rows of the table, in order
         self.table.setRowCount(len(st.dimensions))
         for r, d in enumerate(st.dimensions):
             active = QCheckBox()
@@ -231,7 +265,7 @@ class AnnotationSettingsWidget(QWidget):
     def settings(self) -> AnnotationSettings:
         """The settings as the widget shows them (not yet written)."""
         dims = []
-        for r, d in enumerate(self._loaded.dimensions):
+        for r, d in enumerate(self._table_dims):
             active = self.table.cellWidget(r, 0)
             combo = self.table.cellWidget(r, 2)
             low, high, question = (self.table.cellWidget(r, c) for c in (3, 4, 5))
@@ -264,16 +298,31 @@ class AnnotationSettingsWidget(QWidget):
             dimensions=dims,
         )
 
+    def save(self) -> None:
+        """Write the shown sections to the study; raises UserError when they are invalid.
+
+        The sections not shown keep the values the file holds now (another tab of the
+        dialog may have changed them since this widget was opened).
+        """
+        mine = self.settings()
+        with self.study.session() as s:
+            st = load_settings(s)
+            if "scales" in self.sections:
+                st.dimensions = mine.dimensions
+            if "queues" in self.sections:
+                for name in QUEUE_FIELDS:
+                    setattr(st, name, getattr(mine, name))
+            if "guidelines" in self.sections:
+                st.guidelines = mine.guidelines
+            save_settings(s, st)
+
     def apply(self) -> bool:
-        """Write the settings to the study; False (with the reason shown) when invalid."""
-        st = self.settings()
+        """`save()`, showing the reason in the widget instead of raising; False if refused."""
         try:
-            with self.study.session() as s:
-                save_settings(s, st)
+            self.save()
         except UserError as exc:
             self.error.setText(str(exc))
             self.error.show()
             return False
         self.error.hide()
-        self._loaded = st
         return True
