@@ -149,3 +149,14 @@ def test_page_follows_the_study_context(qtbot, demo: DemoStudy) -> None:
     assert page.view.current_item_id() == demo.items[(COMMITTEE, "Copy")]
     ctx.study_closed.emit()
     assert page.view.comparison is None
+
+
+def test_new_data_keeps_the_current_source(qtbot, demo: DemoStudy) -> None:
+    view = CompareView(demo.study)
+    qtbot.addWidget(view)
+    view.show_item(demo.items[(COMMITTEE, "Copy")])
+    studies.add_source(demo, "A third source sentence.", {"Copy": "A third source sentence."}, {})
+    view.reload_sources()
+    assert view.source_text.text() == COMMITTEE
+    assert view.current_item_id() == demo.items[(COMMITTEE, "Copy")]
+    assert view.position_label.text() == "2 of 3"

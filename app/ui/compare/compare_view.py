@@ -177,6 +177,13 @@ class CompareView(QWidget):
 
     # -- study and navigation -----------------------------------------------------------
 
+    def reload_sources(self) -> None:
+        """Re-read the list of sources (an import added some), staying on the current one."""
+        group, item = self.group, self.current_item_id()
+        self.set_study(self.study)
+        if group is not None and self.source_index(group) >= 0:
+            self.show_source_group(group, item_id=item)
+
     def set_study(self, study: Any) -> None:
         self.study = study
         self.scene_editor.study = study
@@ -499,7 +506,7 @@ class ComparePage(QWidget):
         self._timer.timeout.connect(self._refresh_if_visible)
         ctx.study_opened.connect(self.view.set_study)
         ctx.study_closed.connect(lambda: self.view.set_study(None))
-        ctx.data_changed.connect(lambda: self.view.set_study(ctx.study))
+        ctx.data_changed.connect(self.view.reload_sources)
         ctx.scores_changed.connect(lambda *_: self._mark_stale())
         ctx.ratings_changed.connect(lambda *_: self._mark_stale())
 
