@@ -1,11 +1,327 @@
-"""Import a rating file (placeholder until the importer's preview API is wired)."""
+"""Import a rating file: format, column mapping, a preview of the first rows, then the
+import itself as a background job (all or nothing: a bad row leaves the study unchanged).
+"""
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QDialog, QWidget
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QFileDialog,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QPushButton,
+    QScrollArea,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.ui.dialogs.import_preview import (
+    MAPPED_FIELDS,
+    Preview,
+    build_preview,
+    known_dimensions,
+    make_mapping,
+)
+from app.ui.workers import JobFailure, JobHandle
+
+if TYPE_CHECKING:
+    from app.ui.context import StudyContext
+
+FORMATS = (
+    ("auto", "Detect"),
+    ("csv", "CSV"),
+    ("tsv", "TSV"),
+    ("jsonl", "JSON lines"),
+    ("csmd", "CSMD (original, simplification, label)"),
+    ("pairs", "Pairs (one row per output)"),
+    ("long", "Long (one row per rating)"),
+    ("wide", "Wide (one row per rater, a column per dimension)"),
+)
+AUTO = "Automatic"
+FILE_FILTER = "Rating files (*.csv *.tsv *.txt *.jsonl *.json);;All files (*)"
 
 
 class ImportDialog(QDialog):
-    def __init__(self, context, parent: QWidget | None = None) -> None:
+    def __init__(self, context: StudyContext, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.setObjectName("importDialog")
+        self.setWindowTitle("Import ratings")
         self.context = context
+        self.preview: Preview | None = None
+        self.job: JobHandle | None = None
+        self.report: Any = None
+        self.field_combos: dict[str, QComboBox] = {}
+        self.dimension_combos: dict[str, QComboBox] = {}
+        self._refresh_timer = QTimer(self)
+        self._refresh_timer.setSingleShot(True)
+        self._refresh_timer.setInterval(150)
+        self._refresh_timer.timeout.connect(self.refresh_preview)
+        self._build()
+
+    # -- layout -----------------------------------------------------------------------
+
+    def _build(self) -> None:
+        self.path_edit = QLineEdit()
+        self.path_edit.setObjectName("importPath")
+        self.path_edit.setPlaceholderText("A CSV, TSV or JSON-lines file of items and ratings")
+        self.path_edit.editingFinished.connect(self.refresh_preview)
+        browse = QPushButton("Choose…")
+        browse.clicked.connect(self.choose_file)
+        self.format_combo = QComboBox()
+        for value, label in FORMATS:
+            self.format_combo.addItem(label, value)
+        self.format_combo.currentIndexChanged.connect(self._schedule)
+        self.dataset_edit = QLineEdit()
+        self.dataset_edit.setPlaceholderText("the file's name")
+        self.system_edit = QLineEdit()
+        self.system_edit.setPlaceholderText("from the file, when it has a system column")
+
+        file_row = QHBoxLayout()
+        file_row.addWidget(self.path_edit, 1)
+        file_row.addWidget(browse)
+        top = QFormLayout()
+        top.addRow("File", file_row)
+        top.addRow("Format", self.format_combo)
+        top.addRow("Dataset", self.dataset_edit)
+        top.addRow("System", self.system_edit)
+
+        self.mapping_box = QGroupBox("Columns")
+        self.mapping_form = QFormLayout(self.mapping_box)
+        for name, label in MAPPED_FIELDS:
+            combo = self._column_combo()
+            self.field_combos[name] = combo
+            self.mapping_form.addRow(label, combo)
+        for dim in known_dimensions(self.context.path):
+            combo = self._column_combo()
+            self.dimension_combos[dim] = combo
+            self.mapping_form.addRow(f"{dim.capitalize()} ratings", combo)
+        mapping_scroll = QScrollArea()
+        mapping_scroll.setWidgetResizable(True)
+        mapping_scroll.setWidget(self.mapping_box)
+        mapping_scroll.setMinimumWidth(300)
+
+        self.table = QTableWidget()
+        self.table.setObjectName("importPreview")
+        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.table.setWordWrap(False)
+        self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        self.plan_label = QLabel()
+        self.plan_label.setObjectName("planLabel")
+        self.plan_label.setWordWrap(True)
+        self.plan_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.error_label = QLabel()
+        self.error_label.setObjectName("importError")
+        self.error_label.setWordWrap(True)
+        self.error_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.error_label.setStyleSheet("color: #d04040;")
+        self.error_label.hide()
+        right = QWidget()
+        right_box = QVBoxLayout(right)
+        right_box.setContentsMargins(0, 0, 0, 0)
+        right_box.addWidget(QLabel("First rows"))
+        right_box.addWidget(self.table, 1)
+        right_box.addWidget(self.plan_label)
+        right_box.addWidget(self.error_label)
+        split = QSplitter(Qt.Orientation.Horizontal)
+        split.addWidget(mapping_scroll)
+        split.addWidget(right)
+        split.setStretchFactor(1, 1)
+        split.setSizes([320, 700])
+
+        self.report_view = QPlainTextEdit()
+        self.report_view.setObjectName("importReport")
+        self.report_view.setReadOnly(True)
+        self.report_view.setMaximumHeight(140)
+        self.report_view.hide()
+        self.import_button = QPushButton("Import")
+        self.import_button.setDefault(True)
+        self.import_button.clicked.connect(self.start)
+        self.cancel_button = QPushButton("Cancel import")
+        self.cancel_button.clicked.connect(self.cancel)
+        self.cancel_button.setEnabled(False)
+        close = QPushButton("Close")
+        close.clicked.connect(self.close)
+        buttons = QHBoxLayout()
+        buttons.addStretch(1)
+        for b in (self.import_button, self.cancel_button, close):
+            buttons.addWidget(b)
+
+        layout = QVBoxLayout(self)
+        layout.addLayout(top)
+        layout.addWidget(split, 1)
+        layout.addWidget(self.report_view)
+        layout.addLayout(buttons)
+        self.resize(1040, 640)
+        self._update_buttons()
+
+    def _column_combo(self) -> QComboBox:
+        combo = QComboBox()
+        combo.addItem(AUTO, None)
+        combo.currentIndexChanged.connect(self._schedule)
+        return combo
+
+    # -- preview ----------------------------------------------------------------------
+
+    def choose_file(self) -> None:
+        start = str(self.context.path.parent) if self.context.path else ""
+        path, _ = QFileDialog.getOpenFileName(self, "Import ratings", start, FILE_FILTER)
+        if path:
+            self.set_file(Path(path))
+
+    def set_file(self, path: Path) -> None:
+        self.path_edit.setText(str(path))
+        for combo in [*self.field_combos.values(), *self.dimension_combos.values()]:
+            combo.blockSignals(True)
+            combo.setCurrentIndex(0)
+            combo.blockSignals(False)
+        self.refresh_preview()
+
+    def _schedule(self) -> None:
+        self._refresh_timer.start()
+
+    def file_path(self) -> Path | None:
+        text = self.path_edit.text().strip()
+        return Path(text) if text else None
+
+    def mapping(self) -> Any:
+        fields = {n: c.currentData() for n, c in self.field_combos.items() if c.currentData()}
+        dims = {n: c.currentData() for n, c in self.dimension_combos.items() if c.currentData()}
+        return make_mapping(fields, dims)
+
+    def refresh_preview(self) -> None:
+        self._refresh_timer.stop()
+        path = self.file_path()
+        if path is None:
+            return
+        fmt = str(self.format_combo.currentData())
+        self.preview = build_preview(path, fmt, self.mapping(), self.context.path)
+        self._show_preview(self.preview)
+
+    def _show_preview(self, p: Preview) -> None:
+        self._fill_column_choices(p.columns)
+        matched = p.field_of()
+        self.table.clear()
+        self.table.setColumnCount(len(p.columns))
+        self.table.setRowCount(len(p.rows))
+        headers = [f"{c}\n→ {matched[c]}" if c in matched else f"{c}\n(ignored)" for c in p.columns]
+        self.table.setHorizontalHeaderLabels(headers)
+        for r, row in enumerate(p.rows):
+            for c, value in enumerate(row[: len(p.columns)]):
+                self.table.setItem(r, c, QTableWidgetItem(value))
+        for c in range(len(p.columns)):
+            self.table.setColumnWidth(c, min(320, max(90, self.table.sizeHintForColumn(c) + 16)))
+        if p.shape:
+            used = ", ".join(
+                f"{k} = {', '.join(v) if isinstance(v, list) else v}" for k, v in p.used.items()
+            )
+            text = f"<b>{p.container.upper()}, {p.shape} shape.</b> {used}"
+            if p.ignored:
+                text += f"<br>Not imported: {', '.join(p.ignored)}"
+            self.plan_label.setText(text)
+        else:
+            self.plan_label.setText("")
+        self.show_error(str(p.error) if p.error is not None else None)
+        self._update_buttons()
+
+    def _fill_column_choices(self, columns: list[str]) -> None:
+        for combo in [*self.field_combos.values(), *self.dimension_combos.values()]:
+            current = combo.currentData()
+            existing = [combo.itemData(i) for i in range(1, combo.count())]
+            if existing == columns:
+                continue
+            combo.blockSignals(True)
+            combo.clear()
+            combo.addItem(AUTO, None)
+            for col in columns:
+                combo.addItem(col, col)
+            combo.setCurrentIndex(max(0, combo.findData(current)) if current else 0)
+            combo.blockSignals(False)
+
+    def show_error(self, message: str | None) -> None:
+        self.error_label.setText(message or "")
+        self.error_label.setVisible(bool(message))
+
+    # -- the import -------------------------------------------------------------------
+
+    def start(self) -> JobHandle | None:
+        path, study_path = self.file_path(), self.context.path
+        if path is None or study_path is None or self.job is not None:
+            return None
+        fmt = str(self.format_combo.currentData())
+        mapping = self.mapping()
+        dataset = self.dataset_edit.text().strip() or None
+        system = self.system_edit.text().strip() or None
+
+        def job(ctx: Any) -> Any:
+            from app.datasets.importer import import_file
+            from db.study import open_study
+
+            study = open_study(study_path)  # this thread's own connection
+            try:
+                return import_file(
+                    study,
+                    path,
+                    fmt=fmt,
+                    mapping=mapping,
+                    dataset=dataset,
+                    system=system,
+                    progress=lambda done, total, msg: ctx.progress(done, total, msg),
+                    cancel=ctx.cancel,
+                )
+            finally:
+                study.close()
+
+        self.show_error(None)
+        self.report_view.hide()
+        self.job = self.context.runner.start(
+            job, title=f"Importing {path.name}", on_result=self._on_result, show_errors=False
+        )
+        self.job.failed.connect(self._on_failed)
+        self.job.finished.connect(self._on_finished)
+        self._update_buttons()
+        return self.job
+
+    def cancel(self) -> None:
+        if self.job is not None:
+            self.job.cancel()
+
+    def _on_result(self, report: Any) -> None:
+        self.report = report
+        self.report_view.setPlainText("\n".join(report.summary_lines()))
+        self.report_view.show()
+        self.context.data_changed.emit()
+
+    def _on_failed(self, failure: JobFailure) -> None:
+        if failure.is_user_error:
+            self.show_error(f"Nothing was imported. {failure.message}")
+        else:
+            from app.ui.dialogs.errors import show_failure
+
+            self.show_error("Nothing was imported.")
+            show_failure(self, failure)
+
+    def _on_finished(self) -> None:
+        if self.job is not None and self.job.outcome == "cancelled":
+            self.show_error("Import cancelled; the study is unchanged.")
+        self.job = None
+        self._update_buttons()
+
+    def _update_buttons(self) -> None:
+        running = self.job is not None
+        ready = self.preview is not None and self.preview.error is None and bool(self.preview.shape)
+        self.import_button.setEnabled(ready and not running)
+        self.cancel_button.setEnabled(running)

@@ -1,0 +1,111 @@
+"""What the import dialog shows before anything is written: the first rows and the plan.
+
+Uses the importer's own reader and planner (`app.datasets`), so the preview says exactly
+what `import_file` will do with the same file, format and mapping. Qt-free.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from app.errors import InputError
+
+PREVIEW_ROWS = 20
+# Fields the mapping editor offers, in the order a user thinks of them.
+MAPPED_FIELDS = (
+    ("source", "Source (original)"),
+    ("output", "Output (simplification)"),
+    ("system", "System"),
+    ("annotator", "Annotator"),
+    ("dimension", "Dimension (long shape)"),
+    ("rating", "Rating (long shape)"),
+    ("label", "Mean rating (label)"),
+    ("id", "Item id"),
+    ("dataset", "Dataset"),
+)
+
+
+@dataclass
+class Preview:
+    columns: list[str] = field(default_factory=list)
+    rows: list[list[str]] = field(default_factory=list)
+    container: str = ""
+    shape: str = ""
+    used: dict[str, object] = field(default_factory=dict)  # field -> column(s)
+    ignored: list[str] = field(default_factory=list)
+    error: InputError | None = None
+
+    def field_of(self) -> dict[str, str]:
+        """Column -> the field it was matched to (for the preview's headers)."""
+        out: dict[str, str] = {}
+        for name, cols in self.used.items():
+            for col in cols if isinstance(cols, list) else [cols]:
+                out.setdefault(str(col), name)
+        return out
+
+
+def known_dimensions(study_path: Path | None) -> dict[str, Any]:
+    from app.datasets.store import BulkWriter
+
+    if study_path is None:
+        return {}
+    conn = sqlite3.connect(str(study_path))
+    try:
+        return BulkWriter.known_dimensions(conn)
+    finally:
+        conn.close()
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    text = str(value)
+    return text if len(text) <= 300 else text[:299] + "…"
+
+
+def build_preview(
+    path: Path, fmt: str, mapping: Any, study_path: Path | None, *, encoding: str = "utf-8"
+) -> Preview:
+    """The first rows and the plan; an InputError is kept in `error`, never raised."""
+    from app.datasets.importer import open_source
+    from app.datasets.plan import SHAPES, make_plan
+
+    preview = Preview()
+    try:
+        source = open_source(path, fmt, encoding)
+        preview.columns = list(source.columns)
+        preview.container = (
+            "jsonl"
+            if source.container == "jsonl"
+            else ("tsv" if source.delimiter == "\t" else "csv")
+        )
+        for _row_no, record in source.rows():
+            if isinstance(record, dict):
+                preview.rows.append([_cell(record.get(c)) for c in preview.columns])
+            else:
+                preview.rows.append([_cell(v) for v in record])
+            if len(preview.rows) >= PREVIEW_ROWS:
+                break
+        plan = make_plan(
+            preview.columns,
+            mapping,
+            shape=fmt if fmt in SHAPES else None,
+            known=known_dimensions(study_path),
+            path=path,
+        )
+        preview.shape = plan.shape
+        preview.used = plan.used_columns()
+        preview.ignored = list(plan.ignored)
+    except InputError as exc:
+        preview.error = exc
+    return preview
+
+
+def make_mapping(fields: dict[str, str], dimensions: dict[str, str]) -> Any:
+    """A UserMapping from the editor's choices (only what the user set; the rest is auto)."""
+    from app.datasets.mapping import UserMapping
+
+    return UserMapping(fields=dict(fields), dimensions=dict(dimensions))
