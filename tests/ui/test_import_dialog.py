@@ -144,3 +144,35 @@ def test_csmd_from_the_shared_data(window, qtbot, tmp_path: Path, shared_dataset
     assert job.outcome == "done", job.failure
     assert dialog.report.rows_read == n_rows
     assert count(window.context.path, "rating") == dialog.report.ratings_added > 0
+
+
+def test_export_items_and_ratings(window, qtbot, tmp_path: Path, study_with_facts) -> None:
+    from tests.ui.conftest import open_in
+
+    path, facts = study_with_facts
+    open_in(window, path, qtbot)
+    dialog = window.show_export_dialog()
+    out = tmp_path / "items.csv"
+    dialog.path_edit.setText(str(out))
+    job = dialog.start()
+    qtbot.waitUntil(lambda: not job.running, timeout=60_000)
+    assert job.outcome == "done", job.failure
+    with out.open(encoding="utf-8", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert {int(r["item_id"]) for r in rows} >= set(facts.item_ids)
+    assert "bleu" in rows[0]
+    assert f"{len(rows):,} rows" in dialog.status.text()
+    dialog.ratings_radio.setChecked(True)
+    ratings_out = tmp_path / "ratings.jsonl"
+    dialog.path_edit.setText(str(ratings_out))
+    job = dialog.start()
+    qtbot.waitUntil(lambda: not job.running, timeout=60_000)
+    assert job.outcome == "done", job.failure
+    assert ratings_out.read_text(encoding="utf-8").count("\n") == dialog.report.rows
+    # A bad extension is the user's to fix: a message, no traceback.
+    dialog.path_edit.setText(str(tmp_path / "out.xlsx"))
+    job = dialog.start()
+    qtbot.waitUntil(lambda: not job.running, timeout=60_000)
+    assert job.outcome == "failed" and "extension" in dialog.status.text()
+    for box in error_boxes():
+        box.close()

@@ -1,11 +1,127 @@
-"""Export (placeholder)."""
+"""Export the study: items with mean ratings and scores, or the per-rater ratings.
+
+The export runs as a background job through `app.datasets.exporters.export_study`, the
+same code as `meaningbench export`; the format follows the file's extension.
+"""
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QDialog, QWidget
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtWidgets import (
+    QButtonGroup,
+    QDialog,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QRadioButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.ui.workers import JobHandle
+
+if TYPE_CHECKING:
+    from app.ui.context import StudyContext
+
+FILE_FILTER = "CSV (*.csv);;TSV (*.tsv);;JSON lines (*.jsonl)"
 
 
 class ExportDialog(QDialog):
-    def __init__(self, context, parent: QWidget | None = None) -> None:
+    def __init__(self, context: StudyContext, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.setObjectName("exportDialog")
+        self.setWindowTitle("Export")
         self.context = context
+        self.job: JobHandle | None = None
+        self.report: Any = None
+
+        self.items_radio = QRadioButton(
+            "Items: one row per item, mean ratings per dimension, one column per metric"
+        )
+        self.ratings_radio = QRadioButton(
+            "Ratings: one row per rating (long shape; imports back into a study)"
+        )
+        self.items_radio.setChecked(True)
+        group = QButtonGroup(self)
+        group.addButton(self.items_radio)
+        group.addButton(self.ratings_radio)
+        self.path_edit = QLineEdit()
+        self.path_edit.setObjectName("exportPath")
+        self.path_edit.setPlaceholderText("a .csv, .tsv or .jsonl file")
+        if context.path is not None:
+            self.path_edit.setText(str(context.path.with_name(f"{context.path.stem}-items.csv")))
+        browse = QPushButton("Choose…")
+        browse.clicked.connect(self.choose_file)
+        row = QHBoxLayout()
+        row.addWidget(self.path_edit, 1)
+        row.addWidget(browse)
+        form = QFormLayout()
+        form.addRow("File", row)
+        self.status = QLabel()
+        self.status.setObjectName("exportStatus")
+        self.status.setWordWrap(True)
+        self.export_button = QPushButton("Export")
+        self.export_button.setDefault(True)
+        self.export_button.clicked.connect(self.start)
+        close = QPushButton("Close")
+        close.clicked.connect(self.close)
+        buttons = QHBoxLayout()
+        buttons.addStretch(1)
+        buttons.addWidget(self.export_button)
+        buttons.addWidget(close)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.items_radio)
+        layout.addWidget(self.ratings_radio)
+        layout.addLayout(form)
+        layout.addWidget(self.status)
+        layout.addStretch(1)
+        layout.addLayout(buttons)
+        self.resize(620, 240)
+
+    def choose_file(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "Export", self.path_edit.text(), FILE_FILTER)
+        if path:
+            self.path_edit.setText(path)
+
+    def start(self) -> JobHandle | None:
+        study_path = self.context.path
+        text = self.path_edit.text().strip()
+        if study_path is None or not text or self.job is not None:
+            return None
+        out = Path(text)
+        ratings = self.ratings_radio.isChecked()
+
+        def job(_ctx: Any) -> Any:
+            from app.datasets.exporters import export_study
+            from db.study import open_study
+
+            study = open_study(study_path)
+            try:
+                return export_study(study, out, ratings=ratings)
+            finally:
+                study.close()
+
+        self.status.setText("Exporting…")
+        self.export_button.setEnabled(False)
+        self.job = self.context.runner.start(
+            job, title=f"Exporting {out.name}", on_result=self._on_result
+        )
+        self.job.failed.connect(lambda f: self.status.setText(f"Not exported: {f.message}"))
+        self.job.finished.connect(self._on_finished)
+        return self.job
+
+    def _on_result(self, report: Any) -> None:
+        self.report = report
+        self.status.setText(
+            f"Wrote {report.rows:,} rows ({report.items:,} items) to {report.path} "
+            f"in {report.elapsed_s:.1f} s."
+        )
+
+    def _on_finished(self) -> None:
+        self.job = None
+        self.export_button.setEnabled(True)
