@@ -72,3 +72,15 @@ def test_guidelines_come_from_the_study(make_screen, study) -> None:
     screen = make_screen()
     text = screen.guidelines.browser.toPlainText()
     assert text.startswith("Our rules") and "rate meaning only" in text
+
+
+def test_theme_change_follows_the_palette(qtbot, make_screen) -> None:
+    from PySide6.QtGui import QColor, QPalette
+
+    screen = make_screen()
+    pal = QPalette(screen.palette())
+    pal.setColor(QPalette.ColorRole.Base, QColor("#123456"))
+    pal.setColor(QPalette.ColorRole.Window, QColor("#101010"))
+    screen.setPalette(pal)
+    qtbot.wait(10)
+    assert "#123456" in screen.pair.styleSheet()

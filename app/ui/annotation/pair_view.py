@@ -125,10 +125,12 @@ class PairView(QWidget):
         outer.setContentsMargins(0, 0, 0, 0)
         outer.addWidget(self.scroll)
         self.highlight = False
+        self._base = self.palette().color(QPalette.ColorRole.Base)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
 
-    def style_panels(self) -> None:
-        pal = self.palette()
+    def style_panels(self, pal: QPalette) -> None:
+        """Colours from the screen's palette (a style sheet stops the pair inheriting it)."""
+        self._base = pal.color(QPalette.ColorRole.Base)
         base = pal.color(QPalette.ColorRole.Base)
         text = pal.color(QPalette.ColorRole.Text)
         window = pal.color(QPalette.ColorRole.Window)
@@ -156,7 +158,7 @@ class PairView(QWidget):
             self.source.set_plain(source)
             self.output.set_plain(output)
         else:
-            base = self.palette().color(QPalette.ColorRole.Base)
+            base = self._base
             removed = blend(base, QColor("#e0564f"), 0.28)
             added = blend(base, QColor("#3fa66a"), 0.30)
             left, right = word_diff(source, output)

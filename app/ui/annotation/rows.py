@@ -63,15 +63,21 @@ class DimensionRow(QWidget):
         grid.addWidget(self.number, 1, 4)
         grid.setColumnStretch(1, 1)
         grid.setColumnStretch(2, 1)
-        text = self.palette().color(QPalette.ColorRole.WindowText)
-        window = self.palette().color(QPalette.ColorRole.Window)
+        self._shown_unset: bool | None = None
+        self.scale.valueChanged.connect(self._show_value)
+        self.restyle(self.palette())
+
+    def restyle(self, pal: QPalette) -> None:
+        """Tints derived from the palette (again after a theme change)."""
+        self._pal = QPalette(pal)
+        text = pal.color(QPalette.ColorRole.WindowText)
+        window = pal.color(QPalette.ColorRole.Window)
         for label in (self.low, self.high):
             lp = label.palette()
             lp.setColor(QPalette.ColorRole.WindowText, blend(text, window, 0.35))
             label.setPalette(lp)
-        self._shown_unset: bool | None = None
-        self.scale.valueChanged.connect(self._show_value)
-        self._show_value(None)
+        self._shown_unset = None
+        self._show_value(self.scale.value())
 
     @property
     def name(self) -> str:
@@ -84,8 +90,8 @@ class DimensionRow(QWidget):
             return  # palette changes re-polish the label: only when the state flips
         self._shown_unset = unset
         pal = self.number.palette()
-        text = self.palette().color(QPalette.ColorRole.WindowText)
-        window = self.palette().color(QPalette.ColorRole.Window)
+        text = self._pal.color(QPalette.ColorRole.WindowText)
+        window = self._pal.color(QPalette.ColorRole.Window)
         # A muted dash for "not rated yet"; full contrast once there is a value.
         pal.setColor(QPalette.ColorRole.WindowText, blend(text, window, 0.55) if unset else text)
         self.number.setPalette(pal)

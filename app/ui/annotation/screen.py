@@ -58,6 +58,7 @@ class AnnotationScreen(QWidget):
         self._item: ShownItem | None = None
         self._finished_sent = False
         self._flag_dialog: FlagDialog | None = None
+        self._restyling = False
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self._build()
         self.keymap = KeymapOverlay(self)
@@ -187,7 +188,7 @@ class AnnotationScreen(QWidget):
             "border-radius: 6px; padding: 6px 18px; font-weight: 600; }"
             f"QPushButton#primaryButton:disabled {{ background: {blend(window, accent, 0.35).name()}; }}"
         )
-        self.pair.style_panels()
+        self.pair.style_panels(pal)
         f = QFont(self.done_page.font())
         f.setPointSizeF(f.pointSizeF() * 1.4)
         self.done_page.setFont(f)
@@ -350,6 +351,24 @@ class AnnotationScreen(QWidget):
 
     def toggle_layout(self) -> None:
         self.pair.set_stacked(not self.pair.stacked)
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        # The host switches between light and dark: the palette-derived tints follow.
+        # The children get the new palette after this event: restyle once they have it.
+        if event.type() == QEvent.Type.PaletteChange and not self._restyling:
+            self._restyling = True
+            QTimer.singleShot(0, self._restyle)
+
+    def _restyle(self) -> None:
+        try:
+            self._style()
+            for row in self.rows:
+                row.restyle(self.palette())
+            if self._item is not None:
+                self.pair.set_pair(self._item.source, self._item.output)  # diff tints
+        finally:
+            self._restyling = False
 
     def focusInEvent(self, event) -> None:  # noqa: ANN001 - Qt's event type
         # A host that focuses the screen (page shown, window activated) means "rate now".
