@@ -7,6 +7,7 @@ annotating, so the window starts without it.
 from __future__ import annotations
 
 import importlib
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt
@@ -25,19 +26,29 @@ from app.ui.widgets import HeadingLabel
 if TYPE_CHECKING:
     from app.ui.context import StudyContext
 
-SCREEN_MODULE = "app.ui.annotation.screen"
+SCREEN = ("app.ui.annotation.screen", "AnnotationScreen")
+PICKER = ("app.ui.annotation.picker", "AnnotatorPicker")
 
 
-def annotation_module() -> tuple[Any | None, str]:
-    """The annotation screen's module, or why it cannot be used."""
-    try:
-        module = importlib.import_module(SCREEN_MODULE)
-    except ImportError as exc:
-        return None, f"The annotation screen is not available ({exc})."
-    missing = [n for n in ("AnnotationScreen", "AnnotatorPicker") if not hasattr(module, n)]
-    if missing:
-        return None, f"The annotation screen is incomplete (missing {', '.join(missing)})."
-    return module, ""
+@dataclass(frozen=True)
+class AnnotationParts:
+    screen: Any  # AnnotationScreen(study, annotator_name, parent)
+    picker: Any  # AnnotatorPicker(study, parent), a dialog
+
+
+def annotation_parts() -> tuple[AnnotationParts | None, str]:
+    """The rating screen and the annotator picker, or why they cannot be used."""
+    found = []
+    for module_name, class_name in (SCREEN, PICKER):
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError as exc:
+            return None, f"The annotation screen is not available ({exc})."
+        cls = getattr(module, class_name, None)
+        if cls is None:
+            return None, f"The annotation screen is incomplete (no {class_name})."
+        found.append(cls)
+    return AnnotationParts(*found), ""
 
 
 def picked_name(picker: Any) -> str | None:
@@ -84,7 +95,7 @@ class AnnotatePage(QWidget):
 
         self.stack = QStackedLayout(self)
         self.stack.addWidget(self.intro)
-        _module, reason = annotation_module()
+        _parts, reason = annotation_parts()
         if reason:
             self.start_button.setEnabled(False)
             self.start_button.setToolTip(reason)
@@ -92,21 +103,21 @@ class AnnotatePage(QWidget):
 
     def start(self, annotator: str | None = None) -> bool:
         """Ask who is rating (unless given) and open their queue."""
-        module, reason = annotation_module()
+        parts, reason = annotation_parts()
         study = self.context.study
-        if module is None or study is None:
+        if parts is None or study is None:
             if reason:
                 self.message.setText(reason)
             return False
         if annotator is None:
-            picker = module.AnnotatorPicker(study, self)
+            picker = parts.picker(study, self)
             if picker.exec() != QDialog.DialogCode.Accepted:
                 return False
             annotator = picked_name(picker)
             if annotator is None:
                 return False
         self.stop()
-        screen = module.AnnotationScreen(study, annotator, self)
+        screen = parts.screen(study, annotator, self)
         screen.submitted.connect(lambda item_id: self.context.ratings_changed.emit([int(item_id)]))
         screen.finished.connect(self._on_finished)
         self.screen, self.annotator = screen, annotator

@@ -115,6 +115,7 @@ class MainWindow(QMainWindow):
         self._counts_timer.timeout.connect(self.refresh_counts)
         self.context.study_opened.connect(self._on_study_opened)
         self.context.study_closed.connect(self._on_study_closed)
+        self.context.settings_changed.connect(self._show_study_name)
         for sig in (self.context.data_changed, self.context.ratings_changed):
             sig.connect(lambda *_: self._counts_timer.start())
         self.runner.job_finished.connect(lambda *_: self._counts_timer.start())
@@ -257,10 +258,16 @@ class MainWindow(QMainWindow):
 
     # -- study events -----------------------------------------------------------------
 
-    def _on_study_opened(self, study: Any) -> None:
+    def _show_study_name(self) -> None:
+        study = self.context.study
+        if study is None:
+            return
         name = self.context.title
         self.setWindowTitle(f"{name} — {APP_NAME}")
         self.status.set_study(name, str(study.path))
+
+    def _on_study_opened(self, study: Any) -> None:
+        self._show_study_name()
         self._update_enabled()
         self.refresh_counts()
         last = str(window_settings().value("window/page", "browser"))

@@ -14,7 +14,6 @@ if TYPE_CHECKING:
     from db.study import Study
 
 NAME_KEY = "name"
-GUIDELINES_KEY = "guidelines"
 
 
 @dataclass(frozen=True)
