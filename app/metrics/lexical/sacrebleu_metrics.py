@@ -5,7 +5,7 @@ system). TER's edit distance runs on `ter_core`, sacrebleu's algorithm made fast
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Any, ClassVar
 
 from app.metrics.base import ItemScore, MetricInfo, Pair
@@ -16,6 +16,30 @@ from app.metrics.lexical.common import (
     reference_streams,
 )
 from app.metrics.lexical.ter_core import translation_edit_rate
+
+
+class SentenceScorer:
+    """sacrebleu's `sentence_score`, with each distinct reference set's statistics extracted
+    once: a source serves as the reference of every system's output of it.
+
+    It runs the steps `sentence_score` runs (preprocess, reference info, segment statistics,
+    score from statistics) through the metric object's own methods; tests hold the results
+    to `sentence_bleu` / `sentence_chrf` on the same inputs.
+    """
+
+    def __init__(self, metric: Any) -> None:
+        self.metric = metric
+        self._reference_info = lru_cache(maxsize=2**14)(self._extract)
+
+    def _extract(self, refs: tuple[str, ...]) -> Any:
+        m = self.metric
+        return m._extract_reference_info([m._preprocess_segment(r) for r in refs])
+
+    def __call__(self, hypothesis: str, references: Sequence[str]) -> Any:
+        m = self.metric
+        info = self._reference_info(tuple(references))
+        stats = m._compute_segment_statistics(m._preprocess_segment(hypothesis), info)
+        return m._compute_score_from_stats(stats)
 
 
 class BleuMetric(LexicalMetric):
@@ -35,18 +59,20 @@ class BleuMetric(LexicalMetric):
     packages = ("sacrebleu",)
 
     @cached_property
-    def _bleu(self) -> Any:
+    def _bleu(self) -> SentenceScorer:
         from sacrebleu.metrics import BLEU
 
         # sentence_bleu's settings: exp smoothing and the effective n-gram order.
-        return BLEU(
-            lowercase=self.config["lowercase"],
-            tokenize=self.config["tokenize"],
-            effective_order=True,
+        return SentenceScorer(
+            BLEU(
+                lowercase=self.config["lowercase"],
+                tokenize=self.config["tokenize"],
+                effective_order=True,
+            )
         )
 
     def bleu(self, output: str, references: Sequence[str]) -> Any:
-        return self._bleu.sentence_score(output, list(references))
+        return self._bleu(output, references)
 
     def score_one(self, pair: Pair) -> ItemScore:
         result = self.bleu(pair.output, pair_references(pair))
@@ -84,20 +110,24 @@ class ChrfMetric(LexicalMetric):
     }
     packages = ("sacrebleu",)
 
-    @cached_property
-    def _chrf(self) -> Any:
+    def _new_chrf(self) -> Any:
         from sacrebleu.metrics import CHRF
 
         return CHRF(word_order=int(self.config["word_order"]), lowercase=self.config["lowercase"])
 
+    @cached_property
+    def _chrf(self) -> SentenceScorer:
+        return SentenceScorer(self._new_chrf())
+
     def score_one(self, pair: Pair) -> ItemScore:
-        result = self._chrf.sentence_score(pair.output, list(pair_references(pair)))
+        result = self._chrf(pair.output, pair_references(pair))
         return ItemScore(float(result.score), float(result.score), {})
 
     def corpus_score(self, pairs: Sequence[Pair]) -> float | None:
         if not pairs:
             return None
-        result = self._chrf.corpus_score([p.output for p in pairs], reference_streams(pairs))
+        chrf = self._new_chrf()
+        result = chrf.corpus_score([p.output for p in pairs], reference_streams(pairs))
         return float(result.score)
 
 

@@ -21,7 +21,13 @@ _INF = int(1e16)
 _NOP, _SUB, _INS, _DEL, _UNDEF = " ", "s", "i", "d", "x"
 _FLIP = str.maketrans(_INS + _DEL, _DEL + _INS)
 
-Row = tuple[list[int], list[str]]  # costs and operations of one row of the matrix
+# A cell packs cost and operation into one int, cost * 4 + rank, where rank orders the
+# operations as tercom prefers them on equal cost (through the flipped trace): 0 no-op or
+# substitution (which one follows from the words), 1 deletion, 2 insertion. The smallest
+# packed value is then tercom's choice, and the inner loop is plain int arithmetic.
+_DIAG, _DELETE, _INSERT = 0, 1, 2
+_UNREACHED = _INF * 4
+Row = list[int]
 
 
 class BeamEditDistance:
@@ -32,7 +38,7 @@ class BeamEditDistance:
     def __init__(self, ref: Sequence[str]) -> None:
         self._ref = list(ref)
         self._n_ref = len(self._ref)
-        self._initial: Row = (list(range(self._n_ref + 1)), [_INS] * (self._n_ref + 1))
+        self._initial: Row = [4 * j + _INSERT for j in range(self._n_ref + 1)]
         self._cache: dict[str, tuple[dict, Row]] = {}  # type: ignore[type-arg]
         self._cache_size = 0
 
@@ -56,60 +62,50 @@ class BeamEditDistance:
         n_hyp = len(hyp)
         ratio = n_ref / n_hyp if n_hyp else 1
         beam = math.ceil(ratio / 2 + _BEAM_WIDTH) if ratio / 2 > _BEAM_WIDTH else _BEAM_WIDTH
-        prev_c = rows[-1][0]
+        prev = rows[-1]
         for i in range(start + 1, n_hyp + 1):
-            cur_c = [_INF] * (n_ref + 1)
-            cur_o = [_UNDEF] * (n_ref + 1)
             diag = math.floor(i * ratio)
             lo = max(0, diag - beam)
             hi = n_ref + 1 if i == n_hyp else min(n_ref + 1, diag + beam)
             word = hyp[i - 1]
+            cur = [_UNREACHED] * lo
             if lo == 0:
-                cur_c[0] = prev_c[0] + 1
-                cur_o[0] = _DEL
+                cur.append((prev[0] & -4) + 4 + _DELETE)
                 lo = 1
-            # Preference on ties, as tercom (through the flipped trace): no-op or
-            # substitution, then deletion, then insertion; a cell no path reaches stays _INF.
-            left = cur_c[lo - 1]
-            for j in range(lo, hi):
-                if word == ref[j - 1]:
-                    best = prev_c[j - 1]
-                    op = _NOP
-                else:
-                    best = prev_c[j - 1] + 1
-                    op = _SUB
-                if best >= _INF:
-                    best = _INF
-                    op = _UNDEF
-                cost = prev_c[j] + 1
+            left = cur[lo - 1]
+            cells = zip(ref[lo - 1 : hi - 1], prev[lo - 1 : hi - 1], prev[lo:hi], strict=True)
+            for r, up_left, up in cells:
+                best = (up_left & -4) if word == r else (up_left & -4) + 4
+                cost = (up & -4) + 4 + _DELETE
                 if cost < best:
                     best = cost
-                    op = _DEL
-                cost = left + 1
+                cost = (left & -4) + 4 + _INSERT
                 if cost < best:
                     best = cost
-                    op = _INS
-                cur_c[j] = best
-                cur_o[j] = op
+                cur.append(best)
                 left = best
-            rows.append((cur_c, cur_o))
-            prev_c = cur_c
+            cur.extend([_UNREACHED] * (n_ref + 1 - len(cur)))
+            rows.append(cur)
+            prev = cur
 
         trace: list[str] = []
         i, j = n_hyp, n_ref
         while i > 0 or j > 0:
-            op = rows[i][1][j]
-            trace.append(op)
-            if op in (_SUB, _NOP):
+            cell = rows[i][j]
+            if cell >= _UNREACHED:
+                raise RuntimeError("the edit distance beam left the path unreached")
+            rank = cell & 3
+            if rank == _DIAG:
+                trace.append(_NOP if hyp[i - 1] == ref[j - 1] else _SUB)
                 i -= 1
                 j -= 1
-            elif op == _INS:
+            elif rank == _INSERT:
+                trace.append(_INS)
                 j -= 1
-            elif op == _DEL:
-                i -= 1
             else:
-                raise RuntimeError(f"unknown operation {op!r}")
-        return rows[-1][0][-1], "".join(reversed(trace))
+                trace.append(_DEL)
+                i -= 1
+        return rows[-1][-1] >> 2, "".join(reversed(trace))
 
     def _add_cache(self, hyp: Sequence[str], rows: list[Row], start: int) -> None:
         if self._cache_size >= _MAX_CACHE_SIZE:

@@ -1,0 +1,73 @@
+"""`meaningbench corpus STUDY --metrics sari,bleu`: corpus-level scores per system."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from app.commands._common import add_json_flag, add_study_argument, open_existing_study, print_json
+from app.commands.score import REFERENCE_MODES
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "corpus",
+        help="corpus-level scores per system (corpus BLEU, EASSE's corpus SARI, ...)",
+        description="Score each system's outputs as one corpus: corpus BLEU, chrF and TER "
+        "(shown as 100 − TER), corpus SARI as EASSE computes it; other metrics give the mean "
+        "of their item values. Regular items only.",
+    )
+    add_study_argument(parser)
+    parser.add_argument(
+        "--metrics", default="sari,bleu", help="comma-separated metrics (default: sari,bleu)"
+    )
+    parser.add_argument("--reference-mode", choices=REFERENCE_MODES, default=None)
+    parser.add_argument("--device", default=None, help="for neural metrics")
+    parser.add_argument("--model", default=None, help="for neural metrics")
+    add_json_flag(parser)
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from app.jobs.corpus import corpus_scores
+
+    open_existing_study(args.study).close()
+    options = {
+        k: v
+        for k, v in {
+            "reference_mode": args.reference_mode,
+            "device": args.device,
+            "model": args.model,
+        }.items()
+        if v is not None
+    }
+    result = corpus_scores(args.study, [args.metrics], options)
+    if args.json:
+        print_json(result.to_dict())
+    else:
+        _print(result)
+    return 1 if result.unavailable else 0
+
+
+def _fmt(value: Any) -> str:
+    return "–" if value is None else f"{value:.2f}"
+
+
+def _print(result: Any) -> None:
+    columns: list[str] = []
+    for scores in result.systems.values():
+        columns += [c for c in scores if c not in columns]
+    if not result.systems:
+        print("no items")
+    else:
+        width = max(len("system"), *(len(n) for n in result.systems))
+        widths = [max(8, len(c)) for c in columns]
+        head = "  ".join(f"{c:>{w}}" for c, w in zip(columns, widths, strict=True))
+        print(f"{'system':<{width}}  {'items':>6}  {head}")
+        for name, scores in result.systems.items():
+            cells = "  ".join(
+                f"{_fmt(scores.get(c)):>{w}}" for c, w in zip(columns, widths, strict=True)
+            )
+            print(f"{name:<{width}}  {result.items.get(name, 0):>6}  {cells}")
+    for label, reason in result.unavailable.items():
+        print(f"{label}: unavailable — {reason}")

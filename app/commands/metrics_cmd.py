@@ -1,0 +1,46 @@
+"""`meaningbench metrics`: every metric, whether it can run here, and why not."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from app.commands._common import add_json_flag, print_json
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "metrics",
+        help="list every metric with its availability (and why one cannot run)",
+        description="List the metric battery: name (what --metrics takes), family, what it "
+        "needs, and whether it can run on this machine.",
+    )
+    parser.add_argument(
+        "--study", type=Path, default=None, help="also list the models registered in this study"
+    )
+    add_json_flag(parser)
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from app.jobs.scoring import list_metrics
+
+    if args.study is not None:
+        from app.commands._common import open_existing_study
+
+        open_existing_study(args.study).close()
+    metrics = list_metrics(args.study)
+    if args.json:
+        print_json({"metrics": metrics})
+        return 0
+    width = max((len(m["name"]) for m in metrics), default=6)
+    print(f"{'name':<{width}}  {'family':<12} {'needs':<18} status")
+    for m in metrics:
+        needs = ", ".join(
+            n
+            for n, flag in (("references", m["needs_references"]), ("model", m["needs_model"]))
+            if flag
+        )
+        status = "available" if m["available"] else f"unavailable: {m['reason']}"
+        print(f"{m['name']:<{width}}  {m['family']:<12} {needs or '-':<18} {status}")
+    return 0

@@ -1,0 +1,201 @@
+"""Metric specs as the command line and the battery dialog write them, and the configured
+metrics they stand for.
+
+A spec is `NAME`, `NAME[option=value,...]`, `NAME@MODEL` (a model registered in the study:
+the metric runs with `model=<its path>` and is labelled MODEL) or both, e.g.
+`bleu[lowercase]`, `sari[item_variant=easse,deletion=precision]`, `meaningbert@my-model`.
+`all` stands for every available metric plus one entry per registered model.
+
+The common options (reference_mode, device, model, batch_size) reach each metric that
+declares them in its `defaults`; a metric ignores the others. Options written in a spec win.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from app.errors import InputError
+from app.metrics.base import Availability, Metric
+from app.metrics.registry import get_metric_class, metric_classes
+from app.settings import models_dir
+
+_SPEC = re.compile(
+    r"^(?P<name>[A-Za-z0-9_.\-]+)(?:@(?P<model>[^\[\]]+?))?(?:\[(?P<options>[^\[\]]*)\])?$"
+)
+
+
+@dataclass(frozen=True)
+class MetricSpec:
+    name: str
+    model: str | None = None  # a registered model's name
+    options: dict[str, Any] = field(default_factory=dict)
+    text: str = ""  # as written
+    explicit: bool = True  # False for the entries `all` stands for
+
+    @property
+    def is_registered_model(self) -> bool:
+        return self.model is not None
+
+
+@dataclass(frozen=True)
+class RegisteredModelRef:
+    name: str
+    metric: str
+    path: str
+
+
+@dataclass
+class PlannedMetric:
+    """A spec turned into a configured metric, or the reason it cannot run."""
+
+    spec: MetricSpec
+    metric: Metric | None  # None when it could not even be configured
+    label: str
+    availability: Availability
+
+    @property
+    def name(self) -> str:
+        return self.metric.name if self.metric is not None else self.spec.name
+
+
+def split_specs(text: str) -> list[str]:
+    """Split `a,b[x=1,y=2],c` on the commas outside brackets."""
+    out: list[str] = []
+    depth = 0
+    current: list[str] = []
+    for ch in text:
+        if ch == "[":
+            depth += 1
+        elif ch == "]":
+            depth = max(0, depth - 1)
+        if ch == "," and depth == 0:
+            out.append("".join(current).strip())
+            current = []
+        else:
+            current.append(ch)
+    out.append("".join(current).strip())
+    return [s for s in out if s]
+
+
+def _parse_value(raw: str) -> Any:
+    text = raw.strip()
+    low = text.lower()
+    if low in ("true", "yes", "on"):
+        return True
+    if low in ("false", "no", "off"):
+        return False
+    for cast in (int, float):
+        try:
+            return cast(text)
+        except ValueError:
+            continue
+    return text
+
+
+def parse_spec(text: str) -> MetricSpec:
+    match = _SPEC.match(text.strip())
+    if not match:
+        raise InputError(
+            f"cannot read the metric {text!r}; write NAME, NAME[option=value,...] or NAME@MODEL"
+        )
+    options: dict[str, Any] = {}
+    for part in re.split(r"[,;]", match.group("options") or ""):
+        if not part.strip():
+            continue
+        key, sep, value = part.partition("=")
+        key = key.strip()
+        if sep:
+            options[key] = _parse_value(value)
+        elif key.startswith("no-"):
+            options[key[3:]] = False
+        else:
+            options[key] = True
+    model = match.group("model")
+    return MetricSpec(match.group("name").lower(), model.strip() if model else None, options, text)
+
+
+def metric_config(
+    cls: type[Metric], options: Mapping[str, Any], spec_options: Mapping[str, Any]
+) -> dict[str, Any]:
+    """Common options the metric declares (None = leave the default), then the spec's own."""
+    config = {k: v for k, v in options.items() if k in cls.defaults and v is not None}
+    config.update(spec_options)
+    return config
+
+
+def resolve_model_path(path: str) -> str:
+    """A registered model's path; relative paths are relative to the models folder."""
+    candidate = Path(path).expanduser()
+    if not candidate.is_absolute() and not candidate.exists():
+        candidate = models_dir() / candidate
+    return str(candidate)
+
+
+def plan_metric(
+    spec: MetricSpec,
+    options: Mapping[str, Any],
+    registered: Mapping[str, RegisteredModelRef],
+    *,
+    check_availability: bool = True,
+) -> PlannedMetric:
+    """Build the metric a spec names; unknown names and options are the user's mistake."""
+    try:
+        cls = get_metric_class(spec.name)
+    except KeyError:
+        known = ", ".join(sorted(metric_classes()))
+        raise InputError(f"unknown metric {spec.name!r}; known: {known}") from None
+    config = metric_config(cls, options, spec.options)
+    label_override = None
+    if spec.model is not None:
+        ref = registered.get(spec.model)
+        if ref is None:
+            names = ", ".join(sorted(registered)) or "none"
+            raise InputError(
+                f"{spec.text}: no model named {spec.model!r} is registered in this study "
+                f"(registered: {names})"
+            )
+        if "model" not in cls.defaults:
+            raise InputError(f"{spec.text}: the metric {spec.name!r} does not take a model")
+        config["model"] = resolve_model_path(ref.path)
+        label_override = spec.model
+    unknown = sorted(set(spec.options) - set(cls.defaults))
+    if unknown:
+        raise InputError(
+            f"{spec.text}: unknown option(s) {', '.join(unknown)} for {spec.name}; "
+            f"known: {', '.join(sorted(cls.defaults)) or 'none'}"
+        )
+    try:
+        metric = cls(**config)
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"{spec.text or spec.name}: {exc}") from exc
+    label = label_override or metric.label()
+    if not check_availability:
+        return PlannedMetric(spec, metric, label, Availability(True))
+    try:
+        availability = metric.availability()
+    except Exception as exc:  # an availability check that breaks is an unavailable metric
+        availability = Availability(False, f"{type(exc).__name__}: {exc}")
+    return PlannedMetric(spec, metric, label, availability)
+
+
+def expand_specs(
+    texts: Sequence[str], registered: Iterable[RegisteredModelRef]
+) -> tuple[list[MetricSpec], bool]:
+    """The specs of a request; (specs, whether `all` was asked for)."""
+    flat = [s for text in texts for s in split_specs(text)]
+    if not flat:
+        raise InputError("no metric given; name some (e.g. --metrics bleu,sari) or use all")
+    if any(s.lower() == "all" for s in flat):
+        specs = [MetricSpec(name, text=name, explicit=False) for name in sorted(metric_classes())]
+        specs += [
+            MetricSpec(ref.metric, ref.name, text=f"{ref.metric}@{ref.name}", explicit=False)
+            for ref in registered
+        ]
+        seen = {s.text for s in specs}
+        specs += [parse_spec(s) for s in flat if s.lower() != "all" and s not in seen]
+        return specs, True
+    return [parse_spec(s) for s in flat], False

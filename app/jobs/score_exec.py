@@ -1,0 +1,191 @@
+"""Running one metric over many pairs: in this process in adaptively sized chunks, or in a
+pool of worker processes for CPU-bound metrics on large runs.
+
+A metric that raises on a batch is retried item by item, so one bad item costs one score
+(an error note), not the batch. A metric that fails on every item from the start (a model
+that will not load) is stopped early instead of failing 100,000 times.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections import deque
+from collections.abc import Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any
+
+from app.metrics.base import ItemScore, Metric, Pair, stable_hash
+from app.runtime import Cancelled, CancelToken
+
+# In this process: chunks sized to take about this long (progress, cancel, commit cadence).
+TARGET_CHUNK_S = 0.5
+MIN_CHUNK = 8
+MAX_CHUNK = 2000
+FIRST_CHUNK = 32
+# The pool: chunk size; the run size from which it may pay; the probe scored here first;
+# how many single-core seconds of remaining work justify starting the workers (or using
+# them, once started).
+POOL_MODES = ("auto", "always", "never")
+POOL_CHUNK = 500
+POOL_MIN_ITEMS = 2000
+PROBE_ITEMS = 256
+POOL_WORTH_S = 3.0
+POOL_WORTH_WARM_S = 0.5
+# How many single items must fail like their batch, with nothing scored yet, to give up.
+BROKEN_AFTER = 3
+
+
+class MetricBroken(Exception):
+    """The metric fails on everything it is given; the run stops as failed."""
+
+
+def describe(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _checked(metric: Metric, pairs: Sequence[Pair], cancel: CancelToken | None) -> list[ItemScore]:
+    scores = list(metric.score_batch(pairs, cancel))
+    if len(scores) != len(pairs):
+        raise RuntimeError(f"{metric.name} returned {len(scores)} scores for {len(pairs)} items")
+    return scores
+
+
+def score_with_fallback(
+    metric: Metric,
+    pairs: Sequence[Pair],
+    cancel: CancelToken | None = None,
+    *,
+    any_scored: bool = True,
+) -> list[ItemScore]:
+    """Score a batch; if it raises, score its items one by one and note each failure.
+
+    `any_scored=False` says the run has no score yet: then, if the first few items fail
+    alone exactly as the batch did, the metric is broken and `MetricBroken` is raised.
+    """
+    try:
+        return _checked(metric, pairs, cancel)
+    except Cancelled:
+        raise
+    except Exception as batch_exc:
+        batch_error = describe(batch_exc)
+    out: list[ItemScore] = []
+    same = 0
+    probe = min(BROKEN_AFTER, len(pairs))
+    for i, pair in enumerate(pairs):
+        if cancel is not None:
+            cancel.check()
+        try:
+            out.append(_checked(metric, [pair], cancel)[0])
+        except Cancelled:
+            raise
+        except Exception as exc:
+            error = describe(exc)
+            out.append(ItemScore(None, None, {}, error=error))
+            if i < probe and error == batch_error:
+                same += 1
+        if not any_scored and i == probe - 1 and same == probe and len(pairs) > 1:
+            raise MetricBroken(batch_error)
+    return out
+
+
+def iterate_in_process(
+    metric: Metric, pairs: Sequence[Pair], cancel: CancelToken
+) -> Iterator[tuple[int, int, list[ItemScore]]]:
+    """Yield (start, end, scores) chunk by chunk, sizing chunks to about TARGET_CHUNK_S."""
+    size = FIRST_CHUNK
+    start = 0
+    any_scored = False
+    while start < len(pairs):
+        cancel.check()
+        end = min(len(pairs), start + size)
+        began = time.perf_counter()
+        scores = score_with_fallback(metric, pairs[start:end], cancel, any_scored=any_scored)
+        spent = max(time.perf_counter() - began, 1e-4)
+        any_scored = any_scored or any(s.error is None for s in scores)
+        yield start, end, scores
+        size = int(min(MAX_CHUNK, max(MIN_CHUNK, (end - start) * TARGET_CHUNK_S / spent)))
+        start = end
+
+
+# ---- worker processes --------------------------------------------------------------------
+
+_WORKER_METRICS: dict[tuple[type[Metric], str], Metric] = {}
+
+
+def _pool_score(cls: type[Metric], config: dict[str, Any], pairs: list[Pair]) -> list[ItemScore]:
+    """Runs in a worker: rebuild the metric once per (class, config), score with fallback."""
+    key = (cls, stable_hash(config))
+    metric = _WORKER_METRICS.get(key)
+    if metric is None:
+        metric = _WORKER_METRICS[key] = cls(**config)
+    return score_with_fallback(metric, pairs, None, any_scored=True)
+
+
+def default_workers() -> int:
+    return max(1, min(os.cpu_count() or 1, 8))
+
+
+class WorkerPool:
+    """A process pool started on first use and shared by the metrics of one scoring job."""
+
+    def __init__(self, workers: int) -> None:
+        self.workers = workers
+        self._executor: ProcessPoolExecutor | None = None
+
+    def executor(self) -> ProcessPoolExecutor:
+        if self._executor is None:
+            import multiprocessing
+
+            # spawn, not fork: the job may run on a GUI worker thread, and forking a
+            # process that has threads can deadlock in the child.
+            self._executor = ProcessPoolExecutor(
+                max_workers=self.workers, mp_context=multiprocessing.get_context("spawn")
+            )
+        return self._executor
+
+    def worth_s(self) -> float:
+        return POOL_WORTH_S if self._executor is None else POOL_WORTH_WARM_S
+
+    def shutdown(self, *, wait: bool = True) -> None:
+        if self._executor is not None:
+            self._executor.shutdown(wait=wait, cancel_futures=True)
+            self._executor = None
+
+    def iterate(
+        self, metric: Metric, pairs: Sequence[Pair], cancel: CancelToken, chunk: int = POOL_CHUNK
+    ) -> Iterator[tuple[int, int, list[ItemScore]]]:
+        """Yield (start, end, scores) in order while the workers score the next chunks.
+
+        A few chunks are in flight at a time, so a cancel waits for at most those.
+        """
+        executor = self.executor()
+        cls, config = type(metric), dict(metric.config)
+        bounds = [(i, min(len(pairs), i + chunk)) for i in range(0, len(pairs), chunk)]
+        pending: deque[tuple[int, int, Future[list[ItemScore]]]] = deque()
+        next_chunk = 0
+        try:
+            while next_chunk < len(bounds) or pending:
+                while next_chunk < len(bounds) and len(pending) < 2 * self.workers:
+                    s, e = bounds[next_chunk]
+                    pending.append(
+                        (s, e, executor.submit(_pool_score, cls, config, list(pairs[s:e])))
+                    )
+                    next_chunk += 1
+                s, e, future = pending.popleft()
+                while True:
+                    cancel.check()
+                    try:
+                        scores = future.result(timeout=0.1)
+                        break
+                    except TimeoutError:
+                        continue
+                yield s, e, scores
+        except BrokenProcessPool:
+            self.shutdown(wait=False)
+            raise
+        finally:
+            for _, _, future in pending:
+                future.cancel()
