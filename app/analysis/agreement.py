@@ -217,6 +217,9 @@ class AgreementResult:
         frame.index.name = "annotator"
         return frame
 
+    def to_frame(self) -> pd.DataFrame:
+        return self.summary_frame()
+
     def summary_frame(self) -> pd.DataFrame:
         rows = {
             "annotators": self.n_annotators,
@@ -230,7 +233,9 @@ class AgreementResult:
             "annotator vs leave-one-out mean (mean r)": self.loo_mean,
             "human ceiling (max r)": self.ceiling,
         }
-        return pd.DataFrame({"value": rows})
+        frame = pd.DataFrame({"value": rows})
+        frame.index.name = "statistic"
+        return frame
 
 
 def agreement(

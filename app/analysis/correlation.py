@@ -112,6 +112,25 @@ class CorrelationTable:
         frame = pd.DataFrame(rows, columns=["metric", *STAT_COLUMNS])
         return frame.set_index("metric")
 
+    def latex_frame(self) -> pd.DataFrame:
+        """Paper layout: coefficient with its interval, Kendall, R², RMSE, system level."""
+        from app.analysis.export import interval_text
+
+        rows = {}
+        for name, r in self.results.items():
+            rows[name] = {
+                "n": r.n,
+                "Pearson": interval_text(r.pearson, *r.pearson_ci),
+                "Spearman": interval_text(r.spearman, *r.spearman_ci),
+                "Kendall": interval_text(r.kendall, np.nan, np.nan),
+                "R²": r.r2,
+                "RMSE": r.rmse,
+                "system r": r.system_pearson,
+            }
+        frame = pd.DataFrame.from_dict(rows, orient="index")
+        frame.index.name = "metric"
+        return frame
+
     def to_json(self) -> dict[str, Any]:
         return {
             "dimension": self.dimension,

@@ -1,0 +1,121 @@
+"""Result tables as CSV and LaTeX (the CLI, the HTML report and the dashboard share these).
+
+Every result object has `to_frame()`; a correlation table also has a compact LaTeX layout
+with the interval beside each coefficient, as papers print it.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any, Protocol
+
+import pandas as pd
+
+
+class HasFrame(Protocol):
+    def to_frame(self) -> pd.DataFrame: ...
+
+
+def as_frame(table: HasFrame | pd.DataFrame) -> pd.DataFrame:
+    return table if isinstance(table, pd.DataFrame) else table.to_frame()
+
+
+def to_csv(table: HasFrame | pd.DataFrame, path: str | Path | None = None) -> str:
+    """CSV text of a result table (full precision, empty cells for missing values)."""
+    text = as_frame(table).to_csv(lineterminator="\n")
+    if path is not None:
+        Path(path).write_text(text, encoding="utf-8")
+    return text
+
+
+_LATEX_SPECIAL = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+}
+_LATEX_SYMBOLS = {"≥": r"$\geq$", "≤": r"$\leq$", "²": r"$^2$", "×": r"$\times$"}
+
+
+def latex_escape(text: str) -> str:
+    out = "".join(_LATEX_SPECIAL.get(ch, ch) for ch in text)
+    for symbol, macro in _LATEX_SYMBOLS.items():
+        out = out.replace(symbol, macro)
+    return out
+
+
+def _cell(value: Any, digits: int) -> str:
+    if value is None:
+        return "--"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int) or (hasattr(value, "dtype") and "int" in str(value.dtype)):
+        return str(int(value))
+    if isinstance(value, float) or hasattr(value, "dtype"):
+        v = float(value)
+        if math.isnan(v) or math.isinf(v):
+            return "--"
+        if v.is_integer() and abs(v) >= 10**digits:
+            return str(int(v))
+        if v != 0 and abs(v) < 10 ** (-digits):
+            return f"{v:.1e}"
+        return f"{v:.{digits}f}"
+    return latex_escape(str(value))
+
+
+def to_latex(
+    table: HasFrame | pd.DataFrame,
+    path: str | Path | None = None,
+    *,
+    caption: str | None = None,
+    label: str | None = None,
+    digits: int = 3,
+) -> str:
+    """A booktabs `table` environment (needs \\usepackage{booktabs})."""
+    latex_frame = getattr(table, "latex_frame", None)
+    frame = latex_frame() if callable(latex_frame) else as_frame(table)
+    index_name = frame.index.name or ""
+    header = [latex_escape(str(index_name)), *(latex_escape(str(c)) for c in frame.columns)]
+    lines = [
+        r"\begin{table}[ht]",
+        r"\centering",
+        r"\begin{tabular}{l" + "r" * len(frame.columns) + "}",
+        r"\toprule",
+        " & ".join(header) + r" \\",
+        r"\midrule",
+    ]
+    for index, row in frame.iterrows():
+        cells = [latex_escape(str(index)), *(_cell(v, digits) for v in row.tolist())]
+        lines.append(" & ".join(cells) + r" \\")
+    lines += [r"\bottomrule", r"\end{tabular}"]
+    if caption:
+        lines.append(r"\caption{" + latex_escape(caption) + "}")
+    if label:
+        lines.append(r"\label{" + label + "}")
+    lines.append(r"\end{table}")
+    text = "\n".join(lines) + "\n"
+    if path is not None:
+        Path(path).write_text(text, encoding="utf-8")
+    return text
+
+
+def interval_text(value: float, low: float, high: float, digits: int = 3) -> str:
+    """`0.512 [0.470, 0.551]`, or the value alone without an interval."""
+    if not math.isfinite(value):
+        return "--"
+    if math.isfinite(low) and math.isfinite(high):
+        return f"{value:.{digits}f} [{low:.{digits}f}, {high:.{digits}f}]"
+    return f"{value:.{digits}f}"
+
+
+def to_text(table: HasFrame | pd.DataFrame, digits: int = 3) -> str:
+    """A plain-text table for terminals."""
+    frame = as_frame(table)
+    return frame.to_string(float_format=lambda v: f"{v:.{digits}f}", na_rep="-")

@@ -1,0 +1,275 @@
+"""The study as one self-contained HTML file: summary, correlations, sanity, agreement, QC.
+
+`ReportData` holds results already computed (the dashboard passes its own), `render_html`
+turns them into HTML with inline CSS and hand-written SVG charts (no external assets, no
+scripts), and `build_report` computes everything from a study file for the CLI.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from datetime import datetime
+from html import escape
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from app import __version__
+from app.analysis.agreement import AgreementResult, agreement
+from app.analysis.correlation import CorrelationTable
+from app.analysis.live import StudyAnalysis
+from app.analysis.qc import QCResult, study_qc
+from app.analysis.sanity import SanityTable, study_sanity
+from app.analysis.svg import bar_chart, scatter
+from app.runtime import CancelToken
+from db.models import Annotator, Dataset, Item, MetricRun, Rating
+from db.study import Study
+
+CSS = """
+body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}
+h1{font-size:1.6em}h2{margin-top:2em;border-bottom:1px solid #ccc}
+table{border-collapse:collapse;margin:.8em 0;font-size:.9em}
+th,td{border:1px solid #ddd;padding:3px 8px;text-align:right}
+th:first-child,td:first-child{text-align:left}th{background:#f3f3f3}
+.note{color:#555;font-size:.9em}.fail{color:#b00}.pass{color:#070}
+.charts{display:flex;flex-wrap:wrap;gap:1em}
+"""
+
+
+@dataclass
+class ReportData:
+    title: str
+    summary: dict[str, Any]
+    correlations: CorrelationTable | None = None
+    scatter_column: str | None = None
+    scatter_x: np.ndarray | None = None
+    scatter_y: np.ndarray | None = None
+    sanity: SanityTable | None = None
+    agreement: AgreementResult | None = None
+    qc: QCResult | None = None
+    williams: pd.DataFrame | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+def _fmt(v: Any, digits: int = 3) -> str:
+    if v is None:
+        return "–"
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, (int, np.integer)):
+        return str(int(v))
+    if isinstance(v, (float, np.floating)):
+        f = float(v)
+        if not math.isfinite(f):
+            return "–"
+        if f != 0 and abs(f) < 10 ** (-digits):
+            return f"{f:.1e}"
+        return f"{f:.{digits}f}"
+    return escape(str(v))
+
+
+def html_table(
+    frame: pd.DataFrame, *, digits: int = 3, classes: dict[str, str] | None = None
+) -> str:
+    head = "".join(f"<th>{escape(str(c))}</th>" for c in [frame.index.name or "", *frame.columns])
+    rows = []
+    for index, row in frame.iterrows():
+        cls = f" class='{classes[str(index)]}'" if classes and str(index) in classes else ""
+        cells = "".join(f"<td>{_fmt(v, digits)}</td>" for v in row.tolist())
+        rows.append(f"<tr{cls}><td>{escape(str(index))}</td>{cells}</tr>")
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+
+
+def _correlation_section(data: ReportData) -> str:
+    table = data.correlations
+    if table is None or not table.results:
+        return "<h2>Correlation with human ratings</h2><p>No metric scores or no ratings.</p>"
+    frame = table.latex_frame()
+    frame["Pearson p"] = [r.pearson_p for r in table.results.values()]
+    frame["Kendall p"] = [r.kendall_p for r in table.results.values()]
+    order = table.sorted_by("pearson")
+    res = table.results
+    chart = bar_chart(
+        order,
+        [res[k].pearson for k in order],
+        [res[k].pearson_ci[0] for k in order],
+        [res[k].pearson_ci[1] for k in order],
+        title="Pearson r with 95% interval",
+    )
+    chart_s = bar_chart(
+        table.sorted_by("spearman"),
+        [res[k].spearman for k in table.sorted_by("spearman")],
+        [res[k].spearman_ci[0] for k in table.sorted_by("spearman")],
+        [res[k].spearman_ci[1] for k in table.sorted_by("spearman")],
+        title="Spearman ρ with 95% interval",
+    )
+    scale = "per-annotator z-scores" if table.z else "raw mean ratings"
+    parts = [
+        "<h2>Correlation with human ratings</h2>",
+        f"<p class='note'>Dimension <b>{escape(table.dimension)}</b> on {scale}, "
+        f"{table.n_items} rated items. Intervals: percentile bootstrap, {table.n_boot} "
+        f"resamples of {escape(table.unit)} (Spearman: {escape(table.spearman_ci_method)}). "
+        "R² and RMSE take the 0–100 metric value as the prediction of the rating, without "
+        "fitting, so R² is negative for a metric worse than the ratings' mean.</p>",
+        html_table(frame.loc[order]),
+        f"<div class='charts'>{chart}{chart_s}</div>",
+    ]
+    if data.scatter_column and data.scatter_x is not None and data.scatter_y is not None:
+        parts.append(
+            scatter(
+                data.scatter_x,
+                data.scatter_y,
+                title=f"{data.scatter_column} against the human scores",
+                x_label=data.scatter_column,
+                y_label="human",
+            )
+        )
+    if data.williams is not None and 1 < len(data.williams) <= 30:
+        parts.append(
+            "<h3>Williams' test</h3><p class='note'>One-sided p that the row metric "
+            "correlates better (Pearson) than the column metric.</p>"
+        )
+        parts.append(html_table(data.williams.loc[order, order]))
+    return "".join(parts)
+
+
+def _sanity_section(data: ReportData) -> str:
+    if data.sanity is None:
+        return ""
+    if not data.sanity.results:
+        return "<h2>Sanity checks</h2><p>No metrics checked.</p>"
+    frame = data.sanity.to_frame()
+    any_result = next(iter(data.sanity.results.values()))
+    notes = [f"{escape(k)}: {escape(v.error)}" for k, v in data.sanity.results.items() if v.error]
+    return (
+        "<h2>Sanity checks</h2><p class='note'>Share of identical pairs (s, s) with "
+        "round(score) ≥ X or = 100, and of unrelated pairs with round(score) ≤ X or = 0 "
+        f"(unrelated texts: {escape(any_result.unrelated_mode)}).</p>"
+        + html_table(frame, digits=2)
+        + "".join(f"<p class='note'>{n}</p>" for n in notes)
+    )
+
+
+def _agreement_section(data: ReportData) -> str:
+    a = data.agreement
+    if a is None:
+        return ""
+    parts = ["<h2>Agreement</h2>", html_table(a.summary_frame())]
+    if a.loo:
+        parts.append(html_table(a.annotators_frame()))
+    if a.reliability_basis:
+        parts.append(
+            "<p class='note'>Human ceiling = √reliability, with the reliability of the item "
+            f"score from {escape(a.reliability_basis)}: a metric's correlation with the human "
+            "scores cannot be expected above it.</p>"
+        )
+    return "".join(parts)
+
+
+def _qc_section(data: ReportData) -> str:
+    q = data.qc
+    if q is None:
+        return ""
+    if not q.raters:
+        return "<h2>Rater quality control</h2><p>No human ratings.</p>"
+    frame = q.to_frame()
+    classes = {name: r.status for name, r in q.raters.items() if r.passed is not None}
+    return (
+        "<h2>Rater quality control</h2><p class='note'>Appraise's test: z-scores, degraded "
+        "controls paired with their originals, one-sided Mann–Whitney U (degraded lower), "
+        f"p &lt; {q.p_threshold} passes. Very fast: under {q.fast_ms} ms.</p>"
+        + html_table(frame, classes={k: v for k, v in classes.items() if v != "n/a"})
+    )
+
+
+def render_html(data: ReportData) -> str:
+    summary = pd.DataFrame({"value": data.summary})
+    summary.index.name = "study"
+    body = [
+        f"<h1>{escape(data.title)}</h1>",
+        f"<p class='note'>MeaningBench {escape(__version__)}, "
+        f"{datetime.now().strftime('%Y-%m-%d %H:%M')}</p>",
+        "<h2>Study</h2>",
+        html_table(summary, digits=0),
+        _correlation_section(data),
+        _sanity_section(data),
+        _agreement_section(data),
+        _qc_section(data),
+        *(f"<p class='note'>{escape(n)}</p>" for n in data.notes),
+    ]
+    return (
+        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
+        f"<title>{escape(data.title)}</title><style>{CSS}</style></head><body>"
+        + "".join(body)
+        + "</body></html>\n"
+    )
+
+
+def study_summary(session: Session) -> dict[str, Any]:
+    def count(stmt: Any) -> int:
+        return int(session.scalar(stmt) or 0)
+
+    out: dict[str, Any] = {
+        "datasets": count(select(func.count(Dataset.id))),
+        "regular items": count(select(func.count(Item.id)).where(Item.kind == "regular")),
+        "control items": count(select(func.count(Item.id)).where(Item.kind != "regular")),
+        "systems": count(select(func.count(func.distinct(Item.system)))),
+        "source groups": count(select(func.count(func.distinct(Item.source_group)))),
+        "human annotators": count(
+            select(func.count(Annotator.id)).where(Annotator.kind == "human")
+        ),
+        "aggregate label sources": count(
+            select(func.count(Annotator.id)).where(Annotator.kind == "aggregate")
+        ),
+        "current ratings": count(select(func.count(Rating.id)).where(Rating.state == "current")),
+        "metric runs": count(select(func.count(MetricRun.id))),
+    }
+    return out
+
+
+def build_report(
+    study: Study,
+    *,
+    dimension: str = "meaning",
+    z: bool = False,
+    n_boot: int = 1000,
+    seed: int = 0,
+    groups: str = "items",
+    sanity: bool = True,
+    sanity_metrics: list[str] | None = None,
+    sanity_n: int | None = 200,
+    unrelated: str = "wordsoup",
+    cancel: CancelToken | None = None,
+) -> ReportData:
+    with study.session() as session:
+        summary = study_summary(session)
+    analysis = StudyAnalysis.from_study(study, dimension)
+    table = analysis.correlations(z=z, n_boot=n_boot, seed=seed, groups=groups)
+    data = ReportData(title=f"MeaningBench report: {Path(study.path).name}", summary=summary)
+    data.correlations = table
+    ranked = [k for k in table.sorted_by("pearson") if np.isfinite(table.results[k].pearson)]
+    if ranked:
+        best = analysis.scatter(ranked[0], z=z)
+        data.scatter_column = ranked[0]
+        data.scatter_x = best["metric"].to_numpy()
+        data.scatter_y = best["human"].to_numpy()
+        data.williams = analysis.williams(z=z)
+    items, raters, values = analysis.data.ratings.arrays(human_only=True)
+    data.agreement = agreement(items, raters, values, rater_names=analysis.data.ratings.annotators)
+    data.qc = study_qc(study, dimension)
+    if sanity:
+        data.sanity = study_sanity(
+            study, sanity_metrics, unrelated=unrelated, n=sanity_n, seed=seed, cancel=cancel
+        )
+    return data
+
+
+def write_report(data: ReportData, path: str | Path) -> Path:
+    path = Path(path)
+    path.write_text(render_html(data), encoding="utf-8")
+    return path

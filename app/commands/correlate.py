@@ -1,0 +1,66 @@
+"""`meaningbench correlate STUDY`: every metric run against the human ratings."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from app.commands._common import add_json_flag, add_study_argument, open_existing_study, print_json
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "correlate",
+        help="correlate every metric run with the human ratings (Pearson, Spearman, Kendall, ...)",
+        description="Pearson, Spearman and Kendall with p-values, R² and RMSE of the 0–100 "
+        "value as a prediction of the rating, bootstrap 95%% intervals and the system-level "
+        "correlation, for every metric run of the study against one human dimension.",
+    )
+    add_study_argument(parser)
+    parser.add_argument("--dimension", default="meaning", help="human dimension (default: meaning)")
+    parser.add_argument(
+        "--z", action="store_true", help="correlate with per-annotator z-scores, not raw means"
+    )
+    parser.add_argument("--boot", type=int, default=1000, help="bootstrap resamples (0: none)")
+    parser.add_argument(
+        "--groups",
+        choices=("items", "sources"),
+        default="items",
+        help="what the bootstrap resamples: items, or whole source groups",
+    )
+    parser.add_argument("--seed", type=int, default=0, help="bootstrap seed")
+    parser.add_argument("--csv", type=Path, default=None, help="also write the table as CSV")
+    parser.add_argument("--latex", type=Path, default=None, help="also write the table as LaTeX")
+    add_json_flag(parser)
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from app.analysis.export import to_csv, to_latex, to_text
+    from app.analysis.live import StudyAnalysis
+    from app.errors import UserError
+
+    if args.boot < 0:
+        raise UserError("--boot must be 0 or more")
+    with open_existing_study(args.study) as study:
+        analysis = StudyAnalysis.from_study(study, args.dimension)
+    if not analysis.metric_names:
+        raise UserError(f"{args.study}: no metric scores yet; run metrics on the study first")
+    if not analysis.data.ratings.arrays()[0].size:
+        raise UserError(f"{args.study}: no {args.dimension!r} ratings of regular items")
+    table = analysis.correlations(z=args.z, n_boot=args.boot, seed=args.seed, groups=args.groups)
+    if args.csv:
+        to_csv(table, args.csv)
+    if args.latex:
+        to_latex(table, args.latex, caption=f"Correlation with human {args.dimension} ratings")
+    if args.json:
+        print_json(table.to_json())
+        return 0
+    scale = "z-scores" if args.z else "raw means"
+    print(
+        f"{args.dimension} ({scale}), {table.n_items} rated items; "
+        f"{args.boot} resamples of {table.unit}"
+    )
+    print(to_text(table.latex_frame()))
+    return 0

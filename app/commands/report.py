@@ -1,0 +1,74 @@
+"""`meaningbench report STUDY OUT.html`: the whole study as one self-contained HTML file."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from app.commands._common import add_study_argument, open_existing_study
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "report",
+        help="write a self-contained HTML report: correlations, sanity, agreement, QC",
+        description="Write the study summary, the correlation table with its charts, the "
+        "sanity checks (MeaningBERT layout), agreement and rater QC as one HTML file with "
+        "inline SVG charts and no external assets.",
+    )
+    add_study_argument(parser)
+    parser.add_argument("out", type=Path, help="the HTML file to write")
+    parser.add_argument("--dimension", default="meaning", help="human dimension (default: meaning)")
+    parser.add_argument("--z", action="store_true", help="correlate with per-annotator z-scores")
+    parser.add_argument("--boot", type=int, default=1000, help="bootstrap resamples (0: none)")
+    parser.add_argument("--groups", choices=("items", "sources"), default="items")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--no-sanity", action="store_true", help="leave the sanity checks out (they run metrics)"
+    )
+    parser.add_argument(
+        "--sanity-metrics",
+        nargs="+",
+        default=None,
+        help="metrics to sanity-check (default: every config the study ran)",
+    )
+    parser.add_argument("--sanity-n", type=int, default=200, help="sources for sanity checks")
+    parser.add_argument("--unrelated", choices=("wordsoup", "sampled"), default="wordsoup")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from app.analysis.report import build_report, write_report
+    from app.errors import UserError
+    from app.jobs.terminal import run_with_progress_bar
+
+    if args.boot < 0 or args.sanity_n < 1:
+        raise UserError("--boot must be 0 or more and --sanity-n at least 1")
+    if args.out.parent and not args.out.parent.exists():
+        raise UserError(f"{args.out.parent}: no such folder")
+    metrics = None
+    if args.sanity_metrics:
+        metrics = [n.strip() for p in args.sanity_metrics for n in p.split(",") if n.strip()]
+    with open_existing_study(args.study) as study:
+
+        def job(ctx: Any) -> Any:
+            ctx.progress(0, None, "computing", force=True)
+            return build_report(
+                study,
+                dimension=args.dimension,
+                z=args.z,
+                n_boot=args.boot,
+                seed=args.seed,
+                groups=args.groups,
+                sanity=not args.no_sanity,
+                sanity_metrics=metrics,
+                sanity_n=args.sanity_n,
+                unrelated=args.unrelated,
+                cancel=ctx.cancel,
+            )
+
+        data = run_with_progress_bar(job, description="report", quiet=True)
+    path = write_report(data, args.out)
+    print(f"wrote {path}")
+    return 0
