@@ -7,7 +7,7 @@ from PySide6.QtGui import QFont, QPalette
 from PySide6.QtWidgets import QGridLayout, QLabel, QSizePolicy, QWidget
 
 from app.annotation.model import Scale
-from app.ui.annotation.scales import RatingScale, blend, make_scale
+from app.ui.annotation.scales import blend, make_scale
 
 UNSET_TEXT = "—"
 
@@ -95,7 +95,3 @@ class DimensionRow(QWidget):
         # A muted dash for "not rated yet"; full contrast once there is a value.
         pal.setColor(QPalette.ColorRole.WindowText, blend(text, window, 0.55) if unset else text)
         self.number.setPalette(pal)
-
-
-def scale_of(row: DimensionRow) -> RatingScale:
-    return row.scale
