@@ -1,0 +1,244 @@
+"""`meaningbench train`: fine-tune a MeaningBERT-style model on the study's ratings."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+from app.commands._common import add_json_flag, add_study_argument, print_json
+from app.settings import DEVICE_CHOICES
+
+# Options that change what is learned: None means "not given", so that a resume can tell a
+# repeated option from a conflicting one and fill the rest from the saved request.
+_LEARNING_OPTIONS = {
+    "base": "base_model",
+    "dimension": "dimension",
+    "z": "z_scores",
+    "epochs": "epochs",
+    "lr": "learning_rate",
+    "batch_size": "batch_size",
+    "max_length": "max_length",
+    "augment": "augment",
+    "folds": "folds",
+    "seeds": "seeds",
+    "split_seed": "split_seed",
+    "val_fraction": "val_fraction",
+    "test_fraction": "test_fraction",
+    "warmup_ratio": "warmup_ratio",
+    "eval_steps": "eval_steps",
+    "max_steps": "max_steps",
+    "checkpoint_steps": "checkpoint_steps",
+}
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "train",
+        help="train a MeaningBERT-style model on the study's ratings",
+        description="Fine-tune a cross-encoder (the embedded MiniLM by default) to predict the "
+        "study's human ratings, split by source sentence, with the MeaningBERT augmentation. "
+        "Writes the model and its card to --out and registers it in the study, where the "
+        "battery runs it as `meaningbert@NAME`. Ctrl+C stops after the current step; "
+        "--resume continues from the last checkpoint.",
+    )
+    add_study_argument(p)
+    p.add_argument("--out", type=Path, required=True, help="new or empty folder for the model")
+    p.add_argument(
+        "--base", help="base encoder: a local folder or hub id (default: embedded MiniLM)"
+    )
+    p.add_argument("--dimension", help="rating dimension to learn (default: meaning)")
+    p.add_argument(
+        "--z",
+        action="store_const",
+        const=True,
+        help="learn per-annotator z-scores (item mean), re-expressed on 0–100",
+    )
+    p.add_argument("--epochs", type=int, help="epochs per run (default: 4)")
+    p.add_argument("--lr", type=float, help="peak learning rate (default: 5e-5)")
+    p.add_argument("--batch-size", type=int, help="examples per step (default: 16)")
+    p.add_argument("--max-length", type=int, help="tokens per pair, longest-first (default: 512)")
+    p.add_argument(
+        "--augment",
+        help="comma list of identical,unrelated,swap (default: all three), or 'none'",
+    )
+    p.add_argument("--folds", type=int, help="k-fold cross-validation by source group")
+    p.add_argument("--seeds", type=int, nargs="+", help="one run per seed (default: 0)")
+    p.add_argument("--split-seed", type=int, help="seed of the group split (default: 0)")
+    p.add_argument("--val-fraction", type=float, help="share of groups to validate (0.1)")
+    p.add_argument("--test-fraction", type=float, help="share of groups to test (0.1)")
+    p.add_argument("--warmup-ratio", type=float, help="share of steps to warm up (0.1)")
+    p.add_argument("--eval-steps", type=int, help="also validate every N steps")
+    p.add_argument("--max-steps", type=int, help="stop each run after N steps")
+    p.add_argument("--checkpoint-steps", type=int, help="checkpoint every N steps (200)")
+    p.add_argument("--device", choices=DEVICE_CHOICES, default="auto")
+    p.add_argument("--threads", type=int, help="CPU threads (default: all usable cores)")
+    p.add_argument("--name", help="registered name (default: the --out folder's name)")
+    p.add_argument("--no-register", action="store_true", help="do not register in the study")
+    p.add_argument(
+        "--keep-checkpoints", action="store_true", help="keep every run's checkpoints and model"
+    )
+    p.add_argument("--resume", action="store_true", help="continue the training in --out")
+    add_json_flag(p)
+    p.set_defaults(func=run)
+
+
+def _augment(text: str) -> tuple[str, ...]:
+    if text.strip().lower() == "none":
+        return ()
+    return tuple(part.strip().lower() for part in text.split(",") if part.strip())
+
+
+def _given(args: argparse.Namespace) -> dict[str, Any]:
+    given = {}
+    for option, field in _LEARNING_OPTIONS.items():
+        value = getattr(args, option)
+        if value is None:
+            continue
+        if option == "augment":
+            value = _augment(value)
+        elif option == "seeds":
+            value = tuple(value)
+        given[field] = value
+    return given
+
+
+def build_request(args: argparse.Namespace) -> Any:
+    from app.errors import UserError
+    from app.training.request import TrainRequest, load_request
+
+    given = _given(args)
+    runtime = {
+        "study": args.study,
+        "out_dir": args.out,
+        "device": args.device,
+        "threads": args.threads,
+        "register": not args.no_register,
+        "keep_checkpoints": args.keep_checkpoints,
+        "resume": args.resume,
+    }
+    if not args.resume:
+        return TrainRequest(**given, **runtime, name=args.name)
+    saved = load_request(args.out)
+    conflicts = sorted(k for k, v in given.items() if getattr(saved, k) != v)
+    if conflicts:
+        raise UserError(
+            f"--resume continues the saved training; these options differ from it: "
+            f"{', '.join(conflicts)} (leave them out)"
+        )
+    return saved.with_changes(**runtime, name=args.name or saved.name)
+
+
+class _Display:
+    """Progress on stderr: a step bar per run and one line per epoch."""
+
+    def __init__(self) -> None:
+        from tqdm import tqdm
+
+        self._tqdm = tqdm
+        self.bar: Any = None
+
+    def __call__(self, event: Any) -> None:
+        from app.training import events as ev
+
+        if isinstance(event, ev.RunStarted):
+            self.close()
+            self.bar = self._tqdm(
+                total=event.total_steps,
+                initial=event.start_step,
+                desc=f"{event.run} ({event.index + 1}/{event.n_runs})",
+                unit="step",
+                file=sys.stderr,
+                dynamic_ncols=True,
+            )
+        elif isinstance(event, ev.StepEnd) and self.bar is not None:
+            self.bar.update(event.step - self.bar.n)
+            self.bar.set_postfix_str(f"loss {event.train_loss:.0f}", refresh=False)
+        elif isinstance(event, ev.Evaluated):
+            self._write(
+                f"{event.run} step {event.step}: validation MSE {event.val_loss:.1f}"
+                + (" (best, saved)" if event.best else "")
+            )
+        elif isinstance(event, ev.EpochEnd):
+            self._write(
+                f"{event.run} epoch {event.epoch}: train MSE {event.train_loss:.1f}, "
+                f"validation MSE {event.val_loss:.1f}, {event.elapsed_s:.0f} s"
+            )
+        elif isinstance(event, ev.Phase):
+            self._write(event.message + (f" ({event.run})" if event.run else ""))
+        elif isinstance(event, ev.RunFinished):
+            self.close()
+
+    def _write(self, text: str) -> None:
+        if self.bar is not None:
+            self.bar.write(text, file=sys.stderr)
+        else:
+            print(text, file=sys.stderr)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
+
+
+def _print_summary(result: Any) -> None:
+    test = result.test
+    print(f"model: {result.model_dir}  ({result.selected_run}, card: model_card.json, README.md)")
+    if result.registered:
+        print(f"registered in the study as meaningbert@{result.name}")
+
+    def fmt(key: str) -> str:
+        value = test.get(key)
+        return "–" if value is None else f"{value:.3f}"
+
+    print(
+        f"test (n = {test.get('n')}): Pearson {fmt('pearson')}, Spearman {fmt('spearman')}, "
+        f"R² {fmt('r2')}, RMSE {fmt('rmse')}"
+    )
+    sanity = result.card.get("sanity") or {}
+    if sanity:
+        ident = (sanity.get("identical") or {}).get(">=95")
+        unrel = (sanity.get("unrelated") or {}).get("<=5")
+        print(
+            f"sanity: identical ≥ 95 {'–' if ident is None else f'{ident:.0%}'}, "
+            f"unrelated ≤ 5 {'–' if unrel is None else f'{unrel:.0%}'}"
+        )
+
+
+def run(args: argparse.Namespace) -> int:
+    from app.jobs.base import JobContext
+    from app.runtime import Cancelled
+    from app.training import train_model
+
+    request = build_request(args)
+    display = _Display()
+    ctx = JobContext()
+
+    def on_sigint(_signum: int, _frame: Any) -> None:
+        # The first Ctrl+C stops cleanly after the current step (with a checkpoint); a second
+        # one interrupts at once.
+        ctx.cancel.cancel()
+        print("\nstopping after this step; a second Ctrl+C interrupts", file=sys.stderr)
+        signal.signal(signal.SIGINT, previous)
+
+    previous = signal.signal(signal.SIGINT, on_sigint)
+    try:
+        result = train_model(request, ctx, display)
+    except Cancelled:
+        display.close()
+        print(
+            f"training stopped; continue it with: meaningbench train {args.study} "
+            f"--out {args.out} --resume",
+            file=sys.stderr,
+        )
+        raise
+    finally:
+        display.close()
+        signal.signal(signal.SIGINT, previous)
+    if args.json:
+        print_json(result.to_json())
+    else:
+        _print_summary(result)
+    return 0

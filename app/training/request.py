@@ -1,0 +1,215 @@
+"""What a training run is asked to do (`TrainRequest`) and what it hands back (`TrainResult`).
+
+The request is a plain value object so the command line, the app's dialog and a resumed
+run all describe a training the same way. Its "fingerprint" covers every field that changes
+the trained weights; a resume refuses to continue a checkpoint written under another one.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+from app.errors import UserError
+
+AUGMENTATIONS = ("identical", "unrelated", "swap")
+DEFAULT_AUGMENT = AUGMENTATIONS
+# Defaults chosen so that the whole CSMD (train + dev, ~950 pairs) trains on the embedded
+# MiniLM on a 2-core laptop CPU within 20 minutes; see the training README section.
+DEFAULT_EPOCHS = 4
+DEFAULT_LR = 5e-5
+DEFAULT_BATCH_SIZE = 16
+DEFAULT_MAX_LENGTH = 512
+DEVICES = ("auto", "cpu", "cuda", "mps")
+
+# Fields that do not change what is learned: they may differ between a run and its resume.
+_RUNTIME_FIELDS = frozenset(
+    {"study", "out_dir", "device", "threads", "resume", "name", "register", "keep_checkpoints"}
+)
+
+REQUEST_FILE = "request.json"
+
+
+@dataclass(frozen=True)
+class TrainRequest:
+    """Everything a training needs; defaults are the recipe the README documents."""
+
+    study: Path
+    out_dir: Path
+    base_model: str | None = None  # None = the embedded MiniLM; else a local dir or hub id
+    dimension: str = "meaning"
+    # Train on per-annotator z-scores (item mean z), re-expressed on the study's 0–100 scale.
+    z_scores: bool = False
+    epochs: int = DEFAULT_EPOCHS
+    learning_rate: float = DEFAULT_LR
+    batch_size: int = DEFAULT_BATCH_SIZE
+    warmup_ratio: float = 0.1
+    weight_decay: float = 0.01
+    max_grad_norm: float = 1.0
+    max_length: int = DEFAULT_MAX_LENGTH
+    augment: tuple[str, ...] = DEFAULT_AUGMENT
+    folds: int | None = None
+    seeds: tuple[int, ...] = (0,)
+    split_seed: int = 0
+    val_fraction: float = 0.1
+    test_fraction: float = 0.1
+    # Validate every N optimizer steps as well as at each epoch's end (None: epochs only).
+    eval_steps: int | None = None
+    # Save a resumable checkpoint every N steps (and always at an epoch's end and on cancel).
+    checkpoint_steps: int = 200
+    # Stop a run after this many optimizer steps (tests, quick looks); None: all epochs.
+    max_steps: int | None = None
+    sanity_n: int | None = 200
+    device: str = "auto"
+    threads: int | None = None
+    resume: bool = False
+    name: str | None = None
+    register: bool = True
+    keep_checkpoints: bool = False
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "study", Path(self.study))
+        object.__setattr__(self, "out_dir", Path(self.out_dir))
+        object.__setattr__(self, "augment", tuple(self.augment))
+        object.__setattr__(self, "seeds", tuple(int(s) for s in self.seeds))
+
+    def validate(self) -> None:
+        """Raise UserError for a request that cannot be trained, before any work starts."""
+        unknown = [a for a in self.augment if a not in AUGMENTATIONS]
+        if unknown:
+            raise UserError(
+                f"unknown augmentation {', '.join(unknown)}; choose from {', '.join(AUGMENTATIONS)}"
+            )
+        if self.epochs < 1:
+            raise UserError("--epochs must be at least 1")
+        if self.batch_size < 1:
+            raise UserError("--batch-size must be at least 1")
+        if not self.learning_rate > 0:
+            raise UserError("--lr must be positive")
+        if self.max_length < 8:
+            raise UserError("--max-length must be at least 8 tokens")
+        if not self.seeds:
+            raise UserError("give at least one seed")
+        if len(set(self.seeds)) != len(self.seeds):
+            raise UserError("the seeds must differ from each other")
+        if self.folds is not None and self.folds < 2:
+            raise UserError("--folds must be at least 2")
+        if not 0 < self.val_fraction < 0.5 or (
+            self.folds is None and not 0 < self.test_fraction < 0.5
+        ):
+            raise UserError("validation and test fractions must lie between 0 and 0.5")
+        if not 0 <= self.warmup_ratio < 1:
+            raise UserError("the warm-up ratio must lie in [0, 1)")
+        if self.device not in DEVICES:
+            raise UserError(f"unknown device {self.device!r}; choose from {', '.join(DEVICES)}")
+        if self.max_steps is not None and self.max_steps < 1:
+            raise UserError("--max-steps must be at least 1")
+        if self.eval_steps is not None and self.eval_steps < 1:
+            raise UserError("--eval-steps must be at least 1")
+        if self.checkpoint_steps < 1:
+            raise UserError("--checkpoint-steps must be at least 1")
+
+    def learning_config(self) -> dict[str, Any]:
+        """The fields that decide the trained weights (the resume fingerprint)."""
+        return {
+            f.name: _jsonable(getattr(self, f.name))
+            for f in fields(self)
+            if f.name not in _RUNTIME_FIELDS
+        }
+
+    def to_json(self) -> dict[str, Any]:
+        return {k: _jsonable(v) for k, v in asdict(self).items()}
+
+    @classmethod
+    def from_json(cls, raw: dict[str, Any]) -> TrainRequest:
+        known = {f.name for f in fields(cls)}
+        values = {k: v for k, v in raw.items() if k in known}
+        for key in ("augment", "seeds"):
+            if key in values and values[key] is not None:
+                values[key] = tuple(values[key])
+        return cls(**values)
+
+    def with_changes(self, **changes: Any) -> TrainRequest:
+        return replace(self, **changes)
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, Path):
+        return str(value)
+    if isinstance(value, tuple):
+        return list(value)
+    return value
+
+
+def save_request(request: TrainRequest, checkpoints_dir: Path) -> None:
+    checkpoints_dir.mkdir(parents=True, exist_ok=True)
+    path = checkpoints_dir / REQUEST_FILE
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(request.to_json(), indent=2), encoding="utf-8")
+    tmp.replace(path)
+
+
+def load_request(out_dir: str | Path) -> TrainRequest:
+    """The request a training in `out_dir` was started with (to resume it from a dialog)."""
+    path = Path(out_dir) / "checkpoints" / REQUEST_FILE
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UserError(f"{out_dir}: no training to resume there (no {path.name})") from None
+    except (OSError, ValueError) as exc:
+        raise UserError(f"{path}: cannot read the saved training request ({exc})") from exc
+    return TrainRequest.from_json(raw)
+
+
+@dataclass
+class RunSummary:
+    """One trained model of a training: a (fold, seed) pair."""
+
+    name: str
+    seed: int
+    fold: int | None
+    steps: int
+    best_step: int
+    best_val_loss: float
+    elapsed_s: float
+    test: dict[str, Any] = field(default_factory=dict)
+    sanity: dict[str, Any] = field(default_factory=dict)
+    curve: list[dict[str, Any]] = field(default_factory=list)
+    split: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, raw: dict[str, Any]) -> RunSummary:
+        known = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in raw.items() if k in known})
+
+
+@dataclass
+class TrainResult:
+    out_dir: Path
+    model_dir: Path
+    name: str
+    registered: bool
+    selected_run: str
+    card: dict[str, Any]
+    runs: list[RunSummary]
+
+    @property
+    def test(self) -> dict[str, Any]:
+        return dict(self.card.get("test", {}))
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "out_dir": str(self.out_dir),
+            "model_dir": str(self.model_dir),
+            "name": self.name,
+            "registered": self.registered,
+            "selected_run": self.selected_run,
+            "test": self.test,
+            "sanity": self.card.get("sanity", {}),
+            "runs": [r.to_json() for r in self.runs],
+        }

@@ -1,0 +1,137 @@
+"""Benchmark: train the default model on CSMD (train + dev) on this machine.
+
+Figures: wall time per epoch, total wall time of the default configuration (target: at most
+20 minutes on a 2-core CPU), test Pearson / Spearman / R² / RMSE on held-out source groups,
+sanity pass rates, and the source leak of CSMD's published train/dev split. Run with
+`python -m pytest tests/benchmarks/bench_training.py -s -p no:xdist`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from app.datasets.keys import pair_key, source_group_key
+from app.training import EpochEnd, TrainRequest, train_model
+from app.training.model import available_cores
+from app.training.splits import leak
+from db.models import Annotator, Dataset, Dimension, Item, Rating
+from db.study import create_study
+
+RESULTS = Path(__file__).resolve().parent / "results" / "training.json"
+BUDGET_S = 20 * 60
+
+
+def read_csmd(path: Path) -> pd.DataFrame:
+    # CSV quoting inside a TSV: pandas' csv reader, never a split on tabs.
+    return pd.read_csv(path, sep="\t", quotechar='"', dtype={"label": float}, keep_default_na=False)
+
+
+def import_csmd(study_path: Path, frames: dict[str, pd.DataFrame]):
+    """CSMD rows as items of one dataset per split, each with the published mean label as an
+    aggregate annotator's rating (the shape the project's importer gives them)."""
+    study = create_study(study_path)
+    with study.session() as session:
+        dim = session.query(Dimension).filter_by(name="meaning").one()
+        label = Annotator(name="csmd-mean-label", kind="aggregate")
+        session.add(label)
+        session.flush()
+        for name, frame in frames.items():
+            dataset = Dataset(name=f"csmd-{name}", format="tsv")
+            session.add(dataset)
+            for row in frame.itertuples(index=False):
+                item = Item(
+                    dataset=dataset,
+                    source=row.original,
+                    output=row.simplification,
+                    system=None,
+                    source_group=source_group_key(row.original),
+                    pair_key=pair_key(row.original, row.simplification, None),
+                    external_id=None,
+                )
+                session.add(item)
+                session.flush()
+                session.add(
+                    Rating(
+                        item_id=item.id,
+                        annotator_id=label.id,
+                        dimension_id=dim.id,
+                        value=float(row.label),
+                        origin=f"import:{name}.tsv",
+                    )
+                )
+    return study
+
+
+@pytest.mark.benchmark
+def test_train_default_on_csmd(shared_datasets: Path, tmp_path: Path) -> None:
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    train = read_csmd(shared_datasets / "csmd" / "train.tsv")
+    dev = read_csmd(shared_datasets / "csmd" / "dev.tsv")
+    split_leak = leak(train["original"].tolist(), dev["original"].tolist())
+
+    study = import_csmd(tmp_path / "csmd.mbstudy", {"train": train, "dev": dev})
+    study.close()
+
+    epochs: list[dict] = []
+
+    def on_event(event) -> None:
+        if isinstance(event, EpochEnd):
+            epochs.append(
+                {
+                    "epoch": event.epoch,
+                    "elapsed_s": event.elapsed_s,
+                    "train_loss": event.train_loss,
+                    "val_loss": event.val_loss,
+                }
+            )
+
+    started = time.monotonic()
+    request = TrainRequest(study=tmp_path / "csmd.mbstudy", out_dir=tmp_path / "model")
+    result = train_model(request, on_event=on_event)
+    wall = time.monotonic() - started
+
+    per_epoch = [
+        b["elapsed_s"] - a["elapsed_s"]
+        for a, b in zip([{"elapsed_s": 0.0}, *epochs[:-1]], epochs, strict=True)
+    ]
+    figures = {
+        "machine": {
+            "platform": platform.platform(),
+            "processor": platform.processor() or platform.machine(),
+            "usable_cores": available_cores(),
+            "device": result.card.get("device"),
+            "threads": result.card.get("threads"),
+            "load_average_at_end": os.getloadavg()[0],
+        },
+        "date": datetime.now(UTC).isoformat(timespec="seconds"),
+        "note": "the machine was shared with other test runs: timings are pessimistic",
+        "data": {
+            "items": result.card["data"]["n_items"],
+            "groups": result.card["data"]["n_groups"],
+            "split": result.card["split"]["parts"],
+        },
+        "config": {
+            k: result.card["config"][k]
+            for k in ("epochs", "batch_size", "learning_rate", "max_length", "augment")
+        },
+        "epoch_wall_s": per_epoch,
+        "mean_epoch_wall_s": sum(per_epoch) / len(per_epoch) if per_epoch else None,
+        "total_wall_s": wall,
+        "test": result.test,
+        "sanity": result.card.get("sanity"),
+        "curve": epochs,
+        "csmd_published_split_leak": split_leak.to_json(),
+    }
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    RESULTS.write_text(json.dumps(figures, indent=2, default=str) + "\n", encoding="utf-8")
+    print(json.dumps(figures, indent=2, default=str))
+    assert wall <= BUDGET_S, f"the default training took {wall:.0f} s (budget {BUDGET_S} s)"
+    assert result.test["pearson"] > 0.3

@@ -1,0 +1,86 @@
+"""Training targets from a study: per-item means, z-scores, scales, and clear errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from app.errors import UserError
+from app.training.data import load_targets
+from db.models import Dimension
+
+from .conftest import add_rated_items
+
+
+def _rows(ratings: list[float]) -> list[dict]:
+    return [
+        {"source": f"Source sentence {i}.", "output": f"Output {i}.", "rating": r}
+        for i, r in enumerate(ratings)
+    ]
+
+
+def test_target_is_the_mean_of_current_ratings(new_study) -> None:
+    with new_study.session() as s:
+        add_rated_items(s, _rows([40.0, 80.0]), annotators={"a": 0.0, "b": 10.0, "c": -20.0})
+        table = load_targets(s)
+    # Hand-computed: item 0 → mean(40, 50, 20) = 36.67; item 1 → mean(80, 90, 60) = 76.67.
+    assert table.frame["target"].tolist() == pytest.approx([110 / 3, 230 / 3])
+    assert table.frame["n_ratings"].tolist() == [3, 3]
+    assert (table.n_items, table.n_ratings, table.n_annotators) == (2, 6, 3)
+
+
+def test_z_scores_remove_annotator_offsets_and_return_to_the_scale(new_study) -> None:
+    ratings = [10.0, 30.0, 50.0, 70.0, 90.0]
+    with new_study.session() as s:
+        add_rated_items(s, _rows(ratings), annotators={"lenient": 5.0, "harsh": -5.0})
+        raw = load_targets(s)
+        z = load_targets(s, z=True)
+    # Both raters order the items alike and only differ by an offset, so the mean z of an item
+    # is its z within one rater; numpy is the oracle for mean + z·SD of all ratings.
+    values = np.array(ratings)
+    item_z = (values - values.mean()) / values.std(ddof=1)
+    pooled = np.concatenate([values + 5.0, values - 5.0])
+    expected = np.clip(pooled.mean() + pooled.std(ddof=1) * item_z, 0, 100)
+    assert z.frame["target"].to_numpy() == pytest.approx(expected)
+    assert raw.frame["target"].to_numpy() == pytest.approx(values)
+    assert z.data_hash() != raw.data_hash()
+
+
+def test_a_likert_dimension_is_mapped_to_0_100(new_study) -> None:
+    with new_study.session() as s:
+        dim = s.query(Dimension).filter_by(name="fluency").one()
+        dim.scale, dim.min_value, dim.max_value = "likert", 1.0, 5.0
+        s.flush()
+        add_rated_items(s, _rows([1.0, 3.0, 5.0]), dimension="fluency")
+        table = load_targets(s, dimension="fluency")
+    assert table.frame["target"].tolist() == pytest.approx([0.0, 50.0, 100.0])
+
+
+def test_control_items_and_other_dimensions_are_left_out(new_study) -> None:
+    rows = _rows([60.0, 70.0])
+    rows.append(
+        {"source": "Control.", "output": "Control.", "rating": 99.0, "kind": "control-identical"}
+    )
+    with new_study.session() as s:
+        add_rated_items(s, rows)
+        add_rated_items(s, _rows([5.0]), dimension="fluency")
+        table = load_targets(s)
+    assert table.frame["target"].tolist() == [60.0, 70.0]
+
+
+def test_a_study_without_ratings_is_a_clear_error(new_study) -> None:
+    with new_study.session() as s:
+        add_rated_items(s, [{"source": "A.", "output": "B.", "rating": None}])
+        with pytest.raises(UserError, match="no current ratings on the dimension 'meaning'"):
+            load_targets(s)
+        with pytest.raises(UserError, match="no dimension 'adequacy'.*meaning"):
+            load_targets(s, dimension="adequacy")
+
+
+def test_the_data_hash_follows_the_ratings(new_study) -> None:
+    with new_study.session() as s:
+        add_rated_items(s, _rows([40.0, 80.0]))
+        before = load_targets(s).data_hash()
+        assert load_targets(s).data_hash() == before
+        add_rated_items(s, _rows([10.0]))
+        assert load_targets(s).data_hash() != before
