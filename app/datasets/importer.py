@@ -8,6 +8,7 @@ small entry per item and per rating), never by the file.
 
 from __future__ import annotations
 
+import sqlite3
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -20,7 +21,7 @@ from app.datasets.readers import TableSource, open_csv, open_table
 from app.datasets.report import ImportReport
 from app.datasets.rows import ParsedRow, RowParser, RowProblem
 from app.datasets.store import BulkWriter, DatasetState, add_value, has_value, rating_key
-from app.errors import InputError
+from app.errors import InputError, UserError
 from app.runtime import CancelToken
 from db.study import Study
 
@@ -256,7 +257,15 @@ def import_file(
         )
         info_by_name = plan.dimension_info
         # About 100 bytes a row is typical of sentence pairs; only a hint for index handling.
-        writer.begin(expected_rows=source.size // 100)
+        try:
+            writer.begin(expected_rows=source.size // 100)
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) and "busy" not in str(exc):
+                raise
+            raise UserError(
+                f"{study.path}: the study is busy (another program is writing to it); "
+                "try again when it is done"
+            ) from None
         total = source.size or None
         file_name = str(path)
         for row_no, record in source.rows():

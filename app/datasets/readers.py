@@ -98,7 +98,7 @@ def _decode_message(problem: _DecodeProblem, encoding: str) -> str:
         if encoding.replace("-", "").lower() in ("utf8", "utf8sig")
         else "check the --encoding given"
     )
-    return f"not valid {encoding} text (byte 0x{bad} at character {exc.start + 1}); {hint}"
+    return f"not valid {encoding} text (byte 0x{bad}, byte {exc.start + 1} of the line); {hint}"
 
 
 def _lines(fh: BinaryIO, counter: ByteCounter, encoding: str) -> Iterator[str]:
@@ -289,8 +289,12 @@ def _numbered_jsonl(
 def _parse_json_line(line: str, line_no: int, path: str) -> dict[str, Any]:
     try:
         obj = json.loads(line)
-    except ValueError as exc:
-        raise InputError(f"not valid JSON: {exc}", file=path, row=line_no) from None
+    except json.JSONDecodeError as exc:
+        raise InputError(
+            f"not valid JSON ({exc.msg} at character {exc.pos + 1})", file=path, row=line_no
+        ) from None
+    except ValueError as exc:  # e.g. an integer longer than Python converts
+        raise InputError(f"not valid JSON ({exc})", file=path, row=line_no) from None
     if not isinstance(obj, dict):
         raise InputError(
             f"expected a JSON object per line, found {type(obj).__name__}", file=path, row=line_no

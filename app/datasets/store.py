@@ -7,14 +7,16 @@ main file is untouched until the commit. The connection keeps `synchronous=FULL`
 commit of a large import costs one or two fsyncs of the journal, not one per row, so
 weakening durability would buy almost nothing.
 
-Item ids are assigned here (the write lock is held from BEGIN IMMEDIATE), so ratings can
-point at items that are still in the insert buffer.
+Ids are assigned here (the write lock is held from BEGIN IMMEDIATE), so ratings can point
+at items that are still in the insert buffer, and inserts can run on a second thread.
 """
 
 from __future__ import annotations
 
 import json
+import queue
 import sqlite3
+import threading
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -63,8 +65,72 @@ class AnnotatorState:
     kind: str
 
 
+class _BackgroundWriter:
+    """Runs the inserts on a second thread, so SQLite writes while the next rows are parsed.
+
+    sqlite3 releases the GIL while SQLite works, so on two cores parsing and writing
+    overlap. Jobs run in submission order (items before the ratings that point at them).
+    The first failure is kept and raised in the importing thread at its next call.
+    """
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+        self.queue: queue.Queue[tuple[str, list[tuple[Any, ...]]] | None] = queue.Queue(maxsize=3)
+        self.error: BaseException | None = None
+        self.stopping = False
+        self.thread = threading.Thread(target=self._run, name="meaningbench-import", daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        while True:
+            job = self.queue.get()
+            try:
+                if job is None:
+                    return
+                if self.error is None and not self.stopping:
+                    try:
+                        self.conn.executemany(*job)
+                    except BaseException as exc:  # handed to the importing thread
+                        self.error = exc
+            finally:
+                self.queue.task_done()
+
+    def check(self) -> None:
+        if self.error is not None:
+            raise self.error
+
+    def submit(self, sql: str, rows: list[tuple[Any, ...]]) -> None:
+        self.check()
+        self.queue.put((sql, rows))
+
+    def drain(self) -> None:
+        """Wait until every submitted job ran (before using the connection directly)."""
+        self.queue.join()
+        self.check()
+
+    def stop(self, *, discard: bool = False) -> None:
+        self.stopping = discard
+        self.queue.put(None)
+        self.thread.join()
+
+
+INSERT_ITEMS = (
+    "INSERT INTO item (id, dataset_id, source, output, refs, system, source_group, "
+    "pair_key, kind, external_id, meta) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '{}')"
+)
+INSERT_RATINGS = (
+    "INSERT INTO rating (item_id, annotator_id, dimension_id, value, submitted_at, "
+    "flagged, state, origin, n_raters) VALUES (?, ?, ?, ?, ?, 0, 'current', ?, ?)"
+)
+
+
 class BulkWriter:
-    """Looks up and creates datasets, annotators, dimensions, items and ratings in bulk."""
+    """Looks up and creates datasets, annotators, dimensions, items and ratings in bulk.
+
+    Between `begin` and `commit` every write goes through the background writer, with ids
+    assigned here, so the importing thread never waits for SQLite except to read what an
+    existing dataset holds.
+    """
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         self.conn = conn
@@ -74,11 +140,13 @@ class BulkWriter:
         self.datasets: dict[str, DatasetState] = {}
         self.annotators: dict[str, AnnotatorState] = {}
         self.dimensions: dict[str, int] = {}
-        self.dimension_info: dict[str, DimInfo] = {}
         self.next_item_id = 0
         self.first_new_item_id = 0
+        self._next_ids: dict[str, int] = {}
+        self._next_position = 0
         self._old_cache_size: int | None = None
         self._deferred: list[str] = []
+        self._bg: _BackgroundWriter | None = None
 
     # -- transaction -------------------------------------------------------------------
     def begin(self, *, expected_rows: int = 0) -> None:
@@ -88,8 +156,14 @@ class BulkWriter:
         # IMMEDIATE: take the write lock now, so the ids assigned below cannot collide with
         # a GUI writing ratings at the same moment (it waits on the busy timeout).
         cur.execute("BEGIN IMMEDIATE")
-        self.next_item_id = cur.execute("SELECT COALESCE(MAX(id), 0) + 1 FROM item").fetchone()[0]
-        self.first_new_item_id = self.next_item_id
+        for table in ("item", "dataset", "annotator", "dimension"):
+            self._next_ids[table] = cur.execute(
+                f"SELECT COALESCE(MAX(id), 0) + 1 FROM {table}"
+            ).fetchone()[0]
+        self.next_item_id = self.first_new_item_id = self._next_ids["item"]
+        self._next_position = cur.execute(
+            "SELECT COALESCE(MAX(position), -1) + 1 FROM dimension"
+        ).fetchone()[0]
         for aid, name, kind in cur.execute("SELECT id, name, kind FROM annotator"):
             self.annotators[name] = AnnotatorState(aid, kind)
         for did, name in cur.execute("SELECT id, name FROM dimension"):
@@ -100,6 +174,7 @@ class BulkWriter:
             # are a good part of it.
             if n_items <= 4 * expected_rows:
                 self._drop_deferrable()
+        self._bg = _BackgroundWriter(self.conn)
 
     def _drop_deferrable(self) -> None:
         marks = ", ".join("?" for _ in DEFERRABLE_INDEXES)
@@ -111,8 +186,25 @@ class BulkWriter:
             self.conn.execute(f'DROP INDEX "{name}"')
             self._deferred.append(sql)
 
+    def _new_id(self, table: str) -> int:
+        value = self._next_ids[table]
+        self._next_ids[table] = value + 1
+        return value
+
+    def _submit(self, sql: str, rows: list[tuple[Any, ...]]) -> None:
+        assert self._bg is not None, "begin() first"
+        self._bg.submit(sql, rows)
+
+    def _drain(self) -> None:
+        if self._bg is not None:
+            self._bg.drain()
+
     def commit(self) -> None:
         self.flush()
+        if self._bg is not None:
+            self._bg.drain()
+            self._bg.stop()
+            self._bg = None
         for sql in self._deferred:
             self.conn.execute(sql)
         self._deferred.clear()
@@ -122,6 +214,9 @@ class BulkWriter:
     def rollback(self) -> None:
         self._deferred.clear()  # the rollback brings the dropped indexes back
         try:
+            if self._bg is not None:
+                self._bg.stop(discard=True)
+                self._bg = None
             if self.conn.in_transaction:
                 self.conn.execute("ROLLBACK")
         finally:
@@ -143,15 +238,13 @@ class BulkWriter:
         did = self.dimensions.get(info.name)
         if did is not None:
             return did, False
-        position = self.conn.execute(
-            "SELECT COALESCE(MAX(position), -1) + 1 FROM dimension"
-        ).fetchone()[0]
-        cur = self.conn.execute(
-            "INSERT INTO dimension (name, scale, min_value, max_value, label_low, label_high, "
-            "question, position, active) VALUES (?, ?, ?, ?, '', '', '', ?, 0)",
-            (info.name, info.scale, info.min_value, info.max_value, position),
+        did = self._new_id("dimension")
+        self._submit(
+            "INSERT INTO dimension (id, name, scale, min_value, max_value, label_low, "
+            "label_high, question, position, active) VALUES (?, ?, ?, ?, ?, '', '', '', ?, 0)",
+            [(did, info.name, info.scale, info.min_value, info.max_value, self._next_position)],
         )
-        did = int(cur.lastrowid or 0)
+        self._next_position += 1
         self.dimensions[info.name] = did
         return did, True
 
@@ -161,14 +254,16 @@ class BulkWriter:
         state = self.datasets.get(name)
         if state is not None:
             return state
+        self._drain()  # the connection is read here, so the writer must be idle
         row = self.conn.execute("SELECT id FROM dataset WHERE name = ?", (name,)).fetchone()
         if row is None:
-            cur = self.conn.execute(
-                "INSERT INTO dataset (name, source_file, format, imported_at, meta) "
-                "VALUES (?, ?, ?, ?, ?)",
-                (name, source_file, fmt, self.now, json.dumps(meta, ensure_ascii=False)),
+            did = self._new_id("dataset")
+            self._submit(
+                "INSERT INTO dataset (id, name, source_file, format, imported_at, meta) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                [(did, name, source_file, fmt, self.now, json.dumps(meta, ensure_ascii=False))],
             )
-            state = DatasetState(int(cur.lastrowid or 0), name, created=True)
+            state = DatasetState(did, name, created=True)
         else:
             state = DatasetState(int(row[0]), name, created=False)
             self._load_existing(state)
@@ -193,11 +288,12 @@ class BulkWriter:
         state = self.annotators.get(name)
         if state is not None:
             return state, False
-        cur = self.conn.execute(
-            "INSERT INTO annotator (name, kind, created_at, meta) VALUES (?, ?, ?, ?)",
-            (name, kind, self.now, json.dumps(meta, ensure_ascii=False)),
+        aid = self._new_id("annotator")
+        self._submit(
+            "INSERT INTO annotator (id, name, kind, created_at, meta) VALUES (?, ?, ?, ?, ?)",
+            [(aid, name, kind, self.now, json.dumps(meta, ensure_ascii=False))],
         )
-        state = AnnotatorState(int(cur.lastrowid or 0), kind)
+        state = AnnotatorState(aid, kind)
         self.annotators[name] = state
         return state, True
 
@@ -218,19 +314,9 @@ class BulkWriter:
         self.next_item_id += 1
         refs_json = json.dumps(refs, ensure_ascii=False) if refs else "[]"
         self.items_buf.append(
-            (
-                iid,
-                dataset_id,
-                source,
-                output,
-                refs_json,
-                system,
-                source_group,
-                pair_key,
-                kind,
-                external_id,
-            )
-        )
+            (iid, dataset_id, source, output, refs_json, system, source_group, pair_key, kind,
+             external_id)
+        )  # fmt: skip
         if len(self.items_buf) >= BATCH:
             self.flush()
         return iid
@@ -251,20 +337,13 @@ class BulkWriter:
             self.flush()
 
     def flush(self) -> None:
+        # Items first: ratings point at them and foreign keys are checked at once.
         if self.items_buf:
-            self.conn.executemany(
-                "INSERT INTO item (id, dataset_id, source, output, refs, system, source_group, "
-                "pair_key, kind, external_id, meta) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '{}')",
-                self.items_buf,
-            )
-            self.items_buf.clear()
+            self._submit(INSERT_ITEMS, self.items_buf)
+            self.items_buf = []
         if self.ratings_buf:
-            self.conn.executemany(
-                "INSERT INTO rating (item_id, annotator_id, dimension_id, value, submitted_at, "
-                "flagged, state, origin, n_raters) VALUES (?, ?, ?, ?, ?, 0, 'current', ?, ?)",
-                self.ratings_buf,
-            )
-            self.ratings_buf.clear()
+            self._submit(INSERT_RATINGS, self.ratings_buf)
+            self.ratings_buf = []
 
 
 def add_value(store: dict[int, Any], key: int, value: float) -> None:

@@ -281,3 +281,25 @@ def test_json_values_no_file_can_hold(
     f = write(tmp_path / "odd.jsonl", line + "\n")
     err = _assert_unchanged(study_path, lambda s: import_file(s, f))
     assert (err.row, err.column) == (1, column)
+
+
+def test_a_study_busy_with_another_writer_is_a_user_error(
+    study_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sqlite3
+
+    import db.engine
+    from app.errors import UserError
+
+    monkeypatch.setattr(db.engine, "BUSY_TIMEOUT_MS", 100)  # not the full ten seconds
+    f = write(tmp_path / "p.csv", "source,output\nS.,O.\n")
+    other = sqlite3.connect(study_path, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")  # another program holds the write lock
+    study = open_study(study_path)
+    try:
+        with pytest.raises(UserError, match="busy"):
+            import_file(study, f)
+    finally:
+        study.close()
+        other.execute("ROLLBACK")
+        other.close()

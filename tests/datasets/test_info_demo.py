@@ -25,10 +25,19 @@ def test_info_counts(new_study, tmp_path: Path) -> None:
     import_file(
         new_study, write(tmp_path / "c.tsv", "original\tsimplification\tlabel\nX.\tY.\t50\n")
     )
+    import_file(
+        new_study,
+        write(
+            tmp_path / "k.csv",
+            "source,output,kind\nA.,A.,control-identical\nB.,B.,control-identical\n"
+            "C.,zz,control-unrelated\n",
+        ),
+    )
     info = study_info(new_study)
-    assert info.items == 3 and info.items_by_kind == {"regular": 3}
-    assert [(d["name"], d["items"]) for d in info.datasets] == [("w", 2), ("c", 1)]
-    assert {s["name"]: s["items"] for s in info.systems} == {"a": 1, "b": 1, None: 1}
+    assert info.items == 6
+    assert info.items_by_kind == {"regular": 3, "control-identical": 2, "control-unrelated": 1}
+    assert [(d["name"], d["items"]) for d in info.datasets] == [("w", 2), ("c", 1), ("k", 3)]
+    assert {s["name"]: s["items"] for s in info.systems} == {"a": 1, "b": 1, None: 4}
     assert {a["name"]: (a["kind"], a["ratings"]) for a in info.annotators} == {
         "r1": ("human", 4),
         "r2": ("human", 1),
