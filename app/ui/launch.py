@@ -8,16 +8,19 @@ or the neural metrics; those load when a job needs them.
 from __future__ import annotations
 
 import sys
+import threading
+from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QTimer
-from PySide6.QtWidgets import QApplication
+from PySide6.QtCore import QEvent, QObject, QTimer
+from PySide6.QtWidgets import QApplication, QWidget
 
 from app import __version__
 from app.settings import APP_NAME, UserPrefs
 
 ORGANIZATION = "MeaningBench"
 DESKTOP_FILE = "meaningbench"
+FIRST_PAINT_FALLBACK_MS = 1000
 
 
 def create_application(argv: list[str] | None = None) -> QApplication:
@@ -50,8 +53,56 @@ def start(argv: list[str] | None = None, *, open_initial: bool = True):  # -> Ma
     window = MainWindow(theme=theme, prefs=prefs)
     window.show()
     if open_initial:
-        QTimer.singleShot(0, lambda: open_initial_study(window, study))
+        threading.Thread(target=preload_study_modules, name="preload", daemon=True).start()
+        after_first_paint(window, lambda: open_initial_study(window, study))
     return window
+
+
+def preload_study_modules() -> None:
+    """Import what opening a study needs (SQLAlchemy, Alembic, pandas) while the window paints.
+
+    Only imports: the GUI thread opens the study itself after the first paint and finds
+    the modules loaded (or waits on the import lock for the one still loading).
+    """
+    import db.frames  # noqa: F401 - pandas, for the browser's score columns
+    import db.study  # noqa: F401 - SQLAlchemy and Alembic
+
+
+class _FirstPaint(QObject):
+    """Runs a callback once the window has painted (or after a fallback delay).
+
+    Opening a study takes a moment (schema check, first rows); doing it after the first
+    paint means the user sees the window at once rather than when the study is ready.
+    """
+
+    def __init__(self, window: QWidget, callback: Callable[[], None]) -> None:
+        super().__init__(window)
+        self._window, self._callback, self._done = window, callback, False
+        QApplication.instance().installEventFilter(self)  # type: ignore[union-attr]
+        QTimer.singleShot(FIRST_PAINT_FALLBACK_MS, self._fire)
+
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
+        if (
+            not self._done
+            and event.type() == QEvent.Type.Paint
+            and isinstance(obj, QWidget)
+            and obj.window() is self._window
+        ):
+            QTimer.singleShot(0, self._fire)  # after this paint has finished
+        return False
+
+    def _fire(self) -> None:
+        if self._done:
+            return
+        self._done = True
+        app = QApplication.instance()
+        if app is not None:
+            app.removeEventFilter(self)
+        self._callback()
+
+
+def after_first_paint(window: QWidget, callback: Callable[[], None]) -> None:
+    _FirstPaint(window, callback)
 
 
 def open_initial_study(window, study: str | None) -> None:  # noqa: ANN001 - MainWindow

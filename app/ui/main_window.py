@@ -29,7 +29,7 @@ from app.ui.icons import app_icon, themed_icon
 from app.ui.menus import build_actions, refresh_icons
 from app.ui.pages import PageFactory, PageSpec, PlaceholderPage
 from app.ui.status_bar import MainStatusBar
-from app.ui.study_controller import StudyController, demo_builder
+from app.ui.study_controller import StudyController, demo_available
 from app.ui.theme import SCALE_STEP, ThemeManager
 from app.ui.welcome import WelcomePage
 from app.ui.window_state import window_settings
@@ -121,7 +121,7 @@ class MainWindow(QMainWindow):
         self.runner.job_finished.connect(lambda *_: self._counts_timer.start())
         self.studies.recent_changed.connect(self._fill_recent)
         self._fill_recent(self.prefs.recent_studies)
-        available, reason = demo_builder()[0] is not None, demo_builder()[1]
+        available, reason = demo_available()
         self.welcome.set_demo_available(available, reason)
         self.actions_.demo.setEnabled(available)
         self._update_enabled()

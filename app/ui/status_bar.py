@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -16,8 +17,10 @@ from PySide6.QtWidgets import (
 from app.runtime import Progress
 from app.ui.icons import themed_icon
 from app.ui.rate import RateMeter, format_duration
-from app.ui.study_info import StudyCounts
 from app.ui.workers import JobHandle, JobRunner
+
+if TYPE_CHECKING:
+    from app.ui.study_info import StudyCounts
 
 
 class JobIndicator(QWidget):

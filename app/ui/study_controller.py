@@ -15,6 +15,15 @@ STUDY_FILTER = f"MeaningBench studies (*{STUDY_SUFFIX});;All files (*)"
 DEMO_FILE = f"demo{STUDY_SUFFIX}"
 
 
+def demo_available() -> tuple[bool, str]:
+    """Whether the demo study can be built here, found without importing the importer."""
+    import importlib.util
+
+    if importlib.util.find_spec("app.datasets.demo") is None:
+        return False, "The demo study is not part of this installation."
+    return True, ""
+
+
 def demo_builder() -> tuple[object | None, str]:
     """The demo study builder when the datasets package provides one, else why not."""
     try:

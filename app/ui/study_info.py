@@ -1,14 +1,13 @@
 """Small reads and writes of a study the window needs: its name, counts, key settings.
 
 Plain SQL on the caller's thread, cheap enough for the GUI thread (counts use indexes).
+SQLAlchemy is imported in the functions: the window is drawn before it loads.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
-
-from sqlalchemy import select, text
 
 if TYPE_CHECKING:
     from db.study import Study
@@ -36,6 +35,8 @@ class StudyCounts:
 
 
 def get_setting(study: Study, key: str, default: Any = None) -> Any:
+    from sqlalchemy import select
+
     from db.models import StudySetting
 
     with study.session() as s:
@@ -62,6 +63,8 @@ def study_name(study: Study) -> str:
 
 
 def study_counts(study: Study) -> StudyCounts:
+    from sqlalchemy import text
+
     with study.engine.connect() as conn:
 
         def one(sql: str) -> int:
