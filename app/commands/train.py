@@ -10,6 +10,12 @@ from typing import Any
 
 from app.commands._common import add_json_flag, add_study_argument, print_json
 from app.settings import DEVICE_CHOICES
+from app.training.request import (
+    DEFAULT_BATCH_SIZE,
+    DEFAULT_EPOCHS,
+    DEFAULT_LR,
+    DEFAULT_MAX_LENGTH,
+)
 
 # Options that change what is learned: None means "not given", so that a resume can tell a
 # repeated option from a conflicting one and fill the rest from the saved request.
@@ -56,10 +62,16 @@ def register(subparsers: Any) -> None:
         const=True,
         help="learn per-annotator z-scores (item mean), re-expressed on 0–100",
     )
-    p.add_argument("--epochs", type=int, help="epochs per run (default: 4)")
-    p.add_argument("--lr", type=float, help="peak learning rate (default: 5e-5)")
-    p.add_argument("--batch-size", type=int, help="examples per step (default: 16)")
-    p.add_argument("--max-length", type=int, help="tokens per pair, longest-first (default: 512)")
+    p.add_argument("--epochs", type=int, help=f"epochs per run (default: {DEFAULT_EPOCHS})")
+    p.add_argument("--lr", type=float, help=f"peak learning rate (default: {DEFAULT_LR:g})")
+    p.add_argument(
+        "--batch-size", type=int, help=f"examples per step (default: {DEFAULT_BATCH_SIZE})"
+    )
+    p.add_argument(
+        "--max-length",
+        type=int,
+        help=f"tokens per pair, longest-first (default: {DEFAULT_MAX_LENGTH})",
+    )
     p.add_argument(
         "--augment",
         help="comma list of identical,unrelated,swap (default: all three), or 'none'",

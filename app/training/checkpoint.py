@@ -7,6 +7,7 @@ leaves the previous one intact. It holds only tensors and plain values and is re
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
@@ -16,6 +17,9 @@ from app.errors import UserError
 
 CHECKPOINT_FORMAT = 1
 LAST = "last.pt"
+# A small sidecar of the checkpoint's position and curve: a dialog can show where a paused
+# training stands without loading torch or the weights.
+LAST_INFO = "last.json"
 
 
 @dataclass
@@ -69,6 +73,12 @@ def save_checkpoint(
     tmp = path.with_name(path.name + ".tmp")
     torch.save(payload, tmp)
     tmp.replace(path)
+    info = path.with_name(LAST_INFO)
+    info_tmp = info.with_name(LAST_INFO + ".tmp")
+    plain = state.to_plain()
+    plain["best_val_loss"] = None if math.isinf(state.best_val_loss) else state.best_val_loss
+    info_tmp.write_text(json.dumps(plain), encoding="utf-8")
+    info_tmp.replace(info)
 
 
 def load_checkpoint(path: Path, *, fingerprint: str) -> dict[str, Any]:

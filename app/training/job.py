@@ -21,6 +21,7 @@ import numpy as np
 from app.errors import StudyNotFoundError, UserError
 from app.runtime import CancelToken
 from app.training import card as cards
+from app.training.checkpoint import LAST_INFO
 from app.training.data import TargetTable, load_targets
 from app.training.encoding import predict
 from app.training.evaluate import clip_scores, regression_stats, sanity_check, summarize_runs
@@ -42,10 +43,9 @@ from app.training.register import (
     register_model,
 )
 from app.training.request import RunSummary, TrainRequest, TrainResult, save_request
+from app.training.status import CHECKPOINTS, RESULT_FILE
 
-CHECKPOINTS = "checkpoints"
 FINGERPRINT_FILE = "fingerprint.json"
-RESULT_FILE = "result.json"
 STAT_KEYS = ("pearson", "spearman", "kendall", "r2", "rmse")
 
 
@@ -298,6 +298,7 @@ def train_model(
                 tmp.replace(result_path)
                 if not request.keep_checkpoints:
                     spec.last_path.unlink(missing_ok=True)
+                    (spec.directory / LAST_INFO).unlink(missing_ok=True)
                 summaries.append(summary)
                 predictions[spec.name] = preds
                 emit(

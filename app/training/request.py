@@ -18,7 +18,7 @@ AUGMENTATIONS = ("identical", "unrelated", "swap")
 DEFAULT_AUGMENT = AUGMENTATIONS
 # Defaults chosen so that the whole CSMD (train + dev, ~950 pairs) trains on the embedded
 # MiniLM on a 2-core laptop CPU within 20 minutes; see the training README section.
-DEFAULT_EPOCHS = 4
+DEFAULT_EPOCHS = 2
 DEFAULT_LR = 5e-5
 DEFAULT_BATCH_SIZE = 16
 DEFAULT_MAX_LENGTH = 512

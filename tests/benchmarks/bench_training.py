@@ -18,11 +18,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from app.datasets.keys import pair_key, source_group_key
+from app.datasets.importer import import_file
 from app.training import EpochEnd, TrainRequest, train_model
 from app.training.model import available_cores
 from app.training.splits import leak
-from db.models import Annotator, Dataset, Dimension, Item, Rating
 from db.study import create_study
 
 RESULTS = Path(__file__).resolve().parent / "results" / "training.json"
@@ -31,42 +30,14 @@ BUDGET_S = 20 * 60
 
 def read_csmd(path: Path) -> pd.DataFrame:
     # CSV quoting inside a TSV: pandas' csv reader, never a split on tabs.
-    return pd.read_csv(path, sep="\t", quotechar='"', dtype={"label": float}, keep_default_na=False)
+    return pd.read_csv(path, sep="\t", quotechar='"', keep_default_na=False)
 
 
-def import_csmd(study_path: Path, frames: dict[str, pd.DataFrame]):
-    """CSMD rows as items of one dataset per split, each with the published mean label as an
-    aggregate annotator's rating (the shape the project's importer gives them)."""
+def import_csmd(study_path: Path, folder: Path):
+    """CSMD train and dev through the project's importer (the mean label is an aggregate rating)."""
     study = create_study(study_path)
-    with study.session() as session:
-        dim = session.query(Dimension).filter_by(name="meaning").one()
-        label = Annotator(name="csmd-mean-label", kind="aggregate")
-        session.add(label)
-        session.flush()
-        for name, frame in frames.items():
-            dataset = Dataset(name=f"csmd-{name}", format="tsv")
-            session.add(dataset)
-            for row in frame.itertuples(index=False):
-                item = Item(
-                    dataset=dataset,
-                    source=row.original,
-                    output=row.simplification,
-                    system=None,
-                    source_group=source_group_key(row.original),
-                    pair_key=pair_key(row.original, row.simplification, None),
-                    external_id=None,
-                )
-                session.add(item)
-                session.flush()
-                session.add(
-                    Rating(
-                        item_id=item.id,
-                        annotator_id=label.id,
-                        dimension_id=dim.id,
-                        value=float(row.label),
-                        origin=f"import:{name}.tsv",
-                    )
-                )
+    for split in ("train", "dev"):
+        import_file(study, folder / f"{split}.tsv", dataset=f"csmd-{split}")
     return study
 
 
@@ -77,7 +48,7 @@ def test_train_default_on_csmd(shared_datasets: Path, tmp_path: Path) -> None:
     dev = read_csmd(shared_datasets / "csmd" / "dev.tsv")
     split_leak = leak(train["original"].tolist(), dev["original"].tolist())
 
-    study = import_csmd(tmp_path / "csmd.mbstudy", {"train": train, "dev": dev})
+    study = import_csmd(tmp_path / "csmd.mbstudy", shared_datasets / "csmd")
     study.close()
 
     epochs: list[dict] = []

@@ -9,7 +9,7 @@ from safetensors.numpy import load_file
 
 from app.errors import UserError
 from app.runtime import Cancelled, CancelToken
-from app.training import QuietContext, RunStarted, StepEnd, train_model
+from app.training import QuietContext, RunStarted, StepEnd, train_model, training_state
 from app.training.checkpoint import LAST
 
 from .conftest import tiny_request
@@ -48,6 +48,11 @@ def test_cancel_then_resume_matches_an_uninterrupted_run(cue_study, tiny_encoder
     assert max(step for step, _ in _losses(first)) == CANCEL_AFTER
     assert (out / "checkpoints" / "seed-0" / LAST).is_file()
     assert not (out / "model.safetensors").exists()
+    # What a dialog reads to offer "resume": the position and the curve so far, no torch.
+    paused = training_state(out)
+    assert paused is not None and paused.resumable
+    assert [(r.name, r.finished, r.step) for r in paused.runs] == [("seed-0", False, CANCEL_AFTER)]
+    assert paused.runs[0].curve[0]["step"] == 0
 
     second: list = []
     resumed = train_model(
@@ -75,6 +80,8 @@ def test_cancel_then_resume_matches_an_uninterrupted_run(cue_study, tiny_encoder
         [p["val_loss"] for p in curves[1]], rel=1e-5
     )
     assert resumed.selected_run == whole.selected_run
+    done = training_state(out)
+    assert done is not None and done.finished and done.runs[0].finished
 
 
 def test_resume_refuses_other_settings_and_finished_runs_are_kept(

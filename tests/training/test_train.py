@@ -17,6 +17,7 @@ from app.training import (
     StepEnd,
     event_to_dict,
     train_model,
+    training_state,
 )
 from db.frames import items_frame, ratings_frame
 from db.models import RegisteredModel
@@ -110,6 +111,9 @@ def test_folds_and_seeds_pool_out_of_fold_predictions(cue_study, tiny_encoder, t
     names = sorted(r.name for r in result.runs)
     assert names == sorted(f"fold-{f}-seed-{s}" for f in (1, 2, 3) for s in (0, 1))
     assert result.selected_run == min(result.runs, key=lambda r: r.best_val_loss).name
+    state = training_state(out)
+    assert state is not None and state.finished
+    assert [r.name for r in state.runs] == [r.name for r in result.runs]  # training order
     # Oracle: every item is a test item in exactly one fold; pool per seed, scipy per seed.
     per_seed = []
     for seed in (0, 1):
