@@ -174,11 +174,12 @@ def make_plan(
             raise InputError(f"--map: two columns for dimension {target!r}", file=str(path), row=1)
         dims[target] = column
         used.add(column)
+    dimension_values: dict[str, str] = {}
     for value, dim_name in user.dimension_values.items():
         target = dimension_for(dim_name, known) or dim_name
         if target not in info:
             info[target] = DimInfo(target, exists=False)
-        user.dimension_values[value] = target
+        dimension_values[value] = target
 
     free = [c for c in columns if c not in used]
     for name in SCALAR_FIELDS:
@@ -302,10 +303,6 @@ def make_plan(
         ignored.append(chosen["annotator_kind"])  # type: ignore[arg-type]
         chosen["annotator_kind"] = None
 
-    unknown_values = [v for v, d in user.dimension_values.items() if d not in info]
-    if unknown_values:  # pragma: no cover - every mapped value was added to `info` above
-        raise InputError(f"--map: unknown dimension for {unknown_values!r}")
-
     plan = Plan(
         shape=shape,
         source=chosen["source"],  # type: ignore[arg-type]
@@ -313,7 +310,7 @@ def make_plan(
         references=references,
         dims=dims,
         labels=labels,
-        dimension_values=dict(user.dimension_values),
+        dimension_values=dimension_values,
         dimension_info=info,
         ignored=ignored,
     )

@@ -290,14 +290,21 @@ def _parse_json_line(line: str, line_no: int, path: str) -> dict[str, Any]:
     try:
         obj = json.loads(line)
     except json.JSONDecodeError as exc:
+        hint = (
+            "; a JSON array? write one object per line (JSONL)"
+            if line_no == 1 and line.lstrip().startswith("[")
+            else ""
+        )
         raise InputError(
-            f"not valid JSON ({exc.msg} at character {exc.pos + 1})", file=path, row=line_no
+            f"not valid JSON ({exc.msg} at character {exc.pos + 1}){hint}", file=path, row=line_no
         ) from None
     except ValueError as exc:  # e.g. an integer longer than Python converts
         raise InputError(f"not valid JSON ({exc})", file=path, row=line_no) from None
     if not isinstance(obj, dict):
         raise InputError(
-            f"expected a JSON object per line, found {type(obj).__name__}", file=path, row=line_no
+            f"expected a JSON object per line (JSONL), found a {type(obj).__name__}",
+            file=path,
+            row=line_no,
         )
     if "\\ud" in line.lower():
         # A \uD800-style escape can decode to half a surrogate pair: text no file can hold.
