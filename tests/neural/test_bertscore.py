@@ -200,3 +200,24 @@ def test_values_are_finite_and_bounded():
     for item in ours:
         assert item.value is not None and 0.0 <= item.value <= 100.0
         assert math.isfinite(item.raw)
+
+
+def test_greedy_match_by_hand():
+    import torch
+
+    from app.metrics.neural.cache import Embedding
+    from app.metrics.neural.greedy import greedy_match, weights
+
+    # unit vectors: [CLS] a [SEP] against [CLS] b c [SEP] (ids 101 / 102 are special)
+    cand = Embedding((101, 7, 102), torch.tensor([[1.0, 0.0], [0.6, 0.8], [0.0, 1.0]]))
+    ref = Embedding(
+        (101, 8, 9, 102), torch.tensor([[1.0, 0.0], [0.8, 0.6], [-0.6, -0.8], [0.0, 1.0]])
+    )
+    specials = {101, 102}
+    m = greedy_match(cand, ref, weights(cand.ids, None, specials), weights(ref.ids, None, specials))
+    # "a" best matches "b" (0.96); "b" matches "a" (0.96); "c" is negative to every candidate
+    # token (best -0.6), which counts as 0 as in bert-score: R = (0.96 + 0) / 2.
+    assert m.precision == pytest.approx(0.96)
+    assert m.recall == pytest.approx(0.48)
+    assert m.f1 == pytest.approx(2 * 0.96 * 0.48 / 1.44)
+    assert m.cand_best == [0, 1, 3] and m.ref_best[1:3] == [1, 0]

@@ -3,8 +3,9 @@
 Every candidate token is matched to its most similar reference token (precision) and every
 reference token to its most similar candidate token (recall); the similarities are averaged
 with idf weights (or 1, with [CLS]/[SEP] at 0, without idf), F1 is their harmonic mean.
-As in bert-score, special tokens take part in the matching as targets, a sentence with no
-token besides its special tokens scores 0, and an undefined F1 is 0. The best matches are
+As in bert-score, special tokens take part in the matching as targets, a best-match
+similarity below 0 counts as 0, a sentence with no token besides its special tokens scores
+0, and an undefined F1 is 0. The best matches are
 kept: they are the token alignment the comparison view draws.
 """
 
@@ -72,6 +73,12 @@ def greedy_match(
     sim = cand.vectors @ ref.vectors.T
     c_sim, c_best = sim.max(dim=1)
     r_sim, r_best = sim.max(dim=0)
+    # bert-score pads each batch with zero similarities, and a zero wins the max when all of a
+    # token's similarities are negative (rare: a few layers, a few tokens). Clamping at 0 gives
+    # its scores for every sentence but the longest of its batch of 64 (which it leaves
+    # unclamped), so the two agree on real data; the paper's max is unclamped.
+    c_sim = c_sim.clamp_min(0.0)
+    r_sim = r_sim.clamp_min(0.0)
     cw = torch.tensor(cand_w, dtype=torch.float32)
     rw = torch.tensor(ref_w, dtype=torch.float32)
     p = float((c_sim * (cw / cw.sum())).sum())
