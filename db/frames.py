@@ -48,7 +48,8 @@ def items_frame(
     dataset: str | None = None,
 ) -> pd.DataFrame:
     """Items as rows; `references` decoded to lists. `kinds=None` includes control items."""
-    where, params = ["1=1"], {}
+    where: list[str] = ["1=1"]
+    params: dict[str, object] = {}
     if kinds is not None:
         clause, p = _in_clause("k", list(kinds))
         where.append(f"i.kind IN {clause}")
@@ -78,7 +79,8 @@ def ratings_frame(
     kinds: Sequence[str] | None = None,
 ) -> pd.DataFrame:
     """Current ratings, one row per (item, annotator, dimension)."""
-    where, params = ["r.state = 'current'"], {}
+    where: list[str] = ["r.state = 'current'"]
+    params: dict[str, object] = {}
     if dimension is not None:
         where.append("dm.name = :dimension")
         params["dimension"] = dimension

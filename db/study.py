@@ -9,11 +9,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from alembic import command
-from alembic.config import Config
-from alembic.runtime.migration import MigrationContext
-from alembic.script import ScriptDirectory
 from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -21,8 +18,15 @@ from db.engine import make_engine, make_sessionmaker
 from db.errors import NewerSchemaError, StudyFileError
 from db.models import Dimension
 
+if TYPE_CHECKING:
+    from alembic.config import Config
+
 MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
 SQLITE_MAGIC = b"SQLite format 3\x00"
+# The newest migration's revision. Opening a study at this revision needs no Alembic at all
+# (importing it and scanning the scripts costs most of a second); a test keeps it equal to
+# the head of db/migrations/versions.
+SCHEMA_HEAD = "0002"
 
 DEFAULT_DIMENSIONS = (
     dict(
@@ -53,6 +57,8 @@ DEFAULT_DIMENSIONS = (
 
 
 def alembic_config(engine: Engine | None = None) -> Config:
+    from alembic.config import Config
+
     cfg = Config()
     cfg.set_main_option("script_location", str(MIGRATIONS_DIR))
     if engine is not None:
@@ -61,19 +67,37 @@ def alembic_config(engine: Engine | None = None) -> Config:
 
 
 def head_revision() -> str:
+    """The head as Alembic's scripts say (slow); `SCHEMA_HEAD` is the fast copy."""
+    from alembic.script import ScriptDirectory
+
     head = ScriptDirectory.from_config(alembic_config()).get_current_head()
     assert head is not None
     return head
 
 
 def known_revisions() -> set[str]:
+    from alembic.script import ScriptDirectory
+
     script = ScriptDirectory.from_config(alembic_config())
     return {rev.revision for rev in script.walk_revisions()}
 
 
 def current_revision(engine: Engine) -> str | None:
+    """The study's schema revision, read straight from Alembic's version table."""
     with engine.connect() as conn:
-        return MigrationContext.configure(conn).get_current_revision()
+        has_table = conn.exec_driver_sql(
+            "SELECT 1 FROM sqlite_master WHERE type='table' AND name='alembic_version'"
+        ).first()
+        if not has_table:
+            return None
+        row = conn.exec_driver_sql("SELECT version_num FROM alembic_version").first()
+        return None if row is None else str(row[0])
+
+
+def upgrade_to_head(engine: Engine) -> None:
+    from alembic import command
+
+    command.upgrade(alembic_config(engine), "head")
 
 
 def backup_copy(path: Path, tag: str) -> Path:
@@ -143,7 +167,7 @@ def create_study(path: str | Path) -> Study:
         raise StudyFileError(f"{path}: a file already exists there")
     path.parent.mkdir(parents=True, exist_ok=True)
     engine = make_engine(path)
-    command.upgrade(alembic_config(engine), "head")
+    upgrade_to_head(engine)
     factory = make_sessionmaker(engine)
     _seed_defaults(factory)
     return Study(path=path, engine=engine, _factory=factory)
@@ -163,7 +187,7 @@ def open_study(path: str | Path, *, create: bool = False) -> Study:
     except Exception as exc:  # a corrupt file or one locked by a foreign program
         engine.dispose()
         raise StudyFileError(f"{path}: cannot open the study ({exc})") from exc
-    head = head_revision()
+    head = SCHEMA_HEAD
     backup: Path | None = None
     if rev is None:
         engine.dispose()
@@ -178,7 +202,7 @@ def open_study(path: str | Path, *, create: bool = False) -> Study:
         engine.dispose()
         backup = backup_copy(path, rev)
         engine = make_engine(path)
-        command.upgrade(alembic_config(engine), "head")
+        upgrade_to_head(engine)
     factory = make_sessionmaker(engine)
     _seed_defaults(factory)
     return Study(path=path, engine=engine, _factory=factory, backup_path=backup)

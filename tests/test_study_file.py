@@ -98,3 +98,9 @@ def test_not_a_study_is_refused(tmp_path: Path) -> None:
         open_study(path)
     with pytest.raises(StudyFileError, match="no such study"):
         open_study(tmp_path / "missing.mbstudy")
+
+
+def test_fast_schema_head_matches_the_migration_scripts() -> None:
+    from db.study import SCHEMA_HEAD
+
+    assert head_revision() == SCHEMA_HEAD

@@ -7,10 +7,12 @@ import json
 import math
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.errors import StudyNotFoundError
-from db.study import Study, open_study
+
+if TYPE_CHECKING:
+    from db.study import Study
 
 
 def add_study_argument(parser: argparse.ArgumentParser) -> None:
@@ -23,6 +25,9 @@ def add_json_flag(parser: argparse.ArgumentParser) -> None:
 
 def open_existing_study(path: Path) -> Study:
     """Open a study that must already exist (only `import` creates one)."""
+    # Imported here: SQLAlchemy is not needed to print --help or to start the GUI.
+    from db.study import open_study
+
     if not path.exists():
         raise StudyNotFoundError(
             f"{path}: no such study (create one with `meaningbench import {path} FILE`)"

