@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from app.analysis.bootstrap import bootstrap
-from app.analysis.ranks import ColumnOrder
+from app.analysis.ranks import ColumnOrder, MaskedRanks
 from app.analysis.stats import (
     as_matrix,
     pearson_columns,
@@ -154,6 +154,8 @@ def encode_labels(labels: Sequence[Any] | np.ndarray | None) -> np.ndarray | Non
     """Integer codes for labels (systems, source groups); None / NaN → -1."""
     if labels is None:
         return None
+    if isinstance(labels, np.ndarray) and np.issubdtype(labels.dtype, np.integer):
+        return labels.astype(np.intp, copy=False)  # already codes
     codes, _ = pd.factorize(pd.Series(list(labels), dtype="object"), use_na_sentinel=True)
     return np.asarray(codes, dtype=np.intp)
 
@@ -172,6 +174,7 @@ def correlate_many(
     kendall: bool = True,
     spearman_ci: str = "auto",
     order: ColumnOrder | None = None,
+    ranks: MaskedRanks | None = None,
     dimension: str = "meaning",
     z: bool = False,
 ) -> CorrelationTable:
@@ -179,15 +182,22 @@ def correlate_many(
 
     `rating_values` are the human scores on the metric's scale for R² and RMSE (defaults to
     `human_values`); `groups` switches the bootstrap to resampling source groups; `systems`
-    gives the system-level correlation; `order` is a cached `ColumnOrder.of(metric_values)`.
+    gives the system-level correlation; `order` is a cached `ColumnOrder.of(metric_values)`
+    and `ranks` a `MaskedRanks` of the same matrix kept between calls (the live path).
     """
     x = as_matrix(metric_values)
     y = np.asarray(human_values, dtype=np.float64)
     if x.shape[0] != y.shape[0] or x.shape[1] != len(names):
         raise ValueError(f"shapes disagree: values {x.shape}, human {y.shape}, {len(names)} names")
-    order = order or ColumnOrder.of(x)
+    if ranks is None:
+        ranks = MaskedRanks(x, order or ColumnOrder.of(x))
     point = point_statistics(
-        x, y, rating=rating_values, systems=encode_labels(systems), order=order, kendall=kendall
+        x,
+        y,
+        rating=rating_values,
+        systems=encode_labels(systems),
+        ranks=ranks,
+        kendall=kendall,
     )
     m = x.shape[1]
     p_ci = s_ci = np.full((m, 2), np.nan)
@@ -200,7 +210,7 @@ def correlate_many(
             seed=seed,
             groups=None if groups is None else np.asarray(list(groups), dtype=object),
             spearman=spearman_ci,
-            order=order,
+            ranks=ranks,
         )
         p_ci = samples.interval("pearson", confidence)
         s_ci = samples.interval("spearman", confidence)

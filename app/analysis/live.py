@@ -23,7 +23,7 @@ from app.analysis.correlation import (
     williams_matrix,
 )
 from app.analysis.data import StudyData, load_study_data
-from app.analysis.ranks import ColumnOrder
+from app.analysis.ranks import ColumnOrder, MaskedRanks
 from db.study import Study
 
 GROUPINGS = ("items", "sources")
@@ -33,6 +33,7 @@ class StudyAnalysis:
     def __init__(self, data: StudyData) -> None:
         self.data = data
         self._order: ColumnOrder | None = None
+        self._ranks: MaskedRanks | None = None
         self._item_pos = {int(i): k for k, i in enumerate(data.item_ids)}
 
     @classmethod
@@ -75,6 +76,7 @@ class StudyAnalysis:
             if pos is not None:
                 data.metric_values[pos, j] = np.nan if value is None else float(value)
         self._order = None
+        self._ranks = None
 
     # -- reads ---------------------------------------------------------------------------
     @property
@@ -82,6 +84,13 @@ class StudyAnalysis:
         if self._order is None:
             self._order = ColumnOrder.of(self.data.metric_values)
         return self._order
+
+    @property
+    def ranks(self) -> MaskedRanks:
+        """Mid-ranks under the current rated-item mask, updated in place between refreshes."""
+        if self._ranks is None:
+            self._ranks = MaskedRanks(self.data.metric_values, self.order)
+        return self._ranks
 
     def human(self, z: bool = False) -> tuple[np.ndarray, np.ndarray]:
         """(human score per item for correlations, raw score on 0–100 for R² and RMSE)."""
@@ -104,11 +113,11 @@ class StudyAnalysis:
             raise ValueError(f"groups must be one of {GROUPINGS}")
         scores = self.data.ratings.scores()
         y, rating = scores.values(z), self.data.dimension.to_percent(scores.raw)
-        x, names, order = self.data.metric_values, self.metric_names, self.order
+        x, names = self.data.metric_values, self.metric_names
+        ranks: MaskedRanks | None = self.ranks
         if columns is not None:
             idx = [names.index(c) for c in columns]
-            x, names = x[:, idx], [names[i] for i in idx]
-            order = ColumnOrder.of(x)
+            x, names, ranks = x[:, idx], [names[i] for i in idx], None
         table = correlate_many(
             x,
             y,
@@ -120,7 +129,7 @@ class StudyAnalysis:
             rating_values=rating,
             confidence=confidence,
             kendall=kendall,
-            order=order,
+            ranks=ranks,
             dimension=self.dimension,
             z=z,
         )

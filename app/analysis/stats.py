@@ -15,7 +15,14 @@ import numpy as np
 from scipy import special, stats
 
 from app.analysis.parallel import thread_map
-from app.analysis.ranks import ColumnOrder, dense_ranks
+from app.analysis.ranks import (
+    ColumnOrder,
+    MaskedRanks,
+    XPlan,
+    dense_ranks,
+    tie_sums,
+    x_plan,
+)
 
 try:  # scipy's own discordant-pair counter (a Fenwick tree), the core of kendalltau
     from scipy.stats._stats import _kendall_dis
@@ -72,15 +79,18 @@ def r2_rmse(x: np.ndarray, rating: np.ndarray, mask: np.ndarray) -> tuple[np.nda
     scale, or one that is biased, is penalised — unlike the square of Pearson's r).
     """
     x = as_matrix(x)
-    rr = np.broadcast_to(np.asarray(rating, dtype=np.float64)[:, None], x.shape)
-    n = mask.sum(axis=0)
+    r = np.asarray(rating, dtype=np.float64)
+    mf = mask.astype(np.float64)
+    n = mf.sum(axis=0)
+    r0 = np.where(np.isfinite(r), r, 0.0)
     with np.errstate(invalid="ignore", divide="ignore"):
-        res = np.where(mask, rr - x, 0.0)
+        res = np.where(mask, r0[:, None] - x, 0.0)
         ss_res = np.einsum("ij,ij->j", res, res)
-        mr = np.where(mask, rr, 0.0).sum(axis=0) / n
-        dev = np.where(mask, rr - mr, 0.0)
-        ss_tot = np.einsum("ij,ij->j", dev, dev)
-        r2 = np.where(ss_tot > 0, 1.0 - ss_res / ss_tot, np.nan)
+        # Σ(r − r̄)² per column from two matrix-vector products; ratings are bounded, so
+        # the difference of sums loses nothing that matters in float64.
+        sr = r0 @ mf
+        ss_tot = (r0 * r0) @ mf - sr * sr / n
+        r2 = np.where(ss_tot > 1e-12 * np.maximum(n, 1), 1.0 - ss_res / ss_tot, np.nan)
         rmse = np.sqrt(ss_res / n)
     return np.where(n >= 2, r2, np.nan), np.where(n >= 1, rmse, np.nan)
 
@@ -91,28 +101,71 @@ def spearman_columns(
     mask: np.ndarray,
     *,
     order: ColumnOrder | None = None,
-    y_order: ColumnOrder | None = None,
+    ranks: MaskedRanks | None = None,
 ) -> np.ndarray:
     """Spearman ρ (Pearson of mid-ranks within each column's masked items)."""
     x = as_matrix(x)
-    order = order or ColumnOrder.of(x)
-    y_order = y_order or ColumnOrder.of(np.asarray(y, dtype=np.float64))
-    rx = order.midranks(mask)
+    rx = ranks.ranks(mask) if ranks is not None else (order or ColumnOrder.of(x)).midranks(mask)
+    y = np.asarray(y, dtype=np.float64)
     if (mask == mask[:, :1]).all():
-        ry = np.broadcast_to(y_order.midranks(mask[:, 0]), mask.shape)
+        ry = np.broadcast_to(ColumnOrder.of(y).midranks(mask[:, 0]), mask.shape)
     else:
-        ry = _column_ranks_of_vector(y_order, mask)
+        ry = _column_ranks_of_vector(y, mask)
     return _pearson_rank_columns(rx, ry, mask)
 
 
-def _column_ranks_of_vector(y_order: ColumnOrder, mask: np.ndarray) -> np.ndarray:
+def _column_ranks_of_vector(y: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Mid-ranks of one vector within each column's mask, (n, m).
+
+    Ranked once over the union of the masks; a column that lacks some of those items takes
+    off, for each item, the dropped items below its tie group and half of those in it.
+    """
     n, m = mask.shape
-    tiled = ColumnOrder(
-        order=np.repeat(y_order.order, m, axis=1),
-        group=y_order.group + (np.arange(m) * y_order.n_groups)[None, :],
-        n_groups=y_order.n_groups * m,
-    )
-    return tiled.midranks(mask)
+    union = mask.any(axis=1)
+    order = ColumnOrder.of(y)
+    base = order.midranks(union)[:, 0]
+    out = np.where(mask, base[:, None], np.nan)
+    dropped = union[:, None] & ~mask
+    cols = np.flatnonzero(dropped.any(axis=0))
+    if cols.size == 0:
+        return out
+    group = np.empty(n, dtype=np.intp)
+    group[order.order[:, 0]] = order.group[:, 0]
+    rows_d, cols_d = np.nonzero(dropped[:, cols])
+    counts = np.zeros((order.n_groups, cols.size))
+    np.add.at(counts, (group[rows_d], cols_d), 1.0)
+    below = np.cumsum(counts, axis=0) - counts
+    shift = below[group] + 0.5 * counts[group]
+    out[:, cols] = np.where(mask[:, cols], base[:, None] - shift, np.nan)
+    return out
+
+
+def _pearson_dense(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Pearson of each column of a complete (n, m) matrix with a complete y."""
+    n = x.shape[0]
+    if n < 2:
+        return np.full(x.shape[1], np.nan)
+    dx = x - x.mean(axis=0)
+    dy = y - y.mean()
+    sxx = np.einsum("ij,ij->j", dx, dx)
+    syy = float(dy @ dy)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = (dy @ dx) / np.sqrt(sxx * syy)
+    return np.clip(np.where((sxx > 0) & (syy > 0), r, np.nan), -1.0, 1.0)
+
+
+def _pearson_masked(x: np.ndarray, y: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Pearson of column j of x with column j of y over mask[:, j] (two-pass)."""
+    n = mask.sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mx = np.where(mask, x, 0.0).sum(axis=0) / n
+        my = np.where(mask, y, 0.0).sum(axis=0) / n
+        dx = np.where(mask, x - mx, 0.0)
+        dy = np.where(mask, y - my, 0.0)
+        sxx = np.einsum("ij,ij->j", dx, dx)
+        syy = np.einsum("ij,ij->j", dy, dy)
+        r = np.einsum("ij,ij->j", dx, dy) / np.sqrt(sxx * syy)
+    return np.clip(np.where((sxx > 0) & (syy > 0) & (n >= 2), r, np.nan), -1.0, 1.0)
 
 
 def _pearson_rank_columns(rx: np.ndarray, ry: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -128,47 +181,35 @@ def _pearson_rank_columns(rx: np.ndarray, ry: np.ndarray, mask: np.ndarray) -> n
     return np.clip(r, -1.0, 1.0)
 
 
-def _tie_sums(counts: np.ndarray) -> tuple[int, float, float]:
-    c = counts[counts > 1].astype(np.float64)
-    return (
-        int((c * (c - 1) // 2).sum()),
-        float((c * (c - 1.0) * (c - 2.0)).sum()),
-        float((c * (c - 1.0) * (2.0 * c + 5.0)).sum()),
-    )
-
-
 def _kendall_column(
+    plan: XPlan,
     values: np.ndarray,
-    order: np.ndarray,
-    group: np.ndarray,
-    mask: np.ndarray,
     y: np.ndarray,
     y_dense: np.ndarray,
+    y_stats: tuple[int, float, float] | None,
 ) -> tuple[float, float]:
     """Kendall τ-b and its p for one column, as scipy.stats.kendalltau computes them."""
-    keep = mask[order]
-    sel = order[keep]
+    sel = plan.sel
     size = int(sel.size)
     if size < 2:
         return np.nan, np.nan
     if _kendall_dis is None:  # pragma: no cover
         res = stats.kendalltau(values[sel], y[sel])
         return float(res.statistic), float(res.pvalue)
-    xg = group[keep]
     yd = np.ascontiguousarray(y_dense[sel], dtype=np.intp)
-    xd = np.ascontiguousarray(xg - xg[0] + 1, dtype=np.intp)
-    dis = int(_kendall_dis(xd, yd))
-    x_ties = np.bincount(xd)
-    y_ties = np.bincount(yd)
-    xtie, x0, x1 = _tie_sums(x_ties)
-    ytie, y0, y1 = _tie_sums(y_ties)
+    dis = int(_kendall_dis(plan.xd, yd))
+    xtie, x0, x1 = plan.xtie, plan.x0, plan.x1
+    ytie, y0, y1 = y_stats if y_stats is not None else tie_sums(np.bincount(yd))
     ntie = 0
     if xtie:
         # Joint ties need (x, y) sorted; x is already, so only ties of x get re-sorted.
-        key = xd.astype(np.int64) * (int(yd.max()) + 1) + yd
-        key.sort(kind="stable")
-        _, joint = np.unique(key, return_counts=True)
-        ntie = _tie_sums(joint)[0]
+        key = plan.xd.astype(np.int64) * (int(yd.max()) + 1) + yd
+        if int(key[-1]) + int(yd.max()) < 8 * size:  # small key range: count, don't sort
+            joint = np.bincount(key)
+        else:
+            key.sort()
+            _, joint = np.unique(key, return_counts=True)
+        ntie = tie_sums(joint)[0]
     tot = size * (size - 1) // 2
     if xtie == tot or ytie == tot:
         return np.nan, np.nan
@@ -186,19 +227,28 @@ def _kendall_column(
 
 
 def kendall_columns(
-    x: np.ndarray, y: np.ndarray, mask: np.ndarray, *, order: ColumnOrder | None = None
+    x: np.ndarray,
+    y: np.ndarray,
+    mask: np.ndarray,
+    *,
+    order: ColumnOrder | None = None,
+    ranks: MaskedRanks | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Kendall τ-b with scipy's p-value (exact for small untied samples, else asymptotic)."""
     x = as_matrix(x)
     y = np.asarray(y, dtype=np.float64)
-    order = order or ColumnOrder.of(x)
+    if ranks is not None:
+        ranks.ranks(mask)  # brings its plans up to this mask
+        plan_of = ranks.plan
+    else:
+        col_order = order or ColumnOrder.of(x)
+        plan_of = lambda j: x_plan(col_order, mask[:, j], j)  # noqa: E731
     y_dense = dense_ranks(y)
-    m = x.shape[1]
+    shared = bool((mask == mask[:, :1]).all())
+    y_stats = tie_sums(np.bincount(y_dense[mask[:, 0]])) if shared and mask.shape[1] else None
     results = thread_map(
-        lambda j: _kendall_column(
-            x[:, j], order.order[:, j], order.group[:, j], mask[:, j], y, y_dense
-        ),
-        list(range(m)),
+        lambda j: _kendall_column(plan_of(j), x[:, j], y, y_dense, y_stats),
+        list(range(x.shape[1])),
     )
     tau = np.array([r[0] for r in results], dtype=np.float64)
     p = np.array([r[1] for r in results], dtype=np.float64)
@@ -221,17 +271,37 @@ def system_pearson(
     if n_sys < 3:
         return out
     has = systems >= 0
-    for j in range(x.shape[1]):
-        keep = mask[:, j] & has
+    if (mask == mask[:, :1]).all():
+        # One item set for every column: per-system sums of all columns in one pass.
+        keep = mask[:, 0] & has
         code = systems[keep]
-        count = np.bincount(code, minlength=n_sys)
-        present = count > 0
-        if present.sum() < 3:
-            continue
-        with np.errstate(invalid="ignore", divide="ignore"):
-            mx = np.bincount(code, weights=x[keep, j], minlength=n_sys)[present] / count[present]
-            my = np.bincount(code, weights=y[keep], minlength=n_sys)[present] / count[present]
-        out[j] = pearson_columns(mx, my, np.ones((mx.size, 1), dtype=bool))[0]
+        perm = np.argsort(code, kind="stable")
+        code = code[perm]
+        starts = np.flatnonzero(np.r_[True, code[1:] != code[:-1]]) if code.size else code
+        if starts.size < 3:
+            return out
+        count = np.diff(np.r_[starts, code.size])[:, None]
+        mx = np.add.reduceat(x[keep][perm], starts, axis=0) / count
+        my = np.add.reduceat(y[keep][perm], starts) / count[:, 0]
+        return _pearson_dense(mx, my)
+    # Per-column item sets: sums of every column per system in one sorted pass.
+    keep = mask.any(axis=1) & has
+    code = systems[keep]
+    perm = np.argsort(code, kind="stable")
+    code = code[perm]
+    if code.size == 0:
+        return out
+    starts = np.flatnonzero(np.r_[True, code[1:] != code[:-1]])
+    mk = mask[keep][perm]
+    count = np.add.reduceat(mk.astype(np.float64), starts, axis=0)
+    sx = np.add.reduceat(np.where(mk, x[keep][perm], 0.0), starts, axis=0)
+    sy = np.add.reduceat(np.where(mk, y[keep][perm][:, None], 0.0), starts, axis=0)
+    present = count > 0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mx, my = sx / count, sy / count
+    enough = present.sum(axis=0) >= 3
+    r = _pearson_masked(mx, my, present)
+    out[enough] = r[enough]
     return out
 
 
@@ -294,30 +364,37 @@ def point_statistics(
     rating: np.ndarray | None = None,
     systems: np.ndarray | None = None,
     order: ColumnOrder | None = None,
+    ranks: MaskedRanks | None = None,
     kendall: bool = True,
 ) -> PointStats:
     """Every statistic without bootstrap, for all columns of x against y.
 
     `rating` is the human score on the metric's 0–100 scale for R² and RMSE (defaults to y;
-    pass the raw means when y holds z-scores). `order` is a cached `ColumnOrder.of(x)`.
-    Items whose `rating` is missing still count for the correlations.
+    pass the raw means when y holds z-scores). `order` is a cached `ColumnOrder.of(x)`;
+    `ranks` a `MaskedRanks` kept across calls (the live path). Items whose `rating` is
+    missing still count for the correlations.
     """
     x = as_matrix(x)
     y = np.asarray(y, dtype=np.float64)
     mask = valid_mask(x, y)
-    order = order or ColumnOrder.of(x)
+    if ranks is None:
+        ranks = MaskedRanks(x, order or ColumnOrder.of(x))
     n = mask.sum(axis=0)
-    pearson = pearson_columns(x, y, mask)
-    spearman = spearman_columns(x, y, mask, order=order)
-    if kendall:
-        tau, tau_p = kendall_columns(x, y, mask, order=order)
+    m = x.shape[1]
+    rows = mask[:, 0] if m else np.zeros(x.shape[0], dtype=bool)
+    shared = m > 0 and bool((mask == rows[:, None]).all())
+    if shared:
+        pearson = _pearson_dense(x[rows], y[rows]) if rows.sum() >= 2 else np.full(m, np.nan)
     else:
-        tau = tau_p = np.full(x.shape[1], np.nan)
+        pearson = pearson_columns(x, y, mask)
+    spearman = spearman_columns(x, y, mask, ranks=ranks)
+    if kendall:
+        tau, tau_p = kendall_columns(x, y, mask, ranks=ranks)
+    else:
+        tau = tau_p = np.full(m, np.nan)
     rating = y if rating is None else np.asarray(rating, dtype=np.float64)
     r2, rmse = r2_rmse(x, rating, mask & np.isfinite(rating)[:, None])
-    sys_r = (
-        system_pearson(x, y, mask, systems) if systems is not None else np.full(x.shape[1], np.nan)
-    )
+    sys_r = system_pearson(x, y, mask, systems) if systems is not None else np.full(m, np.nan)
     return PointStats(
         n=n,
         pearson=pearson,

@@ -90,3 +90,47 @@ def test_auto_method_and_no_bootstrap() -> None:
     assert bootstrap(big_x, big_y, n_boot=20).spearman_method == "fixed"
     r = correlate(x, y, n_boot=0)
     assert np.isnan(r.pearson_ci).all() and np.isfinite(r.pearson)
+
+
+def test_fixed_spearman_resamples_the_full_sample_ranks() -> None:
+    x, y = _pair(150, 0.6, 8)
+    samples = bootstrap(x, y, n_boot=20, seed=4, spearman="fixed")
+    counts = np.vstack(list(resample_counts(150, 20, 4)))
+    rx, ry = stats.rankdata(x), stats.rankdata(y)
+    for b in range(20):
+        drawn = np.repeat(np.arange(150), counts[b].astype(int))
+        assert samples.spearman[b, 0] == pytest.approx(stats.pearsonr(rx[drawn], ry[drawn])[0])
+
+
+def test_large_studies_draw_poisson_counts_and_stay_exact_per_resample() -> None:
+    from app.analysis.bootstrap import MULTINOMIAL_MAX_UNITS
+
+    n = MULTINOMIAL_MAX_UNITS + 5000
+    counts = np.vstack(list(resample_counts(n, 8, 1)))
+    assert counts.mean() == pytest.approx(1.0, abs=0.01)
+    assert counts.var() == pytest.approx(1.0, abs=0.02)  # Poisson(1): variance 1
+    x, y = _pair(n + 300, 0.4, 9)
+    x[::97] = np.nan  # a single column: its unscored items are not units
+    keep = np.isfinite(x)
+    samples = bootstrap(x, y, n_boot=8, seed=1)
+    counts = np.vstack(list(resample_counts(int(keep.sum()), 8, 1)))
+    for b in range(3):
+        drawn = np.repeat(np.arange(n + 300)[keep], counts[b].astype(int))
+        assert samples.pearson[b, 0] == pytest.approx(
+            stats.pearsonr(x[drawn], y[drawn])[0], abs=1e-5
+        )
+
+
+def test_groups_with_missing_cells() -> None:
+    x, y = _pair(90, 0.5, 10)
+    xm = np.column_stack([x, x + 5.0])
+    xm[::4, 1] = np.nan
+    groups = np.repeat(np.arange(30), 3)
+    samples = bootstrap(xm, y, n_boot=15, seed=2, groups=groups, spearman="rerank")
+    counts = np.vstack(list(resample_counts(30, 15, 2)))
+    for b in range(15):
+        drawn = np.repeat(np.arange(90), np.repeat(counts[b].astype(int), 3))
+        a, h = xm[drawn, 1], y[drawn]
+        keep = np.isfinite(a)
+        assert samples.pearson[b, 1] == pytest.approx(stats.pearsonr(a[keep], h[keep])[0])
+        assert samples.spearman[b, 1] == pytest.approx(stats.spearmanr(a[keep], h[keep])[0])

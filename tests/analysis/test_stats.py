@@ -144,3 +144,30 @@ def test_williams_hand_computed_case() -> None:
     assert float(t_rev) == pytest.approx(-t_hand)
     assert float(p) + float(p_rev) == pytest.approx(1.0)
     assert float(williams_test(0.5, 0.5, 0.3, 50)[0]) == 0.0
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(st.integers(0, 5), min_size=6, max_size=30),
+    st.lists(st.lists(st.booleans(), min_size=30, max_size=30), min_size=1, max_size=6),
+)
+def test_masked_ranks_stay_exact_through_updates(
+    values: list[int], masks: list[list[bool]]
+) -> None:
+    from app.analysis.ranks import MaskedRanks
+
+    n = len(values)
+    x = np.column_stack([np.array(values, float), -np.array(values, float)])
+    cache = MaskedRanks(x)
+    previous = np.array(masks[0][:n])
+    for raw in masks:
+        mask = np.array(raw[:n])
+        # Small steps (the incremental path) as well as jumps (the recompute path).
+        for step in (mask, previous ^ (np.arange(n) == 0)):
+            full = np.column_stack([step, step])
+            got = cache.ranks(full)
+            for j in range(2):
+                if step.any():
+                    np.testing.assert_allclose(got[step, j], stats.rankdata(x[step, j]))
+                assert np.isnan(got[~step, j]).all()
+            previous = step
