@@ -74,7 +74,8 @@ def chunk_counts(
     # int32 draws are cheaper; the offsets stay below 2**31 for any chunk of CHUNK_CELLS.
     itype = np.int32 if n_rows * n_units < 2**31 else np.int64
     draws = rng.integers(0, n_units, size=(n_rows, n_units), dtype=itype)
-    draws += (np.arange(n_rows, dtype=itype) * n_units)[:, None]
+    offsets: np.ndarray = np.arange(n_rows, dtype=itype) * n_units
+    draws += offsets[:, None].astype(itype)
     counts = np.bincount(draws.ravel(), minlength=n_rows * n_units)
     return counts.reshape(n_rows, n_units).astype(dtype)
 
@@ -276,7 +277,7 @@ def bootstrap(
     x = as_matrix(x)
     y = np.asarray(y, dtype=np.float64)
     mask = valid_mask(x, y)
-    rows = mask.any(axis=1)
+    rows: np.ndarray = np.asarray(mask.any(axis=1))
     x, y, mask = x[rows], y[rows], mask[rows]
     m = x.shape[1]
     codes = None

@@ -121,7 +121,7 @@ def _column_ranks_of_vector(y: np.ndarray, mask: np.ndarray) -> np.ndarray:
     off, for each item, the dropped items below its tie group and half of those in it.
     """
     n, m = mask.shape
-    union = mask.any(axis=1)
+    union: np.ndarray = np.asarray(mask.any(axis=1))
     order = ColumnOrder.of(y)
     base = order.midranks(union)[:, 0]
     out = np.where(mask, base[:, None], np.nan)
