@@ -28,6 +28,11 @@ def register(cls: type[Metric]) -> type[Metric]:
     return cls
 
 
+def unregister(name: str) -> None:
+    """Forget a metric (tests register throw-away metrics and must not leak them)."""
+    _REGISTRY.pop(name, None)
+
+
 def _load_families() -> None:
     global _loaded
     if _loaded:

@@ -159,9 +159,10 @@ def _install_dir(build: Path, final: Path) -> None:
 
 
 def wordnet_source_dir() -> Path | None:
+    """The WordNet 3.0 database folder: MEANINGBENCH_WORDNET_DIR when set (and then only
+    it), otherwise Debian's location."""
     override = os.environ.get("MEANINGBENCH_WORDNET_DIR")
-    candidates = [Path(override)] if override else []
-    candidates += list(WORDNET_SYSTEM_DIRS)
+    candidates = [Path(override)] if override else list(WORDNET_SYSTEM_DIRS)
     for folder in candidates:
         if all((folder / name).is_file() for name in WORDNET_REQUIRED):
             return folder

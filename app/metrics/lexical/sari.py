@@ -246,8 +246,9 @@ def easse_item_sari(
 class NgramOperations:
     """What the output did with the n-grams of one order, and how the references judge it.
 
-    `supported` lists are the part the references agree with: an added n-gram some reference
-    contains, a kept n-gram the references keep, a deleted n-gram the references delete.
+    `supported` lists are the part the references agree with, at least in part: an added
+    n-gram some reference contains, a kept n-gram some reference keeps, a deleted n-gram some
+    reference deletes (credit is proportional, as in the formula).
     Scores are on 0–1, as in the formula; `SariExplanation` carries the 0–100 totals.
     """
 

