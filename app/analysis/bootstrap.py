@@ -287,8 +287,8 @@ def bootstrap(
     else:
         n_units = int(rows.sum())
     unit = "items" if groups is None else "groups"
-    empty = np.full((n_boot, m), np.nan)
-    if n_units < 3 or n_boot < 1:
+    empty = np.full((max(n_boot, 0), m), np.nan)
+    if n_units < 3 or n_boot < 1 or m == 0:
         return BootstrapSamples(empty, empty.copy(), "none", unit, n_units)
 
     method = spearman

@@ -47,7 +47,7 @@ class ColumnOrder:
             new_group[1:] = ordered[1:] != ordered[:-1]
         # Column-major cumsum numbers the groups of column 0 first, then column 1, ...
         group = np.cumsum(new_group.T.ravel()).reshape(m, n).T - 1
-        n_groups = int(group[-1, -1]) + 1 if n else 0
+        n_groups = int(group[-1, -1]) + 1 if n and m else 0
         return cls(order=order, group=np.ascontiguousarray(group), n_groups=n_groups)
 
     @property

@@ -376,6 +376,10 @@ def point_statistics(
     """
     x = as_matrix(x)
     y = np.asarray(y, dtype=np.float64)
+    if x.shape[1] == 0 or x.shape[0] == 0:
+        m = x.shape[1]
+        nan = np.full(m, np.nan)
+        return PointStats(np.zeros(m, dtype=np.int64), *([nan] * 9))
     mask = valid_mask(x, y)
     if ranks is None:
         ranks = MaskedRanks(x, order or ColumnOrder.of(x))

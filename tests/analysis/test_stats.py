@@ -171,3 +171,14 @@ def test_masked_ranks_stay_exact_through_updates(
                     np.testing.assert_allclose(got[step, j], stats.rankdata(x[step, j]))
                 assert np.isnan(got[~step, j]).all()
             previous = step
+
+
+def test_empty_inputs_give_empty_or_nan_tables() -> None:
+    from app.analysis.correlation import correlate_many
+
+    none = correlate_many(np.empty((5, 0)), np.arange(5.0), [], n_boot=10)
+    assert none.results == {}
+    no_items = correlate_many(np.empty((0, 2)), np.empty(0), ["a", "b"], n_boot=10)
+    assert no_items.results["a"].n == 0 and np.isnan(no_items.results["a"].pearson)
+    unrated = correlate_many(np.arange(3.0)[:, None], np.full(3, np.nan), ["a"], n_boot=10)
+    assert unrated.n_items == 0 and np.isnan(unrated.results["a"].spearman_ci).all()
