@@ -1,0 +1,177 @@
+"""Every metric's correlation with the humans as horizontal bars, intervals as error bars.
+
+Horizontal because metric names are long and there may be thirty of them. The human
+ceiling (√ reliability of the human item scores) is a dashed vertical line: a metric's
+correlation is not expected beyond it. Clicking a bar picks that metric for the scatter.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QPointF, Qt, Signal
+from PySide6.QtWidgets import QToolTip, QVBoxLayout, QWidget
+
+from app.ui.dashboard.model import BarSeries
+from app.ui.dashboard.plots import PlotColors, axis_label, fit_left_axis, make_plot, style_plot
+
+BAR_HEIGHT = 0.62
+
+
+class CorrelationBars(QWidget):
+    metric_clicked = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.plot = make_plot()
+        self.item = self.plot.getPlotItem()
+        self.item.invertY(True)
+        self.item.showGrid(x=True, y=False, alpha=0.25)
+        self.bars = pg.BarGraphItem(x0=[], y=[], height=BAR_HEIGHT, width=[])
+        self.errors = pg.ErrorBarItem(x=np.zeros(0), y=np.zeros(0), beam=0.28)
+        self.ceiling_line = pg.InfiniteLine(
+            angle=90,
+            movable=False,
+            label="human ceiling",
+            # Inverted y: 0.99 is the bottom, in the strip kept free below the last bar.
+            labelOpts={"position": 0.99, "anchors": [(1.0, 1.0), (1.0, 1.0)]},
+        )
+        self.zero_line = pg.InfiniteLine(pos=0.0, angle=90, movable=False)
+        for it in (self.zero_line, self.bars, self.errors, self.ceiling_line):
+            self.item.addItem(it)
+        self.ceiling_line.hide()
+        self.labels: list[pg.TextItem] = []
+        self.series: BarSeries | None = None
+        self.ceiling: float | None = None
+        self.stale_intervals = False
+        self.colors = PlotColors.from_palette()
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.plot)
+        self.plot.scene().sigMouseMoved.connect(self._on_mouse_moved)
+        self.plot.scene().sigMouseClicked.connect(self._on_clicked)
+        self.apply_colors(self.colors)
+
+    # -- appearance ------------------------------------------------------------------------
+    def apply_colors(self, colors: PlotColors) -> None:
+        self.colors = colors
+        style_plot(self.plot, colors)
+        self.zero_line.setPen(pg.mkPen(colors.grid, width=1))
+        pen = pg.mkPen(colors.accent, width=2, style=Qt.PenStyle.DashLine)
+        self.ceiling_line.setPen(pen)
+        self.ceiling_line.label.setColor(colors.accent)
+        if self.series is not None:
+            self.set_series(self.series, self.ceiling, stale_intervals=self.stale_intervals)
+
+    # -- data --------------------------------------------------------------------------------
+    def set_series(
+        self, series: BarSeries, ceiling: float | None = None, *, stale_intervals: bool = False
+    ) -> None:
+        self.series, self.ceiling, self.stale_intervals = series, ceiling, stale_intervals
+        c = self.colors
+        m = len(series)
+        pos = np.arange(m, dtype=float)
+        v = series.values
+        shown = np.where(np.isfinite(v), v, 0.0)
+        brushes = [pg.mkBrush(c.bar if x >= 0 else c.negative) for x in shown]
+        self.bars.setOpts(
+            x0=np.minimum(shown, 0.0),
+            y=pos,
+            height=BAR_HEIGHT,
+            width=np.abs(shown),
+            brushes=brushes,
+            pens=[pg.mkPen(None)] * m,
+        )
+        has = np.isfinite(series.lows) & np.isfinite(series.highs) & np.isfinite(v)
+        style = Qt.PenStyle.DotLine if stale_intervals else Qt.PenStyle.SolidLine
+        self.errors.setData(
+            x=v[has],
+            y=pos[has],
+            left=(v - series.lows)[has],
+            right=(series.highs - v)[has],
+            beam=0.28,
+            pen=pg.mkPen(c.text, width=1.4, style=style),
+        )
+        axis = self.item.getAxis("left")
+        axis.setTicks([[(k, name) for k, name in enumerate(series.names)]])
+        fit_left_axis(self.plot, series.names)
+        axis_label(self.plot, "bottom", series.statistic.label, c)
+        lo, hi = self._x_range(series, ceiling)
+        pad = 0.012 * (hi - lo)
+        self._set_labels(series, pos, pad)
+        if ceiling is not None and np.isfinite(ceiling) and series.statistic.ceiling:
+            self.ceiling_line.setPos(ceiling)
+            self.ceiling_line.label.setFormat(f"human ceiling {ceiling:.2f}")
+            self.ceiling_line.setToolTip(
+                f"Human ceiling {ceiling:.3f}: √ of the reliability of the human item scores"
+            )
+            self.ceiling_line.show()
+        else:
+            self.ceiling_line.hide()
+        self.item.setXRange(lo, hi, padding=0)
+        self.item.setYRange(-0.6, max(m, 1) + 0.15, padding=0)
+
+    def _x_range(self, series: BarSeries, ceiling: float | None) -> tuple[float, float]:
+        parts = [series.values, series.lows, series.highs, np.array([0.0])]
+        if ceiling is not None and series.statistic.ceiling:
+            parts.append(np.array([ceiling]))
+        allv = np.concatenate(parts)
+        allv = allv[np.isfinite(allv)]
+        lo, hi = float(allv.min()), float(allv.max())
+        if series.statistic.key != "r2":
+            lo, hi = max(lo, -1.0), min(max(hi, 0.1), 1.0)
+        span = max(hi - lo, 0.1)
+        # Room on the right (and left, for negative bars) for the value labels.
+        return lo - (0.16 * span if lo < 0 else 0.02 * span), hi + 0.16 * span
+
+    def _set_labels(self, series: BarSeries, pos: np.ndarray, pad: float) -> None:
+        while len(self.labels) < len(series):
+            label = pg.TextItem(anchor=(0, 0.5))
+            self.item.addItem(label)
+            self.labels.append(label)
+        for k, label in enumerate(self.labels):
+            if k >= len(series):
+                label.hide()
+                continue
+            v = series.values[k]
+            if not np.isfinite(v):
+                label.setText("–", color=self.colors.muted)
+                label.setAnchor((0, 0.5))
+                label.setPos(pad, pos[k])
+            else:
+                hi = series.highs[k] if np.isfinite(series.highs[k]) else v
+                lo = series.lows[k] if np.isfinite(series.lows[k]) else v
+                right = v >= 0
+                label.setText(f"{v:.3f}", color=self.colors.text)
+                label.setAnchor((0, 0.5) if right else (1, 0.5))
+                label.setPos((max(v, hi) + pad) if right else (min(v, lo) - pad), pos[k])
+            label.show()
+
+    def values(self) -> dict[str, float]:
+        """What the bars show, by metric (for tests and the status line)."""
+        if self.series is None:
+            return {}
+        return dict(zip(self.series.names, self.series.values.tolist(), strict=True))
+
+    # -- interaction ---------------------------------------------------------------------
+    def bar_at(self, scene_pos: QPointF) -> int | None:
+        if self.series is None or not self.item.sceneBoundingRect().contains(scene_pos):
+            return None
+        point = self.item.getViewBox().mapSceneToView(scene_pos)
+        k = int(round(point.y()))
+        if 0 <= k < len(self.series) and abs(point.y() - k) <= BAR_HEIGHT / 2 + 0.1:
+            return k
+        return None
+
+    def _on_mouse_moved(self, scene_pos: QPointF) -> None:
+        k = self.bar_at(scene_pos)
+        text = "" if k is None or self.series is None else self.series.describe(k)
+        if self.plot.toolTip() != text:
+            self.plot.setToolTip(text)
+            if not text:
+                QToolTip.hideText()
+
+    def _on_clicked(self, event: object) -> None:
+        k = self.bar_at(event.scenePos())  # type: ignore[attr-defined]
+        if k is not None and self.series is not None:
+            self.metric_clicked.emit(self.series.names[k])

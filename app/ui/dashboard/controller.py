@@ -1,0 +1,345 @@
+"""The dashboard's data: loaded in the background, kept live as ratings and scores land.
+
+Three speeds, so the window never freezes:
+- a rating: change notifications are coalesced (at most one refresh every 250 ms); the
+  ratings of the named items are read back and the point statistics recomputed on the
+  GUI thread — the cheap path of `app.analysis.live`, kept there only while it takes
+  ≤ 50 ms (measured each time; beyond that it moves to a worker);
+- intervals, Kendall, agreement and rater QC: a worker job on a snapshot, debounced,
+  one at a time; its results are shown as "updating" while the data has moved on;
+- a batch of metric scores: the analysis state is reloaded in the background, at most
+  once a second while a battery runs; ratings that arrive meanwhile are replayed.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from PySide6.QtCore import QObject, QTimer, Signal
+
+from app.analysis.agreement import AgreementResult
+from app.analysis.correlation import CorrelationTable
+from app.analysis.live import StudyAnalysis
+from app.analysis.qc import QCResult
+from app.analysis.sanity import SanityTable
+from app.jobs.base import Job
+from app.ui.dashboard.jobs import Loaded, Refreshed, Snapshot, load_job, points_job, refresh_job
+from app.ui.dashboard.model import STATISTICS, combine, empty_table
+from app.ui.dashboard.sync import apply_rating_changes
+from app.ui.workers import JobFailure, JobHandle, JobRunner
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from app.ui.context import StudyContext
+
+RATING_COALESCE_MS = 250
+REFRESH_DEBOUNCE_MS = 600
+SCORE_RELOAD_MS = 1000
+# The cheap path's share of the 50 ms a refresh may take (reading the ratings back and
+# redrawing take the rest); over it twice running, it moves to a worker.
+LIVE_BUDGET_MS = 40.0
+FULL_RELOAD_ITEMS = 5000  # a notification naming more items than this reloads everything
+
+
+class DashboardController(QObject):
+    loaded = Signal()  # new analysis state: dimensions, metric names, texts, heatmaps
+    live_changed = Signal()  # point statistics changed
+    intervals_changed = Signal()  # bootstrap intervals (and Kendall) arrived
+    quality_changed = Signal()  # agreement and rater QC arrived
+    busy_changed = Signal(bool)
+    failed = Signal(str)
+
+    def __init__(self, context: StudyContext, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.context = context
+        self.runner = JobRunner(self, max_threads=2)
+        self.runner.show_error_dialogs = False
+        self.analysis: StudyAnalysis | None = None
+        self.dimensions: list[str] = []
+        self.heatmaps: dict[str, Any] = {}
+        self.dimension: str | None = None
+        self.z = False
+        self.groups = "items"
+        self.statistic = "pearson"
+        self.live: CorrelationTable | None = None
+        self.live_kendall = False
+        self.boot: CorrelationTable | None = None
+        self.boot_version = -1
+        self.agreement: AgreementResult | None = None
+        self.qc: QCResult | None = None
+        self.sanity: dict[tuple[str, int], SanityTable] = {}
+        self.version = 0
+        self.generation = 0
+        self.active = True
+        self.live_ms = 0.0  # the last cheap path on the GUI thread
+        self.refresh_ms = 0.0  # the last whole refresh after ratings (read + compute + emit)
+        self.live_on_gui = {False: True, True: True}  # by "with Kendall"
+        self._over_budget = {False: 0, True: 0}
+        self._dirty = False
+        self._pending: set[int] = set()
+        self._pending_all = False
+        self._touched: set[int] = set()
+        self._load: JobHandle | None = None
+        self._reload_again = False
+        self._refresh: JobHandle | None = None
+        self._refresh_again = False
+        self._points: JobHandle | None = None
+        self._points_again = False
+        self._rating_timer = self._timer(RATING_COALESCE_MS, self.flush)
+        self._refresh_timer = self._timer(REFRESH_DEBOUNCE_MS, self._start_refresh)
+        self._score_timer = self._timer(SCORE_RELOAD_MS, self.reload)
+        context.study_opened.connect(lambda _s: self.open())
+        context.study_closed.connect(self.close)
+        context.ratings_changed.connect(self.on_ratings_changed)
+        context.scores_changed.connect(self.on_scores_changed)
+        context.data_changed.connect(self.reload)
+        context.settings_changed.connect(self.reload)
+
+    def _timer(self, ms: int, slot: Any) -> QTimer:
+        timer = QTimer(self)
+        timer.setSingleShot(True)
+        timer.setInterval(ms)
+        timer.timeout.connect(slot)
+        return timer
+
+    @property
+    def path(self) -> Path | None:
+        return self.context.path
+
+    @property
+    def busy(self) -> bool:
+        return any(h is not None for h in (self._load, self._refresh, self._points))
+
+    def _start(self, job: Job, title: str, on_result: Any) -> JobHandle:
+        generation = self.generation
+
+        def result(value: Any) -> None:
+            if generation == self.generation:
+                on_result(value)
+
+        handle = self.runner.start(job, title=title, on_result=result, on_failed=self._on_failed)
+        handle.finished.connect(self._on_finished)
+        self.busy_changed.emit(True)
+        return handle
+
+    def _on_failed(self, failure: JobFailure) -> None:
+        self.failed.emit(f"{failure.title}: {failure.message}")
+
+    def _on_finished(self) -> None:
+        for name in ("_load", "_refresh", "_points"):
+            handle = getattr(self, name)
+            if handle is not None and not handle.running:
+                setattr(self, name, None)
+        if self._reload_again and self._load is None:
+            self._reload_again = False
+            self.reload()
+        if self._refresh_again and self._refresh is None:
+            self._refresh_again = False
+            self._refresh_timer.start()
+        if self._points_again and self._points is None:
+            self._points_again = False
+            self._recompute(refresh=False)
+        self.busy_changed.emit(self.busy)
+
+    # -- study ---------------------------------------------------------------------------
+    def open(self) -> None:
+        self.close()
+        if self.path is not None:
+            self.reload()
+
+    def close(self) -> None:
+        self.generation += 1
+        self.runner.cancel_all()
+        for timer in (self._rating_timer, self._refresh_timer, self._score_timer):
+            timer.stop()
+        self.analysis, self.live, self.boot = None, None, None
+        self.agreement = self.qc = None
+        self.heatmaps, self.dimensions, self.sanity = {}, [], {}
+        self._pending.clear()
+        self._touched.clear()
+        self._pending_all = self._reload_again = self._refresh_again = False
+        self._points_again = False
+        self._load = self._refresh = self._points = None
+        self.live_on_gui = {False: True, True: True}
+        self._over_budget = {False: 0, True: 0}
+
+    def reload(self) -> None:
+        """Read the analysis state again, in the background (scores landed, data changed)."""
+        self._score_timer.stop()
+        if self.path is None:
+            return
+        if self._load is not None:
+            self._reload_again = True
+            return
+        self._pending_all = False
+        self._touched = set(self._pending)
+        self._load = self._start(load_job(self.path, self.dimension), "Dashboard", self._loaded)
+
+    def _loaded(self, loaded: Loaded) -> None:
+        self.analysis = loaded.analysis
+        self.dimensions = loaded.dimensions
+        self.dimension = loaded.analysis.dimension
+        self.heatmaps = loaded.heatmaps
+        touched, self._touched = self._touched | self._pending, set()
+        self._pending.clear()
+        if touched and self.context.study is not None:
+            # Ratings submitted while the file was being read may be missing from it.
+            with self.context.study.session() as s:
+                apply_rating_changes(self.analysis, s, touched)
+        self.version += 1
+        self.loaded.emit()
+        self._recompute(immediate_refresh=True)
+
+    def set_active(self, active: bool) -> None:
+        """A hidden dashboard keeps its ratings in step but computes nothing."""
+        self.active = active
+        if active and self._dirty:
+            self._recompute(immediate_refresh=True)
+
+    # -- options ---------------------------------------------------------------------------
+    def set_dimension(self, dimension: str) -> None:
+        if dimension == self.dimension:
+            return
+        self.dimension = dimension
+        self.generation += 1
+        self.runner.cancel_all()
+        self._load = self._refresh = self._points = None
+        self.live = self.boot = None
+        self.agreement = self.qc = None
+        self.reload()
+
+    def set_z(self, z: bool) -> None:
+        if z != self.z:
+            self.z = z
+            self.boot = None
+            self.version += 1
+            self._recompute(immediate_refresh=True)
+
+    def set_groups(self, groups: str) -> None:
+        if groups != self.groups:
+            self.groups = groups
+            self.boot = None
+            self.intervals_changed.emit()
+            self._refresh_timer.start(0)
+
+    def set_statistic(self, statistic: str) -> None:
+        self.statistic = statistic
+        if STATISTICS[statistic].needs_kendall and not self.live_kendall:
+            self._recompute(refresh=False)
+        else:
+            self.live_changed.emit()
+
+    # -- live updates ----------------------------------------------------------------------
+    def on_ratings_changed(self, item_ids: list[int]) -> None:
+        if not item_ids:
+            self._pending_all = True
+        else:
+            self._pending.update(int(i) for i in item_ids)
+            if self._load is not None:
+                self._touched.update(int(i) for i in item_ids)
+        if not self._rating_timer.isActive():
+            self._rating_timer.start()
+
+    def on_scores_changed(self, _label: str, _item_ids: list[int]) -> None:
+        if not self._score_timer.isActive():
+            self._score_timer.start()
+
+    def flush(self) -> None:
+        """Apply the ratings named since the last flush, and recompute the live statistics."""
+        self._rating_timer.stop()
+        start = time.perf_counter()
+        if self.analysis is None or self.context.study is None:
+            return
+        if self._pending_all or len(self._pending) > FULL_RELOAD_ITEMS:
+            self.reload()
+            return
+        ids, self._pending = self._pending, set()
+        with self.context.study.session() as s:
+            changed = apply_rating_changes(self.analysis, s, ids)
+        if changed:
+            self.version += 1
+            self._recompute()
+        elif self.active:
+            self._refresh_timer.start()  # control items feed rater QC
+        self.refresh_ms = (time.perf_counter() - start) * 1000.0
+
+    def _recompute(self, *, refresh: bool = True, immediate_refresh: bool = False) -> None:
+        if self.analysis is None:
+            return
+        if not self.active:
+            self._dirty = True
+            return
+        self._dirty = False
+        kendall = STATISTICS[self.statistic].needs_kendall
+        if not self.analysis.metric_names:
+            rated = int(np.isfinite(self.analysis.human()[0]).sum())
+            self.live = empty_table(self.analysis.dimension, self.z, rated)
+            self.live_changed.emit()
+        elif self.live_on_gui[kendall]:
+            start = time.perf_counter()
+            self.live = self.analysis.correlations(z=self.z, n_boot=0, kendall=kendall)
+            self.live_ms = (time.perf_counter() - start) * 1000.0
+            self.live_kendall = kendall
+            over = self._over_budget[kendall] + 1 if self.live_ms > LIVE_BUDGET_MS else 0
+            self._over_budget[kendall] = over
+            if over >= 2:
+                self.live_on_gui[kendall] = False  # from now on, on a worker
+            self.live_changed.emit()
+        elif self._points is not None:
+            self._points_again = True
+        else:
+            snapshot = Snapshot.of(self.analysis, z=self.z, version=self.version)
+            job = points_job(snapshot, kendall=kendall)
+            self._points = self._start(job, "Dashboard statistics", self._points_done)
+        if refresh:
+            self._refresh_timer.start(0 if immediate_refresh else REFRESH_DEBOUNCE_MS)
+
+    def _points_done(self, result: Refreshed) -> None:
+        self.live = result.table
+        self.live_kendall = STATISTICS[self.statistic].needs_kendall
+        self.live_changed.emit()
+        if result.version != self.version:
+            self._points_again = True
+
+    def _start_refresh(self) -> None:
+        if self.analysis is None or self.path is None or not self.active:
+            return
+        if self._refresh is not None:
+            self._refresh_again = True
+            return
+        snapshot = Snapshot.of(self.analysis, z=self.z, version=self.version)
+        job = refresh_job(snapshot, self.path, groups=self.groups)
+        self._refresh = self._start(job, "Dashboard intervals", self._refreshed)
+
+    def _refreshed(self, result: Refreshed) -> None:
+        if result.table.z != self.z or result.table.unit != (
+            "groups" if self.groups == "sources" else "items"
+        ):
+            self._refresh_again = True  # options changed while it ran
+            return
+        self.boot, self.boot_version = result.table, result.version
+        self.agreement, self.qc = result.agreement, result.qc
+        if result.version != self.version:
+            self._refresh_again = True
+        self.intervals_changed.emit()
+        self.quality_changed.emit()
+
+    # -- reads -----------------------------------------------------------------------------
+    def table(self) -> CorrelationTable | None:
+        """Point statistics now, with the latest intervals."""
+        return combine(self.live, self.boot, live_has_kendall=self.live_kendall)
+
+    @property
+    def intervals_stale(self) -> bool:
+        return self.boot is not None and self.boot_version != self.version
+
+    def ceiling(self) -> float | None:
+        a = self.agreement
+        return a.ceiling if a is not None else None
+
+    def shutdown(self) -> None:
+        self.close()
+        self.runner.wait(10_000)

@@ -1,0 +1,208 @@
+"""The correlations tab: bars of every metric, one metric's scatter, the statistics table."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QComboBox, QMenu, QSplitter, QVBoxLayout, QWidget
+
+from app.analysis.correlation import CorrelationTable
+from app.analysis.export import to_csv, to_latex
+from app.ui.dashboard.bars import CorrelationBars
+from app.ui.dashboard.formats import statistics_display
+from app.ui.dashboard.model import SORTS, STATISTICS, BarSeries, bar_series
+from app.ui.dashboard.panel import Panel
+from app.ui.dashboard.plots import PlotColors, export_plot
+from app.ui.dashboard.scatter import MetricScatter
+from app.ui.dashboard.tables import FrameTable
+
+if TYPE_CHECKING:
+    from app.ui.dashboard.controller import DashboardController
+
+
+def _combo(items: dict[str, str], tip: str) -> QComboBox:
+    combo = QComboBox()
+    for key, text in items.items():
+        combo.addItem(text, key)
+    combo.setToolTip(tip)
+    return combo
+
+
+def select_data(combo: QComboBox, key: object) -> bool:
+    index = combo.findData(key)
+    if index >= 0:
+        combo.setCurrentIndex(index)
+    return index >= 0
+
+
+class CorrelationsTab(QWidget):
+    item_activated = Signal(int)
+
+    def __init__(self, controller: DashboardController, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.controller = controller
+        self.series: BarSeries | None = None
+        self.table: CorrelationTable | None = None
+        self.bars = CorrelationBars()
+        self.statistic = _combo(
+            {k: s.label for k, s in STATISTICS.items()}, "Which statistic the bars show"
+        )
+        self.sort = _combo(SORTS, "Order of the bars")
+        self.bars_panel = Panel(
+            "Correlation with the human ratings", self.bars, formats=("png", "svg"), name="bars"
+        )
+        self.bars_panel.add_header_widget(self.statistic)
+        self.bars_panel.add_header_widget(self.sort)
+        for fmt in ("png", "svg"):
+            self.bars_panel.set_exporter(fmt, lambda p: export_plot(self.bars.plot, p))
+
+        self.scatter = MetricScatter()
+        self.metric = QComboBox()
+        self.metric.setToolTip("The metric plotted against the human scores")
+        self.metric.setMinimumContentsLength(14)
+        self.metric.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.scatter_panel = Panel(
+            "Metric against humans", self.scatter, formats=("png", "svg"), name="scatter"
+        )
+        self.scatter_panel.add_header_widget(self.metric)
+        for fmt in ("png", "svg"):
+            self.scatter_panel.set_exporter(fmt, lambda p: export_plot(self.scatter.plot, p))
+
+        self.stats = FrameTable()
+        self.stats_panel = Panel(
+            "All statistics", self.stats, formats=("csv", "tex"), name="correlations"
+        )
+        self.stats_panel.set_exporter("csv", lambda p: to_csv(self._table(), p))
+        self.stats_panel.set_exporter(
+            "tex",
+            lambda p: to_latex(self._table(), p, caption=self._caption(), label="tab:correlations"),
+        )
+
+        top = QSplitter(Qt.Orientation.Horizontal)
+        top.addWidget(self.bars_panel)
+        top.addWidget(self.scatter_panel)
+        top.setSizes([560, 520])
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.addWidget(top)
+        split.addWidget(self.stats_panel)
+        split.setSizes([520, 320])
+        self.splitter = split
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(split)
+
+        self.statistic.currentIndexChanged.connect(self._on_statistic)
+        self.sort.currentIndexChanged.connect(lambda _i: self.draw())
+        self.metric.currentIndexChanged.connect(lambda _i: self.draw_scatter())
+        self.bars.metric_clicked.connect(lambda name: select_data(self.metric, name))
+        self.scatter.item_activated.connect(self.item_activated)
+        self.bars.plot.customContextMenuRequested.connect(
+            lambda pos: self.bars_panel.show_context_menu(self.bars.plot, pos)
+        )
+        self.scatter.plot.customContextMenuRequested.connect(self._scatter_menu)
+        self.stats.customContextMenuRequested.connect(
+            lambda pos: self.stats_panel.show_context_menu(self.stats.viewport(), pos)
+        )
+
+    def _table(self) -> CorrelationTable:
+        if self.table is None:
+            raise RuntimeError("no correlations to export yet")
+        return self.table
+
+    def _caption(self) -> str:
+        t = self._table()
+        scale = "per-annotator z-scores" if t.z else "mean ratings"
+        return (
+            f"Correlation of each metric with the human {t.dimension} scores ({scale}, "
+            f"{t.n_items} items); intervals: {round(100 * t.confidence)}% bootstrap over "
+            f"{t.n_boot} resamples of {t.unit}."
+        )
+
+    def _scatter_menu(self, pos: object) -> None:
+        menu = QMenu(self)
+        menu.addAction("Reset zoom", self.scatter.reset_zoom)
+        menu.addSeparator()
+        for action in self.scatter_panel.menu.actions():
+            menu.addAction(action)
+        menu.popup(self.scatter.plot.mapToGlobal(pos))  # type: ignore[arg-type]
+
+    def apply_colors(self, colors: PlotColors) -> None:
+        self.bars.apply_colors(colors)
+        self.scatter.apply_colors(colors)
+
+    def _on_statistic(self) -> None:
+        self.controller.set_statistic(str(self.statistic.currentData()))
+
+    # -- data ----------------------------------------------------------------------------
+    def set_metric_names(self, names: list[str]) -> None:
+        current = self.metric.currentData()
+        self.metric.blockSignals(True)
+        self.metric.clear()
+        for name in names:
+            self.metric.addItem(name, name)
+        if current is not None:
+            select_data(self.metric, current)
+        self.metric.blockSignals(False)
+
+    def show_message(self, text: str) -> None:
+        for panel in (self.bars_panel, self.scatter_panel, self.stats_panel):
+            panel.show_message(text)
+
+    def draw(self) -> None:
+        """Bars, table and scatter from the controller's current statistics."""
+        c = self.controller
+        table = c.table()
+        self.table = table
+        if c.analysis is None or table is None:
+            return
+        if not table.results:
+            self.show_message(
+                "No metric scores yet. Run metrics (Study ▸ Run metrics…) to compare them "
+                "with the human ratings."
+            )
+            return
+        if table.n_items == 0:
+            self.show_message(
+                f"No human ratings on “{c.dimension}” yet. Ratings appear here as they are "
+                "submitted."
+            )
+            return
+        series = bar_series(table, str(self.statistic.currentData()), str(self.sort.currentData()))
+        self.series = series
+        self.bars.set_series(series, c.ceiling(), stale_intervals=c.intervals_stale)
+        self.bars_panel.show_content()
+        frame, formats = statistics_display(table, series.names)
+        self.stats.set_frame(frame, formats, "metric")
+        self.stats_panel.show_content()
+        if self.metric.currentData() is None and series.names:
+            finite = [n for n, v in zip(series.names, series.values, strict=True) if np.isfinite(v)]
+            self.metric.blockSignals(True)
+            select_data(self.metric, finite[0] if finite else series.names[0])
+            self.metric.blockSignals(False)
+        self.draw_scatter()
+
+    def draw_scatter(self) -> None:
+        c = self.controller
+        column = self.metric.currentData()
+        table = self.table
+        if c.analysis is None or table is None or column not in c.analysis.metric_names:
+            return
+        frame = c.analysis.scatter(str(column), z=c.z)
+        if frame.empty:
+            self.scatter_panel.show_message(f"No item has both a {column} score and a rating.")
+            return
+        human = f"{c.dimension} ({'mean z-score' if c.z else 'mean rating'})"
+        r = table.results.get(str(column))
+        parts = [f"n = {len(frame):,}"]
+        if r is not None and np.isfinite(r.pearson):
+            parts[:0] = [f"r = {r.pearson:.3f}", f"ρ = {r.spearman:.3f}"]
+        self.scatter.set_data(str(column), frame, human_label=human)
+        if self.scatter.fit_params is not None:
+            slope, intercept = self.scatter.fit_params
+            parts.append(
+                f"line: y = {slope:.3g} x {'+' if intercept >= 0 else '−'} {abs(intercept):.3g}"
+            )
+        self.scatter.set_title(" · ".join(parts))
+        self.scatter_panel.show_content()

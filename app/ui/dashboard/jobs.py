@@ -1,0 +1,269 @@
+"""The dashboard's background work, as plain jobs (`job(ctx)`) with no Qt in them.
+
+A job never touches the GUI thread's StudyAnalysis: ratings keep landing in it and score
+batches fill its matrix in place. Jobs that need its numbers get a `Snapshot` (copies
+made on the GUI thread); jobs that need the database open the study file themselves.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from sqlalchemy import select
+
+from app.analysis.agreement import AgreementResult, agreement
+from app.analysis.correlation import CorrelationTable, correlate_many
+from app.analysis.live import StudyAnalysis
+from app.analysis.qc import QCResult, study_qc
+from app.analysis.sanity import SanityTable, study_sanity
+from app.jobs.base import Job, JobContext
+from app.ui.dashboard.model import empty_table
+from db.models import Dimension
+from db.study import open_study
+
+HEATMAP_METHODS = ("pearson", "spearman")
+N_BOOT = 1000
+SEED = 0
+
+
+@dataclass
+class Snapshot:
+    """The analysis inputs as they were at `version`, copied for a worker."""
+
+    version: int
+    names: list[str]
+    metric_values: np.ndarray
+    human: np.ndarray  # per item: raw mean or mean z-score (what is correlated)
+    rating: np.ndarray  # per item: raw mean on 0–100 (for R² and RMSE)
+    systems: np.ndarray
+    groups: np.ndarray
+    dimension: str
+    z: bool
+    n_from_aggregate: int
+    items: np.ndarray  # human ratings, for agreement
+    raters: np.ndarray
+    values: np.ndarray
+    rater_names: list[str]
+
+    @classmethod
+    def of(cls, analysis: StudyAnalysis, *, z: bool, version: int) -> Snapshot:
+        data = analysis.data
+        scores = data.ratings.scores()
+        items, raters, values = data.ratings.arrays(human_only=True)
+        return cls(
+            version=version,
+            names=list(data.metric_names),
+            metric_values=data.metric_values.copy(),
+            human=scores.values(z).copy(),
+            rating=data.dimension.to_percent(scores.raw).copy(),
+            systems=data.systems,
+            groups=data.groups,
+            dimension=data.dimension.name,
+            z=z,
+            n_from_aggregate=int(scores.from_aggregate.sum()),
+            items=items,
+            raters=raters,
+            values=values,
+            rater_names=data.ratings.annotators,
+        )
+
+    def correlations(
+        self, *, n_boot: int, groups: str = "items", kendall: bool = True
+    ) -> CorrelationTable:
+        """What `StudyAnalysis.correlations` gives for the same arguments, on the copies."""
+        if not self.names:
+            return empty_table(self.dimension, self.z, int(np.isfinite(self.human).sum()))
+        table = correlate_many(
+            self.metric_values,
+            self.human,
+            self.names,
+            n_boot=n_boot,
+            seed=SEED,
+            groups=self.groups if groups == "sources" else None,
+            systems=self.systems,
+            rating_values=self.rating,
+            kendall=kendall,
+            dimension=self.dimension,
+            z=self.z,
+        )
+        table.extra["n_from_aggregate"] = self.n_from_aggregate
+        return table
+
+    def agreement(self) -> AgreementResult:
+        return agreement(self.items, self.raters, self.values, rater_names=self.rater_names)
+
+
+@dataclass
+class Loaded:
+    """A study's analysis state, read from the file in the background."""
+
+    analysis: StudyAnalysis
+    dimensions: list[str]
+    heatmaps: dict[str, pd.DataFrame] = field(default_factory=dict)
+
+
+@dataclass
+class Refreshed:
+    """Worker results for the data as it was at `version`."""
+
+    version: int
+    table: CorrelationTable
+    agreement: AgreementResult | None = None
+    qc: QCResult | None = None
+
+
+def study_dimensions(path: Path) -> list[str]:
+    with open_study(path) as study, study.session() as s:
+        return list(s.scalars(select(Dimension.name).order_by(Dimension.position, Dimension.id)))
+
+
+def pick_dimension(wanted: str | None, known: list[str]) -> str:
+    if wanted in known:
+        return str(wanted)
+    return "meaning" if "meaning" in known or not known else known[0]
+
+
+def load_job(path: Path, dimension: str | None) -> Job:
+    """Read the study's analysis state; the metric × metric correlations come along."""
+
+    def run(ctx: JobContext) -> Loaded:
+        ctx.progress(0, None, "Reading the study", force=True)
+        with open_study(path) as study:
+            with study.session() as s:
+                known = list(
+                    s.scalars(select(Dimension.name).order_by(Dimension.position, Dimension.id))
+                )
+            analysis = StudyAnalysis.from_study(study, pick_dimension(dimension, known))
+        ctx.check()
+        analysis.order  # noqa: B018 - sort the metric columns here, not on the GUI thread
+        heatmaps = {m: analysis.metric_correlations(m) for m in HEATMAP_METHODS}
+        return Loaded(analysis, known, heatmaps)
+
+    return run
+
+
+def refresh_job(
+    snapshot: Snapshot,
+    path: Path,
+    *,
+    n_boot: int = N_BOOT,
+    groups: str = "items",
+    quality: bool = True,
+) -> Job:
+    """Bootstrap intervals (and Kendall), then agreement and rater QC when asked."""
+
+    def run(ctx: JobContext) -> Refreshed:
+        table = snapshot.correlations(n_boot=n_boot, groups=groups, kendall=True)
+        out = Refreshed(snapshot.version, table)
+        if quality:
+            ctx.check()
+            out.agreement = snapshot.agreement()
+            with open_study(path) as study:
+                out.qc = study_qc(study, snapshot.dimension)
+        return out
+
+    return run
+
+
+def points_job(snapshot: Snapshot, *, kendall: bool) -> Job:
+    """The cheap path on a worker, for studies where it does not fit the GUI thread."""
+
+    def run(_ctx: JobContext) -> Refreshed:
+        return Refreshed(snapshot.version, snapshot.correlations(n_boot=0, kendall=kendall))
+
+    return run
+
+
+@dataclass(frozen=True)
+class SanityRequest:
+    unrelated: str = "wordsoup"
+    n: int = 200
+
+    @property
+    def key(self) -> tuple[str, int]:
+        return (self.unrelated, self.n)
+
+
+def sanity_job(path: Path, request: SanityRequest) -> Job:
+    """Score identical and unrelated pairs with every metric the study has run."""
+
+    def run(ctx: JobContext) -> SanityTable:
+        seen: dict[str, int] = {}
+
+        def report(column: str, done: int, total: int) -> None:
+            index = seen.setdefault(column, len(seen))
+            ctx.progress(done, total, f"Sanity checks: {column} (metric {index + 1})")
+
+        ctx.progress(0, None, "Sanity checks: building the pairs", force=True)
+        with open_study(path) as study:
+            return study_sanity(
+                study,
+                None,
+                unrelated=request.unrelated,
+                n=request.n,
+                seed=SEED,
+                cancel=ctx.cancel,
+                progress=report,
+            )
+
+    return run
+
+
+@dataclass(frozen=True)
+class ReportRequest:
+    dest: Path
+    dimension: str
+    z: bool = False
+    groups: str = "items"
+    scatter_column: str | None = None
+    sanity: SanityTable | None = None  # the session's cached checks; never run for a report
+
+
+def report_job(path: Path, request: ReportRequest) -> Job:
+    """The whole study as one self-contained HTML file, from the file as it is now."""
+    from app.analysis.report import ReportData, study_summary, write_report
+
+    def run(ctx: JobContext) -> Path:
+        ctx.progress(0, 4, "Report: reading the study", force=True)
+        with open_study(path) as study:
+            with study.session() as s:
+                summary = study_summary(s)
+            analysis = StudyAnalysis.from_study(study, request.dimension)
+            ctx.progress(1, 4, "Report: correlations and intervals")
+            table = analysis.correlations(
+                z=request.z, n_boot=N_BOOT, seed=SEED, groups=request.groups
+            )
+            ctx.check()
+            data = ReportData(title=f"MeaningBench report: {path.name}", summary=summary)
+            data.correlations = table
+            column = request.scatter_column
+            if column is None or column not in analysis.metric_names:
+                ranked = [
+                    k for k in table.sorted_by("pearson") if np.isfinite(table.results[k].pearson)
+                ]
+                column = ranked[0] if ranked else None
+            if column is not None:
+                points = analysis.scatter(column, z=request.z)
+                data.scatter_column = column
+                data.scatter_x = points["metric"].to_numpy()
+                data.scatter_y = points["human"].to_numpy()
+                data.williams = analysis.williams(z=request.z)
+            ctx.progress(2, 4, "Report: agreement and rater QC")
+            items, raters, values = analysis.data.ratings.arrays(human_only=True)
+            data.agreement = agreement(
+                items, raters, values, rater_names=analysis.data.ratings.annotators
+            )
+            data.qc = study_qc(study, request.dimension)
+        data.sanity = request.sanity
+        if request.sanity is None:
+            data.notes.append(
+                "Sanity checks were not run in this session; run them on the dashboard's "
+                "Sanity checks tab (or `meaningbench sanity`) to include them."
+            )
+        ctx.progress(3, 4, "Report: writing")
+        return write_report(data, request.dest)
+
+    return run

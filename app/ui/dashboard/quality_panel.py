@@ -1,0 +1,123 @@
+"""The agreement and rater QC tab: three tables, refreshed with the bootstrap job."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
+
+from app.analysis.agreement import AgreementResult
+from app.analysis.export import to_csv, to_latex
+from app.analysis.qc import QCResult
+from app.ui.dashboard.formats import agreement_display, loo_display, qc_display
+from app.ui.dashboard.panel import Panel
+from app.ui.dashboard.tables import FrameTable
+
+QC_NOTE = (
+    "Appraise's test: each annotator's scores as z-scores, degraded control items paired "
+    "with their originals, one-sided Mann–Whitney U (degraded lower); p < {p} passes. "
+    "Identical controls should be rated high, unrelated ones low; repeat |Δ| is the mean "
+    "absolute change between an item and its hidden repeat."
+)
+
+
+def _table_panel(title: str, name: str) -> tuple[Panel, FrameTable]:
+    table = FrameTable(fit_rows=16)
+    panel = Panel(title, table, formats=("csv", "tex"), name=name)
+    panel.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
+    table.customContextMenuRequested.connect(
+        lambda pos: panel.show_context_menu(table.viewport(), pos)
+    )
+    return panel, table
+
+
+class QualityPanel(QWidget):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.agreement: AgreementResult | None = None
+        self.qc: QCResult | None = None
+        self.summary_panel, self.summary = _table_panel("Agreement", "agreement")
+        self.loo_panel, self.loo = _table_panel(
+            "Each annotator against the others", "agreement-annotators"
+        )
+        self.qc_panel, self.qc_table = _table_panel("Rater quality control", "rater-qc")
+        self.summary_panel.set_exporter(
+            "csv", lambda p: to_csv(self._agreement().summary_frame(), p)
+        )
+        self.summary_panel.set_exporter(
+            "tex",
+            lambda p: to_latex(self._agreement().summary_frame(), p, caption="Agreement"),
+        )
+        self.loo_panel.set_exporter(
+            "csv", lambda p: to_csv(self._agreement().annotators_frame(), p)
+        )
+        self.loo_panel.set_exporter(
+            "tex",
+            lambda p: to_latex(
+                self._agreement().annotators_frame(),
+                p,
+                caption="Each annotator against the leave-one-out mean",
+            ),
+        )
+        self.qc_panel.set_exporter("csv", lambda p: to_csv(self._qc(), p))
+        self.qc_panel.set_exporter(
+            "tex", lambda p: to_latex(self._qc(), p, caption="Rater quality control")
+        )
+        self.qc_note = QLabel()
+        self.qc_note.setObjectName("mutedLabel")
+        self.qc_note.setWordWrap(True)
+        top = QHBoxLayout()
+        top.setSpacing(8)
+        top.addWidget(self.summary_panel, 3, Qt.AlignmentFlag.AlignTop)
+        top.addWidget(self.loo_panel, 2, Qt.AlignmentFlag.AlignTop)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(8)
+        layout.addLayout(top)
+        layout.addWidget(self.qc_panel)
+        layout.addWidget(self.qc_note)
+        layout.addStretch(1)
+        self.set_results(None, None)
+
+    def _agreement(self) -> AgreementResult:
+        if self.agreement is None:
+            raise RuntimeError("no agreement to export yet")
+        return self.agreement
+
+    def _qc(self) -> QCResult:
+        if self.qc is None:
+            raise RuntimeError("no rater QC to export yet")
+        return self.qc
+
+    def set_results(self, agreement: AgreementResult | None, qc: QCResult | None) -> None:
+        self.agreement, self.qc = agreement, qc
+        if agreement is None or agreement.n_ratings == 0:
+            text = "Computing…" if agreement is None else "No human ratings on this dimension yet."
+            self.summary_panel.show_message(text)
+            self.loo_panel.show_message(text)
+        else:
+            frame, formats = agreement_display(agreement)
+            self.summary.set_frame(frame, formats, "statistic")
+            self.summary_panel.show_content()
+            if agreement.loo:
+                frame, formats = loo_display(agreement)
+                self.loo.set_frame(frame, formats, "annotator")
+                self.loo_panel.show_content()
+            else:
+                self.loo_panel.show_message("Needs items rated by two annotators or more.")
+        for panel, has in (
+            (self.summary_panel, agreement is not None),
+            (self.loo_panel, agreement is not None),
+            (self.qc_panel, qc is not None),
+        ):
+            panel.export_button.setEnabled(has)
+        if qc is None:
+            self.qc_panel.show_message("Computing…")
+            self.qc_note.clear()
+            return
+        self.qc_note.setText(QC_NOTE.format(p=qc.p_threshold))
+        if not qc.raters:
+            self.qc_panel.show_message("No human annotator has rated this dimension yet.")
+            return
+        frame, formats = qc_display(qc)
+        self.qc_table.set_frame(frame, formats, "annotator")
+        self.qc_panel.show_content()

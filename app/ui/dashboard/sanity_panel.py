@@ -1,0 +1,217 @@
+"""The sanity checks tab: pass rates at each threshold, run on demand, cached per session.
+
+The checks score fresh pairs with every metric the study has run — neural ones load their
+models — so they run only when asked, as a job in the window's runner (its progress and
+cancel button show in the status bar), and each setting's result is kept for the session.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QSizePolicy,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.analysis.export import to_csv, to_latex
+from app.analysis.sanity import SanityTable
+from app.runtime import Progress
+from app.ui.dashboard.formats import sanity_display
+from app.ui.dashboard.jobs import SanityRequest, sanity_job
+from app.ui.dashboard.panel import Panel
+from app.ui.dashboard.plots import export_plot
+from app.ui.dashboard.sanity_chart import SanityMeans
+from app.ui.dashboard.tables import BandedHeader, FrameTable
+from app.ui.icons import themed_icon
+from app.ui.workers import JobHandle
+
+if TYPE_CHECKING:
+    from app.ui.dashboard.controller import DashboardController
+
+MODES = {"wordsoup": "Word soup", "sampled": "Sampled real sentences"}
+NOTE = (
+    "Each source s is scored against itself (identical pairs: a metric that preserves "
+    "meaning gives round(score) ≥ 95 … = 100) and against a text u that shares no meaning "
+    "with it (unrelated pairs: ≤ 5 … = 0). Cells are the share of pairs passing each "
+    "threshold, as in the MeaningBERT study's tables."
+)
+
+
+class SanityPanel(QWidget):
+    finished = Signal()
+
+    def __init__(self, controller: DashboardController, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.controller = controller
+        self.handle: JobHandle | None = None
+        self.shown: SanityTable | None = None
+        self.mode = QComboBox()
+        for key, text in MODES.items():
+            self.mode.addItem(text, key)
+        self.mode.setToolTip(
+            "Unrelated texts: words of the study outside the source (word soup), or another "
+            "source under the lexical-overlap bar (ROUGE < 0.20, BLEU < 20)."
+        )
+        self.count = QSpinBox()
+        self.count.setRange(10, 100_000)
+        self.count.setSingleStep(50)
+        self.count.setValue(200)
+        self.count.setSuffix(" sources")
+        self.run_button = QPushButton(themed_icon("run"), "Run sanity checks")
+        self.run_button.setObjectName("runSanity")
+        self.cancel_button = QPushButton(themed_icon("cancel"), "Cancel")
+        self.progress = QProgressBar()
+        self.progress.setMaximumWidth(260)
+        self.progress.setTextVisible(True)
+        self.status = QLabel()
+        self.status.setObjectName("mutedLabel")
+        controls = QHBoxLayout()
+        controls.addWidget(QLabel("Unrelated texts:"))
+        controls.addWidget(self.mode)
+        controls.addWidget(self.count)
+        controls.addWidget(self.run_button)
+        controls.addWidget(self.progress)
+        controls.addWidget(self.cancel_button)
+        controls.addWidget(self.status, 1)
+        self.table = FrameTable(banded=True, fit_rows=20)
+        self.panel = Panel("Sanity checks: pass rates", self.table, formats=("csv", "tex"))
+        self.panel.name = "sanity-checks"
+        self.panel.set_exporter("csv", lambda p: to_csv(self._require(), p))
+        self.panel.set_exporter(
+            "tex",
+            lambda p: to_latex(self._require(), p, caption="Sanity checks: pass rates", digits=3),
+        )
+        self.table.customContextMenuRequested.connect(
+            lambda pos: self.panel.show_context_menu(self.table.viewport(), pos)
+        )
+        self.panel.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
+        self.chart = SanityMeans()
+        self.chart_panel = Panel(
+            "Mean score of identical and unrelated pairs",
+            self.chart,
+            formats=("png", "svg"),
+            name="sanity-means",
+        )
+        for fmt in ("png", "svg"):
+            self.chart_panel.set_exporter(fmt, lambda p: export_plot(self.chart.plot, p))
+        self.chart.plot.customContextMenuRequested.connect(
+            lambda pos: self.chart_panel.show_context_menu(self.chart.plot, pos)
+        )
+        note = QLabel(NOTE)
+        note.setObjectName("mutedLabel")
+        note.setWordWrap(True)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(controls)
+        layout.addWidget(self.panel)
+        layout.addWidget(self.chart_panel, 1)
+        layout.addWidget(note)
+        layout.addStretch(0)  # takes the room while the chart is hidden
+        self.run_button.clicked.connect(self.run)
+        self.cancel_button.clicked.connect(self.cancel)
+        self.mode.currentIndexChanged.connect(lambda _i: self.show_cached())
+        self.count.valueChanged.connect(lambda _v: self.show_cached())
+        self._set_running(False)
+        self.show_cached()
+
+    def request(self) -> SanityRequest:
+        return SanityRequest(str(self.mode.currentData()), int(self.count.value()))
+
+    def _require(self) -> SanityTable:
+        if self.shown is None:
+            raise RuntimeError("no sanity checks to export yet")
+        return self.shown
+
+    def show_cached(self) -> None:
+        table = self.controller.sanity.get(self.request().key)
+        self.shown = table
+        self.run_button.setText("Run again" if table is not None else "Run sanity checks")
+        if table is None:
+            self.panel.show_message(
+                "Not run yet in this session. “Run sanity checks” scores identical and "
+                "unrelated pairs built from the study's sources with every metric the study "
+                "has run (neural metrics load their models)."
+            )
+            self.panel.export_button.setEnabled(False)
+            self.chart_panel.hide()
+            return
+        self.show_table(table)
+
+    def show_table(self, table: SanityTable) -> None:
+        self.shown = table
+        self.run_button.setText("Run again")
+        frame, formats, bands = sanity_display(table)
+        header = self.table.horizontalHeader()
+        if isinstance(header, BandedHeader):
+            header.set_bands(bands)  # first: the header's height counts in the table's
+        self.table.set_frame(frame, formats, "metric")
+        errors = [f"{k}: {r.error}" for k, r in table.results.items() if r.error]
+        fallback = max((r.n_fallback for r in table.results.values()), default=0)
+        notes = []
+        if errors:
+            notes.append("Not run — " + "; ".join(errors))
+        if fallback:
+            notes.append(f"{fallback} sources had no unrelated sentence: word soup used")
+        self.status.setText(" · ".join(notes))
+        self.panel.export_button.setEnabled(True)
+        self.chart.set_table(table)
+        self.chart_panel.setVisible(bool(self.chart.means))
+        if len(frame):
+            self.panel.show_content()
+        else:
+            self.panel.show_message("The study has no metric runs to check.")
+
+    def run(self) -> None:
+        path = self.controller.path
+        if path is None or self.handle is not None:
+            return
+        request = self.request()
+        runner = self.controller.context.runner
+
+        def done(table: SanityTable) -> None:
+            if self.controller.path == path:
+                self.controller.sanity[request.key] = table
+                if self.request() == request:
+                    self.show_table(table)
+
+        self.handle = runner.start(sanity_job(path, request), title="Sanity checks", on_result=done)
+        self.handle.progress.connect(self._on_progress)
+        self.handle.finished.connect(self._on_finished)
+        self.progress.setRange(0, 0)
+        self._set_running(True)
+        self.status.setText("Building pairs and scoring…")
+
+    def cancel(self) -> None:
+        if self.handle is not None:
+            self.handle.cancel()
+
+    def _on_progress(self, p: Progress) -> None:
+        if p.total:
+            self.progress.setRange(0, int(p.total))
+            self.progress.setValue(int(p.done))
+        self.status.setText(p.message)
+
+    def _on_finished(self) -> None:
+        handle, self.handle = self.handle, None
+        self._set_running(False)
+        if handle is not None and handle.outcome == "cancelled":
+            self.status.setText("Cancelled.")
+        elif handle is not None and handle.outcome == "failed" and handle.failure is not None:
+            self.status.setText(f"Failed: {handle.failure.message}")
+        self.finished.emit()
+
+    def _set_running(self, running: bool) -> None:
+        self.run_button.setEnabled(not running)
+        self.cancel_button.setVisible(running)
+        self.progress.setVisible(running)
+        self.mode.setEnabled(not running)
+        self.count.setEnabled(not running)

@@ -1,0 +1,76 @@
+"""Bring the in-memory ratings of a StudyAnalysis up to date for a few items.
+
+A change notification names items, not ratings (a submission, a revision and an undo
+look alike), so the current ratings of those items are read back and reconciled: new and
+revised ratings are set, withdrawn ones removed. Reading a handful of items is a
+millisecond; the full reload is kept for wholesale changes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from app.analysis.live import StudyAnalysis
+from db.models import Annotator, Dimension, Rating
+
+CHUNK = 500  # SQLite's parameter limit is far above; keeps each IN list small
+
+
+def current_ratings(
+    session: Session, item_ids: list[int], dimension: str
+) -> list[tuple[int, str, str, float]]:
+    """(item_id, annotator, annotator kind, value) of the items' current ratings."""
+    rows: list[tuple[int, str, str, float]] = []
+    for start in range(0, len(item_ids), CHUNK):
+        chunk = item_ids[start : start + CHUNK]
+        stmt = (
+            select(Rating.item_id, Annotator.name, Annotator.kind, Rating.value)
+            .join(Annotator, Annotator.id == Rating.annotator_id)
+            .join(Dimension, Dimension.id == Rating.dimension_id)
+            .where(
+                Rating.item_id.in_(chunk),
+                Rating.state == "current",
+                Dimension.name == dimension,
+            )
+        )
+        rows.extend((int(i), str(n), str(k), float(v)) for i, n, k, v in session.execute(stmt))
+    return rows
+
+
+def apply_rating_changes(analysis: StudyAnalysis, session: Session, item_ids: Iterable[int]) -> int:
+    """Reconcile the analysis with the database for these items; returns how many of its
+    ratings (regular items only) were added, revised or removed."""
+    ratings = analysis.data.ratings
+    known = ratings.item_ids
+    ids = np.unique(np.asarray(list(item_ids), dtype=np.int64))
+    if ids.size == 0 or known.size == 0:
+        return 0
+    at = np.clip(np.searchsorted(known, ids), 0, known.size - 1)
+    regular = ids[known[at] == ids]
+    if regular.size == 0:
+        return 0
+    wanted = {
+        (i, name): (value, kind == "aggregate")
+        for i, name, kind, value in current_ratings(session, regular.tolist(), analysis.dimension)
+    }
+    items, raters, values = ratings.arrays()
+    positions = np.searchsorted(known, regular)
+    sel = np.isin(items, positions)
+    names = ratings.annotators
+    existing = {
+        (int(known[p]), names[a]): float(v)
+        for p, a, v in zip(
+            items[sel].tolist(), raters[sel].tolist(), values[sel].tolist(), strict=True
+        )
+    }
+    changed = 0
+    for key in existing.keys() - wanted.keys():
+        changed += analysis.remove_rating(*key)
+    for (item_id, name), (value, aggregate) in wanted.items():
+        if existing.get((item_id, name)) != value:
+            changed += analysis.set_rating(item_id, name, value, aggregate=aggregate)
+    return changed

@@ -1,0 +1,244 @@
+"""Result tables (pandas frames) in a QTableView: formatting, banded headers.
+
+The frame's index is the first column (metric or annotator). Numbers keep full precision
+in the tooltip and in exports; the cells show them rounded, rates as percentages.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QRect, Qt
+from PySide6.QtGui import QColor, QPainter
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHeaderView,
+    QSizePolicy,
+    QStyle,
+    QStyleOptionHeader,
+    QTableView,
+    QWidget,
+)
+
+Index = QModelIndex | QPersistentModelIndex
+PASS = QColor("#2e8540")
+FAIL = QColor("#c0392b")
+
+
+@dataclass(frozen=True)
+class Fmt:
+    """How a column shows: float, int, auto (int when whole), percent (of a 0–1 rate),
+    p (p-value), text, num (text aligned as a number), status (pass / fail in colour)."""
+
+    kind: str = "float"
+    digits: int = 3
+    label: str | None = None
+
+
+def format_value(value: Any, fmt: Fmt) -> str:
+    if value is None:
+        return "–"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if fmt.kind in ("text", "status") or isinstance(value, str):
+        return str(value)
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        return str(value)
+    if math.isnan(v) or math.isinf(v):
+        return "–"
+    if fmt.kind == "int" or (fmt.kind == "auto" and v.is_integer() and abs(v) < 1e15):
+        return f"{int(round(v)):,}"
+    if fmt.kind == "percent":
+        return f"{100 * v:.{fmt.digits}f} %"
+    if fmt.kind == "p":
+        return f"{v:.1e}" if 0 < v < 10**-fmt.digits else f"{v:.{fmt.digits}f}"
+    return f"{v:.{fmt.digits}f}"
+
+
+class FrameModel(QAbstractTableModel):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.frame = pd.DataFrame()
+        self.formats: dict[str, Fmt] = {}
+        self.index_label = ""
+
+    def set_frame(
+        self, frame: pd.DataFrame, formats: dict[str, Fmt] | None = None, index_label: str = ""
+    ) -> None:
+        self.beginResetModel()
+        self.frame = frame
+        self.formats = formats or {}
+        self.index_label = index_label or str(frame.index.name or "")
+        self.endResetModel()
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008, N802
+        return 0 if parent.isValid() else len(self.frame)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008, N802
+        return 0 if parent.isValid() else len(self.frame.columns) + 1
+
+    def fmt(self, column: int) -> Fmt:
+        if column == 0:
+            return Fmt("text")
+        return self.formats.get(str(self.frame.columns[column - 1]), Fmt())
+
+    def raw(self, row: int, column: int) -> Any:
+        if column == 0:
+            return self.frame.index[row]
+        return self.frame.iat[row, column - 1]
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid():
+            return None
+        r, c = index.row(), index.column()
+        fmt = self.fmt(c)
+        value = self.raw(r, c)
+        if role == Qt.ItemDataRole.DisplayRole:
+            return format_value(value, fmt)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return None if c == 0 or fmt.kind == "text" else repr(value)
+        if role == Qt.ItemDataRole.TextAlignmentRole:
+            left = c == 0 or fmt.kind in ("text", "status")
+            horizontal = Qt.AlignmentFlag.AlignLeft if left else Qt.AlignmentFlag.AlignRight
+            return int(horizontal | Qt.AlignmentFlag.AlignVCenter)
+        if role == Qt.ItemDataRole.ForegroundRole and fmt.kind == "status":
+            return {"pass": PASS, "fail": FAIL}.get(str(value))
+        return None
+
+    def headerData(  # noqa: N802 - Qt's name
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        if orientation != Qt.Orientation.Horizontal or role != Qt.ItemDataRole.DisplayRole:
+            return None
+        if section == 0:
+            return self.index_label
+        fmt = self.fmt(section)
+        return fmt.label or str(self.frame.columns[section - 1])
+
+
+class BandedHeader(QHeaderView):
+    """A horizontal header with group labels spanning columns, over the column labels."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(Qt.Orientation.Horizontal, parent)
+        self.bands: list[tuple[int, int, str]] = []  # (first section, last section, text)
+        self.setSectionsClickable(False)
+
+    def set_bands(self, bands: list[tuple[int, int, str]]) -> None:
+        self.bands = bands
+        self.updateGeometry()
+        self.viewport().update()
+
+    def _in_band(self, section: int) -> bool:
+        return any(first <= section <= last for first, last, _ in self.bands)
+
+    def sizeHint(self):  # noqa: ANN201, N802 - Qt's name
+        size = super().sizeHint()
+        if self.bands:
+            size.setHeight(size.height() * 2)
+        return size
+
+    def paintSection(self, painter: QPainter, rect: QRect, section: int) -> None:  # noqa: N802
+        if self.bands and self._in_band(section):
+            half = rect.height() // 2
+            rect = QRect(rect.left(), rect.top() + half, rect.width(), rect.height() - half)
+        super().paintSection(painter, rect, section)
+
+    def paintEvent(self, event: Any) -> None:  # noqa: N802 - Qt's name
+        super().paintEvent(event)
+        if not self.bands:
+            return
+        painter = QPainter(self.viewport())
+        half = self.height() // 2
+        for first, last, text in self.bands:
+            if last >= self.count():
+                continue
+            x0 = self.sectionViewportPosition(first)
+            x1 = self.sectionViewportPosition(last) + self.sectionSize(last)
+            opt = QStyleOptionHeader()
+            self.initStyleOption(opt)
+            opt.rect = QRect(x0, 0, x1 - x0, half)
+            opt.text = text
+            opt.textAlignment = Qt.AlignmentFlag.AlignCenter
+            opt.position = QStyleOptionHeader.SectionPosition.OnlyOneSection
+            self.style().drawControl(QStyle.ControlElement.CE_Header, opt, painter, self)
+        painter.end()
+
+
+class FrameTable(QTableView):
+    """A read-only table of a result frame, sized to its contents."""
+
+    def __init__(
+        self, parent: QWidget | None = None, *, banded: bool = False, fit_rows: int = 0
+    ) -> None:
+        super().__init__(parent)
+        self.setObjectName("dashboardTable")
+        self.fit_rows = fit_rows  # > 0: as tall as its rows, up to this many, no taller
+        self.model_ = FrameModel(self)
+        self.setModel(self.model_)
+        if banded:
+            self.setHorizontalHeader(BandedHeader(self))
+        self.verticalHeader().hide()
+        self.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
+        self.setAlternatingRowColors(True)
+        self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.setWordWrap(False)
+        self.horizontalHeader().setStretchLastSection(False)
+        self.horizontalHeader().setDefaultAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+
+    def set_frame(
+        self, frame: pd.DataFrame, formats: dict[str, Fmt] | None = None, index_label: str = ""
+    ) -> None:
+        old = self.model_.frame
+        self.model_.set_frame(frame, formats, index_label)
+        if old.shape != frame.shape or list(old.columns) != list(frame.columns):
+            self._spread()  # a live refresh changes numbers only: keep the widths
+        if self.fit_rows:
+            self.setMaximumHeight(self.content_height(self.fit_rows))
+            self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Maximum)
+
+    def resizeEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(event)
+        self._spread()
+
+    def _spread(self) -> None:
+        """Share the spare width among the columns, so the table spans its panel."""
+        header = self.horizontalHeader()
+        n = self.model_.columnCount()
+        if n == 0:
+            return
+        natural = [self.sizeHintForColumn(c) for c in range(n)]
+        natural = [max(w, header.sectionSizeHint(c), 64) + 10 for c, w in enumerate(natural)]
+        spare = self.viewport().width() - sum(natural)
+        extra = max(0, spare) // n
+        for c, w in enumerate(natural):
+            header.resizeSection(c, w + extra)
+
+    def content_height(self, max_rows: int) -> int:
+        rows = min(self.model_.rowCount(), max_rows)
+        header = self.horizontalHeader().sizeHint().height()
+        extra = (
+            self.horizontalScrollBar().sizeHint().height() if rows < self.model_.rowCount() else 0
+        )
+        row_h = self.verticalHeader().defaultSectionSize()
+        return header + max(rows, 1) * row_h + 2 * self.frameWidth() + extra + 2
+
+    def sizeHint(self):  # noqa: ANN201, N802 - Qt's name
+        hint = super().sizeHint()
+        if self.fit_rows:
+            hint.setHeight(self.content_height(self.fit_rows))
+        return hint
+
+    @property
+    def frame(self) -> pd.DataFrame:
+        return self.model_.frame
+
+    def cell_text(self, row: int, column: int) -> str:
+        return str(self.model_.data(self.model_.index(row, column)))

@@ -1,0 +1,142 @@
+"""The dashboard's Qt-free pieces: bar series, merged tables, formats; and its themes."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from app.analysis.correlation import correlate_many
+from app.analysis.sanity import SanityResult, SanityTable
+from app.ui.dashboard.formats import sanity_display
+from app.ui.dashboard.model import bar_series, combine, least_squares, sort_names
+from app.ui.dashboard.tables import Fmt, format_value
+
+
+def _table(n_boot: int, seed: int = 0):  # noqa: ANN202
+    rng = np.random.default_rng(seed)
+    y = rng.normal(size=120)
+    x = np.column_stack([y + rng.normal(scale=s, size=120) for s in (0.3, 1.0, 3.0)])
+    x[:5, 2] = np.nan
+    return correlate_many(x, y, ["good", "fair", "poor"], n_boot=n_boot, seed=0)
+
+
+def test_bar_series_sorts_and_carries_intervals() -> None:
+    table = _table(200)
+    series = bar_series(table, "pearson", "value")
+    assert series.names == ["good", "fair", "poor"]
+    for k, name in enumerate(series.names):
+        r = table.results[name]
+        assert (series.values[k], series.lows[k], series.highs[k]) == (r.pearson, *r.pearson_ci)
+        assert series.n[k] == r.n and series.p[k] == r.pearson_p
+    assert series.has_intervals
+    assert bar_series(table, "kendall").has_intervals is False
+    assert bar_series(table, "pearson", "name").names == ["fair", "good", "poor"]
+    assert "good: r = " in series.describe(0) and "n = 120" in series.describe(0)
+
+
+def test_sort_puts_missing_values_last() -> None:
+    values = {"b": 0.2, "a": float("nan"), "c": 0.9, "D": 0.2}
+    assert sort_names(values, "value") == ["c", "b", "D", "a"]
+    assert sort_names(values, "name") == ["a", "b", "c", "D"]
+
+
+def test_combine_takes_points_live_and_intervals_from_the_bootstrap() -> None:
+    live = _table(0, seed=1)
+    boot = _table(300, seed=2)
+    merged = combine(live, boot, live_has_kendall=False)
+    assert merged is not None and merged.n_boot == 300
+    for name, r in merged.results.items():
+        assert r.pearson == live.results[name].pearson
+        assert r.pearson_ci == boot.results[name].pearson_ci
+        assert r.kendall == boot.results[name].kendall
+    kept = combine(live, boot, live_has_kendall=True)
+    assert kept.results["good"].kendall == live.results["good"].kendall
+    assert combine(None, boot, live_has_kendall=False) is boot
+    assert combine(live, None, live_has_kendall=False) is live
+
+
+def test_least_squares_is_numpy_polyfit() -> None:
+    rng = np.random.default_rng(3)
+    x = rng.uniform(0, 100, 50)
+    y = 0.7 * x + rng.normal(0, 5, 50)
+    y[4] = np.nan
+    keep = np.isfinite(y)
+    assert least_squares(x, y) == pytest.approx(tuple(np.polyfit(x[keep], y[keep], 1)))
+    assert least_squares(np.ones(5), np.arange(5.0)) is None
+
+
+def test_formats() -> None:
+    assert format_value(0.12345, Fmt()) == "0.123"
+    assert format_value(0.875, Fmt("percent", 1)) == "87.5 %"
+    assert format_value(3.0e-9, Fmt("p")) == "3.0e-09"
+    assert format_value(0.04, Fmt("p")) == "0.040"
+    assert format_value(12.0, Fmt("auto")) == "12" and format_value(0.5, Fmt("auto")) == "0.500"
+    assert format_value(float("nan"), Fmt()) == "–" and format_value(None, Fmt()) == "–"
+    assert format_value("[0.1, 0.2]", Fmt("num")) == "[0.1, 0.2]"
+
+
+def test_sanity_layout_is_the_studys() -> None:
+    def result(name: str, ident: list[float], unrel: list[float]) -> SanityResult:
+        from app.analysis.sanity import identical_rates, unrelated_rates
+
+        return SanityResult(
+            name, len(ident), identical_rates(ident), unrelated_rates(unrel),
+            np.array(ident), np.array(unrel),
+        )  # fmt: skip
+
+    table = SanityTable({"m": result("m", [100, 96.4, 94.6, 99.5], [0.4, 3.0, 7.0, 1.5])})
+    frame, formats, bands = sanity_display(table)
+    labels = [formats[c].label for c in frame.columns]
+    assert labels == [
+        "≥95", "≥96", "≥97", "≥98", "≥99", "=100", "≤5", "≤4", "≤3", "≤2", "≤1", "=0", "pairs"
+    ]  # fmt: skip
+    # Hand-computed with Python's rounding: 100, 96, 95 (94.6), 100 (99.5 → 100, half even).
+    assert frame.loc["m", "identical ≥95"] == 1.0
+    assert frame.loc["m", "identical ≥96"] == 0.75
+    assert frame.loc["m", "identical =100"] == 0.5
+    # 0, 3, 7, 2 (1.5 → 2, half even).
+    assert frame.loc["m", "unrelated ≤5"] == 0.75
+    assert frame.loc["m", "unrelated ≤2"] == 0.5
+    assert frame.loc["m", "unrelated =0"] == 0.25
+    assert bands == [(1, 6, "Identical pairs (s, s)"), (7, 12, "Unrelated pairs (s, u)")]
+    assert not math.isnan(frame.loc["m", "n"])
+
+
+def test_plots_follow_the_theme(open_page, synth, qtbot) -> None:
+    from PySide6.QtWidgets import QApplication
+
+    from app.ui.theme import build_palette
+
+    path, _ = synth
+    page = open_page(path)
+    app = QApplication.instance()
+    old = app.palette()
+    try:
+        app.setPalette(build_palette("dark"))
+        qtbot.waitUntil(
+            lambda: (
+                page.correlations.bars.plot.backgroundBrush().color()
+                == build_palette("dark").base().color()
+            )
+        )
+        assert page.correlations.bars.colors.dark
+        assert page.heatmap.colors.dark
+    finally:
+        app.setPalette(old)
+
+
+def test_page_state_round_trip(open_page, synth, qtbot) -> None:
+    path, _ = synth
+    page = open_page(path)
+    from app.ui.dashboard.correlations_tab import select_data
+
+    select_data(page.correlations.statistic, "spearman")
+    select_data(page.correlations.sort, "name")
+    select_data(page.heat_method, "spearman")
+    page.tabs.setCurrentIndex(2)
+    state = page.save_state()
+    other = open_page(path)
+    other.restore_state(state)
+    assert other.save_state() == state
