@@ -68,10 +68,12 @@ def _default_pages() -> list[PageSpec]:
 
         return AnnotatePage(ctx)
 
-    def dashboard(_ctx: StudyContext) -> QWidget:
-        return PlaceholderPage(
-            "Dashboard", "Correlations with human ratings and the sanity checks will live here."
-        )
+    def dashboard(ctx: StudyContext) -> QWidget:
+        from app.ui.dashboard import DashboardPage, open_in_compare
+
+        page = DashboardPage(ctx)
+        page.item_activated.connect(lambda item_id: open_in_compare(ctx.parent(), item_id))
+        return page
 
     def compare(ctx: StudyContext) -> QWidget:
         page = _optional_page("app.ui.compare", "ComparePage", ctx)
