@@ -211,8 +211,8 @@ def _print_summary(result: Any) -> None:
     )
     sanity = result.card.get("sanity") or {}
     if sanity:
-        ident = (sanity.get("identical") or {}).get(">=95")
-        unrel = (sanity.get("unrelated") or {}).get("<=5")
+        ident = (sanity.get("identical") or {}).get("95")
+        unrel = (sanity.get("unrelated") or {}).get("5")
         print(
             f"sanity: identical ≥ 95 {'–' if ident is None else f'{ident:.0%}'}, "
             f"unrelated ≤ 5 {'–' if unrel is None else f'{unrel:.0%}'}"

@@ -77,6 +77,9 @@ def _stats_rows(stats: dict[str, Any]) -> list[str]:
             extra = ""
             if f"{key}_sd" in stats and stats[f"{key}_sd"] is not None:
                 extra = f" ± {_fmt(stats[f'{key}_sd'])}"
+            ci = stats.get(f"{key}_ci")
+            if isinstance(ci, list) and len(ci) == 2 and None not in ci:
+                extra += f" (95% CI {_fmt(ci[0])} – {_fmt(ci[1])})"
             rows.append(f"| {key} | {_fmt(stats[key])}{extra} |")
     return rows
 
@@ -111,17 +114,26 @@ def render_markdown(card: dict[str, Any]) -> str:
     if card.get("test_over_runs"):
         lines += ["Mean ± SD over runs:", "", *_stats_rows(card["test_over_runs"]), ""]
     sanity = card.get("sanity") or {}
-    if sanity:
+    if sanity.get("identical"):
         ident = sanity.get("identical", {})
         unrel = sanity.get("unrelated", {})
         lines += [
-            "## Sanity checks (share of pairs passing)",
+            f"## Sanity checks ({sanity.get('n')} held-out sources; share of pairs passing)",
             "",
-            f"Identical pairs (n = {sanity.get('n_identical')}): "
-            + ", ".join(f"{k} {_fmt(v, 2)}" for k, v in ident.items()),
+            "| identical: round(score) | ≥ 95 | ≥ 96 | ≥ 97 | ≥ 98 | ≥ 99 | = 100 |",
+            "|---|---|---|---|---|---|---|",
+            "| share | "
+            + " | ".join(_fmt(ident.get(k), 2) for k in ("95", "96", "97", "98", "99", "100"))
+            + " |",
             "",
-            f"Unrelated word-soup pairs (n = {sanity.get('n_unrelated')}): "
-            + ", ".join(f"{k} {_fmt(v, 2)}" for k, v in unrel.items()),
+            "| unrelated (word soup): round(score) | ≤ 5 | ≤ 4 | ≤ 3 | ≤ 2 | ≤ 1 | = 0 |",
+            "|---|---|---|---|---|---|---|",
+            "| share | "
+            + " | ".join(_fmt(unrel.get(k), 2) for k in ("5", "4", "3", "2", "1", "0"))
+            + " |",
+            "",
+            f"Mean score of identical pairs {_fmt(sanity.get('identical_mean'), 1)}, "
+            f"of unrelated pairs {_fmt(sanity.get('unrelated_mean'), 1)}.",
             "",
         ]
     parts = split.get("parts", {})

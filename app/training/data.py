@@ -1,12 +1,16 @@
 """The training targets: one human score per rated item, on the 0–100 scale.
 
-A target is the mean of the item's current ratings on the chosen dimension (aggregate
-annotators such as a dataset's published mean label count as ratings). With `z=True` each
-annotator's ratings of regular items are standardized first (mean, sample SD; SD 0 → 1), the
-item's target is its mean z, and that mean is re-expressed on the study's own scale as
-`mean + z · SD` of all regular ratings, clipped to 0–100. Training on z directly would not
-work with the augmentation, whose identical (100) and unrelated (0) pairs live on the rating
-scale, nor with the battery, which reads the model's logit as a 0–100 score.
+The item's human score is the analysis package's (`app.analysis.human`), so a model learns
+exactly what the dashboard correlates metrics with: the mean of the item's current ratings
+by human raters, or of its aggregate labels (a dataset's published mean) where no human
+rated it; ratings of a Likert dimension are mapped onto 0–100 first.
+
+With `z=True` the score is the item's mean per-annotator z-score, re-expressed linearly on
+the scale of the raw scores: rescaled to the mean and SD of the raw item scores, clipped to
+0–100. Training on z directly would not work with the augmentation, whose identical (100)
+and unrelated (0) pairs live on the rating scale, nor with the battery, which reads the
+model's logit as a 0–100 score; a linear map keeps z's order and spacing (its Pearson
+correlation with anything is unchanged).
 """
 
 from __future__ import annotations
@@ -17,12 +21,12 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from app.analysis.data import dimension_info
+from app.analysis.human import RatingSet
 from app.errors import UserError
 from db.frames import items_frame, ratings_frame
-from db.models import Dimension
 
 TARGET_COLUMNS = ["item_id", "source", "output", "system", "source_group", "target", "n_ratings"]
 
@@ -62,68 +66,42 @@ class TargetTable:
         return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
-def _dimension(session: Session, name: str) -> Dimension:
-    dim = session.scalar(select(Dimension).where(Dimension.name == name))
-    if dim is None:
-        known = session.scalars(select(Dimension.name).order_by(Dimension.position)).all()
-        raise UserError(
-            f"the study has no dimension {name!r}; its dimensions: {', '.join(known) or 'none'}"
-        )
-    return dim
-
-
-def per_annotator_z(ratings: pd.DataFrame) -> pd.Series:
-    """Each rating's z-score within its annotator (sample SD; a constant rater gets SD 1)."""
-    grouped = ratings.groupby("annotator")["value"]
-    mean = grouped.transform("mean")
-    sd = grouped.transform(lambda v: v.std(ddof=1) if len(v) > 1 else np.nan)
-    sd = sd.where(sd > 0, 1.0).fillna(1.0)
-    return (ratings["value"] - mean) / sd
-
-
-def item_targets(ratings: pd.DataFrame, *, z: bool) -> pd.DataFrame:
-    """Per item: the target on 0–100 and how many ratings it stands on.
-
-    `ratings` has columns item_id, annotator and value (already on 0–100).
-    """
-    if not z:
-        grouped = ratings.groupby("item_id")["value"]
-        return pd.DataFrame({"target": grouped.mean(), "n_ratings": grouped.size()}).reset_index()
-    zs = ratings.assign(z=per_annotator_z(ratings))
-    grouped = zs.groupby("item_id")["z"]
-    mean_raw = float(ratings["value"].mean())
-    sd_raw = float(ratings["value"].std(ddof=1)) if len(ratings) > 1 else 0.0
-    if not np.isfinite(sd_raw) or sd_raw <= 0:
-        sd_raw = 1.0
-    target = (mean_raw + sd_raw * grouped.mean()).clip(0.0, 100.0)
-    return pd.DataFrame({"target": target, "n_ratings": grouped.size()}).reset_index()
+def rescale_like(z: np.ndarray, raw: np.ndarray) -> np.ndarray:
+    """`z` moved linearly to the mean and sample SD of `raw`, clipped to 0–100."""
+    mean_raw = float(np.mean(raw))
+    sd_raw = float(np.std(raw, ddof=1)) if len(raw) > 1 else 0.0
+    sd_z = float(np.std(z, ddof=1)) if len(z) > 1 else 0.0
+    if not np.isfinite(sd_z) or sd_z <= 0:
+        return np.full(len(z), np.clip(mean_raw, 0.0, 100.0))
+    return np.clip(mean_raw + (z - np.mean(z)) * (sd_raw / sd_z), 0.0, 100.0)
 
 
 def load_targets(session: Session, *, dimension: str = "meaning", z: bool = False) -> TargetTable:
     """The rated regular items of the study with their 0–100 target; UserError when none."""
-    dim = _dimension(session, dimension)
+    dim = dimension_info(session, dimension)
+    if dim.max_value <= dim.min_value:
+        raise UserError(
+            f"the dimension {dimension!r} has an empty scale ({dim.min_value}–{dim.max_value})"
+        )
+    items = items_frame(session, kinds=("regular",))
     ratings = ratings_frame(session, dimension=dimension, kinds=("regular",))
-    if ratings.empty:
+    if ratings.empty or items.empty:
         raise UserError(
             f"the study has no current ratings on the dimension {dimension!r}: rate items in "
             "the app or import a rated dataset before training"
         )
-    span = float(dim.max_value) - float(dim.min_value)
-    if span <= 0:
-        raise UserError(
-            f"the dimension {dimension!r} has an empty scale ({dim.min_value}–{dim.max_value})"
-        )
-    ratings = ratings[["item_id", "annotator", "value"]].copy()
-    # A Likert 1–5 dimension is mapped onto 0–100, the scale the model's logit is read on.
-    ratings["value"] = (ratings["value"].astype(float) - float(dim.min_value)) * (100.0 / span)
-    targets = item_targets(ratings, z=z)
-    items = items_frame(session, kinds=("regular",))
-    frame = items.merge(targets, on="item_id", how="inner")
-    frame = frame[TARGET_COLUMNS].sort_values("item_id").reset_index(drop=True)
+    ratings = ratings.assign(value=dim.to_percent(ratings["value"].to_numpy(dtype=np.float64)))
+    scores = RatingSet.from_frame(ratings, items["item_id"].to_numpy()).scores()
+    rated = np.isfinite(scores.raw)
+    frame = items.loc[rated].reset_index(drop=True)
+    raw = scores.raw[rated]
+    frame["target"] = rescale_like(scores.z[rated], raw) if z else raw
+    frame["n_ratings"] = scores.n_ratings[rated].astype(int)
+    used = ratings[ratings["item_id"].isin(set(frame["item_id"]))]
     return TargetTable(
-        frame=frame,
+        frame=frame[TARGET_COLUMNS],
         dimension=dimension,
         z_scores=z,
-        n_ratings=len(ratings),
-        n_annotators=int(ratings["annotator"].nunique()),
+        n_ratings=int(frame["n_ratings"].sum()),
+        n_annotators=int(used["annotator"].nunique()),
     )

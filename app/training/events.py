@@ -11,12 +11,16 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any, Protocol
 
+from app.runtime import CancelToken
+
 
 class TrainContext(Protocol):
     """What the training needs from its job context (`app.jobs.base.JobContext` fits).
 
     Declared here so the engine layer never imports `app.jobs`.
     """
+
+    cancel: CancelToken
 
     def progress(
         self, done: int, total: int | None, message: str = "", *, force: bool = False

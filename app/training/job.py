@@ -133,25 +133,23 @@ def _finish_run(
     state: Any,
     request: TrainRequest,
     *,
-    tokenizer: Any,
     device: str,
-    vocabulary_texts: list[str],
     ctx: TrainContext,
 ) -> tuple[RunSummary, dict[str, list[Any]]]:
     model = load_saved(spec.best_dir, device)
     test = data.encoded["test"]
+    items = data.items["test"]
     values = clip_scores(predict(model, test, device=device, check=ctx.check))
-    stats = regression_stats(values, test.targets)
+    del model
+    groups = items["source_group"].tolist()
+    stats = regression_stats(values, test.targets, groups=groups, seed=request.split_seed)
     sanity = sanity_check(
-        model,
-        tokenizer,
-        data.items["test"]["source"].tolist(),
-        vocabulary_texts,
+        spec.best_dir,
+        items["source"].tolist(),
         device=device,
-        max_length=request.max_length,
         n=request.sanity_n,
         seed=request.split_seed,
-        check=ctx.check,
+        cancel=ctx.cancel,
     )
     summary = RunSummary(
         name=spec.name,
@@ -167,7 +165,8 @@ def _finish_run(
         split=data.stats(),
     )
     predictions: dict[str, list[Any]] = {
-        "item_id": [int(i) for i in data.items["test"]["item_id"]],
+        "item_id": [int(i) for i in items["item_id"]],
+        "source_group": groups,
         "value": [float(v) for v in values],
         "human": [float(v) for v in test.targets],
     }
@@ -195,7 +194,8 @@ def _test_figures(
         runs = [s for s in summaries if s.seed == seed]
         values = np.concatenate([predictions[r.name]["value"] for r in runs])
         human = np.concatenate([predictions[r.name]["human"] for r in runs])
-        pooled.append(regression_stats(values, human))
+        groups = [g for r in runs for g in predictions[r.name]["source_group"]]
+        pooled.append(regression_stats(values, human, groups=groups, seed=seed))
     test = pooled[0] if len(pooled) == 1 else summarize_runs(pooled, STAT_KEYS)
     return {
         "test": test,
@@ -272,7 +272,6 @@ def train_model(
                 ))  # fmt: skip
         specs = [(_with_count(spec, len(specs)), data) for spec, data in specs]
         progress["total"] = sum(total_steps(request, len(s.train)) for s, _ in specs)
-        vocabulary_texts = sorted(set(targets.frame["source"]) | set(targets.frame["output"]))
 
         summaries: list[RunSummary] = []
         predictions: dict[str, dict[str, list[Any]]] = {}
@@ -288,10 +287,7 @@ def train_model(
                     ctx=ctx, emit=emit,
                 )  # fmt: skip
                 emit(Phase("testing the best model", run=spec.name))
-                summary, preds = _finish_run(
-                    spec, data, state, request, tokenizer=tokenizer, device=device,
-                    vocabulary_texts=vocabulary_texts, ctx=ctx,
-                )  # fmt: skip
+                summary, preds = _finish_run(spec, data, state, request, device=device, ctx=ctx)
                 payload = cards.clean_json({**summary.to_json(), "predictions": preds})
                 tmp = result_path.with_name(RESULT_FILE + ".tmp")
                 tmp.write_text(json.dumps(payload), encoding="utf-8")

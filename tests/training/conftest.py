@@ -103,20 +103,28 @@ def add_rated_items(
     annotators: dict[str, float] | None = None,
     dimension: str = "meaning",
     kind: str = "human",
+    kinds: dict[str, str] | None = None,
 ) -> list[int]:
-    """Items with one rating per annotator: the row's rating plus the annotator's offset."""
+    """New items, rated per row either by `row["ratings"]` ({annotator: value}) or, from
+    `row["rating"]`, once per annotator with that annotator's offset (clipped to the scale).
+    Annotators are created as `kinds.get(name, kind)` (human or aggregate)."""
     annotators = annotators if annotators is not None else {"rater": 0.0}
+    kinds = kinds or {}
     dataset = Dataset(name=f"synthetic-{len(rows)}-{random.random():.6f}", format="test")
     session.add(dataset)
     dim = session.query(Dimension).filter_by(name=dimension).one()
-    people = []
-    for name in annotators:
-        person = session.query(Annotator).filter_by(name=name).one_or_none()
-        if person is None:
-            person = Annotator(name=name, kind=kind)
-            session.add(person)
-        people.append(person)
-    session.flush()
+    people: dict[str, Annotator] = {}
+
+    def person(name: str) -> Annotator:
+        if name not in people:
+            found = session.query(Annotator).filter_by(name=name).one_or_none()
+            if found is None:
+                found = Annotator(name=name, kind=kinds.get(name, kind))
+                session.add(found)
+                session.flush()
+            people[name] = found
+        return people[name]
+
     ids = []
     for row in rows:
         item = Item(
@@ -131,12 +139,17 @@ def add_rated_items(
         session.add(item)
         session.flush()
         ids.append(item.id)
-        if row.get("rating") is None:
-            continue
-        for person, offset in zip(people, annotators.values(), strict=True):
-            value = min(dim.max_value, max(dim.min_value, row["rating"] + offset))
+        values = row.get("ratings")
+        if values is None:
+            if row.get("rating") is None:
+                continue
+            values = {name: row["rating"] + offset for name, offset in annotators.items()}
+        for name, value in values.items():
+            value = min(dim.max_value, max(dim.min_value, value))
             session.add(
-                Rating(item_id=item.id, annotator_id=person.id, dimension_id=dim.id, value=value)
+                Rating(
+                    item_id=item.id, annotator_id=person(name).id, dimension_id=dim.id, value=value
+                )
             )
     session.flush()
     return ids

@@ -35,15 +35,39 @@ def test_z_scores_remove_annotator_offsets_and_return_to_the_scale(new_study) ->
         add_rated_items(s, _rows(ratings), annotators={"lenient": 5.0, "harsh": -5.0})
         raw = load_targets(s)
         z = load_targets(s, z=True)
-    # Both raters order the items alike and only differ by an offset, so the mean z of an item
-    # is its z within one rater; numpy is the oracle for mean + z·SD of all ratings.
-    values = np.array(ratings)
-    item_z = (values - values.mean()) / values.std(ddof=1)
-    pooled = np.concatenate([values + 5.0, values - 5.0])
-    expected = np.clip(pooled.mean() + pooled.std(ddof=1) * item_z, 0, 100)
-    assert z.frame["target"].to_numpy() == pytest.approx(expected)
-    assert raw.frame["target"].to_numpy() == pytest.approx(values)
+    # Raters that differ only by an offset give each item the same z; rescaled to the mean
+    # and SD of the raw item means, the z targets are the raw targets again.
+    assert raw.frame["target"].to_numpy() == pytest.approx(ratings)
+    assert z.frame["target"].to_numpy() == pytest.approx(ratings)
     assert z.data_hash() != raw.data_hash()
+
+
+def test_z_targets_follow_per_annotator_standardisation(new_study) -> None:
+    a = [20.0, 40.0, 60.0, 80.0]
+    b = [50.0, 52.0, 54.0, 90.0]  # a rater with a compressed, skewed use of the scale
+    rows = [dict(r, ratings={"a": va, "b": vb}) for r, va, vb in zip(_rows(a), a, b, strict=True)]
+    with new_study.session() as s:
+        add_rated_items(s, rows)
+        table = load_targets(s, z=True)
+    # numpy oracle: z per rater (sample SD), item mean z, moved to the mean/SD of raw means.
+    za = (np.array(a) - np.mean(a)) / np.std(a, ddof=1)
+    zb = (np.array(b) - np.mean(b)) / np.std(b, ddof=1)
+    zmean = (za + zb) / 2
+    raw = (np.array(a) + np.array(b)) / 2
+    expected = raw.mean() + (zmean - zmean.mean()) * raw.std(ddof=1) / zmean.std(ddof=1)
+    assert table.frame["target"].to_numpy() == pytest.approx(np.clip(expected, 0, 100))
+
+
+def test_human_ratings_win_over_aggregate_labels(new_study) -> None:
+    rows = _rows([0.0, 0.0])
+    rows[0]["ratings"] = {"published-mean": 70.0, "rater": 30.0}
+    rows[1]["ratings"] = {"published-mean": 20.0}
+    with new_study.session() as s:
+        add_rated_items(s, rows, kinds={"published-mean": "aggregate"})
+        table = load_targets(s)
+    # Item 0 has a human rating (30) and an aggregate label (70): the human one counts;
+    # item 1 has only its aggregate label.
+    assert table.frame["target"].tolist() == pytest.approx([30.0, 20.0])
 
 
 def test_a_likert_dimension_is_mapped_to_0_100(new_study) -> None:

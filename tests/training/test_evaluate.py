@@ -8,8 +8,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from app.analysis.controls import words
-from app.training.evaluate import pass_rates, regression_stats, sanity_pairs
+from app.training.evaluate import regression_stats, summarize_runs
 
 
 def test_regression_stats_match_scipy_and_hand_values() -> None:
@@ -33,22 +32,16 @@ def test_r2_can_be_negative_and_constants_give_no_correlation() -> None:
     assert math.isnan(out["pearson"])
 
 
-def test_pass_rates_round_then_compare() -> None:
-    identical = np.array([100.0, 99.6, 98.4, 94.4, 96.0])  # rounded: 100, 100, 98, 94, 96
-    unrelated = np.array([0.0, 0.4, 1.5, 5.4, 3.0])  # rounded: 0, 0, 2, 5, 3
-    rates = pass_rates(identical, unrelated)
-    assert rates["identical"] == {
-        ">=95": 0.8, ">=96": 0.8, ">=97": 0.6, ">=98": 0.6, ">=99": 0.4, "=100": 0.4
-    }  # fmt: skip
-    assert rates["unrelated"] == {
-        "<=5": 1.0, "<=4": 0.8, "<=3": 0.8, "<=2": 0.6, "<=1": 0.4, "=0": 0.4
-    }  # fmt: skip
+def test_intervals_come_from_a_group_bootstrap() -> None:
+    rng = np.random.default_rng(2)
+    human = rng.uniform(0, 100, 60)
+    predicted = human + rng.normal(0, 20, 60)
+    out = regression_stats(predicted, human, groups=np.arange(60) // 3)
+    low, high = out["pearson_ci"]
+    assert low < out["pearson"] < high
 
 
-def test_sanity_pairs_are_identical_and_word_soups() -> None:
-    sources = [f"The river number {i} crossed the old bridge." for i in range(30)]
-    vocab_texts = sources + ["Painters sold music to a quiet harbour village."]
-    identical, unrelated = sanity_pairs(sources, vocab_texts, n=10, seed=0)
-    assert len(identical) == 10 and all(e.text_a == e.text_b for e in identical)
-    for e in unrelated:
-        assert not {w.lower() for w in words(e.text_a)} & {w.lower() for w in words(e.text_b)}
+def test_summaries_over_runs_are_mean_and_sample_sd() -> None:
+    out = summarize_runs([{"pearson": 0.2}, {"pearson": 0.4}, {"pearson": None}], ["pearson"])
+    assert out["pearson"] == pytest.approx(0.3)
+    assert out["pearson_sd"] == pytest.approx(np.std([0.2, 0.4], ddof=1))

@@ -90,7 +90,8 @@ def test_a_tiny_model_learns_and_is_registered(cue_study, tiny_encoder, tmp_path
     assert card["test"]["pearson"] > 0.5  # the cue was learned, on sources never seen
     assert card["data"]["n_items"] == 90 and card["data"]["hash"]
     assert card["split"]["parts"]["test"]["groups"] == len(heldout)
-    assert set(card["sanity"]["identical"]) == {">=95", ">=96", ">=97", ">=98", ">=99", "=100"}
+    assert set(card["sanity"]["identical"]) == {"95", "96", "97", "98", "99", "100"}
+    assert card["sanity"]["n"] == len(set(test_items["source"]))
     assert card["versions"]["torch"] and card["curve"][0]["step"] == 0
     assert "## Test figures" in (out / "README.md").read_text()
 
