@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from app.analysis.bootstrap import bootstrap
+from app.analysis.kendall import KendallCache
 from app.analysis.ranks import ColumnOrder, MaskedRanks
 from app.analysis.stats import (
     as_matrix,
@@ -175,6 +176,7 @@ def correlate_many(
     spearman_ci: str = "auto",
     order: ColumnOrder | None = None,
     ranks: MaskedRanks | None = None,
+    kendall_cache: KendallCache | None = None,
     dimension: str = "meaning",
     z: bool = False,
 ) -> CorrelationTable:
@@ -183,7 +185,8 @@ def correlate_many(
     `rating_values` are the human scores on the metric's scale for R² and RMSE (defaults to
     `human_values`); `groups` switches the bootstrap to resampling source groups; `systems`
     gives the system-level correlation; `order` is a cached `ColumnOrder.of(metric_values)`
-    and `ranks` a `MaskedRanks` of the same matrix kept between calls (the live path).
+    and `ranks` a `MaskedRanks` of the same matrix and `kendall_cache` a `KendallCache`,
+    both kept between calls (the live path).
     """
     x = as_matrix(metric_values)
     y = np.asarray(human_values, dtype=np.float64)
@@ -198,6 +201,7 @@ def correlate_many(
         systems=encode_labels(systems),
         ranks=ranks,
         kendall=kendall,
+        kendall_cache=kendall_cache,
     )
     m = x.shape[1]
     p_ci = s_ci = np.full((m, 2), np.nan)

@@ -23,6 +23,7 @@ from app.analysis.correlation import (
     williams_matrix,
 )
 from app.analysis.data import StudyData, load_study_data
+from app.analysis.kendall import KendallCache
 from app.analysis.ranks import ColumnOrder, MaskedRanks
 from db.study import Study
 
@@ -34,6 +35,7 @@ class StudyAnalysis:
         self.data = data
         self._order: ColumnOrder | None = None
         self._ranks: MaskedRanks | None = None
+        self._kendall = {False: KendallCache(), True: KendallCache()}  # raw means, z-scores
         self._item_pos = {int(i): k for k, i in enumerate(data.item_ids)}
 
     @classmethod
@@ -77,6 +79,7 @@ class StudyAnalysis:
                 data.metric_values[pos, j] = np.nan if value is None else float(value)
         self._order = None
         self._ranks = None
+        self._kendall = {False: KendallCache(), True: KendallCache()}
 
     # -- reads ---------------------------------------------------------------------------
     @property
@@ -130,6 +133,7 @@ class StudyAnalysis:
             confidence=confidence,
             kendall=kendall,
             ranks=ranks,
+            kendall_cache=self._kendall[z] if columns is None else None,
             dimension=self.dimension,
             z=z,
         )

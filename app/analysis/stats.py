@@ -12,22 +12,13 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 
 import numpy as np
-from scipy import special, stats
+from scipy import special
 
-from app.analysis.parallel import thread_map
+from app.analysis.kendall import KendallCache, kendall_columns
 from app.analysis.ranks import (
     ColumnOrder,
     MaskedRanks,
-    XPlan,
-    dense_ranks,
-    tie_sums,
-    x_plan,
 )
-
-try:  # scipy's own discordant-pair counter (a Fenwick tree), the core of kendalltau
-    from scipy.stats._stats import _kendall_dis
-except ImportError:  # pragma: no cover - a scipy that moved it; fall back to kendalltau
-    _kendall_dis = None
 
 
 def as_matrix(values: np.ndarray) -> np.ndarray:
@@ -181,80 +172,6 @@ def _pearson_rank_columns(rx: np.ndarray, ry: np.ndarray, mask: np.ndarray) -> n
     return np.clip(r, -1.0, 1.0)
 
 
-def _kendall_column(
-    plan: XPlan,
-    values: np.ndarray,
-    y: np.ndarray,
-    y_dense: np.ndarray,
-    y_stats: tuple[int, float, float] | None,
-) -> tuple[float, float]:
-    """Kendall τ-b and its p for one column, as scipy.stats.kendalltau computes them."""
-    sel = plan.sel
-    size = int(sel.size)
-    if size < 2:
-        return np.nan, np.nan
-    if _kendall_dis is None:  # pragma: no cover
-        res = stats.kendalltau(values[sel], y[sel])
-        return float(res.statistic), float(res.pvalue)
-    yd = np.ascontiguousarray(y_dense[sel], dtype=np.intp)
-    dis = int(_kendall_dis(plan.xd, yd))
-    xtie, x0, x1 = plan.xtie, plan.x0, plan.x1
-    ytie, y0, y1 = y_stats if y_stats is not None else tie_sums(np.bincount(yd))
-    ntie = 0
-    if xtie:
-        # Joint ties need (x, y) sorted; x is already, so only ties of x get re-sorted.
-        key = plan.xd.astype(np.int64) * (int(yd.max()) + 1) + yd
-        if int(key[-1]) + int(yd.max()) < 8 * size:  # small key range: count, don't sort
-            joint = np.bincount(key)
-        else:
-            key.sort()
-            _, joint = np.unique(key, return_counts=True)
-        ntie = tie_sums(joint)[0]
-    tot = size * (size - 1) // 2
-    if xtie == tot or ytie == tot:
-        return np.nan, np.nan
-    con_minus_dis = tot - xtie - ytie + ntie - 2 * dis
-    tau = float(np.clip(con_minus_dis / np.sqrt(tot - xtie) / np.sqrt(tot - ytie), -1.0, 1.0))
-    if xtie == 0 and ytie == 0 and (size <= 33 or min(dis, tot - dis) <= 1):
-        # scipy's exact null distribution for small samples without ties.
-        return tau, float(stats.kendalltau(values[sel], y[sel]).pvalue)
-    m = size * (size - 1.0)
-    var = (m * (2 * size + 5) - x1 - y1) / 18 + (2.0 * xtie * ytie) / m
-    if size > 2:
-        var += x0 * y0 / (9 * m * (size - 2))
-    z = con_minus_dis / np.sqrt(var)
-    return tau, float(2.0 * special.ndtr(-abs(z)))
-
-
-def kendall_columns(
-    x: np.ndarray,
-    y: np.ndarray,
-    mask: np.ndarray,
-    *,
-    order: ColumnOrder | None = None,
-    ranks: MaskedRanks | None = None,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Kendall τ-b with scipy's p-value (exact for small untied samples, else asymptotic)."""
-    x = as_matrix(x)
-    y = np.asarray(y, dtype=np.float64)
-    if ranks is not None:
-        ranks.ranks(mask)  # brings its plans up to this mask
-        plan_of = ranks.plan
-    else:
-        col_order = order or ColumnOrder.of(x)
-        plan_of = lambda j: x_plan(col_order, mask[:, j], j)  # noqa: E731
-    y_dense = dense_ranks(y)
-    shared = bool((mask == mask[:, :1]).all())
-    y_stats = tie_sums(np.bincount(y_dense[mask[:, 0]])) if shared and mask.shape[1] else None
-    results = thread_map(
-        lambda j: _kendall_column(plan_of(j), x[:, j], y, y_dense, y_stats),
-        list(range(x.shape[1])),
-    )
-    tau = np.array([r[0] for r in results], dtype=np.float64)
-    p = np.array([r[1] for r in results], dtype=np.float64)
-    return tau, p
-
-
 def system_pearson(
     x: np.ndarray, y: np.ndarray, mask: np.ndarray, systems: np.ndarray
 ) -> np.ndarray:
@@ -366,13 +283,14 @@ def point_statistics(
     order: ColumnOrder | None = None,
     ranks: MaskedRanks | None = None,
     kendall: bool = True,
+    kendall_cache: KendallCache | None = None,
 ) -> PointStats:
     """Every statistic without bootstrap, for all columns of x against y.
 
     `rating` is the human score on the metric's 0–100 scale for R² and RMSE (defaults to y;
     pass the raw means when y holds z-scores). `order` is a cached `ColumnOrder.of(x)`;
-    `ranks` a `MaskedRanks` kept across calls (the live path). Items whose `rating` is
-    missing still count for the correlations.
+    `ranks` a `MaskedRanks` and `kendall_cache` a `KendallCache` kept across calls (the
+    live path). Items whose `rating` is missing still count for the correlations.
     """
     x = as_matrix(x)
     y = np.asarray(y, dtype=np.float64)
@@ -393,7 +311,7 @@ def point_statistics(
         pearson = pearson_columns(x, y, mask)
     spearman = spearman_columns(x, y, mask, ranks=ranks)
     if kendall:
-        tau, tau_p = kendall_columns(x, y, mask, ranks=ranks)
+        tau, tau_p = kendall_columns(x, y, mask, ranks=ranks, cache=kendall_cache)
     else:
         tau = tau_p = np.full(m, np.nan)
     rating = y if rating is None else np.asarray(rating, dtype=np.float64)

@@ -155,18 +155,18 @@ def test_live_refresh_after_one_rating_10k_items() -> None:
     unrated = np.flatnonzero(~np.isfinite(live.data.ratings.scores().raw))
     figures: dict[str, object] = {"items": n, "runs": m, "ratings_before": 0, "steps": steps}
     figures["ratings_before"] = int(live.data.ratings.arrays()[0].size)
-    for z in (False, True):
+    for z, kendall in ((False, True), (True, True), (False, False)):
         times, cpu = [], []
         for k in range(steps):
             first = k % 2 == 0 and k // 2 < unrated.size
             item = int(live.data.item_ids[unrated[k // 2]]) if first else int(rng.integers(1, n))
             w0, c0 = time.perf_counter(), time.process_time()
             live.set_rating(item, "new-rater", float(rng.uniform(0, 100)))
-            table = live.correlations(z=z)
+            table = live.correlations(z=z, kendall=kendall)
             times.append((time.perf_counter() - w0) * 1000)
             cpu.append((time.process_time() - c0) * 1000)
-        assert np.isfinite(table.results["metric1"].kendall)
-        key = "z_scores" if z else "raw_means"
+        assert np.isfinite(table.results["metric1"].kendall) == kendall
+        key = ("z_scores" if z else "raw_means") + ("" if kendall else "_without_kendall")
         figures[key] = {
             "wall_ms": {"p50": round(_pct(times, 0.5), 2), "p95": round(_pct(times, 0.95), 2)},
             "cpu_ms": {"p50": round(_pct(cpu, 0.5), 2), "p95": round(_pct(cpu, 0.95), 2)},
