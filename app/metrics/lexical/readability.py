@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 
 from app.metrics.base import Availability, ItemScore, MetricInfo, Pair
 from app.metrics.lexical.common import LexicalMetric, clip, pair_references
-from app.metrics.lexical.nltk_data import ensure_cmudict
+from app.metrics.lexical.nltk_data import cmudict_status, ensure_cmudict
 from app.metrics.lexical.sacrebleu_metrics import BleuMetric
 
 FK_SIGNS = ("output_minus_source", "source_minus_output")
@@ -35,7 +35,7 @@ def fkgl(text: str) -> float:
 
 
 def _cmudict_availability() -> Availability:
-    status = ensure_cmudict()
+    status = cmudict_status()
     return Availability(status.ok, status.reason)
 
 

@@ -15,13 +15,22 @@ from app.metrics.lexical.common import LexicalMetric, pair_references
 
 
 class _CachedTokenizer:
-    """rouge-score's DefaultTokenizer behind a cache (the scorer accepts any `tokenize`)."""
+    """rouge-score's default tokenization (`rouge_score.tokenize.tokenize`, as its
+    DefaultTokenizer runs it) with NLTK's Porter stemmer memoized per word and whole texts
+    memoized too: stemming is what ROUGE costs, and a study's vocabulary repeats.
+    """
 
     def __init__(self, use_stemmer: bool) -> None:
-        from rouge_score.tokenizers import DefaultTokenizer
+        from nltk.stem import porter
+        from rouge_score import tokenize
 
-        inner = DefaultTokenizer(use_stemmer=use_stemmer)
-        self.tokenize = lru_cache(maxsize=2**16)(lambda text: tuple(inner.tokenize(text)))
+        stemmer = None
+        if use_stemmer:
+            stemmer = porter.PorterStemmer()
+            stemmer.stem = lru_cache(maxsize=2**17)(stemmer.stem)  # type: ignore[method-assign]
+        self.tokenize = lru_cache(maxsize=2**16)(
+            lambda text: tuple(tokenize.tokenize(text, stemmer))
+        )
 
 
 @lru_cache(maxsize=4)

@@ -27,19 +27,35 @@ class SentenceScorer:
     to `sentence_bleu` / `sentence_chrf` on the same inputs.
     """
 
-    def __init__(self, metric: Any) -> None:
+    def __init__(self, metric: Any, *, remember: int = 0) -> None:
         self.metric = metric
         self._reference_info = lru_cache(maxsize=2**14)(self._extract)
+        if remember:
+            self.score = lru_cache(maxsize=remember)(self.score)  # type: ignore[method-assign]
 
     def _extract(self, refs: tuple[str, ...]) -> Any:
         m = self.metric
         return m._extract_reference_info([m._preprocess_segment(r) for r in refs])
 
     def __call__(self, hypothesis: str, references: Sequence[str]) -> Any:
+        return self.score(hypothesis, tuple(references))
+
+    def score(self, hypothesis: str, references: tuple[str, ...]) -> Any:
         m = self.metric
-        info = self._reference_info(tuple(references))
+        info = self._reference_info(references)
         stats = m._compute_segment_statistics(m._preprocess_segment(hypothesis), info)
         return m._compute_score_from_stats(stats)
+
+
+@lru_cache(maxsize=8)
+def bleu_scorer(lowercase: bool, tokenize: str) -> SentenceScorer:
+    """One sentence-BLEU scorer per setting, remembering recent results: BLEU, iBLEU and
+    FKBLEU all need BLEU(output, source) in the default reference mode."""
+    from sacrebleu.metrics import BLEU
+
+    # sentence_bleu's settings: exp smoothing and the effective n-gram order.
+    metric = BLEU(lowercase=lowercase, tokenize=tokenize, effective_order=True)
+    return SentenceScorer(metric, remember=2**15)
 
 
 class BleuMetric(LexicalMetric):
@@ -60,16 +76,7 @@ class BleuMetric(LexicalMetric):
 
     @cached_property
     def _bleu(self) -> SentenceScorer:
-        from sacrebleu.metrics import BLEU
-
-        # sentence_bleu's settings: exp smoothing and the effective n-gram order.
-        return SentenceScorer(
-            BLEU(
-                lowercase=self.config["lowercase"],
-                tokenize=self.config["tokenize"],
-                effective_order=True,
-            )
-        )
+        return bleu_scorer(bool(self.config["lowercase"]), str(self.config["tokenize"]))
 
     def bleu(self, output: str, references: Sequence[str]) -> Any:
         return self._bleu(output, references)

@@ -41,6 +41,63 @@ class BeamEditDistance:
         self._initial: Row = [4 * j + _INSERT for j in range(self._n_ref + 1)]
         self._cache: dict[str, tuple[dict, Row]] = {}  # type: ignore[type-arg]
         self._cache_size = 0
+        self._codes = {w: i for i, w in enumerate(dict.fromkeys(self._ref))}
+        self._ref_codes = [self._codes[w] for w in self._ref]
+        self._bounds: dict[int, float] = {}
+
+    def _beam(self, n_hyp: int) -> tuple[float, int]:
+        ratio = self._n_ref / n_hyp if n_hyp else 1
+        beam = math.ceil(ratio / 2 + _BEAM_WIDTH) if ratio / 2 > _BEAM_WIDTH else _BEAM_WIDTH
+        return ratio, beam
+
+    def _outside_bound(self, n_hyp: int) -> float:
+        """A lower bound on the cost of any path through a cell outside the beam.
+
+        A path through cell (i, j) needs at least |i − j| insertions or deletions to get
+        there and |(n_hyp − i) − (n_ref − j)| to get on to the end. Where the plain
+        (unbeamed) distance is below this bound, every optimal path stays in the beam, so
+        the beamed distance equals it.
+        """
+        bound = self._bounds.get(n_hyp)
+        if bound is None:
+            ratio, beam = self._beam(n_hyp)
+            shift = self._n_ref - n_hyp
+            flat_lo, flat_hi = min(0, shift), max(0, shift)
+
+            def least(a: int, b: int) -> float:  # min of |d| + |d − shift| for d in [a, b]
+                if a > b:
+                    return math.inf
+                if b < flat_lo:
+                    return abs(b) + abs(b - shift)
+                if a > flat_hi:
+                    return abs(a) + abs(a - shift)
+                return abs(shift)
+
+            bound = math.inf
+            for i in range(1, n_hyp + 1):
+                diag = math.floor(i * ratio)
+                lo = max(0, diag - beam)
+                hi = self._n_ref + 1 if i == n_hyp else min(self._n_ref + 1, diag + beam)
+                bound = min(bound, least(-i, lo - 1 - i), least(hi - i, self._n_ref - i))
+            self._bounds[n_hyp] = bound
+        return bound
+
+    def cost(self, hyp: Sequence[str]) -> int:
+        """The edit distance alone (no trace), as `__call__(hyp)[0]` gives it.
+
+        Shift candidates need only this. rapidfuzz computes the plain word-level Levenshtein
+        distance on word codes (a word absent from the reference gets a code no reference
+        word has: exact, as hypothesis words are only compared with reference words); when
+        it is below `_outside_bound`, it is the beamed distance too. Otherwise the beamed
+        dynamic programme runs.
+        """
+        from rapidfuzz.distance import Levenshtein
+
+        codes = self._codes
+        plain = int(Levenshtein.distance([codes.get(w, -1) for w in hyp], self._ref_codes))
+        if plain < self._outside_bound(len(hyp)):
+            return plain
+        return self(hyp)[0]
 
     def __call__(self, hyp: Sequence[str]) -> tuple[int, str]:
         rows = [self._initial]
@@ -60,8 +117,7 @@ class BeamEditDistance:
         ref = self._ref
         n_ref = self._n_ref
         n_hyp = len(hyp)
-        ratio = n_ref / n_hyp if n_hyp else 1
-        beam = math.ceil(ratio / 2 + _BEAM_WIDTH) if ratio / 2 > _BEAM_WIDTH else _BEAM_WIDTH
+        ratio, beam = self._beam(n_hyp)
         prev = rows[-1]
         for i in range(start + 1, n_hyp + 1):
             diag = math.floor(i * ratio)
@@ -212,7 +268,7 @@ def _best_shift(
             prev_idx = idx
             shifted = _perform_shift(hyp, start_h, length, idx)
             # Ranking as tercom: largest gain, longest, earliest source, earliest target.
-            candidate = (pre_score - edit_distance(shifted)[0], length, -start_h, -idx, shifted)
+            candidate = (pre_score - edit_distance.cost(shifted), length, -start_h, -idx, shifted)
             checked += 1
             if best is None or candidate > best:
                 best = candidate
