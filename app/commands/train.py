@@ -151,6 +151,7 @@ class _Display:
 
         self._tqdm = tqdm
         self.bar: Any = None
+        self.last_best = False
 
     def __call__(self, event: Any) -> None:
         from app.training import events as ev
@@ -169,14 +170,19 @@ class _Display:
             self.bar.update(event.step - self.bar.n)
             self.bar.set_postfix_str(f"loss {event.train_loss:.0f}", refresh=False)
         elif isinstance(event, ev.Evaluated):
-            self._write(
-                f"{event.run} step {event.step}: validation MSE {event.val_loss:.1f}"
-                + (" (best, saved)" if event.best else "")
-            )
+            self.last_best = event.best
+            # An epoch's own validation is reported on its epoch line.
+            if event.step == 0 or event.epoch != int(event.epoch):
+                self._write(
+                    f"{event.run} step {event.step}: validation MSE {event.val_loss:.1f}"
+                    + (" (best, saved)" if event.best else "")
+                )
         elif isinstance(event, ev.EpochEnd):
             self._write(
                 f"{event.run} epoch {event.epoch}: train MSE {event.train_loss:.1f}, "
-                f"validation MSE {event.val_loss:.1f}, {event.elapsed_s:.0f} s"
+                f"validation MSE {event.val_loss:.1f}"
+                + (" (best, saved)" if self.last_best else "")
+                + f", {event.elapsed_s:.0f} s"
             )
         elif isinstance(event, ev.Phase):
             self._write(event.message + (f" ({event.run})" if event.run else ""))

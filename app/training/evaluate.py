@@ -61,10 +61,14 @@ def sanity_check(
     from app.analysis.sanity import run_sanity
     from app.metrics.neural.meaningbert import MeaningBertMetric
     from app.metrics.neural.models import clear_model_cache
+    from app.training.model import quiet_transformers
 
     metric = MeaningBertMetric(model=str(model_dir), device=device)
     try:
-        result = run_sanity(metric, sources, unrelated="wordsoup", n=n, seed=seed, cancel=cancel)
+        with quiet_transformers():
+            result = run_sanity(
+                metric, sources, unrelated="wordsoup", n=n, seed=seed, cancel=cancel
+            )
     finally:
         # The metric layer caches models by folder; a run's folder is deleted or rewritten
         # later, so its model must not outlive this check in the cache.

@@ -97,7 +97,7 @@ def torch_threads(n: int | None) -> Iterator[int]:
 
 
 @contextlib.contextmanager
-def _quiet_transformers() -> Iterator[None]:
+def quiet_transformers() -> Iterator[None]:
     # from_pretrained reports the freshly initialized head as "missing" weights: expected here.
     from transformers.utils import logging as hf_logging
 
@@ -119,7 +119,7 @@ def load_tokenizer(base: str) -> Any:
     from transformers import AutoTokenizer
 
     try:
-        with _quiet_transformers():
+        with quiet_transformers():
             return AutoTokenizer.from_pretrained(base)
     except (OSError, ValueError) as exc:
         raise UserError(f"cannot load the tokenizer of {base!r}: {exc}") from exc
@@ -132,7 +132,7 @@ def load_regressor(base: str, *, seed: int) -> Any:
 
     torch.manual_seed(seed)
     try:
-        with _quiet_transformers():
+        with quiet_transformers():
             model = AutoModelForSequenceClassification.from_pretrained(
                 base, num_labels=1, problem_type="regression"
             )
@@ -180,7 +180,7 @@ def save_model(model: Any, tokenizer: Any, directory: Path) -> None:
     """save_pretrained with the 0–100 scale folded into the head, plus the tokenizer files."""
     directory.mkdir(parents=True, exist_ok=True)
     model.config.problem_type = "regression"
-    with _quiet_transformers():
+    with quiet_transformers():
         model.save_pretrained(str(directory), state_dict=scaled_state_dict(model))
         tokenizer.save_pretrained(str(directory))
 
@@ -189,7 +189,7 @@ def load_saved(directory: Path, device: str) -> Any:
     """A saved model (logit = 0–100 score) in eval mode on `device`."""
     from transformers import AutoModelForSequenceClassification
 
-    with _quiet_transformers():
+    with quiet_transformers():
         model = AutoModelForSequenceClassification.from_pretrained(str(directory))
     return model.to(device).eval()
 
