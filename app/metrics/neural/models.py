@@ -193,11 +193,16 @@ def load_model(
     ref = resolve_model(name)
     dev = resolve_device(device)
     prec = effective_precision(precision, dev)
-    key = (ref.location, kind, dev, prec)
+    # The fingerprint changes with the weight files, so a model retrained into the same
+    # folder is loaded afresh instead of being served from the cache.
+    key = (ref.fingerprint(), kind, dev, prec)
     with _LOCK:
         hit = _CACHE.get(key)
         if hit is not None:
             return hit
+        stale = [k for k in _CACHE if k[1:] == key[1:] and _CACHE[k].ref.location == ref.location]
+        for k in stale:
+            del _CACHE[k]
         loaded = _load(ref, kind, dev, prec)
         _CACHE[key] = loaded
         return loaded
