@@ -44,6 +44,8 @@ class CorrelationBars(QWidget):
         self.series: BarSeries | None = None
         self.ceiling: float | None = None
         self.stale_intervals = False
+        self._layout: tuple[object, ...] | None = None
+        self._x_shown: tuple[float, float] | None = None
         self.colors = PlotColors.from_palette()
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -92,24 +94,32 @@ class CorrelationBars(QWidget):
             beam=0.28,
             pen=pg.mkPen(c.text, width=1.4, style=style),
         )
-        axis = self.item.getAxis("left")
-        axis.setTicks([[(k, name) for k, name in enumerate(series.names)]])
-        fit_left_axis(self.plot, series.names)
-        axis_label(self.plot, "bottom", series.statistic.label, c)
+        # A live refresh moves the numbers, rarely the names or the scale: axes, labels
+        # and ranges are only touched when they change (each costs a relayout).
+        layout = (tuple(series.names), series.statistic.label, c.text.rgba())
+        if layout != self._layout:
+            self._layout = layout
+            axis = self.item.getAxis("left")
+            axis.setTicks([[(k, name) for k, name in enumerate(series.names)]])
+            fit_left_axis(self.plot, series.names)
+            axis_label(self.plot, "bottom", series.statistic.label, c)
+            self.item.setYRange(-0.6, max(m, 1) + 0.15, padding=0)
         lo, hi = self._x_range(series, ceiling)
-        pad = 0.012 * (hi - lo)
-        self._set_labels(series, pos, pad)
+        self._set_labels(series, pos, 0.012 * (hi - lo))
         if ceiling is not None and np.isfinite(ceiling) and series.statistic.ceiling:
             self.ceiling_line.setPos(ceiling)
-            self.ceiling_line.label.setFormat(f"human ceiling {ceiling:.2f}")
-            self.ceiling_line.setToolTip(
-                f"Human ceiling {ceiling:.3f}: √ of the reliability of the human item scores"
-            )
+            text = f"human ceiling {ceiling:.2f}"
+            if self.ceiling_line.label.format != text:
+                self.ceiling_line.label.setFormat(text)
+                self.ceiling_line.setToolTip(
+                    f"Human ceiling {ceiling:.3f}: √ of the reliability of the human item scores"
+                )
             self.ceiling_line.show()
         else:
             self.ceiling_line.hide()
-        self.item.setXRange(lo, hi, padding=0)
-        self.item.setYRange(-0.6, max(m, 1) + 0.15, padding=0)
+        if (lo, hi) != self._x_shown:
+            self._x_shown = (lo, hi)
+            self.item.setXRange(lo, hi, padding=0)
 
     def _x_range(self, series: BarSeries, ceiling: float | None) -> tuple[float, float]:
         parts = [series.values, series.lows, series.highs, np.array([0.0])]
@@ -121,8 +131,12 @@ class CorrelationBars(QWidget):
         if series.statistic.key != "r2":
             lo, hi = max(lo, -1.0), min(max(hi, 0.1), 1.0)
         span = max(hi - lo, 0.1)
-        # Room on the right (and left, for negative bars) for the value labels.
-        return lo - (0.16 * span if lo < 0 else 0.02 * span), hi + 0.16 * span
+        # Room on the right (and left, for negative bars) for the value labels; rounded
+        # out to a grid so that one more rating does not shift the axis.
+        step = 0.05 if span <= 2.5 else 0.5
+        left = lo - (0.16 * span if lo < 0 else 0.02 * span)
+        right = hi + 0.16 * span
+        return float(np.floor(left / step) * step), float(np.ceil(right / step) * step)
 
     def _set_labels(self, series: BarSeries, pos: np.ndarray, pad: float) -> None:
         while len(self.labels) < len(series):
@@ -135,16 +149,20 @@ class CorrelationBars(QWidget):
                 continue
             v = series.values[k]
             if not np.isfinite(v):
-                label.setText("–", color=self.colors.muted)
-                label.setAnchor((0, 0.5))
-                label.setPos(pad, pos[k])
+                text, color, anchor, x = "–", self.colors.muted, (0, 0.5), pad
             else:
                 hi = series.highs[k] if np.isfinite(series.highs[k]) else v
                 lo = series.lows[k] if np.isfinite(series.lows[k]) else v
                 right = v >= 0
-                label.setText(f"{v:.3f}", color=self.colors.text)
-                label.setAnchor((0, 0.5) if right else (1, 0.5))
-                label.setPos((max(v, hi) + pad) if right else (min(v, lo) - pad), pos[k])
+                text, color = f"{v:.3f}", self.colors.text
+                anchor = (0, 0.5) if right else (1, 0.5)
+                x = (max(v, hi) + pad) if right else (min(v, lo) - pad)
+            key = (text, color.rgba(), anchor)
+            if getattr(label, "shown_key", None) != key:  # re-laying out text is the slow part
+                label.setText(text, color=color)
+                label.setAnchor(anchor)
+                label.shown_key = key  # type: ignore[attr-defined]
+            label.setPos(x, pos[k])
             label.show()
 
     def values(self) -> dict[str, float]:

@@ -61,20 +61,50 @@ def format_value(value: Any, fmt: Fmt) -> str:
 
 
 class FrameModel(QAbstractTableModel):
+    """A frame's cells, formatted once per update: views ask `data` for every role of
+    every visible cell on each repaint, so it must be a lookup, not formatting."""
+
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.frame = pd.DataFrame()
         self.formats: dict[str, Fmt] = {}
         self.index_label = ""
+        self._text: list[list[str]] = []
+        self._column_fmt: list[Fmt] = []
+        self._align: list[int] = []
 
     def set_frame(
         self, frame: pd.DataFrame, formats: dict[str, Fmt] | None = None, index_label: str = ""
     ) -> None:
-        self.beginResetModel()
+        """New contents; a frame of the same rows and columns only repaints its cells."""
+        same = (
+            frame.shape == self.frame.shape
+            and list(frame.columns) == list(self.frame.columns)
+            and list(frame.index) == list(self.frame.index)
+        )
+        if not same:
+            self.beginResetModel()
         self.frame = frame
         self.formats = formats or {}
         self.index_label = index_label or str(frame.index.name or "")
-        self.endResetModel()
+        self._column_fmt = [Fmt("text")] + [self.formats.get(str(c), Fmt()) for c in frame.columns]
+        left = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter
+        right = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+        self._align = [
+            int(left if c == 0 or f.kind in ("text", "status") else right)
+            for c, f in enumerate(self._column_fmt)
+        ]
+        columns = [list(frame.index)] + [frame.iloc[:, j].tolist() for j in range(frame.shape[1])]
+        self._text = [
+            [format_value(v, fmt) for v in values]
+            for values, fmt in zip(columns, self._column_fmt, strict=True)
+        ]
+        if same:
+            if len(frame):
+                last = self.index(len(frame) - 1, frame.shape[1])
+                self.dataChanged.emit(self.index(0, 0), last)
+        else:
+            self.endResetModel()
 
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008, N802
         return 0 if parent.isValid() else len(self.frame)
@@ -83,9 +113,7 @@ class FrameModel(QAbstractTableModel):
         return 0 if parent.isValid() else len(self.frame.columns) + 1
 
     def fmt(self, column: int) -> Fmt:
-        if column == 0:
-            return Fmt("text")
-        return self.formats.get(str(self.frame.columns[column - 1]), Fmt())
+        return self._column_fmt[column] if column < len(self._column_fmt) else Fmt()
 
     def raw(self, row: int, column: int) -> Any:
         if column == 0:
@@ -96,18 +124,15 @@ class FrameModel(QAbstractTableModel):
         if not index.isValid():
             return None
         r, c = index.row(), index.column()
-        fmt = self.fmt(c)
-        value = self.raw(r, c)
         if role == Qt.ItemDataRole.DisplayRole:
-            return format_value(value, fmt)
-        if role == Qt.ItemDataRole.ToolTipRole:
-            return None if c == 0 or fmt.kind == "text" else repr(value)
+            return self._text[c][r]
         if role == Qt.ItemDataRole.TextAlignmentRole:
-            left = c == 0 or fmt.kind in ("text", "status")
-            horizontal = Qt.AlignmentFlag.AlignLeft if left else Qt.AlignmentFlag.AlignRight
-            return int(horizontal | Qt.AlignmentFlag.AlignVCenter)
+            return self._align[c]
+        fmt = self._column_fmt[c]
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return None if c == 0 or fmt.kind == "text" else repr(self.raw(r, c))
         if role == Qt.ItemDataRole.ForegroundRole and fmt.kind == "status":
-            return {"pass": PASS, "fail": FAIL}.get(str(value))
+            return {"pass": PASS, "fail": FAIL}.get(self._text[c][r])
         return None
 
     def headerData(  # noqa: N802 - Qt's name
@@ -199,7 +224,7 @@ class FrameTable(QTableView):
         old = self.model_.frame
         self.model_.set_frame(frame, formats, index_label)
         if old.shape != frame.shape or list(old.columns) != list(frame.columns):
-            self._spread()  # a live refresh changes numbers only: keep the widths
+            self._spread()  # a live refresh changes numbers only: the widths stay
         if self.fit_rows:
             self.setMaximumHeight(self.content_height(self.fit_rows))
             self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Maximum)
