@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,22 +23,13 @@ from db.study import Study, open_study
 from .metric_specs import RegisteredModelRef
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class ItemText:
     id: int
     source: str
     output: str
     references: tuple[str, ...]
     system: str | None
-
-
-@dataclass
-class ExistingScores:
-    """The scores one (metric, config) already has: valid hashes, and every row's id."""
-
-    valid: dict[int, str]  # item id -> input hash of its error-free score
-    row_ids: dict[int, list[int]] | None = None  # filled on demand (only when rewriting)
-    latest_run_id: int | None = None
 
 
 def open_existing(path: Path | str) -> Study:
@@ -59,15 +50,22 @@ def load_items(
         params = tuple(kinds)
     sql += " ORDER BY id"
     with study.session() as s:
-        rows = s.connection().exec_driver_sql(sql, params).fetchall()
-    wanted = set(item_ids) if item_ids is not None else None
-    out = []
-    for item_id, source, output, refs, system in rows:
-        if wanted is not None and item_id not in wanted:
-            continue
-        references = tuple(json.loads(refs)) if refs and refs != "[]" else ()
-        out.append(ItemText(item_id, source or "", output or "", references, system))
-    return out
+        # The DBAPI cursor directly: SQLAlchemy's row objects cost more than SQLite here.
+        rows = s.connection().connection.driver_connection.execute(sql, params).fetchall()
+    if item_ids is not None:
+        wanted = set(item_ids)
+        rows = [row for row in rows if row[0] in wanted]
+    loads = json.loads
+    return [
+        ItemText(
+            item_id,
+            source or "",
+            output or "",
+            tuple(loads(refs)) if refs and refs != "[]" else (),
+            system,
+        )
+        for item_id, source, output, refs, system in rows
+    ]
 
 
 def registered_models(study: Study) -> list[RegisteredModelRef]:
@@ -78,23 +76,78 @@ def registered_models(study: Study) -> list[RegisteredModelRef]:
         return [RegisteredModelRef(r.name, r.metric.lower(), r.path) for r in rows]
 
 
-_EXISTING_SQL = """
-    SELECT s.item_id, s.input_hash FROM score s JOIN metric_run r ON r.id = s.run_id
-    WHERE r.metric = ? AND r.config_hash = ? AND s.error IS NULL
-    ORDER BY s.run_id
-"""
+@dataclass(frozen=True)
+class CacheKey:
+    """What identifies cached scores: a metric, its config hash, the reference mode whose
+    resolved references its input hashes cover (None: no references)."""
+
+    metric: str
+    config_hash: str
+    mode: str | None
 
 
-def existing_scores(study: Study, metric: str, config_hash: str) -> ExistingScores:
+@dataclass
+class CacheState:
+    current: set[int] | None  # ids of items whose score is current; None = all of them
+    latest_run_id: int | None
+
+    def is_current(self, item_id: int) -> bool:
+        return self.current is None or item_id in self.current
+
+
+def check_cache(
+    study: Study,
+    keys: Sequence[CacheKey],
+    items: Sequence[ItemText],
+    digests: Mapping[str | None, Sequence[str]],
+) -> list[CacheState]:
+    """For each key, which items already have a current score (error-free, same input hash).
+
+    The expected hashes go into a temporary table once per reference mode and SQLite joins
+    them with the score rows: when every item is current (a re-run with nothing to do, the
+    case to make fast) only a count crosses into Python.
+    """
+    out: list[CacheState] = []
     with study.session() as s:
-        conn = s.connection()
-        # Ordered by run, so a newer score of an item overwrites an older one in the dict.
-        valid = dict(conn.exec_driver_sql(_EXISTING_SQL, (metric, config_hash)).fetchall())
-        latest = conn.exec_driver_sql(
-            "SELECT MAX(id) FROM metric_run WHERE metric = ? AND config_hash = ?",
-            (metric, config_hash),
-        ).scalar()
-    return ExistingScores(valid=valid, latest_run_id=latest)
+        raw = s.connection().connection.driver_connection
+        tables: dict[str | None, str] = {}
+        for n, mode in enumerate(digests):
+            table = f"temp.mb_expected_{n}"
+            raw.execute(f"DROP TABLE IF EXISTS {table}")
+            raw.execute(f"CREATE TABLE {table} (item_id INTEGER PRIMARY KEY, h TEXT NOT NULL)")
+            raw.executemany(
+                f"INSERT INTO {table} VALUES (?, ?)",
+                zip((it.id for it in items), digests[mode], strict=True),
+            )
+            tables[mode] = table
+        try:
+            for key in keys:
+                run_ids = [
+                    r[0]
+                    for r in raw.execute(
+                        "SELECT id FROM metric_run WHERE metric = ? AND config_hash = ?",
+                        (key.metric, key.config_hash),
+                    )
+                ]
+                if not run_ids:
+                    out.append(CacheState(set(), None))
+                    continue
+                runs = ",".join(str(int(r)) for r in run_ids)
+                joined = (
+                    f"FROM score s JOIN {tables[key.mode]} e "
+                    f"ON e.item_id = s.item_id AND e.h = s.input_hash "
+                    f"WHERE s.run_id IN ({runs}) AND s.error IS NULL"
+                )
+                (n_current,) = raw.execute(f"SELECT COUNT(DISTINCT s.item_id) {joined}").fetchone()
+                if n_current == len(items):
+                    out.append(CacheState(None, max(run_ids)))
+                else:
+                    current = {r[0] for r in raw.execute(f"SELECT s.item_id {joined}")}
+                    out.append(CacheState(current, max(run_ids)))
+        finally:
+            for table in tables.values():
+                raw.execute(f"DROP TABLE IF EXISTS {table}")
+    return out
 
 
 def score_row_ids(study: Study, metric: str, config_hash: str) -> dict[int, list[int]]:

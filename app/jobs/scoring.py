@@ -20,9 +20,11 @@ on others, see `score_exec.start_method`).
 
 from __future__ import annotations
 
+import gc
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -42,9 +44,11 @@ from app.jobs.score_exec import (
     iterate_in_process,
 )
 from app.jobs.score_store import (
+    CacheKey,
+    CacheState,
     ItemText,
+    check_cache,
     create_run,
-    existing_scores,
     finish_run,
     load_items,
     open_existing,
@@ -114,15 +118,38 @@ class _Hashes:
 
     def get(self, mode: str | None) -> tuple[list[tuple[str, ...]], list[str]]:
         if mode not in self._by_mode:
-            refs = [
-                resolve_references(it.source, it.references, mode) if mode else ()
-                for it in self.items
-            ]
+            if mode is None:
+                refs: list[tuple[str, ...]] = [()] * len(self.items)
+            elif mode == "source":
+                refs = [(it.source,) for it in self.items]
+            else:
+                refs = [resolve_references(it.source, it.references, mode) for it in self.items]
             digests = [
                 input_hash(it.source, it.output, r) for it, r in zip(self.items, refs, strict=True)
             ]
             self._by_mode[mode] = (refs, digests)
         return self._by_mode[mode]
+
+    def digests(self) -> dict[str | None, list[str]]:
+        return {mode: digests for mode, (_, digests) in self._by_mode.items()}
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while building 100,000s of acyclic objects (item
+    texts, hashes): its generation scans would otherwise cost as much as the work."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _cache_key(metric: Metric) -> CacheKey:
+    mode = metric.reference_mode if "reference_mode" in metric.defaults else None
+    return CacheKey(metric.name, metric.config_hash(), mode)
 
 
 def _plan_all(request: ScoreRequest, study: Study) -> list[PlannedMetric]:
@@ -130,6 +157,7 @@ def _plan_all(request: ScoreRequest, study: Study) -> list[PlannedMetric]:
     specs, _ = expand_specs(request.metrics, registered)
     by_name = {r.name: r for r in registered}
     planned = []
+    seen: set[tuple[CacheKey, str]] = set()
     for spec in specs:
         try:
             plan = plan_metric(spec, request.options, by_name)
@@ -141,6 +169,11 @@ def _plan_all(request: ScoreRequest, study: Study) -> list[PlannedMetric]:
             continue
         if not spec.explicit and not plan.availability.ok and spec.model is None:
             continue  # `all` means every *available* metric
+        if plan.metric is not None:
+            same = (_cache_key(plan.metric), plan.label)
+            if same in seen:
+                continue  # asked for twice
+            seen.add(same)
         planned.append(plan)
     return planned
 
@@ -171,11 +204,17 @@ def score_study(
     )
     try:
         planned = _plan_all(request, study)
-        items = load_items(study, request.item_ids)
         runnable = [p for p in planned if p.metric is not None and p.availability.ok]
+        ctx.progress(0, None, "Checking cached scores", force=True)
+        with _collector_paused():
+            items = load_items(study, request.item_ids)
+            hashes = _Hashes(items)
+            keys = [_cache_key(p.metric) for p in runnable if p.metric is not None]
+            for key in keys:
+                hashes.get(key.mode)
+            cache = check_cache(study, keys, items, hashes.digests())
+        states = dict(zip(keys, cache, strict=True))
         progress = _Progress(ctx, len(items) * len(runnable))
-        ctx.progress(0, progress.total, "Checking cached scores", force=True)
-        hashes = _Hashes(items)
         pool_mode = str(request.options.get("pool") or "auto")
         if pool_mode not in POOL_MODES:
             raise InputError(f"pool must be one of {', '.join(POOL_MODES)}, not {pool_mode!r}")
@@ -195,7 +234,18 @@ def score_study(
                 )
                 continue
             summaries.append(
-                _run_metric(study, plan, items, hashes, ctx, progress, pool, pool_mode, on_batch)
+                _run_metric(
+                    study,
+                    plan,
+                    items,
+                    hashes,
+                    states[_cache_key(plan.metric)],
+                    ctx,
+                    progress,
+                    pool,
+                    pool_mode,
+                    on_batch,
+                )  # fmt: skip
             )
         return summaries
     finally:
@@ -208,6 +258,7 @@ def _run_metric(
     plan: PlannedMetric,
     items: list[ItemText],
     hashes: _Hashes,
+    state: CacheState,
     ctx: JobContext,
     progress: _Progress,
     pool: WorkerPool,
@@ -218,20 +269,22 @@ def _run_metric(
     assert metric is not None
     began = time.perf_counter()
     config_hash = metric.config_hash()
-    mode = metric.reference_mode if "reference_mode" in metric.defaults else None
+    mode = _cache_key(metric).mode
     refs, digests = hashes.get(mode)
-    existing = existing_scores(study, metric.name, config_hash)
-    valid = existing.valid
-    todo = [i for i, it in enumerate(items) if valid.get(it.id) != digests[i]]
+    if state.current is None:
+        todo: list[int] = []
+    else:
+        current = state.current
+        todo = [i for i, it in enumerate(items) if it.id not in current]
     cached = len(items) - len(todo)
     progress.advance(cached, label)
     if not todo:
         return MetricRunSummary(
-            metric.name, label, existing.latest_run_id, "cached", 0, cached, 0,
+            metric.name, label, state.latest_run_id, "cached", 0, cached, 0,
             time.perf_counter() - began,
         )  # fmt: skip
 
-    old_rows = score_row_ids(study, metric.name, config_hash) if existing.latest_run_id else {}
+    old_rows = score_row_ids(study, metric.name, config_hash) if state.latest_run_id else {}
     pairs = [
         Pair(items[i].id, items[i].source, items[i].output, refs[i], items[i].system) for i in todo
     ]
