@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import json
 import math
+import sqlite3
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from sqlalchemy.orm import Session
 
 from app.errors import StudyNotFoundError
 from app.metrics.base import ItemScore, Metric
@@ -30,6 +33,13 @@ class ItemText:
     output: str
     references: tuple[str, ...]
     system: str | None
+
+
+def _raw(session: Session) -> sqlite3.Connection:
+    """The session's DBAPI connection, inside its transaction."""
+    raw = session.connection().connection.driver_connection
+    assert isinstance(raw, sqlite3.Connection)
+    return raw
 
 
 def open_existing(path: Path | str) -> Study:
@@ -51,7 +61,7 @@ def load_items(
     sql += " ORDER BY id"
     with study.session() as s:
         # The DBAPI cursor directly: SQLAlchemy's row objects cost more than SQLite here.
-        rows = s.connection().connection.driver_connection.execute(sql, params).fetchall()
+        rows = _raw(s).execute(sql, params).fetchall()
     if item_ids is not None:
         wanted = set(item_ids)
         rows = [row for row in rows if row[0] in wanted]
@@ -109,7 +119,7 @@ def check_cache(
     """
     out: list[CacheState] = []
     with study.session() as s:
-        raw = s.connection().connection.driver_connection
+        raw = _raw(s)
         tables: dict[str | None, str] = {}
         for n, mode in enumerate(digests):
             table = f"temp.mb_expected_{n}"

@@ -422,9 +422,9 @@ def list_metrics(study_path: Path | str | None = None) -> list[dict[str, Any]]:
             study.close()
         classes = metric_classes()
         for ref in refs:
-            cls = classes.get(ref.metric)
+            model_cls = classes.get(ref.metric)
             path = resolve_model_path(ref.path)
-            if cls is None:
+            if model_cls is None:
                 ok, reason = False, f"the metric {ref.metric!r} is not installed"
             elif not Path(path).exists():
                 ok, reason = False, f"the model folder {path} is missing"
@@ -435,7 +435,7 @@ def list_metrics(study_path: Path | str | None = None) -> list[dict[str, Any]]:
                     "name": f"{ref.metric}@{ref.name}",
                     "label": ref.name,
                     "family": "trained",
-                    "needs_references": bool(cls and cls.info.needs_references),
+                    "needs_references": bool(model_cls and model_cls.info.needs_references),
                     "needs_model": True,
                     "available": ok,
                     "reason": reason,

@@ -71,7 +71,7 @@ class IbleuMetric(LexicalMetric):
         needs_references=True,
     )
     defaults: ClassVar[dict[str, Any]] = {"reference_mode": "source", "alpha": 0.9}
-    packages = ("sacrebleu",)
+    packages: ClassVar[tuple[str, ...]] = ("sacrebleu",)
 
     @cached_property
     def _bleu(self) -> BleuMetric:

@@ -98,7 +98,8 @@ class BleuMetric(LexicalMetric):
             return None
         corpus = BLEU(lowercase=self.config["lowercase"], tokenize=self.config["tokenize"])
         corpus._force = True  # our data may be tokenized; the warning is noise here
-        result = corpus.corpus_score([p.output for p in pairs], reference_streams(pairs))
+        streams: Any = reference_streams(pairs)  # sacrebleu takes None for a missing reference
+        result = corpus.corpus_score([p.output for p in pairs], streams)
         return float(result.score)
 
 
@@ -134,7 +135,8 @@ class ChrfMetric(LexicalMetric):
         if not pairs:
             return None
         chrf = self._new_chrf()
-        result = chrf.corpus_score([p.output for p in pairs], reference_streams(pairs))
+        streams: Any = reference_streams(pairs)
+        result = chrf.corpus_score([p.output for p in pairs], streams)
         return float(result.score)
 
 
