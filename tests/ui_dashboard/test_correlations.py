@@ -121,7 +121,9 @@ def test_ceiling_and_quality_panels_come_from_the_analysis(open_page, synth) -> 
         agreement = study_agreement(study)
         qc = study_qc(study)
     assert page.correlations.bars.ceiling == pytest.approx(agreement.ceiling, abs=1e-12)
-    assert page.correlations.bars.ceiling_line.isVisible()
+    line = page.correlations.bars.ceiling_line
+    assert line.isVisible() and line.value() == pytest.approx(agreement.ceiling)
+    assert line.label.toPlainText() == f"human ceiling {agreement.ceiling:.2f}"
     summary = page.quality.summary.frame
     assert summary.loc["Krippendorff's alpha (interval)", "value"] == pytest.approx(agreement.alpha)
     assert list(page.quality.loo.frame.index) == sorted(facts.raters)

@@ -107,14 +107,14 @@ class CorrelationBars(QWidget):
         lo, hi = self._x_range(series, ceiling)
         self._set_labels(series, pos, 0.012 * (hi - lo))
         if ceiling is not None and np.isfinite(ceiling) and series.statistic.ceiling:
+            self.ceiling_line.show()  # first: a hidden line's label ignores new text
             self.ceiling_line.setPos(ceiling)
             text = f"human ceiling {ceiling:.2f}"
-            if self.ceiling_line.label.format != text:
+            if self.ceiling_line.label.toPlainText() != text:
                 self.ceiling_line.label.setFormat(text)
                 self.ceiling_line.setToolTip(
                     f"Human ceiling {ceiling:.3f}: √ of the reliability of the human item scores"
                 )
-            self.ceiling_line.show()
         else:
             self.ceiling_line.hide()
         if (lo, hi) != self._x_shown:

@@ -81,6 +81,7 @@ class CorrelationHeatmap(QWidget):
         self.plot.getPlotItem().setAxisItems({"bottom": self.axis})
         self.item = self.plot.getPlotItem()
         self.item.invertY(True)
+        self.item.setContentsMargins(4, 10, 8, 4)  # the colour bar's end labels stay whole
         self.image = pg.ImageItem(axisOrder="row-major")
         self.item.addItem(self.image)
         self.colorbar = pg.ColorBarItem(

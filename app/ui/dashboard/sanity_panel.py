@@ -66,6 +66,10 @@ class SanityPanel(QWidget):
         self.count.setSingleStep(50)
         self.count.setValue(200)
         self.count.setSuffix(" sources")
+        self.count.setToolTip(
+            "How many distinct sources to check (drawn at random with a fixed seed); "
+            "all of them when the study has fewer"
+        )
         self.run_button = QPushButton(themed_icon("run"), "Run sanity checks")
         self.run_button.setObjectName("runSanity")
         self.cancel_button = QPushButton(themed_icon("cancel"), "Cancel")
