@@ -247,9 +247,13 @@ def score_study(
                     on_batch,
                 )  # fmt: skip
             )
+    except BaseException:
+        pool.shutdown(wait=False)  # Ctrl+C or an error: do not wait for the workers' chunks
+        raise
+    else:
+        pool.shutdown(wait=not ctx.cancel.cancelled)
         return summaries
     finally:
-        pool.shutdown(wait=not ctx.cancel.cancelled)
         study.close()
 
 

@@ -128,3 +128,51 @@ def test_metrics_command(study_with_items: Study, capsys: pytest.CaptureFixture[
     text_out = capsys.readouterr().out
     assert "sari" in text_out and "available" in text_out
     assert main(["metrics", "--study", str(study_with_items.path.parent / "nope.mbstudy")]) == 2
+
+
+def test_ctrl_c_keeps_finished_batches_and_marks_the_run(new_study: Study, tmp_path: Path) -> None:
+    import signal
+    import sqlite3
+    import subprocess
+    import sys
+    import time
+
+    from tests.jobs.conftest import make_rows
+
+    add_items(new_study, make_rows(4000))
+    root = Path(__file__).resolve().parents[2]
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "app.cli",
+            "score",
+            str(new_study.path),
+            "--metrics",
+            "ter",
+            "--workers",
+            "1",
+        ],
+        cwd=root,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+    def scored() -> int:
+        with sqlite3.connect(new_study.path) as conn:
+            return conn.execute("SELECT COUNT(*) FROM score").fetchone()[0]
+
+    deadline = time.monotonic() + 120
+    while scored() == 0 and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.2)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert "cancelled" in err
+    with sqlite3.connect(new_study.path) as conn:
+        status, n_items = conn.execute("SELECT status, n_items FROM metric_run").fetchone()
+        n_scores = conn.execute("SELECT COUNT(*) FROM score").fetchone()[0]
+    assert status == "cancelled"
+    # n_items counts the batches the job saw committed (an interrupt can fall in between)
+    assert 0 < n_scores < 4000 and 0 < n_items <= n_scores
