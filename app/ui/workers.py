@@ -1,5 +1,8 @@
 """Run jobs (`job(ctx: JobContext)`) on worker threads, with signals on the GUI thread.
 
+Heavy jobs (the battery, imports, exports) go one step further and run in a child
+process (`app.ui.child_process.in_child_process`); the worker thread then only relays.
+
 The job itself stays Qt-free (it is the same function the CLI runs with a terminal bar);
 this module only carries its progress, result and error back to the GUI thread. A job
 opens its own Study/Session: nothing database-bound crosses threads here.
@@ -20,8 +23,9 @@ from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal, Slot
 from PySide6.QtWidgets import QWidget
 
 from app.errors import UserError
-from app.jobs.base import Job, JobContext
+from app.jobs.base import Job
 from app.runtime import Cancelled, Progress
+from app.ui.child_process import MessageContext
 
 
 @dataclass(frozen=True)
@@ -47,6 +51,7 @@ class JobFailure:
 
 class _Bridge(QObject):
     progress = Signal(object)
+    message = Signal(str, object)
     result = Signal(object)
     failed = Signal(object)
     cancelled = Signal()
@@ -54,7 +59,7 @@ class _Bridge(QObject):
 
 
 class _Runnable(QRunnable):
-    def __init__(self, job: Job, ctx: JobContext, bridge: _Bridge, title: str) -> None:
+    def __init__(self, job: Job, ctx: MessageContext, bridge: _Bridge, title: str) -> None:
         super().__init__()
         self.setAutoDelete(True)
         self._job = job
@@ -69,7 +74,9 @@ class _Runnable(QRunnable):
         except Cancelled:
             bridge.cancelled.emit()
         except BaseException as exc:  # everything reaches the GUI as a dialog, never a crash
-            bridge.failed.emit(JobFailure(self._title, exc, traceback.format_exc()))
+            # A job run in a child process brings the child's traceback along.
+            trace = getattr(exc, "child_trace", "") or traceback.format_exc()
+            bridge.failed.emit(JobFailure(self._title, exc, trace))
         else:
             if self._ctx.cancel.cancelled:
                 bridge.cancelled.emit()
@@ -82,6 +89,7 @@ class JobHandle(QObject):
     """One running job as the GUI sees it. Every signal arrives on the GUI thread."""
 
     progress = Signal(object)  # app.runtime.Progress
+    message = Signal(str, object)  # what the job sent with ctx.send(kind, payload)
     result = Signal(object)
     failed = Signal(object)  # JobFailure
     cancelled = Signal()
@@ -90,7 +98,7 @@ class JobHandle(QObject):
     def __init__(self, title: str, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.title = title
-        self.ctx = JobContext()
+        self.ctx = MessageContext()
         self.last_progress: Progress | None = None
         self.running = True
         self.outcome: str = "running"  # running | done | failed | cancelled
@@ -98,11 +106,13 @@ class JobHandle(QObject):
         self.failure: JobFailure | None = None
         self._bridge = _Bridge(self)
         self._bridge.progress.connect(self._on_progress)
+        self._bridge.message.connect(self.message)
         self._bridge.result.connect(self._on_result)
         self._bridge.failed.connect(self._on_failed)
         self._bridge.cancelled.connect(self._on_cancelled)
         self._bridge.done.connect(self._on_done)
         self.ctx.report = self._bridge.progress.emit
+        self.ctx.send = self._bridge.message.emit
 
     def cancel(self) -> None:
         """Ask the job to stop at its next check; what it committed stays."""

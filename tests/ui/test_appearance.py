@@ -75,7 +75,7 @@ def test_window_state_is_restored(qtbot, study_with_facts) -> None:
     open_in(first, path, qtbot)
     first.resize(first.minimumSizeHint().width(), 503)  # fits the offscreen 800 x 800 screen
     size = first.size()
-    first.show_page("dashboard")
+    first.show_page("annotate")
     page = first.page("browser")
     page.splitter.setSizes([500, 500])
     sizes = page.splitter.sizes()
@@ -85,7 +85,7 @@ def test_window_state_is_restored(qtbot, study_with_facts) -> None:
     qtbot.addWidget(second)
     qtbot.waitUntil(lambda: second.context.study is not None, timeout=5000)
     assert second.size() == size and size.height() == 503
-    assert second.current_page() == "dashboard"
+    assert second.current_page() == "annotate"
     restored = second.page("browser").splitter.sizes()
     # The page may be laid out at another width when the state comes back: the split
     # keeps its proportion (the default split is about 5:2, this one 1:1).

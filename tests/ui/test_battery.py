@@ -124,22 +124,26 @@ def test_cancel_keeps_what_was_scored(window, qtbot, tmp_path: Path) -> None:
     close_error_boxes()
 
 
-def test_a_study_that_vanished_fails_with_a_dialog(window, qtbot, tmp_path: Path) -> None:
+def test_a_failing_run_shows_a_dialog_and_the_window_goes_on(
+    window, qtbot, study_with_facts
+) -> None:
     from tests.ui.test_workers import error_boxes
 
-    path = tmp_path / "gone.mbstudy"
-    bulk_study(path, 20).close()
+    path, _ = study_with_facts
     open_in(window, path, qtbot)
     dialog = window.show_battery_dialog()
     wait_metrics(qtbot, dialog)
-    dialog.set_checked(["bleu"])
-    window.context.study.close()
-    path.rename(tmp_path / "moved.mbstudy")
+    # A metric the registry does not know: the scoring job refuses it (a user error).
+    dialog.checked_metrics = lambda: ["nosuchmetric"]
     job = dialog.start()
-    qtbot.waitUntil(lambda: not job.running, timeout=60_000)
-    assert job.outcome == "failed"
+    qtbot.waitUntil(lambda: not job.running, timeout=120_000)
+    assert job.outcome == "failed" and job.failure.is_user_error
     qtbot.waitUntil(lambda: bool(error_boxes()))
-    assert "no such study" in error_boxes()[0].text()
+    assert "nosuchmetric" in error_boxes()[0].text()
     assert "Failed" in dialog.phase_label.text()
     close_error_boxes()
-    assert dialog.run_button.isEnabled()
+    del dialog.checked_metrics
+    dialog.set_checked(["bleu"])
+    job = dialog.start()  # and the next run works
+    qtbot.waitUntil(lambda: not job.running, timeout=120_000)
+    assert job.outcome == "done", job.failure

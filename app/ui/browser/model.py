@@ -56,6 +56,19 @@ FIXED_COLUMNS: tuple[tuple[str, str, str], ...] = (
     ("flag", "⚑", ""),
 )
 NUMERIC_KEYS = {"id", "ratings", "mean"}
+_DISPLAY = Qt.ItemDataRole.DisplayRole
+_ALIGN = Qt.ItemDataRole.TextAlignmentRole
+_RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+# Per fixed column, then one more entry for every score column (right-aligned numbers).
+_ALIGNMENTS: tuple[int | None, ...] = (
+    *(
+        _RIGHT
+        if k in NUMERIC_KEYS
+        else (int(Qt.AlignmentFlag.AlignCenter) if k == "flag" else None)
+        for k, _h, _s in FIXED_COLUMNS
+    ),
+    _RIGHT,
+)
 
 _Index = QModelIndex | QPersistentModelIndex
 
@@ -64,6 +77,12 @@ _Index = QModelIndex | QPersistentModelIndex
 class _Page:
     rows: dict[int, ItemRow]
     scores: dict[tuple[int, str, str], float | None] | None = None
+    # The fixed columns' display strings, formatted once when the page is fetched.
+    texts: dict[int, tuple[str, ...]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        keys = [k for k, _h, _s in FIXED_COLUMNS]
+        self.texts = {i: tuple(_display(r, k) for k in keys) for i, r in self.rows.items()}
 
 
 class _IdsLoaded(QObject):
@@ -301,39 +320,36 @@ class ItemTableModel(QAbstractTableModel):
         return self._page(row // PAGE_SIZE).rows.get(item_id)
 
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid():
-            return None
-        row, col = index.row(), index.column()
-        item_id = self.item_id(row)
-        if item_id is None:
+        # The view asks for about ten roles per cell on every paint; all but three are
+        # answered before any lookup, so a repaint costs little GUI-thread time.
+        if role == _DISPLAY:
+            return self._display_value(index.row(), index.column())
+        if role == _ALIGN:
+            return _ALIGNMENTS[min(index.column(), len(_ALIGNMENTS) - 1)]
+        if role == Qt.ItemDataRole.ToolTipRole:
+            key = self.column_key(index.column())
+            if key in ("source", "output"):
+                item = self.item_row(index.row())
+                return getattr(item, key) if item is not None else None
             return None
         if role == ITEM_ID_ROLE:
-            return item_id
-        if role == Qt.ItemDataRole.TextAlignmentRole:
-            numeric = col >= len(FIXED_COLUMNS) or FIXED_COLUMNS[col][0] in NUMERIC_KEYS
-            if numeric:
-                return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-            if FIXED_COLUMNS[col][0] == "flag":
-                return int(Qt.AlignmentFlag.AlignCenter)
+            return self.item_id(index.row())
+        return None
+
+    def _display_value(self, row: int, col: int) -> Any:
+        ids = self._state.ids
+        if not 0 <= row < len(ids):
             return None
-        if role not in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
-            return None
+        item_id = ids[row]
         page = self._page(row // PAGE_SIZE)
-        item = page.rows.get(item_id)
-        if item is None:  # deleted since the ids were loaded
-            return None
-        if col >= len(FIXED_COLUMNS):
-            if page.scores is None:
-                page.scores = fetch_scores(self._require_conn(), list(page.rows))
-            sc = self._score_columns[col - len(FIXED_COLUMNS)]
-            value = page.scores.get((item_id, sc.metric, sc.config_hash))
-            return None if value is None else f"{value:.1f}"
-        key = FIXED_COLUMNS[col][0]
-        if role == Qt.ItemDataRole.ToolTipRole:
-            if key in ("source", "output"):
-                return getattr(item, key)
-            return None
-        return _display(item, key)
+        if col < len(FIXED_COLUMNS):
+            texts = page.texts.get(item_id)
+            return texts[col] if texts is not None else None
+        if page.scores is None:
+            page.scores = fetch_scores(self._require_conn(), list(page.rows))
+        sc = self._score_columns[col - len(FIXED_COLUMNS)]
+        value = page.scores.get((item_id, sc.metric, sc.config_hash))
+        return None if value is None else f"{value:.1f}"
 
     def _require_conn(self) -> sqlite3.Connection:
         if self._conn is None:

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from db.study import Study
 
 SEARCH_DELAY_MS = 300
-SCORE_REFRESH_MS = 250
+SCORE_REFRESH_MS = 400
 
 COLUMN_WIDTHS = {
     "id": 64,
@@ -64,6 +64,9 @@ class BrowserPage(QWidget):
         self.model = ItemTableModel(self)
         self._pending_scores: set[int] = set()
         self._pending_labels: set[str] = set()
+        # Run labels whose column the table already has (a batch of one of them only
+        # refreshes values; a new label rereads the columns).
+        self._labels_seen: set[str] = set()
         self._build()
         context.study_opened.connect(self._on_study_opened)
         context.study_closed.connect(self._on_study_closed)
@@ -261,6 +264,7 @@ class BrowserPage(QWidget):
     # -- study events -----------------------------------------------------------------
 
     def _on_study_opened(self, study: Study) -> None:
+        self._labels_seen = set()
         self.model.set_study(study.path)
         self.detail.set_connection(self.model.connection)
         self._refresh_filter_values()
@@ -301,8 +305,10 @@ class BrowserPage(QWidget):
         if study is None:
             return
         ids, self._pending_scores = self._pending_scores, set()
-        self._pending_labels.clear()
-        self.model.set_score_columns(score_columns_of(study))
+        labels, self._pending_labels = self._pending_labels, set()
+        if not labels <= self._labels_seen:  # a new run: its column appears
+            self._labels_seen |= labels
+            self.model.set_score_columns(score_columns_of(study))
         self.model.scores_changed(list(ids))
         if self.detail.item_id is not None and self.detail.item_id in ids:
             self.detail.refresh()

@@ -14,6 +14,7 @@ import sqlite3
 from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 RATED_CHOICES = ("any", "rated", "unrated")
@@ -126,8 +127,12 @@ def ids_sql(f: BrowserFilter) -> tuple[str, list[Any]]:
 
 
 def connect_readonly(path: str) -> sqlite3.Connection:
-    """A reading connection of its own (WAL lets it read while a worker writes scores)."""
-    conn = sqlite3.connect(path, timeout=10.0, check_same_thread=True)
+    """A reading connection of its own (WAL lets it read while a worker writes scores).
+
+    `mode=rw`: a study file that vanished is an error, never silently re-created empty.
+    """
+    uri = f"{Path(path).resolve().as_uri()}?mode=rw"
+    conn = sqlite3.connect(uri, uri=True, timeout=10.0, check_same_thread=True)
     conn.execute("PRAGMA query_only = ON")
     return conn
 

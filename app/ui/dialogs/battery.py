@@ -1,8 +1,9 @@
 """Run the metric battery from the window: pick metrics, options, watch progress, cancel.
 
-The list of metrics (with availability and reasons) and the scoring itself run as jobs on
-worker threads (`app.jobs.scoring`), so neither a slow availability check nor a model
-loading freezes the window. Scores reach the browser batch by batch through the context.
+The list of metrics (with availability and reasons) and the scoring itself
+(`app.jobs.scoring`) run in child processes, so neither the metric libraries' imports nor
+the scoring's CPU time and garbage collections ever hold the window's thread. Scores reach
+the browser batch by batch: the child sends each committed batch, the context relays it.
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ from PySide6.QtWidgets import (
 
 from app.runtime import Progress
 from app.settings import DEFAULT_ENCODER, DEVICE_CHOICES, UserPrefs
+from app.ui.child_jobs import list_metrics_job, score_job
+from app.ui.child_process import in_child_process
 from app.ui.rate import RateMeter, format_duration, format_rate
 from app.ui.workers import JobFailure, JobHandle
 
@@ -160,15 +163,11 @@ class BatteryDialog(QDialog):
     # -- the metric list --------------------------------------------------------------
 
     def refresh_metrics(self) -> None:
-        path = self.context.path
-
-        def job(_ctx: Any) -> list[dict[str, Any]]:
-            from app.jobs.scoring import list_metrics
-
-            return list_metrics(path)
-
         self.context.runner.start(
-            job, title="Checking metrics", on_result=self.set_metrics, on_failed=self._list_failed
+            in_child_process(list_metrics_job, self.context.path),
+            title="Checking metrics",
+            on_result=self.set_metrics,
+            on_failed=self._list_failed,
         )
 
     def _list_failed(self, failure: JobFailure) -> None:
@@ -265,23 +264,19 @@ class BatteryDialog(QDialog):
         path = self.context.path
         if not metrics or path is None or self.job is not None:
             return None
-        options = self.options()
-        context = self.context
-
-        def job(ctx: Any) -> list[Any]:
-            from app.jobs.scoring import ScoreRequest, score_study
-
-            request = ScoreRequest(study_path=path, metrics=metrics, options=options)
-            return score_study(request, ctx, on_batch=context.notify_batch)
-
         self.summaries = []
         self._meter.reset()
         self._started = time.monotonic()
         self.progress.setRange(0, 0)
         self.phase_label.setText("Starting…")
         self.rate_label.setText("")
-        self.job = context.runner.start(job, title="Running metrics", on_result=self._on_result)
+        self.job = self.context.runner.start(
+            in_child_process(score_job, path, metrics, self.options()),
+            title="Running metrics",
+            on_result=self._on_result,
+        )
         self.job.progress.connect(self._on_progress)
+        self.job.message.connect(self._on_message)
         self.job.cancelled.connect(
             lambda: self.phase_label.setText("Cancelled; finished work kept")
         )
@@ -289,6 +284,11 @@ class BatteryDialog(QDialog):
         self.job.finished.connect(self._on_finished)
         self._update_buttons()
         return self.job
+
+    def _on_message(self, kind: str, payload: Any) -> None:
+        if kind == "batch":
+            label, item_ids = payload
+            self.context.scores_changed.emit(label, item_ids)
 
     def cancel(self) -> None:
         if self.job is not None:

@@ -1,6 +1,6 @@
 """Export the study: items with mean ratings and scores, or the per-rater ratings.
 
-The export runs as a background job through `app.datasets.exporters.export_study`, the
+The export runs in a child process through `app.datasets.exporters.export_study`, the
 same code as `meaningbench export`; the format follows the file's extension.
 """
 
@@ -23,6 +23,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.ui.child_jobs import export_job
+from app.ui.child_process import in_child_process
 from app.ui.workers import JobHandle
 
 if TYPE_CHECKING:
@@ -96,20 +98,12 @@ class ExportDialog(QDialog):
         out = Path(text)
         ratings = self.ratings_radio.isChecked()
 
-        def job(_ctx: Any) -> Any:
-            from app.datasets.exporters import export_study
-            from db.study import open_study
-
-            study = open_study(study_path)
-            try:
-                return export_study(study, out, ratings=ratings)
-            finally:
-                study.close()
-
         self.status.setText("Exporting…")
         self.export_button.setEnabled(False)
         self.job = self.context.runner.start(
-            job, title=f"Exporting {out.name}", on_result=self._on_result
+            in_child_process(export_job, study_path, out, ratings),
+            title=f"Exporting {out.name}",
+            on_result=self._on_result,
         )
         self.job.failed.connect(lambda f: self.status.setText(f"Not exported: {f.message}"))
         self.job.finished.connect(self._on_finished)

@@ -1,5 +1,5 @@
 """Import a rating file: format, column mapping, a preview of the first rows, then the
-import itself as a background job (all or nothing: a bad row leaves the study unchanged).
+import itself in a child process (all or nothing: a bad row leaves the study unchanged).
 """
 
 from __future__ import annotations
@@ -28,6 +28,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.ui.child_jobs import import_job
+from app.ui.child_process import in_child_process
 from app.ui.dialogs.import_preview import (
     MAPPED_FIELDS,
     Preview,
@@ -266,29 +268,13 @@ class ImportDialog(QDialog):
         dataset = self.dataset_edit.text().strip() or None
         system = self.system_edit.text().strip() or None
 
-        def job(ctx: Any) -> Any:
-            from app.datasets.importer import import_file
-            from db.study import open_study
-
-            study = open_study(study_path)  # this thread's own connection
-            try:
-                return import_file(
-                    study,
-                    path,
-                    fmt=fmt,
-                    mapping=mapping,
-                    dataset=dataset,
-                    system=system,
-                    progress=lambda done, total, msg: ctx.progress(done, total, msg),
-                    cancel=ctx.cancel,
-                )
-            finally:
-                study.close()
-
         self.show_error(None)
         self.report_view.hide()
         self.job = self.context.runner.start(
-            job, title=f"Importing {path.name}", on_result=self._on_result, show_errors=False
+            in_child_process(import_job, study_path, path, fmt, mapping, dataset, system),
+            title=f"Importing {path.name}",
+            on_result=self._on_result,
+            show_errors=False,
         )
         self.job.failed.connect(self._on_failed)
         self.job.finished.connect(self._on_finished)

@@ -1,0 +1,70 @@
+"""The jobs the window runs in child processes: list metrics, score, import, export.
+
+Module-level functions `f(ctx, ...)`, pickled by name into the child; Qt-free, so the
+child process never loads Qt. Each opens the study itself (one connection per process).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from app.ui.child_process import MessageContext
+
+
+def list_metrics_job(_ctx: MessageContext, study_path: Path | None) -> list[dict[str, Any]]:
+    from app.jobs.scoring import list_metrics
+
+    return list_metrics(study_path)
+
+
+def score_job(
+    ctx: MessageContext, study_path: Path, metrics: list[str], options: dict[str, Any]
+) -> list[Any]:
+    """The battery; each committed batch is sent to the window as a "batch" message."""
+    from app.jobs.scoring import ScoreRequest, score_study
+
+    def on_batch(label: str, item_ids: list[int]) -> None:
+        ctx.send("batch", (label, [int(i) for i in item_ids]))
+
+    request = ScoreRequest(study_path=study_path, metrics=metrics, options=options)
+    return score_study(request, ctx, on_batch=on_batch)
+
+
+def import_job(
+    ctx: MessageContext,
+    study_path: Path,
+    file: Path,
+    fmt: str,
+    mapping: Any,
+    dataset: str | None,
+    system: str | None,
+) -> Any:
+    from app.datasets.importer import import_file
+    from db.study import open_study
+
+    study = open_study(study_path)
+    try:
+        return import_file(
+            study,
+            file,
+            fmt=fmt,
+            mapping=mapping,
+            dataset=dataset,
+            system=system,
+            progress=lambda done, total, msg: ctx.progress(done, total, msg),
+            cancel=ctx.cancel,
+        )
+    finally:
+        study.close()
+
+
+def export_job(_ctx: MessageContext, study_path: Path, out: Path, ratings: bool) -> Any:
+    from app.datasets.exporters import export_study
+    from db.study import open_study
+
+    study = open_study(study_path)
+    try:
+        return export_study(study, out, ratings=ratings)
+    finally:
+        study.close()

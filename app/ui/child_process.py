@@ -1,0 +1,193 @@
+"""Run a job in a child process, relaying its progress, messages, result and errors.
+
+Why a process and not only a thread: CPU-bound Python work on a thread of the GUI process
+competes with the GUI thread for the GIL, and its garbage collections (a full collection
+of a heap holding pandas, SQLAlchemy and the metric libraries takes a third of a second)
+stop every thread. Measured on the battery, that froze the window for up to 0.8 s. In a
+child process the window's thread only waits on a queue. The child is started with
+"spawn" (no fork of a threaded Qt process) and imports only what the job needs: no Qt.
+
+The job is `target(ctx, *args)`, a module-level function (it is pickled by name), and
+`ctx` a `MessageContext`: progress and cancel as usual, plus `send(kind, payload)` for
+messages the window wants while the job runs (the battery's "batch" of new scores).
+This module is Qt-free so that the child never loads Qt.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import os
+import queue as queue_module
+import time
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
+
+from app.errors import UserError
+from app.jobs.base import Job, JobContext
+from app.runtime import Cancelled, CancelToken, Progress
+
+POLL_S = 0.1
+# Unix niceness of the child: on a busy machine the window's thread is scheduled first.
+CHILD_NICENESS = 10
+# After a cancel the job stops at its next batch; past this, the process is ended.
+CANCEL_GRACE_S = 60.0
+
+
+def _no_message(_kind: str, _payload: Any) -> None:
+    return None
+
+
+@dataclass
+class MessageContext(JobContext):
+    """A JobContext that can also send named messages to whoever runs the job."""
+
+    send: Callable[[str, Any], None] = field(default=_no_message, repr=False)
+
+
+class ChildUserError(UserError):
+    """A user error raised in the child (bad input, a missing study): its message is kept."""
+
+
+class ChildJobError(RuntimeError):
+    """A bug in the child; `child_trace` is its traceback, for the error dialog's details."""
+
+    def __init__(self, message: str, child_trace: str) -> None:
+        super().__init__(message)
+        self.child_trace = child_trace
+
+
+class _ChildCancel(CancelToken):
+    """Cancelled when the parent sets the shared event, or when the parent is gone."""
+
+    def __init__(self, event: Any, parent_pid: int) -> None:
+        super().__init__()
+        self._event = event
+        self._parent_pid = parent_pid
+
+    @property
+    def cancelled(self) -> bool:
+        return bool(self._event.is_set()) or os.getppid() != self._parent_pid
+
+    def check(self) -> None:
+        if self.cancelled:
+            raise Cancelled()
+
+
+def _is_user_error(exc: BaseException) -> bool:
+    from db.errors import StudyFileError
+
+    return isinstance(exc, (UserError, StudyFileError))
+
+
+def _lower_priority() -> None:
+    """Background work yields the CPU to the window (its worker processes inherit this)."""
+    if hasattr(os, "nice"):
+        with contextlib.suppress(OSError):
+            os.nice(CHILD_NICENESS)
+
+
+def _child_main(
+    target: Callable[..., Any], args: tuple[Any, ...], out: Any, stop: Any, parent_pid: int
+) -> None:
+    _lower_priority()
+    def report(p: Progress) -> None:
+        out.put(("progress", p.done, p.total, p.message))
+
+    ctx = MessageContext(
+        cancel=_ChildCancel(stop, parent_pid),
+        report=report,
+        send=lambda kind, payload: out.put(("send", kind, payload)),
+    )
+    try:
+        value = target(ctx, *args)
+        out.put(("result", value))
+    except Cancelled:
+        out.put(("cancelled",))
+    except BaseException as exc:  # everything goes back to the window as a message
+        out.put(("error", _is_user_error(exc), str(exc) or type(exc).__name__,
+                 traceback.format_exc()))  # fmt: skip
+    finally:
+        out.close()
+        out.join_thread()
+
+
+def in_child_process(target: Callable[..., Any], *args: Any) -> Job:
+    """A job (for JobRunner.start) that runs `target(ctx, *args)` in a child process."""
+    return partial(_pump, target, args)
+
+
+def _pump(target: Callable[..., Any], args: tuple[Any, ...], ctx: JobContext) -> Any:
+    mp = multiprocessing.get_context("spawn")
+    out = mp.Queue()
+    stop = mp.Event()
+    # Not a daemon: the scoring job starts its own pool of worker processes.
+    proc = mp.Process(
+        target=_child_main, args=(target, args, out, stop, os.getpid()), name="meaningbench-job"
+    )
+    proc.start()
+    send = getattr(ctx, "send", _no_message)
+    cancel_sent: float | None = None
+    outcome: tuple[Any, ...] | None = None
+    try:
+        while outcome is None:
+            if ctx.cancel.cancelled and cancel_sent is None:
+                stop.set()
+                cancel_sent = time.monotonic()
+            try:
+                msg = out.get(timeout=POLL_S)
+            except queue_module.Empty:
+                if not proc.is_alive():
+                    outcome = _drain(out, send, ctx)
+                    break
+                if cancel_sent is not None and time.monotonic() - cancel_sent > CANCEL_GRACE_S:
+                    proc.terminate()
+                    raise Cancelled() from None
+                continue
+            outcome = _handle(msg, send, ctx)
+    finally:
+        if outcome is None and proc.is_alive():  # the thread itself failed: stop the child
+            stop.set()
+        proc.join(timeout=CANCEL_GRACE_S)
+        if proc.is_alive():
+            proc.terminate()
+            proc.join()
+    if outcome is None:
+        raise ChildJobError(
+            f"the job's process stopped unexpectedly (exit code {proc.exitcode})", ""
+        )
+    kind = outcome[0]
+    if kind == "result":
+        return outcome[1]
+    if kind == "cancelled":
+        raise Cancelled()
+    _, is_user, message, trace = outcome
+    if is_user:
+        raise ChildUserError(message)
+    raise ChildJobError(message, trace)
+
+
+def _handle(msg: tuple[Any, ...], send: Callable[[str, Any], None], ctx: JobContext) -> Any:
+    kind = msg[0]
+    if kind == "progress":
+        ctx.progress(msg[1], msg[2], msg[3], force=True)  # the child already throttles
+        return None
+    if kind == "send":
+        send(msg[1], msg[2])
+        return None
+    return msg  # result | cancelled | error: the last message
+
+
+def _drain(out: Any, send: Callable[[str, Any], None], ctx: JobContext) -> Any:
+    """Messages still queued when the child exited; the outcome if one is among them."""
+    while True:
+        try:
+            msg = out.get(timeout=POLL_S)
+        except queue_module.Empty:
+            return None
+        outcome = _handle(msg, send, ctx)
+        if outcome is not None:
+            return outcome
