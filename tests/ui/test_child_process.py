@@ -1,0 +1,74 @@
+"""Jobs in a child process: result, progress, messages, cancel, errors with the child's trace."""
+
+from __future__ import annotations
+
+import os
+import time
+
+from app.errors import InputError
+from app.ui.child_process import in_child_process
+from tests.ui.test_workers import close_error_boxes, error_boxes
+
+
+def counting(ctx, n: int) -> dict[str, int]:  # noqa: ANN001 - runs in the child
+    for i in range(n):
+        ctx.progress(i + 1, n, f"step {i + 1}", force=True)
+        ctx.send("tick", i)
+    return {"pid": os.getpid(), "n": n}
+
+
+def dividing(ctx) -> float:  # noqa: ANN001
+    return 1 / 0
+
+
+def bad_file(ctx) -> None:  # noqa: ANN001
+    raise InputError("not a number", file="ratings.csv", row=4, column="rating")
+
+
+def endless(ctx) -> None:  # noqa: ANN001
+    while True:
+        ctx.progress(1, None, "waiting", force=True)
+        ctx.check()
+        time.sleep(0.01)
+
+
+def test_result_progress_and_messages_come_back(window, qtbot) -> None:
+    handle = window.runner.start(in_child_process(counting, 5), title="count")
+    ticks: list[int] = []
+    handle.message.connect(lambda kind, payload: ticks.append(payload))
+    done: list[int] = []
+    handle.progress.connect(lambda p: done.append(p.done))
+    qtbot.waitUntil(lambda: not handle.running, timeout=60_000)
+    assert handle.outcome == "done", handle.failure
+    assert handle.value["n"] == 5 and handle.value["pid"] != os.getpid()  # another process
+    assert ticks == [0, 1, 2, 3, 4]
+    assert done[-1] == 5
+
+
+def test_a_bug_in_the_child_shows_its_traceback(window, qtbot) -> None:
+    handle = window.runner.start(in_child_process(dividing), title="Divide")
+    qtbot.waitUntil(lambda: not handle.running, timeout=60_000)
+    assert handle.outcome == "failed" and not handle.failure.is_user_error
+    qtbot.waitUntil(lambda: bool(error_boxes()))
+    box = error_boxes()[0]
+    assert "division by zero" in box.text()
+    assert "ZeroDivisionError" in box.detailedText() and "dividing" in box.detailedText()
+    close_error_boxes()
+
+
+def test_a_user_error_in_the_child_keeps_row_and_column(window, qtbot) -> None:
+    handle = window.runner.start(in_child_process(bad_file), title="Import")
+    qtbot.waitUntil(lambda: not handle.running, timeout=60_000)
+    assert handle.failure.is_user_error
+    qtbot.waitUntil(lambda: bool(error_boxes()))
+    assert error_boxes()[0].text() == "ratings.csv, row 4, column 'rating': not a number"
+    close_error_boxes()
+
+
+def test_cancel_reaches_the_child(window, qtbot) -> None:
+    handle = window.runner.start(in_child_process(endless), title="Endless")
+    qtbot.waitUntil(lambda: handle.last_progress is not None, timeout=60_000)
+    handle.cancel()
+    qtbot.waitUntil(lambda: not handle.running, timeout=60_000)
+    assert handle.outcome == "cancelled"
+    assert not error_boxes()
