@@ -10,10 +10,8 @@ from __future__ import annotations
 
 import os
 import time
-from collections import deque
 from collections.abc import Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
+from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 from app.metrics.base import ItemScore, Metric, Pair, stable_hash
@@ -95,12 +93,14 @@ def score_with_fallback(
 
 
 def iterate_in_process(
-    metric: Metric, pairs: Sequence[Pair], cancel: CancelToken
+    metric: Metric, pairs: Sequence[Pair], cancel: CancelToken, *, any_scored: bool = False
 ) -> Iterator[tuple[int, int, list[ItemScore]]]:
-    """Yield (start, end, scores) chunk by chunk, sizing chunks to about TARGET_CHUNK_S."""
+    """Yield (start, end, scores) chunk by chunk, sizing chunks to about TARGET_CHUNK_S.
+
+    `any_scored` says whether the run already has scores (see `score_with_fallback`).
+    """
     size = FIRST_CHUNK
     start = 0
-    any_scored = False
     while start < len(pairs):
         cancel.check()
         end = min(len(pairs), start + size)
@@ -118,7 +118,7 @@ def iterate_in_process(
 _WORKER_METRICS: dict[tuple[type[Metric], str], Metric] = {}
 
 
-def _pool_score(cls: type[Metric], config: dict[str, Any], pairs: list[Pair]) -> list[ItemScore]:
+def pool_score(cls: type[Metric], config: dict[str, Any], pairs: list[Pair]) -> list[ItemScore]:
     """Runs in a worker: rebuild the metric once per (class, config), score with fallback."""
     key = (cls, stable_hash(config))
     metric = _WORKER_METRICS.get(key)
@@ -152,11 +152,8 @@ def start_method() -> str:
 
 
 class WorkerPool:
-    """Worker processes for the CPU-bound metrics of one scoring job.
-
-    Forked pools are made afresh for each metric (after its probe warmed this process up)
-    and released after it; spawned pools are started once and shared by the job's metrics.
-    """
+    """Worker processes for the CPU-bound metrics of one scoring job, started when the first
+    metric needs them (a forked pool then holds what that metric's probe loaded here)."""
 
     def __init__(self, workers: int, method: str | None = None) -> None:
         self.workers = workers
@@ -178,47 +175,7 @@ class WorkerPool:
             return POOL_WORTH_WARM_S
         return POOL_WORTH_S
 
-    def metric_done(self) -> None:
-        if self.method == "fork":
-            self.shutdown()
-
     def shutdown(self, *, wait: bool = True) -> None:
         if self._executor is not None:
             self._executor.shutdown(wait=wait, cancel_futures=True)
             self._executor = None
-
-    def iterate(
-        self, metric: Metric, pairs: Sequence[Pair], cancel: CancelToken, chunk: int = POOL_CHUNK
-    ) -> Iterator[tuple[int, int, list[ItemScore]]]:
-        """Yield (start, end, scores) in order while the workers score the next chunks.
-
-        A few chunks are in flight at a time, so a cancel waits for at most those.
-        """
-        executor = self.executor()
-        cls, config = type(metric), dict(metric.config)
-        bounds = [(i, min(len(pairs), i + chunk)) for i in range(0, len(pairs), chunk)]
-        pending: deque[tuple[int, int, Future[list[ItemScore]]]] = deque()
-        next_chunk = 0
-        try:
-            while next_chunk < len(bounds) or pending:
-                while next_chunk < len(bounds) and len(pending) < 2 * self.workers:
-                    s, e = bounds[next_chunk]
-                    pending.append(
-                        (s, e, executor.submit(_pool_score, cls, config, list(pairs[s:e])))
-                    )
-                    next_chunk += 1
-                s, e, future = pending.popleft()
-                while True:
-                    cancel.check()
-                    try:
-                        scores = future.result(timeout=0.1)
-                        break
-                    except TimeoutError:
-                        continue
-                yield s, e, scores
-        except BrokenProcessPool:
-            self.shutdown(wait=False)
-            raise
-        finally:
-            for _, _, future in pending:
-                future.cancel()

@@ -23,9 +23,8 @@ from __future__ import annotations
 import gc
 import time
 from collections.abc import Callable, Iterator
-from concurrent.futures.process import BrokenProcessPool
-from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -43,22 +42,19 @@ from app.jobs.score_exec import (
     describe,
     iterate_in_process,
 )
+from app.jobs.score_runs import BatchCallback, MetricRun, MetricRunSummary, PoolScheduler
 from app.jobs.score_store import (
     CacheKey,
     CacheState,
     ItemText,
     check_cache,
-    create_run,
-    finish_run,
     load_items,
     open_existing,
     registered_models,
     score_row_ids,
-    write_scores,
 )
 from app.metrics.base import (
     Availability,
-    ItemScore,
     Metric,
     Pair,
     input_hash,
@@ -79,25 +75,6 @@ class ScoreRequest:
         default_factory=dict
     )  # reference_mode, device, model, batch_size
     item_ids: list[int] | None = None  # None = every item of the study (regular and control)
-
-
-@dataclass
-class MetricRunSummary:
-    metric: str
-    label: str
-    run_id: int | None
-    status: str  # done | failed | cancelled | unavailable | cached
-    scored: int
-    cached: int
-    failed: int
-    elapsed_s: float
-    error: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-BatchCallback = Callable[[str, list[int]], None]
 
 
 class _Progress:
@@ -202,7 +179,12 @@ def score_study(
         int(request.options.get("workers") or default_workers()),
         request.options.get("start_method"),
     )
+    scheduler = PoolScheduler(pool, ctx.cancel)
+    runs: list[MetricRun] = []
     try:
+        pool_mode = str(request.options.get("pool") or "auto")
+        if pool_mode not in POOL_MODES:
+            raise InputError(f"pool must be one of {', '.join(POOL_MODES)}, not {pool_mode!r}")
         planned = _plan_all(request, study)
         runnable = [p for p in planned if p.metric is not None and p.availability.ok]
         ctx.progress(0, None, "Checking cached scores", force=True)
@@ -215,40 +197,45 @@ def score_study(
             cache = check_cache(study, keys, items, hashes.digests())
         states = dict(zip(keys, cache, strict=True))
         progress = _Progress(ctx, len(items) * len(runnable))
-        pool_mode = str(request.options.get("pool") or "auto")
-        if pool_mode not in POOL_MODES:
-            raise InputError(f"pool must be one of {', '.join(POOL_MODES)}, not {pool_mode!r}")
-        summaries: list[MetricRunSummary] = []
+
+        def report(label: str, ids: list[int], n: int) -> None:
+            if on_batch is not None:
+                on_batch(label, ids)
+            progress.advance(n, label)
+
+        results: list[MetricRun | MetricRunSummary] = []
         for plan in planned:
             if plan.metric is None or not plan.availability.ok:
                 reason = plan.availability.reason or "unavailable"
-                summaries.append(
+                results.append(
                     MetricRunSummary(
                         plan.name, plan.label, None, "unavailable", 0, 0, 0, 0.0, reason
                     )
                 )
                 continue
             if ctx.cancel.cancelled:
-                summaries.append(
+                results.append(
                     MetricRunSummary(plan.name, plan.label, None, "cancelled", 0, 0, 0, 0.0)
                 )
                 continue
-            summaries.append(
-                _run_metric(
-                    study,
-                    plan,
-                    items,
-                    hashes,
-                    states[_cache_key(plan.metric)],
-                    ctx,
-                    progress,
-                    pool,
-                    pool_mode,
-                    on_batch,
-                )  # fmt: skip
-            )
+            key = _cache_key(plan.metric)
+            run = _start_run(study, plan, items, hashes, states[key], progress, report)
+            results.append(run)
+            if isinstance(run, MetricRun):
+                runs.append(run)
+                _score(run, ctx, pool, scheduler, pool_mode)
+        if not ctx.cancel.cancelled:
+            with suppress(Cancelled):
+                scheduler.drain()
+        scheduler.abandon()
+        final = "cancelled" if ctx.cancel.cancelled else None
+        summaries = [r.finish(final) if isinstance(r, MetricRun) else r for r in results]
     except BaseException:
-        pool.shutdown(wait=False)  # Ctrl+C or an error: do not wait for the workers' chunks
+        # An error or Ctrl+C: close what is open as cancelled, without waiting for workers.
+        scheduler.abandon()
+        pool.shutdown(wait=False)
+        for run in runs:
+            run.finish("cancelled")
         raise
     else:
         pool.shutdown(wait=not ctx.cancel.cancelled)
@@ -257,24 +244,20 @@ def score_study(
         study.close()
 
 
-def _run_metric(
+def _start_run(
     study: Study,
     plan: PlannedMetric,
     items: list[ItemText],
     hashes: _Hashes,
     state: CacheState,
-    ctx: JobContext,
     progress: _Progress,
-    pool: WorkerPool,
-    pool_mode: str,
-    on_batch: BatchCallback | None,
-) -> MetricRunSummary:
+    report: Callable[[str, list[int], int], None],
+) -> MetricRun | MetricRunSummary:
+    """The run of one metric over the items it has no current score for (None: all cached)."""
     metric, label = plan.metric, plan.label
     assert metric is not None
     began = time.perf_counter()
-    config_hash = metric.config_hash()
-    mode = _cache_key(metric).mode
-    refs, digests = hashes.get(mode)
+    refs, digests = hashes.get(_cache_key(metric).mode)
     if state.current is None:
         todo: list[int] = []
     else:
@@ -287,110 +270,61 @@ def _run_metric(
             metric.name, label, state.latest_run_id, "cached", 0, cached, 0,
             time.perf_counter() - began,
         )  # fmt: skip
-
+    config_hash = metric.config_hash()
     old_rows = score_row_ids(study, metric.name, config_hash) if state.latest_run_id else {}
     pairs = [
         Pair(items[i].id, items[i].source, items[i].output, refs[i], items[i].system) for i in todo
     ]
-    run_id = create_run(study, metric, label)
-    tally = _Tally()
-
-    def consume(chunks: Iterator[tuple[int, int, list[ItemScore]]], offset: int) -> None:
-        for start, end, scores in chunks:
-            lo, hi = offset + start, offset + end
-            ids = [p.item_id for p in pairs[lo:hi]]
-            replaced = [row for item_id in ids for row in old_rows.get(item_id, ())]
-            write_scores(study, run_id, ids, [digests[i] for i in todo[lo:hi]], scores, replaced)
-            tally.add(scores, hi)
-            if on_batch is not None:
-                on_batch(label, ids)
-            progress.advance(hi - lo, label)
-
-    status, error = "done", None
-    try:
-        start, use_pool = 0, False
-        if metric.parallel_safe and pool.workers > 1:
-            if pool_mode == "always":
-                use_pool = True
-            elif pool_mode == "auto" and len(pairs) >= POOL_MIN_ITEMS:
-                # Probe here first: a cheap metric is done before workers would be up. The
-                # first items pay one-time costs (imports, dictionaries): not timed.
-                consume(iterate_in_process(metric, pairs[:WARM_UP_ITEMS], ctx.cancel), 0)
-                start = PROBE_ITEMS
-                probe_began = time.perf_counter()
-                probe = pairs[WARM_UP_ITEMS:start]
-                consume(iterate_in_process(metric, probe, ctx.cancel), WARM_UP_ITEMS)
-                per_item = (time.perf_counter() - probe_began) / len(probe)
-                use_pool = per_item * (len(pairs) - start) >= pool.worth_s()
-        if use_pool and start < len(pairs):
-            try:
-                consume(pool.iterate(metric, pairs[start:], ctx.cancel), start)
-                start = len(pairs)
-            except BrokenProcessPool:
-                start = tally.done_upto  # a worker died (memory, killed): finish here
-            finally:
-                pool.metric_done()
-        if start < len(pairs):
-            consume(iterate_in_process(metric, pairs[start:], ctx.cancel), start)
-        if tally.scored == 0 and tally.failed > 0:
-            status, error = "failed", tally.first_error
-    except Cancelled:
-        status = "cancelled"
-    except MetricBroken as exc:
-        status, error = "failed", str(exc)
-    except KeyboardInterrupt:
-        _finish(study, run_id, "cancelled", tally, began, None, metric)
-        raise
-    except Exception as exc:
-        status, error = "failed", describe(exc)
-    _finish(study, run_id, status, tally, began, error, metric)
-    return MetricRunSummary(
-        metric.name, label, run_id, status, tally.scored, cached, tally.failed,
-        time.perf_counter() - began, error,
+    return MetricRun(
+        study, metric, label, pairs, [digests[i] for i in todo], old_rows, cached, report,
+        began=began,
     )  # fmt: skip
 
 
-@dataclass
-class _Tally:
-    scored: int = 0
-    failed: int = 0
-    done_upto: int = 0
-    first_error: str | None = None
-
-    def add(self, scores: list[ItemScore], upto: int) -> None:
-        for s in scores:
-            if s.error is None:
-                self.scored += 1
-            else:
-                self.failed += 1
-                if self.first_error is None:
-                    self.first_error = s.error
-        self.done_upto = upto
-
-
-def _finish(
-    study: Study,
-    run_id: int,
-    status: str,
-    tally: _Tally,
-    began: float,
-    error: str | None,
-    metric: Metric,
+def _score(
+    run: MetricRun, ctx: JobContext, pool: WorkerPool, scheduler: PoolScheduler, pool_mode: str
 ) -> None:
+    """Score a run here, or probe it here and hand the rest to the workers.
+
+    Between chunks the scheduler writes what the workers sent back, so they keep working
+    while this process scores. A pooled run is finished by the scheduler.
+    """
+    metric, pairs = run.metric, run.pairs
+
+    def here(start: int, end: int) -> None:
+        for s, e, scores in iterate_in_process(
+            metric, pairs[start:end], ctx.cancel, any_scored=run.tally.scored > 0
+        ):
+            run.write(start + s, start + e, scores)
+            scheduler.pump()
+
     try:
-        device = metric.device()
-    except Exception:
-        device = None
-    finish_run(
-        study,
-        run_id,
-        status=status,
-        n_items=tally.scored + tally.failed,
-        n_failed=tally.failed,
-        elapsed_s=time.perf_counter() - began,
-        error=error,
-        device=device,
-    )
+        start = 0
+        if metric.parallel_safe and pool.workers > 1 and pool_mode != "never":
+            if pool_mode == "always":
+                scheduler.add(run, 0)
+                return
+            if len(pairs) >= POOL_MIN_ITEMS:
+                # Probe here first: a cheap metric is done before workers would be up. The
+                # first items pay one-time costs (imports, dictionaries): not timed.
+                here(0, WARM_UP_ITEMS)
+                probe_began = time.perf_counter()
+                here(WARM_UP_ITEMS, PROBE_ITEMS)
+                per_item = (time.perf_counter() - probe_began) / (PROBE_ITEMS - WARM_UP_ITEMS)
+                start = PROBE_ITEMS
+                if per_item * (len(pairs) - start) >= pool.worth_s():
+                    scheduler.add(run, start)
+                    return
+        here(start, len(pairs))
+        run.finish()
+    except Cancelled:
+        run.finish("cancelled")
+    except MetricBroken as exc:
+        run.finish("failed", str(exc))
+    except Exception as exc:
+        if isinstance(exc, KeyboardInterrupt):
+            raise
+        run.finish("failed", describe(exc))
 
 
 def list_metrics(study_path: Path | str | None = None) -> list[dict[str, Any]]:
