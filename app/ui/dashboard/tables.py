@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QRect, Qt
-from PySide6.QtGui import QColor, QPainter
+from PySide6.QtCore import QRect, Qt
+from PySide6.QtGui import QBrush, QColor, QPainter, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHeaderView,
@@ -23,7 +23,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-Index = QModelIndex | QPersistentModelIndex
 PASS = QColor("#2e8540")
 FAIL = QColor("#c0392b")
 
@@ -60,90 +59,72 @@ def format_value(value: Any, fmt: Fmt) -> str:
     return f"{v:.{fmt.digits}f}"
 
 
-class FrameModel(QAbstractTableModel):
-    """A frame's cells, formatted once per update: views ask `data` for every role of
-    every visible cell on each repaint, so it must be a lookup, not formatting."""
+class FrameModel(QStandardItemModel):
+    """A frame's cells as standard items, formatted once per update.
+
+    A view asks for every role of every visible cell on each repaint; held in Qt's own
+    items those questions never reach Python (a live refresh repaints this table after
+    every rating).
+    """
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.frame = pd.DataFrame()
         self.formats: dict[str, Fmt] = {}
         self.index_label = ""
-        self._text: list[list[str]] = []
-        self._column_fmt: list[Fmt] = []
-        self._align: list[int] = []
 
     def set_frame(
         self, frame: pd.DataFrame, formats: dict[str, Fmt] | None = None, index_label: str = ""
     ) -> None:
-        """New contents; a frame of the same rows and columns only repaints its cells."""
+        """New contents; a frame of the same rows and columns only rewrites its cells."""
         same = (
             frame.shape == self.frame.shape
             and list(frame.columns) == list(self.frame.columns)
             and list(frame.index) == list(self.frame.index)
         )
-        if not same:
-            self.beginResetModel()
         self.frame = frame
         self.formats = formats or {}
         self.index_label = index_label or str(frame.index.name or "")
-        self._column_fmt = [Fmt("text")] + [self.formats.get(str(c), Fmt()) for c in frame.columns]
+        fmts = [Fmt("text")] + [self.formats.get(str(c), Fmt()) for c in frame.columns]
+        columns = [list(frame.index)] + [frame.iloc[:, j].tolist() for j in range(frame.shape[1])]
+        if not same:
+            self.clear()
+            self.setRowCount(len(frame))
+            self.setColumnCount(len(fmts))
+            labels = [self.index_label] + [
+                fmt.label or str(col) for fmt, col in zip(fmts[1:], frame.columns, strict=True)
+            ]
+            self.setHorizontalHeaderLabels(labels)
         left = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter
         right = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
-        self._align = [
-            int(left if c == 0 or f.kind in ("text", "status") else right)
-            for c, f in enumerate(self._column_fmt)
-        ]
-        columns = [list(frame.index)] + [frame.iloc[:, j].tolist() for j in range(frame.shape[1])]
-        self._text = [
-            [format_value(v, fmt) for v in values]
-            for values, fmt in zip(columns, self._column_fmt, strict=True)
-        ]
-        if same:
-            if len(frame):
-                last = self.index(len(frame) - 1, frame.shape[1])
-                self.dataChanged.emit(self.index(0, 0), last)
-        else:
-            self.endResetModel()
-
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008, N802
-        return 0 if parent.isValid() else len(self.frame)
-
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008, N802
-        return 0 if parent.isValid() else len(self.frame.columns) + 1
+        for c, (values, fmt) in enumerate(zip(columns, fmts, strict=True)):
+            align = left if c == 0 or fmt.kind in ("text", "status") else right
+            numeric = c > 0 and fmt.kind not in ("text", "num", "status")
+            for r, value in enumerate(values):
+                text = format_value(value, fmt)
+                item = self.item(r, c)
+                if item is None:
+                    item = QStandardItem()
+                    item.setEditable(False)
+                    item.setTextAlignment(align)
+                    self.setItem(r, c, item)
+                if item.text() != text:
+                    item.setText(text)
+                    if numeric:
+                        item.setToolTip(repr(value))
+                    if fmt.kind == "status":
+                        color = {"pass": PASS, "fail": FAIL}.get(text)
+                        item.setForeground(color if color is not None else QBrush())
 
     def fmt(self, column: int) -> Fmt:
-        return self._column_fmt[column] if column < len(self._column_fmt) else Fmt()
+        if column == 0:
+            return Fmt("text")
+        return self.formats.get(str(self.frame.columns[column - 1]), Fmt())
 
     def raw(self, row: int, column: int) -> Any:
         if column == 0:
             return self.frame.index[row]
         return self.frame.iat[row, column - 1]
-
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid():
-            return None
-        r, c = index.row(), index.column()
-        if role == Qt.ItemDataRole.DisplayRole:
-            return self._text[c][r]
-        if role == Qt.ItemDataRole.TextAlignmentRole:
-            return self._align[c]
-        fmt = self._column_fmt[c]
-        if role == Qt.ItemDataRole.ToolTipRole:
-            return None if c == 0 or fmt.kind == "text" else repr(self.raw(r, c))
-        if role == Qt.ItemDataRole.ForegroundRole and fmt.kind == "status":
-            return {"pass": PASS, "fail": FAIL}.get(self._text[c][r])
-        return None
-
-    def headerData(  # noqa: N802 - Qt's name
-        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
-    ) -> Any:
-        if orientation != Qt.Orientation.Horizontal or role != Qt.ItemDataRole.DisplayRole:
-            return None
-        if section == 0:
-            return self.index_label
-        fmt = self.fmt(section)
-        return fmt.label or str(self.frame.columns[section - 1])
 
 
 class BandedHeader(QHeaderView):
