@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
@@ -155,14 +155,24 @@ class WorkerPool:
     """Worker processes for the CPU-bound metrics of one scoring job, started when the first
     metric needs them (a forked pool then holds what that metric's probe loaded here)."""
 
-    def __init__(self, workers: int, method: str | None = None) -> None:
+    def __init__(
+        self,
+        workers: int,
+        method: str | None = None,
+        before_fork: Callable[[], None] | None = None,
+    ) -> None:
         self.workers = workers
         self.method = method or start_method()
+        # Loads, in this process, what the job's metrics need, so forked workers inherit it.
+        self.before_fork = before_fork
         self._executor: ProcessPoolExecutor | None = None
 
     def executor(self) -> ProcessPoolExecutor:
         if self._executor is None:
             import multiprocessing
+
+            if self.method == "fork" and self.before_fork is not None:
+                self.before_fork()
 
             self._executor = ProcessPoolExecutor(
                 max_workers=self.workers, mp_context=multiprocessing.get_context(self.method)

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import gc
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -197,6 +197,13 @@ def score_study(
             cache = check_cache(study, keys, items, hashes.digests())
         states = dict(zip(keys, cache, strict=True))
         progress = _Progress(ctx, len(items) * len(runnable))
+        pool.before_fork = lambda: _warm_up(
+            p.metric
+            for p in runnable
+            if p.metric is not None
+            and p.metric.parallel_safe
+            and states[_cache_key(p.metric)].current is not None  # it has work to do
+        )
 
         def report(label: str, ids: list[int], n: int) -> None:
             if on_batch is not None:
@@ -242,6 +249,14 @@ def score_study(
         return summaries
     finally:
         study.close()
+
+
+def _warm_up(metrics: Iterable[Metric]) -> None:
+    for metric in metrics:
+        try:
+            metric.warm_up()
+        except Exception:  # scoring will report it, item by item
+            continue
 
 
 def _start_run(

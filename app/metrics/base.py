@@ -163,6 +163,14 @@ class Metric(ABC):
     def model_id(self) -> str | None:
         return None
 
+    def warm_up(self) -> None:
+        """Load what scoring needs (libraries, dictionaries, models) ahead of the first item.
+
+        The scoring job calls it before it forks worker processes, so that they start with
+        it loaded instead of loading it each. Errors are left for scoring to report.
+        """
+        return None
+
     @abstractmethod
     def score_batch(
         self, pairs: Sequence[Pair], cancel: CancelToken | None = None

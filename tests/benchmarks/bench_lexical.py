@@ -6,8 +6,10 @@ writes, worker pool, cache checks included). Items are the CSMD and SimpDA pairs
 outputs per source (see `tests.jobs.studydata.benchmark_rows`). Run with
 `python -m pytest tests/benchmarks/bench_lexical.py -s -p no:xdist`.
 
-The one-time set-up of NLTK's data (CMUdict written, WordNet copied) happens before timing.
-The machine is shared: the load average is recorded with the figures.
+Each timing runs the job in a fresh interpreter (no cache warmed by an earlier run); the
+best of two runs counts. The one-time set-up of NLTK's data (CMUdict written, WordNet
+copied) happens before timing. The machine is shared with other work: the load average is
+recorded, and so is the CPU time, from which `items_per_s_if_2_idle_cores` follows.
 """
 
 from __future__ import annotations
@@ -15,15 +17,14 @@ from __future__ import annotations
 import json
 import os
 import platform
-import resource
+import subprocess
+import sys
 import time
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
-from app.jobs.base import JobContext
-from app.jobs.scoring import ScoreRequest, score_study
 from app.metrics.base import Pair
 from app.metrics.lexical.nltk_data import ensure_cmudict, ensure_wordnet
 from app.metrics.lexical.sari_metric import SariMetric
@@ -32,6 +33,8 @@ from tests.conftest import SHARED_DATASETS
 from tests.jobs.studydata import add_items, benchmark_rows
 
 RESULTS = Path(__file__).resolve().parent / "results" / "lexical.json"
+ROOT = Path(__file__).resolve().parents[2]
+REPEATS = 2
 N_ITEMS = 10_000
 BATTERY = [
     "bleu", "chrf", "ter", "rouge1", "rouge2", "rougel", "sari",
@@ -51,11 +54,44 @@ def _machine() -> dict:
     }
 
 
-def _cpu_s() -> float:
-    """CPU seconds of this process and its finished children (the pool's workers)."""
+# Each timing runs in a fresh interpreter, so no cache warmed by an earlier run helps it.
+_RUN = """
+import json, resource, sys, time
+from pathlib import Path
+from app.jobs.base import JobContext
+from app.jobs.scoring import ScoreRequest, score_study
+
+def cpu():
     own = resource.getrusage(resource.RUSAGE_SELF)
-    children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+path, names = Path(sys.argv[1]), sys.argv[2].split(",")
+cpu0, t0 = cpu(), time.perf_counter()
+summaries = score_study(ScoreRequest(path, names), JobContext())
+wall = time.perf_counter() - t0
+print(json.dumps({
+    "wall_s": wall,
+    "cpu_s": cpu() - cpu0,
+    "statuses": sorted({s.status for s in summaries}),
+    "scored": sum(s.scored for s in summaries),
+    "per_metric_s": {s.label: round(s.elapsed_s, 2) for s in summaries},
+}))
+"""
+
+
+def _timed_run(path: Path, names: list[str]) -> dict:
+    out = subprocess.run(
+        [sys.executable, "-c", _RUN, str(path), ",".join(names)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert out.returncode == 0, out.stderr
+    result = json.loads(out.stdout.strip().splitlines()[-1])
+    assert result["statuses"] == ["done"], result
+    return result
 
 
 def _study(tmp_path: Path, name: str, rows: list) -> Path:
@@ -75,56 +111,40 @@ def test_lexical_battery_throughput(tmp_path: Path) -> None:
     figures["items"] = N_ITEMS
     figures["data"] = "CSMD + SimpDA pairs" if folder else "generated sentences"
 
-    path = _study(tmp_path, "battery", rows)
-    cpu_began = _cpu_s()
-    began = time.perf_counter()
-    summaries = score_study(ScoreRequest(path, BATTERY), JobContext())
-    wall = time.perf_counter() - began
-    cpu = _cpu_s() - cpu_began
-    assert {s.status for s in summaries} == {"done"}, summaries
+    runs = [_timed_run(_study(tmp_path, f"battery{i}", rows), BATTERY) for i in range(REPEATS)]
+    best = min(runs, key=lambda r: r["wall_s"])
     figures["battery"] = {
         "metrics": BATTERY,
-        "wall_s": round(wall, 2),
-        "items_per_s": round(N_ITEMS / wall, 1),
-        "cpu_s": round(cpu, 2),
-        # What the two cores would give with nobody else on them (CPU time split over 2).
-        "items_per_s_if_2_idle_cores": round(N_ITEMS / (cpu / 2), 1),
-        "per_metric_s": {s.label: round(s.elapsed_s, 2) for s in summaries},
+        "wall_s": [round(r["wall_s"], 2) for r in runs],
+        "items_per_s": round(N_ITEMS / best["wall_s"], 1),  # the best of the runs
+        "cpu_s": round(best["cpu_s"], 2),
+        # What two cores would give with nobody else on them (the CPU time split over 2).
+        "items_per_s_if_2_idle_cores": round(N_ITEMS / (best["cpu_s"] / 2), 1),
+        "per_metric_s": best["per_metric_s"],
         "target_items_per_s": TARGET_BATTERY,
     }
 
-    path = _study(tmp_path, "sari", rows)
-    cpu_began = _cpu_s()
-    began = time.perf_counter()
-    (sari,) = score_study(ScoreRequest(path, ["sari"]), JobContext())
-    wall = time.perf_counter() - began
-    cpu = _cpu_s() - cpu_began
-    assert sari.status == "done" and sari.scored == N_ITEMS
-    # The metric alone, in this process, on the same pairs (caches cold: fresh process state
-    # is not available here, so clear them).
-    from app.metrics.lexical import sari as sari_module
-    from app.metrics.lexical import text as text_module
-
-    sari_module.clear_caches()
-    text_module.clear_caches()
+    runs = [_timed_run(_study(tmp_path, f"sari{i}", rows), ["sari"]) for i in range(REPEATS)]
+    best = min(runs, key=lambda r: r["wall_s"])
+    # The metric alone, in this process, on the same pairs.
     pairs = [Pair(i, s, o, (s,)) for i, (s, o, _, _) in enumerate(rows)]
     metric_began = time.perf_counter()
     SariMetric().score_batch(pairs)
     metric_wall = time.perf_counter() - metric_began
     figures["sari"] = {
-        "wall_s": round(wall, 2),
-        "items_per_s": round(N_ITEMS / wall, 1),
-        "cpu_s": round(cpu, 2),
+        "wall_s": [round(r["wall_s"], 2) for r in runs],
+        "items_per_s": round(N_ITEMS / best["wall_s"], 1),
+        "cpu_s": round(best["cpu_s"], 2),
         "metric_only_items_per_s": round(N_ITEMS / metric_wall, 1),
         "target_items_per_s": TARGET_SARI,
     }
 
-    path = _study(tmp_path, "meteor", rows[:1000])
-    began = time.perf_counter()
-    (meteor,) = score_study(ScoreRequest(path, ["meteor"]), JobContext())
-    wall = time.perf_counter() - began
-    assert meteor.status == "done"
-    figures["meteor_1000_items"] = {"wall_s": round(wall, 2), "items_per_s": round(1000 / wall, 1)}
+    meteor = _timed_run(_study(tmp_path, "meteor", rows[:1000]), ["meteor"])
+    figures["meteor_1000_items"] = {
+        "wall_s": round(meteor["wall_s"], 2),
+        "items_per_s": round(1000 / meteor["wall_s"], 1),
+        "note": "includes loading WordNet (several seconds)",
+    }
     figures["machine_after"] = _machine()
 
     RESULTS.parent.mkdir(parents=True, exist_ok=True)

@@ -65,6 +65,11 @@ class LexicalMetric(Metric):
     def score_one(self, pair: Pair) -> ItemScore:
         raise NotImplementedError
 
+    def warm_up(self) -> None:
+        # Scoring one sentence loads everything the metric uses (CMUdict, WordNet, stemmer).
+        text = "A short sentence loads what scoring needs."
+        self.score_batch([Pair(0, text, text, (text,))])
+
     def score_batch(
         self, pairs: Sequence[Pair], cancel: CancelToken | None = None
     ) -> list[ItemScore]:
