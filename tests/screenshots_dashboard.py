@@ -147,7 +147,7 @@ def main() -> int:
         settle(app, lambda: c.boot is not None and c.qc is not None and not c.busy)
         tab = page.correlations
         tab.statistic.setCurrentIndex(tab.statistic.findData("pearson"))
-        tab.metric.setCurrentIndex(tab.metric.findData("sbert_cosine"))
+        tab.metric_combo.setCurrentIndex(tab.metric_combo.findData("sbert_cosine"))
         settle(app, lambda: not c.busy)
         save(window, "dashboard.png")
 

@@ -135,7 +135,7 @@ def test_scores_that_land_reload_the_metrics(open_page, synth, qtbot) -> None:
         page.context.notify_batch("late_metric", facts.item_ids[:50])
         page.context.notify_batch("late_metric", facts.item_ids[50:])
     assert "late_metric" in page.correlations.bars.values()
-    assert page.correlations.metric.findData("late_metric") >= 0
+    assert page.correlations.metric_combo.findData("late_metric") >= 0
 
 
 def test_rating_in_the_window_reaches_the_dashboard(qtbot, synth) -> None:

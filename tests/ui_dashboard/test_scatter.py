@@ -22,7 +22,7 @@ def test_points_and_fit_line(open_page, synth) -> None:
     page = open_page(path)
     tab = page.correlations
     name = facts.metric_names[2]
-    select_data(tab.metric, name)
+    select_data(tab.metric_combo, name)
     expected = page.controller.analysis.scatter(name)
     points = tab.scatter.points
     assert list(points.ids) == expected["item_id"].tolist()

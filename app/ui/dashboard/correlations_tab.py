@@ -59,14 +59,14 @@ class CorrelationsTab(QWidget):
             self.bars_panel.set_exporter(fmt, lambda p: export_plot(self.bars.plot, p))
 
         self.scatter = MetricScatter()
-        self.metric = QComboBox()
-        self.metric.setToolTip("The metric plotted against the human scores")
-        self.metric.setMinimumContentsLength(14)
-        self.metric.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.metric_combo = QComboBox()
+        self.metric_combo.setToolTip("The metric plotted against the human scores")
+        self.metric_combo.setMinimumContentsLength(14)
+        self.metric_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.scatter_panel = Panel(
             "Metric against humans", self.scatter, formats=("png", "svg"), name="scatter"
         )
-        self.scatter_panel.add_header_widget(self.metric)
+        self.scatter_panel.add_header_widget(self.metric_combo)
         for fmt in ("png", "svg"):
             self.scatter_panel.set_exporter(fmt, lambda p: export_plot(self.scatter.plot, p))
 
@@ -95,8 +95,8 @@ class CorrelationsTab(QWidget):
 
         self.statistic.currentIndexChanged.connect(self._on_statistic)
         self.sort.currentIndexChanged.connect(lambda _i: self.draw())
-        self.metric.currentIndexChanged.connect(lambda _i: self.draw_scatter())
-        self.bars.metric_clicked.connect(lambda name: select_data(self.metric, name))
+        self.metric_combo.currentIndexChanged.connect(lambda _i: self.draw_scatter())
+        self.bars.metric_clicked.connect(lambda name: select_data(self.metric_combo, name))
         self.scatter.item_activated.connect(self.item_activated)
         self.bars.plot.customContextMenuRequested.connect(
             lambda pos: self.bars_panel.show_context_menu(self.bars.plot, pos)
@@ -137,14 +137,14 @@ class CorrelationsTab(QWidget):
 
     # -- data ----------------------------------------------------------------------------
     def set_metric_names(self, names: list[str]) -> None:
-        current = self.metric.currentData()
-        self.metric.blockSignals(True)
-        self.metric.clear()
+        current = self.metric_combo.currentData()
+        self.metric_combo.blockSignals(True)
+        self.metric_combo.clear()
         for name in names:
-            self.metric.addItem(name, name)
+            self.metric_combo.addItem(name, name)
         if current is not None:
-            select_data(self.metric, current)
-        self.metric.blockSignals(False)
+            select_data(self.metric_combo, current)
+        self.metric_combo.blockSignals(False)
 
     def show_message(self, text: str) -> None:
         for panel in (self.bars_panel, self.scatter_panel, self.stats_panel):
@@ -176,16 +176,16 @@ class CorrelationsTab(QWidget):
         frame, formats = statistics_display(table, series.names)
         self.stats.set_frame(frame, formats, "metric")
         self.stats_panel.show_content()
-        if self.metric.currentData() is None and series.names:
+        if self.metric_combo.currentData() is None and series.names:
             finite = [n for n, v in zip(series.names, series.values, strict=True) if np.isfinite(v)]
-            self.metric.blockSignals(True)
-            select_data(self.metric, finite[0] if finite else series.names[0])
-            self.metric.blockSignals(False)
+            self.metric_combo.blockSignals(True)
+            select_data(self.metric_combo, finite[0] if finite else series.names[0])
+            self.metric_combo.blockSignals(False)
         self.draw_scatter()
 
     def draw_scatter(self) -> None:
         c = self.controller
-        column = self.metric.currentData()
+        column = self.metric_combo.currentData()
         table = self.table
         if c.analysis is None or table is None or column not in c.analysis.metric_names:
             return

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtGui import QHideEvent, QShowEvent
 from PySide6.QtWidgets import (
     QComboBox,
     QFileDialog,
@@ -274,7 +275,7 @@ class DashboardPage(QWidget):
         c = self.controller
         shown = self.sanity.shown
         cached = shown or next(iter(c.sanity.values()), None)
-        column = self.correlations.metric.currentData()
+        column = self.correlations.metric_combo.currentData()
         return ReportRequest(
             dest=Path(dest),
             dimension=c.dimension or "meaning",
@@ -308,12 +309,12 @@ class DashboardPage(QWidget):
     def page_shown(self) -> None:
         self.controller.set_active(True)
 
-    def hideEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt override
+    def hideEvent(self, event: QHideEvent) -> None:  # noqa: N802 - Qt override
         if not event.spontaneous():
             self.controller.set_active(False)
         super().hideEvent(event)
 
-    def showEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt override
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt override
         self.controller.set_active(True)
         super().showEvent(event)
 

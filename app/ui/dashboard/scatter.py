@@ -107,7 +107,8 @@ class PointCloud(pg.GraphicsObject):
         dx = np.clip(dx, -(2**30), 2**30)
         dy = np.clip(dy, -(2**30), 2**30)
         if export:
-            self._paint_vector(p, dx, dy, export.get("resolutionScale", 1.0))
+            scale = export.get("resolutionScale", 1.0) if isinstance(export, dict) else 1.0
+            self._paint_vector(p, dx, dy, scale)
         else:
             self._paint_sprites(p, dx, dy)
         k = self.hovered
@@ -140,7 +141,7 @@ class PointCloud(pg.GraphicsObject):
         frags[:, 0], frags[:, 1] = dx, dy
         frags[:, 2:6] = (0, 0, size, size)
         frags[:, 6:10] = (1 / dpr, 1 / dpr, 0.0, 1.0)
-        p.drawPixmapFragments(*self._fragments.drawargs(), sprite)
+        p.drawPixmapFragments(*self._fragments.drawargs(), sprite)  # type: ignore[call-arg]
 
     def _sprite(self, dpr: float) -> QPixmap:
         key = (self.color.rgba(), dpr)
@@ -235,7 +236,7 @@ class MetricScatter(QWidget):
         self.item.addItem(self.points)
         self.item.addItem(self.fit)
         self.texts: pd.DataFrame | None = None  # items_frame indexed by item_id
-        self.metric = ""
+        self.metric_name = ""
         self.human_label = ""
         self.title = ""
         self._label_key: tuple[object, ...] | None = None
@@ -253,7 +254,7 @@ class MetricScatter(QWidget):
         style_plot(self.plot, colors)
         self.points.set_colors(colors.point, colors.text)
         self.fit.setPen(pg.mkPen(colors.negative, width=2.2))
-        if self.metric:
+        if self.metric_name:
             self._labels()
             self.set_title(self.title, force=True)
 
@@ -264,8 +265,8 @@ class MetricScatter(QWidget):
         """`frame` as `StudyAnalysis.scatter` gives it: item_id, metric, human."""
         x = frame["metric"].to_numpy(dtype=float)
         y = frame["human"].to_numpy(dtype=float)
-        same_axes = metric == self.metric and human_label == self.human_label
-        self.metric, self.human_label = metric, human_label
+        same_axes = metric == self.metric_name and human_label == self.human_label
+        self.metric_name, self.human_label = metric, human_label
         self.points.set_points(x, y, frame["item_id"].to_numpy())
         self.fit_params = least_squares(x, y)
         segment = fit_segment(self.fit_params, x, y)
@@ -279,11 +280,11 @@ class MetricScatter(QWidget):
 
     def _labels(self) -> None:
         c = self.colors
-        key = (self.metric, self.human_label, c.text.rgba())
+        key = (self.metric_name, self.human_label, c.text.rgba())
         if key == self._label_key:  # relabelling an axis re-lays the plot out
             return
         self._label_key = key
-        axis_label(self.plot, "bottom", self.metric, c)
+        axis_label(self.plot, "bottom", self.metric_name, c)
         axis_label(self.plot, "left", self.human_label, c)
         if self.title:
             self.set_title(self.title, force=True)
@@ -311,7 +312,7 @@ class MetricScatter(QWidget):
             lines.append(f"<b>Source:</b> {_clip(row['source'])}")
             lines.append(f"<b>Output:</b> {_clip(row['output'])}")
         lines.append(
-            f"{escape(self.metric)}: <b>{x:.2f}</b> · {escape(self.human_label)}: <b>{y:.2f}</b>"
+            f"{escape(self.metric_name)}: <b>{x:.2f}</b> · {escape(self.human_label)}: <b>{y:.2f}</b>"
         )
         lines.append("<i>Click to open the item</i>")
         return "<p style='white-space:normal'>" + "<br>".join(lines) + "</p>"
