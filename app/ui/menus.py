@@ -10,6 +10,7 @@ from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import QMenu, QToolBar
 
 from app.ui.icons import themed_icon
+from app.ui.training import open_training_dialog
 
 if TYPE_CHECKING:
     from app.ui.main_window import MainWindow
@@ -109,6 +110,8 @@ def build_actions(window: MainWindow) -> WindowActions:
 
     study_menu = bar.addMenu("&Study")
     study_menu.addActions([a.settings, a.annotate, a.run_metrics])
+    train = _action(window, "&Train a MeaningBERT…", lambda: open_training_dialog(window))
+    study_menu.addAction(train)
 
     view_menu = bar.addMenu("&View")
     a.pages_menu = view_menu.addMenu("&Go to")

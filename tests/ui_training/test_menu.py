@@ -1,0 +1,26 @@
+"""The Study menu opens the training dialog, one per window, on the open study."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QDialog
+
+from tests.ui.conftest import window  # noqa: F401 - the main window fixture
+
+
+def _study_action(win, text: str):  # noqa: ANN001, ANN202
+    menu = next(a.menu() for a in win.menuBar().actions() if a.text() == "&Study")
+    return next(a for a in menu.actions() if a.text() == text)
+
+
+def test_the_study_menu_opens_the_training_dialog(window, cue_path, qtbot) -> None:  # noqa: F811
+    assert window.studies.open_path(cue_path)
+    action = _study_action(window, "&Train a MeaningBERT…")
+    action.trigger()
+    dialog = window.findChild(QDialog, "trainingDialog")
+    assert dialog is not None and dialog.isVisible() and not dialog.isModal()
+    assert "cue" in dialog.intro.text()
+    assert dialog.form.out_dir.text().endswith("cue-meaningbert")
+    dialog.close()
+    action.trigger()
+    assert window.findChild(QDialog, "trainingDialog") is dialog and dialog.isVisible()
+    assert window.isEnabled()  # non-modal: the window stays usable
