@@ -119,6 +119,7 @@ class AnnotatePage(QWidget):
         self.stop()
         screen = parts.screen(study, annotator, self)
         screen.submitted.connect(lambda item_id: self.context.ratings_changed.emit([int(item_id)]))
+        screen.undone.connect(lambda item_id: self.context.ratings_changed.emit([int(item_id)]))
         screen.finished.connect(self._on_finished)
         self.screen, self.annotator = screen, annotator
         self.stack.addWidget(screen)

@@ -48,6 +48,13 @@ def test_rating_inside_the_window_updates_the_browser(window, qtbot, study_with_
         ).fetchone()
         conn.close()
         assert n == str(expected)
+    # An undo is a change to the study too: the views hear of it.
+    changed.clear()
+    qtbot.keyClick(
+        QApplication.focusWidget() or screen, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier
+    )
+    assert ratings_by(path, "tester") == []
+    assert changed == [[item_id]]
     page.stop()
     assert page.screen is None and page.stack.currentWidget() is page.intro
 

@@ -141,7 +141,9 @@ def test_enter_submits_commits_and_shows_the_next_item(qtbot, make_screen, study
 def test_ctrl_z_undoes_and_reopens(qtbot, make_screen, study) -> None:
     screen = make_screen()
     rated = _rate(qtbot, screen, "3")
-    press(qtbot, screen, K.Key_Z, CTRL)
+    with qtbot.waitSignal(screen.undone) as signal:
+        press(qtbot, screen, K.Key_Z, CTRL)
+    assert signal.args == [rated]
     assert screen.current_item().item_id == rated
     assert screen.rows[0].scale.value() is None, "reopened unset"
     assert [r.state for r in _ratings(study)] == ["undone"]

@@ -49,6 +49,8 @@ def _button(text: str, tip: str, primary: bool = False) -> QPushButton:
 
 class AnnotationScreen(QWidget):
     submitted = Signal(int)
+    # An undo changes the study's ratings as much as a submission: views must refresh.
+    undone = Signal(int)
     finished = Signal()
 
     def __init__(self, study: Study, annotator_name: str, parent: QWidget | None = None) -> None:
@@ -286,6 +288,7 @@ class AnnotationScreen(QWidget):
         if item is None:
             self.notice("Nothing to undo.")
             return
+        self.undone.emit(item.item_id)
         self._show(item)
         self.notice(
             "Undone: your earlier rating of this item is back."
