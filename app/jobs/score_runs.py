@@ -129,7 +129,8 @@ class MetricRun:
 
 class PoolScheduler:
     """Chunks of pooled runs, handed to the workers a few at a time and written back in the
-    order they were handed out. `pump()` does what is ready without waiting; `drain()` waits.
+    order they were handed out. `pump()` does what is ready without waiting; `drain()`, at
+    the end, scores queued chunks here too instead of waiting for the workers.
     """
 
     def __init__(self, pool: WorkerPool, cancel: CancelToken) -> None:
@@ -175,6 +176,10 @@ class PoolScheduler:
                 if not future.done():
                     if not block:
                         return
+                    if self._queue:
+                        # Rather than wait, score the last chunk still queued here.
+                        self._score_here(*self._queue.pop())
+                        continue
                     while not future.done():
                         self.cancel.check()
                         time.sleep(0.02)
@@ -183,6 +188,20 @@ class PoolScheduler:
                 self._feed()
         except BrokenProcessPool:
             self._recover()
+
+    def _score_here(self, run: MetricRun, s: int, e: int) -> None:
+        run.in_pool -= 1
+        if not run.open:
+            return
+        self.cancel.check()
+        try:
+            scores = score_with_fallback(run.metric, run.pairs[s:e], self.cancel)
+        except MetricBroken as exc:
+            run.finish("failed", str(exc))
+            return
+        run.write(s, e, scores)
+        if run.in_pool == 0:
+            run.finish()
 
     def _complete(self, run: MetricRun, s: int, e: int, future: Future[list[ItemScore]]) -> None:
         run.in_pool -= 1
@@ -212,18 +231,7 @@ class PoolScheduler:
         self._inflight.clear()
         self._queue.clear()
         for run, s, e in left:
-            run.in_pool -= 1
-            if not run.open:
-                continue
-            self.cancel.check()
-            try:
-                scores = score_with_fallback(run.metric, run.pairs[s:e], self.cancel)
-            except MetricBroken as exc:
-                run.finish("failed", str(exc))
-                continue
-            run.write(s, e, scores)
-            if run.in_pool == 0:
-                run.finish()
+            self._score_here(run, s, e)
 
     def abandon(self) -> None:
         """Stop: cancel what has not started; runs still open are closed by the caller."""
