@@ -12,10 +12,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from app.errors import InputError
 from app.jobs.base import JobContext
-from app.jobs.metric_specs import expand_specs, plan_metric
+from app.jobs.metric_specs import PlannedMetric, expand_specs, plan_metric
 from app.jobs.score_store import load_items, open_existing, registered_models
-from app.metrics.base import Metric, Pair, resolve_references
+from app.metrics.base import Availability, Metric, Pair, resolve_references
 
 NO_SYSTEM = "(none)"
 
@@ -48,7 +49,14 @@ def corpus_scores(
         registered = registered_models(study)
         specs, is_all = expand_specs(metrics, registered)
         by_name = {r.name: r for r in registered}
-        plans = [plan_metric(spec, options, by_name) for spec in specs]
+        plans = []
+        for spec in specs:
+            try:
+                plans.append(plan_metric(spec, options, by_name))
+            except InputError as exc:
+                if spec.explicit:
+                    raise
+                plans.append(PlannedMetric(spec, None, spec.text, Availability(False, str(exc))))
         items = load_items(study, kinds=("regular",))
     finally:
         study.close()
