@@ -284,7 +284,7 @@ class ItemTableModel(QAbstractTableModel):
             if section < len(FIXED_COLUMNS):
                 key, header, _ = FIXED_COLUMNS[section]
                 if key == "mean" and self._dimension is not None:
-                    return f"{self._dimension[1].capitalize()} (mean)"
+                    return self._dimension[1].capitalize()
                 return header
             return self._score_columns[section - len(FIXED_COLUMNS)].column
         if role == Qt.ItemDataRole.ToolTipRole:
@@ -294,13 +294,9 @@ class ItemTableModel(QAbstractTableModel):
             key = FIXED_COLUMNS[section][0]
             return {
                 "ratings": "Current ratings of this item, all annotators and dimensions",
-                "mean": "Mean current rating of the primary dimension",
+                "mean": "Mean current rating of the primary dimension, all annotators",
                 "flag": "Flagged by an annotator",
             }.get(key)
-        if role == Qt.ItemDataRole.TextAlignmentRole and (
-            section >= len(FIXED_COLUMNS) or FIXED_COLUMNS[section][0] in NUMERIC_KEYS
-        ):
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
 
     def item_id(self, row: int) -> int | None:

@@ -30,18 +30,13 @@ if TYPE_CHECKING:
 SEARCH_DELAY_MS = 300
 SCORE_REFRESH_MS = 400
 
-COLUMN_WIDTHS = {
-    "id": 64,
-    "dataset": 110,
-    "system": 110,
-    "kind": 130,
-    "source": 340,
-    "output": 340,
-    "ratings": 70,
-    "mean": 120,
-    "flag": 30,
-}
-SCORE_COLUMN_WIDTH = 90
+# Column fitting: padding for cell margins (and the header's sort arrow), the widest a
+# fitted column gets, the narrowest the source and output columns get, rows sampled.
+CELL_PAD = 18
+HEADER_PAD = 34
+MAX_FIT_CHARS = 28
+MIN_TEXT_CHARS = 22
+FIT_SAMPLE_ROWS = 60
 
 
 def score_columns_of(study: Study) -> list[ScoreColumn]:
@@ -67,6 +62,7 @@ class BrowserPage(QWidget):
         # Run labels whose column the table already has (a batch of one of them only
         # refreshes values; a new label rereads the columns).
         self._labels_seen: set[str] = set()
+        self._fit_pending = True  # fit the columns to the first rows of a newly opened study
         self._build()
         context.study_opened.connect(self._on_study_opened)
         context.study_closed.connect(self._on_study_closed)
@@ -138,8 +134,6 @@ class BrowserPage(QWidget):
         hh.setSectionsClickable(True)
         hh.setSortIndicator(0, Qt.SortOrder.AscendingOrder)
         hh.sortIndicatorChanged.connect(self._on_sort_changed)
-        self._apply_column_widths()
-
         self.detail = DetailPane()
         self.detail.column_name = self._column_name
 
@@ -176,20 +170,48 @@ class BrowserPage(QWidget):
         self.model.loaded.connect(self._on_loaded)
         self.model.loading_changed.connect(self._on_loading)
         self.model.modelReset.connect(lambda: self.detail.show_item(None))
-        self.model.columnsInserted.connect(lambda *_: self._apply_column_widths(scores_only=True))
+        self.model.columnsInserted.connect(lambda *_: self.fit_columns(scores_only=True))
         self._update_kind_column()
 
-    def _apply_column_widths(self, *, scores_only: bool = False) -> None:
-        metrics = self.table.fontMetrics()
-        self.table.verticalHeader().setDefaultSectionSize(metrics.height() + 10)
-        scale = max(1.0, metrics.height() / 16)
-        if not scores_only:
-            for i, (key, _h, _s) in enumerate(FIXED_COLUMNS):
-                self.table.setColumnWidth(i, int(COLUMN_WIDTHS[key] * scale))
-        for i in range(len(FIXED_COLUMNS), self.model.columnCount()):
-            header = str(self.model.headerData(i, Qt.Orientation.Horizontal) or "")
-            wanted = max(SCORE_COLUMN_WIDTH * scale, metrics.horizontalAdvance(header) + 28)
-            self.table.setColumnWidth(i, int(wanted))
+    def fit_columns(self, *, scores_only: bool = False) -> None:
+        """Column widths from the header and the first rows; source and output share what
+        is left of the table's width (never less than MIN_TEXT_CHARS characters)."""
+        fm = self.table.fontMetrics()
+        self.table.verticalHeader().setDefaultSectionSize(fm.height() + 10)
+        model = self.model
+        rows = range(min(model.rowCount(), FIT_SAMPLE_ROWS))
+        cap = fm.horizontalAdvance("x") * MAX_FIT_CHARS
+
+        def fit(col: int, floor: int = 0) -> int:
+            header = str(model.headerData(col, Qt.Orientation.Horizontal) or "")
+            width = max(floor, fm.horizontalAdvance(header) + HEADER_PAD)
+            for r in rows:
+                text = model.data(model.index(r, col))
+                if text:
+                    width = max(width, fm.horizontalAdvance(str(text)) + CELL_PAD)
+            return min(width, cap)
+
+        number = fm.horizontalAdvance("100.0") + CELL_PAD
+        first_score = len(FIXED_COLUMNS)
+        for col in range(first_score, model.columnCount()):
+            self.table.setColumnWidth(col, fit(col, number))
+        if scores_only:
+            return
+        text_cols = [model.column_of("source"), model.column_of("output")]
+        used = 0
+        for col in range(model.columnCount()):
+            if col in text_cols:
+                continue
+            if col < first_score:
+                key = FIXED_COLUMNS[col][0]
+                width = fm.horizontalAdvance("⚑") + CELL_PAD if key == "flag" else fit(col)
+                self.table.setColumnWidth(col, width)
+            if not self.table.isColumnHidden(col):
+                used += self.table.columnWidth(col)
+        free = self.table.viewport().width() - used
+        text_width = max(fm.horizontalAdvance("x") * MIN_TEXT_CHARS, free // 2)
+        for col in text_cols:
+            self.table.setColumnWidth(col, text_width)
 
     def changeEvent(self, event: object) -> None:  # noqa: N802 - Qt override
         from PySide6.QtCore import QEvent
@@ -198,7 +220,7 @@ class BrowserPage(QWidget):
             QEvent.Type.FontChange,
             QEvent.Type.ApplicationFontChange,
         ):
-            self._apply_column_widths()
+            self.fit_columns()
         super().changeEvent(event)  # type: ignore[arg-type]
 
     # -- filters ----------------------------------------------------------------------
@@ -265,6 +287,7 @@ class BrowserPage(QWidget):
 
     def _on_study_opened(self, study: Study) -> None:
         self._labels_seen = set()
+        self._fit_pending = True
         self.model.set_study(study.path)
         self.detail.set_connection(self.model.connection)
         self._refresh_filter_values()
@@ -322,6 +345,9 @@ class BrowserPage(QWidget):
 
     def _on_loaded(self, count: int) -> None:
         self.count_label.setText(f"{count:,} items")
+        if self._fit_pending and count:
+            self._fit_pending = False
+            self.fit_columns()
         if count:
             self.table.selectionModel().setCurrentIndex(
                 self.model.index(0, 0),

@@ -148,16 +148,17 @@ class BatteryDialog(QDialog):
         left.addWidget(self.tree, 1)
         left.addLayout(picks)
         top = QHBoxLayout()
-        top.addLayout(left, 3)
+        top.addLayout(left, 1)
         side = QVBoxLayout()
         side.addWidget(options)
         side.addStretch(1)
-        top.addLayout(side, 2)
+        options.setFixedWidth(330)
+        top.addLayout(side)
         layout = QVBoxLayout(self)
         layout.addLayout(top, 1)
         layout.addLayout(progress_box)
         layout.addLayout(buttons)
-        self.resize(880, 600)
+        self.resize(1040, 640)
         self._update_buttons()
 
     # -- the metric list --------------------------------------------------------------
@@ -297,7 +298,7 @@ class BatteryDialog(QDialog):
 
     def _on_progress(self, p: Progress) -> None:
         if p.message:
-            self.phase_label.setText(p.message)
+            self.phase_label.setText(f"Now: {p.message}")
         if p.total:
             self.progress.setRange(0, p.total)
             self.progress.setValue(min(p.done, p.total))
@@ -344,6 +345,8 @@ class BatteryDialog(QDialog):
         running = self.job is not None
         self.run_button.setEnabled(not running and bool(self.checked_metrics()))
         self.cancel_button.setEnabled(running)
-        for w in (self.tree, self.model_combo, self.device_combo, self.refmode_combo,
+        # The metric list stays readable (not greyed) while a run goes on: the run took its
+        # own copy of the choice.
+        for w in (self.model_combo, self.device_combo, self.refmode_combo,
                   self.batch_spin, self.all_button, self.none_button):  # fmt: skip
             w.setEnabled(not running)

@@ -1,0 +1,120 @@
+"""Real-window screenshots of the main window for the README.
+
+Run under a virtual display:
+    xvfb-run -a -s "-screen 0 1600x1000x24" python -m tests.screenshots
+Writes resources/screenshots/browser.png (light), browser-dark.png and battery.png (the
+battery dialog while it runs, light; Xvfb has no window manager, so no title bars). Uses the demo study (its sentences are written by this project),
+scored beforehand with a few metrics so the browser shows score columns.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+OUT_DIR = Path(__file__).resolve().parents[1] / "resources" / "screenshots"
+SIZE = (1560, 900)
+PRESCORED = ["bleu", "chrf", "sari", "meteor", "bertscore", "sbert_cosine"]
+BATTERY = ["bleu", "chrf", "ter", "sari", "rougel", "meteor", "fkgl", "bertscore", "sbert_cosine"]
+
+
+def wait(app, seconds: float, until=None) -> None:  # noqa: ANN001
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        app.processEvents()
+        if until is not None and until():
+            return
+        time.sleep(0.01)
+    if until is not None:
+        raise TimeoutError("the window did not reach the state for the screenshot")
+
+
+def grab(app, window, name: str) -> Path:  # noqa: ANN001
+    """What the X server shows inside the window's frame (dialogs on top included)."""
+    wait(app, 0.6)
+    geo = window.frameGeometry()
+    screen = app.primaryScreen()
+    pixmap = screen.grabWindow(0, geo.x(), geo.y(), geo.width(), geo.height())
+    OUT_DIR.mkdir(parents=True, exist_ok=True)
+    path = OUT_DIR / name
+    pixmap.save(str(path), "PNG")
+    print(f"wrote {path} ({path.stat().st_size // 1024} KB)")
+    return path
+
+
+def prescore(path: Path) -> None:
+    from app.jobs.base import JobContext
+    from app.jobs.scoring import ScoreRequest, score_study
+
+    summaries = score_study(ScoreRequest(study_path=path, metrics=PRESCORED), JobContext())
+    for s in summaries:
+        print(f"  {s.label}: {s.status}, {s.scored} scored" + (f" ({s.error})" if s.error else ""))
+
+
+def main() -> int:
+    home = Path(tempfile.mkdtemp(prefix="mb-shots-"))
+    os.environ["MEANINGBENCH_HOME"] = str(home)
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    from app.datasets.demo import build_demo_study
+
+    scored = build_demo_study(home / "demo.mbstudy")
+    prescore(scored)
+    fresh = build_demo_study(home / "battery" / "demo.mbstudy")
+
+    from PySide6.QtCore import QPoint
+
+    from app.ui.launch import create_application, start
+
+    app = create_application()
+    window = start([str(scored)])
+    window.resize(*SIZE)
+    window.move(QPoint(40, 30))
+    window.set_theme("light")
+    wait(app, 30, lambda: window.context.study is not None)
+    page = window.page("browser")
+    page.splitter.setSizes([SIZE[0] - 480, 330])
+    wait(app, 30, lambda: not page.model.loading and page.model.rowCount() > 0)
+    page.fit_columns()  # for the width the splitter now gives the table
+    # An item several people rated, with every metric's score, in the detail pane.
+    page.select_item(page.model.item_id(6) or 1)
+    grab(app, window, "browser.png")
+
+    window.set_theme("dark")
+    page.detail.render()  # its colours come from the palette
+    grab(app, window, "browser-dark.png")
+    window.set_theme("light")
+    page.detail.render()
+
+    window.studies.open_path(fresh)
+    page = window.page("browser")
+    wait(app, 30, lambda: not page.model.loading and page.model.rowCount() > 0)
+    dialog = window.show_battery_dialog()
+    wait(app, 300, lambda: bool(dialog.metrics))
+    dialog.set_checked(BATTERY)
+    dialog.batch_spin.setValue(4)
+    job = dialog.start()
+    if job is None:
+        print("the battery did not start", file=sys.stderr)
+        return 1
+    job.progress.connect(lambda p: print(f"  battery {p.done}/{p.total} {p.message}"))
+    wait(
+        app,
+        600,
+        lambda: (
+            dialog.progress.maximum() > 1
+            and 0.45 <= dialog.progress.value() / dialog.progress.maximum() <= 0.85
+            and "items/s" in dialog.rate_label.text()
+        ),
+    )
+    grab(app, dialog, "battery.png")
+    wait(app, 600, lambda: not job.running)
+    window.close()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
