@@ -94,6 +94,7 @@ def _child_main(
     target: Callable[..., Any], args: tuple[Any, ...], out: Any, stop: Any, parent_pid: int
 ) -> None:
     _lower_priority()
+
     def report(p: Progress) -> None:
         out.put(("progress", p.done, p.total, p.message))
 

@@ -4,9 +4,9 @@
 
 A 10 ms QTimer ticks on the GUI thread of the real main window; the longest gap between two
 ticks is the longest time the window could not answer the user. Measured
-1. while the battery dialog runs lexical metrics on 1,500 items (scored on a worker thread
-   of this process, so the GIL is shared with the GUI) and on 6,000 items (worker
-   processes), with the browser refreshing as batches land;
+1. while the battery dialog runs lexical metrics on 1,500 items (scored in the job's child
+   process) and on 6,000 items (the child hands them to its pool of worker processes),
+   with the browser refreshing as each batch lands;
 2. in the browser over a study of 1,000,000 items (raw inserts): jumping through the
    table and changing filters (the id list loads on a worker thread); the pause while
    the study opens (schema check, filter values, counts) is reported apart.
@@ -141,11 +141,11 @@ def _battery_run(window, qtbot, n_items: int, tmp_path: Path) -> dict[str, objec
 
 @pytest.mark.benchmark
 def test_no_stall_while_the_battery_runs(window, qtbot, tmp_path: Path) -> None:  # noqa: ANN001
-    in_process = _battery_run(window, qtbot, 1_500, tmp_path)
+    small = _battery_run(window, qtbot, 1_500, tmp_path)
     window.studies.close_study()
     pooled = _battery_run(window, qtbot, 6_000, tmp_path)
-    _write("battery", {"in_process": in_process, "worker_processes": pooled})
-    assert in_process["max_gap_ms"] <= TARGET_MS
+    _write("battery", {"job_process": small, "job_process_with_pool": pooled})
+    assert small["max_gap_ms"] <= TARGET_MS
     assert pooled["max_gap_ms"] <= TARGET_MS
 
 

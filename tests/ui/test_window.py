@@ -78,7 +78,8 @@ def test_dialogs_open_without_a_fuss(window, qtbot, study_with_facts) -> None:
     open_in(window, path, qtbot)
     keymap = window.show_keymap()
     texts = [keymap.table.item(r, 0).text() for r in range(keymap.table.rowCount())]
-    assert "Run metrics" in texts and "Submit and show the next item" in texts
+    assert "Run metrics" in texts
+    assert "Submit and show the next item (once every scale is set)" in texts
     keymap.close()
     about = window.show_about()
     assert "MeaningBench" in about.text()

@@ -23,16 +23,14 @@ from app.ui.menus import shortcut_rows
 if TYPE_CHECKING:
     from app.ui.menus import WindowActions
 
-# The annotation screen's keys (annotation.md); listed here so one dialog shows them all.
-ANNOTATION_KEYS = (
-    ("Move the slider", "← → / ↑ ↓, Page Up / Page Down"),
-    ("Jump to a value", "0–9"),
-    ("Submit and show the next item", "Enter"),
-    ("Undo the last submission", "Ctrl+Z"),
-    ("Skip (the item comes back later)", "S"),
-    ("Flag the item, with a comment", "F"),
-    ("Previous / next rated item", "Alt+← / Alt+→"),
-)
+
+def annotation_keys() -> list[tuple[str, str]]:
+    """(action, keys) of the rating screen, from its own table when it is installed."""
+    try:
+        from app.ui.annotation.keymap import KEYMAP
+    except ImportError:
+        return []
+    return [(action, keys) for keys, action in KEYMAP]
 
 
 class KeymapDialog(QDialog):
@@ -43,8 +41,10 @@ class KeymapDialog(QDialog):
         rows = [("Window", "", "")]
         rows += [("", what, keys) for what, keys in shortcut_rows(actions)]
         rows += [("", "Go to page 1–4", "Ctrl+1 … Ctrl+4")]
-        rows += [("Annotation", "", "")]
-        rows += [("", what, keys) for what, keys in ANNOTATION_KEYS]
+        annotation = annotation_keys()
+        if annotation:
+            rows += [("Rating screen", "", "")]
+            rows += [("", what, keys) for what, keys in annotation]
         self.table = QTableWidget(len(rows), 2)
         self.table.setHorizontalHeaderLabels(["Action", "Keys"])
         self.table.verticalHeader().hide()
@@ -70,7 +70,7 @@ class KeymapDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.addWidget(self.table)
         layout.addWidget(buttons)
-        self.resize(520, 560)
+        self.resize(640, 620)
 
 
 def show_about(parent: QWidget | None) -> QMessageBox:

@@ -1,0 +1,14 @@
+"""Entry point of the packaged desktop app (PyInstaller)."""
+
+from __future__ import annotations
+
+import multiprocessing
+import sys
+
+if __name__ == "__main__":
+    # Background jobs start child processes with "spawn": a frozen program must let
+    # such a child run its job instead of opening another window.
+    multiprocessing.freeze_support()
+    from app.ui.launch import launch
+
+    raise SystemExit(launch(sys.argv[1:2] or None))
