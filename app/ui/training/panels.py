@@ -124,6 +124,7 @@ def _fill_grid(grid: QGridLayout, title: str, rows: list[FigureRow]) -> None:
         grid.addWidget(value, r, 1)
         grid.addWidget(detail, r, 2)
     grid.setColumnStretch(2, 1)
+    grid.setRowStretch(len(rows) + 1, 1)  # blocks of unequal length stay top-aligned
 
 
 class CardPanel(QFrame):
