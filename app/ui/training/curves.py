@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
+from PySide6.QtCore import QEvent
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QApplication, QCheckBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
@@ -82,6 +83,12 @@ class LossCurves(QWidget):
         for curve in self.previous.values():
             curve.setPen(pg.mkPen(_faded(c.accent, 90), width=1.4))
         self.drawn_version = -1
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt override
+        # A theme switch changes the palette: the plot takes its colours from it.
+        if event.type() == QEvent.Type.PaletteChange:
+            self.apply_colors()
+        super().changeEvent(event)
 
     def clear(self) -> None:
         for curve in self.previous.values():

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Qt, QUrl
+from PySide6.QtCore import QEvent, Qt, QUrl
 from PySide6.QtGui import QColor, QDesktopServices, QPalette
 from PySide6.QtWidgets import (
     QApplication,
@@ -83,6 +83,11 @@ class Notice(QFrame):
 
     def text(self) -> str:
         return f"{self.heading.text()}\n{self.body.text()}"
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt override
+        if event.type() == QEvent.Type.PaletteChange and self.isVisibleTo(self.parentWidget()):
+            self._style()
+        super().changeEvent(event)
 
     def _style(self) -> None:
         pal = QApplication.palette()
