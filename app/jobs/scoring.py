@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import gc
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -87,11 +87,17 @@ class _Progress:
 
 
 class _Hashes:
-    """Per reference mode: each item's resolved references and input hash, computed once."""
+    """Per reference mode: each item's resolved references and input hash, computed once.
+
+    A metric whose scores also depend on study data beyond the texts (SAMSA's scenes) adds
+    a variant: the same references, and hashes that fold in its extra inputs, so editing
+    that data makes exactly the affected scores stale.
+    """
 
     def __init__(self, items: list[ItemText]) -> None:
         self.items = items
         self._by_mode: dict[str | None, tuple[list[tuple[str, ...]], list[str]]] = {}
+        self._variant_of: dict[int, str] = {}
 
     def get(self, mode: str | None) -> tuple[list[tuple[str, ...]], list[str]]:
         if mode not in self._by_mode:
@@ -107,8 +113,47 @@ class _Hashes:
             self._by_mode[mode] = (refs, digests)
         return self._by_mode[mode]
 
+    def pairs(self, mode: str | None) -> list[Pair]:
+        refs, _ = self.get(mode)
+        return [
+            Pair(it.id, it.source, it.output, r, it.system)
+            for it, r in zip(self.items, refs, strict=True)
+        ]
+
+    def add_variant(self, metric: Metric, mode: str | None, extras: Sequence[str]) -> None:
+        refs, _ = self.get(mode)
+        key = f"{mode}#{metric.name}:{metric.config_hash()}"
+        digests = [
+            input_hash(it.source, it.output, (*r, "\x1e", extra)) if extra else base
+            for it, r, extra, base in zip(self.items, refs, extras, self.get(mode)[1], strict=True)
+        ]
+        self._by_mode[key] = (refs, digests)
+        self._variant_of[id(metric)] = key
+
+    def cache_key(self, metric: Metric) -> CacheKey:
+        key = _cache_key(metric)
+        variant = self._variant_of.get(id(metric))
+        return key if variant is None else CacheKey(key.metric, key.config_hash, variant)
+
     def digests(self) -> dict[str | None, list[str]]:
         return {mode: digests for mode, (_, digests) in self._by_mode.items()}
+
+
+def _prepare(metric: Metric, hashes: _Hashes) -> None:
+    """Hand a metric the whole study before its config is hashed (BERTScore's idf corpus),
+    and register the extra inputs its scores depend on (SAMSA's scenes)."""
+    prepares = type(metric).prepare is not Metric.prepare
+    has_extras = type(metric).extra_inputs is not Metric.extra_inputs
+    if not (prepares or has_extras):
+        return
+    mode = _cache_key(metric).mode
+    pairs = hashes.pairs(mode)
+    if prepares:
+        metric.prepare(pairs)
+    if has_extras:
+        extras = metric.extra_inputs(pairs)
+        if extras is not None:
+            hashes.add_variant(metric, mode, extras)
 
 
 @contextmanager
@@ -129,6 +174,12 @@ def _cache_key(metric: Metric) -> CacheKey:
     return CacheKey(metric.name, metric.config_hash(), mode)
 
 
+def _options(request: ScoreRequest) -> dict[str, Any]:
+    """The request's options plus the study's path, for metrics that read study data (SAMSA's
+    scenes); a metric receives only the options it declares."""
+    return {**request.options, "study": str(request.study_path)}
+
+
 def _plan_all(request: ScoreRequest, study: Study) -> list[PlannedMetric]:
     registered = registered_models(study)
     specs, _ = expand_specs(request.metrics, registered)
@@ -137,7 +188,7 @@ def _plan_all(request: ScoreRequest, study: Study) -> list[PlannedMetric]:
     seen: set[tuple[CacheKey, str]] = set()
     for spec in specs:
         try:
-            plan = plan_metric(spec, request.options, by_name)
+            plan = plan_metric(spec, _options(request), by_name)
         except InputError as exc:
             if spec.explicit:
                 raise
@@ -168,7 +219,7 @@ def validate_request(request: ScoreRequest) -> None:
     by_name = {r.name: r for r in registered}
     for spec in specs:
         if spec.explicit:
-            plan_metric(spec, request.options, by_name, check_availability=False)
+            plan_metric(spec, _options(request), by_name, check_availability=False)
 
 
 def score_study(
@@ -191,7 +242,10 @@ def score_study(
         with _collector_paused():
             items = load_items(study, request.item_ids)
             hashes = _Hashes(items)
-            keys = [_cache_key(p.metric) for p in runnable if p.metric is not None]
+            for p in runnable:
+                if p.metric is not None:
+                    _prepare(p.metric, hashes)
+            keys = [hashes.cache_key(p.metric) for p in runnable if p.metric is not None]
             for key in keys:
                 hashes.get(key.mode)
             cache = check_cache(study, keys, items, hashes.digests())
@@ -202,7 +256,7 @@ def score_study(
             for p in runnable
             if p.metric is not None
             and p.metric.parallel_safe
-            and states[_cache_key(p.metric)].current is not None  # it has work to do
+            and states[hashes.cache_key(p.metric)].current is not None  # it has work to do
         )
 
         def report(label: str, ids: list[int], n: int) -> None:
@@ -225,7 +279,7 @@ def score_study(
                     MetricRunSummary(plan.name, plan.label, None, "cancelled", 0, 0, 0, 0.0)
                 )
                 continue
-            key = _cache_key(plan.metric)
+            key = hashes.cache_key(plan.metric)
             run = _start_run(study, plan, items, hashes, states[key], progress, report)
             results.append(run)
             if isinstance(run, MetricRun):
@@ -272,7 +326,7 @@ def _start_run(
     metric, label = plan.metric, plan.label
     assert metric is not None
     began = time.perf_counter()
-    refs, digests = hashes.get(_cache_key(metric).mode)
+    refs, digests = hashes.get(hashes.cache_key(metric).mode)
     if state.current is None:
         todo: list[int] = []
     else:

@@ -163,6 +163,20 @@ class Metric(ABC):
     def model_id(self) -> str | None:
         return None
 
+    def prepare(self, pairs: Sequence[Pair]) -> None:
+        """See every pair of the study before scoring a part of it (e.g. an idf corpus).
+
+        Called by the scoring job before the config is hashed, so what the metric learns
+        here may enter its config hash.
+        """
+        return None
+
+    def extra_inputs(self, pairs: Sequence[Pair]) -> list[str] | None:
+        """Per pair, a fingerprint of study data other than the texts that the score depends
+        on (SAMSA: the source's scenes); it is folded into the input hash, so changing that
+        data makes the score stale. None: the texts are all."""
+        return None
+
     def warm_up(self) -> None:
         """Load what scoring needs (libraries, dictionaries, models) ahead of the first item.
 

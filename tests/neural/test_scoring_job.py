@@ -7,7 +7,7 @@ import pytest
 
 from app.jobs.base import JobContext
 from app.jobs.scoring import ScoreRequest, score_study
-from app.metrics.base import Pair
+from app.metrics.base import Pair, resolve_references
 from app.metrics.neural import cache, encoding
 from app.metrics.neural.bertscore import BertScoreMetric
 from tests.jobs.studydata import add_items
@@ -77,3 +77,34 @@ def test_rescoring_encodes_only_new_sentences(new_study, monkeypatch):
     (summary,) = score_study(request, JobContext())
     assert summary.status == "done" and summary.scored == 4 and summary.cached == 4
     assert len(encoded) == len(new_outputs)  # the sources came from the disk cache
+
+
+def test_idf_comes_from_the_whole_study_not_from_one_batch(new_study):
+    """The job hands BERTScore every item before scoring, so idf weights do not depend on
+    how the items are batched: the job's chunks give the scores of one big batch."""
+    from app.jobs.score_exec import FIRST_CHUNK
+
+    # More items than the job's first chunk, with references that differ between chunks.
+    rows = [
+        (s, o, (o, s) if k % 2 else (f"{s} Indeed, in version {k}: {o.lower()}",), f"sys-{k}")
+        for k in range(FIRST_CHUNK // len(SENTENCES) + 2)
+        for s, o in SENTENCES
+    ]
+    assert len(rows) > FIRST_CHUNK
+    ids = add_items(new_study, rows)
+    request = ScoreRequest(
+        new_study.path,
+        ["bertscore[idf=true]"],
+        {"device": "cpu", "batch_size": 2, "reference_mode": "references"},
+    )
+    [summary] = score_study(request, JobContext())
+    assert summary.status == "done"
+    metric = BertScoreMetric(idf=True, reference_mode="references", embedding_cache_mb=0)
+    pairs = [
+        Pair(i, s, o, resolve_references(s, refs, "references"))
+        for i, (s, o, refs, _) in zip(ids, rows, strict=True)
+    ]
+    metric.prepare(pairs)
+    direct = metric.score_batch(pairs)
+    stored = _stored(new_study, "bertscore")
+    assert [stored[i] for i in ids] == pytest.approx([d.value for d in direct], abs=1e-4)

@@ -119,7 +119,7 @@ def test_embedding_similarity_aligns_a_synonym_main_relation() -> None:
     assert "embedding" in scored.details["scenes"][0]["main_relation"]["matches"][0]
 
 
-def test_the_scoring_job_runs_samsa_with_the_study_option(new_study) -> None:
+def test_the_scoring_job_runs_samsa_on_the_study_scenes(new_study) -> None:
     """Through the battery's job: scores land in the study, items without scenes say why."""
     from app.jobs.base import JobContext
     from app.jobs.scoring import ScoreRequest, score_study
@@ -134,7 +134,7 @@ def test_the_scoring_job_runs_samsa_with_the_study_option(new_study) -> None:
     )  # fmt: skip
     with new_study.session() as s:
         import_ucca(s, [DATA / "storm.xml"])
-    spec = f"samsa[study={new_study.path},embeddings=false]"
+    spec = "samsa[embeddings=false]"  # the job tells SAMSA which study holds the scenes
     [summary] = score_study(ScoreRequest(new_study.path, [spec]), JobContext())
     assert (summary.status, summary.scored, summary.failed) == ("done", 1, 1)
     with new_study.session() as s:
@@ -144,3 +144,45 @@ def test_the_scoring_job_runs_samsa_with_the_study_option(new_study) -> None:
     # where the study lies is no part of the cached config: a second run finds the cache
     [again] = score_study(ScoreRequest(new_study.path, [spec]), JobContext())
     assert again.cached == 1
+
+
+def test_editing_scenes_makes_exactly_their_scores_stale(new_study) -> None:
+    from app.jobs.base import JobContext
+    from app.jobs.scoring import ScoreRequest, score_study
+
+    src_a = "The cat sat on the mat and the dog barked."
+    src_b = "The bird sang in the tree."
+    ids = add_items(
+        new_study,
+        [
+            (src_a, "The cat sat on the mat. The dog barked.", "x"),
+            (src_a, "The cat sat on the mat.", "y"),
+            (src_b, "The bird sang.", "x"),
+        ],
+    )
+    ta, tb = tuple(words(src_a)), tuple(words(src_b))
+    two = [
+        SceneSpec(ta, (2,), (Participant((0, 1), (1,)), Participant((3, 4, 5), (5,)))),
+        SceneSpec(ta, (9,), (Participant((7, 8), (8,)),)),
+    ]
+    bird = [SceneSpec(tb, (2,), (Participant((0, 1), (1,)),))]
+    with new_study.session() as s:
+        replace_scenes(s, source_group_key(src_a), two, origin="manual")
+        replace_scenes(s, source_group_key(src_b), bird, origin="manual")
+    request = ScoreRequest(new_study.path, ["samsa[embeddings=false]"])
+    [first] = score_study(request, JobContext())
+    assert (first.scored, first.cached) == (3, 0)
+    [again] = score_study(request, JobContext())
+    assert (again.scored, again.cached) == (0, 3)
+
+    # Re-annotate the first source with one scene: its two items are re-scored, not the bird.
+    with new_study.session() as s:
+        replace_scenes(s, source_group_key(src_a), two[:1], origin="manual")
+    [after] = score_study(request, JobContext())
+    assert (after.scored, after.cached) == (2, 1)
+    from db.frames import score_matrix
+
+    with new_study.session() as s:
+        values = score_matrix(s).iloc[:, 0]
+    # one scene now, and two output sentences: more sentences than scenes scores 0
+    assert values[ids[0]] == 0.0

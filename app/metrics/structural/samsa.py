@@ -132,6 +132,11 @@ class _SamsaBase(Metric):
             )
         return {}
 
+    def extra_inputs(self, pairs: Sequence[Pair]) -> list[str] | None:
+        """The scenes each score is computed from: re-annotating a source re-scores it."""
+        scenes = self._scenes(pairs)
+        return [scenes_fingerprint(list(scenes.get(p.item_id, ()))) for p in pairs]
+
     def score_batch(
         self, pairs: Sequence[Pair], cancel: CancelToken | None = None
     ) -> list[ItemScore]:
