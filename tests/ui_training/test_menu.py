@@ -26,15 +26,20 @@ def test_the_study_menu_opens_the_training_dialog(window, cue_path, qtbot) -> No
     assert window.isEnabled()  # non-modal: the window stays usable
 
 
-def test_the_curves_follow_a_theme_switch(window, cue_path, qtbot) -> None:  # noqa: F811
+def test_the_curves_and_notices_follow_a_theme_switch(window, cue_path, qtbot) -> None:  # noqa: F811
     from PySide6.QtGui import QPalette
     from PySide6.QtWidgets import QApplication
 
     assert window.studies.open_path(cue_path)
     _study_action(window, "&Train a MeaningBERT…").trigger()
     dialog = window.findChild(QDialog, "trainingDialog")
+    notice = dialog.folder_notice
+    notice.show_text("info", "Checkpoint in this folder", ["seed-0: paused after 3 steps"])
+    tints = {}
     for theme, dark in (("dark", True), ("light", False)):
         window.set_theme(theme)
         base = QApplication.palette().color(QPalette.ColorRole.Base)
         assert dialog.curves.colors.dark is dark
         assert dialog.curves.plot.backgroundBrush().color().name() == base.name()
+        tints[theme] = notice.styleSheet()  # retinted without being shown again
+    assert tints["dark"] != tints["light"] and all("background" in t for t in tints.values())

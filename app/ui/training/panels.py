@@ -85,7 +85,9 @@ class Notice(QFrame):
         return f"{self.heading.text()}\n{self.body.text()}"
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt override
-        if event.type() == QEvent.Type.PaletteChange and self.isVisibleTo(self.parentWidget()):
+        # A theme switch: retint. Setting the style sheet sends a palette change too, which
+        # `_style` ignores because the sheet is then already the one it would set.
+        if event.type() == QEvent.Type.PaletteChange:
             self._style()
         super().changeEvent(event)
 
@@ -95,10 +97,12 @@ class Notice(QFrame):
         accent = KINDS.get(self.kind) or pal.color(QPalette.ColorRole.Highlight)
         background = _mix(window, accent, 0.12)
         border = _mix(window, accent, 0.55)
-        self.setStyleSheet(
+        sheet = (
             f"QFrame#{self.objectName()} {{ background: {background.name()}; "
             f"border: 1px solid {border.name()}; border-radius: 6px; }}"
         )
+        if sheet != self.styleSheet():
+            self.setStyleSheet(sheet)
 
 
 def _bold(text: str) -> QLabel:
