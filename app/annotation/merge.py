@@ -29,7 +29,7 @@ from sqlalchemy.orm import Session
 
 from app.errors import UserError
 from db.models import Annotator, Dataset, Dimension, Item, ItemNote, Rating
-from db.study import SQLITE_MAGIC, Study, head_revision
+from db.study import SCHEMA_HEAD, SQLITE_MAGIC, Study
 
 
 @dataclass(frozen=True)
@@ -85,7 +85,7 @@ def _open_other(path: Path) -> Session:
     except Exception as exc:
         engine.dispose()
         raise UserError(f"{path}: not a MeaningBench study ({exc.__class__.__name__})") from exc
-    if rev != head_revision():
+    if rev != SCHEMA_HEAD:
         engine.dispose()
         raise UserError(
             f"{path}: written with another schema ({rev}); open it once in this version of "

@@ -185,3 +185,29 @@ def test_other_file_is_left_untouched(pair) -> None:
     before = b.path.read_bytes()
     merge_ratings(a, b.path)
     assert b.path.read_bytes() == before
+
+
+def test_merge_command_reports_conflicts_and_exit_codes(pair, capsys) -> None:
+    import json
+
+    from app.cli import main
+
+    a, b = pair
+    _rate_all(a, "alice", 30, limit=2)
+    _rate_all(b, "alice", 70, limit=2)
+    _rate_all(b, "bob", 55, limit=1)
+    a_path, b_path = a.path, b.path
+    a.close()
+    b.close()
+    assert main(["merge", str(a_path), str(b_path), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert len(report["conflicts"]) == 2
+    assert report["annotators_added"] == ["bob"]
+    merged = open_study(a_path)
+    current = _current(merged)
+    merged.close()
+    assert sorted(v for (_, _, who), v in current.items() if who == "bob") == [55.0]
+    assert sorted(v for (_, _, who), v in current.items() if who == "alice") == [30.0, 30.0]
+    assert main(["merge", str(a_path), str(a_path)]) == 2
+    assert "cannot be merged into itself" in capsys.readouterr().err
+    assert main(["merge", str(a_path), str(a_path.with_name("nope.mbstudy"))]) == 2

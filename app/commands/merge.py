@@ -1,0 +1,47 @@
+"""`meaningbench merge STUDY OTHER`: bring the ratings of another copy of a study back in."""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import asdict
+from pathlib import Path
+
+from app.commands._common import add_json_flag, add_study_argument, open_existing_study, print_json
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "merge",
+        help="merge the ratings and notes of another copy of the study (conflicts never overwrite)",
+        description="Merge the ratings and notes of another copy of this study, e.g. one an "
+        "annotator rated on another computer. Items are matched by their texts and system; "
+        "where both copies hold a different current rating of the same item, annotator and "
+        "dimension, ours stays current and theirs is kept as history and reported.",
+    )
+    add_study_argument(parser)
+    parser.add_argument("other", type=Path, help="the other copy of the study (.mbstudy)")
+    add_json_flag(parser)
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from app.annotation.merge import merge_ratings
+
+    study = open_existing_study(args.study)
+    try:
+        report = merge_ratings(study, args.other)
+    finally:
+        study.close()
+    if args.json:
+        out = asdict(report)
+        out["other"] = str(report.other)
+        print_json(out)
+    else:
+        print(f"merged {report.other}: {report.summary()}")
+        for c in report.conflicts[:20]:
+            print(
+                f"  conflict: item {c.item_id}, {c.annotator}, {c.dimension}: ours {c.ours:g}, theirs {c.theirs:g}"
+            )
+        if len(report.conflicts) > 20:
+            print(f"  ... and {len(report.conflicts) - 20} more (see --json)")
+    return 0
