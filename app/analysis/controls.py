@@ -49,6 +49,21 @@ def build_vocabulary(texts: Iterable[str]) -> list[str]:
     return sorted(vocab)
 
 
+# Words for a word soup when a study's own vocabulary has none outside a source (a study of
+# one source sentence): common English words of every part of speech, none of them rare.
+FALLBACK_VOCABULARY: tuple[str, ...] = tuple(
+    """
+    apple river window garden music silver market winter doctor pencil village mountain
+    yellow quiet rapid gentle ancient narrow bright heavy empty famous hidden careful
+    carry listen borrow follow answer remember travel measure whisper gather arrive
+    bottle ladder blanket island harbor engine candle letter mirror pocket ticket wheel
+    slowly rarely almost together outside yesterday perhaps somewhere beneath during
+    cloud forest planet kitchen library season bridge castle desert meadow orchard
+    painter sailor farmer teacher student neighbor stranger baker tailor hunter
+    """.split()  # noqa: SIM905 (a word list reads better as text)
+)
+
+
 def make_word_soup(source: str, vocabulary: Sequence[str], rng: random.Random) -> str:
     """Random words from `vocabulary` that do not occur in `source`, as many as it has words.
 

@@ -96,7 +96,10 @@ def build_sanity_pairs(
             text = controls.sample_unrelated(s, pool, rng)
             fallback += text is None
         if text is None:
-            text = controls.make_word_soup(s, vocab, rng)
+            try:
+                text = controls.make_word_soup(s, vocab, rng)
+            except ValueError:  # the study's words are all in this source (one source)
+                text = controls.make_word_soup(s, controls.FALLBACK_VOCABULARY, rng)
         out.append(text)
     return SanityPairs(distinct, out, unrelated, fallback)
 

@@ -140,3 +140,17 @@ def test_progress_and_cancel(mode: str) -> None:
 
     with pytest.raises(Cancelled):
         run_sanity(WordJaccard(), SOURCES, cancel=token)
+
+
+def test_a_single_source_still_gets_a_word_soup() -> None:
+    """With one source sentence every study word is in it: the soup falls back to common
+    words, still sharing none with the source."""
+    from app.analysis.controls import words
+    from app.analysis.sanity import build_sanity_pairs
+
+    source = "The quiet river carried the old boat to the sea."
+    pairs = build_sanity_pairs([source], unrelated="wordsoup", seed=1)
+    [soup] = pairs.unrelated
+    soup_words = [w.lower() for w in words(soup)]
+    assert len(soup_words) == len(words(source))
+    assert not set(soup_words) & {w.lower() for w in words(source)}
