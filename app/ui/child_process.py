@@ -19,6 +19,7 @@ import contextlib
 import multiprocessing
 import os
 import queue as queue_module
+import threading
 import time
 import traceback
 from collections.abc import Callable
@@ -116,6 +117,20 @@ def _child_main(
         out.join_thread()
 
 
+_LIVE: set[Any] = set()  # child processes running now (for terminate_all)
+_LIVE_LOCK = threading.Lock()
+
+
+def terminate_all() -> int:
+    """End every running child job at once (the window is closing and cannot wait)."""
+    with _LIVE_LOCK:
+        procs = list(_LIVE)
+    for proc in procs:
+        with contextlib.suppress(Exception):
+            proc.terminate()
+    return len(procs)
+
+
 def in_child_process(target: Callable[..., Any], *args: Any) -> Job:
     """A job (for JobRunner.start) that runs `target(ctx, *args)` in a child process."""
     return partial(_pump, target, args)
@@ -130,6 +145,8 @@ def _pump(target: Callable[..., Any], args: tuple[Any, ...], ctx: JobContext) ->
         target=_child_main, args=(target, args, out, stop, os.getpid()), name="meaningbench-job"
     )
     proc.start()
+    with _LIVE_LOCK:
+        _LIVE.add(proc)
     send = getattr(ctx, "send", _no_message)
     cancel_sent: float | None = None
     outcome: tuple[Any, ...] | None = None
@@ -156,6 +173,8 @@ def _pump(target: Callable[..., Any], args: tuple[Any, ...], ctx: JobContext) ->
         if proc.is_alive():
             proc.terminate()
             proc.join()
+        with _LIVE_LOCK:
+            _LIVE.discard(proc)
     if outcome is None:
         raise ChildJobError(
             f"the job's process stopped unexpectedly (exit code {proc.exitcode})", ""

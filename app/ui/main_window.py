@@ -35,6 +35,7 @@ from app.ui.welcome import WelcomePage
 from app.ui.window_state import window_settings
 
 COUNTS_DELAY_MS = 400
+CLOSE_WAIT_MS = 5000
 
 
 @dataclass
@@ -426,7 +427,14 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt override
         self.save_window_state()
         self.runner.cancel_all()
-        self.runner.wait(10_000)
+        if not self.runner.wait(CLOSE_WAIT_MS):
+            # A job still busy (a model loading cannot stop mid-way): end its process;
+            # what it committed stays, and running it again resumes.
+            from app.ui.child_process import terminate_all
+
+            self.runner.show_error_dialogs = False
+            terminate_all()
+            self.runner.wait(CLOSE_WAIT_MS)
         for slot in self._slots.values():
             self._shutdown_page(slot)
         for dialog in list(self._dialogs.values()):

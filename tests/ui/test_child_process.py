@@ -72,3 +72,23 @@ def test_cancel_reaches_the_child(window, qtbot) -> None:
     qtbot.waitUntil(lambda: not handle.running, timeout=60_000)
     assert handle.outcome == "cancelled"
     assert not error_boxes()
+
+
+def stubborn(ctx) -> None:  # noqa: ANN001 - never checks its cancel flag
+    ctx.progress(1, None, "busy", force=True)
+    time.sleep(600)
+
+
+def test_closing_the_window_ends_a_job_that_does_not_stop(qtbot) -> None:
+    from app.ui.launch import start
+
+    win = start(None, open_initial=False)
+    qtbot.addWidget(win)
+    handle = win.runner.start(in_child_process(stubborn), title="Stubborn")
+    qtbot.waitUntil(lambda: handle.last_progress is not None, timeout=60_000)
+    started = time.monotonic()
+    win.close()
+    assert time.monotonic() - started < 30  # 5 s of grace, then the process is ended
+    qtbot.waitUntil(lambda: not handle.running, timeout=10_000)
+    assert handle.outcome == "failed"
+    assert not error_boxes()  # the window is closing: no dialog about it
