@@ -93,7 +93,7 @@ def predict_masked(
             kwargs["token_type_ids"] = types.to(loaded.device)
         with torch.inference_mode():
             logits = loaded.model(**kwargs).logits
-        out = []
+        out: list[list[bool]] = []
         for row, x in enumerate(batch):
             positions = list(x.answers)
             if not positions:

@@ -35,7 +35,7 @@ from app.runtime import CancelToken
 _WORDLIKE = re.compile(r"\w", re.UNICODE)
 
 
-def rake_word_scores(words: Sequence[str]) -> Counter[str]:
+def rake_word_scores(words: Sequence[str]) -> dict[str, float]:
     """RAKE (Rose et al. 2010) over a word sequence: phrases are runs of content words."""
     phrases: list[list[str]] = []
     current: list[str] = []
@@ -56,11 +56,11 @@ def rake_word_scores(words: Sequence[str]) -> Counter[str]:
             freq[w] += 1
             degree[w] += len(phrase)
     word_score = {w: degree[w] / freq[w] for w in freq}
-    scores: Counter[str] = Counter()
+    scores: dict[str, float] = {}
     for phrase in phrases:
         phrase_score = sum(word_score[w] for w in phrase)
         for w in set(phrase):
-            scores[w] += phrase_score
+            scores[w] = scores.get(w, 0.0) + phrase_score
     return scores
 
 
@@ -96,7 +96,9 @@ class CoverageMetric(ClozeMetric):
         mid = mask_id(loaded)
         sentences = [_words(tok, s) for s in split_sentences(source)]
         ranking = rake_word_scores([w for sent in sentences for w, _ in sent])
-        rank = {w: i for i, (w, _) in enumerate(ranking.most_common())}
+        # Highest score first; ties keep first-seen order (a stable sort).
+        by_score = sorted(ranking, key=ranking.__getitem__, reverse=True)
+        rank = {w: i for i, w in enumerate(by_score)}
         ids: list[int] = []
         answers: dict[int, int] = {}
         masked_words: list[str] = []

@@ -260,7 +260,9 @@ def layer_view(loaded: LoadedModel, layer: int) -> Any:
     view = None
     for path in (("encoder", "layer"), ("transformer", "layer")):
         holder = getattr(model, path[0], None)
-        layers = getattr(holder, path[1], None) if holder is not None else None
+        if holder is None:
+            continue
+        layers = getattr(holder, path[1], None)
         if isinstance(layers, torch.nn.ModuleList):
             new_holder = copy.copy(holder)
             new_holder._modules = dict(holder._modules)
