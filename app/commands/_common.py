@@ -19,6 +19,11 @@ def add_study_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("study", type=Path, help="the study file (.mbstudy)")
 
 
+def add_dimension_argument(parser: argparse.ArgumentParser) -> None:
+    """The human rating dimension an analysis reads; "meaning" is what the study is about."""
+    parser.add_argument("--dimension", default="meaning", help="human dimension (default: meaning)")
+
+
 def add_json_flag(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
 

@@ -6,7 +6,13 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from app.commands._common import add_json_flag, add_study_argument, open_existing_study, print_json
+from app.commands._common import (
+    add_dimension_argument,
+    add_json_flag,
+    add_study_argument,
+    open_existing_study,
+    print_json,
+)
 
 
 def register(subparsers: Any) -> None:
@@ -18,7 +24,7 @@ def register(subparsers: Any) -> None:
         "correlation, for every metric run of the study against one human dimension.",
     )
     add_study_argument(parser)
-    parser.add_argument("--dimension", default="meaning", help="human dimension (default: meaning)")
+    add_dimension_argument(parser)
     parser.add_argument(
         "--z", action="store_true", help="correlate with per-annotator z-scores, not raw means"
     )

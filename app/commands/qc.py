@@ -5,7 +5,13 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from app.commands._common import add_json_flag, add_study_argument, open_existing_study, print_json
+from app.commands._common import (
+    add_dimension_argument,
+    add_json_flag,
+    add_study_argument,
+    open_existing_study,
+    print_json,
+)
 
 
 def register(subparsers: Any) -> None:
@@ -18,7 +24,7 @@ def register(subparsers: Any) -> None:
         "item and the share of very fast ratings.",
     )
     add_study_argument(parser)
-    parser.add_argument("--dimension", default="meaning", help="human dimension (default: meaning)")
+    add_dimension_argument(parser)
     parser.add_argument(
         "--fast-ms", type=int, default=2000, help="a rating faster than this is 'very fast'"
     )

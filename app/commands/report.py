@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from app.commands._common import add_study_argument, open_existing_study
+from app.commands._common import add_dimension_argument, add_study_argument, open_existing_study
 
 
 def register(subparsers: Any) -> None:
@@ -19,7 +19,7 @@ def register(subparsers: Any) -> None:
     )
     add_study_argument(parser)
     parser.add_argument("out", type=Path, help="the HTML file to write")
-    parser.add_argument("--dimension", default="meaning", help="human dimension (default: meaning)")
+    add_dimension_argument(parser)
     parser.add_argument("--z", action="store_true", help="correlate with per-annotator z-scores")
     parser.add_argument("--boot", type=int, default=1000, help="bootstrap resamples (0: none)")
     parser.add_argument("--groups", choices=("items", "sources"), default="items")
