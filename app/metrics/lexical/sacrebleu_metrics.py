@@ -47,6 +47,13 @@ class SentenceScorer:
         return m._compute_score_from_stats(stats)
 
 
+def sacrebleu_corpus_score(metric: Any, pairs: Sequence[Pair]) -> float:
+    """A sacrebleu metric object's corpus score of the outputs against their references."""
+    # sacrebleu reads a None in a reference stream as "no reference for this segment".
+    streams: Any = reference_streams(pairs)
+    return float(metric.corpus_score([p.output for p in pairs], streams).score)
+
+
 @lru_cache(maxsize=8)
 def bleu_scorer(lowercase: bool, tokenize: str) -> SentenceScorer:
     """One sentence-BLEU scorer per setting, remembering recent results: BLEU, iBLEU and
@@ -98,9 +105,7 @@ class BleuMetric(LexicalMetric):
             return None
         corpus = BLEU(lowercase=self.config["lowercase"], tokenize=self.config["tokenize"])
         corpus._force = True  # our data may be tokenized; the warning is noise here
-        streams: Any = reference_streams(pairs)  # sacrebleu takes None for a missing reference
-        result = corpus.corpus_score([p.output for p in pairs], streams)
-        return float(result.score)
+        return sacrebleu_corpus_score(corpus, pairs)
 
 
 class ChrfMetric(LexicalMetric):
@@ -134,10 +139,7 @@ class ChrfMetric(LexicalMetric):
     def corpus_score(self, pairs: Sequence[Pair]) -> float | None:
         if not pairs:
             return None
-        chrf = self._new_chrf()
-        streams: Any = reference_streams(pairs)
-        result = chrf.corpus_score([p.output for p in pairs], streams)
-        return float(result.score)
+        return sacrebleu_corpus_score(self._new_chrf(), pairs)
 
 
 class TerMetric(LexicalMetric):
