@@ -39,7 +39,9 @@ bench: $(DEV_STAMP)
 	$(PY) -m pytest tests/benchmarks -s -p no:xdist
 
 screenshots: $(DEV_STAMP)
-	xvfb-run -a -s "-screen 0 1600x1000x24" $(PY) -m tests.screenshots
+	for m in screenshots screenshots_annotation screenshots_compare screenshots_dashboard screenshots_training; do \
+		xvfb-run -a -s "-screen 0 1600x1000x24" $(PY) -m tests.$$m || exit 1; \
+	done
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis .import_linter_cache
