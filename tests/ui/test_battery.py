@@ -78,7 +78,11 @@ def test_running_bleu_and_chrf_fills_the_browser(window, qtbot, study_with_facts
     assert statuses == {"bleu": "done", "chrf": "done"}
     assert progress and progress[-1][0] == progress[-1][1]
     assert dialog.progress.value() == dialog.progress.maximum()
-    assert "items/s" in dialog.rate_label.text() or "scored" in dialog.rate_label.text()
+    assert "items/s" in dialog.rate_label.text()
+    results = dialog.results.toPlainText().splitlines()
+    assert dialog.results.isVisible() and len(results) == 2
+    n_items = len(facts.item_ids) + len(facts.control_ids)  # control items are scored too
+    assert all(f"done, {n_items} scored" in line for line in results), results
     # The browser grew a chrf column while the batches landed; values match sacrebleu.
     model = page.model
     qtbot.waitUntil(

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
+    QPlainTextEdit,
     QProgressBar,
     QPushButton,
     QSpinBox,
@@ -129,6 +130,12 @@ class BatteryDialog(QDialog):
         progress_box.addWidget(self.phase_label)
         progress_box.addWidget(self.progress)
         progress_box.addWidget(self.rate_label)
+        self.results = QPlainTextEdit()
+        self.results.setObjectName("batteryResults")
+        self.results.setReadOnly(True)
+        self.results.setMaximumHeight(self.fontMetrics().lineSpacing() * 7)
+        self.results.hide()
+        progress_box.addWidget(self.results)
 
         self.run_button = QPushButton("Run")
         self.run_button.setDefault(True)
@@ -271,6 +278,7 @@ class BatteryDialog(QDialog):
         self.progress.setRange(0, 0)
         self.phase_label.setText("Starting…")
         self.rate_label.setText("")
+        self.results.hide()
         self.job = self.context.runner.start(
             in_child_process(score_job, path, metrics, self.options()),
             title="Running metrics",
@@ -333,7 +341,8 @@ class BatteryDialog(QDialog):
         self.phase_label.setText(
             f"Cancelled after {elapsed}; finished work kept" if cancelled else f"Done in {elapsed}"
         )
-        self.rate_label.setText("\n".join(lines))
+        self.results.setPlainText("\n".join(lines))
+        self.results.setVisible(bool(lines))
 
     def _on_finished(self) -> None:
         self.job = None
