@@ -86,7 +86,17 @@ def test_the_gui_command_is_registered() -> None:
     assert build_parser().parse_args(["gui"]).study is None
 
 
-def test_python_dash_m_app_calls_launch() -> None:
+def test_python_dash_m_app_and_the_gui_command_reach_launch(monkeypatch) -> None:
+    # The event loop itself is what the probes above run; here only the wiring of the
+    # two entry points to it, with `launch` recording its argument instead of blocking.
     import app.__main__ as entry
+    import app.ui.launch as launch_module
+    from app.cli import main as cli_main
 
-    assert "launch" in entry.main.__code__.co_names
+    calls: list[list[str] | None] = []
+    monkeypatch.setattr(launch_module, "launch", lambda argv=None: calls.append(argv) or 0)
+    monkeypatch.setattr("sys.argv", ["python -m app", "pilot.mbstudy"])
+    assert entry.main() == 0
+    assert cli_main(["gui", "other.mbstudy"]) == 0
+    assert cli_main(["gui"]) == 0
+    assert calls == [["pilot.mbstudy"], ["other.mbstudy"], None]
