@@ -514,19 +514,6 @@ class ComparePage(QWidget):
     def show_source_group(self, source_group: str) -> None:
         self.view.show_source_group(source_group)
 
-    def fit_table(self) -> None:
-        """Give the table the height its rows need (at most 55 %), the details the rest."""
-        total = sum(self.splitter.sizes())
-        if total <= 0:
-            return
-        self.table.resizeRowsToContents()
-        rows = sum(self.table.rowHeight(r) for r in range(self.proxy.rowCount()))
-        scrollbar = self.table.horizontalScrollBar()
-        extra = scrollbar.sizeHint().height() if scrollbar.isVisible() else 0
-        need = rows + self.table.horizontalHeader().height() + 2 * self.table.frameWidth() + extra
-        top = max(120, min(need + 2, int(total * 0.55)))
-        self.splitter.setSizes([top, total - top])
-
     def show_item(self, item_id: int) -> None:
         self.view.show_item(item_id)
 
