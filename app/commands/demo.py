@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 
@@ -29,7 +30,9 @@ def run(args: argparse.Namespace) -> int:
     path = build_demo_study(path)
     if existed:
         open_study(path).close()  # an existing file must be a study we can open
-    print(f"{'opening' if existed else 'built'} demo study {path}")
+    # The path alone on stdout, so that scripts can write S=$(meaningbench demo --no-gui).
+    print(f"{'opening' if existed else 'built'} demo study {path}", file=sys.stderr)
+    print(path)
     if args.no_gui:
         return 0
     from app.ui.launch import launch

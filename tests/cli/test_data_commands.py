@@ -99,10 +99,12 @@ def test_export_commands(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
 def test_demo_without_gui(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     target = tmp_path / "d" / "demo.mbstudy"
     assert main(["demo", "--no-gui", "--path", str(target)]) == 0
-    assert f"built demo study {target}" in capsys.readouterr().out
+    out, err = capsys.readouterr()
+    assert out == f"{target}\n" and f"built demo study {target}" in err
     before = target.read_bytes()
     assert main(["demo", "--no-gui", "--path", str(target)]) == 0
-    assert "opening demo study" in capsys.readouterr().out
+    out, err = capsys.readouterr()
+    assert out == f"{target}\n" and "opening demo study" in err
     assert target.read_bytes() == before
     # Default place: the user's studies folder (MEANINGBENCH_HOME in tests).
     assert main(["demo", "--no-gui"]) == 0
