@@ -16,8 +16,6 @@ machine: wall and CPU seconds are both recorded, with the load average.
 from __future__ import annotations
 
 import json
-import os
-import platform
 import statistics
 import time
 from datetime import UTC, datetime
@@ -32,6 +30,7 @@ from app.analysis.data import DimensionInfo, StudyData
 from app.analysis.human import RatingSet
 from app.analysis.live import StudyAnalysis
 from app.analysis.parallel import n_workers
+from tests.benchmarks.machine import describe_machine
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "tests" / "benchmarks" / "results" / "analysis.json"
@@ -53,22 +52,11 @@ def _pct(values: list[float], q: float) -> float:
     return ordered[max(0, min(len(ordered) - 1, round(q * (len(ordered) - 1))))]
 
 
-def _machine() -> dict[str, object]:
-    return {
-        "processor": platform.processor() or platform.machine(),
-        "cpus_visible": os.cpu_count(),
-        "analysis_threads": n_workers(),
-        "python": platform.python_version(),
-        "numpy": np.__version__,
-        "load_average_1min": round(os.getloadavg()[0], 2),
-    }
-
-
 def _write(section: str, figures: dict[str, object]) -> None:
     data = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
     data[section] = {
         "date": datetime.now(UTC).isoformat(timespec="seconds"),
-        "machine": _machine(),
+        "machine": describe_machine(analysis_threads=n_workers(), numpy=np.__version__),
         **figures,
     }
     RESULTS.parent.mkdir(parents=True, exist_ok=True)

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import platform
 import shutil
 import statistics
 import time
@@ -27,6 +26,7 @@ from PySide6.QtWidgets import QApplication
 from app.annotation.session import AnnotationSession
 from db.study import create_study
 from tests.annotation.factories import add_items
+from tests.benchmarks.machine import describe_machine
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "benchmarks" / ".data"
@@ -104,17 +104,12 @@ def test_enter_to_next_item_p95(qtbot) -> None:
     figures = {
         "benchmark": "annotation: Enter → next item shown (commit included)",
         "date": datetime.now(UTC).isoformat(timespec="seconds"),
-        "machine": {
-            "platform": platform.platform(),
-            "processor": platform.processor() or platform.machine(),
-            "cpu_count": os.cpu_count(),
-            "python": platform.python_version(),
-            "pyside6": pyside_version,
-            "qt_platform": os.environ.get("QT_QPA_PLATFORM", ""),
-            "note": "cores shared with other test runs; timings are pessimistic",
-            "load_average_1min": round(os.getloadavg()[0], 2),
-            "disk_fsync_ms": fsync,
-        },
+        "machine": describe_machine(
+            pyside6=pyside_version,
+            qt_platform=os.environ.get("QT_QPA_PLATFORM", ""),
+            note="cores shared with other test runs; timings are pessimistic",
+            disk_fsync_ms=fsync,
+        ),
         "items": N_ITEMS,
         "queue_entries": total,
         "open_screen_with_queue_build_s": round(open_s, 3),

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import json
 import os
-import platform
 import random
 import shutil
 import statistics
@@ -34,6 +33,7 @@ from PySide6.QtWidgets import QApplication
 from sqlalchemy import select
 
 from db.models import Annotator, Dimension, Rating
+from tests.benchmarks.machine import describe_machine
 from tests.ui_dashboard.conftest import ready
 from tests.ui_dashboard.studies import synthetic_study
 
@@ -146,16 +146,11 @@ def test_refresh_after_one_rating(qtbot) -> None:
     figures = {
         "benchmark": "dashboard: refresh after one new rating (10,000 items)",
         "date": datetime.now(UTC).isoformat(timespec="seconds"),
-        "machine": {
-            "platform": platform.platform(),
-            "processor": platform.processor() or platform.machine(),
-            "cpu_count": os.cpu_count(),
-            "python": platform.python_version(),
-            "pyside6": pyside_version,
-            "qt_platform": os.environ.get("QT_QPA_PLATFORM", ""),
-            "note": "cores shared with other test runs; timings are pessimistic",
-            "load_average_1min": round(os.getloadavg()[0], 2),
-        },
+        "machine": describe_machine(
+            pyside6=pyside_version,
+            qt_platform=os.environ.get("QT_QPA_PLATFORM", ""),
+            note="cores shared with other test runs; timings are pessimistic",
+        ),
         "items": N_ITEMS,
         "metric_runs": N_METRICS,
         "ratings": n_ratings,

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import os
-import platform
 import random
 import statistics
 import time
@@ -27,6 +26,8 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QElapsedTimer, QTimer
+
+from tests.benchmarks.machine import describe_machine
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "tests" / "benchmarks" / "results" / "gui_stall.json"
@@ -79,17 +80,6 @@ class TickGaps:
         }
 
 
-def _machine() -> dict[str, object]:
-    return {
-        "platform": platform.platform(),
-        "cpu_count": os.cpu_count(),
-        "python": platform.python_version(),
-        "qt_platform": os.environ.get("QT_QPA_PLATFORM", ""),
-        "load_average_1min": round(os.getloadavg()[0], 2),
-        "note": "cores shared with other test runs; timings are pessimistic",
-    }
-
-
 def _write(section: str, figures: dict[str, object]) -> None:
     data: dict[str, object] = {}
     if RESULTS.exists():
@@ -98,7 +88,10 @@ def _write(section: str, figures: dict[str, object]) -> None:
     data["target_max_gap_ms"] = TARGET_MS
     data[section] = {
         "date": datetime.now(UTC).isoformat(timespec="seconds"),
-        "machine": _machine(),
+        "machine": describe_machine(
+            qt_platform=os.environ.get("QT_QPA_PLATFORM", ""),
+            note="cores shared with other test runs; timings are pessimistic",
+        ),
         **figures,
     }
     RESULTS.parent.mkdir(parents=True, exist_ok=True)

@@ -16,8 +16,6 @@ battery's target is checked on that figure; the wall-clock figure is recorded be
 from __future__ import annotations
 
 import json
-import os
-import platform
 import subprocess
 import sys
 import time
@@ -30,6 +28,7 @@ from app.metrics.base import Pair
 from app.metrics.lexical.nltk_data import ensure_cmudict, ensure_wordnet
 from app.metrics.lexical.sari_metric import SariMetric
 from db.study import create_study
+from tests.benchmarks.machine import describe_machine
 from tests.conftest import SHARED_DATASETS
 from tests.jobs.studydata import add_items, benchmark_rows
 
@@ -43,16 +42,6 @@ BATTERY = [
 ]  # fmt: skip
 TARGET_BATTERY = 500.0
 TARGET_SARI = 3000.0
-
-
-def _machine() -> dict:
-    return {
-        "platform": platform.platform(),
-        "processor": platform.processor() or platform.machine(),
-        "cpus": os.cpu_count(),
-        "python": platform.python_version(),
-        "load_average_1min": round(os.getloadavg()[0], 2),
-    }
 
 
 # Each timing runs in a fresh interpreter, so no cache warmed by an earlier run helps it.
@@ -108,7 +97,7 @@ def test_lexical_battery_throughput(tmp_path: Path) -> None:
     rows = benchmark_rows(N_ITEMS, folder)
     assert ensure_cmudict().ok and ensure_wordnet().ok
     figures: dict = {"date": datetime.now(UTC).isoformat(timespec="seconds")}
-    figures["machine_before"] = _machine()
+    figures["machine_before"] = describe_machine()
     figures["items"] = N_ITEMS
     figures["data"] = "CSMD + SimpDA pairs" if folder else "generated sentences"
 
@@ -146,7 +135,7 @@ def test_lexical_battery_throughput(tmp_path: Path) -> None:
         "items_per_s": round(1000 / meteor["wall_s"], 1),
         "note": "includes loading WordNet (several seconds)",
     }
-    figures["machine_after"] = _machine()
+    figures["machine_after"] = describe_machine()
 
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")

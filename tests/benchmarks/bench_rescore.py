@@ -13,8 +13,6 @@ Run with `python -m pytest tests/benchmarks/bench_rescore.py -s -p no:xdist`.
 from __future__ import annotations
 
 import json
-import os
-import platform
 import resource
 import subprocess
 import sys
@@ -30,6 +28,7 @@ from app.jobs.scoring import ScoreRequest, score_study
 from app.metrics.base import input_hash, resolve_references
 from app.metrics.lexical import LEXICAL_METRICS
 from db.study import create_study, open_study
+from tests.benchmarks.machine import describe_machine
 from tests.conftest import SHARED_DATASETS
 from tests.jobs.studydata import add_items, benchmark_rows
 
@@ -38,16 +37,6 @@ ROOT = Path(__file__).resolve().parents[2]
 N_ITEMS = 100_000
 TARGET_S = 2.0
 NAMES = [cls.info.name for cls in LEXICAL_METRICS]
-
-
-def _machine() -> dict:
-    return {
-        "platform": platform.platform(),
-        "processor": platform.processor() or platform.machine(),
-        "cpus": os.cpu_count(),
-        "python": platform.python_version(),
-        "load_average_1min": round(os.getloadavg()[0], 2),
-    }
 
 
 def _fill_scores(path: Path) -> None:
@@ -89,7 +78,7 @@ def test_rescore_with_nothing_to_do(tmp_path: Path) -> None:
 
     figures: dict = {
         "date": datetime.now(UTC).isoformat(timespec="seconds"),
-        "machine_before": _machine(),
+        "machine_before": describe_machine(),
         "items": N_ITEMS,
         "metrics": NAMES,
         "score_rows": N_ITEMS * len(NAMES),
@@ -132,7 +121,7 @@ def test_rescore_with_nothing_to_do(tmp_path: Path) -> None:
         "all": [round(t, 3) for t in cli],
         "cpu_min": round(min(cli_cpu), 3),  # interpreter start and imports included
     }
-    figures["machine_after"] = _machine()
+    figures["machine_after"] = describe_machine()
 
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
