@@ -18,10 +18,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from app.heap import trim_heap
 from app.settings import data_dir
 
 DEFAULT_MEMORY_MB = 256
 DEFAULT_DISK_MB = 512
+# Evicting this much makes the cache ask the allocator to return the freed pages (see
+# app.heap): often enough to keep the resident size flat, rare enough to cost ~1% of a run.
+TRIM_AFTER_EVICTED_MB = 32
 
 
 @dataclass(frozen=True)
@@ -37,12 +41,19 @@ class Embedding:
 
 
 class MemoryLRU:
-    """Least-recently-used entries go first once the byte budget is spent."""
+    """Least-recently-used entries go first once the byte budget is spent.
 
-    def __init__(self, max_bytes: int) -> None:
+    Every `trim_after_bytes` of evicted entries, `release()` hands the freed heap pages back
+    to the system, so a long run's resident size stays flat rather than only its bytes in use.
+    """
+
+    def __init__(self, max_bytes: int, trim_after_bytes: int = TRIM_AFTER_EVICTED_MB * 2**20):
         self.max_bytes = max_bytes
+        self.trim_after_bytes = trim_after_bytes
+        self.trims = 0
         self._data: OrderedDict[tuple[str, str], Embedding] = OrderedDict()
         self._bytes = 0
+        self._evicted_since_trim = 0
         self._lock = threading.Lock()
 
     def get(self, key: tuple[str, str]) -> Embedding | None:
@@ -62,13 +73,31 @@ class MemoryLRU:
             while self._bytes > self.max_bytes and self._data:
                 _, evicted = self._data.popitem(last=False)
                 self._bytes -= evicted.nbytes
+                self._evicted_since_trim += evicted.nbytes
+
+    def release(self) -> bool:
+        """Trim the heap when enough was evicted since the last trim; True when it trimmed.
+
+        Called between batches, once the caller's references to evicted entries are gone.
+        """
+        with self._lock:
+            if self._evicted_since_trim < self.trim_after_bytes:
+                return False
+            self._evicted_since_trim = 0
+        trim_heap()
+        self.trims += 1
+        return True
 
     @property
     def nbytes(self) -> int:
         return self._bytes
 
+    def __len__(self) -> int:
+        return len(self._data)
+
     def clear(self) -> None:
         with self._lock:
+            self._evicted_since_trim += self._bytes
             self._data.clear()
             self._bytes = 0
 
@@ -220,6 +249,8 @@ def get_or_compute(
     `persist` picks which computed texts go to disk (the side of a pair that is reused).
     The returned dict holds strong references, so eviction during the call is harmless.
     """
+    # The previous batch's embeddings are out of the caller's hands by now: a good moment.
+    MEMORY.release()
     out: dict[str, Embedding] = {}
     missing: list[str] = []
     for text in dict.fromkeys(texts):
