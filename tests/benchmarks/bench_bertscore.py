@@ -5,7 +5,8 @@
 1. The 853 CSMD train pairs (source as reference) with the default encoder and layer, scored
    by `bert_score.BERTScorer.score` and by this project's metric in one call each; model
    loading is excluded for both, the embedding caches start empty (the on-disk one is off).
-   Each side runs twice, alternating, and its best time counts (the machine is shared).
+   After one untimed pass of each (torch's kernel warm-up), each side runs twice in
+   alternating order, and its best time counts (the machine is shared).
    Targets: identical scores (max |diff| ≤ 1e-5) and ≥ 1.2× bert-score's items/s.
 2. Synthetic items of 20–40 words fed in batches of 256, as the scoring job feeds them, with
    every default on (alignment details, bounded memory and disk caches). The resident set
@@ -94,15 +95,22 @@ def test_speed_against_bert_score(shared_datasets: Path) -> None:
     metric = BertScoreMetric(embedding_cache_mb=0, alignment=False, device="cpu")
     loaded = metric.loaded()
     oracle = BERTScorer(model_type=loaded.ref.location, num_layers=metric.layer(), device="cpu")
-    ours_s, theirs_s = [], []
-    for _ in range(2):
-        cache.MEMORY.clear()
-        began = time.perf_counter()
-        ours = metric.score_batch(pairs)
-        ours_s.append(time.perf_counter() - began)
-        began = time.perf_counter()
-        P, R, F = oracle.score(outputs, sources)
-        theirs_s.append(time.perf_counter() - began)
+    # One untimed pass of each warms torch's kernels for these shapes, which would otherwise
+    # be paid by whichever side runs first; then the order alternates.
+    metric.score_batch(pairs)
+    oracle.score(outputs, sources)
+    ours_s: list[float] = []
+    theirs_s: list[float] = []
+    for round_ in range(2):
+        for side in ("ours", "theirs") if round_ == 0 else ("theirs", "ours"):
+            cache.MEMORY.clear()
+            began = time.perf_counter()
+            if side == "ours":
+                ours = metric.score_batch(pairs)
+                ours_s.append(time.perf_counter() - began)
+            else:
+                P, R, F = oracle.score(outputs, sources)
+                theirs_s.append(time.perf_counter() - began)
     diff = max(
         max(abs(o.details[k] - float(t[i])) for k, t in (("P", P), ("R", R), ("F1", F)))
         for i, o in enumerate(ours)
