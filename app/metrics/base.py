@@ -18,7 +18,7 @@ REFERENCE_MODES = ("source", "references")
 COMMON_OPTIONS = ("reference_mode", "device", "model", "batch_size")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Pair:
     """One item as a metric sees it. `references` is already resolved for the reference mode."""
 

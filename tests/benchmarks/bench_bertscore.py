@@ -22,17 +22,26 @@
    sets the counts (default 5000,10000,20000: past the point where the in-memory cache is
    full), MB_BENCH_GROWTH_LAYER the layer for both sides (default 1, for time; a sentence's
    vectors are as wide at every layer).
+4. The whole `meaningbench score` command on an imported 1,000,000-item study of such
+   pairs, its resident size watched for a few minutes (MB_BENCH_JOB_SECONDS) before it is
+   interrupted: the texts and hashes the job holds for the whole study come on top of the
+   metric's own memory. Target: peak RSS ≤ 2.5 GB.
 Writes tests/benchmarks/results/bertscore.json.
 """
 
 from __future__ import annotations
 
+import contextlib
+import csv
 import itertools
 import json
 import os
 import platform
 import random
 import resource
+import shutil
+import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -259,3 +268,66 @@ def test_peak_memory_grows_with_items_for_bert_score_only(tmp_path: Path) -> Non
     _save("peak_memory_growth", figures)
     print(json.dumps(figures, indent=2))
     assert slopes["bert_score"] > 4 * max(slopes["meaningbench"], 0.001)
+
+
+def _proc_status_mb(pid: int) -> dict[str, float]:
+    out: dict[str, float] = {}
+    with open(f"/proc/{pid}/status") as fh:
+        for line in fh:
+            key, _, value = line.partition(":")
+            if key in ("VmRSS", "VmHWM"):
+                out[key] = int(value.split()[0]) / 1024
+    return out
+
+
+@pytest.mark.benchmark
+def test_scoring_job_memory_on_a_million_item_study(tmp_path: Path) -> None:
+    """`meaningbench score` on a 1,000,000-item study (20–40-word sentences), watched for
+    MB_BENCH_JOB_SECONDS (default 180) and then interrupted: the whole job — the study's
+    texts and hashes, the model, the caches, the commits — within the memory target."""
+    exe = shutil.which("meaningbench", path=str(Path(sys.executable).parent))
+    if exe is None:
+        pytest.skip("the meaningbench console script is not installed")
+    items = int(os.environ.get("MB_BENCH_JOB_ITEMS", "1000000"))
+    watch_s = float(os.environ.get("MB_BENCH_JOB_SECONDS", "180"))
+    data, study = tmp_path / "pairs.csv", tmp_path / "million.mbstudy"
+    with data.open("w", encoding="utf-8", newline="") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(["source", "output", "system"])
+        for pair in synthetic_pairs(items, seed=1):
+            writer.writerow([pair.source, pair.output, f"system-{pair.item_id % 7}"])
+    env = {**os.environ, "MEANINGBENCH_HOME": str(tmp_path / "home")}
+    subprocess.run([exe, "import", str(study), str(data)], env=env, check=True, capture_output=True)
+    metric = f"bertscore[layer={GROWTH_LAYER}]"
+    job = subprocess.Popen(
+        [exe, "score", str(study), "--metrics", metric, "--device", "cpu", "--quiet"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    samples: list[dict[str, float]] = []
+    began = time.perf_counter()
+    while time.perf_counter() - began < watch_s and job.poll() is None:
+        time.sleep(2.0)
+        with contextlib.suppress(OSError):
+            mem = _proc_status_mb(job.pid)
+            samples.append({"seconds": round(time.perf_counter() - began, 1), **mem})
+    job.send_signal(signal.SIGINT)
+    job.communicate(timeout=600)
+    with sqlite3.connect(study) as conn:
+        (scored,) = conn.execute("SELECT COUNT(*) FROM score").fetchone()
+    peak = max(s.get("VmHWM", 0.0) for s in samples)
+    figures = {
+        "items_in_study": items,
+        "metric": metric,
+        "watched_s": watch_s,
+        "items_scored": scored,
+        "peak_rss_mb": peak,
+        "rss_mb_every_20s": [s.get("VmRSS") for s in samples[::10]],
+        "note": "the score command's own process; texts and hashes of the whole study loaded",
+    }
+    _save("scoring_job_memory", figures)
+    print(json.dumps(figures, indent=2))
+    assert scored > 0
+    assert peak <= 2.5 * 1024
