@@ -19,8 +19,11 @@ $(APP_STAMP): pyproject.toml | $(PY)
 	$(PY) -m pip install --quiet -e .
 	touch $@
 
+# The authors' BLANC package is the oracle of `blanc_help`. It pins torch < 2, so it comes
+# without its dependencies (nltk, transformers and tqdm come with the project).
 $(DEV_STAMP): $(APP_STAMP)
 	$(PY) -m pip install --quiet -e ".[dev]"
+	$(PY) -m pip install --quiet --no-deps "blanc==0.3.4"
 	touch $@
 
 run: $(APP_STAMP)

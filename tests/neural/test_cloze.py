@@ -58,7 +58,8 @@ def test_blanc_with_an_empty_output_is_zero(tiny_mlm):
 
 
 def _blanc_package():
-    """The authors' `blanc` package, when installed (it pins torch < 2, so it is optional).
+    """The authors' `blanc` package. It pins torch < 2, so `make test` installs it without
+    its dependencies; a plain `pip install -e .[dev]` lacks it and the comparison is skipped.
 
     Its `__init__` imports models that transformers 5 removed; the scorer module itself
     runs once `transformers.AdamW` exists, so the package module is loaded without its
