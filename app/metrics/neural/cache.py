@@ -36,10 +36,6 @@ class Embedding:
     ids: tuple[int, ...]
     vectors: Any  # torch.Tensor [n, d] (tokens) or [d] (pooled), float32, CPU
 
-    @property
-    def nbytes(self) -> int:
-        return int(self.vectors.numel()) * 4 + 8 * len(self.ids) + 200
-
 
 @dataclass(frozen=True)
 class _Slot:
@@ -54,7 +50,7 @@ class _Slot:
 
 
 class MemoryLRU:
-    """A least-recently-used embedding cache held in one preallocated float32 block.
+    """A least-recently-used embedding cache (approximately) in one preallocated float32 block.
 
     Entries are copied into the block at a write head that goes round it like a ring; what
     the head is about to overwrite (the least recently written) is dropped first. A hit that
