@@ -12,27 +12,22 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import functools
 import platform
 from collections.abc import Callable
 
-_trim: Callable[[int], int] | None = None
-_looked_up = False
 
-
+@functools.cache
 def _malloc_trim() -> Callable[[int], int] | None:
-    global _trim, _looked_up
-    if not _looked_up:
-        _looked_up = True
-        if platform.system() == "Linux" and platform.libc_ver()[0] == "glibc":
-            try:
-                libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-                fn = libc.malloc_trim
-                fn.argtypes = [ctypes.c_size_t]
-                fn.restype = ctypes.c_int
-                _trim = fn
-            except (OSError, AttributeError):
-                _trim = None
-    return _trim
+    if platform.system() != "Linux" or platform.libc_ver()[0] != "glibc":
+        return None
+    try:
+        fn = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim
+    except (OSError, AttributeError):
+        return None
+    fn.argtypes = [ctypes.c_size_t]
+    fn.restype = ctypes.c_int
+    return fn  # type: ignore[no-any-return]
 
 
 def trim_available() -> bool:

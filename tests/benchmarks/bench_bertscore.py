@@ -36,7 +36,6 @@ import csv
 import itertools
 import json
 import os
-import platform
 import random
 import resource
 import shutil
@@ -55,6 +54,7 @@ from app.metrics.base import Pair
 from app.metrics.neural import cache
 from app.metrics.neural.baselines import builtin_sentences
 from app.metrics.neural.bertscore import BertScoreMetric
+from tests.benchmarks.machine import describe_machine
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "tests" / "benchmarks" / "results" / "bertscore.json"
@@ -71,13 +71,13 @@ STREAM_LAYER = (
 def _save(section: str, figures: dict) -> None:
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     data = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
-    data["machine"] = {
-        "platform": platform.platform(),
-        "processor": platform.processor() or platform.machine(),
-        "cpus": os.cpu_count(),
-        "torch_threads": __import__("torch").get_num_threads(),
-        "gpu": "none (CPU only; GPU figures not measured)",
-    }
+    import torch
+
+    gpu = torch.cuda.get_device_name(0) if torch.cuda.is_available() else None
+    data["machine"] = describe_machine(
+        torch_threads=torch.get_num_threads(),
+        gpu=gpu or "none (CPU only; GPU figures not measured)",
+    )
     data[section] = {"date": datetime.now(UTC).isoformat(timespec="seconds"), **figures}
     RESULTS.write_text(json.dumps(data, indent=2) + "\n")
 
