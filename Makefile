@@ -39,7 +39,7 @@ lint: $(DEV_STAMP)
 	$(VENV)/bin/mypy
 
 bench: $(DEV_STAMP)
-	$(PY) -m pytest tests/benchmarks -s -p no:xdist
+	$(PY) -m pytest tests/benchmarks/bench_*.py -s -p no:xdist
 
 screenshots: $(DEV_STAMP)
 	for m in screenshots screenshots_annotation screenshots_compare screenshots_dashboard screenshots_training; do \

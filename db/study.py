@@ -131,9 +131,6 @@ class Study:
         with self._factory() as s, s.begin():
             yield s
 
-    def new_session(self) -> Session:
-        return self._factory()
-
     def close(self) -> None:
         self.engine.dispose()
 

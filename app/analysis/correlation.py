@@ -27,7 +27,6 @@ from app.analysis.stats import (
 )
 
 Interval = tuple[float, float]
-NAN_INTERVAL: Interval = (float("nan"), float("nan"))
 
 
 @dataclass

@@ -105,9 +105,6 @@ class RatingSet:
     def annotators(self) -> list[str]:
         return list(self._annotators)
 
-    def has_item(self, item_id: int) -> bool:
-        return int(item_id) in self._pos
-
     def set(self, item_id: int, annotator: str, value: float, *, aggregate: bool = False) -> bool:
         """Add or revise one rating; False when the item is not one of this set's items."""
         pos = self._pos.get(int(item_id))

@@ -13,8 +13,6 @@ an O(n·m) vector operation instead of m sorts and counts. Anything else recompu
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 from scipy import special, stats
 
@@ -25,13 +23,6 @@ try:  # scipy's own discordant-pair counter (a Fenwick tree), the core of kendal
     from scipy.stats._stats import _kendall_dis
 except ImportError:  # pragma: no cover - a scipy that moved it; fall back to kendalltau
     _kendall_dis = None
-
-
-@dataclass
-class _Column:
-    s: int  # concordant − discordant pairs (NaN-free columns only)
-    tau: float
-    p: float
 
 
 def _joint_ties(xd: np.ndarray, yd: np.ndarray) -> int:

@@ -55,13 +55,6 @@ class ColumnOrder:
         n, m = self.order.shape
         return n, m
 
-    def column_has_ties(self) -> np.ndarray:
-        """Per column: whether any two of its values are equal (NaNs aside)."""
-        n, m = self.shape
-        if n < 2:
-            return np.zeros(m, dtype=bool)
-        return np.asarray((self.group[1:] == self.group[:-1]).any(axis=0))
-
     def midranks(self, mask: np.ndarray) -> np.ndarray:
         """Mid-ranks (1-based, ties averaged) of each column among its masked items.
 

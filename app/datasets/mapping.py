@@ -185,9 +185,6 @@ class UserMapping:
     def empty(self) -> bool:
         return not (self.fields or self.references or self.dimensions or self.dimension_values)
 
-    def mentioned_columns(self) -> list[str]:
-        return [*self.fields.values(), *self.references, *self.dimensions.values()]
-
 
 def parse_map_options(entries: Sequence[str] | None) -> UserMapping:
     """Parse `--map field=column` entries.

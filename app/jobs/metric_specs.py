@@ -36,10 +36,6 @@ class MetricSpec:
     text: str = ""  # as written
     explicit: bool = True  # False for the entries `all` stands for
 
-    @property
-    def is_registered_model(self) -> bool:
-        return self.model is not None
-
 
 @dataclass(frozen=True)
 class RegisteredModelRef:

@@ -139,10 +139,6 @@ class PoolScheduler:
         self._queue: deque[tuple[MetricRun, int, int]] = deque()
         self._inflight: deque[tuple[MetricRun, int, int, Future[list[ItemScore]]]] = deque()
 
-    @property
-    def busy(self) -> bool:
-        return bool(self._queue or self._inflight)
-
     def add(self, run: MetricRun, start: int) -> None:
         for s in range(start, len(run.pairs), POOL_CHUNK):
             self._queue.append((run, s, min(len(run.pairs), s + POOL_CHUNK)))

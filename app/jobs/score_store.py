@@ -101,9 +101,6 @@ class CacheState:
     current: set[int] | None  # ids of items whose score is current; None = all of them
     latest_run_id: int | None
 
-    def is_current(self, item_id: int) -> bool:
-        return self.current is None or item_id in self.current
-
 
 def check_cache(
     study: Study,

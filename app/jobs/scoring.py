@@ -64,8 +64,6 @@ from app.metrics.registry import metric_classes
 from app.runtime import Cancelled
 from db.study import Study
 
-STATUSES = ("done", "failed", "cancelled", "unavailable", "cached")
-
 
 @dataclass
 class ScoreRequest:

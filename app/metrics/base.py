@@ -14,8 +14,6 @@ from typing import Any, ClassVar
 from app.runtime import CancelToken
 
 REFERENCE_MODES = ("source", "references")
-# Options the command line and the UI pass to every metric that declares them in `defaults`.
-COMMON_OPTIONS = ("reference_mode", "device", "model", "batch_size")
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,6 +25,11 @@ class Pair:
     output: str
     references: tuple[str, ...]
     system: str | None = None
+
+
+def pair_references(pair: Pair) -> tuple[str, ...]:
+    """The references the job resolved; a pair built by hand without any uses its source."""
+    return pair.references if pair.references else (pair.source,)
 
 
 @dataclass

@@ -106,7 +106,3 @@ EventFn = Callable[[TrainEvent], None]
 def event_to_dict(event: TrainEvent) -> dict[str, Any]:
     """A JSON-ready dict with the event's type under `event`."""
     return {"event": type(event).__name__, **asdict(event)}
-
-
-def no_events(_: TrainEvent) -> None:
-    return None

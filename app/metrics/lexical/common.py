@@ -10,7 +10,7 @@ from functools import cache
 from importlib import metadata
 from typing import Any, ClassVar
 
-from app.metrics.base import REFERENCE_MODES, ItemScore, Metric, Pair
+from app.metrics.base import REFERENCE_MODES, ItemScore, Metric, Pair, pair_references
 from app.runtime import CancelToken
 
 # How often a long batch looks at its cancel token (items).
@@ -27,11 +27,6 @@ def package_version(dist: str) -> str:
 
 def clip(value: float, low: float = 0.0, high: float = 100.0) -> float:
     return min(high, max(low, value))
-
-
-def pair_references(pair: Pair) -> tuple[str, ...]:
-    """The references the job resolved; a pair built by hand without any uses its source."""
-    return pair.references if pair.references else (pair.source,)
 
 
 def reference_streams(pairs: Sequence[Pair]) -> list[list[str | None]]:

@@ -11,8 +11,8 @@ import math
 from functools import cached_property, lru_cache
 from typing import Any, ClassVar
 
-from app.metrics.base import Availability, ItemScore, MetricInfo, Pair
-from app.metrics.lexical.common import LexicalMetric, clip, pair_references
+from app.metrics.base import Availability, ItemScore, MetricInfo, Pair, pair_references
+from app.metrics.lexical.common import LexicalMetric, clip
 from app.metrics.lexical.nltk_data import cmudict_status, ensure_cmudict
 from app.metrics.lexical.sacrebleu_metrics import BleuMetric
 

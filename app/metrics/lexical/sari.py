@@ -339,8 +339,3 @@ def explain_sari(
         delete=delete,
         sari=(add + keep + delete) / 3,
     )
-
-
-def clear_caches() -> None:
-    _text_ngrams.cache_clear()
-    _refs_ngrams.cache_clear()

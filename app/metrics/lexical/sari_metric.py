@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
-from app.metrics.base import ItemScore, MetricInfo, Pair
-from app.metrics.lexical.common import LexicalMetric, pair_references
+from app.metrics.base import ItemScore, MetricInfo, Pair, pair_references
+from app.metrics.lexical.common import LexicalMetric
 from app.metrics.lexical.sari import (
     DELETION_SCORES,
     SariScore,

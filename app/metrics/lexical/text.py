@@ -42,8 +42,3 @@ def normalize(text: str, lowercase: bool = True, tokenize: str = "13a") -> str:
 @lru_cache(maxsize=_CACHE)
 def wordpunct_tokens(text: str) -> tuple[str, ...]:
     return tuple(_WORDPUNCT.findall(text))
-
-
-def clear_caches() -> None:
-    normalize.cache_clear()
-    wordpunct_tokens.cache_clear()

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from app.errors import UserError
-from app.metrics.base import Availability, ItemScore, MetricInfo, Pair
+from app.metrics.base import Availability, ItemScore, MetricInfo, Pair, pair_references
 from app.metrics.neural.baselines import Baseline, baseline_path, read_baseline, read_rows
 from app.metrics.neural.cache import DEFAULT_DISK_MB
 from app.metrics.neural.common import MODEL_OPTIONS, NeuralMetric
@@ -46,10 +46,6 @@ DEFAULT_LAYERS = {
     "xlm-roberta-large": 17,
     "microsoft/deberta-xlarge-mnli": 40,
 }
-
-
-def _refs(pair: Pair) -> tuple[str, ...]:
-    return pair.references or (pair.source,)
 
 
 def _finite(x: float) -> float | None:
@@ -141,7 +137,7 @@ class BertScoreMetric(NeuralMetric):
     # --- idf ---------------------------------------------------------------------------------
     def prepare(self, pairs: Iterable[Pair]) -> None:
         """Take the idf corpus from the whole study: the distinct references of all its pairs."""
-        self.set_idf_corpus(text for pair in pairs for text in _refs(pair))
+        self.set_idf_corpus(text for pair in pairs for text in pair_references(pair))
 
     def set_idf_corpus(self, texts: Iterable[str]) -> None:
         self._idf_docs = list(dict.fromkeys(texts))
@@ -205,7 +201,7 @@ class BertScoreMetric(NeuralMetric):
             return []
         idf = self._idf_weights(pairs)
         baseline = self._baseline() if self.config["rescale"] else None
-        raw = self.score_pairs_raw([(p.output, _refs(p)) for p in pairs], cancel, idf)
+        raw = self.score_pairs_raw([(p.output, pair_references(p)) for p in pairs], cancel, idf)
         tokenizer = self.loaded().tokenizer
         results = []
         for pair, ((p, r, f), k, match, c_ids, r_ids) in zip(pairs, raw, strict=True):
@@ -214,7 +210,7 @@ class BertScoreMetric(NeuralMetric):
                 details["unrescaled"] = dict(details)
                 p, r, f = baseline.rescale(p, r, f)
                 details.update({"P": _finite(p), "R": _finite(r), "F1": _finite(f)})
-            if len(_refs(pair)) > 1:
+            if len(pair_references(pair)) > 1:
                 details["ref_index"] = k
             if self.config["alignment"]:
                 details["alignment"] = alignment_details(

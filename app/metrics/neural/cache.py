@@ -285,13 +285,6 @@ def disk_store(model_key: str, fingerprint: str, what: str, max_mb: float) -> Di
         return store
 
 
-def close_disk_stores() -> None:
-    with _STORES_LOCK:
-        for store in _STORES.values():
-            store.close()
-        _STORES.clear()
-
-
 def get_or_compute(
     namespace: str,
     texts: Sequence[str],

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from app.metrics.base import Availability, Metric, stable_hash
+from app.metrics.base import Availability, Metric
 from app.metrics.neural.models import (
     LoadedModel,
     effective_precision,
@@ -20,13 +20,15 @@ from app.metrics.neural.models import (
 from app.settings import DEFAULT_ENCODER
 
 MODEL_OPTIONS: dict[str, Any] = {"device": "auto", "batch_size": 64, "precision": "fp32"}
-SCORE_NEUTRAL = frozenset({"device", "batch_size", "embedding_cache_mb"})
 
 
 class NeuralMetric(Metric):
     """A metric that runs a transformer; `model_kind` says which head it loads."""
 
     model_kind: ClassVar[str] = "encoder"
+    runtime_options: ClassVar[frozenset[str]] = frozenset(
+        {"device", "batch_size", "embedding_cache_mb"}
+    )
     model_option: ClassVar[str] = "model"
 
     def model_name(self) -> str | None:
@@ -78,16 +80,3 @@ class NeuralMetric(Metric):
         except Exception:
             pass
         return out
-
-    def score_config(self) -> dict[str, Any]:
-        """The options that decide the scores."""
-        return {k: v for k, v in self.config.items() if k not in SCORE_NEUTRAL}
-
-    def config_hash(self) -> str:
-        return stable_hash(
-            {
-                "metric": self.name,
-                "impl": self.implementation_version,
-                "config": self.score_config(),
-            }
-        )

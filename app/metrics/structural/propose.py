@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from app.metrics.base import Availability
 from app.metrics.structural.scenes import Participant, SceneSpec
 
 PREFERRED_MODELS = ("en_core_web_trf", "en_core_web_lg", "en_core_web_md", "en_core_web_sm")
@@ -162,11 +161,6 @@ def parser_status() -> tuple[bool, str, str]:
         "",
         "spaCy is installed but no English model is (install e.g. en_core_web_sm)",
     )
-
-
-def parser_availability() -> Availability:
-    ok, _, message = parser_status()
-    return Availability(ok, "" if ok else message)
 
 
 @lru_cache(maxsize=1)

@@ -9,7 +9,7 @@ on, so a scene stays valid whatever tokenizer later changes.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -96,8 +96,3 @@ def scene_from_row(row: Any) -> SceneSpec:
         position=int(row.position or 0),
         id=row.id,
     )
-
-
-def order_scenes(scenes: Sequence[SceneSpec]) -> list[SceneSpec]:
-    """Scenes in reading order: by the first word of their main relation."""
-    return sorted(scenes, key=lambda s: (min(s.main_relation, default=0), s.position))
