@@ -57,9 +57,13 @@ class JobIndicator(QWidget):
         return self._handle
 
     def _on_started(self, handle: JobHandle) -> None:
+        handle.progress.connect(lambda p, h=handle: self._on_progress(h, p))
+        self._show(handle)
+
+    def _show(self, handle: JobHandle) -> None:
+        """Follow `handle` (already connected when it started)."""
         self._handle = handle
         self._meter.reset()
-        handle.progress.connect(lambda p, h=handle: self._on_progress(h, p))
         self.label.setText(handle.title)
         self.bar.setRange(0, 0)
         self.show()
@@ -83,7 +87,7 @@ class JobIndicator(QWidget):
             return
         others = self.runner.active
         if others:
-            self._on_started(others[-1])
+            self._show(others[-1])
             return
         self._handle = None
         self.hide()

@@ -220,3 +220,18 @@ def test_large_study_pages_lazily(window, qtbot, tmp_path: Path) -> None:
     assert all(int(model.data(model.index(r, 0))) % 5 == 3 for r in range(0, n // 5, 997))
     assert time.perf_counter() - started < 20
     assert model.cached_pages() <= 48 and PAGE_SIZE == 256
+
+
+def test_a_failed_load_says_so_instead_of_showing_no_items(
+    window, qtbot, study_with_facts, tmp_path
+) -> None:
+    path, facts = study_with_facts
+    open_in(window, path, qtbot)
+    page = window.page("browser")
+    assert page.count_label.text() == f"{len(facts.item_ids)} items"
+    page.model._path = str(tmp_path / "gone" / "missing.mbstudy")  # the file went away
+    wait_filter(qtbot, page)
+    assert page.count_label.text().startswith("Could not read the items:")
+    page.model._path = str(path)
+    wait_filter(qtbot, page)
+    assert page.count_label.text() == f"{len(facts.item_ids)} items"

@@ -122,3 +122,40 @@ def test_the_status_bar_shows_a_running_job_and_can_cancel_it(window, qtbot) -> 
     qtbot.waitUntil(lambda: not handle.running, timeout=5000)
     assert handle.outcome == "cancelled"
     assert not indicator.isVisible()
+
+
+def test_the_status_bar_follows_the_next_job_without_handling_its_progress_twice(
+    window, qtbot
+) -> None:
+    first_done, go_on = threading.Event(), threading.Event()
+    step = threading.Event()
+
+    def short(ctx):  # noqa: ANN001
+        first_done.wait(5)
+
+    def long(ctx):  # noqa: ANN001
+        go_on.wait(5)
+        for k in range(1, 4):
+            step.wait(5)
+            step.clear()
+            ctx.progress(k, 3, "", force=True)
+        while not ctx.cancel.cancelled:
+            ctx.check()
+            threading.Event().wait(0.01)
+
+    indicator = window.status.jobs
+    seen: list[int] = []
+    original = indicator._on_progress
+    indicator._on_progress = lambda h, p: (seen.append(p.done), original(h, p))  # type: ignore[method-assign]
+    second = window.runner.start(long, title="Second")
+    window.runner.start(short, title="First")
+    qtbot.waitUntil(lambda: indicator.label.text().startswith("First"))
+    first_done.set()
+    qtbot.waitUntil(lambda: indicator.label.text().startswith("Second"))
+    go_on.set()
+    for k in range(1, 4):
+        step.set()
+        qtbot.waitUntil(lambda k=k: f"{k}/3" in indicator.label.text())
+    assert seen == [1, 2, 3]
+    second.cancel()
+    qtbot.waitUntil(lambda: not second.running, timeout=5000)

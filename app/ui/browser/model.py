@@ -250,7 +250,9 @@ class ItemTableModel(QAbstractTableModel):
                 del self._state.pages[number]
                 top = number * PAGE_SIZE
                 bottom = min(len(self._state.ids), top + PAGE_SIZE) - 1
-                self.dataChanged.emit(self.index(top, 0), self.index(bottom, len(FIXED_COLUMNS)))
+                self.dataChanged.emit(
+                    self.index(top, 0), self.index(bottom, len(FIXED_COLUMNS) - 1)
+                )
 
     def _drop_scores(self) -> None:
         for page in self._state.pages.values():

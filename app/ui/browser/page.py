@@ -167,7 +167,9 @@ class BrowserPage(QWidget):
         self.search_edit.textChanged.connect(lambda _t: self._search_timer.start())
         self.search_edit.returnPressed.connect(self.apply_filters)
         self.table.selectionModel().currentRowChanged.connect(self._on_current_row)
+        self._load_error: str | None = None
         self.model.loaded.connect(self._on_loaded)
+        self.model.load_failed.connect(self._on_load_failed)
         self.model.loading_changed.connect(self._on_loading)
         self.model.modelReset.connect(lambda: self.detail.show_item(None))
         self.model.columnsInserted.connect(lambda *_: self.fit_columns(scores_only=True))
@@ -343,7 +345,16 @@ class BrowserPage(QWidget):
         ):
             self.detail.refresh()
 
+    def _on_load_failed(self, message: str) -> None:
+        self._load_error = message
+
     def _on_loaded(self, count: int) -> None:
+        error, self._load_error = self._load_error, None
+        if error is not None:
+            self.count_label.setText(f"Could not read the items: {error}")
+            self.count_label.setToolTip(error)
+            return
+        self.count_label.setToolTip("")
         self.count_label.setText(f"{count:,} items")
         if self._fit_pending and count:
             self._fit_pending = False
