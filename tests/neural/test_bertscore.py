@@ -9,6 +9,7 @@ import pytest
 
 from app.metrics.base import Pair
 from app.metrics.neural.bertscore import BertScoreMetric
+from app.metrics.neural.encoding import token_embeddings
 from app.runtime import CancelToken
 from tests.neural.conftest import SENTENCES
 
@@ -113,9 +114,17 @@ def test_alignment_agrees_with_the_scores(idf):
                 continue
             kept = [s for t, s in zip(tokens, sims, strict=True) if t not in specials]
             assert sum(kept) / len(kept) == pytest.approx(item.details[key], abs=1e-4)
-        # each best match points at a token whose similarity is the one recorded
-        assert len(al["cand"]["best"]) == len(al["cand"]["tokens"])
-        assert all(0 <= j < len(al["ref"]["tokens"]) for j in al["cand"]["best"])
+    # each token's best match is the most similar token on the other side, at the recorded
+    # similarity: recomputed here from the layer's token vectors
+    loaded = metric.loaded()
+    for pair, item in zip(_pairs(ORACLE_PAIRS), ours, strict=True):
+        al = item.details["alignment"]
+        embs = token_embeddings(loaded, metric.layer(), [pair.output, pair.source])
+        sim = embs[pair.output].vectors @ embs[pair.source].vectors.T
+        for side, matrix in (("cand", sim), ("ref", sim.T)):
+            best = matrix.max(dim=1)
+            assert al[side]["best"] == best.indices.tolist()
+            assert al[side]["sim"] == pytest.approx(best.values.tolist(), abs=1e-5)
 
 
 def test_alignment_matches_identical_tokens():
