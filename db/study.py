@@ -100,6 +100,12 @@ def upgrade_to_head(engine: Engine) -> None:
     command.upgrade(alembic_config(engine), "head")
 
 
+def remove_study_files(path: Path) -> None:
+    """Delete a study file and SQLite's companions (write-ahead log, shared memory, journal)."""
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+
+
 def backup_copy(path: Path, tag: str) -> Path:
     """A consistent copy of the study (WAL content included) beside it; returns its path."""
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")

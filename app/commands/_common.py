@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from app.errors import StudyNotFoundError
+from app.json_values import clean_json
 
 if TYPE_CHECKING:
     from db.study import Study
@@ -40,19 +40,6 @@ def open_existing_study(path: Path) -> Study:
     return open_study(path)
 
 
-def _clean(obj: Any) -> Any:
-    # JSON has no NaN or infinity; a statistic that cannot be computed is null.
-    if isinstance(obj, float):
-        return None if math.isnan(obj) or math.isinf(obj) else obj
-    if isinstance(obj, dict):
-        return {str(k): _clean(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_clean(v) for v in obj]
-    if hasattr(obj, "item") and callable(obj.item):  # numpy scalars
-        return _clean(obj.item())
-    return obj
-
-
 def print_json(obj: Any) -> None:
-    json.dump(_clean(obj), sys.stdout, indent=2, ensure_ascii=False)
+    json.dump(clean_json(obj), sys.stdout, indent=2, ensure_ascii=False)
     sys.stdout.write("\n")

@@ -65,17 +65,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run)
 
 
-def _remove_study(path: Path) -> None:
-    for suffix in ("", "-wal", "-shm", "-journal"):
-        Path(f"{path}{suffix}").unlink(missing_ok=True)
-
-
 def run(args: argparse.Namespace) -> int:
     from app.datasets.importer import import_file
     from app.errors import InputError
     from app.jobs.base import JobContext
     from app.jobs.terminal import run_with_progress_bar
-    from db.study import open_study
+    from db.study import open_study, remove_study_files
 
     data_file: Path = args.file
     if not data_file.exists():
@@ -106,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
     except BaseException:
         study.close()
         if created:
-            _remove_study(args.study)  # the study did not exist before: leave no empty one
+            remove_study_files(args.study)  # the study did not exist before: leave no empty one
         raise
     study.close()
     if args.json:

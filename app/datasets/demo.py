@@ -12,7 +12,7 @@ from pathlib import Path
 
 from app.datasets.importer import import_file
 from app.settings import resources_dir, studies_dir
-from db.study import create_study
+from db.study import create_study, remove_study_files
 
 DEMO_DATASET = "demo"
 DEMO_META = {
@@ -30,11 +30,6 @@ def default_demo_path() -> Path:
     return studies_dir() / "demo.mbstudy"
 
 
-def _remove_study_files(path: Path) -> None:
-    for suffix in ("", "-wal", "-shm", "-journal"):
-        Path(f"{path}{suffix}").unlink(missing_ok=True)
-
-
 def build_demo_study(path: str | Path | None = None) -> Path:
     """The demo study at `path` (default: the user's studies folder), built if missing."""
     dest = Path(path) if path is not None else default_demo_path()
@@ -42,7 +37,7 @@ def build_demo_study(path: str | Path | None = None) -> Path:
         return dest
     dest.parent.mkdir(parents=True, exist_ok=True)
     tmp = dest.with_name(f".{dest.name}.{os.getpid()}.building")
-    _remove_study_files(tmp)
+    remove_study_files(tmp)
     try:
         study = create_study(tmp)
         try:
@@ -59,5 +54,5 @@ def build_demo_study(path: str | Path | None = None) -> Path:
             return dest
         os.replace(tmp, dest)
     finally:
-        _remove_study_files(tmp)
+        remove_study_files(tmp)
     return dest

@@ -8,10 +8,11 @@ only items where its correlation with humans is an honest figure).
 from __future__ import annotations
 
 import json
-import math
 import platform
 from pathlib import Path
 from typing import Any
+
+from app.json_values import clean_json
 
 CARD_FORMAT = "meaningbench-model-card/1"
 CARD_JSON = "model_card.json"
@@ -28,19 +29,6 @@ def library_versions() -> dict[str, str]:
         except metadata.PackageNotFoundError:
             continue
     return out
-
-
-def clean_json(obj: Any) -> Any:
-    # JSON has no NaN: a statistic that could not be computed is null.
-    if isinstance(obj, float):
-        return None if math.isnan(obj) or math.isinf(obj) else obj
-    if isinstance(obj, dict):
-        return {str(k): clean_json(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [clean_json(v) for v in obj]
-    if hasattr(obj, "item") and callable(obj.item):
-        return clean_json(obj.item())
-    return obj
 
 
 def write_card(card: dict[str, Any], out_dir: Path) -> None:

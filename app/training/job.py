@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from app.errors import StudyNotFoundError, UserError
+from app.json_values import clean_json
 from app.runtime import CancelToken
 from app.training import card as cards
 from app.training.checkpoint import LAST_INFO
@@ -247,7 +248,7 @@ def train_model(
         device=device, threads=n_threads, base=base, elapsed=time.monotonic() - started,
     )  # fmt: skip
     cards.write_card(card, request.out_dir)
-    clean_card = json.loads(json.dumps(cards.clean_json(card)))
+    clean_card = json.loads(json.dumps(clean_json(card)))
     registered = False
     if request.register:
         from db.study import open_study
@@ -316,7 +317,7 @@ def _run_or_reuse(
     )
     emit(Phase("testing the best model", run=spec.name))
     summary, preds = _finish_run(spec, data, state, request, device=device, ctx=ctx)
-    payload = cards.clean_json({**summary.to_json(), "predictions": preds})
+    payload = clean_json({**summary.to_json(), "predictions": preds})
     tmp = result_path.with_name(RESULT_FILE + ".tmp")
     tmp.write_text(json.dumps(payload), encoding="utf-8")
     tmp.replace(result_path)

@@ -23,8 +23,3 @@ KEYMAP: tuple[tuple[str, str], ...] = (
     ("? or F1", "Show or hide this list"),
     ("Esc", "Close this list or the guidelines"),
 )
-
-
-def keymap_markdown() -> str:
-    rows = "\n".join(f"| {keys} | {action} |" for keys, action in KEYMAP)
-    return "| Key | Action |\n|---|---|\n" + rows + "\n"

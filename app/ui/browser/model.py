@@ -161,10 +161,6 @@ class ItemTableModel(QAbstractTableModel):
     def connection(self) -> sqlite3.Connection | None:
         return self._conn
 
-    @property
-    def primary_dimension(self) -> tuple[int, str] | None:
-        return self._dimension
-
     def set_filter(self, f: BrowserFilter) -> None:
         """Load the ids passing `f` on a worker thread; the table updates when they arrive."""
         self._filter = f
@@ -179,10 +175,6 @@ class ItemTableModel(QAbstractTableModel):
             f = f.with_(sort_dimension=self._dimension[0])
         self._set_loading(True)
         self._pool.start(_IdsLoader(self._path, f, self._generation, self._sink))
-
-    def wait_loaded(self, msecs: int = 10_000) -> None:
-        """Block until the pending id load ran (tests and benchmarks)."""
-        self._pool.waitForDone(msecs)
 
     @Slot(int, object)
     def _on_ids_loaded(self, generation: int, ids: Any) -> None:

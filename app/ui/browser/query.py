@@ -17,8 +17,6 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-RATED_CHOICES = ("any", "rated", "unrated")
-KIND_CHOICES = ("regular", "control", "all")
 SORT_KEYS = ("id", "dataset", "system", "kind", "source", "output", "ratings", "mean", "score")
 
 

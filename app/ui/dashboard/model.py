@@ -10,7 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 import numpy as np
-import pandas as pd
 
 from app.analysis.correlation import CorrelationTable
 from app.analysis.export import interval_text
@@ -136,14 +135,6 @@ def combine(
 def empty_table(dimension: str, z: bool, n_items: int) -> CorrelationTable:
     """The table of a study without metric runs (the analysis needs one column at least)."""
     return CorrelationTable(results={}, dimension=dimension, z=z, n_items=n_items)
-
-
-def statistics_frame(table: CorrelationTable, order: list[str] | None = None) -> pd.DataFrame:
-    """The statistics table as the dashboard lists it (numbers, for CSV and sorting)."""
-    frame = table.to_frame()
-    if order is not None:
-        frame = frame.loc[[k for k in order if k in frame.index]]
-    return frame
 
 
 def least_squares(x: np.ndarray, y: np.ndarray) -> tuple[float, float] | None:
