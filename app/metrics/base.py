@@ -119,6 +119,11 @@ class Metric(ABC):
                 f"known: {sorted(self.defaults)}"
             )
         self.config: dict[str, Any] = {**self.defaults, **config}
+        mode = self.config.get("reference_mode")
+        if "reference_mode" in self.defaults and mode not in REFERENCE_MODES:
+            raise ValueError(
+                f"{self.name}: reference_mode must be one of {REFERENCE_MODES}, not {mode!r}"
+            )
 
     @property
     def name(self) -> str:

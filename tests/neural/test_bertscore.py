@@ -230,3 +230,8 @@ def test_greedy_match_by_hand():
     assert m.recall == pytest.approx(0.48)
     assert m.f1 == pytest.approx(2 * 0.96 * 0.48 / 1.44)
     assert m.cand_best == [0, 1, 3] and m.ref_best[1:3] == [1, 0]
+
+
+def test_an_unknown_reference_mode_is_refused_when_the_metric_is_made():
+    with pytest.raises(ValueError, match="reference_mode must be one of"):
+        BertScoreMetric(reference_mode="sources")

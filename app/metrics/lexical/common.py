@@ -8,9 +8,9 @@ import math
 from collections.abc import Sequence
 from functools import cache
 from importlib import metadata
-from typing import Any, ClassVar
+from typing import ClassVar
 
-from app.metrics.base import REFERENCE_MODES, ItemScore, Metric, Pair, pair_references
+from app.metrics.base import ItemScore, Metric, Pair, pair_references
 from app.runtime import CancelToken
 
 # How often a long batch looks at its cancel token (items).
@@ -42,14 +42,6 @@ class LexicalMetric(Metric):
     parallel_safe: ClassVar[bool] = True
     # Distributions whose versions are recorded with each run.
     packages: ClassVar[tuple[str, ...]] = ()
-
-    def __init__(self, **config: Any) -> None:
-        super().__init__(**config)
-        mode = self.config.get("reference_mode")
-        if "reference_mode" in self.defaults and mode not in REFERENCE_MODES:
-            raise ValueError(
-                f"{self.name}: reference_mode must be one of {REFERENCE_MODES}, not {mode!r}"
-            )
 
     def versions(self) -> dict[str, str]:
         return {dist: package_version(dist) for dist in self.packages}

@@ -77,6 +77,7 @@ class BertScoreMetric(NeuralMetric):
         super().__init__(**config)
         self._idf_docs: list[str] | None = None
         self._idf: IdfWeights | None = None
+        self._idf_corpus_hash: str | None = None  # part of the config hash, with idf on
 
     # --- configuration -------------------------------------------------------------------
     def layer(self) -> int:
@@ -103,9 +104,8 @@ class BertScoreMetric(NeuralMetric):
         cfg = super().score_config()
         with contextlib.suppress(UserError):
             cfg["layer"] = self.layer()
-        if self.config["idf"] and self._idf_docs is not None:
-            joined = "\n".join(sorted(self._idf_docs)).encode("utf-8")
-            cfg["idf_corpus"] = hashlib.sha1(joined).hexdigest()[:16]
+        if self.config["idf"] and self._idf_corpus_hash is not None:
+            cfg["idf_corpus"] = self._idf_corpus_hash
         return cfg
 
     def baseline_file(self) -> Path:
@@ -142,6 +142,9 @@ class BertScoreMetric(NeuralMetric):
     def set_idf_corpus(self, texts: Iterable[str]) -> None:
         self._idf_docs = list(dict.fromkeys(texts))
         self._idf = None
+        if self.config["idf"]:
+            joined = "\n".join(sorted(self._idf_docs)).encode("utf-8")
+            self._idf_corpus_hash = hashlib.sha1(joined).hexdigest()[:16]
 
     def _idf_weights(self, pairs: Sequence[Pair]) -> IdfWeights | None:
         if not self.config["idf"]:
