@@ -169,7 +169,8 @@ def _export_items(conn: Connection, out: IO[str], fmt: str, report: ExportReport
         stats: dict[tuple[int, int, str], tuple[float, int]] = {}
         for iid, did, kind, mean, n in conn.execute(stats_sql, {"lo": ids[0], "hi": ids[-1]}):
             stats[(iid, did, kind)] = (mean, n)
-        scores = matrix.reindex(ids) if metric_cols else None
+        # One conversion per batch: row access on a DataFrame costs ~9 µs per item.
+        scores = matrix.reindex(ids).to_numpy(dtype=float) if metric_cols else None
         for pos, (iid, ds, ext, kind, system, source, output, refs) in enumerate(batch):
             values: list[Any] = [iid, ds, ext, kind, system, source, output, _refs(refs)]
             for did, _name in dims:
@@ -178,7 +179,7 @@ def _export_items(conn: Connection, out: IO[str], fmt: str, report: ExportReport
                 if did in with_labels:
                     values.append(stats.get((iid, did, "aggregate"), (None, 0))[0])
             if scores is not None:
-                values += [float(v) for v in scores.iloc[pos].to_numpy()]
+                values += scores[pos].tolist()
             writer.row(values)
             report.rows += 1
         report.items += len(batch)

@@ -19,7 +19,6 @@ NAME_KEY = "name"
 class StudyCounts:
     items: int
     control_items: int
-    rated_items: int
     ratings: int
     annotators: int
     metric_runs: int
@@ -75,7 +74,6 @@ def study_counts(study: Study) -> StudyCounts:
         return StudyCounts(
             items=regular,
             control_items=total - regular,
-            rated_items=one("SELECT COUNT(DISTINCT item_id) FROM rating WHERE state = 'current'"),
             ratings=one("SELECT COUNT(*) FROM rating WHERE state = 'current'"),
             annotators=one("SELECT COUNT(*) FROM annotator WHERE kind = 'human'"),
             metric_runs=one("SELECT COUNT(*) FROM metric_run"),
