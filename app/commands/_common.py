@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from app.errors import StudyNotFoundError
+from app.errors import StudyNotFoundError, UserError
 from app.json_values import clean_json
 
 if TYPE_CHECKING:
@@ -43,3 +43,16 @@ def open_existing_study(path: Path) -> Study:
 def print_json(obj: Any) -> None:
     json.dump(clean_json(obj), sys.stdout, indent=2, ensure_ascii=False)
     sys.stdout.write("\n")
+
+
+def parse_metric_names(values: list[str]) -> list[str]:
+    """Metric names from repeated and comma-separated options, checked and lower-cased."""
+    from app.metrics.registry import get_metric_class
+
+    names = [n.strip() for part in values for n in part.split(",") if n.strip()]
+    for name in names:
+        try:
+            get_metric_class(name)
+        except KeyError as exc:
+            raise UserError(str(exc).strip("'\"")) from None
+    return [n.lower() for n in names]

@@ -6,7 +6,12 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from app.commands._common import add_dimension_argument, add_study_argument, open_existing_study
+from app.commands._common import (
+    add_dimension_argument,
+    add_study_argument,
+    open_existing_study,
+    parse_metric_names,
+)
 
 
 def register(subparsers: Any) -> None:
@@ -49,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"{args.out.parent}: no such folder")
     metrics = None
     if args.sanity_metrics:
-        metrics = [n.strip() for p in args.sanity_metrics for n in p.split(",") if n.strip()]
+        metrics = parse_metric_names(args.sanity_metrics)
     with open_existing_study(args.study) as study:
 
         def job(ctx: Any) -> Any:

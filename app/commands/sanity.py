@@ -5,7 +5,13 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from app.commands._common import add_json_flag, add_study_argument, open_existing_study, print_json
+from app.commands._common import (
+    add_json_flag,
+    add_study_argument,
+    open_existing_study,
+    parse_metric_names,
+    print_json,
+)
 
 
 def register(subparsers: Any) -> None:
@@ -40,19 +46,12 @@ def run(args: argparse.Namespace) -> int:
     from app.analysis.sanity import study_sanity
     from app.errors import UserError
     from app.jobs.terminal import run_with_progress_bar
-    from app.metrics.registry import get_metric_class
 
     if args.n < 0:
         raise UserError("--n must be 0 (all) or more")
     names = None
     if args.metrics:
-        names = [n.strip() for part in args.metrics for n in part.split(",") if n.strip()]
-        for name in names:
-            try:
-                get_metric_class(name)
-            except KeyError as exc:
-                raise UserError(str(exc).strip("'\"")) from None
-        names = [n.lower() for n in names]
+        names = parse_metric_names(args.metrics)
     with open_existing_study(args.study) as study:
 
         def job(ctx: Any) -> Any:

@@ -110,10 +110,13 @@ def test_correlate_json_shape_and_values(study_path: Path, capsys) -> None:
         ["agreement", "{study}", "--dimension", "nonsense"],
         ["qc", "{missing}"],
         ["report", "{study}", "/no/such/folder/out.html"],
+        ["report", "{study}", "{tmp}/out.html", "--sanity-metrics", "bleu,no_such_metric"],
     ],
 )
 def test_user_errors_exit_2(study_path: Path, tmp_path: Path, capsys, argv: list[str]) -> None:
-    argv = [a.format(study=study_path, missing=tmp_path / "missing.mbstudy") for a in argv]
+    argv = [
+        a.format(study=study_path, missing=tmp_path / "missing.mbstudy", tmp=tmp_path) for a in argv
+    ]
     code, out, err = _run(argv, capsys)
     assert code == 2 and "error" in err and "Traceback" not in err
 
