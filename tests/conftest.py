@@ -12,6 +12,12 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 import pytest  # noqa: E402
 
+import gzip  # noqa: E402
+import shutil  # noqa: E402
+
+# Public rating data shipped with the tests (see tests/fixtures/datasets/ATTRIBUTION.md).
+FIXTURE_DATASETS = Path(__file__).resolve().parent / "fixtures" / "datasets"
+# The full public data beside the project, for benchmarks and recipes only.
 SHARED_DATASETS = Path(__file__).resolve().parents[1].parent / "shared" / "datasets"
 
 
@@ -24,12 +30,25 @@ def _private_data_dir(
     return home
 
 
-@pytest.fixture
-def shared_datasets() -> Path:
-    """The public rating data beside the project; tests using it skip when it is absent."""
-    if not SHARED_DATASETS.is_dir():
-        pytest.skip("../shared/datasets is not present")
-    return SHARED_DATASETS
+def unpack_datasets(dest: Path) -> Path:
+    """The fixture datasets in `dest`, with the gzip-compressed files decompressed."""
+    for src in FIXTURE_DATASETS.rglob("*"):
+        if not src.is_file():
+            continue
+        target = dest / src.relative_to(FIXTURE_DATASETS)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if src.suffix == ".gz":
+            with gzip.open(src, "rb") as fin, target.with_suffix("").open("wb") as fout:
+                shutil.copyfileobj(fin, fout)
+        else:
+            shutil.copyfile(src, target)
+    return dest
+
+
+@pytest.fixture(scope="session")
+def shared_datasets(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The public rating data (CSMD, SimpDA 2022, QuestEval) laid out as in ../shared/datasets."""
+    return unpack_datasets(tmp_path_factory.mktemp("datasets"))
 
 
 @pytest.fixture

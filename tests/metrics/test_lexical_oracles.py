@@ -47,18 +47,9 @@ CASES = [
 
 
 @pytest.fixture(scope="module")
-def real_pairs(shared_datasets_module: Path) -> list[Pair]:
-    rows = csmd_rows(shared_datasets_module, "dev")
+def real_pairs(shared_datasets: Path) -> list[Pair]:
+    rows = csmd_rows(shared_datasets, "dev")
     return [Pair(i, s, o, (s,)) for i, (s, o) in enumerate(rows)]
-
-
-@pytest.fixture(scope="module")
-def shared_datasets_module() -> Path:
-    from tests.conftest import SHARED_DATASETS
-
-    if not SHARED_DATASETS.is_dir():
-        pytest.skip("../shared/datasets is not present")
-    return SHARED_DATASETS
 
 
 def _values(metric, pairs):  # type: ignore[no-untyped-def]
