@@ -12,6 +12,7 @@ whose layout changes between Python versions and terminal widths.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 from collections.abc import Iterable
 from pathlib import Path
@@ -32,10 +33,8 @@ def _help(action: argparse.Action) -> str:
         return ""
     if "%(default)" in text or "%(choices)" in text or "%(prog)" in text:
         params = {"default": action.default, "choices": action.choices, "prog": "meaningbench"}
-        try:
+        with contextlib.suppress(KeyError, TypeError, ValueError):
             text = text % params
-        except (KeyError, TypeError, ValueError):
-            pass
     return _cell(text)
 
 
