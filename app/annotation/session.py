@@ -37,7 +37,7 @@ class AnnotationSession:
         self.study = study
         with study.session() as s:
             annotator = get_or_create_annotator(s, name)
-            if annotator.kind != "human":
+            if annotator.kind != "named":
                 raise UserError(
                     f"{name!r} holds imported aggregate labels; choose another annotator name."
                 )
