@@ -32,6 +32,8 @@ class StudyInfo:
     annotators_total: int = 0
     dimensions: list[dict[str, Any]] = field(default_factory=list)
     ratings_current: int = 0
+    # Current ratings per (dataset, origin, kind): where ratings came from and what they are.
+    rating_sources: list[dict[str, Any]] = field(default_factory=list)
     metric_runs: list[dict[str, Any]] = field(default_factory=list)
     scores: int = 0
 
@@ -64,6 +66,9 @@ class StudyInfo:
             out.append(f"  {a['name']} ({a['kind']}): {a['ratings']:,} ratings")
         if self.annotators_total > len(self.annotators):
             out.append(f"  ... and {self.annotators_total - len(self.annotators)} more")
+        out.append(f"rating sources: {len(self.rating_sources)}")
+        for src in self.rating_sources:
+            out.append(f"  {src['dataset']} ← {src['origin']}: {describe_source(src)}")
         out.append(f"dimensions (current ratings: {self.ratings_current:,}):")
         for d in self.dimensions:
             scale = f"{d['min_value']:g}–{d['max_value']:g} {d['scale']}"
@@ -75,6 +80,27 @@ class StudyInfo:
                 f"  #{r['id']} {r['label'] or r['metric']}: {r['status']}, {r['n_items']:,} items"
             )
         return out
+
+
+KIND_LABELS = {
+    "named": "per-rater (named)",
+    "anonymous": "per-rater (anonymous)",
+    "aggregate": "aggregate",
+}
+
+
+def describe_source(src: dict[str, Any]) -> str:
+    """One line for a rating source of `StudyInfo.rating_sources`."""
+    kind, n = src["kind"], src["ratings"]
+    head = f"{src['label']}, {n:,} rating{'s' if n != 1 else ''}"
+    if kind == "named":
+        return f"{head} by {src['raters']:,} named rater{'s' if src['raters'] != 1 else ''}"
+    if kind == "anonymous":
+        return f"{head} (raters unknown: each rating one person)"
+    known = src["n_raters_known"]
+    if known:
+        return f"{head} (labels; n given on {known:,}, {src['n_raters_total']:,} raters in all)"
+    return f"{head} (published labels; n not given)"
 
 
 def _rows(conn: Connection, sql: str, **params: Any) -> list[Any]:
@@ -161,6 +187,28 @@ def study_info(study: Study) -> StudyInfo:
                 )
             )
         info.ratings_current = sum(per_annotator.values())
+        for ds, origin, kind, n, raters, known, total in _rows(
+            conn,
+            "SELECT d.name, r.origin, a.kind, COUNT(*), COUNT(DISTINCT r.annotator_id), "
+            "COALESCE(SUM(r.n_raters IS NOT NULL), 0), COALESCE(SUM(r.n_raters), 0) "
+            "FROM rating r JOIN annotator a ON a.id = r.annotator_id "
+            "JOIN item i ON i.id = r.item_id JOIN dataset d ON d.id = i.dataset_id "
+            "WHERE r.state = 'current' GROUP BY d.name, r.origin, a.kind "
+            "ORDER BY MIN(r.id)",
+        ):
+            info.rating_sources.append(
+                dict(
+                    dataset=ds,
+                    origin=origin,
+                    kind=kind,
+                    label=KIND_LABELS.get(kind, kind),
+                    ratings=int(n),
+                    # Anonymous: one rater per rating, by definition.
+                    raters=int(n) if kind == "anonymous" else int(raters),
+                    n_raters_known=int(known),
+                    n_raters_total=int(total),
+                )
+            )
         for rid, metric, label, status, n_items, finished in _rows(
             conn,
             "SELECT id, metric, label, status, n_items, finished_at FROM metric_run ORDER BY id",
