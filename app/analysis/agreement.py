@@ -46,13 +46,13 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from sqlalchemy.orm import Session
-
 from scipy import stats as sps
+from sqlalchemy.orm import Session
 
 from app.analysis.data import load_study_data
 from app.analysis.human import ANONYMOUS, RaterUnits, RatingSet, rater_units
 from app.analysis.stats import pearson_columns
+from db.study import Study
 
 CONFIDENCE = 0.95
 N_BOOT = 1000
@@ -64,7 +64,6 @@ NEEDS_IDENTITY = {
     "per-rater QC (Appraise test, controls, timing)": "tests one annotator's ratings",
     "per-annotator z-scores": "standardise by one annotator's mean and SD",
 }
-from db.study import Study
 
 
 def krippendorff_alpha_interval(items: np.ndarray, values: np.ndarray) -> float:

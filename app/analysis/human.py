@@ -45,7 +45,7 @@ KIND_LABELS: dict[str, str] = {
     "anonymous": "per-rater (anonymous)",
     "aggregate": "aggregate",
 }
-_CODE = {k: i for i, k in enumerate(KINDS)}
+_CODE: dict[str, int] = {k: i for i, k in enumerate(KINDS)}
 NAMED, ANONYMOUS, AGGREGATE = 0, 1, 2
 
 
@@ -370,9 +370,7 @@ class RatingSet:
                 out[self._keys[slot]] = (int(self.item_ids[pos]), float(self._value[slot]))
         return out
 
-    def arrays(
-        self, *, human_only: bool = False
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def arrays(self, *, human_only: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Active ratings as (item positions, annotator codes, values); `human_only` leaves
         out aggregate labels."""
         size = self._size

@@ -38,9 +38,7 @@ class SourceSummary:
             who = f"{self.raters:,} aggregate source{'s' if self.raters != 1 else ''}"
             if self.n_raters_known:
                 who += f", n given on {self.n_raters_known:,} labels"
-        line = (
-            f"{self.label}: {self.rating_rows:,} rating rows, {self.stored:,} ratings stored"
-        )
+        line = f"{self.label}: {self.rating_rows:,} rating rows, {self.stored:,} ratings stored"
         if self.already_there:
             line += f", {self.already_there:,} already there"
         return f"{line} ({who})"

@@ -24,6 +24,7 @@ def run_migrations_online() -> None:
         # pragma only takes effect outside a transaction, so it is set on the raw
         # connection before SQLAlchemy begins one, and checked and restored after.
         raw = connection.connection.driver_connection
+        assert raw is not None
         raw.execute("PRAGMA foreign_keys=OFF")
         context.configure(
             connection=connection,

@@ -17,7 +17,9 @@ from db.models import Rating
 from tests.analysis.studybuild import add_ratings
 from tests.datasets.helpers import write
 
-NAMED = "source,output,system,annotator,meaning\nS1.,O1.,a,r1,90\nS1.,O1.,a,r1,30\nS1.,O1.,a,r2,80\n"
+NAMED = (
+    "source,output,system,annotator,meaning\nS1.,O1.,a,r1,90\nS1.,O1.,a,r1,30\nS1.,O1.,a,r2,80\n"
+)
 ANON = "source,output,system,aspect,rating\nS1.,O1.,a,meaning,10\nS2.,O2.,a,meaning,40\n" \
        "S2.,O2.,a,meaning,40\nS2.,O2.,a,meaning,70\n"  # fmt: skip
 
@@ -61,7 +63,10 @@ def test_live_scores_follow_the_rule_through_changes(new_study, tmp_path: Path) 
     assert _live(live) == pytest.approx(_by_rule(new_study))
     fresh = StudyAnalysis.from_study(new_study)
     assert _live(fresh) == pytest.approx(_live(live))
-    assert live.data.ratings.scores().n_raters.tolist() == fresh.data.ratings.scores().n_raters.tolist()
+    assert (
+        live.data.ratings.scores().n_raters.tolist()
+        == fresh.data.ratings.scores().n_raters.tolist()
+    )
     # Nothing changed: reconciling again is a no-op.
     with new_study.session() as s:
         assert apply_rating_changes(live, s, [item]) == 0

@@ -81,8 +81,8 @@ def test_questeval_is_anonymous_per_rater_ratings(
     got = _study_scores(study)
     assert len(got) == groups.ngroups == 888
     expected = groups.agg(["mean", "size"]).reset_index()
-    expected["system_name"] = expected["system_name"].astype(object).where(
-        expected["system_name"].notna(), None
+    expected["system_name"] = (
+        expected["system_name"].astype(object).where(expected["system_name"].notna(), None)
     )
     merged = got.merge(
         expected,
@@ -206,16 +206,23 @@ def test_the_three_kinds_are_inferred_from_the_columns(new_study, tmp_path: Path
 
 # -- properties ------------------------------------------------------------------------
 
-_texts = st.sampled_from(["A.", "B.", "C, d.", "E \"f\"."])
+_texts = st.sampled_from(["A.", "B.", "C, d.", 'E "f".'])
 _rows = st.lists(
-    st.tuples(_texts, _texts, st.sampled_from(["s1", "s2"]), st.sampled_from(["meaning",
-              "fluency"]), st.integers(0, 100)),  # fmt: skip
+    st.tuples(
+        _texts,
+        _texts,
+        st.sampled_from(["s1", "s2"]),
+        st.sampled_from(["meaning", "fluency"]),
+        st.integers(0, 100),
+    ),  # fmt: skip
     min_size=1,
     max_size=40,
 )
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(data=_rows, dup=st.integers(0, 5))
 def test_n_rating_rows_in_are_n_ratings_stored(tmp_path_factory, data, dup) -> None:
     """Anonymous rows, with exact duplicates added: every row is a rating, and every item's

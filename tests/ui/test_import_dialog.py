@@ -182,7 +182,9 @@ def test_the_kind_of_ratings_is_shown_and_can_be_chosen(window, qtbot, tmp_path:
     # No rater column: each row is one rating by an unknown person; rows 2 and 3 agree.
     rows = [[s, o, sy, a, v] for s, o, sy, _r, a, v in LONG_ROWS]
     rows.insert(1, list(rows[0]))
-    data = write_csv(tmp_path / "anon.csv", ["source", "output", "system", "aspect", "rating"], rows)
+    data = write_csv(
+        tmp_path / "anon.csv", ["source", "output", "system", "aspect", "rating"], rows
+    )
     dialog = new_study_window(window, tmp_path)
     dialog.set_file(data)
     assert dialog.preview.rating_kind == "anonymous"

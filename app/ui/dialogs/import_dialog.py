@@ -54,7 +54,7 @@ FORMATS = (
 )
 AUTO = "Automatic"
 # What the file's ratings are (`--ratings`); None: inferred from the columns.
-RATINGS = (
+RATINGS: tuple[tuple[str | None, str], ...] = (
     (None, "Inferred from the columns"),
     ("per-rater", "Per rater, named (a rater column)"),
     ("anonymous", "Per rater, anonymous (one rating per row, raters unknown)"),
