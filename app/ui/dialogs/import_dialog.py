@@ -100,8 +100,8 @@ class ImportDialog(QDialog):
         self.format_combo.currentIndexChanged.connect(self._schedule)
         self.ratings_combo = QComboBox()
         self.ratings_combo.setObjectName("importRatings")
-        for value, label in RATINGS:
-            self.ratings_combo.addItem(label, value)
+        for choice, words in RATINGS:
+            self.ratings_combo.addItem(words, choice)
         self.ratings_combo.setToolTip(
             "What a rating row is. An item's human score averages each rater's ratings "
             "first, then the raters; anonymous ratings each count as one rater."
