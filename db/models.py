@@ -40,6 +40,12 @@ SCALES = ("continuous", "likert")
 #   so the annotator row stands for the source, never for one rater;
 # - aggregate: a label published per item (a dataset's mean), with its n when known.
 ANNOTATOR_KINDS = ("named", "anonymous", "aggregate")
+# How the kinds are shown (info, the import summary and dialog, agreement, the docs).
+ANNOTATOR_KIND_LABELS = {
+    "named": "per-rater (named)",
+    "anonymous": "per-rater (anonymous)",
+    "aggregate": "aggregate",
+}
 RUN_STATUSES = ("pending", "running", "done", "failed", "cancelled")
 
 

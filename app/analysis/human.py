@@ -40,11 +40,6 @@ import pandas as pd
 RatingKind = Literal["named", "anonymous", "aggregate"]
 KINDS: tuple[RatingKind, ...] = ("named", "anonymous", "aggregate")
 PER_RATER: tuple[RatingKind, ...] = ("named", "anonymous")
-KIND_LABELS: dict[str, str] = {
-    "named": "per-rater (named)",
-    "anonymous": "per-rater (anonymous)",
-    "aggregate": "aggregate",
-}
 _CODE: dict[str, int] = {k: i for i, k in enumerate(KINDS)}
 NAMED, ANONYMOUS, AGGREGATE = 0, 1, 2
 

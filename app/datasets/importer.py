@@ -270,8 +270,9 @@ class _Import:
             several = [cell for cell, n in self.aggregate_cells.items() if n > 1]
             if several:
                 items = len({iid for iid, _ in several})
+                have = "item has" if items == 1 else "items have"
                 raise InputError(
-                    f"--ratings aggregate: {items:,} items have several rows for one "
+                    f"--ratings aggregate: {items:,} {have} several rows for one "
                     f"dimension ({len(several):,} item-dimension pairs), but an aggregate is "
                     "one published label per item. If each row is one person's rating, say "
                     "--ratings anonymous (or per-rater, with a rater column)",
@@ -387,6 +388,27 @@ def import_file(
             raise InputError("no data rows (only a header?)", file=file_name)
         run.check_file(file_name)
         run.finish_sources()
+        writer.flush()
+        record = {
+            "file": path.name,
+            "at": writer.now,
+            "rating_kind": report.rating_kind,
+            "rating_kind_given": report.rating_kind_given,
+            "sources": [
+                {
+                    "kind": s.kind,
+                    "rating_rows": s.rating_rows,
+                    "stored": s.stored,
+                    "already_there": s.already_there,
+                    "raters": s.raters,
+                }
+                for s in report.sources
+            ],
+        }
+        # An import that adds nothing leaves the study as it was, its record included.
+        if not report.nothing_new:
+            for name in report.datasets:
+                writer.record_import(writer.datasets[name].id, record)
         if cancel is not None:
             cancel.check()
         report.items_existing = len(run.touched_existing)

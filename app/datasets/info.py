@@ -13,9 +13,11 @@ from typing import Any
 
 from sqlalchemy import Connection, text
 
+from db.models import ANNOTATOR_KIND_LABELS
 from db.study import Study
 
 MAX_LISTED = 50
+MAX_IMPORTS_SHOWN = 5
 
 
 @dataclass
@@ -54,6 +56,18 @@ class StudyInfo:
         for d in self.datasets:
             flag = " [illustrative]" if d.get("meta", {}).get("illustrative") else ""
             out.append(f"  {d['name']}: {d['items']:,} items ({d['format'] or '?'}){flag}")
+            for imp in d.get("meta", {}).get("imports", [])[-MAX_IMPORTS_SHOWN:]:
+                for src in imp.get("sources", []):
+                    label = KIND_LABELS.get(src["kind"], src["kind"])
+                    out.append(
+                        f"    imported {imp['file']}: {label}, {src['rating_rows']:,} rating "
+                        f"rows, {src['stored']:,} ratings stored"
+                        + (
+                            f", {src['already_there']:,} already there"
+                            if src.get("already_there")
+                            else ""
+                        )
+                    )
         out.append(f"systems: {self.systems_total}")
         for s in self.systems:
             out.append(
@@ -82,11 +96,7 @@ class StudyInfo:
         return out
 
 
-KIND_LABELS = {
-    "named": "per-rater (named)",
-    "anonymous": "per-rater (anonymous)",
-    "aggregate": "aggregate",
-}
+KIND_LABELS = ANNOTATOR_KIND_LABELS
 
 
 def describe_source(src: dict[str, Any]) -> str:

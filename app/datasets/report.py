@@ -5,12 +5,10 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from db.models import ANNOTATOR_KIND_LABELS
+
 MAX_WARNINGS = 20
-KIND_LABELS = {
-    "named": "per-rater (named)",
-    "anonymous": "per-rater (anonymous)",
-    "aggregate": "aggregate",
-}
+KIND_LABELS = ANNOTATOR_KIND_LABELS
 
 
 @dataclass

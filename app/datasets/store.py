@@ -290,6 +290,17 @@ class BulkWriter:
             if rating_origin == origin:
                 mine[(key, value)] = mine.get((key, value), 0) + 1
 
+    def record_import(self, dataset_id: int, record: dict[str, Any]) -> None:
+        """Append what an import did to the dataset's `meta["imports"]` (read by `info`)."""
+        self._drain()
+        row = self.conn.execute("SELECT meta FROM dataset WHERE id = ?", (dataset_id,)).fetchone()
+        meta = json.loads(row[0]) if row and row[0] else {}
+        meta.setdefault("imports", []).append(record)
+        self.conn.execute(
+            "UPDATE dataset SET meta = ? WHERE id = ?",
+            (json.dumps(meta, ensure_ascii=False), dataset_id),
+        )
+
     def annotator(self, name: str, kind: str, meta: dict[str, Any]) -> tuple[AnnotatorState, bool]:
         state = self.annotators.get(name)
         if state is not None:

@@ -272,3 +272,43 @@ def test_a_raters_repeats_are_averaged_before_the_raters(ratings) -> None:
     for item, mean in expected.items():
         assert got.loc[item, "score"] == pytest.approx(mean, abs=1e-12)
         assert got.loc[item, "n_raters"] == n[item]
+
+
+def test_anonymous_ratings_round_trip_through_the_ratings_export(
+    shared_datasets: Path, tmp_path: Path
+) -> None:
+    from app.datasets.exporters import export_study
+
+    a = create_study(tmp_path / "a.mbstudy")
+    b = create_study(tmp_path / "b.mbstudy")
+    try:
+        import_file(a, _questeval(shared_datasets), dataset="questeval")
+        out = tmp_path / "ratings.csv"
+        export_study(a, out, ratings=True)
+        back = import_file(b, out)
+        assert back.rating_kind == "anonymous" and back.ratings_added == 14_830
+        sql = (
+            "SELECT i.source, i.output, i.system, a.name, a.kind, d.name, r.value FROM rating r "
+            "JOIN item i ON i.id = r.item_id JOIN annotator a ON a.id = r.annotator_id "
+            "JOIN dimension d ON d.id = r.dimension_id"
+        )
+        assert sorted(rows(b, sql), key=repr) == sorted(rows(a, sql), key=repr)
+    finally:
+        a.close()
+        b.close()
+
+
+def test_info_shows_each_imports_rows_and_stored_ratings(new_study, tmp_path: Path) -> None:
+    from app.datasets.info import study_info
+
+    f = write(tmp_path / "q.csv", "source,output,aspect,rating\nS.,O.,meaning,8\nS.,O.,meaning,8\n")
+    import_file(new_study, f)
+    import_file(new_study, f)  # nothing new: not recorded
+    write(tmp_path / "q.csv", "source,output,aspect,rating\nS.,O.,meaning,8\nS.,O.,meaning,8\n"
+          "S.,O.,meaning,8\n")  # fmt: skip
+    import_file(new_study, f)  # one row appended
+    text = "\n".join(study_info(new_study).lines())
+    assert "imported q.csv: per-rater (anonymous), 2 rating rows, 2 ratings stored\n" in text
+    assert "3 rating rows, 1 ratings stored, 2 already there\n" in text
+    assert text.count("imported q.csv") == 2
+    assert "q ← import:q.csv: per-rater (anonymous), 3 ratings (raters unknown" in text

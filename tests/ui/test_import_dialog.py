@@ -197,7 +197,7 @@ def test_the_kind_of_ratings_is_shown_and_can_be_chosen(window, qtbot, tmp_path:
     job = dialog.start()
     qtbot.waitUntil(lambda: not job.running, timeout=60_000)
     assert job.outcome == "failed" and job.failure.is_user_error
-    assert "1 items have several rows" in dialog.error_label.text()
+    assert "1 item has several rows" in dialog.error_label.text()
     assert count(window.context.path, "rating") == 0
 
     dialog.ratings_combo.setCurrentIndex(0)
