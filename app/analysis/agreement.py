@@ -334,6 +334,8 @@ class AgreementResult:
     spearman_brown_ci: tuple[float, float] = NAN_PAIR
     # Estimators left out because some ratings have no rater identity, and why.
     not_shown: dict[str, str] = field(default_factory=dict)
+    # Aggregate labels on the dimension: no raters, so no part of agreement.
+    n_aggregate: int = 0
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -548,7 +550,7 @@ def ratings_agreement(
     confidence: float = CONFIDENCE,
 ) -> AgreementResult:
     """Agreement of the per-rater ratings held in a `RatingSet`."""
-    return agreement_of_units(
+    result = agreement_of_units(
         ratings.units(),
         rater_names=ratings.annotators,
         n_splits=n_splits,
@@ -556,6 +558,9 @@ def ratings_agreement(
         n_boot=n_boot,
         confidence=confidence,
     )
+    _, raters, _ = ratings.arrays()
+    result.n_aggregate = int(ratings.annotator_is_aggregate()[raters].sum()) if raters.size else 0
+    return result
 
 
 def study_agreement(

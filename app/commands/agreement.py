@@ -53,7 +53,12 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print_json({"dimension": args.dimension, **result.to_json()})
         return 0
-    if result.n_annotators < 2 and result.n_anonymous == 0:
+    if result.n_ratings == 0 and result.n_aggregate:
+        print(
+            f"{args.dimension}: only aggregate labels ({result.n_aggregate:,}): a published "
+            "mean is no rater, so agreement needs the per-rater ratings behind it"
+        )
+    elif result.n_annotators < 2 and result.n_anonymous == 0:
         print(f"{args.dimension}: fewer than two raters; agreement is undefined")
     print(to_text(result.summary_frame()))
     if result.loo:
