@@ -227,6 +227,19 @@ def item_scores(ratings: pd.DataFrame) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)[columns]
 
 
+def source_means(ratings: pd.DataFrame) -> pd.DataFrame:
+    """Per (item, annotator row): the mean of its ratings, for display beside the score.
+
+    For a named rater this is step 1 of the rule; for an anonymous or aggregate source it is
+    the mean of the source's ratings of the item (not a rater: shown, never a rule input).
+    Columns: item_id, annotator, annotator_kind, value, n.
+    """
+    if ratings.empty:
+        return pd.DataFrame(columns=["item_id", "annotator", "annotator_kind", "value", "n"])
+    grouped = ratings.groupby(["item_id", "annotator", "annotator_kind"], sort=False)["value"]
+    return grouped.agg(value="mean", n="size").reset_index()
+
+
 class RatingSet:
     """Current ratings of one dimension on a fixed list of items, updatable in place.
 

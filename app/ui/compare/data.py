@@ -19,7 +19,7 @@ import pandas as pd
 from sqlalchemy import text
 from sqlalchemy.orm import Session
 
-from app.analysis.human import item_scores
+from app.analysis.human import item_scores, source_means
 from db.frames import runs_frame
 
 
@@ -134,8 +134,11 @@ def load_comparison(
             {**params, "dim": dimension},
         ).all()
         frame = pd.DataFrame(ratings, columns=["item_id", "annotator", "annotator_kind", "value"])
-        shown = frame.groupby(["item_id", "annotator", "annotator_kind"], sort=False)["value"]
-        for (item_id, name, kind), value in shown.mean().items():
+        shown = source_means(frame)
+        for item_id, name, kind, value in zip(
+            shown["item_id"], shown["annotator"], shown["annotator_kind"], shown["value"],
+            strict=True,
+        ):  # fmt: skip
             if kind == "aggregate":
                 by_id[item_id].aggregate[name] = float(value)
                 aggregates.add(name)
