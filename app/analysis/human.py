@@ -116,7 +116,12 @@ def rater_units(
     unit_rater[anonymous] = n_raters + np.arange(int(anonymous.sum()))
     span = np.int64(max(n_raters + int(anonymous.sum()), 1))
     key = items * span + unit_rater
-    keys, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+    # A hash table, not a sort: O(ratings), so a live refresh stays cheap on big studies.
+    inverse, keys = pd.factorize(key)
+    inverse = np.asarray(inverse, dtype=np.int64)
+    keys = np.asarray(keys, dtype=np.int64)
+    first = np.empty(keys.size, dtype=np.int64)
+    first[inverse[::-1]] = np.arange(inverse.size - 1, -1, -1)
     count = np.bincount(inverse, minlength=keys.size)
     raw = np.bincount(inverse, weights=values, minlength=keys.size) / count
     with np.errstate(invalid="ignore"):

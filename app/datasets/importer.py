@@ -230,7 +230,8 @@ class _Import:
                 report.warn(
                     "conflict",
                     f"row {row_no}: aggregate:{ds_name} already gave this item a "
-                    f"{rating.dimension} label; both were kept",
+                    f"{rating.dimension} label; both were kept (if each row is one "
+                    "person's rating, import with --ratings anonymous)",
                 )
             self.file_ratings.add(rkey)
             if kind == "aggregate":
