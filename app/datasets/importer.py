@@ -402,6 +402,8 @@ def import_file(
                     "stored": s.stored,
                     "already_there": s.already_there,
                     "raters": s.raters,
+                    "n_raters_known": s.n_raters_known,
+                    "n_raters_total": s.n_raters_total,
                 }
                 for s in report.sources
             ],

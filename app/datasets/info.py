@@ -34,7 +34,8 @@ class StudyInfo:
     annotators_total: int = 0
     dimensions: list[dict[str, Any]] = field(default_factory=list)
     ratings_current: int = 0
-    # Current ratings per (dataset, origin, kind): where ratings came from and what they are.
+    # Current ratings by source: the named raters together, each anonymous and each
+    # aggregate source on its own (from the per-annotator counts: no extra scan).
     rating_sources: list[dict[str, Any]] = field(default_factory=list)
     metric_runs: list[dict[str, Any]] = field(default_factory=list)
     scores: int = 0
@@ -82,7 +83,7 @@ class StudyInfo:
             out.append(f"  ... and {self.annotators_total - len(self.annotators)} more")
         out.append(f"rating sources: {len(self.rating_sources)}")
         for src in self.rating_sources:
-            out.append(f"  {src['dataset']} ← {src['origin']}: {describe_source(src)}")
+            out.append(f"  {src['source']}: {describe_source(src)}")
         out.append(f"dimensions (current ratings: {self.ratings_current:,}):")
         for d in self.dimensions:
             scale = f"{d['min_value']:g}–{d['max_value']:g} {d['scale']}"
@@ -107,10 +108,53 @@ def describe_source(src: dict[str, Any]) -> str:
         return f"{head} by {src['raters']:,} named rater{'s' if src['raters'] != 1 else ''}"
     if kind == "anonymous":
         return f"{head} (raters unknown: each rating one person)"
-    known = src["n_raters_known"]
+    known = src.get("n_raters_known", 0)
     if known:
-        return f"{head} (labels; n given on {known:,}, {src['n_raters_total']:,} raters in all)"
+        return f"{head} (published labels; n given on {known:,}, {src['n_raters_total']:,} raters)"
     return f"{head} (published labels; n not given)"
+
+
+def _rating_sources(
+    annotators: list[Any], per_annotator: dict[int, int], datasets: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """The named raters together, then each anonymous and aggregate source with ratings.
+
+    Built from the per-annotator counts and the datasets' import records, so it costs no
+    scan of the ratings. How many raters an aggregate's labels stand for is what the
+    imports recorded.
+    """
+    known: dict[str, list[int]] = {}
+    for d in datasets:
+        for imp in d.get("meta", {}).get("imports", []):
+            for src in imp.get("sources", []):
+                if src.get("kind") == "aggregate":
+                    acc = known.setdefault(f"aggregate:{d['name']}", [0, 0])
+                    acc[0] += int(src.get("n_raters_known", 0))
+                    acc[1] += int(src.get("n_raters_total", 0))
+    named = [(aid, n) for aid, n, k in annotators if k == "named" and per_annotator.get(aid)]
+    out: list[dict[str, Any]] = []
+    if named:
+        ratings = sum(per_annotator[aid] for aid, _ in named)
+        out.append(
+            dict(
+                source=f"{len(named)} named rater{'s' if len(named) != 1 else ''}",
+                kind="named",
+                label=KIND_LABELS["named"],
+                ratings=ratings,
+                raters=len(named),
+            )
+        )
+    for aid, name, kind in annotators:
+        n = per_annotator.get(aid, 0)
+        if kind == "named" or not n:
+            continue
+        entry = dict(source=name, kind=kind, label=KIND_LABELS.get(kind, kind), ratings=n)
+        # Anonymous: one rater per rating, by definition; an aggregate is one source.
+        entry["raters"] = n if kind == "anonymous" else 1
+        if kind == "aggregate":
+            entry["n_raters_known"], entry["n_raters_total"] = known.get(name, [0, 0])
+        out.append(entry)
+    return out
 
 
 def _rows(conn: Connection, sql: str, **params: Any) -> list[Any]:
@@ -197,28 +241,7 @@ def study_info(study: Study) -> StudyInfo:
                 )
             )
         info.ratings_current = sum(per_annotator.values())
-        for ds, origin, kind, n, raters, known, total in _rows(
-            conn,
-            "SELECT d.name, r.origin, a.kind, COUNT(*), COUNT(DISTINCT r.annotator_id), "
-            "COALESCE(SUM(r.n_raters IS NOT NULL), 0), COALESCE(SUM(r.n_raters), 0) "
-            "FROM rating r JOIN annotator a ON a.id = r.annotator_id "
-            "JOIN item i ON i.id = r.item_id JOIN dataset d ON d.id = i.dataset_id "
-            "WHERE r.state = 'current' GROUP BY d.name, r.origin, a.kind "
-            "ORDER BY MIN(r.id)",
-        ):
-            info.rating_sources.append(
-                dict(
-                    dataset=ds,
-                    origin=origin,
-                    kind=kind,
-                    label=KIND_LABELS.get(kind, kind),
-                    ratings=int(n),
-                    # Anonymous: one rater per rating, by definition.
-                    raters=int(n) if kind == "anonymous" else int(raters),
-                    n_raters_known=int(known),
-                    n_raters_total=int(total),
-                )
-            )
+        info.rating_sources = _rating_sources(annotators, per_annotator, info.datasets)
         for rid, metric, label, status, n_items, finished in _rows(
             conn,
             "SELECT id, metric, label, status, n_items, finished_at FROM metric_run ORDER BY id",

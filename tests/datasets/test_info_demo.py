@@ -49,8 +49,8 @@ def test_info_counts(new_study, tmp_path: Path) -> None:
     json.dumps(info.to_dict())  # JSON-ready
     text = "\n".join(info.lines())
     assert "r1 (named): 4 ratings" in text
-    assert "w ← import:w.csv: per-rater (named), 5 ratings by 2 named raters" in text
-    assert "c ← import:c.tsv: aggregate, 1 rating (published labels; n not given)" in text
+    assert "  2 named raters: per-rater (named), 5 ratings by 2 named raters" in text
+    assert "  aggregate:c: aggregate, 1 rating (published labels; n not given)" in text
 
 
 def test_demo_study(tmp_path: Path) -> None:

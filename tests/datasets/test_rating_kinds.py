@@ -311,4 +311,17 @@ def test_info_shows_each_imports_rows_and_stored_ratings(new_study, tmp_path: Pa
     assert "imported q.csv: per-rater (anonymous), 2 rating rows, 2 ratings stored\n" in text
     assert "3 rating rows, 1 ratings stored, 2 already there\n" in text
     assert text.count("imported q.csv") == 2
-    assert "q ← import:q.csv: per-rater (anonymous), 3 ratings (raters unknown" in text
+    assert "  anonymous:q: per-rater (anonymous), 3 ratings (raters unknown" in text
+
+
+def test_info_shows_how_many_raters_aggregate_labels_stand_for(new_study, tmp_path: Path) -> None:
+    from app.datasets.info import study_info
+
+    f = write(
+        tmp_path / "m.csv", "source,output,label,n_raters\nA.,B.,50,3\nC.,D.,70,7\nE.,F.,9,\n"
+    )
+    report = import_file(new_study, f)
+    [agg] = report.sources
+    assert (agg.kind, agg.n_raters_known, agg.n_raters_total) == ("aggregate", 2, 10)
+    text = "\n".join(study_info(new_study).lines())
+    assert "aggregate:m: aggregate, 3 ratings (published labels; n given on 2, 10 raters)" in text
