@@ -97,10 +97,14 @@ def rater_units(
     kinds: np.ndarray,
     values: np.ndarray,
     n_raters: int,
+    *,
+    distinct: bool = False,
 ) -> RaterUnits:
     """Step 1 of the rule: ratings grouped into (item, rater) units and averaged.
 
     `kinds` is the kind code of each rating. Anonymous ratings become units of their own.
+    `distinct=True` promises that no (item, rater) pair repeats, so every rating is its
+    own unit and the grouping is skipped (the dashboard's live path).
     """
     items = np.asarray(items, dtype=np.int64)
     raters = np.asarray(raters, dtype=np.int64)
@@ -110,6 +114,9 @@ def rater_units(
     standardised = kinds != ANONYMOUS
     if standardised.any():
         z[standardised] = zscores(raters[standardised], values[standardised], n_raters)
+    if distinct:
+        z[~standardised] = np.nan
+        return RaterUnits(items, raters, kinds, values, z, np.ones(values.size, np.int64))
     anonymous = kinds == ANONYMOUS
     # Anonymous ratings get codes beyond every real rater code, one each.
     unit_rater = raters.copy()
@@ -152,9 +159,13 @@ def combine(
     n_items: int,
     n_raters: int,
     item_ids: np.ndarray | None = None,
+    *,
+    distinct: bool = False,
 ) -> HumanScores:
-    """The rule on arrays: ratings (item position, rater code, kind code, value) → scores."""
-    u = rater_units(items, raters, kinds, values, n_raters)
+    """The rule on arrays: ratings (item position, rater code, kind code, value) → scores.
+
+    `distinct`: see `rater_units`."""
+    u = rater_units(items, raters, kinds, values, n_raters, distinct=distinct)
     per_rater = u.kinds != AGGREGATE
     mean_r, count_r = _means(u.items[per_rater], u.values[per_rater], n_items)
     named = u.kinds == NAMED
@@ -266,6 +277,10 @@ class RatingSet:
         self._value = np.zeros(cap, dtype=np.float64)
         self._active = np.zeros(cap, dtype=bool)
         self._size = 0
+        # True while no (item, rater) pair of a named or aggregate source has two active
+        # ratings: then each rating is its own unit and `scores()` skips the grouping.
+        # Cleared when a repeat may have appeared; never set back (a safe over-estimate).
+        self._distinct = True
 
     @classmethod
     def from_frame(cls, ratings: pd.DataFrame, item_ids: np.ndarray | list[int]) -> RatingSet:
@@ -295,6 +310,9 @@ class RatingSet:
             rs._key[key] = start + k
         rs._keys.extend(keys)
         rs._size += n
+        kinds = rs.annotator_kinds()[raters] if n else np.zeros(0, np.int8)
+        pairs = items * np.int64(len(rs._annotators) + 1) + raters
+        rs._distinct = not pd.Series(pairs[kinds != ANONYMOUS]).duplicated().any()
         return rs
 
     def _annotator_code(self, name: str, kind: str) -> int:
@@ -340,6 +358,13 @@ class RatingSet:
         code = self._annotator_code(annotator, kind)
         key: Hashable = rating_id if rating_id is not None else ("live", pos, code)
         slot = self._key.get(key)
+        if self._distinct and self._kinds[code] != ANONYMOUS:
+            size = self._size
+            same = self._active[:size] & (self._item[:size] == pos) & (self._rater[:size] == code)
+            if slot is not None:
+                same[slot] = False
+            if same.any():
+                self._distinct = False
         if slot is None:
             self._grow(1)
             slot = self._size
@@ -405,6 +430,7 @@ class RatingSet:
             kinds[raters] if raters.size else np.zeros(0, np.int8),
             values,
             len(self._annotators),
+            distinct=self._distinct,
         )
 
     def scores(self) -> HumanScores:
@@ -418,4 +444,5 @@ class RatingSet:
             self.item_ids.size,
             len(self._annotators),
             item_ids=self.item_ids,
+            distinct=self._distinct,
         )

@@ -78,3 +78,68 @@ def test_z_scores_leave_anonymous_ratings_out(new_study, tmp_path: Path) -> None
     raw, _ = live.human()
     z, _ = live.human(z=True)
     assert np.isfinite(raw).all() and not np.isfinite(z).any()
+
+
+def test_rating_set_scores_equal_the_rule_on_a_table_after_live_changes() -> None:
+    """`RatingSet` skips the grouping while no rater has two ratings of an item; whatever
+    path it takes, its scores are `item_scores` of the same ratings."""
+    import pandas as pd
+
+    from app.analysis.human import RatingSet
+
+    rng = np.random.default_rng(7)
+    ids = np.arange(1, 41)
+    frame = pd.DataFrame(
+        {
+            "rating_id": np.arange(60),
+            "item_id": rng.choice(ids, 60),
+            "annotator": [f"r{k % 3}" for k in range(60)],
+            "annotator_kind": "named",
+            "value": rng.uniform(0, 100, 60),
+        }
+    ).drop_duplicates(["item_id", "annotator"])
+    anon = pd.DataFrame(
+        {
+            "rating_id": np.arange(100, 130),
+            "item_id": rng.choice(ids, 30),
+            "annotator": "anonymous:d",
+            "annotator_kind": "anonymous",
+            "value": rng.integers(0, 5, 30) * 25.0,
+        }
+    )
+    table = pd.concat([frame, anon], ignore_index=True)
+    rs = RatingSet.from_frame(table, ids)
+    assert rs._distinct  # no named repeats yet: the fast path
+
+    def check() -> None:
+        items, raters, values = rs.arrays()
+        names = np.array(rs.annotators)[raters]
+        kinds = np.array(["named", "anonymous", "aggregate"])[rs.annotator_kinds()[raters]]
+        oracle = item_scores(
+            pd.DataFrame(
+                {
+                    "item_id": ids[items],
+                    "annotator": names,
+                    "annotator_kind": kinds,
+                    "value": values,
+                }  # fmt: skip
+            )
+        ).set_index("item_id")
+        got = rs.scores()
+        for i, score, n in zip(got.item_ids, got.raw, got.n_raters, strict=True):
+            if np.isfinite(score):
+                assert score == pytest.approx(oracle.loc[i, "score"], abs=1e-12)
+                assert n == oracle.loc[i, "n_raters"]
+            else:
+                assert i not in oracle.index
+
+    check()
+    rs.set(int(ids[0]), "r9", 40.0)  # a new rater: still distinct
+    assert rs._distinct
+    check()
+    rated = int(frame["item_id"].iloc[0])
+    rs.set(rated, str(frame["annotator"].iloc[0]), 3.0, rating_id=999)  # a second rating
+    assert not rs._distinct
+    check()
+    rs.discard(999)
+    check()
