@@ -39,6 +39,7 @@ kinds of ratings (shown in the summary; --ratings overrides what is inferred):
 examples:
   meaningbench import my.mbstudy train.tsv
   meaningbench import my.mbstudy simpDA_2022.csv --dataset simpda
+  meaningbench import my.mbstudy questeval_likert_ratings_cleaned.csv   # anonymous
   meaningbench import my.mbstudy ratings.csv --map source=complex --map output=simple \\
       --map meaning=adequacy_score --map annotator=rater
 """
