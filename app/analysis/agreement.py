@@ -371,7 +371,8 @@ class AgreementResult:
             rows.pop("annotator vs leave-one-out mean (mean r)")
         frame = pd.DataFrame(
             {
-                "value": {k: v for k, (v, _) in rows.items()},
+                # Object dtype: counts print as counts, not as 4941.000.
+                "value": pd.Series({k: v for k, (v, _) in rows.items()}, dtype=object),
                 f"{int(round(100 * self.confidence))}% CI": {k: c for k, (_, c) in rows.items()},
             }
         )

@@ -184,6 +184,12 @@ def _qc_section(data: ReportData) -> str:
     if q is None:
         return ""
     if not q.raters:
+        a = data.agreement
+        if a is not None and a.n_anonymous:
+            return (
+                "<h2>Rater quality control</h2><p>Rater QC tests one named annotator's "
+                "ratings; the ratings here have no rater ids.</p>"
+            )
         return "<h2>Rater quality control</h2><p>No human ratings.</p>"
     frame = q.to_frame()
     classes = {name: r.status for name, r in q.raters.items() if r.passed is not None}
