@@ -123,8 +123,7 @@ class QualityPanel(QWidget):
         if not qc.raters:
             anonymous = agreement is not None and agreement.n_anonymous > 0
             self.qc_panel.show_message(
-                "Rater QC tests one named annotator's ratings; the ratings here have no "
-                "rater ids."
+                "Rater QC tests one named annotator's ratings; the ratings here have no rater ids."
                 if anonymous
                 else "No human annotator has rated this dimension yet."
             )
