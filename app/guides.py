@@ -14,6 +14,7 @@ from app.settings import resources_dir
 GUIDE_ORDER = (
     "install.md",
     "data.md",
+    "ratings.md",
     "rating.md",
     "app.md",
     "scoring.md",
