@@ -2,7 +2,7 @@
 # `make test` (the whole test suite). Both create the virtual environment on first use.
 VENV ?= .venv
 PY := $(VENV)/bin/python
-HASH := $(shell cat pyproject.toml packaging/apt-packages.txt 2>/dev/null | sha1sum | cut -c1-10)
+HASH := $(shell cat pyproject.toml 2>/dev/null | sha1sum | cut -c1-10)
 APP_STAMP := $(VENV)/.app-$(HASH)
 DEV_STAMP := $(VENV)/.dev-$(HASH)
 

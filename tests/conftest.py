@@ -10,10 +10,10 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-import pytest  # noqa: E402
-
 import gzip  # noqa: E402
 import shutil  # noqa: E402
+
+import pytest  # noqa: E402
 
 # Public rating data shipped with the tests (see tests/fixtures/datasets/ATTRIBUTION.md).
 FIXTURE_DATASETS = Path(__file__).resolve().parent / "fixtures" / "datasets"

@@ -131,6 +131,7 @@ def test_metrics_command(study_with_items: Study, capsys: pytest.CaptureFixture[
 
 
 def test_ctrl_c_keeps_finished_batches_and_marks_the_run(new_study: Study, tmp_path: Path) -> None:
+    import os
     import signal
     import sqlite3
     import subprocess
@@ -138,26 +139,27 @@ def test_ctrl_c_keeps_finished_batches_and_marks_the_run(new_study: Study, tmp_p
     import time
 
     from tests.jobs.conftest import make_rows
+    from tests.jobs.gated_metric import GATE_ENV
 
     add_items(new_study, make_rows(4000))
     root = Path(__file__).resolve().parents[2]
+    gate = tmp_path / "gate"
+    # The real command, with a metric whose second batch waits for a gate that never opens:
+    # the interrupt lands after the first batch is committed and before the last.
+    program = (
+        "import sys, tests.jobs.gated_metric\n"
+        "from app.cli import main\n"
+        "raise SystemExit(main(sys.argv[1:]))\n"
+    )
     proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "app.cli",
-            "score",
-            str(new_study.path),
-            "--metrics",
-            "ter",
-            "--workers",
-            "1",
-        ],
+        [sys.executable, "-c", program, "score", str(new_study.path), "--metrics", "gated",
+         "--workers", "1"],
         cwd=root,
+        env={**os.environ, GATE_ENV: str(gate)},
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-    )
+    )  # fmt: skip
 
     def scored() -> int:
         with sqlite3.connect(new_study.path) as conn:
@@ -165,7 +167,9 @@ def test_ctrl_c_keeps_finished_batches_and_marks_the_run(new_study: Study, tmp_p
 
     deadline = time.monotonic() + 120
     while scored() == 0 and proc.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.2)
+        time.sleep(0.05)
+    assert proc.poll() is None, proc.communicate()[1]
+    # The second batch is waiting at the gate, which stays shut: only the interrupt ends it.
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 130, err

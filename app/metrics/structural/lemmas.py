@@ -1,8 +1,8 @@
 """Lemmas for word alignment: "sat" and "sits" align, "mice" and "mouse" align.
 
 WordNet's own lemmatiser (morphy: the exception lists plus the detachment rules, keeping
-only forms that WordNet's index knows) run straight over WordNet's database files, which
-Debian's `wordnet-base` installs in /usr/share/wordnet. This is the algorithm NLTK's
+only forms that WordNet's index knows) run straight over WordNet's database files, found
+where METEOR finds them (`nltk_data.wordnet_source_dir`). This is the algorithm NLTK's
 WordNetLemmatizer runs; reading the files directly avoids NLTK's need for a `lexnames` file
 and loads only the index (about 0.3 s, once). Without WordNet a suffix-stripping fallback
 keeps the metric usable; `lemmatiser_name()` says which one ran.
@@ -10,7 +10,6 @@ keeps the metric usable; `lemmatiser_name()` says which one ran.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -47,21 +46,13 @@ _RULES: dict[str, tuple[tuple[str, str], ...]] = {
 
 
 def wordnet_dir() -> Path | None:
-    """Where WordNet's database files are: $WNSEARCHDIR, Debian's folder, or NLTK's data."""
-    candidates = []
-    if os.environ.get("WNSEARCHDIR"):
-        candidates.append(Path(os.environ["WNSEARCHDIR"]))
-    candidates.append(Path("/usr/share/wordnet"))
-    candidates += [Path(p) / "corpora" / "wordnet" for p in _nltk_data_paths()]
-    for path in candidates:
-        if (path / "index.noun").is_file() and (path / "noun.exc").is_file():
-            return path
+    """Where WordNet's database files are: the same folder METEOR uses."""
+    from app.metrics.lexical.nltk_data import wordnet_source_dir
+
+    path = wordnet_source_dir()
+    if path is not None and (path / "noun.exc").is_file():
+        return path
     return None
-
-
-def _nltk_data_paths() -> list[str]:
-    paths = os.environ.get("NLTK_DATA", "")
-    return [p for p in paths.split(os.pathsep) if p]
 
 
 @dataclass(frozen=True)
