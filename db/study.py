@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -147,14 +146,8 @@ class Study:
         self.close()
 
 
-def _check_is_sqlite(path: Path) -> None:
-    try:
-        with path.open("rb") as fh:
-            magic = fh.read(16)
-    except OSError as exc:
-        raise StudyFileError(f"{path}: cannot read the study file ({exc.strerror})") from exc
-    if magic and magic != SQLITE_MAGIC:
-        raise StudyFileError(f"{path}: not a MeaningBench study (not an SQLite file)")
+def _is_not_a_database(exc: BaseException) -> bool:
+    return "file is not a database" in str(exc) or "not a database" in str(exc)
 
 
 def _seed_defaults(factory: sessionmaker[Session]) -> None:
@@ -183,12 +176,17 @@ def open_study(path: str | Path, *, create: bool = False) -> Study:
         if create:
             return create_study(path)
         raise StudyFileError(f"{path}: no such study")
-    _check_is_sqlite(path)
+    # The header is checked by SQLite itself, never by reading the file here: on POSIX,
+    # closing any descriptor of a file drops every lock this process holds on it, so a
+    # plain open() and close() beside a live connection (a second open of the same study)
+    # lets another process checkpoint and delete the write-ahead log under that connection.
     engine = make_engine(path)
     try:
         rev = current_revision(engine)
     except Exception as exc:  # a corrupt file or one locked by a foreign program
         engine.dispose()
+        if _is_not_a_database(exc):
+            raise StudyFileError(f"{path}: not a MeaningBench study (not an SQLite file)") from None
         raise StudyFileError(f"{path}: cannot open the study ({exc})") from exc
     head = SCHEMA_HEAD
     backup: Path | None = None
@@ -212,7 +210,16 @@ def open_study(path: str | Path, *, create: bool = False) -> Study:
 
 
 def copy_study(src: str | Path, dest: str | Path) -> Path:
-    """Copy a study file (used for the demo study and for exports of the whole study)."""
+    """A consistent copy of a study (its write-ahead log included), made through SQLite's
+    backup API: the source file is never opened outside SQLite (see `open_study`)."""
     dest = Path(dest)
-    shutil.copyfile(src, dest)
+    source = sqlite3.connect(f"{Path(src).resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        target = sqlite3.connect(str(dest))
+        try:
+            source.backup(target)
+        finally:
+            target.close()
+    finally:
+        source.close()
     return dest
