@@ -17,8 +17,8 @@ from typing import Any, ClassVar
 from app.metrics.base import ItemScore, Metric, MetricInfo, Pair
 from app.metrics.registry import register
 from app.runtime import CancelToken
+from tests.jobs.gate import GATE_ENV
 
-GATE_ENV = "MEANINGBENCH_TEST_GATE"
 WAIT_LIMIT_S = 120.0
 
 

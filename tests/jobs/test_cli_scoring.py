@@ -139,7 +139,7 @@ def test_ctrl_c_keeps_finished_batches_and_marks_the_run(new_study: Study, tmp_p
     import time
 
     from tests.jobs.conftest import make_rows
-    from tests.jobs.gated_metric import GATE_ENV
+    from tests.jobs.gate import GATE_ENV
 
     add_items(new_study, make_rows(4000))
     root = Path(__file__).resolve().parents[2]
