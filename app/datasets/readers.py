@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import json
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -286,9 +287,32 @@ def _numbered_jsonl(
             yield line_no, text
 
 
+class _JsonProblem(ValueError):
+    """Valid to Python's json module, but not JSON a data row may hold."""
+
+
+def _refuse_constant(name: str) -> Any:
+    # Python's json reads NaN and Infinity, which JSON does not have.
+    raise _JsonProblem(f"{name} is not a JSON value (write null for a missing value)")
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _JsonProblem(f"the key {key!r} appears twice in one object")
+            seen.add(key)
+    return obj
+
+
+_DECODER = json.JSONDecoder(parse_constant=_refuse_constant, object_pairs_hook=_unique_keys)
+
+
 def _parse_json_line(line: str, line_no: int, path: str) -> dict[str, Any]:
     try:
-        obj = json.loads(line)
+        obj = _DECODER.decode(line)
     except json.JSONDecodeError as exc:
         hint = (
             "; a JSON array? write one object per line (JSONL)"
@@ -298,11 +322,29 @@ def _parse_json_line(line: str, line_no: int, path: str) -> dict[str, Any]:
         raise InputError(
             f"not valid JSON ({exc.msg} at character {exc.pos + 1}){hint}", file=path, row=line_no
         ) from None
-    except ValueError as exc:  # e.g. an integer longer than Python converts
+    except _JsonProblem as exc:
+        raise InputError(f"not valid JSON: {exc}", file=path, row=line_no) from None
+    except RecursionError:
+        # The decoder recurses once per bracket; a row's values are texts, numbers or lists.
+        raise InputError(
+            "not valid JSON for a data row: brackets nested too deeply "
+            f"(over {sys.getrecursionlimit():,} levels)",
+            file=path,
+            row=line_no,
+        ) from None
+    except ValueError as exc:
+        if "digits" in str(exc):  # an integer longer than Python converts
+            raise InputError(
+                f"not valid JSON for a data row: a number with more than "
+                f"{sys.get_int_max_str_digits():,} digits",
+                file=path,
+                row=line_no,
+            ) from None
         raise InputError(f"not valid JSON ({exc})", file=path, row=line_no) from None
     if not isinstance(obj, dict):
+        hint = "; a JSON array? write one object per line (JSONL)" if isinstance(obj, list) else ""
         raise InputError(
-            f"expected a JSON object per line (JSONL), found a {type(obj).__name__}",
+            f"expected a JSON object per line (JSONL), found a {_json_type(obj)}{hint}",
             file=path,
             row=line_no,
         )
@@ -315,6 +357,11 @@ def _parse_json_line(line: str, line_no: int, path: str) -> dict[str, Any]:
                 "contains an invalid \\u escape (half of a surrogate pair)", file=path, row=line_no
             ) from None
     return obj
+
+
+def _json_type(value: Any) -> str:
+    names = {list: "array", str: "string", bool: "boolean", int: "number", float: "number"}
+    return "null" if value is None else names.get(type(value), type(value).__name__)
 
 
 def _jsonl_rows(source: TableSource) -> Iterator[tuple[int, Any]]:
