@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from app.datasets.cells import SAFE_CELLS_MARKER, restore
 from app.errors import InputError
 
 SNIFF_BYTES = 64 * 1024
@@ -60,6 +61,9 @@ class TableSource:
     encoding: str = "utf-8"
     size: int = 0
     counter: ByteCounter = field(default_factory=ByteCounter)
+    # A spreadsheet-safe MeaningBench export: its marker column is left out of `columns`
+    # and the quote it put before formula-like text is removed from every cell.
+    safe_cells: bool = False
 
     def rows(self) -> Iterator[tuple[int, Any]]:
         """Records as lists aligned with `columns` (CSV) or dicts (JSONL)."""
@@ -194,6 +198,9 @@ def _open_csv(path: Path, encoding: str, size: int, forced_delimiter: str | None
     except csv.Error as exc:
         raise InputError(f"cannot read the header: {exc}", file=str(path), row=1) from None
     columns = [c.strip() for c in header]
+    safe_cells = len(columns) > 1 and columns[-1] == SAFE_CELLS_MARKER
+    if safe_cells:
+        columns = [restore(c) for c in columns[:-1]]
     if not any(columns):
         raise InputError("the header row is empty", file=str(path), row=1)
     for i, col in enumerate(columns):
@@ -204,11 +211,12 @@ def _open_csv(path: Path, encoding: str, size: int, forced_delimiter: str | None
         if col in seen:
             raise InputError(f"the header names column {col!r} twice", file=str(path), row=1)
         seen.add(col)
-    return TableSource(path, "csv", columns, delimiter=delimiter, encoding=encoding, size=size)
+    return TableSource(path, "csv", columns, delimiter, encoding, size=size, safe_cells=safe_cells)
 
 
 def _csv_rows(source: TableSource) -> Iterator[tuple[int, Any]]:
-    width = len(source.columns)
+    n_columns = len(source.columns)
+    width = n_columns + 1 if source.safe_cells else n_columns  # the marker column counts here
     path = str(source.path)
     with source.path.open("rb") as fh:
         reader = csv.reader(
@@ -239,7 +247,9 @@ def _csv_rows(source: TableSource) -> Iterator[tuple[int, Any]]:
                 continue
             if not record or (len(record) == 1 and not record[0].strip()):
                 continue  # a blank line
-            if len(record) != width:
+            if len(record) == n_columns and source.safe_cells:
+                pass  # the marker column's empty cell left off
+            elif len(record) != width:
                 if len(record) > width and not any(f.strip() for f in record[width:]):
                     record = record[:width]
                 else:
@@ -253,6 +263,8 @@ def _csv_rows(source: TableSource) -> Iterator[tuple[int, Any]]:
                         file=path,
                         row=row,
                     )
+            if source.safe_cells:
+                record = [restore(f) for f in record[:n_columns]]
             yield row, record
 
 
