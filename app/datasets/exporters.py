@@ -117,7 +117,10 @@ class _Writer:
         self.report = report
         self.safe = fmt != "jsonl" and report.cells == "spreadsheet-safe"
         if fmt != "jsonl":
-            self.csv = csv.writer(fh, delimiter="\t" if fmt == "tsv" else ",", lineterminator="\n")
+            # CRLF as RFC 4180 has it: the csv module quotes a cell only for the characters
+            # of its line terminator, and a text with a bare CR must be quoted to read back.
+            delimiter = "\t" if fmt == "tsv" else ","
+            self.csv = csv.writer(fh, delimiter=delimiter, lineterminator="\r\n")
             header = [self._text(c) for c in columns]
             self.csv.writerow([*header, SAFE_CELLS_MARKER] if self.safe else header)
 
