@@ -282,11 +282,15 @@ def export_study(
         table="ratings" if ratings else "items",
         cells="raw" if raw_cells or fmt == "jsonl" else "spreadsheet-safe",
     )
-    with study.engine.connect() as conn, replace_atomically(out) as fh:
-        if ratings:
-            _export_ratings(conn, fh, fmt, report, progress)
-        else:
-            _export_items(conn, fh, fmt, report, progress)
+    try:
+        with study.engine.connect() as conn, replace_atomically(out) as fh:
+            if ratings:
+                _export_ratings(conn, fh, fmt, report, progress)
+            else:
+                _export_items(conn, fh, fmt, report, progress)
+    except OSError as exc:  # a full disk, a read-only folder, a folder in the way
+        reason = exc.strerror or str(exc)
+        raise UserError(f"{out}: cannot write the export ({reason}); nothing was written") from None
     report.elapsed_s = round(time.perf_counter() - started, 3)
     return report
 

@@ -134,3 +134,19 @@ def test_a_failed_export_keeps_the_previous_file(big_study: Path, tmp_path: Path
         study.close()
     assert sorted(os.listdir(tmp_path)) == ["items.csv"]
     assert out.read_text(encoding="utf-8") == "the previous export\n"
+
+
+def test_a_target_that_cannot_be_written_is_a_message(
+    big_study: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from app.cli import main
+
+    (tmp_path / "a-file").write_text("in the way", encoding="utf-8")
+    (tmp_path / "a-folder.csv").mkdir()
+    for target in (tmp_path / "a-file" / "x.csv", tmp_path / "a-folder.csv"):
+        assert main(["export", str(big_study), str(target)]) == 2
+        err = capsys.readouterr().err
+        assert f"{target}: cannot write the export (" in err and "nothing was written" in err
+        assert "Traceback" not in err
+    assert sorted(os.listdir(tmp_path)) == ["a-file", "a-folder.csv"]
+    assert os.listdir(tmp_path / "a-folder.csv") == []
