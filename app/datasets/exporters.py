@@ -103,18 +103,26 @@ def _refs(raw: Any) -> list[str]:
     return list(value)
 
 
+@dataclass
+class _Sink:
+    """Where the rows go: the open file, the report (which says how to write text cells)
+    and whom to tell how far the export got."""
+
+    fh: IO[str]
+    report: ExportReport
+    progress: Progress
+
+
 class _Writer:
     """CSV/TSV or JSONL rows with the same columns; floats written so they read back exactly."""
 
-    def __init__(
-        self, fh: IO[str], fmt: str, columns: list[str], report: ExportReport, progress: Progress
-    ) -> None:
+    def __init__(self, out: _Sink, fmt: str, columns: list[str]) -> None:
         self.fmt = fmt
-        self.progress = progress
+        self.progress = out.progress
         self.written = 0
-        self.fh = fh
+        fh = self.fh = out.fh
         self.columns = columns
-        self.report = report
+        report = self.report = out.report
         self.safe = fmt != "jsonl" and report.cells == "spreadsheet-safe"
         if fmt != "jsonl":
             # CRLF as RFC 4180 has it: the csv module quotes a cell only for the characters
@@ -186,9 +194,7 @@ def _dimensions(conn: Connection) -> tuple[list[tuple[int, str]], set[int]]:
     return [(did, name) for did, name in dims if did in used], with_labels
 
 
-def _export_items(
-    conn: Connection, out: IO[str], fmt: str, report: ExportReport, progress: Progress
-) -> None:
+def _export_items(conn: Connection, out: _Sink, fmt: str, report: ExportReport) -> None:
     dims, with_labels = _dimensions(conn)
     matrix = score_matrix(conn)
     metric_cols = [str(c) for c in matrix.columns] if not matrix.empty else []
@@ -201,7 +207,7 @@ def _export_items(
     metric_names = [c if c not in taken else f"{c} (metric)" for c in metric_cols]
     columns += metric_names
     report.columns = columns
-    writer = _Writer(out, fmt, columns, report, progress)
+    writer = _Writer(out, fmt, columns)
     stats_sql = text(
         "SELECT r.item_id, r.dimension_id, a.kind, AVG(r.value), COUNT(*) FROM rating r "
         "JOIN annotator a ON a.id = r.annotator_id WHERE r.state = 'current' "
@@ -228,12 +234,10 @@ def _export_items(
         report.items += len(batch)
 
 
-def _export_ratings(
-    conn: Connection, out: IO[str], fmt: str, report: ExportReport, progress: Progress
-) -> None:
+def _export_ratings(conn: Connection, out: _Sink, fmt: str, report: ExportReport) -> None:
     columns = ITEM_COLUMNS + RATING_COLUMNS
     report.columns = columns
-    writer = _Writer(out, fmt, columns, report, progress)
+    writer = _Writer(out, fmt, columns)
     sql = text(
         "SELECT r.item_id, a.name, a.kind, dm.name, r.value, r.n_raters FROM rating r "
         "JOIN annotator a ON a.id = r.annotator_id JOIN dimension dm ON dm.id = r.dimension_id "
@@ -284,10 +288,11 @@ def export_study(
     )
     try:
         with study.engine.connect() as conn, replace_atomically(out) as fh:
+            sink = _Sink(fh, report, progress)
             if ratings:
-                _export_ratings(conn, fh, fmt, report, progress)
+                _export_ratings(conn, sink, fmt, report)
             else:
-                _export_items(conn, fh, fmt, report, progress)
+                _export_items(conn, sink, fmt, report)
     except OSError as exc:  # a full disk, a read-only folder, a folder in the way
         reason = exc.strerror or str(exc)
         raise UserError(f"{out}: cannot write the export ({reason}); nothing was written") from None
