@@ -15,10 +15,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Export the study's items, one row each, with <dim>_mean and <dim>_n over "
         "human ratings, <dim>_label for aggregate ratings published with a dataset, and one "
         "column per metric configuration; or, with --ratings, one row per current rating "
-        "(the long shape, which `meaningbench import` reads back). In CSV/TSV, text cells "
-        "starting with = + - @, a tab or a carriage return get a leading ' so that a "
-        "spreadsheet shows them instead of running them as formulas; the file's last "
-        "column says so, and `meaningbench import` removes the quote again.",
+        "(the long shape, which `meaningbench import` reads back).",
+        epilog="In CSV/TSV, text cells starting with = + - @, a tab or a carriage return get "
+        "a leading ' so that a spreadsheet shows them instead of running them as formulas; "
+        "the file's last column says so, and `meaningbench import` removes the quote again.",
     )
     add_study_argument(parser)
     parser.add_argument("out", type=Path, help="output file: .csv, .tsv or .jsonl")
