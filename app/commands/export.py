@@ -16,9 +16,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "human ratings, <dim>_label for aggregate ratings published with a dataset, and one "
         "column per metric configuration; or, with --ratings, one row per current rating "
         "(the long shape, which `meaningbench import` reads back).",
-        epilog="In CSV/TSV, text cells starting with = + - @, a tab or a carriage return get "
-        "a leading ' so that a spreadsheet shows them instead of running them as formulas; "
-        "the file's last column says so, and `meaningbench import` removes the quote again.",
     )
     add_study_argument(parser)
     parser.add_argument("out", type=Path, help="output file: .csv, .tsv or .jsonl")
@@ -32,6 +29,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "as formulas (= + - @ tab CR); for programs, not spreadsheets",
     )
     add_json_flag(parser)
+    parser.epilog = (
+        "In CSV/TSV, text cells starting with = + - @, a tab or a carriage return get a "
+        "leading ' so that a spreadsheet shows them instead of running them as formulas; the "
+        "file's last column says so, and `meaningbench import` removes the quote again."
+    )
     parser.set_defaults(func=run)
 
 
