@@ -1,8 +1,9 @@
 """Read the study as pandas DataFrames: items, current ratings, scores.
 
-The one place where analysis, exports and the UI get their tables from, so that "current
-rating" and "which score counts" mean the same everywhere:
+Raw rows only: how an item's ratings make its human score is a rule of the engine
+(`app.analysis.human`), not of the database layer. What is defined here:
 - a current rating is a rating row whose state is `current` (edits and undos supersede);
+  every current row is one rating, whatever its kind (named, anonymous, aggregate);
 - the scores of a (metric, config hash) are the newest non-error score per item across the
   runs that share that config (a re-run fills gaps; it never duplicates).
 """
@@ -75,23 +76,34 @@ def ratings_frame(
     session: Session | Connection,
     *,
     dimension: str | None = None,
-    include_aggregate: bool = True,
+    annotator_kinds: Sequence[str] | None = None,
     kinds: Sequence[str] | None = None,
+    item_range: tuple[int, int] | None = None,
 ) -> pd.DataFrame:
-    """Current ratings, one row per (item, annotator, dimension)."""
+    """Current ratings, one row per rating row (a rater may have several of one item).
+
+    `annotator_kinds` keeps ratings of those source kinds; `kinds` of those item kinds;
+    `item_range` of items with ids in [lo, hi].
+    """
     where: list[str] = ["r.state = 'current'"]
     params: dict[str, object] = {}
     if dimension is not None:
         where.append("dm.name = :dimension")
         params["dimension"] = dimension
-    if not include_aggregate:
-        where.append("a.kind = 'human'")
+    if annotator_kinds is not None:
+        clause, p = _in_clause("ak", list(annotator_kinds))
+        where.append(f"a.kind IN {clause}")
+        params.update(p)
+    if item_range is not None:
+        where.append("r.item_id BETWEEN :lo AND :hi")
+        params["lo"], params["hi"] = item_range
     if kinds is not None:
         clause, p = _in_clause("k", list(kinds))
         where.append(f"i.kind IN {clause}")
         params.update(p)
     sql = f"""
-        SELECT r.id AS rating_id, r.item_id, a.name AS annotator, a.kind AS annotator_kind,
+        SELECT r.id AS rating_id, r.item_id, r.annotator_id, a.name AS annotator,
+               a.kind AS annotator_kind,
                dm.name AS dimension, dm.scale AS scale, r.value, r.n_raters, r.start_value,
                r.shown_at, r.submitted_at, r.duration_ms, r.flagged, r.comment, r.origin,
                i.kind AS item_kind, i.parent_id

@@ -34,7 +34,18 @@ ITEM_KINDS = (
 )
 RATING_STATES = ("current", "superseded", "undone")
 SCALES = ("continuous", "likert")
-ANNOTATOR_KINDS = ("human", "aggregate")
+# The kind of a rating source, and so of every rating it gave:
+# - named: one person with an id (a study's own rater, or a rater id in a file);
+# - anonymous: a file's ratings without rater ids; each rating is one unknown person's,
+#   so the annotator row stands for the source, never for one rater;
+# - aggregate: a label published per item (a dataset's mean), with its n when known.
+ANNOTATOR_KINDS = ("named", "anonymous", "aggregate")
+# How the kinds are shown (info, the import summary and dialog, agreement, the docs).
+ANNOTATOR_KIND_LABELS = {
+    "named": "per-rater (named)",
+    "anonymous": "per-rater (anonymous)",
+    "aggregate": "aggregate",
+}
 RUN_STATUSES = ("pending", "running", "done", "failed", "cancelled")
 
 
@@ -101,14 +112,15 @@ class Item(Base):
 
 
 class Annotator(Base):
-    """A rater, or an aggregate source such as a dataset's published mean label."""
+    """A named rater, an anonymous rating source (a file's ratings without rater ids), or an
+    aggregate source such as a dataset's published mean label."""
 
     __tablename__ = "annotator"
     __table_args__ = (CheckConstraint(f"kind IN {ANNOTATOR_KINDS!r}", name="annotator_kind"),)
 
     id: Mapped[int] = mapped_column(primary_key=True)
     name: Mapped[str] = mapped_column(String(200), unique=True)
-    kind: Mapped[str] = mapped_column(String(20), default="human")
+    kind: Mapped[str] = mapped_column(String(20), default="named")
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
     meta: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
 

@@ -14,6 +14,24 @@ Everything is O(number of ratings) in numpy, so the dashboard can refresh it liv
   raters (2r / (1 + r)); averaged over random splits;
 - each annotator against the leave-one-out mean of the others on the same items.
 
+Anonymous ratings (a file's single ratings without rater ids) carry no rater identity.
+Estimators that need none are computed on them: alpha (its reliability data is items ×
+rating slots, and slots need not be raters), the one-way ICC(1) (raters nested in items
+is exactly "an unknown person per rating") with its F-based interval, and split-half with
+random halves within each item. Estimators that need identity are not shown, and the
+result says why: ICC(2,·)/ICC(3,·) separate a rater effect, which needs the same rater
+across items; leave-one-out per annotator and per-rater QC need to know whose ratings
+are whose. Named raters' repeated ratings of an item count as their mean first (the rule
+of `app.analysis.human`), so every unit of the reliability data is one rater.
+
+Intervals: ICC(1) by the F distribution (Shrout & Fleiss 1979; McGraw & Wong 1996, case 1),
+with k0 in place of k when items have unequal numbers of ratings (Donner 1986's
+approximation): with F = MSB/MSW on (n − 1, N − n) degrees of freedom,
+F_L = F / F_{1−a/2}(n − 1, N − n), F_U = F · F_{1−a/2}(N − n, n − 1),
+ICC(1,1) ∈ [(F_L − 1)/(F_L + k0 − 1), (F_U − 1)/(F_U + k0 − 1)], ICC(1,k) ∈ [1 − 1/F_L,
+1 − 1/F_U]. Alpha and Spearman–Brown by a seeded percentile bootstrap over items (each
+resample with one fresh random split for split-half).
+
 The human ceiling: a metric's correlation with the human item score cannot exceed the
 square root of that score's reliability (the correlation of a perfect predictor with a
 criterion measured with noise is attenuated by √reliability). The reliability used is the
@@ -28,11 +46,24 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from scipy import stats as sps
 from sqlalchemy.orm import Session
 
 from app.analysis.data import load_study_data
+from app.analysis.human import ANONYMOUS, RaterUnits, RatingSet, rater_units
 from app.analysis.stats import pearson_columns
 from db.study import Study
+
+CONFIDENCE = 0.95
+N_BOOT = 1000
+# Why an estimator is not shown when some ratings have no rater identity.
+NEEDS_IDENTITY = {
+    "ICC(2,1), ICC(2,k), ICC(3,·)": "separate a rater effect from the item effect, which "
+    "needs the same raters across items",
+    "annotator vs leave-one-out mean": "needs to know which ratings are one annotator's",
+    "per-rater QC (Appraise test, controls, timing)": "tests one annotator's ratings",
+    "per-annotator z-scores": "standardise by one annotator's mean and SD",
+}
 
 
 def krippendorff_alpha_interval(items: np.ndarray, values: np.ndarray) -> float:
@@ -87,8 +118,11 @@ def icc_two_way(matrix: np.ndarray) -> dict[str, float]:
         }
 
 
-def icc_one_way(items: np.ndarray, values: np.ndarray) -> dict[str, float]:
-    """One-way random ICC(1,1) and ICC(1,k0) for unequal numbers of ratings per item."""
+def icc_one_way(
+    items: np.ndarray, values: np.ndarray, *, confidence: float = CONFIDENCE
+) -> dict[str, float]:
+    """One-way random ICC(1,1) and ICC(1,k0) for unequal numbers of ratings per item, with
+    their F-based intervals (`ICC(1,1) low`, ...; see the module notes)."""
     _, unit = np.unique(items, return_inverse=True)
     k_i = np.bincount(unit)
     keep = k_i[unit] >= 2
@@ -103,12 +137,24 @@ def icc_one_way(items: np.ndarray, values: np.ndarray) -> dict[str, float]:
     msb = (k_i * (means - grand) ** 2).sum() / (n - 1)
     msw = ((v - means[unit]) ** 2).sum() / (total - n)
     k0 = (total - (k_i**2).sum() / total) / (n - 1)
+    df1, df2 = n - 1, total - n
     with np.errstate(invalid="ignore", divide="ignore"):
-        return {
+        out = {
             "ICC(1,1)": float((msb - msw) / (msb + (k0 - 1) * msw)),
             "ICC(1,k)": float((msb - msw) / msb),
             "k0": float(k0),
         }
+        f = msb / msw
+        if df2 > 0 and np.isfinite(f) and f > 0:
+            tail = 1 - (1 - confidence) / 2
+            f_low = f / sps.f.ppf(tail, df1, df2)
+            f_high = f * sps.f.ppf(tail, df2, df1)
+            out["F"] = float(f)
+            out["ICC(1,1) low"] = float((f_low - 1) / (f_low + k0 - 1))
+            out["ICC(1,1) high"] = float((f_high - 1) / (f_high + k0 - 1))
+            out["ICC(1,k) low"] = float(1 - 1 / f_low)
+            out["ICC(1,k) high"] = float(1 - 1 / f_high)
+        return out
 
 
 def split_half(
@@ -169,6 +215,75 @@ def split_half(
     return r_mean, float(2 * r_mean / (1 + r_mean)) if r_mean > -1 else float("nan")
 
 
+def _weighted_r(a: np.ndarray, b: np.ndarray, w: np.ndarray) -> float:
+    sw = w.sum()
+    if sw <= 0:
+        return float("nan")
+    da = a - (w * a).sum() / sw
+    db = b - (w * b).sum() / sw
+    den = np.sqrt((w * da * da).sum() * (w * db * db).sum())
+    return float((w * da * db).sum() / den) if den > 0 else float("nan")
+
+
+def bootstrap_intervals(
+    items: np.ndarray,
+    values: np.ndarray,
+    *,
+    n_boot: int = N_BOOT,
+    seed: int = 0,
+    confidence: float = CONFIDENCE,
+) -> dict[str, tuple[float, float]]:
+    """Percentile bootstrap intervals over items for alpha and the split-half
+    Spearman–Brown value (random halves within each item, one fresh split per resample).
+
+    A resample is a vector of counts per item, so alpha's sums and the split's half means
+    are weighted sums: O(ratings) per resample, no data copied.
+    """
+    _, unit = np.unique(items, return_inverse=True)
+    m = np.bincount(unit) if unit.size else np.zeros(0, np.int64)
+    keep = m[unit] >= 2 if unit.size else np.zeros(0, bool)
+    _, unit = np.unique(unit[keep], return_inverse=True)
+    v = np.asarray(values, dtype=np.float64)[keep]
+    n_units = int(unit.max()) + 1 if unit.size else 0
+    nan = (float("nan"), float("nan"))
+    if n_units < 3 or n_boot < 1:
+        return {"alpha": nan, "spearman_brown": nan}
+    m = np.bincount(unit)
+    s1 = np.bincount(unit, weights=v)
+    s2 = np.bincount(unit, weights=v * v)
+    d_unit = 2.0 * (m * s2 - s1**2) / (m - 1)
+    order = np.argsort(unit, kind="stable")
+    pos = np.empty(v.size, dtype=np.int64)
+    starts = np.r_[0, np.cumsum(m)[:-1]]
+    pos[order] = np.arange(v.size) - np.repeat(starts, m)
+    rng = np.random.default_rng(seed)
+    alphas, sbs = [], []
+    for _ in range(n_boot):
+        c = np.bincount(rng.integers(0, n_units, n_units), minlength=n_units).astype(float)
+        n = (c * m).sum()
+        sv, svv = (c * s1).sum(), (c * s2).sum()
+        d_e = 2.0 * (n * svv - sv**2) / (n * (n - 1.0))
+        if d_e > 0:
+            alphas.append(1.0 - ((c * d_unit).sum() / n) / d_e)
+        shift = rng.integers(0, m)
+        first = (pos - shift[unit]) % m[unit] < m[unit] // 2
+        c1 = np.bincount(unit, weights=first, minlength=n_units)
+        a = np.bincount(unit, weights=v * first, minlength=n_units) / c1
+        b = np.bincount(unit, weights=v * ~first, minlength=n_units) / (m - c1)
+        r = _weighted_r(a, b, c)
+        if np.isfinite(r) and r > -1:
+            sbs.append(2 * r / (1 + r))
+    lo, hi = 100 * (1 - confidence) / 2, 100 * (1 + confidence) / 2
+
+    def interval(xs: list[float]) -> tuple[float, float]:
+        if len(xs) < 2:
+            return nan
+        q = np.percentile(xs, [lo, hi])
+        return float(q[0]), float(q[1])
+
+    return {"alpha": interval(alphas), "spearman_brown": interval(sbs)}
+
+
 def leave_one_out(
     items: np.ndarray, raters: np.ndarray, values: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -191,13 +306,16 @@ def leave_one_out(
     return r_out, n_out
 
 
+NAN_PAIR = (float("nan"), float("nan"))
+
+
 @dataclass
 class AgreementResult:
-    n_annotators: int
-    n_ratings: int
+    n_annotators: int  # named annotators
+    n_ratings: int  # rater units: one per (item, named rater) plus one per anonymous rating
     n_items_multi: int  # items with two ratings or more: what agreement is computed on
     alpha: float
-    icc_model: str  # the headline ICC: "ICC(2,1)" (complete design) or "ICC(1,1)"
+    icc_model: str  # the headline ICC: "ICC(2,1)" (complete named design) or "ICC(1,1)"
     icc: float
     icc_k: float  # the matching average-measures ICC
     icc_all: dict[str, float] = field(default_factory=dict)
@@ -208,6 +326,16 @@ class AgreementResult:
     reliability: float = float("nan")
     reliability_basis: str = ""
     ceiling: float = float("nan")
+    n_anonymous: int = 0  # anonymous ratings among the units
+    confidence: float = CONFIDENCE
+    alpha_ci: tuple[float, float] = NAN_PAIR
+    icc_ci: tuple[float, float] = NAN_PAIR
+    icc_k_ci: tuple[float, float] = NAN_PAIR
+    spearman_brown_ci: tuple[float, float] = NAN_PAIR
+    # Estimators left out because some ratings have no rater identity, and why.
+    not_shown: dict[str, str] = field(default_factory=dict)
+    # Aggregate labels on the dimension: no raters, so no part of agreement.
+    n_aggregate: int = 0
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -221,19 +349,33 @@ class AgreementResult:
         return self.summary_frame()
 
     def summary_frame(self) -> pd.DataFrame:
-        rows = {
-            "annotators": self.n_annotators,
-            "ratings": self.n_ratings,
-            "items rated twice or more": self.n_items_multi,
-            "Krippendorff's alpha (interval)": self.alpha,
-            self.icc_model: self.icc,
-            self.icc_model.replace(",1)", ",k)"): self.icc_k,
-            "split-half r": self.split_half_r,
-            "Spearman-Brown": self.spearman_brown,
-            "annotator vs leave-one-out mean (mean r)": self.loo_mean,
-            "human ceiling (max r)": self.ceiling,
+        def ci(pair: tuple[float, float]) -> str:
+            lo, hi = pair
+            return f"[{lo:.3f}, {hi:.3f}]" if np.isfinite(lo) and np.isfinite(hi) else ""
+
+        average = self.icc_model.replace(",1)", ",k)")
+        rows: dict[str, tuple[Any, str]] = {
+            "named annotators": (self.n_annotators, ""),
+            "anonymous ratings": (self.n_anonymous, ""),
+            "ratings (one per rater and item)": (self.n_ratings, ""),
+            "items rated twice or more": (self.n_items_multi, ""),
+            "Krippendorff's alpha (interval)": (self.alpha, ci(self.alpha_ci)),
+            self.icc_model: (self.icc, ci(self.icc_ci)),
+            average: (self.icc_k, ci(self.icc_k_ci)),
+            "split-half r": (self.split_half_r, ""),
+            "Spearman-Brown": (self.spearman_brown, ci(self.spearman_brown_ci)),
+            "annotator vs leave-one-out mean (mean r)": (self.loo_mean, ""),
+            "human ceiling (max r)": (self.ceiling, ""),
         }
-        frame = pd.DataFrame({"value": rows})
+        if self.not_shown:
+            rows.pop("annotator vs leave-one-out mean (mean r)")
+        frame = pd.DataFrame(
+            {
+                # Object dtype: counts print as counts, not as 4941.000.
+                "value": pd.Series({k: v for k, (v, _) in rows.items()}, dtype=object),
+                f"{int(round(100 * self.confidence))}% CI": {k: c for k, (_, c) in rows.items()},
+            }
+        )
         frame.index.name = "statistic"
         return frame
 
@@ -244,45 +386,124 @@ def agreement(
     values: np.ndarray,
     *,
     rater_names: list[str] | None = None,
+    anonymous: np.ndarray | None = None,
     n_splits: int = 50,
     seed: int = 0,
+    n_boot: int = 0,
+    confidence: float = CONFIDENCE,
 ) -> AgreementResult:
-    items = np.asarray(items)
+    """Agreement of per-rater ratings of one dimension (aggregate labels are no raters).
+
+    `anonymous` marks ratings without rater identity (their `raters` code is ignored).
+    A named rater's repeated ratings of an item count once, as their mean.
+    """
+    items = np.asarray(items, dtype=np.int64)
     raters = np.asarray(raters, dtype=np.int64)
     values = np.asarray(values, dtype=np.float64)
+    anon = (
+        np.zeros(values.size, dtype=bool)
+        if anonymous is None
+        else np.asarray(anonymous, dtype=bool)
+    )
+    n_codes = int(raters.max()) + 1 if raters.size else 0
+    u = rater_units(items, raters, np.where(anon, ANONYMOUS, 0).astype(np.int8), values, n_codes)
+    return _agreement_of_units(
+        u,
+        rater_names=rater_names,
+        n_splits=n_splits,
+        seed=seed,
+        n_boot=n_boot,
+        confidence=confidence,
+    )
+
+
+def agreement_of_units(
+    units: RaterUnits,
+    *,
+    rater_names: list[str] | None = None,
+    n_splits: int = 50,
+    seed: int = 0,
+    n_boot: int = 0,
+    confidence: float = CONFIDENCE,
+) -> AgreementResult:
+    """`agreement` on rater units already made by the rule (`RatingSet.units()`)."""
+    return _agreement_of_units(
+        units,
+        rater_names=rater_names,
+        n_splits=n_splits,
+        seed=seed,
+        n_boot=n_boot,
+        confidence=confidence,
+    )
+
+
+def _agreement_of_units(
+    u: RaterUnits,
+    *,
+    rater_names: list[str] | None,
+    n_splits: int,
+    seed: int,
+    n_boot: int,
+    confidence: float,
+) -> AgreementResult:
+    items, values = u.items, u.values
+    anon = u.kinds == ANONYMOUS
+    raters = np.where(anon, -1, u.raters)
     _, unit = np.unique(items, return_inverse=True)
     m = np.bincount(unit) if unit.size else np.zeros(0, dtype=np.int64)
     multi = m >= 2
-    present = np.unique(raters)
+    named_present = np.unique(raters[~anon])
     alpha = krippendorff_alpha_interval(items, values)
 
-    # Complete design: every multiply-rated item carries a rating by every rater present.
     icc_all: dict[str, float] = {}
     model, single, average = "ICC(1,1)", float("nan"), float("nan")
     multi_rows = multi[unit] if unit.size else np.zeros(0, bool)
     raters_multi = np.unique(raters[multi_rows])
-    if multi.sum() >= 2 and raters_multi.size >= 2 and (m[multi] == raters_multi.size).all():
+    complete = (
+        not anon.any()
+        and multi.sum() >= 2
+        and raters_multi.size >= 2
+        and bool((m[multi] == raters_multi.size).all())
+    )
+    one_way = icc_one_way(items, values, confidence=confidence)
+    if complete:
+        # Complete design: every multiply-rated item carries a rating by every rater present.
         col = np.searchsorted(raters_multi, raters[multi_rows])
         _, row = np.unique(unit[multi_rows], return_inverse=True)
         matrix = np.full((int(row.max()) + 1, raters_multi.size), np.nan)
         matrix[row, col] = values[multi_rows]
         icc_all = icc_two_way(matrix)
         model, single, average = "ICC(2,1)", icc_all["ICC(2,1)"], icc_all["ICC(2,k)"]
+        icc_ci, icc_k_ci = NAN_PAIR, NAN_PAIR
     else:
-        icc_all = icc_one_way(items, values)
-        single = icc_all.get("ICC(1,1)", float("nan"))
-        average = icc_all.get("ICC(1,k)", float("nan"))
+        icc_all = one_way
+        single = one_way.get("ICC(1,1)", float("nan"))
+        average = one_way.get("ICC(1,k)", float("nan"))
+        icc_ci = (
+            one_way.get("ICC(1,1) low", float("nan")),
+            one_way.get("ICC(1,1) high", float("nan")),
+        )
+        icc_k_ci = (
+            one_way.get("ICC(1,k) low", float("nan")),
+            one_way.get("ICC(1,k) high", float("nan")),
+        )
 
     r_half, sb = split_half(
         items,
         values,
-        raters=raters if model == "ICC(2,1)" else None,
+        raters=raters if complete else None,
         n_splits=n_splits,
         seed=seed,
     )
-    loo_r, loo_n = leave_one_out(items, raters, values)
-    names = rater_names or [str(a) for a in range(int(raters.max()) + 1 if raters.size else 0)]
-    loo = {names[a]: {"r": float(loo_r[a]), "n": int(loo_n[a])} for a in present}
+    boot = bootstrap_intervals(items, values, n_boot=n_boot, seed=seed, confidence=confidence)
+    names = rater_names or [str(a) for a in range(int(u.raters.max()) + 1 if u.raters.size else 0)]
+    loo: dict[str, dict[str, float]] = {}
+    not_shown: dict[str, str] = {}
+    if anon.any():
+        not_shown = dict(NEEDS_IDENTITY)
+    else:
+        loo_r, loo_n = leave_one_out(items, raters, values)
+        loo = {names[a]: {"r": float(loo_r[a]), "n": int(loo_n[a])} for a in named_present}
     finite = [d["r"] for d in loo.values() if np.isfinite(d["r"])]
     if np.isfinite(sb):
         reliability, basis = sb, "split-half (Spearman-Brown)"
@@ -296,7 +517,7 @@ def agreement(
         else (0.0 if np.isfinite(reliability) else float("nan"))
     )
     return AgreementResult(
-        n_annotators=int(present.size),
+        n_annotators=int(named_present.size),
         n_ratings=int(values.size),
         n_items_multi=int(multi.sum()),
         alpha=alpha,
@@ -311,7 +532,36 @@ def agreement(
         reliability=reliability,
         reliability_basis=basis,
         ceiling=ceiling,
+        n_anonymous=int(anon.sum()),
+        confidence=confidence,
+        alpha_ci=boot["alpha"],
+        icc_ci=icc_ci,
+        icc_k_ci=icc_k_ci,
+        spearman_brown_ci=boot["spearman_brown"],
+        not_shown=not_shown,
     )
+
+
+def ratings_agreement(
+    ratings: RatingSet,
+    *,
+    n_splits: int = 50,
+    seed: int = 0,
+    n_boot: int = N_BOOT,
+    confidence: float = CONFIDENCE,
+) -> AgreementResult:
+    """Agreement of the per-rater ratings held in a `RatingSet`."""
+    result = agreement_of_units(
+        ratings.units(),
+        rater_names=ratings.annotators,
+        n_splits=n_splits,
+        seed=seed,
+        n_boot=n_boot,
+        confidence=confidence,
+    )
+    _, raters, _ = ratings.arrays()
+    result.n_aggregate = int(ratings.annotator_is_aggregate()[raters].sum()) if raters.size else 0
+    return result
 
 
 def study_agreement(
@@ -320,10 +570,11 @@ def study_agreement(
     *,
     n_splits: int = 50,
     seed: int = 0,
+    n_boot: int = N_BOOT,
+    confidence: float = CONFIDENCE,
 ) -> AgreementResult:
-    """Agreement of the study's human annotators (aggregate labels are not raters)."""
+    """Agreement of the study's per-rater ratings (aggregate labels are not raters)."""
     data = load_study_data(study_or_session, dimension)
-    items, raters, values = data.ratings.arrays(human_only=True)
-    return agreement(
-        items, raters, values, rater_names=data.ratings.annotators, n_splits=n_splits, seed=seed
+    return ratings_agreement(
+        data.ratings, n_splits=n_splits, seed=seed, n_boot=n_boot, confidence=confidence
     )

@@ -1,8 +1,9 @@
 """What the analysis reads from a study: regular items, metric values, ratings of a dimension.
 
-Everything goes through `db.frames`, so "current rating" and "which score counts" mean the
-same here as in exports and the UI. Control items are left out of correlations and
-agreement (their ratings feed rater QC only).
+Rows come from `db.frames` (current ratings, the newest score per metric config) and the
+item's human score from the one rule of `app.analysis.human` (`RatingSet`), as in exports
+and the UI. Control items are left out of correlations and agreement (their ratings feed
+rater QC only).
 """
 
 from __future__ import annotations

@@ -23,6 +23,7 @@ from app.analysis.correlation import (
     williams_matrix,
 )
 from app.analysis.data import StudyData, load_study_data
+from app.analysis.human import RatingKind
 from app.analysis.kendall import KendallCache
 from app.analysis.ranks import ColumnOrder, MaskedRanks
 from db.study import Study
@@ -54,13 +55,19 @@ class StudyAnalysis:
 
     # -- updates -------------------------------------------------------------------------
     def set_rating(
-        self, item_id: int, annotator: str, value: float, *, aggregate: bool = False
+        self,
+        item_id: int,
+        annotator: str,
+        value: float,
+        *,
+        kind: RatingKind = "named",
+        rating_id: int | None = None,
     ) -> bool:
         """A submitted or revised rating; False when the item is not a regular item here."""
-        return self.data.ratings.set(item_id, annotator, value, aggregate=aggregate)
+        return self.data.ratings.set(item_id, annotator, value, kind=kind, rating_id=rating_id)
 
-    def remove_rating(self, item_id: int, annotator: str) -> bool:
-        return self.data.ratings.remove(item_id, annotator)
+    def remove_rating(self, item_id: int, annotator: str, *, rating_id: int | None = None) -> bool:
+        return self.data.ratings.remove(item_id, annotator, rating_id=rating_id)
 
     def set_scores(
         self, column: str, item_ids: Sequence[int], values: Sequence[float | None]

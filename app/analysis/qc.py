@@ -1,6 +1,6 @@
 """Rater quality control from hidden control items (Appraise's DA method).
 
-Per human annotator, on one dimension:
+Per named annotator, on one dimension (anonymous ratings have no rater to check):
 - **Appraise's reliability test**: the annotator's scores are z-standardised (their mean
   and sample SD over every rating they gave on the dimension, controls included, as
   Appraise does over a rater's scores; SD 0 → 1); each degraded control is paired with its
@@ -122,16 +122,18 @@ def rater_qc(
 ) -> RaterQC:
     """QC of one annotator from their current ratings (rows of `db.frames.ratings_frame`)."""
     values = frame["value"].to_numpy(dtype=np.float64)
-    z = pd.Series(zscore(values), index=frame["item_id"].to_numpy())
-    raw = pd.Series(values, index=frame["item_id"].to_numpy())
+    # The rule of `app.analysis.human`: a rater's repeated ratings of an item count as
+    # their mean, so a control is paired with one value of its parent.
+    z = pd.Series(zscore(values), index=frame["item_id"].to_numpy()).groupby(level=0).mean()
+    raw = pd.Series(values, index=frame["item_id"].to_numpy()).groupby(level=0).mean()
     kinds = frame["item_kind"].to_numpy()
     parents = frame["parent_id"].to_numpy()
     items = frame["item_id"].to_numpy()
 
     def paired(kind: str, series: pd.Series) -> tuple[np.ndarray, np.ndarray]:
         sel = (kinds == kind) & pd.notna(parents)
-        ctrl = items[sel]
-        par = parents[sel].astype(np.int64)
+        ctrl, first = np.unique(items[sel], return_index=True)
+        par = parents[sel][first].astype(np.int64)
         has = np.isin(par, series.index)
         return series.loc[ctrl[has]].to_numpy(), series.loc[par[has]].to_numpy()
 
@@ -167,11 +169,15 @@ def qc_from_frame(
     fast_ms: int = FAST_MS,
     p_threshold: float = P_THRESHOLD,
 ) -> QCResult:
-    """QC of every human annotator in a ratings frame of one dimension (all item kinds)."""
+    """QC of every named annotator in a ratings frame of one dimension (all item kinds).
+
+    Per-rater QC needs rater identity: anonymous ratings (a file without rater ids) have
+    no rater to test, and aggregate labels are no rater at all.
+    """
     result = QCResult(dimension=dimension, fast_ms=fast_ms, p_threshold=p_threshold)
     if ratings.empty:
         return result
-    human = ratings[ratings["annotator_kind"] == "human"]
+    human = ratings[ratings["annotator_kind"] == "named"]
     for name, frame in human.groupby("annotator", sort=True):
         result.raters[str(name)] = rater_qc(
             str(name), frame, fast_ms=fast_ms, p_threshold=p_threshold
@@ -188,5 +194,5 @@ def study_qc(
 ) -> QCResult:
     with study_session(study_or_session) as session:
         dimension_info(session, dimension)  # a clear error for an unknown dimension
-        ratings = ratings_frame(session, dimension=dimension, include_aggregate=False)
+        ratings = ratings_frame(session, dimension=dimension, annotator_kinds=("named",))
     return qc_from_frame(ratings, dimension=dimension, fast_ms=fast_ms, p_threshold=p_threshold)

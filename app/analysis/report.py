@@ -20,7 +20,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from app import __version__
-from app.analysis.agreement import AgreementResult, agreement
+from app.analysis.agreement import AgreementResult, ratings_agreement
 from app.analysis.correlation import CorrelationTable
 from app.analysis.live import StudyAnalysis
 from app.analysis.qc import QCResult, study_qc
@@ -162,6 +162,14 @@ def _agreement_section(data: ReportData) -> str:
     parts = ["<h2>Agreement</h2>", html_table(a.summary_frame())]
     if a.loo:
         parts.append(html_table(a.annotators_frame()))
+    if a.not_shown:
+        items = "".join(
+            f"<li>{escape(name)}: {escape(why)}</li>" for name, why in a.not_shown.items()
+        )
+        parts.append(
+            f"<p class='note'>{a.n_anonymous:,} ratings have no rater id, so estimators that "
+            f"need rater identity are not shown:</p><ul>{items}</ul>"
+        )
     if a.reliability_basis:
         parts.append(
             "<p class='note'>Human ceiling = √reliability, with the reliability of the item "
@@ -176,6 +184,12 @@ def _qc_section(data: ReportData) -> str:
     if q is None:
         return ""
     if not q.raters:
+        a = data.agreement
+        if a is not None and a.n_anonymous:
+            return (
+                "<h2>Rater quality control</h2><p>Rater QC tests one named annotator's "
+                "ratings; the ratings here have no rater ids.</p>"
+            )
         return "<h2>Rater quality control</h2><p>No human ratings.</p>"
     frame = q.to_frame()
     classes = {name: r.status for name, r in q.raters.items() if r.passed is not None}
@@ -220,8 +234,13 @@ def study_summary(session: Session) -> dict[str, Any]:
         "control items": count(select(func.count(Item.id)).where(Item.kind != "regular")),
         "systems": count(select(func.count(func.distinct(Item.system)))),
         "source groups": count(select(func.count(func.distinct(Item.source_group)))),
-        "human annotators": count(
-            select(func.count(Annotator.id)).where(Annotator.kind == "human")
+        "named annotators": count(
+            select(func.count(Annotator.id)).where(Annotator.kind == "named")
+        ),
+        "anonymous ratings": count(
+            select(func.count(Rating.id))
+            .join(Annotator, Annotator.id == Rating.annotator_id)
+            .where(Annotator.kind == "anonymous", Rating.state == "current")
         ),
         "aggregate label sources": count(
             select(func.count(Annotator.id)).where(Annotator.kind == "aggregate")
@@ -259,8 +278,7 @@ def build_report(
         data.scatter_x = best["metric"].to_numpy()
         data.scatter_y = best["human"].to_numpy()
         data.williams = analysis.williams(z=z)
-    items, raters, values = analysis.data.ratings.arrays(human_only=True)
-    data.agreement = agreement(items, raters, values, rater_names=analysis.data.ratings.annotators)
+    data.agreement = ratings_agreement(analysis.data.ratings, seed=seed)
     data.qc = study_qc(study, dimension)
     if sanity:
         data.sanity = study_sanity(

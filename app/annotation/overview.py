@@ -40,7 +40,7 @@ def annotator_overview(session: Session) -> list[AnnotatorSummary]:
     )
     rows = session.execute(
         select(Annotator.id, Annotator.name)
-        .where(Annotator.kind == "human")
+        .where(Annotator.kind == "named")
         .order_by(Annotator.name)
     ).all()
     return [

@@ -47,7 +47,7 @@ def get_or_create_annotator(session: Session, name: str) -> Annotator:
     name = name.strip()
     row = session.scalar(select(Annotator).where(Annotator.name == name))
     if row is None:
-        row = Annotator(name=name, kind="human", meta={})
+        row = Annotator(name=name, kind="named", meta={})
         session.add(row)
         session.flush()
     return row
@@ -58,7 +58,7 @@ def _slot_of(session: Session, annotator: Annotator) -> int:
     meta = dict(annotator.meta or {})
     if "slot" not in meta:
         others = session.scalars(
-            select(Annotator.meta).where(Annotator.kind == "human", Annotator.id != annotator.id)
+            select(Annotator.meta).where(Annotator.kind == "named", Annotator.id != annotator.id)
         ).all()
         meta["slot"] = sum(1 for m in others if isinstance(m, dict) and "slot" in m)
         annotator.meta = meta

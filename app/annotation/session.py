@@ -37,9 +37,10 @@ class AnnotationSession:
         self.study = study
         with study.session() as s:
             annotator = get_or_create_annotator(s, name)
-            if annotator.kind != "human":
+            if annotator.kind != "named":
                 raise UserError(
-                    f"{name!r} holds imported aggregate labels; choose another annotator name."
+                    f"{name!r} is an imported {annotator.kind} rating source, not a rater; "
+                    "choose another annotator name."
                 )
             ensure_queue(s, annotator)
             self.annotator_id = annotator.id

@@ -18,14 +18,20 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "agreement",
         help="inter-annotator agreement: Krippendorff's alpha, ICC, split-half, ceiling",
-        description="Agreement of the study's human annotators on one dimension "
-        "(regular items only): Krippendorff's alpha (interval), ICC, split-half reliability "
-        "with Spearman-Brown, each annotator against the leave-one-out mean, and the human "
-        "ceiling a metric's correlation cannot exceed.",
+        description="Agreement of the study's per-rater ratings on one dimension (regular "
+        "items only; aggregate labels are no raters): Krippendorff's alpha (interval), ICC, "
+        "split-half reliability with Spearman-Brown, each named annotator against the "
+        "leave-one-out mean, and the human ceiling a metric's correlation cannot exceed, "
+        "with 95%% intervals (ICC(1) from the F distribution, alpha and Spearman-Brown by a "
+        "bootstrap over items). Ratings without rater ids (anonymous) get the estimators "
+        "that need no rater identity; the output names those left out and why.",
     )
     add_study_argument(parser)
     add_dimension_argument(parser)
     parser.add_argument("--splits", type=int, default=50, help="random split-half splits")
+    parser.add_argument(
+        "--boot", type=int, default=1000, help="bootstrap resamples for the intervals (0: none)"
+    )
     parser.add_argument("--seed", type=int, default=0)
     add_json_flag(parser)
     parser.set_defaults(func=run)
@@ -38,17 +44,33 @@ def run(args: argparse.Namespace) -> int:
 
     if args.splits < 1:
         raise UserError("--splits must be at least 1")
+    if args.boot < 0:
+        raise UserError("--boot must be 0 or more")
     with open_existing_study(args.study) as study:
-        result = study_agreement(study, args.dimension, n_splits=args.splits, seed=args.seed)
+        result = study_agreement(
+            study, args.dimension, n_splits=args.splits, seed=args.seed, n_boot=args.boot
+        )
     if args.json:
         print_json({"dimension": args.dimension, **result.to_json()})
         return 0
-    if result.n_annotators < 2:
-        print(f"{args.dimension}: fewer than two human annotators; agreement is undefined")
+    if result.n_ratings == 0 and result.n_aggregate:
+        print(
+            f"{args.dimension}: only aggregate labels ({result.n_aggregate:,}): a published "
+            "mean is no rater, so agreement needs the per-rater ratings behind it"
+        )
+    elif result.n_annotators < 2 and result.n_anonymous == 0:
+        print(f"{args.dimension}: fewer than two raters; agreement is undefined")
     print(to_text(result.summary_frame()))
     if result.loo:
         print()
         print(to_text(result.annotators_frame()))
+    if result.not_shown:
+        print(
+            f"\n{result.n_anonymous:,} ratings have no rater id; not shown, because they need "
+            "rater identity:"
+        )
+        for name, why in result.not_shown.items():
+            print(f"  {name}: {why}")
     if result.reliability_basis:
         print(f"\nceiling = sqrt(reliability), reliability from {result.reliability_basis}")
     return 0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +27,10 @@ def register(subparsers: Any) -> None:
     add_study_argument(parser)
     add_dimension_argument(parser)
     parser.add_argument(
-        "--z", action="store_true", help="correlate with per-annotator z-scores, not raw means"
+        "--z",
+        action="store_true",
+        help="correlate with per-annotator z-scores, not raw means (anonymous ratings have "
+        "no annotator to standardise by: items rated only anonymously are left out)",
     )
     parser.add_argument("--boot", type=int, default=1000, help="bootstrap resamples (0: none)")
     parser.add_argument(
@@ -43,6 +47,8 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    import numpy as np
+
     from app.analysis.export import to_csv, to_latex, to_text
     from app.analysis.live import StudyAnalysis
     from app.errors import UserError
@@ -55,7 +61,17 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"{args.study}: no metric scores yet; run metrics on the study first")
     if not analysis.data.ratings.arrays()[0].size:
         raise UserError(f"{args.study}: no {args.dimension!r} ratings of regular items")
+    scores = analysis.data.ratings.scores()
+    without_z = int((np.isfinite(scores.raw) & ~np.isfinite(scores.z)).sum())
+    if args.z and without_z and not np.isfinite(scores.z).any():
+        raise UserError(
+            f"{args.study}: no item has a z-score: its {without_z:,} rated items have only "
+            "anonymous ratings, and z-scores need to know whose ratings are whose; "
+            "correlate the raw means (without --z)"
+        )
     table = analysis.correlations(z=args.z, n_boot=args.boot, seed=args.seed, groups=args.groups)
+    if args.z:
+        table.extra["n_without_z"] = without_z
     if args.csv:
         to_csv(table, args.csv)
     if args.latex:
@@ -68,5 +84,10 @@ def run(args: argparse.Namespace) -> int:
         f"{args.dimension} ({scale}), {table.n_items} rated items; "
         f"{args.boot} resamples of {table.unit}"
     )
+    if args.z and without_z:
+        print(
+            f"{without_z:,} items rated only anonymously have no z-score and are left out",
+            file=sys.stderr,
+        )
     print(to_text(table.latex_frame()))
     return 0

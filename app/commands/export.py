@@ -12,10 +12,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "export",
         help="export items (mean ratings, metric scores) or per-rater ratings to CSV/TSV/JSONL",
-        description="Export the study's items, one row each, with <dim>_mean and <dim>_n over "
-        "human ratings, <dim>_label for aggregate ratings published with a dataset, and one "
-        "column per metric configuration; or, with --ratings, one row per current rating "
-        "(the long shape, which `meaningbench import` reads back).",
+        description="Export the study's items, one row each, with <dim>_human (the item's "
+        "human score: each rater's ratings averaged, then the raters; the aggregate label "
+        "where no rater rated — what correlate, report, the dashboard and training use), "
+        "<dim>_mean and <dim>_n (the mean over the item's raters and how many), <dim>_label "
+        "for aggregate labels published with a dataset, and one column per metric "
+        "configuration; or, with --ratings, one row per current rating with its kind (the "
+        "long shape, which `meaningbench import` reads back).",
     )
     add_study_argument(parser)
     parser.add_argument("out", type=Path, help="output file: .csv, .tsv or .jsonl")

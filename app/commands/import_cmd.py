@@ -9,16 +9,26 @@ from pathlib import Path
 from app.commands._common import add_json_flag, add_study_argument, print_json
 
 FORMATS = ("auto", "csv", "tsv", "jsonl", "pairs", "csmd", "long", "wide")
+from app.datasets.plan import RATINGS_CHOICES  # noqa: E402  (light: no pandas)
 
 EPILOG = """\
 shapes (detected from the columns unless --format names one):
   pairs  one row per (source, output): source, output [, system, references, id]
   csmd   original, simplification, label (label = mean meaning rating 0-100, kept as an
          aggregate rating of the dataset)
-  long   one row per rating: source, output, system, annotator, dimension, rating
+  long   one row per rating: source, output, system, [annotator,] dimension, rating
   wide   one row per (item, annotator), one rating column per dimension, e.g. SimpDA 2022:
          WorkerId, Input.original, Input.simplified, Input.system, Answer.adequacy, ...
          (adequacy is meaning)
+
+kinds of ratings (shown in the summary; --ratings overrides what is inferred):
+  per-rater  named: a rater column; every row is that rater's rating (SimpDA 2022)
+  anonymous  a long file without a rater column: every row is one rating by an unknown
+             person; identical rows are two people who agreed (QuestEval)
+  aggregate  one published label per item, e.g. a mean (CSMD's label)
+  An item's human score averages each rater's ratings of it first, then the raters.
+  Rows with and without rater ids in one file are refused (exit 2, with the lines);
+  --ratings anonymous imports every row as an anonymous rating instead.
 
 --map FIELD=COLUMN (repeatable) names the column of a field: source, output, system,
   references (repeat it, or a JSON list of columns), annotator, dimension, rating, label,
@@ -29,6 +39,7 @@ shapes (detected from the columns unless --format names one):
 examples:
   meaningbench import my.mbstudy train.tsv
   meaningbench import my.mbstudy simpDA_2022.csv --dataset simpda
+  meaningbench import my.mbstudy questeval_likert_ratings_cleaned.csv   # anonymous
   meaningbench import my.mbstudy ratings.csv --map source=complex --map output=simple \\
       --map meaning=adequacy_score --map annotator=rater
 """
@@ -61,6 +72,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--dataset", help="dataset name (default: the file name without suffix)")
     parser.add_argument("--system", help="system name for rows that do not name one")
     parser.add_argument("--encoding", default="utf-8", help="text encoding (default: utf-8)")
+    parser.add_argument(
+        "--ratings",
+        choices=RATINGS_CHOICES,
+        default=None,
+        help="what the file's ratings are: per-rater (a rater column), anonymous (one rating "
+        "per row, raters unknown) or aggregate (one published label per item); default: "
+        "inferred from the columns",
+    )
     add_json_flag(parser)
     parser.set_defaults(func=run)
 
@@ -92,6 +111,7 @@ def run(args: argparse.Namespace) -> int:
                 dataset=args.dataset,
                 system=args.system,
                 encoding=args.encoding,
+                ratings=args.ratings,
                 progress=progress,
                 cancel=ctx.cancel,
             )

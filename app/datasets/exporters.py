@@ -1,10 +1,13 @@
 """Export a study's items (with mean ratings and metric scores) or its per-rater ratings.
 
 Two tables, CSV/TSV or JSONL by the file's extension:
-- items (default): one row per item, with per-dimension `<dim>_mean` and `<dim>_n` over
-  the human annotators' current ratings, `<dim>_label` for aggregate ratings published
-  with the data (a dataset's mean label is not one more rater, so it is kept apart), and
-  one column per metric configuration (`db.frames.score_matrix`);
+- items (default): one row per item, with per dimension `<dim>_human`, the item's human
+  score by the one rule of `app.analysis.human` (exactly what correlate, report, the
+  dashboard and training use), `<dim>_mean` and `<dim>_n`, the mean over the item's raters
+  (named and anonymous; each rater's ratings averaged first) and how many raters,
+  `<dim>_label` for aggregate labels published with the data (a dataset's mean label is
+  not one more rater, so it is kept apart; it is the human score where no rater rated),
+  and one column per metric configuration (`db.frames.score_matrix`);
 - ratings (`--ratings`): the long shape, one row per current rating, plus one row with
   empty rating fields for each item nobody rated. Importing it into an empty study gives
   the same datasets, items, references, systems and ratings back.
@@ -28,12 +31,14 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+import numpy as np
 from sqlalchemy import Connection, text
 
+from app.analysis.human import item_scores
 from app.datasets.atomic_file import replace_atomically
 from app.datasets.cells import SAFE_CELLS_MARKER, CellMode, neutralise
 from app.errors import UserError
-from db.frames import score_matrix
+from db.frames import ratings_frame, score_matrix
 from db.study import Study
 
 BATCH = 10_000
@@ -200,7 +205,7 @@ def _export_items(conn: Connection, out: _Sink, fmt: str, report: ExportReport) 
     metric_cols = [str(c) for c in matrix.columns] if not matrix.empty else []
     columns = list(ITEM_COLUMNS)
     for did, name in dims:
-        columns += [f"{name}_mean", f"{name}_n"]
+        columns += [f"{name}_human", f"{name}_mean", f"{name}_n"]
         if did in with_labels:
             columns.append(f"{name}_label")
     taken = set(columns)
@@ -208,27 +213,32 @@ def _export_items(conn: Connection, out: _Sink, fmt: str, report: ExportReport) 
     columns += metric_names
     report.columns = columns
     writer = _Writer(out, fmt, columns)
-    stats_sql = text(
-        "SELECT r.item_id, r.dimension_id, a.kind, AVG(r.value), COUNT(*) FROM rating r "
-        "JOIN annotator a ON a.id = r.annotator_id WHERE r.state = 'current' "
-        "AND r.item_id BETWEEN :lo AND :hi GROUP BY r.item_id, r.dimension_id, a.kind"
-    )
     for batch in _item_batches(conn):
         ids = [r[0] for r in batch]
-        stats: dict[tuple[int, int, str], tuple[float, int]] = {}
-        for iid, did, kind, mean, n in conn.execute(stats_sql, {"lo": ids[0], "hi": ids[-1]}):
-            stats[(iid, did, kind)] = (mean, n)
+        scores = item_scores(ratings_frame(conn, item_range=(ids[0], ids[-1])))
+        stats: dict[tuple[int, str], tuple[Any, ...]] = {
+            (int(i), str(d)): (h, m, int(n), lab)
+            for i, d, h, m, n, lab in zip(
+                scores["item_id"],
+                scores["dimension"],
+                scores["score"],
+                scores["rater_mean"],
+                np.where(scores["from_aggregate"], 0, scores["n_raters"]),
+                scores["label"],
+                strict=True,
+            )
+        }
         # One conversion per batch: row access on a DataFrame costs ~9 µs per item.
-        scores = matrix.reindex(ids).to_numpy(dtype=float) if metric_cols else None
+        metric_values = matrix.reindex(ids).to_numpy(dtype=float) if metric_cols else None
         for pos, (iid, ds, ext, kind, system, source, output, refs) in enumerate(batch):
             values: list[Any] = [iid, ds, ext, kind, system, source, output, _refs(refs)]
-            for did, _name in dims:
-                mean, n = stats.get((iid, did, "human"), (None, 0))
-                values += [mean, n]
+            for did, name in dims:
+                human, mean, n, label = stats.get((iid, name), (None, None, 0, None))
+                values += [human, mean, n]
                 if did in with_labels:
-                    values.append(stats.get((iid, did, "aggregate"), (None, 0))[0])
-            if scores is not None:
-                values += scores[pos].tolist()
+                    values.append(label)
+            if metric_values is not None:
+                values += metric_values[pos].tolist()
             writer.row(values)
             report.rows += 1
         report.items += len(batch)

@@ -4,6 +4,15 @@ Rows are read, checked and written batch by batch inside one transaction; the fi
 row rolls everything back, so the study is exactly as it was (the WAL journal keeps the
 main file untouched until the commit). Memory stays bounded by the lookup tables (one
 small entry per item and per rating), never by the file.
+
+Every rating row is stored: rows are grouped into items by (source, output, system), but
+never merged as ratings — two identical rows of an anonymous file are two people who gave
+the same score, and a named rater's repeated rating is kept (the item score averages a
+rater's ratings first). What keeps a re-import from doubling a study is the file's
+identity: a rating's origin is `import:<file name>`, and importing a file of that name
+into the same dataset again recognises, for each (item, rater, dimension, value), as many
+occurrences as that file stored before; only occurrences beyond those are new. So an
+identical file adds nothing and says so, a file with rows appended adds exactly those.
 """
 
 from __future__ import annotations
@@ -20,13 +29,15 @@ from app.datasets.plan import SHAPES, make_plan
 from app.datasets.readers import TableSource, open_csv, open_table
 from app.datasets.report import ImportReport
 from app.datasets.rows import ParsedRow, RowParser, RowProblem
-from app.datasets.store import BulkWriter, DatasetState, add_value, has_value, rating_key
+from app.datasets.store import BulkWriter, DatasetState, rating_key
 from app.errors import InputError, UserError
 from app.runtime import CancelToken
 from db.study import Study
 
 FORMATS = ("auto", "csv", "tsv", "jsonl", *SHAPES)
 PROGRESS_EVERY = 5_000
+# How many offending line numbers an error names.
+LINES_SHOWN = 5
 
 ProgressCallback = Callable[[int, int | None, str], None]
 
@@ -71,7 +82,15 @@ class _Import:
         self.fmt_label = fmt_label
         self.label_columns = label_columns
         self.origin = f"import:{path.name}"
-        self.file_ratings: dict[int, Any] = {}
+        self.kind_given = False
+        # Packed (item, annotator, dimension) keys rated by this file so far.
+        self.file_ratings: set[int] = set()
+        # Explicit aggregates: labels per (item, dimension), to refuse several per item.
+        self.aggregate_cells: dict[tuple[int, int], int] = {}
+        self.named_raters: dict[str, set[int]] = {}
+        self.missing_rater_lines: list[int] = []
+        self.missing_rater_rows = 0
+        self.missing_rater_column = ""
         self.touched_existing: set[int] = set()
         self.ref_hashes: dict[int, int] = {}
         self.annotator_ids: dict[tuple[str | None, str, str], int] = {}
@@ -81,7 +100,11 @@ class _Import:
         state = self.writer.datasets.get(name)
         if state is None:
             state = self.writer.dataset(
-                name, source_file=str(self.path), fmt=self.fmt_label, meta=self.dataset_meta
+                name,
+                source_file=str(self.path),
+                fmt=self.fmt_label,
+                meta=self.dataset_meta,
+                origin=self.origin,
             )
             self.report.datasets.append(name)
             if state.created:
@@ -93,13 +116,22 @@ class _Import:
         aid = self.annotator_ids.get(key)
         if aid is not None:
             return aid
-        if name is None:
+        if name is None and kind == "aggregate":
             name = f"aggregate:{dataset}"
             meta: dict[str, Any] = {
                 "dataset": dataset,
                 "source_file": self.path.name,
                 "columns": self.label_columns,
                 "description": "mean rating published with the dataset",
+            }
+        elif name is None:
+            # One annotator row stands for the dataset's anonymous ratings: it names their
+            # source, never one rater (each of its ratings is a different, unknown person).
+            name = f"anonymous:{dataset}"
+            meta = {
+                "dataset": dataset,
+                "source_file": self.path.name,
+                "description": "ratings without rater ids: each one an unknown person's",
             }
         else:
             meta = {"imported_from": self.path.name}
@@ -159,39 +191,106 @@ class _Import:
                 "item; the earlier row's were kept",
             )
 
-        duplicate = not first_time
+        if row.missing_rater is not None:
+            self.missing_rater_rows += 1
+            self.missing_rater_column = row.missing_rater
+            if len(self.missing_rater_lines) < LINES_SHOWN:
+                self.missing_rater_lines.append(row_no)
+            return
+        if not row.ratings and not first_time:
+            report.duplicate_rows += 1
+            report.warn("duplicate", f"row {row_no} names an item an earlier row named")
+        prior_mine = ds.from_this_file
         for rating in row.ratings:
-            aid = self.annotator_id(
-                rating.annotator, rating.annotator_kind, ds_name, row_no, rating.column
-            )
+            kind = rating.annotator_kind
+            aid = self.annotator_id(rating.annotator, kind, ds_name, row_no, rating.column)
             did = self.dimension_id(rating.dimension, info_by_name)
             rkey = rating_key(iid, aid, did)
-            in_file = has_value(self.file_ratings, rkey, rating.value)
-            if in_file is True:
-                report.duplicate_ratings += 1
-                continue
-            duplicate = False
-            in_prior = None if ds.created else has_value(ds.prior, rkey, rating.value)
-            if in_prior is True:
+            source = report.source(kind)
+            source.rating_rows += 1
+            report.ratings_read += 1
+            seen = (rkey, rating.value)
+            left = prior_mine.get(seen, 0)
+            if left:
+                # Stored by an earlier import of this very file: recognised, not added.
+                prior_mine[seen] = left - 1
                 report.ratings_existing += 1
-                # Remembered as seen in this file too: a repeat of the row is a duplicate.
-                add_value(self.file_ratings, rkey, rating.value)
+                source.already_there += 1
                 continue
-            if in_file is False or in_prior is False:
+            again = rkey in self.file_ratings or rkey in ds.prior
+            if again and kind == "named":
+                report.repeated_ratings += 1
+                report.warn(
+                    "repeated",
+                    f"row {row_no}: {rating.annotator} rated this item's {rating.dimension} "
+                    "again; all ratings are kept and the rater's mean counts",
+                )
+            elif again and kind == "aggregate":
                 report.conflicting_ratings += 1
-                who = rating.annotator or f"aggregate:{ds_name}"
                 report.warn(
                     "conflict",
-                    f"row {row_no}: {who} already gave this item another {rating.dimension} "
-                    f"rating; both were kept",
+                    f"row {row_no}: aggregate:{ds_name} already gave this item a "
+                    f"{rating.dimension} label; both were kept (if each row is one "
+                    "person's rating, import with --ratings anonymous)",
                 )
-            add_value(self.file_ratings, rkey, rating.value)
+            self.file_ratings.add(rkey)
+            if kind == "aggregate":
+                cell = (iid, did)
+                self.aggregate_cells[cell] = self.aggregate_cells.get(cell, 0) + 1
+                if rating.n_raters is not None:
+                    source.n_raters_known += 1
+                    source.n_raters_total += rating.n_raters
+            elif kind == "named":
+                self.named_raters.setdefault(ds_name, set()).add(aid)
             writer.add_rating(iid, aid, did, rating.value, self.origin, rating.n_raters)
             report.ratings_added += 1
+            source.stored += 1
             report.dimensions[rating.dimension] = report.dimensions.get(rating.dimension, 0) + 1
-        if duplicate:
-            report.duplicate_rows += 1
-            report.warn("duplicate", f"row {row_no} repeats an earlier row; imported once")
+
+    def check_file(self, file_name: str) -> None:
+        """What only the whole file shows; raises InputError (the import rolls back)."""
+        if self.missing_rater_rows:
+            lines = ", ".join(str(n) for n in self.missing_rater_lines)
+            more = self.missing_rater_rows - len(self.missing_rater_lines)
+            others = (
+                " while other rows name their rater: a file's rows either all name a rater "
+                "or none does"
+                if self.named_raters
+                else ""
+            )
+            raise InputError(
+                f"the rater id is empty on {self.missing_rater_rows:,} rows (lines {lines}"
+                f"{f' and {more:,} more' if more > 0 else ''}){others}. Fill in the rater "
+                "ids, or import every row as one rating by an unknown person with "
+                "--ratings anonymous",
+                file=file_name,
+                row=self.missing_rater_lines[0],
+                column=self.missing_rater_column,
+            )
+        if self.kind_given:
+            several = [cell for cell, n in self.aggregate_cells.items() if n > 1]
+            if several:
+                items = len({iid for iid, _ in several})
+                have = "item has" if items == 1 else "items have"
+                raise InputError(
+                    f"--ratings aggregate: {items:,} {have} several rows for one "
+                    f"dimension ({len(several):,} item-dimension pairs), but an aggregate is "
+                    "one published label per item. If each row is one person's rating, say "
+                    "--ratings anonymous (or per-rater, with a rater column)",
+                    file=file_name,
+                )
+
+    def finish_sources(self) -> None:
+        report = self.report
+        for summary in report.sources:
+            if summary.kind == "named":
+                summary.raters = sum(len(v) for v in self.named_raters.values())
+            elif summary.kind == "anonymous":
+                summary.raters = summary.rating_rows
+            else:
+                summary.raters = len(report.datasets)
+        kinds = [s.kind for s in report.sources]
+        report.rating_kind = kinds[0] if len(kinds) == 1 else ("mixed" if kinds else "")
 
 
 def import_file(
@@ -204,10 +303,15 @@ def import_file(
     system: str | None = None,
     encoding: str = "utf-8",
     dataset_meta: dict[str, Any] | None = None,
+    ratings: str | None = None,
     progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
 ) -> ImportReport:
-    """Import one file into `study`; raises InputError (and changes nothing) on bad input."""
+    """Import one file into `study`; raises InputError (and changes nothing) on bad input.
+
+    `ratings` (per-rater | anonymous | aggregate) says what the file's ratings are when
+    the inferred kind is wrong.
+    """
     started = time.perf_counter()
     path = Path(path)
     user = mapping if isinstance(mapping, UserMapping) else parse_map_options(mapping)
@@ -228,9 +332,16 @@ def import_file(
     try:
         known = BulkWriter.known_dimensions(conn)  # type: ignore[arg-type]
         plan = make_plan(
-            source.columns, user, shape=fmt if fmt in SHAPES else None, known=known, path=path
+            source.columns,
+            user,
+            shape=fmt if fmt in SHAPES else None,
+            known=known,
+            path=path,
+            ratings=ratings,
         )
         report.shape = plan.shape
+        report.rating_kind = plan.rating_kind
+        report.rating_kind_given = plan.rating_kind_given
         report.columns = plan.used_columns()
         report.ignored_columns = list(plan.ignored)
         if plan.ignored:
@@ -246,6 +357,7 @@ def import_file(
             fmt_label=f"{report.container}/{plan.shape}",
             label_columns=[*plan.labels.values(), *([] if plan.per_rater else plan.dims.values())],
         )
+        run.kind_given = plan.rating_kind_given and plan.rating_kind == "aggregate"
         info_by_name = plan.dimension_info
         # About 100 bytes a row is typical of sentence pairs; only a hint for index handling.
         try:
@@ -275,6 +387,31 @@ def import_file(
                     progress(source.counter.done, total, f"{report.rows_read:,} rows")
         if report.rows_read == 0:
             raise InputError("no data rows (only a header?)", file=file_name)
+        run.check_file(file_name)
+        run.finish_sources()
+        writer.flush()
+        record = {
+            "file": path.name,
+            "at": writer.now,
+            "rating_kind": report.rating_kind,
+            "rating_kind_given": report.rating_kind_given,
+            "sources": [
+                {
+                    "kind": s.kind,
+                    "rating_rows": s.rating_rows,
+                    "stored": s.stored,
+                    "already_there": s.already_there,
+                    "raters": s.raters,
+                    "n_raters_known": s.n_raters_known,
+                    "n_raters_total": s.n_raters_total,
+                }
+                for s in report.sources
+            ],
+        }
+        # An import that adds nothing leaves the study as it was, its record included.
+        if not report.nothing_new:
+            for name in report.datasets:
+                writer.record_import(writer.datasets[name].id, record)
         if cancel is not None:
             cancel.check()
         report.items_existing = len(run.touched_existing)

@@ -13,9 +13,11 @@ from typing import Any
 
 from sqlalchemy import Connection, text
 
+from db.models import ANNOTATOR_KIND_LABELS
 from db.study import Study
 
 MAX_LISTED = 50
+MAX_IMPORTS_SHOWN = 5
 
 
 @dataclass
@@ -32,6 +34,9 @@ class StudyInfo:
     annotators_total: int = 0
     dimensions: list[dict[str, Any]] = field(default_factory=list)
     ratings_current: int = 0
+    # Current ratings by source: the named raters together, each anonymous and each
+    # aggregate source on its own (from the per-annotator counts: no extra scan).
+    rating_sources: list[dict[str, Any]] = field(default_factory=list)
     metric_runs: list[dict[str, Any]] = field(default_factory=list)
     scores: int = 0
 
@@ -52,6 +57,18 @@ class StudyInfo:
         for d in self.datasets:
             flag = " [illustrative]" if d.get("meta", {}).get("illustrative") else ""
             out.append(f"  {d['name']}: {d['items']:,} items ({d['format'] or '?'}){flag}")
+            for imp in d.get("meta", {}).get("imports", [])[-MAX_IMPORTS_SHOWN:]:
+                for src in imp.get("sources", []):
+                    label = KIND_LABELS.get(src["kind"], src["kind"])
+                    out.append(
+                        f"    imported {imp['file']}: {label}, {src['rating_rows']:,} rating "
+                        f"rows, {src['stored']:,} ratings stored"
+                        + (
+                            f", {src['already_there']:,} already there"
+                            if src.get("already_there")
+                            else ""
+                        )
+                    )
         out.append(f"systems: {self.systems_total}")
         for s in self.systems:
             out.append(
@@ -64,6 +81,9 @@ class StudyInfo:
             out.append(f"  {a['name']} ({a['kind']}): {a['ratings']:,} ratings")
         if self.annotators_total > len(self.annotators):
             out.append(f"  ... and {self.annotators_total - len(self.annotators)} more")
+        out.append(f"rating sources: {len(self.rating_sources)}")
+        for src in self.rating_sources:
+            out.append(f"  {src['source']}: {describe_source(src)}")
         out.append(f"dimensions (current ratings: {self.ratings_current:,}):")
         for d in self.dimensions:
             scale = f"{d['min_value']:g}–{d['max_value']:g} {d['scale']}"
@@ -75,6 +95,66 @@ class StudyInfo:
                 f"  #{r['id']} {r['label'] or r['metric']}: {r['status']}, {r['n_items']:,} items"
             )
         return out
+
+
+KIND_LABELS = ANNOTATOR_KIND_LABELS
+
+
+def describe_source(src: dict[str, Any]) -> str:
+    """One line for a rating source of `StudyInfo.rating_sources`."""
+    kind, n = src["kind"], src["ratings"]
+    head = f"{src['label']}, {n:,} rating{'s' if n != 1 else ''}"
+    if kind == "named":
+        return f"{head} by {src['raters']:,} named rater{'s' if src['raters'] != 1 else ''}"
+    if kind == "anonymous":
+        return f"{head} (raters unknown: each rating one person)"
+    known = src.get("n_raters_known", 0)
+    if known:
+        return f"{head} (published labels; n given on {known:,}, {src['n_raters_total']:,} raters)"
+    return f"{head} (published labels; n not given)"
+
+
+def _rating_sources(
+    annotators: list[Any], per_annotator: dict[int, int], datasets: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """The named raters together, then each anonymous and aggregate source with ratings.
+
+    Built from the per-annotator counts and the datasets' import records, so it costs no
+    scan of the ratings. How many raters an aggregate's labels stand for is what the
+    imports recorded.
+    """
+    known: dict[str, list[int]] = {}
+    for d in datasets:
+        for imp in d.get("meta", {}).get("imports", []):
+            for src in imp.get("sources", []):
+                if src.get("kind") == "aggregate":
+                    acc = known.setdefault(f"aggregate:{d['name']}", [0, 0])
+                    acc[0] += int(src.get("n_raters_known", 0))
+                    acc[1] += int(src.get("n_raters_total", 0))
+    named = [(aid, n) for aid, n, k in annotators if k == "named" and per_annotator.get(aid)]
+    out: list[dict[str, Any]] = []
+    if named:
+        ratings = sum(per_annotator[aid] for aid, _ in named)
+        out.append(
+            dict(
+                source=f"{len(named)} named rater{'s' if len(named) != 1 else ''}",
+                kind="named",
+                label=KIND_LABELS["named"],
+                ratings=ratings,
+                raters=len(named),
+            )
+        )
+    for aid, name, kind in annotators:
+        n = per_annotator.get(aid, 0)
+        if kind == "named" or not n:
+            continue
+        entry = dict(source=name, kind=kind, label=KIND_LABELS.get(kind, kind), ratings=n)
+        # Anonymous: one rater per rating, by definition; an aggregate is one source.
+        entry["raters"] = n if kind == "anonymous" else 1
+        if kind == "aggregate":
+            entry["n_raters_known"], entry["n_raters_total"] = known.get(name, [0, 0])
+        out.append(entry)
+    return out
 
 
 def _rows(conn: Connection, sql: str, **params: Any) -> list[Any]:
@@ -161,6 +241,7 @@ def study_info(study: Study) -> StudyInfo:
                 )
             )
         info.ratings_current = sum(per_annotator.values())
+        info.rating_sources = _rating_sources(annotators, per_annotator, info.datasets)
         for rid, metric, label, status, n_items, finished in _rows(
             conn,
             "SELECT id, metric, label, status, n_items, finished_at FROM metric_run ORDER BY id",

@@ -31,6 +31,9 @@ from app.datasets.mapping import (
 from app.errors import InputError
 
 SHAPES = ("pairs", "csmd", "long", "wide")
+# What `--ratings` may say a file's ratings are (the kinds of db.models.ANNOTATOR_KINDS).
+RATINGS_CHOICES = ("per-rater", "anonymous", "aggregate")
+RATING_KIND_OF_CHOICE = {"per-rater": "named", "anonymous": "anonymous", "aggregate": "aggregate"}
 FIELD_WORDS = {
     "source": "the source (original) sentences",
     "output": "the outputs (simplifications)",
@@ -77,10 +80,16 @@ class Plan:
     # Every dimension the import may use, with its scale; `exists=False` ones are created.
     dimension_info: dict[str, DimInfo] = field(default_factory=dict)
     ignored: list[str] = field(default_factory=list)
+    # The kind of the file's ratings: named (a rater column), anonymous (one row per
+    # rating, no rater column) or aggregate (a published label per item); inferred from
+    # the shape unless the user said `--ratings`. A long file's annotator_kind column may
+    # still set it row by row (exports write one).
+    rating_kind: str = "aggregate"
+    rating_kind_given: bool = False
 
     @property
     def per_rater(self) -> bool:
-        return self.annotator is not None and self.shape in ("long", "wide")
+        return self.rating_kind != "aggregate"
 
     def used_columns(self) -> dict[str, object]:
         """Field -> column(s), for the import report."""
@@ -151,8 +160,14 @@ def make_plan(
     shape: str | None,
     known: dict[str, DimInfo],
     path: Path,
+    ratings: str | None = None,
 ) -> Plan:
-    """Match columns to fields; `shape=None` detects it. Raises InputError at row 1."""
+    """Match columns to fields; `shape=None` detects it. Raises InputError at row 1.
+
+    `ratings` (per-rater | anonymous | aggregate) overrides the inferred kind of ratings.
+    """
+    if ratings is not None and ratings not in RATINGS_CHOICES:
+        raise InputError(f"--ratings {ratings!r}: one of {', '.join(RATINGS_CHOICES)}")
     used: set[str] = set()
     chosen: dict[str, str | None] = {}
 
@@ -285,7 +300,7 @@ def make_plan(
             ignored.append(col)
         dims = {}
     elif shape == "wide":
-        if annotator is None:
+        if annotator is None and ratings in (None, "per-rater"):
             raise _missing("annotator", columns, path, "wide")
         if not dims:
             raise InputError(
@@ -303,6 +318,28 @@ def make_plan(
         ignored.append(chosen["annotator_kind"])  # type: ignore[arg-type]
         chosen["annotator_kind"] = None
 
+    annotator = chosen.get("annotator")
+    if ratings is None:
+        # A rater column makes per-rater ratings; a long file without one holds one rating
+        # per row by an unknown person; a row per item without raters is a published label.
+        if annotator is not None:
+            rating_kind = "named"
+        else:
+            rating_kind = "anonymous" if shape == "long" else "aggregate"
+    else:
+        rating_kind = RATING_KIND_OF_CHOICE[ratings]
+        if rating_kind == "named" and annotator is None:
+            raise InputError(
+                "--ratings per-rater needs a column of rater ids, and none was found; name it "
+                "with --map annotator=COLUMN, or say --ratings anonymous (one rating per row, "
+                "raters unknown)",
+                file=str(path),
+                row=1,
+            )
+        if rating_kind != "named" and annotator is not None:
+            ignored.append(annotator)
+            chosen["annotator"] = None
+
     plan = Plan(
         shape=shape,
         source=chosen["source"],  # type: ignore[arg-type]
@@ -318,4 +355,6 @@ def make_plan(
         if name in ("source", "output", "label"):
             continue
         setattr(plan, name, chosen.get(name))
+    plan.rating_kind = rating_kind
+    plan.rating_kind_given = ratings is not None
     return plan

@@ -5,7 +5,41 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from db.models import ANNOTATOR_KIND_LABELS
+
 MAX_WARNINGS = 20
+KIND_LABELS = ANNOTATOR_KIND_LABELS
+
+
+@dataclass
+class SourceSummary:
+    """The ratings of one kind in one import: rows read, ratings stored, raters."""
+
+    kind: str  # named | anonymous | aggregate
+    rating_rows: int = 0  # ratings read from the file (a wide row holds one per dimension)
+    stored: int = 0  # ratings added to the study by this import
+    already_there: int = 0  # ratings an earlier import of this file had stored
+    raters: int = 0  # named: distinct raters; anonymous: one per rating; aggregate: sources
+    n_raters_known: int = 0  # aggregate: labels that say how many raters they stand for
+    n_raters_total: int = 0  # aggregate: the raters those labels stand for, summed
+
+    @property
+    def label(self) -> str:
+        return KIND_LABELS.get(self.kind, self.kind)
+
+    def describe(self) -> str:
+        if self.kind == "named":
+            who = f"{self.raters:,} named rater{'s' if self.raters != 1 else ''}"
+        elif self.kind == "anonymous":
+            who = "raters unknown, each rating one person"
+        else:
+            who = f"{self.raters:,} aggregate source{'s' if self.raters != 1 else ''}"
+            if self.n_raters_known:
+                who += f", n given on {self.n_raters_known:,} labels"
+        line = f"{self.label}: {self.rating_rows:,} rating rows, {self.stored:,} ratings stored"
+        if self.already_there:
+            line += f", {self.already_there:,} already there"
+        return f"{line} ({who})"
 
 
 @dataclass
@@ -13,6 +47,10 @@ class ImportReport:
     file: str
     container: str = ""  # csv | tsv | jsonl
     shape: str = ""  # pairs | csmd | long | wide
+    # The kind of the file's ratings (named, anonymous, aggregate; "mixed" when a long
+    # file's annotator_kind column sets several), and whether the user said it.
+    rating_kind: str = ""
+    rating_kind_given: bool = False
     datasets: list[str] = field(default_factory=list)
     datasets_created: list[str] = field(default_factory=list)
     columns: dict[str, Any] = field(default_factory=dict)
@@ -21,13 +59,19 @@ class ImportReport:
     items_created: int = 0
     # Items of this file that the dataset held before this import (a re-import adds nothing).
     items_existing: int = 0
+    # Rating values read from the file; always ratings_added + ratings_existing: rows are
+    # never merged as duplicates (two identical anonymous rows are two people who agreed).
+    ratings_read: int = 0
     ratings_added: int = 0
+    # Ratings an earlier import of this same file (same name, same dataset) had stored.
     ratings_existing: int = 0
-    # Rows identical (in every mapped field) to an earlier row of the same file: imported once.
+    # Rows without ratings that name an item an earlier row named (pairs files).
     duplicate_rows: int = 0
-    duplicate_ratings: int = 0
-    # The same annotator rating the same item and dimension twice with different values.
+    # A named rater rating the same item and dimension again (all kept; the rater's mean
+    # counts), and an aggregate source giving an item a second label (both kept).
+    repeated_ratings: int = 0
     conflicting_ratings: int = 0
+    sources: list[SourceSummary] = field(default_factory=list)
     annotators: list[str] = field(default_factory=list)
     annotators_created: list[str] = field(default_factory=list)
     # Ratings added per dimension.
@@ -54,26 +98,51 @@ class ImportReport:
     def nothing_new(self) -> bool:
         return self.items_created == 0 and self.ratings_added == 0
 
+    def source(self, kind: str) -> SourceSummary:
+        for summary in self.sources:
+            if summary.kind == kind:
+                return summary
+        summary = SourceSummary(kind)
+        self.sources.append(summary)
+        return summary
+
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
         out.pop("_warning_counts", None)
+        for d, s in zip(out["sources"], self.sources, strict=True):
+            d["label"] = s.label
+        out["rating_kind_label"] = KIND_LABELS.get(self.rating_kind, self.rating_kind)
         return out
 
     def summary_lines(self) -> list[str]:
+        how = "as you said" if self.rating_kind_given else "inferred; --ratings overrides"
+        kind = KIND_LABELS.get(self.rating_kind, self.rating_kind) or "none"
         lines = [
             f"imported {self.file} ({self.container}, {self.shape} shape) into "
             f"dataset{'s' if len(self.datasets) > 1 else ''} {', '.join(self.datasets) or '-'}",
+            f"  ratings are:          {kind} ({how})",
             f"  rows read:            {self.rows_read:,}",
             f"  items created:        {self.items_created:,}",
             f"  items already there:  {self.items_existing:,}",
-            f"  ratings added:        {self.ratings_added:,}",
+            f"  rating rows read:     {self.ratings_read:,}",
+            f"  ratings stored:       {self.ratings_added:,}",
         ]
         if self.ratings_existing:
-            lines.append(f"  ratings already there: {self.ratings_existing:,}")
+            lines.append(
+                f"  ratings already there: {self.ratings_existing:,} (an earlier import of "
+                "this file)"
+            )
+        for summary in self.sources:
+            lines.append(f"    {summary.describe()}")
         if self.duplicate_rows:
-            lines.append(f"  duplicate rows:       {self.duplicate_rows:,} (imported once)")
+            lines.append(f"  repeated item rows:   {self.duplicate_rows:,} (no ratings; one item)")
+        if self.repeated_ratings:
+            lines.append(
+                f"  repeated ratings:     {self.repeated_ratings:,} (a rater rated an item "
+                "again; all kept, the rater's mean counts)"
+            )
         if self.conflicting_ratings:
-            lines.append(f"  conflicting ratings:  {self.conflicting_ratings:,} (all kept)")
+            lines.append(f"  conflicting labels:   {self.conflicting_ratings:,} (all kept)")
         if self.annotators:
             shown = ", ".join(self.annotators[:10])
             more = f" and {len(self.annotators) - 10} more" if len(self.annotators) > 10 else ""

@@ -30,10 +30,14 @@ class RowProblem(Exception):
         self.column = column
 
 
+# A long file's annotator_kind column may use the name older exports wrote.
+_KIND_ALIASES = {"human": "named"}
+
+
 @dataclass(slots=True)
 class RatingValue:
-    annotator: str | None  # None: the dataset's aggregate annotator
-    annotator_kind: str
+    annotator: str | None  # None: the dataset's anonymous or aggregate source
+    annotator_kind: str  # named | anonymous | aggregate
     dimension: str
     value: float
     n_raters: int | None
@@ -50,6 +54,9 @@ class ParsedRow:
     references: list[str]
     external_id: str | None
     ratings: list[RatingValue] = field(default_factory=list)
+    # Named ratings expected but the rater cell is empty: the importer collects the line
+    # numbers and refuses the file (rows with and without rater ids do not mix).
+    missing_rater: str | None = None  # the rater column
 
 
 def _text(value: Any, column: str) -> str:
@@ -297,27 +304,30 @@ class RowParser:
         if plan.shape == "long":
             self._parse_long(rec, row)
         elif self.dim_getters:
+            kind_a = plan.rating_kind
             annotator = None
-            if plan.annotator is not None:
+            if kind_a == "named":
                 annotator = self._optional_text(self.get_annotator, rec, plan.annotator)
                 if annotator is None:
-                    raise RowProblem("the annotator is empty", plan.annotator)
-            n_raters = None if annotator else self._n_raters(rec)
+                    row.missing_rater = plan.annotator
+                    return row
+            n_raters = self._n_raters(rec) if kind_a == "aggregate" else None
             for dim, column, get in self.dim_getters:
                 value = parse_number(get(rec), column)
                 if value is None:
                     continue  # an empty cell: this rater did not rate this dimension
                 self._check_scale(dim, value, column)
-                kind_a = "human" if annotator else "aggregate"
                 row.ratings.append(RatingValue(annotator, kind_a, dim, value, n_raters, column))
         if self.label_getters:
-            n_raters = self._n_raters(rec)
+            # A label is a published mean unless the user said each row is one rating.
+            kind_l = "anonymous" if plan.rating_kind == "anonymous" else "aggregate"
+            n_raters = self._n_raters(rec) if kind_l == "aggregate" else None
             for dim, column, get in self.label_getters:
                 value = parse_number(get(rec), column)
                 if value is None:
                     continue
                 self._check_scale(dim, value, column)
-                row.ratings.append(RatingValue(None, "aggregate", dim, value, n_raters, column))
+                row.ratings.append(RatingValue(None, kind_l, dim, value, n_raters, column))
         return row
 
     def _parse_long(self, rec: Any, row: ParsedRow) -> None:
@@ -334,17 +344,19 @@ class RowParser:
             raise RowProblem("the rating is empty", plan.rating)
         dim = self._dimension(dim_raw, plan.dimension)
         self._check_scale(dim, value, plan.rating)
-        kind = "human" if annotator else "aggregate"
+        kind = plan.rating_kind
         if self.get_annotator_kind is not None:
             given = self._optional_text(self.get_annotator_kind, rec, plan.annotator_kind)
             if given is not None:
+                given = _KIND_ALIASES.get(given, given)
                 if given not in ANNOTATOR_KINDS:
                     raise RowProblem(
                         f"unknown annotator kind {given!r} (one of: {', '.join(ANNOTATOR_KINDS)})",
                         plan.annotator_kind,
                     )
                 kind = given
-        if kind == "human" and annotator is None:
-            raise RowProblem("the annotator is empty", plan.annotator)
+        if kind == "named" and annotator is None:
+            row.missing_rater = plan.annotator or "annotator"
+            return
         n_raters = self._n_raters(rec) if kind == "aggregate" else None
         row.ratings.append(RatingValue(annotator, kind, dim, value, n_raters, plan.rating))

@@ -55,8 +55,11 @@ class DatasetState:
     created: bool
     # (kind, pair_key) -> item id, for every item of the dataset (existing and new).
     items: dict[str, dict[str, int]] = field(default_factory=dict)
-    # Current ratings that existed before this import: packed key -> value or values.
-    prior: dict[int, Any] = field(default_factory=dict)
+    # Packed keys (item, annotator, dimension) of the current ratings before this import.
+    prior: set[int] = field(default_factory=set)
+    # How many current ratings an earlier import of this same file stored, per
+    # (packed key, value): a re-import recognises that many occurrences as already there.
+    from_this_file: dict[tuple[int, float], int] = field(default_factory=dict)
 
 
 @dataclass
@@ -249,7 +252,7 @@ class BulkWriter:
         return did, True
 
     def dataset(
-        self, name: str, *, source_file: str, fmt: str, meta: dict[str, Any]
+        self, name: str, *, source_file: str, fmt: str, meta: dict[str, Any], origin: str
     ) -> DatasetState:
         state = self.datasets.get(name)
         if state is not None:
@@ -266,23 +269,37 @@ class BulkWriter:
             state = DatasetState(did, name, created=True)
         else:
             state = DatasetState(int(row[0]), name, created=False)
-            self._load_existing(state)
+            self._load_existing(state, origin)
         self.datasets[name] = state
         return state
 
-    def _load_existing(self, state: DatasetState) -> None:
+    def _load_existing(self, state: DatasetState, origin: str) -> None:
         """What the dataset already holds, so a re-import adds nothing twice."""
         for iid, pkey, kind in self.conn.execute(
             "SELECT id, pair_key, kind FROM item WHERE dataset_id = ?", (state.id,)
         ):
             state.items.setdefault(kind, {})[pkey] = iid
-        prior = state.prior
-        for iid, aid, did, value in self.conn.execute(
-            "SELECT r.item_id, r.annotator_id, r.dimension_id, r.value FROM rating r "
+        prior, mine = state.prior, state.from_this_file
+        for iid, aid, did, value, rating_origin in self.conn.execute(
+            "SELECT r.item_id, r.annotator_id, r.dimension_id, r.value, r.origin FROM rating r "
             "JOIN item i ON i.id = r.item_id WHERE i.dataset_id = ? AND r.state = 'current'",
             (state.id,),
         ):
-            add_value(prior, rating_key(iid, aid, did), value)
+            key = rating_key(iid, aid, did)
+            prior.add(key)
+            if rating_origin == origin:
+                mine[(key, value)] = mine.get((key, value), 0) + 1
+
+    def record_import(self, dataset_id: int, record: dict[str, Any]) -> None:
+        """Append what an import did to the dataset's `meta["imports"]` (read by `info`)."""
+        self._drain()
+        row = self.conn.execute("SELECT meta FROM dataset WHERE id = ?", (dataset_id,)).fetchone()
+        meta = json.loads(row[0]) if row and row[0] else {}
+        meta.setdefault("imports", []).append(record)
+        self.conn.execute(
+            "UPDATE dataset SET meta = ? WHERE id = ?",
+            (json.dumps(meta, ensure_ascii=False), dataset_id),
+        )
 
     def annotator(self, name: str, kind: str, meta: dict[str, Any]) -> tuple[AnnotatorState, bool]:
         state = self.annotators.get(name)
@@ -344,23 +361,3 @@ class BulkWriter:
         if self.ratings_buf:
             self._submit(INSERT_RATINGS, self.ratings_buf)
             self.ratings_buf = []
-
-
-def add_value(store: dict[int, Any], key: int, value: float) -> None:
-    old = store.get(key)
-    if old is None:
-        store[key] = value
-    elif isinstance(old, tuple):
-        store[key] = (*old, value)
-    else:
-        store[key] = (old, value)
-
-
-def has_value(store: dict[int, Any], key: int, value: float) -> bool | None:
-    """True: this exact value is there; False: another value is; None: nothing is."""
-    old = store.get(key)
-    if old is None:
-        return None
-    if isinstance(old, tuple):
-        return value in old
-    return bool(old == value)

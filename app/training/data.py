@@ -1,11 +1,13 @@
 """The training targets: one human score per rated item, on the 0–100 scale.
 
-The item's human score is the analysis package's (`app.analysis.human`), so a model learns
-exactly what the dashboard correlates metrics with: the mean of the item's current ratings
-by human raters, or of its aggregate labels (a dataset's published mean) where no human
-rated it; ratings of a Likert dimension are mapped onto 0–100 first.
+The item's human score is the one rule of `app.analysis.human`, so a model learns exactly
+what the dashboard correlates metrics with and `export` writes: each rater's current
+ratings of the item averaged, then the raters (named and anonymous) averaged, or its
+aggregate labels (a dataset's published mean) where no rater rated it; ratings of a
+Likert dimension are mapped onto 0–100 first.
 
-With `z=True` the score is the item's mean per-annotator z-score, re-expressed linearly on
+With `z=True` the score is the item's mean per-annotator z-score (items rated only
+anonymously have none and are left out), re-expressed linearly on
 the scale of the raw scores: rescaled to the mean and SD of the raw item scores, clipped to
 0–100. Training on z directly would not work with the augmentation, whose identical (100)
 and unrelated (0) pairs live on the rating scale, nor with the battery, which reads the
@@ -92,7 +94,13 @@ def load_targets(session: Session, *, dimension: str = "meaning", z: bool = Fals
         )
     ratings = ratings.assign(value=dim.to_percent(ratings["value"].to_numpy(dtype=np.float64)))
     scores = RatingSet.from_frame(ratings, items["item_id"].to_numpy()).scores()
-    rated = np.isfinite(scores.raw)
+    # With z, items rated only anonymously have no z-score (no rater to standardise by).
+    rated = np.isfinite(scores.raw) & (np.isfinite(scores.z) if z else True)
+    if z and not rated.any():
+        raise UserError(
+            f"no item has a z-score on {dimension!r}: its ratings have no rater ids, and "
+            "z-scores need to know whose ratings are whose; train on the raw scores"
+        )
     frame = items.loc[rated].reset_index(drop=True)
     raw = scores.raw[rated]
     frame["target"] = rescale_like(scores.z[rated], raw) if z else raw

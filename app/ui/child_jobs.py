@@ -39,6 +39,7 @@ def import_job(
     mapping: Any,
     dataset: str | None,
     system: str | None,
+    ratings: str | None = None,
 ) -> Any:
     from app.datasets.importer import import_file
     from db.study import open_study
@@ -52,6 +53,7 @@ def import_job(
             mapping=mapping,
             dataset=dataset,
             system=system,
+            ratings=ratings,
             progress=lambda done, total, msg: ctx.progress(done, total, msg),
             cancel=ctx.cancel,
         )

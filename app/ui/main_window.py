@@ -382,6 +382,11 @@ class MainWindow(QMainWindow):
 
         return self._dialog("keymap", lambda: KeymapDialog(self.actions_, self))
 
+    def show_guides(self) -> Any:
+        from app.ui.dialogs.guides import GuidesDialog
+
+        return self._dialog("guides", lambda: GuidesDialog(self))
+
     def show_about(self) -> Any:
         from app.ui.dialogs.help import show_about
 

@@ -32,6 +32,7 @@ class WindowActions:
     smaller: QAction
     reset_size: QAction
     keymap: QAction
+    guide: QAction
     about: QAction
     theme: dict[str, QAction] = field(default_factory=dict)
     recent_menu: QMenu | None = None
@@ -81,7 +82,8 @@ def build_actions(window: MainWindow) -> WindowActions:
         reset_size=_action(
             window, "&Reset text size", lambda: window.change_text_size(0), "Ctrl+0"
         ),
-        keymap=_action(window, "&Keyboard shortcuts", window.show_keymap, std.HelpContents),
+        keymap=_action(window, "&Keyboard shortcuts", window.show_keymap, "Ctrl+/"),
+        guide=_action(window, "&User guide", window.show_guides, std.HelpContents),
         about=_action(window, "&About MeaningBench", window.show_about),
     )
     a.quit.setMenuRole(QAction.MenuRole.QuitRole)
@@ -127,7 +129,7 @@ def build_actions(window: MainWindow) -> WindowActions:
     view_menu.addActions([a.larger, a.smaller, a.reset_size])
 
     help_menu = bar.addMenu("&Help")
-    help_menu.addActions([a.keymap, a.about])
+    help_menu.addActions([a.guide, a.keymap, a.about])
 
     toolbar = QToolBar("Main toolbar", window)
     toolbar.setObjectName("mainToolbar")

@@ -75,7 +75,7 @@ def study_counts(study: Study) -> StudyCounts:
             items=regular,
             control_items=total - regular,
             ratings=one("SELECT COUNT(*) FROM rating WHERE state = 'current'"),
-            annotators=one("SELECT COUNT(*) FROM annotator WHERE kind = 'human'"),
+            annotators=one("SELECT COUNT(*) FROM annotator WHERE kind = 'named'"),
             metric_runs=one("SELECT COUNT(*) FROM metric_run"),
             datasets=one("SELECT COUNT(*) FROM dataset"),
         )

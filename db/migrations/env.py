@@ -19,14 +19,27 @@ def run_migrations_online() -> None:
 
         engine = create_engine(url)
     with engine.connect() as connection:
+        # SQLite alters a table by copying it and dropping the old one; with foreign keys
+        # enforced, that drop would cascade-delete every row pointing at the table. The
+        # pragma only takes effect outside a transaction, so it is set on the raw
+        # connection before SQLAlchemy begins one, and checked and restored after.
+        raw = connection.connection.driver_connection
+        assert raw is not None
+        raw.execute("PRAGMA foreign_keys=OFF")
         context.configure(
             connection=connection,
             target_metadata=target_metadata,
             render_as_batch=True,  # SQLite alters tables by copying them
         )
-        with context.begin_transaction():
-            context.run_migrations()
-        connection.commit()
+        try:
+            with context.begin_transaction():
+                context.run_migrations()
+                broken = connection.exec_driver_sql("PRAGMA foreign_key_check").first()
+                if broken is not None:
+                    raise RuntimeError(f"a migration left a dangling reference: {tuple(broken)}")
+            connection.commit()
+        finally:
+            raw.execute("PRAGMA foreign_keys=ON")
 
 
 run_migrations_online()

@@ -51,7 +51,7 @@ def add_items(
         return [i.id for i in made]
 
 
-def annotator(study: Study, name: str, kind: str = "human") -> int:
+def annotator(study: Study, name: str, kind: str = "named") -> int:
     with study.session() as s:
         a = s.scalar(select(Annotator).where(Annotator.name == name))
         if a is None:
@@ -67,7 +67,7 @@ def add_ratings(
     values: dict[int, float],
     *,
     dimension: str = "meaning",
-    kind: str = "human",
+    kind: str = "named",
     durations: dict[int, int] | None = None,
 ) -> None:
     ann = annotator(study, name, kind)

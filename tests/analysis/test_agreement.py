@@ -131,3 +131,74 @@ def test_empty_and_single_rater_inputs_are_nan() -> None:
     assert res.n_ratings == 0 and np.isnan(res.alpha) and np.isnan(res.ceiling)
     one = agreement(np.arange(5), np.zeros(5, int), np.arange(5.0))
     assert np.isnan(one.alpha) and one.n_items_multi == 0
+
+
+def _one_way_oracle(groups: list[np.ndarray], confidence: float = 0.95) -> dict[str, float]:
+    """ICC(1) and its F interval from scipy's one-way ANOVA (Shrout & Fleiss 1979, Table 4;
+    k0 = (N − Σk_i²/N)/(n − 1) for unequal group sizes)."""
+    f = stats.f_oneway(*groups).statistic
+    n, total = len(groups), sum(len(g) for g in groups)
+    k0 = (total - sum(len(g) ** 2 for g in groups) / total) / (n - 1)
+    tail = 1 - (1 - confidence) / 2
+    f_low = f / stats.f.ppf(tail, n - 1, total - n)
+    f_high = f * stats.f.ppf(tail, total - n, n - 1)
+    return {
+        "ICC(1,1)": (f - 1) / (f + k0 - 1),
+        "ICC(1,1) low": (f_low - 1) / (f_low + k0 - 1),
+        "ICC(1,1) high": (f_high - 1) / (f_high + k0 - 1),
+        "ICC(1,k) low": 1 - 1 / f_low,
+        "ICC(1,k) high": 1 - 1 / f_high,
+    }
+
+
+def test_one_way_icc_interval_matches_the_anova_f_interval() -> None:
+    item, _, values = _long(SF_DATA)
+    got = icc_one_way(item, values)
+    oracle = _one_way_oracle([row for row in SF_DATA])
+    for key, value in oracle.items():
+        assert got[key] == pytest.approx(value, rel=1e-9), key
+    assert got["ICC(1,1) low"] < SF_PUBLISHED["ICC(1,1)"] < got["ICC(1,1) high"]
+    # Unequal numbers of ratings per item (an anonymous crowd file).
+    rng = np.random.default_rng(3)
+    truth = rng.normal(50, 15, 40)
+    groups = [t + rng.normal(0, 10, rng.integers(2, 9)) for t in truth]
+    item = np.concatenate([np.full(len(g), i) for i, g in enumerate(groups)])
+    got = icc_one_way(item, np.concatenate(groups))
+    for key, value in _one_way_oracle(groups).items():
+        assert got[key] == pytest.approx(value, rel=1e-9), key
+
+
+def test_anonymous_ratings_get_the_estimators_that_need_no_identity() -> None:
+    rng = np.random.default_rng(5)
+    truth = rng.uniform(0, 100, 60)
+    sizes = rng.integers(2, 12, 60)
+    item = np.repeat(np.arange(60), sizes)
+    values = np.round(truth[item] + rng.normal(0, 12, item.size))
+    anon = agreement(item, np.zeros(item.size, int), values, anonymous=np.ones(item.size, bool),
+                     n_boot=300)  # fmt: skip
+    slots = np.full((sizes.max(), 60), np.nan)
+    for i in range(60):
+        slots[: sizes[i], i] = values[item == i]
+    oracle = krippendorff.alpha(reliability_data=slots, level_of_measurement="interval")
+    assert anon.alpha == pytest.approx(oracle, rel=1e-9)
+    assert anon.icc_model == "ICC(1,1)" and anon.n_annotators == 0
+    assert anon.n_anonymous == item.size and anon.loo == {}
+    assert "annotator vs leave-one-out mean" in anon.not_shown
+    assert anon.alpha_ci[0] < anon.alpha < anon.alpha_ci[1]
+    assert anon.icc_ci[0] < anon.icc < anon.icc_ci[1]
+    assert anon.spearman_brown_ci[0] < anon.spearman_brown < anon.spearman_brown_ci[1]
+    # Treated as one rater, the same values would wrongly give one annotator and no alpha
+    # of "slots" — the anonymous path must not depend on the codes passed.
+    again = agreement(item, np.arange(item.size), values, anonymous=np.ones(item.size, bool),
+                      n_boot=300)  # fmt: skip
+    assert again.alpha == anon.alpha and again.icc == anon.icc
+
+
+def test_a_named_raters_repeats_count_once_in_agreement() -> None:
+    item, rater, values = _long(SF_DATA)
+    once = agreement(item, rater, values)
+    # Rater 0 rates item 0 twice more, 8 and 10: their mean 9 is the value already there.
+    twice = agreement(np.r_[item, 0, 0], np.r_[rater, 0, 0], np.r_[values, 8.0, 10.0])
+    assert twice.n_ratings == once.n_ratings
+    assert twice.alpha == pytest.approx(once.alpha)
+    assert twice.icc_model == "ICC(2,1)" and twice.icc == pytest.approx(once.icc)

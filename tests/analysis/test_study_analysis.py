@@ -43,7 +43,7 @@ def _expected_scores(study, ids) -> pd.DataFrame:
 
     with study.session() as s:
         r = ratings_frame(s, dimension="meaning")
-    human = r[r.annotator_kind == "human"].copy()
+    human = r[r.annotator_kind == "named"].copy()
     g = human.groupby("annotator")["value"]
     human["z"] = (human["value"] - g.transform("mean")) / g.transform("std")
     means = human.groupby("item_id")[["value", "z"]].mean()

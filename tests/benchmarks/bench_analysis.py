@@ -116,7 +116,7 @@ def _live_study(n: int, m: int, rng: np.random.Generator) -> StudyAnalysis:
                 {
                     "item_id": ids[rated],
                     "annotator": f"rater{a}",
-                    "annotator_kind": "human",
+                    "annotator_kind": "named",
                     "value": values[rated],
                 }
             )

@@ -109,7 +109,7 @@ def test_refresh_after_one_rating(qtbot) -> None:
     n_ratings = int(c.analysis.data.ratings.arrays()[0].size)
 
     with study.session() as s:
-        bench = Annotator(name="bench", kind="human")
+        bench = Annotator(name="bench", kind="named")
         s.add(bench)
         s.flush()
         annotator_id = bench.id

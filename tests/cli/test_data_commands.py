@@ -29,11 +29,15 @@ def test_import_creates_the_study_and_reports(
     assert main(["import", str(study), str(_write(tmp_path / "p.csv", PAIRS))]) == 0
     out = capsys.readouterr().out
     assert study.exists() and "created study" in out
-    assert "items created:        2" in out and "ratings added:        2" in out
+    assert "items created:        2" in out and "ratings stored:       2" in out
+    assert "ratings are:          per-rater (named) (inferred; --ratings overrides)" in out
+    assert "per-rater (named): 2 rating rows, 2 ratings stored (1 named rater)" in out
     assert main(["import", str(study), str(tmp_path / "p.csv"), "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["created"] is False and report["items_existing"] == 2
     assert report["ratings_added"] == 0 and report["ratings_existing"] == 2
+    assert report["rating_kind"] == "named" and report["ratings_read"] == 2
+    assert report["sources"][0]["kind"] == "named" and report["sources"][0]["already_there"] == 2
 
 
 def test_import_options_reach_the_importer(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:

@@ -91,7 +91,7 @@ def test_ratings_export_then_import_gives_the_same_study(tmp_path: Path, suffix:
     assert _ratings(b) == _ratings(a)
     assert sum(_ratings(a).values()) == 4 + 5 + 1
     kinds = dict(rows(b, "SELECT name, kind FROM annotator"))
-    assert kinds["aggregate:csmd"] == "aggregate" and kinds["0"] == "human"
+    assert kinds["aggregate:csmd"] == "aggregate" and kinds["0"] == "named"
     # And once more: nothing new.
     assert import_file(b, out, mapping=["dimension.coherence=coherence"]).nothing_new
     a.close()

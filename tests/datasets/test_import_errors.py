@@ -129,7 +129,7 @@ CASES: list[tuple[str, bytes, dict[str, Any], int | None, str | None, str]] = [
         {},
         3,
         "annotator",
-        "annotator is empty",
+        "rater id is empty on 1 rows (lines 3) while other rows name their rater",
     ),
     ("kind.csv", b"source,output,kind\nS.,O.,weird\n", {}, 2, "kind", "unknown item kind"),
     (
@@ -138,7 +138,7 @@ CASES: list[tuple[str, bytes, dict[str, Any], int | None, str | None, str]] = [
         {},
         2,
         "rating",
-        "is human in the study",
+        "is named in the study but aggregate here",
     ),
     (
         "long.csv",

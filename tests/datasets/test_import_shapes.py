@@ -114,10 +114,10 @@ def test_long_shape_under_other_column_names(new_study, tmp_path: Path) -> None:
         "JOIN dimension d ON d.id = r.dimension_id ORDER BY r.id",
     )
     assert got == [
-        ("Out one.", "m1", "r1", "human", "meaning", 80.0),
-        ("Out one.", "m1", "r1", "human", "fluency", 70.0),
-        ("Out one.", "m1", "r2", "human", "meaning", 60.0),
-        ("Out two.", "m2", "r1", "human", "simplicity", 55.5),
+        ("Out one.", "m1", "r1", "named", "meaning", 80.0),
+        ("Out one.", "m1", "r1", "named", "fluency", 70.0),
+        ("Out one.", "m1", "r2", "named", "meaning", 60.0),
+        ("Out two.", "m2", "r1", "named", "simplicity", 55.5),
     ]
 
 
@@ -141,7 +141,7 @@ def test_wide_simpda_shape(new_study, tmp_path: Path) -> None:
         "JOIN rating r ON r.item_id = i.id GROUP BY i.id ORDER BY i.id",
     )
     assert per_item == [("GPT-3-few-shot", "40", 2, 5), ("Muss", "40", 1, 3)]
-    assert count(new_study, "SELECT COUNT(*) FROM annotator WHERE kind = 'human'") == 2
+    assert count(new_study, "SELECT COUNT(*) FROM annotator WHERE kind = 'named'") == 2
 
 
 def test_references_from_several_columns_and_from_a_json_list(new_study, tmp_path: Path) -> None:
@@ -295,7 +295,7 @@ def test_label_beside_an_annotator_is_that_raters_rating(new_study, tmp_path: Pa
     assert report.shape == "wide"
     assert rows(
         new_study, "SELECT a.name, a.kind FROM rating r JOIN annotator a ON a.id = r.annotator_id"
-    ) == [("ann1", "human")]
+    ) == [("ann1", "named")]
 
 
 def test_likert_dimension_accepts_its_scale(new_study, tmp_path: Path) -> None:

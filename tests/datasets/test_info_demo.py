@@ -39,8 +39,8 @@ def test_info_counts(new_study, tmp_path: Path) -> None:
     assert [(d["name"], d["items"]) for d in info.datasets] == [("w", 2), ("c", 1), ("k", 3)]
     assert {s["name"]: s["items"] for s in info.systems} == {"a": 1, "b": 1, None: 4}
     assert {a["name"]: (a["kind"], a["ratings"]) for a in info.annotators} == {
-        "r1": ("human", 4),
-        "r2": ("human", 1),
+        "r1": ("named", 4),
+        "r2": ("named", 1),
         "aggregate:c": ("aggregate", 1),
     }
     dims = {d["name"]: d["ratings"] for d in info.dimensions}
@@ -48,7 +48,9 @@ def test_info_counts(new_study, tmp_path: Path) -> None:
     assert info.ratings_current == 6 and info.metric_runs == [] and info.scores == 0
     json.dumps(info.to_dict())  # JSON-ready
     text = "\n".join(info.lines())
-    assert "r1 (human): 4 ratings" in text
+    assert "r1 (named): 4 ratings" in text
+    assert "  2 named raters: per-rater (named), 5 ratings by 2 named raters" in text
+    assert "  aggregate:c: aggregate, 1 rating (published labels; n not given)" in text
 
 
 def test_demo_study(tmp_path: Path) -> None:
@@ -63,7 +65,7 @@ def test_demo_study(tmp_path: Path) -> None:
         name, meta = rows(study, "SELECT name, meta FROM dataset")[0]
         assert name == DEMO_DATASET and json.loads(meta)["illustrative"] is True
         annotators = rows(study, "SELECT name, kind FROM annotator ORDER BY name")
-        assert annotators == [("demo-rater-1", "human"), ("demo-rater-2", "human")]
+        assert annotators == [("demo-rater-1", "named"), ("demo-rater-2", "named")]
         # Every item rated by both demo raters on meaning, fluency and simplicity.
         assert count(study, "SELECT COUNT(*) FROM rating") == 60 * 2 * 3
         refs = [len(json.loads(r)) for (r,) in rows(study, "SELECT refs FROM item")]

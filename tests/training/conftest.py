@@ -102,7 +102,7 @@ def add_rated_items(
     *,
     annotators: dict[str, float] | None = None,
     dimension: str = "meaning",
-    kind: str = "human",
+    kind: str = "named",
     kinds: dict[str, str] | None = None,
 ) -> list[int]:
     """New items, rated per row either by `row["ratings"]` ({annotator: value}) or, from

@@ -176,3 +176,35 @@ def test_export_items_and_ratings(window, qtbot, tmp_path: Path, study_with_fact
     assert job.outcome == "failed" and "extension" in dialog.status.text()
     for box in error_boxes():
         box.close()
+
+
+def test_the_kind_of_ratings_is_shown_and_can_be_chosen(window, qtbot, tmp_path: Path) -> None:
+    # No rater column: each row is one rating by an unknown person; rows 2 and 3 agree.
+    rows = [[s, o, sy, a, v] for s, o, sy, _r, a, v in LONG_ROWS]
+    rows.insert(1, list(rows[0]))
+    data = write_csv(
+        tmp_path / "anon.csv", ["source", "output", "system", "aspect", "rating"], rows
+    )
+    dialog = new_study_window(window, tmp_path)
+    dialog.set_file(data)
+    assert dialog.preview.rating_kind == "anonymous"
+    assert "Ratings (inferred): per-rater (anonymous)" in dialog.plan_label.text()
+
+    # Said to be aggregates, the file is refused: one item has two rows.
+    dialog.ratings_combo.setCurrentIndex(dialog.ratings_combo.findData("aggregate"))
+    dialog.refresh_preview()
+    assert "Ratings (as chosen): aggregate" in dialog.plan_label.text()
+    job = dialog.start()
+    qtbot.waitUntil(lambda: not job.running, timeout=60_000)
+    assert job.outcome == "failed" and job.failure.is_user_error
+    assert "1 item has several rows" in dialog.error_label.text()
+    assert count(window.context.path, "rating") == 0
+
+    dialog.ratings_combo.setCurrentIndex(0)
+    dialog.refresh_preview()
+    job = dialog.start()
+    qtbot.waitUntil(lambda: not job.running, timeout=60_000)
+    assert job.outcome == "done", job.failure
+    assert count(window.context.path, "rating") == len(rows)
+    text = dialog.report_view.toPlainText()
+    assert f"per-rater (anonymous): {len(rows)} rating rows, {len(rows)} ratings stored" in text

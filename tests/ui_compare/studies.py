@@ -95,7 +95,7 @@ def add_source(
             s.flush()
             demo.items[(source, system)] = item.id
             values = dict(ratings.get(system, {}))
-            kinds = {name: "human" for name in values}
+            kinds = {name: "named" for name in values}
             if aggregate and system in aggregate:
                 values["published mean"] = aggregate[system]
                 kinds["published mean"] = "aggregate"

@@ -88,7 +88,7 @@ def synthetic_study(
         assert dim is not None
         for r in range(n_raters):
             name = f"rater{r + 1}"
-            ann = Annotator(name=name, kind="human")
+            ann = Annotator(name=name, kind="named")
             s.add(ann)
             s.flush()
             rated = rng.random(n_items) < rated_share

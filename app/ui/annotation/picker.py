@@ -36,7 +36,7 @@ class AnnotatorPicker(QDialog):
         self.resize(440, 420)
         with study.session() as s:
             self._summaries = annotator_overview(s)
-            self._taken = set(s.scalars(select(Annotator.name).where(Annotator.kind != "human")))
+            self._taken = set(s.scalars(select(Annotator.name).where(Annotator.kind != "named")))
         layout = QVBoxLayout(self)
         layout.addWidget(QLabel("Continue as:" if self._summaries else "No annotators yet."))
         self.list = QListWidget()

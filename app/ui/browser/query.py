@@ -5,6 +5,11 @@ such as "unrated" makes every scan expensive, while the ids of the filtered set 
 each) are fetched once per filter change, on a worker thread, and then any page is a
 primary-key lookup of a few hundred rows however far the user scrolls.
 
+The "mean" column and sort are the item's human score by the one rule of
+`app.analysis.human` (each rater's ratings averaged first; aggregate labels where no rater
+rated), computed from the raw rating rows — never an SQL average, which would weigh a
+rater's repeated ratings twice.
+
 Qt-free, so it is tested and benchmarked without a window.
 """
 
@@ -16,6 +21,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from app.analysis.human import item_scores
 
 SORT_KEYS = ("id", "dataset", "system", "kind", "source", "output", "ratings", "mean", "score")
 
@@ -32,7 +42,7 @@ class BrowserFilter:
     descending: bool = False
     # With sort == "score": the (metric, config hash) whose newest scores order the rows.
     sort_score: tuple[str, str] | None = None
-    # With sort == "mean": the dimension whose mean current rating orders the rows.
+    # With sort == "mean": the dimension whose item human score orders the rows.
     sort_dimension: int | None = None
 
     def with_(self, **changes: Any) -> BrowserFilter:
@@ -101,13 +111,8 @@ def ids_sql(f: BrowserFilter) -> tuple[str, list[Any]]:
             f"{direction}, i.id {direction}"
         )
     elif f.sort == "mean":
-        joins = (
-            " LEFT JOIN (SELECT item_id, AVG(value) AS v FROM rating"
-            " WHERE state = 'current' AND dimension_id = ? GROUP BY item_id) srt"
-            " ON srt.item_id = i.id"
-        )
-        join_params.append(f.sort_dimension if f.sort_dimension is not None else -1)
-        order = f"srt.v IS NULL, srt.v {direction}, i.id {direction}"
+        # Ordered by `load_ids` after the human scores are computed (see the module notes).
+        order = f"i.id {direction}"
     elif f.sort == "score" and f.sort_score is not None:
         # SQLite's bare-column rule: with MAX(run_id), `value` comes from the newest run.
         joins = (
@@ -149,7 +154,53 @@ def load_ids(
         ids.extend(r[0] for r in rows)
         if cancelled is not None and cancelled():
             break
+    if f.sort == "mean" and ids:
+        ids = _by_human_score(conn, ids, f.sort_dimension, descending=f.descending)
     return ids
+
+
+def _rating_rows(
+    conn: sqlite3.Connection, dimension_id: int, ids: Sequence[int] | None
+) -> pd.DataFrame:
+    sql = (
+        "SELECT r.item_id, r.annotator_id AS annotator, a.kind AS annotator_kind, r.value "
+        "FROM rating r JOIN annotator a ON a.id = r.annotator_id "
+        "WHERE r.state = 'current' AND r.dimension_id = ?"
+    )
+    params: list[Any] = [dimension_id]
+    if ids is not None:
+        sql += f" AND r.item_id IN ({','.join('?' * len(ids))})"
+        params.extend(ids)
+    rows = conn.execute(sql, params).fetchall()
+    return pd.DataFrame(rows, columns=["item_id", "annotator", "annotator_kind", "value"])
+
+
+def human_scores(
+    conn: sqlite3.Connection, dimension_id: int | None, ids: Sequence[int] | None = None
+) -> dict[int, float]:
+    """Item id → human score on the dimension (items of `ids`, or all), by the one rule."""
+    if dimension_id is None:
+        return {}
+    scores = item_scores(_rating_rows(conn, dimension_id, ids))
+    return {
+        int(i): float(v)
+        for i, v in zip(scores["item_id"], scores["score"], strict=True)
+        if np.isfinite(v)
+    }
+
+
+def _by_human_score(
+    conn: sqlite3.Connection, ids: array, dimension_id: int | None, *, descending: bool
+) -> array:
+    """`ids` ordered by human score (unscored last), ties by id, in the chosen direction."""
+    scores = human_scores(conn, dimension_id)
+    order_ids = np.frombuffer(ids, dtype=np.int64) if ids.itemsize == 8 else np.asarray(ids)
+    values = np.array([scores.get(int(i), np.nan) for i in order_ids], dtype=np.float64)
+    missing = np.isnan(values)
+    sign = -1.0 if descending else 1.0
+    # lexsort: the last key is the primary one.
+    order = np.lexsort((sign * order_ids, sign * np.nan_to_num(values), missing))
+    return array("q", order_ids[order].tolist())
 
 
 @dataclass(frozen=True)
@@ -161,7 +212,7 @@ class ItemRow:
     source: str
     output: str
     n_ratings: int
-    mean_rating: float | None  # current ratings of the primary dimension, all annotators
+    mean_rating: float | None  # the item's human score on the primary dimension
     flagged: bool
 
 
@@ -182,16 +233,15 @@ def fetch_rows(
         SELECT i.id, d.name, i.system, i.kind, i.source, i.output,
                (SELECT COUNT(*) FROM rating r
                  WHERE r.item_id = i.id AND r.state = 'current'),
-               (SELECT AVG(r.value) FROM rating r
-                 WHERE r.item_id = i.id AND r.state = 'current' AND r.dimension_id = ?),
                EXISTS (SELECT 1 FROM item_note n WHERE n.item_id = i.id AND n.flagged)
                OR EXISTS (SELECT 1 FROM rating r
                  WHERE r.item_id = i.id AND r.state = 'current' AND r.flagged)
         FROM item i JOIN dataset d ON d.id = i.dataset_id
         WHERE i.id IN ({marks})
     """
+    scores = human_scores(conn, dimension_id, list(ids))
     out: dict[int, ItemRow] = {}
-    for r in conn.execute(sql, [dimension_id if dimension_id is not None else -1, *ids]):
+    for r in conn.execute(sql, list(ids)):
         out[int(r[0])] = ItemRow(
             item_id=int(r[0]),
             dataset=r[1],
@@ -200,8 +250,8 @@ def fetch_rows(
             source=r[4],
             output=r[5],
             n_ratings=int(r[6]),
-            mean_rating=None if r[7] is None else float(r[7]),
-            flagged=bool(r[8]),
+            mean_rating=scores.get(int(r[0])),
+            flagged=bool(r[7]),
         )
     return out
 

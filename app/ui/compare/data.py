@@ -1,22 +1,25 @@
 """What the comparison view shows for one source sentence, read from the study.
 
 Queries are limited to the items of one source group, so opening a source in a study with
-millions of scores stays instant. "Current rating" and "which score counts" follow
-`db.frames`: current ratings only; per (metric, config) the newest non-error score, named
-by the same column names as every other table (`runs_frame`).
+millions of scores stays instant. Current ratings only; an item's human score is the one
+rule of `app.analysis.human` (each rater's ratings averaged first, then the raters;
+aggregate labels where no rater rated); per (metric, config) the newest non-error score,
+named by the same column names as every other table (`runs_frame`).
 """
 
 from __future__ import annotations
 
 import json
-import statistics
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import pandas as pd
 from sqlalchemy import text
 from sqlalchemy.orm import Session
 
+from app.analysis.human import item_scores, source_means
 from db.frames import runs_frame
 
 
@@ -26,19 +29,14 @@ class SystemRow:
     system: str
     output: str
     references: list[str]
-    ratings: dict[str, float] = field(default_factory=dict)  # annotator -> value
+    # Per-rater source -> its mean rating of the item (a named rater's repeated ratings,
+    # or a dataset's anonymous ratings, averaged for display).
+    ratings: dict[str, float] = field(default_factory=dict)
     aggregate: dict[str, float] = field(default_factory=dict)  # published means (kind aggregate)
     metrics: dict[str, float] = field(default_factory=dict)  # column -> 0–100 value
-
-    @property
-    def mean(self) -> float | None:
-        """Mean of the human raters; without them, of the published aggregate labels."""
-        values = list(self.ratings.values()) or list(self.aggregate.values())
-        return statistics.fmean(values) if values else None
-
-    @property
-    def n_raters(self) -> int:
-        return len(self.ratings)
+    # The item's human score and the raters behind it, by the one rule.
+    mean: float | None = None
+    n_raters: int = 0
 
 
 @dataclass
@@ -135,13 +133,25 @@ def load_comparison(
             ),
             {**params, "dim": dimension},
         ).all()
-        for item_id, name, kind, value in ratings:
+        frame = pd.DataFrame(ratings, columns=["item_id", "annotator", "annotator_kind", "value"])
+        shown = source_means(frame)
+        for item_id, name, kind, value in zip(
+            shown["item_id"], shown["annotator"], shown["annotator_kind"], shown["value"],
+            strict=True,
+        ):  # fmt: skip
             if kind == "aggregate":
                 by_id[item_id].aggregate[name] = float(value)
                 aggregates.add(name)
             else:
                 by_id[item_id].ratings[name] = float(value)
                 raters.add(name)
+        scores = item_scores(frame)
+        for item_id, score, n in zip(
+            scores["item_id"], scores["score"], scores["n_raters"], strict=True
+        ):
+            row = by_id[int(item_id)]
+            row.mean = None if math.isnan(score) else float(score)
+            row.n_raters = int(n) if row.ratings else 0
         metrics = _attach_scores(session, by_id, clause, params)
     source = items[0].source if items else ""
     return SourceComparison(

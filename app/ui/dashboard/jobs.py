@@ -14,8 +14,9 @@ import numpy as np
 import pandas as pd
 from sqlalchemy import select
 
-from app.analysis.agreement import AgreementResult, agreement
+from app.analysis.agreement import AgreementResult, agreement_of_units, ratings_agreement
 from app.analysis.correlation import CorrelationTable, correlate_many
+from app.analysis.human import RaterUnits
 from app.analysis.live import StudyAnalysis
 from app.analysis.qc import QCResult, study_qc
 from app.analysis.sanity import SanityTable, study_sanity
@@ -26,6 +27,8 @@ from db.study import open_study
 
 HEATMAP_METHODS = ("pearson", "spearman")
 N_BOOT = 1000
+# Fewer resamples for the agreement intervals: they refresh with every bootstrap job.
+AGREEMENT_BOOT = 200
 SEED = 0
 
 
@@ -43,16 +46,13 @@ class Snapshot:
     dimension: str
     z: bool
     n_from_aggregate: int
-    items: np.ndarray  # human ratings, for agreement
-    raters: np.ndarray
-    values: np.ndarray
+    units: RaterUnits  # per-rater ratings by the rule, for agreement
     rater_names: list[str]
 
     @classmethod
     def of(cls, analysis: StudyAnalysis, *, z: bool, version: int) -> Snapshot:
         data = analysis.data
         scores = data.ratings.scores()
-        items, raters, values = data.ratings.arrays(human_only=True)
         return cls(
             version=version,
             names=list(data.metric_names),
@@ -64,9 +64,7 @@ class Snapshot:
             dimension=data.dimension.name,
             z=z,
             n_from_aggregate=int(scores.from_aggregate.sum()),
-            items=items,
-            raters=raters,
-            values=values,
+            units=data.ratings.units(),
             rater_names=data.ratings.annotators,
         )
 
@@ -93,7 +91,9 @@ class Snapshot:
         return table
 
     def agreement(self) -> AgreementResult:
-        return agreement(self.items, self.raters, self.values, rater_names=self.rater_names)
+        return agreement_of_units(
+            self.units, rater_names=self.rater_names, n_boot=AGREEMENT_BOOT, seed=SEED
+        )
 
 
 @dataclass
@@ -252,10 +252,7 @@ def report_job(path: Path, request: ReportRequest) -> Job:
                 data.scatter_y = points["human"].to_numpy()
                 data.williams = analysis.williams(z=request.z)
             ctx.progress(2, 4, "Report: agreement and rater QC")
-            items, raters, values = analysis.data.ratings.arrays(human_only=True)
-            data.agreement = agreement(
-                items, raters, values, rater_names=analysis.data.ratings.annotators
-            )
+            data.agreement = ratings_agreement(analysis.data.ratings, seed=SEED)
             data.qc = study_qc(study, request.dimension)
         data.sanity = request.sanity
         if request.sanity is None:

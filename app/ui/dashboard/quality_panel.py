@@ -102,6 +102,11 @@ class QualityPanel(QWidget):
                 frame, formats = loo_display(agreement)
                 self.loo.set_frame(frame, formats, "annotator")
                 self.loo_panel.show_content()
+            elif agreement.not_shown:
+                self.loo_panel.show_message(
+                    f"{agreement.n_anonymous:,} ratings have no rater id: each annotator "
+                    "against the others needs to know whose ratings are whose."
+                )
             else:
                 self.loo_panel.show_message("Needs items rated by two annotators or more.")
         for panel, has in (
@@ -116,7 +121,12 @@ class QualityPanel(QWidget):
             return
         self.qc_note.setText(QC_NOTE.format(p=qc.p_threshold))
         if not qc.raters:
-            self.qc_panel.show_message("No human annotator has rated this dimension yet.")
+            anonymous = agreement is not None and agreement.n_anonymous > 0
+            self.qc_panel.show_message(
+                "Rater QC tests one named annotator's ratings; the ratings here have no rater ids."
+                if anonymous
+                else "No human annotator has rated this dimension yet."
+            )
             return
         frame, formats = qc_display(qc)
         self.qc_table.set_frame(frame, formats, "annotator")

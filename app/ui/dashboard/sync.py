@@ -1,9 +1,9 @@
 """Bring the in-memory ratings of a StudyAnalysis up to date for a few items.
 
 A change notification names items, not ratings (a submission, a revision and an undo
-look alike), so the current ratings of those items are read back and reconciled: new and
-revised ratings are set, withdrawn ones removed. Reading a handful of items is a
-millisecond; the full reload is kept for wholesale changes.
+look alike), so the current ratings of those items are read back and reconciled by
+rating id: new ratings are set, withdrawn or superseded ones removed. Reading a handful
+of items is a millisecond; the full reload is kept for wholesale changes.
 """
 
 from __future__ import annotations
@@ -22,13 +22,13 @@ CHUNK = 500  # SQLite's parameter limit is far above; keeps each IN list small
 
 def current_ratings(
     session: Session, item_ids: list[int], dimension: str
-) -> list[tuple[int, str, str, float]]:
-    """(item_id, annotator, annotator kind, value) of the items' current ratings."""
-    rows: list[tuple[int, str, str, float]] = []
+) -> list[tuple[int, int, str, str, float]]:
+    """(rating_id, item_id, annotator, annotator kind, value) of the items' current ratings."""
+    rows: list[tuple[int, int, str, str, float]] = []
     for start in range(0, len(item_ids), CHUNK):
         chunk = item_ids[start : start + CHUNK]
         stmt = (
-            select(Rating.item_id, Annotator.name, Annotator.kind, Rating.value)
+            select(Rating.id, Rating.item_id, Annotator.name, Annotator.kind, Rating.value)
             .join(Annotator, Annotator.id == Rating.annotator_id)
             .join(Dimension, Dimension.id == Rating.dimension_id)
             .where(
@@ -37,7 +37,9 @@ def current_ratings(
                 Dimension.name == dimension,
             )
         )
-        rows.extend((int(i), str(n), str(k), float(v)) for i, n, k, v in session.execute(stmt))
+        rows.extend(
+            (int(r), int(i), str(n), str(k), float(v)) for r, i, n, k, v in session.execute(stmt)
+        )
     return rows
 
 
@@ -54,23 +56,16 @@ def apply_rating_changes(analysis: StudyAnalysis, session: Session, item_ids: It
     if regular.size == 0:
         return 0
     wanted = {
-        (i, name): (value, kind == "aggregate")
-        for i, name, kind, value in current_ratings(session, regular.tolist(), analysis.dimension)
-    }
-    items, raters, values = ratings.arrays()
-    positions = np.searchsorted(known, regular)
-    sel = np.isin(items, positions)
-    names = ratings.annotators
-    existing = {
-        (int(known[p]), names[a]): float(v)
-        for p, a, v in zip(
-            items[sel].tolist(), raters[sel].tolist(), values[sel].tolist(), strict=True
+        rid: (item_id, name, kind, value)
+        for rid, item_id, name, kind, value in current_ratings(
+            session, regular.tolist(), analysis.dimension
         )
     }
+    existing = ratings.active_keys(regular)
     changed = 0
     for key in existing.keys() - wanted.keys():
-        changed += analysis.remove_rating(*key)
-    for (item_id, name), (value, aggregate) in wanted.items():
-        if existing.get((item_id, name)) != value:
-            changed += analysis.set_rating(item_id, name, value, aggregate=aggregate)
+        changed += ratings.discard(key)
+    for rid, (item_id, name, kind, value) in wanted.items():
+        if existing.get(rid) != (item_id, value):
+            changed += analysis.set_rating(item_id, name, value, kind=kind, rating_id=rid)  # type: ignore[arg-type]
     return changed

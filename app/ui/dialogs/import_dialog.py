@@ -53,6 +53,18 @@ FORMATS = (
     ("wide", "Wide (one row per rater, a column per dimension)"),
 )
 AUTO = "Automatic"
+# What the file's ratings are (`--ratings`); None: inferred from the columns.
+RATINGS: tuple[tuple[str | None, str], ...] = (
+    (None, "Inferred from the columns"),
+    ("per-rater", "Per rater, named (a rater column)"),
+    ("anonymous", "Per rater, anonymous (one rating per row, raters unknown)"),
+    ("aggregate", "Aggregate (one published label per item)"),
+)
+KIND_WORDS = {
+    "named": "per-rater (named): each row is a named rater's rating",
+    "anonymous": "per-rater (anonymous): each row is one rating by an unknown person",
+    "aggregate": "aggregate: one published label per item",
+}
 FILE_FILTER = "Rating files (*.csv *.tsv *.txt *.jsonl *.json);;All files (*)"
 
 
@@ -86,6 +98,15 @@ class ImportDialog(QDialog):
         for value, label in FORMATS:
             self.format_combo.addItem(label, value)
         self.format_combo.currentIndexChanged.connect(self._schedule)
+        self.ratings_combo = QComboBox()
+        self.ratings_combo.setObjectName("importRatings")
+        for choice, words in RATINGS:
+            self.ratings_combo.addItem(words, choice)
+        self.ratings_combo.setToolTip(
+            "What a rating row is. An item's human score averages each rater's ratings "
+            "first, then the raters; anonymous ratings each count as one rater."
+        )
+        self.ratings_combo.currentIndexChanged.connect(self._schedule)
         self.dataset_edit = QLineEdit()
         self.dataset_edit.setPlaceholderText("the file's name")
         self.system_edit = QLineEdit()
@@ -97,6 +118,7 @@ class ImportDialog(QDialog):
         top = QFormLayout()
         top.addRow("File", file_row)
         top.addRow("Format", self.format_combo)
+        top.addRow("Ratings", self.ratings_combo)
         top.addRow("Dataset", self.dataset_edit)
         top.addRow("System", self.system_edit)
 
@@ -204,13 +226,19 @@ class ImportDialog(QDialog):
         dims = {n: c.currentData() for n, c in self.dimension_combos.items() if c.currentData()}
         return make_mapping(fields, dims)
 
+    def ratings_choice(self) -> str | None:
+        value = self.ratings_combo.currentData()
+        return str(value) if value else None
+
     def refresh_preview(self) -> None:
         self._refresh_timer.stop()
         path = self.file_path()
         if path is None:
             return
         fmt = str(self.format_combo.currentData())
-        self.preview = build_preview(path, fmt, self.mapping(), self.context.path)
+        self.preview = build_preview(
+            path, fmt, self.mapping(), self.context.path, ratings=self.ratings_choice()
+        )
         self._show_preview(self.preview)
 
     def _show_preview(self, p: Preview) -> None:
@@ -230,7 +258,10 @@ class ImportDialog(QDialog):
             used = ", ".join(
                 f"{k} = {', '.join(v) if isinstance(v, list) else v}" for k, v in p.used.items()
             )
+            how = "as chosen" if p.rating_kind_given else "inferred"
+            kind = KIND_WORDS.get(p.rating_kind, p.rating_kind)
             text = f"<b>{p.container.upper()}, {p.shape} shape.</b> {used}"
+            text += f"<br>Ratings ({how}): {kind}."
             if p.ignored:
                 text += f"<br>Not imported: {', '.join(p.ignored)}"
             self.plan_label.setText(text)
@@ -271,7 +302,9 @@ class ImportDialog(QDialog):
         self.show_error(None)
         self.report_view.hide()
         self.job = self.context.runner.start(
-            in_child_process(import_job, study_path, path, fmt, mapping, dataset, system),
+            in_child_process(
+                import_job, study_path, path, fmt, mapping, dataset, system, self.ratings_choice()
+            ),
             title=f"Importing {path.name}",
             on_result=self._on_result,
             show_errors=False,

@@ -34,6 +34,8 @@ class Preview:
     rows: list[list[str]] = field(default_factory=list)
     container: str = ""
     shape: str = ""
+    rating_kind: str = ""  # named | anonymous | aggregate: what the import will store
+    rating_kind_given: bool = False
     used: dict[str, object] = field(default_factory=dict)  # field -> column(s)
     ignored: list[str] = field(default_factory=list)
     error: InputError | None = None
@@ -67,7 +69,13 @@ def _cell(value: Any) -> str:
 
 
 def build_preview(
-    path: Path, fmt: str, mapping: Any, study_path: Path | None, *, encoding: str = "utf-8"
+    path: Path,
+    fmt: str,
+    mapping: Any,
+    study_path: Path | None,
+    *,
+    encoding: str = "utf-8",
+    ratings: str | None = None,
 ) -> Preview:
     """The first rows and the plan; an InputError is kept in `error`, never raised."""
     from app.datasets.importer import open_source
@@ -95,8 +103,11 @@ def build_preview(
             shape=fmt if fmt in SHAPES else None,
             known=known_dimensions(study_path),
             path=path,
+            ratings=ratings,
         )
         preview.shape = plan.shape
+        preview.rating_kind = plan.rating_kind
+        preview.rating_kind_given = plan.rating_kind_given
         preview.used = plan.used_columns()
         preview.ignored = list(plan.ignored)
     except InputError as exc:

@@ -1,0 +1,45 @@
+"""Help ▸ User guide shows the Markdown guides of resources/docs and follows their links."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from PySide6.QtCore import Qt, QUrl
+from PySide6.QtGui import QKeySequence
+
+from app.guides import docs_dir, guides
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+def test_every_guide_is_listed_in_the_readme_and_in_the_app() -> None:
+    listed = set(re.findall(r"\(resources/docs/([\w\-]+\.md)\)", README.read_text()))
+    on_disk = {p.name for p in docs_dir().glob("*.md")}
+    assert on_disk - {"figures.md"} <= listed, "a guide the README does not link"
+    assert listed <= on_disk, "the README links a guide that does not exist"
+    assert {g.path.name for g in guides()} == on_disk
+
+
+def test_user_guide_opens_from_f1_and_follows_links(window, qtbot) -> None:
+    window.show()
+    qtbot.waitExposed(window)
+    qtbot.keySequence(window, QKeySequence(QKeySequence.StandardKey.HelpContents))
+    qtbot.waitUntil(lambda: "guides" in window._dialogs, timeout=5_000)
+    dialog = window._dialogs["guides"]
+    assert dialog.list.count() == len(guides())
+    first = dialog.browser.toPlainText()
+    assert first.strip(), "the first guide is rendered"
+    row = [g.path.name for g in dialog.guides].index("rating.md")
+    dialog.list.setCurrentRow(row)
+    text = dialog.browser.toPlainText()
+    assert "Rating items" in text and text != first
+    assert "#" not in text.splitlines()[0], "Markdown is rendered, not shown as source"
+    # A link to another guide moves the list along with the page.
+    target = QUrl.fromLocalFile(str(docs_dir() / "data.md"))
+    dialog.browser.setSource(target)
+    assert dialog.guides[dialog.list.currentRow()].path.name == "data.md"
+    dialog.list.setFocus()
+    qtbot.keyClick(dialog.list, Qt.Key.Key_Down)
+    assert dialog.guides[dialog.list.currentRow()].path.name != "data.md"
+    dialog.close()
