@@ -121,3 +121,22 @@ def test_a_bad_limit_is_a_message(
     assert main(["score", str(study_path), "--metrics", f"ter[max_words={value}]"]) == 2
     err = capsys.readouterr().err
     assert "max_words must be a whole number above 0" in err and "Traceback" not in err
+
+
+def test_the_browser_says_not_computed_and_why(study_path: Path, qtbot, capsys) -> None:  # noqa: ANN001
+    from app.ui.launch import start
+    from tests.ui.conftest import open_in
+
+    assert main(["score", str(study_path), "--metrics", "ter", "--workers", "1"]) == 0
+    capsys.readouterr()
+    window = start(None, open_initial=False)
+    qtbot.addWidget(window)
+    open_in(window, study_path, qtbot)
+    page = window.page("browser")
+    conn = sqlite3.connect(study_path)
+    (long_id,) = conn.execute("SELECT id FROM item ORDER BY length(source) DESC").fetchone()
+    conn.close()
+    assert page.select_item(long_id)
+    text = page.detail.view.toPlainText()
+    assert "not computed" in text
+    assert "too long for TER: 1,500 words (the limit is max_words=1000)" in text
