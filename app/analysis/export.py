@@ -12,6 +12,8 @@ from typing import Any, Protocol
 
 import pandas as pd
 
+from app.datasets.cells import neutralise
+
 
 class HasFrame(Protocol):
     def to_frame(self) -> pd.DataFrame: ...
@@ -21,9 +23,24 @@ def as_frame(table: HasFrame | pd.DataFrame) -> pd.DataFrame:
     return table if isinstance(table, pd.DataFrame) else table.to_frame()
 
 
+def _safe_label(label: Any) -> Any:
+    return neutralise(label) if isinstance(label, str) else label
+
+
 def to_csv(table: HasFrame | pd.DataFrame, path: str | Path | None = None) -> str:
-    """CSV text of a result table (full precision, empty cells for missing values)."""
-    text = as_frame(table).to_csv(lineterminator="\n")
+    """CSV text of a result table (full precision, empty cells for missing values).
+
+    Text a spreadsheet would run as a formula (a system or rater named `=cmd`) gets a
+    leading quote, as in study exports (`app.datasets.cells`); numbers never do.
+    """
+    frame = as_frame(table).rename(index=_safe_label, columns=_safe_label)
+    frame.index.names = [_safe_label(n) for n in frame.index.names]
+    frame.columns.names = [_safe_label(n) for n in frame.columns.names]
+    for i in range(frame.shape[1]):
+        column = frame.iloc[:, i]
+        if not pd.api.types.is_numeric_dtype(column):
+            frame.isetitem(i, column.map(_safe_label))
+    text = frame.to_csv(lineterminator="\n")
     if path is not None:
         Path(path).write_text(text, encoding="utf-8")
     return text

@@ -14,11 +14,13 @@ Per (item, annotator, dimension):
   theirs is kept as history (state `superseded`, origin `merge-conflict:<file>`) and listed
   in the report, so the study lead can see both values and decide.
 Items the other copy has and this one lacks come in when they carry ratings or notes.
+Ratings that come in have origin `merge:<file>`, whether they were rated or imported there.
 """
 
 from __future__ import annotations
 
 import os
+import sqlite3
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -29,7 +31,7 @@ from sqlalchemy.orm import Session
 
 from app.errors import UserError
 from db.models import Annotator, Dataset, Dimension, Item, ItemNote, Rating
-from db.study import SCHEMA_HEAD, SQLITE_MAGIC, Study
+from db.study import SCHEMA_HEAD, Study, known_revisions
 
 
 @dataclass(frozen=True)
@@ -75,23 +77,34 @@ class MergeReport:
 def _open_other(path: Path) -> Session:
     if not path.is_file():
         raise UserError(f"{path}: no such study file")
-    with path.open("rb") as fh:
-        if fh.read(16) != SQLITE_MAGIC:
-            raise UserError(f"{path}: not a MeaningBench study (not an SQLite file)")
-    engine = create_engine(f"sqlite:///file:{path.resolve()}?mode=ro&uri=true")
+    # Read only, and only through SQLite: the header check included (a plain open and
+    # close of a study file can drop this process's SQLite locks on it).
+    uri = f"{path.resolve().as_uri()}?mode=ro"
+    engine = create_engine("sqlite://", creator=lambda: sqlite3.connect(uri, uri=True))
     try:
         with engine.connect() as conn:
             rev = conn.execute(text("SELECT version_num FROM alembic_version")).scalar()
     except Exception as exc:
         engine.dispose()
-        raise UserError(f"{path}: not a MeaningBench study ({exc.__class__.__name__})") from exc
+        what = "not an SQLite file" if "not a database" in str(exc) else "no schema version"
+        raise UserError(f"{path}: not a MeaningBench study ({what})") from None
     if rev != SCHEMA_HEAD:
         engine.dispose()
-        raise UserError(
-            f"{path}: written with another schema ({rev}); open it once in this version of "
-            "MeaningBench (which upgrades it) and merge again."
-        )
+        raise UserError(_schema_message(path, str(rev)))
     return Session(engine)
+
+
+def _schema_message(path: Path, rev: str) -> str:
+    if rev in known_revisions():
+        return (
+            f"{path}: written by an older MeaningBench (schema {rev}, this one has "
+            f"{SCHEMA_HEAD}); open that copy once in this MeaningBench, which upgrades it "
+            "(keeping a backup), then merge again"
+        )
+    return (
+        f"{path}: written by a newer MeaningBench (schema {rev}; this one knows schemas up "
+        f"to {SCHEMA_HEAD}); nothing was merged. Update MeaningBench to merge that copy."
+    )
 
 
 def _stamp(value: object) -> str:
@@ -169,7 +182,8 @@ def _merge(src: Session, dst: Session, report: MergeReport, origin: str, name: s
             report.duplicates += 1
             continue
         state = theirs.state
-        row_origin = theirs.origin if theirs.origin != "ui" else origin
+        # The copy it came from, whatever brought it into that copy (rated, imported there).
+        row_origin = origin
         if theirs.state == "current" and current is not None:
             state = "superseded"
             row_origin = f"merge-conflict:{name}"

@@ -25,17 +25,28 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--ratings", action="store_true", help="one row per rating instead of one per item"
     )
+    parser.add_argument(
+        "--raw-cells",
+        action="store_true",
+        help="write CSV/TSV text cells exactly as stored, even those a spreadsheet would run "
+        "as formulas (= + - @ tab CR); for programs, not spreadsheets",
+    )
     add_json_flag(parser)
+    parser.epilog = (
+        "In CSV/TSV, text cells starting with = + - @, a tab or a carriage return get a "
+        "leading ' so that a spreadsheet shows them instead of running them as formulas; the "
+        "file's last column says so, and `meaningbench import` removes the quote again."
+    )
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from app.datasets.exporters import export_format, export_study
+    from app.datasets.exporters import cells_note, export_format, export_study
 
     export_format(args.out)  # a bad extension fails before the study is opened
     study = open_existing_study(args.study)
     try:
-        report = export_study(study, args.out, ratings=args.ratings)
+        report = export_study(study, args.out, ratings=args.ratings, raw_cells=args.raw_cells)
     finally:
         study.close()
     if args.json:
@@ -44,4 +55,6 @@ def run(args: argparse.Namespace) -> int:
         print(
             f"wrote {report.rows:,} rows ({report.items:,} items, {report.table}) to {report.path}"
         )
+        hint = "; --raw-cells writes text as it is" if report.cells == "spreadsheet-safe" else ""
+        print(f"text cells: {cells_note(report)}{hint}")
     return 0

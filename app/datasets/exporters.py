@@ -14,6 +14,10 @@ Two tables, CSV/TSV or JSONL by the file's extension:
 
 Items are read in id order, one batch at a time, so a million-item study exports in
 bounded memory (the metric matrix aside: one float per item and metric).
+
+CSV/TSV text cells that a spreadsheet would run as formulas get a leading quote unless
+`raw_cells` is asked for (`app.datasets.cells`); the file is written whole or not at all
+(`app.datasets.atomic_file`).
 """
 
 from __future__ import annotations
@@ -21,9 +25,8 @@ from __future__ import annotations
 import csv
 import json
 import math
-import os
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -32,11 +35,16 @@ import numpy as np
 from sqlalchemy import Connection, text
 
 from app.analysis.human import item_scores
+from app.datasets.atomic_file import replace_atomically
+from app.datasets.cells import SAFE_CELLS_MARKER, CellMode, neutralise
 from app.errors import UserError
 from db.frames import ratings_frame, score_matrix
 from db.study import Study
 
 BATCH = 10_000
+PROGRESS_EVERY = 10_000  # rows
+# Called with the number of rows written so far.
+Progress = Callable[[int], None] | None
 ITEM_COLUMNS = [
     "item_id",
     "dataset",
@@ -58,6 +66,9 @@ class ExportReport:
     rows: int = 0
     items: int = 0
     columns: list[str] = field(default_factory=list)
+    # How text cells were written: "spreadsheet-safe" (formula-like text quoted) or "raw".
+    cells: CellMode = "spreadsheet-safe"
+    cells_quoted: int = 0  # text cells that got a leading quote
     elapsed_s: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
@@ -97,24 +108,62 @@ def _refs(raw: Any) -> list[str]:
     return list(value)
 
 
+@dataclass
+class _Sink:
+    """Where the rows go: the open file, the report (which says how to write text cells)
+    and whom to tell how far the export got."""
+
+    fh: IO[str]
+    report: ExportReport
+    progress: Progress
+
+
 class _Writer:
     """CSV/TSV or JSONL rows with the same columns; floats written so they read back exactly."""
 
-    def __init__(self, fh: IO[str], fmt: str, columns: list[str]) -> None:
+    def __init__(self, out: _Sink, fmt: str, columns: list[str]) -> None:
         self.fmt = fmt
-        self.fh = fh
+        self.progress = out.progress
+        self.written = 0
+        fh = self.fh = out.fh
         self.columns = columns
+        report = self.report = out.report
+        self.safe = fmt != "jsonl" and report.cells == "spreadsheet-safe"
         if fmt != "jsonl":
-            self.csv = csv.writer(fh, delimiter="\t" if fmt == "tsv" else ",", lineterminator="\n")
-            self.csv.writerow(columns)
+            # CRLF as RFC 4180 has it: the csv module quotes a cell only for the characters
+            # of its line terminator, and a text with a bare CR must be quoted to read back.
+            delimiter = "\t" if fmt == "tsv" else ","
+            self.csv = csv.writer(fh, delimiter=delimiter, lineterminator="\r\n")
+            header = [self._text(c) for c in columns]
+            self.csv.writerow([*header, SAFE_CELLS_MARKER] if self.safe else header)
+
+    def _text(self, value: str) -> str:
+        if not self.safe:
+            return value
+        cell = neutralise(value)
+        if cell is not value:
+            self.report.cells_quoted += 1
+        return cell
 
     def row(self, values: list[Any]) -> None:
+        self.written += 1
+        if self.progress is not None and self.written % PROGRESS_EVERY == 0:
+            self.progress(self.written)
         if self.fmt == "jsonl":
             obj = {c: _json_value(v) for c, v in zip(self.columns, values, strict=True)}
             self.fh.write(json.dumps(obj, ensure_ascii=False))
             self.fh.write("\n")
         else:
-            self.csv.writerow([_cell(v) for v in values])
+            cells = []
+            for v in values:
+                cell = _cell(v)
+                # Only text is quoted: a number (-3.5) stays a number for the spreadsheet.
+                if self.safe and isinstance(v, str):
+                    cell = self._text(cell)
+                cells.append(cell)
+            if self.safe:
+                cells.append("")  # the marker column
+            self.csv.writerow(cells)
 
 
 def _json_value(v: Any) -> Any:
@@ -150,7 +199,7 @@ def _dimensions(conn: Connection) -> tuple[list[tuple[int, str]], set[int]]:
     return [(did, name) for did, name in dims if did in used], with_labels
 
 
-def _export_items(conn: Connection, out: IO[str], fmt: str, report: ExportReport) -> None:
+def _export_items(conn: Connection, out: _Sink, fmt: str, report: ExportReport) -> None:
     dims, with_labels = _dimensions(conn)
     matrix = score_matrix(conn)
     metric_cols = [str(c) for c in matrix.columns] if not matrix.empty else []
@@ -195,7 +244,7 @@ def _export_items(conn: Connection, out: IO[str], fmt: str, report: ExportReport
         report.items += len(batch)
 
 
-def _export_ratings(conn: Connection, out: IO[str], fmt: str, report: ExportReport) -> None:
+def _export_ratings(conn: Connection, out: _Sink, fmt: str, report: ExportReport) -> None:
     columns = ITEM_COLUMNS + RATING_COLUMNS
     report.columns = columns
     writer = _Writer(out, fmt, columns)
@@ -221,8 +270,19 @@ def _export_ratings(conn: Connection, out: IO[str], fmt: str, report: ExportRepo
         report.items += len(batch)
 
 
-def export_study(study: Study, out_path: str | Path, *, ratings: bool = False) -> ExportReport:
-    """Write the study's items (or, with `ratings`, its per-rater ratings) to a file."""
+def export_study(
+    study: Study,
+    out_path: str | Path,
+    *,
+    ratings: bool = False,
+    raw_cells: bool = False,
+    progress: Progress = None,
+) -> ExportReport:
+    """Write the study's items (or, with `ratings`, its per-rater ratings) to a file.
+
+    CSV/TSV text cells that start like a formula get a leading quote, undone when
+    MeaningBench imports the file; `raw_cells` writes them as they are.
+    """
     started = time.perf_counter()
     out = Path(out_path)
     fmt = export_format(out)
@@ -230,16 +290,33 @@ def export_study(study: Study, out_path: str | Path, *, ratings: bool = False) -
         raise UserError(f"{out}: that is the study itself")
     if out.parent and not out.parent.exists():
         raise UserError(f"{out.parent}: no such folder")
-    report = ExportReport(path=str(out), format=fmt, table="ratings" if ratings else "items")
-    tmp = out.with_name(f".{out.name}.tmp")
+    report = ExportReport(
+        path=str(out),
+        format=fmt,
+        table="ratings" if ratings else "items",
+        cells="raw" if raw_cells or fmt == "jsonl" else "spreadsheet-safe",
+    )
     try:
-        with study.engine.connect() as conn, tmp.open("w", encoding="utf-8", newline="") as fh:
+        with study.engine.connect() as conn, replace_atomically(out) as fh:
+            sink = _Sink(fh, report, progress)
             if ratings:
-                _export_ratings(conn, fh, fmt, report)
+                _export_ratings(conn, sink, fmt, report)
             else:
-                _export_items(conn, fh, fmt, report)
-        os.replace(tmp, out)
-    finally:
-        tmp.unlink(missing_ok=True)
+                _export_items(conn, sink, fmt, report)
+    except OSError as exc:  # a full disk, a read-only folder, a folder in the way
+        reason = exc.strerror or str(exc)
+        raise UserError(f"{out}: cannot write the export ({reason}); nothing was written") from None
     report.elapsed_s = round(time.perf_counter() - started, 3)
     return report
+
+
+def cells_note(report: ExportReport) -> str:
+    """One line saying how text cells were written, for the command and the dialog."""
+    if report.format == "jsonl":
+        return "text as it is (JSON lines: no spreadsheet formulas)"
+    if report.cells == "raw":
+        return "text as it is (raw cells: a spreadsheet may run text starting with = + - @)"
+    return (
+        f"spreadsheet-safe: {report.cells_quoted:,} text cells starting with = + - @, tab or "
+        "CR got a leading ' (MeaningBench's import removes it)"
+    )

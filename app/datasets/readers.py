@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import csv
 import json
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from app.datasets.cells import SAFE_CELLS_MARKER, restore
 from app.errors import InputError
 
 SNIFF_BYTES = 64 * 1024
@@ -59,6 +61,9 @@ class TableSource:
     encoding: str = "utf-8"
     size: int = 0
     counter: ByteCounter = field(default_factory=ByteCounter)
+    # A spreadsheet-safe MeaningBench export: its marker column is left out of `columns`
+    # and the quote it put before formula-like text is removed from every cell.
+    safe_cells: bool = False
 
     def rows(self) -> Iterator[tuple[int, Any]]:
         """Records as lists aligned with `columns` (CSV) or dicts (JSONL)."""
@@ -193,6 +198,9 @@ def _open_csv(path: Path, encoding: str, size: int, forced_delimiter: str | None
     except csv.Error as exc:
         raise InputError(f"cannot read the header: {exc}", file=str(path), row=1) from None
     columns = [c.strip() for c in header]
+    safe_cells = len(columns) > 1 and columns[-1] == SAFE_CELLS_MARKER
+    if safe_cells:
+        columns = [restore(c) for c in columns[:-1]]
     if not any(columns):
         raise InputError("the header row is empty", file=str(path), row=1)
     for i, col in enumerate(columns):
@@ -203,11 +211,12 @@ def _open_csv(path: Path, encoding: str, size: int, forced_delimiter: str | None
         if col in seen:
             raise InputError(f"the header names column {col!r} twice", file=str(path), row=1)
         seen.add(col)
-    return TableSource(path, "csv", columns, delimiter=delimiter, encoding=encoding, size=size)
+    return TableSource(path, "csv", columns, delimiter, encoding, size=size, safe_cells=safe_cells)
 
 
 def _csv_rows(source: TableSource) -> Iterator[tuple[int, Any]]:
-    width = len(source.columns)
+    n_columns = len(source.columns)
+    width = n_columns + 1 if source.safe_cells else n_columns  # the marker column counts here
     path = str(source.path)
     with source.path.open("rb") as fh:
         reader = csv.reader(
@@ -238,7 +247,9 @@ def _csv_rows(source: TableSource) -> Iterator[tuple[int, Any]]:
                 continue
             if not record or (len(record) == 1 and not record[0].strip()):
                 continue  # a blank line
-            if len(record) != width:
+            if len(record) == n_columns and source.safe_cells:
+                pass  # the marker column's empty cell left off
+            elif len(record) != width:
                 if len(record) > width and not any(f.strip() for f in record[width:]):
                     record = record[:width]
                 else:
@@ -252,6 +263,8 @@ def _csv_rows(source: TableSource) -> Iterator[tuple[int, Any]]:
                         file=path,
                         row=row,
                     )
+            if source.safe_cells:
+                record = [restore(f) for f in record[:n_columns]]
             yield row, record
 
 
@@ -286,9 +299,32 @@ def _numbered_jsonl(
             yield line_no, text
 
 
+class _JsonProblem(ValueError):
+    """Valid to Python's json module, but not JSON a data row may hold."""
+
+
+def _refuse_constant(name: str) -> Any:
+    # Python's json reads NaN and Infinity, which JSON does not have.
+    raise _JsonProblem(f"{name} is not a JSON value (write null for a missing value)")
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _JsonProblem(f"the key {key!r} appears twice in one object")
+            seen.add(key)
+    return obj
+
+
+_DECODER = json.JSONDecoder(parse_constant=_refuse_constant, object_pairs_hook=_unique_keys)
+
+
 def _parse_json_line(line: str, line_no: int, path: str) -> dict[str, Any]:
     try:
-        obj = json.loads(line)
+        obj = _DECODER.decode(line)
     except json.JSONDecodeError as exc:
         hint = (
             "; a JSON array? write one object per line (JSONL)"
@@ -298,11 +334,29 @@ def _parse_json_line(line: str, line_no: int, path: str) -> dict[str, Any]:
         raise InputError(
             f"not valid JSON ({exc.msg} at character {exc.pos + 1}){hint}", file=path, row=line_no
         ) from None
-    except ValueError as exc:  # e.g. an integer longer than Python converts
+    except _JsonProblem as exc:
+        raise InputError(f"not valid JSON: {exc}", file=path, row=line_no) from None
+    except RecursionError:
+        # The decoder recurses once per bracket; a row's values are texts, numbers or lists.
+        raise InputError(
+            "not valid JSON for a data row: brackets nested too deeply "
+            f"(over {sys.getrecursionlimit():,} levels)",
+            file=path,
+            row=line_no,
+        ) from None
+    except ValueError as exc:
+        if "digits" in str(exc):  # an integer longer than Python converts
+            raise InputError(
+                f"not valid JSON for a data row: a number with more than "
+                f"{sys.get_int_max_str_digits():,} digits",
+                file=path,
+                row=line_no,
+            ) from None
         raise InputError(f"not valid JSON ({exc})", file=path, row=line_no) from None
     if not isinstance(obj, dict):
+        hint = "; a JSON array? write one object per line (JSONL)" if isinstance(obj, list) else ""
         raise InputError(
-            f"expected a JSON object per line (JSONL), found a {type(obj).__name__}",
+            f"expected a JSON object per line (JSONL), found a {_json_type(obj)}{hint}",
             file=path,
             row=line_no,
         )
@@ -315,6 +369,11 @@ def _parse_json_line(line: str, line_no: int, path: str) -> dict[str, Any]:
                 "contains an invalid \\u escape (half of a surrogate pair)", file=path, row=line_no
             ) from None
     return obj
+
+
+def _json_type(value: Any) -> str:
+    names = {list: "array", str: "string", bool: "boolean", int: "number", float: "number"}
+    return "null" if value is None else names.get(type(value), type(value).__name__)
 
 
 def _jsonl_rows(source: TableSource) -> Iterator[tuple[int, Any]]:

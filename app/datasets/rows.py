@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 import operator
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -70,34 +71,101 @@ def _text(value: Any, column: str) -> str:
     raise RowProblem(f"expected text, found a JSON {type(value).__name__}", column)
 
 
+# What a rating cell may hold (resources/docs/input-rules.md): ASCII digits, an optional
+# sign, one decimal point, an optional exponent. Python's float() also takes "5_0", "５０",
+# "infinity" and surrounding Unicode spaces; none of those is a number a rater wrote.
+_PLAIN_NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+# A decimal comma ("72,5"): one comma between digits, no exponent.
+_COMMA_NUMBER = re.compile(r"[+-]?[0-9]+,[0-9]+")
+# Digits grouped in threes after a comma read both as thousands ("1,000" = 1000) and as a
+# decimal comma ("1,000" = 1): such a value is refused rather than guessed.
+_GROUPED_NUMBER = re.compile(r"[+-]?[1-9][0-9]{0,2}(?:,[0-9]{3})+")
+_NON_FINITE = frozenset({"nan", "inf", "infinity"})
+_SHOWN_CHARS = 60
+
+
+def shown_text(text: str) -> str:
+    """A cell's text quoted exactly as written (long ones cut, and said so)."""
+    if len(text) > _SHOWN_CHARS:
+        return f"{text[:_SHOWN_CHARS]!r}… ({len(text):,} characters)"
+    return repr(text)
+
+
+def shown_number(number: float) -> str:
+    """A float with every digit it has: 100.0000001 must not print as "100"."""
+    if number == int(number) and abs(number) < 1e16:
+        return str(int(number))
+    return repr(number)
+
+
+_SEPARATED_DIGITS = re.compile(r"[0-9][ ,.'\u00a0\u202f][0-9]")
+
+
+def _number_problem(raw: str, text: str, column: str) -> RowProblem:
+    shown = shown_text(raw)
+    if text.lstrip("+-").lower() in _NON_FINITE:
+        return RowProblem(f"the rating {shown} is not a finite number", column)
+    if _GROUPED_NUMBER.fullmatch(text):
+        plain = text.replace(",", "")
+        if text.count(",") > 1:
+            return RowProblem(
+                f"the rating {shown} has thousands separators, which are not accepted: "
+                f"write {plain}",
+                column,
+            )
+        return RowProblem(
+            f"the rating {shown} is ambiguous: a thousands separator or a decimal comma? "
+            f"write {plain} or {text.replace(',', '.')} (a decimal point, no thousands "
+            "separator)",
+            column,
+        )
+    if "_" in text:
+        hint = "digit separators ('_') are not accepted"
+    elif any(ch.isdigit() and not ch.isascii() for ch in text):
+        hint = "write it with the digits 0-9; it has other digits, e.g. full-width ones"
+    elif _SEPARATED_DIGITS.search(text):
+        hint = "thousands separators are not accepted; one decimal point or comma at most"
+    else:
+        hint = "expected digits with an optional sign and one decimal point"
+    return RowProblem(f"the rating {shown} is not a number ({hint})", column)
+
+
+def _json_number(value: int | float, column: str) -> float:
+    try:
+        return float(value)
+    except OverflowError:
+        digits = len(str(abs(int(value))))
+        raise RowProblem(f"the rating is too large a number ({digits:,} digits)", column) from None
+
+
 def parse_number(value: Any, column: str) -> float | None:
-    """A rating as a float; None for an empty cell. Accepts a decimal comma ("72,5")."""
+    """A rating as a float; None for an empty cell.
+
+    Text must be a plain decimal (see `_PLAIN_NUMBER`) or use a decimal comma ("72,5");
+    anything else is refused, quoting the cell as written. JSON numbers are numbers.
+    """
     if value is None:
         return None
     if isinstance(value, bool):
         raise RowProblem(f"the rating {json.dumps(value)} is not a number", column)
     if isinstance(value, (int, float)):
-        try:
-            number = float(value)
-        except OverflowError:
-            raise RowProblem("the rating is too large a number", column) from None
-    elif isinstance(value, str):
-        text = value.strip()
-        if not text:
-            return None
-        try:
-            number = float(text)
-        except ValueError:
-            try:
-                number = float(text.replace(",", ".")) if text.count(",") == 1 else math.nan
-            except ValueError:
-                number = math.nan
-            if math.isnan(number):
-                raise RowProblem(f"the rating {text[:40]!r} is not a number", column) from None
-    else:
+        number = _json_number(value, column)
+        if not math.isfinite(number):
+            raise RowProblem(f"the rating {value!r} is not a finite number", column)
+        return number
+    if not isinstance(value, str):
         raise RowProblem(f"the rating is a JSON {type(value).__name__}, not a number", column)
-    if math.isnan(number) or math.isinf(number):
-        raise RowProblem(f"the rating {value!r} is not a finite number", column)
+    text = value.strip(" \t\r\n")
+    if not text:
+        return None
+    if _PLAIN_NUMBER.fullmatch(text):
+        number = float(text)
+    elif _COMMA_NUMBER.fullmatch(text) and not _GROUPED_NUMBER.fullmatch(text):
+        number = float(text.replace(",", "."))
+    else:
+        raise _number_problem(value, text, column)
+    if not math.isfinite(number):  # "1e999"
+        raise RowProblem(f"the rating {shown_text(value)} is not a finite number", column)
     return number
 
 
@@ -115,7 +183,7 @@ def _references(values: list[tuple[str, Any]]) -> list[str]:
             if text.startswith("[") and text.endswith("]"):
                 try:
                     items = json.loads(text)
-                except ValueError:
+                except (ValueError, RecursionError):
                     items = [value]  # a reference that merely starts with a bracket
                 if not isinstance(items, list):
                     items = [value]
@@ -183,7 +251,7 @@ class RowParser:
         info = self.dims[dim]
         if not info.min_value <= value <= info.max_value:
             raise RowProblem(
-                f"the {dim} rating {value:g} is outside the dimension's scale "
+                f"the {dim} rating {shown_number(value)} is outside the dimension's scale "
                 f"{info.min_value:g}–{info.max_value:g}",
                 column,
             )
@@ -213,7 +281,8 @@ class RowParser:
             return None
         if number < 1 or number != int(number):
             raise RowProblem(
-                f"the number of raters {number:g} is not a positive whole number", column
+                f"the number of raters {shown_number(number)} is not a positive whole number",
+                column,
             )
         return int(number)
 

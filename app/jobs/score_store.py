@@ -243,7 +243,7 @@ def write_scores(
     for item_id, digest, score in zip(item_ids, hashes, scores, strict=True):
         value = _finite(score.value)
         error = score.error
-        if error is None and value is None and score.raw is None:
+        if error is None and value is None and score.raw is None and not score.not_computed:
             error = "the metric returned no value"
         rows.append(
             (

@@ -32,12 +32,34 @@ def pair_references(pair: Pair) -> tuple[str, ...]:
     return pair.references if pair.references else (pair.source,)
 
 
+# The details key of a score deliberately not computed, with the reason as its value.
+NOT_COMPUTED = "not_computed"
+
+
 @dataclass
 class ItemScore:
     value: float | None  # 0–100, higher = more meaning preserved (FKGL keeps its raw grade)
     raw: float | None  # the metric as its authors define it
     details: dict[str, Any] = field(default_factory=dict)
     error: str | None = None
+
+    @property
+    def not_computed(self) -> str | None:
+        """Why the metric chose not to score this item (no value, and not a failure)."""
+        reason = self.details.get(NOT_COMPUTED) if self.error is None else None
+        return str(reason) if reason is not None else None
+
+
+def too_long(label: str, words: int, max_words: int) -> ItemScore | None:
+    """The long-text guard: a score "not computed" when a text has more than `max_words`.
+
+    For metrics whose cost grows faster than the text (TER, ROUGE-L), so that one very long
+    item cannot stall a battery; the limits are measured in resources/docs/input-rules.md.
+    """
+    if words <= max_words:
+        return None
+    reason = f"too long for {label}: {words:,} words (the limit is max_words={max_words})"
+    return ItemScore(None, None, {NOT_COMPUTED: reason})
 
 
 @dataclass(frozen=True)
@@ -110,6 +132,9 @@ class Metric(ABC):
     # True for CPU-bound metrics without model state: the scoring job may then score large
     # runs in worker processes, rebuilding the metric there from its class and config.
     parallel_safe: ClassVar[bool] = False
+    # Options added after scores existed: in the config hash only when they differ from
+    # the default, so that scores computed before them stay cached.
+    hashed_when_set: ClassVar[frozenset[str]] = frozenset()
 
     def __init__(self, **config: Any) -> None:
         unknown = set(config) - set(self.defaults)
@@ -135,7 +160,12 @@ class Metric(ABC):
 
     def score_config(self) -> dict[str, Any]:
         """The part of the config that can change a score (what the cache is keyed on)."""
-        return {k: v for k, v in self.config.items() if k not in self.runtime_options}
+        return {
+            k: v
+            for k, v in self.config.items()
+            if k not in self.runtime_options
+            and not (k in self.hashed_when_set and v == self.defaults.get(k))
+        }
 
     def config_hash(self) -> str:
         return stable_hash(

@@ -61,12 +61,18 @@ def import_job(
         study.close()
 
 
-def export_job(_ctx: MessageContext, study_path: Path, out: Path, ratings: bool) -> Any:
+def export_job(
+    ctx: MessageContext, study_path: Path, out: Path, ratings: bool, raw_cells: bool = False
+) -> Any:
     from app.datasets.exporters import export_study
     from db.study import open_study
 
+    def progress(rows: int) -> None:
+        ctx.check()  # a cancelled export leaves no file behind
+        ctx.progress(rows, None, f"{rows:,} rows")
+
     study = open_study(study_path)
     try:
-        return export_study(study, out, ratings=ratings)
+        return export_study(study, out, ratings=ratings, raw_cells=raw_cells, progress=progress)
     finally:
         study.close()

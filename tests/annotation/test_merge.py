@@ -211,3 +211,66 @@ def test_merge_command_reports_conflicts_and_exit_codes(pair, capsys) -> None:
     assert main(["merge", str(a_path), str(a_path)]) == 2
     assert "cannot be merged into itself" in capsys.readouterr().err
     assert main(["merge", str(a_path), str(a_path.with_name("nope.mbstudy"))]) == 2
+
+
+def test_merged_ratings_name_the_copy_they_came_from(pair, tmp_path: Path) -> None:
+    from app.datasets.importer import import_file
+
+    a, b = pair
+    _rate_all(b, "bob", 60, limit=1)
+    pairs = "source,output,annotator,meaning\nA merged source.,A merged output.,carol,40\n"
+    (tmp_path / "b.csv").write_text(pairs, encoding="utf-8")
+    import_file(b, tmp_path / "b.csv")
+    _rate_all(a, "bob", 20, limit=1)  # the same item, another value: a conflict
+    merge_ratings(a, b.path)
+    with a.session() as s:
+        origins = dict(
+            s.execute(
+                select(Annotator.name, Rating.origin)
+                .join(Annotator, Annotator.id == Rating.annotator_id)
+                .where(Annotator.name == "carol")
+            ).all()
+        )
+        bob = s.execute(
+            select(Rating.state, Rating.origin)
+            .join(Annotator, Annotator.id == Rating.annotator_id)
+            .where(Annotator.name == "bob")
+            .order_by(Rating.id)
+        ).all()
+    assert origins == {"carol": "merge:copy.mbstudy"}
+    assert [tuple(r) for r in bob] == [
+        ("current", "ui"),
+        ("superseded", "merge-conflict:copy.mbstudy"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("revision", "advice"),
+    [
+        ("9999", "written by a newer MeaningBench (schema 9999; this one knows schemas up to"),
+        ("0001", "written by an older MeaningBench (schema 0001, this one has"),
+    ],
+)
+def test_another_schema_is_explained(pair, capsys, revision: str, advice: str) -> None:
+    import sqlite3
+
+    from app.cli import main
+
+    a, b = pair
+    a_path, b_path = a.path, b.path
+    a.close()
+    b.close()
+    conn = sqlite3.connect(b_path)
+    conn.execute("UPDATE alembic_version SET version_num = ?", (revision,))
+    conn.commit()
+    conn.close()
+    before = a_path.read_bytes()
+    assert main(["merge", str(a_path), str(b_path)]) == 2
+    err = capsys.readouterr().err
+    assert advice in err and "Traceback" not in err
+    if revision == "9999":
+        assert "Update MeaningBench to merge that copy" in err
+        assert "open it once in this version" not in err
+    else:
+        assert "open that copy once in this MeaningBench, which upgrades it" in err
+    assert a_path.read_bytes() == before

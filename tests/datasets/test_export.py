@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from app.datasets.cells import SAFE_CELLS_MARKER
 from app.datasets.exporters import export_study
 from app.datasets.importer import import_file
 from app.errors import UserError
@@ -166,6 +167,7 @@ def test_export_of_an_empty_study_and_bad_targets(new_study, tmp_path: Path) -> 
         "source",
         "output",
         "references",
+        SAFE_CELLS_MARKER,
     ]
     with pytest.raises(UserError, match="extension"):
         export_study(new_study, tmp_path / "x.xlsx")

@@ -10,7 +10,7 @@ from __future__ import annotations
 from functools import cached_property, lru_cache
 from typing import Any, ClassVar
 
-from app.metrics.base import ItemScore, MetricInfo, Pair, pair_references
+from app.metrics.base import ItemScore, MetricInfo, Pair, pair_references, too_long
 from app.metrics.lexical.common import LexicalMetric
 
 
@@ -84,3 +84,19 @@ class Rouge2Metric(_RougeMetric):
 class RougeLMetric(_RougeMetric):
     info = _info("rougel", "ROUGE-L", "longest common subsequence")
     rouge_type = "rougeL"
+    # rouge-score's LCS table is words × words in Python: 4,000 words take 2.5 s, 20,000
+    # about a minute (resources/docs/input-rules.md); longer items are not computed.
+    defaults: ClassVar[dict[str, Any]] = {**_RougeMetric.defaults, "max_words": 5000}
+    hashed_when_set = frozenset({"max_words"})
+
+    def __init__(self, **config: Any) -> None:
+        super().__init__(**config)
+        limit = self.config["max_words"]
+        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+            raise ValueError(f"rougel: max_words must be a whole number above 0, not {limit!r}")
+
+    def score_one(self, pair: Pair) -> ItemScore:
+        tokenize = _tokenizer(bool(self.config["use_stemmer"])).tokenize
+        words = max(len(tokenize(t)) for t in (pair.output, *pair_references(pair)))
+        guard = too_long("ROUGE-L", words, int(self.config["max_words"]))
+        return guard if guard is not None else super().score_one(pair)

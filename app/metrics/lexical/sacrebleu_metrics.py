@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from functools import cached_property, lru_cache
 from typing import Any, ClassVar
 
-from app.metrics.base import ItemScore, MetricInfo, Pair
+from app.metrics.base import ItemScore, MetricInfo, Pair, too_long
 from app.metrics.lexical.common import (
     LexicalMetric,
     clip,
@@ -155,8 +155,18 @@ class TerMetric(LexicalMetric):
         "normalized": False,
         "no_punct": False,
         "case_sensitive": False,
+        # TER's shift search grows much faster than the text: 1,000 words take seconds,
+        # 3,200 half a minute (resources/docs/input-rules.md); longer items are not computed.
+        "max_words": 1000,
     }
+    hashed_when_set = frozenset({"max_words"})
     packages = ("sacrebleu",)
+
+    def __init__(self, **config: Any) -> None:
+        super().__init__(**config)
+        limit = self.config["max_words"]
+        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+            raise ValueError(f"ter: max_words must be a whole number above 0, not {limit!r}")
 
     @cached_property
     def _tokenizer(self) -> Any:
@@ -171,16 +181,20 @@ class TerMetric(LexicalMetric):
     def _words(self, text: str) -> list[str]:
         return str(self._tokenizer(text.rstrip())).split()
 
-    def statistics(self, output: str, references: Sequence[str]) -> tuple[int, float]:
+    def _too_long(self, hyp: list[str], refs: list[list[str]]) -> ItemScore | None:
+        words = max(len(hyp), *(len(r) for r in refs))
+        return too_long("TER", words, int(self.config["max_words"]))
+
+    @staticmethod
+    def _statistics(hyp: list[str], refs: list[list[str]]) -> tuple[int, float]:
         """(fewest edits over the references, mean reference length), as sacrebleu's TER."""
-        hyp = self._words(output)
         best = None
         total_len = 0
-        for ref in references:
-            edits, ref_len = translation_edit_rate(hyp, self._words(ref))
+        for ref in refs:
+            edits, ref_len = translation_edit_rate(hyp, ref)
             total_len += ref_len
             best = edits if best is None or edits < best else best
-        return int(best or 0), total_len / len(references)
+        return int(best or 0), total_len / len(refs)
 
     @staticmethod
     def _ter(edits: float, ref_len: float) -> float:
@@ -189,18 +203,30 @@ class TerMetric(LexicalMetric):
         return 100.0 if edits > 0 else 0.0
 
     def score_one(self, pair: Pair) -> ItemScore:
-        edits, ref_len = self.statistics(pair.output, pair_references(pair))
+        hyp = self._words(pair.output)
+        refs = [self._words(r) for r in pair_references(pair)]
+        guard = self._too_long(hyp, refs)
+        if guard is not None:
+            return guard
+        edits, ref_len = self._statistics(hyp, refs)
         ter = self._ter(edits, ref_len)
         return ItemScore(clip(100 - ter), ter, {"edits": edits, "ref_len": ref_len})
 
     def corpus_score(self, pairs: Sequence[Pair]) -> float | None:
-        """Corpus TER (total edits / total mean reference length), shown as 100 − TER."""
-        if not pairs:
-            return None
+        """Corpus TER (total edits / total mean reference length), shown as 100 − TER;
+        items too long for TER are left out, as they have no item score either."""
         edits = 0.0
         ref_len = 0.0
+        counted = 0
         for pair in pairs:
-            e, n = self.statistics(pair.output, pair_references(pair))
+            hyp = self._words(pair.output)
+            refs = [self._words(r) for r in pair_references(pair)]
+            if self._too_long(hyp, refs) is not None:
+                continue
+            e, n = self._statistics(hyp, refs)
             edits += e
             ref_len += n
+            counted += 1
+        if not counted:
+            return None
         return clip(100 - self._ter(edits, ref_len))

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QTextBrowser, QVBoxLayout, QWidget
 
+from app.metrics.base import NOT_COMPUTED
 from app.ui.browser.detail_query import ItemDetail, fetch_detail
 
 
@@ -136,6 +137,9 @@ class DetailPane(QWidget):
                 if s.error:
                     value = "<span style='color:#d04040'>error</span>"
                     info = _esc(s.error[:120])
+                elif s.details.get(NOT_COMPUTED):
+                    value = f"<span style='color:{muted}'>not computed</span>"
+                    info = _esc(s.details[NOT_COMPUTED])
                 else:
                     value = f"<b>{_fmt(s.value)}</b>"
                     raw = "" if s.raw is None else f"raw {s.raw:.4g}"

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtWidgets import (
     QButtonGroup,
+    QCheckBox,
     QDialog,
     QFileDialog,
     QFormLayout,
@@ -49,6 +50,15 @@ class ExportDialog(QDialog):
             "Ratings: one row per rating (long shape; imports back into a study)"
         )
         self.items_radio.setChecked(True)
+        self.raw_cells = QCheckBox(
+            "Write text cells as they are (for programs: a spreadsheet would run text "
+            "starting with = + - @ as a formula)"
+        )
+        self.raw_cells.setObjectName("exportRawCells")
+        self.raw_cells.setToolTip(
+            "Unticked, CSV/TSV text cells starting with = + - @, a tab or a carriage return "
+            "get a leading ' so that spreadsheets show them; importing the file removes it."
+        )
         group = QButtonGroup(self)
         group.addButton(self.items_radio)
         group.addButton(self.ratings_radio)
@@ -80,6 +90,7 @@ class ExportDialog(QDialog):
         layout.addWidget(self.items_radio)
         layout.addWidget(self.ratings_radio)
         layout.addLayout(form)
+        layout.addWidget(self.raw_cells)
         layout.addWidget(self.status)
         layout.addStretch(1)
         layout.addLayout(buttons)
@@ -101,7 +112,7 @@ class ExportDialog(QDialog):
         self.status.setText("Exporting…")
         self.export_button.setEnabled(False)
         self.job = self.context.runner.start(
-            in_child_process(export_job, study_path, out, ratings),
+            in_child_process(export_job, study_path, out, ratings, self.raw_cells.isChecked()),
             title=f"Exporting {out.name}",
             on_result=self._on_result,
         )
@@ -110,10 +121,12 @@ class ExportDialog(QDialog):
         return self.job
 
     def _on_result(self, report: Any) -> None:
+        from app.datasets.exporters import cells_note
+
         self.report = report
         self.status.setText(
             f"Wrote {report.rows:,} rows ({report.items:,} items) to {report.path} "
-            f"in {report.elapsed_s:.1f} s."
+            f"in {report.elapsed_s:.1f} s.\nText cells: {cells_note(report)}."
         )
 
     def _on_finished(self) -> None:

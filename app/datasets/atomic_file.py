@@ -1,0 +1,120 @@
+"""Write a file whole or not at all, leaving nothing behind when the writer is killed.
+
+The new content goes to a file without a name where the system allows it (Linux's
+O_TMPFILE: killed at any point, the kernel frees it), given the target's name only once it
+is complete. Elsewhere, or on file systems without O_TMPFILE, it goes to a hidden file named
+`.<target>.<pid>.mbpart` beside the target; a writer that dies leaves that behind, and the
+next write into the same folder removes those whose writing process is gone.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import re
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO
+
+PART_SUFFIX = ".mbpart"
+_PART_NAME = re.compile(r"\..+\.(\d+)\.mbpart")
+# File systems that cannot make an unnamed file answer with one of these.
+_NO_TMPFILE = {errno.EOPNOTSUPP, errno.EISDIR, errno.EINVAL, errno.ENOENT}
+
+
+def part_path(target: Path, pid: int | None = None) -> Path:
+    return target.with_name(f".{target.name}.{os.getpid() if pid is None else pid}{PART_SUFFIX}")
+
+
+def _process_gone(pid: int) -> bool:
+    if sys.platform == "win32":
+        return True  # there, a file a live process still writes cannot be removed anyway
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False  # alive, another user's
+    return False
+
+
+def remove_stale_parts(folder: Path) -> list[Path]:
+    """Remove the partial files of writers that died in `folder`; returns those removed."""
+    removed: list[Path] = []
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return removed
+    for name in names:
+        m = _PART_NAME.fullmatch(name)
+        if m is None or int(m.group(1)) == os.getpid() or not _process_gone(int(m.group(1))):
+            continue
+        path = folder / name
+        with contextlib.suppress(OSError):
+            path.unlink()
+            removed.append(path)
+    return removed
+
+
+def _unnamed_file(folder: Path) -> int | None:
+    flag = getattr(os, "O_TMPFILE", None)
+    if flag is None or not Path("/proc/self/fd").is_dir():
+        return None
+    try:
+        return os.open(folder, flag | os.O_RDWR, 0o666)
+    except OSError as exc:
+        if exc.errno in _NO_TMPFILE:
+            return None
+        raise
+
+
+def _give_name(fd: int, part: Path) -> None:
+    """Link the unnamed file `fd` to `part` (copied there where linking is refused)."""
+    part.unlink(missing_ok=True)
+    folder = os.open(part.parent, os.O_RDONLY)
+    try:
+        # A directory fd makes os.link call linkat(), which follows the /proc link to the
+        # open file; plain link() would try to link the /proc entry itself.
+        os.link(f"/proc/self/fd/{fd}", part.name, dst_dir_fd=folder, follow_symlinks=True)
+        return
+    except OSError:
+        pass
+    finally:
+        os.close(folder)
+    os.lseek(fd, 0, os.SEEK_SET)
+    with open(part, "wb") as out:
+        while chunk := os.read(fd, 1 << 20):
+            out.write(chunk)
+        out.flush()
+        os.fsync(out.fileno())
+
+
+@contextlib.contextmanager
+def replace_atomically(target: Path, *, encoding: str = "utf-8") -> Iterator[IO[str]]:
+    """A text stream whose content becomes `target` when the block ends without an error.
+
+    On an error the target is left as it was and the partial content is dropped.
+    """
+    folder = target.parent if str(target.parent) else Path(".")
+    remove_stale_parts(folder)
+    part = part_path(target)
+    fd = _unnamed_file(folder)
+    named = fd is None
+    if fd is None:
+        fd = os.open(part, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
+    try:
+        with open(fd, "w", encoding=encoding, newline="") as fh:
+            yield fh
+            fh.flush()
+            os.fsync(fh.fileno())
+            if not named:
+                # Name the finished file (a kill here leaves a `.mbpart` the next write
+                # removes), then move it over the target in one step.
+                named = True
+                _give_name(fd, part)
+        os.replace(part, target)
+    finally:
+        if named:
+            part.unlink(missing_ok=True)
