@@ -21,7 +21,6 @@ if TYPE_CHECKING:
     from alembic.config import Config
 
 MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
-SQLITE_MAGIC = b"SQLite format 3\x00"
 # The newest migration's revision. Opening a study at this revision needs no Alembic at all
 # (importing it and scanning the scripts costs most of a second); a test keeps it equal to
 # the head of db/migrations/versions.
