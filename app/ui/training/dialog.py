@@ -345,9 +345,15 @@ class TrainingDialog(QDialog):
         self.events_seen += 1
         self.monitor.feed(event)
 
+    def _end_live_view(self) -> None:
+        """Draw the last state, then stop the timer: its next redraw would overwrite the
+        closing message while the job winds down."""
+        self.refresh_view()
+        self._timer.stop()
+
     def _on_result(self, result: TrainResult) -> None:
         self.trained = result
-        self.refresh_view()
+        self._end_live_view()
         self.card.show_card(result.card, result.out_dir, result.name if result.registered else None)
         took = format_duration(time.monotonic() - self._started)
         self.phase_label.setText(f"Finished in {took}. The model is in {result.out_dir}")
@@ -356,6 +362,7 @@ class TrainingDialog(QDialog):
 
     def _on_failed(self, failure: JobFailure) -> None:
         self.failure = failure
+        self._end_live_view()
         if failure.is_user_error:
             self.show_error("Training failed", failure.message)
         else:
@@ -368,6 +375,7 @@ class TrainingDialog(QDialog):
         self.phase_label.setText("Stopped by an error.")
 
     def _on_cancelled(self) -> None:
+        self._end_live_view()
         step = self.monitor.last_checkpoint_step
         where = f" at step {step}" if step is not None else ""
         self.phase_label.setText(f"Cancelled; checkpoint written{where}. Resume continues it.")
