@@ -45,7 +45,11 @@ def _signature(action: argparse.Action) -> str:
         return ", ".join(f"`{o}`" for o in action.option_strings)
     metavar = action.metavar
     if metavar is None:
-        metavar = "{" + ",".join(map(str, action.choices)) + "}" if action.choices else action.dest.upper()
+        metavar = (
+            "{" + ",".join(map(str, action.choices)) + "}"
+            if action.choices
+            else action.dest.upper()
+        )
     if isinstance(metavar, tuple):
         metavar = " ".join(metavar)
     suffix = " …" if action.nargs in ("*", "+") or isinstance(action.nargs, int) else ""

@@ -38,6 +38,14 @@ def models_dir() -> Path:
     return path
 
 
+def resolve_model_path(path: str) -> str:
+    """A registered model's path; relative paths are relative to the models folder."""
+    candidate = Path(path).expanduser()
+    if not candidate.is_absolute() and not candidate.exists():
+        candidate = models_dir() / candidate
+    return str(candidate)
+
+
 def resources_dir() -> Path:
     """The `resources/` folder shipped with the program (demo data, style sheets, icons)."""
     return Path(__file__).resolve().parent.parent / "resources"

@@ -118,41 +118,40 @@ def ratings_frame(
 
 
 def runs_frame(session: Session | Connection) -> pd.DataFrame:
-    """One row per (metric, config hash) with a unique column name for tables and exports.
+    """One row per (metric, config hash): its newest run's id, label, model and stored config.
 
-    The column is the metric's name when the study holds one config of it, otherwise the
-    run label (or the metric name with the config hash when labels collide).
+    Naming the runs for tables is the application's rule (`app.analysis.score_columns`),
+    which adds a `column` to this frame.
     """
     sql = """
-        SELECT metric, config_hash, MAX(id) AS last_run_id, MAX(label) AS label,
-               MAX(model_id) AS model_id
-        FROM metric_run
-        GROUP BY metric, config_hash
-        ORDER BY metric, MIN(id)
+        SELECT m.metric, m.config_hash, m.id AS last_run_id, m.label, m.model_id,
+               m.config AS config
+        FROM metric_run m
+        JOIN (SELECT metric, config_hash, MAX(id) AS last_id, MIN(id) AS first_id
+              FROM metric_run GROUP BY metric, config_hash) g ON g.last_id = m.id
+        ORDER BY m.metric, g.first_id
     """
     runs = pd.read_sql_query(text(sql), _conn(session))
-    if runs.empty:
-        runs["column"] = []
-        return runs
-    counts = runs.groupby("metric")["config_hash"].transform("count")
-    columns = []
-    for metric, label, n in zip(runs["metric"], runs["label"], counts, strict=True):
-        columns.append(metric if n == 1 else (label or metric))
-    runs["column"] = columns
-    dup = runs["column"].duplicated(keep=False)
-    runs.loc[dup, "column"] = runs.loc[dup, "metric"] + "@" + runs.loc[dup, "config_hash"].str[:6]
+    runs["config"] = [json.loads(c) if c else {} for c in runs["config"]]
     return runs
 
 
-def scores_frame(session: Session | Connection) -> pd.DataFrame:
-    """Long table: item_id, metric, config_hash, column, value, raw (newest score per config)."""
+def registered_models_frame(session: Session | Connection) -> pd.DataFrame:
+    """Models registered in the study: name, metric, path."""
+    sql = "SELECT name, metric, path FROM registered_model ORDER BY id"
+    return pd.read_sql_query(text(sql), _conn(session))
+
+
+def scores_frame(session: Session | Connection, runs: pd.DataFrame) -> pd.DataFrame:
+    """Long table: item_id, metric, config_hash, column, value, raw (newest score per config).
+
+    `runs` is `runs_frame` with a `column` per (metric, config hash)."""
     sql = """
         SELECT s.item_id, m.metric, m.config_hash, s.value, s.raw, s.run_id
         FROM score s JOIN metric_run m ON m.id = s.run_id
         WHERE s.error IS NULL
     """
     long = pd.read_sql_query(text(sql), _conn(session))
-    runs = runs_frame(session)
     if long.empty:
         return pd.DataFrame(columns=["item_id", "metric", "config_hash", "column", "value", "raw"])
     long = long.sort_values("run_id").drop_duplicates(
@@ -162,9 +161,11 @@ def scores_frame(session: Session | Connection) -> pd.DataFrame:
     return long.drop(columns=["run_id"]).reset_index(drop=True)
 
 
-def score_matrix(session: Session | Connection, *, value: str = "value") -> pd.DataFrame:
+def score_matrix(
+    session: Session | Connection, runs: pd.DataFrame, *, value: str = "value"
+) -> pd.DataFrame:
     """Wide table: one row per item (index item_id), one column per (metric, config)."""
-    long = scores_frame(session)
+    long = scores_frame(session, runs)
     if long.empty:
         return pd.DataFrame()
     wide = long.pivot(index="item_id", columns="column", values=value)

@@ -19,8 +19,9 @@ from sqlalchemy.orm import Session
 
 from app.analysis.correlation import encode_labels
 from app.analysis.human import RatingSet
+from app.analysis.score_columns import score_matrix
 from app.errors import UserError
-from db.frames import items_frame, ratings_frame, score_matrix
+from db.frames import items_frame, ratings_frame
 from db.models import Dimension
 from db.study import Study
 

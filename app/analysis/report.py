@@ -260,7 +260,7 @@ def build_report(
     seed: int = 0,
     groups: str = "items",
     sanity: bool = True,
-    sanity_metrics: list[str] | None = None,
+    sanity_metrics: list[tuple[str, str, dict[str, Any]]] | None = None,
     sanity_n: int | None = 200,
     unrelated: str = "wordsoup",
     cancel: CancelToken | None = None,

@@ -26,9 +26,10 @@ from sqlalchemy.orm import Session
 
 from app.analysis import controls
 from app.analysis.data import study_session
+from app.analysis.score_columns import runs_frame
 from app.metrics.base import Metric, Pair, resolve_references
 from app.runtime import CancelToken
-from db.frames import items_frame, runs_frame
+from db.frames import items_frame
 from db.models import MetricRun
 from db.study import Study
 
@@ -256,7 +257,7 @@ def study_metrics(session: Session) -> list[tuple[str, str, dict[str, Any]]]:
 
 def study_sanity(
     study_or_session: Study | Session,
-    metrics: Sequence[str] | None = None,
+    metrics: Sequence[tuple[str, str, dict[str, Any]]] | None = None,
     *,
     unrelated: str = "wordsoup",
     n: int | None = None,
@@ -264,7 +265,9 @@ def study_sanity(
     cancel: CancelToken | None = None,
     progress: Callable[[str, int, int], None] | None = None,
 ) -> SanityTable:
-    """Sanity checks of the named metrics (default: every config the study has run).
+    """Sanity checks of the given metrics — (canonical name, metric, config), as
+    `app.jobs.metric_specs.configured_names` makes them — or of every config the study has
+    run; results are keyed by the canonical name.
 
     All metrics score the same pairs. A metric that cannot be created or is unavailable
     gets a result with `error` set, and the others still run.
@@ -273,7 +276,7 @@ def study_sanity(
 
     with study_session(study_or_session) as session:
         sources, texts = study_texts(session)
-        chosen = [(m, m, {}) for m in metrics] if metrics is not None else study_metrics(session)
+        chosen = list(metrics) if metrics is not None else study_metrics(session)
     pairs = build_sanity_pairs(
         sources, unrelated=unrelated, n=n, seed=seed, candidates=sources, vocabulary_texts=texts
     )

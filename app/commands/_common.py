@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from app.errors import StudyNotFoundError, UserError
+from app.errors import StudyNotFoundError
 from app.json_values import clean_json
 
 if TYPE_CHECKING:
@@ -45,14 +45,11 @@ def print_json(obj: Any) -> None:
     sys.stdout.write("\n")
 
 
-def parse_metric_names(values: list[str]) -> list[str]:
-    """Metric names from repeated and comma-separated options, checked and lower-cased."""
-    from app.metrics.registry import get_metric_class
+def parse_metric_names(values: list[str], study: Any) -> list[tuple[str, str, dict[str, Any]]]:
+    """(canonical name, metric, config) for metric names as any table prints them or a user
+    writes them, through the one spec parser (models registered in `study` included)."""
+    from app.jobs.metric_specs import configured_names
+    from app.jobs.score_store import registered_models
 
-    names = [n.strip() for part in values for n in part.split(",") if n.strip()]
-    for name in names:
-        try:
-            get_metric_class(name)
-        except KeyError as exc:
-            raise UserError(str(exc).strip("'\"")) from None
-    return [n.lower() for n in names]
+    named = configured_names(values, registered_models(study))
+    return [(n.name, n.metric, n.config) for n in named]

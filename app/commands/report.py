@@ -52,10 +52,8 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("--boot must be 0 or more and --sanity-n at least 1")
     if args.out.parent and not args.out.parent.exists():
         raise UserError(f"{args.out.parent}: no such folder")
-    metrics = None
-    if args.sanity_metrics:
-        metrics = parse_metric_names(args.sanity_metrics)
     with open_existing_study(args.study) as study:
+        metrics = parse_metric_names(args.sanity_metrics, study) if args.sanity_metrics else None
 
         def job(ctx: Any) -> Any:
             ctx.progress(0, None, "computing", force=True)

@@ -49,10 +49,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.n < 0:
         raise UserError("--n must be 0 (all) or more")
-    names = None
-    if args.metrics:
-        names = parse_metric_names(args.metrics)
     with open_existing_study(args.study) as study:
+        names = parse_metric_names(args.metrics, study) if args.metrics else None
 
         def job(ctx: Any) -> Any:
             return study_sanity(

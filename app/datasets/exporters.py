@@ -7,7 +7,7 @@ Two tables, CSV/TSV or JSONL by the file's extension:
   (named and anonymous; each rater's ratings averaged first) and how many raters,
   `<dim>_label` for aggregate labels published with the data (a dataset's mean label is
   not one more rater, so it is kept apart; it is the human score where no rater rated),
-  and one column per metric configuration (`db.frames.score_matrix`);
+  and one column per metric configuration (`app.analysis.score_columns.score_matrix`, named by the canonical metric spec);
 - ratings (`--ratings`): the long shape, one row per current rating, plus one row with
   empty rating fields for each item nobody rated. Importing it into an empty study gives
   the same datasets, items, references, systems and ratings back.
@@ -35,10 +35,11 @@ import numpy as np
 from sqlalchemy import Connection, text
 
 from app.analysis.human import item_scores
+from app.analysis.score_columns import score_matrix
 from app.datasets.atomic_file import replace_atomically
 from app.datasets.cells import SAFE_CELLS_MARKER, CellMode, neutralise
 from app.errors import UserError
-from db.frames import ratings_frame, score_matrix
+from db.frames import ratings_frame
 from db.study import Study
 
 BATCH = 10_000

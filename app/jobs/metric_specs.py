@@ -2,8 +2,10 @@
 metrics they stand for.
 
 A spec is `NAME`, `NAME[option=value,...]`, `NAME@MODEL` (a model registered in the study:
-the metric runs with `model=<its path>` and is labelled MODEL) or both, e.g.
-`bleu[lowercase]`, `sari[item_variant=easse,deletion=precision]`, `meaningbert@my-model`.
+the metric runs with `model=<its path>` and is named `NAME@MODEL`) or both, e.g.
+`bleu[lowercase]`, `sari[item_variant=easse,deletion=precision]`, `meaningbert@my-model`,
+`bertscore[refs=references]` (`refs` is short for `reference_mode`). This is the one parser;
+`app.metrics.names` prints the canonical form every table and export shows.
 `all` stands for every available metric plus one entry per registered model.
 
 The common options (reference_mode, device, model, batch_size) reach each metric that
@@ -15,13 +17,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from app.errors import InputError
 from app.metrics.base import Availability, Metric
+from app.metrics.names import OPTION_ALIASES, metric_canonical_name
 from app.metrics.registry import get_metric_class, metric_classes
-from app.settings import models_dir
+from app.settings import resolve_model_path
 
 _SPEC = re.compile(
     r"^(?P<name>[A-Za-z0-9_.\-]+)(?:@(?P<model>[^\[\]]+?))?(?:\[(?P<options>[^\[\]]*)\])?$"
@@ -84,6 +86,8 @@ def _parse_value(raw: str) -> Any:
         return True
     if low in ("false", "no", "off"):
         return False
+    if low in ("none", "null"):
+        return None
     for cast in (int, float):
         try:
             return cast(text)
@@ -103,7 +107,7 @@ def parse_spec(text: str) -> MetricSpec:
         if not part.strip():
             continue
         key, sep, value = part.partition("=")
-        key = key.strip()
+        key = OPTION_ALIASES.get(key.strip(), key.strip())
         if sep:
             options[key] = _parse_value(value)
         elif key.startswith("no-"):
@@ -123,14 +127,6 @@ def metric_config(
     return config
 
 
-def resolve_model_path(path: str) -> str:
-    """A registered model's path; relative paths are relative to the models folder."""
-    candidate = Path(path).expanduser()
-    if not candidate.is_absolute() and not candidate.exists():
-        candidate = models_dir() / candidate
-    return str(candidate)
-
-
 def plan_metric(
     spec: MetricSpec,
     options: Mapping[str, Any],
@@ -145,7 +141,6 @@ def plan_metric(
         known = ", ".join(sorted(metric_classes()))
         raise InputError(f"unknown metric {spec.name!r}; known: {known}") from None
     config = metric_config(cls, options, spec.options)
-    label_override = None
     if spec.model is not None:
         ref = registered.get(spec.model)
         if ref is None:
@@ -157,7 +152,6 @@ def plan_metric(
         if "model" not in cls.defaults:
             raise InputError(f"{spec.text}: the metric {spec.name!r} does not take a model")
         config["model"] = resolve_model_path(ref.path)
-        label_override = spec.model
     unknown = sorted(set(spec.options) - set(cls.defaults))
     if unknown:
         raise InputError(
@@ -168,7 +162,7 @@ def plan_metric(
         metric = cls(**config)
     except (TypeError, ValueError) as exc:
         raise InputError(f"{spec.text or spec.name}: {exc}") from exc
-    label = label_override or metric.label()
+    label = metric_canonical_name(metric, spec.model)
     if not check_availability:
         return PlannedMetric(spec, metric, label, Availability(True))
     try:
@@ -195,3 +189,32 @@ def expand_specs(
         specs += [parse_spec(s) for s in flat if s.lower() != "all" and s not in seen]
         return specs, True
     return [parse_spec(s) for s in flat], False
+
+
+@dataclass(frozen=True)
+class NamedConfig:
+    """A metric named by its canonical spec, with the config that spec stands for."""
+
+    name: str  # canonical, as every table prints it
+    metric: str
+    config: dict[str, Any]
+
+
+def configured_names(
+    texts: Sequence[str], registered: Iterable[RegisteredModelRef]
+) -> list[NamedConfig]:
+    """Metric names as users write them (`bleu`, `bertscore[refs=references,idf=true]`,
+    `meaningbert@MODEL`), checked and configured by the one parser; `all` is not allowed
+    here (these commands run what they are given)."""
+    refs = {r.name: r for r in registered}
+    flat = [s for text in texts for s in split_specs(text)]
+    if not flat:
+        raise InputError("no metric given")
+    out: list[NamedConfig] = []
+    for text in flat:
+        spec = parse_spec(text)
+        planned = plan_metric(spec, {}, refs, check_availability=False)
+        assert planned.metric is not None
+        metric = planned.metric
+        out.append(NamedConfig(planned.label, metric.name, dict(metric.config)))
+    return out

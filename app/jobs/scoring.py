@@ -30,7 +30,7 @@ from typing import Any
 
 from app.errors import InputError
 from app.jobs.base import JobContext
-from app.jobs.metric_specs import PlannedMetric, expand_specs, plan_metric, resolve_model_path
+from app.jobs.metric_specs import PlannedMetric, expand_specs, plan_metric
 from app.jobs.score_exec import (
     POOL_MIN_ITEMS,
     POOL_MODES,
@@ -62,6 +62,7 @@ from app.metrics.base import (
 )
 from app.metrics.registry import metric_classes
 from app.runtime import Cancelled
+from app.settings import resolve_model_path
 from db.study import Study
 
 

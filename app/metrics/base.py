@@ -108,17 +108,6 @@ def input_hash(source: str, output: str, references: Sequence[str] = ()) -> str:
     return hashlib.blake2b(joined.encode("utf-8"), digest_size=16).hexdigest()
 
 
-def _option_label(key: str, value: Any) -> str:
-    if key == "reference_mode":
-        return str(value)
-    if isinstance(value, bool):
-        return key if value else f"no-{key}"
-    if key == "model" and isinstance(value, str):
-        # A local path is long; its last part names the model well enough for a column.
-        return value.rstrip("/\\").replace("\\", "/").rsplit("/", 1)[-1]
-    return f"{key}={value}"
-
-
 class Metric(ABC):
     """A configured metric. Subclasses set `info` and `defaults` and implement `score_batch`."""
 
@@ -175,18 +164,6 @@ class Metric(ABC):
                 "config": self.score_config(),
             }
         )
-
-    def label(self) -> str:
-        """A short name for tables: the metric's name, plus the options that differ from the
-        defaults, e.g. `bleu[lowercase]` or `bleu[references]`, so that two configs of one
-        metric get two columns. Metrics with a better short form override it.
-        """
-        parts = []
-        for key, value in sorted(self.score_config().items()):
-            if key in self.defaults and self.defaults[key] == value:
-                continue
-            parts.append(_option_label(key, value))
-        return f"{self.info.name}[{','.join(parts)}]" if parts else self.info.name
 
     def availability(self) -> Availability:
         return Availability(True)

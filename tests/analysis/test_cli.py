@@ -58,6 +58,9 @@ def study_path(new_study) -> Path:
     return new_study.path
 
 
+BLEU = "bleu[refs=source]"  # the canonical name of the default BLEU run
+
+
 def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
     code = main(argv)
     out, err = capsys.readouterr()
@@ -69,7 +72,7 @@ def test_correlate_json_shape_and_values(study_path: Path, capsys) -> None:
     assert code == 0
     data = json.loads(out)
     assert data["dimension"] == "meaning" and data["n"] == 24
-    assert set(data["metrics"]) == {"bleu", "rouge1"}
+    assert set(data["metrics"]) == {"bleu[refs=source]", "rouge1[refs=source]"}
     keys = {
         "pearson",
         "pearson_p",
@@ -86,14 +89,17 @@ def test_correlate_json_shape_and_values(study_path: Path, capsys) -> None:
         assert keys <= set(entry)
         assert len(entry["pearson_ci"]) == 2
     # Same numbers through scipy: the mean of the two raters against the bleu scores.
-    from db.frames import ratings_frame, score_matrix
+    from app.analysis.score_columns import score_matrix
+    from db.frames import ratings_frame
     from db.study import open_study
 
     with open_study(study_path) as study, study.session() as s:
         r = ratings_frame(s, dimension="meaning", kinds=("regular",))
-        x = score_matrix(s)["bleu"]
+        x = score_matrix(s)["bleu[refs=source]"]
     y = r.groupby("item_id")["value"].mean()
-    assert data["metrics"]["bleu"]["pearson"] == pytest.approx(stats.pearsonr(x.loc[y.index], y)[0])
+    assert data["metrics"]["bleu[refs=source]"]["pearson"] == pytest.approx(
+        stats.pearsonr(x.loc[y.index], y)[0]
+    )
     code, out, _ = _run(
         ["correlate", str(study_path), "--z", "--groups", "sources", "--boot", "50"], capsys
     )
@@ -134,8 +140,8 @@ def test_sanity_json_shape(study_path: Path, capsys) -> None:
     )
     assert code == 0
     data = json.loads(out)
-    assert set(data["metrics"]) == {"bleu", "rouge1"}
-    bleu = data["metrics"]["bleu"]
+    assert set(data["metrics"]) == {"bleu[refs=source]", "rouge1[refs=source]"}
+    bleu = data["metrics"]["bleu[refs=source]"]
     assert list(bleu["identical"]) == ["95", "96", "97", "98", "99", "100"]
     assert list(bleu["unrelated"]) == ["5", "4", "3", "2", "1", "0"]
     assert bleu["identical"]["100"] == 1.0 and bleu["n"] == len(SOURCES)
@@ -199,7 +205,7 @@ def test_csv_and_latex_exports(study_path: Path) -> None:
         table = correlation_table(study, n_boot=50)
     csv_text = to_csv(table)
     back = pd.read_csv(io.StringIO(csv_text), index_col="metric")
-    assert back.loc["bleu", "pearson"] == pytest.approx(table.results["bleu"].pearson)
+    assert back.loc[BLEU, "pearson"] == pytest.approx(table.results[BLEU].pearson)
     assert list(back.columns)[:3] == ["n", "pearson", "pearson_p"]
     latex = to_latex(table, caption="50% of items & more", label="tab:corr")
     assert latex.count(r"\\") == 1 + len(table.results)  # header + one line per metric

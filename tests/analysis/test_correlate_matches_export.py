@@ -33,10 +33,11 @@ def _correlate_and_export(
 def _check(table: dict, items: pd.DataFrame) -> None:
     regular = items[items["kind"] == "regular"]
     for metric in METRICS:
-        both = regular[[metric, "meaning_human"]].dropna()
-        r = stats.pearsonr(both[metric], both["meaning_human"]).statistic
-        rho = stats.spearmanr(both[metric], both["meaning_human"]).statistic
-        got = table["metrics"][metric]
+        column = f"{metric}[refs=source]"  # the canonical name export and correlate print
+        both = regular[[column, "meaning_human"]].dropna()
+        r = stats.pearsonr(both[column], both["meaning_human"]).statistic
+        rho = stats.spearmanr(both[column], both["meaning_human"]).statistic
+        got = table["metrics"][column]
         assert got["n"] == len(both)
         assert got["pearson"] == pytest.approx(r, abs=1e-12)
         assert got["spearman"] == pytest.approx(rho, abs=1e-12)

@@ -112,11 +112,11 @@ def test_study_sanity_uses_the_runs_of_the_study(new_study) -> None:
     add_scores(new_study, "bleu", dict.fromkeys(ids, 50.0))
     add_scores(new_study, "no_such_metric", dict.fromkeys(ids, 50.0))
     table = study_sanity(new_study, unrelated="sampled", seed=0)
-    assert set(table.results) == {"bleu", "no_such_metric"}
-    assert table.results["bleu"].identical["100"] == 1.0
+    assert set(table.results) == {"bleu[refs=source]", "no_such_metric"}
+    assert table.results["bleu[refs=source]"].identical["100"] == 1.0
     assert table.results["no_such_metric"].error
     frame = table.to_frame()
-    assert frame.loc["bleu", "identical =100"] == 1.0
+    assert frame.loc["bleu[refs=source]", "identical =100"] == 1.0
     assert list(frame.columns[:6]) == [
         "identical ≥95",
         "identical ≥96",
@@ -125,8 +125,11 @@ def test_study_sanity_uses_the_runs_of_the_study(new_study) -> None:
         "identical ≥99",
         "identical =100",
     ]
-    named = study_sanity(new_study, ["rouge1"], n=4)
-    assert named.results["rouge1"].n == 4
+    from app.jobs.metric_specs import configured_names
+
+    chosen = configured_names(["rouge1[refs=source]"], [])
+    named = study_sanity(new_study, [(c.name, c.metric, c.config) for c in chosen], n=4)
+    assert named.results["rouge1[refs=source]"].n == 4
 
 
 @pytest.mark.parametrize("mode", ["wordsoup", "sampled"])

@@ -74,7 +74,7 @@ def test_table_matches_scipy_on_the_same_numbers(study, z: bool) -> None:
     table = correlation_table(new_study, z=z, n_boot=200, seed=1)
     expected = _expected_scores(new_study, ids)
     y = expected["z" if z else "value"].to_numpy()
-    from db.frames import score_matrix
+    from app.analysis.score_columns import score_matrix
 
     with new_study.session() as s:
         matrix = score_matrix(s).reindex(ids)

@@ -147,9 +147,11 @@ def test_metric_columns_from_the_score_matrix(tmp_path: Path) -> None:
         s.add_all(Score(run_id=run.id, item_id=i, value=float(i) / 3, raw=i) for i in ids[:3])
     out = tmp_path / "items.jsonl"
     report = export_study(a, out)
-    assert report.columns[-1] == "bleu"
+    assert report.columns[-1] == "bleu[refs=source]"
     lines = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
-    assert [line["bleu"] for line in lines] == [i / 3 for i in ids[:3]] + [None] * (len(ids) - 3)
+    assert [line["bleu[refs=source]"] for line in lines] == [i / 3 for i in ids[:3]] + [None] * (
+        len(ids) - 3
+    )
     assert lines[0]["references"] == [] and isinstance(lines[0]["meaning_n"], int)
     a.close()
 

@@ -49,7 +49,10 @@ def test_score_json_and_exit_codes(
     )
     assert code == 0
     assert data["study"] == path
-    assert [r["label"] for r in data["runs"]] == ["bleu", "sari[deletion=precision]"]
+    assert [r["label"] for r in data["runs"]] == [
+        "bleu[refs=source]",
+        "sari[refs=source,deletion=precision]",
+    ]
     for r in data["runs"]:
         assert set(r) == SUMMARY_KEYS
         assert (r["status"], r["scored"], r["failed"]) == ("done", 48, 0)
@@ -111,6 +114,7 @@ def test_corpus_per_system(new_study: Study, capsys: pytest.CaptureFixture[str])
         mine = [r for r in rows if r[3] == system]
         outputs, sources = [r[1] for r in mine], [r[0] for r in mine]
         got = data["systems"][system]
+        got = {name.removesuffix("[refs=source]"): value for name, value in got.items()}
         assert set(got) == {"sari", "bleu", "rouge1"}
         assert got["bleu"] == pytest.approx(sacrebleu.corpus_bleu(outputs, [sources]).score)
         assert got["sari"] == pytest.approx(

@@ -10,6 +10,7 @@ import pytest
 import sacrebleu
 from sqlalchemy import select, text
 
+from app.analysis.score_columns import score_matrix
 from app.errors import InputError
 from app.jobs.base import JobContext
 from app.jobs.metric_specs import expand_specs, parse_spec, split_specs
@@ -19,7 +20,6 @@ from app.jobs.scoring import MetricRunSummary, ScoreRequest, list_metrics, score
 from app.metrics.base import input_hash
 from app.metrics.lexical.sacrebleu_metrics import BleuMetric
 from app.metrics.registry import metric_classes
-from db.frames import score_matrix
 from db.models import MetricRun, RegisteredModel, Score
 from db.study import Study
 from tests.jobs.conftest import fill
@@ -33,7 +33,8 @@ def run(study: Study, metrics: list[str], options: dict[str, Any] | None = None,
 
 
 def by_label(summaries: list[MetricRunSummary]) -> dict[str, MetricRunSummary]:
-    return {s.label: s for s in summaries}
+    """Summaries by metric name (each test runs one configuration of a metric)."""
+    return {s.metric: s for s in summaries}
 
 
 def item_rows(study: Study) -> list[tuple[int, str, str, str]]:
@@ -78,7 +79,7 @@ def test_scores_equal_the_metric_and_runs_are_recorded(study_with_items: Study) 
     r = recorded["bleu"]
     assert r.status == "done" and r.n_items == 48 and r.n_failed == 0
     assert r.config == BleuMetric().config and r.config_hash == BleuMetric().config_hash()
-    assert r.label == "bleu" and r.device == "cpu" and "sacrebleu" in r.versions
+    assert r.label == "bleu[refs=source]" and r.device == "cpu" and "sacrebleu" in r.versions
     assert r.finished_at is not None and r.elapsed_s > 0
     assert recorded["fkgl"].versions["textstat"]
 
@@ -117,15 +118,18 @@ def test_an_edited_output_is_scored_again(study_with_items: Study) -> None:
 def test_reference_mode_and_distinct_columns(study_with_items: Study) -> None:
     study = study_with_items
     summaries = run(study, ["bleu", "bleu[lowercase]"], {"reference_mode": "references"})
-    assert [s.label for s in summaries] == ["bleu[references]", "bleu[lowercase,references]"]
+    assert [s.label for s in summaries] == [
+        "bleu[refs=references]",
+        "bleu[refs=references,lowercase=true]",
+    ]
     import json
 
     with study.session() as s:
         frame = score_matrix(s)
-    assert set(frame.columns) == {"bleu[references]", "bleu[lowercase,references]"}
+    assert set(frame.columns) == {"bleu[refs=references]", "bleu[refs=references,lowercase=true]"}
     for item_id, _source, output, refs in item_rows(study):
         expected = sacrebleu.sentence_bleu(output, json.loads(refs)).score
-        assert frame.loc[item_id, "bleu[references]"] == pytest.approx(expected)
+        assert frame.loc[item_id, "bleu[refs=references]"] == pytest.approx(expected)
 
 
 def test_cancel_keeps_committed_batches_and_a_rerun_resumes(new_study: Study) -> None:
@@ -205,7 +209,7 @@ def test_batches_are_reported_and_subsets_scored(study_with_items: Study) -> Non
     request = ScoreRequest(study_with_items.path, ["sari"], dict(NEVER), item_ids=ids[:10])
     (summary,) = score_study(request, JobContext(), on_batch=lambda lb, i: calls.append((lb, i)))
     assert summary.scored == 10
-    assert {label for label, _ in calls} == {"sari"}
+    assert {label for label, _ in calls} == {"sari[refs=source]"}
     assert sorted(i for _, batch in calls for i in batch) == ids[:10]
 
 
@@ -218,9 +222,9 @@ def test_registered_models_run_under_their_name(
     with study_with_items.session() as s:
         s.add(RegisteredModel(name="my-model", metric="test_model", path=str(model), card={}))
     (summary,) = run(study_with_items, ["test_model@my-model"])
-    assert (summary.label, summary.status, summary.scored) == ("my-model", "done", 48)
+    assert (summary.label, summary.status, summary.scored) == ("test_model@my-model", "done", 48)
     (recorded,) = runs(study_with_items)
-    assert recorded.config["model"] == str(model) and recorded.label == "my-model"
+    assert recorded.config["model"] == str(model) and recorded.label == "test_model@my-model"
     assert recorded.model_id == str(model)
     assert {s.value for s in scores_of(study_with_items, "test_model").values()} == {42.0}
 

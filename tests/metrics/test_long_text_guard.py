@@ -15,6 +15,7 @@ from rouge_score.rouge_scorer import RougeScorer
 from app.cli import main
 from app.datasets.importer import import_file
 from app.metrics.base import Pair, stable_hash
+from app.metrics.names import metric_canonical_name
 from app.metrics.registry import create_metric
 from db.study import create_study
 
@@ -99,9 +100,12 @@ def test_the_default_limit_keeps_existing_scores_cached() -> None:
     before = {k: v for k, v in ter.config.items() if k != "max_words"}
     oracle = stable_hash({"metric": "ter", "impl": ter.implementation_version, "config": before})
     assert ter.config_hash() == oracle
-    assert ter.label() == "ter"
+    assert metric_canonical_name(ter) == "ter[refs=source]"
     other = create_metric("ter", max_words=5000)
-    assert other.config_hash() != oracle and other.label() == "ter[max_words=5000]"
+    assert (
+        other.config_hash() != oracle
+        and metric_canonical_name(other) == "ter[refs=source,max_words=5000]"
+    )
 
 
 def test_corpus_ter_leaves_out_what_it_did_not_compute() -> None:

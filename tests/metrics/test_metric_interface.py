@@ -30,6 +30,7 @@ from app.metrics.lexical.nltk_data import (
     lexnames_text,
 )
 from app.metrics.lexical.sacrebleu_metrics import BleuMetric
+from app.metrics.names import metric_canonical_name
 from app.metrics.registry import create_metric, get_metric_class, metric_classes
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -57,12 +58,17 @@ def test_config_hash_ignores_runtime_options_only() -> None:
     assert BleuMetric().config_hash() == BleuMetric(lowercase=False).config_hash()
 
 
-def test_labels_name_the_options_that_differ() -> None:
-    assert BleuMetric().label() == "bleu"
-    assert BleuMetric(lowercase=True).label() == "bleu[lowercase]"
-    assert BleuMetric(reference_mode="references").label() == "bleu[references]"
-    assert _NeuralLike(device="cuda", batch_size=4).label() == "neural_like"
-    assert _NeuralLike(model="/home/me/models/my-bert/").label() == "neural_like[my-bert]"
+def test_names_say_the_reference_mode_and_the_options_that_differ() -> None:
+    name = metric_canonical_name
+    assert name(BleuMetric()) == "bleu[refs=source]"
+    assert name(BleuMetric(lowercase=True)) == "bleu[refs=source,lowercase=true]"
+    assert name(BleuMetric(reference_mode="references")) == "bleu[refs=references]"
+    assert name(_NeuralLike(device="cuda", batch_size=4)) == "neural_like[refs=source]"
+    assert (
+        name(_NeuralLike(model="/home/me/models/my-bert/"))
+        == "neural_like[refs=source,model=/home/me/models/my-bert/]"
+    )
+    assert name(_NeuralLike(model="/m/x"), "mine") == "neural_like@mine[refs=source]"
 
 
 def test_unknown_options_and_modes_are_refused() -> None:

@@ -13,6 +13,7 @@ from app.metrics.base import Pair
 from app.metrics.lexical.sari import corpus_sari, easse_item_sari, explain_sari, sentence_sari
 from app.metrics.lexical.sari_metric import SariMetric
 from app.metrics.lexical.text import normalize
+from app.metrics.names import metric_canonical_name
 
 SOURCE = "About 95 species are currently accepted ."
 REFERENCES = [
@@ -190,6 +191,6 @@ def test_metric_item_details_and_variants() -> None:
     (easse,) = SariMetric(item_variant="easse").score_batch([pair])
     expected = easse_item_sari(SOURCE, pair.output, REFERENCES)
     assert easse.value == pytest.approx(expected.sari)
-    assert SariMetric(item_variant="easse").label() == "sari[item_variant=easse]"
+    assert metric_canonical_name(SariMetric(item_variant="easse")) == "sari[refs=source,item_variant=easse]"
     with pytest.raises(ValueError):
         SariMetric(item_variant="paper")

@@ -120,9 +120,9 @@ def test_embedding_similarity_aligns_a_synonym_main_relation() -> None:
 
 def test_the_scoring_job_runs_samsa_on_the_study_scenes(new_study) -> None:
     """Through the battery's job: scores land in the study, items without scenes say why."""
+    from app.analysis.score_columns import score_matrix
     from app.jobs.base import JobContext
     from app.jobs.scoring import ScoreRequest, score_study
-    from db.frames import score_matrix
 
     ids = add_items(
         new_study,
@@ -179,7 +179,7 @@ def test_editing_scenes_makes_exactly_their_scores_stale(new_study) -> None:
         replace_scenes(s, source_group_key(src_a), two[:1], origin="manual")
     [after] = score_study(request, JobContext())
     assert (after.scored, after.cached) == (2, 1)
-    from db.frames import score_matrix
+    from app.analysis.score_columns import score_matrix
 
     with new_study.session() as s:
         values = score_matrix(s).iloc[:, 0]

@@ -85,11 +85,11 @@ def test_running_bleu_and_chrf_fills_the_browser(window, qtbot, study_with_facts
     # The browser grew a chrf column while the batches landed; values match sacrebleu.
     model = page.model
     qtbot.waitUntil(
-        lambda: "chrf" in [c.column for c in model.score_columns], timeout=5000
+        lambda: "chrf[refs=source]" in [c.column for c in model.score_columns], timeout=5000
     )  # fmt: skip
     chrf_col = next(
         i for i in range(model.columnCount())
-        if model.headerData(i, Qt.Orientation.Horizontal) == "chrf"
+        if model.headerData(i, Qt.Orientation.Horizontal) == "chrf[refs=source]"
     )  # fmt: skip
     stored = scores_of(path, "chrf")
     assert set(stored) >= set(facts.item_ids)

@@ -160,7 +160,7 @@ def test_export_items_and_ratings(window, qtbot, tmp_path: Path, study_with_fact
     with out.open(encoding="utf-8", newline="") as fh:
         rows = list(csv.DictReader(fh))
     assert {int(r["item_id"]) for r in rows} >= set(facts.item_ids)
-    assert "bleu" in rows[0]
+    assert "bleu[refs=source]" in rows[0]
     assert f"{len(rows):,} rows" in dialog.status.text()
     dialog.ratings_radio.setChecked(True)
     ratings_out = tmp_path / "ratings.jsonl"

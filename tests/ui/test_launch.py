@@ -24,7 +24,6 @@ def report():
         "visible": window.isVisible(),
         "torch": "torch" in sys.modules,
         "transformers": "transformers" in sys.modules,
-        "neural": "app.metrics.neural" in sys.modules,
         "page": page,
         "title": window.windowTitle(),
     }
@@ -56,7 +55,9 @@ def test_window_appears_without_torch(tmp_path: Path, study_with_facts) -> None:
     assert out["visible"]
     assert out["page"] == "browser"
     assert out["title"].startswith("pop — ")
-    assert not out["torch"] and not out["transformers"] and not out["neural"]
+    # The metric registry may be loaded (score columns are named from the metrics' defaults);
+    # the heavy libraries the neural metrics use must not be.
+    assert not out["torch"] and not out["transformers"]
 
 
 def test_without_a_study_it_opens_the_most_recent_one(tmp_path: Path, study_with_facts) -> None:

@@ -10,6 +10,7 @@ from sqlalchemy import select
 
 from app.datasets.keys import pair_key, source_group_key
 from app.metrics.base import ItemScore, Metric, Pair, input_hash
+from app.metrics.names import metric_canonical_name
 from db.models import Annotator, Dataset, Dimension, Item, MetricRun, Rating, Score
 from db.study import Study
 
@@ -126,7 +127,7 @@ def store_scores(
             metric=metric.name,
             config=metric.config,
             config_hash=metric.config_hash(),
-            label=metric.label(),
+            label=metric_canonical_name(metric),
             status="done",
             n_items=len(pairs),
             n_failed=sum(1 for x in scores if x.error),

@@ -8,6 +8,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from app.datasets.keys import source_group_key
+from app.metrics.names import metric_canonical_name
 from app.ui.compare import ComparePage, CompareView
 from app.ui.compare.systems_model import HTML_ROLE, ITEM_ID_ROLE, SORT_ROLE
 from app.ui.compare.word_diff import diff_html, inline_diff
@@ -70,7 +71,7 @@ def test_every_system_with_its_ratings_and_metric_values(qtbot, demo: DemoStudy)
         for rater, value in ratings.items():
             assert row[rater] == f"{value:.1f}"
         assert row["Mean meaning"] == f"{statistics.fmean(ratings.values()):.1f}"
-        assert row["bleu"] == f"{BLEU[system]:.1f}"
+        assert row["bleu[refs=source]"] == f"{BLEU[system]:.1f}"
         assert row["sbert_cosine"] == (f"{SIM[system]:.1f}" if system in SIM else "—")
         assert row["Output (word diff against the source)"] == STORM_OUTPUTS[system]
     # the published aggregate label is its own column, not part of the raters' mean
@@ -178,4 +179,4 @@ def test_matching_tab_draws_the_stored_bertscore_alignment(qtbot, demo: DemoStud
     stored = next(s for p, s in zip(pairs, scores, strict=True) if p.item_id == target)
     assert view.matching.alignment == from_bertscore_details(stored.details)
     assert view.matching.ref_label == "source"
-    assert view.matching_runs.currentText() == metric.label()
+    assert view.matching_runs.currentText() == metric_canonical_name(metric)

@@ -51,7 +51,9 @@ def test_run_show_and_cache(open_page, scored, qtbot) -> None:
         for column in shown.columns:
             assert shown.loc[name, column] == pytest.approx(frame.loc[name, column])
     # BLEU of a sentence against itself is 100: every identical pair passes every threshold.
-    assert (shown.loc["bleu", [c for c in shown.columns if c.startswith("identical")]] == 1).all()
+    assert (
+        shown.loc["bleu[refs=source]", [c for c in shown.columns if c.startswith("identical")]] == 1
+    ).all()
     assert panel.table.cell_text(0, 1) == "100.0 %"
     header = panel.table.horizontalHeader()
     assert isinstance(header, BandedHeader)
@@ -59,7 +61,7 @@ def test_run_show_and_cache(open_page, scored, qtbot) -> None:
         "Identical pairs (s, s)",
         "Unrelated pairs (s, u)",
     ]
-    assert panel.chart.means["bleu"][0] == pytest.approx(100.0)
+    assert panel.chart.means["bleu[refs=source]"][0] == pytest.approx(100.0)
 
     # Cached for the session: another setting is not run yet, coming back needs no job.
     assert panel.run_button.text() == "Run again"

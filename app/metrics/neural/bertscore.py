@@ -88,18 +88,6 @@ class BertScoreMetric(NeuralMetric):
             return DEFAULT_LAYERS[name]
         return _num_layers_from_config(name)
 
-    def label(self) -> str:
-        name = self.model_name() or DEFAULT_ENCODER
-        short = "MiniLM" if name == DEFAULT_ENCODER else Path(name.rstrip("/")).name
-        try:
-            layer = f" L{self.layer()}"
-        except UserError:
-            layer = ""
-        extras = [
-            x for x, on in (("idf", self.config["idf"]), ("rescaled", self.config["rescale"])) if on
-        ]
-        return f"BERTScore ({short}{layer}{', ' + ', '.join(extras) if extras else ''})"
-
     def score_config(self) -> dict[str, Any]:
         cfg = super().score_config()
         with contextlib.suppress(UserError):

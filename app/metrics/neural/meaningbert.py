@@ -10,7 +10,6 @@ as one trained on a study's ratings.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 
 from app.errors import UserError
 from app.metrics.base import ItemScore, MetricInfo, Pair
@@ -63,12 +62,6 @@ class MeaningBertMetric(NeuralMetric):
     )
     model_kind = "cross-encoder"
     defaults = {"model": DEFAULT_MEANINGBERT, **{**MODEL_OPTIONS, "batch_size": 32}}
-
-    def label(self) -> str:
-        name = self.model_name() or DEFAULT_MEANINGBERT
-        if name == DEFAULT_MEANINGBERT:
-            return "MeaningBERT"
-        return f"MeaningBERT ({Path(name.rstrip('/')).name})"
 
     def score_batch(
         self, pairs: Sequence[Pair], cancel: CancelToken | None = None

@@ -163,11 +163,6 @@ class SentenceCosineMetric(NeuralMetric):
         **MODEL_OPTIONS,
     }
 
-    def label(self) -> str:
-        name = self.model_name() or DEFAULT_ENCODER
-        short = "MiniLM" if name == DEFAULT_ENCODER else Path(name.rstrip("/")).name
-        return f"SBERT cosine ({short})"
-
     def score_batch(
         self, pairs: Sequence[Pair], cancel: CancelToken | None = None
     ) -> list[ItemScore]:

@@ -41,7 +41,7 @@ FIT_SAMPLE_ROWS = 60
 
 def score_columns_of(study: Study) -> list[ScoreColumn]:
     """The score columns as db.frames names them, so the browser and exports agree."""
-    from db.frames import runs_frame
+    from app.analysis.score_columns import runs_frame
 
     with study.engine.connect() as conn:
         runs = runs_frame(conn)

@@ -258,7 +258,7 @@ def fetch_rows(
 
 @dataclass(frozen=True)
 class ScoreColumn:
-    """One (metric, config) column, named as db.frames.runs_frame names it."""
+    """One (metric, config) column, named as app.analysis.score_columns names it."""
 
     metric: str
     config_hash: str

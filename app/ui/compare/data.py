@@ -4,7 +4,7 @@ Queries are limited to the items of one source group, so opening a source in a s
 millions of scores stays instant. Current ratings only; an item's human score is the one
 rule of `app.analysis.human` (each rater's ratings averaged first, then the raters;
 aggregate labels where no rater rated); per (metric, config) the newest non-error score,
-named by the same column names as every other table (`runs_frame`).
+named by the same column names as every other table (`app.analysis.score_columns`).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from sqlalchemy import text
 from sqlalchemy.orm import Session
 
 from app.analysis.human import item_scores, source_means
-from db.frames import runs_frame
+from app.analysis.score_columns import runs_frame
 
 
 @dataclass

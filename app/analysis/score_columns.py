@@ -1,0 +1,76 @@
+"""The study's score columns, named by the one printer of metric names.
+
+Every table, export, plot and report reads its metric columns from here, so a column is
+always the canonical spec of the configuration that produced it (`app.metrics.names`):
+`bleu[refs=source]`, `bertscore[idf=true,refs=references]`, `meaningbert@my-model`.
+Such a name, given back to `score`, `sanity` or `report`, configures the same metric and
+selects the same scores.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+from sqlalchemy import Connection
+from sqlalchemy.orm import Session
+
+from app.metrics.names import canonical_name
+from app.metrics.registry import metric_classes
+from app.settings import resolve_model_path
+from db import frames
+
+
+def _registered_by_path(session: Session | Connection) -> dict[tuple[str, str], str]:
+    """(metric, resolved model path) -> registered model name."""
+    models = frames.registered_models_frame(session)
+    return {
+        (str(m), str(Path(resolve_model_path(str(p))).resolve())): str(n)
+        for n, m, p in zip(models["name"], models["metric"], models["path"], strict=True)
+    }
+
+
+def run_column(metric: str, config: dict, registered: dict[tuple[str, str], str]) -> str:
+    classes = metric_classes()
+    cls = classes.get(metric)
+    if cls is None:  # a metric this version does not know: its name and options as stored
+        return canonical_name(metric, config, {})
+    model_name = None
+    model = config.get("model")
+    if isinstance(model, str) and model:
+        model_name = registered.get((metric, str(Path(model).resolve())))
+    return canonical_name(
+        metric, config, cls.defaults, runtime_options=cls.runtime_options, model_name=model_name
+    )
+
+
+def runs_frame(session: Session | Connection) -> pd.DataFrame:
+    """`db.frames.runs_frame` with the canonical `column` of each (metric, config hash).
+
+    Two configurations can print alike only when they differ in something a spec cannot
+    say (an implementation change that made older scores stale): the newest keeps the name,
+    older ones get ` (older N)`."""
+    runs = frames.runs_frame(session)
+    if runs.empty:
+        runs["column"] = []
+        return runs
+    registered = _registered_by_path(session)
+    runs["column"] = [
+        run_column(str(m), dict(c), registered)
+        for m, c in zip(runs["metric"], runs["config"], strict=True)
+    ]
+    order = runs.sort_values("last_run_id", ascending=False)
+    rank = order.groupby("column").cumcount()
+    older = rank[rank > 0]
+    runs.loc[older.index, "column"] = [
+        f"{runs.at[i, 'column']} (older {n})" for i, n in zip(older.index, older, strict=True)
+    ]
+    return runs
+
+
+def scores_frame(session: Session | Connection) -> pd.DataFrame:
+    return frames.scores_frame(session, runs_frame(session))
+
+
+def score_matrix(session: Session | Connection, *, value: str = "value") -> pd.DataFrame:
+    return frames.score_matrix(session, runs_frame(session), value=value)
