@@ -177,6 +177,8 @@ class _Import:
             )  # fmt: skip
             by_key[key] = iid
             report.items_created += 1
+            if not row.output:
+                report.empty_outputs += 1
             first_time = True
             if row.references:
                 self.ref_hashes[iid] = hash(tuple(row.references))
@@ -395,6 +397,7 @@ def import_file(
             "at": writer.now,
             "rating_kind": report.rating_kind,
             "rating_kind_given": report.rating_kind_given,
+            "empty_outputs": report.empty_outputs,
             "sources": [
                 {
                     "kind": s.kind,

@@ -58,6 +58,12 @@ class StudyInfo:
             flag = " [illustrative]" if d.get("meta", {}).get("illustrative") else ""
             out.append(f"  {d['name']}: {d['items']:,} items ({d['format'] or '?'}){flag}")
             for imp in d.get("meta", {}).get("imports", [])[-MAX_IMPORTS_SHOWN:]:
+                if imp.get("empty_outputs"):
+                    out.append(
+                        f"    imported {imp['file']}: {imp['empty_outputs']:,} empty outputs "
+                        "(system outputs with no text; each metric scores them as its "
+                        "library does, or records them as not defined)"
+                    )
                 for src in imp.get("sources", []):
                     label = KIND_LABELS.get(src["kind"], src["kind"])
                     out.append(

@@ -57,6 +57,8 @@ class ImportReport:
     ignored_columns: list[str] = field(default_factory=list)
     rows_read: int = 0
     items_created: int = 0
+    # Items created with an empty output (a system that deleted everything): kept as data.
+    empty_outputs: int = 0
     # Items of this file that the dataset held before this import (a re-import adds nothing).
     items_existing: int = 0
     # Rating values read from the file; always ratings_added + ratings_existing: rows are
@@ -124,6 +126,11 @@ class ImportReport:
             f"  rows read:            {self.rows_read:,}",
             f"  items created:        {self.items_created:,}",
             f"  items already there:  {self.items_existing:,}",
+            *(
+                [f"  empty outputs:        {self.empty_outputs:,} (kept as system outputs)"]
+                if self.empty_outputs
+                else []
+            ),
             f"  rating rows read:     {self.ratings_read:,}",
             f"  ratings stored:       {self.ratings_added:,}",
         ]

@@ -247,6 +247,14 @@ class RowParser:
             raise RowProblem(f"the {what} is empty", column)
         return text
 
+    def _output_text(self, rec: Any, column: str) -> str:
+        """An empty output is data (a system that deleted everything), not a missing cell:
+        it is kept as the empty text, which every metric scores as its library defines."""
+        assert self.get_output is not None
+        value = self.get_output(rec)
+        text = _text(value, column) if self.jsonl else value
+        return text if text.strip() else ""
+
     def _check_scale(self, dim: str, value: float, column: str) -> None:
         info = self.dims[dim]
         if not info.min_value <= value <= info.max_value:
@@ -289,7 +297,7 @@ class RowParser:
     def parse(self, rec: Any) -> ParsedRow:
         plan = self.plan
         source = self._required_text(self.get_source, rec, plan.source, "source")
-        output = self._required_text(self.get_output, rec, plan.output, "output")
+        output = self._output_text(rec, plan.output)
         system = self._optional_text(self.get_system, rec, plan.system)
         external_id = self._optional_text(self.get_id, rec, plan.id)
         dataset = self._optional_text(self.get_dataset, rec, plan.dataset)

@@ -68,6 +68,12 @@ class Availability:
     reason: str = ""
 
 
+def not_defined(reason: str) -> ItemScore:
+    """A score the metric's definition does not give for this item (FKGL of a text with no
+    words): stored as "not computed" with the reason, never as a silent 0."""
+    return ItemScore(None, None, {NOT_COMPUTED: f"not defined: {reason}"})
+
+
 @dataclass(frozen=True)
 class MetricInfo:
     name: str  # stable identifier used on the command line and in the study file

@@ -96,7 +96,6 @@ CASES: list[tuple[str, bytes, dict[str, Any], int | None, str | None, str]] = [
     ),
     ("neg.csv", b"source,output,annotator,fluency\nS.,O.,a,-5\n", {}, 2, "fluency", "outside"),
     ("esrc.csv", b"source,output\nS.,O.\n  ,P.\n", {}, 3, "source", "source is empty"),
-    ("eout.csv", b"source,output\nS.,O.\nT.,\n", {}, 3, "output", "output is empty"),
     (
         "ragged.csv",
         b"source,output\nS.,O.\nT.,P.,extra\n",

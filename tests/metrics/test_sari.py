@@ -191,6 +191,9 @@ def test_metric_item_details_and_variants() -> None:
     (easse,) = SariMetric(item_variant="easse").score_batch([pair])
     expected = easse_item_sari(SOURCE, pair.output, REFERENCES)
     assert easse.value == pytest.approx(expected.sari)
-    assert metric_canonical_name(SariMetric(item_variant="easse")) == "sari[refs=source,item_variant=easse]"
+    assert (
+        metric_canonical_name(SariMetric(item_variant="easse"))
+        == "sari[refs=source,item_variant=easse]"
+    )
     with pytest.raises(ValueError):
         SariMetric(item_variant="paper")

@@ -235,3 +235,27 @@ def test_greedy_match_by_hand():
 def test_an_unknown_reference_mode_is_refused_when_the_metric_is_made():
     with pytest.raises(ValueError, match="reference_mode must be one of"):
         BertScoreMetric(reference_mode="sources")
+
+
+@pytest.mark.parametrize("rescale", [False, True])
+def test_empty_output_equals_bert_score(oracle, baseline_file, rescale, capfd):
+    rows = [("He forgot his umbrella on the train.", ""), ("Cats sleep a lot.", "Cats nap.")]
+    kwargs = {}
+    if rescale:
+        kwargs.update(rescale_with_baseline=True, lang="en", baseline_path=str(baseline_file))
+    scorer = oracle(**kwargs)
+    tokenizer = scorer._tokenizer
+    if not hasattr(tokenizer, "build_inputs_with_special_tokens"):
+        # bert-score 0.3.13 encodes an empty sentence with this method, which newer
+        # transformers tokenizers no longer have; it is what BERT's tokenizer returned.
+        tokenizer.build_inputs_with_special_tokens = lambda ids: [
+            tokenizer.cls_token_id,
+            *ids,
+            tokenizer.sep_token_id,
+        ]
+    P, R, F = scorer.score([o for _, o in rows], [s for s, _ in rows])
+    assert "Empty candidate sentence detected" in capfd.readouterr().err  # its own rule ran
+    _, ours = _ours(_pairs(rows), rescale=rescale, baseline=str(baseline_file))
+    for k, item in enumerate(ours):
+        assert item.raw == pytest.approx(float(F[k]), abs=1e-5)
+        assert item.details["P"] == pytest.approx(float(P[k]), abs=1e-5)

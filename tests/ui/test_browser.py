@@ -235,3 +235,25 @@ def test_a_failed_load_says_so_instead_of_showing_no_items(
     page.model._path = str(path)
     wait_filter(qtbot, page)
     assert page.count_label.text() == f"{len(facts.item_ids)} items"
+
+
+def test_an_empty_output_is_shown_as_one(window, qtbot, tmp_path: Path) -> None:
+    from app.datasets.importer import import_file
+    from app.ui.browser.model import EMPTY_OUTPUT, EMPTY_OUTPUT_TIP
+    from db.study import create_study
+
+    data = tmp_path / "unts.tsv"
+    data.write_text("source\toutput\nRain fell all day.\t\nCats sleep.\tCats nap.\n")
+    path = tmp_path / "empty.mbstudy"
+    with create_study(path) as study:
+        import_file(study, data)
+    open_in(window, path, qtbot)
+    page = window.page("browser")
+    model = page.model
+    col = [k for k, _h, _s in FIXED_COLUMNS].index("output")
+    shown = [model.data(model.index(r, col)) for r in range(model.rowCount())]
+    assert shown == [EMPTY_OUTPUT, "Cats nap."]
+    tip = model.data(model.index(0, col), Qt.ItemDataRole.ToolTipRole)
+    assert tip == EMPTY_OUTPUT_TIP
+    assert page.select_item(model.item_id(0))
+    assert EMPTY_OUTPUT_TIP in page.detail.view.toPlainText()

@@ -11,7 +11,14 @@ import math
 from functools import cached_property, lru_cache
 from typing import Any, ClassVar
 
-from app.metrics.base import Availability, ItemScore, MetricInfo, Pair, pair_references
+from app.metrics.base import (
+    Availability,
+    ItemScore,
+    MetricInfo,
+    Pair,
+    not_defined,
+    pair_references,
+)
 from app.metrics.lexical.common import LexicalMetric, clip
 from app.metrics.lexical.nltk_data import cmudict_status, ensure_cmudict
 from app.metrics.lexical.sacrebleu_metrics import BleuMetric
@@ -32,6 +39,17 @@ def fkgl(text: str) -> float:
     import textstat
 
     return float(textstat.flesch_kincaid_grade(text))
+
+
+def wordless(pair: Pair, label: str) -> ItemScore | None:
+    """FKGL divides by the number of words and sentences, so a text without words (an empty
+    output) has no grade; textstat would return 0, a grade no text has."""
+    import textstat
+
+    for what, text in (("output", pair.output), ("source", pair.source)):
+        if textstat.lexicon_count(text) == 0:
+            return not_defined(f"{label} needs words, and the {what} has none")
+    return None
 
 
 def _cmudict_availability() -> Availability:
@@ -56,6 +74,9 @@ class FkglMetric(LexicalMetric):
         return _cmudict_availability()
 
     def score_one(self, pair: Pair) -> ItemScore:
+        undefined = wordless(pair, "FKGL")
+        if undefined is not None:
+            return undefined
         grade = fkgl(pair.output)
         source = fkgl(pair.source)
         return ItemScore(grade, grade, {"source_grade": source, "difference": grade - source})
@@ -124,6 +145,9 @@ class FkbleuMetric(IbleuMetric):
         return _cmudict_availability()
 
     def score_one(self, pair: Pair) -> ItemScore:
+        undefined = wordless(pair, "FKBLEU's FKGL term")
+        if undefined is not None:
+            return undefined
         ibleu, details = self.ibleu(pair)
         out_grade, src_grade = fkgl(pair.output), fkgl(pair.source)
         diff = out_grade - src_grade

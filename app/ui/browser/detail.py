@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QTextBrowser, QVBoxLayout, QWidget
 
 from app.metrics.base import NOT_COMPUTED
 from app.ui.browser.detail_query import ItemDetail, fetch_detail
+from app.ui.browser.model import EMPTY_OUTPUT_TIP
 
 
 def _esc(text: object) -> str:
@@ -99,7 +100,8 @@ class DetailPane(QWidget):
             meta.append(f"id {_esc(d.external_id)}")
         parts.append(f"<p style='color:{muted}'>{' · '.join(meta)}</p>")
         parts.append(f"<h3>Source</h3><p>{_esc(d.source)}</p>")
-        parts.append(f"<h3>Output</h3><p>{_esc(d.output)}</p>")
+        output = _esc(d.output) if d.output else f"<i>{_esc(EMPTY_OUTPUT_TIP)}</i>"
+        parts.append(f"<h3>Output</h3><p>{output}</p>")
         if d.references:
             refs = "".join(f"<li>{_esc(r)}</li>" for r in d.references)
             parts.append(f"<h3>References</h3><ol>{refs}</ol>")

@@ -43,6 +43,10 @@ PAGE_SIZE = 256
 MAX_PAGES = 48
 ITEM_ID_ROLE = Qt.ItemDataRole.UserRole + 1
 
+# An empty output is a system output (the system deleted everything), shown as such.
+EMPTY_OUTPUT = "∅ (empty output)"
+EMPTY_OUTPUT_TIP = "The system's output is empty: it deleted the whole source."
+
 # Fixed columns: (key, header, sort key)
 FIXED_COLUMNS: tuple[tuple[str, str, str], ...] = (
     ("id", "ID", "id"),
@@ -320,7 +324,11 @@ class ItemTableModel(QAbstractTableModel):
             key = self.column_key(index.column())
             if key in ("source", "output"):
                 item = self.item_row(index.row())
-                return getattr(item, key) if item is not None else None
+                if item is None:
+                    return None
+                if key == "output" and not item.output:
+                    return EMPTY_OUTPUT_TIP
+                return getattr(item, key)
             return None
         if role == ITEM_ID_ROLE:
             return self.item_id(index.row())
@@ -401,7 +409,7 @@ def _display(item: ItemRow, key: str) -> Any:
     if key == "source":
         return _one_line(item.source)
     if key == "output":
-        return _one_line(item.output)
+        return _one_line(item.output) if item.output else EMPTY_OUTPUT
     if key == "ratings":
         return str(item.n_ratings) if item.n_ratings else ""
     if key == "mean":
