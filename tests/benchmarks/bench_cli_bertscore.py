@@ -1,0 +1,135 @@
+"""BERTScore as users run it: the `meaningbench score` command as a whole process, side by
+side with a plain `bert_score` script as a whole process, in alternating order.
+
+    python -m pytest tests/benchmarks/bench_cli_bertscore.py -s -p no:xdist
+
+The CSMD train pairs (source as reference), the default encoder and layer, on the CPU. Each
+round copies a fresh, unscored study and gives the command an empty data folder (no
+embedding cache on disk), so it loads the model, reads the study, scores every item and
+commits the scores, as a first run does. The script loads the same model from the same
+folder, reads the same TSV and scores with `BERTScorer.score` (its default batch size).
+Wall time is measured around each process, peak RSS from the kernel's accounting of that
+child (`os.wait4`). MB_BENCH_CLI_ROUNDS sets the rounds (default 3); the sides alternate
+which one goes first. Targets: median ≥ 1.3× faster than the script, scores equal to
+1e-5. Writes tests/benchmarks/results/cli_bertscore.json.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import statistics
+import subprocess
+import sys
+import textwrap
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from tests.benchmarks.machine import describe_machine
+
+ROOT = Path(__file__).resolve().parents[2]
+RESULTS = ROOT / "tests" / "benchmarks" / "results" / "cli_bertscore.json"
+ROUNDS = int(os.environ.get("MB_BENCH_CLI_ROUNDS", "3"))
+
+SCRIPT = textwrap.dedent(
+    """
+    import json, sys
+    import pandas as pd
+    from bert_score import BERTScorer
+    model, layer, tsv, out = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+    frame = pd.read_csv(tsv, sep="\\t", keep_default_na=False)
+    sources = frame["original"].astype(str).tolist()
+    outputs = frame["simplification"].astype(str).tolist()
+    scorer = BERTScorer(model_type=model, num_layers=layer, device="cpu")
+    P, R, F = scorer.score(outputs, sources)
+    json.dump([[s, o, float(f)] for s, o, f in zip(sources, outputs, F)], open(out, "w"))
+    """
+)
+
+
+def _timed(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """(wall seconds, peak RSS in MB) of one whole process."""
+    began = time.perf_counter()
+    proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - began
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
+    assert proc.returncode == 0, err[-2000:]
+    return wall, usage.ru_maxrss / 1024
+
+
+@pytest.mark.benchmark
+def test_score_command_against_a_bert_score_script(shared_datasets: Path, tmp_path: Path) -> None:
+    from app.metrics.neural.bertscore import BertScoreMetric
+    from db.study import copy_study
+
+    train = shared_datasets / "csmd" / "train.tsv"
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(ROOT)}
+    template = tmp_path / "template.mbstudy"
+    subprocess.run(
+        [sys.executable, "-m", "app", "import", str(template), str(train)],
+        env=env, check=True, capture_output=True,
+    )  # fmt: skip
+    metric = BertScoreMetric()
+    model, layer = metric.loaded().ref.location, metric.layer()
+    script = tmp_path / "bert_score_script.py"
+    script.write_text(SCRIPT)
+
+    times: dict[str, list[float]] = {"meaningbench": [], "bert_score": []}
+    peaks: dict[str, list[float]] = {"meaningbench": [], "bert_score": []}
+    study = oracle = None
+    for round_ in range(ROUNDS):
+        order = (
+            ("meaningbench", "bert_score") if round_ % 2 == 0 else ("bert_score", "meaningbench")
+        )
+        for side in order:
+            if side == "meaningbench":
+                study = copy_study(template, tmp_path / f"round{round_}.mbstudy")
+                home = tmp_path / f"home{round_}"
+                argv = [sys.executable, "-m", "app", "score", str(study), "--metrics",
+                        "bertscore", "--json"]  # fmt: skip
+                wall, peak = _timed(argv, {**env, "MEANINGBENCH_HOME": str(home)})
+            else:
+                oracle = tmp_path / f"oracle{round_}.json"
+                argv = [sys.executable, str(script), model, str(layer), str(train), str(oracle)]
+                wall, peak = _timed(argv, env)
+            times[side].append(wall)
+            peaks[side].append(peak)
+            print(f"round {round_} {side}: {wall:.1f} s, {peak:.0f} MB", flush=True)
+
+    assert study is not None and oracle is not None
+    conn = sqlite3.connect(study)
+    ours = conn.execute(
+        "SELECT i.source, i.output, s.raw FROM score s JOIN item i ON i.id = s.item_id"
+    ).fetchall()
+    conn.close()
+    expected = {(s, o): f for s, o, f in json.loads(oracle.read_text())}
+    diff = max(abs(raw - expected[(s, o)]) for s, o, raw in ours)
+    ours_s, theirs_s = (
+        statistics.median(times["meaningbench"]),
+        statistics.median(times["bert_score"]),
+    )
+    figures = {
+        "date": datetime.now(UTC).isoformat(timespec="seconds"),
+        "machine": describe_machine(),
+        "items": len(ours),
+        "layer": layer,
+        "rounds": ROUNDS,
+        "meaningbench_score_seconds": times["meaningbench"],
+        "bert_score_script_seconds": times["bert_score"],
+        "meaningbench_peak_rss_mb": peaks["meaningbench"],
+        "bert_score_peak_rss_mb": peaks["bert_score"],
+        "speedup_median": theirs_s / ours_s,
+        "max_abs_diff": diff,
+    }
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    RESULTS.write_text(json.dumps(figures, indent=2) + "\n")
+    print(json.dumps(figures, indent=2))
+    assert len(ours) == len(expected)
+    assert diff <= 1e-5
+    assert theirs_s / ours_s >= 1.3
