@@ -55,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
     metrics = None
     if args.sanity_metrics:
         metrics = parse_metric_names(args.sanity_metrics)
-    with open_existing_study(args.study) as study:
+    with open_existing_study(args.study, reading=True) as study:
 
         def job(ctx: Any) -> Any:
             ctx.progress(0, None, "computing", force=True)
