@@ -124,7 +124,9 @@ def backup_copy(path: Path, tag: str) -> Path:
     part = path.with_name(f".{path.name}.bak-{tag}.{os.getpid()}.mbpart")
     remove_study_files(part)
     try:
-        src = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        # Read-write, though it only reads: a read-only connection that is the last one
+        # to close leaves the study's -wal and -shm behind.
+        src = sqlite3.connect(f"{path.resolve().as_uri()}?mode=rw", uri=True)
         try:
             dst = sqlite3.connect(str(part))
             try:
@@ -331,7 +333,7 @@ def _ensure_unchanged(path: Path, rev: str, backup: Path) -> None:
         engine.dispose()
     if now == rev:
         return
-    src = sqlite3.connect(f"{backup.resolve().as_uri()}?mode=ro", uri=True)
+    src = sqlite3.connect(f"{backup.resolve().as_uri()}?mode=rw", uri=True)
     try:
         dst = sqlite3.connect(str(path))
         try:

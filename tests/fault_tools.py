@@ -157,3 +157,46 @@ def private_mount_namespace() -> list[str]:
     if probe.returncode != 0:
         pytest.skip("mounting is not allowed here")
     return [unshare, "-m"]
+
+
+def make_old_study(path: Path, *, dangling: bool = False) -> Path:
+    """A study at schema 0002 with one item and rating; `dangling`: the rating points at
+    an annotator that does not exist (as an outside tool could leave it), which makes the
+    upgrade to 0003 fail its reference check."""
+    from alembic import command
+
+    from db.engine import make_engine
+    from db.study import alembic_config
+
+    engine = make_engine(path)
+    command.upgrade(alembic_config(engine), "0002")
+    engine.dispose()
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("PRAGMA foreign_keys=OFF")
+    conn.executescript(
+        f"""
+        BEGIN;
+        INSERT INTO dataset (name, imported_at, meta) VALUES ('old', '2026-01-01', '{{}}');
+        INSERT INTO item (dataset_id, source, output, refs, source_group, pair_key, kind, meta)
+            VALUES (1, 'A cat sat.', 'Cat sat.', '[]', 'g1', 'k1', 'regular', '{{}}');
+        INSERT INTO annotator (name, kind, created_at, meta)
+            VALUES ('r1', 'human', '2026-01-01', '{{}}');
+        INSERT INTO dimension (name, scale, min_value, max_value, label_low, label_high,
+            question, position, active) VALUES ('meaning', 'continuous', 0, 100, 'l', 'h',
+            'q', 0, 1);
+        INSERT INTO rating (item_id, annotator_id, dimension_id, value, shown_at,
+            submitted_at, flagged, state, origin, n_raters)
+            VALUES (1, {999 if dangling else 1}, 1, 50, '2026-01-01', '2026-01-01', 0,
+            'current', 'import:x.csv', 1);
+        COMMIT;
+        """
+    )
+    conn.close()
+    return path
+
+
+def file_digest(path: Path) -> str:
+    """The bytes of a study no process has open (never call it beside a live connection)."""
+    import hashlib
+
+    return hashlib.sha256(path.read_bytes()).hexdigest()
