@@ -59,9 +59,7 @@ def test_import_into_a_new_study_past_a_size_limit_leaves_no_file(
 ) -> None:
     folder = tmp_path / "new"
     folder.mkdir()
-    done = cli(
-        "import", folder / "n.mbstudy", data / "big.csv", preexec=file_size_limit(1_000_000)
-    )
+    done = cli("import", folder / "n.mbstudy", data / "big.csv", preexec=file_size_limit(1_000_000))
     assert_one_line_error(done, str(folder / "n.mbstudy"), "cannot write")
     assert files_in(folder) == []
 
