@@ -23,7 +23,7 @@ from app.ui.launch import start
 window = start(None, open_initial=False)
 app = QApplication.instance()
 opened = window.studies.open_path(sys.argv[1])
-rows = None
+rows = exported = None
 if opened:
     page = window.page("browser")
     deadline = time.monotonic() + 30
@@ -32,17 +32,26 @@ if opened:
         time.sleep(0.01)
     rows = page.model.rowCount()
     window.start_annotation()
+    if len(sys.argv) > 2:  # export through the dialog, as a user would
+        dialog = window.show_export_dialog()
+        dialog.path_edit.setText(sys.argv[2])
+        job = dialog.start()
+        while job.running:
+            app.processEvents()
+            time.sleep(0.01)
+        exported = [job.outcome, str(job.failure or "")]
+        dialog.close()
 app.processEvents()
 errors = [w.text() for w in app.topLevelWidgets() if w.objectName() == "mbErrorDialog"]
 print(json.dumps({"opened": opened, "title": window.windowTitle(), "rows": rows,
-                  "errors": errors}))
+                  "errors": errors, "exported": exported}))
 window.close()
 """
 
 
-def _window(study: Path, home: Path, as_user: object) -> dict:
+def _window(study: Path, home: Path, as_user: object, *more: str) -> dict:
     done = subprocess.run(
-        [sys.executable, "-c", WINDOW, str(study)],
+        [sys.executable, "-c", WINDOW, str(study), *more],
         env={**env(), "MEANINGBENCH_HOME": str(home)},
         cwd=ROOT,
         preexec_fn=as_user,  # type: ignore[arg-type]
@@ -73,14 +82,18 @@ def test_a_study_in_a_read_only_folder_is_browsed_and_not_rated(tmp_path: Path, 
     folder.mkdir()
     study = copy_study(tmp_path / "built.mbstudy", folder / "s.mbstudy")
     folder.chmod(stat.S_IRUSR | stat.S_IXUSR)
+    out = tmp_path / "out"
+    out.mkdir()
     try:
-        shown = _window(study, home, as_user)
+        shown = _window(study, home, as_user, str(out / "items.csv"))
     finally:
         folder.chmod(stat.S_IRWXU)
     assert shown["opened"] and shown["rows"] == 40
     assert "(read-only)" in shown["title"]
     assert len(shown["errors"]) == 1 and "is read-only" in shown["errors"][0]
     assert "Copy the study to a writable folder" in shown["errors"][0]
+    assert shown["exported"] == ["done", ""]
+    assert len((out / "items.csv").read_text(encoding="utf-8").splitlines()) == 41
     assert files_in(folder) == ["s.mbstudy"]
 
 
