@@ -82,6 +82,9 @@ def test_reading_commands_read_a_read_only_study_and_leave_nothing_beside_it(
         "export": cli("export", study, out / "items.csv", preexec=as_user),
         "correlate": cli("correlate", study, preexec=as_user),
         "report": cli("report", study, out / "report.html", preexec=as_user),
+        "sanity": cli("sanity", study, preexec=as_user),
+        "agreement": cli("agreement", study, preexec=as_user),
+        "qc": cli("qc", study, preexec=as_user),
     }
     for name, done in runs.items():
         assert "Traceback" not in done.stderr, (name, done.stderr)

@@ -52,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
     names = None
     if args.metrics:
         names = parse_metric_names(args.metrics)
-    with open_existing_study(args.study) as study:
+    with open_existing_study(args.study, reading=True) as study:
 
         def job(ctx: Any) -> Any:
             return study_sanity(
