@@ -92,3 +92,36 @@ def test_a_genuinely_full_disk(base_study: Path, data: Path, tmp_path: Path) -> 
     assert_one_line_error(done, "the disk is full", "Free some disk space")
     assert study_state(kept / "s.mbstudy") == study_state(base_study)
     assert files_in(kept) == ["s.mbstudy"]
+
+
+@pytest.fixture(scope="module")
+def big_study(data: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from app.datasets.importer import import_file
+
+    path = tmp_path_factory.mktemp("big") / "big.mbstudy"
+    study = create_study(path)
+    import_file(study, data / "big.csv")
+    study.close()
+    return path
+
+
+def test_score_past_a_size_limit_is_a_message(big_study: Path, tmp_path: Path) -> None:
+    study = copy_study(big_study, tmp_path / "s.mbstudy")
+    done = cli("score", study, "--metrics", "chrf", preexec=file_size_limit(1_000_000))
+    assert_one_line_error(done, str(study), "cannot write", "run it again")
+    assert study_state(study)[:3] == study_state(big_study)[:3]
+
+
+def test_merge_past_a_size_limit_leaves_the_study_as_it_was(
+    big_study: Path, data: Path, tmp_path: Path
+) -> None:
+    study = copy_study(big_study, tmp_path / "s.mbstudy")
+    other = copy_study(big_study, tmp_path / "other.mbstudy")
+    # The same items rated by other raters: 30,000 ratings for the merge to add.
+    text = (data / "big.csv").read_text(encoding="utf-8").replace(",r", ",other-r")
+    (tmp_path / "others.csv").write_text(text, encoding="utf-8")
+    assert cli("import", other, tmp_path / "others.csv").returncode == 0
+    before = study_state(study)
+    done = cli("merge", study, other, preexec=file_size_limit(1_000_000))
+    assert_one_line_error(done, str(study), "cannot write", "changed nothing")
+    assert study_state(study) == before
