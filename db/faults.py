@@ -39,7 +39,9 @@ def _causes(exc: BaseException) -> Iterator[BaseException]:
         seen.add(id(e))
         yield e
         orig = getattr(e, "orig", None)  # SQLAlchemy's DBAPIError wraps the driver's error
-        todo += [orig if isinstance(orig, BaseException) else None, e.__cause__, e.__context__]
+        # Only what an error says it was caused by: an error met while handling another
+        # (`__context__`) may be a bug of its own, which must not pass for a full disk.
+        todo += [orig if isinstance(orig, BaseException) else None, e.__cause__]
 
 
 def _sqlite_kind(exc: sqlite3.Error) -> str | None:
