@@ -108,6 +108,18 @@ def describe_fault(
     return None
 
 
+def fault_reason(exc: BaseException, path: str | Path | None = None) -> str | None:
+    """What happened, in a few words to go inside another message ("cannot write: the
+    disk is full"), without the file's name or the advice; None when not a fault."""
+    fault = describe_fault(exc, path)
+    if fault is None:
+        return None
+    text = str(fault)
+    if path is not None and text.startswith(f"{path}: "):
+        text = text[len(f"{path}: ") :]
+    return text.split("; ", 1)[0]
+
+
 def fault_error(kind: str, where: Path | None, detail: str) -> StudyFileError:
     subject = f"{where}: " if where is not None else ""
     if kind == "io" and _nearly_full(where):

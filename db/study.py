@@ -23,7 +23,7 @@ from db.errors import (
     StudyReadOnlyError,
     StudyWriteError,
 )
-from db.faults import describe_fault, read_only_message
+from db.faults import describe_fault, fault_reason, read_only_message
 from db.models import Dimension
 
 if TYPE_CHECKING:
@@ -137,8 +137,7 @@ def backup_copy(path: Path, tag: str) -> Path:
             src.close()
     except (sqlite3.Error, OSError) as exc:
         remove_study_files(part)
-        fault = describe_fault(exc, part)
-        why = str(fault).split(": ", 1)[-1] if fault is not None else str(exc)
+        why = fault_reason(exc, path) or str(exc)
         raise StudyWriteError(
             f"{path}: the study must be upgraded, but the backup copy made before an upgrade "
             f"could not be written beside it ({why}); the study was not changed. Free some "
@@ -345,12 +344,13 @@ def _ensure_unchanged(path: Path, rev: str, backup: Path) -> None:
 
 
 def _migration_message(path: Path, rev: str, backup: Path, exc: BaseException) -> str:
-    fault = describe_fault(exc, path)
-    if fault is not None:
-        why = str(fault).split(": ", 1)[-1].split("; ", 1)[0]
+    why = fault_reason(exc, path)
+    if why is not None:
         advice = "Free some disk space (or check the disk) and open it again."
     else:
-        why = " ".join(str(exc).split()) or type(exc).__name__
+        # One line, without SQLAlchemy's "(Background on this error at: …)" link.
+        why = " ".join(str(exc).split("\n(Background on this error")[0].split())
+        why = why or type(exc).__name__
         advice = (
             "Open it with the MeaningBench version that wrote it, or report this message "
             "to the MeaningBench developers."
