@@ -59,6 +59,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         # The reader went away (`meaningbench info s | head`): not an error of ours.
         _silence_stdout()
         return 0
+    except Exception as exc:
+        # A full disk, a read-only or failing medium: the user's to fix, so a message
+        # saying what happened and what to do, not a traceback. Anything else is a bug.
+        from db.faults import describe_fault
+
+        fault = describe_fault(exc, getattr(args, "study", None))
+        if fault is None:
+            raise
+        print(f"meaningbench {args.command}: error: {fault}", file=sys.stderr)
+        return 2
 
 
 def _silence_stdout() -> None:

@@ -38,3 +38,32 @@ def make_engine(path: str | Path, *, echo: bool = False) -> Engine:
 
 def make_sessionmaker(engine: Engine) -> sessionmaker[Session]:
     return sessionmaker(engine, expire_on_commit=False)
+
+
+def _on_connect_read_only(dbapi_conn: Any, _record: Any) -> None:
+    # No journal_mode pragma: the study is WAL already, and asking to set it would be a
+    # write. query_only makes any write attempt fail at once, inside SQLite.
+    dbapi_conn.isolation_level = None
+    cur = dbapi_conn.cursor()
+    cur.execute("PRAGMA foreign_keys=ON")
+    cur.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+    cur.execute("PRAGMA query_only=ON")
+    cur.close()
+
+
+def make_read_only_engine(uri: str) -> Engine:
+    """An engine reading a study through an SQLite URI (`mode=ro` or `immutable=1`,
+    chosen by `db.access.read_only_uris`)."""
+    import sqlite3
+
+    from sqlalchemy.pool import QueuePool
+
+    engine = create_engine(
+        "sqlite://",
+        creator=lambda: sqlite3.connect(uri, uri=True, check_same_thread=False),
+        poolclass=QueuePool,
+        future=True,
+    )
+    event.listen(engine, "connect", _on_connect_read_only)
+    event.listen(engine, "begin", _on_begin)
+    return engine

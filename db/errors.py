@@ -9,3 +9,15 @@ class StudyFileError(Exception):
 
 class NewerSchemaError(StudyFileError):
     """The study was written by a newer MeaningBench; opening it could damage it."""
+
+
+class StudyReadOnlyError(StudyFileError):
+    """The study cannot be written here: a read-only file, folder or medium."""
+
+
+class StudyWriteError(StudyFileError):
+    """A write failed in the operating system: a full disk, a size limit, an I/O error."""
+
+
+class MigrationError(StudyFileError):
+    """Upgrading an older study failed; the study was left as it was."""

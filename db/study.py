@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -13,8 +14,16 @@ from typing import TYPE_CHECKING
 from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session, sessionmaker
 
-from db.engine import make_engine, make_sessionmaker
-from db.errors import NewerSchemaError, StudyFileError
+from db.access import StudyAccess, folder_access, read_only_uris, study_access
+from db.engine import make_engine, make_read_only_engine, make_sessionmaker
+from db.errors import (
+    MigrationError,
+    NewerSchemaError,
+    StudyFileError,
+    StudyReadOnlyError,
+    StudyWriteError,
+)
+from db.faults import describe_fault, fault_reason, read_only_message
 from db.models import Dimension
 
 if TYPE_CHECKING:
@@ -105,19 +114,65 @@ def remove_study_files(path: Path) -> None:
 
 
 def backup_copy(path: Path, tag: str) -> Path:
-    """A consistent copy of the study (WAL content included) beside it; returns its path."""
+    """A consistent copy of the study (WAL content included) beside it; returns its path.
+
+    Made once per state of the study: when an earlier attempt (an upgrade that failed)
+    left a copy of exactly this content, that copy is returned and no new one is made.
+    The copy is written under a hidden partial name (removed on failure, or, after a kill,
+    by the next write in the folder) and named only when complete.
+    """
+    part = path.with_name(f".{path.name}.bak-{tag}.{os.getpid()}.mbpart")
+    remove_study_files(part)
+    try:
+        # Read-write, though it only reads: a read-only connection that is the last one
+        # to close leaves the study's -wal and -shm behind.
+        src = sqlite3.connect(f"{path.resolve().as_uri()}?mode=rw", uri=True)
+        try:
+            dst = sqlite3.connect(str(part))
+            try:
+                src.backup(dst)
+            finally:
+                dst.close()
+        finally:
+            src.close()
+    except (sqlite3.Error, OSError) as exc:
+        remove_study_files(part)
+        why = fault_reason(exc, path) or str(exc)
+        raise StudyWriteError(
+            f"{path}: the study must be upgraded, but the backup copy made before an upgrade "
+            f"could not be written beside it ({why}); the study was not changed. Free some "
+            "space in its folder and open it again."
+        ) from exc
+    for earlier in sorted(path.parent.glob(f"{_glob_escape(path.name)}.bak-{tag}-*")):
+        if _same_bytes(earlier, part):
+            remove_study_files(part)
+            return earlier
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
     dest = path.with_name(f"{path.name}.bak-{tag}-{stamp}")
-    src = sqlite3.connect(str(path))
-    try:
-        dst = sqlite3.connect(str(dest))
-        try:
-            src.backup(dst)
-        finally:
-            dst.close()
-    finally:
-        src.close()
+    os.replace(part, dest)
     return dest
+
+
+def _glob_escape(name: str) -> str:
+    import glob
+
+    return glob.escape(name)
+
+
+def _same_bytes(a: Path, b: Path) -> bool:
+    # Backups are our own closed copies, never live studies: plain reads are safe here.
+    try:
+        if a.stat().st_size != b.stat().st_size:
+            return False
+        with a.open("rb") as fa, b.open("rb") as fb:
+            while True:
+                ca, cb = fa.read(1 << 20), fb.read(1 << 20)
+                if ca != cb:
+                    return False
+                if not ca:
+                    return True
+    except OSError:
+        return False
 
 
 @dataclass
@@ -128,6 +183,10 @@ class Study:
     engine: Engine
     _factory: sessionmaker[Session] = field(repr=False)
     backup_path: Path | None = None
+    # Opened for reading only (a read-only file, folder or medium): writes fail at once.
+    read_only: bool = False
+    # Why it is read-only, in words ("its folder is read-only"); empty when writable.
+    read_only_reason: str = ""
 
     @contextmanager
     def session(self) -> Iterator[Session]:
@@ -155,26 +214,53 @@ def _seed_defaults(factory: sessionmaker[Session]) -> None:
             s.add_all(Dimension(**d) for d in DEFAULT_DIMENSIONS)
 
 
-def create_study(path: str | Path) -> Study:
-    """Create a new, empty study at `path` (refuses to overwrite an existing file)."""
+def create_study(path: str | Path, *, shown_as: Path | None = None) -> Study:
+    """Create a new, empty study at `path` (refuses to overwrite an existing file).
+
+    `shown_as`: the name messages give the study when it is built under another one.
+    """
     path = Path(path)
+    name = shown_as or path
     if path.exists() and path.stat().st_size > 0:
-        raise StudyFileError(f"{path}: a file already exists there")
+        raise StudyFileError(f"{name}: a file already exists there")
     path.parent.mkdir(parents=True, exist_ok=True)
+    access = folder_access(path.parent)
+    if not access.writable:
+        raise StudyReadOnlyError(
+            f"{name}: cannot create a study there ({access.reason}); nothing was written. "
+            "Choose a folder you may write."
+        )
     engine = make_engine(path)
-    upgrade_to_head(engine)
-    factory = make_sessionmaker(engine)
-    _seed_defaults(factory)
+    try:
+        upgrade_to_head(engine)
+        factory = make_sessionmaker(engine)
+        _seed_defaults(factory)
+    except Exception as exc:
+        engine.dispose()
+        remove_study_files(path)  # a half-made study is of no use to anyone
+        fault = describe_fault(exc, name)
+        if fault is None:
+            raise
+        raise fault from exc
     return Study(path=path, engine=engine, _factory=factory)
 
 
-def open_study(path: str | Path, *, create: bool = False) -> Study:
-    """Open a study, upgrading an older schema after a backup copy; refuse a newer one."""
+def open_study(path: str | Path, *, create: bool = False, allow_read_only: bool = False) -> Study:
+    """Open a study, upgrading an older schema after a backup copy; refuse a newer one.
+
+    A study this process may not write (read-only file, folder or medium) is refused with
+    a `StudyReadOnlyError`, or, with `allow_read_only`, opened for reading only.
+    """
     path = Path(path)
     if not path.exists() or path.stat().st_size == 0:
         if create:
             return create_study(path)
         raise StudyFileError(f"{path}: no such study")
+    access = study_access(path)
+    if not access.writable:
+        if not allow_read_only:
+            raise StudyReadOnlyError(read_only_message(path, access.reason))
+        return _open_read_only(path, access)
     # The header is checked by SQLite itself, never by reading the file here: on POSIX,
     # closing any descriptor of a file drops every lock this process holds on it, so a
     # plain open() and close() beside a live connection (a second open of the same study)
@@ -184,9 +270,7 @@ def open_study(path: str | Path, *, create: bool = False) -> Study:
         rev = current_revision(engine)
     except Exception as exc:  # a corrupt file or one locked by a foreign program
         engine.dispose()
-        if _is_not_a_database(exc):
-            raise StudyFileError(f"{path}: not a MeaningBench study (not an SQLite file)") from None
-        raise StudyFileError(f"{path}: cannot open the study ({exc})") from exc
+        raise _open_error(path, exc) from None
     head = SCHEMA_HEAD
     backup: Path | None = None
     if rev is None:
@@ -195,17 +279,156 @@ def open_study(path: str | Path, *, create: bool = False) -> Study:
     if rev != head:
         if rev not in known_revisions():
             engine.dispose()
-            raise NewerSchemaError(
-                f"{path}: this study was written by a newer MeaningBench (schema {rev}); "
-                f"this version knows schemas up to {head}. Update MeaningBench to open it."
-            )
+            raise NewerSchemaError(_newer_message(path, rev))
         engine.dispose()
         backup = backup_copy(path, rev)
         engine = make_engine(path)
-        upgrade_to_head(engine)
+        try:
+            upgrade_to_head(engine)
+        except Exception as exc:
+            engine.dispose()
+            _ensure_unchanged(path, rev, backup)
+            raise MigrationError(_migration_message(path, rev, backup, exc)) from exc
     factory = make_sessionmaker(engine)
-    _seed_defaults(factory)
+    try:
+        _seed_defaults(factory)
+    except Exception as exc:
+        engine.dispose()
+        fault = describe_fault(exc, path)
+        if fault is None:
+            raise
+        raise fault from exc
     return Study(path=path, engine=engine, _factory=factory, backup_path=backup)
+
+
+def _open_error(path: Path, exc: BaseException) -> StudyFileError:
+    if _is_not_a_database(exc):
+        return StudyFileError(f"{path}: not a MeaningBench study (not an SQLite file)")
+    fault = describe_fault(exc, path)
+    if fault is not None:
+        return fault
+    return StudyFileError(f"{path}: cannot open the study ({exc})")
+
+
+def _newer_message(path: Path, rev: str) -> str:
+    return (
+        f"{path}: this study was written by a newer MeaningBench (schema {rev}); "
+        f"this version knows schemas up to {SCHEMA_HEAD}. Update MeaningBench to open it."
+    )
+
+
+def _ensure_unchanged(path: Path, rev: str, backup: Path) -> None:
+    """After a failed upgrade: the study must still be at `rev`, else it gets its backup back.
+
+    The upgrade runs in one transaction (db/migrations/env.py), so this is a guard against
+    a migration that commits on its own, not the normal way back.
+    """
+    engine = make_engine(path)
+    try:
+        now = current_revision(engine)
+    except Exception:
+        now = None
+    finally:
+        engine.dispose()
+    if now == rev:
+        return
+    src = sqlite3.connect(f"{backup.resolve().as_uri()}?mode=rw", uri=True)
+    try:
+        dst = sqlite3.connect(str(path))
+        try:
+            src.backup(dst)
+        finally:
+            dst.close()
+    finally:
+        src.close()
+
+
+def _migration_message(path: Path, rev: str, backup: Path, exc: BaseException) -> str:
+    why = fault_reason(exc, path)
+    if why is not None:
+        advice = "Free some disk space (or check the disk) and open it again."
+    else:
+        # One line, without SQLAlchemy's "(Background on this error at: …)" link.
+        why = " ".join(str(exc).split("\n(Background on this error")[0].split())
+        why = why or type(exc).__name__
+        advice = (
+            "Open it with the MeaningBench version that wrote it, or report this message "
+            "to the MeaningBench developers."
+        )
+    return (
+        f"{path}: upgrading the study from schema {rev} to {SCHEMA_HEAD} failed ({why}); "
+        f"the study was left as it was, and the copy made before the upgrade is "
+        f"{backup}. {advice}"
+    )
+
+
+def _open_read_only(path: Path, access: StudyAccess) -> Study:
+    """A study opened for reading only; see db.access for `mode=ro` versus `immutable`."""
+    failure: BaseException | None = None
+    for uri in read_only_uris(path):
+        engine = make_read_only_engine(uri)
+        try:
+            rev = current_revision(engine)
+            break
+        except Exception as exc:
+            engine.dispose()
+            failure = exc
+    else:
+        assert failure is not None
+        raise _open_error(path, failure)
+    if rev is None:
+        engine.dispose()
+        raise StudyFileError(f"{path}: an SQLite file, but not a MeaningBench study")
+    if rev != SCHEMA_HEAD:
+        engine.dispose()
+        if rev not in known_revisions():
+            raise NewerSchemaError(_newer_message(path, rev))
+        raise StudyReadOnlyError(
+            f"{path}: this study was written by an older MeaningBench (schema {rev}) and "
+            f"must be upgraded before it can be opened, but it is read-only "
+            f"({access.reason}); nothing was changed. Copy it to a writable folder and open "
+            "the copy."
+        )
+    return Study(
+        path=path,
+        engine=engine,
+        _factory=make_sessionmaker(engine),
+        read_only=True,
+        read_only_reason=access.reason,
+    )
+
+
+def publish_study(built: Path, dest: Path) -> Path:
+    """Give a closed study built under a hidden partial name its real name, `dest`.
+
+    Studies made by one command (an import into a new study) are built aside, so that a
+    kill at any point leaves no empty or half-made study under the name the user chose.
+    Never replaces a file that appeared at `dest` meanwhile.
+    """
+    if Path(f"{built}-wal").exists():
+        # Closing the last connection normally checkpoints and deletes the log; make sure
+        # every committed page is in the main file before it is renamed without its log.
+        conn = sqlite3.connect(str(built))
+        try:
+            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        finally:
+            conn.close()
+    try:
+        os.link(built, dest)  # fails, rather than replaces, when dest exists
+    except FileExistsError:
+        raise StudyFileError(
+            f"{dest}: another program created this file while the import ran; the import "
+            "was not saved. Run it again to import into that study."
+        ) from None
+    except OSError:  # no hard links here (FAT, some network shares)
+        if dest.exists():
+            raise StudyFileError(
+                f"{dest}: another program created this file while the import ran; the "
+                "import was not saved. Run it again to import into that study."
+            ) from None
+        os.replace(built, dest)
+    remove_study_files(built)
+    return dest
 
 
 def copy_study(src: str | Path, dest: str | Path) -> Path:

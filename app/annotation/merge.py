@@ -30,6 +30,8 @@ from sqlalchemy import create_engine, select, text
 from sqlalchemy.orm import Session
 
 from app.errors import UserError
+from db.access import read_only_uris, study_access
+from db.faults import describe_fault
 from db.models import Annotator, Dataset, Dimension, Item, ItemNote, Rating
 from db.study import SCHEMA_HEAD, Study, known_revisions
 
@@ -79,19 +81,33 @@ def _open_other(path: Path) -> Session:
         raise UserError(f"{path}: no such study file")
     # Read only, and only through SQLite: the header check included (a plain open and
     # close of a study file can drop this process's SQLite locks on it).
-    uri = f"{path.resolve().as_uri()}?mode=ro"
-    engine = create_engine("sqlite://", creator=lambda: sqlite3.connect(uri, uri=True))
-    try:
-        with engine.connect() as conn:
-            rev = conn.execute(text("SELECT version_num FROM alembic_version")).scalar()
-    except Exception as exc:
-        engine.dispose()
-        what = "not an SQLite file" if "not a database" in str(exc) else "no schema version"
+    # On a read-only medium or in a read-only folder, `mode=ro` cannot create the `-shm`
+    # it needs: such a study is read as immutable (see db.access).
+    access = study_access(path)
+    uris = read_only_uris(path) if not access.writable else [f"{path.resolve().as_uri()}?mode=ro"]
+    for uri in uris:
+        engine = create_engine("sqlite://", creator=lambda uri=uri: sqlite3.connect(uri, uri=True))
+        try:
+            with engine.connect() as conn:
+                rev = conn.execute(text("SELECT version_num FROM alembic_version")).scalar()
+            break
+        except Exception as exc:
+            engine.dispose()
+            failure = exc
+    else:
+        fault = describe_fault(failure, path)
+        if fault is not None and not _is_not_a_database(failure):
+            raise fault from None
+        what = "not an SQLite file" if _is_not_a_database(failure) else "no schema version"
         raise UserError(f"{path}: not a MeaningBench study ({what})") from None
     if rev != SCHEMA_HEAD:
         engine.dispose()
         raise UserError(_schema_message(path, str(rev)))
     return Session(engine)
+
+
+def _is_not_a_database(exc: BaseException) -> bool:
+    return "not a database" in str(exc)
 
 
 def _schema_message(path: Path, rev: str) -> str:

@@ -28,8 +28,13 @@ def add_json_flag(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
 
 
-def open_existing_study(path: Path) -> Study:
-    """Open a study that must already exist (only `import` creates one)."""
+def open_existing_study(path: Path, *, reading: bool = False) -> Study:
+    """Open a study that must already exist (only `import` creates one).
+
+    `reading`: the command only reads, so a study it may not write (read-only file, folder
+    or medium) is opened for reading only, with a note on stderr; writing commands are
+    refused on such a study with a message saying it is read-only.
+    """
     # Imported here: SQLAlchemy is not needed to print --help or to start the GUI.
     from db.study import open_study
 
@@ -37,7 +42,13 @@ def open_existing_study(path: Path) -> Study:
         raise StudyNotFoundError(
             f"{path}: no such study (create one with `meaningbench import {path} FILE`)"
         )
-    return open_study(path)
+    study = open_study(path, allow_read_only=reading)
+    if study.read_only:
+        print(
+            f"note: {path} is read-only ({study.read_only_reason}); opened for reading only",
+            file=sys.stderr,
+        )
+    return study
 
 
 def print_json(obj: Any) -> None:

@@ -46,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("--splits must be at least 1")
     if args.boot < 0:
         raise UserError("--boot must be 0 or more")
-    with open_existing_study(args.study) as study:
+    with open_existing_study(args.study, reading=True) as study:
         result = study_agreement(
             study, args.dimension, n_splits=args.splits, seed=args.seed, n_boot=args.boot
         )

@@ -55,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
 
     if args.boot < 0:
         raise UserError("--boot must be 0 or more")
-    with open_existing_study(args.study) as study:
+    with open_existing_study(args.study, reading=True) as study:
         analysis = StudyAnalysis.from_study(study, args.dimension)
     if not analysis.metric_names:
         raise UserError(f"{args.study}: no metric scores yet; run metrics on the study first")

@@ -42,11 +42,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from app.datasets.exporters import cells_note, export_format, export_study
+    from db.faults import describe_fault
 
     export_format(args.out)  # a bad extension fails before the study is opened
-    study = open_existing_study(args.study)
+    study = open_existing_study(args.study, reading=True)
     try:
         report = export_study(study, args.out, ratings=args.ratings, raw_cells=args.raw_cells)
+    except OSError as exc:
+        # Writing the export failed (the study is read through SQLite, whose errors are
+        # not OSErrors): name the export, which was left as it was, if it existed.
+        fault = describe_fault(exc, args.out, output=True)
+        if fault is None:
+            raise
+        raise fault from exc
     finally:
         study.close()
     if args.json:

@@ -85,17 +85,25 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from app.datasets.atomic_file import part_path, remove_stale_parts
     from app.datasets.importer import import_file
     from app.errors import InputError
     from app.jobs.base import JobContext
     from app.jobs.terminal import run_with_progress_bar
-    from db.study import open_study, remove_study_files
+    from db.study import create_study, open_study, publish_study, remove_study_files
 
     data_file: Path = args.file
     if not data_file.exists():
         raise InputError("no such file", file=str(data_file))
-    created = not args.study.exists()
-    study = open_study(args.study, create=True)
+    target: Path = args.study
+    created = not target.exists()
+    # A new study is built under a hidden partial name beside the target and given its
+    # name only once the import has committed: killed at any point, the command leaves no
+    # empty or half-made study under the user's name. What a killed import left there is
+    # removed here (the partials of processes that are gone).
+    remove_stale_parts(target.parent if str(target.parent) else Path("."))
+    built = part_path(target)
+    study = create_study(built, shown_as=target) if created else open_study(target)
     try:
 
         def job(ctx: JobContext) -> object:
@@ -118,12 +126,14 @@ def run(args: argparse.Namespace) -> int:
 
         quiet = bool(args.json) or not sys.stderr.isatty()
         report = run_with_progress_bar(job, description="import", quiet=quiet)
+        study.close()
+        if created:
+            publish_study(built, target)
     except BaseException:
         study.close()
         if created:
-            remove_study_files(args.study)  # the study did not exist before: leave no empty one
+            remove_study_files(built)  # the study did not exist before: leave none
         raise
-    study.close()
     if args.json:
         print_json({"study": str(args.study), "created": created, **report.to_dict()})
     else:

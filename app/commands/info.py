@@ -21,7 +21,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from app.datasets.info import study_info
 
-    study = open_existing_study(args.study)
+    study = open_existing_study(args.study, reading=True)
     try:
         info = study_info(study)
     finally:

@@ -36,7 +36,7 @@ def run(args: argparse.Namespace) -> int:
     from app.analysis.export import to_text
     from app.analysis.qc import study_qc
 
-    with open_existing_study(args.study) as study:
+    with open_existing_study(args.study, reading=True) as study:
         result = study_qc(study, args.dimension, fast_ms=args.fast_ms)
     if args.json:
         print_json(result.to_json())

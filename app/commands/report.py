@@ -52,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("--boot must be 0 or more and --sanity-n at least 1")
     if args.out.parent and not args.out.parent.exists():
         raise UserError(f"{args.out.parent}: no such folder")
-    with open_existing_study(args.study) as study:
+    with open_existing_study(args.study, reading=True) as study:
         metrics = parse_metric_names(args.sanity_metrics, study) if args.sanity_metrics else None
 
         def job(ctx: Any) -> Any:

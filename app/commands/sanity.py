@@ -49,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
 
     if args.n < 0:
         raise UserError("--n must be 0 (all) or more")
-    with open_existing_study(args.study) as study:
+    with open_existing_study(args.study, reading=True) as study:
         names = parse_metric_names(args.metrics, study) if args.metrics else None
 
         def job(ctx: Any) -> Any:

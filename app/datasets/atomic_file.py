@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import IO
 
 PART_SUFFIX = ".mbpart"
-_PART_NAME = re.compile(r"\..+\.(\d+)\.mbpart")
+# With SQLite's companions: a study built aside (an import into a new study) has them.
+_PART_NAME = re.compile(r"\..+\.(\d+)\.mbpart(?:-wal|-shm|-journal)?")
 # File systems that cannot make an unnamed file answer with one of these.
 _NO_TMPFILE = {errno.EOPNOTSUPP, errno.EISDIR, errno.EINVAL, errno.ENOENT}
 

@@ -71,8 +71,16 @@ def export_job(
         ctx.check()  # a cancelled export leaves no file behind
         ctx.progress(rows, None, f"{rows:,} rows")
 
-    study = open_study(study_path)
+    study = open_study(study_path, allow_read_only=True)  # exporting only reads the study
     try:
         return export_study(study, out, ratings=ratings, raw_cells=raw_cells, progress=progress)
+    except OSError as exc:
+        # Writing the file failed (a full disk, a read-only folder): name the export.
+        from db.faults import describe_fault
+
+        fault = describe_fault(exc, out, output=True)
+        if fault is None:
+            raise
+        raise fault from None
     finally:
         study.close()

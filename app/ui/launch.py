@@ -39,6 +39,7 @@ def start(argv: list[str] | None = None, *, open_initial: bool = True):  # -> Ma
 
     Returns the window; the caller runs the event loop (`launch` does, tests use qtbot).
     """
+    from app.ui.fault_hook import install_fault_hook
     from app.ui.icons import app_icon
     from app.ui.main_window import MainWindow
     from app.ui.theme import ThemeManager
@@ -51,6 +52,7 @@ def start(argv: list[str] | None = None, *, open_initial: bool = True):  # -> Ma
     theme.apply(choice=prefs.theme, scale=prefs.text_scale)
     app.setWindowIcon(app_icon())
     window = MainWindow(theme=theme, prefs=prefs)
+    install_fault_hook(window)
     window.show()
     if open_initial:
         threading.Thread(target=preload_study_modules, name="preload", daemon=True).start()

@@ -266,6 +266,8 @@ class MainWindow(QMainWindow):
         if study is None:
             return
         name = self.context.title
+        if getattr(study, "read_only", False):
+            name = f"{name} (read-only)"
         self.setWindowTitle(f"{name} — {APP_NAME}")
         self.status.set_study(name, str(study.path))
 
@@ -393,6 +395,17 @@ class MainWindow(QMainWindow):
         return show_about(self)
 
     def start_annotation(self) -> None:
+        study = self.context.study
+        if study is not None and getattr(study, "read_only", False):
+            from app.ui.dialogs.errors import show_error
+
+            show_error(
+                self,
+                "Cannot rate",
+                f"{study.path.name} is read-only ({study.read_only_reason}): ratings could not "
+                "be saved. Copy the study to a writable folder and open the copy to rate.",
+            )
+            return
         if self.show_page("annotate"):
             page = self.page("annotate")
             start = getattr(page, "start", None)

@@ -56,7 +56,9 @@ class StudyController(QObject):
                 from app.errors import StudyNotFoundError
 
                 raise StudyNotFoundError(f"{path}: no such study")
-            study = open_study(path)
+            # Browsing, analysis and export work on a study this user may not write (a
+            # read-only medium or folder); writing actions then say it is read-only.
+            study = open_study(path, allow_read_only=True)
         except Exception as exc:  # a bad file must not take the window down
             show_exception(self.window, "Cannot open the study", exc)
             return False

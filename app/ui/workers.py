@@ -41,11 +41,20 @@ class JobFailure:
         # StudyFileError lives in db and is as much the user's business as an InputError.
         from db.errors import StudyFileError
 
-        return isinstance(self.exception, (UserError, StudyFileError))
+        if isinstance(self.exception, (UserError, StudyFileError)):
+            return True
+        return self._fault() is not None
+
+    def _fault(self) -> Exception | None:
+        # A full disk or a read-only medium is the user's to fix, not a bug to report.
+        from db.faults import describe_fault
+
+        return describe_fault(self.exception)
 
     @property
     def message(self) -> str:
-        text = str(self.exception).strip()
+        fault = None if isinstance(self.exception, UserError) else self._fault()
+        text = str(fault if fault is not None else self.exception).strip()
         return text or type(self.exception).__name__
 
 

@@ -30,6 +30,10 @@ def run_migrations_online() -> None:
             connection=connection,
             target_metadata=target_metadata,
             render_as_batch=True,  # SQLite alters tables by copying them
+            # SQLite's DDL is transactional, but Alembic assumes not and commits after each
+            # migration: a failure in a later step (or in the check below) would leave the
+            # study half upgraded. One transaction for the whole upgrade: all or nothing.
+            transactional_ddl=True,
         )
         try:
             with context.begin_transaction():

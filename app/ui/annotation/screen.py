@@ -279,6 +279,16 @@ class AnnotationScreen(QWidget):
         except UserError as exc:
             self.notice(str(exc))
             return False
+        except Exception as exc:
+            # A full disk or a read-only medium: say so and keep the screen as it is (the
+            # values stay on the sliders, to submit again once there is room).
+            from app.ui.dialogs.errors import show_error, user_fault
+
+            fault = user_fault(exc)
+            if fault is None:
+                raise
+            show_error(self, "Rating not saved", str(fault))
+            return False
         self.submitted.emit(item.item_id)
         self._show(self.session.advance())
         return True

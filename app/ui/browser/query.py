@@ -19,7 +19,6 @@ import sqlite3
 from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -132,9 +131,12 @@ def ids_sql(f: BrowserFilter) -> tuple[str, list[Any]]:
 def connect_readonly(path: str) -> sqlite3.Connection:
     """A reading connection of its own (WAL lets it read while a worker writes scores).
 
-    `mode=rw`: a study file that vanished is an error, never silently re-created empty.
+    `mode=rw` where the study is writable: a study file that vanished is an error, never
+    silently re-created empty; on a read-only medium, db.access says how to read it.
     """
-    uri = f"{Path(path).resolve().as_uri()}?mode=rw"
+    from db.access import reading_uri
+
+    uri = reading_uri(path)
     conn = sqlite3.connect(uri, uri=True, timeout=10.0, check_same_thread=True)
     conn.execute("PRAGMA query_only = ON")
     return conn

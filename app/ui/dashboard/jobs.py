@@ -116,7 +116,7 @@ class Refreshed:
 
 
 def study_dimensions(path: Path) -> list[str]:
-    with open_study(path) as study, study.session() as s:
+    with open_study(path, allow_read_only=True) as study, study.session() as s:
         return list(s.scalars(select(Dimension.name).order_by(Dimension.position, Dimension.id)))
 
 
@@ -131,7 +131,7 @@ def load_job(path: Path, dimension: str | None) -> Job:
 
     def run(ctx: JobContext) -> Loaded:
         ctx.progress(0, None, "Reading the study", force=True)
-        with open_study(path) as study:
+        with open_study(path, allow_read_only=True) as study:
             with study.session() as s:
                 known = list(
                     s.scalars(select(Dimension.name).order_by(Dimension.position, Dimension.id))
@@ -161,7 +161,7 @@ def refresh_job(
         if quality:
             ctx.check()
             out.agreement = snapshot.agreement()
-            with open_study(path) as study:
+            with open_study(path, allow_read_only=True) as study:
                 out.qc = study_qc(study, snapshot.dimension)
         return out
 
@@ -198,7 +198,7 @@ def sanity_job(path: Path, request: SanityRequest) -> Job:
             ctx.progress(done, total, f"Sanity checks: {column} (metric {index + 1})")
 
         ctx.progress(0, None, "Sanity checks: building the pairs", force=True)
-        with open_study(path) as study:
+        with open_study(path, allow_read_only=True) as study:
             return study_sanity(
                 study,
                 None,
@@ -228,7 +228,7 @@ def report_job(path: Path, request: ReportRequest) -> Job:
 
     def run(ctx: JobContext) -> Path:
         ctx.progress(0, 4, "Report: reading the study", force=True)
-        with open_study(path) as study:
+        with open_study(path, allow_read_only=True) as study:
             with study.session() as s:
                 summary = study_summary(s)
             analysis = StudyAnalysis.from_study(study, request.dimension)

@@ -6,6 +6,7 @@ any running job) keeps going while the message is on screen.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
@@ -45,6 +46,13 @@ def show_failure(parent: QWidget | None, failure: JobFailure) -> QMessageBox:
     )
 
 
+def user_fault(exc: BaseException, path: object = None) -> Exception | None:
+    """A full disk, a read-only or failing medium, as the message the user needs; else None."""
+    from db.faults import describe_fault
+
+    return describe_fault(exc, path if isinstance(path, str | Path) else None)
+
+
 def show_exception(parent: QWidget | None, title: str, exc: BaseException) -> QMessageBox:
     """For errors raised on the GUI thread (opening a study, saving settings)."""
     import traceback
@@ -54,5 +62,8 @@ def show_exception(parent: QWidget | None, title: str, exc: BaseException) -> QM
 
     if isinstance(exc, (UserError, StudyFileError)):
         return show_error(parent, title, str(exc))
+    fault = user_fault(exc)
+    if fault is not None:
+        return show_error(parent, title, str(fault))
     trace = "".join(traceback.format_exception(exc))
     return show_error(parent, title, f"{title}: {exc}", trace)
