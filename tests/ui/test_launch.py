@@ -15,9 +15,9 @@ ROOT = Path(__file__).resolve().parents[2]
 PROBE = r"""
 import json, sys
 from PySide6.QtCore import QTimer
+import app.ui.launch as launch
 from app.ui.launch import create_application, start
 app = create_application()
-window = start(sys.argv[1:2] or None)
 def report():
     page = window.current_page()
     out = {
@@ -29,7 +29,14 @@ def report():
     }
     print("PROBE" + json.dumps(out), flush=True)
     app.quit()
-QTimer.singleShot(300, report)
+# Report once the start-up step that opens the study has run (after the first paint),
+# whatever the machine's speed.
+opener = launch.open_initial_study
+def open_then_report(window, study):
+    opener(window, study)
+    QTimer.singleShot(0, report)
+launch.open_initial_study = open_then_report
+window = start(sys.argv[1:2] or None)
 app.exec()
 """
 
