@@ -9,3 +9,7 @@ class StudyFileError(Exception):
 
 class NewerSchemaError(StudyFileError):
     """The study was written by a newer MeaningBench; opening it could damage it."""
+
+
+class StudyBusyError(StudyFileError):
+    """Another program has held the study's write lock for too long."""

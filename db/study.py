@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session, sessionmaker
 
-from db.engine import make_engine, make_sessionmaker
+from db.engine import WRITE_OPTION, WaitPolicy, make_engine, make_sessionmaker, set_wait_policy
 from db.errors import NewerSchemaError, StudyFileError
 from db.models import Dimension
 
@@ -24,7 +24,7 @@ MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
 # The newest migration's revision. Opening a study at this revision needs no Alembic at all
 # (importing it and scanning the scripts costs most of a second); a test keeps it equal to
 # the head of db/migrations/versions.
-SCHEMA_HEAD = "0003"
+SCHEMA_HEAD = "0004"
 
 DEFAULT_DIMENSIONS = (
     dict(
@@ -130,10 +130,22 @@ class Study:
     backup_path: Path | None = None
 
     @contextmanager
-    def session(self) -> Iterator[Session]:
-        """A session whose transaction commits on success and rolls back on any error."""
+    def session(self, *, write: bool = False) -> Iterator[Session]:
+        """A session whose transaction commits on success and rolls back on any error.
+
+        `write=True` takes the write lock when the transaction begins (BEGIN IMMEDIATE),
+        waiting for another process's writes as the wait policy says (see db.engine). A
+        transaction that writes should say so: a deferred one that reads first and writes
+        later fails at once when another process committed in between.
+        """
         with self._factory() as s, s.begin():
+            if write:
+                s.connection(execution_options={WRITE_OPTION: True})
             yield s
+
+    def set_wait_policy(self, policy: WaitPolicy) -> None:
+        """How this study's writes wait for other processes (messages, cancelling)."""
+        set_wait_policy(self.engine, policy)
 
     def close(self) -> None:
         self.engine.dispose()
