@@ -20,6 +20,7 @@ from __future__ import annotations
 import sqlite3
 import time
 from collections.abc import Callable, Sequence
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +34,7 @@ from app.datasets.store import BulkWriter, DatasetState, rating_key
 from app.errors import InputError, UserError
 from app.runtime import CancelToken
 from db.study import Study
+from db.writers import announced_writer
 
 FORMATS = ("auto", "csv", "tsv", "jsonl", *SHAPES)
 PROGRESS_EVERY = 5_000
@@ -329,6 +331,9 @@ def import_file(
     conn = raw.driver_connection
     assert conn is not None
     writer = BulkWriter(conn)  # type: ignore[arg-type]
+    # Names this process as the lock's holder while the one transaction runs, so a
+    # `score` waiting for the study can say what it waits for.
+    announcement = ExitStack()
     try:
         known = BulkWriter.known_dimensions(conn)  # type: ignore[arg-type]
         plan = make_plan(
@@ -361,6 +366,7 @@ def import_file(
         info_by_name = plan.dimension_info
         # About 100 bytes a row is typical of sentence pairs; only a hint for index handling.
         try:
+            announcement.enter_context(announced_writer(conn, "import"))  # type: ignore[arg-type]
             writer.begin(expected_rows=source.size // 100)
         except sqlite3.OperationalError as exc:
             if "locked" not in str(exc) and "busy" not in str(exc):
@@ -420,6 +426,7 @@ def import_file(
         writer.rollback()
         raise
     finally:
+        announcement.close()
         raw.close()
     if progress is not None:
         progress(source.size, source.size or None, f"{report.rows_read:,} rows")

@@ -19,6 +19,9 @@ from app.runtime import CancelToken, Progress, ProgressFn, no_progress
 class JobContext:
     cancel: CancelToken = field(default_factory=CancelToken)
     report: ProgressFn = no_progress
+    # A line for the user beside the progress (the terminal prints it on stderr): what the
+    # job waits for, what it leaves to another process.
+    notice: Callable[[str], None] = field(default=lambda _message: None)
     # Progress callbacks are throttled so a fast job does not flood a terminal or a GUI.
     min_interval_s: float = 0.05
     _last: float = field(default=0.0, repr=False)

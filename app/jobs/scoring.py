@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import gc
 import time
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
@@ -31,6 +32,7 @@ from typing import Any
 from app.errors import InputError
 from app.jobs.base import JobContext
 from app.jobs.metric_specs import PlannedMetric, expand_specs, plan_metric, resolve_model_path
+from app.jobs.score_claims import Busy, Claimed, still_busy, try_claim
 from app.jobs.score_exec import (
     POOL_MIN_ITEMS,
     POOL_MODES,
@@ -62,7 +64,13 @@ from app.metrics.base import (
 )
 from app.metrics.registry import metric_classes
 from app.runtime import Cancelled
+from db.engine import WaitPolicy
+from db.processes import ProcessId, this_process
+from db.runs import interrupt_gone_runs
 from db.study import Study
+
+# How often a job waiting for a metric another process scores looks again.
+OTHER_POLL_S = 0.25
 
 
 @dataclass
@@ -224,6 +232,9 @@ def score_study(
     request: ScoreRequest, ctx: JobContext, on_batch: BatchCallback | None = None
 ) -> list[MetricRunSummary]:
     study = open_existing(request.study_path)
+    # Writes that wait for another process's lock say so, and stop when cancelled.
+    study.set_wait_policy(WaitPolicy(notice=ctx.notice, check=ctx.cancel.check))
+    me = this_process()
     pool = WorkerPool(
         int(request.options.get("workers") or default_workers()),
         request.options.get("start_method"),
@@ -234,6 +245,9 @@ def score_study(
         pool_mode = str(request.options.get("pool") or "auto")
         if pool_mode not in POOL_MODES:
             raise InputError(f"pool must be one of {', '.join(POOL_MODES)}, not {pool_mode!r}")
+        # Runs left `running` by a process that was killed are closed as interrupted
+        # first (and resumed below, where their metric is asked for).
+        interrupt_gone_runs(study)
         planned = _plan_all(request, study)
         runnable = [p for p in planned if p.metric is not None and p.availability.ok]
         ctx.progress(0, None, "Checking cached scores", force=True)
@@ -262,35 +276,63 @@ def score_study(
                 on_batch(label, ids)
             progress.advance(n, label)
 
-        results: list[MetricRun | MetricRunSummary] = []
-        for plan in planned:
+        results: list[MetricRun | MetricRunSummary | None] = [None] * len(planned)
+        todo: deque[int] = deque()
+        for i, plan in enumerate(planned):
             if plan.metric is None or not plan.availability.ok:
                 reason = plan.availability.reason or "unavailable"
-                results.append(
-                    MetricRunSummary(
-                        plan.name, plan.label, None, "unavailable", 0, 0, 0, 0.0, reason
-                    )
+                results[i] = MetricRunSummary(
+                    plan.name, plan.label, None, "unavailable", 0, 0, 0, 0.0, reason
                 )
-                continue
+            else:
+                todo.append(i)
+        # Metrics another process is scoring now: left for last, then waited for.
+        elsewhere: dict[int, Busy] = {}
+        announced: set[int] = set()  # those whose wait was announced
+        while todo or elsewhere:
             if ctx.cancel.cancelled:
-                results.append(
-                    MetricRunSummary(plan.name, plan.label, None, "cancelled", 0, 0, 0, 0.0)
-                )
+                for i in [*todo, *elsewhere]:
+                    plan = planned[i]
+                    results[i] = MetricRunSummary(
+                        plan.name, plan.label, None, "cancelled", 0, 0, 0, 0.0
+                    )
+                break
+            if todo:
+                i = todo.popleft()
+            else:
+                ready = _wait_for_other(study, elsewhere, planned, ctx, scheduler, announced)
+                if ready is None:
+                    continue
+                i = ready
+            plan = planned[i]
+            started = _start_run(study, plan, items, hashes, states, progress, report, me)
+            if isinstance(started, Busy):
+                if i not in elsewhere:
+                    if todo:
+                        ctx.notice(
+                            f"{plan.label}: {started.describe()} is scoring it; "
+                            "scoring the other metrics first"
+                        )
+                    else:
+                        ctx.notice(f"waiting for {plan.label}: {started.describe()} is scoring it")
+                        announced.add(i)
+                elsewhere[i] = started
                 continue
-            key = hashes.cache_key(plan.metric)
-            run = _start_run(study, plan, items, hashes, states[key], progress, report)
-            results.append(run)
-            if isinstance(run, MetricRun):
-                runs.append(run)
-                _score(run, ctx, pool, scheduler, pool_mode)
+            elsewhere.pop(i, None)
+            results[i] = started
+            if isinstance(started, MetricRun):
+                runs.append(started)
+                _score(started, ctx, pool, scheduler, pool_mode)
         if not ctx.cancel.cancelled:
             with suppress(Cancelled):
                 scheduler.drain()
         scheduler.abandon()
         final = "cancelled" if ctx.cancel.cancelled else None
-        summaries = [r.finish(final) if isinstance(r, MetricRun) else r for r in results]
+        summaries = [r.finish(final) if isinstance(r, MetricRun) else r for r in results if r]
     except BaseException:
-        # An error or Ctrl+C: close what is open as cancelled, without waiting for workers.
+        # An error or Ctrl+C: close what is open as cancelled, without waiting for workers,
+        # and without the cancel check that would stop these writes too.
+        study.set_wait_policy(WaitPolicy(notice=ctx.notice))
         scheduler.abandon()
         pool.shutdown(wait=False)
         for run in runs:
@@ -316,27 +358,43 @@ def _start_run(
     plan: PlannedMetric,
     items: list[ItemText],
     hashes: _Hashes,
-    state: CacheState,
+    states: dict[CacheKey, CacheState],
     progress: _Progress,
     report: Callable[[str, list[int], int], None],
-) -> MetricRun | MetricRunSummary:
-    """The run of one metric over the items it has no current score for (None: all cached)."""
+    me: ProcessId,
+) -> MetricRun | MetricRunSummary | Busy:
+    """Claim the run of one metric over the items it has no current score for.
+
+    A summary when every score is cached, `Busy` while another process scores it. The
+    claim needs the runs of its (metric, config) to be as the cache check saw them; when
+    another process changed them meanwhile, that metric's cache is checked again.
+    """
     metric, label = plan.metric, plan.label
     assert metric is not None
     began = time.perf_counter()
-    refs, digests = hashes.get(hashes.cache_key(metric).mode)
-    if state.current is None:
-        todo: list[int] = []
-    else:
-        current = state.current
-        todo = [i for i, it in enumerate(items) if it.id not in current]
+    key = hashes.cache_key(metric)
+    refs, digests = hashes.get(key.mode)
+    while True:
+        state = states[key]
+        if state.current is None:
+            todo: list[int] = []
+        else:
+            current = state.current
+            todo = [i for i, it in enumerate(items) if it.id not in current]
+        if not todo:
+            progress.advance(len(items), label)
+            return MetricRunSummary(
+                metric.name, label, state.latest_run_id, "cached", 0, len(items), 0,
+                time.perf_counter() - began,
+            )  # fmt: skip
+        claim = try_claim(study, key, state.runs, metric, label, me)
+        if isinstance(claim, Claimed):
+            break
+        if isinstance(claim, Busy):
+            return claim
+        states[key] = check_cache(study, [key], items, {key.mode: digests})[0]
     cached = len(items) - len(todo)
     progress.advance(cached, label)
-    if not todo:
-        return MetricRunSummary(
-            metric.name, label, state.latest_run_id, "cached", 0, cached, 0,
-            time.perf_counter() - began,
-        )  # fmt: skip
     config_hash = metric.config_hash()
     old_rows = score_row_ids(study, metric.name, config_hash) if state.latest_run_id else {}
     pairs = [
@@ -344,8 +402,33 @@ def _start_run(
     ]
     return MetricRun(
         study, metric, label, pairs, [digests[i] for i in todo], old_rows, cached, report,
-        began=began,
+        claim.run_id, claim.items_before, claim.failed_before, claim.elapsed_before, began=began,
     )  # fmt: skip
+
+
+def _wait_for_other(
+    study: Study,
+    elsewhere: dict[int, Busy],
+    planned: list[PlannedMetric],
+    ctx: JobContext,
+    scheduler: PoolScheduler,
+    announced: set[int],
+) -> int | None:
+    """Wait (writing what the workers send back meanwhile) until a metric another process
+    scores is no longer running there; returns its index, None after one poll interval.
+
+    A killed owner counts as gone: its run is then resumed here.
+    """
+    for i, busy in elsewhere.items():
+        if not still_busy(study, busy):
+            return i
+    for i, busy in elsewhere.items():
+        if i not in announced:
+            ctx.notice(f"waiting for {planned[i].label}: {busy.describe()} is scoring it")
+            announced.add(i)
+    scheduler.pump()
+    ctx.cancel.wait(OTHER_POLL_S)
+    return None
 
 
 def _score(
