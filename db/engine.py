@@ -49,12 +49,13 @@ class WaitPolicy:
 
     `notice` receives "waiting for the study (held by …)" each time the holder changes;
     `check` runs between tries and may raise to stop waiting (a cancelled job). A holder
-    that cannot be named (a foreign program) is waited for at most `unknown_limit_s`.
+    that cannot be named (a foreign program) is waited for at most `unknown_limit_s`
+    (None: the busy timeout, as a plain SQLite connection would).
     """
 
     notice: Callable[[str], None] = _log_notice
     check: Callable[[], None] = field(default=_no_check)
-    unknown_limit_s: float = 120.0
+    unknown_limit_s: float | None = None
 
 
 _POLICIES: WeakKeyDictionary[Engine, WaitPolicy] = WeakKeyDictionary()
@@ -86,12 +87,15 @@ def is_busy(exc: BaseException) -> bool:
     return "database is locked" in text or "database is busy" in text
 
 
-def begin_immediate(raw: sqlite3.Connection, policy: WaitPolicy | None = None) -> None:
+def begin_immediate(
+    raw: sqlite3.Connection, study_path: str | Path, policy: WaitPolicy | None = None
+) -> None:
     """BEGIN IMMEDIATE on a raw connection, waiting (and saying so) while another process
     holds the write lock. Raises StudyBusyError when an unnamed holder keeps it too long."""
-    from db.writers import current_writer
+    from db.writers import clear_stale_writer, current_writer
 
     policy = policy or WaitPolicy()
+    limit_s = BUSY_TIMEOUT_MS / 1000 if policy.unknown_limit_s is None else policy.unknown_limit_s
     waited_since: float | None = None
     said: str | None = None
     raw.execute(f"PRAGMA busy_timeout={WAIT_STEP_MS}")
@@ -99,14 +103,16 @@ def begin_immediate(raw: sqlite3.Connection, policy: WaitPolicy | None = None) -
         while True:
             try:
                 raw.execute("BEGIN IMMEDIATE")
+                # A long writer's name outlives it when it is killed: the holder tidies.
+                clear_stale_writer(study_path)
                 return
             except sqlite3.OperationalError as exc:
                 if not is_busy(exc):
                     raise
             now = time.monotonic()
             waited_since = now if waited_since is None else waited_since
-            holder = current_writer(raw)
-            if holder is None and now - waited_since >= policy.unknown_limit_s:
+            holder = current_writer(study_path)
+            if holder is None and now - waited_since >= limit_s:
                 raise StudyBusyError(
                     f"the study is busy: another program has been writing to it for "
                     f"{round(now - waited_since)} s; try again when it is done"
@@ -123,7 +129,7 @@ def begin_immediate(raw: sqlite3.Connection, policy: WaitPolicy | None = None) -
 def _on_begin(conn: Any) -> None:
     raw = conn.connection.driver_connection
     if conn.get_execution_options().get(WRITE_OPTION):
-        begin_immediate(raw, _POLICIES.get(conn.engine))
+        begin_immediate(raw, conn.engine.url.database, _POLICIES.get(conn.engine))
     else:
         raw.execute("BEGIN")
 

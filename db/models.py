@@ -237,21 +237,6 @@ class MetricRun(Base):
     owner_started: Mapped[float | None] = mapped_column(Float)
 
 
-class StudyWriter(Base):
-    """A process holding, or about to hold, the study's write lock for a long transaction
-    (an import), so that others waiting for the lock can say who they wait for. The row is
-    committed before that transaction begins and deleted when it ends."""
-
-    __tablename__ = "study_writer"
-
-    id: Mapped[int] = mapped_column(primary_key=True)
-    command: Mapped[str] = mapped_column(String(50))
-    pid: Mapped[int] = mapped_column(Integer)
-    host: Mapped[str] = mapped_column(String(255))
-    started: Mapped[float | None] = mapped_column(Float)
-    since: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
-
-
 class Score(Base):
     __tablename__ = "score"
     __table_args__ = (

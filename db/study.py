@@ -99,8 +99,9 @@ def upgrade_to_head(engine: Engine) -> None:
 
 
 def remove_study_files(path: Path) -> None:
-    """Delete a study file and SQLite's companions (write-ahead log, shared memory, journal)."""
-    for suffix in ("", "-wal", "-shm", "-journal"):
+    """Delete a study file, SQLite's companions (write-ahead log, shared memory, journal)
+    and the name of its long writer (see db.writers)."""
+    for suffix in ("", "-wal", "-shm", "-journal", "-writer"):
         Path(f"{path}{suffix}").unlink(missing_ok=True)
 
 

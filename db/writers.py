@@ -1,76 +1,78 @@
 """Who holds a study's write lock for a long transaction, so that waiters can say so.
 
 SQLite tells a waiting process only that the database is locked. A long writer (an import,
-all or nothing in one transaction) first commits a `study_writer` row naming itself, then
-takes the lock; it deletes the row when its transaction ends. A waiter reads the rows (in
-WAL mode a read never waits for the writer) and names the first live one. Rows of a
-process that was killed are skipped and removed by the next writer that announces itself.
+all or nothing in one transaction) names itself in a small file beside the study,
+`STUDY-writer`, once it holds the lock, and removes it when its transaction is over; a
+waiter reads it and names that process while it lives. The file is written only by the
+lock's holder, so two writers never race for it. Nothing goes into the study itself: a
+failed import leaves the study exactly as it was. A file left by a killed writer names a
+dead process: waiters ignore it and the next writer to take the lock removes it.
 """
 
 from __future__ import annotations
 
-import sqlite3
+import json
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
+from pathlib import Path
 
-from db.models import sql_now
 from db.processes import ProcessId, is_alive, this_process
 
 
-def current_writer(raw: sqlite3.Connection) -> str | None:
-    """ "import, pid 123" for the live process that announced a long write; None if none."""
+def writer_file(study_path: str | Path) -> Path:
+    return Path(f"{study_path}-writer")
+
+
+def _read(study_path: str | Path) -> tuple[str, ProcessId] | None:
     try:
-        rows = raw.execute(
-            "SELECT command, pid, host, started FROM study_writer ORDER BY id"
-        ).fetchall()
-    except sqlite3.Error:  # an older schema, or the table locked by a migration
+        data = json.loads(writer_file(study_path).read_text(encoding="utf-8"))
+        owner = ProcessId(int(data["pid"]), str(data["host"]), data.get("started"))
+        return str(data["command"]), owner
+    except (OSError, ValueError, KeyError, TypeError):
         return None
-    for command, pid, host, started in rows:
-        owner = ProcessId(int(pid), str(host), started)
-        if is_alive(owner):
-            return f"{command}, {owner.describe()}"
-    return None
 
 
-def _announce(raw: sqlite3.Connection, command: str, me: ProcessId) -> int:
-    from db.engine import begin_immediate
+def current_writer(study_path: str | Path) -> str | None:
+    """ "import, pid 123" for the live process that named itself; None if none."""
+    found = _read(study_path)
+    if found is None or not is_alive(found[1]):
+        return None
+    command, owner = found
+    return f"{command}, {owner.describe()}"
 
-    begin_immediate(raw)
-    try:
-        stale = [
-            row_id
-            for row_id, pid, host, started in raw.execute(
-                "SELECT id, pid, host, started FROM study_writer"
-            ).fetchall()
-            if not is_alive(ProcessId(int(pid), str(host), started))
-        ]
-        raw.executemany("DELETE FROM study_writer WHERE id = ?", [(r,) for r in stale])
-        cur = raw.execute(
-            "INSERT INTO study_writer (command, pid, host, started, since) VALUES (?, ?, ?, ?, ?)",
-            (command, me.pid, me.host, me.started, sql_now()),
-        )
-        row_id = int(cur.lastrowid or 0)
-        raw.execute("COMMIT")
-    except BaseException:
-        if raw.in_transaction:
-            raw.execute("ROLLBACK")
-        raise
-    return row_id
+
+def clear_stale_writer(study_path: str | Path) -> None:
+    """Remove the file of a writer that is gone. Call it holding the write lock."""
+    if not writer_file(study_path).exists():
+        return
+    found = _read(study_path)
+    if found is None or not is_alive(found[1]):
+        with suppress(OSError):
+            writer_file(study_path).unlink()
 
 
 @contextmanager
-def announced_writer(raw: sqlite3.Connection, command: str) -> Iterator[None]:
+def announced_writer(study_path: str | Path, command: str) -> Iterator[None]:
     """Name this process as the holder of the write lock while the block runs.
 
-    Call it on the connection that will hold the lock, outside a transaction, and begin
-    that transaction inside the block. The row is removed afterwards whatever happened.
+    Enter it once the lock is held (after BEGIN IMMEDIATE). A folder that cannot be
+    written only costs the name in waiters' messages.
     """
-    row_id = _announce(raw, command, this_process())
+    me = this_process()
+    path = writer_file(study_path)
+    tmp = path.with_name(f"{path.name}.{me.pid}.tmp")
+    payload = {"command": command, "pid": me.pid, "host": me.host, "started": me.started}
+    try:
+        tmp.write_text(json.dumps(payload), encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError:
+        with suppress(OSError):
+            tmp.unlink()
     try:
         yield
     finally:
-        if raw.in_transaction:
-            raw.execute("ROLLBACK")
-        # On failure, a stale row is skipped by waiters and removed by the next writer.
-        with suppress(sqlite3.Error):
-            raw.execute("DELETE FROM study_writer WHERE id = ?", (row_id,))
+        found = _read(study_path)
+        if found is not None and found[1] == me:
+            with suppress(OSError):
+                path.unlink()

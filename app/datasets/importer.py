@@ -366,7 +366,6 @@ def import_file(
         info_by_name = plan.dimension_info
         # About 100 bytes a row is typical of sentence pairs; only a hint for index handling.
         try:
-            announcement.enter_context(announced_writer(conn, "import"))  # type: ignore[arg-type]
             writer.begin(expected_rows=source.size // 100)
         except sqlite3.OperationalError as exc:
             if "locked" not in str(exc) and "busy" not in str(exc):
@@ -375,6 +374,7 @@ def import_file(
                 f"{study.path}: the study is busy (another program is writing to it); "
                 "try again when it is done"
             ) from None
+        announcement.enter_context(announced_writer(study.path, "import"))
         total = source.size or None
         file_name = str(path)
         for row_no, record in source.rows():

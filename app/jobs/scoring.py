@@ -71,6 +71,9 @@ from db.study import Study
 
 # How often a job waiting for a metric another process scores looks again.
 OTHER_POLL_S = 0.25
+# How long a write waits for a lock held by a program that does not name itself (a long
+# writer of ours names itself and is waited for while it lives; see db.writers).
+UNNAMED_WAIT_S = 120.0
 
 
 @dataclass
@@ -233,7 +236,9 @@ def score_study(
 ) -> list[MetricRunSummary]:
     study = open_existing(request.study_path)
     # Writes that wait for another process's lock say so, and stop when cancelled.
-    study.set_wait_policy(WaitPolicy(notice=ctx.notice, check=ctx.cancel.check))
+    study.set_wait_policy(
+        WaitPolicy(notice=ctx.notice, check=ctx.cancel.check, unknown_limit_s=UNNAMED_WAIT_S)
+    )
     me = this_process()
     pool = WorkerPool(
         int(request.options.get("workers") or default_workers()),
@@ -332,7 +337,7 @@ def score_study(
     except BaseException:
         # An error or Ctrl+C: close what is open as cancelled, without waiting for workers,
         # and without the cancel check that would stop these writes too.
-        study.set_wait_policy(WaitPolicy(notice=ctx.notice))
+        study.set_wait_policy(WaitPolicy(notice=ctx.notice, unknown_limit_s=UNNAMED_WAIT_S))
         scheduler.abandon()
         pool.shutdown(wait=False)
         for run in runs:

@@ -1,4 +1,4 @@
-"""run owners and interrupted runs; the study_writer table
+"""run owners and interrupted runs
 
 Revision ID: 0004
 Revises: 0003
@@ -6,9 +6,7 @@ Create Date: 2026-11-25
 
 A metric run records the process that claimed it (pid, host, start time), so a second
 process scoring the same study neither duplicates it nor waits forever for an owner that
-was killed: such a run becomes `interrupted` and is resumed. `study_writer` names the
-process holding the write lock for a long transaction (an import), for the processes
-that wait for it.
+was killed: such a run becomes `interrupted` and is resumed.
 """
 
 from __future__ import annotations
@@ -33,19 +31,9 @@ def upgrade() -> None:
         batch_op.add_column(sa.Column("owner_started", sa.Float(), nullable=True))
     with op.batch_alter_table("metric_run", recreate="always") as batch_op:
         batch_op.create_check_constraint("run_status", sa.text(NEW_STATUSES))
-    op.create_table(
-        "study_writer",
-        sa.Column("id", sa.Integer(), primary_key=True),
-        sa.Column("command", sa.String(50), nullable=False),
-        sa.Column("pid", sa.Integer(), nullable=False),
-        sa.Column("host", sa.String(255), nullable=False),
-        sa.Column("started", sa.Float(), nullable=True),
-        sa.Column("since", sa.DateTime(), nullable=False),
-    )
 
 
 def downgrade() -> None:
-    op.drop_table("study_writer")
     with op.batch_alter_table("metric_run", recreate="always") as batch_op:
         batch_op.drop_constraint("run_status", type_="check")
     # An older program knows no interrupted runs; it resumes cancelled ones the same way.
