@@ -13,6 +13,7 @@ checks that metric's cache again and retries, so it scores exactly what is still
 from __future__ import annotations
 
 import json
+import threading
 from dataclasses import dataclass
 from typing import Any
 
@@ -57,6 +58,28 @@ class Changed:
 
 ClaimResult = Claimed | Busy | Changed
 
+# Runs that jobs of this process are scoring now. A `running` run owned by this very
+# process but not here was left open by a job that failed to close it (its final write
+# failed): this process will never finish it, so it counts as interrupted, not as busy.
+_ACTIVE: set[int] = set()
+_ACTIVE_LOCK = threading.Lock()
+
+
+def release(run_id: int) -> None:
+    """The job that claimed the run is done with it (whatever its status)."""
+    with _ACTIVE_LOCK:
+        _ACTIVE.discard(run_id)
+
+
+def _live(run: RunOwner, me: ProcessId) -> bool:
+    """Whether a live job, here or in another process, is scoring the run."""
+    if run.status != "running":
+        return False
+    if run.owner == me:
+        with _ACTIVE_LOCK:
+            return run.id in _ACTIVE
+    return not run.owner_gone
+
 
 def _versions(metric: Metric) -> str:
     return json.dumps(dict(metric.versions()), sort_keys=True)
@@ -73,6 +96,24 @@ def try_claim(
     study: Study, key: CacheKey, seen: RunsSeen, metric: Metric, label: str, me: ProcessId
 ) -> ClaimResult:
     """Claim the run of `metric`, resuming its interrupted run when one matches."""
+    owned: list[int] = []
+    try:
+        return _claim(study, key, seen, metric, label, me, owned)
+    except BaseException:  # not committed after all
+        for run_id in owned:
+            release(run_id)
+        raise
+
+
+def _claim(
+    study: Study,
+    key: CacheKey,
+    seen: RunsSeen,
+    metric: Metric,
+    label: str,
+    me: ProcessId,
+    owned: list[int],
+) -> ClaimResult:
     with study.session(write=True) as s:
         raw = raw_connection(s)
         rows = raw.execute(
@@ -82,9 +123,9 @@ def try_claim(
         ).fetchall()
         runs = [RunOwner.from_row(r) for r in rows]
         for run in runs:
-            if run.status == "running" and not run.owner_gone:
+            if _live(run, me):
                 return Busy(run.id, run.owner)
-        gone = [run for run in runs if run.owner_gone]
+        gone = [run for run in runs if run.status == "running"]
         if gone:
             # Its owner may have written scores after the cache check: check again.
             mark_interrupted(raw, gone)
@@ -109,27 +150,33 @@ def try_claim(
                 "owner_pid = ?, owner_host = ?, owner_started = ? WHERE id = ?",
                 (*owner, run.id),
             )
-            return Claimed(run.id, True, int(row[7] or 0), int(row[8] or 0), float(row[9] or 0))
-        cur = raw.execute(
-            "INSERT INTO metric_run (metric, config, config_hash, label, model_id, device, "
-            "versions, status, started_at, n_items, n_failed, elapsed_s, owner_pid, owner_host, "
-            "owner_started) VALUES (?, ?, ?, ?, ?, ?, ?, 'running', ?, 0, 0, 0.0, ?, ?, ?)",
-            (
-                metric.name,
-                json.dumps(dict(metric.config)),
-                metric.config_hash(),
-                label,
-                metric.model_id(),
-                metric.device(),
-                json.dumps(dict(metric.versions())),
-                sql_now(),
-                *owner,
-            ),
-        )
-        return Claimed(int(cur.lastrowid or 0))
+            claimed = Claimed(run.id, True, int(row[7] or 0), int(row[8] or 0), float(row[9] or 0))
+        else:
+            cur = raw.execute(
+                "INSERT INTO metric_run (metric, config, config_hash, label, model_id, device, "
+                "versions, status, started_at, n_items, n_failed, elapsed_s, owner_pid, owner_host, "
+                "owner_started) VALUES (?, ?, ?, ?, ?, ?, ?, 'running', ?, 0, 0, 0.0, ?, ?, ?)",
+                (
+                    metric.name,
+                    json.dumps(dict(metric.config)),
+                    metric.config_hash(),
+                    label,
+                    metric.model_id(),
+                    metric.device(),
+                    json.dumps(dict(metric.versions())),
+                    sql_now(),
+                    *owner,
+                ),
+            )
+            claimed = Claimed(int(cur.lastrowid or 0))
+        # Registered before the commit makes the row visible to this process's other jobs.
+        with _ACTIVE_LOCK:
+            _ACTIVE.add(claimed.run_id)
+        owned.append(claimed.run_id)
+    return claimed
 
 
-def still_busy(study: Study, busy: Busy) -> bool:
+def still_busy(study: Study, busy: Busy, me: ProcessId) -> bool:
     """Whether the run another process claimed is still running there (a read: polling it
     never takes the write lock)."""
     with study.session() as s:
@@ -140,5 +187,4 @@ def still_busy(study: Study, busy: Busy) -> bool:
         )
     if row is None:
         return False
-    run = RunOwner.from_row(row)
-    return run.status == "running" and not run.owner_gone
+    return _live(RunOwner.from_row(row), me)

@@ -15,6 +15,7 @@ from concurrent.futures import Future
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 
+from app.jobs.score_claims import release
 from app.jobs.score_exec import (
     POOL_CHUNK,
     MetricBroken,
@@ -111,16 +112,19 @@ class MetricRun:
             device = self.metric.device()
         except Exception:
             device = None
-        finish_run(
-            self.study,
-            self.run_id,
-            status=status,
-            n_items=self.items_before + self.tally.scored + self.tally.failed,
-            n_failed=self.failed_before + self.tally.failed,
-            elapsed_s=self.elapsed_before + elapsed,
-            error=error,
-            device=device,
-        )
+        try:
+            finish_run(
+                self.study,
+                self.run_id,
+                status=status,
+                n_items=self.items_before + self.tally.scored + self.tally.failed,
+                n_failed=self.failed_before + self.tally.failed,
+                elapsed_s=self.elapsed_before + elapsed,
+                error=error,
+                device=device,
+            )
+        finally:
+            release(self.run_id)
         self.summary = MetricRunSummary(
             self.metric.name, self.label, self.run_id, status, self.tally.scored, self.cached,
             self.tally.failed, elapsed, error,

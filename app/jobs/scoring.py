@@ -305,7 +305,7 @@ def score_study(
             if todo:
                 i = todo.popleft()
             else:
-                ready = _wait_for_other(study, elsewhere, planned, ctx, scheduler, announced)
+                ready = _wait_for_other(study, elsewhere, planned, ctx, scheduler, announced, me)
                 if ready is None:
                     continue
                 i = ready
@@ -418,6 +418,7 @@ def _wait_for_other(
     ctx: JobContext,
     scheduler: PoolScheduler,
     announced: set[int],
+    me: ProcessId,
 ) -> int | None:
     """Wait (writing what the workers send back meanwhile) until a metric another process
     scores is no longer running there; returns its index, None after one poll interval.
@@ -425,7 +426,7 @@ def _wait_for_other(
     A killed owner counts as gone: its run is then resumed here.
     """
     for i, busy in elsewhere.items():
-        if not still_busy(study, busy):
+        if not still_busy(study, busy, me):
             return i
     for i, busy in elsewhere.items():
         if i not in announced:

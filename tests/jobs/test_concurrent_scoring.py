@@ -272,3 +272,40 @@ def test_score_waits_for_a_long_import_and_says_who_holds_the_study(
     assert _scores(path, "compression") == n
     assert query(path, "SELECT COUNT(*) FROM item") == [(n + 60_000,)]
     assert not Path(f"{path}-writer").exists()
+
+
+def test_a_run_left_open_by_this_process_is_resumed_not_waited_for(new_study: Study) -> None:
+    """A job whose last write failed leaves its run `running` under this live process:
+    the next job here must take it over, not wait for itself."""
+    import threading
+
+    from app.jobs.base import JobContext
+    from app.jobs.score_claims import Claimed, release, try_claim
+    from app.jobs.score_store import CacheKey
+    from app.jobs.scoring import ScoreRequest, score_study
+    from app.metrics.registry import get_metric_class
+    from db.processes import this_process
+
+    add_items(new_study, make_rows(40))
+    metric = get_metric_class("compression")()
+    key = CacheKey(metric.name, metric.config_hash(), None)
+    claim = try_claim(new_study, key, (), metric, "compression", this_process())
+    assert isinstance(claim, Claimed)
+    release(claim.run_id)  # the job ended without closing its run
+
+    ctx = JobContext()
+    out: list = []
+    job = threading.Thread(
+        target=lambda: out.extend(
+            score_study(ScoreRequest(new_study.path, ["compression"], {"workers": 1}), ctx)
+        )
+    )
+    job.start()
+    job.join(60)
+    if job.is_alive():
+        ctx.cancel.cancel()
+        job.join(60)
+        pytest.fail("the job waited for a run its own process had left open")
+    [summary] = out
+    assert (summary.run_id, summary.status, summary.scored) == (claim.run_id, "done", 40)
+    assert query(new_study.path, "SELECT status, n_items FROM metric_run") == [("done", 40)]
