@@ -32,7 +32,7 @@ def run_with_progress_bar(job: Job, *, description: str, quiet: bool = False) ->
         else:
             bar.write(f"meaningbench: {message}", file=sys.stderr)
 
-    ctx = JobContext(report=report, notice=notice)
+    ctx = JobContext(report=report, on_notice=notice)
     try:
         return job(ctx)
     except KeyboardInterrupt:
