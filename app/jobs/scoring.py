@@ -11,6 +11,11 @@ gives that item an error note and the run goes on; an unavailable metric gives a
 that says why, and the others still run. Large runs of CPU-bound metrics use a pool of
 worker processes; neural metrics run in this process.
 
+Several jobs (processes) may score one study at once. Each metric's run is claimed
+atomically before it is scored (app.jobs.score_claims): a metric another live job is
+scoring is left for last, then waited for, and found cached; a run whose process was
+killed is marked interrupted and resumed. Notices on the context say so.
+
 Request options besides the common metric options: `workers` (worker processes; 1 = none)
 `pool`: "auto" (default: a run of at least POOL_MIN_ITEMS items scores a first probe here
 and moves to the workers when the rest would take longer than starting them), "always" or
@@ -333,7 +338,7 @@ def score_study(
                 scheduler.drain()
         scheduler.abandon()
         final = "cancelled" if ctx.cancel.cancelled else None
-        summaries = [r.finish(final) if isinstance(r, MetricRun) else r for r in results if r]
+        summaries = [r.finish(final) if isinstance(r, MetricRun) else r for r in results if r is not None]
     except BaseException:
         # An error or Ctrl+C: close what is open as cancelled, without waiting for workers,
         # and without the cancel check that would stop these writes too.
