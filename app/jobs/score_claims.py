@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from app.jobs.base import JobContext
 from app.metrics.base import Metric
 from db.models import sql_now
 from db.processes import ProcessId
@@ -25,6 +27,8 @@ from db.study import Study
 
 from .score_store import CacheKey, RunsSeen, raw_connection
 
+# How often a job waiting for a metric another process scores looks again.
+OTHER_POLL_S = 0.25
 # What another process's claim is called in messages.
 OWNER_WORDS = "another `score`"
 
@@ -188,3 +192,29 @@ def still_busy(study: Study, busy: Busy, me: ProcessId) -> bool:
     if row is None:
         return False
     return _live(RunOwner.from_row(row), me)
+
+
+def wait_for_other(
+    study: Study,
+    elsewhere: dict[int, Busy],
+    labels: dict[int, str],
+    ctx: JobContext,
+    pump: Callable[[], None],
+    announced: set[int],
+    me: ProcessId,
+) -> int | None:
+    """Wait until one of the metrics (by index) that other jobs score is no longer running
+    there: returns its index, or None after one poll interval. `pump` writes what this
+    job's own workers sent back meanwhile. A killed owner counts as gone: its run is then
+    resumed here.
+    """
+    for i, busy in elsewhere.items():
+        if not still_busy(study, busy, me):
+            return i
+    for i, busy in elsewhere.items():
+        if i not in announced:
+            ctx.notice(f"waiting for {labels[i]}: {busy.describe()} is scoring it")
+            announced.add(i)
+    pump()
+    ctx.cancel.wait(OTHER_POLL_S)
+    return None

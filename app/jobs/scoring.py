@@ -25,11 +25,10 @@ on others, see `score_exec.start_method`).
 
 from __future__ import annotations
 
-import gc
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager, suppress
+from collections.abc import Callable, Iterable
+from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -37,7 +36,7 @@ from typing import Any
 from app.errors import InputError
 from app.jobs.base import JobContext
 from app.jobs.metric_specs import PlannedMetric, expand_specs, plan_metric, resolve_model_path
-from app.jobs.score_claims import Busy, Claimed, still_busy, try_claim
+from app.jobs.score_claims import Busy, Claimed, try_claim, wait_for_other
 from app.jobs.score_exec import (
     POOL_MIN_ITEMS,
     POOL_MODES,
@@ -49,6 +48,7 @@ from app.jobs.score_exec import (
     describe,
     iterate_in_process,
 )
+from app.jobs.score_hashes import Hashes, collector_paused, metric_cache_key, prepare_metric
 from app.jobs.score_runs import BatchCallback, MetricRun, MetricRunSummary, PoolScheduler
 from app.jobs.score_store import (
     CacheKey,
@@ -64,8 +64,6 @@ from app.metrics.base import (
     Availability,
     Metric,
     Pair,
-    input_hash,
-    resolve_references,
 )
 from app.metrics.registry import metric_classes
 from app.runtime import Cancelled
@@ -74,8 +72,6 @@ from db.processes import ProcessId, this_process
 from db.runs import interrupt_gone_runs
 from db.study import Study
 
-# How often a job waiting for a metric another process scores looks again.
-OTHER_POLL_S = 0.25
 # How long a write waits for a lock held by a program that does not name itself (a long
 # writer of ours names itself and is waited for while it lives; see db.writers).
 UNNAMED_WAIT_S = 120.0
@@ -98,94 +94,6 @@ class _Progress:
     def advance(self, n: int, message: str) -> None:
         self.done += n
         self.ctx.progress(self.done, self.total, message)
-
-
-class _Hashes:
-    """Per reference mode: each item's resolved references and input hash, computed once.
-
-    A metric whose scores also depend on study data beyond the texts (SAMSA's scenes) adds
-    a variant: the same references, and hashes that fold in its extra inputs, so editing
-    that data makes exactly the affected scores stale.
-    """
-
-    def __init__(self, items: list[ItemText]) -> None:
-        self.items = items
-        self._by_mode: dict[str | None, tuple[list[tuple[str, ...]], list[str]]] = {}
-        self._variant_of: dict[int, str] = {}
-
-    def get(self, mode: str | None) -> tuple[list[tuple[str, ...]], list[str]]:
-        if mode not in self._by_mode:
-            if mode is None:
-                refs: list[tuple[str, ...]] = [()] * len(self.items)
-            elif mode == "source":
-                refs = [(it.source,) for it in self.items]
-            else:
-                refs = [resolve_references(it.source, it.references, mode) for it in self.items]
-            digests = [
-                input_hash(it.source, it.output, r) for it, r in zip(self.items, refs, strict=True)
-            ]
-            self._by_mode[mode] = (refs, digests)
-        return self._by_mode[mode]
-
-    def pairs(self, mode: str | None) -> list[Pair]:
-        refs, _ = self.get(mode)
-        return [
-            Pair(it.id, it.source, it.output, r, it.system)
-            for it, r in zip(self.items, refs, strict=True)
-        ]
-
-    def add_variant(self, metric: Metric, mode: str | None, extras: Sequence[str]) -> None:
-        refs, _ = self.get(mode)
-        key = f"{mode}#{metric.name}:{metric.config_hash()}"
-        digests = [
-            input_hash(it.source, it.output, (*r, "\x1e", extra)) if extra else base
-            for it, r, extra, base in zip(self.items, refs, extras, self.get(mode)[1], strict=True)
-        ]
-        self._by_mode[key] = (refs, digests)
-        self._variant_of[id(metric)] = key
-
-    def cache_key(self, metric: Metric) -> CacheKey:
-        key = _cache_key(metric)
-        variant = self._variant_of.get(id(metric))
-        return key if variant is None else CacheKey(key.metric, key.config_hash, variant)
-
-    def digests(self) -> dict[str | None, list[str]]:
-        return {mode: digests for mode, (_, digests) in self._by_mode.items()}
-
-
-def _prepare(metric: Metric, hashes: _Hashes) -> None:
-    """Hand a metric the whole study before its config is hashed (BERTScore's idf corpus),
-    and register the extra inputs its scores depend on (SAMSA's scenes)."""
-    prepares = type(metric).prepare is not Metric.prepare
-    has_extras = type(metric).extra_inputs is not Metric.extra_inputs
-    if not (prepares or has_extras):
-        return
-    mode = _cache_key(metric).mode
-    pairs = hashes.pairs(mode)
-    if prepares:
-        metric.prepare(pairs)
-    if has_extras:
-        extras = metric.extra_inputs(pairs)
-        if extras is not None:
-            hashes.add_variant(metric, mode, extras)
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector while building 100,000s of acyclic objects (item
-    texts, hashes): its generation scans would otherwise cost as much as the work."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
-def _cache_key(metric: Metric) -> CacheKey:
-    mode = metric.reference_mode if "reference_mode" in metric.defaults else None
-    return CacheKey(metric.name, metric.config_hash(), mode)
 
 
 def _options(request: ScoreRequest) -> dict[str, Any]:
@@ -212,7 +120,7 @@ def _plan_all(request: ScoreRequest, study: Study) -> list[PlannedMetric]:
         if not spec.explicit and not plan.availability.ok and spec.model is None:
             continue  # `all` means every *available* metric
         if plan.metric is not None:
-            same = (_cache_key(plan.metric), plan.label)
+            same = (metric_cache_key(plan.metric), plan.label)
             if same in seen:
                 continue  # asked for twice
             seen.add(same)
@@ -261,12 +169,12 @@ def score_study(
         planned = _plan_all(request, study)
         runnable = [p for p in planned if p.metric is not None and p.availability.ok]
         ctx.progress(0, None, "Checking cached scores", force=True)
-        with _collector_paused():
+        with collector_paused():
             items = load_items(study, request.item_ids)
-            hashes = _Hashes(items)
+            hashes = Hashes(items)
             for p in runnable:
                 if p.metric is not None:
-                    _prepare(p.metric, hashes)
+                    prepare_metric(p.metric, hashes)
             keys = [hashes.cache_key(p.metric) for p in runnable if p.metric is not None]
             for key in keys:
                 hashes.get(key.mode)
@@ -310,7 +218,8 @@ def score_study(
             if todo:
                 i = todo.popleft()
             else:
-                ready = _wait_for_other(study, elsewhere, planned, ctx, scheduler, announced, me)
+                labels = {i: planned[i].label for i in elsewhere}
+                ready = wait_for_other(study, elsewhere, labels, ctx, scheduler.pump, announced, me)
                 if ready is None:
                     continue
                 i = ready
@@ -338,7 +247,9 @@ def score_study(
                 scheduler.drain()
         scheduler.abandon()
         final = "cancelled" if ctx.cancel.cancelled else None
-        summaries = [r.finish(final) if isinstance(r, MetricRun) else r for r in results if r is not None]
+        summaries = [
+            r.finish(final) if isinstance(r, MetricRun) else r for r in results if r is not None
+        ]
     except BaseException:
         # An error or Ctrl+C: close what is open as cancelled, without waiting for workers,
         # and without the cancel check that would stop these writes too.
@@ -367,7 +278,7 @@ def _start_run(
     study: Study,
     plan: PlannedMetric,
     items: list[ItemText],
-    hashes: _Hashes,
+    hashes: Hashes,
     states: dict[CacheKey, CacheState],
     progress: _Progress,
     report: Callable[[str, list[int], int], None],
@@ -414,32 +325,6 @@ def _start_run(
         study, metric, label, pairs, [digests[i] for i in todo], old_rows, cached, report,
         claim.run_id, claim.items_before, claim.failed_before, claim.elapsed_before, began=began,
     )  # fmt: skip
-
-
-def _wait_for_other(
-    study: Study,
-    elsewhere: dict[int, Busy],
-    planned: list[PlannedMetric],
-    ctx: JobContext,
-    scheduler: PoolScheduler,
-    announced: set[int],
-    me: ProcessId,
-) -> int | None:
-    """Wait (writing what the workers send back meanwhile) until a metric another process
-    scores is no longer running there; returns its index, None after one poll interval.
-
-    A killed owner counts as gone: its run is then resumed here.
-    """
-    for i, busy in elsewhere.items():
-        if not still_busy(study, busy, me):
-            return i
-    for i, busy in elsewhere.items():
-        if i not in announced:
-            ctx.notice(f"waiting for {planned[i].label}: {busy.describe()} is scoring it")
-            announced.add(i)
-    scheduler.pump()
-    ctx.cancel.wait(OTHER_POLL_S)
-    return None
 
 
 def _score(
