@@ -141,11 +141,12 @@ def test_a_waiting_process_resumes_a_run_whose_owner_was_killed(
     first = Command(args, modules=[GATED], env=env)
     try:
         wait_until(lambda: _scores(path, "gated") > 0, "the first batch of gated")
+        # Its second batch waits at the gate: what it wrote stays as it is now.
+        done_before = _scores(path, "gated")
         second = Command(args, modules=[GATED], env=env)
         second.wait_for_line("waiting for gated")
         os.kill(first.pid, signal.SIGKILL)
         first.proc.wait(timeout=30)
-        done_before = _scores(path, "gated")
         gate.touch()
         code, out, err = second.finish()
     finally:
