@@ -42,9 +42,6 @@ def raw_connection(session: Session) -> sqlite3.Connection:
     return raw
 
 
-_raw = raw_connection
-
-
 def open_existing(path: Path | str) -> Study:
     """The job's own connection to a study that must exist (only imports create studies)."""
     if not Path(path).exists():
@@ -64,7 +61,7 @@ def load_items(
     sql += " ORDER BY id"
     with study.session() as s:
         # The DBAPI cursor directly: SQLAlchemy's row objects cost more than SQLite here.
-        rows = _raw(s).execute(sql, params).fetchall()
+        rows = raw_connection(s).execute(sql, params).fetchall()
     if item_ids is not None:
         wanted = set(item_ids)
         rows = [row for row in rows if row[0] in wanted]
@@ -125,7 +122,7 @@ def check_cache(
     """
     out: list[CacheState] = []
     with study.session() as s:
-        raw = _raw(s)
+        raw = raw_connection(s)
         tables: dict[str | None, str] = {}
         for n, mode in enumerate(digests):
             table = f"temp.mb_expected_{n}"
