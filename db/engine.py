@@ -58,6 +58,14 @@ class WaitPolicy:
     unknown_limit_s: float | None = None
 
 
+def _give_up() -> None:
+    raise StudyBusyError("the study is busy: another process is writing to it")
+
+
+# For writes that may as well not happen now (closing a run on the way out, tidying):
+# one short try at the lock, then StudyBusyError.
+NO_WAIT = WaitPolicy(notice=lambda _message: None, check=_give_up, unknown_limit_s=0.0)
+
 _POLICIES: WeakKeyDictionary[Engine, WaitPolicy] = WeakKeyDictionary()
 
 

@@ -44,19 +44,10 @@ def _close_interrupted_runs(study: Study) -> None:
     study that cannot be written now (read-only, busy) is summarised as it is."""
     from sqlalchemy.exc import OperationalError
 
-    from db.engine import WaitPolicy
+    from db.engine import NO_WAIT
     from db.errors import StudyFileError
     from db.runs import interrupt_gone_runs
 
-    # No waiting on another process's long write just for this.
-    study.set_wait_policy(WaitPolicy(unknown_limit_s=0.0, check=_give_up))
-    with contextlib.suppress(OperationalError, StudyFileError, _GaveUp):
+    study.set_wait_policy(NO_WAIT)  # no waiting on another process's long write for this
+    with contextlib.suppress(OperationalError, StudyFileError):
         interrupt_gone_runs(study)
-
-
-class _GaveUp(Exception):
-    pass
-
-
-def _give_up() -> None:
-    raise _GaveUp()

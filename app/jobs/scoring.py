@@ -67,7 +67,7 @@ from app.metrics.base import (
 )
 from app.metrics.registry import metric_classes
 from app.runtime import Cancelled
-from db.engine import WaitPolicy
+from db.engine import NO_WAIT, WaitPolicy
 from db.processes import ProcessId, this_process
 from db.runs import interrupt_gone_runs
 from db.study import Study
@@ -251,13 +251,15 @@ def score_study(
             r.finish(final) if isinstance(r, MetricRun) else r for r in results if r is not None
         ]
     except BaseException:
-        # An error or Ctrl+C: close what is open as cancelled, without waiting for workers,
-        # and without the cancel check that would stop these writes too.
-        study.set_wait_policy(WaitPolicy(notice=ctx.notice, unknown_limit_s=UNNAMED_WAIT_S))
+        # An error or Ctrl+C: close what is open as cancelled, without waiting for workers
+        # or for another process's lock. A run that cannot be closed now stays `running`
+        # under this process, and counts as interrupted (and is resumed) once it is gone.
+        study.set_wait_policy(NO_WAIT)
         scheduler.abandon()
         pool.shutdown(wait=False)
         for run in runs:
-            run.finish("cancelled")
+            with suppress(Exception):
+                run.finish("cancelled")
         raise
     else:
         pool.shutdown(wait=not ctx.cancel.cancelled)
