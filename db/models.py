@@ -231,7 +231,8 @@ class MetricRun(Base):
     elapsed_s: Mapped[float] = mapped_column(Float, default=0.0)
     error: Mapped[str | None] = mapped_column(Text)
     # The process that claimed the run (see db.processes): a `running` run whose owner is
-    # gone is interrupted, and the start time keeps a reused pid from passing for it.
+    # gone is interrupted, and its start time (seconds since boot) keeps a reused pid from
+    # passing for it.
     owner_pid: Mapped[int | None] = mapped_column(Integer)
     owner_host: Mapped[str | None] = mapped_column(String(255))
     owner_started: Mapped[float | None] = mapped_column(Float)

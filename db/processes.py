@@ -14,14 +14,14 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-# Start times are compared with this tolerance (clock ticks are 1/100 s; the boot time the
-# kernel reports is rounded to whole seconds, the same way for every reader).
-_START_TOLERANCE_S = 0.05
+# Start times are clock ticks (1/100 s) since boot; they compare equal for one process.
+_START_TOLERANCE_S = 0.005
 
 
 @dataclass(frozen=True)
 class ProcessId:
-    """A process as a study records it. `started` is None where it cannot be read."""
+    """A process as a study records it. `started` (seconds since boot) is None where it
+    cannot be read."""
 
     pid: int
     host: str
@@ -37,22 +37,12 @@ def this_host() -> str:
     return socket.gethostname()
 
 
-@cache
-def _boot_time() -> float | None:
-    try:
-        for line in Path("/proc/stat").read_text().splitlines():
-            if line.startswith("btime "):
-                return float(line.split()[1])
-    except OSError:
-        return None
-    return None
-
-
 def start_time(pid: int) -> float | None:
-    """When a process started (seconds since the epoch), from /proc; None where unknown."""
-    boot = _boot_time()
-    if boot is None:
-        return None
+    """When a process started, in seconds since boot, from /proc; None where unknown.
+
+    Not the wall-clock time: the boot time the kernel reports moves when the clock is set,
+    and a live owner must never look like another process.
+    """
     try:
         stat = Path(f"/proc/{pid}/stat").read_text()
     except OSError:
@@ -63,7 +53,7 @@ def start_time(pid: int) -> float | None:
         ticks = int(fields[19])  # field 22, starttime, in clock ticks since boot
     except (IndexError, ValueError):
         return None
-    return boot + ticks / os.sysconf("SC_CLK_TCK")
+    return ticks / os.sysconf("SC_CLK_TCK")
 
 
 def this_process() -> ProcessId:
