@@ -75,3 +75,14 @@ def interrupt_gone_runs(study: Study) -> list[int]:
         gone = [r for r in (RunOwner.from_row(row) for row in raw.execute(sql)) if r.owner_gone]
         mark_interrupted(raw, gone)
     return [r.id for r in gone]
+
+
+def close_completed(study: Study, run_ids: list[int]) -> None:
+    """Interrupted runs that have nothing left to do (every item has its current score)
+    are done: resuming them would score nothing."""
+    with study.session(write=True) as s:
+        _raw(s.connection()).executemany(
+            "UPDATE metric_run SET status = 'done', error = NULL "
+            "WHERE id = ? AND status = 'interrupted'",
+            [(run_id,) for run_id in run_ids],
+        )

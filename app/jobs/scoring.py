@@ -69,7 +69,7 @@ from app.metrics.registry import metric_classes
 from app.runtime import Cancelled
 from db.engine import NO_WAIT, WaitPolicy
 from db.processes import ProcessId, this_process
-from db.runs import interrupt_gone_runs
+from db.runs import close_completed, interrupt_gone_runs
 from db.study import Study
 
 # How long a write waits for a lock held by a program that does not name itself (a long
@@ -204,6 +204,7 @@ def score_study(
                 )
             else:
                 todo.append(i)
+        whole_study = request.item_ids is None
         # Metrics another process is scoring now: left for last, then waited for.
         elsewhere: dict[int, Busy] = {}
         announced: set[int] = set()  # those whose wait was announced
@@ -224,7 +225,9 @@ def score_study(
                     continue
                 i = ready
             plan = planned[i]
-            started = _start_run(study, plan, items, hashes, states, progress, report, me)
+            started = _start_run(
+                study, plan, items, hashes, states, progress, report, me, whole_study
+            )
             if isinstance(started, Busy):
                 if i not in elsewhere:
                     if todo:
@@ -285,12 +288,15 @@ def _start_run(
     progress: _Progress,
     report: Callable[[str, list[int], int], None],
     me: ProcessId,
+    whole_study: bool,
 ) -> MetricRun | MetricRunSummary | Busy:
     """Claim the run of one metric over the items it has no current score for.
 
     A summary when every score is cached, `Busy` while another process scores it. The
     claim needs the runs of its (metric, config) to be as the cache check saw them; when
-    another process changed them meanwhile, that metric's cache is checked again.
+    another process changed them meanwhile, that metric's cache is checked again. With
+    every item of the study scored (`whole_study`), an interrupted run has nothing left
+    to do (it was killed after its last batch): it is closed as done.
     """
     metric, label = plan.metric, plan.label
     assert metric is not None
@@ -305,6 +311,9 @@ def _start_run(
             current = state.current
             todo = [i for i, it in enumerate(items) if it.id not in current]
         if not todo:
+            interrupted = [run_id for run_id, status in state.runs if status == "interrupted"]
+            if interrupted and whole_study:
+                close_completed(study, interrupted)
             progress.advance(len(items), label)
             return MetricRunSummary(
                 metric.name, label, state.latest_run_id, "cached", 0, len(items), 0,

@@ -310,3 +310,27 @@ def test_a_run_left_open_by_this_process_is_resumed_not_waited_for(new_study: St
     [summary] = out
     assert (summary.run_id, summary.status, summary.scored) == (claim.run_id, "done", 40)
     assert query(new_study.path, "SELECT status, n_items FROM metric_run") == [("done", 40)]
+
+
+def test_a_killed_run_with_every_score_written_is_closed_as_done(
+    new_study: Study, tmp_path: Path
+) -> None:
+    """Killed after its last batch, before it could say so: nothing is left to resume."""
+    n = 40
+    add_items(new_study, make_rows(n))
+    path = new_study.path
+    code, _, err = Command(
+        ["score", str(path), "--metrics", "compression", "--workers", "1"]
+    ).finish()
+    assert code == 0, err
+    gone = Command(["--version"])
+    gone.finish()  # a process that has ended: the run's owner, as if killed
+    with sqlite3.connect(path) as conn:
+        conn.execute(
+            "UPDATE metric_run SET status = 'running', finished_at = NULL, owner_pid = ?",
+            (gone.pid,),
+        )
+    code, out, err = Command(["score", str(path), "--metrics", "compression", "--json"]).finish()
+    assert code == 0, err
+    assert _runs(out)["compression"]["status"] == "cached"
+    assert query(path, "SELECT status, n_items, error FROM metric_run") == [("done", n, None)]
