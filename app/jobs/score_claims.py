@@ -29,8 +29,8 @@ from .score_store import CacheKey, RunsSeen, raw_connection
 
 # How often a job waiting for a metric another process scores looks again.
 OTHER_POLL_S = 0.25
-# What another process's claim is called in messages.
-OWNER_WORDS = "another `score`"
+# What the owner of another claim is called in messages (a `score`, the app).
+OWNER_WORDS = "another job"
 
 
 @dataclass(frozen=True)

@@ -107,7 +107,7 @@ def test_a_second_process_scores_other_metrics_then_waits(new_study: Study, tmp_
             modules=[GATED],
             env=env,
         )
-        line = second.wait_for_line("gated: another `score`")
+        line = second.wait_for_line("gated: another job")
         assert f"pid {first.pid}" in line and "scoring the other metrics first" in line
         second.wait_for_line("waiting for gated")
         # It scored compression while gated was taken, and it has not touched gated.
