@@ -104,7 +104,7 @@ def begin_immediate(
 
     policy = policy or WaitPolicy()
     limit_s = BUSY_TIMEOUT_MS / 1000 if policy.unknown_limit_s is None else policy.unknown_limit_s
-    waited_since: float | None = None
+    began = time.monotonic()
     said: str | None = None
     raw.execute(f"PRAGMA busy_timeout={WAIT_STEP_MS}")
     try:
@@ -117,13 +117,12 @@ def begin_immediate(
             except sqlite3.OperationalError as exc:
                 if not is_busy(exc):
                     raise
-            now = time.monotonic()
-            waited_since = now if waited_since is None else waited_since
+            waited = time.monotonic() - began
             holder = current_writer(study_path)
-            if holder is None and now - waited_since >= limit_s:
+            if holder is None and waited >= limit_s:
                 raise StudyBusyError(
                     f"the study is busy: another program has been writing to it for "
-                    f"{round(now - waited_since)} s; try again when it is done"
+                    f"{round(waited)} s; try again when it is done"
                 )
             text = f"held by {holder}" if holder else "held by another program"
             if text != said:
