@@ -188,3 +188,25 @@ def test_the_name_of_a_killed_writer_is_ignored_and_tidied(tmp_path: Path) -> No
     with study.session() as s:
         assert list(s.execute(text("SELECT key FROM study_setting")).scalars()) == ["next"]
     study.close()
+
+
+def test_a_write_gives_up_on_an_unnamed_holder_with_a_message(tmp_path: Path) -> None:
+    from db.errors import StudyBusyError
+
+    path = tmp_path / "s.mbstudy"
+    study = create_study(path)
+    other = sqlite3.connect(path, isolation_level=None)  # a foreign program: no name
+    other.execute("BEGIN IMMEDIATE")
+    notices: list[str] = []
+    study.set_wait_policy(WaitPolicy(notice=notices.append, unknown_limit_s=1.5))
+    try:
+        with (
+            pytest.raises(StudyBusyError, match="the study is busy"),
+            study.session(write=True) as s,
+        ):
+            s.execute(text("INSERT INTO study_setting (key, value) VALUES ('lost', '1')"))
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    assert notices == ["waiting for the study (held by another program)"]
+    study.close()
