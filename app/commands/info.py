@@ -42,12 +42,15 @@ def run(args: argparse.Namespace) -> int:
 def _close_interrupted_runs(study: Study) -> None:
     """Runs left `running` by a killed `score` are shown, and stored, as interrupted. A
     study that cannot be written now (read-only, busy) is summarised as it is."""
-    from sqlalchemy.exc import OperationalError
+    import sqlite3
+
+    from sqlalchemy.exc import DBAPIError
 
     from db.engine import NO_WAIT
     from db.errors import StudyFileError
     from db.runs import interrupt_gone_runs
 
     study.set_wait_policy(NO_WAIT)  # no waiting on another process's long write for this
-    with contextlib.suppress(OperationalError, StudyFileError):
+    # The runs are still shown as interrupted (see study_info); only storing it waits.
+    with contextlib.suppress(sqlite3.Error, DBAPIError, StudyFileError):
         interrupt_gone_runs(study)
