@@ -180,6 +180,18 @@ def test_a_killed_run_is_shown_interrupted_and_resumed(new_study: Study, tmp_pat
     done_before = _scores(path, "gated")
     assert query(path, "SELECT status FROM metric_run") == [("running",)]
 
+    # While the study cannot be written, `info` shows the run interrupted all the same.
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+        code, out, err = Command(["info", str(path)]).finish()
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert code == 0 and "Traceback" not in err, err
+    assert "gated: interrupted" in out
+    assert query(path, "SELECT status FROM metric_run") == [("running",)]
+
     code, out, err = Command(["info", str(path)]).finish()
     assert code == 0, err
     assert "gated: interrupted" in out
