@@ -45,3 +45,7 @@ class CancelToken:
     def check(self) -> None:
         if self._event.is_set():
             raise Cancelled()
+
+    def wait(self, timeout: float) -> bool:
+        """Sleep up to `timeout` seconds, waking at once when cancelled; True if cancelled."""
+        return self._event.wait(timeout)

@@ -21,3 +21,7 @@ class StudyWriteError(StudyFileError):
 
 class MigrationError(StudyFileError):
     """Upgrading an older study failed; the study was left as it was."""
+
+
+class StudyBusyError(StudyFileError):
+    """Another program has held the study's write lock for too long."""

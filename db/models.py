@@ -46,11 +46,18 @@ ANNOTATOR_KIND_LABELS = {
     "anonymous": "per-rater (anonymous)",
     "aggregate": "aggregate",
 }
-RUN_STATUSES = ("pending", "running", "done", "failed", "cancelled")
+# `interrupted`: the process scoring a `running` run ended without closing it (killed, a
+# power cut); the next scoring of the study resumes it.
+RUN_STATUSES = ("pending", "running", "done", "failed", "cancelled", "interrupted")
 
 
 def utcnow() -> datetime:
     return datetime.now(UTC).replace(tzinfo=None)
+
+
+def sql_now() -> str:
+    """`utcnow()` as SQLAlchemy's SQLite DateTime type writes it, for raw SQL."""
+    return utcnow().strftime("%Y-%m-%d %H:%M:%S.%f")
 
 
 class Base(DeclarativeBase):
@@ -223,6 +230,12 @@ class MetricRun(Base):
     n_failed: Mapped[int] = mapped_column(Integer, default=0)
     elapsed_s: Mapped[float] = mapped_column(Float, default=0.0)
     error: Mapped[str | None] = mapped_column(Text)
+    # The process that claimed the run (see db.processes): a `running` run whose owner is
+    # gone is interrupted, and its start time (seconds since boot) keeps a reused pid from
+    # passing for it.
+    owner_pid: Mapped[int | None] = mapped_column(Integer)
+    owner_host: Mapped[str | None] = mapped_column(String(255))
+    owner_started: Mapped[float | None] = mapped_column(Float)
 
 
 class Score(Base):

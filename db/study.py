@@ -15,7 +15,14 @@ from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from db.access import StudyAccess, folder_access, read_only_uris, study_access
-from db.engine import make_engine, make_read_only_engine, make_sessionmaker
+from db.engine import (
+    WRITE_OPTION,
+    WaitPolicy,
+    make_engine,
+    make_read_only_engine,
+    make_sessionmaker,
+    set_wait_policy,
+)
 from db.errors import (
     MigrationError,
     NewerSchemaError,
@@ -33,7 +40,7 @@ MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
 # The newest migration's revision. Opening a study at this revision needs no Alembic at all
 # (importing it and scanning the scripts costs most of a second); a test keeps it equal to
 # the head of db/migrations/versions.
-SCHEMA_HEAD = "0003"
+SCHEMA_HEAD = "0004"
 
 DEFAULT_DIMENSIONS = (
     dict(
@@ -108,8 +115,9 @@ def upgrade_to_head(engine: Engine) -> None:
 
 
 def remove_study_files(path: Path) -> None:
-    """Delete a study file and SQLite's companions (write-ahead log, shared memory, journal)."""
-    for suffix in ("", "-wal", "-shm", "-journal"):
+    """Delete a study file, SQLite's companions (write-ahead log, shared memory, journal)
+    and the name of its long writer (see db.writers)."""
+    for suffix in ("", "-wal", "-shm", "-journal", "-writer"):
         Path(f"{path}{suffix}").unlink(missing_ok=True)
 
 
@@ -189,10 +197,22 @@ class Study:
     read_only_reason: str = ""
 
     @contextmanager
-    def session(self) -> Iterator[Session]:
-        """A session whose transaction commits on success and rolls back on any error."""
+    def session(self, *, write: bool = False) -> Iterator[Session]:
+        """A session whose transaction commits on success and rolls back on any error.
+
+        `write=True` takes the write lock when the transaction begins (BEGIN IMMEDIATE),
+        waiting for another process's writes as the wait policy says (see db.engine). A
+        transaction that writes should say so: a deferred one that reads first and writes
+        later fails at once when another process committed in between.
+        """
         with self._factory() as s, s.begin():
+            if write:
+                s.connection(execution_options={WRITE_OPTION: True})
             yield s
+
+    def set_wait_policy(self, policy: WaitPolicy) -> None:
+        """How this study's writes wait for other processes (messages, cancelling)."""
+        set_wait_policy(self.engine, policy)
 
     def close(self) -> None:
         self.engine.dispose()

@@ -12,7 +12,7 @@ from sqlalchemy.exc import IntegrityError
 
 from db.engine import make_engine
 from db.models import Annotator
-from db.study import alembic_config, open_study
+from db.study import SCHEMA_HEAD, alembic_config, open_study
 
 
 def _study_at_0002(path: Path) -> None:
@@ -45,7 +45,9 @@ def test_a_0002_study_is_upgraded_with_kinds_and_every_rating(tmp_path: Path) ->
         assert study.backup_path is not None
         conn = sqlite3.connect(path)
         try:
-            assert conn.execute("SELECT version_num FROM alembic_version").fetchone() == ("0003",)
+            assert conn.execute("SELECT version_num FROM alembic_version").fetchone() == (
+                SCHEMA_HEAD,
+            )
             assert conn.execute("SELECT name, kind FROM annotator ORDER BY id").fetchall() == [
                 ("ann", "named"),
                 ("aggregate:csmd", "aggregate"),

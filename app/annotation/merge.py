@@ -34,6 +34,7 @@ from db.access import read_only_uris, study_access
 from db.faults import describe_fault
 from db.models import Annotator, Dataset, Dimension, Item, ItemNote, Rating
 from db.study import SCHEMA_HEAD, Study, known_revisions
+from db.writers import announced_writer
 
 
 @dataclass(frozen=True)
@@ -136,7 +137,9 @@ def merge_ratings(target: Study, other_path: str | Path) -> MergeReport:
     origin = f"merge:{other_path.name}"
     src = _open_other(other_path)
     try:
-        with target.session() as dst:
+        # One transaction that takes the write lock up front (it reads, then writes) and
+        # names this process while it holds it, for anyone waiting (see db.writers).
+        with target.session(write=True) as dst, announced_writer(target.path, "merge"):
             _merge(src, dst, report, origin, other_path.name)
     finally:
         bind = src.get_bind()

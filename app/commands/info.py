@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+from typing import TYPE_CHECKING
 
 from app.commands._common import add_json_flag, add_study_argument, open_existing_study, print_json
+
+if TYPE_CHECKING:
+    from db.study import Study
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -23,6 +28,7 @@ def run(args: argparse.Namespace) -> int:
 
     study = open_existing_study(args.study, reading=True)
     try:
+        _close_interrupted_runs(study)
         info = study_info(study)
     finally:
         study.close()
@@ -31,3 +37,20 @@ def run(args: argparse.Namespace) -> int:
     else:
         print("\n".join(info.lines()))
     return 0
+
+
+def _close_interrupted_runs(study: Study) -> None:
+    """Runs left `running` by a killed `score` are shown, and stored, as interrupted. A
+    study that cannot be written now (read-only, busy) is summarised as it is."""
+    import sqlite3
+
+    from sqlalchemy.exc import DBAPIError
+
+    from db.engine import NO_WAIT
+    from db.errors import StudyFileError
+    from db.runs import interrupt_gone_runs
+
+    study.set_wait_policy(NO_WAIT)  # no waiting on another process's long write for this
+    # The runs are still shown as interrupted (see study_info); only storing it waits.
+    with contextlib.suppress(sqlite3.Error, DBAPIError, StudyFileError):
+        interrupt_gone_runs(study)

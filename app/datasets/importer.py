@@ -20,6 +20,7 @@ from __future__ import annotations
 import sqlite3
 import time
 from collections.abc import Callable, Sequence
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +34,7 @@ from app.datasets.store import BulkWriter, DatasetState, rating_key
 from app.errors import InputError, UserError
 from app.runtime import CancelToken
 from db.study import Study
+from db.writers import announced_writer
 
 FORMATS = ("auto", "csv", "tsv", "jsonl", *SHAPES)
 PROGRESS_EVERY = 5_000
@@ -331,6 +333,9 @@ def import_file(
     conn = raw.driver_connection
     assert conn is not None
     writer = BulkWriter(conn)  # type: ignore[arg-type]
+    # Names this process as the lock's holder while the one transaction runs, so a
+    # `score` waiting for the study can say what it waits for.
+    announcement = ExitStack()
     try:
         known = BulkWriter.known_dimensions(conn)  # type: ignore[arg-type]
         plan = make_plan(
@@ -371,6 +376,7 @@ def import_file(
                 f"{study.path}: the study is busy (another program is writing to it); "
                 "try again when it is done"
             ) from None
+        announcement.enter_context(announced_writer(study.path, "import"))
         total = source.size or None
         file_name = str(path)
         for row_no, record in source.rows():
@@ -423,6 +429,7 @@ def import_file(
         writer.rollback()
         raise
     finally:
+        announcement.close()
         raw.close()
     if progress is not None:
         progress(source.size, source.size or None, f"{report.rows_read:,} rows")

@@ -14,6 +14,7 @@ from typing import Any
 from sqlalchemy import Connection, text
 
 from db.models import ANNOTATOR_KIND_LABELS
+from db.runs import RunOwner, interrupted_error
 from db.study import Study
 
 MAX_LISTED = 50
@@ -97,9 +98,12 @@ class StudyInfo:
             out.append(f"  {d['name']} ({scale}{active}): {d['ratings']:,} ratings")
         out.append(f"metric runs: {len(self.metric_runs)} ({self.scores:,} scores)")
         for r in self.metric_runs:
-            out.append(
+            line = (
                 f"  #{r['id']} {r['label'] or r['metric']}: {r['status']}, {r['n_items']:,} items"
             )
+            if r["status"] == "interrupted" and r.get("error"):
+                line += f" ({r['error']})"
+            out.append(line)
         return out
 
 
@@ -248,10 +252,14 @@ def study_info(study: Study) -> StudyInfo:
             )
         info.ratings_current = sum(per_annotator.values())
         info.rating_sources = _rating_sources(annotators, per_annotator, info.datasets)
-        for rid, metric, label, status, n_items, finished in _rows(
+        for rid, metric, label, status, n_items, finished, error, *owner in _rows(
             conn,
-            "SELECT id, metric, label, status, n_items, finished_at FROM metric_run ORDER BY id",
+            "SELECT id, metric, label, status, n_items, finished_at, error, owner_pid, "
+            "owner_host, owner_started FROM metric_run ORDER BY id",
         ):
+            run = RunOwner.from_row((rid, status, *owner))
+            if run.owner_gone:  # not stored yet (a study that cannot be written now)
+                status, error = "interrupted", interrupted_error(run.owner)
             info.metric_runs.append(
                 dict(
                     id=rid,
@@ -260,6 +268,7 @@ def study_info(study: Study) -> StudyInfo:
                     status=status,
                     n_items=n_items,
                     finished_at=str(finished) if finished else None,
+                    error=error,
                 )
             )
         info.scores = conn.execute(text("SELECT COUNT(*) FROM score")).scalar() or 0

@@ -9,6 +9,7 @@ that will not load) is stopped early instead of failing 100,000 times.
 from __future__ import annotations
 
 import os
+import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -151,6 +152,40 @@ def start_method() -> str:
     return "spawn"
 
 
+PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
+PARENT_WATCH_S = 1.0
+
+
+def die_with_parent(parent_pid: int) -> None:
+    """A worker's initializer: end this worker when the scoring process ends, even by
+    kill -9, instead of living on with ppid 1 and the study's files open.
+
+    On Linux the kernel sends SIGKILL when the parent dies (PR_SET_PDEATHSIG); a thread
+    watching the parent's pid covers other systems. The parent may already be gone by the
+    time this runs, so that is checked after asking.
+    """
+    import signal
+    import threading
+
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        except (OSError, AttributeError):
+            pass  # the watch below still ends the worker
+    if os.getppid() != parent_pid:
+        os._exit(1)
+
+    def watch() -> None:
+        while os.getppid() == parent_pid:
+            time.sleep(PARENT_WATCH_S)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+
+
 class WorkerPool:
     """Worker processes for the CPU-bound metrics of one scoring job, started when the first
     metric needs them (a forked pool then holds what that metric's probe loaded here)."""
@@ -175,7 +210,10 @@ class WorkerPool:
                 self.before_fork()
 
             self._executor = ProcessPoolExecutor(
-                max_workers=self.workers, mp_context=multiprocessing.get_context(self.method)
+                max_workers=self.workers,
+                mp_context=multiprocessing.get_context(self.method),
+                initializer=die_with_parent,
+                initargs=(os.getpid(),),
             )
         return self._executor
 

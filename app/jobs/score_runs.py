@@ -15,6 +15,7 @@ from concurrent.futures import Future
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 
+from app.jobs.score_claims import release
 from app.jobs.score_exec import (
     POOL_CHUNK,
     MetricBroken,
@@ -23,7 +24,7 @@ from app.jobs.score_exec import (
     pool_score,
     score_with_fallback,
 )
-from app.jobs.score_store import create_run, finish_run, write_scores
+from app.jobs.score_store import finish_run, write_scores
 from app.metrics.base import ItemScore, Metric, Pair
 from app.runtime import CancelToken
 from db.study import Study
@@ -77,14 +78,15 @@ class MetricRun:
     old_rows: dict[int, list[int]]  # score rows the new scores replace, by item
     cached: int
     report: Callable[[str, list[int], int], None]  # (label, item ids, count) after a commit
-    run_id: int = 0
+    run_id: int  # the claimed metric_run row (see app.jobs.score_claims)
+    # What a resumed (interrupted) run had done before this job took it over.
+    items_before: int = 0
+    failed_before: int = 0
+    elapsed_before: float = 0.0
     tally: Tally = field(default_factory=Tally)
     began: float = field(default_factory=time.perf_counter)
     summary: MetricRunSummary | None = None  # set once finished
     in_pool: int = 0  # chunks handed to the workers and not written yet
-
-    def __post_init__(self) -> None:
-        self.run_id = create_run(self.study, self.metric, self.label)
 
     @property
     def open(self) -> bool:
@@ -110,16 +112,19 @@ class MetricRun:
             device = self.metric.device()
         except Exception:
             device = None
-        finish_run(
-            self.study,
-            self.run_id,
-            status=status,
-            n_items=self.tally.scored + self.tally.failed,
-            n_failed=self.tally.failed,
-            elapsed_s=elapsed,
-            error=error,
-            device=device,
-        )
+        try:
+            finish_run(
+                self.study,
+                self.run_id,
+                status=status,
+                n_items=self.items_before + self.tally.scored + self.tally.failed,
+                n_failed=self.failed_before + self.tally.failed,
+                elapsed_s=self.elapsed_before + elapsed,
+                error=error,
+                device=device,
+            )
+        finally:
+            release(self.run_id)
         self.summary = MetricRunSummary(
             self.metric.name, self.label, self.run_id, status, self.tally.scored, self.cached,
             self.tally.failed, elapsed, error,

@@ -19,7 +19,7 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from app.errors import StudyNotFoundError
-from app.metrics.base import ItemScore, Metric
+from app.metrics.base import ItemScore
 from db.models import RegisteredModel, utcnow
 from db.study import Study, open_study
 
@@ -35,7 +35,7 @@ class ItemText:
     system: str | None
 
 
-def _raw(session: Session) -> sqlite3.Connection:
+def raw_connection(session: Session) -> sqlite3.Connection:
     """The session's DBAPI connection, inside its transaction."""
     raw = session.connection().connection.driver_connection
     assert isinstance(raw, sqlite3.Connection)
@@ -61,7 +61,7 @@ def load_items(
     sql += " ORDER BY id"
     with study.session() as s:
         # The DBAPI cursor directly: SQLAlchemy's row objects cost more than SQLite here.
-        rows = _raw(s).execute(sql, params).fetchall()
+        rows = raw_connection(s).execute(sql, params).fetchall()
     if item_ids is not None:
         wanted = set(item_ids)
         rows = [row for row in rows if row[0] in wanted]
@@ -96,10 +96,16 @@ class CacheKey:
     mode: str | None
 
 
+# The (id, status) of each run of a (metric, config) as a cache check saw them: a claim
+# goes through only while they are unchanged (see app.jobs.score_claims).
+RunsSeen = tuple[tuple[int, str], ...]
+
+
 @dataclass
 class CacheState:
     current: set[int] | None  # ids of items whose score is current; None = all of them
     latest_run_id: int | None
+    runs: RunsSeen = ()
 
 
 def check_cache(
@@ -116,7 +122,7 @@ def check_cache(
     """
     out: list[CacheState] = []
     with study.session() as s:
-        raw = _raw(s)
+        raw = raw_connection(s)
         tables: dict[str | None, str] = {}
         for n, mode in enumerate(digests):
             table = f"temp.mb_expected_{n}"
@@ -129,15 +135,17 @@ def check_cache(
             tables[mode] = table
         try:
             for key in keys:
-                run_ids = [
-                    r[0]
+                seen: RunsSeen = tuple(
+                    (int(r[0]), str(r[1]))
                     for r in raw.execute(
-                        "SELECT id FROM metric_run WHERE metric = ? AND config_hash = ?",
+                        "SELECT id, status FROM metric_run WHERE metric = ? AND config_hash = ? "
+                        "ORDER BY id",
                         (key.metric, key.config_hash),
                     )
-                ]
+                )
+                run_ids = [run_id for run_id, _ in seen]
                 if not run_ids:
-                    out.append(CacheState(set(), None))
+                    out.append(CacheState(set(), None, seen))
                     continue
                 runs = ",".join(str(int(r)) for r in run_ids)
                 joined = (
@@ -147,10 +155,10 @@ def check_cache(
                 )
                 (n_current,) = raw.execute(f"SELECT COUNT(DISTINCT s.item_id) {joined}").fetchone()
                 if n_current == len(items):
-                    out.append(CacheState(None, max(run_ids)))
+                    out.append(CacheState(None, max(run_ids), seen))
                 else:
                     current = {r[0] for r in raw.execute(f"SELECT s.item_id {joined}")}
-                    out.append(CacheState(current, max(run_ids)))
+                    out.append(CacheState(current, max(run_ids), seen))
         finally:
             for table in tables.values():
                 raw.execute(f"DROP TABLE IF EXISTS {table}")
@@ -170,26 +178,6 @@ def score_row_ids(study: Study, metric: str, config_hash: str) -> dict[int, list
     return out
 
 
-def create_run(study: Study, metric: Metric, label: str) -> int:
-    from db.models import MetricRun
-
-    with study.session() as s:
-        run = MetricRun(
-            metric=metric.name,
-            config=dict(metric.config),
-            config_hash=metric.config_hash(),
-            label=label,
-            model_id=metric.model_id(),
-            device=metric.device(),
-            versions=dict(metric.versions()),
-            status="running",
-            started_at=utcnow(),
-        )
-        s.add(run)
-        s.flush()
-        return int(run.id)
-
-
 def finish_run(
     study: Study,
     run_id: int,
@@ -203,7 +191,7 @@ def finish_run(
 ) -> None:
     from db.models import MetricRun
 
-    with study.session() as s:
+    with study.session(write=True) as s:
         run = s.get(MetricRun, run_id)
         if run is None:
             return
@@ -256,7 +244,7 @@ def write_scores(
                 digest,
             )
         )
-    with study.session() as s:
+    with study.session(write=True) as s:
         conn = s.connection()
         if replaced_row_ids:
             conn.exec_driver_sql(

@@ -11,6 +11,11 @@ gives that item an error note and the run goes on; an unavailable metric gives a
 that says why, and the others still run. Large runs of CPU-bound metrics use a pool of
 worker processes; neural metrics run in this process.
 
+Several jobs (processes) may score one study at once. Each metric's run is claimed
+atomically before it is scored (app.jobs.score_claims): a metric another live job is
+scoring is left for last, then waited for, and found cached; a run whose process was
+killed is marked interrupted and resumed. Notices on the context say so.
+
 Request options besides the common metric options: `workers` (worker processes; 1 = none)
 `pool`: "auto" (default: a run of at least POOL_MIN_ITEMS items scores a first probe here
 and moves to the workers when the rest would take longer than starting them), "always" or
@@ -20,10 +25,10 @@ on others, see `score_exec.start_method`).
 
 from __future__ import annotations
 
-import gc
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager, suppress
+from collections import deque
+from collections.abc import Callable, Iterable
+from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,6 +36,7 @@ from typing import Any
 from app.errors import InputError
 from app.jobs.base import JobContext
 from app.jobs.metric_specs import PlannedMetric, expand_specs, plan_metric
+from app.jobs.score_claims import Busy, Claimed, try_claim, wait_for_other
 from app.jobs.score_exec import (
     POOL_MIN_ITEMS,
     POOL_MODES,
@@ -42,6 +48,7 @@ from app.jobs.score_exec import (
     describe,
     iterate_in_process,
 )
+from app.jobs.score_hashes import Hashes, collector_paused, metric_cache_key, prepare_metric
 from app.jobs.score_runs import BatchCallback, MetricRun, MetricRunSummary, PoolScheduler
 from app.jobs.score_store import (
     CacheKey,
@@ -57,13 +64,18 @@ from app.metrics.base import (
     Availability,
     Metric,
     Pair,
-    input_hash,
-    resolve_references,
 )
 from app.metrics.registry import metric_classes
 from app.runtime import Cancelled
 from app.settings import resolve_model_path
+from db.engine import NO_WAIT, WaitPolicy
+from db.processes import ProcessId, this_process
+from db.runs import close_completed, interrupt_gone_runs
 from db.study import Study
+
+# How long a write waits for a lock held by a program that does not name itself (a long
+# writer of ours names itself and is waited for while it lives; see db.writers).
+UNNAMED_WAIT_S = 120.0
 
 
 @dataclass
@@ -83,94 +95,6 @@ class _Progress:
     def advance(self, n: int, message: str) -> None:
         self.done += n
         self.ctx.progress(self.done, self.total, message)
-
-
-class _Hashes:
-    """Per reference mode: each item's resolved references and input hash, computed once.
-
-    A metric whose scores also depend on study data beyond the texts (SAMSA's scenes) adds
-    a variant: the same references, and hashes that fold in its extra inputs, so editing
-    that data makes exactly the affected scores stale.
-    """
-
-    def __init__(self, items: list[ItemText]) -> None:
-        self.items = items
-        self._by_mode: dict[str | None, tuple[list[tuple[str, ...]], list[str]]] = {}
-        self._variant_of: dict[int, str] = {}
-
-    def get(self, mode: str | None) -> tuple[list[tuple[str, ...]], list[str]]:
-        if mode not in self._by_mode:
-            if mode is None:
-                refs: list[tuple[str, ...]] = [()] * len(self.items)
-            elif mode == "source":
-                refs = [(it.source,) for it in self.items]
-            else:
-                refs = [resolve_references(it.source, it.references, mode) for it in self.items]
-            digests = [
-                input_hash(it.source, it.output, r) for it, r in zip(self.items, refs, strict=True)
-            ]
-            self._by_mode[mode] = (refs, digests)
-        return self._by_mode[mode]
-
-    def pairs(self, mode: str | None) -> list[Pair]:
-        refs, _ = self.get(mode)
-        return [
-            Pair(it.id, it.source, it.output, r, it.system)
-            for it, r in zip(self.items, refs, strict=True)
-        ]
-
-    def add_variant(self, metric: Metric, mode: str | None, extras: Sequence[str]) -> None:
-        refs, _ = self.get(mode)
-        key = f"{mode}#{metric.name}:{metric.config_hash()}"
-        digests = [
-            input_hash(it.source, it.output, (*r, "\x1e", extra)) if extra else base
-            for it, r, extra, base in zip(self.items, refs, extras, self.get(mode)[1], strict=True)
-        ]
-        self._by_mode[key] = (refs, digests)
-        self._variant_of[id(metric)] = key
-
-    def cache_key(self, metric: Metric) -> CacheKey:
-        key = _cache_key(metric)
-        variant = self._variant_of.get(id(metric))
-        return key if variant is None else CacheKey(key.metric, key.config_hash, variant)
-
-    def digests(self) -> dict[str | None, list[str]]:
-        return {mode: digests for mode, (_, digests) in self._by_mode.items()}
-
-
-def _prepare(metric: Metric, hashes: _Hashes) -> None:
-    """Hand a metric the whole study before its config is hashed (BERTScore's idf corpus),
-    and register the extra inputs its scores depend on (SAMSA's scenes)."""
-    prepares = type(metric).prepare is not Metric.prepare
-    has_extras = type(metric).extra_inputs is not Metric.extra_inputs
-    if not (prepares or has_extras):
-        return
-    mode = _cache_key(metric).mode
-    pairs = hashes.pairs(mode)
-    if prepares:
-        metric.prepare(pairs)
-    if has_extras:
-        extras = metric.extra_inputs(pairs)
-        if extras is not None:
-            hashes.add_variant(metric, mode, extras)
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector while building 100,000s of acyclic objects (item
-    texts, hashes): its generation scans would otherwise cost as much as the work."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
-def _cache_key(metric: Metric) -> CacheKey:
-    mode = metric.reference_mode if "reference_mode" in metric.defaults else None
-    return CacheKey(metric.name, metric.config_hash(), mode)
 
 
 def _options(request: ScoreRequest) -> dict[str, Any]:
@@ -197,7 +121,7 @@ def _plan_all(request: ScoreRequest, study: Study) -> list[PlannedMetric]:
         if not spec.explicit and not plan.availability.ok and spec.model is None:
             continue  # `all` means every *available* metric
         if plan.metric is not None:
-            same = (_cache_key(plan.metric), plan.label)
+            same = (metric_cache_key(plan.metric), plan.label)
             if same in seen:
                 continue  # asked for twice
             seen.add(same)
@@ -225,6 +149,11 @@ def score_study(
     request: ScoreRequest, ctx: JobContext, on_batch: BatchCallback | None = None
 ) -> list[MetricRunSummary]:
     study = open_existing(request.study_path)
+    # Writes that wait for another process's lock say so, and stop when cancelled.
+    study.set_wait_policy(
+        WaitPolicy(notice=ctx.notice, check=ctx.cancel.check, unknown_limit_s=UNNAMED_WAIT_S)
+    )
+    me = this_process()
     pool = WorkerPool(
         int(request.options.get("workers") or default_workers()),
         request.options.get("start_method"),
@@ -235,15 +164,18 @@ def score_study(
         pool_mode = str(request.options.get("pool") or "auto")
         if pool_mode not in POOL_MODES:
             raise InputError(f"pool must be one of {', '.join(POOL_MODES)}, not {pool_mode!r}")
+        # Runs left `running` by a process that was killed are closed as interrupted
+        # first (and resumed below, where their metric is asked for).
+        interrupt_gone_runs(study)
         planned = _plan_all(request, study)
         runnable = [p for p in planned if p.metric is not None and p.availability.ok]
         ctx.progress(0, None, "Checking cached scores", force=True)
-        with _collector_paused():
+        with collector_paused():
             items = load_items(study, request.item_ids)
-            hashes = _Hashes(items)
+            hashes = Hashes(items)
             for p in runnable:
                 if p.metric is not None:
-                    _prepare(p.metric, hashes)
+                    prepare_metric(p.metric, hashes)
             keys = [hashes.cache_key(p.metric) for p in runnable if p.metric is not None]
             for key in keys:
                 hashes.get(key.mode)
@@ -263,39 +195,75 @@ def score_study(
                 on_batch(label, ids)
             progress.advance(n, label)
 
-        results: list[MetricRun | MetricRunSummary] = []
-        for plan in planned:
+        results: list[MetricRun | MetricRunSummary | None] = [None] * len(planned)
+        todo: deque[int] = deque()
+        for i, plan in enumerate(planned):
             if plan.metric is None or not plan.availability.ok:
                 reason = plan.availability.reason or "unavailable"
-                results.append(
-                    MetricRunSummary(
-                        plan.name, plan.label, None, "unavailable", 0, 0, 0, 0.0, reason
-                    )
+                results[i] = MetricRunSummary(
+                    plan.name, plan.label, None, "unavailable", 0, 0, 0, 0.0, reason
                 )
-                continue
+            else:
+                todo.append(i)
+        whole_study = request.item_ids is None
+        # Metrics another process is scoring now: left for last, then waited for.
+        elsewhere: dict[int, Busy] = {}
+        announced: set[int] = set()  # those whose wait was announced
+        while todo or elsewhere:
             if ctx.cancel.cancelled:
-                results.append(
-                    MetricRunSummary(plan.name, plan.label, None, "cancelled", 0, 0, 0, 0.0)
-                )
+                for i in [*todo, *elsewhere]:
+                    plan = planned[i]
+                    results[i] = MetricRunSummary(
+                        plan.name, plan.label, None, "cancelled", 0, 0, 0, 0.0
+                    )
+                break
+            if todo:
+                i = todo.popleft()
+            else:
+                labels = {i: planned[i].label for i in elsewhere}
+                ready = wait_for_other(study, elsewhere, labels, ctx, scheduler.pump, announced, me)
+                if ready is None:
+                    continue
+                i = ready
+            plan = planned[i]
+            started = _start_run(
+                study, plan, items, hashes, states, progress, report, me, whole_study
+            )
+            if isinstance(started, Busy):
+                if i not in elsewhere:
+                    if todo:
+                        ctx.notice(
+                            f"{plan.label}: {started.describe()} is scoring it; "
+                            "scoring the other metrics first"
+                        )
+                    else:
+                        ctx.notice(f"waiting for {plan.label}: {started.describe()} is scoring it")
+                        announced.add(i)
+                elsewhere[i] = started
                 continue
-            key = hashes.cache_key(plan.metric)
-            run = _start_run(study, plan, items, hashes, states[key], progress, report)
-            results.append(run)
-            if isinstance(run, MetricRun):
-                runs.append(run)
-                _score(run, ctx, pool, scheduler, pool_mode)
+            elsewhere.pop(i, None)
+            results[i] = started
+            if isinstance(started, MetricRun):
+                runs.append(started)
+                _score(started, ctx, pool, scheduler, pool_mode)
         if not ctx.cancel.cancelled:
             with suppress(Cancelled):
                 scheduler.drain()
         scheduler.abandon()
         final = "cancelled" if ctx.cancel.cancelled else None
-        summaries = [r.finish(final) if isinstance(r, MetricRun) else r for r in results]
+        summaries = [
+            r.finish(final) if isinstance(r, MetricRun) else r for r in results if r is not None
+        ]
     except BaseException:
-        # An error or Ctrl+C: close what is open as cancelled, without waiting for workers.
+        # An error or Ctrl+C: close what is open as cancelled, without waiting for workers
+        # or for another process's lock. A run that cannot be closed now stays `running`
+        # under this process, and counts as interrupted (and is resumed) once it is gone.
+        study.set_wait_policy(NO_WAIT)
         scheduler.abandon()
         pool.shutdown(wait=False)
         for run in runs:
-            run.finish("cancelled")
+            with suppress(Exception):
+                run.finish("cancelled")
         raise
     else:
         pool.shutdown(wait=not ctx.cancel.cancelled)
@@ -316,28 +284,50 @@ def _start_run(
     study: Study,
     plan: PlannedMetric,
     items: list[ItemText],
-    hashes: _Hashes,
-    state: CacheState,
+    hashes: Hashes,
+    states: dict[CacheKey, CacheState],
     progress: _Progress,
     report: Callable[[str, list[int], int], None],
-) -> MetricRun | MetricRunSummary:
-    """The run of one metric over the items it has no current score for (None: all cached)."""
+    me: ProcessId,
+    whole_study: bool,
+) -> MetricRun | MetricRunSummary | Busy:
+    """Claim the run of one metric over the items it has no current score for.
+
+    A summary when every score is cached, `Busy` while another process scores it. The
+    claim needs the runs of its (metric, config) to be as the cache check saw them; when
+    another process changed them meanwhile, that metric's cache is checked again. With
+    every item of the study scored (`whole_study`), an interrupted run has nothing left
+    to do (it was killed after its last batch): it is closed as done.
+    """
     metric, label = plan.metric, plan.label
     assert metric is not None
     began = time.perf_counter()
-    refs, digests = hashes.get(hashes.cache_key(metric).mode)
-    if state.current is None:
-        todo: list[int] = []
-    else:
-        current = state.current
-        todo = [i for i, it in enumerate(items) if it.id not in current]
+    key = hashes.cache_key(metric)
+    refs, digests = hashes.get(key.mode)
+    while True:
+        state = states[key]
+        if state.current is None:
+            todo: list[int] = []
+        else:
+            current = state.current
+            todo = [i for i, it in enumerate(items) if it.id not in current]
+        if not todo:
+            interrupted = [run_id for run_id, status in state.runs if status == "interrupted"]
+            if interrupted and whole_study:
+                close_completed(study, interrupted)
+            progress.advance(len(items), label)
+            return MetricRunSummary(
+                metric.name, label, state.latest_run_id, "cached", 0, len(items), 0,
+                time.perf_counter() - began,
+            )  # fmt: skip
+        claim = try_claim(study, key, state.runs, metric, label, me)
+        if isinstance(claim, Claimed):
+            break
+        if isinstance(claim, Busy):
+            return claim
+        states[key] = check_cache(study, [key], items, {key.mode: digests})[0]
     cached = len(items) - len(todo)
     progress.advance(cached, label)
-    if not todo:
-        return MetricRunSummary(
-            metric.name, label, state.latest_run_id, "cached", 0, cached, 0,
-            time.perf_counter() - began,
-        )  # fmt: skip
     config_hash = metric.config_hash()
     old_rows = score_row_ids(study, metric.name, config_hash) if state.latest_run_id else {}
     pairs = [
@@ -345,7 +335,7 @@ def _start_run(
     ]
     return MetricRun(
         study, metric, label, pairs, [digests[i] for i in todo], old_rows, cached, report,
-        began=began,
+        claim.run_id, claim.items_before, claim.failed_before, claim.elapsed_before, began=began,
     )  # fmt: skip
 
 

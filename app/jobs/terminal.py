@@ -26,7 +26,13 @@ def run_with_progress_bar(job: Job, *, description: str, quiet: bool = False) ->
             bar.set_postfix_str(p.message, refresh=False)
         bar.refresh()
 
-    ctx = JobContext(report=report)
+    def notice(message: str) -> None:
+        if bar is None:
+            print(f"meaningbench: {message}", file=sys.stderr, flush=True)
+        else:
+            bar.write(f"meaningbench: {message}", file=sys.stderr)
+
+    ctx = JobContext(report=report, on_notice=notice)
     try:
         return job(ctx)
     except KeyboardInterrupt:

@@ -23,10 +23,12 @@ from pathlib import Path
 import pytest
 
 from app.jobs.base import JobContext
-from app.jobs.score_store import create_run, finish_run, load_items
+from app.jobs.score_claims import Claimed, try_claim
+from app.jobs.score_store import CacheKey, finish_run, load_items
 from app.jobs.scoring import ScoreRequest, score_study
 from app.metrics.base import input_hash, resolve_references
 from app.metrics.lexical import LEXICAL_METRICS
+from db.processes import this_process
 from db.study import create_study, open_study
 from tests.benchmarks.machine import describe_machine
 from tests.conftest import SHARED_DATASETS
@@ -49,7 +51,10 @@ def _fill_scores(path: Path) -> None:
                 continue
             metric = cls()
             mode = metric.reference_mode if "reference_mode" in metric.defaults else None
-            run_id = create_run(study, metric, metric.label())
+            key = CacheKey(metric.name, metric.config_hash(), mode)
+            claim = try_claim(study, key, (), metric, metric.label(), this_process())
+            assert isinstance(claim, Claimed)
+            run_id = claim.run_id
             rows = []
             for it in items:
                 refs = resolve_references(it.source, it.references, mode) if mode else ()

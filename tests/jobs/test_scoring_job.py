@@ -297,10 +297,10 @@ def test_the_pool_gives_the_same_scores_as_this_process(tmp_path: Path, test_met
 
 def test_pairs_carry_resolved_references(study_with_items: Study) -> None:
     # What a metric receives: the item's references in `references` mode, else its source.
-    from app.jobs.scoring import _Hashes
+    from app.jobs.score_hashes import Hashes
 
     items = load_items(study_with_items)
-    hashes = _Hashes(items)
+    hashes = Hashes(items)
     refs, digests = hashes.get("references")
     assert refs[0] == items[0].references and len(refs[0]) == 2
     assert digests[0] == input_hash(items[0].source, items[0].output, items[0].references)
