@@ -114,10 +114,14 @@ def upgrade_to_head(engine: Engine) -> None:
     command.upgrade(alembic_config(engine), "head")
 
 
+# The files beside a study that belong to it: SQLite's write-ahead log, shared memory and
+# journal, and the name of its long writer (see db.writers).
+COMPANION_SUFFIXES = ("-wal", "-shm", "-journal", "-writer")
+
+
 def remove_study_files(path: Path) -> None:
-    """Delete a study file, SQLite's companions (write-ahead log, shared memory, journal)
-    and the name of its long writer (see db.writers)."""
-    for suffix in ("", "-wal", "-shm", "-journal", "-writer"):
+    """Delete a study file and its companions."""
+    for suffix in ("", *COMPANION_SUFFIXES):
         Path(f"{path}{suffix}").unlink(missing_ok=True)
 
 

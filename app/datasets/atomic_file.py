@@ -18,9 +18,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
+from db.study import COMPANION_SUFFIXES
+
 PART_SUFFIX = ".mbpart"
-# With SQLite's companions: a study built aside (an import into a new study) has them.
-_PART_NAME = re.compile(r"\..+\.(\d+)\.mbpart(?:-wal|-shm|-journal)?")
+# With a study's companions: a study built aside (an import into a new study) has them.
+_PART_NAME = re.compile(
+    r"\..+\.(\d+)\.mbpart(?:" + "|".join(map(re.escape, COMPANION_SUFFIXES)) + ")?"
+)
 # File systems that cannot make an unnamed file answer with one of these.
 _NO_TMPFILE = {errno.EOPNOTSUPP, errno.EISDIR, errno.EINVAL, errno.ENOENT}
 
