@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from db.errors import MigrationError
-from db.study import open_study
+from db.study import SCHEMA_HEAD, open_study
 from tests.fault_tools import (
     assert_one_line_error,
     cli,
@@ -35,7 +35,7 @@ def test_a_failed_upgrade_leaves_the_study_and_one_backup(tmp_path: Path) -> Non
         done = cli("info", study)
         line = assert_one_line_error(
             done,
-            "upgrading the study from schema 0002 to 0003 failed",
+            f"upgrading the study from schema 0002 to {SCHEMA_HEAD} failed",
             "the study was left as it was",
             "the copy made before the upgrade is",
         )
@@ -71,6 +71,6 @@ def test_a_good_older_study_is_still_upgraded(tmp_path: Path) -> None:
     study = make_old_study(tmp_path / "old.mbstudy")
     done = cli("info", study)
     assert done.returncode == 0, done.stderr
-    assert study_state(study)[3] == "0003"
+    assert study_state(study)[3] == SCHEMA_HEAD
     assert _annotator_kinds(study) == ["named"]
     assert len([n for n in files_in(tmp_path) if ".bak-0002-" in n]) == 1
