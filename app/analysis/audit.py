@@ -1,0 +1,384 @@
+"""Audit published labels (aggregate rating sources) against the raw ratings they summarise.
+
+A published dataset's label is meant to be the mean of the raw ratings of the same pair. When
+a study holds both — e.g. CSMD's labels and the SimpDA 2022 / QuestEval rating files they were
+averaged from — every label can be checked. Published labels do go wrong: CSMD assigned
+`groupby(...).mean()` (a Series in sorted key order) onto rows in file order, so most SimpDA
+and QuestEval pairs carry the mean of another pair.
+
+Matching. A label and the raw ratings belong to the same pair when their *normalised* source,
+output and dimension are equal. Normalisation (`normalise`): Unicode NFC, every run of
+whitespace (tabs, newlines, non-breaking spaces) made one space, leading and trailing space
+removed. Case and punctuation are kept: they can change meaning, and a label copied from a file
+keeps them anyway. The system is not part of the match: a published label names no system.
+
+Ambiguous pairs. The same normalised text can occur in several raw rows (two systems giving
+the same output, or the same pair in two source files). A label cannot say which row it came
+from, so the raw ratings of all those rows are pooled into one pair, and its mean follows the
+one rule of `app.analysis.human` (each rater averaged first, then raters). Labels whose text is
+found in more than one source file are reported in a group of their own ("a + b"). Every label
+row is checked on its own: two published labels of one pair are two checks.
+
+Scales. Labels and raw ratings are compared on 0–100. Each side's scale is read from its range
+(all values within 0–5: a 1–5 Likert scale; within 0–100: 0–100); when the two differ the group
+is not compared and says so, unless `scales` maps a side (`raw=1-5` or `labels=1-5`) linearly
+onto 0–100.
+
+Permutation signature. A label that misses its own pair's mean but equals (within tolerance)
+the raw mean of another pair of the same source file is counted. Candidate mappings are then
+tried: the k-th pair in file order (first or last appearance) receives the mean of the k-th
+pair in another order (sorted by output, by source, by source then output; or file order
+shifted by a few rows). The mapping that explains most labels is reported with its share —
+"labels in file order took means sorted by output text" is a diagnosis a user can act on.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from app.analysis.human import item_scores
+from app.errors import UserError
+
+DEFAULT_TOLERANCE = 0.01
+NORMALISATION = (
+    "Unicode NFC; every run of whitespace made one space; leading and trailing spaces "
+    "removed; case and punctuation kept"
+)
+_SPACE = re.compile(r"\s+")
+SHIFTS = (1, 2, 3)
+
+
+def normalise(text: object) -> str:
+    """The text a pair is matched on (see the module docstring)."""
+    return _SPACE.sub(" ", unicodedata.normalize("NFC", str(text))).strip()
+
+
+@dataclass(frozen=True)
+class ScaleMap:
+    """`side` ("raw" or "labels") is on lo–hi and is mapped linearly onto 0–100."""
+
+    side: str
+    lo: float
+    hi: float
+
+    def apply(self, values: np.ndarray) -> np.ndarray:
+        return (values - self.lo) / (self.hi - self.lo) * 100.0
+
+
+def parse_scale(spec: str) -> ScaleMap:
+    """`raw=1-5` or `labels=1-5` (a bare `1-5` means the raw ratings)."""
+    side, _, rng = spec.rpartition("=")
+    side = side.strip() or "raw"
+    match = re.fullmatch(r"\s*(-?[0-9.]+)\s*[-–:]\s*(-?[0-9.]+)\s*", rng)
+    if side not in ("raw", "labels") or match is None:
+        raise UserError(f"--scale {spec!r}: write raw=LO-HI or labels=LO-HI, e.g. raw=1-5")
+    lo, hi = float(match.group(1)), float(match.group(2))
+    if hi <= lo:
+        raise UserError(f"--scale {spec!r}: the top of the scale must be above its bottom")
+    return ScaleMap(side, lo, hi)
+
+
+def observed_scale(values: np.ndarray) -> str:
+    """The scale a set of values looks like, from its range."""
+    values = values[np.isfinite(values)]
+    if values.size == 0:
+        return "none"
+    lo, hi = float(values.min()), float(values.max())
+    if lo >= 0 and hi <= 5:
+        return "1–5"
+    if lo >= 0 and hi <= 100:
+        return "0–100"
+    return f"{lo:g}–{hi:g}"
+
+
+@dataclass
+class AuditGroup:
+    """One aggregate label set against the raw ratings of one source file (one dimension)."""
+
+    label_set: str
+    source: str  # the dataset holding the raw ratings; "a + b" when several
+    dimension: str
+    n_labels: int
+    n_equal: int = 0
+    mean_abs_diff: float | None = None
+    pearson: float | None = None
+    n_ambiguous: int = 0  # labels whose text occurs in several raw rows
+    n_other_pair: int = 0  # labels off their own mean but equal to another pair's mean
+    mapping: str | None = None
+    mapping_share: float | None = None
+    identity_share: float | None = None
+    label_scale: str = ""
+    raw_scale: str = ""
+    status: str = "compared"  # or "scale mismatch"
+
+    @property
+    def share_equal(self) -> float | None:
+        return self.n_equal / self.n_labels if self.n_labels else None
+
+
+@dataclass
+class AuditResult:
+    tolerance: float
+    normalisation: str
+    groups: list[AuditGroup]
+    unmatched: dict[str, int]  # label set → labels with no raw ratings of the same pair
+    labels: pd.DataFrame  # one row per checked label (see `LABEL_COLUMNS`)
+    scale: ScaleMap | None = None
+    notes: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, object]:
+        groups = []
+        for g in self.groups:
+            d = asdict(g)
+            d["share_equal"] = g.share_equal
+            groups.append(d)
+        return {
+            "tolerance": self.tolerance,
+            "normalisation": self.normalisation,
+            "scale": asdict(self.scale) if self.scale else None,
+            "groups": groups,
+            "unmatched": self.unmatched,
+            "notes": self.notes,
+        }
+
+
+LABEL_COLUMNS = [
+    "rating_id",
+    "item_id",
+    "label_set",
+    "dimension",
+    "source_file",
+    "source",
+    "output",
+    "label",
+    "raw_mean",
+    "n_raters",
+    "n_ratings",
+    "n_rows",
+    "diff",
+    "equal",
+    "other_pair",
+    "mapped_mean",
+]
+
+
+def _pairs(raw: pd.DataFrame) -> pd.DataFrame:
+    """One row per (dimension, normalised key) of the raw ratings: the rule's mean, pooled."""
+    codes, keys = pd.factorize(pd.MultiIndex.from_arrays([raw["dimension"], raw["key"]]))
+    scored = item_scores(raw.assign(item_id=codes).drop(columns=["dimension"]))
+    scored = scored.set_index("item_id").sort_index()
+    grouped = raw.assign(code=codes).groupby("code")
+    out = pd.DataFrame(
+        {
+            "dimension": keys.get_level_values(0),
+            "key": keys.get_level_values(1),
+            "raw_mean": scored["score"].to_numpy(),
+            "n_raters": scored["n_raters"].to_numpy(),
+            "n_ratings": scored["n_ratings"].to_numpy(),
+            "n_rows": grouped["item_id"].nunique().to_numpy(),
+            "files": grouped["dataset"].agg(lambda s: " + ".join(sorted(set(s)))).to_numpy(),
+            "first": grouped["rating_id"].min().to_numpy(),
+            "last": grouped["rating_id"].max().to_numpy(),
+            "source": grouped["source"].first().to_numpy(),
+            "output": grouped["output"].first().to_numpy(),
+        }
+    )
+    return out
+
+
+def _orders(pairs: pd.DataFrame) -> dict[str, np.ndarray]:
+    """Candidate orders of one file's pairs (positions into `pairs`)."""
+    src = [normalise(s) for s in pairs["source"]]
+    out_ = [normalise(o) for o in pairs["output"]]
+    n = len(pairs)
+    return {
+        "file order (first appearance)": np.argsort(pairs["first"].to_numpy(), kind="stable"),
+        "file order (last appearance)": np.argsort(pairs["last"].to_numpy(), kind="stable"),
+        "sorted by output text": np.array(sorted(range(n), key=lambda i: out_[i]), dtype=int),
+        "sorted by source text": np.array(sorted(range(n), key=lambda i: src[i]), dtype=int),
+        "sorted by source, then output": np.array(
+            sorted(range(n), key=lambda i: (src[i], out_[i])), dtype=int
+        ),
+    }
+
+
+def _candidate_maps(pairs: pd.DataFrame) -> list[tuple[str, np.ndarray]]:
+    """(description, target) where target[p] is the pair whose mean pair p would receive."""
+    orders = _orders(pairs)
+    n = len(pairs)
+    maps: list[tuple[str, np.ndarray]] = []
+    for a_name in ("file order (first appearance)", "file order (last appearance)"):
+        a = orders[a_name]
+        for b_name, b in orders.items():
+            if b_name.startswith("file order"):
+                continue
+            target = np.empty(n, dtype=int)
+            target[a] = b
+            maps.append((f"the k-th pair in {a_name} got the mean of the k-th pair {b_name}", target))
+        for shift in SHIFTS:
+            for sign in (1, -1):
+                target = np.full(n, -1, dtype=int)
+                k = sign * shift
+                lo, hi = max(0, -k), min(n, n - k)
+                target[a[lo:hi]] = a[lo + k : hi + k]
+                maps.append((f"labels shifted by {k:+d} rows in {a_name}", target))
+    return maps
+
+
+def _signature(
+    group: pd.DataFrame, file_pairs: pd.DataFrame, tol: float
+) -> tuple[np.ndarray, str | None, float | None, float | None, np.ndarray]:
+    """Per label: off its own mean but on another pair's; the best mapping, its share, the
+    identity's share, and per label the mean the mapping gives it."""
+    means = file_pairs["raw_mean"].to_numpy(dtype=np.float64)
+    pos = {k: i for i, k in enumerate(file_pairs["key"])}
+    own = np.array([pos[k] for k in group["key"]], dtype=int)
+    labels = group["label"].to_numpy(dtype=np.float64)
+    sorted_means = np.sort(means)
+    lo = np.searchsorted(sorted_means, labels - tol - 1e-9, side="left")
+    hi = np.searchsorted(sorted_means, labels + tol + 1e-9, side="right")
+    near = hi - lo  # pairs of this file whose mean equals the label
+    own_equal = np.abs(labels - means[own]) <= tol + 1e-9
+    other = ~own_equal & (near > 0)
+    identity = float(own_equal.mean()) if own.size else None
+    best: tuple[str | None, float, np.ndarray] = (None, -1.0, np.full(own.size, np.nan))
+    for name, target in _candidate_maps(file_pairs):
+        t = target[own]
+        mapped = np.where(t >= 0, means[np.maximum(t, 0)], np.nan)
+        share = float(np.mean(np.abs(labels - mapped) <= tol + 1e-9))
+        if share > best[1]:
+            best = (name, share, mapped)
+    name, share, mapped = best
+    if name is None or identity is None or share <= identity:
+        return other, None, None, identity, np.full(own.size, np.nan)
+    return other, name, share, identity, mapped
+
+
+def audit_frames(
+    items: pd.DataFrame,
+    ratings: pd.DataFrame,
+    *,
+    tolerance: float = DEFAULT_TOLERANCE,
+    scale: ScaleMap | None = None,
+    label_sets: Sequence[str] | None = None,
+) -> AuditResult:
+    """The audit on `db.frames` rows: `items` (items_frame) and `ratings` (ratings_frame).
+
+    `label_sets` limits the aggregate sources audited (default: all)."""
+    if tolerance < 0:
+        raise UserError("--tolerance must be 0 or more")
+    text = items.set_index("item_id")[["dataset", "source", "output"]]
+    rows = ratings.join(text, on="item_id")
+    rows = rows[rows["source"].notna()].copy()
+    rows["key"] = [normalise(s) + "\t" + normalise(o) for s, o in zip(rows["source"], rows["output"])]
+    is_label = rows["annotator_kind"] == "aggregate"
+    labels = rows[is_label].drop(columns=["n_raters"], errors="ignore")
+    raw = rows[~is_label]
+    if label_sets is not None:
+        unknown = sorted(set(label_sets) - set(labels["annotator"]))
+        if unknown:
+            known = ", ".join(sorted(set(labels["annotator"]))) or "none"
+            raise UserError(f"no aggregate label set {unknown[0]!r}; label sets: {known}")
+        labels = labels[labels["annotator"].isin(label_sets)]
+    if labels.empty:
+        raise UserError("the study has no aggregate labels (published labels) to audit")
+    notes: list[str] = []
+    if raw.empty:
+        notes.append("the study holds no per-rater ratings: nothing to compare the labels with")
+    pairs = _pairs(raw) if not raw.empty else pd.DataFrame(columns=["dimension", "key"])
+    merged = labels.merge(
+        pairs.drop(columns=["source", "output"]), on=["dimension", "key"], how="left"
+    )
+    merged = merged.rename(columns={"annotator": "label_set", "value": "label"})
+    unmatched = (
+        merged[merged["raw_mean"].isna()].groupby("label_set").size().astype(int).to_dict()
+        if "raw_mean" in merged
+        else {}
+    )
+    unmatched = {str(k): int(v) for k, v in unmatched.items()}
+    for name in merged["label_set"].unique():
+        unmatched.setdefault(str(name), 0)
+    matched = merged[merged["raw_mean"].notna()].copy() if "raw_mean" in merged else merged[:0]
+    groups: list[AuditGroup] = []
+    out_frames: list[pd.DataFrame] = []
+    for (set_name, files, dim), g in matched.groupby(
+        ["label_set", "files", "dimension"], sort=True
+    ):
+        g = g.copy()
+        lab = g["label"].to_numpy(dtype=np.float64)
+        rawm = g["raw_mean"].to_numpy(dtype=np.float64)
+        group = AuditGroup(
+            label_set=str(set_name),
+            source=str(files),
+            dimension=str(dim),
+            n_labels=len(g),
+            n_ambiguous=int((g["n_rows"] > 1).sum()),
+            label_scale=observed_scale(lab),
+            raw_scale=observed_scale(rawm),
+        )
+        file_pairs = pairs[(pairs["dimension"] == dim) & (pairs["files"] == files)]
+        if scale is not None:
+            if scale.side == "raw":
+                rawm = scale.apply(rawm)
+                file_pairs = file_pairs.assign(raw_mean=scale.apply(file_pairs["raw_mean"]))
+            else:
+                lab = scale.apply(lab)
+            g["label"], g["raw_mean"] = lab, rawm
+        if observed_scale(lab) != observed_scale(rawm) and scale is None:
+            group.status = "scale mismatch"
+            notes.append(
+                f"{set_name} vs {files} ({dim}): labels look {group.label_scale}, raw ratings "
+                f"look {group.raw_scale}; not compared (say which side to map with --scale, "
+                "e.g. --scale raw=1-5)"
+            )
+            groups.append(group)
+            continue
+        diff = lab - rawm
+        equal = np.abs(diff) <= tolerance + 1e-9
+        group.n_equal = int(equal.sum())
+        group.mean_abs_diff = float(np.mean(np.abs(diff)))
+        if len(g) > 1 and np.std(lab) > 0 and np.std(rawm) > 0:
+            group.pearson = float(np.corrcoef(lab, rawm)[0, 1])
+        other, mapping, share, identity, mapped = _signature(g, file_pairs, tolerance)
+        group.n_other_pair, group.mapping = int(other.sum()), mapping
+        group.mapping_share, group.identity_share = share, identity
+        g["diff"], g["equal"], g["mapped_mean"] = diff, equal, mapped
+        g["other_pair"] = other
+        g["source_file"] = files
+        groups.append(group)
+        out_frames.append(g)
+    if out_frames:
+        table = pd.concat(out_frames, ignore_index=True)
+        table = table.reindex(columns=LABEL_COLUMNS)
+    else:
+        table = pd.DataFrame(columns=LABEL_COLUMNS)
+    return AuditResult(
+        tolerance=tolerance,
+        normalisation=NORMALISATION,
+        groups=groups,
+        unmatched=unmatched,
+        labels=table,
+        scale=scale,
+        notes=notes,
+    )
+
+
+def audit_study(
+    session: object,
+    *,
+    tolerance: float = DEFAULT_TOLERANCE,
+    scale: ScaleMap | None = None,
+    label_sets: Sequence[str] | None = None,
+) -> AuditResult:
+    """The audit of a study's regular items (a `Session` or `Connection`)."""
+    from db.frames import items_frame, ratings_frame
+
+    items = items_frame(session, kinds=("regular",))  # type: ignore[arg-type]
+    ratings = ratings_frame(session, kinds=("regular",))  # type: ignore[arg-type]
+    return audit_frames(items, ratings, tolerance=tolerance, scale=scale, label_sets=label_sets)
