@@ -220,7 +220,9 @@ def _candidate_maps(pairs: pd.DataFrame) -> list[tuple[str, np.ndarray]]:
                 continue
             target = np.empty(n, dtype=int)
             target[a] = b
-            maps.append((f"the k-th pair in {a_name} got the mean of the k-th pair {b_name}", target))
+            maps.append(
+                (f"the k-th pair in {a_name} got the mean of the k-th pair {b_name}", target)
+            )
         for shift in SHIFTS:
             for sign in (1, -1):
                 target = np.full(n, -1, dtype=int)
@@ -273,10 +275,14 @@ def audit_frames(
     `label_sets` limits the aggregate sources audited (default: all)."""
     if tolerance < 0:
         raise UserError("--tolerance must be 0 or more")
-    text = items.set_index("item_id")[["dataset", "source", "output"]]
+    text = items.set_index("item_id")[["dataset", "source", "output"]].copy()
+    # Normalised once per item, not per rating: a pair's key is a property of its text.
+    text["key"] = [
+        normalise(s) + "\t" + normalise(o)
+        for s, o in zip(text["source"], text["output"], strict=True)
+    ]
     rows = ratings.join(text, on="item_id")
-    rows = rows[rows["source"].notna()].copy()
-    rows["key"] = [normalise(s) + "\t" + normalise(o) for s, o in zip(rows["source"], rows["output"])]
+    rows = rows[rows["source"].notna()]
     is_label = rows["annotator_kind"] == "aggregate"
     labels = rows[is_label].drop(columns=["n_raters"], errors="ignore")
     raw = rows[~is_label]

@@ -108,7 +108,9 @@ class FixResult:
             text += f", {self.n_copied:,} published labels copied where no raw ratings exist"
         text += ")"
         if self.items_without:
-            text += f"; {self.items_without:,} labelled items have no raw ratings and no label in it"
+            text += (
+                f"; {self.items_without:,} labelled items have no raw ratings and no label in it"
+            )
         return text + f"; use it with --labels {self.name}"
 
 

@@ -114,9 +114,9 @@ def _pct(n: int, total: int) -> str:
 
 def audit_text(result: AuditResult, *, worst: int = 5) -> str:
     """The audit as a plain-text table with its notes and diagnoses."""
-    from app.analysis.export import to_text
-
     import pandas as pd
+
+    from app.analysis.export import to_text
 
     lines = [
         f"aggregate labels against raw ratings (tolerance {result.tolerance:g} on 0–100)",
