@@ -161,6 +161,8 @@ LABEL_COLUMNS = [
     "n_raters",
     "n_ratings",
     "n_rows",
+    "several_files",
+    "resolved_by_equality",
     "diff",
     "equal",
     "other_pair",
@@ -168,28 +170,60 @@ LABEL_COLUMNS = [
 ]
 
 
-def _pairs(raw: pd.DataFrame) -> pd.DataFrame:
-    """One row per (dimension, normalised key) of the raw ratings: the rule's mean, pooled."""
-    codes, keys = pd.factorize(pd.MultiIndex.from_arrays([raw["dimension"], raw["key"]]))
+def _pairs(raw: pd.DataFrame, by: list[str]) -> pd.DataFrame:
+    """One row per `by` group of the raw ratings (dimension and key, and maybe the file):
+    the one rule's mean over every rating of the group, pooled across its rows."""
+    codes, keys = pd.factorize(pd.MultiIndex.from_arrays([raw[c] for c in by]))
     scored = item_scores(raw.assign(item_id=codes).drop(columns=["dimension"]))
     scored = scored.set_index("item_id").sort_index()
     grouped = raw.assign(code=codes).groupby("code")
-    out = pd.DataFrame(
-        {
-            "dimension": keys.get_level_values(0),
-            "key": keys.get_level_values(1),
-            "raw_mean": scored["score"].to_numpy(),
-            "n_raters": scored["n_raters"].to_numpy(),
-            "n_ratings": scored["n_ratings"].to_numpy(),
-            "n_rows": grouped["item_id"].nunique().to_numpy(),
-            "files": grouped["dataset"].agg(lambda s: " + ".join(sorted(set(s)))).to_numpy(),
-            "first": grouped["rating_id"].min().to_numpy(),
-            "last": grouped["rating_id"].max().to_numpy(),
-            "source": grouped["source"].first().to_numpy(),
-            "output": grouped["output"].first().to_numpy(),
-        }
-    )
+    out = pd.DataFrame({c: keys.get_level_values(k) for k, c in enumerate(by)})
+    out["raw_mean"] = scored["score"].to_numpy()
+    out["n_raters"] = scored["n_raters"].to_numpy()
+    out["n_ratings"] = scored["n_ratings"].to_numpy()
+    out["n_rows"] = grouped["item_id"].nunique().to_numpy()
+    out["files"] = grouped["dataset"].agg(lambda s: " + ".join(sorted(set(s)))).to_numpy()
+    # Where the pair first and last appears among the file's ratings (file order).
+    out["first"] = grouped["rating_id"].min().to_numpy()
+    out["last"] = grouped["rating_id"].max().to_numpy()
+    out["source"] = grouped["source"].first().to_numpy()
+    out["output"] = grouped["output"].first().to_numpy()
     return out
+
+
+def _match(
+    labels: pd.DataFrame, per_file: pd.DataFrame, pooled: pd.DataFrame, tol: float
+) -> pd.DataFrame:
+    """Each label with the raw pair it is checked against (see "Ambiguous pairs" above).
+
+    A text found in one file: that file's pair. A text found in several files: the file
+    whose mean equals the label when exactly one does (the label says where it came from);
+    otherwise the pooled mean of every file, in a group named after all of them."""
+    cols = ["dimension", "key", "raw_mean", "n_raters", "n_ratings", "n_rows", "files"]
+    cand = labels[["rating_id", "dimension", "key", "value"]].merge(
+        per_file[cols], on=["dimension", "key"]
+    )
+    n_cand = cand.groupby("rating_id").size()
+    cand["hit"] = (cand["value"] - cand["raw_mean"]).abs() <= tol + 1e-9
+    hits = cand.groupby("rating_id")["hit"].sum()
+    single = n_cand.index[n_cand == 1]
+    resolved = hits.index[(n_cand > 1) & (hits == 1)]
+    chosen = pd.concat(
+        [
+            cand[cand["rating_id"].isin(single)],
+            cand[cand["rating_id"].isin(resolved) & cand["hit"]],
+        ]
+    ).drop(columns=["hit", "value", "dimension", "key"])
+    chosen["resolved_by_equality"] = chosen["rating_id"].isin(resolved)
+    chosen["several_files"] = chosen["rating_id"].isin(resolved)
+    rest = n_cand.index[(n_cand > 1) & (hits != 1)]
+    pooled_rows = labels[labels["rating_id"].isin(rest)][["rating_id", "dimension", "key"]]
+    pooled_rows = pooled_rows.merge(pooled[cols], on=["dimension", "key"]).drop(
+        columns=["dimension", "key"]
+    )
+    pooled_rows["resolved_by_equality"] = False
+    pooled_rows["several_files"] = True
+    return labels.merge(pd.concat([chosen, pooled_rows]), on="rating_id", how="left")
 
 
 def _orders(pairs: pd.DataFrame) -> dict[str, np.ndarray]:
@@ -228,6 +262,8 @@ def _candidate_maps(pairs: pd.DataFrame) -> list[tuple[str, np.ndarray]]:
                 target = np.full(n, -1, dtype=int)
                 k = sign * shift
                 lo, hi = max(0, -k), min(n, n - k)
+                if hi <= lo:  # a file shorter than the shift
+                    continue
                 target[a[lo:hi]] = a[lo + k : hi + k]
                 maps.append((f"labels shifted by {k:+d} rows in {a_name}", target))
     return maps
@@ -297,20 +333,26 @@ def audit_frames(
     notes: list[str] = []
     if raw.empty:
         notes.append("the study holds no per-rater ratings: nothing to compare the labels with")
-    pairs = _pairs(raw) if not raw.empty else pd.DataFrame(columns=["dimension", "key"])
-    merged = labels.merge(
-        pairs.drop(columns=["source", "output"]), on=["dimension", "key"], how="left"
-    )
+    if scale is not None:  # one side mapped onto 0–100 before anything is compared
+        if scale.side == "raw":
+            raw = raw.assign(value=scale.apply(raw["value"].to_numpy(dtype=np.float64)))
+        else:
+            labels = labels.assign(value=scale.apply(labels["value"].to_numpy(dtype=np.float64)))
+    per_file = pd.DataFrame()
+    if raw.empty:
+        merged = labels.assign(raw_mean=np.nan, files=None)
+    else:
+        per_file = _pairs(raw, ["dimension", "dataset", "key"])
+        pooled = _pairs(raw, ["dimension", "key"])
+        merged = _match(labels, per_file, pooled, tolerance)
     merged = merged.rename(columns={"annotator": "label_set", "value": "label"})
-    unmatched = (
-        merged[merged["raw_mean"].isna()].groupby("label_set").size().astype(int).to_dict()
-        if "raw_mean" in merged
-        else {}
-    )
-    unmatched = {str(k): int(v) for k, v in unmatched.items()}
+    unmatched = {
+        str(k): int(v)
+        for k, v in merged[merged["raw_mean"].isna()].groupby("label_set").size().items()
+    }
     for name in merged["label_set"].unique():
         unmatched.setdefault(str(name), 0)
-    matched = merged[merged["raw_mean"].notna()].copy() if "raw_mean" in merged else merged[:0]
+    matched = merged[merged["raw_mean"].notna()].copy()
     groups: list[AuditGroup] = []
     out_frames: list[pd.DataFrame] = []
     for (set_name, files, dim), g in matched.groupby(
@@ -324,18 +366,12 @@ def audit_frames(
             source=str(files),
             dimension=str(dim),
             n_labels=len(g),
-            n_ambiguous=int((g["n_rows"] > 1).sum()),
+            n_ambiguous=int(((g["n_rows"] > 1) | g["several_files"].astype(bool)).sum()),
             label_scale=observed_scale(lab),
             raw_scale=observed_scale(rawm),
         )
-        file_pairs = pairs[(pairs["dimension"] == dim) & (pairs["files"] == files)]
-        if scale is not None:
-            if scale.side == "raw":
-                rawm = scale.apply(rawm)
-                file_pairs = file_pairs.assign(raw_mean=scale.apply(file_pairs["raw_mean"]))
-            else:
-                lab = scale.apply(lab)
-            g["label"], g["raw_mean"] = lab, rawm
+        # The file's own pairs: a scramble happens within one file, with that file's means.
+        file_pairs = per_file[(per_file["dimension"] == dim) & (per_file["dataset"] == files)]
         if observed_scale(lab) != observed_scale(rawm) and scale is None:
             group.status = "scale mismatch"
             notes.append(
@@ -351,7 +387,11 @@ def audit_frames(
         group.mean_abs_diff = float(np.mean(np.abs(diff)))
         if len(g) > 1 and np.std(lab) > 0 and np.std(rawm) > 0:
             group.pearson = float(np.corrcoef(lab, rawm)[0, 1])
-        other, mapping, share, identity, mapped = _signature(g, file_pairs, tolerance)
+        if file_pairs.empty:  # labels resolved to several files at once: no one file order
+            other = np.zeros(len(g), dtype=bool)
+            mapping, share, identity, mapped = None, None, None, np.full(len(g), np.nan)
+        else:
+            other, mapping, share, identity, mapped = _signature(g, file_pairs, tolerance)
         group.n_other_pair, group.mapping = int(other.sum()), mapping
         group.mapping_share, group.identity_share = share, identity
         g["diff"], g["equal"], g["mapped_mean"] = diff, equal, mapped

@@ -78,15 +78,20 @@ class StudyData:
 
 
 def load_study_data(
-    study_or_session: Study | Session, dimension: str = "meaning", labels: str | None = None
+    study_or_session: Study | Session,
+    dimension: str = "meaning",
+    labels: str | None = None,
+    dataset: str | None = None,
 ) -> StudyData:
     """`labels`: the aggregate label set to read (default: the study's choice; see
-    `app.analysis.label_sets`)."""
+    `app.analysis.label_sets`); `dataset`: only that dataset's items (default: all)."""
     from app.analysis.label_sets import resolve_label_sets, select_labels
 
     with study_session(study_or_session) as session:
         dim = dimension_info(session, dimension)
-        items = items_frame(session, kinds=("regular",))
+        items = items_frame(session, kinds=("regular",), dataset=dataset)
+        if dataset is not None and items.empty:
+            raise UserError(f"no regular items in a dataset {dataset!r} in this study")
         ratings = ratings_frame(session, dimension=dimension, kinds=("regular",))
         label_sets = resolve_label_sets(session, labels)
         ratings = select_labels(ratings, label_sets)

@@ -45,8 +45,9 @@ class StudyAnalysis:
         study_or_session: Study | Session,
         dimension: str = "meaning",
         labels: str | None = None,
+        dataset: str | None = None,
     ) -> StudyAnalysis:
-        return cls(load_study_data(study_or_session, dimension, labels))
+        return cls(load_study_data(study_or_session, dimension, labels, dataset))
 
     @property
     def dimension(self) -> str:

@@ -152,6 +152,12 @@ def audit_text(result: AuditResult, *, worst: int = 5) -> str:
         if g.status != "compared":
             continue
         head = f"{g.label_set} vs {g.source} ({g.dimension}): "
+        if g.identity_share is None:
+            lines.append(
+                head + "pairs found in several files and equal to none of their means; "
+                "compared with the pooled mean (no single file order to test)"
+            )
+            continue
         if g.mapping is None:
             lines.append(head + "no mapping explains the labels better than their own pairs")
             continue

@@ -29,6 +29,9 @@ def register(subparsers: Any) -> None:
     add_dimension_argument(parser)
     add_labels_argument(parser)
     parser.add_argument(
+        "--dataset", default=None, help="only the items of this dataset (default: every item)"
+    )
+    parser.add_argument(
         "--z",
         action="store_true",
         help="correlate with per-annotator z-scores, not raw means (anonymous ratings have "
@@ -58,7 +61,9 @@ def run(args: argparse.Namespace) -> int:
     if args.boot < 0:
         raise UserError("--boot must be 0 or more")
     with open_existing_study(args.study) as study:
-        analysis = StudyAnalysis.from_study(study, args.dimension, args.labels)
+        analysis = StudyAnalysis.from_study(
+            study, args.dimension, args.labels, dataset=args.dataset
+        )
     if not analysis.metric_names:
         raise UserError(f"{args.study}: no metric scores yet; run metrics on the study first")
     if not analysis.data.ratings.arrays()[0].size:
@@ -75,6 +80,8 @@ def run(args: argparse.Namespace) -> int:
     if args.z:
         table.extra["n_without_z"] = without_z
     table.extra["label_sets"] = analysis.data.label_sets
+    if args.dataset:
+        table.extra["dataset"] = args.dataset
     if args.csv:
         to_csv(table, args.csv)
     if args.latex:

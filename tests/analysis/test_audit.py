@@ -246,3 +246,21 @@ def test_report_has_the_audit_section(csmd_study: Path, tmp_path: Path) -> None:
     assert "Published labels against raw ratings" in html
     assert "sorted by output text" in html
     assert "Label set used by this report: <b>aggregate:csmd</b>" in html
+
+
+def test_a_pair_in_two_files_is_resolved_by_the_label_or_pooled(new_study) -> None:
+    ids = add_items(new_study, [("s t", "s", None), ("u v", "u", None)])
+    add_ratings(new_study, "aggregate:pub", {ids[0]: 40.0, ids[1]: 77.0}, kind="aggregate")
+    a = add_items(new_study, [("s t", "s", "x"), ("u v", "u", "x")], dataset="a")
+    b = add_items(new_study, [("s t", "s", "y"), ("u v", "u", "y")], dataset="b")
+    add_ratings(new_study, "r1", {a[0]: 40.0, b[0]: 80.0, a[1]: 10.0, b[1]: 30.0})
+    with new_study.session() as s:
+        result = audit_study(s)
+    by_source = {g.source: g for g in result.groups}
+    # "s": the label equals file a's mean only, so it is checked against file a.
+    assert by_source["a"].n_labels == 1 and by_source["a"].n_equal == 1
+    # "u": the label equals neither; it is checked against the pooled mean (10 + 30) / 2.
+    pooled = by_source["a + b"]
+    assert pooled.n_labels == 1 and pooled.n_equal == 0 and pooled.n_ambiguous == 1
+    row = result.labels.set_index("output").loc["u"]
+    assert row["raw_mean"] == pytest.approx(20.0) and bool(row["several_files"])
