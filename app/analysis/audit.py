@@ -286,12 +286,12 @@ def _signature(
     other = ~own_equal & (near > 0)
     identity = float(own_equal.mean()) if own.size else None
     best: tuple[str | None, float, np.ndarray] = (None, -1.0, np.full(own.size, np.nan))
-    for name, target in _candidate_maps(file_pairs):
+    for candidate, target in _candidate_maps(file_pairs):
         t = target[own]
-        mapped = np.where(t >= 0, means[np.maximum(t, 0)], np.nan)
-        share = float(np.mean(np.abs(labels - mapped) <= tol + 1e-9))
-        if share > best[1]:
-            best = (name, share, mapped)
+        given = np.where(t >= 0, means[np.maximum(t, 0)], np.nan)
+        hit = float(np.mean(np.abs(labels - given) <= tol + 1e-9))
+        if hit > best[1]:
+            best = (candidate, hit, given)
     name, share, mapped = best
     if name is None or identity is None or share <= identity:
         return other, None, None, identity, np.full(own.size, np.nan)
