@@ -167,6 +167,7 @@ LABEL_COLUMNS = [
     "equal",
     "other_pair",
     "mapped_mean",
+    "raw_values",
 ]
 
 
@@ -186,6 +187,8 @@ def _pairs(raw: pd.DataFrame, by: list[str]) -> pd.DataFrame:
     # Where the pair first and last appears among the file's ratings (file order).
     out["first"] = grouped["rating_id"].min().to_numpy()
     out["last"] = grouped["rating_id"].max().to_numpy()
+    # The ratings themselves, for views that show them beside the label (a few per pair).
+    out["raw_values"] = grouped["value"].agg(list).to_numpy()
     out["source"] = grouped["source"].first().to_numpy()
     out["output"] = grouped["output"].first().to_numpy()
     return out
@@ -199,7 +202,16 @@ def _match(
     A text found in one file: that file's pair. A text found in several files: the file
     whose mean equals the label when exactly one does (the label says where it came from);
     otherwise the pooled mean of every file, in a group named after all of them."""
-    cols = ["dimension", "key", "raw_mean", "n_raters", "n_ratings", "n_rows", "files"]
+    cols = [
+        "dimension",
+        "key",
+        "raw_mean",
+        "n_raters",
+        "n_ratings",
+        "n_rows",
+        "files",
+        "raw_values",
+    ]
     cand = labels[["rating_id", "dimension", "key", "value"]].merge(
         per_file[cols], on=["dimension", "key"]
     )

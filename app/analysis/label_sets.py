@@ -114,31 +114,25 @@ class FixResult:
         return text + f"; use it with --labels {self.name}"
 
 
-def add_fixed_labels(
+@dataclass
+class FixPlan:
+    """What a fix would write: (item, dimension) → (value, n raters, "raw" | "published")."""
+
+    audited: list[str]
+    labels: dict[tuple[int, str], tuple[float, int | None, str]]
+    result: FixResult
+
+
+def plan_fix(
     session: Session, name: str, result: AuditResult, *, keep_unmatched: bool = False
-) -> FixResult:
-    """A new aggregate source `name` with one label per audited (item, dimension): the raw
-    mean of its pair (on the audit's 0–100 scale). Published labels are left as they are."""
+) -> FixPlan:
+    """The labels `add_fixed_labels` would write, without writing (the GUI's preview)."""
     if not name.strip():
         raise UserError("--fix needs a name for the new label set")
     if session.scalar(select(Annotator).where(Annotator.name == name)) is not None:
         raise UserError(f"{name!r} already exists in this study; choose another name")
     checked = result.labels
     audited = set(result.unmatched) | set(checked["label_set"].astype(str))
-    source = Annotator(
-        name=name,
-        kind="aggregate",
-        meta={
-            FIX_ORIGIN: {
-                "from": sorted(audited),
-                "tolerance": result.tolerance,
-                "normalisation": result.normalisation,
-            }
-        },
-    )
-    session.add(source)
-    session.flush()
-    dims = {d.name: d.id for d in session.scalars(select(Dimension))}
     written: dict[tuple[int, str], tuple[float, int | None, str]] = {}
     for r in checked.itertuples():
         n = int(r.n_raters) if pd.notna(r.n_raters) else None
@@ -153,7 +147,31 @@ def add_fixed_labels(
             written[(item_id, dim)] = (value, None, "published")
             copied += 1
     without = len({(i, d) for i, d, _ in labelled} - set(written))
-    for (item_id, dim), (value, n, how) in written.items():
+    summary = FixResult(name, len(written), n_raw, copied, without)
+    return FixPlan(sorted(audited), written, summary)
+
+
+def add_fixed_labels(
+    session: Session, name: str, result: AuditResult, *, keep_unmatched: bool = False
+) -> FixResult:
+    """A new aggregate source `name` with one label per audited (item, dimension): the raw
+    mean of its pair (on the audit's 0–100 scale). Published labels are left as they are."""
+    plan = plan_fix(session, name, result, keep_unmatched=keep_unmatched)
+    source = Annotator(
+        name=name,
+        kind="aggregate",
+        meta={
+            FIX_ORIGIN: {
+                "from": plan.audited,
+                "tolerance": result.tolerance,
+                "normalisation": result.normalisation,
+            }
+        },
+    )
+    session.add(source)
+    session.flush()
+    dims = {d.name: d.id for d in session.scalars(select(Dimension))}
+    for (item_id, dim), (value, n, how) in plan.labels.items():
         session.add(
             Rating(
                 item_id=item_id,
@@ -164,7 +182,7 @@ def add_fixed_labels(
                 n_raters=n,
             )
         )
-    return FixResult(name, len(written), n_raw, copied, without)
+    return plan.result
 
 
 def _labelled_items(session: Session, sets: list[str]) -> list[tuple[int, str, float]]:
