@@ -264,3 +264,17 @@ def test_a_pair_in_two_files_is_resolved_by_the_label_or_pooled(new_study) -> No
     assert pooled.n_labels == 1 and pooled.n_equal == 0 and pooled.n_ambiguous == 1
     row = result.labels.set_index("output").loc["u"]
     assert row["raw_mean"] == pytest.approx(20.0) and bool(row["several_files"])
+
+
+def test_training_targets_follow_the_label_set(new_study) -> None:
+    from app.training.data import load_targets
+
+    ids = add_items(new_study, [("a b c", "a b", None), ("d e f", "d e", None)])
+    add_ratings(new_study, "aggregate:pub", {ids[0]: 10.0, ids[1]: 90.0}, kind="aggregate")
+    add_ratings(new_study, "fixed", {ids[0]: 40.0, ids[1]: 60.0}, kind="aggregate")
+    with new_study.session() as s:
+        both = load_targets(s).frame.set_index("item_id")["target"]
+        fixed = load_targets(s, labels="fixed").frame.set_index("item_id")["target"]
+    # Two imported sets with no choice made: the published labels of both (the old rule).
+    assert both.loc[ids].tolist() == [25.0, 75.0]
+    assert fixed.loc[ids].tolist() == [40.0, 60.0]
