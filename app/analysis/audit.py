@@ -35,28 +35,18 @@ shifted by a few rows). The mapping that explains most labels is reported with i
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
 import pandas as pd
 
+from app.analysis.audit_signature import signature
 from app.analysis.human import item_scores
+from app.analysis.pair_text import NORMALISATION, normalise
 from app.errors import UserError
 
 DEFAULT_TOLERANCE = 0.01
-NORMALISATION = (
-    "Unicode NFC; every run of whitespace made one space; leading and trailing spaces "
-    "removed; case and punctuation kept"
-)
-_SPACE = re.compile(r"\s+")
-SHIFTS = (1, 2, 3)
-
-
-def normalise(text: object) -> str:
-    """The text a pair is matched on (see the module docstring)."""
-    return _SPACE.sub(" ", unicodedata.normalize("NFC", str(text))).strip()
 
 
 @dataclass(frozen=True)
@@ -238,78 +228,6 @@ def _match(
     return labels.merge(pd.concat([chosen, pooled_rows]), on="rating_id", how="left")
 
 
-def _orders(pairs: pd.DataFrame) -> dict[str, np.ndarray]:
-    """Candidate orders of one file's pairs (positions into `pairs`)."""
-    src = [normalise(s) for s in pairs["source"]]
-    out_ = [normalise(o) for o in pairs["output"]]
-    n = len(pairs)
-    return {
-        "file order (first appearance)": np.argsort(pairs["first"].to_numpy(), kind="stable"),
-        "file order (last appearance)": np.argsort(pairs["last"].to_numpy(), kind="stable"),
-        "sorted by output text": np.array(sorted(range(n), key=lambda i: out_[i]), dtype=int),
-        "sorted by source text": np.array(sorted(range(n), key=lambda i: src[i]), dtype=int),
-        "sorted by source, then output": np.array(
-            sorted(range(n), key=lambda i: (src[i], out_[i])), dtype=int
-        ),
-    }
-
-
-def _candidate_maps(pairs: pd.DataFrame) -> list[tuple[str, np.ndarray]]:
-    """(description, target) where target[p] is the pair whose mean pair p would receive."""
-    orders = _orders(pairs)
-    n = len(pairs)
-    maps: list[tuple[str, np.ndarray]] = []
-    for a_name in ("file order (first appearance)", "file order (last appearance)"):
-        a = orders[a_name]
-        for b_name, b in orders.items():
-            if b_name.startswith("file order"):
-                continue
-            target = np.empty(n, dtype=int)
-            target[a] = b
-            maps.append(
-                (f"the k-th pair in {a_name} got the mean of the k-th pair {b_name}", target)
-            )
-        for shift in SHIFTS:
-            for sign in (1, -1):
-                target = np.full(n, -1, dtype=int)
-                k = sign * shift
-                lo, hi = max(0, -k), min(n, n - k)
-                if hi <= lo:  # a file shorter than the shift
-                    continue
-                target[a[lo:hi]] = a[lo + k : hi + k]
-                maps.append((f"labels shifted by {k:+d} rows in {a_name}", target))
-    return maps
-
-
-def _signature(
-    group: pd.DataFrame, file_pairs: pd.DataFrame, tol: float
-) -> tuple[np.ndarray, str | None, float | None, float | None, np.ndarray]:
-    """Per label: off its own mean but on another pair's; the best mapping, its share, the
-    identity's share, and per label the mean the mapping gives it."""
-    means = file_pairs["raw_mean"].to_numpy(dtype=np.float64)
-    pos = {k: i for i, k in enumerate(file_pairs["key"])}
-    own = np.array([pos[k] for k in group["key"]], dtype=int)
-    labels = group["label"].to_numpy(dtype=np.float64)
-    sorted_means = np.sort(means)
-    lo = np.searchsorted(sorted_means, labels - tol - 1e-9, side="left")
-    hi = np.searchsorted(sorted_means, labels + tol + 1e-9, side="right")
-    near = hi - lo  # pairs of this file whose mean equals the label
-    own_equal = np.abs(labels - means[own]) <= tol + 1e-9
-    other = ~own_equal & (near > 0)
-    identity = float(own_equal.mean()) if own.size else None
-    best: tuple[str | None, float, np.ndarray] = (None, -1.0, np.full(own.size, np.nan))
-    for candidate, target in _candidate_maps(file_pairs):
-        t = target[own]
-        given = np.where(t >= 0, means[np.maximum(t, 0)], np.nan)
-        hit = float(np.mean(np.abs(labels - given) <= tol + 1e-9))
-        if hit > best[1]:
-            best = (candidate, hit, given)
-    name, share, mapped = best
-    if name is None or identity is None or share <= identity:
-        return other, None, None, identity, np.full(own.size, np.nan)
-    return other, name, share, identity, mapped
-
-
 def audit_frames(
     items: pd.DataFrame,
     ratings: pd.DataFrame,
@@ -403,7 +321,7 @@ def audit_frames(
             other = np.zeros(len(g), dtype=bool)
             mapping, share, identity, mapped = None, None, None, np.full(len(g), np.nan)
         else:
-            other, mapping, share, identity, mapped = _signature(g, file_pairs, tolerance)
+            other, mapping, share, identity, mapped = signature(g, file_pairs, tolerance)
         group.n_other_pair, group.mapping = int(other.sum()), mapping
         group.mapping_share, group.identity_share = share, identity
         g["diff"], g["equal"], g["mapped_mean"] = diff, equal, mapped

@@ -47,8 +47,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from app.analysis.audit import normalise
 from app.analysis.human import item_scores
+from app.analysis.pair_text import normalise
 from app.errors import UserError
 
 SEED = 42
