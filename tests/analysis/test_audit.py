@@ -278,3 +278,19 @@ def test_training_targets_follow_the_label_set(new_study) -> None:
     # Two imported sets with no choice made: the published labels of both (the old rule).
     assert both.loc[ids].tolist() == [25.0, 75.0]
     assert fixed.loc[ids].tolist() == [40.0, 60.0]
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        ([], "no aggregate labels"),
+        (["--scale", "raw=5"], "--scale"),
+        (["--keep-unmatched"], "go with --fix"),
+        (["--tolerance", "-1"], "--tolerance"),
+    ],
+)
+def test_bad_input_exits_2_with_a_reason(new_study, extra: list[str], message: str) -> None:
+    add_items(new_study, [("a b", "a", None)])
+    proc = _cli("audit", new_study.path, *extra)
+    assert proc.returncode == 2
+    assert message in proc.stderr
