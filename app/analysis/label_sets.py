@@ -17,12 +17,15 @@ the study's own raters win over any label.
 
 from __future__ import annotations
 
+import json
+import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
-from sqlalchemy import select
+from sqlalchemy import Connection, select, text
 from sqlalchemy.orm import Session
 
 from app.analysis.audit import AuditResult
@@ -40,18 +43,46 @@ class LabelSet:
     from_audit: bool
 
 
-def label_sets(session: Session) -> list[LabelSet]:
+# Any reader of the study file: an ORM session, a SQLAlchemy connection, or the browser's
+# plain sqlite3 connection. Plain SQL keeps the rule the same for all of them.
+Reader = Session | Connection | sqlite3.Connection
+
+
+def _rows(conn: Reader, sql: str, params: tuple[object, ...] = ()) -> list[tuple[Any, ...]]:
+    if isinstance(conn, sqlite3.Connection):
+        return [tuple(r) for r in conn.execute(sql, params).fetchall()]
+    named = sql.replace("?", ":p0") if params else sql
+    bound = {"p0": params[0]} if params else {}
+    return [tuple(r) for r in conn.execute(text(named), bound).all()]
+
+
+def _json(value: Any) -> Any:
+    if isinstance(value, str):
+        try:
+            return json.loads(value)
+        except ValueError:
+            return value
+    return value
+
+
+def label_sets(conn: Reader) -> list[LabelSet]:
     """Every aggregate source with its number of current labels."""
+    rows = _rows(
+        conn,
+        "SELECT a.name, a.meta, (SELECT COUNT(*) FROM rating r WHERE r.annotator_id = a.id "
+        "AND r.state = 'current') FROM annotator a WHERE a.kind = 'aggregate' ORDER BY a.name",
+    )
     out = []
-    for a in session.scalars(select(Annotator).where(Annotator.kind == "aggregate")):
-        n = session.query(Rating).filter_by(annotator_id=a.id, state="current").count()
-        out.append(LabelSet(a.name, n, FIX_ORIGIN in (a.meta or {})))
-    return sorted(out, key=lambda s: s.name)
+    for name, meta, n in rows:
+        meta = _json(meta)
+        out.append(LabelSet(str(name), int(n), isinstance(meta, dict) and FIX_ORIGIN in meta))
+    return out
 
 
-def chosen_label_set(session: Session) -> str | None:
-    row = session.get(StudySetting, SETTING_KEY)
-    return str(row.value) if row is not None and row.value else None
+def chosen_label_set(conn: Reader) -> str | None:
+    rows = _rows(conn, "SELECT value FROM study_setting WHERE key = ?", (SETTING_KEY,))
+    value = _json(rows[0][0]) if rows else None
+    return str(value) if value else None
 
 
 def choose_label_set(session: Session, name: str | None) -> None:
@@ -65,16 +96,16 @@ def choose_label_set(session: Session, name: str | None) -> None:
         row.value = name
 
 
-def resolve_label_sets(session: Session, requested: str | None = None) -> list[str]:
+def resolve_label_sets(conn: Reader, requested: str | None = None) -> list[str]:
     """The aggregate sources an analysis reads (see the module docstring)."""
-    sets = label_sets(session)
+    sets = label_sets(conn)
     names = {s.name for s in sets}
     if requested is not None:
         if requested not in names:
             known = ", ".join(sorted(names)) or "none"
             raise UserError(f"no aggregate label set {requested!r}; label sets: {known}")
         return [requested]
-    chosen = chosen_label_set(session)
+    chosen = chosen_label_set(conn)
     if chosen is not None and chosen in names:
         return [chosen]
     return [s.name for s in sets if not s.from_audit]

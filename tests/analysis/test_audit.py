@@ -294,3 +294,30 @@ def test_bad_input_exits_2_with_a_reason(new_study, extra: list[str], message: s
     proc = _cli("audit", new_study.path, *extra)
     assert proc.returncode == 2
     assert message in proc.stderr
+
+
+def test_export_and_correlate_read_the_same_label_set(new_study, tmp_path: Path) -> None:
+    """After a fix, an export's human score is still exactly what `correlate` uses."""
+    from app.analysis.label_sets import add_fixed_labels, choose_label_set
+    from app.datasets.exporters import export_study
+
+    ids = add_items(new_study, [("a b c", "a b", None), ("d e f", "d e", None)])
+    add_ratings(new_study, "aggregate:pub", {ids[0]: 10.0, ids[1]: 90.0}, kind="aggregate")
+    raw = add_items(new_study, [("a b c", "a b", "s"), ("d e f", "d e", "s")], dataset="raw")
+    add_ratings(new_study, "r1", {raw[0]: 80.0, raw[1]: 20.0})
+    with new_study.session() as s:
+        add_fixed_labels(s, "fixed", audit_study(s))
+    out = tmp_path / "items.csv"
+    export_study(new_study, out)
+    human = pd.read_csv(out).set_index("item_id")["meaning_human"]
+    assert human.loc[ids].tolist() == [10.0, 90.0]  # the published labels, never averaged
+    with new_study.session() as s:
+        choose_label_set(s, "fixed")
+    export_study(new_study, out)
+    human = pd.read_csv(out).set_index("item_id")["meaning_human"]
+    assert human.loc[ids].tolist() == [80.0, 20.0]
+    scores = StudyAnalysis.from_study(new_study).data.ratings.scores()
+    assert sorted(scores.raw[np.isin(StudyAnalysis.from_study(new_study).data.item_ids, ids)]) == [
+        20.0,
+        80.0,
+    ]
