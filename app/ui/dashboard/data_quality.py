@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.jobs.audit import AuditView, audit_job, choose_job, fix_job, preview_fix_job
-from app.ui.dashboard.tables import FrameTable
+from app.ui.dashboard.tables import Fmt, FrameTable
 
 if TYPE_CHECKING:
     from app.analysis.label_sets import FixResult
@@ -119,6 +119,7 @@ class DataQualityPanel(QWidget):
         self.in_use = QLabel()
         self.in_use.setTextFormat(Qt.TextFormat.RichText)
         self.sets = QComboBox()
+        self.sets.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.sets.setToolTip("The label set the dashboard and the commands use by default")
         self.use_button = QPushButton("Use for analyses")
         self.use_button.clicked.connect(self._use)
@@ -275,7 +276,8 @@ class DataQualityPanel(QWidget):
             f"(tolerance {result.tolerance:g} on 0–100; texts matched after normalisation: "
             f"{result.normalisation})."
         )
-        self.table.set_frame(audit_frame(view), index_label="label set")
+        counts = {c: Fmt("int") for c in ("labels", "other pair")}
+        self.table.set_frame(audit_frame(view), counts, index_label="label set")
         self.table.show()
         lines = []
         for g in result.groups:
