@@ -217,6 +217,9 @@ class DashboardPage(QWidget):
             self.status.setText("Reading the study…" if c.busy else "")
             return
         parts = [f"{table.n_items:,} rated items", f"{len(table.results)} metric runs"]
+        sets = c.analysis.data.label_sets
+        if sets:  # which published or fixed labels stand in for unrated items
+            parts.append("labels: " + ", ".join(sets))
         if c.boot is None or c.intervals_stale:
             parts.append("intervals updating…")
         else:
