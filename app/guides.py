@@ -15,6 +15,7 @@ GUIDE_ORDER = (
     "install.md",
     "data.md",
     "ratings.md",
+    "audit.md",
     "input-rules.md",
     "rating.md",
     "app.md",

@@ -140,6 +140,8 @@ class CorrelationTable:
             "unit": self.unit,
             "spearman_ci_method": self.spearman_ci_method,
             "metrics": {name: r.to_dict() for name, r in self.results.items()},
+            # What the table was computed from (label sets read, items from labels, ...).
+            **{k: v for k, v in self.extra.items() if k not in ("metrics", "n")},
         }
 
     def sorted_by(self, statistic: str = "pearson", descending: bool = True) -> list[str]:

@@ -71,17 +71,31 @@ class StudyData:
     dimension: DimensionInfo
     systems: np.ndarray  # integer code per item, -1 = none
     groups: np.ndarray  # integer code per source group
+    label_sets: list[str] | None = None  # the aggregate sources read (None: not resolved)
 
     @property
     def n_items(self) -> int:
         return int(self.item_ids.size)
 
 
-def load_study_data(study_or_session: Study | Session, dimension: str = "meaning") -> StudyData:
+def load_study_data(
+    study_or_session: Study | Session,
+    dimension: str = "meaning",
+    labels: str | None = None,
+    dataset: str | None = None,
+) -> StudyData:
+    """`labels`: the aggregate label set to read (default: the study's choice; see
+    `app.analysis.label_sets`); `dataset`: only that dataset's items (default: all)."""
+    from app.analysis.label_sets import resolve_label_sets, select_labels
+
     with study_session(study_or_session) as session:
         dim = dimension_info(session, dimension)
-        items = items_frame(session, kinds=("regular",))
+        items = items_frame(session, kinds=("regular",), dataset=dataset)
+        if dataset is not None and items.empty:
+            raise UserError(f"no regular items in a dataset {dataset!r} in this study")
         ratings = ratings_frame(session, dimension=dimension, kinds=("regular",))
+        label_sets = resolve_label_sets(session, labels)
+        ratings = select_labels(ratings, label_sets)
         matrix = score_matrix(session)
     item_ids = items["item_id"].to_numpy(dtype=np.int64)
     if matrix.empty:
@@ -101,4 +115,5 @@ def load_study_data(study_or_session: Study | Session, dimension: str = "meaning
         dimension=dim,
         systems=systems if systems is not None else np.full(item_ids.size, -1),
         groups=groups if groups is not None else np.zeros(item_ids.size, dtype=np.intp),
+        label_sets=label_sets,
     )

@@ -41,9 +41,13 @@ class StudyAnalysis:
 
     @classmethod
     def from_study(
-        cls, study_or_session: Study | Session, dimension: str = "meaning"
+        cls,
+        study_or_session: Study | Session,
+        dimension: str = "meaning",
+        labels: str | None = None,
+        dataset: str | None = None,
     ) -> StudyAnalysis:
-        return cls(load_study_data(study_or_session, dimension))
+        return cls(load_study_data(study_or_session, dimension, labels, dataset))
 
     @property
     def dimension(self) -> str:
@@ -175,9 +179,10 @@ def correlation_table(
     groups: str = "items",
     confidence: float = 0.95,
     kendall: bool = True,
+    labels: str | None = None,
 ) -> CorrelationTable:
     """Every metric run of the study against one human dimension, with bootstrap intervals."""
-    analysis = StudyAnalysis.from_study(study_or_session, dimension)
+    analysis = StudyAnalysis.from_study(study_or_session, dimension, labels)
     return analysis.correlations(
         z=z, n_boot=n_boot, seed=seed, groups=groups, confidence=confidence, kendall=kendall
     )

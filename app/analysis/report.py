@@ -21,6 +21,8 @@ from sqlalchemy.orm import Session
 
 from app import __version__
 from app.analysis.agreement import AgreementResult, ratings_agreement
+from app.analysis.audit import AuditResult
+from app.analysis.audit_report import audit_section
 from app.analysis.correlation import CorrelationTable
 from app.analysis.live import StudyAnalysis
 from app.analysis.qc import QCResult, study_qc
@@ -53,6 +55,8 @@ class ReportData:
     agreement: AgreementResult | None = None
     qc: QCResult | None = None
     williams: pd.DataFrame | None = None
+    audit: AuditResult | None = None
+    label_sets: list[str] | None = None  # the aggregate label sets the figures read
     notes: list[str] = field(default_factory=list)
 
 
@@ -211,6 +215,7 @@ def render_html(data: ReportData) -> str:
         "<h2>Study</h2>",
         html_table(summary, digits=0),
         _correlation_section(data),
+        audit_section(data.audit, data.label_sets),
         _sanity_section(data),
         _agreement_section(data),
         _qc_section(data),
@@ -264,10 +269,11 @@ def build_report(
     sanity_n: int | None = 200,
     unrelated: str = "wordsoup",
     cancel: CancelToken | None = None,
+    labels: str | None = None,
 ) -> ReportData:
     with study.session() as session:
         summary = study_summary(session)
-    analysis = StudyAnalysis.from_study(study, dimension)
+    analysis = StudyAnalysis.from_study(study, dimension, labels)
     table = analysis.correlations(z=z, n_boot=n_boot, seed=seed, groups=groups)
     data = ReportData(title=f"MeaningBench report: {Path(study.path).name}", summary=summary)
     data.correlations = table
@@ -278,6 +284,8 @@ def build_report(
         data.scatter_x = best["metric"].to_numpy()
         data.scatter_y = best["human"].to_numpy()
         data.williams = analysis.williams(z=z)
+    data.label_sets = analysis.data.label_sets
+    data.audit = _audit(study)
     data.agreement = ratings_agreement(analysis.data.ratings, seed=seed)
     data.qc = study_qc(study, dimension)
     if sanity:
@@ -285,6 +293,19 @@ def build_report(
             study, sanity_metrics, unrelated=unrelated, n=sanity_n, seed=seed, cancel=cancel
         )
     return data
+
+
+def _audit(study: Study) -> AuditResult | None:
+    """The label audit when the study has both labels and raw ratings of the same pairs."""
+    from app.analysis.audit import audit_study
+    from app.errors import UserError
+
+    with study.session() as session:
+        try:
+            result = audit_study(session)
+        except UserError:  # no aggregate labels: nothing to audit
+            return None
+    return result if result.groups else None
 
 
 def write_report(data: ReportData, path: str | Path) -> Path:

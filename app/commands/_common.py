@@ -24,6 +24,17 @@ def add_dimension_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dimension", default="meaning", help="human dimension (default: meaning)")
 
 
+def add_labels_argument(parser: argparse.ArgumentParser) -> None:
+    """Which aggregate label set stands in for unrated items (see `app.analysis.label_sets`)."""
+    parser.add_argument(
+        "--labels",
+        default=None,
+        metavar="SET",
+        help="the aggregate label set to use (default: the study's chosen set, else the "
+        "published labels); `meaningbench audit --fix` makes corrected sets",
+    )
+
+
 def add_json_flag(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
 

@@ -10,6 +10,7 @@ from typing import Any
 from app.commands._common import (
     add_dimension_argument,
     add_json_flag,
+    add_labels_argument,
     add_study_argument,
     open_existing_study,
     print_json,
@@ -26,6 +27,10 @@ def register(subparsers: Any) -> None:
     )
     add_study_argument(parser)
     add_dimension_argument(parser)
+    add_labels_argument(parser)
+    parser.add_argument(
+        "--dataset", default=None, help="only the items of this dataset (default: every item)"
+    )
     parser.add_argument(
         "--z",
         action="store_true",
@@ -56,7 +61,9 @@ def run(args: argparse.Namespace) -> int:
     if args.boot < 0:
         raise UserError("--boot must be 0 or more")
     with open_existing_study(args.study, reading=True) as study:
-        analysis = StudyAnalysis.from_study(study, args.dimension)
+        analysis = StudyAnalysis.from_study(
+            study, args.dimension, args.labels, dataset=args.dataset
+        )
     if not analysis.metric_names:
         raise UserError(f"{args.study}: no metric scores yet; run metrics on the study first")
     if not analysis.data.ratings.arrays()[0].size:
@@ -72,6 +79,9 @@ def run(args: argparse.Namespace) -> int:
     table = analysis.correlations(z=args.z, n_boot=args.boot, seed=args.seed, groups=args.groups)
     if args.z:
         table.extra["n_without_z"] = without_z
+    table.extra["label_sets"] = analysis.data.label_sets
+    if args.dataset:
+        table.extra["dataset"] = args.dataset
     if args.csv:
         to_csv(table, args.csv)
     if args.latex:
@@ -82,7 +92,8 @@ def run(args: argparse.Namespace) -> int:
     scale = "z-scores" if args.z else "raw means"
     print(
         f"{args.dimension} ({scale}), {table.n_items} rated items; "
-        f"{args.boot} resamples of {table.unit}"
+        f"{args.boot} resamples of {table.unit}; labels: "
+        f"{', '.join(analysis.data.label_sets or []) or 'none'}"
     )
     if args.z and without_z:
         print(

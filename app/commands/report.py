@@ -8,6 +8,7 @@ from typing import Any
 
 from app.commands._common import (
     add_dimension_argument,
+    add_labels_argument,
     add_study_argument,
     open_existing_study,
     parse_metric_names,
@@ -25,6 +26,7 @@ def register(subparsers: Any) -> None:
     add_study_argument(parser)
     parser.add_argument("out", type=Path, help="the HTML file to write")
     add_dimension_argument(parser)
+    add_labels_argument(parser)
     parser.add_argument("--z", action="store_true", help="correlate with per-annotator z-scores")
     parser.add_argument("--boot", type=int, default=1000, help="bootstrap resamples (0: none)")
     parser.add_argument("--groups", choices=("items", "sources"), default="items")
@@ -69,6 +71,7 @@ def run(args: argparse.Namespace) -> int:
                 sanity_n=args.sanity_n,
                 unrelated=args.unrelated,
                 cancel=ctx.cancel,
+                labels=args.labels,
             )
 
         data = run_with_progress_bar(job, description="report", quiet=True)

@@ -22,6 +22,7 @@ from app.training.request import (
 _LEARNING_OPTIONS = {
     "base": "base_model",
     "dimension": "dimension",
+    "labels": "labels",
     "z": "z_scores",
     "epochs": "epochs",
     "lr": "learning_rate",
@@ -56,6 +57,12 @@ def register(subparsers: Any) -> None:
         "--base", help="base encoder: a local folder or hub id (default: embedded MiniLM)"
     )
     p.add_argument("--dimension", help="rating dimension to learn (default: meaning)")
+    p.add_argument(
+        "--labels",
+        metavar="SET",
+        help="aggregate label set to learn where nobody rated (default: the study's chosen "
+        "set, else the published labels)",
+    )
     p.add_argument(
         "--z",
         action="store_const",

@@ -35,6 +35,7 @@ import numpy as np
 from sqlalchemy import Connection, text
 
 from app.analysis.human import item_scores
+from app.analysis.label_sets import resolve_label_sets, select_labels
 from app.analysis.score_columns import score_matrix
 from app.datasets.atomic_file import replace_atomically
 from app.datasets.cells import SAFE_CELLS_MARKER, CellMode, neutralise
@@ -214,9 +215,12 @@ def _export_items(conn: Connection, out: _Sink, fmt: str, report: ExportReport) 
     columns += metric_names
     report.columns = columns
     writer = _Writer(out, fmt, columns)
+    # The label set every analysis reads by default: an export and `correlate` agree.
+    keep = resolve_label_sets(conn)
     for batch in _item_batches(conn):
         ids = [r[0] for r in batch]
-        scores = item_scores(ratings_frame(conn, item_range=(ids[0], ids[-1])))
+        rows = select_labels(ratings_frame(conn, item_range=(ids[0], ids[-1])), keep)
+        scores = item_scores(rows)
         stats: dict[tuple[int, str], tuple[Any, ...]] = {
             (int(i), str(d)): (h, m, int(n), lab)
             for i, d, h, m, n, lab in zip(

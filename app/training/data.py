@@ -78,8 +78,14 @@ def rescale_like(z: np.ndarray, raw: np.ndarray) -> np.ndarray:
     return np.clip(mean_raw + (z - np.mean(z)) * (sd_raw / sd_z), 0.0, 100.0)
 
 
-def load_targets(session: Session, *, dimension: str = "meaning", z: bool = False) -> TargetTable:
-    """The rated regular items of the study with their 0–100 target; UserError when none."""
+def load_targets(
+    session: Session, *, dimension: str = "meaning", z: bool = False, labels: str | None = None
+) -> TargetTable:
+    """The rated regular items of the study with their 0–100 target; UserError when none.
+
+    `labels`: the aggregate label set read (see `app.analysis.label_sets`)."""
+    from app.analysis.label_sets import resolve_label_sets, select_labels
+
     dim = dimension_info(session, dimension)
     if dim.max_value <= dim.min_value:
         raise UserError(
@@ -87,6 +93,7 @@ def load_targets(session: Session, *, dimension: str = "meaning", z: bool = Fals
         )
     items = items_frame(session, kinds=("regular",))
     ratings = ratings_frame(session, dimension=dimension, kinds=("regular",))
+    ratings = select_labels(ratings, resolve_label_sets(session, labels))
     if ratings.empty or items.empty:
         raise UserError(
             f"the study has no current ratings on the dimension {dimension!r}: rate items in "

@@ -122,7 +122,9 @@ def _load_targets(request: TrainRequest, name: str | None) -> TargetTable:
     if not request.study.exists():
         raise StudyNotFoundError(f"{request.study}: no such study")
     with open_study(request.study) as study, study.session() as session:
-        targets = load_targets(session, dimension=request.dimension, z=request.z_scores)
+        targets = load_targets(
+            session, dimension=request.dimension, z=request.z_scores, labels=request.labels
+        )
         if name is not None:
             check_name_free(session, name=name, path=request.out_dir)
     return targets

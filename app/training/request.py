@@ -40,6 +40,8 @@ class TrainRequest:
     out_dir: Path
     base_model: str | None = None  # None = the embedded MiniLM; else a local dir or hub id
     dimension: str = "meaning"
+    # The aggregate label set that stands in for unrated items (None: the study's choice).
+    labels: str | None = None
     # Train on per-annotator z-scores (item mean z), re-expressed on the study's 0–100 scale.
     z_scores: bool = False
     epochs: int = DEFAULT_EPOCHS

@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from app.analysis.human import item_scores
+from app.analysis.label_sets import resolve_label_sets, select_labels
 
 SORT_KEYS = ("id", "dataset", "system", "kind", "source", "output", "ratings", "mean", "score")
 
@@ -165,7 +166,7 @@ def _rating_rows(
     conn: sqlite3.Connection, dimension_id: int, ids: Sequence[int] | None
 ) -> pd.DataFrame:
     sql = (
-        "SELECT r.item_id, r.annotator_id AS annotator, a.kind AS annotator_kind, r.value "
+        "SELECT r.item_id, a.name AS annotator, a.kind AS annotator_kind, r.value "
         "FROM rating r JOIN annotator a ON a.id = r.annotator_id "
         "WHERE r.state = 'current' AND r.dimension_id = ?"
     )
@@ -183,7 +184,8 @@ def human_scores(
     """Item id → human score on the dimension (items of `ids`, or all), by the one rule."""
     if dimension_id is None:
         return {}
-    scores = item_scores(_rating_rows(conn, dimension_id, ids))
+    rows = select_labels(_rating_rows(conn, dimension_id, ids), resolve_label_sets(conn))
+    scores = item_scores(rows)
     return {
         int(i): float(v)
         for i, v in zip(scores["item_id"], scores["score"], strict=True)

@@ -20,6 +20,7 @@ from sqlalchemy import text
 from sqlalchemy.orm import Session
 
 from app.analysis.human import item_scores, source_means
+from app.analysis.label_sets import resolve_label_sets, select_labels
 from app.analysis.score_columns import runs_frame
 
 
@@ -145,7 +146,7 @@ def load_comparison(
             else:
                 by_id[item_id].ratings[name] = float(value)
                 raters.add(name)
-        scores = item_scores(frame)
+        scores = item_scores(select_labels(frame, resolve_label_sets(session)))
         for item_id, score, n in zip(
             scores["item_id"], scores["score"], scores["n_raters"], strict=True
         ):

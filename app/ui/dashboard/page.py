@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 from app.analysis.export import to_csv, to_latex
 from app.ui.dashboard.controller import DashboardController
 from app.ui.dashboard.correlations_tab import CorrelationsTab, select_data
+from app.ui.dashboard.data_quality import DataQualityPanel
 from app.ui.dashboard.heatmap import CorrelationHeatmap, heat_frame_for
 from app.ui.dashboard.jobs import ReportRequest, report_job
 from app.ui.dashboard.panel import FORMATS, Panel
@@ -116,12 +117,14 @@ class DashboardPage(QWidget):
         )
         self.sanity = SanityPanel(self.controller)
         self.quality = QualityPanel()
+        self.data_quality = DataQualityPanel(context)
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
         self.tabs.addTab(self.correlations, "Correlations")
         self.tabs.addTab(self.heat_panel, "Metric × metric")
         self.tabs.addTab(self.sanity, "Sanity checks")
         self.tabs.addTab(self.quality, "Agreement and rater QC")
+        self.tabs.addTab(self.data_quality, "Data quality")
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(14, 10, 14, 10)
@@ -214,6 +217,9 @@ class DashboardPage(QWidget):
             self.status.setText("Reading the study…" if c.busy else "")
             return
         parts = [f"{table.n_items:,} rated items", f"{len(table.results)} metric runs"]
+        sets = c.analysis.data.label_sets
+        if sets:  # which published or fixed labels stand in for unrated items
+            parts.append("labels: " + ", ".join(sets))
         if c.boot is None or c.intervals_stale:
             parts.append("intervals updating…")
         else:

@@ -55,11 +55,14 @@ def apply_rating_changes(analysis: StudyAnalysis, session: Session, item_ids: It
     regular = ids[known[at] == ids]
     if regular.size == 0:
         return 0
+    # Labels of a label set the analysis does not read stay out, as they did at load.
+    sets = analysis.data.label_sets
     wanted = {
         rid: (item_id, name, kind, value)
         for rid, item_id, name, kind, value in current_ratings(
             session, regular.tolist(), analysis.dimension
         )
+        if kind != "aggregate" or sets is None or name in sets
     }
     existing = ratings.active_keys(regular)
     changed = 0

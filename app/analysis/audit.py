@@ -1,0 +1,360 @@
+"""Audit published labels (aggregate rating sources) against the raw ratings they summarise.
+
+A published dataset's label is meant to be the mean of the raw ratings of the same pair. When
+a study holds both — e.g. CSMD's labels and the SimpDA 2022 / QuestEval rating files they were
+averaged from — every label can be checked. Published labels do go wrong: CSMD assigned
+`groupby(...).mean()` (a Series in sorted key order) onto rows in file order, so most SimpDA
+and QuestEval pairs carry the mean of another pair.
+
+Matching. A label and the raw ratings belong to the same pair when their *normalised* source,
+output and dimension are equal. Normalisation (`normalise`): Unicode NFC, every run of
+whitespace (tabs, newlines, non-breaking spaces) made one space, leading and trailing space
+removed. Case and punctuation are kept: they can change meaning, and a label copied from a file
+keeps them anyway. The system is not part of the match: a published label names no system.
+
+Ambiguous pairs. The same normalised text can occur in several raw rows (two systems giving
+the same output, or the same pair in two source files). A label cannot say which row it came
+from, so the raw ratings of all those rows are pooled into one pair, and its mean follows the
+one rule of `app.analysis.human` (each rater averaged first, then raters). Labels whose text is
+found in more than one source file are reported in a group of their own ("a + b"). Every label
+row is checked on its own: two published labels of one pair are two checks.
+
+Scales. Labels and raw ratings are compared on 0–100. Each side's scale is read from its range
+(all values within 0–5: a 1–5 Likert scale; within 0–100: 0–100); when the two differ the group
+is not compared and says so, unless `scales` maps a side (`raw=1-5` or `labels=1-5`) linearly
+onto 0–100.
+
+Permutation signature. A label that misses its own pair's mean but equals (within tolerance)
+the raw mean of another pair of the same source file is counted. Candidate mappings are then
+tried: the k-th pair in file order (first or last appearance) receives the mean of the k-th
+pair in another order (sorted by output, by source, by source then output; or file order
+shifted by a few rows). The mapping that explains most labels is reported with its share —
+"labels in file order took means sorted by output text" is a diagnosis a user can act on.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from app.analysis.audit_signature import signature
+from app.analysis.human import item_scores
+from app.analysis.pair_text import NORMALISATION, normalise
+from app.errors import UserError
+
+DEFAULT_TOLERANCE = 0.01
+
+
+@dataclass(frozen=True)
+class ScaleMap:
+    """`side` ("raw" or "labels") is on lo–hi and is mapped linearly onto 0–100."""
+
+    side: str
+    lo: float
+    hi: float
+
+    def apply(self, values: np.ndarray) -> np.ndarray:
+        return (values - self.lo) / (self.hi - self.lo) * 100.0
+
+
+def parse_scale(spec: str) -> ScaleMap:
+    """`raw=1-5` or `labels=1-5` (a bare `1-5` means the raw ratings)."""
+    side, _, rng = spec.rpartition("=")
+    side = side.strip() or "raw"
+    match = re.fullmatch(r"\s*(-?[0-9.]+)\s*[-–:]\s*(-?[0-9.]+)\s*", rng)
+    if side not in ("raw", "labels") or match is None:
+        raise UserError(f"--scale {spec!r}: write raw=LO-HI or labels=LO-HI, e.g. raw=1-5")
+    lo, hi = float(match.group(1)), float(match.group(2))
+    if hi <= lo:
+        raise UserError(f"--scale {spec!r}: the top of the scale must be above its bottom")
+    return ScaleMap(side, lo, hi)
+
+
+def observed_scale(values: np.ndarray) -> str:
+    """The scale a set of values looks like, from its range."""
+    values = values[np.isfinite(values)]
+    if values.size == 0:
+        return "none"
+    lo, hi = float(values.min()), float(values.max())
+    if lo >= 0 and hi <= 5:
+        return "1–5"
+    if lo >= 0 and hi <= 100:
+        return "0–100"
+    return f"{lo:g}–{hi:g}"
+
+
+@dataclass
+class AuditGroup:
+    """One aggregate label set against the raw ratings of one source file (one dimension)."""
+
+    label_set: str
+    source: str  # the dataset holding the raw ratings; "a + b" when several
+    dimension: str
+    n_labels: int
+    n_equal: int = 0
+    mean_abs_diff: float | None = None
+    pearson: float | None = None
+    n_ambiguous: int = 0  # labels whose text occurs in several raw rows
+    n_other_pair: int = 0  # labels off their own mean but equal to another pair's mean
+    mapping: str | None = None
+    mapping_share: float | None = None
+    identity_share: float | None = None
+    label_scale: str = ""
+    raw_scale: str = ""
+    status: str = "compared"  # or "scale mismatch"
+
+    @property
+    def share_equal(self) -> float | None:
+        return self.n_equal / self.n_labels if self.n_labels else None
+
+
+@dataclass
+class AuditResult:
+    tolerance: float
+    normalisation: str
+    groups: list[AuditGroup]
+    unmatched: dict[str, int]  # label set → labels with no raw ratings of the same pair
+    labels: pd.DataFrame  # one row per checked label (see `LABEL_COLUMNS`)
+    scale: ScaleMap | None = None
+    notes: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, object]:
+        groups = []
+        for g in self.groups:
+            d = asdict(g)
+            d["share_equal"] = g.share_equal
+            groups.append(d)
+        return {
+            "tolerance": self.tolerance,
+            "normalisation": self.normalisation,
+            "scale": asdict(self.scale) if self.scale else None,
+            "groups": groups,
+            "unmatched": self.unmatched,
+            "notes": self.notes,
+        }
+
+
+LABEL_COLUMNS = [
+    "rating_id",
+    "item_id",
+    "label_set",
+    "dimension",
+    "source_file",
+    "source",
+    "output",
+    "label",
+    "raw_mean",
+    "n_raters",
+    "n_ratings",
+    "n_rows",
+    "several_files",
+    "resolved_by_equality",
+    "diff",
+    "equal",
+    "other_pair",
+    "mapped_mean",
+    "raw_values",
+]
+
+
+def _pairs(raw: pd.DataFrame, by: list[str]) -> pd.DataFrame:
+    """One row per `by` group of the raw ratings (dimension and key, and maybe the file):
+    the one rule's mean over every rating of the group, pooled across its rows."""
+    codes, keys = pd.factorize(pd.MultiIndex.from_arrays([raw[c] for c in by]))
+    scored = item_scores(raw.assign(item_id=codes).drop(columns=["dimension"]))
+    scored = scored.set_index("item_id").sort_index()
+    grouped = raw.assign(code=codes).groupby("code")
+    out = pd.DataFrame({c: keys.get_level_values(k) for k, c in enumerate(by)})
+    out["raw_mean"] = scored["score"].to_numpy()
+    out["n_raters"] = scored["n_raters"].to_numpy()
+    out["n_ratings"] = scored["n_ratings"].to_numpy()
+    out["n_rows"] = grouped["item_id"].nunique().to_numpy()
+    out["files"] = grouped["dataset"].agg(lambda s: " + ".join(sorted(set(s)))).to_numpy()
+    # Where the pair first and last appears among the file's ratings (file order).
+    out["first"] = grouped["rating_id"].min().to_numpy()
+    out["last"] = grouped["rating_id"].max().to_numpy()
+    # The ratings themselves, for views that show them beside the label (a few per pair).
+    out["raw_values"] = grouped["value"].agg(list).to_numpy()
+    out["source"] = grouped["source"].first().to_numpy()
+    out["output"] = grouped["output"].first().to_numpy()
+    return out
+
+
+def _match(
+    labels: pd.DataFrame, per_file: pd.DataFrame, pooled: pd.DataFrame, tol: float
+) -> pd.DataFrame:
+    """Each label with the raw pair it is checked against (see "Ambiguous pairs" above).
+
+    A text found in one file: that file's pair. A text found in several files: the file
+    whose mean equals the label when exactly one does (the label says where it came from);
+    otherwise the pooled mean of every file, in a group named after all of them."""
+    cols = [
+        "dimension",
+        "key",
+        "raw_mean",
+        "n_raters",
+        "n_ratings",
+        "n_rows",
+        "files",
+        "raw_values",
+    ]
+    cand = labels[["rating_id", "dimension", "key", "value"]].merge(
+        per_file[cols], on=["dimension", "key"]
+    )
+    n_cand = cand.groupby("rating_id").size()
+    cand["hit"] = (cand["value"] - cand["raw_mean"]).abs() <= tol + 1e-9
+    hits = cand.groupby("rating_id")["hit"].sum()
+    single = n_cand.index[n_cand == 1]
+    resolved = hits.index[(n_cand > 1) & (hits == 1)]
+    chosen = pd.concat(
+        [
+            cand[cand["rating_id"].isin(single)],
+            cand[cand["rating_id"].isin(resolved) & cand["hit"]],
+        ]
+    ).drop(columns=["hit", "value", "dimension", "key"])
+    chosen["resolved_by_equality"] = chosen["rating_id"].isin(resolved)
+    chosen["several_files"] = chosen["rating_id"].isin(resolved)
+    rest = n_cand.index[(n_cand > 1) & (hits != 1)]
+    pooled_rows = labels[labels["rating_id"].isin(rest)][["rating_id", "dimension", "key"]]
+    pooled_rows = pooled_rows.merge(pooled[cols], on=["dimension", "key"]).drop(
+        columns=["dimension", "key"]
+    )
+    pooled_rows["resolved_by_equality"] = False
+    pooled_rows["several_files"] = True
+    return labels.merge(pd.concat([chosen, pooled_rows]), on="rating_id", how="left")
+
+
+def audit_frames(
+    items: pd.DataFrame,
+    ratings: pd.DataFrame,
+    *,
+    tolerance: float = DEFAULT_TOLERANCE,
+    scale: ScaleMap | None = None,
+    label_sets: Sequence[str] | None = None,
+) -> AuditResult:
+    """The audit on `db.frames` rows: `items` (items_frame) and `ratings` (ratings_frame).
+
+    `label_sets` limits the aggregate sources audited (default: all)."""
+    if tolerance < 0:
+        raise UserError("--tolerance must be 0 or more")
+    text = items.set_index("item_id")[["dataset", "source", "output"]].copy()
+    # Normalised once per item, not per rating: a pair's key is a property of its text.
+    text["key"] = [
+        normalise(s) + "\t" + normalise(o)
+        for s, o in zip(text["source"], text["output"], strict=True)
+    ]
+    rows = ratings.join(text, on="item_id")
+    rows = rows[rows["source"].notna()]
+    is_label = rows["annotator_kind"] == "aggregate"
+    labels = rows[is_label].drop(columns=["n_raters"], errors="ignore")
+    raw = rows[~is_label]
+    if label_sets is not None:
+        unknown = sorted(set(label_sets) - set(labels["annotator"]))
+        if unknown:
+            known = ", ".join(sorted(set(labels["annotator"]))) or "none"
+            raise UserError(f"no aggregate label set {unknown[0]!r}; label sets: {known}")
+        labels = labels[labels["annotator"].isin(label_sets)]
+    if labels.empty:
+        raise UserError("the study has no aggregate labels (published labels) to audit")
+    notes: list[str] = []
+    if raw.empty:
+        notes.append("the study holds no per-rater ratings: nothing to compare the labels with")
+    if scale is not None:  # one side mapped onto 0–100 before anything is compared
+        if scale.side == "raw":
+            raw = raw.assign(value=scale.apply(raw["value"].to_numpy(dtype=np.float64)))
+        else:
+            labels = labels.assign(value=scale.apply(labels["value"].to_numpy(dtype=np.float64)))
+    per_file = pd.DataFrame()
+    if raw.empty:
+        merged = labels.assign(raw_mean=np.nan, files=None)
+    else:
+        per_file = _pairs(raw, ["dimension", "dataset", "key"])
+        pooled = _pairs(raw, ["dimension", "key"])
+        merged = _match(labels, per_file, pooled, tolerance)
+    merged = merged.rename(columns={"annotator": "label_set", "value": "label"})
+    unmatched = {
+        str(k): int(v)
+        for k, v in merged[merged["raw_mean"].isna()].groupby("label_set").size().items()
+    }
+    for name in merged["label_set"].unique():
+        unmatched.setdefault(str(name), 0)
+    matched = merged[merged["raw_mean"].notna()].copy()
+    groups: list[AuditGroup] = []
+    out_frames: list[pd.DataFrame] = []
+    for (set_name, files, dim), g in matched.groupby(
+        ["label_set", "files", "dimension"], sort=True
+    ):
+        g = g.copy()
+        lab = g["label"].to_numpy(dtype=np.float64)
+        rawm = g["raw_mean"].to_numpy(dtype=np.float64)
+        group = AuditGroup(
+            label_set=str(set_name),
+            source=str(files),
+            dimension=str(dim),
+            n_labels=len(g),
+            n_ambiguous=int(((g["n_rows"] > 1) | g["several_files"].astype(bool)).sum()),
+            label_scale=observed_scale(lab),
+            raw_scale=observed_scale(rawm),
+        )
+        # The file's own pairs: a scramble happens within one file, with that file's means.
+        file_pairs = per_file[(per_file["dimension"] == dim) & (per_file["dataset"] == files)]
+        if observed_scale(lab) != observed_scale(rawm) and scale is None:
+            group.status = "scale mismatch"
+            notes.append(
+                f"{set_name} vs {files} ({dim}): labels look {group.label_scale}, raw ratings "
+                f"look {group.raw_scale}; not compared (say which side to map with --scale, "
+                "e.g. --scale raw=1-5)"
+            )
+            groups.append(group)
+            continue
+        diff = lab - rawm
+        equal = np.abs(diff) <= tolerance + 1e-9
+        group.n_equal = int(equal.sum())
+        group.mean_abs_diff = float(np.mean(np.abs(diff)))
+        if len(g) > 1 and np.std(lab) > 0 and np.std(rawm) > 0:
+            group.pearson = float(np.corrcoef(lab, rawm)[0, 1])
+        if file_pairs.empty:  # labels resolved to several files at once: no one file order
+            other = np.zeros(len(g), dtype=bool)
+            mapping, share, identity, mapped = None, None, None, np.full(len(g), np.nan)
+        else:
+            other, mapping, share, identity, mapped = signature(g, file_pairs, tolerance)
+        group.n_other_pair, group.mapping = int(other.sum()), mapping
+        group.mapping_share, group.identity_share = share, identity
+        g["diff"], g["equal"], g["mapped_mean"] = diff, equal, mapped
+        g["other_pair"] = other
+        g["source_file"] = files
+        groups.append(group)
+        out_frames.append(g)
+    if out_frames:
+        table = pd.concat(out_frames, ignore_index=True)
+        table = table.reindex(columns=LABEL_COLUMNS)
+    else:
+        table = pd.DataFrame(columns=LABEL_COLUMNS)
+    return AuditResult(
+        tolerance=tolerance,
+        normalisation=NORMALISATION,
+        groups=groups,
+        unmatched=unmatched,
+        labels=table,
+        scale=scale,
+        notes=notes,
+    )
+
+
+def audit_study(
+    session: object,
+    *,
+    tolerance: float = DEFAULT_TOLERANCE,
+    scale: ScaleMap | None = None,
+    label_sets: Sequence[str] | None = None,
+) -> AuditResult:
+    """The audit of a study's regular items (a `Session` or `Connection`)."""
+    from db.frames import items_frame, ratings_frame
+
+    items = items_frame(session, kinds=("regular",))  # type: ignore[arg-type]
+    ratings = ratings_frame(session, kinds=("regular",))  # type: ignore[arg-type]
+    return audit_frames(items, ratings, tolerance=tolerance, scale=scale, label_sets=label_sets)

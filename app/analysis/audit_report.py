@@ -1,0 +1,88 @@
+"""The audit as an HTML section of the report (`app.analysis.report`)."""
+
+from __future__ import annotations
+
+from html import escape
+
+import numpy as np
+import pandas as pd
+
+from app.analysis.audit import AuditResult
+
+
+def _share(n: int, total: int) -> str:
+    return f"{n:,} ({100.0 * n / total:.1f} %)" if total else "–"
+
+
+def audit_section(result: AuditResult | None, label_sets: list[str] | None = None) -> str:
+    """Published labels against raw ratings: the table, the diagnoses, the worst mismatches."""
+    if result is None:
+        return ""
+    parts = [
+        "<h2>Published labels against raw ratings</h2>",
+        "<p class='note'>Every aggregate label compared with the mean of the raw ratings of the "
+        f"same pair (matched on normalised source + output + dimension: "
+        f"{escape(result.normalisation)}). Equal: within {result.tolerance:g} on 0–100. "
+        "Other pair: the label misses its own pair's mean but equals another pair's.</p>",
+    ]
+    if label_sets is not None:
+        used = ", ".join(label_sets) or "none"
+        parts.append(f"<p class='note'>Label set used by this report: <b>{escape(used)}</b>.</p>")
+    rows = []
+    for g in result.groups:
+        rows.append(
+            {
+                "source file": g.source,
+                "dimension": g.dimension,
+                "labels": g.n_labels,
+                "equal": _share(g.n_equal, g.n_labels) if g.status == "compared" else "–",
+                "MAD": g.mean_abs_diff,
+                "Pearson": g.pearson,
+                "ambiguous": g.n_ambiguous,
+                "other pair": g.n_other_pair,
+                "status": g.status,
+            }
+        )
+    if rows:
+        from app.analysis.report import html_table
+
+        frame = pd.DataFrame(rows, index=[g.label_set for g in result.groups])
+        frame.index.name = "label set"
+        parts.append(html_table(frame, digits=3))
+    unmatched = [f"{escape(k)}: {v:,}" for k, v in sorted(result.unmatched.items()) if v]
+    if unmatched:
+        parts.append(
+            "<p class='note'>Labels without raw ratings of the same pair in the study: "
+            + "; ".join(unmatched)
+            + ".</p>"
+        )
+    diagnoses = [
+        f"<li>{escape(g.label_set)} vs {escape(g.source)}: most likely {escape(g.mapping)} — "
+        f"explains {100 * (g.mapping_share or 0):.1f} % of the labels (their own pair's mean: "
+        f"{100 * (g.identity_share or 0):.1f} %)</li>"
+        for g in result.groups
+        if g.mapping
+    ]
+    if diagnoses:
+        parts.append(f"<ul>{''.join(diagnoses)}</ul>")
+    parts += [f"<p class='note'>{escape(n)}</p>" for n in result.notes]
+    table = result.labels
+    if not table.empty:
+        absdiff = pd.to_numeric(table["diff"], errors="coerce").abs()
+        top = table.assign(absdiff=absdiff).dropna(subset=["absdiff"])
+        top = top.sort_values("absdiff", ascending=False).head(10)
+        if len(top) and float(np.nanmax(top["absdiff"])) > result.tolerance:
+            from app.analysis.report import html_table
+
+            worst = pd.DataFrame(
+                {
+                    "source file": top["source_file"].to_numpy(),
+                    "label": top["label"].to_numpy(dtype=float),
+                    "raw mean": top["raw_mean"].to_numpy(dtype=float),
+                    "n ratings": top["n_ratings"].to_numpy(dtype=float).astype(int),
+                },
+                index=[str(o)[:80] for o in top["output"]],
+            )
+            worst.index.name = "output (worst mismatches)"
+            parts.append(html_table(worst, digits=2))
+    return "".join(parts)

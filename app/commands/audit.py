@@ -1,0 +1,187 @@
+"""`meaningbench audit STUDY`: published labels against the raw ratings of the same pairs."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from app.commands._common import add_json_flag, add_study_argument, open_existing_study, print_json
+
+if TYPE_CHECKING:
+    from app.analysis.audit import AuditResult
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "audit",
+        help="check aggregate (published) labels against the raw ratings of the same pairs",
+        description="Compare every aggregate label with the mean of the raw per-rater ratings "
+        "of the same pair (matched on normalised source + output + dimension), per label set "
+        "and source file: matched and unmatched labels, labels equal within a tolerance, mean "
+        "absolute difference, Pearson, and the permutation signature (labels that equal the "
+        "mean of another pair, and the mapping that explains most of them). --fix NAME adds a "
+        "new label set with the raw means; the published labels stay.",
+    )
+    add_study_argument(parser)
+    parser.add_argument(
+        "--tolerance",
+        type=float,
+        default=0.01,
+        help="a label equals the raw mean when they differ by at most this (0–100; default 0.01)",
+    )
+    parser.add_argument(
+        "--scale",
+        default=None,
+        metavar="SIDE=LO-HI",
+        help="map one side linearly onto 0–100 before comparing, e.g. raw=1-5 or labels=1-5 "
+        "(without it, sides on different scales are not compared)",
+    )
+    parser.add_argument(
+        "--labels",
+        action="append",
+        default=None,
+        metavar="SET",
+        help="audit only this aggregate label set (repeatable; default: all)",
+    )
+    parser.add_argument(
+        "--fix",
+        default=None,
+        metavar="NAME",
+        help="add an aggregate label set NAME holding the raw mean of every audited label's "
+        "pair (nothing is deleted or overwritten)",
+    )
+    parser.add_argument(
+        "--keep-unmatched",
+        action="store_true",
+        help="with --fix: copy the published label of pairs that have no raw ratings",
+    )
+    parser.add_argument(
+        "--choose",
+        action="store_true",
+        help="with --fix: make NAME the study's chosen label set (what commands use by default)",
+    )
+    parser.add_argument(
+        "--csv", type=Path, default=None, help="also write one row per checked label as CSV"
+    )
+    parser.add_argument(
+        "--worst", type=int, default=5, help="list this many worst mismatches (default 5)"
+    )
+    add_json_flag(parser)
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from app.analysis.audit import audit_study, parse_scale
+    from app.analysis.label_sets import add_fixed_labels, choose_label_set
+    from app.errors import UserError
+
+    if args.tolerance < 0:
+        raise UserError("--tolerance must be 0 or more")
+    if (args.keep_unmatched or args.choose) and not args.fix:
+        raise UserError("--keep-unmatched and --choose go with --fix NAME")
+    scale = parse_scale(args.scale) if args.scale else None
+    with open_existing_study(args.study) as study:
+        with study.session() as session:
+            result = audit_study(
+                session, tolerance=args.tolerance, scale=scale, label_sets=args.labels
+            )
+        fixed = None
+        if args.fix:
+            with study.session() as session:
+                fixed = add_fixed_labels(
+                    session, args.fix, result, keep_unmatched=args.keep_unmatched
+                )
+                if args.choose:
+                    choose_label_set(session, args.fix)
+    if args.csv:
+        result.labels.to_csv(args.csv, index=False)
+    if args.json:
+        out = result.to_json()
+        if fixed is not None:
+            out["fix"] = fixed.to_json()
+        print_json(out)
+        return 0
+    print(audit_text(result, worst=args.worst))
+    if fixed is not None:
+        print(fixed.describe())
+    return 0
+
+
+def _pct(n: int, total: int) -> str:
+    return f"{n:,} ({100.0 * n / total:.1f} %)" if total else "0"
+
+
+def audit_text(result: AuditResult, *, worst: int = 5) -> str:
+    """The audit as a plain-text table with its notes and diagnoses."""
+    import pandas as pd
+
+    from app.analysis.export import to_text
+
+    lines = [
+        f"aggregate labels against raw ratings (tolerance {result.tolerance:g} on 0–100)",
+        f"pairs matched on normalised source + output + dimension ({result.normalisation})",
+    ]
+    if result.scale is not None:
+        s = result.scale
+        lines.append(f"scale: {s.side} mapped from {s.lo:g}–{s.hi:g} onto 0–100")
+    rows = []
+    for g in result.groups:
+        rows.append(
+            {
+                "label set": g.label_set,
+                "source file": g.source,
+                "dimension": g.dimension,
+                "labels": f"{g.n_labels:,}",
+                "equal": _pct(g.n_equal, g.n_labels) if g.status == "compared" else "—",
+                "MAD": f"{g.mean_abs_diff:.2f}" if g.mean_abs_diff is not None else "—",
+                "Pearson": f"{g.pearson:.3f}" if g.pearson is not None else "—",
+                "ambiguous": f"{g.n_ambiguous:,}",
+                "other pair": f"{g.n_other_pair:,}",
+                "status": g.status,
+            }
+        )
+    if rows:
+        lines += ["", to_text(pd.DataFrame(rows).set_index("label set"))]
+    else:
+        lines += ["", "no label matched a pair with raw ratings"]
+    lines.append("")
+    for name, n in sorted(result.unmatched.items()):
+        lines.append(f"{name}: {n:,} labels have no raw ratings of the same pair in the study")
+    for g in result.groups:
+        if g.status != "compared":
+            continue
+        head = f"{g.label_set} vs {g.source} ({g.dimension}): "
+        if g.identity_share is None:
+            lines.append(
+                head + "pairs found in several files and equal to none of their means; "
+                "compared with the pooled mean (no single file order to test)"
+            )
+            continue
+        if g.mapping is None:
+            lines.append(head + "no mapping explains the labels better than their own pairs")
+            continue
+        lines.append(
+            head + f"{g.n_other_pair:,} labels equal the raw mean of a different pair; most "
+            f"likely mapping: {g.mapping} — explains {100 * (g.mapping_share or 0):.1f} % of "
+            f"the labels (their own pair's mean: {100 * (g.identity_share or 0):.1f} %)"
+        )
+    lines += result.notes
+    table = result.labels
+    if worst > 0 and not table.empty:
+        diff = pd.to_numeric(table["diff"], errors="coerce").abs()
+        top = table.assign(absdiff=diff).dropna(subset=["absdiff"])
+        top = top.sort_values("absdiff", ascending=False).head(worst)
+        if not top.empty:
+            lines += ["", f"worst {len(top)} mismatches (label vs raw mean, n ratings):"]
+            for r in top.itertuples():
+                lines.append(
+                    f"  {r.label:7.2f} vs {r.raw_mean:7.2f} (n={int(r.n_ratings)}) "
+                    f"[{r.source_file}] {_short(r.output)}"
+                )
+    return "\n".join(lines)
+
+
+def _short(text: object, width: int = 70) -> str:
+    s = " ".join(str(text).split())
+    return s if len(s) <= width else s[: width - 1] + "…"

@@ -1,0 +1,79 @@
+"""The label audit and its fix as background jobs (the Data quality panel runs them)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from app.analysis.audit import DEFAULT_TOLERANCE, AuditResult, audit_study
+from app.analysis.label_sets import (
+    FixResult,
+    LabelSet,
+    add_fixed_labels,
+    choose_label_set,
+    label_sets,
+    plan_fix,
+    resolve_label_sets,
+)
+from app.errors import UserError
+from app.jobs.base import Job, JobContext
+from db.study import open_study
+
+
+@dataclass
+class AuditView:
+    """What the panel shows: the audit (None when there is nothing to audit, with why)."""
+
+    result: AuditResult | None
+    why_not: str
+    sets: list[LabelSet]
+    in_use: list[str]  # the label sets analyses read by default
+
+
+def audit_job(path: Path, tolerance: float = DEFAULT_TOLERANCE) -> Job:
+    def run(ctx: JobContext) -> AuditView:
+        ctx.progress(0, None, "Auditing the labels", force=True)
+        with open_study(path) as study, study.session() as session:
+            sets = label_sets(session)
+            in_use = resolve_label_sets(session)
+            try:
+                result: AuditResult | None = audit_study(session, tolerance=tolerance)
+                why = ""
+            except UserError as exc:
+                result, why = None, str(exc)
+        return AuditView(result, why, sets, in_use)
+
+    return run
+
+
+def preview_fix_job(path: Path, name: str, keep_unmatched: bool) -> Job:
+    """What `fix_job` would write, without writing."""
+
+    def run(ctx: JobContext) -> FixResult:
+        with open_study(path) as study, study.session() as session:
+            result = audit_study(session)
+            return plan_fix(session, name, result, keep_unmatched=keep_unmatched).result
+
+    return run
+
+
+def fix_job(path: Path, name: str, keep_unmatched: bool, choose: bool) -> Job:
+    def run(ctx: JobContext) -> FixResult:
+        with open_study(path) as study, study.session() as session:
+            result = audit_study(session)
+            fixed = add_fixed_labels(session, name, result, keep_unmatched=keep_unmatched)
+            if choose:
+                choose_label_set(session, name)
+        return fixed
+
+    return run
+
+
+def choose_job(path: Path, name: str | None) -> Job:
+    """Make `name` the label set analyses read by default (None: the published labels)."""
+
+    def run(ctx: JobContext) -> None:
+        with open_study(path) as study, study.session() as session:
+            choose_label_set(session, name)
+
+    return run

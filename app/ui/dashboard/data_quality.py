@@ -1,0 +1,303 @@
+"""The Data quality tab: published labels against raw ratings, and the fix.
+
+A thin skin over `app.jobs.audit`: the audit runs in the background, the table and the worst
+mismatches show its result, and the Fix action previews what it would write before it
+writes a new label set (the published labels stay). The label set the dashboard uses is
+shown and can be changed here; the dashboard reloads when it changes.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QColor, QPainter, QPen, QPolygonF
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QMessageBox,
+    QPushButton,
+    QScrollArea,
+    QSizePolicy,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.jobs.audit import AuditView, audit_job, choose_job, fix_job, preview_fix_job
+from app.ui.dashboard.tables import Fmt, FrameTable
+
+if TYPE_CHECKING:
+    from app.analysis.label_sets import FixResult
+    from app.ui.context import StudyContext
+
+WORST = 8
+PUBLISHED = "(published labels)"
+
+
+def audit_frame(view: AuditView) -> pd.DataFrame:
+    """The audit table as shown: one row per label set and source file."""
+    rows = []
+    assert view.result is not None
+    for g in view.result.groups:
+        share = f"{100 * g.n_equal / g.n_labels:.1f} %" if g.n_labels else "–"
+        rows.append(
+            {
+                "label set": g.label_set,
+                "source file": g.source,
+                "labels": g.n_labels,
+                "equal": f"{g.n_equal} ({share})" if g.status == "compared" else "–",
+                "MAD": g.mean_abs_diff if g.mean_abs_diff is not None else np.nan,
+                "Pearson": g.pearson if g.pearson is not None else np.nan,
+                "other pair": g.n_other_pair,
+                "status": g.status,
+            }
+        )
+    return pd.DataFrame(rows).set_index("label set")
+
+
+class MismatchRow(QWidget):
+    """One pair: its output, and on a 0–100 axis the raw ratings (dots), their mean (a bar)
+    and the published label (a diamond)."""
+
+    def __init__(self, output: str, label: float, mean: float, values: list[float]) -> None:
+        super().__init__()
+        self.label, self.mean, self.values = label, mean, [float(v) for v in values]
+        self.setMinimumHeight(34)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        text = " ".join(output.split())
+        self.setToolTip(
+            f"{text}\npublished label {label:.2f}; mean of {len(self.values)} ratings {mean:.2f}"
+        )
+        self.text = text if len(text) <= 60 else text[:59] + "…"
+
+    def paintEvent(self, _event: Any) -> None:  # noqa: N802 - Qt override
+        p = QPainter(self)
+        p.setRenderHint(QPainter.RenderHint.Antialiasing)
+        w, h = self.width(), self.height()
+        text_w = int(w * 0.45)
+        p.setPen(self.palette().text().color())
+        p.drawText(QRectF(0, 0, text_w - 8, h), Qt.AlignmentFlag.AlignVCenter, self.text)
+        left, right, mid = text_w, w - 10, h / 2
+
+        def x(v: float) -> float:
+            return left + (right - left) * min(max(v, 0.0), 100.0) / 100.0
+
+        p.setPen(QPen(self.palette().mid().color(), 1))
+        p.drawLine(QPointF(left, mid), QPointF(right, mid))
+        p.setPen(Qt.PenStyle.NoPen)
+        p.setBrush(QColor(120, 120, 120, 150))
+        for k, v in enumerate(self.values):
+            p.drawEllipse(QPointF(x(v), mid - 6 + (k % 3) * 6), 3, 3)
+        p.setPen(QPen(QColor(30, 100, 200), 3))
+        p.drawLine(QPointF(x(self.mean), mid - 11), QPointF(x(self.mean), mid + 11))
+        p.setPen(Qt.PenStyle.NoPen)
+        p.setBrush(QColor(200, 40, 40))
+        cx = x(self.label)
+        p.drawPolygon(
+            QPolygonF(
+                [
+                    QPointF(cx, mid - 8),
+                    QPointF(cx + 6, mid),
+                    QPointF(cx, mid + 8),
+                    QPointF(cx - 6, mid),
+                ]
+            )
+        )
+        p.end()
+
+
+class DataQualityPanel(QWidget):
+    def __init__(self, context: StudyContext, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.context = context
+        self.view: AuditView | None = None
+        self.in_use = QLabel()
+        self.in_use.setTextFormat(Qt.TextFormat.RichText)
+        self.sets = QComboBox()
+        self.sets.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.sets.setToolTip("The label set the dashboard and the commands use by default")
+        self.use_button = QPushButton("Use for analyses")
+        self.use_button.clicked.connect(self._use)
+        top = QHBoxLayout()
+        top.addWidget(self.in_use, 1)
+        top.addWidget(self.sets)
+        top.addWidget(self.use_button)
+
+        self.message = QLabel()
+        self.message.setWordWrap(True)
+        self.table = FrameTable(fit_rows=10)
+        self.diagnoses = QLabel()
+        self.diagnoses.setWordWrap(True)
+        self.diagnoses.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        legend = QLabel(
+            "Worst mismatches: <span style='color:#c82828'>◆</span> published label, "
+            "<span style='color:#1e64c8'>|</span> mean of the raw ratings, ● raw ratings "
+            "(0–100)."
+        )
+        self.worst = QWidget()
+        self.worst_layout = QVBoxLayout(self.worst)
+        self.worst_layout.setContentsMargins(0, 0, 0, 0)
+
+        self.fix_name = QLineEdit("corrected")
+        self.fix_name.setToolTip("Name of the new label set")
+        self.keep = QCheckBox("copy published labels of pairs without raw ratings")
+        self.choose = QCheckBox("use it for analyses")
+        self.choose.setChecked(True)
+        self.fix_button = QPushButton("Fix…")
+        self.fix_button.setToolTip(
+            "Preview, then add a label set holding the raw means (nothing is overwritten)"
+        )
+        self.fix_button.clicked.connect(self._preview)
+        fix = QHBoxLayout()
+        fix.addWidget(QLabel("New label set:"))
+        fix.addWidget(self.fix_name)
+        fix.addWidget(self.keep)
+        fix.addWidget(self.choose)
+        fix.addStretch(1)
+        fix.addWidget(self.fix_button)
+
+        body = QWidget()
+        layout = QVBoxLayout(body)
+        layout.addLayout(top)
+        layout.addWidget(self.message)
+        layout.addWidget(self.table)
+        layout.addWidget(self.diagnoses)
+        layout.addLayout(fix)
+        layout.addWidget(legend)
+        layout.addWidget(self.worst)
+        layout.addStretch(1)
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setWidget(body)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(scroll)
+        context.study_opened.connect(lambda _s: self.refresh())
+        context.data_changed.connect(self.refresh)
+        self._show_message("Open a study to audit its labels.")
+        if context.study is not None:
+            self.refresh()
+
+    # -- jobs ----------------------------------------------------------------------------
+    def refresh(self) -> None:
+        path = self.context.path
+        if path is None:
+            self._show_message("Open a study to audit its labels.")
+            return
+        self._show_message("Auditing the labels…")
+        self.context.runner.start(
+            audit_job(path),
+            title="Label audit",
+            on_result=self.show_view,
+            on_failed=lambda failure: self._show_message(failure.message),
+        )
+
+    def _preview(self) -> None:
+        path = self.context.path
+        if path is None:
+            return
+        name = self.fix_name.text().strip()
+        self.context.runner.start(
+            preview_fix_job(path, name, self.keep.isChecked()),
+            title="Fix preview",
+            on_result=lambda plan: self._confirm(name, plan),
+        )
+
+    def _confirm(self, name: str, plan: FixResult) -> None:
+        text = (
+            f"Add the label set “{name}” with {plan.n_written:,} labels: "
+            f"{plan.n_from_raw:,} raw means"
+        )
+        if plan.n_copied:
+            text += f" and {plan.n_copied:,} published labels of pairs without raw ratings"
+        text += "."
+        if plan.items_without:
+            text += f"\n{plan.items_without:,} labelled items get no label in it."
+        text += "\nThe published labels stay as they are."
+        answer = QMessageBox.question(self, "Fix labels", text)
+        if answer != QMessageBox.StandardButton.Yes or self.context.path is None:
+            return
+        self.context.runner.start(
+            fix_job(self.context.path, name, self.keep.isChecked(), self.choose.isChecked()),
+            title="Fix labels",
+            on_result=lambda _r: self.context.data_changed.emit(),
+        )
+
+    def _use(self) -> None:
+        path = self.context.path
+        if path is None:
+            return
+        name = self.sets.currentData()
+        self.context.runner.start(
+            choose_job(path, name),
+            title="Label set",
+            on_result=lambda _r: self.context.data_changed.emit(),
+        )
+
+    # -- display -------------------------------------------------------------------------
+    def _show_message(self, text: str) -> None:
+        self.message.setText(text)
+        self.message.show()
+        self.table.hide()
+        self.diagnoses.clear()
+        self._clear_worst()
+
+    def _clear_worst(self) -> None:
+        while self.worst_layout.count():
+            item = self.worst_layout.takeAt(0)
+            widget = item.widget() if item is not None else None
+            if widget is not None:
+                widget.deleteLater()
+
+    def show_view(self, view: AuditView) -> None:
+        self.view = view
+        used = ", ".join(view.in_use) or "none"
+        self.in_use.setText(f"The dashboard uses the label set: <b>{used}</b>")
+        self.sets.clear()
+        self.sets.addItem(PUBLISHED, None)
+        for s in view.sets:
+            if s.from_audit:
+                self.sets.addItem(s.name, s.name)
+                if view.in_use == [s.name]:
+                    self.sets.setCurrentIndex(self.sets.count() - 1)
+        self.fix_button.setEnabled(view.result is not None and bool(view.result.groups))
+        result = view.result
+        if result is None or not result.groups:
+            why = view.why_not or "No label matched a pair with raw ratings in this study."
+            self._show_message(why)
+            return
+        self.message.setText(
+            f"Each published label against the mean of the raw ratings of the same pair "
+            f"(tolerance {result.tolerance:g} on 0–100; texts matched after normalisation: "
+            f"{result.normalisation})."
+        )
+        counts = {c: Fmt("int") for c in ("labels", "other pair")}
+        self.table.set_frame(audit_frame(view), counts, index_label="label set")
+        self.table.show()
+        lines = []
+        for g in result.groups:
+            if g.mapping:
+                lines.append(
+                    f"{g.label_set} vs {g.source}: {g.mapping} — explains "
+                    f"{100 * (g.mapping_share or 0):.1f} % (own pair: "
+                    f"{100 * (g.identity_share or 0):.1f} %)"
+                )
+        lines += result.notes
+        unmatched = sum(result.unmatched.values())
+        if unmatched:
+            lines.append(f"{unmatched:,} labels have no raw ratings of their pair in the study.")
+        self.diagnoses.setText("\n".join(lines))
+        self._clear_worst()
+        table = result.labels
+        diff = pd.to_numeric(table["diff"], errors="coerce").abs()
+        top = table.assign(absdiff=diff).dropna(subset=["absdiff"])
+        top = top[top["absdiff"] > result.tolerance].sort_values("absdiff", ascending=False)
+        for r in top.head(WORST).itertuples():
+            self.worst_layout.addWidget(
+                MismatchRow(str(r.output), float(r.label), float(r.raw_mean), list(r.raw_values))
+            )
