@@ -35,7 +35,7 @@ class AnnotationSession:
         if not name:
             raise UserError("An annotator needs a name.")
         self.study = study
-        with study.session() as s:
+        with study.session(write=True) as s:
             annotator = get_or_create_annotator(s, name)
             if annotator.kind != "named":
                 raise UserError(
@@ -245,7 +245,7 @@ class AnnotationSession:
             max(0, int((submitted_at - shown_at).total_seconds() * 1000)) if shown_at else None
         )
         shown = self._shown if self._shown is not None and self._shown.item_id == item_id else None
-        with self.study.session() as s:
+        with self.study.session(write=True) as s:
             entry = self._entry(s, item_id)
             if shown is not None:  # read when shown, and kept current by flag()
                 flagged, comment = shown.flagged, shown.comment
@@ -307,7 +307,7 @@ class AnnotationSession:
         revision is marked `undone` and the rating it replaced is current again. Calling it
         again withdraws the submission before, and so on. None when nothing is left to undo.
         """
-        with self.study.session() as s:
+        with self.study.session(write=True) as s:
             latest = s.scalar(
                 select(Rating)
                 .where(
@@ -360,7 +360,7 @@ class AnnotationSession:
 
     def skip(self, item_id: int) -> bool:
         """Move an unrated item to the end of the queue; False (no change) for a rated one."""
-        with self.study.session() as s:
+        with self.study.session(write=True) as s:
             entry = self._entry(s, item_id)
             if entry.done:
                 return False
@@ -384,7 +384,7 @@ class AnnotationSession:
         current ratings of the item carry the same flag and comment for exports.
         """
         comment = (comment or "").strip() or None
-        with self.study.session() as s:
+        with self.study.session(write=True) as s:
             self._entry(s, item_id)
             s.add(
                 ItemNote(
