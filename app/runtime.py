@@ -7,7 +7,9 @@ cancel flag and report progress without knowing whether a terminal or a window l
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 
 
@@ -49,3 +51,28 @@ class CancelToken:
     def wait(self, timeout: float) -> bool:
         """Sleep up to `timeout` seconds, waking at once when cancelled; True if cancelled."""
         return self._event.wait(timeout)
+
+
+# Progress inside one call of a metric that batches its own inputs (a model sorting a large
+# slice by length): (inputs done, inputs in the call). The scoring job listens, so a slice
+# of thousands of items still moves the progress bar batch by batch.
+_BATCH_PROGRESS: ContextVar[Callable[[int, int], None] | None] = ContextVar(
+    "batch_progress", default=None
+)
+
+
+@contextmanager
+def batch_progress(listener: Callable[[int, int], None]) -> Iterator[None]:
+    """Send the batch progress of the metric calls inside the block to `listener`."""
+    token = _BATCH_PROGRESS.set(listener)
+    try:
+        yield
+    finally:
+        _BATCH_PROGRESS.reset(token)
+
+
+def report_batch(done: int, total: int) -> None:
+    """Called by a metric's batching loop after each batch; nothing when nobody listens."""
+    listener = _BATCH_PROGRESS.get()
+    if listener is not None:
+        listener(done, total)

@@ -16,13 +16,16 @@ from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 from app.metrics.base import ItemScore, Metric, Pair, stable_hash
-from app.runtime import Cancelled, CancelToken
+from app.runtime import Cancelled, CancelToken, batch_progress
 
 # In this process: chunks sized to take about this long (progress, cancel, commit cadence).
 TARGET_CHUNK_S = 0.5
 MIN_CHUNK = 8
 MAX_CHUNK = 2000
 FIRST_CHUNK = 32
+# A metric that batches itself (a model) gets slices this large: enough for its length-sorted
+# batches to be full and even, while a kill loses at most one slice of uncommitted work.
+MODEL_SLICE = 2048
 # The pool: chunk size; the run size from which it may pay; the probe scored here first;
 # how many single-core seconds of remaining work justify the workers. A worker re-does what
 # the caches here already hold (tokenizations, stems), so a metric must be clearly
@@ -93,24 +96,48 @@ def score_with_fallback(
     return out
 
 
-def iterate_in_process(
-    metric: Metric, pairs: Sequence[Pair], cancel: CancelToken, *, any_scored: bool = False
-) -> Iterator[tuple[int, int, list[ItemScore]]]:
-    """Yield (start, end, scores) chunk by chunk, sizing chunks to about TARGET_CHUNK_S.
+def _scaled(partial: Callable[[int], None], items: int) -> Callable[[int, int], None]:
+    """A metric's (inputs done, inputs) as items of its slice done."""
 
-    `any_scored` says whether the run already has scores (see `score_with_fallback`).
+    def listen(done: int, total: int) -> None:
+        partial(items * done // max(1, total))
+
+    return listen
+
+
+def iterate_in_process(
+    metric: Metric,
+    pairs: Sequence[Pair],
+    cancel: CancelToken,
+    *,
+    any_scored: bool = False,
+    partial: Callable[[int], None] | None = None,
+) -> Iterator[tuple[int, int, list[ItemScore]]]:
+    """Yield (start, end, scores) chunk by chunk: slices of MODEL_SLICE for metrics that
+    batch themselves, otherwise chunks sized to about TARGET_CHUNK_S.
+
+    `any_scored` says whether the run already has scores (see `score_with_fallback`);
+    `partial(n)` hears, inside a slice, how many of its items are about done.
     """
-    size = FIRST_CHUNK
+    size = MODEL_SLICE if metric.batches_itself else FIRST_CHUNK
     start = 0
     while start < len(pairs):
         cancel.check()
         end = min(len(pairs), start + size)
         began = time.perf_counter()
-        scores = score_with_fallback(metric, pairs[start:end], cancel, any_scored=any_scored)
+        n = end - start
+        if partial is not None and metric.batches_itself:
+            with batch_progress(_scaled(partial, n)):
+                scores = score_with_fallback(
+                    metric, pairs[start:end], cancel, any_scored=any_scored
+                )
+        else:
+            scores = score_with_fallback(metric, pairs[start:end], cancel, any_scored=any_scored)
         spent = max(time.perf_counter() - began, 1e-4)
         any_scored = any_scored or any(s.error is None for s in scores)
         yield start, end, scores
-        size = int(min(MAX_CHUNK, max(MIN_CHUNK, (end - start) * TARGET_CHUNK_S / spent)))
+        if not metric.batches_itself:
+            size = int(min(MAX_CHUNK, max(MIN_CHUNK, n * TARGET_CHUNK_S / spent)))
         start = end
 
 

@@ -96,6 +96,10 @@ class _Progress:
         self.done += n
         self.ctx.progress(self.done, self.total, message)
 
+    def ahead(self, n: int, message: str) -> None:
+        """Show `n` more items as done, inside a slice whose scores are not written yet."""
+        self.ctx.progress(self.done + n, self.total, message)
+
 
 def _options(request: ScoreRequest) -> dict[str, Any]:
     """The request's options plus the study's path, for metrics that read study data (SAMSA's
@@ -245,7 +249,7 @@ def score_study(
             results[i] = started
             if isinstance(started, MetricRun):
                 runs.append(started)
-                _score(started, ctx, pool, scheduler, pool_mode)
+                _score(started, ctx, pool, scheduler, pool_mode, progress)
         if not ctx.cancel.cancelled:
             with suppress(Cancelled):
                 scheduler.drain()
@@ -340,7 +344,12 @@ def _start_run(
 
 
 def _score(
-    run: MetricRun, ctx: JobContext, pool: WorkerPool, scheduler: PoolScheduler, pool_mode: str
+    run: MetricRun,
+    ctx: JobContext,
+    pool: WorkerPool,
+    scheduler: PoolScheduler,
+    pool_mode: str,
+    progress: _Progress,
 ) -> None:
     """Score a run here, or probe it here and hand the rest to the workers.
 
@@ -351,7 +360,11 @@ def _score(
 
     def here(start: int, end: int) -> None:
         for s, e, scores in iterate_in_process(
-            metric, pairs[start:end], ctx.cancel, any_scored=run.tally.scored > 0
+            metric,
+            pairs[start:end],
+            ctx.cancel,
+            any_scored=run.tally.scored > 0,
+            partial=lambda n: progress.ahead(n, run.label),
         ):
             run.write(start + s, start + e, scores)
             scheduler.pump()

@@ -127,6 +127,10 @@ class Metric(ABC):
     # True for CPU-bound metrics without model state: the scoring job may then score large
     # runs in worker processes, rebuilding the metric there from its class and config.
     parallel_safe: ClassVar[bool] = False
+    # True for metrics that sort and batch their inputs themselves (models): the scoring job
+    # hands them large slices instead of small timed chunks, since a model's speed comes
+    # from length-sorted batches, and follows their progress through `report_batch`.
+    batches_itself: ClassVar[bool] = False
     # Options added after scores existed: in the config hash only when they differ from
     # the default, so that scores computed before them stay cached.
     hashed_when_set: ClassVar[frozenset[str]] = frozenset()

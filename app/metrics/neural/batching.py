@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 from app.errors import UserError
-from app.runtime import CancelToken
+from app.runtime import CancelToken, report_batch
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -59,6 +59,7 @@ def run_in_batches(
     results: list[R | None] = [None] * len(items)
     size = max(1, int(batch_size))
     pending = length_batches(lengths, size)
+    done = 0
     while pending:
         if cancel is not None:
             cancel.check()
@@ -79,4 +80,6 @@ def run_in_batches(
             continue
         for i, r in zip(batch, out, strict=True):
             results[i] = r
+        done += len(batch)
+        report_batch(done, len(items))
     return results  # type: ignore[return-value]

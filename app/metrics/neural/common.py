@@ -26,6 +26,7 @@ class NeuralMetric(Metric):
     """A metric that runs a transformer; `model_kind` says which head it loads."""
 
     model_kind: ClassVar[str] = "encoder"
+    batches_itself: ClassVar[bool] = True
     runtime_options: ClassVar[frozenset[str]] = frozenset(
         {"device", "batch_size", "embedding_cache_mb"}
     )

@@ -226,6 +226,8 @@ def _load(ref: ModelRef, kind: str, device: str, precision: str) -> LoadedModel:
     local_only = ref.is_local or ref.revision is not None or offline()
     dtype = {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}[precision]
     transformers.logging.set_verbosity_error()
+    # The library's own "Loading weights" bar would interleave with the job's progress.
+    transformers.utils.logging.disable_progress_bar()
     try:
         tokenizer = AutoTokenizer.from_pretrained(ref.location, local_files_only=local_only)
         model = auto.from_pretrained(ref.location, local_files_only=local_only, dtype=dtype)
