@@ -368,7 +368,7 @@ def import_file(
         info_by_name = plan.dimension_info
         # About 100 bytes a row is typical of sentence pairs; only a hint for index handling.
         try:
-            writer.begin(expected_rows=source.size // 100)
+            writer.begin(study.path, expected_rows=source.size // 100)
         except sqlite3.OperationalError as exc:
             if "locked" not in str(exc) and "busy" not in str(exc):
                 raise

@@ -19,9 +19,11 @@ import sqlite3
 import threading
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from app.datasets.plan import DimInfo
+from db.engine import begin_immediate
 
 BATCH = 20_000
 # Big imports drop the two indexes on random hash keys and build them again before the
@@ -152,13 +154,14 @@ class BulkWriter:
         self._bg: _BackgroundWriter | None = None
 
     # -- transaction -------------------------------------------------------------------
-    def begin(self, *, expected_rows: int = 0) -> None:
+    def begin(self, study_path: str | Path, *, expected_rows: int = 0) -> None:
         cur = self.conn.cursor()
         self._old_cache_size = cur.execute("PRAGMA cache_size").fetchone()[0]
         cur.execute(f"PRAGMA cache_size=-{IMPORT_CACHE_KIB}")
         # IMMEDIATE: take the write lock now, so the ids assigned below cannot collide with
-        # a GUI writing ratings at the same moment (it waits on the busy timeout).
-        cur.execute("BEGIN IMMEDIATE")
+        # a GUI writing ratings at the same moment; while another import or merge holds it,
+        # wait for it (and say so) as every writer does.
+        begin_immediate(self.conn, study_path)
         for table in ("item", "dataset", "annotator", "dimension"):
             self._next_ids[table] = cur.execute(
                 f"SELECT COALESCE(MAX(id), 0) + 1 FROM {table}"

@@ -346,3 +346,32 @@ def test_a_killed_run_with_every_score_written_is_closed_as_done(
     assert code == 0, err
     assert _runs(out)["compression"]["status"] == "cached"
     assert query(path, "SELECT status, n_items, error FROM metric_run") == [("done", n, None)]
+
+
+def test_an_import_waits_for_another_import_and_says_so(new_study: Study, tmp_path: Path) -> None:
+    path = new_study.path
+    first, second = tmp_path / "first.csv", tmp_path / "second.csv"
+    _write_pairs(first, 60_000)
+    second.write_text("source,output\nA new source sentence.,A new output.\n")
+    importer = Command(["import", str(path), str(first), "--json"])
+    try:
+        named = Path(f"{path}-writer")
+        wait_until(
+            lambda: named.exists() and f'"pid": {importer.pid}' in named.read_text(),
+            "the first import to take the write lock",
+        )
+        os.kill(importer.pid, signal.SIGSTOP)
+        assert _write_lock_held(path), "the import finished before it could be held"
+        other = Command(["import", str(path), str(second)])
+        other.wait_for_line(f"waiting for the study (held by import, pid {importer.pid})")
+        os.kill(importer.pid, signal.SIGCONT)
+        code, _, err = other.finish()
+        assert code == 0, err
+        _clean(err)
+        code, _, err = importer.finish()
+        assert code == 0, err
+    finally:
+        if importer.proc.poll() is None:
+            os.kill(importer.pid, signal.SIGCONT)
+        importer.kill()
+    assert query(path, "SELECT COUNT(*) FROM item") == [(60_001,)]
