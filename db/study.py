@@ -138,15 +138,7 @@ def backup_copy(path: Path, tag: str) -> Path:
     try:
         # Read-write, though it only reads: a read-only connection that is the last one
         # to close leaves the study's -wal and -shm behind.
-        src = sqlite3.connect(f"{path.resolve().as_uri()}?mode=rw", uri=True)
-        try:
-            dst = sqlite3.connect(str(part))
-            try:
-                src.backup(dst)
-            finally:
-                dst.close()
-        finally:
-            src.close()
+        sqlite_copy(path, part, mode="rw")
     except (sqlite3.Error, OSError) as exc:
         remove_study_files(part)
         why = fault_reason(exc, path) or str(exc)
@@ -356,15 +348,7 @@ def _ensure_unchanged(path: Path, rev: str, backup: Path) -> None:
         engine.dispose()
     if now == rev:
         return
-    src = sqlite3.connect(f"{backup.resolve().as_uri()}?mode=rw", uri=True)
-    try:
-        dst = sqlite3.connect(str(path))
-        try:
-            src.backup(dst)
-        finally:
-            dst.close()
-    finally:
-        src.close()
+    sqlite_copy(backup, path, mode="rw")
 
 
 def _migration_message(path: Path, rev: str, backup: Path, exc: BaseException) -> str:
@@ -459,7 +443,15 @@ def copy_study(src: str | Path, dest: str | Path) -> Path:
     """A consistent copy of a study (its write-ahead log included), made through SQLite's
     backup API: the source file is never opened outside SQLite (see `open_study`)."""
     dest = Path(dest)
-    source = sqlite3.connect(f"{Path(src).resolve().as_uri()}?mode=ro", uri=True)
+    sqlite_copy(Path(src), dest, mode="ro")
+    return dest
+
+
+def sqlite_copy(src: Path, dest: Path, *, mode: str) -> None:
+    """Copy a study into `dest` through SQLite's backup API (the write-ahead log included),
+    opening `src` with the URI `mode` (`ro`, or `rw` where a read-only last connection would
+    leave the -wal and -shm behind)."""
+    source = sqlite3.connect(f"{src.resolve().as_uri()}?mode={mode}", uri=True)
     try:
         target = sqlite3.connect(str(dest))
         try:
@@ -468,4 +460,3 @@ def copy_study(src: str | Path, dest: str | Path) -> Path:
             target.close()
     finally:
         source.close()
-    return dest
