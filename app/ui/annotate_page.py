@@ -83,7 +83,8 @@ class AnnotatePage(QWidget):
         self.start_button = QPushButton(themed_icon("annotate"), "Choose annotator and start")
         self.start_button.setObjectName("startAnnotation")
         self.start_button.setMinimumHeight(36)
-        self.start_button.clicked.connect(self.start)
+        # clicked(bool) would pass its `checked` flag as the annotator's name.
+        self.start_button.clicked.connect(lambda _checked=False: self.start())
         box = QVBoxLayout(self.intro)
         box.addStretch(1)
         for w in (heading, self.message):
@@ -109,6 +110,8 @@ class AnnotatePage(QWidget):
             if reason:
                 self.message.setText(reason)
             return False
+        if annotator is not None and not isinstance(annotator, str):
+            raise TypeError(f"an annotator is a name, not {annotator!r}")
         if annotator is None:
             picker = parts.picker(study, self)
             if picker.exec() != QDialog.DialogCode.Accepted:

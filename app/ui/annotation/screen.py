@@ -38,6 +38,10 @@ HINT_BLOCKED = "Not submitted: every scale needs a value first — move the slid
 NOTICE_MS = 4000
 
 
+def _html(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
 def _button(text: str, tip: str, primary: bool = False) -> QPushButton:
     b = QPushButton(text)
     b.setToolTip(tip)
@@ -77,7 +81,12 @@ class AnnotationScreen(QWidget):
         outer.setSpacing(14)
 
         header = QHBoxLayout()
-        who = QLabel(f"Rating as <b>{self.session.annotator_name}</b>")
+        name = self.session.annotator_name
+        # Who is rating stays on screen: a rating under the wrong name is hard to find later.
+        who = QLabel(f"Rating as <b>{_html(name)}</b>")
+        who.setObjectName("currentRater")
+        who.setToolTip(f"Every rating on this screen is saved under {name!r}.")
+        self.who_label = who
         self.progress_bar = QProgressBar()
         self.progress_bar.setTextVisible(False)
         self.progress_bar.setFixedHeight(8)
