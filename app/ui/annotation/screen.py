@@ -172,8 +172,14 @@ class AnnotationScreen(QWidget):
         self.flag_button.clicked.connect(self.flag_current)
         self.undo_button.clicked.connect(self.undo_last)
         self.submit_button.clicked.connect(self.submit_current)
-        footer.addWidget(self.hint, 1)
-        footer.addWidget(self.flag_chip)
+        # The hint has a line of its own: beside six buttons it would set the screen's
+        # minimum width past a laptop's 1024 px.
+        self.hint.setWordWrap(True)
+        hint_row = QHBoxLayout()
+        hint_row.addWidget(self.hint, 1)
+        hint_row.addWidget(self.flag_chip)
+        outer.addLayout(hint_row)
+        footer.addStretch(1)
         for b in (self.prev_button, self.next_button, self.skip_button, self.flag_button):
             footer.addWidget(b)
         footer.addSpacing(12)

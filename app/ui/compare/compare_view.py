@@ -16,7 +16,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QCompleter,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QScrollArea,
     QSplitter,
@@ -30,6 +29,7 @@ from PySide6.QtWidgets import (
 
 from app.ui.compare import data as compare_data
 from app.ui.compare.alignment import from_bertscore_details
+from app.ui.compare.columns import ColumnFitter
 from app.ui.compare.html_delegate import HtmlDelegate
 from app.ui.compare.matching_view import MatchingView
 from app.ui.compare.samsa_view import SamsaView, live_details
@@ -63,7 +63,7 @@ class CompareView(QWidget):
         self.source_combo = QComboBox()
         self.source_combo.setEditable(True)
         self.source_combo.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
-        self.source_combo.setMinimumContentsLength(40)
+        self.source_combo.setMinimumContentsLength(24)
         self.source_combo.setSizeAdjustPolicy(
             QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
         )
@@ -120,6 +120,7 @@ class CompareView(QWidget):
             lambda *_: QTimer.singleShot(0, self.table.resizeRowsToContents)
         )
         self.table.selectionModel().currentRowChanged.connect(lambda *_: self._on_row())
+        self.columns = ColumnFitter(self.table, output_column=1)
 
         self.output_view = QTextBrowser()
         self.matching = MatchingView()
@@ -271,10 +272,7 @@ class CompareView(QWidget):
         dark = self.palette().base().color().lightness() < 128
         keep = self.current_item_id() if item_id is None else item_id
         self.model.set_comparison(comparison, dark=dark)
-        header = self.table.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
-        self.table.resizeRowsToContents()
+        self.columns.fit()
         QTimer.singleShot(0, self.fit_table)
         self.scene_editor.set_source(source_group, comparison.source)
         self.source_changed.emit(source_group)

@@ -34,7 +34,7 @@ from app.ui.dashboard.plots import PlotColors, export_plot
 from app.ui.dashboard.quality_panel import QualityPanel
 from app.ui.dashboard.sanity_panel import SanityPanel
 from app.ui.icons import themed_icon
-from app.ui.widgets import HeadingLabel
+from app.ui.widgets import ElidedLabel, HeadingLabel, compact_combo
 
 if TYPE_CHECKING:
     from app.ui.context import StudyContext
@@ -68,7 +68,9 @@ class DashboardPage(QWidget):
         self.dimension.setToolTip("The human rating dimension the metrics are compared with")
         self.scale = _combo(SCALES, "Human item score: mean of the raw ratings or of z-scores")
         self.groups = _combo(GROUPINGS, "What the bootstrap resamples for the 95% intervals")
-        self.status = QLabel()
+        for combo in (self.dimension, self.scale, self.groups):
+            compact_combo(combo, 9)
+        self.status = ElidedLabel()
         self.status.setObjectName("mutedLabel")
         self.export_button = QToolButton()
         self.export_button.setText("Export")
@@ -90,8 +92,7 @@ class DashboardPage(QWidget):
         ):
             header.addWidget(QLabel(label))
             header.addWidget(widget)
-        header.addStretch(1)
-        header.addWidget(self.status)
+        header.addWidget(self.status, 1)
         header.addWidget(self.export_button)
 
         self.correlations = CorrelationsTab(self.controller)

@@ -53,6 +53,9 @@ class Panel(QFrame):
         self.content = content
         self.title = HeadingLabel(title, 1.1)
         self.title.setObjectName("sectionHeading")
+        # A long title wraps rather than widening the window (laptop screens are 1024 px).
+        self.title.setWordWrap(True)
+        self.title.setToolTip(title)
         self.header = QHBoxLayout()
         self.header.setContentsMargins(0, 0, 0, 0)
         self.header.setSpacing(6)
