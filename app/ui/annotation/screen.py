@@ -346,6 +346,8 @@ class AnnotationScreen(QWidget):
 
     def _flag_done(self, item_id: int, dialog: FlagDialog, code: int) -> None:
         self._flag_dialog = None
+        # Keys go back to the rating window at once, whatever the window manager does.
+        self.window().activateWindow()
         if code == int(FlagDialog.DialogCode.Accepted):
             self.session.flag(item_id, dialog.comment_text(), True)
         elif code == FlagDialog.REMOVE:
