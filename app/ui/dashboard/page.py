@@ -222,7 +222,14 @@ class DashboardPage(QWidget):
         self.status.setText(" · ".join(parts))
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt override
-        if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange):
+        # A text-size change (Ctrl++ / Ctrl+-) restyles the plots as a palette change does:
+        # their tick and label fonts are copies of the application font.
+        if event.type() in (
+            QEvent.Type.PaletteChange,
+            QEvent.Type.ApplicationPaletteChange,
+            QEvent.Type.FontChange,
+            QEvent.Type.ApplicationFontChange,
+        ):
             colors = PlotColors.from_palette(self.palette())
             self.correlations.apply_colors(colors)
             self.heatmap.apply_colors(colors)
