@@ -265,13 +265,29 @@ class DashboardPage(QWidget):
         folder.mkdir(parents=True, exist_ok=True)
         written = []
         for panel in self.panels():
-            if panel.isHidden() or panel.showing_message or not panel.export_button.isEnabled():
+            if self._hidden_on_purpose(panel) or panel.showing_message:
+                continue
+            if not panel.export_button.isEnabled():
                 continue
             for fmt in panel.exporters:
                 path = folder / f"{panel.name}{FORMATS[fmt][2]}"
                 panel.export(fmt, str(path))
                 written.append(path)
         return written
+
+    def _hidden_on_purpose(self, panel: Panel) -> bool:
+        """Hidden because it has nothing to show, not because its tab is not the current one.
+
+        The tab widget hides every tab but the current one, so `isHidden()` alone would
+        leave the heatmap (a tab of its own) out of "Export all" unless it was on screen.
+        """
+        for i in range(self.tabs.count()):
+            tab = self.tabs.widget(i)
+            if panel is tab:
+                return False
+            if tab.isAncestorOf(panel):
+                return not panel.isVisibleTo(tab)
+        return panel.isHidden()
 
     def export_all_dialog(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, "Save every plot and table to")
