@@ -25,9 +25,10 @@ class StudyCounts:
     datasets: int
 
     def summary(self) -> str:
+        # No count of control items: the status bar is on screen while a rater rates, and
+        # hidden quality-control items must stay hidden from raters (the study lead sees
+        # them in the browser's kind filter and the study settings).
         parts = [f"{self.items:,} items"]
-        if self.control_items:
-            parts.append(f"{self.control_items:,} control")
         parts.append(f"{self.ratings:,} ratings")
         parts.append(f"{self.metric_runs:,} metric runs")
         return " · ".join(parts)
