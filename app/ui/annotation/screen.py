@@ -7,6 +7,8 @@ shortcuts of the window around it (an Edit ▸ Undo on Ctrl+Z, say) cannot take 
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtGui import QFont, QKeyEvent, QPalette
 from PySide6.QtWidgets import (
@@ -65,6 +67,8 @@ class AnnotationScreen(QWidget):
         self._finished_sent = False
         self._flag_dialog: FlagDialog | None = None
         self._restyling = False
+        self.saved_count = 0  # ratings submitted on this screen (undos subtract)
+        self.last_saved_at: datetime | None = None
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self._build()
         self.keymap = KeymapOverlay(self)
@@ -103,6 +107,14 @@ class AnnotationScreen(QWidget):
         header.addSpacing(18)
         header.addWidget(self.progress_bar, 1)
         header.addWidget(self.progress_label)
+        # Proof that the last rating reached the study file, with the time it did.
+        self.saved_label = QLabel()
+        self.saved_label.setObjectName("savedStamp")
+        self.saved_label.setToolTip(
+            "Each rating is written to the study file the moment you submit it."
+        )
+        header.addSpacing(12)
+        header.addWidget(self.saved_label)
         header.addStretch(1)
         for b in (self.guidelines_button, self.keys_button, self.layout_button):
             b.setFlat(True)
@@ -198,6 +210,7 @@ class AnnotationScreen(QWidget):
         self.setStyleSheet(
             f"#hint {{ color: {muted}; }}"
             f"#progressLabel {{ color: {muted}; }}"
+            f"#savedStamp {{ color: {muted}; }}"
             f"#banner {{ background: {soft}; border-radius: 8px; padding: 8px 14px; }}"
             f"#flagChip {{ color: #c0392b; font-weight: 600; padding: 0 10px; }}"
             f"QPushButton#primaryButton {{ background: {accent.name()}; "
@@ -294,6 +307,9 @@ class AnnotationScreen(QWidget):
         except UserError as exc:
             self.notice(str(exc))
             return False
+        self.saved_count += 1
+        self.last_saved_at = datetime.now()
+        self.saved_label.setText(f"Saved ✓ {self.last_saved_at:%H:%M:%S}")
         self.submitted.emit(item.item_id)
         self._show(self.session.advance())
         return True
@@ -303,6 +319,8 @@ class AnnotationScreen(QWidget):
         if item is None:
             self.notice("Nothing to undo.")
             return
+        self.saved_count = max(0, self.saved_count - 1)
+        self.saved_label.setText(f"Undo saved ✓ {datetime.now():%H:%M:%S}")
         self.undone.emit(item.item_id)
         self._show(item)
         self.notice(
