@@ -89,8 +89,10 @@ def compact_combo(combo: QComboBox, chars: int = 10) -> QComboBox:
     sized to its contents forces a window wider than a laptop screen; the popup still shows
     the full names, and the tooltip the current one.
     """
-    combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-    combo.setMinimumContentsLength(chars)
+    # Full width when the window has room; an explicit minimum width (which layouts use
+    # instead of the minimum size hint) lets it shrink to `chars` characters when it has not.
+    combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+    combo.setMinimumWidth(combo.fontMetrics().horizontalAdvance("x" * chars) + 36)
     combo.view().setTextElideMode(Qt.TextElideMode.ElideNone)
     purpose = combo.toolTip()
 

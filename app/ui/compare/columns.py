@@ -25,7 +25,7 @@ class ColumnFitter(QObject):
         self.table = table
         self.output_column = output_column
         header = table.horizontalHeader()
-        header.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        header.setTextElideMode(Qt.TextElideMode.ElideRight)
         header.setStretchLastSection(False)
         self._viewport = table.viewport()
         self._viewport.installEventFilter(self)
@@ -46,8 +46,8 @@ class ColumnFitter(QObject):
         header_fm = header.fontMetrics()
         pad = 2 * fm.horizontalAdvance("0") + 8
         number = fm.horizontalAdvance(NUMBER_SAMPLE) + pad
-        # A header name may take up to twice a number's width before it is elided.
-        cap = 2 * number
+        # A header name may take up to 2.6 numbers' width before it is elided.
+        cap = int(2.6 * number)
         used = 0
         n = model.columnCount()
         for col in range(n):

@@ -121,6 +121,13 @@ class CompareView(QWidget):
         )
         self.table.selectionModel().currentRowChanged.connect(lambda *_: self._on_row())
         self.columns = ColumnFitter(self.table, output_column=1)
+        # Rows grow when the columns narrow (the output wraps): the table's share of the
+        # height is recomputed after them, once per burst of row changes.
+        self._fit_timer = QTimer(self)
+        self._fit_timer.setSingleShot(True)
+        self._fit_timer.setInterval(0)
+        self._fit_timer.timeout.connect(self.fit_table)
+        self.table.verticalHeader().sectionResized.connect(lambda *_: self._fit_timer.start())
 
         self.output_view = QTextBrowser()
         self.matching = MatchingView()
@@ -159,6 +166,9 @@ class CompareView(QWidget):
         self.tabs.addTab(samsa_split, "SAMSA and scenes")
         self.tabs.currentChanged.connect(lambda *_: self._update_detail())
 
+        # The details may shrink below their tabs' natural minimum (the SAMSA editor's is
+        # about 330 px): on a 640 px screen the table of outputs needs that height more.
+        self.tabs.setMinimumHeight(140)
         split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(self.table)
         split.addWidget(self.tabs)
@@ -278,6 +288,11 @@ class CompareView(QWidget):
         self.source_changed.emit(source_group)
         self.select_item(keep if keep in {r.item_id for r in comparison.rows} else None)
 
+    def resizeEvent(self, event) -> None:  # noqa: ANN001, N802 - Qt override
+        super().resizeEvent(event)
+        # A smaller window must not leave the table a row high: share the height again.
+        self._fit_timer.start()
+
     def fit_table(self) -> None:
         """Give the table the height its rows need (at most 55 %), the details the rest."""
         total = sum(self.splitter.sizes())
@@ -288,7 +303,14 @@ class CompareView(QWidget):
         scrollbar = self.table.horizontalScrollBar()
         extra = scrollbar.sizeHint().height() if scrollbar.isVisible() else 0
         need = rows + self.table.horizontalHeader().height() + 2 * self.table.frameWidth() + extra
-        top = max(120, min(need + 2, int(total * 0.55)))
+        header_h = self.table.horizontalHeader().height()
+        three_rows = header_h + sum(
+            self.table.rowHeight(r) for r in range(min(3, self.proxy.rowCount()))
+        )
+        top = max(
+            120,
+            min(need + 2, max(int(total * 0.55), min(three_rows + extra + 4, int(total * 0.7)))),
+        )
         self.splitter.setSizes([top, total - top])
 
     def show_item(self, item_id: int) -> None:

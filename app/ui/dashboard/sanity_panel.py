@@ -133,6 +133,7 @@ class SanityPanel(QWidget):
         self.splitter.setStretchFactor(1, 3)
         layout.addWidget(self.splitter, 1)
         layout.addWidget(note)
+        layout.addStretch(0)  # takes the room the table does not use while the chart is hidden
         self.run_button.clicked.connect(self.run)
         self.cancel_button.clicked.connect(self.cancel)
         self.mode.currentIndexChanged.connect(lambda _i: self.show_cached())
