@@ -61,7 +61,7 @@ class AnnotatorPicker(QDialog):
         self.error = QLabel()
         self.error.setObjectName("pickerError")
         self.error.setWordWrap(True)
-        self.error.setStyleSheet("color: #c0392b;")
+        self.error.setProperty("role", "error")  # coloured per theme by the style sheet
         self.error.hide()
         layout.addWidget(self.error)
         self.confirm = QLabel()

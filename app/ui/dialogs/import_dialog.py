@@ -152,7 +152,7 @@ class ImportDialog(QDialog):
         self.error_label.setObjectName("importError")
         self.error_label.setWordWrap(True)
         self.error_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.error_label.setStyleSheet("color: #d04040;")
+        self.error_label.setProperty("role", "error")  # coloured per theme by the style sheet
         self.error_label.hide()
         right = QWidget()
         right_box = QVBoxLayout(right)

@@ -100,7 +100,7 @@ class MergeDialog(QDialog):
         self.error_label = QLabel()
         self.error_label.setObjectName("mergeError")
         self.error_label.setWordWrap(True)
-        self.error_label.setStyleSheet("color: #d04040;")
+        self.error_label.setProperty("role", "error")  # coloured per theme by the style sheet
         self.error_label.hide()
         self.conflicts = QTableWidget(0, 5)
         self.conflicts.setObjectName("mergeConflicts")
