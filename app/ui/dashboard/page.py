@@ -214,7 +214,9 @@ class DashboardPage(QWidget):
         if c.analysis is None or table is None:
             self.status.setText("Reading the study…" if c.busy else "")
             return
-        parts = [f"{table.n_items:,} rated items", f"{len(table.results)} metric runs"]
+        # The number of metric runs is the status bar's to say; said twice, the two copies
+        # disagree for a moment whenever a run finishes.
+        parts = [f"{table.n_items:,} rated items"]
         if c.boot is None or c.intervals_stale:
             parts.append("intervals updating…")
         else:

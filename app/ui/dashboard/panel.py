@@ -59,8 +59,8 @@ class Panel(QFrame):
         self.header = QHBoxLayout()
         self.header.setContentsMargins(0, 0, 0, 0)
         self.header.setSpacing(6)
-        self.header.addWidget(self.title)
-        self.header.addStretch(1)
+        # The title takes the free width (so it wraps only when the panel is narrow).
+        self.header.addWidget(self.title, 1)
         self.exporters: dict[str, Callable[[str], object]] = {}
         self.export_button = QToolButton()
         self.export_button.setObjectName("panelExport")
