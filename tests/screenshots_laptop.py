@@ -69,6 +69,9 @@ def main() -> int:
     dashboard = window.page("dashboard")
     c = dashboard.controller
     wait(app, 120, lambda: c.analysis is not None and c.qc is not None and not c.busy)
+    sanity = dashboard.sanity
+    sanity.run()  # the sanity chart with every lexical metric
+    wait(app, 300, lambda: sanity.handle is None and sanity.shown is not None)
     window.show_page("compare")
     window.show_page("annotate")
     window.page("annotate").start("reviewer")
