@@ -6,6 +6,7 @@ import pytest
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QCheckBox, QLabel, QRadioButton, QVBoxLayout, QWidget
 
+from app.ui.dashboard.plots import PlotColors
 from app.ui.dashboard.tables import status_color
 
 Role = QPalette.ColorRole
@@ -71,3 +72,8 @@ def test_text_and_controls_meet_wcag_aa(window, qtbot, theme) -> None:
     dark = theme == "dark"
     for status in ("pass", "fail"):
         assert contrast(status_color(status, dark), pal.color(Role.Base)) >= 4.5, (theme, status)
+
+    # Plot text: axis labels, the key and the human-ceiling label.
+    colors = PlotColors.from_palette(pal)
+    for name in ("text", "muted", "accent"):
+        assert contrast(getattr(colors, name), colors.background) >= 4.5, (theme, name)
