@@ -40,3 +40,7 @@ def test_a_rater_never_sees_that_control_items_exist(window, qtbot, study_with_f
     assert window.status.counts_label.text() in texts
     leaks = [t for t in texts if "control" in t.casefold()]
     assert leaks == []
+    window.close()
+    summary = page.summary_dialog  # the quit summary names raters and counts, no kinds
+    assert summary is not None and "control" not in summary.findChild(QLabel).text().casefold()
+    summary.close()
