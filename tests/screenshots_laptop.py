@@ -3,8 +3,9 @@
 Run under a virtual display:
     xvfb-run -a -s "-screen 0 1600x1000x24" python -m tests.screenshots_laptop [OUT_DIR]
 Writes <page>-<width>-<theme>.png for the browser, the rating screen, the dashboard (each
-tab) and compare into OUT_DIR (default: a temporary folder; the docs keep a few of them in
-resources/screenshots/). Uses the demo study scored with the lexical metrics.
+tab) and compare into OUT_DIR (default: a temporary folder), then the few the docs show
+into resources/screenshots/laptop-*.png, reduced to 128 colours when Pillow is installed.
+Uses the demo study scored with the lexical metrics.
 """
 
 from __future__ import annotations
@@ -22,6 +23,31 @@ LEXICAL = [
 ]  # fmt: skip
 AGAINST_REFERENCES = ["bleu", "chrf"]
 SIZES = [(1280, 720), (1024, 640)]
+DOCS_DIR = Path(__file__).resolve().parents[1] / "resources" / "screenshots"
+# Shot -> the name the docs (resources/docs/app.md) use.
+DOCS = {
+    "dashboard0-1024-light.png": "laptop-dashboard-1024.png",
+    "dashboard2-1024-dark.png": "laptop-sanity-1024-dark.png",
+    "annotate-1024-dark.png": "laptop-rating-1024-dark.png",
+    "compare-1024-light.png": "laptop-compare-1024.png",
+    "browser-1280-dark.png": "laptop-browser-1280-dark.png",
+}
+
+
+def copy_for_docs(out: Path) -> None:
+    """The docs' shots, small: a 128-colour palette keeps them near 30 KB."""
+    import shutil
+
+    for shot, name in DOCS.items():
+        dest = DOCS_DIR / name
+        try:
+            from PIL import Image
+        except ImportError:
+            shutil.copyfile(out / shot, dest)
+            continue
+        image = Image.open(out / shot).convert("RGB")
+        image.quantize(colors=128, dither=Image.Dither.NONE).save(dest, optimize=True)
+        print(f"wrote {dest} ({dest.stat().st_size // 1024} KB)")
 
 
 def prescore(path: Path) -> None:
@@ -90,6 +116,7 @@ def main() -> int:
             dashboard.tabs.setCurrentIndex(0)
     window.set_theme("light")
     window.close()
+    copy_for_docs(out)
     print(out)
     return 0
 

@@ -56,6 +56,9 @@ class Panel(QFrame):
         # A long title wraps rather than widening the window (laptop screens are 1024 px).
         self.title.setWordWrap(True)
         self.title.setToolTip(title)
+        # ...but not into a column of single words when the header's controls crowd it.
+        fm = self.title.fontMetrics()
+        self.title.setMinimumWidth(min(fm.horizontalAdvance(title), fm.horizontalAdvance("x" * 15)))
         self.header = QHBoxLayout()
         self.header.setContentsMargins(0, 0, 0, 0)
         self.header.setSpacing(6)
