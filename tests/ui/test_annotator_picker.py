@@ -92,3 +92,15 @@ def test_an_existing_rater_is_chosen_from_the_list_without_a_question(
     qtbot.keyClick(focused(), Qt.Key.Key_Return)
     assert picker.result() == QDialog.DialogCode.Accepted
     assert picker.selected_name() == "ann2" and not picker.is_new()
+
+
+def test_down_arrow_from_the_name_field_chooses_an_existing_rater(qtbot, study_with_facts) -> None:
+    path, _ = study_with_facts
+    picker = shown_picker(qtbot, path)
+    assert focused() is picker.new_name
+    qtbot.keyClick(focused(), Qt.Key.Key_Down)
+    assert focused() is picker.list and picker.selected_name() == "ann1"
+    qtbot.keyClick(focused(), Qt.Key.Key_Down)
+    assert picker.selected_name() == "ann2"
+    qtbot.keyClick(focused(), Qt.Key.Key_Return)
+    assert picker.result() == QDialog.DialogCode.Accepted and not picker.is_new()

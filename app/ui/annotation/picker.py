@@ -85,6 +85,8 @@ class AnnotatorPicker(QDialog):
         # Type-ahead in the list would jump to (and Enter would start) an existing rater
         # while the user believes they are typing a new name.
         self.list.installEventFilter(self)
+        # ↓ from the name field walks into the list: an existing rater is a key away.
+        self.new_name.installEventFilter(self)
         self.list.setCurrentRow(-1)
         self.list.clearSelection()
         self.new_name.setFocus()
@@ -107,6 +109,18 @@ class AnnotatorPicker(QDialog):
         return bool(name) and name not in self.known_names()
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if (
+            watched is self.new_name
+            and event.type() == QEvent.Type.KeyPress
+            and isinstance(event, QKeyEvent)
+            and event.key() == Qt.Key.Key_Down
+            and self.list.count()
+        ):
+            self.list.setFocus(Qt.FocusReason.TabFocusReason)
+            row = max(0, self.list.currentRow())
+            self.list.setCurrentRow(row)
+            self.list.item(row).setSelected(True)
+            return True
         if watched is self.list and event.type() == QEvent.Type.KeyPress:
             assert isinstance(event, QKeyEvent)
             text = event.text()
