@@ -42,7 +42,7 @@ bench: $(DEV_STAMP)
 	$(PY) -m pytest tests/benchmarks/bench_*.py -s -p no:xdist
 
 screenshots: $(DEV_STAMP)
-	for m in screenshots screenshots_annotation screenshots_compare screenshots_dashboard screenshots_training; do \
+	for m in screenshots screenshots_annotation screenshots_compare screenshots_dashboard screenshots_training screenshots_laptop; do \
 		xvfb-run -a -s "-screen 0 1600x1000x24" $(PY) -m tests.$$m || exit 1; \
 	done
 

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QDialog,
+    QDialogButtonBox,
     QLabel,
     QPushButton,
     QStackedLayout,
@@ -69,6 +71,10 @@ class AnnotatePage(QWidget):
         self.context = context
         self.screen: QWidget | None = None
         self.annotator: str | None = None
+        # Ratings saved while the window was open, per rater: the quit summary.
+        self.saved: dict[str, int] = {}
+        self.last_saved_at: datetime | None = None
+        self.summary_dialog: QDialog | None = None
 
         self.intro = QWidget()
         heading = HeadingLabel("Rate items", 1.6)
@@ -83,7 +89,8 @@ class AnnotatePage(QWidget):
         self.start_button = QPushButton(themed_icon("annotate"), "Choose annotator and start")
         self.start_button.setObjectName("startAnnotation")
         self.start_button.setMinimumHeight(36)
-        self.start_button.clicked.connect(self.start)
+        # clicked(bool) would pass its `checked` flag as the annotator's name.
+        self.start_button.clicked.connect(lambda _checked=False: self.start())
         box = QVBoxLayout(self.intro)
         box.addStretch(1)
         for w in (heading, self.message):
@@ -109,6 +116,8 @@ class AnnotatePage(QWidget):
             if reason:
                 self.message.setText(reason)
             return False
+        if annotator is not None and not isinstance(annotator, str):
+            raise TypeError(f"an annotator is a name, not {annotator!r}")
         if annotator is None:
             picker = parts.picker(study, self)
             if picker.exec() != QDialog.DialogCode.Accepted:
@@ -120,6 +129,8 @@ class AnnotatePage(QWidget):
         screen = parts.screen(study, annotator, self)
         screen.submitted.connect(lambda item_id: self.context.ratings_changed.emit([int(item_id)]))
         screen.undone.connect(lambda item_id: self.context.ratings_changed.emit([int(item_id)]))
+        screen.submitted.connect(lambda _id, who=annotator: self._count(who, +1))
+        screen.undone.connect(lambda _id, who=annotator: self._count(who, -1))
         screen.finished.connect(self._on_finished)
         self.screen, self.annotator = screen, annotator
         self.stack.addWidget(screen)
@@ -139,6 +150,50 @@ class AnnotatePage(QWidget):
         self.stop()
         self.message.setText(f"{who} has rated every item in their queue. Thank you!")
         self.context.ratings_changed.emit([])
+
+    def _count(self, annotator: str, delta: int) -> None:
+        self.saved[annotator] = max(0, self.saved.get(annotator, 0) + delta)
+        if delta > 0:
+            self.last_saved_at = datetime.now()
+
+    def quit_summary(self) -> str | None:
+        """What was saved while the window was open; None when nobody rated."""
+        done = {who: n for who, n in self.saved.items() if n}
+        if not done:
+            return None
+        where = self.context.path.name if self.context.path is not None else "the study file"
+        lines = [
+            f"{who}: {n} rating{'s' if n != 1 else ''} saved" for who, n in sorted(done.items())
+        ]
+        when = f" (the last at {self.last_saved_at:%H:%M:%S})" if self.last_saved_at else ""
+        return (
+            "\n".join(lines)
+            + f"\n\nEvery rating was written to {where} when it was submitted{when}; "
+            "nothing is waiting to be saved. Start again from the Annotate page to go on "
+            "where you stopped."
+        )
+
+    def shutdown(self) -> None:
+        """On quit: say what was saved. The box outlives the window (the application
+        quits when it is closed), so it never holds the closing window up."""
+        text = self.quit_summary()
+        if text is None:
+            return
+        box = QDialog()
+        box.setObjectName("quitSummary")
+        box.setWindowTitle("Ratings saved")
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        label = QLabel(text)
+        label.setObjectName("quitSummaryText")
+        label.setWordWrap(True)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok)
+        buttons.accepted.connect(box.accept)
+        layout = QVBoxLayout(box)
+        layout.addWidget(label)
+        layout.addWidget(buttons)
+        box.resize(420, box.sizeHint().height())
+        box.show()
+        self.summary_dialog = box
 
     def page_shown(self) -> None:
         if self.screen is not None:

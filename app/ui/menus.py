@@ -16,6 +16,12 @@ if TYPE_CHECKING:
     from app.ui.main_window import MainWindow
 
 
+def _open_merge(window: MainWindow) -> None:
+    from app.ui.dialogs.merge_dialog import open_merge_dialog  # loaded when first used
+
+    open_merge_dialog(window)
+
+
 @dataclass
 class WindowActions:
     new: QAction
@@ -23,6 +29,7 @@ class WindowActions:
     demo: QAction
     import_: QAction
     export: QAction
+    merge: QAction
     close: QAction
     quit: QAction
     settings: QAction
@@ -45,6 +52,7 @@ class WindowActions:
         return [
             self.import_,
             self.export,
+            self.merge,
             self.close,
             self.settings,
             self.annotate,
@@ -72,6 +80,7 @@ def build_actions(window: MainWindow) -> WindowActions:
         demo=_action(window, "Open the &demo study", studies.open_demo),
         import_=_action(window, "&Import…", window.show_import_dialog, "Ctrl+I"),
         export=_action(window, "&Export…", window.show_export_dialog, "Ctrl+E"),
+        merge=_action(window, "&Merge studies…", lambda: _open_merge(window)),
         close=_action(window, "&Close study", studies.close_study, std.Close),
         quit=_action(window, "&Quit", window.close, std.Quit),
         settings=_action(window, "Study &settings…", window.show_settings_dialog, "Ctrl+,"),
@@ -106,7 +115,7 @@ def build_actions(window: MainWindow) -> WindowActions:
     a.recent_menu = file_menu.addMenu("Open &recent")
     file_menu.addAction(a.demo)
     file_menu.addSeparator()
-    file_menu.addActions([a.import_, a.export])
+    file_menu.addActions([a.import_, a.export, a.merge])
     file_menu.addSeparator()
     file_menu.addActions([a.close, a.quit])
 

@@ -25,9 +25,10 @@ class StudyCounts:
     datasets: int
 
     def summary(self) -> str:
+        # No count of control items: the status bar is on screen while a rater rates, and
+        # hidden quality-control items must stay hidden from raters (the study lead sees
+        # them in the browser's kind filter and the study settings).
         parts = [f"{self.items:,} items"]
-        if self.control_items:
-            parts.append(f"{self.control_items:,} control")
         parts.append(f"{self.ratings:,} ratings")
         parts.append(f"{self.metric_runs:,} metric runs")
         return " · ".join(parts)
@@ -79,3 +80,24 @@ def study_counts(study: Study) -> StudyCounts:
             metric_runs=one("SELECT COUNT(*) FROM metric_run"),
             datasets=one("SELECT COUNT(*) FROM dataset"),
         )
+
+
+def reference_coverage(study: Study) -> tuple[int, int]:
+    """(regular items with human references, regular items): whether scoring against the
+    source throws references away."""
+    from sqlalchemy import text
+
+    with study.engine.connect() as conn:
+        total = int(
+            conn.execute(text("SELECT COUNT(*) FROM item WHERE kind = 'regular'")).scalar() or 0
+        )
+        with_refs = int(
+            conn.execute(
+                text(
+                    "SELECT COUNT(*) FROM item WHERE kind = 'regular' AND refs IS NOT NULL "
+                    "AND json_valid(refs) AND json_array_length(refs) > 0"
+                )
+            ).scalar()
+            or 0
+        )
+    return with_refs, total

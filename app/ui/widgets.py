@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent
-from PySide6.QtGui import QFont
-from PySide6.QtWidgets import QApplication, QLabel, QWidget
+from PySide6.QtCore import QEvent, QSize, Qt
+from PySide6.QtGui import QFont, QResizeEvent
+from PySide6.QtWidgets import QApplication, QComboBox, QLabel, QSizePolicy, QWidget
 
 
 class HeadingLabel(QLabel):
@@ -37,3 +37,69 @@ class HeadingLabel(QLabel):
         if e.type() == QEvent.Type.ApplicationFontChange:
             self._apply()
         return super().event(e)
+
+
+class ElidedLabel(QLabel):
+    """A one-line label that shortens its text with "…" instead of widening its window.
+
+    A status line or a long metric name must never set the window's minimum width; the
+    full text stays available as the tooltip.
+    """
+
+    def __init__(self, text: str = "", parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._full = ""
+        self.setMinimumWidth(40)
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.setText(text)
+
+    def setText(self, text: str) -> None:  # noqa: N802 - Qt override
+        self._full = text
+        self.setToolTip(text if text else "")
+        self._elide()
+
+    def text(self) -> str:
+        return self._full
+
+    def full_text(self) -> str:
+        return self._full
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt override
+        hint = super().sizeHint()
+        return QSize(self.fontMetrics().horizontalAdvance(self._full) + 8, hint.height())
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt override
+        return QSize(40, super().minimumSizeHint().height())
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(event)
+        self._elide()
+
+    def _elide(self) -> None:
+        shown = self.fontMetrics().elidedText(
+            self._full, Qt.TextElideMode.ElideRight, max(0, self.width() - 2)
+        )
+        super().setText(shown)
+
+
+def compact_combo(combo: QComboBox, chars: int = 10) -> QComboBox:
+    """A combo box whose width follows `chars` characters, not its longest entry.
+
+    With a dozen metric names (some of them long specs such as "meaningbert@MODEL") a combo
+    sized to its contents forces a window wider than a laptop screen; the popup still shows
+    the full names, and the tooltip the current one.
+    """
+    # Full width when the window has room; an explicit minimum width (which layouts use
+    # instead of the minimum size hint) lets it shrink to `chars` characters when it has not.
+    combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+    combo.setMinimumWidth(combo.fontMetrics().horizontalAdvance("x" * chars) + 36)
+    combo.view().setTextElideMode(Qt.TextElideMode.ElideNone)
+    purpose = combo.toolTip()
+
+    def tip(text: str) -> None:
+        # The box may show only the start of a long name: the tooltip has all of it.
+        combo.setToolTip("\n".join(t for t in (purpose, text) if t))
+
+    combo.currentTextChanged.connect(tip)
+    tip(combo.currentText())
+    return combo

@@ -71,6 +71,8 @@ def test_the_picker_chooses_who_rates(window, qtbot, study_with_facts) -> None:
             if isinstance(w, AnnotatorPicker) and w.isVisible()
         )  # fmt: skip
         picker.new_name.setText("newcomer")
+        picker.accept()  # a new rater: the first accept asks, the second confirms
+        assert picker.isVisible() and picker.confirm.isVisible()
         picker.accept()
 
     QTimer.singleShot(200, answer)

@@ -24,7 +24,7 @@ def test_picker_lists_profiles_with_progress(qtbot, study) -> None:
     rows = [picker.list.item(i).text() for i in range(picker.list.count())]
     assert rows[0].startswith("alice") and "1 of 12 rated" in rows[0]
     assert rows[1].startswith("bob") and "0 of 12 rated" in rows[1]
-    assert picker.selected_name() == "alice"
+    assert picker.selected_name() is None  # nobody is preselected: identity is never guessed
     picker.list.setCurrentRow(1)
     assert picker.selected_name() == "bob"
     picker.accept()
@@ -45,6 +45,8 @@ def test_picker_new_name_and_refusals(qtbot, study) -> None:
     picker.new_name.clear()
     qtbot.keyClicks(picker.new_name, "  dana ")
     assert picker.selected_name() == "dana"
+    picker.accept()
+    assert picker.result() != QDialog.DialogCode.Accepted and picker.confirm.text()
     picker.accept()
     assert picker.result() == QDialog.DialogCode.Accepted
     with study.session() as s:  # the profile comes with its session, not with the picker

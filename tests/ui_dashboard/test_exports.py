@@ -141,3 +141,19 @@ def test_export_everything_to_a_folder(open_page, synth, tmp_path) -> None:
     assert "sanity-checks.csv" not in names  # not run: nothing to write
     for p in written:
         assert p.stat().st_size > 0
+
+
+def test_export_everything_includes_the_heatmap_when_its_tab_was_never_shown(
+    open_page, synth, tmp_path
+) -> None:
+    from PySide6.QtGui import QImage
+
+    path, _ = synth
+    page = open_page(path)
+    assert page.tabs.currentWidget() is not page.heat_panel  # the heatmap is not on screen
+    written = {p.name: p for p in page.export_all(tmp_path / "all")}
+    for name in ("metric-correlations.png", "metric-correlations.svg", "metric-correlations.csv"):
+        assert name in written, sorted(written)
+    image = QImage(str(written["metric-correlations.png"]))
+    assert image.width() > 200 and image.height() > 150
+    assert len(set(image.pixel(x, image.height() // 2) for x in range(image.width()))) > 3

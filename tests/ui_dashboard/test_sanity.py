@@ -104,3 +104,38 @@ def test_cancel_stops_the_checks(open_page, scored, qtbot) -> None:
     assert panel.status.text() == "Cancelled."
     assert page.controller.sanity == {} and panel.panel.showing_message
     assert panel.run_button.isEnabled() and not panel.cancel_button.isVisibleTo(panel)
+
+
+def test_the_mean_score_chart_stays_readable_with_15_metrics(open_page, scored, qtbot) -> None:
+    from dataclasses import replace
+
+    from app.analysis.sanity import SanityTable
+
+    page = open_page(scored)
+    page.resize(900, 560)  # the dashboard in a 1024×640 window
+    qtbot.mouseClick(
+        page.tabs.tabBar(),
+        Qt.MouseButton.LeftButton,
+        pos=page.tabs.tabBar().tabRect(page.tabs.indexOf(page.sanity)).center(),
+    )
+    with open_study(scored) as study:
+        computed = study_sanity(study, None, n=20, seed=0)
+    # Fifteen metric rows, each with the real checks' values of one of the two runs.
+    runs = list(computed.results.values())
+    table = SanityTable(
+        {
+            f"metric-{k:02d}": replace(runs[k % len(runs)], metric=f"metric-{k:02d}")
+            for k in range(15)
+        }
+    )
+    page.sanity.show_table(table)
+    qtbot.wait(50)
+    chart = page.sanity.chart
+    line = chart.fontMetrics().height()
+    assert chart.isVisible() and len(chart.means) == 15
+    # Every metric gets two bars at least a text line high each; the rest scrolls.
+    assert chart.height() / 15 >= 2 * line
+    scroll = page.sanity.chart_scroll
+    if chart.height() > scroll.viewport().height():
+        assert scroll.verticalScrollBar().maximum() > 0
+    assert page.minimumSizeHint().height() <= 560

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import QSize, Qt
+from PySide6.QtCore import QEvent, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QPalette, QTextDocument
 from PySide6.QtWidgets import (
+    QApplication,
     QBoxLayout,
     QFrame,
     QLabel,
@@ -57,11 +58,6 @@ class TextPanel(QFrame):
         layout.setSpacing(10)
         self.caption = QLabel(caption.upper())
         self.caption.setObjectName("caption")
-        cap_font = QFont(self.font())
-        cap_font.setPointSizeF(cap_font.pointSizeF() * 0.82)
-        cap_font.setWeight(QFont.Weight.DemiBold)
-        cap_font.setLetterSpacing(QFont.SpacingType.PercentageSpacing, 114)
-        self.caption.setFont(cap_font)
         self.text = QLabel()
         self.text.setObjectName("pairText")
         self.text.setWordWrap(True)
@@ -70,13 +66,31 @@ class TextPanel(QFrame):
         self.text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.text.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.text.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Minimum)
-        font = QFont(self.font())
-        font.setPointSizeF(font.pointSizeF() * TEXT_SCALE)
-        self.text.setFont(font)
+        self._apply_fonts()
         layout.addWidget(self.caption)
         layout.addWidget(self.text)
         layout.addStretch(1)
         self.setMinimumHeight(MIN_TEXT_HEIGHT)
+
+    def _apply_fonts(self) -> None:
+        # From the application font, not our own: Ctrl++ / Ctrl+- change the application
+        # font, and the sentences being rated must grow and shrink with it.
+        base = QFont(QApplication.font())
+        cap_font = QFont(base)
+        cap_font.setPointSizeF(base.pointSizeF() * 0.82)
+        cap_font.setWeight(QFont.Weight.DemiBold)
+        cap_font.setLetterSpacing(QFont.SpacingType.PercentageSpacing, 114)
+        self.caption.setFont(cap_font)
+        font = QFont(base)
+        font.setPointSizeF(base.pointSizeF() * TEXT_SCALE)
+        self.text.setFont(font)
+
+    def event(self, e: QEvent) -> bool:
+        # A top-level widget hears ApplicationFontChange; a child only FontChange, when the
+        # application font reaches it through its parents.
+        if e.type() in (QEvent.Type.ApplicationFontChange, QEvent.Type.FontChange):
+            self._apply_fonts()
+        return super().event(e)
 
     def set_plain(self, text: str) -> None:
         self.text.setTextFormat(Qt.TextFormat.PlainText)

@@ -6,6 +6,7 @@ from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import (
     QColor,
     QFont,
+    QKeyEvent,
     QPainter,
     QPaintEvent,
     QPalette,
@@ -165,7 +166,13 @@ class FlagDialog(QDialog):
         self.comment = QPlainTextEdit(comment or "")
         self.comment.setPlaceholderText("Comment (optional)")
         self.comment.setMinimumSize(420, 110)
+        # A plain text box eats Enter (a new line): the rater's keyboard flow would stop
+        # here. Enter confirms the flag; Shift+Enter still starts a new line.
+        self.comment.installEventFilter(self)
         layout.addWidget(self.comment)
+        keys = QLabel("Enter flags · Shift+Enter new line · Esc cancels")
+        keys.setObjectName("hint")
+        layout.addWidget(keys)
         buttons = QDialogButtonBox()
         self.flag_button = buttons.addButton("Flag", QDialogButtonBox.ButtonRole.AcceptRole)
         self.remove_button: QPushButton | None = None
@@ -183,3 +190,15 @@ class FlagDialog(QDialog):
 
     def comment_text(self) -> str:
         return self.comment.toPlainText().strip()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
+        if (
+            watched is self.comment
+            and event.type() == QEvent.Type.KeyPress
+            and isinstance(event, QKeyEvent)
+            and event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter)
+            and not event.modifiers() & Qt.KeyboardModifier.ShiftModifier
+        ):
+            self.accept()
+            return True
+        return super().eventFilter(watched, event)

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QFont, QPalette
-from PySide6.QtWidgets import QGridLayout, QLabel, QSizePolicy, QWidget
+from PySide6.QtWidgets import QApplication, QGridLayout, QLabel, QSizePolicy, QWidget
 
 from app.annotation.model import Scale
 from app.ui.annotation.scales import blend, make_scale
@@ -29,10 +29,6 @@ class DimensionRow(QWidget):
         question = scale.question or scale.name.capitalize()
         self.question = QLabel(question)
         self.question.setWordWrap(True)
-        qf = QFont(self.font())
-        qf.setPointSizeF(qf.pointSizeF() * 1.12)
-        qf.setWeight(QFont.Weight.DemiBold)
-        self.question.setFont(qf)
 
         self.low = QLabel(scale.label_low)
         self.high = QLabel(scale.label_high)
@@ -47,13 +43,8 @@ class DimensionRow(QWidget):
 
         self.number = QLabel(UNSET_TEXT)
         self.number.setObjectName("valueDisplay")
-        nf = QFont(self.font())
-        nf.setPointSizeF(nf.pointSizeF() * 1.9)
-        nf.setWeight(QFont.Weight.DemiBold)
-        nf.setStyleHint(QFont.StyleHint.Monospace)
-        self.number.setFont(nf)
-        self.number.setFixedWidth(78)
         self.number.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self._apply_fonts()
         self.number.setToolTip("The value you gave; — means not rated yet")
 
         grid.addWidget(self.question, 0, 1, 1, 3)
@@ -95,3 +86,24 @@ class DimensionRow(QWidget):
         # A muted dash for "not rated yet"; full contrast once there is a value.
         pal.setColor(QPalette.ColorRole.WindowText, blend(text, window, 0.55) if unset else text)
         self.number.setPalette(pal)
+
+    def _apply_fonts(self) -> None:
+        # Follows the application font, so Ctrl++ / Ctrl+- reach the question and number.
+        base = QFont(QApplication.font())
+        qf = QFont(base)
+        qf.setPointSizeF(base.pointSizeF() * 1.12)
+        qf.setWeight(QFont.Weight.DemiBold)
+        self.question.setFont(qf)
+        nf = QFont(base)
+        nf.setPointSizeF(base.pointSizeF() * 1.9)
+        nf.setWeight(QFont.Weight.DemiBold)
+        nf.setStyleHint(QFont.StyleHint.Monospace)
+        self.number.setFont(nf)
+        self.number.setFixedWidth(max(78, self.number.fontMetrics().horizontalAdvance("100") + 24))
+
+    def event(self, e: QEvent) -> bool:
+        # A top-level widget hears ApplicationFontChange; a child only FontChange, when the
+        # application font reaches it through its parents.
+        if e.type() in (QEvent.Type.ApplicationFontChange, QEvent.Type.FontChange):
+            self._apply_fonts()
+        return super().event(e)

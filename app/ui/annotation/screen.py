@@ -7,6 +7,8 @@ shortcuts of the window around it (an Edit ▸ Undo on Ctrl+Z, say) cannot take 
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtGui import QFont, QKeyEvent, QPalette
 from PySide6.QtWidgets import (
@@ -38,6 +40,10 @@ HINT_BLOCKED = "Not submitted: every scale needs a value first — move the slid
 NOTICE_MS = 4000
 
 
+def _html(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
 def _button(text: str, tip: str, primary: bool = False) -> QPushButton:
     b = QPushButton(text)
     b.setToolTip(tip)
@@ -61,6 +67,8 @@ class AnnotationScreen(QWidget):
         self._finished_sent = False
         self._flag_dialog: FlagDialog | None = None
         self._restyling = False
+        self.saved_count = 0  # ratings submitted on this screen (undos subtract)
+        self.last_saved_at: datetime | None = None
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self._build()
         self.keymap = KeymapOverlay(self)
@@ -77,7 +85,12 @@ class AnnotationScreen(QWidget):
         outer.setSpacing(14)
 
         header = QHBoxLayout()
-        who = QLabel(f"Rating as <b>{self.session.annotator_name}</b>")
+        name = self.session.annotator_name
+        # Who is rating stays on screen: a rating under the wrong name is hard to find later.
+        who = QLabel(f"Rating as <b>{_html(name)}</b>")
+        who.setObjectName("currentRater")
+        who.setToolTip(f"Every rating on this screen is saved under {name!r}.")
+        self.who_label = who
         self.progress_bar = QProgressBar()
         self.progress_bar.setTextVisible(False)
         self.progress_bar.setFixedHeight(8)
@@ -94,6 +107,14 @@ class AnnotationScreen(QWidget):
         header.addSpacing(18)
         header.addWidget(self.progress_bar, 1)
         header.addWidget(self.progress_label)
+        # Proof that the last rating reached the study file, with the time it did.
+        self.saved_label = QLabel()
+        self.saved_label.setObjectName("savedStamp")
+        self.saved_label.setToolTip(
+            "Each rating is written to the study file the moment you submit it."
+        )
+        header.addSpacing(12)
+        header.addWidget(self.saved_label)
         header.addStretch(1)
         for b in (self.guidelines_button, self.keys_button, self.layout_button):
             b.setFlat(True)
@@ -163,8 +184,14 @@ class AnnotationScreen(QWidget):
         self.flag_button.clicked.connect(self.flag_current)
         self.undo_button.clicked.connect(self.undo_last)
         self.submit_button.clicked.connect(self.submit_current)
-        footer.addWidget(self.hint, 1)
-        footer.addWidget(self.flag_chip)
+        # The hint has a line of its own: beside six buttons it would set the screen's
+        # minimum width past a laptop's 1024 px.
+        self.hint.setWordWrap(True)
+        hint_row = QHBoxLayout()
+        hint_row.addWidget(self.hint, 1)
+        hint_row.addWidget(self.flag_chip)
+        outer.addLayout(hint_row)
+        footer.addStretch(1)
         for b in (self.prev_button, self.next_button, self.skip_button, self.flag_button):
             footer.addWidget(b)
         footer.addSpacing(12)
@@ -183,8 +210,10 @@ class AnnotationScreen(QWidget):
         self.setStyleSheet(
             f"#hint {{ color: {muted}; }}"
             f"#progressLabel {{ color: {muted}; }}"
+            f"#savedStamp {{ color: {muted}; }}"
             f"#banner {{ background: {soft}; border-radius: 8px; padding: 8px 14px; }}"
-            f"#flagChip {{ color: #c0392b; font-weight: 600; padding: 0 10px; }}"
+            f"#flagChip {{ color: {'#ff8a7a' if window.lightness() < 128 else '#b3261e'}; "
+            "font-weight: 600; padding: 0 10px; }"
             f"QPushButton#primaryButton {{ background: {accent.name()}; "
             f"color: {pal.color(QPalette.ColorRole.HighlightedText).name()}; border: none; "
             "border-radius: 6px; padding: 6px 18px; font-weight: 600; }"
@@ -289,6 +318,9 @@ class AnnotationScreen(QWidget):
                 raise
             show_error(self, "Rating not saved", str(fault))
             return False
+        self.saved_count += 1
+        self.last_saved_at = datetime.now()
+        self.saved_label.setText(f"Saved ✓ {self.last_saved_at:%H:%M:%S}")
         self.submitted.emit(item.item_id)
         self._show(self.session.advance())
         return True
@@ -298,6 +330,8 @@ class AnnotationScreen(QWidget):
         if item is None:
             self.notice("Nothing to undo.")
             return
+        self.saved_count = max(0, self.saved_count - 1)
+        self.saved_label.setText(f"Undo saved ✓ {datetime.now():%H:%M:%S}")
         self.undone.emit(item.item_id)
         self._show(item)
         self.notice(
@@ -341,6 +375,8 @@ class AnnotationScreen(QWidget):
 
     def _flag_done(self, item_id: int, dialog: FlagDialog, code: int) -> None:
         self._flag_dialog = None
+        # Keys go back to the rating window at once, whatever the window manager does.
+        self.window().activateWindow()
         if code == int(FlagDialog.DialogCode.Accepted):
             self.session.flag(item_id, dialog.comment_text(), True)
         elif code == FlagDialog.REMOVE:

@@ -108,7 +108,7 @@ class AnnotationSettingsWidget(QWidget):
                 tabs.addTab(*pages[name])
             layout.addWidget(tabs)
         self.error = QLabel()
-        self.error.setStyleSheet("color: #c0392b;")
+        self.error.setProperty("role", "error")  # coloured per theme by the style sheet
         self.error.setWordWrap(True)
         self.error.hide()
         layout.addWidget(self.error)

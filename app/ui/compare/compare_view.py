@@ -16,7 +16,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QCompleter,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QScrollArea,
     QSplitter,
@@ -30,6 +29,7 @@ from PySide6.QtWidgets import (
 
 from app.ui.compare import data as compare_data
 from app.ui.compare.alignment import from_bertscore_details
+from app.ui.compare.columns import ColumnFitter
 from app.ui.compare.html_delegate import HtmlDelegate
 from app.ui.compare.matching_view import MatchingView
 from app.ui.compare.samsa_view import SamsaView, live_details
@@ -63,7 +63,7 @@ class CompareView(QWidget):
         self.source_combo = QComboBox()
         self.source_combo.setEditable(True)
         self.source_combo.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
-        self.source_combo.setMinimumContentsLength(40)
+        self.source_combo.setMinimumContentsLength(24)
         self.source_combo.setSizeAdjustPolicy(
             QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
         )
@@ -120,6 +120,14 @@ class CompareView(QWidget):
             lambda *_: QTimer.singleShot(0, self.table.resizeRowsToContents)
         )
         self.table.selectionModel().currentRowChanged.connect(lambda *_: self._on_row())
+        self.columns = ColumnFitter(self.table, output_column=1)
+        # Rows grow when the columns narrow (the output wraps): the table's share of the
+        # height is recomputed after them, once per burst of row changes.
+        self._fit_timer = QTimer(self)
+        self._fit_timer.setSingleShot(True)
+        self._fit_timer.setInterval(0)
+        self._fit_timer.timeout.connect(self.fit_table)
+        self.table.verticalHeader().sectionResized.connect(lambda *_: self._fit_timer.start())
 
         self.output_view = QTextBrowser()
         self.matching = MatchingView()
@@ -158,6 +166,9 @@ class CompareView(QWidget):
         self.tabs.addTab(samsa_split, "SAMSA and scenes")
         self.tabs.currentChanged.connect(lambda *_: self._update_detail())
 
+        # The details may shrink below their tabs' natural minimum (the SAMSA editor's is
+        # about 330 px): on a 640 px screen the table of outputs needs that height more.
+        self.tabs.setMinimumHeight(140)
         split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(self.table)
         split.addWidget(self.tabs)
@@ -271,14 +282,16 @@ class CompareView(QWidget):
         dark = self.palette().base().color().lightness() < 128
         keep = self.current_item_id() if item_id is None else item_id
         self.model.set_comparison(comparison, dark=dark)
-        header = self.table.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
-        self.table.resizeRowsToContents()
+        self.columns.fit()
         QTimer.singleShot(0, self.fit_table)
         self.scene_editor.set_source(source_group, comparison.source)
         self.source_changed.emit(source_group)
         self.select_item(keep if keep in {r.item_id for r in comparison.rows} else None)
+
+    def resizeEvent(self, event) -> None:  # noqa: ANN001, N802 - Qt override
+        super().resizeEvent(event)
+        # A smaller window must not leave the table a row high: share the height again.
+        self._fit_timer.start()
 
     def fit_table(self) -> None:
         """Give the table the height its rows need (at most 55 %), the details the rest."""
@@ -290,7 +303,14 @@ class CompareView(QWidget):
         scrollbar = self.table.horizontalScrollBar()
         extra = scrollbar.sizeHint().height() if scrollbar.isVisible() else 0
         need = rows + self.table.horizontalHeader().height() + 2 * self.table.frameWidth() + extra
-        top = max(120, min(need + 2, int(total * 0.55)))
+        header_h = self.table.horizontalHeader().height()
+        three_rows = header_h + sum(
+            self.table.rowHeight(r) for r in range(min(3, self.proxy.rowCount()))
+        )
+        top = max(
+            120,
+            min(need + 2, max(int(total * 0.55), min(three_rows + extra + 4, int(total * 0.7)))),
+        )
         self.splitter.setSizes([top, total - top])
 
     def show_item(self, item_id: int) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, Qt, Signal
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QToolTip, QVBoxLayout, QWidget
 
 from app.ui.dashboard.model import BarSeries
@@ -62,6 +63,10 @@ class CorrelationBars(QWidget):
         pen = pg.mkPen(colors.accent, width=2, style=Qt.PenStyle.DashLine)
         self.ceiling_line.setPen(pen)
         self.ceiling_line.label.setColor(colors.accent)
+        # With many metrics the label sits on the last bar: a backing keeps it legible.
+        backing = QColor(colors.background)
+        backing.setAlpha(235)
+        self.ceiling_line.label.fill = pg.mkBrush(backing)
         if self.series is not None:
             self.set_series(self.series, self.ceiling, stale_intervals=self.stale_intervals)
 

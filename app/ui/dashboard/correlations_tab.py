@@ -17,6 +17,7 @@ from app.ui.dashboard.panel import Panel
 from app.ui.dashboard.plots import PlotColors, export_plot
 from app.ui.dashboard.scatter import MetricScatter
 from app.ui.dashboard.tables import FrameTable
+from app.ui.widgets import compact_combo
 
 if TYPE_CHECKING:
     from app.ui.dashboard.controller import DashboardController
@@ -50,6 +51,8 @@ class CorrelationsTab(QWidget):
             {k: s.label for k, s in STATISTICS.items()}, "Which statistic the bars show"
         )
         self.sort = _combo(SORTS, "Order of the bars")
+        for combo in (self.statistic, self.sort):
+            compact_combo(combo, 8)
         self.bars_panel = Panel(
             "Correlation with the human ratings", self.bars, formats=("png", "svg"), name="bars"
         )
@@ -61,8 +64,7 @@ class CorrelationsTab(QWidget):
         self.scatter = MetricScatter()
         self.metric_combo = QComboBox()
         self.metric_combo.setToolTip("The metric plotted against the human scores")
-        self.metric_combo.setMinimumContentsLength(14)
-        self.metric_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        compact_combo(self.metric_combo, 12)
         self.scatter_panel = Panel(
             "Metric against humans", self.scatter, formats=("png", "svg"), name="scatter"
         )

@@ -35,7 +35,7 @@ from app.ui.dashboard.plots import PlotColors, export_plot
 from app.ui.dashboard.quality_panel import QualityPanel
 from app.ui.dashboard.sanity_panel import SanityPanel
 from app.ui.icons import themed_icon
-from app.ui.widgets import HeadingLabel
+from app.ui.widgets import ElidedLabel, HeadingLabel, compact_combo
 
 if TYPE_CHECKING:
     from app.ui.context import StudyContext
@@ -69,7 +69,9 @@ class DashboardPage(QWidget):
         self.dimension.setToolTip("The human rating dimension the metrics are compared with")
         self.scale = _combo(SCALES, "Human item score: mean of the raw ratings or of z-scores")
         self.groups = _combo(GROUPINGS, "What the bootstrap resamples for the 95% intervals")
-        self.status = QLabel()
+        for combo in (self.dimension, self.scale, self.groups):
+            compact_combo(combo, 9)
+        self.status = ElidedLabel()
         self.status.setObjectName("mutedLabel")
         self.export_button = QToolButton()
         self.export_button.setText("Export")
@@ -91,8 +93,7 @@ class DashboardPage(QWidget):
         ):
             header.addWidget(QLabel(label))
             header.addWidget(widget)
-        header.addStretch(1)
-        header.addWidget(self.status)
+        header.addWidget(self.status, 1)
         header.addWidget(self.export_button)
 
         self.correlations = CorrelationsTab(self.controller)
@@ -216,7 +217,9 @@ class DashboardPage(QWidget):
         if c.analysis is None or table is None:
             self.status.setText("Reading the study…" if c.busy else "")
             return
-        parts = [f"{table.n_items:,} rated items", f"{len(table.results)} metric runs"]
+        # The number of metric runs is the status bar's to say; said twice, the two copies
+        # disagree for a moment whenever a run finishes.
+        parts = [f"{table.n_items:,} rated items"]
         sets = c.analysis.data.label_sets
         if sets:  # which published or fixed labels stand in for unrated items
             parts.append("labels: " + ", ".join(sets))
@@ -227,7 +230,14 @@ class DashboardPage(QWidget):
         self.status.setText(" · ".join(parts))
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt override
-        if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange):
+        # A text-size change (Ctrl++ / Ctrl+-) restyles the plots as a palette change does:
+        # their tick and label fonts are copies of the application font.
+        if event.type() in (
+            QEvent.Type.PaletteChange,
+            QEvent.Type.ApplicationPaletteChange,
+            QEvent.Type.FontChange,
+            QEvent.Type.ApplicationFontChange,
+        ):
             colors = PlotColors.from_palette(self.palette())
             self.correlations.apply_colors(colors)
             self.heatmap.apply_colors(colors)
@@ -263,13 +273,29 @@ class DashboardPage(QWidget):
         folder.mkdir(parents=True, exist_ok=True)
         written = []
         for panel in self.panels():
-            if panel.isHidden() or panel.showing_message or not panel.export_button.isEnabled():
+            if self._hidden_on_purpose(panel) or panel.showing_message:
+                continue
+            if not panel.export_button.isEnabled():
                 continue
             for fmt in panel.exporters:
                 path = folder / f"{panel.name}{FORMATS[fmt][2]}"
                 panel.export(fmt, str(path))
                 written.append(path)
         return written
+
+    def _hidden_on_purpose(self, panel: Panel) -> bool:
+        """Hidden because it has nothing to show, not because its tab is not the current one.
+
+        The tab widget hides every tab but the current one, so `isHidden()` alone would
+        leave the heatmap (a tab of its own) out of "Export all" unless it was on screen.
+        """
+        for i in range(self.tabs.count()):
+            tab = self.tabs.widget(i)
+            if panel is tab:
+                return False
+            if tab.isAncestorOf(panel):
+                return not panel.isVisibleTo(tab)
+        return panel.isHidden()
 
     def export_all_dialog(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, "Save every plot and table to")

@@ -53,11 +53,17 @@ class Panel(QFrame):
         self.content = content
         self.title = HeadingLabel(title, 1.1)
         self.title.setObjectName("sectionHeading")
+        # A long title wraps rather than widening the window (laptop screens are 1024 px).
+        self.title.setWordWrap(True)
+        self.title.setToolTip(title)
+        # ...but not into a column of single words when the header's controls crowd it.
+        fm = self.title.fontMetrics()
+        self.title.setMinimumWidth(min(fm.horizontalAdvance(title), fm.horizontalAdvance("x" * 15)))
         self.header = QHBoxLayout()
         self.header.setContentsMargins(0, 0, 0, 0)
         self.header.setSpacing(6)
-        self.header.addWidget(self.title)
-        self.header.addStretch(1)
+        # The title takes the free width (so it wraps only when the panel is narrow).
+        self.header.addWidget(self.title, 1)
         self.exporters: dict[str, Callable[[str], object]] = {}
         self.export_button = QToolButton()
         self.export_button.setObjectName("panelExport")

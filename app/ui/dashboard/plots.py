@@ -50,7 +50,8 @@ class PlotColors:
             grid=pal.color(role.Mid),
             bar=QColor("#5b8fd6" if dark else "#4477aa"),
             negative=QColor("#e08597" if dark else "#cc6677"),
-            accent=QColor("#e0a33a" if dark else "#c77c02"),
+            # Also the colour of text (the human-ceiling label): 4.5:1 on the base at least.
+            accent=QColor("#e0a33a" if dark else "#9e5d00"),
             point=QColor(91, 143, 214, 150) if dark else QColor(68, 119, 170, 130),
             dark=dark,
         )

@@ -14,6 +14,9 @@ from app.analysis.sanity import SanityTable
 from app.ui.dashboard.plots import PlotColors, axis_label, fit_left_axis, make_plot, style_plot
 
 HEIGHT = 0.36
+# Each metric's pair of bars needs about this many text lines of height to stay readable;
+# past what the panel can give, the chart scrolls instead of squeezing the bars.
+LINES_PER_METRIC = 2.2
 LABELS = ("identical pairs (s, s)", "unrelated pairs (s, u)")
 
 
@@ -52,7 +55,15 @@ class SanityMeans(QWidget):
             for name, r in table.results.items()
             if r.error is None
         }
+        self._fit_height()
         self._draw()
+
+    def needed_height(self) -> int:
+        line = self.fontMetrics().height()
+        return int(len(self.means) * LINES_PER_METRIC * line + 6 * line)
+
+    def _fit_height(self) -> None:
+        self.setMinimumHeight(max(200, self.needed_height()))
 
     def _draw(self) -> None:
         c = self.colors

@@ -9,15 +9,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
     QLabel,
     QProgressBar,
     QPushButton,
+    QScrollArea,
     QSizePolicy,
     QSpinBox,
+    QSplitter,
     QVBoxLayout,
     QWidget,
 )
@@ -99,9 +101,15 @@ class SanityPanel(QWidget):
         )
         self.panel.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
         self.chart = SanityMeans()
+        # With a dozen metrics the bars need more height than the tab has: scroll.
+        self.chart_scroll = QScrollArea()
+        self.chart_scroll.setWidgetResizable(True)
+        self.chart_scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        self.chart_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.chart_scroll.setWidget(self.chart)
         self.chart_panel = Panel(
             "Mean score of identical and unrelated pairs",
-            self.chart,
+            self.chart_scroll,
             formats=("png", "svg"),
             name="sanity-means",
         )
@@ -116,10 +124,16 @@ class SanityPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(controls)
-        layout.addWidget(self.panel)
-        layout.addWidget(self.chart_panel, 1)
+        # The user decides how the height is shared between the table and the chart.
+        self.splitter = QSplitter(Qt.Orientation.Vertical)
+        self.splitter.setChildrenCollapsible(False)
+        self.splitter.addWidget(self.panel)
+        self.splitter.addWidget(self.chart_panel)
+        self.splitter.setStretchFactor(0, 2)
+        self.splitter.setStretchFactor(1, 3)
+        layout.addWidget(self.splitter, 1)
         layout.addWidget(note)
-        layout.addStretch(0)  # takes the room while the chart is hidden
+        layout.addStretch(0)  # takes the room the table does not use while the chart is hidden
         self.run_button.clicked.connect(self.run)
         self.cancel_button.clicked.connect(self.cancel)
         self.mode.currentIndexChanged.connect(lambda _i: self.show_cached())

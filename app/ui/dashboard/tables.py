@@ -12,9 +12,10 @@ from typing import Any
 
 import pandas as pd
 from PySide6.QtCore import QRect, Qt
-from PySide6.QtGui import QBrush, QColor, QPainter, QStandardItem, QStandardItemModel
+from PySide6.QtGui import QColor, QPainter, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QApplication,
     QHeaderView,
     QSizePolicy,
     QStyle,
@@ -25,6 +26,18 @@ from PySide6.QtWidgets import (
 
 PASS = QColor("#2e8540")
 FAIL = QColor("#c0392b")
+# On a dark base the light theme's green and red fall below WCAG AA (3.7:1 and 3.1:1).
+PASS_DARK = QColor("#6cc48a")
+FAIL_DARK = QColor("#ff8a7a")
+
+
+def status_color(text: str, dark: bool) -> QColor | None:
+    """The colour of a pass/fail cell, readable on the theme's base colour."""
+    if text == "pass":
+        return PASS_DARK if dark else PASS
+    if text == "fail":
+        return FAIL_DARK if dark else FAIL
+    return None
 
 
 @dataclass(frozen=True)
@@ -113,8 +126,10 @@ class FrameModel(QStandardItemModel):
                     if numeric:
                         item.setToolTip(repr(value))
                     if fmt.kind == "status":
-                        color = {"pass": PASS, "fail": FAIL}.get(text)
-                        item.setForeground(color if color is not None else QBrush())
+                        dark = QApplication.palette().base().color().lightness() < 128
+                        color = status_color(text, dark)
+                        # No colour: the palette's text colour (an empty brush paints black).
+                        item.setData(color, Qt.ItemDataRole.ForegroundRole)
 
     def fmt(self, column: int) -> Fmt:
         if column == 0:

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
     QFormLayout,
+    QFrame,
     QGroupBox,
     QHBoxLayout,
     QHeaderView,
@@ -35,6 +36,7 @@ from app.settings import DEFAULT_ENCODER, DEVICE_CHOICES, UserPrefs
 from app.ui.child_jobs import list_metrics_job, score_job
 from app.ui.child_process import in_child_process
 from app.ui.rate import RateMeter, format_duration, format_rate
+from app.ui.study_info import reference_coverage
 from app.ui.workers import JobFailure, JobHandle
 
 if TYPE_CHECKING:
@@ -53,6 +55,7 @@ class BatteryDialog(QDialog):
         self.setWindowTitle("Run metrics")
         self.context = context
         self.metrics: list[dict[str, Any]] = []
+        self._coverage: tuple[int, int] | None = None  # items with references, items
         self.job: JobHandle | None = None
         self.summaries: list[Any] = []
         self._meter = RateMeter()
@@ -73,6 +76,7 @@ class BatteryDialog(QDialog):
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
         self.tree.itemChanged.connect(lambda *_: self._update_buttons())
+        self.tree.itemChanged.connect(lambda *_: self._update_reference_warning())
 
         self.all_button = QPushButton("All available")
         self.none_button = QPushButton("None")
@@ -107,6 +111,8 @@ class BatteryDialog(QDialog):
             "Reference-based metrics compare the output with the source, or with the item's "
             "human references when it has them (items without references fall back to the source)"
         )
+        self.refmode_combo.currentIndexChanged.connect(lambda _i: self._update_reference_warning())
+        self.reference_warning = self._make_reference_warning()
         self.batch_spin = QSpinBox()
         self.batch_spin.setRange(1, 4096)
         self.batch_spin.setValue(64)
@@ -158,6 +164,7 @@ class BatteryDialog(QDialog):
         top.addLayout(left, 1)
         side = QVBoxLayout()
         side.addWidget(options)
+        side.addWidget(self.reference_warning)
         side.addStretch(1)
         options.setFixedWidth(330)
         top.addLayout(side)
@@ -167,6 +174,47 @@ class BatteryDialog(QDialog):
         layout.addLayout(buttons)
         self.resize(1040, 640)
         self._update_buttons()
+
+    # -- scoring against the source while references exist ------------------------------
+
+    def _make_reference_warning(self) -> QFrame:
+        box = QFrame()
+        box.setObjectName("referenceWarning")
+        box.setFrameShape(QFrame.Shape.StyledPanel)
+        self.reference_label = QLabel()
+        self.reference_label.setWordWrap(True)
+        self.use_references_button = QPushButton("Score against references")
+        self.use_references_button.setObjectName("useReferences")
+        self.use_references_button.setAutoDefault(False)
+        self.use_references_button.clicked.connect(
+            lambda: self.refmode_combo.setCurrentIndex(self.refmode_combo.findData("references"))
+        )
+        lay = QVBoxLayout(box)
+        lay.addWidget(self.reference_label)
+        lay.addWidget(self.use_references_button, 0, Qt.AlignmentFlag.AlignLeft)
+        box.hide()
+        return box
+
+    def _reference_coverage(self) -> tuple[int, int]:
+        if self._coverage is None:
+            study = self.context.study
+            self._coverage = reference_coverage(study) if study is not None else (0, 0)
+        return self._coverage
+
+    def _update_reference_warning(self) -> None:
+        """Warn when reference-based metrics are about to ignore the study's references."""
+        if not hasattr(self, "reference_warning"):
+            return
+        needs = {str(m["name"]) for m in self.metrics if m.get("needs_references")}
+        chosen = [name for name in self.checked_metrics() if name in needs]
+        with_refs, total = self._reference_coverage() if chosen else (0, 0)
+        show = self.refmode_combo.currentData() == "source" and bool(chosen) and with_refs > 0
+        if show:
+            self.reference_label.setText(
+                f"⚠ {with_refs:,} of {total:,} items have human references, but "
+                f"{', '.join(chosen)} will compare each output with its source."
+            )
+        self.reference_warning.setVisible(show)
 
     # -- the metric list --------------------------------------------------------------
 
@@ -227,6 +275,7 @@ class BatteryDialog(QDialog):
         n_ok = sum(1 for m in self.metrics if m.get("available", True))
         self.list_status.setText(f"{n_ok} of {len(self.metrics)} metrics can run here")
         self._update_buttons()
+        self._update_reference_warning()
 
     def _metric_items(self) -> list[QTreeWidgetItem]:
         out = []

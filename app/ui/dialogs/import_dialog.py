@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 
 from app.ui.child_jobs import import_job
 from app.ui.child_process import in_child_process
+from app.ui.dialogs.dialog_terms import in_dialog_terms
 from app.ui.dialogs.import_preview import (
     MAPPED_FIELDS,
     Preview,
@@ -151,7 +152,7 @@ class ImportDialog(QDialog):
         self.error_label.setObjectName("importError")
         self.error_label.setWordWrap(True)
         self.error_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.error_label.setStyleSheet("color: #d04040;")
+        self.error_label.setProperty("role", "error")  # coloured per theme by the style sheet
         self.error_label.hide()
         right = QWidget()
         right_box = QVBoxLayout(right)
@@ -252,6 +253,10 @@ class ImportDialog(QDialog):
         for r, row in enumerate(p.rows):
             for c, value in enumerate(row[: len(p.columns)]):
                 self.table.setItem(r, c, QTableWidgetItem(value))
+            # The file's own row numbers, so "row 4" in an error is the row labelled 4 here.
+            number = QTableWidgetItem(str(p.row_numbers[r]) if r < len(p.row_numbers) else "")
+            number.setToolTip("Row in the file (the header is row 1)")
+            self.table.setVerticalHeaderItem(r, number)
         for c in range(len(p.columns)):
             self.table.setColumnWidth(c, min(320, max(90, self.table.sizeHintForColumn(c) + 16)))
         if p.shape:
@@ -285,6 +290,7 @@ class ImportDialog(QDialog):
             combo.blockSignals(False)
 
     def show_error(self, message: str | None) -> None:
+        message = in_dialog_terms(message) if message else message
         self.error_label.setText(message or "")
         self.error_label.setVisible(bool(message))
 

@@ -32,6 +32,8 @@ MAPPED_FIELDS = (
 class Preview:
     columns: list[str] = field(default_factory=list)
     rows: list[list[str]] = field(default_factory=list)
+    # Each shown row's number as error messages give it (1-based, a CSV header is row 1).
+    row_numbers: list[int] = field(default_factory=list)
     container: str = ""
     shape: str = ""
     rating_kind: str = ""  # named | anonymous | aggregate: what the import will store
@@ -90,7 +92,8 @@ def build_preview(
             if source.container == "jsonl"
             else ("tsv" if source.delimiter == "\t" else "csv")
         )
-        for _row_no, record in source.rows():
+        for row_no, record in source.rows():
+            preview.row_numbers.append(int(row_no))
             if isinstance(record, dict):
                 preview.rows.append([_cell(record.get(c)) for c in preview.columns])
             else:

@@ -1,0 +1,45 @@
+"""A rater sees each rating saved (with the time), and on quit what was saved."""
+
+from __future__ import annotations
+
+import re
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication, QDialog, QLabel
+
+from tests.ui.conftest import open_in
+from tests.ui.test_annotate_page import ratings_by
+
+
+def rate(qtbot, screen, digits: str) -> None:  # noqa: ANN001
+    qtbot.keyClicks(QApplication.focusWidget() or screen, digits)
+    qtbot.keyClick(QApplication.focusWidget() or screen, Qt.Key.Key_Return)
+
+
+def test_saved_stamp_after_each_rating_and_a_summary_on_quit(
+    window, qtbot, study_with_facts
+) -> None:
+    path, _ = study_with_facts
+    window.show()
+    open_in(window, path, qtbot)
+    assert window.show_page("annotate")
+    page = window.page("annotate")
+    assert page.start("newbie")
+    screen = page.screen
+    assert screen.saved_label.text() == ""  # nothing saved yet: nothing claimed
+    rate(qtbot, screen, "40")
+    stamp = screen.saved_label.text()
+    assert screen.saved_label.isVisible() and re.fullmatch(r"Saved ✓ \d\d:\d\d:\d\d", stamp)
+    rate(qtbot, screen, "70")
+    rate(qtbot, screen, "90")
+    qtbot.keyClick(
+        QApplication.focusWidget() or screen, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier
+    )
+    assert "Undo saved ✓" in screen.saved_label.text()
+    assert len(ratings_by(path, "newbie")) == 2
+    window.close()
+    box = page.summary_dialog
+    assert isinstance(box, QDialog) and box.isVisible() and box.objectName() == "quitSummary"
+    text = box.findChild(QLabel, "quitSummaryText").text()
+    assert "newbie: 2 ratings saved" in text and path.name in text
+    box.close()
