@@ -17,7 +17,6 @@ identical file adds nothing and says so, a file with rows appended adds exactly 
 
 from __future__ import annotations
 
-import sqlite3
 import time
 from collections.abc import Callable, Sequence
 from contextlib import ExitStack
@@ -33,6 +32,7 @@ from app.datasets.rows import ParsedRow, RowParser, RowProblem
 from app.datasets.store import BulkWriter, DatasetState, rating_key
 from app.errors import InputError, UserError
 from app.runtime import CancelToken
+from db.errors import StudyBusyError
 from db.study import Study
 from db.writers import announced_writer
 
@@ -369,13 +369,8 @@ def import_file(
         # About 100 bytes a row is typical of sentence pairs; only a hint for index handling.
         try:
             writer.begin(study.path, expected_rows=source.size // 100)
-        except sqlite3.OperationalError as exc:
-            if "locked" not in str(exc) and "busy" not in str(exc):
-                raise
-            raise UserError(
-                f"{study.path}: the study is busy (another program is writing to it); "
-                "try again when it is done"
-            ) from None
+        except StudyBusyError as exc:  # a program that does not name itself kept the lock
+            raise UserError(f"{study.path}: {exc}") from None
         announcement.enter_context(announced_writer(study.path, "import"))
         total = source.size or None
         file_name = str(path)

@@ -36,14 +36,18 @@ FILE_FILTER = "MeaningBench studies (*.mbstudy);;All files (*)"
 CONFLICT_ROWS = 500  # the table shows this many; the count says how many there are
 
 
+def _plural(n: int, noun: str) -> str:
+    return noun if n == 1 else f"{noun}s"
+
+
 def describe(report: MergeReport, *, done: bool) -> str:
     """The preview (or the result) in plain words, what is added first."""
     will = "were" if done else "will be"
-    added = [f"<b>{report.ratings_added:,}</b> ratings"]
+    added = [f"<b>{report.ratings_added:,}</b> {_plural(report.ratings_added, 'rating')}"]
     if report.items_added:
-        added.append(f"{report.items_added:,} items")
+        added.append(f"{report.items_added:,} {_plural(report.items_added, 'item')}")
     if report.notes_added:
-        added.append(f"{report.notes_added:,} notes")
+        added.append(f"{report.notes_added:,} {_plural(report.notes_added, 'note')}")
     lines = [
         f"{' and '.join([', '.join(added[:-1]), added[-1]] if len(added) > 1 else added)} "
         f"{will} added from {report.other.name}."
