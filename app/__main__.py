@@ -1,4 +1,4 @@
-"""`python -m app` opens the desktop app (on the study given, if any)."""
+"""`python -m meaningbench` opens the desktop app (on the study given, if any)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import sys
 
 
 def main() -> int:
-    from app.ui.launch import launch
+    from meaningbench.ui.launch import launch
 
     return launch(sys.argv[1:2] or None)
 

@@ -1,4 +1,4 @@
-"""The `meaningbench` command. Each subcommand lives in its own module of `app.commands`.
+"""The `meaningbench` command. Each subcommand lives in its own module of `meaningbench.commands`.
 
 Modules there define `register(subparsers)`; they keep heavy imports inside the function
 that runs the command, so `meaningbench --help` and the GUI start without torch.
@@ -12,12 +12,12 @@ import pkgutil
 import sys
 from collections.abc import Sequence
 
-from app import __version__
-from app.errors import UserError
+from meaningbench import __version__
+from meaningbench.errors import UserError
 
 
 def build_parser() -> argparse.ArgumentParser:
-    import app.commands as commands_pkg
+    import meaningbench.commands as commands_pkg
 
     parser = argparse.ArgumentParser(
         prog="meaningbench",
@@ -30,7 +30,7 @@ def build_parser() -> argparse.ArgumentParser:
         m.name for m in pkgutil.iter_modules(commands_pkg.__path__) if not m.name.startswith("_")
     )
     for name in modules:
-        module = importlib.import_module(f"app.commands.{name}")
+        module = importlib.import_module(f"meaningbench.commands.{name}")
         module.register(sub)
     return parser
 
@@ -41,8 +41,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 0
-    from app.runtime import Cancelled
-    from db.errors import StudyFileError
+    from meaningbench.db.errors import StudyFileError
+    from meaningbench.runtime import Cancelled
 
     try:
         return int(args.func(args) or 0)
@@ -62,7 +62,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:
         # A full disk, a read-only or failing medium: the user's to fix, so a message
         # saying what happened and what to do, not a traceback. Anything else is a bug.
-        from db.faults import describe_fault
+        from meaningbench.db.faults import describe_fault
 
         fault = describe_fault(exc, getattr(args, "study", None))
         if fault is None:

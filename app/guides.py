@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from app.settings import resources_dir
+from meaningbench.settings import resources_dir
 
 # Reading order: the README's documentation table follows it.
 GUIDE_ORDER = (

@@ -6,7 +6,7 @@ and then writes cannot wait: in WAL mode, when another process committed since i
 began, SQLite answers SQLITE_BUSY at once, whatever the busy timeout. Reads stay deferred,
 so they never wait for a writer.
 
-A write that cannot get the lock within WAIT_STEP_MS says who holds it (see db.writers)
+A write that cannot get the lock within WAIT_STEP_MS says who holds it (see meaningbench.db.writers)
 through the engine's `WaitPolicy` and tries again, for as long as the holder lives.
 """
 
@@ -23,7 +23,7 @@ from weakref import WeakKeyDictionary
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.orm import Session, sessionmaker
 
-from db.errors import StudyBusyError
+from meaningbench.db.errors import StudyBusyError
 
 BUSY_TIMEOUT_MS = 10_000
 # A write waits this long, silently, for each try at the lock: a short holder (a batch of
@@ -100,7 +100,7 @@ def begin_immediate(
 ) -> None:
     """BEGIN IMMEDIATE on a raw connection, waiting (and saying so) while another process
     holds the write lock. Raises StudyBusyError when an unnamed holder keeps it too long."""
-    from db.writers import clear_stale_writer, current_writer
+    from meaningbench.db.writers import clear_stale_writer, current_writer
 
     policy = policy or WaitPolicy()
     limit_s = BUSY_TIMEOUT_MS / 1000 if policy.unknown_limit_s is None else policy.unknown_limit_s
@@ -166,7 +166,7 @@ def _on_connect_read_only(dbapi_conn: Any, _record: Any) -> None:
 
 def make_read_only_engine(uri: str) -> Engine:
     """An engine reading a study through an SQLite URI (`mode=ro` or `immutable=1`,
-    chosen by `db.access.read_only_uris`)."""
+    chosen by `meaningbench.db.access.read_only_uris`)."""
     import sqlite3
 
     from sqlalchemy.pool import QueuePool

@@ -16,7 +16,7 @@ import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
-from db.errors import StudyFileError, StudyReadOnlyError, StudyWriteError
+from meaningbench.db.errors import StudyFileError, StudyReadOnlyError, StudyWriteError
 
 # Free space under which an unspecific write error is reported as a full disk.
 NEARLY_FULL_BYTES = 1 << 20

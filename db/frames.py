@@ -1,7 +1,7 @@
 """Read the study as pandas DataFrames: items, current ratings, scores.
 
 Raw rows only: how an item's ratings make its human score is a rule of the engine
-(`app.analysis.human`), not of the database layer. What is defined here:
+(`meaningbench.analysis.human`), not of the database layer. What is defined here:
 - a current rating is a rating row whose state is `current` (edits and undos supersede);
   every current row is one rating, whatever its kind (named, anonymous, aggregate);
 - the scores of a (metric, config hash) are the newest non-error score per item across the
@@ -120,7 +120,7 @@ def ratings_frame(
 def runs_frame(session: Session | Connection) -> pd.DataFrame:
     """One row per (metric, config hash): its newest run's id, label, model and stored config.
 
-    Naming the runs for tables is the application's rule (`app.analysis.score_columns`),
+    Naming the runs for tables is the application's rule (`meaningbench.analysis.score_columns`),
     which adds a `column` to this frame.
     """
     sql = """

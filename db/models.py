@@ -230,7 +230,7 @@ class MetricRun(Base):
     n_failed: Mapped[int] = mapped_column(Integer, default=0)
     elapsed_s: Mapped[float] = mapped_column(Float, default=0.0)
     error: Mapped[str | None] = mapped_column(Text)
-    # The process that claimed the run (see db.processes): a `running` run whose owner is
+    # The process that claimed the run (see meaningbench.db.processes): a `running` run whose owner is
     # gone is interrupted, and its start time (seconds since boot) keeps a reused pid from
     # passing for it.
     owner_pid: Mapped[int | None] = mapped_column(Integer)

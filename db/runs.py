@@ -7,9 +7,9 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass
 
-from db.models import sql_now
-from db.processes import ProcessId, is_alive
-from db.study import Study
+from meaningbench.db.models import sql_now
+from meaningbench.db.processes import ProcessId, is_alive
+from meaningbench.db.study import Study
 
 RUN_COLUMNS = "id, status, owner_pid, owner_host, owner_started"
 

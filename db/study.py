@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session, sessionmaker
 
-from db.access import StudyAccess, folder_access, read_only_uris, study_access
-from db.engine import (
+from meaningbench.db.access import StudyAccess, folder_access, read_only_uris, study_access
+from meaningbench.db.engine import (
     WRITE_OPTION,
     WaitPolicy,
     make_engine,
@@ -23,15 +23,15 @@ from db.engine import (
     make_sessionmaker,
     set_wait_policy,
 )
-from db.errors import (
+from meaningbench.db.errors import (
     MigrationError,
     NewerSchemaError,
     StudyFileError,
     StudyReadOnlyError,
     StudyWriteError,
 )
-from db.faults import describe_fault, fault_reason, read_only_message
-from db.models import Dimension
+from meaningbench.db.faults import describe_fault, fault_reason, read_only_message
+from meaningbench.db.models import Dimension
 
 if TYPE_CHECKING:
     from alembic.config import Config
@@ -115,7 +115,7 @@ def upgrade_to_head(engine: Engine) -> None:
 
 
 # The files beside a study that belong to it: SQLite's write-ahead log, shared memory and
-# journal, and the name of its long writer (see db.writers).
+# journal, and the name of its long writer (see meaningbench.db.writers).
 COMPANION_SUFFIXES = ("-wal", "-shm", "-journal", "-writer")
 
 
@@ -197,7 +197,7 @@ class Study:
         """A session whose transaction commits on success and rolls back on any error.
 
         `write=True` takes the write lock when the transaction begins (BEGIN IMMEDIATE),
-        waiting for another process's writes as the wait policy says (see db.engine). A
+        waiting for another process's writes as the wait policy says (see meaningbench.db.engine). A
         transaction that writes should say so: a deferred one that reads first and writes
         later fails at once when another process committed in between.
         """
@@ -371,7 +371,7 @@ def _migration_message(path: Path, rev: str, backup: Path, exc: BaseException) -
 
 
 def _open_read_only(path: Path, access: StudyAccess) -> Study:
-    """A study opened for reading only; see db.access for `mode=ro` versus `immutable`."""
+    """A study opened for reading only; see meaningbench.db.access for `mode=ro` versus `immutable`."""
     failure: BaseException | None = None
     for uri in read_only_uris(path):
         engine = make_read_only_engine(uri)

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
-from db.processes import ProcessId, is_alive, this_process
+from meaningbench.db.processes import ProcessId, is_alive, this_process
 
 
 def writer_file(study_path: str | Path) -> Path:

@@ -6,6 +6,6 @@ import multiprocessing
 
 if __name__ == "__main__":
     multiprocessing.freeze_support()  # the scoring pool's worker processes
-    from app.cli import main
+    from meaningbench.cli import main
 
     raise SystemExit(main())

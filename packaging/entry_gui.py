@@ -9,6 +9,6 @@ if __name__ == "__main__":
     # Background jobs start child processes with "spawn": a frozen program must let
     # such a child run its job instead of opening another window.
     multiprocessing.freeze_support()
-    from app.ui.launch import launch
+    from meaningbench.ui.launch import launch
 
     raise SystemExit(launch(sys.argv[1:2] or None))

@@ -53,7 +53,7 @@ def shared_datasets(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture
 def new_study(tmp_path: Path):
-    from db.study import create_study
+    from meaningbench.db.study import create_study
 
     study = create_study(tmp_path / "test.mbstudy")
     yield study

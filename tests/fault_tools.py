@@ -87,9 +87,9 @@ def cli(
     wrap: Sequence[str] = (),
     timeout: float = 300,
 ) -> subprocess.CompletedProcess[str]:
-    """`meaningbench ARGS` as a process of its own (`python -m app.cli`)."""
+    """`meaningbench ARGS` as a process of its own (`python -m meaningbench.cli`)."""
     return subprocess.run(
-        [*wrap, sys.executable, "-m", "app.cli", *map(str, args)],
+        [*wrap, sys.executable, "-m", "meaningbench.cli", *map(str, args)],
         preexec_fn=preexec,
         env=env(),
         cwd=ROOT,
@@ -164,8 +164,8 @@ def make_old_study(path: Path, *, dangling: bool = False) -> Path:
     upgrade to 0003 fail its reference check."""
     from alembic import command
 
-    from db.engine import make_engine
-    from db.study import alembic_config
+    from meaningbench.db.engine import make_engine
+    from meaningbench.db.study import alembic_config
 
     engine = make_engine(path)
     command.upgrade(alembic_config(engine), "0002")

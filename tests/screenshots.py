@@ -46,8 +46,8 @@ def grab(app, window, name: str) -> Path:  # noqa: ANN001
 
 
 def prescore(path: Path) -> None:
-    from app.jobs.base import JobContext
-    from app.jobs.scoring import ScoreRequest, score_study
+    from meaningbench.jobs.base import JobContext
+    from meaningbench.jobs.scoring import ScoreRequest, score_study
 
     summaries = score_study(ScoreRequest(study_path=path, metrics=PRESCORED), JobContext())
     for s in summaries:
@@ -59,7 +59,7 @@ def main() -> int:
     os.environ["MEANINGBENCH_HOME"] = str(home)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-    from app.datasets.demo import build_demo_study
+    from meaningbench.datasets.demo import build_demo_study
 
     scored = build_demo_study(home / "demo.mbstudy")
     prescore(scored)
@@ -67,7 +67,7 @@ def main() -> int:
 
     from PySide6.QtCore import QPoint
 
-    from app.ui.launch import create_application, start
+    from meaningbench.ui.launch import create_application, start
 
     app = create_application()
     window = start([str(scored)])

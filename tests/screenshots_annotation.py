@@ -16,10 +16,10 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QApplication, QMainWindow
 
-from app.annotation.settings import load_settings, save_settings
-from app.datasets.keys import pair_key, source_group_key
-from db.models import Dataset, Item
-from db.study import Study, create_study
+from meaningbench.annotation.settings import load_settings, save_settings
+from meaningbench.datasets.keys import pair_key, source_group_key
+from meaningbench.db.models import Dataset, Item
+from meaningbench.db.study import Study, create_study
 
 OUT_DIR = Path(__file__).resolve().parents[1] / "resources" / "screenshots"
 
@@ -116,7 +116,7 @@ def make_study(folder: Path, *, highlight: bool) -> Study:
 def shoot(
     app: QApplication, palette: QPalette, name: str, folder: Path, *, highlight: bool
 ) -> Path:
-    from app.ui.annotation.screen import AnnotationScreen
+    from meaningbench.ui.annotation.screen import AnnotationScreen
 
     app.setPalette(palette)
     study = make_study(folder, highlight=highlight)

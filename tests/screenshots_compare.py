@@ -25,13 +25,13 @@ SIZE = (1520, 960)
 
 
 def build_study(folder: Path):
-    from app.datasets.keys import source_group_key
-    from app.metrics.registry import metric_classes
-    from app.metrics.structural.scene_import import import_ucca
-    from app.metrics.structural.scene_store import replace_scenes
-    from app.metrics.structural.scenes import Participant, SceneSpec
-    from app.metrics.structural.tokens import words
-    from db.study import create_study
+    from meaningbench.datasets.keys import source_group_key
+    from meaningbench.db.study import create_study
+    from meaningbench.metrics.registry import metric_classes
+    from meaningbench.metrics.structural.scene_import import import_ucca
+    from meaningbench.metrics.structural.scene_store import replace_scenes
+    from meaningbench.metrics.structural.scenes import Participant, SceneSpec
+    from meaningbench.metrics.structural.tokens import words
     from tests.ui_compare import studies as demo_data
 
     study = create_study(folder / "compare-demo.mbstudy")
@@ -108,10 +108,10 @@ def main() -> int:
     from PySide6.QtWidgets import QApplication, QMainWindow
 
     app = QApplication(sys.argv)
-    from app.ui.theme import ThemeManager
+    from meaningbench.ui.theme import ThemeManager
 
     ThemeManager(app).apply(choice="light")
-    from app.ui.compare import CompareView
+    from meaningbench.ui.compare import CompareView
     from tests.ui_compare import studies as demo_data
 
     with tempfile.TemporaryDirectory() as tmp:

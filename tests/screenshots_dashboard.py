@@ -32,9 +32,9 @@ NEURAL = ["sbert_cosine"]
 
 
 def build_study(folder: Path) -> Path:
-    from app.datasets.demo import build_demo_study
-    from app.jobs.base import JobContext
-    from app.jobs.scoring import ScoreRequest, score_study
+    from meaningbench.datasets.demo import build_demo_study
+    from meaningbench.jobs.base import JobContext
+    from meaningbench.jobs.scoring import ScoreRequest, score_study
 
     path = build_demo_study(folder / "demo.mbstudy")
     request = ScoreRequest(path, METRICS + NEURAL, {"workers": 1, "pool": "never"})
@@ -51,9 +51,9 @@ def annotate(path: Path, name: str, *, careful: bool, seed: int) -> int:
     """Rate the annotator's whole queue like a careful or a careless rater would."""
     from sqlalchemy import select
 
-    from app.annotation.session import AnnotationSession
-    from db.models import Item, Rating
-    from db.study import open_study
+    from meaningbench.annotation.session import AnnotationSession
+    from meaningbench.db.models import Item, Rating
+    from meaningbench.db.study import open_study
 
     rng = random.Random(seed)
     with open_study(path) as study:
@@ -131,9 +131,9 @@ def main() -> int:
         print(f"  careless rater: {annotate(path, 'hasty-rater', careful=False, seed=2)} ratings")
 
         app = QApplication(sys.argv)
-        from app.settings import UserPrefs
-        from app.ui.main_window import MainWindow
-        from app.ui.theme import ThemeManager
+        from meaningbench.settings import UserPrefs
+        from meaningbench.ui.main_window import MainWindow
+        from meaningbench.ui.theme import ThemeManager
 
         theme = ThemeManager(app)
         theme.apply(choice="light")

@@ -51,8 +51,8 @@ def copy_for_docs(out: Path) -> None:
 
 
 def prescore(path: Path) -> None:
-    from app.jobs.base import JobContext
-    from app.jobs.scoring import ScoreRequest, score_study
+    from meaningbench.jobs.base import JobContext
+    from meaningbench.jobs.scoring import ScoreRequest, score_study
 
     score_study(ScoreRequest(study_path=path, metrics=LEXICAL), JobContext())
     options = {"reference_mode": "references"}
@@ -76,14 +76,14 @@ def main() -> int:
     out.mkdir(parents=True, exist_ok=True)
     home = Path(tempfile.mkdtemp(prefix="mb-shots-"))
     os.environ["MEANINGBENCH_HOME"] = str(home)
-    from app.datasets.demo import build_demo_study
+    from meaningbench.datasets.demo import build_demo_study
 
     study = build_demo_study(home / "demo.mbstudy")
     prescore(study)
 
     from PySide6.QtCore import QPoint
 
-    from app.ui.launch import create_application, start
+    from meaningbench.ui.launch import create_application, start
 
     app = create_application()
     window = start([str(study)])

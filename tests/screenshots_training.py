@@ -54,14 +54,14 @@ def wait(app, until, timeout_s: float) -> bool:  # noqa: ANN001
 
 
 def build_study(folder: Path) -> Path:
-    from app.datasets.importer import import_file
-    from db.study import create_study
+    from meaningbench.datasets.importer import import_file
+    from meaningbench.db.study import create_study
 
     study = create_study(folder / "csmd.mbstudy")
     try:
         for part in ("train", "dev"):
             import_file(study, CSMD / f"{part}.tsv", dataset=f"csmd-{part}")
-        from app.datasets.info import study_info
+        from meaningbench.datasets.info import study_info
 
         print(f"  study: {study_info(study).items} items")
     finally:
@@ -78,12 +78,12 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["MEANINGBENCH_HOME"] = tmp
         app = QApplication(sys.argv)
-        from app.ui.theme import ThemeManager
+        from meaningbench.ui.theme import ThemeManager
 
         ThemeManager(app).apply(choice="light")
-        from app.ui.context import StudyContext
-        from app.ui.training.dialog import TrainingDialog
-        from db.study import open_study
+        from meaningbench.db.study import open_study
+        from meaningbench.ui.context import StudyContext
+        from meaningbench.ui.training.dialog import TrainingDialog
 
         path = build_study(Path(tmp))
         context = StudyContext()

@@ -10,9 +10,9 @@ import pytest
 from alembic import command
 from sqlalchemy.exc import IntegrityError
 
-from db.engine import make_engine
-from db.models import Annotator
-from db.study import SCHEMA_HEAD, alembic_config, open_study
+from meaningbench.db.engine import make_engine
+from meaningbench.db.models import Annotator
+from meaningbench.db.study import SCHEMA_HEAD, alembic_config, open_study
 
 
 def _study_at_0002(path: Path) -> None:

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from app import reference_docs
-from app.cli import build_parser
-from app.metrics.registry import metric_classes
+from meaningbench import reference_docs
+from meaningbench.cli import build_parser
+from meaningbench.metrics.registry import metric_classes
 
 
 def test_generated_references_are_up_to_date() -> None:
-    assert reference_docs.stale_files() == [], "run: python -m app.reference_docs"
+    assert reference_docs.stale_files() == [], "run: python -m meaningbench.reference_docs"
 
 
 def test_a_drifted_file_is_reported(tmp_path: Path) -> None:

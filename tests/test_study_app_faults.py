@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from db.study import copy_study, create_study
+from meaningbench.db.study import copy_study, create_study
 from tests.fault_tools import ROOT, env, files_in, make_old_study, unprivileged, write_pairs
 
 WINDOW = r"""
 import json, sys, time
 from PySide6.QtWidgets import QApplication
-from app.ui.launch import start
+from meaningbench.ui.launch import start
 
 window = start(None, open_initial=False)
 app = QApplication.instance()
@@ -35,7 +35,7 @@ if opened:
     # A write on the GUI thread from a Qt slot, outside any handler (as a settings or
     # scene edit does): the hook says why it failed.
     from PySide6.QtCore import QTimer
-    from app.ui.study_info import set_setting
+    from meaningbench.ui.study_info import set_setting
     QTimer.singleShot(0, lambda: set_setting(window.context.study, "name", "renamed"))
     for _ in range(20):
         app.processEvents()
@@ -81,7 +81,7 @@ def home(tmp_path: Path) -> Path:
 
 def test_a_study_in_a_read_only_folder_is_browsed_and_not_rated(tmp_path: Path, home: Path) -> None:
     as_user = unprivileged()
-    from app.datasets.importer import import_file
+    from meaningbench.datasets.importer import import_file
 
     built = create_study(tmp_path / "built.mbstudy")
     import_file(built, write_pairs(tmp_path / "p.csv", 40))
@@ -116,7 +116,7 @@ def test_a_failed_upgrade_is_a_message(tmp_path: Path, home: Path) -> None:
 
 
 def test_a_full_disk_in_a_job_is_the_users_message_not_a_bug_report(tmp_path: Path) -> None:
-    from app.ui.workers import JobFailure
+    from meaningbench.ui.workers import JobFailure
 
     # A genuine SQLITE_FULL: the database may not grow past its page limit.
     conn = sqlite3.connect(tmp_path / "t.db")

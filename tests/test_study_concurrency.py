@@ -15,19 +15,19 @@ import pytest
 from alembic import command
 from sqlalchemy import text
 
-from db.engine import WaitPolicy, make_engine
-from db.processes import ProcessId, is_alive, this_process
-from db.runs import interrupt_gone_runs
-from db.study import SCHEMA_HEAD, alembic_config, create_study, open_study
-from db.writers import current_writer, writer_file
+from meaningbench.db.engine import WaitPolicy, make_engine
+from meaningbench.db.processes import ProcessId, is_alive, this_process
+from meaningbench.db.runs import interrupt_gone_runs
+from meaningbench.db.study import SCHEMA_HEAD, alembic_config, create_study, open_study
+from meaningbench.db.writers import current_writer, writer_file
 
 ROOT = Path(__file__).resolve().parents[1]
 linux_only = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
 
 HOLDER = r"""
 import sys
-from db.study import open_study
-from db.writers import announced_writer
+from meaningbench.db.study import open_study
+from meaningbench.db.writers import announced_writer
 
 study = open_study(sys.argv[1])
 raw = study.engine.raw_connection()
@@ -191,7 +191,7 @@ def test_the_name_of_a_killed_writer_is_ignored_and_tidied(tmp_path: Path) -> No
 
 
 def test_a_write_gives_up_on_an_unnamed_holder_with_a_message(tmp_path: Path) -> None:
-    from db.errors import StudyBusyError
+    from meaningbench.db.errors import StudyBusyError
 
     path = tmp_path / "s.mbstudy"
     study = create_study(path)

@@ -10,8 +10,8 @@ import pytest
 from sqlalchemy import create_engine, text
 from sqlalchemy.exc import OperationalError
 
-from db.errors import StudyReadOnlyError, StudyWriteError
-from db.faults import describe_fault
+from meaningbench.db.errors import StudyReadOnlyError, StudyWriteError
+from meaningbench.db.faults import describe_fault
 
 
 def _sqlite_full(tmp_path: Path) -> sqlite3.OperationalError:

@@ -9,10 +9,10 @@ import pytest
 from alembic import command
 from sqlalchemy import select
 
-from db.engine import make_engine
-from db.errors import NewerSchemaError, StudyFileError
-from db.models import Dataset, Dimension, Item
-from db.study import alembic_config, create_study, head_revision, open_study
+from meaningbench.db.engine import make_engine
+from meaningbench.db.errors import NewerSchemaError, StudyFileError
+from meaningbench.db.models import Dataset, Dimension, Item
+from meaningbench.db.study import alembic_config, create_study, head_revision, open_study
 
 
 def test_new_study_has_pragmas_and_default_dimensions(tmp_path: Path) -> None:
@@ -101,6 +101,6 @@ def test_not_a_study_is_refused(tmp_path: Path) -> None:
 
 
 def test_fast_schema_head_matches_the_migration_scripts() -> None:
-    from db.study import SCHEMA_HEAD
+    from meaningbench.db.study import SCHEMA_HEAD
 
     assert head_revision() == SCHEMA_HEAD

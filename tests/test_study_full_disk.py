@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from db.study import copy_study, create_study
+from meaningbench.db.study import copy_study, create_study
 from tests.fault_tools import (
     assert_one_line_error,
     cli,
@@ -29,7 +29,7 @@ def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def base_study(data: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from app.datasets.importer import import_file
+    from meaningbench.datasets.importer import import_file
 
     path = tmp_path_factory.mktemp("base") / "base.mbstudy"
     study = create_study(path)
@@ -96,7 +96,7 @@ def test_a_genuinely_full_disk(base_study: Path, data: Path, tmp_path: Path) -> 
 
 @pytest.fixture(scope="module")
 def big_study(data: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from app.datasets.importer import import_file
+    from meaningbench.datasets.importer import import_file
 
     path = tmp_path_factory.mktemp("big") / "big.mbstudy"
     study = create_study(path)

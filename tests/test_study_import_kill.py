@@ -36,7 +36,7 @@ def _growing_log(folder: Path) -> bool:
 
 def _kill_when_writing(folder: Path, target: Path, data: Path) -> int:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "app.cli", "import", str(target), str(data)],
+        [sys.executable, "-m", "meaningbench.cli", "import", str(target), str(data)],
         env=env(),
         cwd=ROOT,
         stdout=subprocess.DEVNULL,

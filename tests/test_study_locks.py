@@ -17,14 +17,14 @@ import sys
 import time
 from pathlib import Path
 
-from db.study import copy_study, create_study
+from meaningbench.db.study import copy_study, create_study
 
 ROOT = Path(__file__).resolve().parents[1]
 
 WRITER = r"""
 import sys
 from sqlalchemy import text
-from db.study import open_study
+from meaningbench.db.study import open_study
 
 path, ready, go = sys.argv[1], sys.argv[2], sys.argv[3]
 first = open_study(path)

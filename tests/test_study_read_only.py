@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from db.study import copy_study, create_study
+from meaningbench.db.study import copy_study, create_study
 from tests.fault_tools import (
     assert_one_line_error,
     cli,
@@ -36,7 +36,7 @@ def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def scored(data: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from app.datasets.importer import import_file
+    from meaningbench.datasets.importer import import_file
 
     path = tmp_path_factory.mktemp("scored") / "scored.mbstudy"
     study = create_study(path)

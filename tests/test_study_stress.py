@@ -31,8 +31,8 @@ METRICS = "bleu,chrf,ter,rouge1"
 
 RATER = """
 import random, sys
-from app.annotation.session import AnnotationSession
-from db.study import open_study
+from meaningbench.annotation.session import AnnotationSession
+from meaningbench.db.study import open_study
 path, name, seed = sys.argv[1], sys.argv[2], int(sys.argv[3])
 rng = random.Random(seed)
 study = open_study(path)
@@ -49,9 +49,9 @@ while True:
 APP_JOB = """
 import sys
 from pathlib import Path
-from app.jobs.base import JobContext
-from app.ui.child_jobs import score_job
-from app.ui.child_process import in_child_process
+from meaningbench.jobs.base import JobContext
+from meaningbench.ui.child_jobs import score_job
+from meaningbench.ui.child_process import in_child_process
 job = in_child_process(score_job, Path(sys.argv[1]), sys.argv[2].split(","), {})
 job(JobContext())
 print("APP JOB DONE", flush=True)
@@ -104,7 +104,7 @@ def test_everything_at_once_killed_at_random(tmp_path: Path) -> None:
         "MB_STRESS_MARK": token,
         "QT_QPA_PLATFORM": "offscreen",
     }
-    cli = [sys.executable, "-m", "app.cli"]
+    cli = [sys.executable, "-m", "meaningbench.cli"]
     study = tmp_path / "s.mbstudy"
     other = tmp_path / "other.mbstudy"
     (tmp_path / "base.tsv").write_text(_pairs("base", 120))

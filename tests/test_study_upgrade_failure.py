@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from db.errors import MigrationError
-from db.study import SCHEMA_HEAD, open_study
+from meaningbench.db.errors import MigrationError
+from meaningbench.db.study import SCHEMA_HEAD, open_study
 from tests.fault_tools import (
     assert_one_line_error,
     cli,

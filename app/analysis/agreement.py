@@ -22,7 +22,7 @@ random halves within each item. Estimators that need identity are not shown, and
 result says why: ICC(2,·)/ICC(3,·) separate a rater effect, which needs the same rater
 across items; leave-one-out per annotator and per-rater QC need to know whose ratings
 are whose. Named raters' repeated ratings of an item count as their mean first (the rule
-of `app.analysis.human`), so every unit of the reliability data is one rater.
+of `meaningbench.analysis.human`), so every unit of the reliability data is one rater.
 
 Intervals: ICC(1) by the F distribution (Shrout & Fleiss 1979; McGraw & Wong 1996, case 1),
 with k0 in place of k when items have unequal numbers of ratings (Donner 1986's
@@ -49,10 +49,10 @@ import pandas as pd
 from scipy import stats as sps
 from sqlalchemy.orm import Session
 
-from app.analysis.data import load_study_data
-from app.analysis.human import ANONYMOUS, RaterUnits, RatingSet, rater_units
-from app.analysis.stats import pearson_columns
-from db.study import Study
+from meaningbench.analysis.data import load_study_data
+from meaningbench.analysis.human import ANONYMOUS, RaterUnits, RatingSet, rater_units
+from meaningbench.analysis.stats import pearson_columns
+from meaningbench.db.study import Study
 
 CONFIDENCE = 0.95
 N_BOOT = 1000

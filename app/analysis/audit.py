@@ -15,7 +15,7 @@ keeps them anyway. The system is not part of the match: a published label names 
 Ambiguous pairs. The same normalised text can occur in several raw rows (two systems giving
 the same output, or the same pair in two source files). A label cannot say which row it came
 from, so the raw ratings of all those rows are pooled into one pair, and its mean follows the
-one rule of `app.analysis.human` (each rater averaged first, then raters). Labels whose text is
+one rule of `meaningbench.analysis.human` (each rater averaged first, then raters). Labels whose text is
 found in more than one source file are reported in a group of their own ("a + b"). Every label
 row is checked on its own: two published labels of one pair are two checks.
 
@@ -41,10 +41,10 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 import pandas as pd
 
-from app.analysis.audit_signature import signature
-from app.analysis.human import item_scores
-from app.analysis.pair_text import NORMALISATION, normalise
-from app.errors import UserError
+from meaningbench.analysis.audit_signature import signature
+from meaningbench.analysis.human import item_scores
+from meaningbench.analysis.pair_text import NORMALISATION, normalise
+from meaningbench.errors import UserError
 
 DEFAULT_TOLERANCE = 0.01
 
@@ -236,7 +236,7 @@ def audit_frames(
     scale: ScaleMap | None = None,
     label_sets: Sequence[str] | None = None,
 ) -> AuditResult:
-    """The audit on `db.frames` rows: `items` (items_frame) and `ratings` (ratings_frame).
+    """The audit on `meaningbench.db.frames` rows: `items` (items_frame) and `ratings` (ratings_frame).
 
     `label_sets` limits the aggregate sources audited (default: all)."""
     if tolerance < 0:
@@ -353,7 +353,7 @@ def audit_study(
     label_sets: Sequence[str] | None = None,
 ) -> AuditResult:
     """The audit of a study's regular items (a `Session` or `Connection`)."""
-    from db.frames import items_frame, ratings_frame
+    from meaningbench.db.frames import items_frame, ratings_frame
 
     items = items_frame(session, kinds=("regular",))  # type: ignore[arg-type]
     ratings = ratings_frame(session, kinds=("regular",))  # type: ignore[arg-type]

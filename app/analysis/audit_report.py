@@ -1,4 +1,4 @@
-"""The audit as an HTML section of the report (`app.analysis.report`)."""
+"""The audit as an HTML section of the report (`meaningbench.analysis.report`)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from html import escape
 import numpy as np
 import pandas as pd
 
-from app.analysis.audit import AuditResult
+from meaningbench.analysis.audit import AuditResult
 
 
 def _share(n: int, total: int) -> str:
@@ -44,7 +44,7 @@ def audit_section(result: AuditResult | None, label_sets: list[str] | None = Non
             }
         )
     if rows:
-        from app.analysis.report import html_table
+        from meaningbench.analysis.report import html_table
 
         frame = pd.DataFrame(rows, index=[g.label_set for g in result.groups])
         frame.index.name = "label set"
@@ -72,7 +72,7 @@ def audit_section(result: AuditResult | None, label_sets: list[str] | None = Non
         top = table.assign(absdiff=absdiff).dropna(subset=["absdiff"])
         top = top.sort_values("absdiff", ascending=False).head(10)
         if len(top) and float(np.nanmax(top["absdiff"])) > result.tolerance:
-            from app.analysis.report import html_table
+            from meaningbench.analysis.report import html_table
 
             worst = pd.DataFrame(
                 {

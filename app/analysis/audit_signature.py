@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from app.analysis.pair_text import normalise
+from meaningbench.analysis.pair_text import normalise
 
 SHIFTS = (1, 2, 3)
 

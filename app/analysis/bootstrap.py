@@ -34,9 +34,9 @@ from typing import Any
 
 import numpy as np
 
-from app.analysis.parallel import thread_map
-from app.analysis.ranks import ColumnOrder, MaskedRanks
-from app.analysis.stats import as_matrix, valid_mask
+from meaningbench.analysis.parallel import thread_map
+from meaningbench.analysis.ranks import ColumnOrder, MaskedRanks
+from meaningbench.analysis.stats import as_matrix, valid_mask
 
 RERANK_MAX_UNITS = 1000
 # Below this many counts (units × resamples) the sums run in float64: exact and still cheap.

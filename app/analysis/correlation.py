@@ -15,10 +15,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from app.analysis.bootstrap import bootstrap
-from app.analysis.kendall import KendallCache
-from app.analysis.ranks import ColumnOrder, MaskedRanks
-from app.analysis.stats import (
+from meaningbench.analysis.bootstrap import bootstrap
+from meaningbench.analysis.kendall import KendallCache
+from meaningbench.analysis.ranks import ColumnOrder, MaskedRanks
+from meaningbench.analysis.stats import (
     as_matrix,
     pearson_columns,
     point_statistics,
@@ -114,7 +114,7 @@ class CorrelationTable:
 
     def latex_frame(self) -> pd.DataFrame:
         """Paper layout: coefficient with its interval, Kendall, R², RMSE, system level."""
-        from app.analysis.export import interval_text
+        from meaningbench.analysis.export import interval_text
 
         rows = {}
         for name, r in self.results.items():

@@ -1,7 +1,7 @@
 """What the analysis reads from a study: regular items, metric values, ratings of a dimension.
 
-Rows come from `db.frames` (current ratings, the newest score per metric config) and the
-item's human score from the one rule of `app.analysis.human` (`RatingSet`), as in exports
+Rows come from `meaningbench.db.frames` (current ratings, the newest score per metric config) and the
+item's human score from the one rule of `meaningbench.analysis.human` (`RatingSet`), as in exports
 and the UI. Control items are left out of correlations and agreement (their ratings feed
 rater QC only).
 """
@@ -17,13 +17,13 @@ import pandas as pd
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from app.analysis.correlation import encode_labels
-from app.analysis.human import RatingSet
-from app.analysis.score_columns import score_matrix
-from app.errors import UserError
-from db.frames import items_frame, ratings_frame
-from db.models import Dimension
-from db.study import Study
+from meaningbench.analysis.correlation import encode_labels
+from meaningbench.analysis.human import RatingSet
+from meaningbench.analysis.score_columns import score_matrix
+from meaningbench.db.frames import items_frame, ratings_frame
+from meaningbench.db.models import Dimension
+from meaningbench.db.study import Study
+from meaningbench.errors import UserError
 
 
 @contextmanager
@@ -85,8 +85,8 @@ def load_study_data(
     dataset: str | None = None,
 ) -> StudyData:
     """`labels`: the aggregate label set to read (default: the study's choice; see
-    `app.analysis.label_sets`); `dataset`: only that dataset's items (default: all)."""
-    from app.analysis.label_sets import resolve_label_sets, select_labels
+    `meaningbench.analysis.label_sets`); `dataset`: only that dataset's items (default: all)."""
+    from meaningbench.analysis.label_sets import resolve_label_sets, select_labels
 
     with study_session(study_or_session) as session:
         dim = dimension_info(session, dimension)

@@ -1,6 +1,6 @@
 """An item's human score: the one rule, used by every command, page, export and model.
 
-What a rating is depends on its source's kind (`db.models.ANNOTATOR_KINDS`):
+What a rating is depends on its source's kind (`meaningbench.db.models.ANNOTATOR_KINDS`):
 - **named**: a rating by a rater with an id (the study's own raters, or a rater column of
   a file);
 - **anonymous**: one row of a file without rater ids, one unknown person's rating. Two
@@ -192,7 +192,7 @@ def item_scores(ratings: pd.DataFrame) -> pd.DataFrame:
     """One row per (item, dimension) of a ratings table, by the rule.
 
     `ratings` has item_id, annotator, annotator_kind, value and optionally dimension (rows
-    of `db.frames.ratings_frame` or `db.frames.rating_rows`). Columns out: item_id,
+    of `meaningbench.db.frames.ratings_frame` or `meaningbench.db.frames.rating_rows`). Columns out: item_id,
     dimension, score, z, n_raters, n_ratings, from_aggregate, rater_mean, label.
     """
     columns = [
@@ -284,7 +284,7 @@ class RatingSet:
 
     @classmethod
     def from_frame(cls, ratings: pd.DataFrame, item_ids: np.ndarray | list[int]) -> RatingSet:
-        """From `db.frames.ratings_frame` rows of one dimension; other items are ignored."""
+        """From `meaningbench.db.frames.ratings_frame` rows of one dimension; other items are ignored."""
         rs = cls(item_ids)
         if ratings.empty:
             return rs

@@ -16,8 +16,15 @@ from __future__ import annotations
 import numpy as np
 from scipy import special, stats
 
-from app.analysis.parallel import thread_map
-from app.analysis.ranks import ColumnOrder, MaskedRanks, XPlan, dense_ranks, tie_sums, x_plan
+from meaningbench.analysis.parallel import thread_map
+from meaningbench.analysis.ranks import (
+    ColumnOrder,
+    MaskedRanks,
+    XPlan,
+    dense_ranks,
+    tie_sums,
+    x_plan,
+)
 
 try:  # scipy's own discordant-pair counter (a Fenwick tree), the core of kendalltau
     from scipy.stats._stats import _kendall_dis

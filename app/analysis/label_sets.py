@@ -11,7 +11,7 @@ choice of sets:
 - otherwise every aggregate source that no audit wrote (the published labels), which is
   what studies did before label sets existed.
 
-Per-rater ratings are untouched by the choice: the rule of `app.analysis.human` still lets
+Per-rater ratings are untouched by the choice: the rule of `meaningbench.analysis.human` still lets
 the study's own raters win over any label.
 """
 
@@ -28,9 +28,9 @@ import pandas as pd
 from sqlalchemy import Connection, select, text
 from sqlalchemy.orm import Session
 
-from app.analysis.audit import AuditResult
-from app.errors import UserError
-from db.models import Annotator, Dimension, Item, Rating, StudySetting
+from meaningbench.analysis.audit import AuditResult
+from meaningbench.db.models import Annotator, Dimension, Item, Rating, StudySetting
+from meaningbench.errors import UserError
 
 SETTING_KEY = "label_set"
 FIX_ORIGIN = "audit"  # origin of ratings written by `audit --fix`, and meta key of their source

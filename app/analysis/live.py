@@ -16,17 +16,17 @@ import numpy as np
 import pandas as pd
 from sqlalchemy.orm import Session
 
-from app.analysis.correlation import (
+from meaningbench.analysis.correlation import (
     CorrelationTable,
     correlate_many,
     metric_correlations,
     williams_matrix,
 )
-from app.analysis.data import StudyData, load_study_data
-from app.analysis.human import RatingKind
-from app.analysis.kendall import KendallCache
-from app.analysis.ranks import ColumnOrder, MaskedRanks
-from db.study import Study
+from meaningbench.analysis.data import StudyData, load_study_data
+from meaningbench.analysis.human import RatingKind
+from meaningbench.analysis.kendall import KendallCache
+from meaningbench.analysis.ranks import ColumnOrder, MaskedRanks
+from meaningbench.db.study import Study
 
 GROUPINGS = ("items", "sources")
 

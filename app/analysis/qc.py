@@ -26,9 +26,9 @@ import pandas as pd
 from scipy import stats
 from sqlalchemy.orm import Session
 
-from app.analysis.data import dimension_info, study_session
-from db.frames import ratings_frame
-from db.study import Study
+from meaningbench.analysis.data import dimension_info, study_session
+from meaningbench.db.frames import ratings_frame
+from meaningbench.db.study import Study
 
 P_THRESHOLD = 0.05
 FAST_MS = 2000
@@ -120,9 +120,9 @@ def rater_qc(
     fast_ms: int = FAST_MS,
     p_threshold: float = P_THRESHOLD,
 ) -> RaterQC:
-    """QC of one annotator from their current ratings (rows of `db.frames.ratings_frame`)."""
+    """QC of one annotator from their current ratings (rows of `meaningbench.db.frames.ratings_frame`)."""
     values = frame["value"].to_numpy(dtype=np.float64)
-    # The rule of `app.analysis.human`: a rater's repeated ratings of an item count as
+    # The rule of `meaningbench.analysis.human`: a rater's repeated ratings of an item count as
     # their mean, so a control is paired with one value of its parent.
     z = pd.Series(zscore(values), index=frame["item_id"].to_numpy()).groupby(level=0).mean()
     raw = pd.Series(values, index=frame["item_id"].to_numpy()).groupby(level=0).mean()

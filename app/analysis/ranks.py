@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from app.analysis.parallel import thread_map
+from meaningbench.analysis.parallel import thread_map
 
 
 @dataclass(frozen=True)

@@ -19,18 +19,18 @@ import pandas as pd
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from app import __version__
-from app.analysis.agreement import AgreementResult, ratings_agreement
-from app.analysis.audit import AuditResult
-from app.analysis.audit_report import audit_section
-from app.analysis.correlation import CorrelationTable
-from app.analysis.live import StudyAnalysis
-from app.analysis.qc import QCResult, study_qc
-from app.analysis.sanity import SanityTable, study_sanity
-from app.analysis.svg import bar_chart, scatter
-from app.runtime import CancelToken
-from db.models import Annotator, Dataset, Item, MetricRun, Rating
-from db.study import Study
+from meaningbench import __version__
+from meaningbench.analysis.agreement import AgreementResult, ratings_agreement
+from meaningbench.analysis.audit import AuditResult
+from meaningbench.analysis.audit_report import audit_section
+from meaningbench.analysis.correlation import CorrelationTable
+from meaningbench.analysis.live import StudyAnalysis
+from meaningbench.analysis.qc import QCResult, study_qc
+from meaningbench.analysis.sanity import SanityTable, study_sanity
+from meaningbench.analysis.svg import bar_chart, scatter
+from meaningbench.db.models import Annotator, Dataset, Item, MetricRun, Rating
+from meaningbench.db.study import Study
+from meaningbench.runtime import CancelToken
 
 CSS = """
 body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}
@@ -297,8 +297,8 @@ def build_report(
 
 def _audit(study: Study) -> AuditResult | None:
     """The label audit when the study has both labels and raw ratings of the same pairs."""
-    from app.analysis.audit import audit_study
-    from app.errors import UserError
+    from meaningbench.analysis.audit import audit_study
+    from meaningbench.errors import UserError
 
     with study.session() as session:
         try:

@@ -24,14 +24,14 @@ import pandas as pd
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from app.analysis import controls
-from app.analysis.data import study_session
-from app.analysis.score_columns import runs_frame
-from app.metrics.base import Metric, Pair, resolve_references
-from app.runtime import CancelToken
-from db.frames import items_frame
-from db.models import MetricRun
-from db.study import Study
+from meaningbench.analysis import controls
+from meaningbench.analysis.data import study_session
+from meaningbench.analysis.score_columns import runs_frame
+from meaningbench.db.frames import items_frame
+from meaningbench.db.models import MetricRun
+from meaningbench.db.study import Study
+from meaningbench.metrics.base import Metric, Pair, resolve_references
+from meaningbench.runtime import CancelToken
 
 IDENTICAL_THRESHOLDS = (95, 96, 97, 98, 99, 100)
 UNRELATED_THRESHOLDS = (5, 4, 3, 2, 1, 0)
@@ -178,7 +178,7 @@ def run_sanity(
     `build_sanity_pairs`) to score several metrics on the very same pairs.
     """
     if isinstance(metric, str):
-        from app.metrics.registry import create_metric
+        from meaningbench.metrics.registry import create_metric
 
         metric = create_metric(metric)
     pairs = pairs or build_sanity_pairs(
@@ -266,13 +266,13 @@ def study_sanity(
     progress: Callable[[str, int, int], None] | None = None,
 ) -> SanityTable:
     """Sanity checks of the given metrics — (canonical name, metric, config), as
-    `app.jobs.metric_specs.configured_names` makes them — or of every config the study has
+    `meaningbench.jobs.metric_specs.configured_names` makes them — or of every config the study has
     run; results are keyed by the canonical name.
 
     All metrics score the same pairs. A metric that cannot be created or is unavailable
     gets a result with `error` set, and the others still run.
     """
-    from app.metrics.registry import create_metric
+    from meaningbench.metrics.registry import create_metric
 
     with study_session(study_or_session) as session:
         sources, texts = study_texts(session)

@@ -1,7 +1,7 @@
 """The study's score columns, named by the one printer of metric names.
 
 Every table, export, plot and report reads its metric columns from here, so a column is
-always the canonical spec of the configuration that produced it (`app.metrics.names`):
+always the canonical spec of the configuration that produced it (`meaningbench.metrics.names`):
 `bleu[refs=source]`, `bertscore[idf=true,refs=references]`, `meaningbert@my-model`.
 Such a name, given back to `score`, `sanity` or `report`, configures the same metric and
 selects the same scores.
@@ -15,10 +15,10 @@ import pandas as pd
 from sqlalchemy import Connection
 from sqlalchemy.orm import Session
 
-from app.metrics.names import canonical_name
-from app.metrics.registry import metric_classes
-from app.settings import resolve_model_path
-from db import frames
+from meaningbench.db import frames
+from meaningbench.metrics.names import canonical_name
+from meaningbench.metrics.registry import metric_classes
+from meaningbench.settings import resolve_model_path
 
 
 def _registered_by_path(session: Session | Connection) -> dict[tuple[str, str], str]:
@@ -45,7 +45,7 @@ def run_column(metric: str, config: dict, registered: dict[tuple[str, str], str]
 
 
 def runs_frame(session: Session | Connection) -> pd.DataFrame:
-    """`db.frames.runs_frame` with the canonical `column` of each (metric, config hash).
+    """`meaningbench.db.frames.runs_frame` with the canonical `column` of each (metric, config hash).
 
     Two configurations can print alike only when they differ in something a spec cannot
     say (an implementation change that made older scores stale): the newest keeps the name,

@@ -14,8 +14,8 @@ from dataclasses import dataclass, fields
 import numpy as np
 from scipy import special
 
-from app.analysis.kendall import KendallCache, kendall_columns
-from app.analysis.ranks import (
+from meaningbench.analysis.kendall import KendallCache, kendall_columns
+from meaningbench.analysis.ranks import (
     ColumnOrder,
     MaskedRanks,
 )

@@ -29,12 +29,12 @@ from pathlib import Path
 from sqlalchemy import create_engine, select, text
 from sqlalchemy.orm import Session
 
-from app.errors import UserError
-from db.access import read_only_uris, study_access
-from db.faults import describe_fault
-from db.models import Annotator, Dataset, Dimension, Item, ItemNote, Rating
-from db.study import SCHEMA_HEAD, Study, known_revisions
-from db.writers import announced_writer
+from meaningbench.db.access import read_only_uris, study_access
+from meaningbench.db.faults import describe_fault
+from meaningbench.db.models import Annotator, Dataset, Dimension, Item, ItemNote, Rating
+from meaningbench.db.study import SCHEMA_HEAD, Study, known_revisions
+from meaningbench.db.writers import announced_writer
+from meaningbench.errors import UserError
 
 
 @dataclass(frozen=True)
@@ -83,7 +83,7 @@ def _open_other(path: Path) -> Session:
     # Read only, and only through SQLite: the header check included (a plain open and
     # close of a study file can drop this process's SQLite locks on it).
     # On a read-only medium or in a read-only folder, `mode=ro` cannot create the `-shm`
-    # it needs: such a study is read as immutable (see db.access).
+    # it needs: such a study is read as immutable (see meaningbench.db.access).
     access = study_access(path)
     uris = read_only_uris(path) if not access.writable else [f"{path.resolve().as_uri()}?mode=ro"]
     for uri in uris:
@@ -138,7 +138,7 @@ def merge_ratings(target: Study, other_path: str | Path) -> MergeReport:
     src = _open_other(other_path)
     try:
         # One transaction that takes the write lock up front (it reads, then writes) and
-        # names this process while it holds it, for anyone waiting (see db.writers).
+        # names this process while it holds it, for anyone waiting (see meaningbench.db.writers).
         with target.session(write=True) as dst, announced_writer(target.path, "merge"):
             _merge(src, dst, report, origin, other_path.name)
     finally:

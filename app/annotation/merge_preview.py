@@ -10,9 +10,9 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from app.annotation.merge import MergeReport, merge_ratings
-from app.errors import UserError
-from db.study import copy_study, open_study
+from meaningbench.annotation.merge import MergeReport, merge_ratings
+from meaningbench.db.study import copy_study, open_study
+from meaningbench.errors import UserError
 
 
 def preview_merge(target_path: str | Path, other_path: str | Path) -> MergeReport:

@@ -8,7 +8,7 @@ from datetime import datetime
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from db.models import Annotator, QueueEntry, Rating
+from meaningbench.db.models import Annotator, QueueEntry, Rating
 
 
 @dataclass(frozen=True)

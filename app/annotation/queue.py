@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from sqlalchemy import func, insert, select
 from sqlalchemy.orm import Session
 
-from app.annotation.ordering import insert_repeats, repeat_gap, spread_groups
-from app.annotation.qc_items import ControlFactory, Parent
-from app.annotation.settings import AnnotationSettings, ensure_seed, load_settings
-from db.models import Annotator, Dataset, Item, QueueEntry, Rating
+from meaningbench.annotation.ordering import insert_repeats, repeat_gap, spread_groups
+from meaningbench.annotation.qc_items import ControlFactory, Parent
+from meaningbench.annotation.settings import AnnotationSettings, ensure_seed, load_settings
+from meaningbench.db.models import Annotator, Dataset, Item, QueueEntry, Rating
 
 
 @dataclass(frozen=True)

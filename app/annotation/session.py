@@ -19,12 +19,12 @@ from datetime import datetime
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
-from app.annotation.model import Progress, Scale, ShownItem, Submission
-from app.annotation.queue import ensure_queue, get_or_create_annotator
-from app.annotation.settings import AnnotationSettings, load_settings
-from app.errors import UserError
-from db.models import Dimension, Item, ItemNote, QueueEntry, Rating, utcnow
-from db.study import Study
+from meaningbench.annotation.model import Progress, Scale, ShownItem, Submission
+from meaningbench.annotation.queue import ensure_queue, get_or_create_annotator
+from meaningbench.annotation.settings import AnnotationSettings, load_settings
+from meaningbench.db.models import Dimension, Item, ItemNote, QueueEntry, Rating, utcnow
+from meaningbench.db.study import Study
+from meaningbench.errors import UserError
 
 
 class AnnotationSession:

@@ -18,8 +18,8 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from app.errors import UserError
-from db.models import Dimension, Rating, StudySetting
+from meaningbench.db.models import Dimension, Rating, StudySetting
+from meaningbench.errors import UserError
 
 SETTINGS_KEY = "annotation"
 

@@ -1,1 +1,1 @@
-"""Subcommands of `meaningbench`, one module each (see app.cli)."""
+"""Subcommands of `meaningbench`, one module each (see meaningbench.cli)."""

@@ -8,11 +8,11 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from app.errors import StudyNotFoundError
-from app.json_values import clean_json
+from meaningbench.errors import StudyNotFoundError
+from meaningbench.json_values import clean_json
 
 if TYPE_CHECKING:
-    from db.study import Study
+    from meaningbench.db.study import Study
 
 
 def add_study_argument(parser: argparse.ArgumentParser) -> None:
@@ -25,7 +25,7 @@ def add_dimension_argument(parser: argparse.ArgumentParser) -> None:
 
 
 def add_labels_argument(parser: argparse.ArgumentParser) -> None:
-    """Which aggregate label set stands in for unrated items (see `app.analysis.label_sets`)."""
+    """Which aggregate label set stands in for unrated items (see `meaningbench.analysis.label_sets`)."""
     parser.add_argument(
         "--labels",
         default=None,
@@ -47,7 +47,7 @@ def open_existing_study(path: Path, *, reading: bool = False) -> Study:
     refused on such a study with a message saying it is read-only.
     """
     # Imported here: SQLAlchemy is not needed to print --help or to start the GUI.
-    from db.study import open_study
+    from meaningbench.db.study import open_study
 
     if not path.exists():
         raise StudyNotFoundError(
@@ -70,8 +70,8 @@ def print_json(obj: Any) -> None:
 def parse_metric_names(values: list[str], study: Any) -> list[tuple[str, str, dict[str, Any]]]:
     """(canonical name, metric, config) for metric names as any table prints them or a user
     writes them, through the one spec parser (models registered in `study` included)."""
-    from app.jobs.metric_specs import configured_names
-    from app.jobs.score_store import registered_models
+    from meaningbench.jobs.metric_specs import configured_names
+    from meaningbench.jobs.score_store import registered_models
 
     named = configured_names(values, registered_models(study))
     return [(n.name, n.metric, n.config) for n in named]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from app.commands._common import (
+from meaningbench.commands._common import (
     add_dimension_argument,
     add_json_flag,
     add_study_argument,
@@ -38,9 +38,9 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from app.analysis.agreement import study_agreement
-    from app.analysis.export import to_text
-    from app.errors import UserError
+    from meaningbench.analysis.agreement import study_agreement
+    from meaningbench.analysis.export import to_text
+    from meaningbench.errors import UserError
 
     if args.splits < 1:
         raise UserError("--splits must be at least 1")

@@ -6,10 +6,15 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from app.commands._common import add_json_flag, add_study_argument, open_existing_study, print_json
+from meaningbench.commands._common import (
+    add_json_flag,
+    add_study_argument,
+    open_existing_study,
+    print_json,
+)
 
 if TYPE_CHECKING:
-    from app.analysis.audit import AuditResult
+    from meaningbench.analysis.audit import AuditResult
 
 
 def register(subparsers: Any) -> None:
@@ -72,9 +77,9 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from app.analysis.audit import audit_study, parse_scale
-    from app.analysis.label_sets import add_fixed_labels, choose_label_set
-    from app.errors import UserError
+    from meaningbench.analysis.audit import audit_study, parse_scale
+    from meaningbench.analysis.label_sets import add_fixed_labels, choose_label_set
+    from meaningbench.errors import UserError
 
     if args.tolerance < 0:
         raise UserError("--tolerance must be 0 or more")
@@ -116,7 +121,7 @@ def audit_text(result: AuditResult, *, worst: int = 5) -> str:
     """The audit as a plain-text table with its notes and diagnoses."""
     import pandas as pd
 
-    from app.analysis.export import to_text
+    from meaningbench.analysis.export import to_text
 
     lines = [
         f"aggregate labels against raw ratings (tolerance {result.tolerance:g} on 0–100)",

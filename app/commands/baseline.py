@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from app.commands._common import add_json_flag, open_existing_study, print_json
+from meaningbench.commands._common import add_json_flag, open_existing_study, print_json
 
 
 def register(subparsers: Any) -> None:
@@ -37,7 +37,7 @@ def register(subparsers: Any) -> None:
 
 
 def _study_sentences(path: Path) -> list[str]:
-    from db.frames import items_frame
+    from meaningbench.db.frames import items_frame
 
     with open_existing_study(path) as study, study.session() as session:
         frame = items_frame(session)
@@ -45,11 +45,11 @@ def _study_sentences(path: Path) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from app.errors import UserError
-    from app.jobs.terminal import run_with_progress_bar
-    from app.metrics.neural.baseline_builder import build_baseline
-    from app.metrics.neural.baselines import builtin_sentences
-    from app.settings import DEFAULT_ENCODER
+    from meaningbench.errors import UserError
+    from meaningbench.jobs.terminal import run_with_progress_bar
+    from meaningbench.metrics.neural.baseline_builder import build_baseline
+    from meaningbench.metrics.neural.baselines import builtin_sentences
+    from meaningbench.settings import DEFAULT_ENCODER
 
     if args.n < 1:
         raise UserError("--n must be at least 1")

@@ -5,8 +5,13 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from app.commands._common import add_json_flag, add_study_argument, open_existing_study, print_json
-from app.commands.score import REFERENCE_MODES
+from meaningbench.commands._common import (
+    add_json_flag,
+    add_study_argument,
+    open_existing_study,
+    print_json,
+)
+from meaningbench.commands.score import REFERENCE_MODES
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -29,7 +34,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from app.jobs.corpus import corpus_scores
+    from meaningbench.jobs.corpus import corpus_scores
 
     open_existing_study(args.study).close()
     options = {

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from app.commands._common import (
+from meaningbench.commands._common import (
     add_dimension_argument,
     add_json_flag,
     add_labels_argument,
@@ -54,9 +54,9 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     import numpy as np
 
-    from app.analysis.export import to_csv, to_latex, to_text
-    from app.analysis.live import StudyAnalysis
-    from app.errors import UserError
+    from meaningbench.analysis.export import to_csv, to_latex, to_text
+    from meaningbench.analysis.live import StudyAnalysis
+    from meaningbench.errors import UserError
 
     if args.boot < 0:
         raise UserError("--boot must be 0 or more")

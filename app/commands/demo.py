@@ -22,8 +22,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from app.datasets.demo import build_demo_study, default_demo_path
-    from db.study import open_study
+    from meaningbench.datasets.demo import build_demo_study, default_demo_path
+    from meaningbench.db.study import open_study
 
     path = args.path or default_demo_path()
     existed = path.exists()
@@ -35,6 +35,6 @@ def run(args: argparse.Namespace) -> int:
     print(path)
     if args.no_gui:
         return 0
-    from app.ui.launch import launch
+    from meaningbench.ui.launch import launch
 
     return int(launch([str(path)]) or 0)

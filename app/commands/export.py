@@ -5,7 +5,12 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from app.commands._common import add_json_flag, add_study_argument, open_existing_study, print_json
+from meaningbench.commands._common import (
+    add_json_flag,
+    add_study_argument,
+    open_existing_study,
+    print_json,
+)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -41,8 +46,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from app.datasets.exporters import cells_note, export_format, export_study
-    from db.faults import describe_fault
+    from meaningbench.datasets.exporters import cells_note, export_format, export_study
+    from meaningbench.db.faults import describe_fault
 
     export_format(args.out)  # a bad extension fails before the study is opened
     study = open_existing_study(args.study, reading=True)

@@ -19,6 +19,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 def run(args: argparse.Namespace) -> int:
     # Imported here: `meaningbench --help` and the headless commands never load Qt.
-    from app.ui.launch import launch
+    from meaningbench.ui.launch import launch
 
     return launch([str(args.study)] if args.study else None)

@@ -6,10 +6,10 @@ import argparse
 import sys
 from pathlib import Path
 
-from app.commands._common import add_json_flag, add_study_argument, print_json
+from meaningbench.commands._common import add_json_flag, add_study_argument, print_json
 
 FORMATS = ("auto", "csv", "tsv", "jsonl", "pairs", "csmd", "long", "wide")
-from app.datasets.plan import RATINGS_CHOICES  # noqa: E402  (light: no pandas)
+from meaningbench.datasets.plan import RATINGS_CHOICES  # noqa: E402  (light: no pandas)
 
 EPILOG = """\
 shapes (detected from the columns unless --format names one):
@@ -85,12 +85,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from app.datasets.atomic_file import part_path, remove_stale_parts
-    from app.datasets.importer import import_file
-    from app.errors import InputError
-    from app.jobs.base import JobContext
-    from app.jobs.terminal import run_with_progress_bar
-    from db.study import create_study, open_study, publish_study, remove_study_files
+    from meaningbench.datasets.atomic_file import part_path, remove_stale_parts
+    from meaningbench.datasets.importer import import_file
+    from meaningbench.db.study import create_study, open_study, publish_study, remove_study_files
+    from meaningbench.errors import InputError
+    from meaningbench.jobs.base import JobContext
+    from meaningbench.jobs.terminal import run_with_progress_bar
 
     data_file: Path = args.file
     if not data_file.exists():

@@ -6,10 +6,15 @@ import argparse
 import contextlib
 from typing import TYPE_CHECKING
 
-from app.commands._common import add_json_flag, add_study_argument, open_existing_study, print_json
+from meaningbench.commands._common import (
+    add_json_flag,
+    add_study_argument,
+    open_existing_study,
+    print_json,
+)
 
 if TYPE_CHECKING:
-    from db.study import Study
+    from meaningbench.db.study import Study
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -24,7 +29,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from app.datasets.info import study_info
+    from meaningbench.datasets.info import study_info
 
     study = open_existing_study(args.study, reading=True)
     try:
@@ -46,9 +51,9 @@ def _close_interrupted_runs(study: Study) -> None:
 
     from sqlalchemy.exc import DBAPIError
 
-    from db.engine import NO_WAIT
-    from db.errors import StudyFileError
-    from db.runs import interrupt_gone_runs
+    from meaningbench.db.engine import NO_WAIT
+    from meaningbench.db.errors import StudyFileError
+    from meaningbench.db.runs import interrupt_gone_runs
 
     study.set_wait_policy(NO_WAIT)  # no waiting on another process's long write for this
     # The runs are still shown as interrupted (see study_info); only storing it waits.

@@ -6,7 +6,12 @@ import argparse
 from dataclasses import asdict
 from pathlib import Path
 
-from app.commands._common import add_json_flag, add_study_argument, open_existing_study, print_json
+from meaningbench.commands._common import (
+    add_json_flag,
+    add_study_argument,
+    open_existing_study,
+    print_json,
+)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -25,7 +30,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from app.annotation.merge import merge_ratings
+    from meaningbench.annotation.merge import merge_ratings
 
     study = open_existing_study(args.study)
     try:

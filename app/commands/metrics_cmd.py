@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from app.commands._common import add_json_flag, print_json
+from meaningbench.commands._common import add_json_flag, print_json
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -23,10 +23,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from app.jobs.scoring import list_metrics
+    from meaningbench.jobs.scoring import list_metrics
 
     if args.study is not None:
-        from app.commands._common import open_existing_study
+        from meaningbench.commands._common import open_existing_study
 
         open_existing_study(args.study).close()
     metrics = list_metrics(args.study)

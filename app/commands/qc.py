@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from app.commands._common import (
+from meaningbench.commands._common import (
     add_dimension_argument,
     add_json_flag,
     add_study_argument,
@@ -33,8 +33,8 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from app.analysis.export import to_text
-    from app.analysis.qc import study_qc
+    from meaningbench.analysis.export import to_text
+    from meaningbench.analysis.qc import study_qc
 
     with open_existing_study(args.study, reading=True) as study:
         result = study_qc(study, args.dimension, fast_ms=args.fast_ms)

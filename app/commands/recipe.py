@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from app.commands._common import add_json_flag, print_json
+from meaningbench.commands._common import add_json_flag, print_json
 
 RECIPES = ("csmd-corrected",)
 
@@ -42,8 +42,8 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     import json
 
-    from app.analysis.export import to_text
-    from app.datasets.csmd_recipe import build_corrected_csmd, write_result
+    from meaningbench.analysis.export import to_text
+    from meaningbench.datasets.csmd_recipe import build_corrected_csmd, write_result
 
     splits = {"train": args.csmd / "train.tsv", "dev": args.csmd / "dev.tsv"}
     if args.test is not None:
@@ -64,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
         "by_split": result.by_split.reset_index().to_dict(orient="records"),
         "files": [str(p) for p in written],
     }
-    from app.json_values import clean_json
+    from meaningbench.json_values import clean_json
 
     (args.out / "summary.json").write_text(
         json.dumps(clean_json(summary), indent=2, ensure_ascii=False) + "\n", encoding="utf-8"

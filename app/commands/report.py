@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from app.commands._common import (
+from meaningbench.commands._common import (
     add_dimension_argument,
     add_labels_argument,
     add_study_argument,
@@ -46,9 +46,9 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from app.analysis.report import build_report, write_report
-    from app.errors import UserError
-    from app.jobs.terminal import run_with_progress_bar
+    from meaningbench.analysis.report import build_report, write_report
+    from meaningbench.errors import UserError
+    from meaningbench.jobs.terminal import run_with_progress_bar
 
     if args.boot < 0 or args.sanity_n < 1:
         raise UserError("--boot must be 0 or more and --sanity-n at least 1")

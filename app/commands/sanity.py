@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from app.commands._common import (
+from meaningbench.commands._common import (
     add_json_flag,
     add_study_argument,
     open_existing_study,
@@ -42,10 +42,10 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from app.analysis.export import to_text
-    from app.analysis.sanity import study_sanity
-    from app.errors import UserError
-    from app.jobs.terminal import run_with_progress_bar
+    from meaningbench.analysis.export import to_text
+    from meaningbench.analysis.sanity import study_sanity
+    from meaningbench.errors import UserError
+    from meaningbench.jobs.terminal import run_with_progress_bar
 
     if args.n < 0:
         raise UserError("--n must be 0 (all) or more")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from app.commands._common import (
+from meaningbench.commands._common import (
     add_json_flag,
     add_study_argument,
     open_existing_study,
@@ -59,8 +59,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _import(study, args: argparse.Namespace) -> int:
-    from app.errors import UserError
-    from app.metrics.structural.scene_import import import_ucca
+    from meaningbench.errors import UserError
+    from meaningbench.metrics.structural.scene_import import import_ucca
 
     with study.session() as s:
         report = import_ucca(s, args.import_ucca)
@@ -79,9 +79,9 @@ def _import(study, args: argparse.Namespace) -> int:
 
 
 def _propose(study, args: argparse.Namespace) -> int:
-    from app.errors import UserError
-    from app.metrics.structural.propose import parser_status, propose_scenes
-    from app.metrics.structural.scene_import import propose_into_study
+    from meaningbench.errors import UserError
+    from meaningbench.metrics.structural.propose import parser_status, propose_scenes
+    from meaningbench.metrics.structural.scene_import import propose_into_study
 
     ok, _, message = parser_status()
     if not ok:
@@ -99,8 +99,8 @@ def _propose(study, args: argparse.Namespace) -> int:
 
 
 def _list(study, args: argparse.Namespace) -> int:
-    from app.metrics.structural.scene_import import source_groups
-    from app.metrics.structural.scene_store import load_scenes, scene_counts
+    from meaningbench.metrics.structural.scene_import import source_groups
+    from meaningbench.metrics.structural.scene_store import load_scenes, scene_counts
 
     with study.session() as s:
         sources = source_groups(s)

@@ -11,8 +11,13 @@ import argparse
 import sys
 from typing import Any
 
-from app.commands._common import add_json_flag, add_study_argument, open_existing_study, print_json
-from app.settings import DEVICE_CHOICES
+from meaningbench.commands._common import (
+    add_json_flag,
+    add_study_argument,
+    open_existing_study,
+    print_json,
+)
+from meaningbench.settings import DEVICE_CHOICES
 
 REFERENCE_MODES = ("source", "references")
 
@@ -75,9 +80,9 @@ def _exit_code(statuses: list[str]) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    from app.errors import InputError
-    from app.jobs.scoring import ScoreRequest, score_study, validate_request
-    from app.jobs.terminal import run_with_progress_bar
+    from meaningbench.errors import InputError
+    from meaningbench.jobs.scoring import ScoreRequest, score_study, validate_request
+    from meaningbench.jobs.terminal import run_with_progress_bar
 
     if args.batch_size is not None and args.batch_size < 1:
         raise InputError("--batch-size must be at least 1")

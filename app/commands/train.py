@@ -8,9 +8,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from app.commands._common import add_json_flag, add_study_argument, print_json
-from app.settings import DEVICE_CHOICES
-from app.training.request import (
+from meaningbench.commands._common import add_json_flag, add_study_argument, print_json
+from meaningbench.settings import DEVICE_CHOICES
+from meaningbench.training.request import (
     DEFAULT_BATCH_SIZE,
     DEFAULT_EPOCHS,
     DEFAULT_LR,
@@ -125,8 +125,8 @@ def _given(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def build_request(args: argparse.Namespace) -> Any:
-    from app.errors import UserError
-    from app.training.request import TrainRequest, load_request
+    from meaningbench.errors import UserError
+    from meaningbench.training.request import TrainRequest, load_request
 
     given = _given(args)
     runtime = {
@@ -161,7 +161,7 @@ class _Display:
         self.last_best = False
 
     def __call__(self, event: Any) -> None:
-        from app.training import events as ev
+        from meaningbench.training import events as ev
 
         if isinstance(event, ev.RunStarted):
             self.close()
@@ -233,9 +233,9 @@ def _print_summary(result: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from app.jobs.base import JobContext
-    from app.runtime import Cancelled
-    from app.training import train_model
+    from meaningbench.jobs.base import JobContext
+    from meaningbench.runtime import Cancelled
+    from meaningbench.training import train_model
 
     request = build_request(args)
     display = _Display()

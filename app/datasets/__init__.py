@@ -7,5 +7,5 @@
 - `demo.build_demo_study`: the illustrative demo study;
 - `keys`: the item and source-group keys every part of the program shares.
 
-Nothing is imported here, so `app.datasets.keys` stays cheap to import.
+Nothing is imported here, so `meaningbench.datasets.keys` stays cheap to import.
 """

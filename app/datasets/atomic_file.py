@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
-from db.study import COMPANION_SUFFIXES
+from meaningbench.db.study import COMPANION_SUFFIXES
 
 PART_SUFFIX = ".mbpart"
 # With a study's companions: a study built aside (an import into a new study) has them.

@@ -9,7 +9,7 @@ already sorted by the grouping key) and Simplicity-DA (copied without averaging)
 How each published row is traced to its source row (`trace="rebuild"`, all four sources):
 1. each source's rows are rebuilt in CSMD's order with the label CSMD's steps give them
    (`label_rebuilt`) and the mean of their own raw ratings (`label_corrected`, by the one
-   rule of `app.analysis.human`):
+   rule of `meaningbench.analysis.human`):
    - ASSET (meaning aspect): one row per (original, simplification, sentence id), file order;
      CSMD's label: the k-th mean by sorted sentence id;
    - SimpDA 2022: one row per (original, simplified, Input.id), first appearance; CSMD's
@@ -27,7 +27,7 @@ So each row is traced by position, not by text: the 24 text pairs that occur in 
 source rows (53 rows; e.g. two systems giving the same output) are never ambiguous.
 
 With fewer sources (`trace="text"`), rows are traced by normalised text
-(`app.analysis.audit.normalise`): a text found in exactly one row of the given sources takes
+(`meaningbench.analysis.audit.normalise`): a text found in exactly one row of the given sources takes
 that row's raw mean; a text found in several rows, or in none, is left unchecked.
 
 Columns written: the published ones (`original`, `simplification`, `label`), then
@@ -47,9 +47,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from app.analysis.human import item_scores
-from app.analysis.pair_text import normalise
-from app.errors import UserError
+from meaningbench.analysis.human import item_scores
+from meaningbench.analysis.pair_text import normalise
+from meaningbench.errors import UserError
 
 SEED = 42
 SOURCES = ("asset", "simpda", "simplicity_da", "questeval")

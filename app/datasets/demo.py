@@ -10,9 +10,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from app.datasets.importer import import_file
-from app.settings import resources_dir, studies_dir
-from db.study import create_study, remove_study_files
+from meaningbench.datasets.importer import import_file
+from meaningbench.db.study import create_study, remove_study_files
+from meaningbench.settings import resources_dir, studies_dir
 
 DEMO_DATASET = "demo"
 DEMO_META = {

@@ -2,12 +2,12 @@
 
 Two tables, CSV/TSV or JSONL by the file's extension:
 - items (default): one row per item, with per dimension `<dim>_human`, the item's human
-  score by the one rule of `app.analysis.human` (exactly what correlate, report, the
+  score by the one rule of `meaningbench.analysis.human` (exactly what correlate, report, the
   dashboard and training use), `<dim>_mean` and `<dim>_n`, the mean over the item's raters
   (named and anonymous; each rater's ratings averaged first) and how many raters,
   `<dim>_label` for aggregate labels published with the data (a dataset's mean label is
   not one more rater, so it is kept apart; it is the human score where no rater rated),
-  and one column per metric configuration (`app.analysis.score_columns.score_matrix`, named by the canonical metric spec);
+  and one column per metric configuration (`meaningbench.analysis.score_columns.score_matrix`, named by the canonical metric spec);
 - ratings (`--ratings`): the long shape, one row per current rating, plus one row with
   empty rating fields for each item nobody rated. Importing it into an empty study gives
   the same datasets, items, references, systems and ratings back.
@@ -16,8 +16,8 @@ Items are read in id order, one batch at a time, so a million-item study exports
 bounded memory (the metric matrix aside: one float per item and metric).
 
 CSV/TSV text cells that a spreadsheet would run as formulas get a leading quote unless
-`raw_cells` is asked for (`app.datasets.cells`); the file is written whole or not at all
-(`app.datasets.atomic_file`).
+`raw_cells` is asked for (`meaningbench.datasets.cells`); the file is written whole or not at all
+(`meaningbench.datasets.atomic_file`).
 """
 
 from __future__ import annotations
@@ -34,14 +34,14 @@ from typing import IO, Any
 import numpy as np
 from sqlalchemy import Connection, text
 
-from app.analysis.human import item_scores
-from app.analysis.label_sets import resolve_label_sets, select_labels
-from app.analysis.score_columns import score_matrix
-from app.datasets.atomic_file import replace_atomically
-from app.datasets.cells import SAFE_CELLS_MARKER, CellMode, neutralise
-from app.errors import UserError
-from db.frames import ratings_frame
-from db.study import Study
+from meaningbench.analysis.human import item_scores
+from meaningbench.analysis.label_sets import resolve_label_sets, select_labels
+from meaningbench.analysis.score_columns import score_matrix
+from meaningbench.datasets.atomic_file import replace_atomically
+from meaningbench.datasets.cells import SAFE_CELLS_MARKER, CellMode, neutralise
+from meaningbench.db.frames import ratings_frame
+from meaningbench.db.study import Study
+from meaningbench.errors import UserError
 
 BATCH = 10_000
 PROGRESS_EVERY = 10_000  # rows

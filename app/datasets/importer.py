@@ -23,18 +23,18 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-from app.datasets import keys
-from app.datasets.mapping import UserMapping, parse_map_options
-from app.datasets.plan import SHAPES, make_plan
-from app.datasets.readers import TableSource, open_csv, open_table
-from app.datasets.report import ImportReport
-from app.datasets.rows import ParsedRow, RowParser, RowProblem
-from app.datasets.store import BulkWriter, DatasetState, rating_key
-from app.errors import InputError, UserError
-from app.runtime import CancelToken
-from db.errors import StudyBusyError
-from db.study import Study
-from db.writers import announced_writer
+from meaningbench.datasets import keys
+from meaningbench.datasets.mapping import UserMapping, parse_map_options
+from meaningbench.datasets.plan import SHAPES, make_plan
+from meaningbench.datasets.readers import TableSource, open_csv, open_table
+from meaningbench.datasets.report import ImportReport
+from meaningbench.datasets.rows import ParsedRow, RowParser, RowProblem
+from meaningbench.datasets.store import BulkWriter, DatasetState, rating_key
+from meaningbench.db.errors import StudyBusyError
+from meaningbench.db.study import Study
+from meaningbench.db.writers import announced_writer
+from meaningbench.errors import InputError, UserError
+from meaningbench.runtime import CancelToken
 
 FORMATS = ("auto", "csv", "tsv", "jsonl", *SHAPES)
 PROGRESS_EVERY = 5_000

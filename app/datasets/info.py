@@ -13,9 +13,9 @@ from typing import Any
 
 from sqlalchemy import Connection, text
 
-from db.models import ANNOTATOR_KIND_LABELS
-from db.runs import RunOwner, interrupted_error
-from db.study import Study
+from meaningbench.db.models import ANNOTATOR_KIND_LABELS
+from meaningbench.db.runs import RunOwner, interrupted_error
+from meaningbench.db.study import Study
 
 MAX_LISTED = 50
 MAX_IMPORTS_SHOWN = 5

@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from app.errors import InputError
+from meaningbench.errors import InputError
 
 # Fields that hold one column each. Dimensions (meaning, fluency, ...) are fields too, in the
 # wide shape: one rating column per dimension.

@@ -17,7 +17,7 @@ import difflib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from app.datasets.mapping import (
+from meaningbench.datasets.mapping import (
     SCALAR_FIELDS,
     SYNONYMS,
     UserMapping,
@@ -28,10 +28,10 @@ from app.datasets.mapping import (
     rating_column_stem,
     reference_columns,
 )
-from app.errors import InputError
+from meaningbench.errors import InputError
 
 SHAPES = ("pairs", "csmd", "long", "wide")
-# What `--ratings` may say a file's ratings are (the kinds of db.models.ANNOTATOR_KINDS).
+# What `--ratings` may say a file's ratings are (the kinds of meaningbench.db.models.ANNOTATOR_KINDS).
 RATINGS_CHOICES = ("per-rater", "anonymous", "aggregate")
 RATING_KIND_OF_CHOICE = {"per-rater": "named", "anonymous": "anonymous", "aggregate": "aggregate"}
 FIELD_WORDS = {

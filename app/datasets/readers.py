@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from app.datasets.cells import SAFE_CELLS_MARKER, restore
-from app.errors import InputError
+from meaningbench.datasets.cells import SAFE_CELLS_MARKER, restore
+from meaningbench.errors import InputError
 
 SNIFF_BYTES = 64 * 1024
 DELIMITERS = (",", "\t", ";", "|")

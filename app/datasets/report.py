@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from db.models import ANNOTATOR_KIND_LABELS
+from meaningbench.db.models import ANNOTATOR_KIND_LABELS
 
 MAX_WARNINGS = 20
 KIND_LABELS = ANNOTATOR_KIND_LABELS

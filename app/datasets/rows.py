@@ -15,9 +15,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.datasets.mapping import dimension_for
-from app.datasets.plan import DimInfo, Plan
-from db.models import ANNOTATOR_KINDS, ITEM_KINDS
+from meaningbench.datasets.mapping import dimension_for
+from meaningbench.datasets.plan import DimInfo, Plan
+from meaningbench.db.models import ANNOTATOR_KINDS, ITEM_KINDS
 
 Getter = Callable[[Any], Any]
 

@@ -22,8 +22,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from app.datasets.plan import DimInfo
-from db.engine import begin_immediate
+from meaningbench.datasets.plan import DimInfo
+from meaningbench.db.engine import begin_immediate
 
 BATCH = 20_000
 # Big imports drop the two indexes on random hash keys and build them again before the

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from app.analysis.audit import DEFAULT_TOLERANCE, AuditResult, audit_study
-from app.analysis.label_sets import (
+from meaningbench.analysis.audit import DEFAULT_TOLERANCE, AuditResult, audit_study
+from meaningbench.analysis.label_sets import (
     FixResult,
     LabelSet,
     add_fixed_labels,
@@ -15,9 +15,9 @@ from app.analysis.label_sets import (
     plan_fix,
     resolve_label_sets,
 )
-from app.errors import UserError
-from app.jobs.base import Job, JobContext
-from db.study import open_study
+from meaningbench.db.study import open_study
+from meaningbench.errors import UserError
+from meaningbench.jobs.base import Job, JobContext
 
 
 @dataclass

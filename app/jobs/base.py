@@ -1,7 +1,7 @@
 """The one pattern for background work: a function taking a JobContext.
 
 The job reports progress and checks for cancellation through the context; it opens its own
-database session. The CLI drives it with a terminal progress bar (`app.jobs.terminal`), the
+database session. The CLI drives it with a terminal progress bar (`meaningbench.jobs.terminal`), the
 UI on a worker thread whose signals carry progress to the GUI thread.
 """
 
@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.runtime import CancelToken, Progress, ProgressFn, no_progress
+from meaningbench.runtime import CancelToken, Progress, ProgressFn, no_progress
 
 
 @dataclass

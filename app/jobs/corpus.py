@@ -12,11 +12,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from app.errors import InputError
-from app.jobs.base import JobContext
-from app.jobs.metric_specs import PlannedMetric, expand_specs, plan_metric
-from app.jobs.score_store import load_items, open_existing, registered_models
-from app.metrics.base import Availability, Metric, Pair, resolve_references
+from meaningbench.errors import InputError
+from meaningbench.jobs.base import JobContext
+from meaningbench.jobs.metric_specs import PlannedMetric, expand_specs, plan_metric
+from meaningbench.jobs.score_store import load_items, open_existing, registered_models
+from meaningbench.metrics.base import Availability, Metric, Pair, resolve_references
 
 NO_SYSTEM = "(none)"
 

@@ -5,7 +5,7 @@ A spec is `NAME`, `NAME[option=value,...]`, `NAME@MODEL` (a model registered in 
 the metric runs with `model=<its path>` and is named `NAME@MODEL`) or both, e.g.
 `bleu[lowercase]`, `sari[item_variant=easse,deletion=precision]`, `meaningbert@my-model`,
 `bertscore[refs=references]` (`refs` is short for `reference_mode`). This is the one parser;
-`app.metrics.names` prints the canonical form every table and export shows.
+`meaningbench.metrics.names` prints the canonical form every table and export shows.
 `all` stands for every available metric plus one entry per registered model.
 
 The common options (reference_mode, device, model, batch_size) reach each metric that
@@ -19,11 +19,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.errors import InputError
-from app.metrics.base import Availability, Metric
-from app.metrics.names import OPTION_ALIASES, metric_canonical_name
-from app.metrics.registry import get_metric_class, metric_classes
-from app.settings import resolve_model_path
+from meaningbench.errors import InputError
+from meaningbench.metrics.base import Availability, Metric
+from meaningbench.metrics.names import OPTION_ALIASES, metric_canonical_name
+from meaningbench.metrics.registry import get_metric_class, metric_classes
+from meaningbench.settings import resolve_model_path
 
 _SPEC = re.compile(
     r"^(?P<name>[A-Za-z0-9_.\-]+)(?:@(?P<model>[^\[\]]+?))?(?:\[(?P<options>[^\[\]]*)\])?$"

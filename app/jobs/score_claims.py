@@ -18,12 +18,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from app.jobs.base import JobContext
-from app.metrics.base import Metric
-from db.models import sql_now
-from db.processes import ProcessId
-from db.runs import RUN_COLUMNS, RunOwner, mark_interrupted
-from db.study import Study
+from meaningbench.db.models import sql_now
+from meaningbench.db.processes import ProcessId
+from meaningbench.db.runs import RUN_COLUMNS, RunOwner, mark_interrupted
+from meaningbench.db.study import Study
+from meaningbench.jobs.base import JobContext
+from meaningbench.metrics.base import Metric
 
 from .score_store import CacheKey, RunsSeen, raw_connection
 

@@ -15,8 +15,8 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
-from app.metrics.base import ItemScore, Metric, Pair, stable_hash
-from app.runtime import Cancelled, CancelToken, batch_progress
+from meaningbench.metrics.base import ItemScore, Metric, Pair, stable_hash
+from meaningbench.runtime import Cancelled, CancelToken, batch_progress
 
 # In this process: chunks sized to take about this long (progress, cancel, commit cadence).
 TARGET_CHUNK_S = 0.5

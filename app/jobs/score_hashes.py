@@ -7,8 +7,8 @@ import gc
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
-from app.jobs.score_store import CacheKey, ItemText
-from app.metrics.base import Metric, Pair, input_hash, resolve_references
+from meaningbench.jobs.score_store import CacheKey, ItemText
+from meaningbench.metrics.base import Metric, Pair, input_hash, resolve_references
 
 
 class Hashes:

@@ -15,8 +15,9 @@ from concurrent.futures import Future
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 
-from app.jobs.score_claims import release
-from app.jobs.score_exec import (
+from meaningbench.db.study import Study
+from meaningbench.jobs.score_claims import release
+from meaningbench.jobs.score_exec import (
     POOL_CHUNK,
     MetricBroken,
     WorkerPool,
@@ -24,10 +25,9 @@ from app.jobs.score_exec import (
     pool_score,
     score_with_fallback,
 )
-from app.jobs.score_store import finish_run, write_scores
-from app.metrics.base import ItemScore, Metric, Pair
-from app.runtime import CancelToken
-from db.study import Study
+from meaningbench.jobs.score_store import finish_run, write_scores
+from meaningbench.metrics.base import ItemScore, Metric, Pair
+from meaningbench.runtime import CancelToken
 
 BatchCallback = Callable[[str, list[int]], None]
 
@@ -78,7 +78,7 @@ class MetricRun:
     old_rows: dict[int, list[int]]  # score rows the new scores replace, by item
     cached: int
     report: Callable[[str, list[int], int], None]  # (label, item ids, count) after a commit
-    run_id: int  # the claimed metric_run row (see app.jobs.score_claims)
+    run_id: int  # the claimed metric_run row (see meaningbench.jobs.score_claims)
     # What a resumed (interrupted) run had done before this job took it over.
     items_before: int = 0
     failed_before: int = 0

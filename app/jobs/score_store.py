@@ -18,10 +18,10 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from app.errors import StudyNotFoundError
-from app.metrics.base import ItemScore
-from db.models import RegisteredModel, utcnow
-from db.study import Study, open_study
+from meaningbench.db.models import RegisteredModel, utcnow
+from meaningbench.db.study import Study, open_study
+from meaningbench.errors import StudyNotFoundError
+from meaningbench.metrics.base import ItemScore
 
 from .metric_specs import RegisteredModelRef
 
@@ -97,7 +97,7 @@ class CacheKey:
 
 
 # The (id, status) of each run of a (metric, config) as a cache check saw them: a claim
-# goes through only while they are unchanged (see app.jobs.score_claims).
+# goes through only while they are unchanged (see meaningbench.jobs.score_claims).
 RunsSeen = tuple[tuple[int, str], ...]
 
 
@@ -189,7 +189,7 @@ def finish_run(
     error: str | None = None,
     device: str | None = None,
 ) -> None:
-    from db.models import MetricRun
+    from meaningbench.db.models import MetricRun
 
     with study.session(write=True) as s:
         run = s.get(MetricRun, run_id)

@@ -12,7 +12,7 @@ that says why, and the others still run. Large runs of CPU-bound metrics use a p
 worker processes; neural metrics run in this process.
 
 Several jobs (processes) may score one study at once. Each metric's run is claimed
-atomically before it is scored (app.jobs.score_claims): a metric another live job is
+atomically before it is scored (meaningbench.jobs.score_claims): a metric another live job is
 scoring is left for last, then waited for, and found cached; a run whose process was
 killed is marked interrupted and resumed. Notices on the context say so.
 
@@ -33,11 +33,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from app.errors import InputError
-from app.jobs.base import JobContext
-from app.jobs.metric_specs import PlannedMetric, expand_specs, plan_metric
-from app.jobs.score_claims import Busy, Claimed, try_claim, wait_for_other
-from app.jobs.score_exec import (
+from meaningbench.db.engine import NO_WAIT, WaitPolicy
+from meaningbench.db.processes import ProcessId, this_process
+from meaningbench.db.runs import close_completed, interrupt_gone_runs
+from meaningbench.db.study import Study
+from meaningbench.errors import InputError
+from meaningbench.jobs.base import JobContext
+from meaningbench.jobs.metric_specs import PlannedMetric, expand_specs, plan_metric
+from meaningbench.jobs.score_claims import Busy, Claimed, try_claim, wait_for_other
+from meaningbench.jobs.score_exec import (
     POOL_MIN_ITEMS,
     POOL_MODES,
     PROBE_ITEMS,
@@ -48,9 +52,14 @@ from app.jobs.score_exec import (
     describe,
     iterate_in_process,
 )
-from app.jobs.score_hashes import Hashes, collector_paused, metric_cache_key, prepare_metric
-from app.jobs.score_runs import BatchCallback, MetricRun, MetricRunSummary, PoolScheduler
-from app.jobs.score_store import (
+from meaningbench.jobs.score_hashes import (
+    Hashes,
+    collector_paused,
+    metric_cache_key,
+    prepare_metric,
+)
+from meaningbench.jobs.score_runs import BatchCallback, MetricRun, MetricRunSummary, PoolScheduler
+from meaningbench.jobs.score_store import (
     CacheKey,
     CacheState,
     ItemText,
@@ -60,21 +69,17 @@ from app.jobs.score_store import (
     registered_models,
     score_row_ids,
 )
-from app.metrics.base import (
+from meaningbench.metrics.base import (
     Availability,
     Metric,
     Pair,
 )
-from app.metrics.registry import metric_classes
-from app.runtime import Cancelled
-from app.settings import resolve_model_path
-from db.engine import NO_WAIT, WaitPolicy
-from db.processes import ProcessId, this_process
-from db.runs import close_completed, interrupt_gone_runs
-from db.study import Study
+from meaningbench.metrics.registry import metric_classes
+from meaningbench.runtime import Cancelled
+from meaningbench.settings import resolve_model_path
 
 # How long a write waits for a lock held by a program that does not name itself (a long
-# writer of ours names itself and is waited for while it lives; see db.writers).
+# writer of ours names itself and is waited for while it lives; see meaningbench.db.writers).
 UNNAMED_WAIT_S = 120.0
 
 

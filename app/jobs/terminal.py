@@ -5,8 +5,8 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from app.jobs.base import Job, JobContext
-from app.runtime import Cancelled, Progress
+from meaningbench.jobs.base import Job, JobContext
+from meaningbench.runtime import Cancelled, Progress
 
 
 def run_with_progress_bar(job: Job, *, description: str, quiet: bool = False) -> Any:

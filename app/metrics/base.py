@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from app.runtime import CancelToken
+from meaningbench.runtime import CancelToken
 
 REFERENCE_MODES = ("source", "references")
 

@@ -4,7 +4,7 @@ A stored run is named by the spec that configures it again: the metric's name, `
 for a model registered in the study, and in brackets every option whose value differs from
 the metric's default — plus the reference mode of every metric that has one, written
 `refs=source` or `refs=references`, so a column always says what its scores were compared
-with. `app.jobs.metric_specs.parse_spec` is the one parser; a printed name parses back to
+with. `meaningbench.jobs.metric_specs.parse_spec` is the one parser; a printed name parses back to
 the same configuration, so any name a table, an export or a report shows is accepted by
 every command that takes metric names and selects the same scores.
 """

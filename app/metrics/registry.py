@@ -8,12 +8,12 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from app.metrics.base import Metric
+from meaningbench.metrics.base import Metric
 
 FAMILY_PACKAGES = (
-    "app.metrics.lexical",
-    "app.metrics.neural",
-    "app.metrics.structural",
+    "meaningbench.metrics.lexical",
+    "meaningbench.metrics.neural",
+    "meaningbench.metrics.structural",
 )
 
 _REGISTRY: dict[str, type[Metric]] = {}

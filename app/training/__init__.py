@@ -12,25 +12,25 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 _EXPORTS = {
-    "Checkpointed": "app.training.events",
-    "EpochEnd": "app.training.events",
-    "Evaluated": "app.training.events",
-    "Phase": "app.training.events",
-    "RunFinished": "app.training.events",
-    "RunStarted": "app.training.events",
-    "StepEnd": "app.training.events",
-    "TrainContext": "app.training.events",
-    "TrainEvent": "app.training.events",
-    "event_to_dict": "app.training.events",
-    "QuietContext": "app.training.job",
-    "train_model": "app.training.job",
-    "RunSummary": "app.training.request",
-    "TrainRequest": "app.training.request",
-    "TrainResult": "app.training.request",
-    "load_request": "app.training.request",
-    "RunProgress": "app.training.status",
-    "TrainingState": "app.training.status",
-    "training_state": "app.training.status",
+    "Checkpointed": "meaningbench.training.events",
+    "EpochEnd": "meaningbench.training.events",
+    "Evaluated": "meaningbench.training.events",
+    "Phase": "meaningbench.training.events",
+    "RunFinished": "meaningbench.training.events",
+    "RunStarted": "meaningbench.training.events",
+    "StepEnd": "meaningbench.training.events",
+    "TrainContext": "meaningbench.training.events",
+    "TrainEvent": "meaningbench.training.events",
+    "event_to_dict": "meaningbench.training.events",
+    "QuietContext": "meaningbench.training.job",
+    "train_model": "meaningbench.training.job",
+    "RunSummary": "meaningbench.training.request",
+    "TrainRequest": "meaningbench.training.request",
+    "TrainResult": "meaningbench.training.request",
+    "load_request": "meaningbench.training.request",
+    "RunProgress": "meaningbench.training.status",
+    "TrainingState": "meaningbench.training.status",
+    "training_state": "meaningbench.training.status",
 }
 
 __all__ = [
@@ -56,7 +56,7 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from app.training.events import (
+    from meaningbench.training.events import (
         Checkpointed,
         EpochEnd,
         Evaluated,
@@ -68,13 +68,13 @@ if TYPE_CHECKING:
         TrainEvent,
         event_to_dict,
     )
-    from app.training.job import QuietContext, train_model
-    from app.training.request import RunSummary, TrainRequest, TrainResult, load_request
-    from app.training.status import RunProgress, TrainingState, training_state
+    from meaningbench.training.job import QuietContext, train_model
+    from meaningbench.training.request import RunSummary, TrainRequest, TrainResult, load_request
+    from meaningbench.training.status import RunProgress, TrainingState, training_state
 
 
 def __getattr__(name: str) -> Any:
     module = _EXPORTS.get(name)
     if module is None:
-        raise AttributeError(f"module 'app.training' has no attribute {name!r}")
+        raise AttributeError(f"module 'meaningbench.training' has no attribute {name!r}")
     return getattr(importlib.import_module(module), name)

@@ -12,7 +12,7 @@ import platform
 from pathlib import Path
 from typing import Any
 
-from app.json_values import clean_json
+from meaningbench.json_values import clean_json
 
 CARD_FORMAT = "meaningbench-model-card/1"
 CARD_JSON = "model_card.json"

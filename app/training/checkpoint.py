@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from app.errors import UserError
+from meaningbench.errors import UserError
 
 CHECKPOINT_FORMAT = 1
 LAST = "last.pt"

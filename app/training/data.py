@@ -1,6 +1,6 @@
 """The training targets: one human score per rated item, on the 0–100 scale.
 
-The item's human score is the one rule of `app.analysis.human`, so a model learns exactly
+The item's human score is the one rule of `meaningbench.analysis.human`, so a model learns exactly
 what the dashboard correlates metrics with and `export` writes: each rater's current
 ratings of the item averaged, then the raters (named and anonymous) averaged, or its
 aggregate labels (a dataset's published mean) where no rater rated it; ratings of a
@@ -25,10 +25,10 @@ import numpy as np
 import pandas as pd
 from sqlalchemy.orm import Session
 
-from app.analysis.data import dimension_info
-from app.analysis.human import RatingSet
-from app.errors import UserError
-from db.frames import items_frame, ratings_frame
+from meaningbench.analysis.data import dimension_info
+from meaningbench.analysis.human import RatingSet
+from meaningbench.db.frames import items_frame, ratings_frame
+from meaningbench.errors import UserError
 
 TARGET_COLUMNS = ["item_id", "source", "output", "system", "source_group", "target", "n_ratings"]
 
@@ -83,8 +83,8 @@ def load_targets(
 ) -> TargetTable:
     """The rated regular items of the study with their 0–100 target; UserError when none.
 
-    `labels`: the aggregate label set read (see `app.analysis.label_sets`)."""
-    from app.analysis.label_sets import resolve_label_sets, select_labels
+    `labels`: the aggregate label set read (see `meaningbench.analysis.label_sets`)."""
+    from meaningbench.analysis.label_sets import resolve_label_sets, select_labels
 
     dim = dimension_info(session, dimension)
     if dim.max_value <= dim.min_value:

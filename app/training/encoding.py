@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from app.training.augment import Example
+from meaningbench.training.augment import Example
 
 BUCKET_BATCHES = 50  # batches per length-sorted chunk
 

@@ -2,8 +2,8 @@
 
 The model is evaluated as the battery will use it: the saved folder reloaded, pairs
 (source, output), the logit read as a 0–100 score and clipped to 0–100. The statistics and
-the sanity checks are the analysis package's own (`app.analysis.correlate`,
-`app.analysis.sanity.run_sanity` with the battery's `meaningbert` metric on the saved
+the sanity checks are the analysis package's own (`meaningbench.analysis.correlate`,
+`meaningbench.analysis.sanity.run_sanity` with the battery's `meaningbert` metric on the saved
 folder), so a model card and the dashboard report the same numbers the same way.
 """
 
@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from app.runtime import CancelToken
+from meaningbench.runtime import CancelToken
 
 BOOTSTRAP_SAMPLES = 1000
 
@@ -33,7 +33,7 @@ def regression_stats(
 ) -> dict[str, Any]:
     """Pearson, Spearman, Kendall (p-values, bootstrap 95% intervals resampled by source
     group), and R² and RMSE with the 0–100 score taken as a prediction of the human score."""
-    from app.analysis.correlation import correlate
+    from meaningbench.analysis.correlation import correlate
 
     result = correlate(
         np.asarray(predicted, dtype=np.float64),
@@ -58,10 +58,10 @@ def sanity_check(
 ) -> dict[str, Any]:
     """The MeaningBERT sanity checks of the saved model, scored by the battery's metric:
     identical pairs (s, s) and word-soup pairs for up to `n` distinct held-out sources."""
-    from app.analysis.sanity import run_sanity
-    from app.metrics.neural.meaningbert import MeaningBertMetric
-    from app.metrics.neural.models import clear_model_cache
-    from app.training.model import quiet_transformers
+    from meaningbench.analysis.sanity import run_sanity
+    from meaningbench.metrics.neural.meaningbert import MeaningBertMetric
+    from meaningbench.metrics.neural.models import clear_model_cache
+    from meaningbench.training.model import quiet_transformers
 
     metric = MeaningBertMetric(model=str(model_dir), device=device)
     try:

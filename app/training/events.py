@@ -11,13 +11,13 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any, Protocol
 
-from app.runtime import CancelToken
+from meaningbench.runtime import CancelToken
 
 
 class TrainContext(Protocol):
-    """What the training needs from its job context (`app.jobs.base.JobContext` fits).
+    """What the training needs from its job context (`meaningbench.jobs.base.JobContext` fits).
 
-    Declared here so the engine layer never imports `app.jobs`.
+    Declared here so the engine layer never imports `meaningbench.jobs`.
     """
 
     cancel: CancelToken

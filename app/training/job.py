@@ -18,17 +18,24 @@ from typing import Any
 
 import numpy as np
 
-from app.errors import StudyNotFoundError, UserError
-from app.json_values import clean_json
-from app.runtime import CancelToken
-from app.training import card as cards
-from app.training.checkpoint import LAST_INFO
-from app.training.data import TargetTable, load_targets
-from app.training.encoding import predict
-from app.training.evaluate import clip_scores, regression_stats, sanity_check
-from app.training.events import EventFn, Phase, RunFinished, StepEnd, TrainContext, TrainEvent
-from app.training.loop import RunSpec, total_steps, train_run
-from app.training.model import (
+from meaningbench.errors import StudyNotFoundError, UserError
+from meaningbench.json_values import clean_json
+from meaningbench.runtime import CancelToken
+from meaningbench.training import card as cards
+from meaningbench.training.checkpoint import LAST_INFO
+from meaningbench.training.data import TargetTable, load_targets
+from meaningbench.training.encoding import predict
+from meaningbench.training.evaluate import clip_scores, regression_stats, sanity_check
+from meaningbench.training.events import (
+    EventFn,
+    Phase,
+    RunFinished,
+    StepEnd,
+    TrainContext,
+    TrainEvent,
+)
+from meaningbench.training.loop import RunSpec, total_steps, train_run
+from meaningbench.training.model import (
     has_model_files,
     load_saved,
     load_tokenizer,
@@ -36,16 +43,16 @@ from app.training.model import (
     resolve_device,
     torch_threads,
 )
-from app.training.prepare import SplitData, plan_splits, prepare_split, run_name
-from app.training.register import (
+from meaningbench.training.prepare import SplitData, plan_splits, prepare_split, run_name
+from meaningbench.training.register import (
     check_model_name,
     check_name_free,
     default_model_name,
     register_model,
 )
-from app.training.request import RunSummary, TrainRequest, TrainResult, save_request
-from app.training.status import CHECKPOINTS, RESULT_FILE
-from app.training.summary import build_card
+from meaningbench.training.request import RunSummary, TrainRequest, TrainResult, save_request
+from meaningbench.training.status import CHECKPOINTS, RESULT_FILE
+from meaningbench.training.summary import build_card
 
 FINGERPRINT_FILE = "fingerprint.json"
 
@@ -117,7 +124,7 @@ def _check_fingerprint(ckpt: Path, request: TrainRequest, data_hash: str) -> str
 
 
 def _load_targets(request: TrainRequest, name: str | None) -> TargetTable:
-    from db.study import open_study
+    from meaningbench.db.study import open_study
 
     if not request.study.exists():
         raise StudyNotFoundError(f"{request.study}: no such study")
@@ -253,7 +260,7 @@ def train_model(
     clean_card = json.loads(json.dumps(clean_json(card)))
     registered = False
     if request.register:
-        from db.study import open_study
+        from meaningbench.db.study import open_study
 
         with open_study(request.study) as study, study.session() as session:
             register_model(session, name=name, path=request.out_dir, card=clean_card)

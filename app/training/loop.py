@@ -18,10 +18,16 @@ from typing import Any
 
 import numpy as np
 
-from app.runtime import Cancelled
-from app.training.checkpoint import LAST, LoopState, load_checkpoint, restore, save_checkpoint
-from app.training.encoding import Encoded, collate, epoch_batches, predict, steps_per_epoch
-from app.training.events import (
+from meaningbench.runtime import Cancelled
+from meaningbench.training.checkpoint import (
+    LAST,
+    LoopState,
+    load_checkpoint,
+    restore,
+    save_checkpoint,
+)
+from meaningbench.training.encoding import Encoded, collate, epoch_batches, predict, steps_per_epoch
+from meaningbench.training.events import (
     Checkpointed,
     EpochEnd,
     Evaluated,
@@ -30,13 +36,13 @@ from app.training.events import (
     StepEnd,
     TrainContext,
 )
-from app.training.model import (
+from meaningbench.training.model import (
     TARGET_SCALE,
     init_head_bias,
     load_regressor,
     save_model,
 )
-from app.training.request import TrainRequest
+from meaningbench.training.request import TrainRequest
 
 BEST = "best"
 

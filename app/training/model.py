@@ -16,8 +16,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from app.errors import UserError
-from app.settings import DEFAULT_ENCODER
+from meaningbench.errors import UserError
+from meaningbench.settings import DEFAULT_ENCODER
 
 TARGET_SCALE = 100.0
 MODEL_FILES = ("config.json", "model.safetensors", "pytorch_model.bin")

@@ -7,12 +7,12 @@ from typing import Any
 
 import pandas as pd
 
-from app.errors import UserError
-from app.training.augment import Example, build_examples, heldout_examples
-from app.training.data import TargetTable
-from app.training.encoding import Encoded, encode
-from app.training.request import TrainRequest
-from app.training.splits import GroupSplit, holdout_split, kfold_splits
+from meaningbench.errors import UserError
+from meaningbench.training.augment import Example, build_examples, heldout_examples
+from meaningbench.training.data import TargetTable
+from meaningbench.training.encoding import Encoded, encode
+from meaningbench.training.request import TrainRequest
+from meaningbench.training.splits import GroupSplit, holdout_split, kfold_splits
 
 
 def plan_splits(request: TrainRequest, targets: TargetTable) -> list[GroupSplit]:

@@ -9,8 +9,8 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from app.errors import UserError
-from db.models import RegisteredModel
+from meaningbench.db.models import RegisteredModel
+from meaningbench.errors import UserError
 
 METRIC = "meaningbert"
 # Names become part of a metric spec (`meaningbert@NAME`) on command lines and in tables.

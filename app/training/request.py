@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-from app.errors import UserError
+from meaningbench.errors import UserError
 
 AUGMENTATIONS = ("identical", "unrelated", "swap")
 DEFAULT_AUGMENT = AUGMENTATIONS

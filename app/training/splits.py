@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from app.datasets.keys import source_group_key
+from meaningbench.datasets.keys import source_group_key
 
 
 @dataclass(frozen=True)

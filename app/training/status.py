@@ -11,10 +11,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from app.errors import UserError
-from app.training.card import CARD_JSON
-from app.training.checkpoint import LAST_INFO
-from app.training.request import TrainRequest, load_request
+from meaningbench.errors import UserError
+from meaningbench.training.card import CARD_JSON
+from meaningbench.training.checkpoint import LAST_INFO
+from meaningbench.training.request import TrainRequest, load_request
 
 CHECKPOINTS = "checkpoints"
 RESULT_FILE = "result.json"

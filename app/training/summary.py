@@ -13,11 +13,11 @@ from typing import Any
 
 import numpy as np
 
-from app.training import card as cards
-from app.training.data import TargetTable
-from app.training.evaluate import regression_stats, summarize_runs
-from app.training.prepare import SplitData
-from app.training.request import RunSummary, TrainRequest
+from meaningbench.training import card as cards
+from meaningbench.training.data import TargetTable
+from meaningbench.training.evaluate import regression_stats, summarize_runs
+from meaningbench.training.prepare import SplitData
+from meaningbench.training.request import RunSummary, TrainRequest
 
 STAT_KEYS = ("pearson", "spearman", "kendall", "r2", "rmse")
 

@@ -1,6 +1,6 @@
 """The Annotate page: pick an annotator, then host the annotation screen.
 
-The screen itself lives in `app.ui.annotation`; it is imported when the user starts
+The screen itself lives in `meaningbench.ui.annotation`; it is imported when the user starts
 annotating, so the window starts without it.
 """
 
@@ -22,14 +22,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.ui.icons import themed_icon
-from app.ui.widgets import HeadingLabel
+from meaningbench.ui.icons import themed_icon
+from meaningbench.ui.widgets import HeadingLabel
 
 if TYPE_CHECKING:
-    from app.ui.context import StudyContext
+    from meaningbench.ui.context import StudyContext
 
-SCREEN = ("app.ui.annotation.screen", "AnnotationScreen")
-PICKER = ("app.ui.annotation.picker", "AnnotatorPicker")
+SCREEN = ("meaningbench.ui.annotation.screen", "AnnotationScreen")
+PICKER = ("meaningbench.ui.annotation.picker", "AnnotatorPicker")
 
 
 @dataclass(frozen=True)

@@ -9,11 +9,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from app.ui.child_process import MessageContext
+from meaningbench.ui.child_process import MessageContext
 
 
 def list_metrics_job(_ctx: MessageContext, study_path: Path | None) -> list[dict[str, Any]]:
-    from app.jobs.scoring import list_metrics
+    from meaningbench.jobs.scoring import list_metrics
 
     return list_metrics(study_path)
 
@@ -22,7 +22,7 @@ def score_job(
     ctx: MessageContext, study_path: Path, metrics: list[str], options: dict[str, Any]
 ) -> list[Any]:
     """The battery; each committed batch is sent to the window as a "batch" message."""
-    from app.jobs.scoring import ScoreRequest, score_study
+    from meaningbench.jobs.scoring import ScoreRequest, score_study
 
     def on_batch(label: str, item_ids: list[int]) -> None:
         ctx.send("batch", (label, [int(i) for i in item_ids]))
@@ -41,8 +41,8 @@ def import_job(
     system: str | None,
     ratings: str | None = None,
 ) -> Any:
-    from app.datasets.importer import import_file
-    from db.study import open_study
+    from meaningbench.datasets.importer import import_file
+    from meaningbench.db.study import open_study
 
     study = open_study(study_path)
     try:
@@ -64,8 +64,8 @@ def import_job(
 def export_job(
     ctx: MessageContext, study_path: Path, out: Path, ratings: bool, raw_cells: bool = False
 ) -> Any:
-    from app.datasets.exporters import export_study
-    from db.study import open_study
+    from meaningbench.datasets.exporters import export_study
+    from meaningbench.db.study import open_study
 
     def progress(rows: int) -> None:
         ctx.check()  # a cancelled export leaves no file behind
@@ -76,7 +76,7 @@ def export_job(
         return export_study(study, out, ratings=ratings, raw_cells=raw_cells, progress=progress)
     except OSError as exc:
         # Writing the file failed (a full disk, a read-only folder): name the export.
-        from db.faults import describe_fault
+        from meaningbench.db.faults import describe_fault
 
         fault = describe_fault(exc, out, output=True)
         if fault is None:

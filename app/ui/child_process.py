@@ -27,9 +27,9 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
-from app.errors import UserError
-from app.jobs.base import Job, JobContext
-from app.runtime import Cancelled, CancelToken, Progress
+from meaningbench.errors import UserError
+from meaningbench.jobs.base import Job, JobContext
+from meaningbench.runtime import Cancelled, CancelToken, Progress
 
 POLL_S = 0.1
 # Unix niceness of the child: on a busy machine the window's thread is scheduled first.
@@ -79,7 +79,7 @@ class _ChildCancel(CancelToken):
 
 
 def _is_user_error(exc: BaseException) -> bool:
-    from db.errors import StudyFileError
+    from meaningbench.db.errors import StudyFileError
 
     return isinstance(exc, (UserError, StudyFileError))
 

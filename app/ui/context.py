@@ -13,14 +13,14 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal, Slot
 
-from app.ui.workers import JobRunner
+from meaningbench.ui.workers import JobRunner
 
 if TYPE_CHECKING:
-    from db.study import Study
+    from meaningbench.db.study import Study
 
 
 class StudyContext(QObject):
-    study_opened = Signal(object)  # db.study.Study
+    study_opened = Signal(object)  # meaningbench.db.study.Study
     study_closed = Signal()
     # (run label, item ids): a batch of scores was committed by a worker.
     scores_changed = Signal(str, list)
@@ -48,7 +48,7 @@ class StudyContext(QObject):
         """The study's display name: its `name` setting, else the file name."""
         if self.study is None:
             return ""
-        from app.ui.study_info import study_name
+        from meaningbench.ui.study_info import study_name
 
         return study_name(self.study)
 

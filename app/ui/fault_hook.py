@@ -19,7 +19,7 @@ _window: QWidget | None = None
 
 
 def _hook(kind: type[BaseException], exc: BaseException, trace: TracebackType | None) -> None:
-    from app.ui.dialogs.errors import show_error, user_fault
+    from meaningbench.ui.dialogs.errors import show_error, user_fault
 
     try:
         context = getattr(_window, "context", None)

@@ -12,7 +12,7 @@ from PySide6.QtCore import QByteArray, QRectF, Qt
 from PySide6.QtGui import QGuiApplication, QIcon, QPainter, QPalette, QPixmap
 from PySide6.QtSvg import QSvgRenderer
 
-from app.settings import resources_dir
+from meaningbench.settings import resources_dir
 
 APP_ICON = "meaningbench"
 

@@ -1,4 +1,4 @@
-"""Start the desktop app: `meaningbench gui`, `meaningbench demo` and `python -m app` end here.
+"""Start the desktop app: `meaningbench gui`, `meaningbench demo` and `python -m meaningbench` end here.
 
 Start-up order matters for the first figure users see: the window is shown first, and the
 study opens on the first turn of the event loop. Nothing here imports torch, transformers
@@ -15,8 +15,8 @@ from pathlib import Path
 from PySide6.QtCore import QEvent, QObject, QTimer
 from PySide6.QtWidgets import QApplication, QWidget
 
-from app import __version__
-from app.settings import APP_NAME, UserPrefs
+from meaningbench import __version__
+from meaningbench.settings import APP_NAME, UserPrefs
 
 ORGANIZATION = "MeaningBench"
 DESKTOP_FILE = "meaningbench"
@@ -39,10 +39,10 @@ def start(argv: list[str] | None = None, *, open_initial: bool = True):  # -> Ma
 
     Returns the window; the caller runs the event loop (`launch` does, tests use qtbot).
     """
-    from app.ui.fault_hook import install_fault_hook
-    from app.ui.icons import app_icon
-    from app.ui.main_window import MainWindow
-    from app.ui.theme import ThemeManager
+    from meaningbench.ui.fault_hook import install_fault_hook
+    from meaningbench.ui.icons import app_icon
+    from meaningbench.ui.main_window import MainWindow
+    from meaningbench.ui.theme import ThemeManager
 
     args = list(argv or [])
     study = args[0] if args else None
@@ -66,8 +66,8 @@ def preload_study_modules() -> None:
     Only imports: the GUI thread opens the study itself after the first paint and finds
     the modules loaded (or waits on the import lock for the one still loading).
     """
-    import db.frames  # noqa: F401 - pandas, for the browser's score columns
-    import db.study  # noqa: F401 - SQLAlchemy and Alembic
+    import meaningbench.db.frames  # noqa: F401 - pandas, for the browser's score columns
+    import meaningbench.db.study  # noqa: F401 - SQLAlchemy and Alembic
 
 
 class _FirstPaint(QObject):

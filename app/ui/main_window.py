@@ -23,16 +23,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.settings import APP_NAME, UserPrefs
-from app.ui.context import StudyContext
-from app.ui.icons import app_icon, themed_icon
-from app.ui.menus import build_actions, refresh_icons
-from app.ui.pages import PageFactory, PageSpec, PlaceholderPage
-from app.ui.status_bar import MainStatusBar
-from app.ui.study_controller import StudyController, demo_available
-from app.ui.theme import SCALE_STEP, ThemeManager
-from app.ui.welcome import WelcomePage
-from app.ui.window_state import window_settings
+from meaningbench.settings import APP_NAME, UserPrefs
+from meaningbench.ui.context import StudyContext
+from meaningbench.ui.icons import app_icon, themed_icon
+from meaningbench.ui.menus import build_actions, refresh_icons
+from meaningbench.ui.pages import PageFactory, PageSpec, PlaceholderPage
+from meaningbench.ui.status_bar import MainStatusBar
+from meaningbench.ui.study_controller import StudyController, demo_available
+from meaningbench.ui.theme import SCALE_STEP, ThemeManager
+from meaningbench.ui.welcome import WelcomePage
+from meaningbench.ui.window_state import window_settings
 
 COUNTS_DELAY_MS = 400
 CLOSE_WAIT_MS = 5000
@@ -60,24 +60,24 @@ def _optional_page(module_name: str, class_name: str, ctx: StudyContext) -> QWid
 
 def _default_pages() -> list[PageSpec]:
     def browser(ctx: StudyContext) -> QWidget:
-        from app.ui.browser.page import BrowserPage
+        from meaningbench.ui.browser.page import BrowserPage
 
         return BrowserPage(ctx)
 
     def annotate(ctx: StudyContext) -> QWidget:
-        from app.ui.annotate_page import AnnotatePage
+        from meaningbench.ui.annotate_page import AnnotatePage
 
         return AnnotatePage(ctx)
 
     def dashboard(ctx: StudyContext) -> QWidget:
-        from app.ui.dashboard import DashboardPage, open_in_compare
+        from meaningbench.ui.dashboard import DashboardPage, open_in_compare
 
         page = DashboardPage(ctx)
         page.item_activated.connect(lambda item_id: open_in_compare(ctx.parent(), item_id))
         return page
 
     def compare(ctx: StudyContext) -> QWidget:
-        page = _optional_page("app.ui.compare", "ComparePage", ctx)
+        page = _optional_page("meaningbench.ui.compare", "ComparePage", ctx)
         return page or PlaceholderPage(
             "Compare", "Compare metrics with each other and with human ratings, item by item."
         )
@@ -293,7 +293,7 @@ class MainWindow(QMainWindow):
         if study is None:
             self.status.set_counts(None)
             return
-        from app.ui.study_info import study_counts
+        from meaningbench.ui.study_info import study_counts
 
         self.status.set_counts(study_counts(study))
 
@@ -360,44 +360,44 @@ class MainWindow(QMainWindow):
         return dialog
 
     def show_import_dialog(self) -> Any:
-        from app.ui.dialogs.import_dialog import ImportDialog
+        from meaningbench.ui.dialogs.import_dialog import ImportDialog
 
         return self._dialog("import", lambda: ImportDialog(self.context, self))
 
     def show_export_dialog(self) -> Any:
-        from app.ui.dialogs.export_dialog import ExportDialog
+        from meaningbench.ui.dialogs.export_dialog import ExportDialog
 
         return self._dialog("export", lambda: ExportDialog(self.context, self))
 
     def show_battery_dialog(self) -> Any:
-        from app.ui.dialogs.battery import BatteryDialog
+        from meaningbench.ui.dialogs.battery import BatteryDialog
 
         return self._dialog("battery", lambda: BatteryDialog(self.context, self))
 
     def show_settings_dialog(self) -> Any:
-        from app.ui.dialogs.study_settings import StudySettingsDialog
+        from meaningbench.ui.dialogs.study_settings import StudySettingsDialog
 
         return self._dialog("settings", lambda: StudySettingsDialog(self.context, self))
 
     def show_keymap(self) -> Any:
-        from app.ui.dialogs.help import KeymapDialog
+        from meaningbench.ui.dialogs.help import KeymapDialog
 
         return self._dialog("keymap", lambda: KeymapDialog(self.actions_, self))
 
     def show_guides(self) -> Any:
-        from app.ui.dialogs.guides import GuidesDialog
+        from meaningbench.ui.dialogs.guides import GuidesDialog
 
         return self._dialog("guides", lambda: GuidesDialog(self))
 
     def show_about(self) -> Any:
-        from app.ui.dialogs.help import show_about
+        from meaningbench.ui.dialogs.help import show_about
 
         return show_about(self)
 
     def start_annotation(self) -> None:
         study = self.context.study
         if study is not None and getattr(study, "read_only", False):
-            from app.ui.dialogs.errors import show_error
+            from meaningbench.ui.dialogs.errors import show_error
 
             show_error(
                 self,
@@ -448,7 +448,7 @@ class MainWindow(QMainWindow):
         if not self.runner.wait(CLOSE_WAIT_MS):
             # A job still busy (a model loading cannot stop mid-way): end its process;
             # what it committed stays, and running it again resumes.
-            from app.ui.child_process import terminate_all
+            from meaningbench.ui.child_process import terminate_all
 
             self.runner.show_error_dialogs = False
             terminate_all()

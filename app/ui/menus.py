@@ -9,15 +9,15 @@ from PySide6.QtCore import QSize
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import QMenu, QToolBar
 
-from app.ui.icons import themed_icon
-from app.ui.training import open_training_dialog
+from meaningbench.ui.icons import themed_icon
+from meaningbench.ui.training import open_training_dialog
 
 if TYPE_CHECKING:
-    from app.ui.main_window import MainWindow
+    from meaningbench.ui.main_window import MainWindow
 
 
 def _open_merge(window: MainWindow) -> None:
-    from app.ui.dialogs.merge_dialog import open_merge_dialog  # loaded when first used
+    from meaningbench.ui.dialogs.merge_dialog import open_merge_dialog  # loaded when first used
 
     open_merge_dialog(window)
 

@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
-from app.ui.widgets import HeadingLabel
+from meaningbench.ui.widgets import HeadingLabel
 
 if TYPE_CHECKING:
-    from app.ui.context import StudyContext
+    from meaningbench.ui.context import StudyContext
 
 PageFactory = Callable[["StudyContext"], QWidget]
 

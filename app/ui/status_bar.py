@@ -14,13 +14,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.runtime import Progress
-from app.ui.icons import themed_icon
-from app.ui.rate import RateMeter, format_duration
-from app.ui.workers import JobHandle, JobRunner
+from meaningbench.runtime import Progress
+from meaningbench.ui.icons import themed_icon
+from meaningbench.ui.rate import RateMeter, format_duration
+from meaningbench.ui.workers import JobHandle, JobRunner
 
 if TYPE_CHECKING:
-    from app.ui.study_info import StudyCounts
+    from meaningbench.ui.study_info import StudyCounts
 
 
 class JobIndicator(QWidget):

@@ -7,9 +7,9 @@ from pathlib import Path
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QFileDialog, QWidget
 
-from app.settings import STUDY_SUFFIX, UserPrefs, studies_dir
-from app.ui.context import StudyContext
-from app.ui.dialogs.errors import show_exception
+from meaningbench.settings import STUDY_SUFFIX, UserPrefs, studies_dir
+from meaningbench.ui.context import StudyContext
+from meaningbench.ui.dialogs.errors import show_exception
 
 STUDY_FILTER = f"MeaningBench studies (*{STUDY_SUFFIX});;All files (*)"
 DEMO_FILE = f"demo{STUDY_SUFFIX}"
@@ -19,7 +19,7 @@ def demo_available() -> tuple[bool, str]:
     """Whether the demo study can be built here, found without importing the importer."""
     import importlib.util
 
-    if importlib.util.find_spec("app.datasets.demo") is None:
+    if importlib.util.find_spec("meaningbench.datasets.demo") is None:
         return False, "The demo study is not part of this installation."
     return True, ""
 
@@ -27,7 +27,7 @@ def demo_available() -> tuple[bool, str]:
 def demo_builder() -> tuple[object | None, str]:
     """The demo study builder when the datasets package provides one, else why not."""
     try:
-        from app.datasets import demo
+        from meaningbench.datasets import demo
     except ImportError:
         return None, "The demo study is not part of this installation."
     build = getattr(demo, "build_demo_study", None)
@@ -48,12 +48,12 @@ class StudyController(QObject):
     # -- by path (what tests and the command line use) --------------------------------
 
     def open_path(self, path: str | Path) -> bool:
-        from db.study import open_study
+        from meaningbench.db.study import open_study
 
         path = Path(path)
         try:
             if not path.exists():
-                from app.errors import StudyNotFoundError
+                from meaningbench.errors import StudyNotFoundError
 
                 raise StudyNotFoundError(f"{path}: no such study")
             # Browsing, analysis and export work on a study this user may not write (a
@@ -67,7 +67,7 @@ class StudyController(QObject):
         return True
 
     def create_path(self, path: str | Path) -> bool:
-        from db.study import create_study
+        from meaningbench.db.study import create_study
 
         path = Path(path)
         if path.suffix != STUDY_SUFFIX:

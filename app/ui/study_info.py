@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from db.study import Study
+    from meaningbench.db.study import Study
 
 NAME_KEY = "name"
 
@@ -37,7 +37,7 @@ class StudyCounts:
 def get_setting(study: Study, key: str, default: Any = None) -> Any:
     from sqlalchemy import select
 
-    from db.models import StudySetting
+    from meaningbench.db.models import StudySetting
 
     with study.session() as s:
         value = s.scalar(select(StudySetting.value).where(StudySetting.key == key))
@@ -45,7 +45,7 @@ def get_setting(study: Study, key: str, default: Any = None) -> Any:
 
 
 def set_setting(study: Study, key: str, value: Any) -> None:
-    from db.models import StudySetting
+    from meaningbench.db.models import StudySetting
 
     with study.session() as s:
         row = s.get(StudySetting, key)

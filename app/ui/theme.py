@@ -11,7 +11,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFont, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication
 
-from app.settings import resources_dir
+from meaningbench.settings import resources_dir
 
 THEMES = ("system", "light", "dark")
 MIN_SCALE, MAX_SCALE, SCALE_STEP = 0.7, 2.0, 0.1

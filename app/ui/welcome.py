@@ -15,8 +15,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.ui.icons import app_icon, themed_icon
-from app.ui.widgets import HeadingLabel
+from meaningbench.ui.icons import app_icon, themed_icon
+from meaningbench.ui.widgets import HeadingLabel
 
 PATH_ROLE = Qt.ItemDataRole.UserRole + 1
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QSettings
 
-from app.settings import data_dir
+from meaningbench.settings import data_dir
 
 
 def window_settings() -> QSettings:

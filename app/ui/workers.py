@@ -1,7 +1,7 @@
 """Run jobs (`job(ctx: JobContext)`) on worker threads, with signals on the GUI thread.
 
 Heavy jobs (the battery, imports, exports) go one step further and run in a child
-process (`app.ui.child_process.in_child_process`); the worker thread then only relays.
+process (`meaningbench.ui.child_process.in_child_process`); the worker thread then only relays.
 
 The job itself stays Qt-free (it is the same function the CLI runs with a terminal bar);
 this module only carries its progress, result and error back to the GUI thread. A job
@@ -22,10 +22,10 @@ from typing import Any
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal, Slot
 from PySide6.QtWidgets import QWidget
 
-from app.errors import UserError
-from app.jobs.base import Job
-from app.runtime import Cancelled, Progress
-from app.ui.child_process import MessageContext
+from meaningbench.errors import UserError
+from meaningbench.jobs.base import Job
+from meaningbench.runtime import Cancelled, Progress
+from meaningbench.ui.child_process import MessageContext
 
 
 @dataclass(frozen=True)
@@ -39,7 +39,7 @@ class JobFailure:
     @property
     def is_user_error(self) -> bool:
         # StudyFileError lives in db and is as much the user's business as an InputError.
-        from db.errors import StudyFileError
+        from meaningbench.db.errors import StudyFileError
 
         if isinstance(self.exception, (UserError, StudyFileError)):
             return True
@@ -47,7 +47,7 @@ class JobFailure:
 
     def _fault(self) -> Exception | None:
         # A full disk or a read-only medium is the user's to fix, not a bug to report.
-        from db.faults import describe_fault
+        from meaningbench.db.faults import describe_fault
 
         return describe_fault(self.exception)
 
@@ -97,7 +97,7 @@ class _Runnable(QRunnable):
 class JobHandle(QObject):
     """One running job as the GUI sees it. Every signal arrives on the GUI thread."""
 
-    progress = Signal(object)  # app.runtime.Progress
+    progress = Signal(object)  # meaningbench.runtime.Progress
     message = Signal(str, object)  # what the job sent with ctx.send(kind, payload)
     result = Signal(object)
     failed = Signal(object)  # JobFailure
@@ -217,6 +217,6 @@ class JobRunner(QObject):
     def _show_failure(self, failure: JobFailure) -> None:
         if not self.show_error_dialogs:
             return
-        from app.ui.dialogs.errors import show_failure
+        from meaningbench.ui.dialogs.errors import show_failure
 
         show_failure(self.dialog_parent, failure)

@@ -1,10 +1,10 @@
-"""Alembic environment: migrations run on the engine handed over by db.study."""
+"""Alembic environment: migrations run on the engine handed over by meaningbench.db.study."""
 
 from __future__ import annotations
 
 from alembic import context
 
-from db.models import Base
+from meaningbench.db.models import Base
 
 target_metadata = Base.metadata
 

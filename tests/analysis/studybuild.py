@@ -1,4 +1,4 @@
-"""Build small real studies for the analysis tests, through db.models directly."""
+"""Build small real studies for the analysis tests, through meaningbench.db.models directly."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ from dataclasses import dataclass, field
 
 from sqlalchemy import select
 
-from app.datasets.keys import pair_key, source_group_key
-from db.models import Annotator, Dataset, Dimension, Item, MetricRun, Rating, Score
-from db.study import Study
+from meaningbench.datasets.keys import pair_key, source_group_key
+from meaningbench.db.models import Annotator, Dataset, Dimension, Item, MetricRun, Rating, Score
+from meaningbench.db.study import Study
 
 
 @dataclass

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from app.analysis.agreement import (
+from meaningbench.analysis.agreement import (
     agreement,
     icc_one_way,
     icc_two_way,

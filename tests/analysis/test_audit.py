@@ -18,11 +18,11 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from app.analysis.audit import audit_study, normalise, parse_scale
-from app.analysis.live import StudyAnalysis
-from app.datasets.importer import import_file
-from app.errors import UserError
-from db.study import create_study, open_study
+from meaningbench.analysis.audit import audit_study, normalise, parse_scale
+from meaningbench.analysis.live import StudyAnalysis
+from meaningbench.datasets.importer import import_file
+from meaningbench.db.study import create_study, open_study
+from meaningbench.errors import UserError
 from tests.analysis.studybuild import add_items, add_ratings, add_scores
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def _cli(*argv: str | Path) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     return subprocess.run(
-        [sys.executable, "-m", "app.cli", *map(str, argv)],
+        [sys.executable, "-m", "meaningbench.cli", *map(str, argv)],
         capture_output=True,
         text=True,
         env=env,
@@ -186,7 +186,7 @@ def test_labels_option_never_averages_two_sets(new_study) -> None:
     # "g h" → "g" occurs in two raw rows (systems s2, s3): their ratings are pooled.
     by_output = result.labels.set_index("output")["raw_mean"]
     assert by_output.to_dict() == pytest.approx({"a b": 70.0, "d e": 25.0, "g": 50.0})
-    from app.analysis.label_sets import add_fixed_labels, choose_label_set
+    from meaningbench.analysis.label_sets import add_fixed_labels, choose_label_set
 
     with new_study.session() as s:
         add_fixed_labels(s, "fixed", result)
@@ -267,7 +267,7 @@ def test_a_pair_in_two_files_is_resolved_by_the_label_or_pooled(new_study) -> No
 
 
 def test_training_targets_follow_the_label_set(new_study) -> None:
-    from app.training.data import load_targets
+    from meaningbench.training.data import load_targets
 
     ids = add_items(new_study, [("a b c", "a b", None), ("d e f", "d e", None)])
     add_ratings(new_study, "aggregate:pub", {ids[0]: 10.0, ids[1]: 90.0}, kind="aggregate")
@@ -298,8 +298,8 @@ def test_bad_input_exits_2_with_a_reason(new_study, extra: list[str], message: s
 
 def test_export_and_correlate_read_the_same_label_set(new_study, tmp_path: Path) -> None:
     """After a fix, an export's human score is still exactly what `correlate` uses."""
-    from app.analysis.label_sets import add_fixed_labels, choose_label_set
-    from app.datasets.exporters import export_study
+    from meaningbench.analysis.label_sets import add_fixed_labels, choose_label_set
+    from meaningbench.datasets.exporters import export_study
 
     ids = add_items(new_study, [("a b c", "a b", None), ("d e f", "d e", None)])
     add_ratings(new_study, "aggregate:pub", {ids[0]: 10.0, ids[1]: 90.0}, kind="aggregate")

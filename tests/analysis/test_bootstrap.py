@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from app.analysis.bootstrap import bootstrap, resample_counts
-from app.analysis.correlation import correlate
+from meaningbench.analysis.bootstrap import bootstrap, resample_counts
+from meaningbench.analysis.correlation import correlate
 
 
 def _pair(n: int, rho: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -103,7 +103,7 @@ def test_fixed_spearman_resamples_the_full_sample_ranks() -> None:
 
 
 def test_large_studies_draw_poisson_counts_and_stay_exact_per_resample() -> None:
-    from app.analysis.bootstrap import MULTINOMIAL_MAX_UNITS
+    from meaningbench.analysis.bootstrap import MULTINOMIAL_MAX_UNITS
 
     n = MULTINOMIAL_MAX_UNITS + 5000
     counts = np.vstack(list(resample_counts(n, 8, 1)))

@@ -12,9 +12,9 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from app.analysis.export import to_csv, to_latex
-from app.analysis.live import correlation_table
-from app.cli import main
+from meaningbench.analysis.export import to_csv, to_latex
+from meaningbench.analysis.live import correlation_table
+from meaningbench.cli import main
 from tests.analysis.studybuild import add_items, add_ratings, add_scores
 
 SOURCES = [
@@ -89,9 +89,9 @@ def test_correlate_json_shape_and_values(study_path: Path, capsys) -> None:
         assert keys <= set(entry)
         assert len(entry["pearson_ci"]) == 2
     # Same numbers through scipy: the mean of the two raters against the bleu scores.
-    from app.analysis.score_columns import score_matrix
-    from db.frames import ratings_frame
-    from db.study import open_study
+    from meaningbench.analysis.score_columns import score_matrix
+    from meaningbench.db.frames import ratings_frame
+    from meaningbench.db.study import open_study
 
     with open_study(study_path) as study, study.session() as s:
         r = ratings_frame(s, dimension="meaning", kinds=("regular",))
@@ -199,7 +199,7 @@ def test_report_is_self_contained_html(study_path: Path, tmp_path: Path, capsys)
 
 
 def test_csv_and_latex_exports(study_path: Path) -> None:
-    from db.study import open_study
+    from meaningbench.db.study import open_study
 
     with open_study(study_path) as study:
         table = correlation_table(study, n_boot=50)

@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from app.cli import main
+from meaningbench.cli import main
 
 METRICS = ("bleu", "chrf", "ter")
 

@@ -8,7 +8,7 @@ import io
 
 import pandas as pd
 
-from app.analysis.export import to_csv
+from meaningbench.analysis.export import to_csv
 
 
 def test_formula_like_text_is_quoted_and_numbers_are_not() -> None:

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from app.analysis.kendall import KendallCache, kendall_columns
-from app.analysis.ranks import MaskedRanks
-from app.analysis.stats import valid_mask
+from meaningbench.analysis.kendall import KendallCache, kendall_columns
+from meaningbench.analysis.ranks import MaskedRanks
+from meaningbench.analysis.stats import valid_mask
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])

@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 from sqlalchemy import select, update
 
-from app.analysis.human import item_scores
-from app.analysis.live import StudyAnalysis
-from app.datasets.importer import import_file
-from app.ui.dashboard.sync import apply_rating_changes
-from db.frames import ratings_frame
-from db.models import Rating
+from meaningbench.analysis.human import item_scores
+from meaningbench.analysis.live import StudyAnalysis
+from meaningbench.datasets.importer import import_file
+from meaningbench.db.frames import ratings_frame
+from meaningbench.db.models import Rating
+from meaningbench.ui.dashboard.sync import apply_rating_changes
 from tests.analysis.studybuild import add_ratings
 from tests.datasets.helpers import write
 
@@ -85,7 +85,7 @@ def test_rating_set_scores_equal_the_rule_on_a_table_after_live_changes() -> Non
     path it takes, its scores are `item_scores` of the same ratings."""
     import pandas as pd
 
-    from app.analysis.human import RatingSet
+    from meaningbench.analysis.human import RatingSet
 
     rng = np.random.default_rng(7)
     ids = np.arange(1, 41)

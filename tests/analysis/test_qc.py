@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from app.analysis.qc import appraise_test, study_qc, zscore
+from meaningbench.analysis.qc import appraise_test, study_qc, zscore
 from tests.analysis.studybuild import add_items, add_ratings
 
 

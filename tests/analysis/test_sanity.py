@@ -9,16 +9,16 @@ from typing import ClassVar
 import numpy as np
 import pytest
 
-from app.analysis.controls import under_overlap_bar
-from app.analysis.sanity import (
+from meaningbench.analysis.controls import under_overlap_bar
+from meaningbench.analysis.sanity import (
     build_sanity_pairs,
     identical_rates,
     run_sanity,
     study_sanity,
     unrelated_rates,
 )
-from app.metrics.base import ItemScore, Metric, MetricInfo, Pair
-from app.runtime import CancelToken
+from meaningbench.metrics.base import ItemScore, Metric, MetricInfo, Pair
+from meaningbench.runtime import CancelToken
 from tests.analysis.studybuild import add_items, add_scores
 
 SOURCES = [
@@ -125,7 +125,7 @@ def test_study_sanity_uses_the_runs_of_the_study(new_study) -> None:
         "identical ≥99",
         "identical =100",
     ]
-    from app.jobs.metric_specs import configured_names
+    from meaningbench.jobs.metric_specs import configured_names
 
     chosen = configured_names(["rouge1[refs=source]"], [])
     named = study_sanity(new_study, [(c.name, c.metric, c.config) for c in chosen], n=4)
@@ -139,7 +139,7 @@ def test_progress_and_cancel(mode: str) -> None:
     assert seen[-1] == (2 * len(SOURCES), 2 * len(SOURCES))
     token = CancelToken()
     token.cancel()
-    from app.runtime import Cancelled
+    from meaningbench.runtime import Cancelled
 
     with pytest.raises(Cancelled):
         run_sanity(WordJaccard(), SOURCES, cancel=token)
@@ -148,8 +148,8 @@ def test_progress_and_cancel(mode: str) -> None:
 def test_a_single_source_still_gets_a_word_soup() -> None:
     """With one source sentence every study word is in it: the soup falls back to common
     words, still sharing none with the source."""
-    from app.analysis.controls import words
-    from app.analysis.sanity import build_sanity_pairs
+    from meaningbench.analysis.controls import words
+    from meaningbench.analysis.sanity import build_sanity_pairs
 
     source = "The quiet river carried the old boat to the sea."
     pairs = build_sanity_pairs([source], unrelated="wordsoup", seed=1)

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from app.analysis.live import StudyAnalysis
-from app.datasets.exporters import export_study
-from app.datasets.importer import import_file
-from app.training.data import load_targets
-from app.ui.browser.query import connect_readonly, fetch_rows
-from app.ui.compare.data import list_sources, load_comparison
+from meaningbench.analysis.live import StudyAnalysis
+from meaningbench.datasets.exporters import export_study
+from meaningbench.datasets.importer import import_file
+from meaningbench.training.data import load_targets
+from meaningbench.ui.browser.query import connect_readonly, fetch_rows
+from meaningbench.ui.compare.data import list_sources, load_comparison
 from tests.datasets.helpers import rows, write
 
 NAMED = (

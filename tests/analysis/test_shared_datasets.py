@@ -10,13 +10,13 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from app.analysis.agreement import study_agreement
-from app.analysis.live import StudyAnalysis, correlation_table
-from app.datasets.importer import import_file
-from app.metrics.base import Pair
-from app.metrics.registry import create_metric
-from db.frames import items_frame
-from db.models import MetricRun, Score
+from meaningbench.analysis.agreement import study_agreement
+from meaningbench.analysis.live import StudyAnalysis, correlation_table
+from meaningbench.datasets.importer import import_file
+from meaningbench.db.frames import items_frame
+from meaningbench.db.models import MetricRun, Score
+from meaningbench.metrics.base import Pair
+from meaningbench.metrics.registry import create_metric
 
 
 def _score(study, name: str) -> dict[tuple[str, str, str], float]:

@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from app.analysis.ranks import ColumnOrder, dense_ranks
-from app.analysis.stats import point_statistics, system_pearson, valid_mask, williams_test
+from meaningbench.analysis.ranks import ColumnOrder, dense_ranks
+from meaningbench.analysis.stats import point_statistics, system_pearson, valid_mask, williams_test
 
 
 def _data(n: int, m: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -155,7 +155,7 @@ def test_williams_hand_computed_case() -> None:
 def test_masked_ranks_stay_exact_through_updates(
     values: list[int], masks: list[list[bool]]
 ) -> None:
-    from app.analysis.ranks import MaskedRanks
+    from meaningbench.analysis.ranks import MaskedRanks
 
     n = len(values)
     x = np.column_stack([np.array(values, float), -np.array(values, float)])
@@ -175,7 +175,7 @@ def test_masked_ranks_stay_exact_through_updates(
 
 
 def test_empty_inputs_give_empty_or_nan_tables() -> None:
-    from app.analysis.correlation import correlate_many
+    from meaningbench.analysis.correlation import correlate_many
 
     none = correlate_many(np.empty((5, 0)), np.arange(5.0), [], n_boot=10)
     assert none.results == {}

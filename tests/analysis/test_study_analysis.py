@@ -8,9 +8,9 @@ import pytest
 from scipy import stats
 from sqlalchemy import select
 
-from app.analysis.correlation import correlate
-from app.analysis.live import StudyAnalysis, correlation_table
-from db.models import Dimension
+from meaningbench.analysis.correlation import correlate
+from meaningbench.analysis.live import StudyAnalysis, correlation_table
+from meaningbench.db.models import Dimension
 from tests.analysis.studybuild import add_items, add_ratings, add_scores
 
 
@@ -39,7 +39,7 @@ def study(new_study):
 
 
 def _expected_scores(study, ids) -> pd.DataFrame:
-    from db.frames import ratings_frame
+    from meaningbench.db.frames import ratings_frame
 
     with study.session() as s:
         r = ratings_frame(s, dimension="meaning")
@@ -74,7 +74,7 @@ def test_table_matches_scipy_on_the_same_numbers(study, z: bool) -> None:
     table = correlation_table(new_study, z=z, n_boot=200, seed=1)
     expected = _expected_scores(new_study, ids)
     y = expected["z" if z else "value"].to_numpy()
-    from app.analysis.score_columns import score_matrix
+    from meaningbench.analysis.score_columns import score_matrix
 
     with new_study.session() as s:
         matrix = score_matrix(s).reindex(ids)
@@ -151,7 +151,7 @@ def test_likert_dimension_is_rescaled_for_r2(new_study) -> None:
     add_scores(new_study, "m", dict(zip(ids, [0.0, 25.0, 50.0, 75.0, 100.0], strict=True)))
     r = correlation_table(new_study, "likert", n_boot=0).results["m"]
     assert r.r2 == pytest.approx(1.0) and r.rmse == pytest.approx(0.0)
-    from app.errors import UserError
+    from meaningbench.errors import UserError
 
     with pytest.raises(UserError):
         correlation_table(new_study, "no-such-dimension")

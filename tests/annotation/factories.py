@@ -6,9 +6,9 @@ import random
 
 from sqlalchemy import select
 
-from app.datasets.keys import pair_key, source_group_key
-from db.models import Dataset, Item
-from db.study import Study
+from meaningbench.datasets.keys import pair_key, source_group_key
+from meaningbench.db.models import Dataset, Item
+from meaningbench.db.study import Study
 
 NOUNS = [
     "river",

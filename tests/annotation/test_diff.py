@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from app.annotation.diff import Segment, word_diff
+from meaningbench.annotation.diff import Segment, word_diff
 
 
 def _changed(segments: list[Segment]) -> list[str]:

@@ -7,12 +7,12 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-from app.annotation.merge import merge_ratings
-from app.annotation.session import AnnotationSession
-from app.annotation.settings import load_settings, save_settings
-from app.errors import UserError
-from db.models import Annotator, Item, ItemNote, QueueEntry, Rating
-from db.study import Study, copy_study, create_study, open_study
+from meaningbench.annotation.merge import merge_ratings
+from meaningbench.annotation.session import AnnotationSession
+from meaningbench.annotation.settings import load_settings, save_settings
+from meaningbench.db.models import Annotator, Item, ItemNote, QueueEntry, Rating
+from meaningbench.db.study import Study, copy_study, create_study, open_study
+from meaningbench.errors import UserError
 from tests.annotation.factories import add_items
 
 
@@ -190,7 +190,7 @@ def test_other_file_is_left_untouched(pair) -> None:
 def test_merge_command_reports_conflicts_and_exit_codes(pair, capsys) -> None:
     import json
 
-    from app.cli import main
+    from meaningbench.cli import main
 
     a, b = pair
     _rate_all(a, "alice", 30, limit=2)
@@ -214,7 +214,7 @@ def test_merge_command_reports_conflicts_and_exit_codes(pair, capsys) -> None:
 
 
 def test_merged_ratings_name_the_copy_they_came_from(pair, tmp_path: Path) -> None:
-    from app.datasets.importer import import_file
+    from meaningbench.datasets.importer import import_file
 
     a, b = pair
     _rate_all(b, "bob", 60, limit=1)
@@ -254,7 +254,7 @@ def test_merged_ratings_name_the_copy_they_came_from(pair, tmp_path: Path) -> No
 def test_another_schema_is_explained(pair, capsys, revision: str, advice: str) -> None:
     import sqlite3
 
-    from app.cli import main
+    from meaningbench.cli import main
 
     a, b = pair
     a_path, b_path = a.path, b.path

@@ -8,7 +8,7 @@ from collections import Counter
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.annotation.ordering import back_to_back, insert_repeats, repeat_gap, spread_groups
+from meaningbench.annotation.ordering import back_to_back, insert_repeats, repeat_gap, spread_groups
 
 
 def _min_adjacent(groups: list[int]) -> int:

@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-from app.annotation.session import AnnotationSession
-from app.annotation.settings import load_settings, save_settings
-from app.errors import UserError
-from db.models import Annotator, ItemNote, QueueEntry, Rating, utcnow
-from db.study import Study, create_study, open_study
+from meaningbench.annotation.session import AnnotationSession
+from meaningbench.annotation.settings import load_settings, save_settings
+from meaningbench.db.models import Annotator, ItemNote, QueueEntry, Rating, utcnow
+from meaningbench.db.study import Study, create_study, open_study
+from meaningbench.errors import UserError
 from tests.annotation.factories import add_items
 
 

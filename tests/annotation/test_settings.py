@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import select
 
-from app.annotation.session import AnnotationSession
-from app.annotation.settings import (
+from meaningbench.annotation.session import AnnotationSession
+from meaningbench.annotation.settings import (
     SETTINGS_KEY,
     AnnotationSettings,
     QCMix,
@@ -14,9 +14,9 @@ from app.annotation.settings import (
     load_settings,
     save_settings,
 )
-from app.errors import UserError
-from db.models import Dimension, StudySetting
-from db.study import open_study
+from meaningbench.db.models import Dimension, StudySetting
+from meaningbench.db.study import open_study
+from meaningbench.errors import UserError
 from tests.annotation.factories import add_items
 
 
@@ -57,7 +57,7 @@ def test_counts_per_hundred_entries() -> None:
 
 
 def test_round_trip_through_the_file(tmp_path) -> None:
-    from db.study import create_study
+    from meaningbench.db.study import create_study
 
     study = create_study(tmp_path / "s.mbstudy")
     with study.session() as s:

@@ -24,12 +24,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from app.analysis.agreement import agreement
-from app.analysis.correlation import correlate_many
-from app.analysis.data import DimensionInfo, StudyData
-from app.analysis.human import RatingSet
-from app.analysis.live import StudyAnalysis
-from app.analysis.parallel import n_workers
+from meaningbench.analysis.agreement import agreement
+from meaningbench.analysis.correlation import correlate_many
+from meaningbench.analysis.data import DimensionInfo, StudyData
+from meaningbench.analysis.human import RatingSet
+from meaningbench.analysis.live import StudyAnalysis
+from meaningbench.analysis.parallel import n_workers
 from tests.benchmarks.machine import describe_machine
 
 ROOT = Path(__file__).resolve().parents[2]

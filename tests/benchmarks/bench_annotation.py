@@ -23,8 +23,8 @@ from PySide6 import __version__ as pyside_version
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
-from app.annotation.session import AnnotationSession
-from db.study import create_study
+from meaningbench.annotation.session import AnnotationSession
+from meaningbench.db.study import create_study
 from tests.annotation.factories import add_items
 from tests.benchmarks.machine import describe_machine
 
@@ -61,7 +61,7 @@ def _pct(values: list[float], q: float) -> float:
 
 @pytest.mark.benchmark
 def test_enter_to_next_item_p95(qtbot) -> None:
-    from app.ui.annotation.screen import AnnotationScreen
+    from meaningbench.ui.annotation.screen import AnnotationScreen
 
     shutil.rmtree(DATA / "annotation", ignore_errors=True)
     (DATA / "annotation").mkdir(parents=True)

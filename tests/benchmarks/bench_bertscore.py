@@ -50,10 +50,10 @@ from pathlib import Path
 
 import pytest
 
-from app.metrics.base import Pair
-from app.metrics.neural import cache
-from app.metrics.neural.baselines import builtin_sentences
-from app.metrics.neural.bertscore import BertScoreMetric
+from meaningbench.metrics.base import Pair
+from meaningbench.metrics.neural import cache
+from meaningbench.metrics.neural.baselines import builtin_sentences
+from meaningbench.metrics.neural.bertscore import BertScoreMetric
 from tests.benchmarks.machine import describe_machine
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -214,14 +214,14 @@ cands = [p.output for p in pairs]
 refs = [p.source for p in pairs]
 if {which!r} == "bert_score":
     from bert_score import BERTScorer
-    from app.metrics.neural.models import resolve_model
-    from app.settings import DEFAULT_ENCODER
+    from meaningbench.metrics.neural.models import resolve_model
+    from meaningbench.settings import DEFAULT_ENCODER
     scorer = BERTScorer(model_type=resolve_model(DEFAULT_ENCODER).location, num_layers={layer},
                         device="cpu", batch_size=64)
     began = time.perf_counter()
     scorer.score(cands, refs, batch_size=64)
 else:
-    from app.metrics.neural.bertscore import BertScoreMetric
+    from meaningbench.metrics.neural.bertscore import BertScoreMetric
     metric = BertScoreMetric(device="cpu", layer={layer})
     metric.loaded()
     began = time.perf_counter()

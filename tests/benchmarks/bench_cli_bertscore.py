@@ -65,14 +65,14 @@ def _timed(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
 
 @pytest.mark.benchmark
 def test_score_command_against_a_bert_score_script(shared_datasets: Path, tmp_path: Path) -> None:
-    from app.metrics.neural.bertscore import BertScoreMetric
-    from db.study import copy_study
+    from meaningbench.db.study import copy_study
+    from meaningbench.metrics.neural.bertscore import BertScoreMetric
 
     train = shared_datasets / "csmd" / "train.tsv"
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(ROOT)}
     template = tmp_path / "template.mbstudy"
     subprocess.run(
-        [sys.executable, "-m", "app", "import", str(template), str(train)],
+        [sys.executable, "-m", "meaningbench", "import", str(template), str(train)],
         env=env, check=True, capture_output=True,
     )  # fmt: skip
     metric = BertScoreMetric()
@@ -91,7 +91,7 @@ def test_score_command_against_a_bert_score_script(shared_datasets: Path, tmp_pa
             if side == "meaningbench":
                 study = copy_study(template, tmp_path / f"round{round_}.mbstudy")
                 home = tmp_path / f"home{round_}"
-                argv = [sys.executable, "-m", "app", "score", str(study), "--metrics",
+                argv = [sys.executable, "-m", "meaningbench", "score", str(study), "--metrics",
                         "bertscore", "--json"]  # fmt: skip
                 wall, peak = _timed(argv, {**env, "MEANINGBENCH_HOME": str(home)})
             else:

@@ -23,9 +23,9 @@ from pathlib import Path
 
 import pytest
 
-from app.metrics.base import Pair
-from app.metrics.neural.baselines import builtin_sentences
-from app.metrics.neural.meaningbert import MeaningBertMetric
+from meaningbench.metrics.base import Pair
+from meaningbench.metrics.neural.baselines import builtin_sentences
+from meaningbench.metrics.neural.meaningbert import MeaningBertMetric
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "tests" / "benchmarks" / "results" / "crossencoder.json"

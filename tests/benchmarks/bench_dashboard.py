@@ -5,7 +5,7 @@
 A 10,000-item study with 20 metric runs and three raters (about 21,000 ratings) is open
 in a shown DashboardPage (offscreen). Each step writes one new rating (not timed), emits
 the window's change notification and then times the coalesced refresh itself — reading
-the item's ratings back, reconciling them, the cheap path of app.analysis.live (no
+the item's ratings back, reconciling them, the cheap path of meaningbench.analysis.live (no
 bootstrap) and redrawing bars, statistics table and the 10,000-point scatter — and,
 separately, that refresh plus the repaint: wall clock, and the GUI thread's CPU time,
 which the other processes of a shared machine do not inflate. Between steps the
@@ -32,7 +32,7 @@ from PySide6 import __version__ as pyside_version
 from PySide6.QtWidgets import QApplication
 from sqlalchemy import select
 
-from db.models import Annotator, Dimension, Rating
+from meaningbench.db.models import Annotator, Dimension, Rating
 from tests.benchmarks.machine import describe_machine
 from tests.ui_dashboard.conftest import ready
 from tests.ui_dashboard.studies import synthetic_study
@@ -77,8 +77,8 @@ def _add_rating(study, annotator_id: int, dimension_id: int, item_id: int, value
 
 @pytest.mark.benchmark
 def test_refresh_after_one_rating(qtbot) -> None:
-    from app.ui.context import StudyContext
-    from app.ui.dashboard import DashboardPage
+    from meaningbench.ui.context import StudyContext
+    from meaningbench.ui.dashboard import DashboardPage
 
     shutil.rmtree(DATA, ignore_errors=True)
     DATA.mkdir(parents=True)

@@ -39,7 +39,7 @@ MILLION = 1_000_000
 
 @pytest.fixture
 def window(qtbot):  # noqa: ANN001, ANN201 - the real main window, as the tests use it
-    from app.ui.launch import start
+    from meaningbench.ui.launch import start
 
     win = start(None, open_initial=False)
     qtbot.addWidget(win)
@@ -166,7 +166,7 @@ def _read_through(path: Path) -> None:
 
 @pytest.mark.benchmark
 def test_browser_over_a_million_items(window, qtbot) -> None:  # noqa: ANN001
-    from app.ui.launch import preload_study_modules
+    from meaningbench.ui.launch import preload_study_modules
 
     path = _million_study()
     _read_through(path)  # a warm OS file cache, as for a study opened before

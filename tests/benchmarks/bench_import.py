@@ -193,8 +193,8 @@ def test_import_million_rows_and_info(tmp_path: Path) -> None:
             assert json.loads(out)["items"] == ROWS
             info_runs.append(run)
         # The queries alone, in this process (no interpreter start-up, no imports).
-        from app.datasets.info import study_info
-        from db.study import open_study
+        from meaningbench.datasets.info import study_info
+        from meaningbench.db.study import open_study
 
         opened = open_study(study)
         began, cpu = time.perf_counter(), time.process_time()

@@ -24,10 +24,10 @@ from pathlib import Path
 
 import pytest
 
-from app.metrics.base import Pair
-from app.metrics.lexical.nltk_data import ensure_cmudict, ensure_wordnet
-from app.metrics.lexical.sari_metric import SariMetric
-from db.study import create_study
+from meaningbench.db.study import create_study
+from meaningbench.metrics.base import Pair
+from meaningbench.metrics.lexical.nltk_data import ensure_cmudict, ensure_wordnet
+from meaningbench.metrics.lexical.sari_metric import SariMetric
 from tests.benchmarks.machine import describe_machine
 from tests.conftest import SHARED_DATASETS
 from tests.jobs.studydata import add_items, benchmark_rows
@@ -48,8 +48,8 @@ TARGET_SARI = 3000.0
 _RUN = """
 import json, resource, sys, time
 from pathlib import Path
-from app.jobs.base import JobContext
-from app.jobs.scoring import ScoreRequest, score_study
+from meaningbench.jobs.base import JobContext
+from meaningbench.jobs.scoring import ScoreRequest, score_study
 
 def cpu():
     own = resource.getrusage(resource.RUSAGE_SELF)

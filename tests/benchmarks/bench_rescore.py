@@ -22,14 +22,14 @@ from pathlib import Path
 
 import pytest
 
-from app.jobs.base import JobContext
-from app.jobs.score_claims import Claimed, try_claim
-from app.jobs.score_store import CacheKey, finish_run, load_items
-from app.jobs.scoring import ScoreRequest, score_study
-from app.metrics.base import input_hash, resolve_references
-from app.metrics.lexical import LEXICAL_METRICS
-from db.processes import this_process
-from db.study import create_study, open_study
+from meaningbench.db.processes import this_process
+from meaningbench.db.study import create_study, open_study
+from meaningbench.jobs.base import JobContext
+from meaningbench.jobs.score_claims import Claimed, try_claim
+from meaningbench.jobs.score_store import CacheKey, finish_run, load_items
+from meaningbench.jobs.scoring import ScoreRequest, score_study
+from meaningbench.metrics.base import input_hash, resolve_references
+from meaningbench.metrics.lexical import LEXICAL_METRICS
 from tests.benchmarks.machine import describe_machine
 from tests.conftest import SHARED_DATASETS
 from tests.jobs.studydata import add_items, benchmark_rows
@@ -109,7 +109,7 @@ def test_rescore_with_nothing_to_do(tmp_path: Path) -> None:
         assert summary.status == "cached"
     figures["one_metric_in_process_s"] = round(min(single), 3)
 
-    command = [sys.executable, "-m", "app.cli", "score", str(path), "--metrics", ",".join(NAMES), "--json"]  # fmt: skip
+    command = [sys.executable, "-m", "meaningbench.cli", "score", str(path), "--metrics", ",".join(NAMES), "--json"]  # fmt: skip
     cli, cli_cpu = [], []
     for _ in range(3):
         before = resource.getrusage(resource.RUSAGE_CHILDREN)

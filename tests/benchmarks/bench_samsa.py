@@ -21,9 +21,9 @@ from pathlib import Path
 
 import pytest
 
-from app.metrics.base import Pair
-from app.metrics.structural.samsa import SamsaMetric
-from app.metrics.structural.ucca import parse_ucca_xml
+from meaningbench.metrics.base import Pair
+from meaningbench.metrics.structural.samsa import SamsaMetric
+from meaningbench.metrics.structural.ucca import parse_ucca_xml
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "tests" / "benchmarks" / "results" / "samsa.json"

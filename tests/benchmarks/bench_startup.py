@@ -32,7 +32,7 @@ TARGET_S = 2.0
 CHILD = r"""
 import json, sys, time
 from PySide6.QtCore import QEvent, QObject, QTimer
-from app.ui.launch import create_application, start
+from meaningbench.ui.launch import create_application, start
 
 marks = {}
 

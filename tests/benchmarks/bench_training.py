@@ -18,11 +18,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from app.datasets.importer import import_file
-from app.training import EpochEnd, TrainRequest, train_model
-from app.training.model import available_cores
-from app.training.splits import leak
-from db.study import create_study
+from meaningbench.datasets.importer import import_file
+from meaningbench.db.study import create_study
+from meaningbench.training import EpochEnd, TrainRequest, train_model
+from meaningbench.training.model import available_cores
+from meaningbench.training.splits import leak
 
 RESULTS = Path(__file__).resolve().parent / "results" / "training.json"
 BUDGET_S = 20 * 60
@@ -44,11 +44,11 @@ def import_csmd(study_path: Path, folder: Path):
 def zero_shot_baseline(study_path: Path, card: dict) -> dict:
     """The battery's SBERT cosine with the untrained MiniLM on the same held-out items: what
     the training has to beat."""
-    from app.metrics.base import Pair
-    from app.metrics.registry import create_metric
-    from app.training.data import load_targets
-    from app.training.evaluate import regression_stats
-    from db.study import open_study
+    from meaningbench.db.study import open_study
+    from meaningbench.metrics.base import Pair
+    from meaningbench.metrics.registry import create_metric
+    from meaningbench.training.data import load_targets
+    from meaningbench.training.evaluate import regression_stats
 
     with open_study(study_path) as study, study.session() as session:
         frame = load_targets(session).frame

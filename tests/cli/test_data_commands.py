@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from app.cli import main
-from app.datasets.cells import SAFE_CELLS_MARKER
+from meaningbench.cli import main
+from meaningbench.datasets.cells import SAFE_CELLS_MARKER
 
 PAIRS = "source,output,system,annotator,meaning\nS1.,O1.,a,r1,80\nS1.,O2.,b,r1,20\n"
 
@@ -134,8 +134,8 @@ def test_help(command: str, capsys: pytest.CaptureFixture) -> None:
 
 
 def test_cli_format_list_matches_the_importer() -> None:
-    from app.commands.import_cmd import FORMATS as CLI_FORMATS
-    from app.datasets.importer import FORMATS
+    from meaningbench.commands.import_cmd import FORMATS as CLI_FORMATS
+    from meaningbench.datasets.importer import FORMATS
 
     assert set(CLI_FORMATS) == set(FORMATS)
 

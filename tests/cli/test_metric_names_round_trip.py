@@ -1,7 +1,7 @@
 """Every metric name a command prints is accepted by every command that takes metric names,
 and selects the same configuration and the same scores.
 
-The printer is `app.metrics.names`, the parser `app.jobs.metric_specs`; the first test runs
+The printer is `meaningbench.metrics.names`, the parser `meaningbench.jobs.metric_specs`; the first test runs
 every registered metric and option through both, the second drives the real commands.
 """
 
@@ -14,11 +14,11 @@ from typing import Any
 
 import pytest
 
-from app.cli import main
-from app.jobs.metric_specs import configured_names
-from app.metrics.base import REFERENCE_MODES
-from app.metrics.names import metric_canonical_name
-from app.metrics.registry import metric_classes
+from meaningbench.cli import main
+from meaningbench.jobs.metric_specs import configured_names
+from meaningbench.metrics.base import REFERENCE_MODES
+from meaningbench.metrics.names import metric_canonical_name
+from meaningbench.metrics.registry import metric_classes
 
 
 def _variants(defaults: dict[str, Any]) -> list[dict[str, Any]]:

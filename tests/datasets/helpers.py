@@ -7,7 +7,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from db.study import Study
+from meaningbench.db.study import Study
 
 
 def write(path: Path, text: str, encoding: str = "utf-8") -> Path:

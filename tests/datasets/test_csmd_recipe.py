@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _recipe(out: Path, csmd: Path, **sources: Path) -> subprocess.CompletedProcess[str]:
-    argv = [sys.executable, "-m", "app.cli", "recipe", "csmd-corrected", str(out)]
+    argv = [sys.executable, "-m", "meaningbench.cli", "recipe", "csmd-corrected", str(out)]
     argv += ["--csmd", str(csmd), "--json"]
     for name, path in sources.items():
         argv += [f"--{name.replace('_', '-')}", str(path)]

@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from app.datasets.cells import SAFE_CELLS_MARKER
-from app.datasets.exporters import export_study
-from app.datasets.importer import import_file
-from app.errors import UserError
-from db.models import MetricRun, Score
-from db.study import Study, create_study
+from meaningbench.datasets.cells import SAFE_CELLS_MARKER
+from meaningbench.datasets.exporters import export_study
+from meaningbench.datasets.importer import import_file
+from meaningbench.db.models import MetricRun, Score
+from meaningbench.db.study import Study, create_study
+from meaningbench.errors import UserError
 from tests.datasets.helpers import rows, write, write_jsonl
 
 CSMD = (

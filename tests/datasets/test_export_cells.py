@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from app.cli import main
-from app.datasets.cells import SAFE_CELLS_MARKER
-from app.datasets.exporters import export_study
-from app.datasets.importer import import_file
-from db.models import MetricRun, Score
-from db.study import Study, create_study
+from meaningbench.cli import main
+from meaningbench.datasets.cells import SAFE_CELLS_MARKER
+from meaningbench.datasets.exporters import export_study
+from meaningbench.datasets.importer import import_file
+from meaningbench.db.models import MetricRun, Score
+from meaningbench.db.study import Study, create_study
 from tests.datasets.helpers import rows
 
 DANGEROUS = [

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from app.datasets.atomic_file import PART_SUFFIX, part_path
-from app.datasets.exporters import export_study
-from app.datasets.importer import import_file
-from db.study import create_study, open_study
+from meaningbench.datasets.atomic_file import PART_SUFFIX, part_path
+from meaningbench.datasets.exporters import export_study
+from meaningbench.datasets.importer import import_file
+from meaningbench.db.study import create_study, open_study
 
 ROOT = Path(__file__).resolve().parents[2]
 ITEMS = 30_000
@@ -23,9 +23,9 @@ ITEMS = 30_000
 # test kills it there. With "named" it writes as on systems without unnamed files.
 WRITER = """
 import sys
-from app.datasets import atomic_file
-from app.datasets.exporters import export_study
-from db.study import open_study
+from meaningbench.datasets import atomic_file
+from meaningbench.datasets.exporters import export_study
+from meaningbench.db.study import open_study
 
 if sys.argv[3] == "named":
     atomic_file._unnamed_file = lambda folder: None
@@ -100,7 +100,7 @@ def test_a_killed_export_leaves_nothing_behind(big_study: Path, tmp_path: Path, 
 
 
 def test_a_live_writers_part_is_kept(tmp_path: Path) -> None:
-    from app.datasets.atomic_file import remove_stale_parts
+    from meaningbench.datasets.atomic_file import remove_stale_parts
 
     live = part_path(tmp_path / "a.csv", os.getppid())  # a process that is surely alive
     live.write_text("being written", encoding="utf-8")
@@ -139,7 +139,7 @@ def test_a_failed_export_keeps_the_previous_file(big_study: Path, tmp_path: Path
 def test_a_target_that_cannot_be_written_is_a_message(
     big_study: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from app.cli import main
+    from meaningbench.cli import main
 
     (tmp_path / "a-file").write_text("in the way", encoding="utf-8")
     (tmp_path / "a-folder.csv").mkdir()

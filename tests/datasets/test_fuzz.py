@@ -7,9 +7,9 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app.datasets.importer import import_file
-from app.errors import UserError
-from db.study import Study
+from meaningbench.datasets.importer import import_file
+from meaningbench.db.study import Study
+from meaningbench.errors import UserError
 from tests.datasets.helpers import count
 
 FUZZ = settings(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from app.datasets.importer import import_file
+from meaningbench.datasets.importer import import_file
 from tests.datasets.helpers import count, rows, snapshot, write
 
 WIDE = (

@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from app.datasets.importer import import_file
-from app.errors import InputError
-from app.runtime import Cancelled, CancelToken
-from db.study import create_study, open_study
+from meaningbench.datasets.importer import import_file
+from meaningbench.db.study import create_study, open_study
+from meaningbench.errors import InputError
+from meaningbench.runtime import Cancelled, CancelToken
 from tests.datasets.helpers import snapshot, write
 
 GOOD = (
@@ -287,10 +287,10 @@ def test_a_study_busy_with_another_writer_is_a_user_error(
 ) -> None:
     import sqlite3
 
-    import db.engine
-    from app.errors import UserError
+    import meaningbench.db.engine
+    from meaningbench.errors import UserError
 
-    monkeypatch.setattr(db.engine, "BUSY_TIMEOUT_MS", 100)  # not the full ten seconds
+    monkeypatch.setattr(meaningbench.db.engine, "BUSY_TIMEOUT_MS", 100)  # not the full ten seconds
     f = write(tmp_path / "p.csv", "source,output\nS.,O.\n")
     other = sqlite3.connect(study_path, isolation_level=None)
     other.execute("BEGIN IMMEDIATE")  # another program holds the write lock

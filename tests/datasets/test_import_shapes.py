@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from app.datasets.importer import import_file
-from app.datasets.keys import pair_key, source_group_key
+from meaningbench.datasets.importer import import_file
+from meaningbench.datasets.keys import pair_key, source_group_key
 from tests.datasets.helpers import count, rows, write, write_jsonl
 
 
@@ -301,7 +301,7 @@ def test_label_beside_an_annotator_is_that_raters_rating(new_study, tmp_path: Pa
 def test_likert_dimension_accepts_its_scale(new_study, tmp_path: Path) -> None:
     from sqlalchemy import update
 
-    from db.models import Dimension
+    from meaningbench.db.models import Dimension
 
     with new_study.session() as s:
         s.execute(

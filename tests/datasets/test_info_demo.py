@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from app.datasets.demo import DEMO_DATASET, build_demo_study, default_demo_path
-from app.datasets.importer import import_file
-from app.datasets.info import study_info
-from app.settings import studies_dir
-from db.study import open_study
+from meaningbench.datasets.demo import DEMO_DATASET, build_demo_study, default_demo_path
+from meaningbench.datasets.importer import import_file
+from meaningbench.datasets.info import study_info
+from meaningbench.db.study import open_study
+from meaningbench.settings import studies_dir
 from tests.datasets.helpers import count, rows, write
 
 

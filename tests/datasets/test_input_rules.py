@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from app.datasets.importer import import_file
-from app.errors import InputError
-from db.study import create_study, open_study
+from meaningbench.datasets.importer import import_file
+from meaningbench.db.study import create_study, open_study
+from meaningbench.errors import InputError
 from tests.datasets.helpers import rows, snapshot, write
 
 
@@ -157,7 +157,7 @@ def test_deep_json_on_the_command_line_is_one_line_and_exit_2(
     f.write_text('{"source": ' + "[" * 100_000 + "]" * 100_000 + "}\n", encoding="utf-8")
     before = study_path.read_bytes()
     done = subprocess.run(
-        [sys.executable, "-m", "app.cli", "import", str(study_path), str(f)],
+        [sys.executable, "-m", "meaningbench.cli", "import", str(study_path), str(f)],
         capture_output=True,
         text=True,
         timeout=120,

@@ -1,4 +1,4 @@
-"""Column mapping: --map parsing, synonyms, misspelling hints, keys equal to app.datasets.keys."""
+"""Column mapping: --map parsing, synonyms, misspelling hints, keys equal to meaningbench.datasets.keys."""
 
 from __future__ import annotations
 
@@ -9,17 +9,17 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from app.datasets.importer import item_keys
-from app.datasets.keys import normalise_text, pair_key, source_group_key
-from app.datasets.mapping import (
+from meaningbench.datasets.importer import item_keys
+from meaningbench.datasets.keys import normalise_text, pair_key, source_group_key
+from meaningbench.datasets.mapping import (
     closest,
     dimension_for,
     parse_map_options,
     rating_column_stem,
     reference_columns,
 )
-from app.datasets.plan import DimInfo, make_plan
-from app.errors import InputError
+from meaningbench.datasets.plan import DimInfo, make_plan
+from meaningbench.errors import InputError
 
 KNOWN = {n: DimInfo(n) for n in ("meaning", "fluency", "simplicity")}
 

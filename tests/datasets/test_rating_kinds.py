@@ -16,11 +16,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app.analysis.human import item_scores
-from app.cli import main
-from app.datasets.importer import import_file
-from db.frames import ratings_frame
-from db.study import create_study
+from meaningbench.analysis.human import item_scores
+from meaningbench.cli import main
+from meaningbench.datasets.importer import import_file
+from meaningbench.db.frames import ratings_frame
+from meaningbench.db.study import create_study
 from tests.datasets.helpers import count, rows, write
 
 QUESTEVAL = ("csmd_sources", "questeval_likert_ratings_cleaned.csv")
@@ -37,7 +37,7 @@ def _study_scores(study_path: Path) -> pd.DataFrame:
         rows_of(study_path, "SELECT id, source, output, system FROM item"),
         columns=["item_id", "source", "simplification", "system_name"],
     )
-    from db.study import open_study
+    from meaningbench.db.study import open_study
 
     with open_study(study_path) as study, study.session() as s:
         scores = item_scores(ratings_frame(s))
@@ -174,7 +174,7 @@ def count_path(path: Path, sql: str) -> int:
 
 
 def test_a_long_file_with_an_empty_rater_is_never_an_aggregate(new_study, tmp_path: Path) -> None:
-    from app.errors import InputError
+    from meaningbench.errors import InputError
 
     f = write(tmp_path / "one.csv", "source,output,annotator,aspect,rating\nS.,O.,,meaning,80\n")
     with pytest.raises(InputError, match=r"rater id is empty on 1 rows \(lines 2\)") as info:
@@ -186,7 +186,7 @@ def test_a_long_file_with_an_empty_rater_is_never_an_aggregate(new_study, tmp_pa
 
 
 def test_per_rater_needs_a_rater_column(new_study, tmp_path: Path) -> None:
-    from app.errors import InputError
+    from meaningbench.errors import InputError
 
     f = write(tmp_path / "q.csv", "source,output,aspect,rating\nS.,O.,meaning,80\n")
     with pytest.raises(InputError, match="--ratings per-rater needs a column of rater ids"):
@@ -277,7 +277,7 @@ def test_a_raters_repeats_are_averaged_before_the_raters(ratings) -> None:
 def test_anonymous_ratings_round_trip_through_the_ratings_export(
     shared_datasets: Path, tmp_path: Path
 ) -> None:
-    from app.datasets.exporters import export_study
+    from meaningbench.datasets.exporters import export_study
 
     a = create_study(tmp_path / "a.mbstudy")
     b = create_study(tmp_path / "b.mbstudy")
@@ -299,7 +299,7 @@ def test_anonymous_ratings_round_trip_through_the_ratings_export(
 
 
 def test_info_shows_each_imports_rows_and_stored_ratings(new_study, tmp_path: Path) -> None:
-    from app.datasets.info import study_info
+    from meaningbench.datasets.info import study_info
 
     f = write(tmp_path / "q.csv", "source,output,aspect,rating\nS.,O.,meaning,8\nS.,O.,meaning,8\n")
     import_file(new_study, f)
@@ -315,7 +315,7 @@ def test_info_shows_each_imports_rows_and_stored_ratings(new_study, tmp_path: Pa
 
 
 def test_info_shows_how_many_raters_aggregate_labels_stand_for(new_study, tmp_path: Path) -> None:
-    from app.datasets.info import study_info
+    from meaningbench.datasets.info import study_info
 
     f = write(
         tmp_path / "m.csv", "source,output,label,n_raters\nA.,B.,50,3\nC.,D.,70,7\nE.,F.,9,\n"

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from app.datasets.readers import open_csv, open_table
-from app.errors import InputError
+from meaningbench.datasets.readers import open_csv, open_table
+from meaningbench.errors import InputError
 from tests.datasets.helpers import write
 
 

@@ -7,9 +7,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from app.datasets.exporters import export_study
-from app.datasets.importer import import_file
-from db.study import create_study
+from meaningbench.datasets.exporters import export_study
+from meaningbench.datasets.importer import import_file
+from meaningbench.db.study import create_study
 from tests.datasets.helpers import count, rows
 
 

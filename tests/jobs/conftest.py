@@ -8,10 +8,10 @@ from typing import Any, ClassVar
 
 import pytest
 
-from app.metrics.base import Availability, ItemScore, Metric, MetricInfo, Pair
-from app.metrics.registry import metric_classes, register, unregister
-from app.runtime import CancelToken
-from db.study import Study
+from meaningbench.db.study import Study
+from meaningbench.metrics.base import Availability, ItemScore, Metric, MetricInfo, Pair
+from meaningbench.metrics.registry import metric_classes, register, unregister
+from meaningbench.runtime import CancelToken
 from tests.jobs.studydata import add_items
 
 SENTENCES = [

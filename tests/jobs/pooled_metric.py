@@ -15,9 +15,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
-from app.metrics.base import ItemScore, Metric, MetricInfo, Pair
-from app.metrics.registry import register
-from app.runtime import CancelToken
+from meaningbench.metrics.base import ItemScore, Metric, MetricInfo, Pair
+from meaningbench.metrics.registry import register
+from meaningbench.runtime import CancelToken
 from tests.jobs.gate import GATE_ENV
 
 WAIT_LIMIT_S = 120.0

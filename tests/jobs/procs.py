@@ -23,7 +23,7 @@ PROGRAM = (
     "import importlib, sys\n"
     "for name in filter(None, sys.argv[1].split(',')):\n"
     "    importlib.import_module(name)\n"
-    "from app.cli import main\n"
+    "from meaningbench.cli import main\n"
     "raise SystemExit(main(sys.argv[2:]))\n"
 )
 
@@ -37,7 +37,7 @@ class Command:
         argv = (
             [sys.executable, "-c", PROGRAM, ",".join(modules), *args]
             if modules
-            else [sys.executable, "-m", "app.cli", *args]
+            else [sys.executable, "-m", "meaningbench.cli", *args]
         )
         self.proc = subprocess.Popen(
             argv,

@@ -7,8 +7,8 @@ import json
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from app.datasets.keys import pair_key, source_group_key
-from db.study import Study
+from meaningbench.datasets.keys import pair_key, source_group_key
+from meaningbench.db.study import Study
 
 ItemRow = tuple[str, str, Sequence[str], str | None]  # source, output, references, system
 

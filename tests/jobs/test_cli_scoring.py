@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 import sacrebleu
 
-from app.cli import main
-from app.metrics.lexical.sari import corpus_sari
-from db.study import Study
+from meaningbench.cli import main
+from meaningbench.db.study import Study
+from meaningbench.metrics.lexical.sari import corpus_sari
 from tests.jobs.studydata import add_items
 
 SUMMARY_KEYS = {
@@ -152,7 +152,7 @@ def test_ctrl_c_keeps_finished_batches_and_marks_the_run(new_study: Study, tmp_p
     # the interrupt lands after the first batch is committed and before the last.
     program = (
         "import sys, tests.jobs.gated_metric\n"
-        "from app.cli import main\n"
+        "from meaningbench.cli import main\n"
         "raise SystemExit(main(sys.argv[1:]))\n"
     )
     proc = subprocess.Popen(

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from db.study import Study
+from meaningbench.db.study import Study
 from tests.jobs.conftest import make_rows
 from tests.jobs.gate import GATE_ENV
 from tests.jobs.procs import (
@@ -292,12 +292,12 @@ def test_a_run_left_open_by_this_process_is_resumed_not_waited_for(new_study: St
     the next job here must take it over, not wait for itself."""
     import threading
 
-    from app.jobs.base import JobContext
-    from app.jobs.score_claims import Claimed, release, try_claim
-    from app.jobs.score_store import CacheKey
-    from app.jobs.scoring import ScoreRequest, score_study
-    from app.metrics.registry import get_metric_class
-    from db.processes import this_process
+    from meaningbench.db.processes import this_process
+    from meaningbench.jobs.base import JobContext
+    from meaningbench.jobs.score_claims import Claimed, release, try_claim
+    from meaningbench.jobs.score_store import CacheKey
+    from meaningbench.jobs.scoring import ScoreRequest, score_study
+    from meaningbench.metrics.registry import get_metric_class
 
     add_items(new_study, make_rows(40))
     metric = get_metric_class("compression")()

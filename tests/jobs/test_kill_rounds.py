@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from db.study import create_study
+from meaningbench.db.study import create_study
 from tests.jobs.conftest import make_rows
 from tests.jobs.procs import Command, in_group, query, wait_until
 from tests.jobs.studydata import add_items

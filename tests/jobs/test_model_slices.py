@@ -12,15 +12,15 @@ from typing import Any, ClassVar
 
 import pytest
 
-from app.jobs.base import JobContext
-from app.jobs.score_exec import FIRST_CHUNK, MODEL_SLICE
-from app.jobs.scoring import ScoreRequest, score_study
-from app.metrics.base import ItemScore, MetricInfo, Pair
-from app.metrics.lexical.sacrebleu_metrics import BleuMetric
-from app.metrics.neural.bertscore import BertScoreMetric
-from app.metrics.registry import metric_classes, register, unregister
-from app.runtime import CancelToken, Progress
-from db.study import Study
+from meaningbench.db.study import Study
+from meaningbench.jobs.base import JobContext
+from meaningbench.jobs.score_exec import FIRST_CHUNK, MODEL_SLICE
+from meaningbench.jobs.scoring import ScoreRequest, score_study
+from meaningbench.metrics.base import ItemScore, MetricInfo, Pair
+from meaningbench.metrics.lexical.sacrebleu_metrics import BleuMetric
+from meaningbench.metrics.neural.bertscore import BertScoreMetric
+from meaningbench.metrics.registry import metric_classes, register, unregister
+from meaningbench.runtime import CancelToken, Progress
 from tests.jobs.conftest import fill
 
 ITEMS = 160
@@ -54,7 +54,7 @@ class RecordingBleu(BleuMetric):
 
 @pytest.fixture
 def recording() -> Iterator[None]:
-    from app.metrics.neural import cache
+    from meaningbench.metrics.neural import cache
 
     cache.MEMORY.clear()  # texts embedded by an earlier test would need no batch at all
     metric_classes()

@@ -10,18 +10,18 @@ import pytest
 import sacrebleu
 from sqlalchemy import select, text
 
-from app.analysis.score_columns import score_matrix
-from app.errors import InputError
-from app.jobs.base import JobContext
-from app.jobs.metric_specs import expand_specs, parse_spec, split_specs
-from app.jobs.score_exec import BROKEN_AFTER, FIRST_CHUNK
-from app.jobs.score_store import load_items, registered_models
-from app.jobs.scoring import MetricRunSummary, ScoreRequest, list_metrics, score_study
-from app.metrics.base import input_hash
-from app.metrics.lexical.sacrebleu_metrics import BleuMetric
-from app.metrics.registry import metric_classes
-from db.models import MetricRun, RegisteredModel, Score
-from db.study import Study
+from meaningbench.analysis.score_columns import score_matrix
+from meaningbench.db.models import MetricRun, RegisteredModel, Score
+from meaningbench.db.study import Study
+from meaningbench.errors import InputError
+from meaningbench.jobs.base import JobContext
+from meaningbench.jobs.metric_specs import expand_specs, parse_spec, split_specs
+from meaningbench.jobs.score_exec import BROKEN_AFTER, FIRST_CHUNK
+from meaningbench.jobs.score_store import load_items, registered_models
+from meaningbench.jobs.scoring import MetricRunSummary, ScoreRequest, list_metrics, score_study
+from meaningbench.metrics.base import input_hash
+from meaningbench.metrics.lexical.sacrebleu_metrics import BleuMetric
+from meaningbench.metrics.registry import metric_classes
 from tests.jobs.conftest import fill
 
 NEVER = {"pool": "never"}
@@ -267,7 +267,7 @@ def test_list_metrics_describes_the_battery() -> None:
 
 
 def test_the_pool_gives_the_same_scores_as_this_process(tmp_path: Path, test_metrics: None) -> None:
-    from db.study import create_study
+    from meaningbench.db.study import create_study
 
     # test_flaky is not parallel-safe: it is scored here while the workers score the others.
     names = ["sari", "ter", "test_flaky", "rougel", "chrf", "fkbleu"]
@@ -297,7 +297,7 @@ def test_the_pool_gives_the_same_scores_as_this_process(tmp_path: Path, test_met
 
 def test_pairs_carry_resolved_references(study_with_items: Study) -> None:
     # What a metric receives: the item's references in `references` mode, else its source.
-    from app.jobs.score_hashes import Hashes
+    from meaningbench.jobs.score_hashes import Hashes
 
     items = load_items(study_with_items)
     hashes = Hashes(items)

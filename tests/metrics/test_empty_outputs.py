@@ -15,10 +15,10 @@ import sacrebleu
 from nltk.translate.meteor_score import meteor_score
 from rouge_score.rouge_scorer import RougeScorer
 
-from app.cli import main
-from app.metrics.lexical.meteor import MeteorMetric
-from app.metrics.lexical.sari import corpus_sari
-from app.metrics.lexical.text import wordpunct_tokens
+from meaningbench.cli import main
+from meaningbench.metrics.lexical.meteor import MeteorMetric
+from meaningbench.metrics.lexical.sari import corpus_sari
+from meaningbench.metrics.lexical.text import wordpunct_tokens
 
 ROWS = [
     ("The old bridge over the river was closed for repairs.", "The bridge was closed.",

@@ -13,14 +13,14 @@ from hypothesis import strategies as st
 from rouge_score.rouge_scorer import RougeScorer
 from sacrebleu.metrics.lib_ter import translation_edit_rate as sacrebleu_ter
 
-from app.metrics.base import Pair
-from app.metrics.lexical.meteor import MeteorMetric
-from app.metrics.lexical.readability import FkbleuMetric, FkglMetric, IbleuMetric
-from app.metrics.lexical.rouge import Rouge1Metric, Rouge2Metric, RougeLMetric
-from app.metrics.lexical.sacrebleu_metrics import BleuMetric, ChrfMetric, TerMetric
-from app.metrics.lexical.surface import CompressionRatioMetric, EditSimilarityMetric
-from app.metrics.lexical.ter_core import translation_edit_rate
-from app.metrics.lexical.text import wordpunct_tokens
+from meaningbench.metrics.base import Pair
+from meaningbench.metrics.lexical.meteor import MeteorMetric
+from meaningbench.metrics.lexical.readability import FkbleuMetric, FkglMetric, IbleuMetric
+from meaningbench.metrics.lexical.rouge import Rouge1Metric, Rouge2Metric, RougeLMetric
+from meaningbench.metrics.lexical.sacrebleu_metrics import BleuMetric, ChrfMetric, TerMetric
+from meaningbench.metrics.lexical.surface import CompressionRatioMetric, EditSimilarityMetric
+from meaningbench.metrics.lexical.ter_core import translation_edit_rate
+from meaningbench.metrics.lexical.text import wordpunct_tokens
 from tests.jobs.studydata import csmd_rows
 
 CASES = [
@@ -183,7 +183,7 @@ def test_meteor_uses_wordnet_synonyms() -> None:
 @pytest.fixture
 def textstat_ready() -> None:
     # textstat reads CMUdict through NLTK; the oracle needs it where our metric put it.
-    from app.metrics.lexical.nltk_data import ensure_cmudict
+    from meaningbench.metrics.lexical.nltk_data import ensure_cmudict
 
     assert ensure_cmudict().ok
 

@@ -12,12 +12,12 @@ import pytest
 import sacrebleu
 from rouge_score.rouge_scorer import RougeScorer
 
-from app.cli import main
-from app.datasets.importer import import_file
-from app.metrics.base import Pair, stable_hash
-from app.metrics.names import metric_canonical_name
-from app.metrics.registry import create_metric
-from db.study import create_study
+from meaningbench.cli import main
+from meaningbench.datasets.importer import import_file
+from meaningbench.db.study import create_study
+from meaningbench.metrics.base import Pair, stable_hash
+from meaningbench.metrics.names import metric_canonical_name
+from meaningbench.metrics.registry import create_metric
 
 
 def _long_text(words: int, seed: int) -> str:
@@ -128,7 +128,7 @@ def test_a_bad_limit_is_a_message(
 
 
 def test_the_browser_says_not_computed_and_why(study_path: Path, qtbot, capsys) -> None:  # noqa: ANN001
-    from app.ui.launch import start
+    from meaningbench.ui.launch import start
     from tests.ui.conftest import open_in
 
     assert main(["score", str(study_path), "--metrics", "ter", "--workers", "1"]) == 0

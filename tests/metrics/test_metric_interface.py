@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 
 import pytest
 
-from app.metrics.base import (
+from meaningbench.metrics.base import (
     ItemScore,
     Metric,
     MetricInfo,
@@ -22,16 +22,16 @@ from app.metrics.base import (
     input_hash,
     resolve_references,
 )
-from app.metrics.lexical import LEXICAL_METRICS, nltk_data
-from app.metrics.lexical.nltk_data import (
+from meaningbench.metrics.lexical import LEXICAL_METRICS, nltk_data
+from meaningbench.metrics.lexical.nltk_data import (
     WORDNET_MISSING,
     ensure_cmudict,
     ensure_wordnet,
     lexnames_text,
 )
-from app.metrics.lexical.sacrebleu_metrics import BleuMetric
-from app.metrics.names import metric_canonical_name
-from app.metrics.registry import create_metric, get_metric_class, metric_classes
+from meaningbench.metrics.lexical.sacrebleu_metrics import BleuMetric
+from meaningbench.metrics.names import metric_canonical_name
+from meaningbench.metrics.registry import create_metric, get_metric_class, metric_classes
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -178,14 +178,14 @@ def test_meteor_explains_missing_wordnet(tmp_path: Path) -> None:
     # some systems keep a WordNet there that the project does not control.
     code = (
         "import json, nltk\n"
-        "from app.metrics.lexical import nltk_data\n"
+        "from meaningbench.metrics.lexical import nltk_data\n"
         "nltk_data._default_nltk_dirs = lambda: []\n"
         f"nltk.data.path[:] = [{str(tmp_path / 'no-nltk-data')!r}]\n"
         "try:\n"
         "    nltk.data.find('corpora/wordnet'); found = True\n"
         "except LookupError:\n"
         "    found = False\n"
-        "from app.metrics.lexical import MeteorMetric, BleuMetric\n"
+        "from meaningbench.metrics.lexical import MeteorMetric, BleuMetric\n"
         "m, b = MeteorMetric().availability(), BleuMetric().availability()\n"
         "print(json.dumps({'found': found, 'meteor': [m.ok, m.reason], 'bleu': b.ok}))\n"
     )

@@ -9,11 +9,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app.metrics.base import Pair
-from app.metrics.lexical.sari import corpus_sari, easse_item_sari, explain_sari, sentence_sari
-from app.metrics.lexical.sari_metric import SariMetric
-from app.metrics.lexical.text import normalize
-from app.metrics.names import metric_canonical_name
+from meaningbench.metrics.base import Pair
+from meaningbench.metrics.lexical.sari import (
+    corpus_sari,
+    easse_item_sari,
+    explain_sari,
+    sentence_sari,
+)
+from meaningbench.metrics.lexical.sari_metric import SariMetric
+from meaningbench.metrics.lexical.text import normalize
+from meaningbench.metrics.names import metric_canonical_name
 
 SOURCE = "About 95 species are currently accepted ."
 REFERENCES = [

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 import torch
 
-from app.errors import UserError
-from app.metrics.neural.batching import length_batches, run_in_batches
-from app.metrics.neural.models import effective_precision, resolve_device
-from app.runtime import Cancelled, CancelToken
+from meaningbench.errors import UserError
+from meaningbench.metrics.neural.batching import length_batches, run_in_batches
+from meaningbench.metrics.neural.models import effective_precision, resolve_device
+from meaningbench.runtime import Cancelled, CancelToken
 
 
 def test_batches_group_similar_lengths_longest_first() -> None:

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from app.metrics.base import Pair
-from app.metrics.neural.bertscore import BertScoreMetric
-from app.metrics.neural.encoding import token_embeddings
-from app.runtime import CancelToken
+from meaningbench.metrics.base import Pair
+from meaningbench.metrics.neural.bertscore import BertScoreMetric
+from meaningbench.metrics.neural.encoding import token_embeddings
+from meaningbench.runtime import CancelToken
 from tests.neural.conftest import SENTENCES
 
 LAYER = 4
@@ -177,8 +177,8 @@ class _CancelAfter(CancelToken):
 
 
 def test_cancel_mid_run_stops_between_batches(monkeypatch):
-    from app.metrics.neural import encoding
-    from app.runtime import Cancelled
+    from meaningbench.metrics.neural import encoding
+    from meaningbench.runtime import Cancelled
 
     calls = []
     real = encoding._forward_layer
@@ -214,8 +214,8 @@ def test_values_are_finite_and_bounded():
 def test_greedy_match_by_hand():
     import torch
 
-    from app.metrics.neural.cache import Embedding
-    from app.metrics.neural.greedy import greedy_match, weights
+    from meaningbench.metrics.neural.cache import Embedding
+    from meaningbench.metrics.neural.greedy import greedy_match, weights
 
     # unit vectors: [CLS] a [SEP] against [CLS] b c [SEP] (ids 101 / 102 are special)
     cand = Embedding((101, 7, 102), torch.tensor([[1.0, 0.0], [0.6, 0.8], [0.0, 1.0]]))

@@ -9,8 +9,8 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.heap import trim_available, trim_heap
-from app.metrics.neural.cache import Embedding, MemoryLRU
+from meaningbench.heap import trim_available, trim_heap
+from meaningbench.metrics.neural.cache import Embedding, MemoryLRU
 
 
 def _emb(tokens: int, dim: int = 384) -> Embedding:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from app.errors import UserError
-from app.metrics.base import Pair
-from app.metrics.neural.meaningbert import DEFAULT_MEANINGBERT, MeaningBertMetric
+from meaningbench.errors import UserError
+from meaningbench.metrics.base import Pair
+from meaningbench.metrics.neural.meaningbert import DEFAULT_MEANINGBERT, MeaningBertMetric
 from tests.neural.conftest import SENTENCES
 
 

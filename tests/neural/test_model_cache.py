@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from app.metrics.neural.models import clear_model_cache, load_model
+from meaningbench.metrics.neural.models import clear_model_cache, load_model
 from tests.neural.conftest import _save_with_tokenizer, _tiny_config
 
 

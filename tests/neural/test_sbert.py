@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from app.metrics.base import Pair
-from app.metrics.neural.sbert import PoolingConfig, SentenceCosineMetric
+from meaningbench.metrics.base import Pair
+from meaningbench.metrics.neural.sbert import PoolingConfig, SentenceCosineMetric
 from tests.neural.conftest import SENTENCES
 
 
@@ -60,12 +60,12 @@ def test_reads_the_pooling_config(minilm_path, tmp_path: Path):
 
 
 def test_shares_the_encoder_with_bertscore(minilm_path):
-    from app.metrics.neural.bertscore import BertScoreMetric
+    from meaningbench.metrics.neural.bertscore import BertScoreMetric
 
     cosine = SentenceCosineMetric()
     bertscore = BertScoreMetric()
     assert cosine.loaded() is bertscore.loaded()  # one load per process
-    view = __import__("app.metrics.neural.models", fromlist=["layer_view"]).layer_view(
+    view = __import__("meaningbench.metrics.neural.models", fromlist=["layer_view"]).layer_view(
         bertscore.loaded(), 3
     )
     full = bertscore.loaded().model

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from app.jobs.base import JobContext
-from app.jobs.scoring import ScoreRequest, score_study
-from app.metrics.base import Pair, resolve_references
-from app.metrics.neural import cache, encoding
-from app.metrics.neural.bertscore import BertScoreMetric
+from meaningbench.jobs.base import JobContext
+from meaningbench.jobs.scoring import ScoreRequest, score_study
+from meaningbench.metrics.base import Pair, resolve_references
+from meaningbench.metrics.neural import cache, encoding
+from meaningbench.metrics.neural.bertscore import BertScoreMetric
 from tests.jobs.studydata import add_items
 from tests.neural.conftest import SENTENCES
 
@@ -82,7 +82,7 @@ def test_rescoring_encodes_only_new_sentences(new_study, monkeypatch):
 def test_idf_comes_from_the_whole_study_not_from_one_batch(new_study):
     """The job hands BERTScore every item before scoring, so idf weights do not depend on
     how the items are batched: the job's chunks give the scores of one big batch."""
-    from app.jobs.score_exec import FIRST_CHUNK
+    from meaningbench.jobs.score_exec import FIRST_CHUNK
 
     # More items than the job's first chunk, with references that differ between chunks.
     rows = [

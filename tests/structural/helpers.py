@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from app.datasets.keys import pair_key, source_group_key
-from db.models import Dataset, Item
-from db.study import Study
+from meaningbench.datasets.keys import pair_key, source_group_key
+from meaningbench.db.models import Dataset, Item
+from meaningbench.db.study import Study
 
 
 def add_items(study: Study, rows: Sequence[tuple[str, str, str | None]]) -> list[int]:

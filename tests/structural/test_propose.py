@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.metrics.structural.propose import DepToken, parser_status, propose_from_parse
+from meaningbench.metrics.structural.propose import DepToken, parser_status, propose_from_parse
 
 
 def parse(rows: str) -> list[DepToken]:

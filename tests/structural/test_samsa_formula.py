@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import pytest
 
-from app.metrics.structural.alignment import WordAligner
-from app.metrics.structural.samsa_core import score_samsa
-from app.metrics.structural.scenes import Participant, SceneSpec
-from app.metrics.structural.tokens import words
+from meaningbench.metrics.structural.alignment import WordAligner
+from meaningbench.metrics.structural.samsa_core import score_samsa
+from meaningbench.metrics.structural.scenes import Participant, SceneSpec
+from meaningbench.metrics.structural.tokens import words
 
 SOURCE = "The cat sat on the mat and the dog barked at the postman."
 

@@ -6,14 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from app.datasets.keys import source_group_key
-from app.metrics.base import Pair
-from app.metrics.registry import create_metric, metric_classes
-from app.metrics.structural.samsa import NO_SCENES, SamsaMetric
-from app.metrics.structural.scene_import import import_ucca
-from app.metrics.structural.scene_store import replace_scenes
-from app.metrics.structural.scenes import Participant, SceneSpec
-from app.metrics.structural.tokens import words
+from meaningbench.datasets.keys import source_group_key
+from meaningbench.metrics.base import Pair
+from meaningbench.metrics.registry import create_metric, metric_classes
+from meaningbench.metrics.structural.samsa import NO_SCENES, SamsaMetric
+from meaningbench.metrics.structural.scene_import import import_ucca
+from meaningbench.metrics.structural.scene_store import replace_scenes
+from meaningbench.metrics.structural.scenes import Participant, SceneSpec
+from meaningbench.metrics.structural.tokens import words
 from tests.structural.helpers import add_items
 
 DATA = Path(__file__).parent / "data"
@@ -120,9 +120,9 @@ def test_embedding_similarity_aligns_a_synonym_main_relation() -> None:
 
 def test_the_scoring_job_runs_samsa_on_the_study_scenes(new_study) -> None:
     """Through the battery's job: scores land in the study, items without scenes say why."""
-    from app.analysis.score_columns import score_matrix
-    from app.jobs.base import JobContext
-    from app.jobs.scoring import ScoreRequest, score_study
+    from meaningbench.analysis.score_columns import score_matrix
+    from meaningbench.jobs.base import JobContext
+    from meaningbench.jobs.scoring import ScoreRequest, score_study
 
     ids = add_items(
         new_study,
@@ -146,8 +146,8 @@ def test_the_scoring_job_runs_samsa_on_the_study_scenes(new_study) -> None:
 
 
 def test_editing_scenes_makes_exactly_their_scores_stale(new_study) -> None:
-    from app.jobs.base import JobContext
-    from app.jobs.scoring import ScoreRequest, score_study
+    from meaningbench.jobs.base import JobContext
+    from meaningbench.jobs.scoring import ScoreRequest, score_study
 
     src_a = "The cat sat on the mat and the dog barked."
     src_b = "The bird sang in the tree."
@@ -179,7 +179,7 @@ def test_editing_scenes_makes_exactly_their_scores_stale(new_study) -> None:
         replace_scenes(s, source_group_key(src_a), two[:1], origin="manual")
     [after] = score_study(request, JobContext())
     assert (after.scored, after.cached) == (2, 1)
-    from app.analysis.score_columns import score_matrix
+    from meaningbench.analysis.score_columns import score_matrix
 
     with new_study.session() as s:
         values = score_matrix(s).iloc[:, 0]

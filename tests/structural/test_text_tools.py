@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from app.metrics.structural import sentences
-from app.metrics.structural.lemmas import lemma_set, morphy, wordnet_dir
-from app.metrics.structural.tokens import is_content, is_punct, tokenize, words
+from meaningbench.metrics.structural import sentences
+from meaningbench.metrics.structural.lemmas import lemma_set, morphy, wordnet_dir
+from meaningbench.metrics.structural.tokens import is_content, is_punct, tokenize, words
 
 HARD = (
     "Dr. Smith met Mr. Jones at 5 p.m. on Jan. 3 in the U.S. capital. They talked! "

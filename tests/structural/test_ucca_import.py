@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from app.cli import main
-from app.datasets.keys import source_group_key
-from app.errors import InputError
-from app.metrics.structural.scene_import import import_ucca
-from app.metrics.structural.scene_store import load_scenes
-from app.metrics.structural.ucca import parse_ucca_xml
+from meaningbench.cli import main
+from meaningbench.datasets.keys import source_group_key
+from meaningbench.errors import InputError
+from meaningbench.metrics.structural.scene_import import import_ucca
+from meaningbench.metrics.structural.scene_store import load_scenes
+from meaningbench.metrics.structural.ucca import parse_ucca_xml
 from tests.structural.helpers import add_items
 
 DATA = Path(__file__).parent / "data"

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from app.datasets.keys import pair_key, source_group_key
-from db.models import Annotator, Dataset, Dimension, Item, Rating
+from meaningbench.datasets.keys import pair_key, source_group_key
+from meaningbench.db.models import Annotator, Dataset, Dimension, Item, Rating
 
 WORDS = [
     "river",
@@ -188,7 +188,7 @@ def cue_study(new_study):
 
 def tiny_request(study, out_dir: Path, encoder: Path, **changes):
     """The settings under which the tiny encoder learns the cue quickly on one thread."""
-    from app.training import TrainRequest
+    from meaningbench.training import TrainRequest
 
     values = dict(
         study=study.path,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from app.analysis.controls import under_overlap_bar, words
-from app.training.augment import build_examples, heldout_examples
+from meaningbench.analysis.controls import under_overlap_bar, words
+from meaningbench.training.augment import build_examples, heldout_examples
 
 from .conftest import synthetic_rows
 

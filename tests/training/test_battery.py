@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from app.analysis.score_columns import scores_frame
-from app.jobs.base import JobContext
-from app.jobs.scoring import ScoreRequest, score_study
-from app.training import train_model
+from meaningbench.analysis.score_columns import scores_frame
+from meaningbench.jobs.base import JobContext
+from meaningbench.jobs.scoring import ScoreRequest, score_study
+from meaningbench.training import train_model
 
 from .conftest import tiny_request
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from app.cli import main
-from db.models import RegisteredModel
+from meaningbench.cli import main
+from meaningbench.db.models import RegisteredModel
 
 from .conftest import add_rated_items
 

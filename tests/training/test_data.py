@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from app.errors import UserError
-from app.training.data import load_targets
-from db.models import Dimension
+from meaningbench.db.models import Dimension
+from meaningbench.errors import UserError
+from meaningbench.training.data import load_targets
 
 from .conftest import add_rated_items
 

@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.training.augment import Example
-from app.training.encoding import collate, encode, epoch_batches, steps_per_epoch
+from meaningbench.training.augment import Example
+from meaningbench.training.encoding import collate, encode, epoch_batches, steps_per_epoch
 
 
 @settings(max_examples=100, deadline=None)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from app.training.evaluate import regression_stats, summarize_runs
+from meaningbench.training.evaluate import regression_stats, summarize_runs
 
 
 def test_regression_stats_match_scipy_and_hand_values() -> None:

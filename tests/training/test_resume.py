@@ -7,10 +7,10 @@ import json
 import pytest
 from safetensors.numpy import load_file
 
-from app.errors import UserError
-from app.runtime import Cancelled, CancelToken
-from app.training import QuietContext, RunStarted, StepEnd, train_model, training_state
-from app.training.checkpoint import LAST
+from meaningbench.errors import UserError
+from meaningbench.runtime import Cancelled, CancelToken
+from meaningbench.training import QuietContext, RunStarted, StepEnd, train_model, training_state
+from meaningbench.training.checkpoint import LAST
 
 from .conftest import tiny_request
 

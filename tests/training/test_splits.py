@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.training.splits import holdout_split, kfold_splits, leak
+from meaningbench.training.splits import holdout_split, kfold_splits, leak
 
 groups_strategy = st.lists(st.sampled_from([f"g{i}" for i in range(40)]), min_size=3, max_size=200)
 

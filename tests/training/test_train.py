@@ -9,8 +9,10 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from app.errors import UserError
-from app.training import (
+from meaningbench.db.frames import items_frame, ratings_frame
+from meaningbench.db.models import RegisteredModel
+from meaningbench.errors import UserError
+from meaningbench.training import (
     EpochEnd,
     Evaluated,
     RunStarted,
@@ -19,8 +21,6 @@ from app.training import (
     train_model,
     training_state,
 )
-from db.frames import items_frame, ratings_frame
-from db.models import RegisteredModel
 
 from .conftest import tiny_request
 

@@ -20,7 +20,7 @@ def study_with_facts(tmp_path: Path) -> Iterator[tuple[Path, Facts]]:
 
 @pytest.fixture
 def window(qtbot):  # noqa: ANN001, ANN201 - pytest-qt fixture
-    from app.ui.launch import start
+    from meaningbench.ui.launch import start
 
     win = start(None, open_initial=False)
     qtbot.addWidget(win)

@@ -11,9 +11,18 @@ import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from app.datasets.keys import pair_key, source_group_key
-from db.models import Annotator, Dataset, Dimension, Item, ItemNote, MetricRun, Rating, Score
-from db.study import Study, create_study
+from meaningbench.datasets.keys import pair_key, source_group_key
+from meaningbench.db.models import (
+    Annotator,
+    Dataset,
+    Dimension,
+    Item,
+    ItemNote,
+    MetricRun,
+    Rating,
+    Score,
+)
+from meaningbench.db.study import Study, create_study
 
 
 @dataclass

@@ -60,7 +60,7 @@ def test_rating_inside_the_window_updates_the_browser(window, qtbot, study_with_
 
 
 def test_the_picker_chooses_who_rates(window, qtbot, study_with_facts) -> None:
-    from app.ui.annotation.picker import AnnotatorPicker
+    from meaningbench.ui.annotation.picker import AnnotatorPicker
 
     path, _ = study_with_facts
     open_in(window, path, qtbot)

@@ -6,8 +6,8 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication, QDialog
 
-from app.ui.annotation.picker import AnnotatorPicker
-from db.study import open_study
+from meaningbench.db.study import open_study
+from meaningbench.ui.annotation.picker import AnnotatorPicker
 from tests.ui.conftest import open_in
 
 

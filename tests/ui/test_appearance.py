@@ -6,8 +6,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication
 
-from app.settings import UserPrefs
-from app.ui.theme import build_palette
+from meaningbench.settings import UserPrefs
+from meaningbench.ui.theme import build_palette
 from tests.ui.conftest import open_in
 
 
@@ -67,7 +67,7 @@ def test_text_size_scales_fonts_app_wide(window, qtbot, study_with_facts) -> Non
 
 
 def test_window_state_is_restored(qtbot, study_with_facts) -> None:
-    from app.ui.launch import start
+    from meaningbench.ui.launch import start
 
     path, _ = study_with_facts
     first = start(None, open_initial=False)

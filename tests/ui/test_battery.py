@@ -38,7 +38,7 @@ def scores_of(path: Path, metric: str) -> dict[int, float]:
 
 
 def test_metric_list_shows_availability_and_reasons(window, qtbot, study_with_facts) -> None:
-    from app.jobs.scoring import list_metrics
+    from meaningbench.jobs.scoring import list_metrics
 
     path, _ = study_with_facts
     open_in(window, path, qtbot)

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt
 
-from app.ui.browser.model import FIXED_COLUMNS, PAGE_SIZE
+from meaningbench.ui.browser.model import FIXED_COLUMNS, PAGE_SIZE
 from tests.ui.conftest import open_in
 from tests.ui.factories import add_scores, bulk_study
 
@@ -238,9 +238,9 @@ def test_a_failed_load_says_so_instead_of_showing_no_items(
 
 
 def test_an_empty_output_is_shown_as_one(window, qtbot, tmp_path: Path) -> None:
-    from app.datasets.importer import import_file
-    from app.ui.browser.model import EMPTY_OUTPUT, EMPTY_OUTPUT_TIP
-    from db.study import create_study
+    from meaningbench.datasets.importer import import_file
+    from meaningbench.db.study import create_study
+    from meaningbench.ui.browser.model import EMPTY_OUTPUT, EMPTY_OUTPUT_TIP
 
     data = tmp_path / "unts.tsv"
     data.write_text("source\toutput\nRain fell all day.\t\nCats sleep.\tCats nap.\n")

@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 import time
 
-from app.errors import InputError
-from app.ui.child_process import in_child_process
+from meaningbench.errors import InputError
+from meaningbench.ui.child_process import in_child_process
 from tests.ui.test_workers import close_error_boxes, error_boxes
 
 
@@ -80,7 +80,7 @@ def stubborn(ctx) -> None:  # noqa: ANN001 - never checks its cancel flag
 
 
 def test_closing_the_window_ends_a_job_that_does_not_stop(qtbot) -> None:
-    from app.ui.launch import start
+    from meaningbench.ui.launch import start
 
     win = start(None, open_initial=False)
     qtbot.addWidget(win)

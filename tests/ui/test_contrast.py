@@ -6,8 +6,8 @@ import pytest
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QCheckBox, QLabel, QRadioButton, QVBoxLayout, QWidget
 
-from app.ui.dashboard.plots import PlotColors
-from app.ui.dashboard.tables import status_color
+from meaningbench.ui.dashboard.plots import PlotColors
+from meaningbench.ui.dashboard.tables import status_color
 
 Role = QPalette.ColorRole
 

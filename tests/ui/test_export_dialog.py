@@ -5,7 +5,7 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-from app.datasets.cells import SAFE_CELLS_MARKER
+from meaningbench.datasets.cells import SAFE_CELLS_MARKER
 from tests.ui.test_import_dialog import write_csv
 
 ROWS = [

@@ -8,7 +8,7 @@ from pathlib import Path
 from PySide6.QtCore import Qt, QUrl
 from PySide6.QtGui import QKeySequence
 
-from app.guides import docs_dir, guides
+from meaningbench.guides import docs_dir, guides
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 

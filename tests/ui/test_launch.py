@@ -8,15 +8,15 @@ import subprocess
 import sys
 from pathlib import Path
 
-from app.cli import build_parser
+from meaningbench.cli import build_parser
 
 ROOT = Path(__file__).resolve().parents[2]
 
 PROBE = r"""
 import json, sys
 from PySide6.QtCore import QTimer
-import app.ui.launch as launch
-from app.ui.launch import create_application, start
+import meaningbench.ui.launch as launch
+from meaningbench.ui.launch import create_application, start
 app = create_application()
 def report():
     page = window.current_page()
@@ -68,7 +68,7 @@ def test_window_appears_without_torch(tmp_path: Path, study_with_facts) -> None:
 
 
 def test_without_a_study_it_opens_the_most_recent_one(tmp_path: Path, study_with_facts) -> None:
-    from app.settings import UserPrefs
+    from meaningbench.settings import UserPrefs
 
     path, _facts = study_with_facts
     home = tmp_path / "home"
@@ -87,7 +87,7 @@ def test_without_a_study_it_opens_the_most_recent_one(tmp_path: Path, study_with
 
 
 def test_the_gui_command_is_registered() -> None:
-    from app.commands import gui
+    from meaningbench.commands import gui
 
     args = build_parser().parse_args(["gui", "some.mbstudy"])
     assert args.func is gui.run and args.study == Path("some.mbstudy")
@@ -97,13 +97,13 @@ def test_the_gui_command_is_registered() -> None:
 def test_python_dash_m_app_and_the_gui_command_reach_launch(monkeypatch) -> None:
     # The event loop itself is what the probes above run; here only the wiring of the
     # two entry points to it, with `launch` recording its argument instead of blocking.
-    import app.__main__ as entry
-    import app.ui.launch as launch_module
-    from app.cli import main as cli_main
+    import meaningbench.__main__ as entry
+    import meaningbench.ui.launch as launch_module
+    from meaningbench.cli import main as cli_main
 
     calls: list[list[str] | None] = []
     monkeypatch.setattr(launch_module, "launch", lambda argv=None: calls.append(argv) or 0)
-    monkeypatch.setattr("sys.argv", ["python -m app", "pilot.mbstudy"])
+    monkeypatch.setattr("sys.argv", ["python -m meaningbench", "pilot.mbstudy"])
     assert entry.main() == 0
     assert cli_main(["gui", "other.mbstudy"]) == 0
     assert cli_main(["gui"]) == 0

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt
 
-from app.annotation.session import AnnotationSession
-from db.study import copy_study, open_study
+from meaningbench.annotation.session import AnnotationSession
+from meaningbench.db.study import copy_study, open_study
 from tests.ui.conftest import open_in
 
 
@@ -50,7 +50,7 @@ def test_merge_studies_previews_then_merges(window, qtbot, study_with_facts, tmp
     before = current_ratings(path)
     assert window.actions_.merge.isEnabled()
     window.actions_.merge.trigger()
-    from app.ui.dialogs.merge_dialog import MergeDialog
+    from meaningbench.ui.dialogs.merge_dialog import MergeDialog
 
     dialog = window.findChild(MergeDialog, "mergeDialog")
     assert dialog is not None and dialog.isVisible()
@@ -82,7 +82,7 @@ def test_merge_studies_previews_then_merges(window, qtbot, study_with_facts, tmp
 
 
 def test_merge_errors_are_shown_in_the_dialog(window, qtbot, study_with_facts, tmp_path) -> None:
-    from app.ui.dialogs.merge_dialog import MergeDialog
+    from meaningbench.ui.dialogs.merge_dialog import MergeDialog
 
     path, _ = study_with_facts
     open_in(window, path, qtbot)

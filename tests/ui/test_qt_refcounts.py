@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 SCRIPT = r"""
 import gc, sys
-import app.ui  # the guard
+import meaningbench.ui  # the guard
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QApplication, QLabel
 
@@ -34,7 +34,7 @@ for i in range(200_000):  # far more than True and False have references at star
     src.closed.emit()
     label.setText(str(i))  # a void method
 gc.collect()
-print("emitted", len(seen), "leaky", app.ui.bindings_leak_singleton_references())
+print("emitted", len(seen), "leaky", meaningbench.ui.bindings_leak_singleton_references())
 """
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QLabel
 
-from app.settings import UserPrefs
+from meaningbench.settings import UserPrefs
 from tests.ui.conftest import open_in
 from tests.ui.test_workers import close_error_boxes, error_boxes
 

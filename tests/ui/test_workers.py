@@ -6,9 +6,9 @@ import threading
 
 from PySide6.QtWidgets import QApplication, QMessageBox
 
-from app.errors import InputError
-from app.ui.dialogs.errors import ERROR_DIALOG_NAME
-from app.ui.workers import JobRunner
+from meaningbench.errors import InputError
+from meaningbench.ui.dialogs.errors import ERROR_DIALOG_NAME
+from meaningbench.ui.workers import JobRunner
 
 
 def error_boxes() -> list[QMessageBox]:

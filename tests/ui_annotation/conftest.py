@@ -9,8 +9,8 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QWidget
 
-from app.annotation.settings import load_settings, save_settings
-from db.study import Study, create_study
+from meaningbench.annotation.settings import load_settings, save_settings
+from meaningbench.db.study import Study, create_study
 from tests.annotation.factories import add_items
 
 
@@ -42,7 +42,7 @@ def study(tmp_path: Path):
 
 @pytest.fixture
 def make_screen(qtbot, study) -> Callable[..., object]:
-    from app.ui.annotation.screen import AnnotationScreen
+    from meaningbench.ui.annotation.screen import AnnotationScreen
 
     def make(name: str = "alice", target: Study | None = None):
         screen = AnnotationScreen(target or study, name)

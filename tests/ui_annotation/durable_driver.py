@@ -20,8 +20,8 @@ def main(study_path: str, n: int) -> int:
     from PySide6.QtTest import QTest
     from PySide6.QtWidgets import QApplication
 
-    from app.ui.annotation.screen import AnnotationScreen
-    from db.study import open_study
+    from meaningbench.db.study import open_study
+    from meaningbench.ui.annotation.screen import AnnotationScreen
 
     app = QApplication(sys.argv[:1])
     study = open_study(study_path)

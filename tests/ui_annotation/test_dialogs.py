@@ -6,12 +6,12 @@ import pytest
 from PySide6.QtWidgets import QCheckBox, QComboBox, QDialog, QTabWidget
 from sqlalchemy import select
 
-from app.annotation.session import AnnotationSession
-from app.annotation.settings import load_settings, save_settings
-from app.errors import UserError
-from app.ui.annotation.picker import AnnotatorPicker
-from app.ui.annotation.settings_widget import AnnotationSettingsWidget
-from db.models import Annotator, Dimension
+from meaningbench.annotation.session import AnnotationSession
+from meaningbench.annotation.settings import load_settings, save_settings
+from meaningbench.db.models import Annotator, Dimension
+from meaningbench.errors import UserError
+from meaningbench.ui.annotation.picker import AnnotatorPicker
+from meaningbench.ui.annotation.settings_widget import AnnotationSettingsWidget
 
 
 def test_picker_lists_profiles_with_progress(qtbot, study) -> None:

@@ -11,8 +11,8 @@ from pathlib import Path
 
 from sqlalchemy import select
 
-from db.models import Annotator, Rating
-from db.study import open_study
+from meaningbench.db.models import Annotator, Rating
+from meaningbench.db.study import open_study
 from tests.annotation.factories import add_items
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -6,7 +6,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 from sqlalchemy import select
 
-from db.models import ItemNote
+from meaningbench.db.models import ItemNote
 from tests.ui_annotation.conftest import press, type_text
 
 K = Qt.Key

@@ -6,8 +6,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel
 from sqlalchemy import select
 
-from app.annotation.model import ShownItem
-from db.models import Item
+from meaningbench.annotation.model import ShownItem
+from meaningbench.db.models import Item
 from tests.ui_annotation.conftest import configure, press, type_text
 
 

@@ -6,10 +6,10 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 from sqlalchemy import select
 
-from app.ui.annotation.keymap import KEYMAP
-from app.ui.annotation.rows import UNSET_TEXT
-from app.ui.annotation.screen import HINT_BLOCKED
-from db.models import ItemNote, QueueEntry, Rating
+from meaningbench.db.models import ItemNote, QueueEntry, Rating
+from meaningbench.ui.annotation.keymap import KEYMAP
+from meaningbench.ui.annotation.rows import UNSET_TEXT
+from meaningbench.ui.annotation.screen import HINT_BLOCKED
 from tests.ui_annotation.conftest import activate, press, type_text
 
 K = Qt.Key
@@ -322,7 +322,7 @@ def test_keys_win_over_window_shortcuts(qtbot, make_screen, study) -> None:
         action.setShortcut(QKeySequence(seq))
         action.triggered.connect(lambda _=False, s=seq: fired.append(s))
         window.addAction(action)
-    from app.ui.annotation.screen import AnnotationScreen
+    from meaningbench.ui.annotation.screen import AnnotationScreen
 
     screen = AnnotationScreen(study, "alice")
     window.setCentralWidget(screen)

@@ -8,11 +8,11 @@ from typing import Any
 
 from sqlalchemy import select
 
-from app.datasets.keys import pair_key, source_group_key
-from app.metrics.base import ItemScore, Metric, Pair, input_hash
-from app.metrics.names import metric_canonical_name
-from db.models import Annotator, Dataset, Dimension, Item, MetricRun, Rating, Score
-from db.study import Study
+from meaningbench.datasets.keys import pair_key, source_group_key
+from meaningbench.db.models import Annotator, Dataset, Dimension, Item, MetricRun, Rating, Score
+from meaningbench.db.study import Study
+from meaningbench.metrics.base import ItemScore, Metric, Pair, input_hash
+from meaningbench.metrics.names import metric_canonical_name
 
 STORM = "After the storm passed, the old fisherman repaired his boat and sailed to Port Isaac."
 STORM_REFS = ["The storm passed. The old fisherman fixed his boat and sailed to Port Isaac."]

@@ -7,11 +7,11 @@ import statistics
 import pytest
 from PySide6.QtCore import Qt
 
-from app.datasets.keys import source_group_key
-from app.metrics.names import metric_canonical_name
-from app.ui.compare import ComparePage, CompareView
-from app.ui.compare.systems_model import HTML_ROLE, ITEM_ID_ROLE, SORT_ROLE
-from app.ui.compare.word_diff import diff_html, inline_diff
+from meaningbench.datasets.keys import source_group_key
+from meaningbench.metrics.names import metric_canonical_name
+from meaningbench.ui.compare import ComparePage, CompareView
+from meaningbench.ui.compare.systems_model import HTML_ROLE, ITEM_ID_ROLE, SORT_ROLE
+from meaningbench.ui.compare.word_diff import diff_html, inline_diff
 from tests.ui_compare import studies
 from tests.ui_compare.studies import (
     COMMITTEE,
@@ -115,7 +115,7 @@ def test_show_item_navigates_to_its_source_and_selects_it(qtbot, demo: DemoStudy
 
 
 def test_detail_tabs_follow_the_selected_output(qtbot, demo: DemoStudy) -> None:
-    from app.metrics.lexical.sari import explain_sari
+    from meaningbench.metrics.lexical.sari import explain_sari
 
     view = CompareView(demo.study)
     qtbot.addWidget(view)
@@ -138,7 +138,7 @@ def test_detail_tabs_follow_the_selected_output(qtbot, demo: DemoStudy) -> None:
 
 
 def test_page_follows_the_study_context(qtbot, demo: DemoStudy) -> None:
-    from app.ui.context import StudyContext
+    from meaningbench.ui.context import StudyContext
 
     ctx = StudyContext()
     page = ComparePage(ctx)
@@ -164,8 +164,8 @@ def test_new_data_keeps_the_current_source(qtbot, demo: DemoStudy) -> None:
 
 
 def test_matching_tab_draws_the_stored_bertscore_alignment(qtbot, demo: DemoStudy) -> None:
-    from app.metrics.registry import create_metric
-    from app.ui.compare.alignment import from_bertscore_details
+    from meaningbench.metrics.registry import create_metric
+    from meaningbench.ui.compare.alignment import from_bertscore_details
 
     metric = create_metric("bertscore")
     pairs = demo.pairs(STORM)

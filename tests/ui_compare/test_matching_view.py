@@ -6,13 +6,13 @@ import pytest
 from PySide6.QtCore import QPoint
 from PySide6.QtTest import QTest
 
-from app.ui.compare.alignment import (
+from meaningbench.ui.compare.alignment import (
     Line,
     TokenAlignment,
     alignment_lines,
     from_bertscore_details,
 )
-from app.ui.compare.matching_view import MatchingView
+from meaningbench.ui.compare.matching_view import MatchingView
 
 # reference: [CLS] the cat sat [SEP]   candidate: [CLS] a cat was sitting [SEP]
 ALIGNMENT = TokenAlignment(
@@ -106,8 +106,8 @@ def test_bad_details_are_refused() -> None:
 
 def test_the_view_draws_the_alignment_of_a_real_bertscore_run(qtbot) -> None:
     """Score a pair with the battery's BERTScore, then check every drawn line against it."""
-    from app.metrics.base import Pair
-    from app.metrics.registry import create_metric
+    from meaningbench.metrics.base import Pair
+    from meaningbench.metrics.registry import create_metric
 
     metric = create_metric("bertscore")
     source = "The old fisherman repaired his boat."

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from app.metrics.base import Pair
-from app.metrics.lexical.sari import explain_sari
-from app.metrics.registry import create_metric
-from app.ui.compare.sari_view import SariView
+from meaningbench.metrics.base import Pair
+from meaningbench.metrics.lexical.sari import explain_sari
+from meaningbench.metrics.registry import create_metric
+from meaningbench.ui.compare.sari_view import SariView
 
 SOURCE = "About 95 species are currently accepted ."
 REFS = [

@@ -6,11 +6,11 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt
 
-from app.datasets.keys import source_group_key
-from app.metrics.structural.scene_store import load_scenes, replace_scenes
-from app.metrics.structural.scenes import Participant, SceneSpec
-from app.metrics.structural.tokens import words
-from app.ui.compare.scene_editor import SceneEditor
+from meaningbench.datasets.keys import source_group_key
+from meaningbench.metrics.structural.scene_store import load_scenes, replace_scenes
+from meaningbench.metrics.structural.scenes import Participant, SceneSpec
+from meaningbench.metrics.structural.tokens import words
+from meaningbench.ui.compare.scene_editor import SceneEditor
 from tests.ui_compare.studies import STORM
 
 SOURCE = "The cat sat on the mat and the dog barked."

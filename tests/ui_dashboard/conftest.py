@@ -39,9 +39,9 @@ def wait_ready(qtbot, page, timeout: int = 30_000) -> None:  # noqa: ANN001
 @pytest.fixture
 def open_page(qtbot) -> Iterator:  # noqa: ANN001
     """`open_page(path)` → a shown DashboardPage on its own StudyContext, loaded."""
-    from app.ui.context import StudyContext
-    from app.ui.dashboard import DashboardPage
-    from db.study import open_study
+    from meaningbench.db.study import open_study
+    from meaningbench.ui.context import StudyContext
+    from meaningbench.ui.dashboard import DashboardPage
 
     made = []
 

@@ -13,9 +13,9 @@ from pathlib import Path
 import numpy as np
 from sqlalchemy import insert, select
 
-from app.datasets.keys import pair_key, source_group_key
-from db.models import Annotator, Dataset, Dimension, Item, MetricRun, Rating, Score
-from db.study import Study, create_study
+from meaningbench.datasets.keys import pair_key, source_group_key
+from meaningbench.db.models import Annotator, Dataset, Dimension, Item, MetricRun, Rating, Score
+from meaningbench.db.study import Study, create_study
 
 
 @dataclass

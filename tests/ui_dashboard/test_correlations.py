@@ -1,4 +1,4 @@
-"""The dashboard shows the correlations of a real study: the same numbers as app.analysis,
+"""The dashboard shows the correlations of a real study: the same numbers as meaningbench.analysis,
 and, for Pearson and Spearman, as scipy on the study's own ratings and scores."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from app.analysis.live import correlation_table
-from app.ui.dashboard.correlations_tab import select_data
-from db.study import open_study
+from meaningbench.analysis.live import correlation_table
+from meaningbench.db.study import open_study
+from meaningbench.ui.dashboard.correlations_tab import select_data
 from tests.ui_dashboard.conftest import wait_ready
 
 
@@ -112,8 +112,8 @@ def test_sort_by_name_and_z_scores(open_page, synth, qtbot) -> None:
 
 
 def test_ceiling_and_quality_panels_come_from_the_analysis(open_page, synth) -> None:
-    from app.analysis.agreement import study_agreement
-    from app.analysis.qc import study_qc
+    from meaningbench.analysis.agreement import study_agreement
+    from meaningbench.analysis.qc import study_qc
 
     path, facts = synth
     page = open_page(path)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QMessageBox
 
-from db.study import create_study
+from meaningbench.db.study import create_study
 from tests.analysis.studybuild import add_items, add_ratings, add_scores
 from tests.ui_dashboard.conftest import wait_ready
 

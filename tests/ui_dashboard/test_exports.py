@@ -12,8 +12,8 @@ import pytest
 from PySide6.QtGui import QImage
 from PySide6.QtSvg import QSvgRenderer
 
-from app.analysis.live import correlation_table
-from db.study import open_study
+from meaningbench.analysis.live import correlation_table
+from meaningbench.db.study import open_study
 
 
 def _check_png(path: Path) -> None:

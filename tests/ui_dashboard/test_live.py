@@ -6,9 +6,9 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
-from app.analysis.live import StudyAnalysis, correlation_table
-from app.annotation.session import AnnotationSession
-from app.ui.dashboard import controller as controller_module
+from meaningbench.analysis.live import StudyAnalysis, correlation_table
+from meaningbench.annotation.session import AnnotationSession
+from meaningbench.ui.dashboard import controller as controller_module
 from tests.ui_dashboard.conftest import wait_ready
 
 
@@ -141,7 +141,7 @@ def test_scores_that_land_reload_the_metrics(open_page, synth, qtbot) -> None:
 def test_rating_in_the_window_reaches_the_dashboard(qtbot, synth) -> None:
     """The whole path: the rating screen's Enter, the window's notification, the dashboard
     (hidden while rating) catching up when shown again."""
-    from app.ui.launch import start
+    from meaningbench.ui.launch import start
 
     path, _ = synth
     window = start(None, open_initial=False)

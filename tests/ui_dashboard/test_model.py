@@ -7,11 +7,11 @@ import math
 import numpy as np
 import pytest
 
-from app.analysis.correlation import correlate_many
-from app.analysis.sanity import SanityResult, SanityTable
-from app.ui.dashboard.formats import sanity_display
-from app.ui.dashboard.model import bar_series, combine, least_squares, sort_names
-from app.ui.dashboard.tables import Fmt, format_value
+from meaningbench.analysis.correlation import correlate_many
+from meaningbench.analysis.sanity import SanityResult, SanityTable
+from meaningbench.ui.dashboard.formats import sanity_display
+from meaningbench.ui.dashboard.model import bar_series, combine, least_squares, sort_names
+from meaningbench.ui.dashboard.tables import Fmt, format_value
 
 
 def _table(n_boot: int, seed: int = 0):  # noqa: ANN202
@@ -79,7 +79,7 @@ def test_formats() -> None:
 
 def test_sanity_layout_is_the_studys() -> None:
     def result(name: str, ident: list[float], unrel: list[float]) -> SanityResult:
-        from app.analysis.sanity import identical_rates, unrelated_rates
+        from meaningbench.analysis.sanity import identical_rates, unrelated_rates
 
         return SanityResult(
             name, len(ident), identical_rates(ident), unrelated_rates(unrel),
@@ -107,7 +107,7 @@ def test_sanity_layout_is_the_studys() -> None:
 def test_plots_follow_the_theme(open_page, synth, qtbot) -> None:
     from PySide6.QtWidgets import QApplication
 
-    from app.ui.theme import build_palette
+    from meaningbench.ui.theme import build_palette
 
     path, _ = synth
     page = open_page(path)
@@ -130,7 +130,7 @@ def test_plots_follow_the_theme(open_page, synth, qtbot) -> None:
 def test_page_state_round_trip(open_page, synth, qtbot) -> None:
     path, _ = synth
     page = open_page(path)
-    from app.ui.dashboard.correlations_tab import select_data
+    from meaningbench.ui.dashboard.correlations_tab import select_data
 
     select_data(page.correlations.statistic, "spearman")
     select_data(page.correlations.sort, "name")

@@ -8,11 +8,11 @@ import pandas as pd
 import pytest
 from PySide6.QtCore import Qt
 
-from app.analysis.sanity import study_sanity
-from app.jobs.base import JobContext
-from app.jobs.scoring import ScoreRequest, score_study
-from app.ui.dashboard.tables import BandedHeader
-from db.study import open_study
+from meaningbench.analysis.sanity import study_sanity
+from meaningbench.db.study import open_study
+from meaningbench.jobs.base import JobContext
+from meaningbench.jobs.scoring import ScoreRequest, score_study
+from meaningbench.ui.dashboard.tables import BandedHeader
 from tests.ui_dashboard.studies import synthetic_study
 
 
@@ -109,7 +109,7 @@ def test_cancel_stops_the_checks(open_page, scored, qtbot) -> None:
 def test_the_mean_score_chart_stays_readable_with_15_metrics(open_page, scored, qtbot) -> None:
     from dataclasses import replace
 
-    from app.analysis.sanity import SanityTable
+    from meaningbench.analysis.sanity import SanityTable
 
     page = open_page(scored)
     page.resize(900, 560)  # the dashboard in a 1024×640 window

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from PySide6.QtCore import QPoint, QPointF, Qt
 
-from app.ui.dashboard.correlations_tab import select_data
-from app.ui.dashboard.scatter import fit_segment
+from meaningbench.ui.dashboard.correlations_tab import select_data
+from meaningbench.ui.dashboard.scatter import fit_segment
 
 
 def _widget_pos(scatter, k: int) -> QPoint:  # noqa: ANN001
@@ -78,7 +78,7 @@ def test_hover_shows_the_pair(open_page, synth) -> None:
 
 
 def test_the_window_opens_a_clicked_item_on_the_compare_page(qtbot, synth) -> None:
-    from app.ui.launch import start
+    from meaningbench.ui.launch import start
     from tests.ui_dashboard.conftest import wait_ready
 
     path, facts = synth

@@ -16,7 +16,7 @@ __all__ = ["tiny_encoder"]  # a session fixture shared with tests/training
 @pytest.fixture
 def cue_path(tmp_path: Path) -> Path:
     """30 sources × 3 outputs whose rating a tiny encoder learns in a few dozen steps."""
-    from db.study import create_study
+    from meaningbench.db.study import create_study
 
     study = create_study(tmp_path / "cue.mbstudy")
     try:
@@ -30,9 +30,9 @@ def cue_path(tmp_path: Path) -> Path:
 @pytest.fixture
 def open_dialog(qtbot) -> Iterator[Callable]:  # noqa: ANN001
     """`open_dialog(path)` → a shown TrainingDialog on a study opened from `path`."""
-    from app.ui.context import StudyContext
-    from app.ui.training.dialog import TrainingDialog
-    from db.study import open_study
+    from meaningbench.db.study import open_study
+    from meaningbench.ui.context import StudyContext
+    from meaningbench.ui.training.dialog import TrainingDialog
 
     made = []
 

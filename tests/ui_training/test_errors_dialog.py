@@ -19,7 +19,7 @@ def _no_message_boxes() -> bool:
 def test_a_study_without_ratings_shows_the_error_in_the_dialog(
     open_dialog, tmp_path, tiny_encoder, qtbot
 ) -> None:
-    from db.study import create_study
+    from meaningbench.db.study import create_study
 
     study = create_study(tmp_path / "unrated.mbstudy")
     with study.session() as s:

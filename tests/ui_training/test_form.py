@@ -6,14 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from app.cli import build_parser
-from app.commands.train import build_request
-from app.errors import UserError
-from app.training.request import TrainRequest
-from app.training.status import RunProgress, TrainingState
-from app.ui.training.describe import checkpoint_lines, loss_text, request_summary
-from app.ui.training.fields import parse_seeds
-from app.ui.training.form import TrainingForm
+from meaningbench.cli import build_parser
+from meaningbench.commands.train import build_request
+from meaningbench.errors import UserError
+from meaningbench.training.request import TrainRequest
+from meaningbench.training.status import RunProgress, TrainingState
+from meaningbench.ui.training.describe import checkpoint_lines, loss_text, request_summary
+from meaningbench.ui.training.fields import parse_seeds
+from meaningbench.ui.training.form import TrainingForm
 
 
 def cli_request(*argv: str) -> TrainRequest:

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt
 
-from app.training.events import RunStarted, StepEnd
-from app.training.status import training_state
+from meaningbench.training.events import RunStarted, StepEnd
+from meaningbench.training.status import training_state
 
 from .conftest import use_tiny_model, wait_idle
 
@@ -17,8 +17,8 @@ SETTINGS = dict(epochs=4, batch=8, augment=("swap",), checkpoint_steps=4, eval_s
 
 
 def test_cancel_then_resume_in_a_new_dialog(open_dialog, cue_path, tiny_encoder, qtbot) -> None:
-    from app.training.register import registered_models
-    from db.study import open_study
+    from meaningbench.db.study import open_study
+    from meaningbench.training.register import registered_models
 
     first = open_dialog(cue_path)
     use_tiny_model(first, tiny_encoder, **SETTINGS)

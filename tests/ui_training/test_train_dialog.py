@@ -10,8 +10,8 @@ import pytest
 from PySide6.QtCore import Qt
 from scipy import stats
 
-from app.training.events import Evaluated, RunStarted, StepEnd
-from app.ui.training.monitor import SMOOTHING
+from meaningbench.training.events import Evaluated, RunStarted, StepEnd
+from meaningbench.ui.training.monitor import SMOOTHING
 
 from .conftest import use_tiny_model, wait_idle
 
@@ -19,9 +19,9 @@ from .conftest import use_tiny_model, wait_idle
 def test_training_draws_the_curves_and_registers_the_model(
     open_dialog, cue_path, tiny_encoder, qtbot
 ) -> None:
-    from app.jobs.scoring import list_metrics
-    from app.training.register import registered_models
-    from db.study import open_study
+    from meaningbench.db.study import open_study
+    from meaningbench.jobs.scoring import list_metrics
+    from meaningbench.training.register import registered_models
 
     dialog = open_dialog(cue_path)
     use_tiny_model(dialog, tiny_encoder, eval_steps=3)

@@ -6,13 +6,13 @@ NLTK, textstat) only when it first scores, so listing the battery stays fast.
 
 from __future__ import annotations
 
-from app.metrics.lexical.meteor import MeteorMetric
-from app.metrics.lexical.readability import FkbleuMetric, FkglMetric, IbleuMetric
-from app.metrics.lexical.rouge import Rouge1Metric, Rouge2Metric, RougeLMetric
-from app.metrics.lexical.sacrebleu_metrics import BleuMetric, ChrfMetric, TerMetric
-from app.metrics.lexical.sari_metric import SariMetric
-from app.metrics.lexical.surface import CompressionRatioMetric, EditSimilarityMetric
-from app.metrics.registry import register
+from meaningbench.metrics.lexical.meteor import MeteorMetric
+from meaningbench.metrics.lexical.readability import FkbleuMetric, FkglMetric, IbleuMetric
+from meaningbench.metrics.lexical.rouge import Rouge1Metric, Rouge2Metric, RougeLMetric
+from meaningbench.metrics.lexical.sacrebleu_metrics import BleuMetric, ChrfMetric, TerMetric
+from meaningbench.metrics.lexical.sari_metric import SariMetric
+from meaningbench.metrics.lexical.surface import CompressionRatioMetric, EditSimilarityMetric
+from meaningbench.metrics.registry import register
 
 LEXICAL_METRICS = (
     BleuMetric,

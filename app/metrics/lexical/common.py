@@ -10,8 +10,8 @@ from functools import cache
 from importlib import metadata
 from typing import ClassVar
 
-from app.metrics.base import ItemScore, Metric, Pair, pair_references
-from app.runtime import CancelToken
+from meaningbench.metrics.base import ItemScore, Metric, Pair, pair_references
+from meaningbench.runtime import CancelToken
 
 # How often a long batch looks at its cancel token (items).
 CANCEL_EVERY = 256

@@ -10,10 +10,10 @@ from __future__ import annotations
 from functools import cached_property
 from typing import Any, ClassVar
 
-from app.metrics.base import Availability, ItemScore, MetricInfo, Pair, pair_references
-from app.metrics.lexical.common import LexicalMetric
-from app.metrics.lexical.nltk_data import ensure_wordnet, wordnet_status
-from app.metrics.lexical.text import wordpunct_tokens
+from meaningbench.metrics.base import Availability, ItemScore, MetricInfo, Pair, pair_references
+from meaningbench.metrics.lexical.common import LexicalMetric
+from meaningbench.metrics.lexical.nltk_data import ensure_wordnet, wordnet_status
+from meaningbench.metrics.lexical.text import wordpunct_tokens
 
 
 class MeteorMetric(LexicalMetric):

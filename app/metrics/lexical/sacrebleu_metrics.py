@@ -8,14 +8,14 @@ from collections.abc import Sequence
 from functools import cached_property, lru_cache
 from typing import Any, ClassVar
 
-from app.metrics.base import ItemScore, MetricInfo, Pair, too_long
-from app.metrics.lexical.common import (
+from meaningbench.metrics.base import ItemScore, MetricInfo, Pair, too_long
+from meaningbench.metrics.lexical.common import (
     LexicalMetric,
     clip,
     pair_references,
     reference_streams,
 )
-from app.metrics.lexical.ter_core import translation_edit_rate
+from meaningbench.metrics.lexical.ter_core import translation_edit_rate
 
 
 class SentenceScorer:

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from app.metrics.lexical.text import normalize
+from meaningbench.metrics.lexical.text import normalize
 
 NGRAM_ORDER = 4
 DELETION_SCORES = ("f1", "precision")

@@ -11,16 +11,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
-from app.metrics.base import ItemScore, MetricInfo, Pair, pair_references
-from app.metrics.lexical.common import LexicalMetric
-from app.metrics.lexical.sari import (
+from meaningbench.metrics.base import ItemScore, MetricInfo, Pair, pair_references
+from meaningbench.metrics.lexical.common import LexicalMetric
+from meaningbench.metrics.lexical.sari import (
     DELETION_SCORES,
     SariScore,
     corpus_sari,
     easse_item_sari,
     sentence_sari,
 )
-from app.metrics.lexical.text import SACREBLEU_TOKENIZERS
+from meaningbench.metrics.lexical.text import SACREBLEU_TOKENIZERS
 
 ITEM_VARIANTS = ("evaluate", "easse")
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from app.metrics.base import ItemScore, MetricInfo, Pair, pair_references
-from app.metrics.lexical.common import LexicalMetric
+from meaningbench.metrics.base import ItemScore, MetricInfo, Pair, pair_references
+from meaningbench.metrics.lexical.common import LexicalMetric
 
 
 class CompressionRatioMetric(LexicalMetric):

@@ -6,12 +6,12 @@ they load inside the methods that run a model.
 
 from __future__ import annotations
 
-from app.metrics.neural.bertscore import BertScoreMetric
-from app.metrics.neural.blanc import BlancHelpMetric
-from app.metrics.neural.coverage import CoverageMetric
-from app.metrics.neural.meaningbert import MeaningBertMetric
-from app.metrics.neural.sbert import SentenceCosineMetric
-from app.metrics.registry import register
+from meaningbench.metrics.neural.bertscore import BertScoreMetric
+from meaningbench.metrics.neural.blanc import BlancHelpMetric
+from meaningbench.metrics.neural.coverage import CoverageMetric
+from meaningbench.metrics.neural.meaningbert import MeaningBertMetric
+from meaningbench.metrics.neural.sbert import SentenceCosineMetric
+from meaningbench.metrics.registry import register
 
 for _cls in (
     BertScoreMetric,

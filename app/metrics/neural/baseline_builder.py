@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from app.metrics.neural.baselines import (
+from meaningbench.metrics.neural.baselines import (
     Baseline,
     baseline_path,
     compute_baseline,
@@ -19,9 +19,9 @@ from app.metrics.neural.baselines import (
     unrelated_pairs,
     write_rows,
 )
-from app.metrics.neural.bertscore import BertScoreMetric
-from app.metrics.neural.models import resolve_model
-from app.runtime import CancelToken
+from meaningbench.metrics.neural.bertscore import BertScoreMetric
+from meaningbench.metrics.neural.models import resolve_model
+from meaningbench.runtime import CancelToken
 
 
 @dataclass(frozen=True)

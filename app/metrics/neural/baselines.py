@@ -15,8 +15,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from app.errors import UserError
-from app.settings import models_dir
+from meaningbench.errors import UserError
+from meaningbench.settings import models_dir
 
 BUILTIN_SENTENCES = Path(__file__).with_name("baseline_sentences.txt")
 

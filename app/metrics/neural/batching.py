@@ -10,8 +10,8 @@ import contextlib
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
-from app.errors import UserError
-from app.runtime import CancelToken, report_batch
+from meaningbench.errors import UserError
+from meaningbench.runtime import CancelToken, report_batch
 
 T = TypeVar("T")
 R = TypeVar("R")

@@ -21,16 +21,22 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from app.errors import UserError
-from app.metrics.base import Availability, ItemScore, MetricInfo, Pair, pair_references
-from app.metrics.neural.baselines import Baseline, baseline_path, read_baseline, read_rows
-from app.metrics.neural.cache import DEFAULT_DISK_MB
-from app.metrics.neural.common import MODEL_OPTIONS, NeuralMetric
-from app.metrics.neural.encoding import special_ids, token_embeddings, token_ids
-from app.metrics.neural.greedy import IdfWeights, Match, alignment_details, greedy_match, weights
-from app.metrics.neural.models import resolve_model
-from app.runtime import CancelToken
-from app.settings import DEFAULT_ENCODER
+from meaningbench.errors import UserError
+from meaningbench.metrics.base import Availability, ItemScore, MetricInfo, Pair, pair_references
+from meaningbench.metrics.neural.baselines import Baseline, baseline_path, read_baseline, read_rows
+from meaningbench.metrics.neural.cache import DEFAULT_DISK_MB
+from meaningbench.metrics.neural.common import MODEL_OPTIONS, NeuralMetric
+from meaningbench.metrics.neural.encoding import special_ids, token_embeddings, token_ids
+from meaningbench.metrics.neural.greedy import (
+    IdfWeights,
+    Match,
+    alignment_details,
+    greedy_match,
+    weights,
+)
+from meaningbench.metrics.neural.models import resolve_model
+from meaningbench.runtime import CancelToken
+from meaningbench.settings import DEFAULT_ENCODER
 
 PACKAGED_BASELINES = Path(__file__).parent  # baseline_<model key>.csv files shipped with us
 # The default layer per model. For the embedded MiniLM it was chosen on the CSMD ratings (see

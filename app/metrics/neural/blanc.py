@@ -16,8 +16,8 @@ import unicodedata
 from collections.abc import Sequence
 from typing import Any
 
-from app.metrics.base import ItemScore, MetricInfo, Pair
-from app.metrics.neural.cloze import (
+from meaningbench.metrics.base import ItemScore, MetricInfo, Pair
+from meaningbench.metrics.neural.cloze import (
     CLOZE_OPTIONS,
     MAX_TOKENS,
     ClozeInput,
@@ -26,7 +26,7 @@ from app.metrics.neural.cloze import (
     predict_masked,
     split_sentences,
 )
-from app.runtime import CancelToken
+from meaningbench.runtime import CancelToken
 
 WORDPIECE_PREFIX = "##"
 

@@ -13,12 +13,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from app.errors import UserError
-from app.metrics.base import Availability
-from app.metrics.neural.batching import run_in_batches
-from app.metrics.neural.common import MODEL_OPTIONS, NeuralMetric
-from app.metrics.neural.models import LoadedModel
-from app.runtime import CancelToken
+from meaningbench.errors import UserError
+from meaningbench.metrics.base import Availability
+from meaningbench.metrics.neural.batching import run_in_batches
+from meaningbench.metrics.neural.common import MODEL_OPTIONS, NeuralMetric
+from meaningbench.metrics.neural.models import LoadedModel
+from meaningbench.runtime import CancelToken
 
 MAX_TOKENS = 512
 CLOZE_OPTIONS: dict[str, Any] = {"mlm_model": None, **{**MODEL_OPTIONS, "batch_size": 32}}

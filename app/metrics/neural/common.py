@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from app.metrics.base import Availability, Metric
-from app.metrics.neural.models import (
+from meaningbench.metrics.base import Availability, Metric
+from meaningbench.metrics.neural.models import (
     LoadedModel,
     effective_precision,
     load_model,
@@ -17,7 +17,7 @@ from app.metrics.neural.models import (
     resolve_device,
     resolve_model,
 )
-from app.settings import DEFAULT_ENCODER
+from meaningbench.settings import DEFAULT_ENCODER
 
 MODEL_OPTIONS: dict[str, Any] = {"device": "auto", "batch_size": 64, "precision": "fp32"}
 

@@ -19,8 +19,8 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from app.metrics.base import ItemScore, MetricInfo, Pair
-from app.metrics.neural.cloze import (
+from meaningbench.metrics.base import ItemScore, MetricInfo, Pair
+from meaningbench.metrics.neural.cloze import (
     CLOZE_OPTIONS,
     MAX_TOKENS,
     STOPWORDS,
@@ -30,7 +30,7 @@ from app.metrics.neural.cloze import (
     predict_masked,
     split_sentences,
 )
-from app.runtime import CancelToken
+from meaningbench.runtime import CancelToken
 
 _WORDLIKE = re.compile(r"\w", re.UNICODE)
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from app.metrics.neural.batching import run_in_batches
-from app.metrics.neural.cache import Embedding, disk_store, get_or_compute
-from app.metrics.neural.models import LoadedModel, layer_view
-from app.runtime import CancelToken
+from meaningbench.metrics.neural.batching import run_in_batches
+from meaningbench.metrics.neural.cache import Embedding, disk_store, get_or_compute
+from meaningbench.metrics.neural.models import LoadedModel, layer_view
+from meaningbench.runtime import CancelToken
 
 
 def _needs_prefix_space(tokenizer: Any) -> bool:

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from app.errors import UserError
-from app.metrics.base import ItemScore, MetricInfo, Pair
-from app.metrics.neural.batching import run_in_batches
-from app.metrics.neural.common import MODEL_OPTIONS, NeuralMetric
-from app.metrics.neural.models import LoadedModel
-from app.runtime import CancelToken
+from meaningbench.errors import UserError
+from meaningbench.metrics.base import ItemScore, MetricInfo, Pair
+from meaningbench.metrics.neural.batching import run_in_batches
+from meaningbench.metrics.neural.common import MODEL_OPTIONS, NeuralMetric
+from meaningbench.metrics.neural.models import LoadedModel
+from meaningbench.runtime import CancelToken
 
 DEFAULT_MEANINGBERT = "davebulaval/MeaningBERT"
 MAX_PAIR_TOKENS = 512

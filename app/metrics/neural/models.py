@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from app.errors import UserError
-from app.metrics.base import Availability
-from app.settings import DEFAULT_ENCODER
+from meaningbench.errors import UserError
+from meaningbench.metrics.base import Availability
+from meaningbench.settings import DEFAULT_ENCODER
 
 KINDS = ("encoder", "cross-encoder", "mlm")
 PRECISIONS = ("fp32", "bf16", "fp16")

@@ -14,13 +14,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from app.metrics.base import ItemScore, MetricInfo, Pair
-from app.metrics.neural.batching import run_in_batches
-from app.metrics.neural.cache import DEFAULT_DISK_MB, Embedding, disk_store, get_or_compute
-from app.metrics.neural.common import MODEL_OPTIONS, NeuralMetric
-from app.metrics.neural.models import LoadedModel
-from app.runtime import CancelToken
-from app.settings import DEFAULT_ENCODER
+from meaningbench.metrics.base import ItemScore, MetricInfo, Pair
+from meaningbench.metrics.neural.batching import run_in_batches
+from meaningbench.metrics.neural.cache import DEFAULT_DISK_MB, Embedding, disk_store, get_or_compute
+from meaningbench.metrics.neural.common import MODEL_OPTIONS, NeuralMetric
+from meaningbench.metrics.neural.models import LoadedModel
+from meaningbench.runtime import CancelToken
+from meaningbench.settings import DEFAULT_ENCODER
 
 POOLING_ORDER = ("cls", "max", "mean", "mean_sqrt_len_tokens", "weightedmean", "lasttoken")
 

@@ -1,7 +1,7 @@
 """Structural metrics: SAMSA and SAMSA_abl, scored against scenes of each source."""
 
-from app.metrics.registry import register
-from app.metrics.structural.samsa import SamsaAblMetric, SamsaMetric
+from meaningbench.metrics.registry import register
+from meaningbench.metrics.structural.samsa import SamsaAblMetric, SamsaMetric
 
 register(SamsaMetric)
 register(SamsaAblMetric)

@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from app.metrics.structural.embeddings import WordEmbedder
-from app.metrics.structural.lemmas import lemma_set
-from app.metrics.structural.tokens import is_content, is_punct, normalise
+from meaningbench.metrics.structural.embeddings import WordEmbedder
+from meaningbench.metrics.structural.lemmas import lemma_set
+from meaningbench.metrics.structural.tokens import is_content, is_punct, normalise
 
 VIA_ORDER = ("exact", "lemma", "embedding")
 

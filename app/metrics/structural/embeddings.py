@@ -11,12 +11,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from app.errors import UserError
+from meaningbench.errors import UserError
 
 
 def resolve_model_path(model: str) -> str:
     """The default encoder's bundled folder, or the id / folder the user configured."""
-    from app.settings import DEFAULT_ENCODER
+    from meaningbench.settings import DEFAULT_ENCODER
 
     if model in ("", DEFAULT_ENCODER):
         try:

@@ -47,7 +47,7 @@ _RULES: dict[str, tuple[tuple[str, str], ...]] = {
 
 def wordnet_dir() -> Path | None:
     """Where WordNet's database files are: the same folder METEOR uses."""
-    from app.metrics.lexical.nltk_data import wordnet_source_dir
+    from meaningbench.metrics.lexical.nltk_data import wordnet_source_dir
 
     path = wordnet_source_dir()
     if path is not None and (path / "noun.exc").is_file():

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from app.metrics.structural.scenes import Participant, SceneSpec
+from meaningbench.metrics.structural.scenes import Participant, SceneSpec
 
 PREFERRED_MODELS = ("en_core_web_trf", "en_core_web_lg", "en_core_web_md", "en_core_web_sm")
 
@@ -167,7 +167,7 @@ def parser_status() -> tuple[bool, str, str]:
 def _nlp() -> Any:
     ok, name, message = parser_status()
     if not ok:
-        from app.errors import UserError
+        from meaningbench.errors import UserError
 
         raise UserError(message)
     import spacy

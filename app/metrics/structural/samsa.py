@@ -11,23 +11,23 @@ import contextlib
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
-from app.datasets.keys import source_group_key
-from app.metrics.base import Availability, ItemScore, Metric, MetricInfo, Pair
-from app.metrics.structural.alignment import WordAligner
-from app.metrics.structural.embeddings import WordEmbedder
-from app.metrics.structural.lemmas import lemmatiser_name
-from app.metrics.structural.samsa_core import score_samsa
-from app.metrics.structural.scene_store import (
+from meaningbench.datasets.keys import source_group_key
+from meaningbench.metrics.base import Availability, ItemScore, Metric, MetricInfo, Pair
+from meaningbench.metrics.structural.alignment import WordAligner
+from meaningbench.metrics.structural.embeddings import WordEmbedder
+from meaningbench.metrics.structural.lemmas import lemmatiser_name
+from meaningbench.metrics.structural.samsa_core import score_samsa
+from meaningbench.metrics.structural.scene_store import (
     ORIGIN_CHOICES,
     item_groups,
     load_scenes,
     scenes_fingerprint,
 )
-from app.metrics.structural.scenes import SceneSpec
-from app.metrics.structural.sentences import split_sentences, splitter_name
-from app.metrics.structural.tokens import words
-from app.runtime import CancelToken
-from app.settings import DEFAULT_ENCODER
+from meaningbench.metrics.structural.scenes import SceneSpec
+from meaningbench.metrics.structural.sentences import split_sentences, splitter_name
+from meaningbench.metrics.structural.tokens import words
+from meaningbench.runtime import CancelToken
+from meaningbench.settings import DEFAULT_ENCODER
 
 NO_SCENES = (
     "no scenes for this source — annotate them in the scene editor or run "
@@ -42,7 +42,7 @@ def study_scene_provider(study_path: str, origin: str = "best") -> SceneProvider
     """Read scenes from a study file: by each item's stored source group, else by its text."""
 
     def provide(pairs: Sequence[Pair]) -> dict[int, list[SceneSpec]]:
-        from db.study import open_study
+        from meaningbench.db.study import open_study
 
         study = open_study(study_path)
         try:

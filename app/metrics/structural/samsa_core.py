@@ -20,10 +20,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.metrics.structural.alignment import WordAligner, WordLink
-from app.metrics.structural.scenes import SceneSpec
-from app.metrics.structural.sentences import split_sentences
-from app.metrics.structural.tokens import is_content, words
+from meaningbench.metrics.structural.alignment import WordAligner, WordLink
+from meaningbench.metrics.structural.scenes import SceneSpec
+from meaningbench.metrics.structural.sentences import split_sentences
+from meaningbench.metrics.structural.tokens import is_content, words
 
 EMPTY_PART_SCORE = 0.5
 

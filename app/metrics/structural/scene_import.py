@@ -14,10 +14,10 @@ from pathlib import Path
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from app.metrics.structural.scene_store import replace_scenes, scene_counts
-from app.metrics.structural.scenes import SceneSpec
-from app.metrics.structural.ucca import iter_ucca_files, parse_ucca_xml
-from db.models import Item
+from meaningbench.db.models import Item
+from meaningbench.metrics.structural.scene_store import replace_scenes, scene_counts
+from meaningbench.metrics.structural.scenes import SceneSpec
+from meaningbench.metrics.structural.ucca import iter_ucca_files, parse_ucca_xml
 
 
 def text_key(text: str) -> str:

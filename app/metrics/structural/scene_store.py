@@ -15,8 +15,8 @@ from collections.abc import Iterable, Sequence
 from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
-from app.metrics.structural.scenes import SCENE_ORIGINS, SceneSpec, scene_from_row
-from db.models import Item, Scene
+from meaningbench.db.models import Item, Scene
+from meaningbench.metrics.structural.scenes import SCENE_ORIGINS, SceneSpec, scene_from_row
 
 ORIGIN_CHOICES = ("best", *SCENE_ORIGINS)
 ORIGIN_PREFERENCE = ("manual", "ucca", "parser")

@@ -87,7 +87,7 @@ class SceneSpec:
 
 
 def scene_from_row(row: Any) -> SceneSpec:
-    """A SceneSpec from a `db.models.Scene` row (or anything with the same attributes)."""
+    """A SceneSpec from a `meaningbench.db.models.Scene` row (or anything with the same attributes)."""
     return SceneSpec(
         tokens=tuple(str(t) for t in row.tokens or ()),
         main_relation=tuple(int(i) for i in row.main_relation or ()),

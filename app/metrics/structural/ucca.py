@@ -17,8 +17,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from app.errors import InputError
-from app.metrics.structural.scenes import Participant, SceneSpec
+from meaningbench.errors import InputError
+from meaningbench.metrics.structural.scenes import Participant, SceneSpec
 
 SCENE_RELATIONS = ("P", "S")
 

@@ -1,1 +1,1 @@
-"""The rating screen and its dialogs (the Qt side of `app.annotation`)."""
+"""The rating screen and its dialogs (the Qt side of `meaningbench.annotation`)."""

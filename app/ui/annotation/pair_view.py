@@ -24,8 +24,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.annotation.diff import Segment, word_diff
-from app.ui.annotation.scales import blend
+from meaningbench.annotation.diff import Segment, word_diff
+from meaningbench.ui.annotation.scales import blend
 
 TEXT_SCALE = 1.55  # the pair's text size relative to the interface font
 MIN_TEXT_HEIGHT = 150  # a short pair still gets panels of a calm, steady size

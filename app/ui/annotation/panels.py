@@ -28,8 +28,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.ui.annotation.keymap import KEYMAP
-from app.ui.annotation.scales import blend
+from meaningbench.ui.annotation.keymap import KEYMAP
+from meaningbench.ui.annotation.scales import blend
 
 
 class KeymapOverlay(QWidget):

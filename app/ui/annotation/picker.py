@@ -16,9 +16,9 @@ from PySide6.QtWidgets import (
 )
 from sqlalchemy import select
 
-from app.annotation.overview import annotator_overview
-from db.models import Annotator
-from db.study import Study
+from meaningbench.annotation.overview import annotator_overview
+from meaningbench.db.models import Annotator
+from meaningbench.db.study import Study
 
 NAME_ROLE = Qt.ItemDataRole.UserRole
 

@@ -24,14 +24,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.annotation.model import ShownItem
-from app.annotation.session import AnnotationSession
-from app.errors import UserError
-from app.ui.annotation.pair_view import PairView
-from app.ui.annotation.panels import FlagDialog, GuidelinesPanel, KeymapOverlay
-from app.ui.annotation.rows import DimensionRow
-from app.ui.annotation.scales import NAV_MODIFIERS, blend
-from db.study import Study
+from meaningbench.annotation.model import ShownItem
+from meaningbench.annotation.session import AnnotationSession
+from meaningbench.db.study import Study
+from meaningbench.errors import UserError
+from meaningbench.ui.annotation.pair_view import PairView
+from meaningbench.ui.annotation.panels import FlagDialog, GuidelinesPanel, KeymapOverlay
+from meaningbench.ui.annotation.rows import DimensionRow
+from meaningbench.ui.annotation.scales import NAV_MODIFIERS, blend
 
 K = Qt.Key
 HINT_UNSET = "Move the slider or type a number (7 5 → 75), then press Enter."
@@ -311,7 +311,7 @@ class AnnotationScreen(QWidget):
         except Exception as exc:
             # A full disk or a read-only medium: say so and keep the screen as it is (the
             # values stay on the sliders, to submit again once there is room).
-            from app.ui.dialogs.errors import show_error, user_fault
+            from meaningbench.ui.dialogs.errors import show_error, user_fault
 
             fault = user_fault(exc)
             if fault is None:

@@ -36,7 +36,7 @@ from PySide6.QtWidgets import (
 )
 from sqlalchemy import select
 
-from app.annotation.settings import (
+from meaningbench.annotation.settings import (
     MAX_QC_PER_100,
     QC_KINDS,
     AnnotationSettings,
@@ -45,9 +45,9 @@ from app.annotation.settings import (
     load_settings,
     save_settings,
 )
-from app.errors import UserError
-from db.models import Dataset
-from db.study import Study
+from meaningbench.db.models import Dataset
+from meaningbench.db.study import Study
+from meaningbench.errors import UserError
 
 SCALE_CHOICES = (("continuous", "Slider 0–100"), ("likert", "Likert 1–5"))
 QC_LABELS = {

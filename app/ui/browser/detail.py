@@ -14,9 +14,9 @@ from collections.abc import Callable
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QTextBrowser, QVBoxLayout, QWidget
 
-from app.metrics.base import NOT_COMPUTED
-from app.ui.browser.detail_query import ItemDetail, fetch_detail
-from app.ui.browser.model import EMPTY_OUTPUT_TIP
+from meaningbench.metrics.base import NOT_COMPUTED
+from meaningbench.ui.browser.detail_query import ItemDetail, fetch_detail
+from meaningbench.ui.browser.model import EMPTY_OUTPUT_TIP
 
 
 def _esc(text: object) -> str:

@@ -28,7 +28,7 @@ from PySide6.QtCore import (
     Slot,
 )
 
-from app.ui.browser.query import (
+from meaningbench.ui.browser.query import (
     BrowserFilter,
     ItemRow,
     ScoreColumn,

@@ -19,13 +19,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.ui.browser.detail import DetailPane
-from app.ui.browser.model import FIXED_COLUMNS, ItemTableModel
-from app.ui.browser.query import BrowserFilter, ScoreColumn, distinct_values
+from meaningbench.ui.browser.detail import DetailPane
+from meaningbench.ui.browser.model import FIXED_COLUMNS, ItemTableModel
+from meaningbench.ui.browser.query import BrowserFilter, ScoreColumn, distinct_values
 
 if TYPE_CHECKING:
-    from app.ui.context import StudyContext
-    from db.study import Study
+    from meaningbench.db.study import Study
+    from meaningbench.ui.context import StudyContext
 
 SEARCH_DELAY_MS = 300
 SCORE_REFRESH_MS = 400
@@ -40,8 +40,8 @@ FIT_SAMPLE_ROWS = 60
 
 
 def score_columns_of(study: Study) -> list[ScoreColumn]:
-    """The score columns as db.frames names them, so the browser and exports agree."""
-    from app.analysis.score_columns import runs_frame
+    """The score columns as meaningbench.db.frames names them, so the browser and exports agree."""
+    from meaningbench.analysis.score_columns import runs_frame
 
     with study.engine.connect() as conn:
         runs = runs_frame(conn)

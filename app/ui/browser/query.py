@@ -6,7 +6,7 @@ each) are fetched once per filter change, on a worker thread, and then any page 
 primary-key lookup of a few hundred rows however far the user scrolls.
 
 The "mean" column and sort are the item's human score by the one rule of
-`app.analysis.human` (each rater's ratings averaged first; aggregate labels where no rater
+`meaningbench.analysis.human` (each rater's ratings averaged first; aggregate labels where no rater
 rated), computed from the raw rating rows — never an SQL average, which would weigh a
 rater's repeated ratings twice.
 
@@ -24,8 +24,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from app.analysis.human import item_scores
-from app.analysis.label_sets import resolve_label_sets, select_labels
+from meaningbench.analysis.human import item_scores
+from meaningbench.analysis.label_sets import resolve_label_sets, select_labels
 
 SORT_KEYS = ("id", "dataset", "system", "kind", "source", "output", "ratings", "mean", "score")
 
@@ -133,9 +133,9 @@ def connect_readonly(path: str) -> sqlite3.Connection:
     """A reading connection of its own (WAL lets it read while a worker writes scores).
 
     `mode=rw` where the study is writable: a study file that vanished is an error, never
-    silently re-created empty; on a read-only medium, db.access says how to read it.
+    silently re-created empty; on a read-only medium, meaningbench.db.access says how to read it.
     """
-    from db.access import reading_uri
+    from meaningbench.db.access import reading_uri
 
     uri = reading_uri(path)
     conn = sqlite3.connect(uri, uri=True, timeout=10.0, check_same_thread=True)
@@ -262,7 +262,7 @@ def fetch_rows(
 
 @dataclass(frozen=True)
 class ScoreColumn:
-    """One (metric, config) column, named as app.analysis.score_columns names it."""
+    """One (metric, config) column, named as meaningbench.analysis.score_columns names it."""
 
     metric: str
     config_hash: str
@@ -272,7 +272,7 @@ class ScoreColumn:
 def fetch_scores(
     conn: sqlite3.Connection, ids: Sequence[int]
 ) -> dict[tuple[int, str, str], float | None]:
-    """(item, metric, config hash) → value, the newest non-error score (db.frames' rule)."""
+    """(item, metric, config hash) → value, the newest non-error score (meaningbench.db.frames' rule)."""
     if not ids:
         return {}
     marks = ",".join("?" * len(ids))

@@ -1,7 +1,7 @@
 """The BERTScore token alignment as the matching view draws it (Qt-free).
 
 BERTScore's details carry, for the candidate and the reference, the tokens, each token's
-best match on the other side and that match's cosine similarity (`app.metrics.neural.greedy
+best match on the other side and that match's cosine similarity (`meaningbench.metrics.neural.greedy
 .alignment_details`). The view draws those lines and nothing else: a recall line from each
 reference token to its best candidate token, a precision line from each candidate token to
 its best reference token; when both point at each other they are one "mutual" line.

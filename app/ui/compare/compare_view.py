@@ -27,16 +27,21 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.ui.compare import data as compare_data
-from app.ui.compare.alignment import from_bertscore_details
-from app.ui.compare.columns import ColumnFitter
-from app.ui.compare.html_delegate import HtmlDelegate
-from app.ui.compare.matching_view import MatchingView
-from app.ui.compare.samsa_view import SamsaView, live_details
-from app.ui.compare.sari_view import SariView
-from app.ui.compare.scene_editor import SceneEditor
-from app.ui.compare.systems_model import HTML_ROLE, ITEM_ID_ROLE, SystemsModel, SystemsProxy
-from app.ui.compare.word_diff import diff_html, inline_diff
+from meaningbench.ui.compare import data as compare_data
+from meaningbench.ui.compare.alignment import from_bertscore_details
+from meaningbench.ui.compare.columns import ColumnFitter
+from meaningbench.ui.compare.html_delegate import HtmlDelegate
+from meaningbench.ui.compare.matching_view import MatchingView
+from meaningbench.ui.compare.samsa_view import SamsaView, live_details
+from meaningbench.ui.compare.sari_view import SariView
+from meaningbench.ui.compare.scene_editor import SceneEditor
+from meaningbench.ui.compare.systems_model import (
+    HTML_ROLE,
+    ITEM_ID_ROLE,
+    SystemsModel,
+    SystemsProxy,
+)
+from meaningbench.ui.compare.word_diff import diff_html, inline_diff
 
 SOURCE_LABEL_CHARS = 110
 TAB_OUTPUT, TAB_MATCHING, TAB_SARI, TAB_SAMSA = range(4)
@@ -479,7 +484,7 @@ class CompareView(QWidget):
         if row is None or self.study is None or self.group is None:
             self.samsa_view.clear("Select an output.")
             return
-        from app.metrics.structural.scene_store import load_scenes, scenes_fingerprint
+        from meaningbench.metrics.structural.scene_store import load_scenes, scenes_fingerprint
 
         editor = self.scene_editor
         if editor.dirty:

@@ -2,9 +2,9 @@
 
 Queries are limited to the items of one source group, so opening a source in a study with
 millions of scores stays instant. Current ratings only; an item's human score is the one
-rule of `app.analysis.human` (each rater's ratings averaged first, then the raters;
+rule of `meaningbench.analysis.human` (each rater's ratings averaged first, then the raters;
 aggregate labels where no rater rated); per (metric, config) the newest non-error score,
-named by the same column names as every other table (`app.analysis.score_columns`).
+named by the same column names as every other table (`meaningbench.analysis.score_columns`).
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ import pandas as pd
 from sqlalchemy import text
 from sqlalchemy.orm import Session
 
-from app.analysis.human import item_scores, source_means
-from app.analysis.label_sets import resolve_label_sets, select_labels
-from app.analysis.score_columns import runs_frame
+from meaningbench.analysis.human import item_scores, source_means
+from meaningbench.analysis.label_sets import resolve_label_sets, select_labels
+from meaningbench.analysis.score_columns import runs_frame
 
 
 @dataclass

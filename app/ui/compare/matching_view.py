@@ -27,7 +27,7 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
-from app.ui.compare.alignment import (
+from meaningbench.ui.compare.alignment import (
     Line,
     TokenAlignment,
     alignment_lines,

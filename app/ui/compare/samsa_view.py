@@ -13,9 +13,9 @@ from typing import Any
 
 from PySide6.QtWidgets import QTextBrowser, QVBoxLayout, QWidget
 
-from app.metrics.structural.alignment import WordAligner
-from app.metrics.structural.samsa_core import score_samsa
-from app.metrics.structural.scenes import SceneSpec
+from meaningbench.metrics.structural.alignment import WordAligner
+from meaningbench.metrics.structural.samsa_core import score_samsa
+from meaningbench.metrics.structural.scenes import SceneSpec
 
 FOUND, LOST, NEUTRAL = "#1b7a35", "#b3261e", "#7a828e"
 FOUND_DARK, LOST_DARK = "#7ddc95", "#ff8a80"

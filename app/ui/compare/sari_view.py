@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from PySide6.QtWidgets import QTextBrowser, QVBoxLayout, QWidget
 
-from app.metrics.lexical.sari import NgramOperations, SariExplanation, explain_sari
+from meaningbench.metrics.lexical.sari import NgramOperations, SariExplanation, explain_sari
 
 SUPPORTED = "background:#d7f0dc; color:#0f5c22;"
 UNSUPPORTED = "background:#f6d9d7; color:#8c1d18;"

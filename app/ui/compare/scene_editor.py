@@ -27,9 +27,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.metrics.structural.scenes import Participant, SceneSpec
-from app.metrics.structural.tokens import is_punct, words
-from app.ui.compare.chips import FlowLayout, TokenChip
+from meaningbench.metrics.structural.scenes import Participant, SceneSpec
+from meaningbench.metrics.structural.tokens import is_punct, words
+from meaningbench.ui.compare.chips import FlowLayout, TokenChip
 
 MODES = ("main", "participant", "centre")
 MAIN_FILL, MAIN_BORDER = "#ffd8a8", "#e8590c"
@@ -182,7 +182,7 @@ class SceneEditor(QWidget):
         self._update_buttons()
 
     def _update_parser_button(self) -> None:
-        from app.metrics.structural.propose import parser_status
+        from meaningbench.metrics.structural.propose import parser_status
 
         ok, _, message = parser_status()
         self.propose_button.setEnabled(ok)
@@ -198,7 +198,7 @@ class SceneEditor(QWidget):
         specs: list[SceneSpec] = []
         origin = ""
         if self.study is not None and self.group is not None:
-            from app.metrics.structural.scene_store import load_scenes
+            from meaningbench.metrics.structural.scene_store import load_scenes
 
             with self.study.session() as s:
                 specs = load_scenes(s, [self.group]).get(self.group, [])
@@ -397,7 +397,7 @@ class SceneEditor(QWidget):
             except ValueError as exc:
                 self.status.setText(f"Scene {k}: {exc}.")
                 return False
-        from app.metrics.structural.scene_store import replace_scenes
+        from meaningbench.metrics.structural.scene_store import replace_scenes
 
         with self.study.session() as s:
             replace_scenes(s, self.group, specs, origin="manual")
@@ -409,7 +409,7 @@ class SceneEditor(QWidget):
         return True
 
     def propose(self) -> None:
-        from app.metrics.structural.propose import parser_status, propose_scenes
+        from meaningbench.metrics.structural.propose import parser_status, propose_scenes
 
         ok, _, message = parser_status()
         if not ok:
@@ -421,7 +421,7 @@ class SceneEditor(QWidget):
         self.status.setText(f"{len(specs)} scene(s) proposed by {message}; save to keep them.")
 
     def import_ucca(self, paths: list[Path]) -> str:
-        from app.metrics.structural.scene_import import import_ucca
+        from meaningbench.metrics.structural.scene_import import import_ucca
 
         with self.study.session() as s:
             report = import_ucca(s, paths)
@@ -436,7 +436,7 @@ class SceneEditor(QWidget):
             self, "Import UCCA XML", "", "UCCA XML (*.xml);;All files (*)"
         )
         if files:
-            from app.errors import UserError
+            from meaningbench.errors import UserError
 
             try:
                 self.import_ucca([Path(f) for f in files])

@@ -1,6 +1,6 @@
 """The Dashboard: metric-versus-human correlations, live, with sanity checks, agreement,
 rater QC and exports."""
 
-from app.ui.dashboard.page import DashboardPage, open_in_compare
+from meaningbench.ui.dashboard.page import DashboardPage, open_in_compare
 
 __all__ = ["DashboardPage", "open_in_compare"]

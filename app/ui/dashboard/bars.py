@@ -13,8 +13,14 @@ from PySide6.QtCore import QPointF, Qt, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QToolTip, QVBoxLayout, QWidget
 
-from app.ui.dashboard.model import BarSeries
-from app.ui.dashboard.plots import PlotColors, axis_label, fit_left_axis, make_plot, style_plot
+from meaningbench.ui.dashboard.model import BarSeries
+from meaningbench.ui.dashboard.plots import (
+    PlotColors,
+    axis_label,
+    fit_left_axis,
+    make_plot,
+    style_plot,
+)
 
 BAR_HEIGHT = 0.62
 

@@ -3,7 +3,7 @@
 Three speeds, so the window never freezes:
 - a rating: change notifications are coalesced (at most one refresh every 250 ms); the
   ratings of the named items are read back and the point statistics recomputed on the
-  GUI thread — the cheap path of `app.analysis.live`, kept there only while it takes
+  GUI thread — the cheap path of `meaningbench.analysis.live`, kept there only while it takes
   ≤ 50 ms (measured each time; beyond that it moves to a worker);
 - intervals, Kendall, agreement and rater QC: a worker job on a snapshot, debounced,
   one at a time; its results are shown as "updating" while the data has moved on;
@@ -21,21 +21,28 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from app.analysis.agreement import AgreementResult
-from app.analysis.correlation import CorrelationTable
-from app.analysis.live import StudyAnalysis
-from app.analysis.qc import QCResult
-from app.analysis.sanity import SanityTable
-from app.jobs.base import Job
-from app.ui.dashboard.jobs import Loaded, Refreshed, Snapshot, load_job, points_job, refresh_job
-from app.ui.dashboard.model import STATISTICS, combine, empty_table
-from app.ui.dashboard.sync import apply_rating_changes
-from app.ui.workers import JobFailure, JobHandle, JobRunner
+from meaningbench.analysis.agreement import AgreementResult
+from meaningbench.analysis.correlation import CorrelationTable
+from meaningbench.analysis.live import StudyAnalysis
+from meaningbench.analysis.qc import QCResult
+from meaningbench.analysis.sanity import SanityTable
+from meaningbench.jobs.base import Job
+from meaningbench.ui.dashboard.jobs import (
+    Loaded,
+    Refreshed,
+    Snapshot,
+    load_job,
+    points_job,
+    refresh_job,
+)
+from meaningbench.ui.dashboard.model import STATISTICS, combine, empty_table
+from meaningbench.ui.dashboard.sync import apply_rating_changes
+from meaningbench.ui.workers import JobFailure, JobHandle, JobRunner
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from app.ui.context import StudyContext
+    from meaningbench.ui.context import StudyContext
 
 RATING_COALESCE_MS = 250
 REFRESH_DEBOUNCE_MS = 600

@@ -8,19 +8,19 @@ import numpy as np
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QComboBox, QMenu, QSplitter, QVBoxLayout, QWidget
 
-from app.analysis.correlation import CorrelationTable
-from app.analysis.export import to_csv, to_latex
-from app.ui.dashboard.bars import CorrelationBars
-from app.ui.dashboard.formats import statistics_display
-from app.ui.dashboard.model import SORTS, STATISTICS, BarSeries, bar_series
-from app.ui.dashboard.panel import Panel
-from app.ui.dashboard.plots import PlotColors, export_plot
-from app.ui.dashboard.scatter import MetricScatter
-from app.ui.dashboard.tables import FrameTable
-from app.ui.widgets import compact_combo
+from meaningbench.analysis.correlation import CorrelationTable
+from meaningbench.analysis.export import to_csv, to_latex
+from meaningbench.ui.dashboard.bars import CorrelationBars
+from meaningbench.ui.dashboard.formats import statistics_display
+from meaningbench.ui.dashboard.model import SORTS, STATISTICS, BarSeries, bar_series
+from meaningbench.ui.dashboard.panel import Panel
+from meaningbench.ui.dashboard.plots import PlotColors, export_plot
+from meaningbench.ui.dashboard.scatter import MetricScatter
+from meaningbench.ui.dashboard.tables import FrameTable
+from meaningbench.ui.widgets import compact_combo
 
 if TYPE_CHECKING:
-    from app.ui.dashboard.controller import DashboardController
+    from meaningbench.ui.dashboard.controller import DashboardController
 
 
 def _combo(items: dict[str, str], tip: str) -> QComboBox:

@@ -1,6 +1,6 @@
 """The Data quality tab: published labels against raw ratings, and the fix.
 
-A thin skin over `app.jobs.audit`: the audit runs in the background, the table and the worst
+A thin skin over `meaningbench.jobs.audit`: the audit runs in the background, the table and the worst
 mismatches show its result, and the Fix action previews what it would write before it
 writes a new label set (the published labels stay). The label set the dashboard uses is
 shown and can be changed here; the dashboard reloads when it changes.
@@ -28,12 +28,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.jobs.audit import AuditView, audit_job, choose_job, fix_job, preview_fix_job
-from app.ui.dashboard.tables import Fmt, FrameTable
+from meaningbench.jobs.audit import AuditView, audit_job, choose_job, fix_job, preview_fix_job
+from meaningbench.ui.dashboard.tables import Fmt, FrameTable
 
 if TYPE_CHECKING:
-    from app.analysis.label_sets import FixResult
-    from app.ui.context import StudyContext
+    from meaningbench.analysis.label_sets import FixResult
+    from meaningbench.ui.context import StudyContext
 
 WORST = 8
 PUBLISHED = "(published labels)"

@@ -1,7 +1,7 @@
 """Result objects as the dashboard's tables show them (exports use the objects themselves).
 
 The display frames pick, order and name columns for reading on screen; CSV and LaTeX
-exports go through `app.analysis.export` with the full result objects, so a file holds
+exports go through `meaningbench.analysis.export` with the full result objects, so a file holds
 every column at full precision.
 """
 
@@ -10,11 +10,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from app.analysis.agreement import AgreementResult
-from app.analysis.correlation import CorrelationTable
-from app.analysis.qc import QCResult
-from app.analysis.sanity import IDENTICAL_THRESHOLDS, UNRELATED_THRESHOLDS, SanityTable
-from app.ui.dashboard.tables import Fmt
+from meaningbench.analysis.agreement import AgreementResult
+from meaningbench.analysis.correlation import CorrelationTable
+from meaningbench.analysis.qc import QCResult
+from meaningbench.analysis.sanity import IDENTICAL_THRESHOLDS, UNRELATED_THRESHOLDS, SanityTable
+from meaningbench.ui.dashboard.tables import Fmt
 
 
 def _interval(low: float, high: float) -> str:

@@ -15,7 +15,7 @@ from PySide6.QtCore import QPointF, QRectF
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter
 from PySide6.QtWidgets import QApplication, QToolTip, QVBoxLayout, QWidget
 
-from app.ui.dashboard.plots import PlotColors, fit_left_axis, make_plot, style_plot
+from meaningbench.ui.dashboard.plots import PlotColors, fit_left_axis, make_plot, style_plot
 
 MAX_CELL_TEXT = 30  # more metrics than this: colours only, values in the tooltip
 SLANT = 45.0

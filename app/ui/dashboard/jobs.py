@@ -14,16 +14,16 @@ import numpy as np
 import pandas as pd
 from sqlalchemy import select
 
-from app.analysis.agreement import AgreementResult, agreement_of_units, ratings_agreement
-from app.analysis.correlation import CorrelationTable, correlate_many
-from app.analysis.human import RaterUnits
-from app.analysis.live import StudyAnalysis
-from app.analysis.qc import QCResult, study_qc
-from app.analysis.sanity import SanityTable, study_sanity
-from app.jobs.base import Job, JobContext
-from app.ui.dashboard.model import empty_table
-from db.models import Dimension
-from db.study import open_study
+from meaningbench.analysis.agreement import AgreementResult, agreement_of_units, ratings_agreement
+from meaningbench.analysis.correlation import CorrelationTable, correlate_many
+from meaningbench.analysis.human import RaterUnits
+from meaningbench.analysis.live import StudyAnalysis
+from meaningbench.analysis.qc import QCResult, study_qc
+from meaningbench.analysis.sanity import SanityTable, study_sanity
+from meaningbench.db.models import Dimension
+from meaningbench.db.study import open_study
+from meaningbench.jobs.base import Job, JobContext
+from meaningbench.ui.dashboard.model import empty_table
 
 HEATMAP_METHODS = ("pearson", "spearman")
 N_BOOT = 1000
@@ -224,7 +224,7 @@ class ReportRequest:
 
 def report_job(path: Path, request: ReportRequest) -> Job:
     """The whole study as one self-contained HTML file, from the file as it is now."""
-    from app.analysis.report import ReportData, study_summary, write_report
+    from meaningbench.analysis.report import ReportData, study_summary, write_report
 
     def run(ctx: JobContext) -> Path:
         ctx.progress(0, 4, "Report: reading the study", force=True)

@@ -11,8 +11,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from app.analysis.correlation import CorrelationTable
-from app.analysis.export import interval_text
+from meaningbench.analysis.correlation import CorrelationTable
+from meaningbench.analysis.export import interval_text
 
 
 @dataclass(frozen=True)

@@ -24,21 +24,21 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.analysis.export import to_csv, to_latex
-from app.ui.dashboard.controller import DashboardController
-from app.ui.dashboard.correlations_tab import CorrelationsTab, select_data
-from app.ui.dashboard.data_quality import DataQualityPanel
-from app.ui.dashboard.heatmap import CorrelationHeatmap, heat_frame_for
-from app.ui.dashboard.jobs import ReportRequest, report_job
-from app.ui.dashboard.panel import FORMATS, Panel
-from app.ui.dashboard.plots import PlotColors, export_plot
-from app.ui.dashboard.quality_panel import QualityPanel
-from app.ui.dashboard.sanity_panel import SanityPanel
-from app.ui.icons import themed_icon
-from app.ui.widgets import ElidedLabel, HeadingLabel, compact_combo
+from meaningbench.analysis.export import to_csv, to_latex
+from meaningbench.ui.dashboard.controller import DashboardController
+from meaningbench.ui.dashboard.correlations_tab import CorrelationsTab, select_data
+from meaningbench.ui.dashboard.data_quality import DataQualityPanel
+from meaningbench.ui.dashboard.heatmap import CorrelationHeatmap, heat_frame_for
+from meaningbench.ui.dashboard.jobs import ReportRequest, report_job
+from meaningbench.ui.dashboard.panel import FORMATS, Panel
+from meaningbench.ui.dashboard.plots import PlotColors, export_plot
+from meaningbench.ui.dashboard.quality_panel import QualityPanel
+from meaningbench.ui.dashboard.sanity_panel import SanityPanel
+from meaningbench.ui.icons import themed_icon
+from meaningbench.ui.widgets import ElidedLabel, HeadingLabel, compact_combo
 
 if TYPE_CHECKING:
-    from app.ui.context import StudyContext
+    from meaningbench.ui.context import StudyContext
 
 SCALES = {False: "Raw mean ratings", True: "Per-annotator z-scores"}
 GROUPINGS = {"items": "Resample items", "sources": "Resample source groups"}

@@ -22,8 +22,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.ui.icons import themed_icon
-from app.ui.widgets import HeadingLabel
+from meaningbench.ui.icons import themed_icon
+from meaningbench.ui.widgets import HeadingLabel
 
 # (menu text, file-dialog filter, suffix)
 FORMATS = {

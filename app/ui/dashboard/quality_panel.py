@@ -5,12 +5,12 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
-from app.analysis.agreement import AgreementResult
-from app.analysis.export import to_csv, to_latex
-from app.analysis.qc import QCResult
-from app.ui.dashboard.formats import agreement_display, loo_display, qc_display
-from app.ui.dashboard.panel import Panel
-from app.ui.dashboard.tables import FrameTable
+from meaningbench.analysis.agreement import AgreementResult
+from meaningbench.analysis.export import to_csv, to_latex
+from meaningbench.analysis.qc import QCResult
+from meaningbench.ui.dashboard.formats import agreement_display, loo_display, qc_display
+from meaningbench.ui.dashboard.panel import Panel
+from meaningbench.ui.dashboard.tables import FrameTable
 
 QC_NOTE = (
     "Appraise's test: each annotator's scores as z-scores, degraded control items paired "

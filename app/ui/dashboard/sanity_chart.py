@@ -10,8 +10,14 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
-from app.analysis.sanity import SanityTable
-from app.ui.dashboard.plots import PlotColors, axis_label, fit_left_axis, make_plot, style_plot
+from meaningbench.analysis.sanity import SanityTable
+from meaningbench.ui.dashboard.plots import (
+    PlotColors,
+    axis_label,
+    fit_left_axis,
+    make_plot,
+    style_plot,
+)
 
 HEIGHT = 0.36
 # Each metric's pair of bars needs about this many text lines of height to stay readable;

@@ -24,20 +24,20 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.analysis.export import to_csv, to_latex
-from app.analysis.sanity import SanityTable
-from app.runtime import Progress
-from app.ui.dashboard.formats import sanity_display
-from app.ui.dashboard.jobs import SanityRequest, sanity_job
-from app.ui.dashboard.panel import Panel
-from app.ui.dashboard.plots import export_plot
-from app.ui.dashboard.sanity_chart import SanityMeans
-from app.ui.dashboard.tables import BandedHeader, FrameTable
-from app.ui.icons import themed_icon
-from app.ui.workers import JobHandle
+from meaningbench.analysis.export import to_csv, to_latex
+from meaningbench.analysis.sanity import SanityTable
+from meaningbench.runtime import Progress
+from meaningbench.ui.dashboard.formats import sanity_display
+from meaningbench.ui.dashboard.jobs import SanityRequest, sanity_job
+from meaningbench.ui.dashboard.panel import Panel
+from meaningbench.ui.dashboard.plots import export_plot
+from meaningbench.ui.dashboard.sanity_chart import SanityMeans
+from meaningbench.ui.dashboard.tables import BandedHeader, FrameTable
+from meaningbench.ui.icons import themed_icon
+from meaningbench.ui.workers import JobHandle
 
 if TYPE_CHECKING:
-    from app.ui.dashboard.controller import DashboardController
+    from meaningbench.ui.dashboard.controller import DashboardController
 
 MODES = {"wordsoup": "Word soup", "sampled": "Sampled real sentences"}
 NOTE = (

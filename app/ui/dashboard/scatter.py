@@ -20,8 +20,8 @@ from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QCursor, QPainter, QPen, QPixmap
 from PySide6.QtWidgets import QToolTip, QVBoxLayout, QWidget
 
-from app.ui.dashboard.model import least_squares
-from app.ui.dashboard.plots import PlotColors, axis_label, make_plot, style_plot
+from meaningbench.ui.dashboard.model import least_squares
+from meaningbench.ui.dashboard.plots import PlotColors, axis_label, make_plot, style_plot
 
 RADIUS = 3.5  # point radius in pixels
 PICK_PX = 7.0  # how near (pixels) the cursor must be to a point to hover or click it

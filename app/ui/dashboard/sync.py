@@ -14,8 +14,8 @@ import numpy as np
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from app.analysis.live import StudyAnalysis
-from db.models import Annotator, Dimension, Rating
+from meaningbench.analysis.live import StudyAnalysis
+from meaningbench.db.models import Annotator, Dimension, Rating
 
 CHUNK = 500  # SQLite's parameter limit is far above; keeps each IN list small
 

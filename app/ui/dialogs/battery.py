@@ -1,7 +1,7 @@
 """Run the metric battery from the window: pick metrics, options, watch progress, cancel.
 
 The list of metrics (with availability and reasons) and the scoring itself
-(`app.jobs.scoring`) run in child processes, so neither the metric libraries' imports nor
+(`meaningbench.jobs.scoring`) run in child processes, so neither the metric libraries' imports nor
 the scoring's CPU time and garbage collections ever hold the window's thread. Scores reach
 the browser batch by batch: the child sends each committed batch, the context relays it.
 """
@@ -31,16 +31,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.runtime import Progress
-from app.settings import DEFAULT_ENCODER, DEVICE_CHOICES, UserPrefs
-from app.ui.child_jobs import list_metrics_job, score_job
-from app.ui.child_process import in_child_process
-from app.ui.rate import RateMeter, format_duration, format_rate
-from app.ui.study_info import reference_coverage
-from app.ui.workers import JobFailure, JobHandle
+from meaningbench.runtime import Progress
+from meaningbench.settings import DEFAULT_ENCODER, DEVICE_CHOICES, UserPrefs
+from meaningbench.ui.child_jobs import list_metrics_job, score_job
+from meaningbench.ui.child_process import in_child_process
+from meaningbench.ui.rate import RateMeter, format_duration, format_rate
+from meaningbench.ui.study_info import reference_coverage
+from meaningbench.ui.workers import JobFailure, JobHandle
 
 if TYPE_CHECKING:
-    from app.ui.context import StudyContext
+    from meaningbench.ui.context import StudyContext
 
 NAME_ROLE = Qt.ItemDataRole.UserRole + 1
 FAMILY_ORDER = ("lexical", "readability", "neural", "structural", "trained")

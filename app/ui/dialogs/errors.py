@@ -13,7 +13,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox, QWidget
 
 if TYPE_CHECKING:
-    from app.ui.workers import JobFailure
+    from meaningbench.ui.workers import JobFailure
 
 ERROR_DIALOG_NAME = "mbErrorDialog"
 
@@ -48,7 +48,7 @@ def show_failure(parent: QWidget | None, failure: JobFailure) -> QMessageBox:
 
 def user_fault(exc: BaseException, path: object = None) -> Exception | None:
     """A full disk, a read-only or failing medium, as the message the user needs; else None."""
-    from db.faults import describe_fault
+    from meaningbench.db.faults import describe_fault
 
     return describe_fault(exc, path if isinstance(path, str | Path) else None)
 
@@ -57,8 +57,8 @@ def show_exception(parent: QWidget | None, title: str, exc: BaseException) -> QM
     """For errors raised on the GUI thread (opening a study, saving settings)."""
     import traceback
 
-    from app.errors import UserError
-    from db.errors import StudyFileError
+    from meaningbench.db.errors import StudyFileError
+    from meaningbench.errors import UserError
 
     if isinstance(exc, (UserError, StudyFileError)):
         return show_error(parent, title, str(exc))

@@ -1,6 +1,6 @@
 """Export the study: items with mean ratings and scores, or the per-rater ratings.
 
-The export runs in a child process through `app.datasets.exporters.export_study`, the
+The export runs in a child process through `meaningbench.datasets.exporters.export_study`, the
 same code as `meaningbench export`; the format follows the file's extension.
 """
 
@@ -24,12 +24,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.ui.child_jobs import export_job
-from app.ui.child_process import in_child_process
-from app.ui.workers import JobHandle
+from meaningbench.ui.child_jobs import export_job
+from meaningbench.ui.child_process import in_child_process
+from meaningbench.ui.workers import JobHandle
 
 if TYPE_CHECKING:
-    from app.ui.context import StudyContext
+    from meaningbench.ui.context import StudyContext
 
 FILE_FILTER = "CSV (*.csv);;TSV (*.tsv);;JSON lines (*.jsonl)"
 
@@ -121,7 +121,7 @@ class ExportDialog(QDialog):
         return self.job
 
     def _on_result(self, report: Any) -> None:
-        from app.datasets.exporters import cells_note
+        from meaningbench.datasets.exporters import cells_note
 
         self.report = report
         self.status.setText(

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.guides import Guide, guides
+from meaningbench.guides import Guide, guides
 
 
 class GuidesDialog(QDialog):

@@ -16,18 +16,18 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app import __version__
-from app.settings import APP_NAME
-from app.ui.menus import shortcut_rows
+from meaningbench import __version__
+from meaningbench.settings import APP_NAME
+from meaningbench.ui.menus import shortcut_rows
 
 if TYPE_CHECKING:
-    from app.ui.menus import WindowActions
+    from meaningbench.ui.menus import WindowActions
 
 
 def annotation_keys() -> list[tuple[str, str]]:
     """(action, keys) of the rating screen, from its own table when it is installed."""
     try:
-        from app.ui.annotation.keymap import KEYMAP
+        from meaningbench.ui.annotation.keymap import KEYMAP
     except ImportError:
         return []
     return [(action, keys) for keys, action in KEYMAP]

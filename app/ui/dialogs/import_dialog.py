@@ -28,20 +28,20 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.ui.child_jobs import import_job
-from app.ui.child_process import in_child_process
-from app.ui.dialogs.dialog_terms import in_dialog_terms
-from app.ui.dialogs.import_preview import (
+from meaningbench.ui.child_jobs import import_job
+from meaningbench.ui.child_process import in_child_process
+from meaningbench.ui.dialogs.dialog_terms import in_dialog_terms
+from meaningbench.ui.dialogs.import_preview import (
     MAPPED_FIELDS,
     Preview,
     build_preview,
     known_dimensions,
     make_mapping,
 )
-from app.ui.workers import JobFailure, JobHandle
+from meaningbench.ui.workers import JobFailure, JobHandle
 
 if TYPE_CHECKING:
-    from app.ui.context import StudyContext
+    from meaningbench.ui.context import StudyContext
 
 FORMATS = (
     ("auto", "Detect"),
@@ -334,7 +334,7 @@ class ImportDialog(QDialog):
         if failure.is_user_error:
             self.show_error(f"Nothing was imported. {failure.message}")
         else:
-            from app.ui.dialogs.errors import show_failure
+            from meaningbench.ui.dialogs.errors import show_failure
 
             self.show_error("Nothing was imported.")
             show_failure(self, failure)

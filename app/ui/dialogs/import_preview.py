@@ -1,6 +1,6 @@
 """What the import dialog shows before anything is written: the first rows and the plan.
 
-Uses the importer's own reader and planner (`app.datasets`), so the preview says exactly
+Uses the importer's own reader and planner (`meaningbench.datasets`), so the preview says exactly
 what `import_file` will do with the same file, format and mapping. Qt-free.
 """
 
@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from app.errors import InputError
+from meaningbench.errors import InputError
 
 PREVIEW_ROWS = 20
 # Fields the mapping editor offers, in the order a user thinks of them.
@@ -52,7 +52,7 @@ class Preview:
 
 
 def known_dimensions(study_path: Path | None) -> dict[str, Any]:
-    from app.datasets.store import BulkWriter
+    from meaningbench.datasets.store import BulkWriter
 
     if study_path is None:
         return {}
@@ -80,8 +80,8 @@ def build_preview(
     ratings: str | None = None,
 ) -> Preview:
     """The first rows and the plan; an InputError is kept in `error`, never raised."""
-    from app.datasets.importer import open_source
-    from app.datasets.plan import SHAPES, make_plan
+    from meaningbench.datasets.importer import open_source
+    from meaningbench.datasets.plan import SHAPES, make_plan
 
     preview = Preview()
     try:
@@ -120,6 +120,6 @@ def build_preview(
 
 def make_mapping(fields: dict[str, str], dimensions: dict[str, str]) -> Any:
     """A UserMapping from the editor's choices (only what the user set; the rest is auto)."""
-    from app.datasets.mapping import UserMapping
+    from meaningbench.datasets.mapping import UserMapping
 
     return UserMapping(fields=dict(fields), dimensions=dict(dimensions))

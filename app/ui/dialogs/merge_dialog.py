@@ -1,7 +1,7 @@
 """File ▸ Merge studies…: bring another copy's ratings in, after a preview of what changes.
 
-The preview and the merge are the engine's (`app.annotation.merge_preview`,
-`app.annotation.merge`); this dialog only picks the file, shows the preview and asks.
+The preview and the merge are the engine's (`meaningbench.annotation.merge_preview`,
+`meaningbench.annotation.merge`); this dialog only picks the file, shows the preview and asks.
 """
 
 from __future__ import annotations
@@ -26,11 +26,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.errors import UserError
+from meaningbench.errors import UserError
 
 if TYPE_CHECKING:
-    from app.annotation.merge import MergeReport
-    from app.ui.context import StudyContext
+    from meaningbench.annotation.merge import MergeReport
+    from meaningbench.ui.context import StudyContext
 
 FILE_FILTER = "MeaningBench studies (*.mbstudy);;All files (*)"
 CONFLICT_ROWS = 500  # the table shows this many; the count says how many there are
@@ -150,7 +150,7 @@ class MergeDialog(QDialog):
 
     def set_file(self, path: str | Path) -> MergeReport | None:
         """Preview merging `path`: what comes in, what conflicts; the study is unchanged."""
-        from app.annotation.merge_preview import preview_merge
+        from meaningbench.annotation.merge_preview import preview_merge
 
         self.path_edit.setText(str(path))
         self.report = None
@@ -202,7 +202,7 @@ class MergeDialog(QDialog):
         if self.merged:
             self.accept()
             return
-        from app.annotation.merge import merge_ratings
+        from meaningbench.annotation.merge import merge_ratings
 
         study = self.context.study
         path = self.path_edit.text().strip()

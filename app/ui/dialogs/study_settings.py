@@ -23,13 +23,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.ui.dialogs.errors import show_exception
-from app.ui.study_info import NAME_KEY, get_setting, set_setting, study_counts
+from meaningbench.ui.dialogs.errors import show_exception
+from meaningbench.ui.study_info import NAME_KEY, get_setting, set_setting, study_counts
 
 if TYPE_CHECKING:
-    from app.ui.context import StudyContext
+    from meaningbench.ui.context import StudyContext
 
-WIDGET_MODULE = "app.ui.annotation.settings_widget"
+WIDGET_MODULE = "meaningbench.ui.annotation.settings_widget"
 SECTIONS = (("scales", "Scales"), ("queues", "Queues and QC"), ("guidelines", "Guidelines"))
 
 

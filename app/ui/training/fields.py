@@ -16,8 +16,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.errors import UserError
-from app.ui.training.describe import EMBEDDED_LABEL
+from meaningbench.errors import UserError
+from meaningbench.ui.training.describe import EMBEDDED_LABEL
 
 # Learning rates span orders of magnitude: the arrows walk a 1-2-5 ladder, as one tunes them.
 _LADDER = sorted(m * 10.0**e for e in range(-9, 1) for m in (1, 2, 5))

@@ -24,10 +24,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.errors import UserError
-from app.settings import DEVICE_CHOICES
-from app.training.request import AUGMENTATIONS, TrainRequest
-from app.ui.training.fields import FolderField, LearningRateSpin, ModelPicker, parse_seeds
+from meaningbench.errors import UserError
+from meaningbench.settings import DEVICE_CHOICES
+from meaningbench.training.request import AUGMENTATIONS, TrainRequest
+from meaningbench.ui.training.fields import FolderField, LearningRateSpin, ModelPicker, parse_seeds
 
 AUGMENT_TIPS = {
     "identical": "Add (source, source) pairs rated 100",
@@ -246,7 +246,7 @@ class TrainingForm(QWidget):
         self.more.setArrowType(Qt.ArrowType.DownArrow if shown else Qt.ArrowType.RightArrow)
 
     def _on_out_dir(self, text: str) -> None:
-        from app.training.register import default_model_name
+        from meaningbench.training.register import default_model_name
 
         self.name.setPlaceholderText(default_model_name(Path(text)) if text.strip() else "")
         self.out_dir_changed.emit(text)

@@ -11,7 +11,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.training.events import (
+from meaningbench.training.events import (
     Checkpointed,
     EpochEnd,
     Evaluated,

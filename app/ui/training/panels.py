@@ -22,9 +22,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.training.card import CARD_MD
-from app.ui.training.describe import FigureRow, heldout_caption, heldout_rows, sanity_rows
-from app.ui.widgets import HeadingLabel
+from meaningbench.training.card import CARD_MD
+from meaningbench.ui.training.describe import FigureRow, heldout_caption, heldout_rows, sanity_rows
+from meaningbench.ui.widgets import HeadingLabel
 
 KINDS = {"info": None, "error": QColor("#d0343f"), "success": QColor("#2e9b57")}
 
@@ -77,7 +77,7 @@ class Notice(QFrame):
         self.setVisible(True)
 
     def _show_details(self) -> None:
-        from app.ui.dialogs.errors import show_error
+        from meaningbench.ui.dialogs.errors import show_error
 
         show_error(self.window(), self.heading.text(), self.body.text(), self.details)
 
