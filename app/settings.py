@@ -47,8 +47,13 @@ def resolve_model_path(path: str) -> str:
 
 
 def resources_dir() -> Path:
-    """The `resources/` folder shipped with the program (demo data, style sheets, icons)."""
-    return Path(__file__).resolve().parent.parent / "resources"
+    """The folder of `meaningbench.resources` (demo data, style sheets, icons, guides).
+
+    Found through the package, not beside this file: in a checkout (and an editable install)
+    it is the repository's `resources/`, in a wheel `site-packages/meaningbench/resources/`."""
+    import meaningbench.resources
+
+    return Path(meaningbench.resources.__file__).resolve().parent
 
 
 @dataclass
