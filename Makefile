@@ -2,7 +2,10 @@
 # `make test` (the whole test suite). Both create the virtual environment on first use.
 VENV ?= .venv
 PY := $(VENV)/bin/python
-HASH := $(shell cat pyproject.toml 2>/dev/null | sha1sum | cut -c1-10)
+# The editable install is a tree of links to the files (setuptools' strict mode: the one
+# import package `meaningbench` gathers app/, db/ and resources/, and import-linter and mypy
+# read it as files), so it is redone when pyproject.toml or the list of files changes.
+HASH := $(shell (cat pyproject.toml; find app db resources -type f -not -path '*/__pycache__/*' | LC_ALL=C sort) 2>/dev/null | sha1sum | cut -c1-10)
 APP_STAMP := $(VENV)/.app-$(HASH)
 DEV_STAMP := $(VENV)/.dev-$(HASH)
 
@@ -16,13 +19,13 @@ $(PY):
 # plain install would pull the registry's newest build with gigabytes of CUDA packages.
 $(APP_STAMP): pyproject.toml | $(PY)
 	$(PY) -m pip install --quiet "torch==2.13.0" || $(PY) -m pip install --quiet "torch>=2.2,<3"
-	$(PY) -m pip install --quiet -e .
+	$(PY) -m pip install --quiet -e . --config-settings editable_mode=strict
 	touch $@
 
 # The authors' BLANC package is the oracle of `blanc_help`. It pins torch < 2, so it comes
 # without its dependencies (nltk, transformers and tqdm come with the project).
 $(DEV_STAMP): $(APP_STAMP)
-	$(PY) -m pip install --quiet -e ".[dev]"
+	$(PY) -m pip install --quiet -e ".[dev]" --config-settings editable_mode=strict
 	$(PY) -m pip install --quiet --no-deps "blanc==0.3.4"
 	touch $@
 
