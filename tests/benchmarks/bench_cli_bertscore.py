@@ -72,7 +72,7 @@ def test_score_command_against_a_bert_score_script(shared_datasets: Path, tmp_pa
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(ROOT)}
     template = tmp_path / "template.mbstudy"
     subprocess.run(
-        [sys.executable, "-m", "meaningbench", "import", str(template), str(train)],
+        [sys.executable, "-m", "meaningbench.cli", "import", str(template), str(train)],
         env=env, check=True, capture_output=True,
     )  # fmt: skip
     metric = BertScoreMetric()
@@ -91,7 +91,7 @@ def test_score_command_against_a_bert_score_script(shared_datasets: Path, tmp_pa
             if side == "meaningbench":
                 study = copy_study(template, tmp_path / f"round{round_}.mbstudy")
                 home = tmp_path / f"home{round_}"
-                argv = [sys.executable, "-m", "meaningbench", "score", str(study), "--metrics",
+                argv = [sys.executable, "-m", "meaningbench.cli", "score", str(study), "--metrics",
                         "bertscore", "--json"]  # fmt: skip
                 wall, peak = _timed(argv, {**env, "MEANINGBENCH_HOME": str(home)})
             else:
