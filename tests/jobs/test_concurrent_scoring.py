@@ -250,30 +250,23 @@ def _write_lock_held(path: Path) -> bool:
     return False
 
 
-def test_score_waits_for_a_long_import_and_says_who_holds_the_study(
-    new_study: Study, tmp_path: Path
-) -> None:
-    n = 200
-    add_items(new_study, make_rows(n))
-    path = new_study.path
-    data = tmp_path / "big.csv"
-    _write_pairs(data, 60_000)
+def _writer_waits_for_a_held_import(path: Path, data: Path, waiter: list[str]) -> None:
+    """Start an import of `data`; once it holds the write lock, stop it there (a writer that
+    holds the lock as long as the test likes: a slow disk, a huge file), start `waiter`,
+    which must say whom it waits for, then let the import go on; both must succeed."""
     importer = Command(["import", str(path), str(data), "--json"])
     try:
-        # Once the import holds the write lock, it is stopped there: a writer that holds
-        # the lock for as long as the test likes (a slow disk, a huge file). It names
-        # itself first, then takes the lock.
-        named = Path(f"{path}-writer")
+        named = Path(f"{path}-writer")  # an import names itself first, then takes the lock
         wait_until(
             lambda: named.exists() and f'"pid": {importer.pid}' in named.read_text(),
             "the import to take the write lock",
         )
         os.kill(importer.pid, signal.SIGSTOP)
         assert _write_lock_held(path), "the import finished before it could be held"
-        score = Command(["score", str(path), "--metrics", "compression", "--workers", "1"])
-        score.wait_for_line(f"waiting for the study (held by import, pid {importer.pid})")
+        other = Command(waiter)
+        other.wait_for_line(f"waiting for the study (held by import, pid {importer.pid})")
         os.kill(importer.pid, signal.SIGCONT)
-        code, _, err = score.finish()
+        code, _, err = other.finish()
         assert code == 0, err
         _clean(err)
         code, _, err = importer.finish()
@@ -282,9 +275,21 @@ def test_score_waits_for_a_long_import_and_says_who_holds_the_study(
         if importer.proc.poll() is None:
             os.kill(importer.pid, signal.SIGCONT)
         importer.kill()
+    assert not Path(f"{path}-writer").exists()
+
+
+def test_score_waits_for_a_long_import_and_says_who_holds_the_study(
+    new_study: Study, tmp_path: Path
+) -> None:
+    n = 200
+    add_items(new_study, make_rows(n))
+    path = new_study.path
+    data = tmp_path / "big.csv"
+    _write_pairs(data, 60_000)
+    score = ["score", str(path), "--metrics", "compression", "--workers", "1"]
+    _writer_waits_for_a_held_import(path, data, score)
     assert _scores(path, "compression") == n
     assert query(path, "SELECT COUNT(*) FROM item") == [(n + 60_000,)]
-    assert not Path(f"{path}-writer").exists()
 
 
 def test_a_run_left_open_by_this_process_is_resumed_not_waited_for(new_study: Study) -> None:
@@ -353,25 +358,5 @@ def test_an_import_waits_for_another_import_and_says_so(new_study: Study, tmp_pa
     first, second = tmp_path / "first.csv", tmp_path / "second.csv"
     _write_pairs(first, 60_000)
     second.write_text("source,output\nA new source sentence.,A new output.\n")
-    importer = Command(["import", str(path), str(first), "--json"])
-    try:
-        named = Path(f"{path}-writer")
-        wait_until(
-            lambda: named.exists() and f'"pid": {importer.pid}' in named.read_text(),
-            "the first import to take the write lock",
-        )
-        os.kill(importer.pid, signal.SIGSTOP)
-        assert _write_lock_held(path), "the import finished before it could be held"
-        other = Command(["import", str(path), str(second)])
-        other.wait_for_line(f"waiting for the study (held by import, pid {importer.pid})")
-        os.kill(importer.pid, signal.SIGCONT)
-        code, _, err = other.finish()
-        assert code == 0, err
-        _clean(err)
-        code, _, err = importer.finish()
-        assert code == 0, err
-    finally:
-        if importer.proc.poll() is None:
-            os.kill(importer.pid, signal.SIGCONT)
-        importer.kill()
+    _writer_waits_for_a_held_import(path, first, ["import", str(path), str(second)])
     assert query(path, "SELECT COUNT(*) FROM item") == [(60_001,)]

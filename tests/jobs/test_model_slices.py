@@ -16,7 +16,7 @@ from meaningbench.db.study import Study
 from meaningbench.jobs.base import JobContext
 from meaningbench.jobs.score_exec import FIRST_CHUNK, MODEL_SLICE
 from meaningbench.jobs.scoring import ScoreRequest, score_study
-from meaningbench.metrics.base import ItemScore, MetricInfo, Pair
+from meaningbench.metrics.base import ItemScore, Metric, MetricInfo, Pair
 from meaningbench.metrics.lexical.sacrebleu_metrics import BleuMetric
 from meaningbench.metrics.neural.bertscore import BertScoreMetric
 from meaningbench.metrics.registry import metric_classes, register, unregister
@@ -26,30 +26,28 @@ from tests.jobs.conftest import fill
 ITEMS = 160
 
 
-class RecordingBertScore(BertScoreMetric):
+class Recording(Metric):
+    """Records the size of every call the scoring job makes, then scores as the metric."""
+
+    calls: ClassVar[list[int]] = []
+
+    def score_batch(
+        self, pairs: Sequence[Pair], cancel: CancelToken | None = None
+    ) -> list[ItemScore]:
+        type(self).calls.append(len(pairs))
+        return super().score_batch(pairs, cancel)  # type: ignore[safe-super]
+
+
+class RecordingBertScore(Recording, BertScoreMetric):
     info: ClassVar[MetricInfo] = MetricInfo(
         "test_recording_bertscore", "BERTScore (recorded)", "neural", "test metric"
     )
-    calls: ClassVar[list[int]] = []
-
-    def score_batch(
-        self, pairs: Sequence[Pair], cancel: CancelToken | None = None
-    ) -> list[ItemScore]:
-        type(self).calls.append(len(pairs))
-        return super().score_batch(pairs, cancel)
 
 
-class RecordingBleu(BleuMetric):
+class RecordingBleu(Recording, BleuMetric):
     info: ClassVar[MetricInfo] = MetricInfo(
         "test_recording_bleu", "BLEU (recorded)", "lexical", "t"
     )
-    calls: ClassVar[list[int]] = []
-
-    def score_batch(
-        self, pairs: Sequence[Pair], cancel: CancelToken | None = None
-    ) -> list[ItemScore]:
-        type(self).calls.append(len(pairs))
-        return super().score_batch(pairs, cancel)
 
 
 @pytest.fixture
