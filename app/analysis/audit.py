@@ -111,6 +111,21 @@ class AuditGroup:
     def share_equal(self) -> float | None:
         return self.n_equal / self.n_labels if self.n_labels else None
 
+    def equal_text(self) -> str:
+        """Labels equal to their pair's mean, as every view shows them: `n (x %)`."""
+        if self.status != "compared" or not self.n_labels:
+            return "–"
+        return f"{self.n_equal:,} ({100.0 * self.n_equal / self.n_labels:.1f} %)"
+
+    def mapping_text(self) -> str | None:
+        """The diagnosis every view shows: the likeliest mapping and how much it explains."""
+        if not self.mapping:
+            return None
+        return (
+            f"most likely {self.mapping} — explains {100 * (self.mapping_share or 0):.1f} % "
+            f"of the labels (their own pair's mean: {100 * (self.identity_share or 0):.1f} %)"
+        )
+
 
 @dataclass
 class AuditResult:

@@ -10,10 +10,6 @@ import pandas as pd
 from meaningbench.analysis.audit import AuditResult
 
 
-def _share(n: int, total: int) -> str:
-    return f"{n:,} ({100.0 * n / total:.1f} %)" if total else "–"
-
-
 def audit_section(result: AuditResult | None, label_sets: list[str] | None = None) -> str:
     """Published labels against raw ratings: the table, the diagnoses, the worst mismatches."""
     if result is None:
@@ -35,7 +31,7 @@ def audit_section(result: AuditResult | None, label_sets: list[str] | None = Non
                 "source file": g.source,
                 "dimension": g.dimension,
                 "labels": g.n_labels,
-                "equal": _share(g.n_equal, g.n_labels) if g.status == "compared" else "–",
+                "equal": g.equal_text(),
                 "MAD": g.mean_abs_diff,
                 "Pearson": g.pearson,
                 "ambiguous": g.n_ambiguous,
@@ -57,9 +53,7 @@ def audit_section(result: AuditResult | None, label_sets: list[str] | None = Non
             + ".</p>"
         )
     diagnoses = [
-        f"<li>{escape(g.label_set)} vs {escape(g.source)}: most likely {escape(g.mapping)} — "
-        f"explains {100 * (g.mapping_share or 0):.1f} % of the labels (their own pair's mean: "
-        f"{100 * (g.identity_share or 0):.1f} %)</li>"
+        f"<li>{escape(g.label_set)} vs {escape(g.source)}: {escape(g.mapping_text() or '')}</li>"
         for g in result.groups
         if g.mapping
     ]

@@ -113,10 +113,6 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _pct(n: int, total: int) -> str:
-    return f"{n:,} ({100.0 * n / total:.1f} %)" if total else "0"
-
-
 def audit_text(result: AuditResult, *, worst: int = 5) -> str:
     """The audit as a plain-text table with its notes and diagnoses."""
     import pandas as pd
@@ -138,7 +134,7 @@ def audit_text(result: AuditResult, *, worst: int = 5) -> str:
                 "source file": g.source,
                 "dimension": g.dimension,
                 "labels": f"{g.n_labels:,}",
-                "equal": _pct(g.n_equal, g.n_labels) if g.status == "compared" else "—",
+                "equal": g.equal_text(),
                 "MAD": f"{g.mean_abs_diff:.2f}" if g.mean_abs_diff is not None else "—",
                 "Pearson": f"{g.pearson:.3f}" if g.pearson is not None else "—",
                 "ambiguous": f"{g.n_ambiguous:,}",
@@ -167,9 +163,8 @@ def audit_text(result: AuditResult, *, worst: int = 5) -> str:
             lines.append(head + "no mapping explains the labels better than their own pairs")
             continue
         lines.append(
-            head + f"{g.n_other_pair:,} labels equal the raw mean of a different pair; most "
-            f"likely mapping: {g.mapping} — explains {100 * (g.mapping_share or 0):.1f} % of "
-            f"the labels (their own pair's mean: {100 * (g.identity_share or 0):.1f} %)"
+            head + f"{g.n_other_pair:,} labels equal the raw mean of a different pair; "
+            f"{g.mapping_text()}"
         )
     lines += result.notes
     table = result.labels

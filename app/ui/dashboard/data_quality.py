@@ -44,13 +44,12 @@ def audit_frame(view: AuditView) -> pd.DataFrame:
     rows = []
     assert view.result is not None
     for g in view.result.groups:
-        share = f"{100 * g.n_equal / g.n_labels:.1f} %" if g.n_labels else "–"
         rows.append(
             {
                 "label set": g.label_set,
                 "source file": g.source,
                 "labels": g.n_labels,
-                "equal": f"{g.n_equal} ({share})" if g.status == "compared" else "–",
+                "equal": g.equal_text(),
                 "MAD": g.mean_abs_diff if g.mean_abs_diff is not None else np.nan,
                 "Pearson": g.pearson if g.pearson is not None else np.nan,
                 "other pair": g.n_other_pair,
@@ -282,11 +281,7 @@ class DataQualityPanel(QWidget):
         lines = []
         for g in result.groups:
             if g.mapping:
-                lines.append(
-                    f"{g.label_set} vs {g.source}: {g.mapping} — explains "
-                    f"{100 * (g.mapping_share or 0):.1f} % (own pair: "
-                    f"{100 * (g.identity_share or 0):.1f} %)"
-                )
+                lines.append(f"{g.label_set} vs {g.source}: {g.mapping_text()}")
         lines += result.notes
         unmatched = sum(result.unmatched.values())
         if unmatched:
