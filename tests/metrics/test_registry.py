@@ -21,7 +21,7 @@ from meaningbench.metrics import registry
 from meaningbench.metrics.base import ItemScore, Metric, MetricInfo
 from meaningbench.metrics.lexical.sacrebleu_metrics import BleuMetric
 
-GOOD = '''
+GOOD = """
 from meaningbench.metrics.base import ItemScore, Metric, MetricInfo
 
 class Echo(Metric):
@@ -33,7 +33,7 @@ class Misnamed(Echo):
     info = MetricInfo("other_name", "Other", "lexical", "named unlike its entry point")
 
 NOT_A_METRIC = 42
-'''
+"""
 
 
 def _distribution(site: Path, name: str, entry_points: dict[str, str], module: str = "") -> None:
