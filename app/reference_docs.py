@@ -155,7 +155,7 @@ def _options(cls: type[Metric]) -> str:
     out = []
     for key, value in sorted(cls.defaults.items()):
         text = f"`{key}={_format_value(value)}`"
-        option_type = cls.option_types.get(key)
+        option_type = cls.typed_options().get(key)
         if option_type is not None and option_choices(option_type) is not None:
             text += f" ({_cell(option_type_text(option_type))})"
         out.append(text)

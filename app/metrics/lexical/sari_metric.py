@@ -47,7 +47,6 @@ class SariMetric(LexicalMetric):
     packages = ("sacrebleu",)
     explains_live = True
     option_types: ClassVar[dict[str, Any]] = {
-        **LexicalMetric.option_types,
         "item_variant": ItemVariant,
         "deletion": DeletionScore,
         "lowercase": bool,

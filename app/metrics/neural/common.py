@@ -33,7 +33,6 @@ class NeuralMetric(Metric):
     )
     model_option: ClassVar[str] = "model"
     option_types: ClassVar[dict[str, Any]] = {
-        **Metric.option_types,
         "device": Device,
         "precision": Precision,
     }

@@ -72,7 +72,6 @@ class _SamsaBase(Metric):
         "embedding_model": DEFAULT_ENCODER,
     }
     option_types: ClassVar[dict[str, Any]] = {
-        **Metric.option_types,
         "study": str | None,
         "scene_origin": SceneChoice,
         "embedding_threshold": float,
