@@ -65,8 +65,4 @@ def run(args: argparse.Namespace) -> int:
             f"{m['name']:<{width}}  {m['family']:<12} {needs or '-':<18} "
             f"{m['package']:<{source}}  {status}"
         )
-    if broken:
-        print("\nMetric plugins that failed to load (the others work):")
-        for b in broken:
-            print(f"  {b.describe()}")
     return 0

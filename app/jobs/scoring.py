@@ -74,7 +74,7 @@ from meaningbench.metrics.base import (
     Metric,
     Pair,
 )
-from meaningbench.metrics.registry import metric_classes, metric_origin
+from meaningbench.metrics.registry import broken_plugins, metric_classes, metric_origin
 from meaningbench.runtime import Cancelled
 from meaningbench.settings import resolve_model_path
 
@@ -429,6 +429,22 @@ def list_metrics(study_path: Path | str | None = None) -> list[dict[str, Any]]:
                 "options": dict(cls.defaults),
                 "package": metric_origin(name).distribution,
                 "origin": metric_origin(name).describe(),
+            }
+        )
+    for broken in broken_plugins():  # listed, so the app and the command say why it is missing
+        out.append(
+            {
+                "name": broken.name,
+                "label": broken.name,
+                "family": "plugin",
+                "needs_references": False,
+                "needs_model": False,
+                "available": False,
+                "reason": f"the plugin failed to load ({broken.module}): {broken.error}",
+                "description": f"a metric of {broken.distribution} that failed to load",
+                "options": {},
+                "package": broken.distribution,
+                "origin": f"{broken.distribution} ({broken.module})",
             }
         )
     if study_path is not None:

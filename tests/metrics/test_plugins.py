@@ -104,11 +104,13 @@ def test_an_installed_plugin_is_listed_with_its_package_and_a_broken_one_is_repo
 
     text = _command(plugin_site, "metrics")
     assert text.returncode == 0, text.stderr
-    row = next(line for line in text.stdout.splitlines() if line.startswith("kept_words"))
-    assert "mblab-metrics" in row and "available" in row
-    assert "lab_broken from mblab-metrics (mblab_metrics.broken:Metric): ImportError" in (
-        text.stdout
-    )
+    rows = {line.split()[0]: line for line in text.stdout.splitlines()[1:]}
+    assert "mblab-metrics" in rows["kept_words"] and "available" in rows["kept_words"]
+    assert "sari" in rows  # the others work
+    assert (
+        "mblab-metrics  unavailable: the plugin failed to load (mblab_metrics.broken:Metric): "
+        "ImportError: this plugin needs the package 'nonexistent-lab-lib'"
+    ) in rows["lab_broken"]
 
 
 def test_meaningbench_score_runs_the_plugin(plugin_site: Path, tmp_path: Path) -> None:
