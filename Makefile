@@ -32,9 +32,11 @@ $(DEV_STAMP): $(APP_STAMP)
 run: $(APP_STAMP)
 	$(VENV)/bin/meaningbench demo
 
+# Tests marked `slow` time processes against each other: they run after the rest, alone.
 test: $(DEV_STAMP)
 	$(VENV)/bin/lint-imports
-	$(PY) -m pytest -n 2 --dist loadgroup
+	$(PY) -m pytest -n 2 --dist loadgroup -m "not slow"
+	$(PY) -m pytest -p no:xdist -m slow
 
 lint: $(DEV_STAMP)
 	$(VENV)/bin/ruff check app db tests

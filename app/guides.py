@@ -28,6 +28,7 @@ GUIDE_ORDER = (
     "figures.md",
     "cli-reference.md",
     "metric-reference.md",
+    "plugins.md",
     "development.md",
 )
 

@@ -16,8 +16,12 @@ import contextlib
 import sys
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from meaningbench.settings import resources_dir
+
+if TYPE_CHECKING:
+    from meaningbench.metrics.base import Metric
 
 DOCS_DIR = resources_dir() / "docs"
 CLI_FILE = "cli-reference.md"
@@ -144,16 +148,26 @@ def _format_value(value: object) -> str:
     return str(value)
 
 
-def _options(defaults: dict[str, object]) -> str:
-    if not defaults:
-        return ""
-    return "<br>".join(f"`{k}={_format_value(v)}`" for k, v in sorted(defaults.items()))
+def _options(cls: type[Metric]) -> str:
+    """Each option with its default, and its values where they are a closed set."""
+    from meaningbench.metrics.base import option_choices, option_type_text
+
+    out = []
+    for key, value in sorted(cls.defaults.items()):
+        text = f"`{key}={_format_value(value)}`"
+        option_type = cls.typed_options().get(key)
+        if option_type is not None and option_choices(option_type) is not None:
+            text += f" ({_cell(option_type_text(option_type))})"
+        out.append(text)
+    return "<br>".join(out)
 
 
 def metric_reference() -> str:
-    from meaningbench.metrics.registry import metric_classes
+    """The battery shipped with MeaningBench; plugins installed beside it are left out, so
+    the file does not depend on what one machine has installed."""
+    from meaningbench.metrics.registry import metric_classes, metric_origin
 
-    classes = metric_classes()
+    classes = {n: c for n, c in metric_classes().items() if metric_origin(n).built_in}
     lines = [
         GENERATED,
         "# Metric reference",
@@ -161,10 +175,12 @@ def metric_reference() -> str:
         "Every metric of the battery, as `meaningbench metrics` and the Run metrics dialog "
         "list them. Options are written in a spec such as `bertscore[layer=6,idf=true]`; "
         "the defaults are shown. Values are on 0–100, higher meaning more meaning "
-        "preserved, unless the scale says otherwise.",
+        "preserved, unless the scale says otherwise. Options whose values are a closed set "
+        "list them. Metrics from other packages (plugins, see plugins.md) are listed by "
+        "`meaningbench metrics`.",
         "",
-        "| name | label | family | scale | references | model | options (defaults) | what it computes |",
-        "|---|---|---|---|---|---|---|---|",
+        "| name | label | family | scale | references | model | options (defaults) | what it computes | scores follow |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for name in sorted(classes):
         cls = classes[name]
@@ -174,7 +190,7 @@ def metric_reference() -> str:
         lines.append(
             f"| `{name}` | {_cell(info.label)} | {info.family} | {scale} | "
             f"{'yes' if info.needs_references else ''} | {'yes' if info.needs_model else ''} | "
-            f"{_options(dict(cls.defaults))} | {_cell(info.description)} |"
+            f"{_options(cls)} | {_cell(info.description)} | {_cell(info.reference)} |"
         )
     return "\n".join(lines).rstrip() + "\n"
 

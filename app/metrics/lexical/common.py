@@ -11,6 +11,13 @@ from importlib import metadata
 from typing import ClassVar
 
 from meaningbench.metrics.base import ItemScore, Metric, Pair, pair_references
+from meaningbench.metrics.explain import (
+    ExplainItem,
+    Explanation,
+    ngram_matches,
+    references_note,
+    stored_note,
+)
 from meaningbench.runtime import CancelToken
 
 # How often a long batch looks at its cancel token (items).
@@ -42,6 +49,10 @@ class LexicalMetric(Metric):
     parallel_safe: ClassVar[bool] = True
     # Distributions whose versions are recorded with each run.
     packages: ClassVar[tuple[str, ...]] = ()
+    # For metrics that count shared n-grams (`explains_live`): the highest order `explain`
+    # lists, and how `explain_tokens` cuts a text, in words.
+    explain_orders: ClassVar[int] = 4
+    tokenization: ClassVar[str] = ""
 
     def versions(self) -> dict[str, str]:
         return {dist: package_version(dist) for dist in self.packages}
@@ -69,6 +80,27 @@ class LexicalMetric(Metric):
             except Exception as exc:  # one bad item must not sink the batch
                 out.append(ItemScore(None, None, {}, error=f"{type(exc).__name__}: {exc}"))
         return out
+
+    def explain_tokens(self, text: str) -> Sequence[str]:
+        """The tokens the metric's n-grams are made of (metrics with `explains_live`)."""
+        raise NotImplementedError
+
+    def explain(self, item: ExplainItem) -> Explanation:
+        """The n-grams the output shares with its references, as this metric tokenizes."""
+        if not self.explains_live:
+            return super().explain(item)
+        pair = item.pair
+        matches = ngram_matches(
+            pair.output,
+            pair_references(pair),
+            self.explain_tokens,
+            max_n=self.explain_orders,
+            tokenization=self.tokenization,
+        )
+        live = self.score_one(pair).value if item.stored else None
+        note = f"{references_note(pair, self.reference_mode)} "
+        note += stored_note(self.info.label, item.value, live)
+        return Explanation(matches, note)
 
     def corpus_score(self, pairs: Sequence[Pair]) -> float | None:
         """The mean item value, for metrics without a corpus formula of their own."""

@@ -7,6 +7,7 @@ unavailable and says how to get it, and the rest of the battery runs.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import cached_property
 from typing import Any, ClassVar
 
@@ -23,6 +24,7 @@ class MeteorMetric(LexicalMetric):
         family="lexical",
         description="NLTK METEOR (α 0.9, β 3, γ 0.5) with WordNet synonyms; raw on 0–1.",
         needs_references=True,
+        reference="NLTK meteor_score with WordNet 3.0",
     )
     defaults: ClassVar[dict[str, Any]] = {
         "reference_mode": "source",
@@ -31,6 +33,12 @@ class MeteorMetric(LexicalMetric):
         "gamma": 0.5,
     }
     packages = ("nltk",)
+    explains_live = True
+    explain_orders = 1
+    tokenization = "lowercased words; METEOR also matches stems and WordNet synonyms, not shown"
+
+    def explain_tokens(self, text: str) -> Sequence[str]:
+        return wordpunct_tokens(text.lower())
 
     def availability(self) -> Availability:
         status = wordnet_status()

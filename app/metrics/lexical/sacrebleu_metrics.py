@@ -16,6 +16,7 @@ from meaningbench.metrics.lexical.common import (
     reference_streams,
 )
 from meaningbench.metrics.lexical.ter_core import translation_edit_rate
+from meaningbench.metrics.lexical.text import SacrebleuTokenizer, normalize, wordpunct_tokens
 
 
 class SentenceScorer:
@@ -73,13 +74,22 @@ class BleuMetric(LexicalMetric):
         description="sacrebleu sentence BLEU (exp smoothing, effective order); corpus BLEU "
         "per system.",
         needs_references=True,
+        reference="sacrebleu sentence_bleu and corpus_bleu",
     )
     defaults: ClassVar[dict[str, Any]] = {
         "reference_mode": "source",
         "lowercase": False,
         "tokenize": "13a",
     }
+    option_types: ClassVar[dict[str, Any]] = {
+        "tokenize": SacrebleuTokenizer,
+    }
     packages = ("sacrebleu",)
+    explains_live = True
+    tokenization = "sacrebleu's tokenizer (the tokenize option), as BLEU counts n-grams 1–4"
+
+    def explain_tokens(self, text: str) -> Sequence[str]:
+        return normalize(text, bool(self.config["lowercase"]), str(self.config["tokenize"])).split()
 
     @cached_property
     def _bleu(self) -> SentenceScorer:
@@ -115,6 +125,7 @@ class ChrfMetric(LexicalMetric):
         family="lexical",
         description="sacrebleu chrF (character 6-grams, beta 2); word_order=2 gives chrF++.",
         needs_references=True,
+        reference="sacrebleu CHRF",
     )
     defaults: ClassVar[dict[str, Any]] = {
         "reference_mode": "source",
@@ -122,6 +133,13 @@ class ChrfMetric(LexicalMetric):
         "lowercase": False,
     }
     packages = ("sacrebleu",)
+    explains_live = True
+    tokenization = (
+        "words; chrF itself counts character n-grams up to 6 (and word n-grams with word_order)"
+    )
+
+    def explain_tokens(self, text: str) -> Sequence[str]:
+        return wordpunct_tokens(text.lower() if self.config["lowercase"] else text)
 
     def _new_chrf(self) -> Any:
         from sacrebleu.metrics import CHRF
@@ -149,6 +167,7 @@ class TerMetric(LexicalMetric):
         family="lexical",
         description="Translation edit rate (sacrebleu); shown as max(0, 100 − TER), raw = TER.",
         needs_references=True,
+        reference="sacrebleu TER",
     )
     defaults: ClassVar[dict[str, Any]] = {
         "reference_mode": "source",
@@ -161,6 +180,11 @@ class TerMetric(LexicalMetric):
     }
     hashed_when_set = frozenset({"max_words"})
     packages = ("sacrebleu",)
+    explains_live = True
+    tokenization = (
+        "TER's tokenizer; TER itself counts the edits (shifts, insertions, deletions, "
+        "substitutions) that turn the output into a reference"
+    )
 
     def __init__(self, **config: Any) -> None:
         super().__init__(**config)
@@ -180,6 +204,9 @@ class TerMetric(LexicalMetric):
 
     def _words(self, text: str) -> list[str]:
         return str(self._tokenizer(text.rstrip())).split()
+
+    def explain_tokens(self, text: str) -> Sequence[str]:
+        return self._words(text)
 
     def _too_long(self, hyp: list[str], refs: list[list[str]]) -> ItemScore | None:
         words = max(len(hyp), *(len(r) for r in refs))

@@ -22,11 +22,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Literal, get_args
 
 from meaningbench.metrics.lexical.text import normalize
 
 NGRAM_ORDER = 4
-DELETION_SCORES = ("f1", "precision")
+DeletionScore = Literal["f1", "precision"]
+DELETION_SCORES: tuple[str, ...] = get_args(DeletionScore)
 
 Counts = dict[str, int]
 NgramCounts = tuple[Counts, ...]  # one dict per n = 1..4

@@ -9,20 +9,22 @@ EASSE does by default (F1); `deletion="precision"` is the other published choice
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 from meaningbench.metrics.base import ItemScore, MetricInfo, Pair, pair_references
+from meaningbench.metrics.explain import ExplainItem, Explanation, references_note, stored_note
 from meaningbench.metrics.lexical.common import LexicalMetric
 from meaningbench.metrics.lexical.sari import (
-    DELETION_SCORES,
+    DeletionScore,
     SariScore,
     corpus_sari,
     easse_item_sari,
+    explain_sari,
     sentence_sari,
 )
-from meaningbench.metrics.lexical.text import SACREBLEU_TOKENIZERS
+from meaningbench.metrics.lexical.text import SacrebleuTokenizer
 
-ITEM_VARIANTS = ("evaluate", "easse")
+ItemVariant = Literal["evaluate", "easse"]
 
 
 class SariMetric(LexicalMetric):
@@ -33,6 +35,7 @@ class SariMetric(LexicalMetric):
         description="SARI (Xu et al. 2016): sentence SARI as HF evaluate per item, corpus SARI "
         "as EASSE per system; details carry the add / keep / delete scores.",
         needs_references=True,
+        reference="HF evaluate's sari (sentence), EASSE's corpus_sari (corpus)",
     )
     defaults: ClassVar[dict[str, Any]] = {
         "reference_mode": "source",
@@ -42,15 +45,13 @@ class SariMetric(LexicalMetric):
         "tokenize": "13a",
     }
     packages = ("sacrebleu",)
-
-    def __init__(self, **config: Any) -> None:
-        super().__init__(**config)
-        if self.config["item_variant"] not in ITEM_VARIANTS:
-            raise ValueError(f"sari: item_variant must be one of {ITEM_VARIANTS}")
-        if self.config["deletion"] not in DELETION_SCORES:
-            raise ValueError(f"sari: deletion must be one of {DELETION_SCORES}")
-        if self.config["tokenize"] not in SACREBLEU_TOKENIZERS:
-            raise ValueError(f"sari: tokenize must be one of {SACREBLEU_TOKENIZERS}")
+    explains_live = True
+    option_types: ClassVar[dict[str, Any]] = {
+        "item_variant": ItemVariant,
+        "deletion": DeletionScore,
+        "lowercase": bool,
+        "tokenize": SacrebleuTokenizer,
+    }
 
     def _item(self, pair: Pair) -> SariScore:
         kwargs = {"lowercase": bool(self.config["lowercase"]), "tokenize": self.config["tokenize"]}
@@ -65,6 +66,28 @@ class SariMetric(LexicalMetric):
         score = self._item(pair)
         details = {"add": score.add, "keep": score.keep, "delete": score.delete}
         return ItemScore(score.sari, score.sari, details)
+
+    def explain(self, item: ExplainItem) -> Explanation:
+        """The added, kept and deleted n-grams behind the sentence SARI of one output."""
+        pair = item.pair
+        exp = explain_sari(
+            pair.source,
+            pair.output,
+            list(pair_references(pair)),
+            lowercase=bool(self.config["lowercase"]),
+            tokenize=str(self.config["tokenize"]),
+        )
+        note = references_note(pair, self.reference_mode)
+        if self.config["item_variant"] == "easse":
+            note += (
+                " Shown: sentence SARI (HF evaluate); this run scores EASSE's corpus formula "
+                "on the one item, from the same n-grams."
+            )
+            if item.value is not None:
+                note += f" Its stored score is {item.value:.2f}."
+        else:
+            note += " " + stored_note(self.info.label, item.value, exp.sari)
+        return Explanation(exp, note)
 
     def corpus_score(self, pairs: Sequence[Pair]) -> float | None:
         if not pairs:

@@ -18,6 +18,7 @@ class CompressionRatioMetric(LexicalMetric):
         description="Characters of the output over characters of the source (as EASSE); "
         "value = 100 × ratio (100 = same length; above 100 = longer).",
         value_range=(0.0, 200.0),
+        reference="len(output) / len(source) in characters",
     )
     defaults: ClassVar[dict[str, Any]] = {}
     packages = ()
@@ -38,6 +39,7 @@ class EditSimilarityMetric(LexicalMetric):
         description="Character-level normalized Levenshtein similarity (rapidfuzz) between "
         "the output and the source (or the closest reference); raw on 0–1.",
         needs_references=True,
+        reference="rapidfuzz Levenshtein.normalized_similarity",
     )
     defaults: ClassVar[dict[str, Any]] = {"reference_mode": "source", "lowercase": False}
     packages = ("rapidfuzz",)

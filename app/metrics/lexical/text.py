@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import Literal, get_args
 
 # sacrebleu's tokenizer names; SARI normalizes with these as HF evaluate and EASSE do.
-SACREBLEU_TOKENIZERS = ("13a", "intl", "none")
+SacrebleuTokenizer = Literal["13a", "intl", "none"]
+SACREBLEU_TOKENIZERS: tuple[str, ...] = get_args(SacrebleuTokenizer)
 _CACHE = 2**17
 
 # The regex of NLTK's `wordpunct_tokenize`: runs of word characters, runs of other non-space

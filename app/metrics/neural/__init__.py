@@ -1,7 +1,7 @@
 """Neural metrics: BERTScore, Sentence-BERT cosine, MeaningBERT, BLANC-help and Coverage.
 
-Importing this package registers the metrics and imports neither torch nor transformers:
-they load inside the methods that run a model.
+Each is registered by an entry point in pyproject.toml. Importing them imports neither torch
+nor transformers: they load inside the methods that run a model.
 """
 
 from __future__ import annotations
@@ -11,16 +11,6 @@ from meaningbench.metrics.neural.blanc import BlancHelpMetric
 from meaningbench.metrics.neural.coverage import CoverageMetric
 from meaningbench.metrics.neural.meaningbert import MeaningBertMetric
 from meaningbench.metrics.neural.sbert import SentenceCosineMetric
-from meaningbench.metrics.registry import register
-
-for _cls in (
-    BertScoreMetric,
-    SentenceCosineMetric,
-    MeaningBertMetric,
-    BlancHelpMetric,
-    CoverageMetric,
-):
-    register(_cls)
 
 __all__ = [
     "BertScoreMetric",

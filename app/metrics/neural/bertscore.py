@@ -23,6 +23,7 @@ from typing import Any
 
 from meaningbench.errors import UserError
 from meaningbench.metrics.base import Availability, ItemScore, MetricInfo, Pair, pair_references
+from meaningbench.metrics.explain import ExplainItem, Explanation
 from meaningbench.metrics.neural.baselines import Baseline, baseline_path, read_baseline, read_rows
 from meaningbench.metrics.neural.cache import DEFAULT_DISK_MB
 from meaningbench.metrics.neural.common import MODEL_OPTIONS, NeuralMetric
@@ -35,6 +36,7 @@ from meaningbench.metrics.neural.greedy import (
     weights,
 )
 from meaningbench.metrics.neural.models import resolve_model
+from meaningbench.metrics.neural.token_matching import stored_matching
 from meaningbench.runtime import CancelToken
 from meaningbench.settings import DEFAULT_ENCODER
 
@@ -66,6 +68,7 @@ class BertScoreMetric(NeuralMetric):
         description="Greedy matching of contextual token embeddings (F1; P and R in details).",
         needs_references=True,
         needs_model=True,
+        reference="bert-score 0.3.13 (BERTScorer), agreeing to 1e-5",
     )
     defaults = {
         "model": DEFAULT_ENCODER,
@@ -78,6 +81,10 @@ class BertScoreMetric(NeuralMetric):
         "embedding_cache_mb": DEFAULT_DISK_MB,
         **MODEL_OPTIONS,
     }
+
+    def explain(self, item: ExplainItem) -> Explanation:
+        """The stored token matching (no model is loaded to explain)."""
+        return stored_matching(item, self.info.label, self.reference_mode)
 
     def __init__(self, **config: Any) -> None:
         super().__init__(**config)

@@ -71,6 +71,7 @@ class BlancHelpMetric(ClozeMetric):
         family="neural",
         description="How much the output helps a masked LM fill in the source's masked words.",
         needs_model=True,
+        reference="the authors' blanc package 0.3.4 (BlancHelp)",
     )
     defaults = {
         **CLOZE_OPTIONS,

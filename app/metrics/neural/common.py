@@ -11,13 +11,14 @@ from typing import Any, ClassVar
 from meaningbench.metrics.base import Availability, Metric
 from meaningbench.metrics.neural.models import (
     LoadedModel,
+    Precision,
     effective_precision,
     load_model,
     model_availability,
     resolve_device,
     resolve_model,
 )
-from meaningbench.settings import DEFAULT_ENCODER
+from meaningbench.settings import DEFAULT_ENCODER, Device
 
 MODEL_OPTIONS: dict[str, Any] = {"device": "auto", "batch_size": 64, "precision": "fp32"}
 
@@ -31,6 +32,10 @@ class NeuralMetric(Metric):
         {"device", "batch_size", "embedding_cache_mb"}
     )
     model_option: ClassVar[str] = "model"
+    option_types: ClassVar[dict[str, Any]] = {
+        "device": Device,
+        "precision": Precision,
+    }
 
     def model_name(self) -> str | None:
         value = self.config.get(self.model_option)

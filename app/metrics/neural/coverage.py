@@ -85,6 +85,7 @@ class CoverageMetric(ClozeMetric):
         family="neural",
         description="How much the output helps a masked LM recover the source's keywords.",
         needs_model=True,
+        reference="Laban et al. 2020 (The Summary Loop), as Keep it Simple normalises it",
     )
     defaults = {**CLOZE_OPTIONS, "mask_ratio": 0.2}
 

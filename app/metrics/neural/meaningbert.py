@@ -59,6 +59,7 @@ class MeaningBertMetric(NeuralMetric):
         family="neural",
         description="Cross-encoder regression on (source, output): the logit is the 0–100 score.",
         needs_model=True,
+        reference="davebulaval/MeaningBERT (Beauchemin et al. 2023)",
     )
     model_kind = "cross-encoder"
     defaults = {"model": DEFAULT_MEANINGBERT, **{**MODEL_OPTIONS, "batch_size": 32}}

@@ -13,14 +13,15 @@ import os
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, get_args
 
 from meaningbench.errors import UserError
 from meaningbench.metrics.base import Availability
 from meaningbench.settings import DEFAULT_ENCODER
 
 KINDS = ("encoder", "cross-encoder", "mlm")
-PRECISIONS = ("fp32", "bf16", "fp16")
+Precision = Literal["fp32", "bf16", "fp16"]
+PRECISIONS: tuple[str, ...] = get_args(Precision)
 WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin", "model.safetensors.index.json")
 
 

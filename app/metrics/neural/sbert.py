@@ -156,6 +156,7 @@ class SentenceCosineMetric(NeuralMetric):
         family="neural",
         description="Cosine similarity of pooled sentence embeddings of source and output.",
         needs_model=True,
+        reference="sentence-transformers SentenceTransformer.encode + cosine",
     )
     defaults = {
         "model": DEFAULT_ENCODER,

@@ -1,9 +1,8 @@
-"""Structural metrics: SAMSA and SAMSA_abl, scored against scenes of each source."""
+"""Structural metrics: SAMSA and SAMSA_abl, scored against scenes of each source.
 
-from meaningbench.metrics.registry import register
+Each is registered by an entry point in pyproject.toml.
+"""
+
 from meaningbench.metrics.structural.samsa import SamsaAblMetric, SamsaMetric
-
-register(SamsaMetric)
-register(SamsaAblMetric)
 
 __all__ = ["SamsaAblMetric", "SamsaMetric"]

@@ -13,12 +13,13 @@ from typing import Any, ClassVar
 
 from meaningbench.datasets.keys import source_group_key
 from meaningbench.metrics.base import Availability, ItemScore, Metric, MetricInfo, Pair
+from meaningbench.metrics.explain import ExplainItem, Explanation, NoExplanation, SceneScores
 from meaningbench.metrics.structural.alignment import WordAligner
 from meaningbench.metrics.structural.embeddings import WordEmbedder
 from meaningbench.metrics.structural.lemmas import lemmatiser_name
 from meaningbench.metrics.structural.samsa_core import score_samsa
 from meaningbench.metrics.structural.scene_store import (
-    ORIGIN_CHOICES,
+    SceneChoice,
     item_groups,
     load_scenes,
     scenes_fingerprint,
@@ -70,6 +71,11 @@ class _SamsaBase(Metric):
         # one, and a BERTScore model choice should not change SAMSA's word vectors.
         "embedding_model": DEFAULT_ENCODER,
     }
+    option_types: ClassVar[dict[str, Any]] = {
+        "study": str | None,
+        "scene_origin": SceneChoice,
+        "embedding_threshold": float,
+    }
     # Where the study lies says nothing about how scores are computed: not hashed.
     runtime_options: ClassVar[frozenset[str]] = frozenset({"device", "batch_size", "study"})
     # Which of the two numbers of one SAMSA computation this metric reports.
@@ -77,11 +83,6 @@ class _SamsaBase(Metric):
 
     def __init__(self, **config: Any) -> None:
         super().__init__(**config)
-        if self.config["scene_origin"] not in ORIGIN_CHOICES:
-            raise ValueError(
-                f"{self.name}: scene_origin must be one of {ORIGIN_CHOICES}, "
-                f"not {self.config['scene_origin']!r}"
-            )
         self._provider: SceneProvider | None = None
         self._embedder: WordEmbedder | None = None
 
@@ -169,6 +170,38 @@ class _SamsaBase(Metric):
             out.append(ItemScore(100.0 * raw, raw, details))
         return out
 
+    def explain(self, item: ExplainItem) -> Explanation:
+        """Each scene, the output sentence it went to, and what was found of it: as stored
+        when the stored score used the study's scenes of now, else computed here."""
+        scenes = self._explain_scenes(item)
+        if not scenes:
+            return Explanation(NoExplanation(NO_SCENES[0].upper() + NO_SCENES[1:] + "."))
+        if item.details is not None and item.details.get("scenes_hash") == scenes_fingerprint(
+            scenes
+        ):
+            aligner = item.details.get("aligner", "")
+            return Explanation(SceneScores(item.details), f"As stored by the run ({aligner}).")
+        note = "Live computation with exact and lemma alignment; run SAMSA to store scores."
+        if item.details is not None:
+            note = "The stored score used other scenes. " + note
+        return Explanation(SceneScores(preview_details(scenes, item.pair.output)), note)
+
+    def _explain_scenes(self, item: ExplainItem) -> list[SceneSpec]:
+        if item.study is None:
+            return list(self._scenes([item.pair]).get(item.pair.item_id, ()))
+        group = item.source_group or source_group_key(item.pair.source)
+        with item.study.session() as s:
+            return load_scenes(s, [group], origin=self.config["scene_origin"]).get(group, [])
+
+
+def preview_details(scenes: Sequence[SceneSpec], output: str) -> dict[str, Any]:
+    """SAMSA's details for scenes not stored yet (the scene editor's preview): exact and
+    lemma alignment, so no encoder is loaded to show them."""
+    result = score_samsa(scenes, output, WordAligner(use_lemmas=True, embedder=None))
+    details = result.to_details()
+    details["aligner"] = "exact + lemma"
+    return details
+
 
 class SamsaMetric(_SamsaBase):
     info = MetricInfo(
@@ -177,8 +210,11 @@ class SamsaMetric(_SamsaBase):
         family="structural",
         description="Semantic structural evaluation (Sulem et al. 2018): are the source's "
         "scenes kept, each in its own output sentence? Needs scenes of each source.",
+        reference="the formulas of Sulem et al. 2018 (no public implementation)",
     )
     result_field = "samsa"
+    # SAMSA_abl's explanation is the same computation: offered once, under SAMSA.
+    explains_live = True
 
 
 class SamsaAblMetric(_SamsaBase):
@@ -187,5 +223,6 @@ class SamsaAblMetric(_SamsaBase):
         label="SAMSA_abl",
         family="structural",
         description="SAMSA without the non-splitting penalty: the mean scene score.",
+        reference="the formulas of Sulem et al. 2018 (no public implementation)",
     )
     result_field = "samsa_abl"

@@ -11,14 +11,22 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable, Sequence
+from typing import Literal, get_args
 
 from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
 from meaningbench.db.models import Item, Scene
-from meaningbench.metrics.structural.scenes import SCENE_ORIGINS, SceneSpec, scene_from_row
+from meaningbench.metrics.structural.scenes import (
+    SCENE_ORIGINS,
+    SceneOrigin,
+    SceneSpec,
+    scene_from_row,
+)
 
-ORIGIN_CHOICES = ("best", *SCENE_ORIGINS)
+# Which scenes to read: those of one origin, or the best one a source has.
+SceneChoice = Literal["best", SceneOrigin]
+ORIGIN_CHOICES: tuple[str, ...] = get_args(SceneChoice)
 ORIGIN_PREFERENCE = ("manual", "ucca", "parser")
 
 

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Literal, get_args
 
-SCENE_ORIGINS = ("manual", "ucca", "parser")
+SceneOrigin = Literal["manual", "ucca", "parser"]
+SCENE_ORIGINS: tuple[str, ...] = get_args(SceneOrigin)
 
 
 @dataclass(frozen=True)

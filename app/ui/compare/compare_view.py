@@ -2,7 +2,8 @@
 
 Every system's output of the source side by side with its human ratings and every metric's
 value (sortable), each output as a word diff against the source; below, for the selected
-output, the BERTScore matching, the SARI explanation, and SAMSA with the scene editor.
+output, the explanation of any of its scores (as its metric's `explain` hook gives it), and
+the source's scenes with a live preview of what they give the output.
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ from PySide6.QtWidgets import (
     QCompleter,
     QHBoxLayout,
     QLabel,
-    QScrollArea,
     QSplitter,
     QTableView,
     QTabWidget,
@@ -27,13 +27,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from meaningbench.ui.compare import data as compare_data
-from meaningbench.ui.compare.alignment import from_bertscore_details
+from meaningbench.metrics.structural.samsa import preview_details
+from meaningbench.queries import compare as compare_data
 from meaningbench.ui.compare.columns import ColumnFitter
+from meaningbench.ui.compare.explain_view import ExplainView
 from meaningbench.ui.compare.html_delegate import HtmlDelegate
-from meaningbench.ui.compare.matching_view import MatchingView
-from meaningbench.ui.compare.samsa_view import SamsaView, live_details
-from meaningbench.ui.compare.sari_view import SariView
+from meaningbench.ui.compare.samsa_view import SamsaView
 from meaningbench.ui.compare.scene_editor import SceneEditor
 from meaningbench.ui.compare.systems_model import (
     HTML_ROLE,
@@ -44,7 +43,7 @@ from meaningbench.ui.compare.systems_model import (
 from meaningbench.ui.compare.word_diff import diff_html, inline_diff
 
 SOURCE_LABEL_CHARS = 110
-TAB_OUTPUT, TAB_MATCHING, TAB_SARI, TAB_SAMSA = range(4)
+TAB_OUTPUT, TAB_EXPLAIN, TAB_SCENES = range(3)
 
 
 class CompareView(QWidget):
@@ -65,6 +64,39 @@ class CompareView(QWidget):
     # -- layout -----------------------------------------------------------------------
 
     def _build(self) -> None:
+        bar = self._build_navigation()
+        self.source_text = QLabel()
+        self.source_text.setObjectName("compareSource")
+        self.source_text.setWordWrap(True)
+        self.source_text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        font = self.source_text.font()
+        font.setPointSizeF(font.pointSizeF() * 1.2)
+        self.source_text.setFont(font)
+        self._build_table()
+        self._build_details()
+
+        # The details may shrink below their tabs' natural minimum (the scene editor's is
+        # about 330 px): on a 640 px screen the table of outputs needs that height more.
+        self.tabs.setMinimumHeight(140)
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.addWidget(self.table)
+        split.addWidget(self.tabs)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 4)
+        self.splitter = split
+
+        self.empty_label = QLabel()
+        self.empty_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.empty_label.setWordWrap(True)
+
+        layout = QVBoxLayout(self)
+        layout.addLayout(bar)
+        layout.addWidget(self.source_text)
+        layout.addWidget(self.empty_label)
+        layout.addWidget(split, 1)
+
+    def _build_navigation(self) -> QHBoxLayout:
+        """The bar above: which source, previous and next, which rating dimension."""
         self.source_combo = QComboBox()
         self.source_combo.setEditable(True)
         self.source_combo.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
@@ -99,15 +131,10 @@ class CompareView(QWidget):
         bar.addSpacing(16)
         bar.addWidget(QLabel("Ratings"))
         bar.addWidget(self.dimension_combo)
+        return bar
 
-        self.source_text = QLabel()
-        self.source_text.setObjectName("compareSource")
-        self.source_text.setWordWrap(True)
-        self.source_text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        font = self.source_text.font()
-        font.setPointSizeF(font.pointSizeF() * 1.2)
-        self.source_text.setFont(font)
-
+    def _build_table(self) -> None:
+        """Every system's output of the source, a row each, sortable by any column."""
         self.model = SystemsModel(self)
         self.proxy = SystemsProxy(self)
         self.proxy.setSourceModel(self.model)
@@ -134,62 +161,24 @@ class CompareView(QWidget):
         self._fit_timer.timeout.connect(self.fit_table)
         self.table.verticalHeader().sectionResized.connect(lambda *_: self._fit_timer.start())
 
+    def _build_details(self) -> None:
+        """The tabs on the selected output: its texts, the explanation of a score, scenes."""
         self.output_view = QTextBrowser()
-        self.matching = MatchingView()
-        self.matching_runs = QComboBox()
-        self.matching_runs.currentIndexChanged.connect(lambda *_: self._show_matching())
-        self.matching_note = QLabel()
-        self.matching_note.setWordWrap(True)
-        scroll = QScrollArea()
-        scroll.setWidget(self.matching)
-        scroll.setWidgetResizable(True)
-        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
-        matching_page = QWidget()
-        mlay = QVBoxLayout(matching_page)
-        top = QHBoxLayout()
-        top.addWidget(QLabel("BERTScore run"))
-        top.addWidget(self.matching_runs, 1)
-        mlay.addLayout(top)
-        mlay.addWidget(self.matching_note)
-        mlay.addWidget(scroll, 1)
-        self.matching_scroll = scroll
-
-        self.sari = SariView()
+        self.explain = ExplainView()
         self.scene_editor = SceneEditor(self.study)
-        self.scene_editor.scenes_saved.connect(lambda _g: self._show_samsa())
-        self.scene_editor.scenes_edited.connect(self._show_samsa)
-        self.samsa_view = SamsaView()
-        samsa_split = QSplitter(Qt.Orientation.Horizontal)
-        samsa_split.addWidget(self.scene_editor)
-        samsa_split.addWidget(self.samsa_view)
-        samsa_split.setSizes([560, 520])
+        self.scene_editor.scenes_saved.connect(lambda _g: self._scenes_saved())
+        self.scene_editor.scenes_edited.connect(self._show_scene_preview)
+        self.scene_preview = SamsaView()
+        scene_split = QSplitter(Qt.Orientation.Horizontal)
+        scene_split.addWidget(self.scene_editor)
+        scene_split.addWidget(self.scene_preview)
+        scene_split.setSizes([560, 520])
 
         self.tabs = QTabWidget()
         self.tabs.addTab(self.output_view, "Output and references")
-        self.tabs.addTab(matching_page, "BERTScore matching")
-        self.tabs.addTab(self.sari, "SARI explained")
-        self.tabs.addTab(samsa_split, "SAMSA and scenes")
+        self.tabs.addTab(self.explain, "Explain a score")
+        self.tabs.addTab(scene_split, "Scenes")
         self.tabs.currentChanged.connect(lambda *_: self._update_detail())
-
-        # The details may shrink below their tabs' natural minimum (the SAMSA editor's is
-        # about 330 px): on a 640 px screen the table of outputs needs that height more.
-        self.tabs.setMinimumHeight(140)
-        split = QSplitter(Qt.Orientation.Vertical)
-        split.addWidget(self.table)
-        split.addWidget(self.tabs)
-        split.setStretchFactor(0, 3)
-        split.setStretchFactor(1, 4)
-        self.splitter = split
-
-        self.empty_label = QLabel()
-        self.empty_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.empty_label.setWordWrap(True)
-
-        layout = QVBoxLayout(self)
-        layout.addLayout(bar)
-        layout.addWidget(self.source_text)
-        layout.addWidget(self.empty_label)
-        layout.addWidget(split, 1)
 
     # -- study and navigation -----------------------------------------------------------
 
@@ -206,9 +195,8 @@ class CompareView(QWidget):
         self.group = None
         self.sources: list[compare_data.SourceEntry] = []
         if study is not None:
-            with study.session() as s:
-                self.sources = compare_data.list_sources(s)
-                dims = compare_data.dimensions(s)
+            overview = compare_data.overview(study)
+            self.sources, dims = overview.sources, overview.dimensions
         else:
             dims = []
         self.dimension_combo.blockSignals(True)
@@ -268,8 +256,7 @@ class CompareView(QWidget):
         """Show every system's output of one source; select `item_id` when given."""
         if self.study is None:
             return
-        with self.study.session() as s:
-            comparison = compare_data.load_comparison(s, source_group, self.dimension)
+        comparison = compare_data.comparison(self.study, source_group, self.dimension)
         self.group = source_group
         self.comparison = comparison
         if not comparison.rows:
@@ -322,8 +309,7 @@ class CompareView(QWidget):
         """Open the source of an item and select that item's row."""
         if self.study is None:
             return
-        with self.study.session() as s:
-            group = compare_data.group_of_item(s, item_id)
+        group = compare_data.group_of_item(self.study, item_id)
         if group is not None:
             self.show_source_group(group, item_id=item_id)
 
@@ -369,12 +355,10 @@ class CompareView(QWidget):
         tab = self.tabs.currentIndex()
         if tab == TAB_OUTPUT:
             self._show_output()
-        elif tab == TAB_MATCHING:
-            self._load_matching_runs()
-        elif tab == TAB_SARI:
-            self._show_sari()
+        elif tab == TAB_EXPLAIN:
+            self.explain.set_item(self.study, self.current_item_id())
         else:
-            self._show_samsa()
+            self._show_scene_preview()
 
     def _show_output(self) -> None:
         row = self.current_row()
@@ -392,127 +376,31 @@ class CompareView(QWidget):
             + (f"<p><b>References</b></p><ul>{refs}</ul>" if refs else "")
         )
 
-    def _load_matching_runs(self) -> None:
-        row = self.current_row()
-        self.matching_runs.blockSignals(True)
-        self.matching_runs.clear()
-        self._matching_scores: list[compare_data.StoredScore] = []
-        if row is not None and self.study is not None:
-            with self.study.session() as s:
-                self._matching_scores = compare_data.stored_scores(s, row.item_id, "bertscore")
-            for score in self._matching_scores:
-                self.matching_runs.addItem(score.label)
-        self.matching_runs.blockSignals(False)
-        self._show_matching()
+    def _scenes_saved(self) -> None:
+        # Stored scores were computed from the old scenes: their explanations say so now.
+        self._show_scene_preview()
+        if self.tabs.currentIndex() == TAB_EXPLAIN:
+            self._update_detail()
 
-    def _show_matching(self) -> None:
-        scores = getattr(self, "_matching_scores", [])
-        k = self.matching_runs.currentIndex()
-        if not scores or k < 0:
-            self.matching.set_alignment(None)
-            self.matching_note.setText(
-                "No BERTScore score for this output yet. Run BERTScore from the metric "
-                "battery; the matching it computed is drawn here."
-            )
-            return
-        score = scores[k]
-        try:
-            alignment = from_bertscore_details(score.details)
-        except (ValueError, KeyError, TypeError) as exc:
-            self.matching.set_alignment(None)
-            self.matching_note.setText(f"{exc}. Run BERTScore again with its alignment on.")
-            return
+    def _show_scene_preview(self) -> None:
+        """What the scenes on screen (saved or not) give the selected output, computed here."""
         row = self.current_row()
-        uses_refs = score.config.get("reference_mode") == "references"
-        if row is not None and uses_refs and any(r.strip() for r in row.references):
-            ref_index = score.details.get("ref_index")
-            ref_label = "reference" if ref_index is None else f"reference {int(ref_index) + 1}"
-        else:
-            ref_label = "source"
-        self.matching_note.setText(
-            f"The token matching the stored score of “{score.label}” was computed from "
-            f"(F1 {alignment.F:.3f}, shown as {score.value:.1f} on 0–100)."
-            if score.value is not None
-            else f"The token matching of “{score.label}”."
-        )
-        self.matching.set_alignment(alignment, ref_label=ref_label)
-
-    def _show_sari(self) -> None:
-        row = self.current_row()
-        if row is None or self.comparison is None or self.study is None:
-            self.sari.clear("Select an output.")
+        if row is None:
+            self.scene_preview.clear("Select an output.")
             return
-        with self.study.session() as s:
-            stored = compare_data.stored_scores(s, row.item_id, "sari")
-        # Explain the stored sentence-SARI run when there is one, with its own options.
-        run = next(
-            (x for x in stored if x.config.get("item_variant", "evaluate") == "evaluate"), None
-        )
-        config = run.config if run is not None else {}
-        refs = [r for r in row.references if r and r.strip()]
-        mode = config.get("reference_mode", "references" if refs else "source")
-        if mode == "references" and refs:
-            note = f"Against the item's {len(refs)} reference(s)."
-        else:
-            refs = [self.comparison.source]
-            note = (
-                "Against the source as the only reference (source mode)."
-                if mode == "source"
-                else "This item has no references: the source is the reference."
-            )
-        exp = self.sari.explain(
-            self.comparison.source,
-            row.output,
-            refs,
-            lowercase=bool(config.get("lowercase", True)),
-            tokenize=str(config.get("tokenize", "13a")),
-            note=note,
-        )
-        if run is not None and run.value is not None:
-            same = abs(run.value - exp.sari) < 1e-6
-            self.sari.set_note(
-                f"{note} The stored score of “{run.label}” is {run.value:.2f}"
-                + (
-                    "; this explanation reproduces it."
-                    if same
-                    else "; it was computed from other texts."
-                )
-            )
-
-    def _show_samsa(self) -> None:
-        row = self.current_row()
-        if row is None or self.study is None or self.group is None:
-            self.samsa_view.clear("Select an output.")
-            return
-        from meaningbench.metrics.structural.scene_store import load_scenes, scenes_fingerprint
-
-        editor = self.scene_editor
-        if editor.dirty:
-            specs = [s for s in editor.specs() if s.main_relation]
-            note = "Live preview of the unsaved scenes (exact and lemma alignment)."
-            stored = None
-        else:
-            with self.study.session() as s:
-                specs = load_scenes(s, [self.group]).get(self.group, [])
-                stored_list = compare_data.stored_scores(s, row.item_id, "samsa")
-            fingerprint = scenes_fingerprint(specs) if specs else None
-            stored = next(
-                (x for x in stored_list if x.details.get("scenes_hash") == fingerprint), None
-            )
-            note = "Live computation with exact and lemma alignment; run SAMSA to store scores."
+        specs = [s for s in self.scene_editor.specs() if s.main_relation]
         if not specs:
-            self.samsa_view.clear(
+            self.scene_preview.clear(
                 "No scenes for this source yet: draw them on the left, import UCCA XML, or "
                 "propose them from a dependency parse."
             )
             return
-        if stored is not None:
-            self.samsa_view.show_details(
-                stored.details,
-                f"As stored by the SAMSA run “{stored.label}” ({stored.details.get('aligner', '')}).",
-            )
-        else:
-            self.samsa_view.show_details(live_details(specs, row.output), note)
+        state = "unsaved" if self.scene_editor.dirty else "saved"
+        self.scene_preview.show_details(
+            preview_details(specs, row.output),
+            f"Live preview of the {state} scenes (exact and lemma alignment); the Explain tab "
+            "shows stored scores.",
+        )
 
 
 class ComparePage(QWidget):

@@ -27,13 +27,8 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
-from meaningbench.ui.compare.alignment import (
-    Line,
-    TokenAlignment,
-    alignment_lines,
-    display_token,
-    is_special,
-)
+from meaningbench.metrics.explain import TokenAlignment
+from meaningbench.ui.compare.alignment import Line, alignment_lines, display_token, is_special
 
 # Viridis without its pale yellow end, which vanishes on a white background.
 RAMP = ("#440154", "#3b528b", "#21918c", "#35b779", "#8fd744")

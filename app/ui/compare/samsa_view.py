@@ -1,31 +1,16 @@
-"""SAMSA for one output: each scene, the output sentence it was matched to, what was found.
-
-Shows the stored SAMSA details when a stored score used the scenes the editor holds now,
-otherwise a live computation with exact and lemma alignment (no encoder is loaded on the
-GUI thread), and says which of the two it is.
-"""
+"""SAMSA's explanation drawn (`SceneScores`): each scene, the output sentence it was matched
+to, what was found of it."""
 
 from __future__ import annotations
 
 import html
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from PySide6.QtWidgets import QTextBrowser, QVBoxLayout, QWidget
 
-from meaningbench.metrics.structural.alignment import WordAligner
-from meaningbench.metrics.structural.samsa_core import score_samsa
-from meaningbench.metrics.structural.scenes import SceneSpec
-
 FOUND, LOST, NEUTRAL = "#1b7a35", "#b3261e", "#7a828e"
 FOUND_DARK, LOST_DARK = "#7ddc95", "#ff8a80"
-
-
-def live_details(scenes: Sequence[SceneSpec], output: str) -> dict[str, Any]:
-    result = score_samsa(scenes, output, WordAligner(use_lemmas=True, embedder=None))
-    details = result.to_details()
-    details["aligner"] = "exact + lemma"
-    return details
 
 
 def _mark(found: bool | None, dark: bool) -> str:

@@ -1,4 +1,5 @@
-"""The SARI explanation: what the output added, kept and deleted, and what the references say.
+"""SARI's explanation drawn: what the output added, kept and deleted, and what the references
+say.
 
 Sentence SARI (the HF `evaluate` variant the battery scores per item) is the mean of three
 operation scores, each averaged over n-gram orders 1–4: add F1, keep F1 and deletion
@@ -13,7 +14,7 @@ from collections.abc import Sequence
 
 from PySide6.QtWidgets import QTextBrowser, QVBoxLayout, QWidget
 
-from meaningbench.metrics.lexical.sari import NgramOperations, SariExplanation, explain_sari
+from meaningbench.metrics.lexical.sari import NgramOperations, SariExplanation
 
 SUPPORTED = "background:#d7f0dc; color:#0f5c22;"
 UNSUPPORTED = "background:#f6d9d7; color:#8c1d18;"
@@ -116,7 +117,7 @@ def explanation_html(exp: SariExplanation, *, references_note: str = "", dark: b
 
 
 class SariView(QWidget):
-    """Explains the sentence SARI of one output against its references."""
+    """Draws the sentence SARI explanation of one output against its references."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -128,21 +129,9 @@ class SariView(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.browser)
 
-    def explain(
-        self,
-        source: str,
-        output: str,
-        references: Sequence[str],
-        *,
-        lowercase: bool = True,
-        tokenize: str = "13a",
-        note: str = "",
-    ) -> SariExplanation:
-        self.explanation = explain_sari(
-            source, output, list(references), lowercase=lowercase, tokenize=tokenize
-        )
+    def show_explanation(self, explanation: SariExplanation, note: str = "") -> None:
+        self.explanation = explanation
         self.set_note(note)
-        return self.explanation
 
     def set_note(self, note: str) -> None:
         """Redraw the explanation with a line saying which references and which run."""

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 
 from meaningbench.metrics.structural.scenes import Participant, SceneSpec
 from meaningbench.metrics.structural.tokens import is_punct, words
+from meaningbench.queries import compare as compare_queries
 from meaningbench.ui.compare.chips import FlowLayout, TokenChip
 
 MODES = ("main", "participant", "centre")
@@ -104,7 +105,25 @@ class SceneEditor(QWidget):
             "&nbsp;&nbsp;(each participant of the selected scene has its own colour)"
         )
         self.legend.setObjectName("hint")
+        mode_row = self._build_modes()
+        lists = self._build_lists()
+        actions = self._build_actions()
 
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.title)
+        layout.addWidget(self.origin_label)
+        layout.addWidget(self.chip_host)
+        layout.addWidget(self.legend)
+        layout.addLayout(mode_row)
+        layout.addLayout(lists)
+        layout.addLayout(actions)
+        layout.addWidget(self.status)
+        layout.addStretch(1)
+        self._update_parser_button()
+        self._update_buttons()
+
+    def _build_modes(self) -> QHBoxLayout:
+        """What a click on a word marks: the main relation, a participant, its centre."""
         self.mode_group = QButtonGroup(self)
         mode_row = QHBoxLayout()
         mode_row.addWidget(QLabel("A click marks:"))
@@ -118,7 +137,10 @@ class SceneEditor(QWidget):
             mode_row.addWidget(button)
         mode_row.addStretch(1)
         self.mode_group.buttons()[0].setChecked(True)
+        return mode_row
 
+    def _build_lists(self) -> QHBoxLayout:
+        """The scenes of the source and the participants of the selected one."""
         self.scene_list = QListWidget()
         self.scene_list.currentRowChanged.connect(self._on_scene_row)
         self.add_scene_button = QPushButton("Add scene")
@@ -151,7 +173,9 @@ class SceneEditor(QWidget):
             row.addStretch(1)
             col.addLayout(row)
             lists.addLayout(col, 1)
+        return lists
 
+    def _build_actions(self) -> QHBoxLayout:
         self.save_button = QPushButton("Save scenes")
         self.save_button.setDefault(True)
         self.save_button.clicked.connect(self.save)
@@ -167,19 +191,7 @@ class SceneEditor(QWidget):
         for b in (self.save_button, self.revert_button, self.propose_button, self.import_button):
             actions.addWidget(b)
         actions.addStretch(1)
-
-        layout = QVBoxLayout(self)
-        layout.addWidget(self.title)
-        layout.addWidget(self.origin_label)
-        layout.addWidget(self.chip_host)
-        layout.addWidget(self.legend)
-        layout.addLayout(mode_row)
-        layout.addLayout(lists)
-        layout.addLayout(actions)
-        layout.addWidget(self.status)
-        layout.addStretch(1)
-        self._update_parser_button()
-        self._update_buttons()
+        return actions
 
     def _update_parser_button(self) -> None:
         from meaningbench.metrics.structural.propose import parser_status
@@ -198,10 +210,7 @@ class SceneEditor(QWidget):
         specs: list[SceneSpec] = []
         origin = ""
         if self.study is not None and self.group is not None:
-            from meaningbench.metrics.structural.scene_store import load_scenes
-
-            with self.study.session() as s:
-                specs = load_scenes(s, [self.group]).get(self.group, [])
+            specs = compare_queries.source_scenes(self.study, self.group)
             origin = specs[0].origin if specs else ""
         self.load_specs(specs, origin)
 
@@ -397,10 +406,7 @@ class SceneEditor(QWidget):
             except ValueError as exc:
                 self.status.setText(f"Scene {k}: {exc}.")
                 return False
-        from meaningbench.metrics.structural.scene_store import replace_scenes
-
-        with self.study.session() as s:
-            replace_scenes(s, self.group, specs, origin="manual")
+        compare_queries.save_scenes(self.study, self.group, specs)
         self.dirty = False
         self.loaded_origin = "manual"
         self.origin_label.setText("Annotated scenes (used by SAMSA).")
@@ -421,13 +427,10 @@ class SceneEditor(QWidget):
         self.status.setText(f"{len(specs)} scene(s) proposed by {message}; save to keep them.")
 
     def import_ucca(self, paths: list[Path]) -> str:
-        from meaningbench.metrics.structural.scene_import import import_ucca
-
-        with self.study.session() as s:
-            report = import_ucca(s, paths)
+        summary = compare_queries.import_ucca_files(self.study, paths)
         self.reload()
-        self.status.setText(report.summary())
-        return report.summary()
+        self.status.setText(summary)
+        return summary
 
     def _import_dialog(self) -> None:
         if self.study is None:

@@ -1,10 +1,13 @@
-"""What the comparison view shows for one source sentence, read from the study.
+"""What the comparison view shows for one source sentence, read from the study, and the
+explanations of its scores, asked of each metric's `explain` hook.
 
 Queries are limited to the items of one source group, so opening a source in a study with
 millions of scores stays instant. Current ratings only; an item's human score is the one
 rule of `meaningbench.analysis.human` (each rater's ratings averaged first, then the raters;
 aggregate labels where no rater rated); per (metric, config) the newest non-error score,
 named by the same column names as every other table (`meaningbench.analysis.score_columns`).
+The view never names a metric: which scores can be explained, and how, is the registry's and
+the metrics' business.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -22,6 +26,9 @@ from sqlalchemy.orm import Session
 from meaningbench.analysis.human import item_scores, source_means
 from meaningbench.analysis.label_sets import resolve_label_sets, select_labels
 from meaningbench.analysis.score_columns import runs_frame
+from meaningbench.db.study import Study
+from meaningbench.metrics.explain import Explanation
+from meaningbench.metrics.structural.scenes import SceneSpec
 
 
 @dataclass
@@ -63,6 +70,31 @@ def _in(name: str, values: Sequence[object]) -> tuple[str, dict[str, object]]:
     return "(" + ", ".join(f":{k}" for k in params) + ")", params
 
 
+@dataclass(frozen=True)
+class StudyOverview:
+    sources: list[SourceEntry]
+    dimensions: list[str]  # rating dimensions, the active ones first
+
+
+def overview(study: Study) -> StudyOverview:
+    """The sources to navigate and the rating dimensions to choose from."""
+    with study.session() as s:
+        return StudyOverview(list_sources(s), dimensions(s))
+
+
+def group_of_item(study: Study, item_id: int) -> str | None:
+    with study.session() as s:
+        return s.execute(
+            text("SELECT source_group FROM item WHERE id = :i"), {"i": item_id}
+        ).scalar()
+
+
+def comparison(study: Study, source_group: str, dimension: str = "meaning") -> SourceComparison:
+    """Every system's output of one source, with its ratings and metric values."""
+    with study.session() as s:
+        return load_comparison(s, source_group, dimension)
+
+
 def list_sources(session: Session) -> list[SourceEntry]:
     """Every source sentence with regular items, in the order it was first imported."""
     rows = session.execute(
@@ -77,16 +109,10 @@ def list_sources(session: Session) -> list[SourceEntry]:
     if not rows:
         return []
     clause, params = _in("i", [r.first_id for r in rows])
-    sources = dict(
+    sources: dict[int, str] = dict(
         session.execute(text(f"SELECT id, source FROM item WHERE id IN {clause}"), params).all()
     )
     return [SourceEntry(r.source_group, sources[r.first_id], int(r.n)) for r in rows]
-
-
-def group_of_item(session: Session, item_id: int) -> str | None:
-    return session.execute(
-        text("SELECT source_group FROM item WHERE id = :i"), {"i": item_id}
-    ).scalar()
 
 
 def dimensions(session: Session) -> list[str]:
@@ -194,32 +220,135 @@ def _attach_scores(
 @dataclass(frozen=True)
 class StoredScore:
     run_id: int
-    label: str
+    metric: str
+    label: str  # the run's canonical name, as the table's column says
     value: float | None
     details: dict[str, Any]
     config: dict[str, Any] = field(default_factory=dict)
 
 
-def stored_scores(session: Session, item_id: int, metric: str) -> list[StoredScore]:
-    """The newest score of each config of `metric` for one item, newest config first."""
+def stored_scores(session: Session, item_id: int, metric: str | None = None) -> list[StoredScore]:
+    """The newest score of each config of each metric (or of `metric`) for one item, newest
+    run first."""
+    where = "AND m.metric = :m" if metric is not None else ""
     rows = session.execute(
         text(
-            """
-            SELECT m.id, m.label, m.config_hash, s.value, s.details, m.config FROM score s
-            JOIN metric_run m ON m.id = s.run_id
-            WHERE s.item_id = :i AND m.metric = :m AND s.error IS NULL
+            f"""
+            SELECT m.id, m.metric, m.label, m.config_hash, s.value, s.details, m.config
+            FROM score s JOIN metric_run m ON m.id = s.run_id
+            WHERE s.item_id = :i AND s.error IS NULL {where}
             ORDER BY s.run_id DESC
             """
         ),
         {"i": item_id, "m": metric},
     ).all()
     out: list[StoredScore] = []
-    seen: set[str] = set()
-    for run_id, label, config_hash, value, details, config in rows:
-        if config_hash in seen:
+    seen: set[tuple[str, str]] = set()
+    for run_id, name, label, config_hash, value, details, config in rows:
+        if (name, config_hash) in seen:
             continue
-        seen.add(config_hash)
+        seen.add((name, config_hash))
         parsed = json.loads(details) if isinstance(details, str) else (details or {})
         cfg = json.loads(config) if isinstance(config, str) else (config or {})
-        out.append(StoredScore(int(run_id), label or metric, value, parsed, cfg))
+        out.append(StoredScore(int(run_id), name, label or name, value, parsed, cfg))
     return out
+
+
+@dataclass(frozen=True)
+class ExplainChoice:
+    """A score of one output the view can explain: a stored run, or a metric that explains
+    from the texts alone (`Metric.explains_live`) and has no stored score here."""
+
+    key: str  # the same choice on every output: the run's name, or the metric's name
+    label: str  # what the menu shows
+    metric: str
+    config: dict[str, Any]
+    stored: StoredScore | None = None
+
+
+def explain_choices(study: Study, item_id: int) -> list[ExplainChoice]:
+    """The stored scores of one output, by name, then the live explanations not stored."""
+    from meaningbench.metrics.registry import metric_classes
+
+    with study.session() as s:
+        stored = stored_scores(s, item_id)
+    out = [
+        ExplainChoice(sc.label, sc.label, sc.metric, sc.config, sc)
+        for sc in sorted(stored, key=lambda sc: sc.label)
+    ]
+    have = {sc.metric for sc in stored}
+    for name, cls in sorted(metric_classes().items()):
+        if cls.explains_live and name not in have:
+            out.append(ExplainChoice(name, f"{cls.info.label} (computed here)", name, {}))
+    return out
+
+
+def explain_score(study: Study, item_id: int, choice: ExplainChoice) -> Explanation:
+    """Ask the metric of `choice`, configured as its run was, to explain one output."""
+    from meaningbench.metrics.base import Pair, resolve_references
+    from meaningbench.metrics.explain import ExplainItem, NoExplanation
+    from meaningbench.metrics.registry import get_metric_class
+
+    try:
+        cls = get_metric_class(choice.metric)
+    except KeyError as exc:
+        return Explanation(NoExplanation(str(exc.args[0])))
+    try:
+        metric = cls(**{k: v for k, v in choice.config.items() if k in cls.defaults})
+    except (TypeError, ValueError) as exc:
+        return Explanation(NoExplanation(f"{choice.label}: {exc}"))
+    with study.session() as s:
+        row = s.execute(
+            text("SELECT source, output, refs, system, source_group FROM item WHERE id = :i"),
+            {"i": item_id},
+        ).one()
+    references = json.loads(row.refs) if isinstance(row.refs, str) else list(row.refs or [])
+    pair = Pair(
+        item_id,
+        row.source,
+        row.output,
+        resolve_references(row.source, references, metric.reference_mode),
+        row.system,
+    )
+    stored = choice.stored
+    item = ExplainItem(
+        pair,
+        value=stored.value if stored else None,
+        details=stored.details if stored else None,
+        study=study,
+        source_group=row.source_group,
+    )
+    try:
+        return metric.explain(item)
+    except Exception as exc:  # a plugin's broken hook must leave the page working
+        if isinstance(exc, KeyboardInterrupt):
+            raise
+        return Explanation(
+            NoExplanation(
+                f"{choice.label} could not explain this output: {type(exc).__name__}: {exc}"
+            )
+        )
+
+
+def source_scenes(study: Study, source_group: str) -> list[SceneSpec]:
+    """The scenes of one source, of the best origin it has (annotated, UCCA, parser)."""
+    from meaningbench.metrics.structural.scene_store import load_scenes
+
+    with study.session() as s:
+        return load_scenes(s, [source_group]).get(source_group, [])
+
+
+def save_scenes(study: Study, source_group: str, specs: Sequence[SceneSpec]) -> None:
+    """Store the scenes as the source's annotated ones, replacing those it had."""
+    from meaningbench.metrics.structural.scene_store import replace_scenes
+
+    with study.session() as s:
+        replace_scenes(s, source_group, list(specs), origin="manual")
+
+
+def import_ucca_files(study: Study, paths: Sequence[Path]) -> str:
+    """Import UCCA XML passages as scenes; the report in words."""
+    from meaningbench.metrics.structural.scene_import import import_ucca
+
+    with study.session() as s:
+        return import_ucca(s, list(paths)).summary()
