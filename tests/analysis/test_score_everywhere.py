@@ -12,8 +12,8 @@ import pytest
 from meaningbench.analysis.live import StudyAnalysis
 from meaningbench.datasets.exporters import export_study
 from meaningbench.datasets.importer import import_file
+from meaningbench.queries.browser import connect_readonly, fetch_rows
 from meaningbench.training.data import load_targets
-from meaningbench.ui.browser.query import connect_readonly, fetch_rows
 from meaningbench.ui.compare.data import list_sources, load_comparison
 from tests.datasets.helpers import rows, write
 
