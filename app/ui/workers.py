@@ -26,7 +26,7 @@ from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal, Slot
 from PySide6.QtWidgets import QWidget
 
 from meaningbench.errors import UserError
-from meaningbench.runtime import Job, JobContext, Progress, run_job
+from meaningbench.runtime import Job, JobContext, JobResult, Progress, run_job
 
 
 @dataclass(frozen=True)
@@ -81,6 +81,9 @@ class _Runnable(QRunnable):
         bridge = self._bridge
         try:
             ended = run_job(self._job, self._ctx)
+        except BaseException as exc:  # not an Exception (SystemExit): still never a crash
+            ended = JobResult("failed", error=exc)
+        try:
             if ended.outcome == "cancelled":
                 bridge.cancelled.emit()
             elif ended.error is not None:  # reaches the GUI as a dialog, never a crash
