@@ -1,16 +1,29 @@
-"""Cancellation and progress reporting shared by jobs and the engine layers they drive.
+"""The one way to run work in the background: a job is a function taking a `JobContext`.
 
-Kept free of Qt and of any heavy import so metrics, training and importers can check a
-cancel flag and report progress without knowing whether a terminal or a window listens.
+The context carries the four things every job needs, whoever runs it:
+- progress (`ctx.progress(done, total, message)`), throttled;
+- cancel (`ctx.check()` at safe points raises `Cancelled`; `ctx.cancel` is the token);
+- log (`ctx.log(line)`: what the job waits for, what it leaves to another process);
+- messages (`ctx.send(kind, payload)`: results that arrive while the job runs, such as a
+  batch of new scores or a training's loss events).
+The job's return value is its result; `run_job` turns a call into a `JobResult`.
+
+Who listens decides how it looks: the command line renders the context as a text progress
+bar (`meaningbench.jobs.terminal`), the app as a progress widget in the status bar
+(`meaningbench.ui.workers`), a child process as messages on a queue. The engine layers
+(training, importers, metrics) take the same context, so this module stays free of Qt and
+of any heavy import.
 """
 
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any, Literal
 
 
 class Cancelled(Exception):
@@ -51,6 +64,84 @@ class CancelToken:
     def wait(self, timeout: float) -> bool:
         """Sleep up to `timeout` seconds, waking at once when cancelled; True if cancelled."""
         return self._event.wait(timeout)
+
+
+MessageFn = Callable[[str, Any], None]
+
+
+@dataclass
+class JobContext:
+    """Progress, cancel, log and messages of one job (see the module notes)."""
+
+    cancel: CancelToken = field(default_factory=CancelToken)
+    report: ProgressFn = no_progress
+    # Where log lines go (the terminal prints them on stderr); without a listener they
+    # become the progress message, which the app shows beside its progress bar.
+    on_notice: Callable[[str], None] | None = None
+    # Progress callbacks are throttled so a fast job does not flood a terminal or a GUI.
+    min_interval_s: float = 0.05
+    # Where `send` delivers; without a listener messages are dropped.
+    on_message: MessageFn | None = None
+    _last: float = field(default=0.0, repr=False)
+    _shown: Progress = field(default=Progress(0, None), repr=False)
+
+    def progress(
+        self, done: int, total: int | None, message: str = "", *, force: bool = False
+    ) -> None:
+        now = time.monotonic()
+        if (
+            force
+            or now - self._last >= self.min_interval_s
+            or (total is not None and done >= total)
+        ):
+            self._last = now
+            self._shown = Progress(done, total, message)
+            self.report(self._shown)
+
+    def log(self, message: str) -> None:
+        """A line for the user beside the progress."""
+        if self.on_notice is not None:
+            self.on_notice(message)
+        else:
+            self.report(Progress(self._shown.done, self._shown.total, message))
+
+    notice = log  # the name jobs written before `log` use
+
+    def send(self, kind: str, payload: Any) -> None:
+        """A named message to whoever runs the job, delivered while it runs."""
+        if self.on_message is not None:
+            self.on_message(kind, payload)
+
+    def check(self) -> None:
+        self.cancel.check()
+
+    @property
+    def cancelled(self) -> bool:
+        return self.cancel.cancelled
+
+
+Job = Callable[[JobContext], Any]
+
+
+@dataclass(frozen=True)
+class JobResult:
+    """How a job ended: `done` with its value (a job may return early after a cancel, with
+    what it finished), `cancelled` when it stopped at a check, `failed` with the exception."""
+
+    outcome: Literal["done", "cancelled", "failed"]
+    value: Any = None
+    error: BaseException | None = None
+
+
+def run_job(job: Job, ctx: JobContext) -> JobResult:
+    """Run `job` to its end; a cancel or an exception becomes the result, never a raise."""
+    try:
+        value = job(ctx)
+    except Cancelled:
+        return JobResult("cancelled")
+    except Exception as exc:
+        return JobResult("failed", error=exc)
+    return JobResult("done", value)
 
 
 # Progress inside one call of a metric that batches its own inputs (a model sorting a large

@@ -76,6 +76,9 @@ class _BackgroundWriter:
     sqlite3 releases the GIL while SQLite works, so on two cores parsing and writing
     overlap. Jobs run in submission order (items before the ratings that point at them).
     The first failure is kept and raised in the importing thread at its next call.
+    It is a stage inside the import job, not work of its own: progress, cancel and the
+    result stay with the job's context (`meaningbench.runtime.JobContext`) in the
+    importing thread.
     """
 
     def __init__(self, conn: sqlite3.Connection) -> None:

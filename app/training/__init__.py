@@ -1,7 +1,9 @@
 """Training a MeaningBERT-style cross-encoder on a study's ratings (Qt-free, torch imported lazily).
 
-`train_model(TrainRequest(...), ctx, on_event)` is the one entry point; the command line
-(`meaningbench train`) and the app's training dialog both call it. The names below are
+`train_model(TrainRequest(...), ctx, on_event)` is the one entry point, a job like any
+other (`ctx` is a `meaningbench.runtime.JobContext`; its events also go out as
+`ctx.send(TRAIN_EVENT, event)`); the command line (`meaningbench train`) and the app's
+training dialog both call it. The names below are
 loaded on first use, so importing the package (the command line does, for its defaults)
 costs nothing.
 """
@@ -19,10 +21,9 @@ _EXPORTS = {
     "RunFinished": "meaningbench.training.events",
     "RunStarted": "meaningbench.training.events",
     "StepEnd": "meaningbench.training.events",
-    "TrainContext": "meaningbench.training.events",
+    "TRAIN_EVENT": "meaningbench.training.events",
     "TrainEvent": "meaningbench.training.events",
     "event_to_dict": "meaningbench.training.events",
-    "QuietContext": "meaningbench.training.job",
     "train_model": "meaningbench.training.job",
     "RunSummary": "meaningbench.training.request",
     "TrainRequest": "meaningbench.training.request",
@@ -38,13 +39,12 @@ __all__ = [
     "EpochEnd",
     "Evaluated",
     "Phase",
-    "QuietContext",
     "RunFinished",
     "RunProgress",
     "RunStarted",
     "RunSummary",
     "StepEnd",
-    "TrainContext",
+    "TRAIN_EVENT",
     "TrainEvent",
     "TrainRequest",
     "TrainResult",
@@ -57,6 +57,7 @@ __all__ = [
 
 if TYPE_CHECKING:
     from meaningbench.training.events import (
+        TRAIN_EVENT,
         Checkpointed,
         EpochEnd,
         Evaluated,
@@ -64,11 +65,10 @@ if TYPE_CHECKING:
         RunFinished,
         RunStarted,
         StepEnd,
-        TrainContext,
         TrainEvent,
         event_to_dict,
     )
-    from meaningbench.training.job import QuietContext, train_model
+    from meaningbench.training.job import train_model
     from meaningbench.training.request import RunSummary, TrainRequest, TrainResult, load_request
     from meaningbench.training.status import RunProgress, TrainingState, training_state
 

@@ -1,5 +1,8 @@
 """Events a training emits, for a live loss curve (the app's dialog) or a terminal display.
 
+They travel as the training job's messages (`ctx.send(TRAIN_EVENT, event)`), so whoever
+runs the job receives them the way it receives any job's messages.
+
 Losses are mean squared errors on the 0–100 score scale (their square root is an RMSE in
 score points). Every event names its run (`fold-1-seed-0`, `seed-0`) because a training
 with folds or several seeds trains several models one after the other.
@@ -9,24 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
-from typing import Any, Protocol
+from typing import Any
 
-from meaningbench.runtime import CancelToken
-
-
-class TrainContext(Protocol):
-    """What the training needs from its job context (`meaningbench.jobs.base.JobContext` fits).
-
-    Declared here so the engine layer never imports `meaningbench.jobs`.
-    """
-
-    cancel: CancelToken
-
-    def progress(
-        self, done: int, total: int | None, message: str = "", *, force: bool = False
-    ) -> None: ...
-
-    def check(self) -> None: ...
+TRAIN_EVENT = "train_event"  # the kind of the job messages that carry a TrainEvent
 
 
 @dataclass(frozen=True)

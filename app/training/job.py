@@ -1,8 +1,8 @@
 """`train_model`: the whole training as one job — read ratings, split, train every (fold,
 seed) run, evaluate, write the model and its card, register it in the study.
 
-Qt-free and CLI-free: the command line and the app's dialog both call it with a context
-(progress + cancel) and an event callback (live loss curves). Each finished run leaves a
+Qt-free and CLI-free: the command line and the app's dialog both call it with a job
+context (progress, cancel, and its events as messages for live loss curves). Each finished run leaves a
 `result.json`, each unfinished one a checkpoint, so `resume=True` skips what is done and
 continues what is not.
 """
@@ -20,18 +20,18 @@ import numpy as np
 
 from meaningbench.errors import StudyNotFoundError, UserError
 from meaningbench.json_values import clean_json
-from meaningbench.runtime import CancelToken
+from meaningbench.runtime import JobContext
 from meaningbench.training import card as cards
 from meaningbench.training.checkpoint import LAST_INFO
 from meaningbench.training.data import TargetTable, load_targets
 from meaningbench.training.encoding import predict
 from meaningbench.training.evaluate import clip_scores, regression_stats, sanity_check
 from meaningbench.training.events import (
+    TRAIN_EVENT,
     EventFn,
     Phase,
     RunFinished,
     StepEnd,
-    TrainContext,
     TrainEvent,
 )
 from meaningbench.training.loop import RunSpec, total_steps, train_run
@@ -55,21 +55,6 @@ from meaningbench.training.status import CHECKPOINTS, RESULT_FILE
 from meaningbench.training.summary import build_card
 
 FINGERPRINT_FILE = "fingerprint.json"
-
-
-class QuietContext:
-    """A context for callers without a progress display (tests, scripts)."""
-
-    def __init__(self, cancel: CancelToken | None = None) -> None:
-        self.cancel = cancel or CancelToken()
-
-    def progress(
-        self, done: int, total: int | None, message: str = "", *, force: bool = False
-    ) -> None:
-        return None
-
-    def check(self) -> None:
-        self.cancel.check()
 
 
 def _fingerprint(request: TrainRequest, data_hash: str) -> str:
@@ -144,7 +129,7 @@ def _finish_run(
     request: TrainRequest,
     *,
     device: str,
-    ctx: TrainContext,
+    ctx: JobContext,
 ) -> tuple[RunSummary, dict[str, list[Any]]]:
     model = load_saved(spec.best_dir, device)
     test = data.encoded["test"]
@@ -197,12 +182,12 @@ def _assemble(out_dir: Path, selected: RunSummary, ckpt: Path) -> None:
 
 
 def train_model(
-    request: TrainRequest, ctx: TrainContext | None = None, on_event: EventFn | None = None
+    request: TrainRequest, ctx: JobContext | None = None, on_event: EventFn | None = None
 ) -> TrainResult:
     """Train, evaluate, save and register a MeaningBERT-style model from a study's ratings."""
     started = time.monotonic()
     request.validate()
-    ctx = ctx or QuietContext()
+    ctx = ctx or JobContext()
     name = check_model_name(request.name) if request.name else default_model_name(request.out_dir)
     ckpt = _check_out_dir(request)
 
@@ -215,6 +200,7 @@ def train_model(
                 progress["total"],
                 f"{event.run} · epoch {event.epoch} · loss {event.train_loss:.0f}",
             )
+        ctx.send(TRAIN_EVENT, event)
         if on_event is not None:
             on_event(event)
 
@@ -313,7 +299,7 @@ def _run_or_reuse(
     base: str,
     tokenizer: Any,
     device: str,
-    ctx: TrainContext,
+    ctx: JobContext,
     emit: EventFn,
 ) -> tuple[RunSummary, dict[str, list[Any]]]:
     """Train and test one run, or read its result when a resumed training finished it."""

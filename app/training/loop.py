@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from meaningbench.runtime import Cancelled
+from meaningbench.runtime import Cancelled, JobContext
 from meaningbench.training.checkpoint import (
     LAST,
     LoopState,
@@ -34,7 +34,6 @@ from meaningbench.training.events import (
     EventFn,
     RunStarted,
     StepEnd,
-    TrainContext,
 )
 from meaningbench.training.model import (
     TARGET_SCALE,
@@ -119,7 +118,7 @@ class _Run:
         base_model: str,
         tokenizer: Any,
         device: str,
-        ctx: TrainContext,
+        ctx: JobContext,
         emit: EventFn,
     ) -> None:
         self.spec, self.request, self.tokenizer, self.device = spec, request, tokenizer, device
@@ -275,7 +274,7 @@ def train_run(
     base_model: str,
     tokenizer: Any,
     device: str,
-    ctx: TrainContext,
+    ctx: JobContext,
     emit: EventFn,
 ) -> LoopState:
     """Train one run to its end (or resume it); the best model is in `spec.best_dir`."""

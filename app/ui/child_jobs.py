@@ -9,17 +9,17 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from meaningbench.ui.child_process import MessageContext
+from meaningbench.runtime import JobContext
 
 
-def list_metrics_job(_ctx: MessageContext, study_path: Path | None) -> list[dict[str, Any]]:
+def list_metrics_job(_ctx: JobContext, study_path: Path | None) -> list[dict[str, Any]]:
     from meaningbench.jobs.scoring import list_metrics
 
     return list_metrics(study_path)
 
 
 def score_job(
-    ctx: MessageContext, study_path: Path, metrics: list[str], options: dict[str, Any]
+    ctx: JobContext, study_path: Path, metrics: list[str], options: dict[str, Any]
 ) -> list[Any]:
     """The battery; each committed batch is sent to the window as a "batch" message."""
     from meaningbench.jobs.scoring import ScoreRequest, score_study
@@ -32,7 +32,7 @@ def score_job(
 
 
 def import_job(
-    ctx: MessageContext,
+    ctx: JobContext,
     study_path: Path,
     file: Path,
     fmt: str,
@@ -42,7 +42,7 @@ def import_job(
     ratings: str | None = None,
 ) -> Any:
     from meaningbench.datasets.importer import import_file
-    from meaningbench.db.study import open_study
+    from meaningbench.queries.files import open_study
 
     study = open_study(study_path)
     try:
@@ -62,10 +62,10 @@ def import_job(
 
 
 def export_job(
-    ctx: MessageContext, study_path: Path, out: Path, ratings: bool, raw_cells: bool = False
+    ctx: JobContext, study_path: Path, out: Path, ratings: bool, raw_cells: bool = False
 ) -> Any:
     from meaningbench.datasets.exporters import export_study
-    from meaningbench.db.study import open_study
+    from meaningbench.queries.files import open_study
 
     def progress(rows: int) -> None:
         ctx.check()  # a cancelled export leaves no file behind
@@ -76,7 +76,7 @@ def export_job(
         return export_study(study, out, ratings=ratings, raw_cells=raw_cells, progress=progress)
     except OSError as exc:
         # Writing the file failed (a full disk, a read-only folder): name the export.
-        from meaningbench.db.faults import describe_fault
+        from meaningbench.queries.files import describe_fault
 
         fault = describe_fault(exc, out, output=True)
         if fault is None:

@@ -8,8 +8,8 @@ child process the window's thread only waits on a queue. The child is started wi
 "spawn" (no fork of a threaded Qt process) and imports only what the job needs: no Qt.
 
 The job is `target(ctx, *args)`, a module-level function (it is pickled by name), and
-`ctx` a `MessageContext`: progress and cancel as usual, plus `send(kind, payload)` for
-messages the window wants while the job runs (the battery's "batch" of new scores).
+`ctx` a `JobContext` whose progress, log lines and messages (`send(kind, payload)`: the
+battery's "batch" of new scores) cross back on a queue to the parent's context.
 This module is Qt-free so that the child never loads Qt.
 """
 
@@ -23,30 +23,17 @@ import threading
 import time
 import traceback
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
 from meaningbench.errors import UserError
-from meaningbench.jobs.base import Job, JobContext
-from meaningbench.runtime import Cancelled, CancelToken, Progress
+from meaningbench.runtime import Cancelled, CancelToken, Job, JobContext, Progress, run_job
 
 POLL_S = 0.1
 # Unix niceness of the child: on a busy machine the window's thread is scheduled first.
 CHILD_NICENESS = 10
 # After a cancel the job stops at its next batch; past this, the process is ended.
 CANCEL_GRACE_S = 60.0
-
-
-def _no_message(_kind: str, _payload: Any) -> None:
-    return None
-
-
-@dataclass
-class MessageContext(JobContext):
-    """A JobContext that can also send named messages to whoever runs the job."""
-
-    send: Callable[[str, Any], None] = field(default=_no_message, repr=False)
 
 
 class ChildUserError(UserError):
@@ -79,9 +66,9 @@ class _ChildCancel(CancelToken):
 
 
 def _is_user_error(exc: BaseException) -> bool:
-    from meaningbench.db.errors import StudyFileError
+    from meaningbench.queries.files import is_user_error
 
-    return isinstance(exc, (UserError, StudyFileError))
+    return is_user_error(exc)
 
 
 def _lower_priority() -> None:
@@ -99,19 +86,22 @@ def _child_main(
     def report(p: Progress) -> None:
         out.put(("progress", p.done, p.total, p.message))
 
-    ctx = MessageContext(
+    ctx = JobContext(
         cancel=_ChildCancel(stop, parent_pid),
         report=report,
-        send=lambda kind, payload: out.put(("send", kind, payload)),
+        on_notice=lambda line: out.put(("log", line)),
+        on_message=lambda kind, payload: out.put(("send", kind, payload)),
     )
     try:
-        value = target(ctx, *args)
-        out.put(("result", value))
-    except Cancelled:
-        out.put(("cancelled",))
-    except BaseException as exc:  # everything goes back to the window as a message
-        out.put(("error", _is_user_error(exc), str(exc) or type(exc).__name__,
-                 traceback.format_exc()))  # fmt: skip
+        ended = run_job(lambda c: target(c, *args), ctx)
+        if ended.outcome == "failed" and ended.error is not None:
+            exc = ended.error
+            out.put(("error", _is_user_error(exc), str(exc) or type(exc).__name__,
+                     "".join(traceback.format_exception(exc))))  # fmt: skip
+        elif ended.outcome == "cancelled":
+            out.put(("cancelled",))
+        else:
+            out.put(("result", ended.value))
     finally:
         out.close()
         out.join_thread()
@@ -147,7 +137,6 @@ def _pump(target: Callable[..., Any], args: tuple[Any, ...], ctx: JobContext) ->
     proc.start()
     with _LIVE_LOCK:
         _LIVE.add(proc)
-    send = getattr(ctx, "send", _no_message)
     cancel_sent: float | None = None
     outcome: tuple[Any, ...] | None = None
     try:
@@ -159,13 +148,13 @@ def _pump(target: Callable[..., Any], args: tuple[Any, ...], ctx: JobContext) ->
                 msg = out.get(timeout=POLL_S)
             except queue_module.Empty:
                 if not proc.is_alive():
-                    outcome = _drain(out, send, ctx)
+                    outcome = _drain(out, ctx)
                     break
                 if cancel_sent is not None and time.monotonic() - cancel_sent > CANCEL_GRACE_S:
                     proc.terminate()
                     raise Cancelled() from None
                 continue
-            outcome = _handle(msg, send, ctx)
+            outcome = _handle(msg, ctx)
     finally:
         if outcome is None and proc.is_alive():  # the thread itself failed: stop the child
             stop.set()
@@ -190,24 +179,27 @@ def _pump(target: Callable[..., Any], args: tuple[Any, ...], ctx: JobContext) ->
     raise ChildJobError(message, trace)
 
 
-def _handle(msg: tuple[Any, ...], send: Callable[[str, Any], None], ctx: JobContext) -> Any:
+def _handle(msg: tuple[Any, ...], ctx: JobContext) -> Any:
     kind = msg[0]
     if kind == "progress":
         ctx.progress(msg[1], msg[2], msg[3], force=True)  # the child already throttles
         return None
+    if kind == "log":
+        ctx.log(msg[1])
+        return None
     if kind == "send":
-        send(msg[1], msg[2])
+        ctx.send(msg[1], msg[2])
         return None
     return msg  # result | cancelled | error: the last message
 
 
-def _drain(out: Any, send: Callable[[str, Any], None], ctx: JobContext) -> Any:
+def _drain(out: Any, ctx: JobContext) -> Any:
     """Messages still queued when the child exited; the outcome if one is among them."""
     while True:
         try:
             msg = out.get(timeout=POLL_S)
         except queue_module.Empty:
             return None
-        outcome = _handle(msg, send, ctx)
+        outcome = _handle(msg, ctx)
         if outcome is not None:
             return outcome

@@ -16,11 +16,11 @@ from PySide6.QtCore import QObject, Signal, Slot
 from meaningbench.ui.workers import JobRunner
 
 if TYPE_CHECKING:
-    from meaningbench.db.study import Study
+    from meaningbench.queries.files import Study
 
 
 class StudyContext(QObject):
-    study_opened = Signal(object)  # meaningbench.db.study.Study
+    study_opened = Signal(object)  # meaningbench.queries.files.Study
     study_closed = Signal()
     # (run label, item ids): a batch of scores was committed by a worker.
     scores_changed = Signal(str, list)
@@ -48,7 +48,7 @@ class StudyContext(QObject):
         """The study's display name: its `name` setting, else the file name."""
         if self.study is None:
             return ""
-        from meaningbench.ui.study_info import study_name
+        from meaningbench.queries.study import study_name
 
         return study_name(self.study)
 

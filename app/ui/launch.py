@@ -66,8 +66,9 @@ def preload_study_modules() -> None:
     Only imports: the GUI thread opens the study itself after the first paint and finds
     the modules loaded (or waits on the import lock for the one still loading).
     """
-    import meaningbench.db.frames  # noqa: F401 - pandas, for the browser's score columns
-    import meaningbench.db.study  # noqa: F401 - SQLAlchemy and Alembic
+    from meaningbench.queries.files import import_study_modules
+
+    import_study_modules()
 
 
 class _FirstPaint(QObject):

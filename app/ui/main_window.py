@@ -1,8 +1,8 @@
 """The main window: navigation between pages, menus, status bar, saved window state.
 
-Pages are registered by key (`register_page`); a later feature plugs its screen in the
-same way, and registering an existing key replaces that page (the dashboard placeholder is
-meant to be replaced so).
+Pages are registered by key (`register_page`), each with a factory that imports its
+screen when the page is first shown, so the window appears before the pages' modules load;
+registering an existing key replaces that page.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from meaningbench.settings import APP_NAME, UserPrefs
 from meaningbench.ui.context import StudyContext
 from meaningbench.ui.icons import app_icon, themed_icon
 from meaningbench.ui.menus import build_actions, refresh_icons
-from meaningbench.ui.pages import PageFactory, PageSpec, PlaceholderPage
+from meaningbench.ui.pages import PageFactory, PageSpec
 from meaningbench.ui.status_bar import MainStatusBar
 from meaningbench.ui.study_controller import StudyController, demo_available
 from meaningbench.ui.theme import SCALE_STEP, ThemeManager
@@ -44,18 +44,6 @@ class _PageSlot:
     nav_item: QListWidgetItem
     action: QAction
     widget: QWidget | None = None
-
-
-def _optional_page(module_name: str, class_name: str, ctx: StudyContext) -> QWidget | None:
-    """A page another part of the program provides, when it is installed."""
-    import importlib
-
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError:
-        return None
-    cls = getattr(module, class_name, None)
-    return cls(ctx) if cls is not None else None
 
 
 def _default_pages() -> list[PageSpec]:
@@ -77,10 +65,9 @@ def _default_pages() -> list[PageSpec]:
         return page
 
     def compare(ctx: StudyContext) -> QWidget:
-        page = _optional_page("meaningbench.ui.compare", "ComparePage", ctx)
-        return page or PlaceholderPage(
-            "Compare", "Compare metrics with each other and with human ratings, item by item."
-        )
+        from meaningbench.ui.compare import ComparePage
+
+        return ComparePage(ctx)
 
     return [
         PageSpec("browser", "Browser", browser, icon="browser"),
@@ -293,7 +280,7 @@ class MainWindow(QMainWindow):
         if study is None:
             self.status.set_counts(None)
             return
-        from meaningbench.ui.study_info import study_counts
+        from meaningbench.queries.study import study_counts
 
         self.status.set_counts(study_counts(study))
 

@@ -11,10 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
-
-from meaningbench.ui.widgets import HeadingLabel
+from PySide6.QtWidgets import QWidget
 
 if TYPE_CHECKING:
     from meaningbench.ui.context import StudyContext
@@ -29,22 +26,3 @@ class PageSpec:
     factory: PageFactory
     icon: str | None = None  # a name in resources/icons/
     needs_study: bool = True
-
-
-class PlaceholderPage(QWidget):
-    """A page whose screen another part of the program provides later."""
-
-    def __init__(self, title: str, text: str, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setObjectName("placeholderPage")
-        heading = HeadingLabel(title, 1.6)
-        heading.setObjectName("pageHeading")
-        body = QLabel(text)
-        body.setObjectName("mutedLabel")
-        body.setWordWrap(True)
-        layout = QVBoxLayout(self)
-        layout.addStretch(1)
-        for w in (heading, body):
-            w.setAlignment(Qt.AlignmentFlag.AlignCenter)
-            layout.addWidget(w)
-        layout.addStretch(2)

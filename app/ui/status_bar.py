@@ -20,11 +20,12 @@ from meaningbench.ui.rate import RateMeter, format_duration
 from meaningbench.ui.workers import JobHandle, JobRunner
 
 if TYPE_CHECKING:
-    from meaningbench.ui.study_info import StudyCounts
+    from meaningbench.queries.study import StudyCounts
 
 
 class JobIndicator(QWidget):
-    """Shows the most recent running job: its title, a bar, time left, and a cancel button."""
+    """The app's rendering of a job context: the most recent running job's title, a bar,
+    time left or its latest log line, and a cancel button."""
 
     def __init__(self, runner: JobRunner, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -58,6 +59,7 @@ class JobIndicator(QWidget):
 
     def _on_started(self, handle: JobHandle) -> None:
         handle.progress.connect(lambda p, h=handle: self._on_progress(h, p))
+        handle.log.connect(lambda line, h=handle: self._on_log(h, line))
         self._show(handle)
 
     def _show(self, handle: JobHandle) -> None:
@@ -81,6 +83,10 @@ class JobIndicator(QWidget):
         else:
             self.bar.setRange(0, 0)
             self.label.setText(f"{handle.title}: {p.message}" if p.message else handle.title)
+
+    def _on_log(self, handle: JobHandle, line: str) -> None:
+        if handle is self._handle:
+            self.label.setText(f"{handle.title}: {line}")
 
     def _on_finished(self, handle: JobHandle) -> None:
         if handle is not self._handle:

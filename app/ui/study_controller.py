@@ -48,7 +48,7 @@ class StudyController(QObject):
     # -- by path (what tests and the command line use) --------------------------------
 
     def open_path(self, path: str | Path) -> bool:
-        from meaningbench.db.study import open_study
+        from meaningbench.queries.files import open_study
 
         path = Path(path)
         try:
@@ -67,7 +67,7 @@ class StudyController(QObject):
         return True
 
     def create_path(self, path: str | Path) -> bool:
-        from meaningbench.db.study import create_study
+        from meaningbench.queries.files import create_study
 
         path = Path(path)
         if path.suffix != STUDY_SUFFIX:

@@ -1,11 +1,14 @@
-"""Run jobs (`job(ctx: JobContext)`) on worker threads, with signals on the GUI thread.
+"""The app's one way to run background work: jobs (`job(ctx: JobContext)`) on worker
+threads, with their progress, log, messages, result and error as signals on the GUI thread.
 
-Heavy jobs (the battery, imports, exports) go one step further and run in a child
-process (`meaningbench.ui.child_process.in_child_process`); the worker thread then only relays.
+Every screen starts its work here (`JobRunner.start`), and the status bar's progress
+widget follows whatever runs. Heavy jobs (the battery, imports, exports) go one step
+further and run in a child process (`meaningbench.ui.child_process.in_child_process`);
+the worker thread then only relays.
 
-The job itself stays Qt-free (it is the same function the CLI runs with a terminal bar);
-this module only carries its progress, result and error back to the GUI thread. A job
-opens its own Study/Session: nothing database-bound crosses threads here.
+The job itself stays Qt-free (it is the same function the CLI runs with a terminal bar,
+`meaningbench.runtime` describes the idiom); this module only carries what it reports back
+to the GUI thread. A job opens its own study: nothing database-bound crosses threads here.
 
 How the hop between threads works: the worker thread emits the signals of a `_Bridge`
 that lives in the GUI thread; the handle's slots are bound methods of a QObject living in
@@ -23,9 +26,7 @@ from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal, Slot
 from PySide6.QtWidgets import QWidget
 
 from meaningbench.errors import UserError
-from meaningbench.jobs.base import Job
-from meaningbench.runtime import Cancelled, Progress
-from meaningbench.ui.child_process import MessageContext
+from meaningbench.runtime import Job, JobContext, JobResult, Progress, run_job
 
 
 @dataclass(frozen=True)
@@ -38,16 +39,15 @@ class JobFailure:
 
     @property
     def is_user_error(self) -> bool:
-        # StudyFileError lives in db and is as much the user's business as an InputError.
-        from meaningbench.db.errors import StudyFileError
+        from meaningbench.queries.files import is_user_error
 
-        if isinstance(self.exception, (UserError, StudyFileError)):
+        if is_user_error(self.exception):
             return True
         return self._fault() is not None
 
     def _fault(self) -> Exception | None:
         # A full disk or a read-only medium is the user's to fix, not a bug to report.
-        from meaningbench.db.faults import describe_fault
+        from meaningbench.queries.files import describe_fault
 
         return describe_fault(self.exception)
 
@@ -60,6 +60,7 @@ class JobFailure:
 
 class _Bridge(QObject):
     progress = Signal(object)
+    log = Signal(str)
     message = Signal(str, object)
     result = Signal(object)
     failed = Signal(object)
@@ -68,7 +69,7 @@ class _Bridge(QObject):
 
 
 class _Runnable(QRunnable):
-    def __init__(self, job: Job, ctx: MessageContext, bridge: _Bridge, title: str) -> None:
+    def __init__(self, job: Job, ctx: JobContext, bridge: _Bridge, title: str) -> None:
         super().__init__()
         self.setAutoDelete(True)
         self._job = job
@@ -79,17 +80,23 @@ class _Runnable(QRunnable):
     def run(self) -> None:
         bridge = self._bridge
         try:
-            value = self._job(self._ctx)
-        except Cancelled:
-            bridge.cancelled.emit()
-        except BaseException as exc:  # everything reaches the GUI as a dialog, never a crash
-            # A job run in a child process brings the child's traceback along.
-            trace = getattr(exc, "child_trace", "") or traceback.format_exc()
-            bridge.failed.emit(JobFailure(self._title, exc, trace))
-        else:
-            if self._ctx.cancel.cancelled:
+            ended = run_job(self._job, self._ctx)
+        except BaseException as exc:  # not an Exception (SystemExit): still never a crash
+            ended = JobResult("failed", error=exc)
+        try:
+            if ended.outcome == "cancelled":
                 bridge.cancelled.emit()
-            bridge.result.emit(value)
+            elif ended.error is not None:  # reaches the GUI as a dialog, never a crash
+                exc = ended.error
+                # A job run in a child process brings the child's traceback along.
+                trace = getattr(exc, "child_trace", "") or "".join(
+                    traceback.format_exception(exc)
+                )
+                bridge.failed.emit(JobFailure(self._title, exc, trace))
+            else:
+                if self._ctx.cancelled:  # it returned what it finished before the cancel
+                    bridge.cancelled.emit()
+                bridge.result.emit(ended.value)
         finally:
             bridge.done.emit()
 
@@ -98,6 +105,7 @@ class JobHandle(QObject):
     """One running job as the GUI sees it. Every signal arrives on the GUI thread."""
 
     progress = Signal(object)  # meaningbench.runtime.Progress
+    log = Signal(str)  # a line the job wrote with ctx.log(line)
     message = Signal(str, object)  # what the job sent with ctx.send(kind, payload)
     result = Signal(object)
     failed = Signal(object)  # JobFailure
@@ -107,21 +115,25 @@ class JobHandle(QObject):
     def __init__(self, title: str, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.title = title
-        self.ctx = MessageContext()
         self.last_progress: Progress | None = None
+        self.log_lines: list[str] = []
         self.running = True
         self.outcome: str = "running"  # running | done | failed | cancelled
         self.value: Any = None
         self.failure: JobFailure | None = None
         self._bridge = _Bridge(self)
         self._bridge.progress.connect(self._on_progress)
+        self._bridge.log.connect(self._on_log)
         self._bridge.message.connect(self.message)
         self._bridge.result.connect(self._on_result)
         self._bridge.failed.connect(self._on_failed)
         self._bridge.cancelled.connect(self._on_cancelled)
         self._bridge.done.connect(self._on_done)
-        self.ctx.report = self._bridge.progress.emit
-        self.ctx.send = self._bridge.message.emit
+        self.ctx = JobContext(
+            report=self._bridge.progress.emit,
+            on_notice=self._bridge.log.emit,
+            on_message=self._bridge.message.emit,
+        )
 
     def cancel(self) -> None:
         """Ask the job to stop at its next check; what it committed stays."""
@@ -131,6 +143,11 @@ class JobHandle(QObject):
     def _on_progress(self, p: Progress) -> None:
         self.last_progress = p
         self.progress.emit(p)
+
+    @Slot(str)
+    def _on_log(self, line: str) -> None:
+        self.log_lines.append(line)
+        self.log.emit(line)
 
     @Slot(object)
     def _on_result(self, value: Any) -> None:

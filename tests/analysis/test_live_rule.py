@@ -13,7 +13,7 @@ from meaningbench.analysis.live import StudyAnalysis
 from meaningbench.datasets.importer import import_file
 from meaningbench.db.frames import ratings_frame
 from meaningbench.db.models import Rating
-from meaningbench.ui.dashboard.sync import apply_rating_changes
+from meaningbench.queries.dashboard import apply_rating_changes
 from tests.analysis.studybuild import add_ratings
 from tests.datasets.helpers import write
 
@@ -57,8 +57,7 @@ def test_live_scores_follow_the_rule_through_changes(new_study, tmp_path: Path) 
                    dimension_id=first.dimension_id, value=50.0, supersedes_id=first.id)
         )  # fmt: skip
     add_ratings(new_study, "dora", {item: 20.0})
-    with new_study.session() as s:
-        changed = apply_rating_changes(live, s, [item])
+    changed = apply_rating_changes(live, new_study, [item])
     assert changed == 3  # one withdrawn, two added
     assert _live(live) == pytest.approx(_by_rule(new_study))
     fresh = StudyAnalysis.from_study(new_study)
@@ -68,8 +67,7 @@ def test_live_scores_follow_the_rule_through_changes(new_study, tmp_path: Path) 
         == fresh.data.ratings.scores().n_raters.tolist()
     )
     # Nothing changed: reconciling again is a no-op.
-    with new_study.session() as s:
-        assert apply_rating_changes(live, s, [item]) == 0
+    assert apply_rating_changes(live, new_study, [item]) == 0
 
 
 def test_z_scores_leave_anonymous_ratings_out(new_study, tmp_path: Path) -> None:

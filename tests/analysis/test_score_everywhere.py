@@ -12,9 +12,9 @@ import pytest
 from meaningbench.analysis.live import StudyAnalysis
 from meaningbench.datasets.exporters import export_study
 from meaningbench.datasets.importer import import_file
+from meaningbench.queries.browser import connect_readonly, fetch_rows
 from meaningbench.queries.compare import list_sources, load_comparison
 from meaningbench.training.data import load_targets
-from meaningbench.ui.browser.query import connect_readonly, fetch_rows
 from tests.datasets.helpers import rows, write
 
 NAMED = (

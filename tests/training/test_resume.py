@@ -8,8 +8,8 @@ import pytest
 from safetensors.numpy import load_file
 
 from meaningbench.errors import UserError
-from meaningbench.runtime import Cancelled, CancelToken
-from meaningbench.training import QuietContext, RunStarted, StepEnd, train_model, training_state
+from meaningbench.runtime import Cancelled, CancelToken, JobContext
+from meaningbench.training import RunStarted, StepEnd, train_model, training_state
 from meaningbench.training.checkpoint import LAST
 
 from .conftest import tiny_request
@@ -43,7 +43,7 @@ def test_cancel_then_resume_matches_an_uninterrupted_run(cue_study, tiny_encoder
     out = tmp_path / "resumed"
     with pytest.raises(Cancelled):
         train_model(
-            tiny_request(cue_study, out, tiny_encoder, **settings), QuietContext(token), cancel_at
+            tiny_request(cue_study, out, tiny_encoder, **settings), JobContext(cancel=token), cancel_at
         )
     assert max(step for step, _ in _losses(first)) == CANCEL_AFTER
     assert (out / "checkpoints" / "seed-0" / LAST).is_file()
@@ -117,7 +117,7 @@ def test_resume_refuses_changed_ratings(cue_study, tiny_encoder, tmp_path) -> No
     with pytest.raises(Cancelled):
         train_model(
             tiny_request(cue_study, out, tiny_encoder, epochs=1),
-            QuietContext(token),
+            JobContext(cancel=token),
             lambda e: token.cancel() if isinstance(e, StepEnd) else None,
         )
     with cue_study.session() as s:

@@ -12,7 +12,9 @@ from scipy import stats
 from meaningbench.db.frames import items_frame, ratings_frame
 from meaningbench.db.models import RegisteredModel
 from meaningbench.errors import UserError
+from meaningbench.runtime import JobContext, Progress
 from meaningbench.training import (
+    TRAIN_EVENT,
     EpochEnd,
     Evaluated,
     RunStarted,
@@ -49,8 +51,15 @@ def _human_means(study, item_ids):
 
 def test_a_tiny_model_learns_and_is_registered(cue_study, tiny_encoder, tmp_path) -> None:
     events = []
+    messages: list[tuple[str, object]] = []
+    progress: list[Progress] = []
     out = tmp_path / "cue-model"
-    result = train_model(tiny_request(cue_study, out, tiny_encoder), on_event=events.append)
+    # The training is a job like any other: its context gets the progress and the events.
+    ctx = JobContext(report=progress.append, on_message=lambda k, p: messages.append((k, p)))
+    result = train_model(tiny_request(cue_study, out, tiny_encoder), ctx, events.append)
+    assert messages == [(TRAIN_EVENT, e) for e in events]
+    steps_total = sum(e.total_steps for e in events if isinstance(e, RunStarted))
+    assert progress and progress[-1].total == steps_total and progress[-1].done == steps_total
 
     evaluations = [e for e in events if isinstance(e, Evaluated)]
     assert evaluations[0].step == 0  # the untrained model is the curve's first point

@@ -159,3 +159,29 @@ def test_the_status_bar_follows_the_next_job_without_handling_its_progress_twice
     assert seen == [1, 2, 3]
     second.cancel()
     qtbot.waitUntil(lambda: not second.running, timeout=5000)
+
+
+def test_the_status_bar_renders_the_jobs_log_and_messages(window, qtbot) -> None:
+    """The app's rendering of the one job context (the command line's is a text bar)."""
+    release = threading.Event()
+
+    def job(ctx):  # noqa: ANN001
+        ctx.progress(2, 4, "", force=True)
+        ctx.log("waiting for bleu: another process is scoring it")
+        ctx.send("batch", [1, 2])
+        release.wait(5)
+        ctx.progress(4, 4, "", force=True)
+        return "scored"
+
+    handle = window.runner.start(job, title="Scoring")
+    messages = []
+    handle.message.connect(lambda kind, payload: messages.append((kind, payload)))
+    indicator = window.status.jobs
+    qtbot.waitUntil(lambda: "waiting for bleu" in indicator.label.text(), timeout=5000)
+    assert indicator.label.text() == "Scoring: waiting for bleu: another process is scoring it"
+    assert indicator.bar.value() == 2 and indicator.bar.maximum() == 4
+    release.set()
+    qtbot.waitUntil(lambda: not handle.running, timeout=5000)
+    assert handle.value == "scored" and handle.outcome == "done"
+    assert handle.log_lines == ["waiting for bleu: another process is scoring it"]
+    assert messages == [("batch", [1, 2])]

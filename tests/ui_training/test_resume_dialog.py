@@ -24,7 +24,7 @@ def test_cancel_then_resume_in_a_new_dialog(open_dialog, cue_path, tiny_encoder,
     use_tiny_model(first, tiny_encoder, **SETTINGS)
     out = Path(first.form.out_dir.text())
     events: list = []
-    first._relay.train_event.connect(events.append)
+    first.train_event.connect(events.append)
     qtbot.mouseClick(first.start_button, Qt.MouseButton.LeftButton)
     handle = first.job
     qtbot.waitUntil(lambda: first.monitor.step >= 3, timeout=60_000)
@@ -59,7 +59,7 @@ def test_cancel_then_resume_in_a_new_dialog(open_dialog, cue_path, tiny_encoder,
     assert second.resume_button.isEnabled() and not second.start_button.isEnabled()
     assert second.form.batch.value() == 8 and second.form.augment["swap"].isChecked()
     resumed: list = []
-    second._relay.train_event.connect(resumed.append)
+    second.train_event.connect(resumed.append)
     qtbot.mouseClick(second.resume_button, Qt.MouseButton.LeftButton)
     handle = second.job
     wait_idle(qtbot, second)

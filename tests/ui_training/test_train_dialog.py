@@ -10,7 +10,7 @@ import pytest
 from PySide6.QtCore import Qt
 from scipy import stats
 
-from meaningbench.training.events import Evaluated, RunStarted, StepEnd
+from meaningbench.training.events import TRAIN_EVENT, Evaluated, RunStarted, StepEnd
 from meaningbench.ui.training.monitor import SMOOTHING
 
 from .conftest import use_tiny_model, wait_idle
@@ -29,7 +29,7 @@ def test_training_draws_the_curves_and_registers_the_model(
     out = dialog.form.out_dir.text()
     assert dialog.start_button.isEnabled() and not dialog.resume_button.isEnabled()
     events: list = []
-    dialog._relay.train_event.connect(events.append)
+    dialog.train_event.connect(events.append)
     qtbot.mouseClick(dialog.start_button, Qt.MouseButton.LeftButton)
     handle = dialog.job
     assert handle is not None and dialog.cancel_button.isEnabled()
@@ -99,9 +99,10 @@ def test_training_draws_the_curves_and_registers_the_model(
 
 def test_redraws_are_throttled_whatever_the_rate_of_events(open_dialog, cue_path) -> None:
     dialog = open_dialog(cue_path)
-    dialog._on_event(RunStarted("seed-0", 0, 1, 2000, 0, 100, 1600, 160))
+    dialog._on_message(TRAIN_EVENT, RunStarted("seed-0", 0, 1, 2000, 0, 100, 1600, 160))
     for n in range(1, 1001):
-        dialog._on_event(StepEnd("seed-0", n, 2000, n // 100 + 1, 500.0 / n, 1e-4, n * 0.01))
+        step = StepEnd("seed-0", n, 2000, n // 100 + 1, 500.0 / n, 1e-4, n * 0.01)
+        dialog._on_message(TRAIN_EVENT, step)
     before = dialog.curves.redraws
     assert dialog.curves.refresh(dialog.monitor) is True
     assert dialog.curves.refresh(dialog.monitor) is False  # nothing new: no redraw

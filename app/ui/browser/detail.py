@@ -15,7 +15,7 @@ from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QTextBrowser, QVBoxLayout, QWidget
 
 from meaningbench.metrics.base import NOT_COMPUTED
-from meaningbench.ui.browser.detail_query import ItemDetail, fetch_detail
+from meaningbench.queries.item_detail import ItemDetail, fetch_detail
 from meaningbench.ui.browser.model import EMPTY_OUTPUT_TIP
 
 

@@ -2,17 +2,17 @@
 
 Rows are fetched a page at a time from the model's own SQLite connection, on the GUI
 thread, when the view first asks for them (a page is a primary-key lookup: well under a
-millisecond for 256 rows); the id list itself is loaded on a worker thread whenever the
-filter changes (see `query.py` for why).
+millisecond for 256 rows); the id list itself is loaded as a job on a worker thread
+whenever the filter changes (see `meaningbench.queries.browser` for why).
 """
 
 from __future__ import annotations
 
-import contextlib
 import sqlite3
 from array import array
 from collections import OrderedDict
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -21,14 +21,11 @@ from PySide6.QtCore import (
     QModelIndex,
     QObject,
     QPersistentModelIndex,
-    QRunnable,
     Qt,
-    QThreadPool,
     Signal,
-    Slot,
 )
 
-from meaningbench.ui.browser.query import (
+from meaningbench.queries.browser import (
     BrowserFilter,
     ItemRow,
     ScoreColumn,
@@ -38,6 +35,8 @@ from meaningbench.ui.browser.query import (
     load_ids,
     primary_dimension,
 )
+from meaningbench.runtime import JobContext
+from meaningbench.ui.workers import JobHandle, JobRunner
 
 PAGE_SIZE = 256
 MAX_PAGES = 48
@@ -89,27 +88,14 @@ class _Page:
         self.texts = {i: tuple(_display(r, k) for k in keys) for i, r in self.rows.items()}
 
 
-class _IdsLoaded(QObject):
-    loaded = Signal(int, object)  # generation, array of ids (or an Exception)
-
-
-class _IdsLoader(QRunnable):
-    def __init__(self, path: str, f: BrowserFilter, generation: int, sink: _IdsLoaded) -> None:
-        super().__init__()
-        self._path, self._filter, self._generation, self._sink = path, f, generation, sink
-
-    def run(self) -> None:
-        try:
-            conn = connect_readonly(self._path)
-            try:
-                ids: Any = load_ids(conn, self._filter)
-            finally:
-                conn.close()
-        except Exception as exc:  # reported to the view as an empty table with a message
-            ids = exc
-        # RuntimeError: the table went away while its rows were loading; nobody to tell.
-        with contextlib.suppress(RuntimeError):
-            self._sink.loaded.emit(self._generation, ids)
+def _load_ids_job(path: str, f: BrowserFilter, ctx: JobContext) -> array:
+    conn = connect_readonly(path)
+    try:
+        ids = load_ids(conn, f, cancelled=lambda: ctx.cancelled)
+    finally:
+        conn.close()
+    ctx.check()  # a superseded load's partial list is never shown
+    return ids
 
 
 @dataclass
@@ -133,12 +119,8 @@ class ItemTableModel(QAbstractTableModel):
         self._dimension: tuple[int, str] | None = None
         self._generation = 0
         self.loading = False
-        # The pool is created before the sink so that it is destroyed first: its
-        # destructor waits for a running load, which then still has a sink to report to.
-        self._pool = QThreadPool(self)
-        self._pool.setMaxThreadCount(1)
-        self._sink = _IdsLoaded(self)
-        self._sink.loaded.connect(self._on_ids_loaded)
+        self._runner = JobRunner(self, max_threads=1)
+        self._load: JobHandle | None = None
 
     # -- study and filter -------------------------------------------------------------
 
@@ -178,14 +160,22 @@ class ItemTableModel(QAbstractTableModel):
         if f.sort == "mean" and f.sort_dimension is None and self._dimension is not None:
             f = f.with_(sort_dimension=self._dimension[0])
         self._set_loading(True)
-        self._pool.start(_IdsLoader(self._path, f, self._generation, self._sink))
+        if self._load is not None:
+            self._load.cancel()  # superseded: stop reading ids nobody will show
+        generation = self._generation
+        self._load = self._runner.start(
+            partial(_load_ids_job, self._path, f),
+            title="Loading items",
+            on_result=lambda ids: self._on_ids_loaded(generation, ids),
+            on_failed=lambda failure: self._on_ids_loaded(generation, failure.exception),
+            show_errors=False,  # shown in the table as an empty list with the message
+        )
 
-    @Slot(int, object)
-    def _on_ids_loaded(self, generation: int, ids: Any) -> None:
+    def _on_ids_loaded(self, generation: int, ids: array | BaseException) -> None:
         if generation != self._generation:
             return  # a newer filter superseded this load
         self._set_loading(False)
-        if isinstance(ids, Exception):
+        if isinstance(ids, BaseException):
             self.load_failed.emit(str(ids))
             ids = array("q")
         self.beginResetModel()
@@ -386,7 +376,8 @@ class ItemTableModel(QAbstractTableModel):
             self.set_filter(f)
 
     def close(self) -> None:
-        self._pool.waitForDone(5000)
+        self._runner.cancel_all()
+        self._runner.wait(5000)
         if self._conn is not None:
             self._conn.close()
             self._conn = None

@@ -19,12 +19,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from meaningbench.queries.browser import BrowserFilter, distinct_values, score_columns
 from meaningbench.ui.browser.detail import DetailPane
 from meaningbench.ui.browser.model import FIXED_COLUMNS, ItemTableModel
-from meaningbench.ui.browser.query import BrowserFilter, ScoreColumn, distinct_values
 
 if TYPE_CHECKING:
-    from meaningbench.db.study import Study
+    from meaningbench.queries.files import Study
     from meaningbench.ui.context import StudyContext
 
 SEARCH_DELAY_MS = 300
@@ -37,18 +37,6 @@ HEADER_PAD = 34
 MAX_FIT_CHARS = 28
 MIN_TEXT_CHARS = 22
 FIT_SAMPLE_ROWS = 60
-
-
-def score_columns_of(study: Study) -> list[ScoreColumn]:
-    """The score columns as meaningbench.db.frames names them, so the browser and exports agree."""
-    from meaningbench.analysis.score_columns import runs_frame
-
-    with study.engine.connect() as conn:
-        runs = runs_frame(conn)
-    return [
-        ScoreColumn(str(m), str(h), str(c))
-        for m, h, c in zip(runs["metric"], runs["config_hash"], runs["column"], strict=True)
-    ]
 
 
 class BrowserPage(QWidget):
@@ -293,7 +281,7 @@ class BrowserPage(QWidget):
         self.model.set_study(study.path)
         self.detail.set_connection(self.model.connection)
         self._refresh_filter_values()
-        self.model.set_score_columns(score_columns_of(study))
+        self.model.set_score_columns(score_columns(study))
         self.apply_filters()
 
     def _on_study_closed(self) -> None:
@@ -316,7 +304,7 @@ class BrowserPage(QWidget):
         if study is None:
             return
         self._refresh_filter_values()
-        self.model.set_score_columns(score_columns_of(study))
+        self.model.set_score_columns(score_columns(study))
         self.apply_filters()
 
     def _on_scores_changed(self, label: str, item_ids: list[int]) -> None:
@@ -333,7 +321,7 @@ class BrowserPage(QWidget):
         labels, self._pending_labels = self._pending_labels, set()
         if not labels <= self._labels_seen:  # a new run: its column appears
             self._labels_seen |= labels
-            self.model.set_score_columns(score_columns_of(study))
+            self.model.set_score_columns(score_columns(study))
         self.model.scores_changed(list(ids))
         if self.detail.item_id is not None and self.detail.item_id in ids:
             self.detail.refresh()

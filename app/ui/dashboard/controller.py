@@ -27,6 +27,7 @@ from meaningbench.analysis.live import StudyAnalysis
 from meaningbench.analysis.qc import QCResult
 from meaningbench.analysis.sanity import SanityTable
 from meaningbench.jobs.base import Job
+from meaningbench.queries.dashboard import apply_rating_changes
 from meaningbench.ui.dashboard.jobs import (
     Loaded,
     Refreshed,
@@ -36,7 +37,6 @@ from meaningbench.ui.dashboard.jobs import (
     refresh_job,
 )
 from meaningbench.ui.dashboard.model import STATISTICS, combine, empty_table
-from meaningbench.ui.dashboard.sync import apply_rating_changes
 from meaningbench.ui.workers import JobFailure, JobHandle, JobRunner
 
 if TYPE_CHECKING:
@@ -199,8 +199,7 @@ class DashboardController(QObject):
         self._pending.clear()
         if touched and self.context.study is not None:
             # Ratings submitted while the file was being read may be missing from it.
-            with self.context.study.session() as s:
-                apply_rating_changes(self.analysis, s, touched)
+            apply_rating_changes(self.analysis, self.context.study, touched)
         self.version += 1
         self.loaded.emit()
         self._recompute(immediate_refresh=True)
@@ -269,8 +268,7 @@ class DashboardController(QObject):
             self.reload()
             return
         ids, self._pending = self._pending, set()
-        with self.context.study.session() as s:
-            changed = apply_rating_changes(self.analysis, s, ids)
+        changed = apply_rating_changes(self.analysis, self.context.study, ids)
         self.read_ms = (time.perf_counter() - start) * 1000.0
         if changed:
             self.version += 1

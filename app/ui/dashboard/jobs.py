@@ -12,7 +12,6 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from sqlalchemy import select
 
 from meaningbench.analysis.agreement import AgreementResult, agreement_of_units, ratings_agreement
 from meaningbench.analysis.correlation import CorrelationTable, correlate_many
@@ -20,9 +19,9 @@ from meaningbench.analysis.human import RaterUnits
 from meaningbench.analysis.live import StudyAnalysis
 from meaningbench.analysis.qc import QCResult, study_qc
 from meaningbench.analysis.sanity import SanityTable, study_sanity
-from meaningbench.db.models import Dimension
-from meaningbench.db.study import open_study
 from meaningbench.jobs.base import Job, JobContext
+from meaningbench.queries.dashboard import load_analysis, report_summary
+from meaningbench.queries.files import open_study
 from meaningbench.ui.dashboard.model import empty_table
 
 HEATMAP_METHODS = ("pearson", "spearman")
@@ -115,28 +114,13 @@ class Refreshed:
     qc: QCResult | None = None
 
 
-def study_dimensions(path: Path) -> list[str]:
-    with open_study(path, allow_read_only=True) as study, study.session() as s:
-        return list(s.scalars(select(Dimension.name).order_by(Dimension.position, Dimension.id)))
-
-
-def pick_dimension(wanted: str | None, known: list[str]) -> str:
-    if wanted in known:
-        return str(wanted)
-    return "meaning" if "meaning" in known or not known else known[0]
-
-
 def load_job(path: Path, dimension: str | None) -> Job:
     """Read the study's analysis state; the metric × metric correlations come along."""
 
     def run(ctx: JobContext) -> Loaded:
         ctx.progress(0, None, "Reading the study", force=True)
-        with open_study(path, allow_read_only=True) as study:
-            with study.session() as s:
-                known = list(
-                    s.scalars(select(Dimension.name).order_by(Dimension.position, Dimension.id))
-                )
-            analysis = StudyAnalysis.from_study(study, pick_dimension(dimension, known))
+        loaded = load_analysis(path, dimension)
+        analysis, known = loaded.analysis, loaded.dimensions
         ctx.check()
         analysis.order  # noqa: B018 - sort the metric columns here, not on the GUI thread
         heatmaps = {m: analysis.metric_correlations(m) for m in HEATMAP_METHODS}
@@ -224,13 +208,12 @@ class ReportRequest:
 
 def report_job(path: Path, request: ReportRequest) -> Job:
     """The whole study as one self-contained HTML file, from the file as it is now."""
-    from meaningbench.analysis.report import ReportData, study_summary, write_report
+    from meaningbench.analysis.report import ReportData, write_report
 
     def run(ctx: JobContext) -> Path:
         ctx.progress(0, 4, "Report: reading the study", force=True)
         with open_study(path, allow_read_only=True) as study:
-            with study.session() as s:
-                summary = study_summary(s)
+            summary = report_summary(study)
             analysis = StudyAnalysis.from_study(study, request.dimension)
             ctx.progress(1, 4, "Report: correlations and intervals")
             table = analysis.correlations(

@@ -31,12 +31,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from meaningbench.queries.study import reference_coverage
 from meaningbench.runtime import Progress
 from meaningbench.settings import DEFAULT_ENCODER, DEVICE_CHOICES, UserPrefs
 from meaningbench.ui.child_jobs import list_metrics_job, score_job
 from meaningbench.ui.child_process import in_child_process
 from meaningbench.ui.rate import RateMeter, format_duration, format_rate
-from meaningbench.ui.study_info import reference_coverage
 from meaningbench.ui.workers import JobFailure, JobHandle
 
 if TYPE_CHECKING:

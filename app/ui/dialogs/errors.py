@@ -48,7 +48,7 @@ def show_failure(parent: QWidget | None, failure: JobFailure) -> QMessageBox:
 
 def user_fault(exc: BaseException, path: object = None) -> Exception | None:
     """A full disk, a read-only or failing medium, as the message the user needs; else None."""
-    from meaningbench.db.faults import describe_fault
+    from meaningbench.queries.files import describe_fault
 
     return describe_fault(exc, path if isinstance(path, str | Path) else None)
 
@@ -57,10 +57,9 @@ def show_exception(parent: QWidget | None, title: str, exc: BaseException) -> QM
     """For errors raised on the GUI thread (opening a study, saving settings)."""
     import traceback
 
-    from meaningbench.db.errors import StudyFileError
-    from meaningbench.errors import UserError
+    from meaningbench.queries.files import is_user_error
 
-    if isinstance(exc, (UserError, StudyFileError)):
+    if is_user_error(exc):
         return show_error(parent, title, str(exc))
     fault = user_fault(exc)
     if fault is not None:

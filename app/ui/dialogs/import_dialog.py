@@ -28,16 +28,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from meaningbench.ui.child_jobs import import_job
-from meaningbench.ui.child_process import in_child_process
-from meaningbench.ui.dialogs.dialog_terms import in_dialog_terms
-from meaningbench.ui.dialogs.import_preview import (
+from meaningbench.queries.import_preview import (
     MAPPED_FIELDS,
     Preview,
     build_preview,
     known_dimensions,
     make_mapping,
 )
+from meaningbench.ui.child_jobs import import_job
+from meaningbench.ui.child_process import in_child_process
+from meaningbench.ui.dialogs.dialog_terms import in_dialog_terms
 from meaningbench.ui.workers import JobFailure, JobHandle
 
 if TYPE_CHECKING:

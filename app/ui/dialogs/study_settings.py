@@ -8,7 +8,6 @@ never overwrite each other.
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt
@@ -23,22 +22,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from meaningbench.queries.study import NAME_KEY, get_setting, set_setting, study_counts
+from meaningbench.ui.annotation.settings_widget import AnnotationSettingsWidget
 from meaningbench.ui.dialogs.errors import show_exception
-from meaningbench.ui.study_info import NAME_KEY, get_setting, set_setting, study_counts
 
 if TYPE_CHECKING:
     from meaningbench.ui.context import StudyContext
 
-WIDGET_MODULE = "meaningbench.ui.annotation.settings_widget"
 SECTIONS = (("scales", "Scales"), ("queues", "Queues and QC"), ("guidelines", "Guidelines"))
-
-
-def annotation_settings_widget_class() -> type | None:
-    try:
-        module = importlib.import_module(WIDGET_MODULE)
-    except ImportError:
-        return None
-    return getattr(module, "AnnotationSettingsWidget", None)
 
 
 class StudySettingsDialog(QDialog):
@@ -81,17 +72,11 @@ class StudySettingsDialog(QDialog):
 
     def _add_protocol_tabs(self) -> None:
         study = self.context.study
-        cls = annotation_settings_widget_class()
         if study is None:
-            return
-        if cls is None:
-            note = QLabel("The annotation settings are not part of this installation.")
-            note.setObjectName("mutedLabel")
-            self.tabs.addTab(note, "Annotation")
             return
         for key, title in SECTIONS:
             try:
-                widget = cls(study, self, sections=(key,))
+                widget = AnnotationSettingsWidget(study, self, sections=(key,))
             except Exception as exc:  # one broken section must not cost the others
                 show_exception(self, f"{title} settings", exc)
                 continue

@@ -1,8 +1,8 @@
 """Train a MeaningBERT from the window: options, live loss curves, cancel, resume, model card.
 
 The training is `meaningbench.training.train_model`, the function `meaningbench train` runs, on a
-worker thread of the window's job runner. Its events cross to the GUI thread through a
-queued signal and land in a `TrainingMonitor`; a timer redraws the curves and the progress
+worker thread of the window's job runner. Its events are the job's messages: they reach
+the GUI thread as the job handle's `message` signal and land in a `TrainingMonitor`; a timer redraws the curves and the progress
 from it a few times a second, however fast the steps come. Cancel stops after the current
 step and leaves a checkpoint; choosing a folder that holds one offers Resume, with the
 saved settings locked and the curve so far drawn.
@@ -15,7 +15,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QObject, Qt, QTimer, Signal, Slot
+from PySide6.QtCore import Qt, QTimer, Signal, Slot
 from PySide6.QtWidgets import (
     QDialog,
     QHBoxLayout,
@@ -39,6 +39,7 @@ from meaningbench.ui.training.panels import CardPanel, Notice
 from meaningbench.ui.workers import JobFailure, JobHandle
 
 if TYPE_CHECKING:
+    from meaningbench.runtime import JobContext
     from meaningbench.training.request import TrainRequest, TrainResult
     from meaningbench.training.status import TrainingState
     from meaningbench.ui.context import StudyContext
@@ -48,28 +49,16 @@ FOLDER_CHECK_MS = 300  # typing a folder path: look at it once the typing pauses
 JOB_TITLE = "Training a MeaningBERT"
 
 
-def _train_job(request: TrainRequest, emit: Any, ctx: Any) -> TrainResult:
+def _train_job(request: TrainRequest, ctx: JobContext) -> TrainResult:
     from meaningbench.training import train_model
 
-    return train_model(request, ctx, emit)
-
-
-class _EventRelay(QObject):
-    """Lives in the GUI thread; emitting from the worker queues the event to it."""
-
-    train_event = Signal(object)
+    return train_model(request, ctx)
 
 
 def study_dimensions(context: StudyContext) -> list[str]:
-    from sqlalchemy import select
+    from meaningbench.queries.study import dimension_names
 
-    from meaningbench.db.models import Dimension
-
-    if context.study is None:
-        return []
-    with context.study.session() as s:
-        rows = s.scalars(select(Dimension.name).order_by(Dimension.position, Dimension.id))
-        return list(rows)
+    return [] if context.study is None else dimension_names(context.study)
 
 
 def default_out_dir(study_path: Path | None) -> Path:
@@ -86,6 +75,8 @@ def default_out_dir(study_path: Path | None) -> Path:
 
 
 class TrainingDialog(QDialog):
+    train_event = Signal(object)  # each TrainEvent of the running training, after the monitor
+
     def __init__(self, context: StudyContext, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("trainingDialog")
@@ -102,8 +93,6 @@ class TrainingDialog(QDialog):
         self.events_seen = 0
         self._started = 0.0
         self._curves_folder: Path | None = None  # the folder whose curves are drawn
-        self._relay = _EventRelay(self)
-        self._relay.train_event.connect(self._on_event)
         self._build()
         self._timer = QTimer(self)
         self._timer.setInterval(REDRAW_MS)
@@ -321,12 +310,13 @@ class TrainingDialog(QDialog):
         self.phase_label.setText("Starting: loading the model and the study's ratings…")
         self.detail_label.setText("")
         self.job = self.context.runner.start(
-            partial(_train_job, request, self._relay.train_event.emit),
+            partial(_train_job, request),
             title=JOB_TITLE,
             on_result=self._on_result,
             on_failed=self._on_failed,
             show_errors=False,
         )
+        self.job.message.connect(self._on_message)
         self.job.cancelled.connect(self._on_cancelled)
         self.job.finished.connect(self._on_finished)
         self.form.set_running(True)
@@ -340,10 +330,14 @@ class TrainingDialog(QDialog):
             self.cancel_button.setEnabled(False)
             self.phase_label.setText("Stopping after the current step; writing a checkpoint…")
 
-    @Slot(object)
-    def _on_event(self, event: Any) -> None:
-        self.events_seen += 1
-        self.monitor.feed(event)
+    @Slot(str, object)
+    def _on_message(self, kind: str, event: Any) -> None:
+        from meaningbench.training.events import TRAIN_EVENT
+
+        if kind == TRAIN_EVENT:
+            self.events_seen += 1
+            self.monitor.feed(event)
+            self.train_event.emit(event)
 
     def _end_live_view(self) -> None:
         """Draw the last state, then stop the timer: its next redraw would overwrite the

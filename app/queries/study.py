@@ -1,4 +1,4 @@
-"""Small reads and writes of a study the window needs: its name, counts, key settings.
+"""Small reads and writes of a study the window needs: its name, counts, dimensions, settings.
 
 Plain SQL on the caller's thread, cheap enough for the GUI thread (counts use indexes).
 SQLAlchemy is imported in the functions: the window is drawn before it loads.
@@ -60,6 +60,16 @@ def study_name(study: Study) -> str:
     if isinstance(name, str) and name.strip():
         return name.strip()
     return study.path.stem
+
+
+def dimension_names(study: Study) -> list[str]:
+    """The study's rating dimensions, in the order the study lists them."""
+    from sqlalchemy import select
+
+    from meaningbench.db.models import Dimension
+
+    with study.session() as s:
+        return list(s.scalars(select(Dimension.name).order_by(Dimension.position, Dimension.id)))
 
 
 def study_counts(study: Study) -> StudyCounts:

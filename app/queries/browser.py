@@ -1,4 +1,5 @@
-"""The browser's SQL: which items pass the filters (as an id list), and the rows of one page.
+"""What the study browser reads: which items pass the filters (as an id list), the rows
+and scores of one page, the score columns and the filter choices.
 
 Why an id list: with a million items, OFFSET paging costs a scan per page and a filter
 such as "unrated" makes every scan expensive, while the ids of the filtered set (8 bytes
@@ -10,7 +11,8 @@ The "mean" column and sort are the item's human score by the one rule of
 rated), computed from the raw rating rows — never an SQL average, which would weigh a
 rater's repeated ratings twice.
 
-Qt-free, so it is tested and benchmarked without a window.
+Plain sqlite3 on the browser's own read-only connection (the table model keeps one open
+for paging), so it is tested and benchmarked without a window.
 """
 
 from __future__ import annotations
@@ -19,13 +21,16 @@ import sqlite3
 from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from meaningbench.analysis.human import item_scores
 from meaningbench.analysis.label_sets import resolve_label_sets, select_labels
+
+if TYPE_CHECKING:
+    from meaningbench.db.study import Study
 
 SORT_KEYS = ("id", "dataset", "system", "kind", "source", "output", "ratings", "mean", "score")
 
@@ -267,6 +272,18 @@ class ScoreColumn:
     metric: str
     config_hash: str
     column: str
+
+
+def score_columns(study: Study) -> list[ScoreColumn]:
+    """The study's score columns, named as the exports and tables name them."""
+    from meaningbench.analysis.score_columns import runs_frame
+
+    with study.engine.connect() as conn:
+        runs = runs_frame(conn)
+    return [
+        ScoreColumn(str(m), str(h), str(c))
+        for m, h, c in zip(runs["metric"], runs["config_hash"], runs["column"], strict=True)
+    ]
 
 
 def fetch_scores(

@@ -6,7 +6,6 @@ what `import_file` will do with the same file, format and mapping. Qt-free.
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -52,11 +51,13 @@ class Preview:
 
 
 def known_dimensions(study_path: Path | None) -> dict[str, Any]:
+    """The study's dimensions as the importer will match rating columns to them."""
     from meaningbench.datasets.store import BulkWriter
+    from meaningbench.queries.browser import connect_readonly
 
     if study_path is None:
         return {}
-    conn = sqlite3.connect(str(study_path))
+    conn = connect_readonly(str(study_path))
     try:
         return BulkWriter.known_dimensions(conn)
     finally:

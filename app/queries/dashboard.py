@@ -1,0 +1,117 @@
+"""What the dashboard reads from a study: its analysis state, and the ratings that changed.
+
+A change notification names items, not ratings (a submission, a revision and an undo
+look alike), so the current ratings of those items are read back and reconciled by
+rating id: new ratings are set, withdrawn or superseded ones removed. Reading a handful
+of items is a millisecond; the full reload is kept for wholesale changes.
+
+Which labels count is `meaningbench.analysis.label_sets.select_labels`, the rule the
+analysis applied when it loaded; how ratings make a score is `meaningbench.analysis.human`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+from sqlalchemy import select
+
+from meaningbench.analysis.label_sets import select_labels
+from meaningbench.analysis.live import StudyAnalysis
+from meaningbench.db.models import Annotator, Dimension, Rating
+from meaningbench.db.study import open_study
+from meaningbench.queries.study import dimension_names
+
+if TYPE_CHECKING:
+    from meaningbench.db.study import Study
+
+CHUNK = 500  # SQLite's parameter limit is far above; keeps each IN list small
+RATING_COLUMNS = ["rating_id", "item_id", "annotator", "annotator_kind", "value"]
+
+
+def current_ratings(study: Study, item_ids: list[int], dimension: str) -> pd.DataFrame:
+    """The items' current ratings on `dimension`: rating_id, item_id, annotator,
+    annotator_kind, value (every label set's aggregates included)."""
+    rows: list[tuple[int, int, str, str, float]] = []
+    with study.session() as session:
+        for start in range(0, len(item_ids), CHUNK):
+            chunk = item_ids[start : start + CHUNK]
+            stmt = (
+                select(Rating.id, Rating.item_id, Annotator.name, Annotator.kind, Rating.value)
+                .join(Annotator, Annotator.id == Rating.annotator_id)
+                .join(Dimension, Dimension.id == Rating.dimension_id)
+                .where(
+                    Rating.item_id.in_(chunk),
+                    Rating.state == "current",
+                    Dimension.name == dimension,
+                )
+            )
+            rows.extend(
+                (int(r), int(i), str(n), str(k), float(v))
+                for r, i, n, k, v in session.execute(stmt)
+            )
+    return pd.DataFrame(rows, columns=RATING_COLUMNS)
+
+
+def apply_rating_changes(analysis: StudyAnalysis, study: Study, item_ids: Iterable[int]) -> int:
+    """Reconcile the analysis with the study file for these items; returns how many of its
+    ratings (regular items only) were added, revised or removed."""
+    ratings = analysis.data.ratings
+    known = ratings.item_ids
+    ids = np.unique(np.asarray(list(item_ids), dtype=np.int64))
+    if ids.size == 0 or known.size == 0:
+        return 0
+    at = np.clip(np.searchsorted(known, ids), 0, known.size - 1)
+    regular = ids[known[at] == ids]
+    if regular.size == 0:
+        return 0
+    rows = current_ratings(study, regular.tolist(), analysis.dimension)
+    sets = analysis.data.label_sets
+    if sets is not None:  # labels of a set the analysis does not read stay out, as at load
+        rows = select_labels(rows, sets)
+    wanted = {
+        int(rid): (int(item_id), str(name), str(kind), float(value))
+        for rid, item_id, name, kind, value in rows.itertuples(index=False, name=None)
+    }
+    existing = ratings.active_keys(regular)
+    changed = 0
+    for key in existing.keys() - wanted.keys():
+        changed += ratings.discard(key)
+    for rid, (item_id, name, kind, value) in wanted.items():
+        if existing.get(rid) != (item_id, value):
+            changed += analysis.set_rating(item_id, name, value, kind=kind, rating_id=rid)  # type: ignore[arg-type]
+    return changed
+
+
+@dataclass
+class LoadedAnalysis:
+    """A study's analysis state on one dimension, and the dimensions it has."""
+
+    analysis: StudyAnalysis
+    dimensions: list[str]
+
+
+def pick_dimension(wanted: str | None, known: list[str]) -> str:
+    if wanted in known:
+        return str(wanted)
+    return "meaning" if "meaning" in known or not known else known[0]
+
+
+def load_analysis(path: Path, dimension: str | None) -> LoadedAnalysis:
+    """The analysis of `dimension` (or the default one) read from the study file."""
+    with open_study(path, allow_read_only=True) as study:
+        known = dimension_names(study)
+        analysis = StudyAnalysis.from_study(study, pick_dimension(dimension, known))
+    return LoadedAnalysis(analysis, known)
+
+
+def report_summary(study: Study) -> dict[str, Any]:
+    """The counts a study report opens with."""
+    from meaningbench.analysis.report import study_summary
+
+    with study.session() as session:
+        return study_summary(session)

@@ -1,0 +1,54 @@
+"""Opening and creating study files, and telling the user's problems from bugs.
+
+The screens hold an open study as an opaque handle that they pass back to the queries.
+Opening one loads SQLAlchemy and Alembic, so those imports wait for the first call: the
+window is drawn before they load.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from meaningbench.db.errors import StudyFileError
+from meaningbench.db.faults import describe_fault
+from meaningbench.errors import UserError
+
+if TYPE_CHECKING:
+    from meaningbench.db.study import Study
+
+__all__ = [
+    "Study",
+    "StudyFileError",
+    "create_study",
+    "describe_fault",
+    "is_user_error",
+    "import_study_modules",
+    "open_study",
+]
+
+
+def open_study(path: str | Path, *, allow_read_only: bool = False) -> Study:
+    """Open an existing study (upgrading an older schema); see `meaningbench.db.study`."""
+    from meaningbench.db.study import open_study as open_file
+
+    return open_file(path, allow_read_only=allow_read_only)
+
+
+def create_study(path: str | Path) -> Study:
+    """Create a new, empty study at `path` (an existing file is refused)."""
+    from meaningbench.db.study import create_study as create_file
+
+    return create_file(path)
+
+
+def is_user_error(exc: BaseException) -> bool:
+    """Bad input or a study file problem: the user's to fix, never a bug to report."""
+    return isinstance(exc, (UserError, StudyFileError))
+
+
+def import_study_modules() -> None:
+    """Import what opening a study and browsing it needs, without opening anything (the
+    app does it on a side thread while its window paints)."""
+    import meaningbench.db.study  # noqa: F401 - SQLAlchemy and Alembic
+    import meaningbench.queries.browser  # noqa: F401 - pandas, for the score columns

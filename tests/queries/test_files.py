@@ -1,0 +1,50 @@
+"""Opening and creating study files through the queries, as the window does."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from meaningbench.errors import InputError
+from meaningbench.queries.files import (
+    StudyFileError,
+    create_study,
+    describe_fault,
+    is_user_error,
+    open_study,
+)
+
+
+def test_create_then_open_and_refuse_to_overwrite(tmp_path: Path) -> None:
+    path = tmp_path / "new.mbstudy"
+    create_study(path).close()
+    with open_study(path) as study:
+        assert study.path == path
+    with pytest.raises(StudyFileError, match="already exists"):
+        create_study(path)
+
+
+def test_a_file_that_is_not_a_study_is_the_users_problem(tmp_path: Path) -> None:
+    path = tmp_path / "notes.mbstudy"
+    path.write_text("these are my notes, not a database\n" * 50)
+    with pytest.raises(StudyFileError) as caught:
+        open_study(path)
+    assert is_user_error(caught.value)
+    assert is_user_error(InputError("bad", file="a.csv", row=2, column="x"))
+    assert not is_user_error(ZeroDivisionError())
+    assert describe_fault(ZeroDivisionError()) is None
+
+
+def test_the_queries_package_loads_no_database_library_until_asked() -> None:
+    # The window imports the queries at start; SQLAlchemy must wait for the first study.
+    code = (
+        "import sys\n"
+        "import meaningbench.queries.files, meaningbench.queries.study\n"
+        "assert 'sqlalchemy' not in sys.modules, 'loaded at import'\n"
+        "meaningbench.queries.files.import_study_modules()\n"
+        "assert 'sqlalchemy' in sys.modules and 'pandas' in sys.modules\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
