@@ -1,15 +1,12 @@
 """The Annotate page: pick an annotator, then host the annotation screen.
 
-The screen itself lives in `meaningbench.ui.annotation`; it is imported when the user starts
-annotating, so the window starts without it.
+The screen itself lives in `meaningbench.ui.annotation`.
 """
 
 from __future__ import annotations
 
-import importlib
-from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
@@ -22,46 +19,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from meaningbench.ui.annotation.picker import AnnotatorPicker
+from meaningbench.ui.annotation.screen import AnnotationScreen
 from meaningbench.ui.icons import themed_icon
 from meaningbench.ui.widgets import HeadingLabel
 
 if TYPE_CHECKING:
     from meaningbench.ui.context import StudyContext
-
-SCREEN = ("meaningbench.ui.annotation.screen", "AnnotationScreen")
-PICKER = ("meaningbench.ui.annotation.picker", "AnnotatorPicker")
-
-
-@dataclass(frozen=True)
-class AnnotationParts:
-    screen: Any  # AnnotationScreen(study, annotator_name, parent)
-    picker: Any  # AnnotatorPicker(study, parent), a dialog
-
-
-def annotation_parts() -> tuple[AnnotationParts | None, str]:
-    """The rating screen and the annotator picker, or why they cannot be used."""
-    found = []
-    for module_name, class_name in (SCREEN, PICKER):
-        try:
-            module = importlib.import_module(module_name)
-        except ImportError as exc:
-            return None, f"The annotation screen is not available ({exc})."
-        cls = getattr(module, class_name, None)
-        if cls is None:
-            return None, f"The annotation screen is incomplete (no {class_name})."
-        found.append(cls)
-    return AnnotationParts(*found), ""
-
-
-def picked_name(picker: Any) -> str | None:
-    """The annotator a picker dialog settled on, whatever it calls the accessor."""
-    for attr in ("annotator_name", "selected_name", "name", "annotator"):
-        value = getattr(picker, attr, None)
-        if callable(value):
-            value = value()
-        if isinstance(value, str) and value.strip():
-            return value.strip()
-    return None
 
 
 class AnnotatePage(QWidget):
@@ -69,7 +33,7 @@ class AnnotatePage(QWidget):
         super().__init__(parent)
         self.setObjectName("annotatePage")
         self.context = context
-        self.screen: QWidget | None = None
+        self.screen: AnnotationScreen | None = None
         self.annotator: str | None = None
         # Ratings saved while the window was open, per rater: the quit summary.
         self.saved: dict[str, int] = {}
@@ -102,31 +66,24 @@ class AnnotatePage(QWidget):
 
         self.stack = QStackedLayout(self)
         self.stack.addWidget(self.intro)
-        _parts, reason = annotation_parts()
-        if reason:
-            self.start_button.setEnabled(False)
-            self.start_button.setToolTip(reason)
         context.study_closed.connect(self.stop)
 
     def start(self, annotator: str | None = None) -> bool:
         """Ask who is rating (unless given) and open their queue."""
-        parts, reason = annotation_parts()
         study = self.context.study
-        if parts is None or study is None:
-            if reason:
-                self.message.setText(reason)
+        if study is None:
             return False
         if annotator is not None and not isinstance(annotator, str):
             raise TypeError(f"an annotator is a name, not {annotator!r}")
         if annotator is None:
-            picker = parts.picker(study, self)
+            picker = AnnotatorPicker(study, self)
             if picker.exec() != QDialog.DialogCode.Accepted:
                 return False
-            annotator = picked_name(picker)
-            if annotator is None:
+            annotator = picker.selected_name()
+            if not annotator:
                 return False
         self.stop()
-        screen = parts.screen(study, annotator, self)
+        screen = AnnotationScreen(study, annotator, self)
         screen.submitted.connect(lambda item_id: self.context.ratings_changed.emit([int(item_id)]))
         screen.undone.connect(lambda item_id: self.context.ratings_changed.emit([int(item_id)]))
         screen.submitted.connect(lambda _id, who=annotator: self._count(who, +1))
