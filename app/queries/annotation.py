@@ -22,6 +22,7 @@ __all__ = [
     "SettingsView",
     "Study",
     "annotator_choices",
+    "protocol_of",
     "settings_view",
     "store_settings",
 ]
@@ -40,6 +41,12 @@ def annotator_choices(study: Study) -> AnnotatorChoices:
         raters = annotator_overview(s)
         taken = frozenset(s.scalars(select(Annotator.name).where(Annotator.kind != "named")))
     return AnnotatorChoices(raters=raters, taken=taken)
+
+
+def protocol_of(study: Study) -> str:
+    """The study's annotation protocol: da, esa, sxs or likert."""
+    with study.session() as s:
+        return load_settings(s).protocol
 
 
 @dataclass(frozen=True)

@@ -19,8 +19,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from meaningbench.queries.annotation import protocol_of
 from meaningbench.ui.annotation.picker import AnnotatorPicker
 from meaningbench.ui.annotation.screen import AnnotationScreen
+from meaningbench.ui.annotation.side_by_side import SideBySideScreen
 from meaningbench.ui.icons import themed_icon
 from meaningbench.ui.widgets import HeadingLabel
 
@@ -33,7 +35,7 @@ class AnnotatePage(QWidget):
         super().__init__(parent)
         self.setObjectName("annotatePage")
         self.context = context
-        self.screen: AnnotationScreen | None = None
+        self.screen: AnnotationScreen | SideBySideScreen | None = None
         self.annotator: str | None = None
         # Ratings saved while the window was open, per rater: the quit summary.
         self.saved: dict[str, int] = {}
@@ -83,7 +85,8 @@ class AnnotatePage(QWidget):
             if not annotator:
                 return False
         self.stop()
-        screen = AnnotationScreen(study, annotator, self)
+        screen_class = SideBySideScreen if protocol_of(study) == "sxs" else AnnotationScreen
+        screen = screen_class(study, annotator, self)
         screen.submitted.connect(lambda item_id: self.context.ratings_changed.emit([int(item_id)]))
         screen.undone.connect(lambda item_id: self.context.ratings_changed.emit([int(item_id)]))
         screen.submitted.connect(lambda _id, who=annotator: self._count(who, +1))
