@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 
 from meaningbench.queries.annotation import protocol_of
 from meaningbench.ui.annotation.picker import AnnotatorPicker
+from meaningbench.ui.annotation.practice_screen import PracticeScreen
 from meaningbench.ui.annotation.screen import AnnotationScreen
 from meaningbench.ui.annotation.side_by_side import SideBySideScreen
 from meaningbench.ui.icons import themed_icon
@@ -36,6 +37,7 @@ class AnnotatePage(QWidget):
         self.setObjectName("annotatePage")
         self.context = context
         self.screen: AnnotationScreen | SideBySideScreen | None = None
+        self.practice: PracticeScreen | None = None
         self.annotator: str | None = None
         # Ratings saved while the window was open, per rater: the quit summary.
         self.saved: dict[str, int] = {}
@@ -85,6 +87,29 @@ class AnnotatePage(QWidget):
             if not annotator:
                 return False
         self.stop()
+        practice = PracticeScreen(study, annotator, self)
+        if practice.items:
+            # A new rater practises first; the study's queue opens when the block is done.
+            self.practice = practice
+            practice.done.connect(lambda who=annotator: self._after_practice(who))
+            self.stack.addWidget(practice)
+            self.stack.setCurrentWidget(practice)
+            practice.setFocus()
+            return True
+        practice.deleteLater()
+        return self._open_screen(annotator)
+
+    def _after_practice(self, annotator: str) -> None:
+        if self.practice is not None:
+            self.stack.removeWidget(self.practice)
+            self.practice.deleteLater()
+            self.practice = None
+        self._open_screen(annotator)
+
+    def _open_screen(self, annotator: str) -> bool:
+        study = self.context.study
+        if study is None:
+            return False
         screen_class = SideBySideScreen if protocol_of(study) == "sxs" else AnnotationScreen
         screen = screen_class(study, annotator, self)
         screen.submitted.connect(lambda item_id: self.context.ratings_changed.emit([int(item_id)]))
@@ -99,6 +124,10 @@ class AnnotatePage(QWidget):
         return True
 
     def stop(self) -> None:
+        if self.practice is not None:
+            self.stack.removeWidget(self.practice)
+            self.practice.deleteLater()
+            self.practice = None
         if self.screen is not None:
             self.stack.removeWidget(self.screen)
             self.screen.deleteLater()
