@@ -144,6 +144,9 @@ class AnnotationSettings:
     esa_source_spans: bool = False
     likert_labels: list[str] = field(default_factory=lambda: list(DEFAULT_LIKERT_LABELS))
     sxs_width: int = DEFAULT_SXS_WIDTH
+    # Live rater checks: the thresholds below which the coordinator is warned about a rater
+    # (names of `meaningbench.analysis.rater_checks.RaterThresholds`; missing: defaults).
+    rater_thresholds: dict[str, float] = field(default_factory=dict)
 
     def active_dimensions(self) -> list[DimensionConfig]:
         return sorted((d for d in self.dimensions if d.active), key=lambda d: d.position)
