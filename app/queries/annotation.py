@@ -23,6 +23,7 @@ __all__ = [
     "Study",
     "annotator_choices",
     "protocol_of",
+    "rater_warnings",
     "settings_view",
     "store_settings",
 ]
@@ -41,6 +42,20 @@ def annotator_choices(study: Study) -> AnnotatorChoices:
         raters = annotator_overview(s)
         taken = frozenset(s.scalars(select(Annotator.name).where(Annotator.kind != "named")))
     return AnnotatorChoices(raters=raters, taken=taken)
+
+
+def rater_warnings(study: Study, dimension: str | None = None) -> dict[str, list[str]]:
+    """The coordinator's warnings per rater (only raters with warnings), on the first active
+    dimension unless named; empty for a study without one."""
+    from meaningbench.analysis.rater_checks import study_rater_checks
+
+    with study.session() as s:
+        settings = load_settings(s)
+    active = settings.active_dimensions()
+    name = dimension or (active[0].name if active else None)
+    if name is None:
+        return {}
+    return {c.rater: c.warnings for c in study_rater_checks(study, name) if c.warnings}
 
 
 def protocol_of(study: Study) -> str:

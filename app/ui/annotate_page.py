@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from meaningbench.queries.annotation import protocol_of
+from meaningbench.queries.annotation import protocol_of, rater_warnings
 from meaningbench.ui.annotation.picker import AnnotatorPicker
 from meaningbench.ui.annotation.practice_screen import PracticeScreen
 from meaningbench.ui.annotation.screen import AnnotationScreen
@@ -66,6 +66,14 @@ class AnnotatePage(QWidget):
             box.addWidget(w)
         box.addSpacing(12)
         box.addWidget(self.start_button, 0, Qt.AlignmentFlag.AlignCenter)
+        # The coordinator's view of the raters: who crosses the study's thresholds.
+        self.rater_checks = QLabel()
+        self.rater_checks.setObjectName("raterWarnings")
+        self.rater_checks.setWordWrap(True)
+        self.rater_checks.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.rater_checks.hide()
+        box.addSpacing(18)
+        box.addWidget(self.rater_checks)
         box.addStretch(2)
 
         self.stack = QStackedLayout(self)
@@ -139,6 +147,7 @@ class AnnotatePage(QWidget):
         self.stop()
         self.message.setText(f"{who} has rated every item in their queue. Thank you!")
         self.context.ratings_changed.emit([])
+        self.refresh_rater_checks()
 
     def _count(self, annotator: str, delta: int) -> None:
         self.saved[annotator] = max(0, self.saved.get(annotator, 0) + delta)
@@ -187,3 +196,18 @@ class AnnotatePage(QWidget):
     def page_shown(self) -> None:
         if self.screen is not None:
             self.screen.setFocus()
+        else:
+            self.refresh_rater_checks()
+
+    def refresh_rater_checks(self) -> None:
+        """Warn about raters below the study's thresholds (shown between rating sessions)."""
+        study = self.context.study
+        warnings = rater_warnings(study) if study is not None else {}
+        if not warnings:
+            self.rater_checks.hide()
+            return
+        lines = [f"⚠ {who}: {'; '.join(items)}" for who, items in sorted(warnings.items())]
+        self.rater_checks.setText(
+            "Rater checks (thresholds: meaningbench raters --threshold):\n" + "\n".join(lines)
+        )
+        self.rater_checks.show()

@@ -90,4 +90,16 @@ class PracticeScreen(QWidget):
             self.submit()
             event.accept()
             return
+        if Qt.Key.Key_0 <= event.key() <= Qt.Key.Key_9 and self.items:
+            # Focus is on the screen itself (the host focused it): type into the slider.
+            self.row.scale.setFocus(Qt.FocusReason.OtherFocusReason)
+            self.row.scale.type_digit(event.key() - Qt.Key.Key_0)
+            event.accept()
+            return
         super().keyPressEvent(event)
+
+    def focusInEvent(self, event) -> None:  # noqa: ANN001 - Qt's event type
+        # A host that focuses the screen means "rate now": the slider takes the keys.
+        super().focusInEvent(event)
+        if self.items:
+            self.row.scale.setFocus(Qt.FocusReason.OtherFocusReason)
