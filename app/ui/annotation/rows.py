@@ -22,7 +22,12 @@ def format_value(value: float | None, hidden: bool = False) -> str:
 
 class DimensionRow(QWidget):
     def __init__(
-        self, scale: Scale, parent: QWidget | None = None, *, hidden_number: bool = False
+        self,
+        scale: Scale,
+        parent: QWidget | None = None,
+        *,
+        hidden_number: bool = False,
+        compact: bool = False,
     ) -> None:
         super().__init__(parent)
         self.setObjectName(f"dimension-{scale.name}")
@@ -65,6 +70,17 @@ class DimensionRow(QWidget):
         grid.addWidget(self.number, 1, 4)
         grid.setColumnStretch(1, 1)
         grid.setColumnStretch(2, 1)
+        if scale.point_labels:
+            # Every point carries its own label: end labels would say the same twice.
+            self.low.hide()
+            self.high.hide()
+        if compact:
+            # Several rows side by side (sxs): the question and end labels are shown once
+            # above them, and a narrow column keeps its width for the slider.
+            for label in (self.question, self.low, self.high):
+                label.hide()
+            grid.setColumnMinimumWidth(0, 0)
+            grid.setColumnMinimumWidth(3, 0)
         self._shown_unset: bool | None = None
         self.scale.valueChanged.connect(self._show_value)
         self.restyle(self.palette())

@@ -166,6 +166,8 @@ class AnnotationScreen(QWidget):
         col.addStretch(1)
         col.addWidget(self.banner)
         col.addWidget(self.pair)
+        if self.span_editors:
+            col.addWidget(self._span_legend())
         col.addSpacing(18)
         col.addWidget(scales_box)
         col.addStretch(2)
@@ -217,6 +219,26 @@ class AnnotationScreen(QWidget):
         footer.addWidget(self.submit_button)
         outer.addLayout(footer)
         self._style()
+
+    def _span_legend(self) -> QLabel:
+        """What the marks mean and how to make them, always in sight under the texts."""
+        from meaningbench.ui.annotation.span_editor import MAJOR_TINT, MINOR_TINT
+
+        base = self.palette().color(QPalette.ColorRole.Base)
+        chip = '<span style="background-color:{};">&nbsp;{}&nbsp;</span>'
+        where = "the simplified text" + (
+            " (omissions: in the original)" if len(self.span_editors) > 1 else ""
+        )
+        legend = QLabel(
+            f"Mark meaning errors in {where}: "
+            + chip.format(blend(base, MINOR_TINT, 0.55).name(), "minor  1")
+            + " "
+            + chip.format(blend(base, MAJOR_TINT, 0.5).name(), "<b>major  2</b>")
+            + " — ← → move, Shift+← → select words, Del removes, Tab goes to the score."
+        )
+        legend.setObjectName("spanLegend")
+        legend.setWordWrap(True)
+        return legend
 
     def _style(self) -> None:
         pal = self.palette()

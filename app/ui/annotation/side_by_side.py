@@ -11,7 +11,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from PySide6.QtCore import QEvent, Qt, QTimer, Signal
-from PySide6.QtGui import QKeyEvent
+from PySide6.QtGui import QKeyEvent, QPalette
 from PySide6.QtWidgets import (
     QApplication,
     QFrame,
@@ -28,7 +28,7 @@ from meaningbench.queries.annotation import Study
 from meaningbench.ui.annotation.pair_view import TextPanel
 from meaningbench.ui.annotation.panels import FlagDialog
 from meaningbench.ui.annotation.rows import DimensionRow
-from meaningbench.ui.annotation.scales import NAV_MODIFIERS
+from meaningbench.ui.annotation.scales import NAV_MODIFIERS, blend
 
 K = Qt.Key
 HINT_UNSET = "Rate every output: Tab moves between them, digits or arrows set the slider."
@@ -48,9 +48,10 @@ class OutputColumn(QFrame):
         self.row = row
         v = QVBoxLayout(self)
         v.setContentsMargins(0, 0, 0, 0)
-        v.setSpacing(8)
-        v.addWidget(self.panel, 1)
+        v.setSpacing(10)
+        v.addWidget(self.panel)
         v.addWidget(row)
+        v.addStretch(1)
 
 
 class SideBySideScreen(QWidget):
@@ -88,9 +89,18 @@ class SideBySideScreen(QWidget):
         outer.addWidget(self.banner)
         self.source = TextPanel("Original")
         outer.addWidget(self.source)
+        scale = self.sxs.scale
+        self.question = QLabel(
+            f"<b>{scale.question or scale.name.capitalize()}</b> — each output on its own "
+            f"slider: {scale.min_value:g} = {scale.label_low or 'lowest'}, "
+            f"{scale.max_value:g} = {scale.label_high or 'highest'}."
+        )
+        self.question.setWordWrap(True)
+        outer.addWidget(self.question)
         self.columns_box = QHBoxLayout()
         self.columns_box.setSpacing(16)
-        outer.addLayout(self.columns_box, 1)
+        outer.addLayout(self.columns_box)
+        outer.addStretch(1)
         self.columns: list[OutputColumn] = []
         self.done_label = QLabel()
         self.done_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -103,7 +113,18 @@ class SideBySideScreen(QWidget):
         self._notice_timer = QTimer(self)
         self._notice_timer.setSingleShot(True)
         self._notice_timer.timeout.connect(self._refresh_hint)
+        self._style()
         self._show(self.sxs.next_unit())
+
+    def _style(self) -> None:
+        pal = self.palette()
+        base, text = pal.color(QPalette.ColorRole.Base), pal.color(QPalette.ColorRole.Text)
+        border = blend(base, text, 0.10)
+        self.setStyleSheet(
+            f"QFrame#textPanel {{ background: {base.name()}; border: 1px solid "
+            f"{border.name()}; border-radius: 12px; }}"
+            f"QLabel#caption {{ color: {blend(text, base, 0.5).name()}; }}"
+        )
 
     # -- what is shown -------------------------------------------------------------------
 
@@ -139,7 +160,7 @@ class SideBySideScreen(QWidget):
         self.source.set_plain(unit.source)
         hidden = bool(self.session.settings.hidden_number)
         for letter, item in zip(LETTERS, unit.items, strict=False):
-            row = DimensionRow(self.sxs.scale, hidden_number=hidden)
+            row = DimensionRow(self.sxs.scale, hidden_number=hidden, compact=True)
             col = OutputColumn(letter, row)
             col.panel.set_plain(item.output)
             row.scale.reset(item.values.get(self.sxs.scale.name))

@@ -160,4 +160,6 @@ class SpanEditor(QLabel):
             if sel is not None and sel[0] <= a and b <= sel[1]:
                 style.append(f"text-decoration:underline; color:{accent.name()}")
             out.append(f'<span style="{"; ".join(style)}">{piece}</span>' if style else piece)
+        # The pair view sets its texts as plain text first: the marks need rich text again.
+        self.setTextFormat(Qt.TextFormat.RichText)
         self.setText('<div style="white-space:pre-wrap;">' + "".join(out) + "</div>")
