@@ -43,15 +43,19 @@ def study_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
             cfg.seed, cfg.qc_enabled = 8, True
             cfg.qc = QCMix(degraded=10, identical=10, repeat=5, unrelated=10, word_soup=0)
             save_settings(s, cfg)
-        for name, careful in (("ann", True), ("bo", True), ("cy", False)):
+        # ann and bo are careful, cy gives 50 to everything in a hurry, dee guesses.
+        for name, careful in (("ann", True), ("bo", True), ("cy", False), ("dee", None)):
             rng = random.Random(name)
             sess = AnnotationSession(st, name)
             while (shown := sess.next_item()) is not None:
                 with st.session() as s:
                     item = s.get(Item, shown.item_id)
-                    value = _quality(item, rng) if careful else 50.0
+                    if careful is None:
+                        value = float(rng.randint(0, 100))
+                    else:
+                        value = _quality(item, rng) if careful else 50.0
                 now = utcnow()
-                spent = timedelta(seconds=12 if careful else 1)
+                spent = timedelta(seconds=1 if careful is False else 12)
                 sess.submit(
                     shown.item_id, {"meaning": value}, shown_at=now - spent, submitted_at=now
                 )
@@ -122,3 +126,45 @@ def test_thresholds_are_stored_per_study_and_change_the_warnings(
     finally:
         st.close()
     assert main(["raters", str(copy), "--threshold", "speed=3"]) == 2
+
+
+def test_correlate_weighted_raters_uses_the_weighted_mean_over_raters(
+    study_path, tmp_path, capsys
+) -> None:
+    import sqlite3
+
+    import pandas as pd
+
+    copy = tmp_path / "w.mbstudy"
+    copy.write_bytes(study_path.read_bytes())
+    assert main(["score", str(copy), "--metrics", "bleu", "--workers", "1"]) == 0
+    capsys.readouterr()
+    assert main(["correlate", str(copy), "--boot", "0", "--json", "--weighted-raters"]) == 0
+    weighted = json.loads(capsys.readouterr().out)
+    assert main(["correlate", str(copy), "--boot", "0", "--json"]) == 0
+    plain = json.loads(capsys.readouterr().out)
+    weights = weighted["rater_weights"]
+    assert set(weights) == {"ann", "bo", "cy", "dee"}
+    assert weights["cy"] < weights["ann"] and weights["dee"] < weights["ann"]
+    out = tmp_path / "items.csv"
+    assert main(["export", str(copy), str(out)]) == 0
+    capsys.readouterr()
+    items = pd.read_csv(out)
+    column = next(c for c in items.columns if c.startswith("bleu"))
+    conn = sqlite3.connect(copy)
+    per_rater = pd.read_sql_query(
+        "SELECT r.item_id, a.name AS rater, AVG(r.value) AS value FROM rating r "
+        "JOIN annotator a ON a.id = r.annotator_id JOIN item i ON i.id = r.item_id "
+        "WHERE r.state = 'current' AND i.kind = 'regular' GROUP BY r.item_id, a.name",
+        conn,
+    )
+    conn.close()
+    per_rater["w"] = per_rater["rater"].map(weights)
+    per_rater["wv"] = per_rater["w"] * per_rater["value"]
+    sums = per_rater.groupby("item_id")[["wv", "w"]].sum()
+    human = (sums["wv"] / sums["w"]).rename("human")
+    both = items.set_index("item_id")[[column]].join(human, how="inner").dropna()
+    expected = stats.pearsonr(both[column], both["human"]).statistic
+    got = weighted["metrics"][column]["pearson"]
+    assert got == pytest.approx(expected, abs=1e-12)
+    assert got != pytest.approx(plain["metrics"][column]["pearson"], abs=1e-6)
