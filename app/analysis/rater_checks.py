@@ -11,7 +11,8 @@ Per rater, on one dimension:
 - **straight-lining**: the share of the rater's ratings that equal their most frequent value;
 - **speed**: median seconds per item.
 
-A rater-quality weight goes with each rater for analyses that weight raters: 1 − p of
+A rater-quality weight goes with each rater for analyses that weight raters: on a Likert
+dimension, the rater's MACE competence (`meaningbench.analysis.mace`); otherwise 1 − p of
 Appraise's test where the rater rated degraded pairs, else the leave-one-out r clipped to
 [0, 1], else 1 (nothing to judge by).
 """
@@ -85,8 +86,25 @@ def _warnings(c: RaterCheck, t: RaterThresholds) -> list[str]:
     return out
 
 
-def checks_from_frame(frame: pd.DataFrame, thresholds: RaterThresholds) -> list[RaterCheck]:
-    """Checks of every named rater in a ratings frame of one dimension (all item kinds)."""
+def mace_competence(regular: pd.DataFrame, low: float, high: float) -> dict[str, float]:
+    """MACE competence of each named rater from their labels of regular items."""
+    from meaningbench.analysis.mace import mace
+
+    if regular.empty:
+        return {}
+    items, item_codes = np.unique(regular["item_id"].to_numpy(), return_inverse=True)
+    names, rater_codes = np.unique(regular["annotator"].astype(str).to_numpy(), return_inverse=True)
+    labels = np.rint(regular["value"].to_numpy(dtype=np.float64) - low).astype(np.int64)
+    result = mace(item_codes, rater_codes, labels, items.size, names.size, int(high - low) + 1)
+    return {str(n): float(c) for n, c in zip(names, result.competence, strict=True)}
+
+
+def checks_from_frame(
+    frame: pd.DataFrame, thresholds: RaterThresholds, *, likert: tuple[float, float] | None = None
+) -> list[RaterCheck]:
+    """Checks of every named rater in a ratings frame of one dimension (all item kinds).
+
+    `likert`: the scale's (low, high) when the dimension is a Likert scale (MACE weights)."""
     named = frame[frame["annotator_kind"] == "named"]
     if named.empty:
         return []
@@ -103,6 +121,7 @@ def checks_from_frame(frame: pd.DataFrame, thresholds: RaterThresholds) -> list[
             per_item["value"].to_numpy(dtype=np.float64),
         )
         loo_r[: r.size], loo_n[: n.size] = r, n
+    competence = mace_competence(regular, *likert) if likert is not None else {}
     out = []
     for name, rows in named.groupby("annotator", sort=True):
         qc = rater_qc(str(name), rows)
@@ -112,7 +131,9 @@ def checks_from_frame(frame: pd.DataFrame, thresholds: RaterThresholds) -> list[
         unrel = values[kinds == "control-unrelated"]
         same = pd.Series(values).value_counts().iloc[0] / values.size if values.size else 0.0
         i = code[str(name)]
-        if np.isfinite(qc.appraise_p):
+        if str(name) in competence:
+            weight = competence[str(name)]
+        elif np.isfinite(qc.appraise_p):
             weight = 1.0 - qc.appraise_p
         elif np.isfinite(loo_r[i]):
             weight = float(min(1.0, max(0.0, loo_r[i])))
@@ -147,8 +168,9 @@ def study_rater_checks(
     from meaningbench.annotation.settings import load_settings
 
     with study_session(study) as session:
-        dimension_info(session, dimension)
+        info = dimension_info(session, dimension)
         if thresholds is None:
             thresholds = RaterThresholds.from_json(load_settings(session).rater_thresholds)
         frame = ratings_frame(session, dimension=dimension, annotator_kinds=("named",))
-    return checks_from_frame(frame, thresholds)
+    likert = (info.min_value, info.max_value) if info.scale == "likert" else None
+    return checks_from_frame(frame, thresholds, likert=likert)
