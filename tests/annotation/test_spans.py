@@ -190,3 +190,40 @@ def test_an_import_never_overwrites_a_rating_already_there(study, tmp_path) -> N
         import_spans(study, tmp_path / "in.jsonl")
     with study.session() as s:
         assert len(s.scalars(select(Rating)).all()) == 3
+
+
+def test_spans_come_along_when_a_copy_is_merged(tmp_path: Path) -> None:
+    from meaningbench.annotation.merge import merge_ratings
+    from meaningbench.db.study import copy_study, open_study
+
+    _study(tmp_path / "lead.mbstudy").close()
+    copy_study(tmp_path / "lead.mbstudy", tmp_path / "copy.mbstudy")
+    copy = open_study(tmp_path / "copy.mbstudy")
+    try:
+        sess = AnnotationSession(copy, "dana")
+        item = sess.current()
+        assert item is not None
+        span = make_span("output", item.output, 0, 2, "major")
+        sess.submit(item.item_id, {"meaning": 20.0}, spans=[span])
+    finally:
+        copy.close()
+    lead = open_study(tmp_path / "lead.mbstudy")
+    try:
+        report = merge_ratings(lead, tmp_path / "copy.mbstudy")
+        assert report.ratings_added == 1
+        with lead.session() as s:
+            [row] = s.scalars(select(RatingSpan)).all()
+            rating = s.get(Rating, row.rating_id)
+            assert rating is not None and rating.item_id == item.item_id
+            assert (row.side, row.start, row.end, row.severity, row.text) == (
+                "output",
+                0,
+                2,
+                "major",
+                item.output[:2],
+            )
+        merge_ratings(lead, tmp_path / "copy.mbstudy")  # a second merge adds nothing
+        with lead.session() as s:
+            assert len(s.scalars(select(RatingSpan)).all()) == 1
+    finally:
+        lead.close()
