@@ -96,6 +96,11 @@ class PracticeSession:
         self.study = study
         with study.session(write=True) as s:
             annotator = get_or_create_annotator(s, annotator_name)
+            if annotator.kind != "named":
+                raise UserError(
+                    f"{annotator_name!r} is an imported {annotator.kind} rating source, not a "
+                    "rater; choose another annotator name."
+                )
             self.annotator_id = annotator.id
 
     def pending(self) -> list[Practice]:
