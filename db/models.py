@@ -49,6 +49,9 @@ ANNOTATOR_KIND_LABELS = {
 # `interrupted`: the process scoring a `running` run ended without closing it (killed, a
 # power cut); the next scoring of the study resumes it.
 RUN_STATUSES = ("pending", "running", "done", "failed", "cancelled", "interrupted")
+# An error span marks a stretch of the output (or, for an omission, of the source).
+SPAN_SIDES = ("output", "source")
+SPAN_SEVERITIES = ("minor", "major")
 
 
 def utcnow() -> datetime:
@@ -173,6 +176,62 @@ class Rating(Base):
     origin: Mapped[str] = mapped_column(String(300), default="ui")
     # For aggregate ratings: how many raters the mean stands for, when known.
     n_raters: Mapped[int | None] = mapped_column(Integer)
+    # Side-by-side ratings: where the output stood on screen and beside which items,
+    # {"position": 0-based, "items": [item ids in the order shown]}; None otherwise.
+    display: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+
+
+class RatingSpan(Base):
+    """An error span marked with a rating (error span annotation): character offsets into
+    the item's output or source, end exclusive, with the text they cover when marked."""
+
+    __tablename__ = "rating_span"
+    __table_args__ = (
+        CheckConstraint(f"side IN {SPAN_SIDES!r}", name="span_side"),
+        CheckConstraint(f"severity IN {SPAN_SEVERITIES!r}", name="span_severity"),
+        CheckConstraint('start >= 0 AND "end" > start', name="span_offsets"),
+        Index("ix_span_rating", "rating_id"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    rating_id: Mapped[int] = mapped_column(ForeignKey("rating.id", ondelete="CASCADE"))
+    side: Mapped[str] = mapped_column(String(10), default="output")
+    start: Mapped[int] = mapped_column(Integer)
+    end: Mapped[int] = mapped_column(Integer)
+    severity: Mapped[str] = mapped_column(String(10))
+    text: Mapped[str] = mapped_column(Text)
+
+
+class PracticeItem(Base):
+    """A practice pair with its gold: the range a careful rater's score falls in and why.
+
+    Practice lives apart from `item` and `rating`, so no analysis can ever count it."""
+
+    __tablename__ = "practice_item"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    source: Mapped[str] = mapped_column(Text)
+    output: Mapped[str] = mapped_column(Text)
+    low: Mapped[float] = mapped_column(Float)
+    high: Mapped[float] = mapped_column(Float)
+    explanation: Mapped[str] = mapped_column(Text, default="")
+    position: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class PracticeAnswer(Base):
+    """A rater's answer to a practice item, and whether it fell in the gold range."""
+
+    __tablename__ = "practice_answer"
+    __table_args__ = (Index("ix_practice_answer_rater", "annotator_id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    practice_item_id: Mapped[int] = mapped_column(
+        ForeignKey("practice_item.id", ondelete="CASCADE")
+    )
+    annotator_id: Mapped[int] = mapped_column(ForeignKey("annotator.id", ondelete="CASCADE"))
+    value: Mapped[float] = mapped_column(Float)
+    passed: Mapped[bool] = mapped_column(Boolean)
+    submitted_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
 
 
 class QueueEntry(Base):

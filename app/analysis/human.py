@@ -23,6 +23,11 @@ source is standardised like one rater. Anonymous ratings have no rater to standa
 so they carry no z-score: an item's z is the mean over its named raters, and an item rated
 only anonymously has no z-score (it is left out of z-score correlations, which say so).
 
+Rater-quality weights (`correlate --weighted-raters`, weights from
+`meaningbench.analysis.rater_checks`) change step 2 only: the mean over raters becomes a
+weighted mean, each named rater's unit weighted by the rater's weight (anonymous ratings
+weigh 1; an item whose raters all weigh 0 keeps the plain mean).
+
 This module holds the rule once: `combine` on arrays, `RatingSet` (the dashboard's
 in-memory ratings, updated one rating at a time) and `item_scores` (a ratings table in,
 one row per item out) both go through it.
@@ -151,6 +156,16 @@ def _means(items: np.ndarray, values: np.ndarray, n: int) -> tuple[np.ndarray, n
         return np.bincount(items, weights=values, minlength=n) / count, count
 
 
+def _weighted_means(
+    items: np.ndarray, values: np.ndarray, weights: np.ndarray, n: int
+) -> np.ndarray:
+    total = np.bincount(items, weights=weights, minlength=n)
+    plain, _ = _means(items, values, n)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        weighted = np.bincount(items, weights=weights * values, minlength=n) / total
+    return np.where(total > 0, weighted, plain)
+
+
 def combine(
     items: np.ndarray,
     raters: np.ndarray,
@@ -161,15 +176,21 @@ def combine(
     item_ids: np.ndarray | None = None,
     *,
     distinct: bool = False,
+    rater_weights: np.ndarray | None = None,
 ) -> HumanScores:
     """The rule on arrays: ratings (item position, rater code, kind code, value) → scores.
 
-    `distinct`: see `rater_units`."""
+    `distinct`: see `rater_units`. `rater_weights`: a weight per rater code (None: all 1)."""
     u = rater_units(items, raters, kinds, values, n_raters, distinct=distinct)
     per_rater = u.kinds != AGGREGATE
     mean_r, count_r = _means(u.items[per_rater], u.values[per_rater], n_items)
     named = u.kinds == NAMED
     z_r, _ = _means(u.items[named], u.z[named], n_items)
+    if rater_weights is not None:
+        w = np.ones(u.values.size)
+        w[named] = np.clip(np.asarray(rater_weights, dtype=np.float64)[u.raters[named]], 0, None)
+        mean_r = _weighted_means(u.items[per_rater], u.values[per_rater], w[per_rater], n_items)
+        z_r = _weighted_means(u.items[named], u.z[named], w[named], n_items)
     rows_r = np.bincount(u.items[per_rater], weights=u.n_ratings[per_rater], minlength=n_items)
     agg = ~per_rater
     mean_a, count_a = _means(u.items[agg], u.values[agg], n_items)
@@ -281,6 +302,8 @@ class RatingSet:
         # ratings: then each rating is its own unit and `scores()` skips the grouping.
         # Cleared when a repeat may have appeared; never set back (a safe over-estimate).
         self._distinct = True
+        # Rater-quality weights by rater name (None: every rater weighs 1).
+        self.rater_weights: dict[str, float] | None = None
 
     @classmethod
     def from_frame(cls, ratings: pd.DataFrame, item_ids: np.ndarray | list[int]) -> RatingSet:
@@ -436,6 +459,11 @@ class RatingSet:
     def scores(self) -> HumanScores:
         items, raters, values = self.arrays()
         kinds = self.annotator_kinds()
+        weights = None
+        if self.rater_weights is not None:
+            weights = np.ones(len(self._annotators))
+            for name, code in self._annotators.items():
+                weights[code] = self.rater_weights.get(name, 1.0)
         return combine(
             items,
             raters,
@@ -445,4 +473,5 @@ class RatingSet:
             len(self._annotators),
             item_ids=self.item_ids,
             distinct=self._distinct,
+            rater_weights=weights,
         )

@@ -29,6 +29,7 @@ from pathlib import Path
 from sqlalchemy import create_engine, select, text
 from sqlalchemy.orm import Session
 
+from meaningbench.annotation.spans import spans_of, store_spans
 from meaningbench.db.access import read_only_uris, study_access
 from meaningbench.db.faults import describe_fault
 from meaningbench.db.models import Annotator, Dataset, Dimension, Item, ItemNote, Rating
@@ -171,6 +172,7 @@ def _merge(src: Session, dst: Session, report: MergeReport, origin: str, name: s
 
     rating_map: dict[int, Rating] = {}
     links: list[tuple[Rating, int | None]] = []
+    new_rows: set[Rating] = set()
     for theirs in their_ratings:
         if theirs.dimension_id not in dim_map:
             report.skipped.append(
@@ -230,9 +232,11 @@ def _merge(src: Session, dst: Session, report: MergeReport, origin: str, name: s
             supersedes_id=None,
             origin=row_origin,
             n_raters=theirs.n_raters,
+            display=theirs.display,
         )
         dst.add(row)
         rating_map[theirs.id] = row
+        new_rows.add(row)
         links.append((row, theirs.supersedes_id))
         held.append(row)
         report.ratings_added += 1
@@ -242,6 +246,10 @@ def _merge(src: Session, dst: Session, report: MergeReport, origin: str, name: s
         prior = rating_map.get(old_id) if old_id is not None else None
         if prior is not None:
             row.supersedes_id = prior.id
+    # Error spans travel with the ratings that came in (their offsets are the items' own).
+    added = {their_id: row for their_id, row in rating_map.items() if row in new_rows}
+    for their_id, spans in spans_of(src, list(added)).items():
+        store_spans(dst, added[their_id].id, spans)
 
     _merge_notes(dst, report, their_notes, item_map, annotator_map)
     _sync_queues(dst)

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from meaningbench.annotation.spans import Span
+
 
 @dataclass(frozen=True)
 class Scale:
@@ -18,6 +20,8 @@ class Scale:
     label_low: str
     label_high: str
     question: str
+    # Likert: the label of each point, lowest first (empty: numbers only).
+    point_labels: tuple[str, ...] = ()
 
     @property
     def is_likert(self) -> bool:
@@ -38,6 +42,8 @@ class ShownItem:
     # True when shown to revise an earlier rating (moved back to it), not as the next item.
     reviewing: bool = False
     shown_at: datetime | None = None
+    # Error span annotation: the spans of this annotator's current rating of the item.
+    spans: tuple[Span, ...] = ()
 
     @property
     def rated(self) -> bool:

@@ -21,7 +21,12 @@ from sqlalchemy.orm import Session
 
 from meaningbench.annotation.model import Progress, Scale, ShownItem, Submission
 from meaningbench.annotation.queue import ensure_queue, get_or_create_annotator
-from meaningbench.annotation.settings import AnnotationSettings, load_settings
+from meaningbench.annotation.settings import (
+    SINGLE_SCORE_PROTOCOLS,
+    AnnotationSettings,
+    load_settings,
+)
+from meaningbench.annotation.spans import Span, check_no_overlap, check_span, spans_of, store_spans
 from meaningbench.db.models import Dimension, Item, ItemNote, QueueEntry, Rating, utcnow
 from meaningbench.db.study import Study
 from meaningbench.errors import UserError
@@ -59,11 +64,16 @@ class AnnotationSession:
                     label_low=d.label_low,
                     label_high=d.label_high,
                     question=d.question,
+                    point_labels=tuple(self.settings.likert_labels) if d.scale == "likert" else (),
                 )
                 for d in dims
             ]
         if not self.scales:
             raise UserError("The study has no active rating dimension; activate one in Settings.")
+        self.protocol = self.settings.protocol
+        if self.protocol in SINGLE_SCORE_PROTOCOLS:
+            # One judgement per output: the first active dimension (meaning, by default).
+            self.scales = self.scales[:1]
         # The item under revision (moved back to it); None: at the next unrated item.
         self._cursor: int | None = None
         self._shown: ShownItem | None = None
@@ -85,7 +95,7 @@ class AnnotationSession:
         item = s.get(Item, item_id)
         assert item is not None
         rows = s.execute(
-            select(Dimension.name, Rating.value)
+            select(Dimension.name, Rating.value, Rating.id)
             .join(Dimension, Dimension.id == Rating.dimension_id)
             .where(
                 Rating.item_id == item_id,
@@ -94,15 +104,19 @@ class AnnotationSession:
             )
         ).all()
         flagged, comment = self._note(s, item_id)
+        first = self.scales[0].name
+        span_rating = [rid for name, _v, rid in rows if name == first]
+        spans = spans_of(s, span_rating).get(span_rating[0], ()) if span_rating else ()
         self._shown = ShownItem(
             item_id=item_id,
             source=item.source,
             output=item.output,
-            values={name: value for name, value in rows},
+            values={name: value for name, value, _rid in rows},
             flagged=flagged,
             comment=comment,
             reviewing=reviewing,
             shown_at=utcnow(),
+            spans=spans,
         )
         return self._shown
 
@@ -234,9 +248,17 @@ class AnnotationSession:
         shown_at: datetime | None = None,
         *,
         submitted_at: datetime | None = None,
+        spans: tuple[Span, ...] | list[Span] = (),
+        display: dict[str, object] | None = None,
     ) -> Submission:
-        """Store the ratings of one item (all active dimensions) in one transaction."""
+        """Store the ratings of one item (all active dimensions) in one transaction.
+
+        `spans` (error span annotation) go with the rating of the first dimension, the
+        protocol's score; `display` records where a side-by-side output stood on screen.
+        """
         self._check_values(values_by_dimension)
+        if spans and self.protocol != "esa":
+            raise UserError(f"Error spans belong to the esa protocol, not {self.protocol!r}.")
         start_values = start_values or {}
         if shown_at is None and self._shown is not None and self._shown.item_id == item_id:
             shown_at = self._shown.shown_at
@@ -247,6 +269,12 @@ class AnnotationSession:
         shown = self._shown if self._shown is not None and self._shown.item_id == item_id else None
         with self.study.session(write=True) as s:
             entry = self._entry(s, item_id)
+            if spans:
+                item = s.get(Item, item_id)
+                assert item is not None
+                for span in spans:
+                    check_span(span, item.source, item.output, f"item {item_id}")
+                check_no_overlap(list(spans), f"item {item_id}")
             if shown is not None:  # read when shown, and kept current by flag()
                 flagged, comment = shown.flagged, shown.comment
             else:
@@ -282,6 +310,7 @@ class AnnotationSession:
                         state="current",
                         supersedes_id=prior.id if prior is not None else None,
                         origin="ui",
+                        display=display,
                     )
                 )
             s.add_all(new_rows)
@@ -290,6 +319,7 @@ class AnnotationSession:
             entry.done = True
             s.flush()
             ids = tuple(r.id for r in new_rows)
+            store_spans(s, ids[0], spans)
         if newly_done:
             self._adjust(rated=1, skipped=-1 if was_skipped else 0)
         return Submission(
@@ -414,4 +444,5 @@ class AnnotationSession:
                 comment=comment,
                 reviewing=shown.reviewing,
                 shown_at=shown.shown_at,
+                spans=shown.spans,
             )

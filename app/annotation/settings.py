@@ -32,6 +32,25 @@ MAX_QC_PER_100 = 50
 
 SCALE_RANGES = {"continuous": (0.0, 100.0), "likert": (1.0, 5.0)}
 
+# How a rater judges an item; chosen when the study is set up, fixed once raters have rated.
+PROTOCOLS = {
+    "da": "direct assessment: a 0–100 slider per dimension",
+    "esa": "error span annotation: mark meaning errors as minor or major spans, then score 0–100",
+    "sxs": "side by side: the outputs of one source together, each on its own 0–100 slider",
+    "likert": "Likert: five labelled points (1–5) per dimension",
+}
+# The protocols that take one judgement per item on the first active dimension only.
+SINGLE_SCORE_PROTOCOLS = ("esa", "sxs")
+DEFAULT_LIKERT_LABELS = [
+    "no meaning preserved",
+    "little meaning preserved",
+    "about half the meaning preserved",
+    "most meaning preserved",
+    "all meaning preserved",
+]
+# Side by side: at most this many outputs of one source on one screen.
+DEFAULT_SXS_WIDTH = 4
+
 DEFAULT_GUIDELINES = """\
 # Rating meaning preservation
 
@@ -118,6 +137,16 @@ class AnnotationSettings:
     # Dataset names whose items go into the queues; None: all datasets.
     datasets: list[str] | None = None
     dimensions: list[DimensionConfig] = field(default_factory=list)
+    protocol: str = "da"
+    # Appraise's hidden-number mode: the slider shows no number, only that it is set.
+    hidden_number: bool = False
+    # Error span annotation: omissions may be marked in the source too.
+    esa_source_spans: bool = False
+    likert_labels: list[str] = field(default_factory=lambda: list(DEFAULT_LIKERT_LABELS))
+    sxs_width: int = DEFAULT_SXS_WIDTH
+    # Live rater checks: the thresholds below which the coordinator is warned about a rater
+    # (names of `meaningbench.analysis.rater_checks.RaterThresholds`; missing: defaults).
+    rater_thresholds: dict[str, float] = field(default_factory=dict)
 
     def active_dimensions(self) -> list[DimensionConfig]:
         return sorted((d for d in self.dimensions if d.active), key=lambda d: d.position)
@@ -153,6 +182,15 @@ class AnnotationSettings:
                 f"Quality control: {self.qc.total()} control items per 100 is too many "
                 f"(at most {MAX_QC_PER_100})."
             )
+        if self.protocol not in PROTOCOLS:
+            raise UserError(
+                f"Unknown annotation protocol {self.protocol!r}; choose one of "
+                f"{', '.join(PROTOCOLS)}."
+            )
+        if len(self.likert_labels) != 5:
+            raise UserError("Likert: give one label for each of the five points.")
+        if self.sxs_width < 2:
+            raise UserError("Side by side: at least two outputs go on one screen.")
         if self.datasets is not None and not self.datasets:
             raise UserError("Choose at least one dataset for the queues.")
         if self.dimensions and not any(d.active for d in self.dimensions):
@@ -203,9 +241,33 @@ def _write_json(session: Session, settings: AnnotationSettings) -> None:
         row.value = settings.to_json()
 
 
+def _rated_in_study(session: Session) -> int:
+    return int(
+        session.scalar(select(func.count()).select_from(Rating).where(Rating.origin == "ui")) or 0
+    )
+
+
 def save_settings(session: Session, settings: AnnotationSettings) -> None:
-    """Store the settings; a dimension that already has ratings keeps its scale."""
+    """Store the settings; a dimension that already has ratings keeps its scale, and a study
+    whose raters have rated keeps its protocol (its ratings would mean something else)."""
     settings.validate()
+    stored = session.get(StudySetting, SETTINGS_KEY)
+    before = AnnotationSettings.from_json(stored.value if stored is not None else None).protocol
+    if before != settings.protocol:
+        rated = _rated_in_study(session)
+        if rated:
+            raise UserError(
+                f"The study's raters have given {rated} ratings under the {before!r} protocol; "
+                f"it can no longer change to {settings.protocol!r} (start a new study)."
+            )
+    if settings.protocol == "likert":
+        for cfg in settings.dimensions:
+            if cfg.active:
+                cfg.scale = "likert"
+    elif settings.protocol in SINGLE_SCORE_PROTOCOLS:
+        for cfg in settings.dimensions:
+            if cfg.active:
+                cfg.scale = "continuous"
     if settings.seed is None:
         settings.seed = secrets.randbits(31)
     _write_json(session, settings)

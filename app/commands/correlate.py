@@ -37,6 +37,12 @@ def register(subparsers: Any) -> None:
         help="correlate with per-annotator z-scores, not raw means (anonymous ratings have "
         "no annotator to standardise by: items rated only anonymously are left out)",
     )
+    parser.add_argument(
+        "--weighted-raters",
+        action="store_true",
+        help="weight each named rater's ratings by their rater-quality weight (see "
+        "`meaningbench raters`) when averaging an item's raters",
+    )
     parser.add_argument("--boot", type=int, default=1000, help="bootstrap resamples (0: none)")
     parser.add_argument(
         "--groups",
@@ -64,6 +70,11 @@ def run(args: argparse.Namespace) -> int:
         analysis = StudyAnalysis.from_study(
             study, args.dimension, args.labels, dataset=args.dataset
         )
+        if args.weighted_raters:
+            from meaningbench.analysis.rater_checks import study_rater_checks
+
+            weights = {c.rater: c.weight for c in study_rater_checks(study, args.dimension)}
+            analysis.data.ratings.rater_weights = weights
     if not analysis.metric_names:
         raise UserError(f"{args.study}: no metric scores yet; run metrics on the study first")
     if not analysis.data.ratings.arrays()[0].size:
@@ -82,6 +93,8 @@ def run(args: argparse.Namespace) -> int:
     table.extra["label_sets"] = analysis.data.label_sets
     if args.dataset:
         table.extra["dataset"] = args.dataset
+    if args.weighted_raters:
+        table.extra["rater_weights"] = analysis.data.ratings.rater_weights
     if args.csv:
         to_csv(table, args.csv)
     if args.latex:

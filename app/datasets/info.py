@@ -13,6 +13,8 @@ from typing import Any
 
 from sqlalchemy import Connection, text
 
+from meaningbench.annotation.protocols import describe as describe_protocol
+from meaningbench.annotation.settings import SETTINGS_KEY, AnnotationSettings
 from meaningbench.db.models import ANNOTATOR_KIND_LABELS
 from meaningbench.db.runs import RunOwner, interrupted_error
 from meaningbench.db.study import Study
@@ -40,6 +42,9 @@ class StudyInfo:
     rating_sources: list[dict[str, Any]] = field(default_factory=list)
     metric_runs: list[dict[str, Any]] = field(default_factory=list)
     scores: int = 0
+    # How the study's raters judge items (see `meaningbench.annotation.protocols`).
+    annotation_protocol: dict[str, Any] = field(default_factory=dict)
+    annotation_protocol_line: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -96,6 +101,8 @@ class StudyInfo:
             scale = f"{d['min_value']:g}–{d['max_value']:g} {d['scale']}"
             active = "" if d["active"] else ", inactive"
             out.append(f"  {d['name']} ({scale}{active}): {d['ratings']:,} ratings")
+        if self.annotation_protocol_line:
+            out.append(f"annotation protocol: {self.annotation_protocol_line}")
         out.append(f"metric runs: {len(self.metric_runs)} ({self.scores:,} scores)")
         for r in self.metric_runs:
             line = (
@@ -272,4 +279,12 @@ def study_info(study: Study) -> StudyInfo:
                 )
             )
         info.scores = conn.execute(text("SELECT COUNT(*) FROM score")).scalar() or 0
+        raw = conn.execute(
+            text("SELECT value FROM study_setting WHERE key = :k"), {"k": SETTINGS_KEY}
+        ).scalar()
+        choice = describe_protocol(
+            AnnotationSettings.from_json(json.loads(raw) if isinstance(raw, str) else raw)
+        )
+        info.annotation_protocol = choice.to_dict()
+        info.annotation_protocol_line = choice.line()
     return info

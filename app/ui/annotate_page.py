@@ -1,15 +1,12 @@
 """The Annotate page: pick an annotator, then host the annotation screen.
 
-The screen itself lives in `meaningbench.ui.annotation`; it is imported when the user starts
-annotating, so the window starts without it.
+The screen itself lives in `meaningbench.ui.annotation`.
 """
 
 from __future__ import annotations
 
-import importlib
-from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
@@ -22,46 +19,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from meaningbench.queries.annotation import protocol_of, rater_warnings
+from meaningbench.ui.annotation.picker import AnnotatorPicker
+from meaningbench.ui.annotation.practice_screen import PracticeScreen
+from meaningbench.ui.annotation.screen import AnnotationScreen
+from meaningbench.ui.annotation.side_by_side import SideBySideScreen
 from meaningbench.ui.icons import themed_icon
 from meaningbench.ui.widgets import HeadingLabel
 
 if TYPE_CHECKING:
     from meaningbench.ui.context import StudyContext
-
-SCREEN = ("meaningbench.ui.annotation.screen", "AnnotationScreen")
-PICKER = ("meaningbench.ui.annotation.picker", "AnnotatorPicker")
-
-
-@dataclass(frozen=True)
-class AnnotationParts:
-    screen: Any  # AnnotationScreen(study, annotator_name, parent)
-    picker: Any  # AnnotatorPicker(study, parent), a dialog
-
-
-def annotation_parts() -> tuple[AnnotationParts | None, str]:
-    """The rating screen and the annotator picker, or why they cannot be used."""
-    found = []
-    for module_name, class_name in (SCREEN, PICKER):
-        try:
-            module = importlib.import_module(module_name)
-        except ImportError as exc:
-            return None, f"The annotation screen is not available ({exc})."
-        cls = getattr(module, class_name, None)
-        if cls is None:
-            return None, f"The annotation screen is incomplete (no {class_name})."
-        found.append(cls)
-    return AnnotationParts(*found), ""
-
-
-def picked_name(picker: Any) -> str | None:
-    """The annotator a picker dialog settled on, whatever it calls the accessor."""
-    for attr in ("annotator_name", "selected_name", "name", "annotator"):
-        value = getattr(picker, attr, None)
-        if callable(value):
-            value = value()
-        if isinstance(value, str) and value.strip():
-            return value.strip()
-    return None
 
 
 class AnnotatePage(QWidget):
@@ -69,7 +36,8 @@ class AnnotatePage(QWidget):
         super().__init__(parent)
         self.setObjectName("annotatePage")
         self.context = context
-        self.screen: QWidget | None = None
+        self.screen: AnnotationScreen | SideBySideScreen | None = None
+        self.practice: PracticeScreen | None = None
         self.annotator: str | None = None
         # Ratings saved while the window was open, per rater: the quit summary.
         self.saved: dict[str, int] = {}
@@ -98,35 +66,60 @@ class AnnotatePage(QWidget):
             box.addWidget(w)
         box.addSpacing(12)
         box.addWidget(self.start_button, 0, Qt.AlignmentFlag.AlignCenter)
+        # The coordinator's view of the raters: who crosses the study's thresholds.
+        self.rater_checks = QLabel()
+        self.rater_checks.setObjectName("raterWarnings")
+        self.rater_checks.setWordWrap(True)
+        self.rater_checks.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.rater_checks.hide()
+        box.addSpacing(18)
+        box.addWidget(self.rater_checks)
         box.addStretch(2)
 
         self.stack = QStackedLayout(self)
         self.stack.addWidget(self.intro)
-        _parts, reason = annotation_parts()
-        if reason:
-            self.start_button.setEnabled(False)
-            self.start_button.setToolTip(reason)
         context.study_closed.connect(self.stop)
 
     def start(self, annotator: str | None = None) -> bool:
         """Ask who is rating (unless given) and open their queue."""
-        parts, reason = annotation_parts()
         study = self.context.study
-        if parts is None or study is None:
-            if reason:
-                self.message.setText(reason)
+        if study is None:
             return False
         if annotator is not None and not isinstance(annotator, str):
             raise TypeError(f"an annotator is a name, not {annotator!r}")
         if annotator is None:
-            picker = parts.picker(study, self)
+            picker = AnnotatorPicker(study, self)
             if picker.exec() != QDialog.DialogCode.Accepted:
                 return False
-            annotator = picked_name(picker)
-            if annotator is None:
+            annotator = picker.selected_name()
+            if not annotator:
                 return False
         self.stop()
-        screen = parts.screen(study, annotator, self)
+        practice = PracticeScreen(study, annotator, self)
+        if practice.items:
+            # A new rater practises first; the study's queue opens when the block is done.
+            self.practice = practice
+            practice.done.connect(lambda who=annotator: self._after_practice(who))
+            self.stack.addWidget(practice)
+            self.stack.setCurrentWidget(practice)
+            practice.setFocus()
+            return True
+        practice.deleteLater()
+        return self._open_screen(annotator)
+
+    def _after_practice(self, annotator: str) -> None:
+        if self.practice is not None:
+            self.stack.removeWidget(self.practice)
+            self.practice.deleteLater()
+            self.practice = None
+        self._open_screen(annotator)
+
+    def _open_screen(self, annotator: str) -> bool:
+        study = self.context.study
+        if study is None:
+            return False
+        screen_class = SideBySideScreen if protocol_of(study) == "sxs" else AnnotationScreen
+        screen = screen_class(study, annotator, self)
         screen.submitted.connect(lambda item_id: self.context.ratings_changed.emit([int(item_id)]))
         screen.undone.connect(lambda item_id: self.context.ratings_changed.emit([int(item_id)]))
         screen.submitted.connect(lambda _id, who=annotator: self._count(who, +1))
@@ -139,6 +132,10 @@ class AnnotatePage(QWidget):
         return True
 
     def stop(self) -> None:
+        if self.practice is not None:
+            self.stack.removeWidget(self.practice)
+            self.practice.deleteLater()
+            self.practice = None
         if self.screen is not None:
             self.stack.removeWidget(self.screen)
             self.screen.deleteLater()
@@ -150,6 +147,7 @@ class AnnotatePage(QWidget):
         self.stop()
         self.message.setText(f"{who} has rated every item in their queue. Thank you!")
         self.context.ratings_changed.emit([])
+        self.refresh_rater_checks()
 
     def _count(self, annotator: str, delta: int) -> None:
         self.saved[annotator] = max(0, self.saved.get(annotator, 0) + delta)
@@ -198,3 +196,18 @@ class AnnotatePage(QWidget):
     def page_shown(self) -> None:
         if self.screen is not None:
             self.screen.setFocus()
+        else:
+            self.refresh_rater_checks()
+
+    def refresh_rater_checks(self) -> None:
+        """Warn about raters below the study's thresholds (shown between rating sessions)."""
+        study = self.context.study
+        warnings = rater_warnings(study) if study is not None else {}
+        if not warnings:
+            self.rater_checks.hide()
+            return
+        lines = [f"⚠ {who}: {'; '.join(items)}" for who, items in sorted(warnings.items())]
+        self.rater_checks.setText(
+            "Rater checks (thresholds: meaningbench raters --threshold):\n" + "\n".join(lines)
+        )
+        self.rater_checks.show()

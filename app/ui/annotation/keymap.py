@@ -20,6 +20,11 @@ KEYMAP: tuple[tuple[str, str], ...] = (
     ("F", "Flag the item, with an optional comment"),
     ("G", "Show or hide the guidelines"),
     ("L", "Side by side or stacked"),
+    ("Tab (error spans)", "From the texts to the score and back"),
+    ("← → in a text", "Error spans: move the word cursor"),
+    ("Shift+← / Shift+→ in a text", "Error spans: stretch the selection over words"),
+    ("1 / 2 in a text", "Error spans: mark the selection a minor / major error"),
+    ("Del in a text", "Error spans: remove the span under the cursor"),
     ("? or F1", "Show or hide this list"),
     ("Esc", "Close this list or the guidelines"),
 )

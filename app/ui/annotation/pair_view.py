@@ -92,6 +92,15 @@ class TextPanel(QFrame):
             self._apply_fonts()
         return super().event(e)
 
+    def use_text_widget(self, label: QLabel) -> None:
+        """Show `label` (a span editor, say) in place of the plain text label."""
+        layout = self.layout()
+        assert layout is not None
+        layout.replaceWidget(self.text, label)
+        self.text.deleteLater()
+        self.text = label
+        self._apply_fonts()
+
     def set_plain(self, text: str) -> None:
         self.text.setTextFormat(Qt.TextFormat.PlainText)
         self.text.setText(text)
@@ -116,6 +125,11 @@ class _Fit(QScrollArea):
     def resizeEvent(self, event) -> None:  # noqa: ANN001 - Qt's event type
         super().resizeEvent(event)
         self.updateGeometry()
+
+    def keyPressEvent(self, event) -> None:  # noqa: ANN001 - Qt's event type
+        # Keys a span editor inside passes on (Alt+←, Enter) are the screen's: a scroll
+        # area would take the arrows to scroll.
+        event.ignore()
 
 
 class PairView(QWidget):

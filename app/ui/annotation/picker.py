@@ -14,11 +14,8 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
-from sqlalchemy import select
 
-from meaningbench.annotation.overview import annotator_overview
-from meaningbench.db.models import Annotator
-from meaningbench.db.study import Study
+from meaningbench.queries.annotation import Study, annotator_choices
 
 NAME_ROLE = Qt.ItemDataRole.UserRole
 
@@ -39,9 +36,9 @@ class AnnotatorPicker(QDialog):
         self.setWindowTitle("Who is rating?")
         self.setObjectName("annotatorPicker")
         self.resize(440, 420)
-        with study.session() as s:
-            self._summaries = annotator_overview(s)
-            self._taken = set(s.scalars(select(Annotator.name).where(Annotator.kind != "named")))
+        choices = annotator_choices(study)
+        self._summaries = choices.raters
+        self._taken = set(choices.taken)
         layout = QVBoxLayout(self)
         layout.addWidget(QLabel("Continue as:" if self._summaries else "No annotators yet."))
         self.list = QListWidget()

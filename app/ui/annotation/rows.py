@@ -10,16 +10,28 @@ from meaningbench.annotation.model import Scale
 from meaningbench.ui.annotation.scales import blend, make_scale
 
 UNSET_TEXT = "—"
+# Hidden-number mode: the rater sees that the scale is set, never the number.
+SET_TEXT = "✓"
 
 
-def format_value(value: float | None) -> str:
-    return UNSET_TEXT if value is None else f"{value:g}"
+def format_value(value: float | None, hidden: bool = False) -> str:
+    if value is None:
+        return UNSET_TEXT
+    return SET_TEXT if hidden else f"{value:g}"
 
 
 class DimensionRow(QWidget):
-    def __init__(self, scale: Scale, parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        scale: Scale,
+        parent: QWidget | None = None,
+        *,
+        hidden_number: bool = False,
+        compact: bool = False,
+    ) -> None:
         super().__init__(parent)
         self.setObjectName(f"dimension-{scale.name}")
+        self.hidden_number = hidden_number
         self.scale = make_scale(scale, self)
         grid = QGridLayout(self)
         grid.setContentsMargins(0, 0, 0, 0)
@@ -45,7 +57,11 @@ class DimensionRow(QWidget):
         self.number.setObjectName("valueDisplay")
         self.number.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self._apply_fonts()
-        self.number.setToolTip("The value you gave; — means not rated yet")
+        self.number.setToolTip(
+            "✓ means rated; — means not rated yet"
+            if hidden_number
+            else "The value you gave; — means not rated yet"
+        )
 
         grid.addWidget(self.question, 0, 1, 1, 3)
         grid.addWidget(self.low, 1, 0)
@@ -54,6 +70,17 @@ class DimensionRow(QWidget):
         grid.addWidget(self.number, 1, 4)
         grid.setColumnStretch(1, 1)
         grid.setColumnStretch(2, 1)
+        if scale.point_labels:
+            # Every point carries its own label: end labels would say the same twice.
+            self.low.hide()
+            self.high.hide()
+        if compact:
+            # Several rows side by side (sxs): the question and end labels are shown once
+            # above them, and a narrow column keeps its width for the slider.
+            for label in (self.question, self.low, self.high):
+                label.hide()
+            grid.setColumnMinimumWidth(0, 0)
+            grid.setColumnMinimumWidth(3, 0)
         self._shown_unset: bool | None = None
         self.scale.valueChanged.connect(self._show_value)
         self.restyle(self.palette())
@@ -75,7 +102,7 @@ class DimensionRow(QWidget):
         return self.scale.scale.name
 
     def _show_value(self, value: float | None) -> None:
-        self.number.setText(format_value(value))
+        self.number.setText(format_value(value, self.hidden_number))
         unset = value is None
         if unset == self._shown_unset:
             return  # palette changes re-polish the label: only when the state flips

@@ -266,15 +266,36 @@ class LikertScale(RatingScale):
         font.setPointSizeF(font.pointSizeF() * 1.15)
         font.setWeight(QFont.Weight.DemiBold)
         p.setFont(font)
-        for value, box in self._boxes():
+        labels = self.scale.point_labels
+        small = QFont(self.font())
+        small.setPointSizeF(small.pointSizeF() * 0.9)
+        for i, (value, box) in enumerate(self._boxes()):
             chosen = self._value is not None and int(self._value) == value
             p.setPen(QPen(accent if chosen else blend(base, text, 0.25), 1.5))
             p.setBrush(accent if chosen else blend(base, text, 0.05))
             p.drawRoundedRect(box, 8, 8)
             p.setPen(pal.highlightedText().color() if chosen else text)
-            p.drawText(box, Qt.AlignmentFlag.AlignCenter, str(value))
+            if labels:
+                # The number on top, the point's label under it: "3 · about half".
+                top = QRectF(box.left(), box.top() + 4, box.width(), 26)
+                rest = QRectF(box.left() + 6, box.top() + 30, box.width() - 12, box.height() - 34)
+                p.setFont(font)
+                p.drawText(top, Qt.AlignmentFlag.AlignCenter, str(value))
+                p.setFont(small)
+                p.drawText(
+                    rest,
+                    Qt.AlignmentFlag.AlignHCenter
+                    | Qt.AlignmentFlag.AlignTop
+                    | Qt.TextFlag.TextWordWrap,
+                    labels[i] if i < len(labels) else "",
+                )
+            else:
+                p.drawText(box, Qt.AlignmentFlag.AlignCenter, str(value))
         self._focus_ring(p)
         p.end()
+
+    def sizeHint(self) -> QSize:
+        return QSize(520, 92 if self.scale.point_labels else 44)
 
 
 def make_scale(scale: Scale, parent: QWidget | None = None) -> RatingScale:

@@ -26,17 +26,22 @@ from PySide6.QtWidgets import (
 
 from meaningbench.annotation.model import ShownItem
 from meaningbench.annotation.session import AnnotationSession
-from meaningbench.db.study import Study
 from meaningbench.errors import UserError
+from meaningbench.queries.annotation import Study
 from meaningbench.ui.annotation.pair_view import PairView
 from meaningbench.ui.annotation.panels import FlagDialog, GuidelinesPanel, KeymapOverlay
 from meaningbench.ui.annotation.rows import DimensionRow
 from meaningbench.ui.annotation.scales import NAV_MODIFIERS, blend
+from meaningbench.ui.annotation.span_editor import SpanEditor
 
 K = Qt.Key
 HINT_UNSET = "Move the slider or type a number (7 5 → 75), then press Enter."
 HINT_READY = "Press Enter to submit and go on.   ? shows every key."
 HINT_BLOCKED = "Not submitted: every scale needs a value first — move the slider or type a number."
+HINT_SPANS = (
+    "Mark meaning errors: ← → move, Shift+← → stretch, 1 minor, 2 major, Del removes; "
+    "Tab goes on to the score."
+)
 NOTICE_MS = 4000
 
 
@@ -134,7 +139,20 @@ class AnnotationScreen(QWidget):
         self.banner.hide()
         self.pair = PairView()
         self.pair.highlight = bool(self.session.settings.diff_highlighting)
-        self.rows = [DimensionRow(sc) for sc in self.session.scales]
+        # Error span annotation: the texts themselves take the keys that mark spans.
+        self.span_editors: list[SpanEditor] = []
+        if self.session.protocol == "esa":
+            self.pair.highlight = False  # the span tints are the only marks on the texts
+            sides = [("output", self.pair.output)]
+            if self.session.settings.esa_source_spans:
+                sides.append(("source", self.pair.source))
+            for side, panel in sides:
+                editor = SpanEditor(side)
+                panel.use_text_widget(editor)
+                editor.focused.connect(self._refresh_hint)
+                self.span_editors.append(editor)
+        hidden = bool(self.session.settings.hidden_number)
+        self.rows = [DimensionRow(sc, hidden_number=hidden) for sc in self.session.scales]
         for row in self.rows:
             row.scale.valueChanged.connect(self._refresh_hint)
         scales_box = QFrame()
@@ -148,6 +166,8 @@ class AnnotationScreen(QWidget):
         col.addStretch(1)
         col.addWidget(self.banner)
         col.addWidget(self.pair)
+        if self.span_editors:
+            col.addWidget(self._span_legend())
         col.addSpacing(18)
         col.addWidget(scales_box)
         col.addStretch(2)
@@ -199,6 +219,26 @@ class AnnotationScreen(QWidget):
         footer.addWidget(self.submit_button)
         outer.addLayout(footer)
         self._style()
+
+    def _span_legend(self) -> QLabel:
+        """What the marks mean and how to make them, always in sight under the texts."""
+        from meaningbench.ui.annotation.span_editor import MAJOR_TINT, MINOR_TINT
+
+        base = self.palette().color(QPalette.ColorRole.Base)
+        chip = '<span style="background-color:{};">&nbsp;{}&nbsp;</span>'
+        where = "the simplified text" + (
+            " (omissions: in the original)" if len(self.span_editors) > 1 else ""
+        )
+        legend = QLabel(
+            f"Mark meaning errors in {where}: "
+            + chip.format(blend(base, MINOR_TINT, 0.55).name(), "minor  1")
+            + " "
+            + chip.format(blend(base, MAJOR_TINT, 0.5).name(), "<b>major  2</b>")
+            + " — ← → move, Shift+← → select words, Del removes, Tab goes to the score."
+        )
+        legend.setObjectName("spanLegend")
+        legend.setWordWrap(True)
+        return legend
 
     def _style(self) -> None:
         pal = self.palette()
@@ -258,6 +298,8 @@ class AnnotationScreen(QWidget):
         self._finished_sent = False
         self.stack.setCurrentIndex(0)
         self.pair.set_pair(item.source, item.output)
+        for editor in self.span_editors:
+            editor.load(item.output if editor.side == "output" else item.source, item.spans)
         for row in self.rows:
             row.scale.reset(item.values.get(row.name))
         if item.reviewing:
@@ -274,14 +316,21 @@ class AnnotationScreen(QWidget):
         self.skip_button.setEnabled(not item.reviewing)
         self.flag_button.setEnabled(True)
         self._notice_timer.stop()
+        self.focus_chain()[0].setFocus(Qt.FocusReason.OtherFocusReason)
         self._refresh_hint()
-        self.rows[0].scale.setFocus(Qt.FocusReason.OtherFocusReason)
+
+    def focus_chain(self) -> list[QWidget]:
+        """What Tab cycles through: the span editors (error span annotation), then the scales."""
+        return [*self.span_editors, *(row.scale for row in self.rows)]
 
     def _refresh_hint(self, *_args: object) -> None:
         if self._notice_timer.isActive() or self._item is None:
             return
         ready = all(row.scale.is_set() for row in self.rows)
-        self.hint.setText(HINT_READY if ready else HINT_UNSET)
+        if not ready and QApplication.focusWidget() in self.span_editors:
+            self.hint.setText(HINT_SPANS)
+        else:
+            self.hint.setText(HINT_READY if ready else HINT_UNSET)
         self.submit_button.setEnabled(ready)
 
     def notice(self, text: str) -> None:
@@ -298,13 +347,25 @@ class AnnotationScreen(QWidget):
         if not all(row.scale.is_set() for row in self.rows):
             self.notice(HINT_BLOCKED)
             return False
-        if item.reviewing and not any(row.scale.touched() for row in self.rows):
+        spans = tuple(sorted(s for editor in self.span_editors for s in editor.spans()))
+        spans_changed = spans != tuple(sorted(item.spans))
+        if (
+            item.reviewing
+            and not spans_changed
+            and not any(row.scale.touched() for row in self.rows)
+        ):
             self._show(self.session.advance())  # nothing changed: no new rating row
             return True
         values = {row.name: row.scale.value() for row in self.rows}
         starts = {row.name: row.scale.start_value() for row in self.rows}
         try:
-            self.session.submit(item.item_id, values, starts, item.shown_at)  # type: ignore[arg-type]
+            self.session.submit(
+                item.item_id,
+                values,  # type: ignore[arg-type]
+                starts,
+                item.shown_at,
+                spans=spans,
+            )
         except UserError as exc:
             self.notice(str(exc))
             return False
@@ -431,8 +492,9 @@ class AnnotationScreen(QWidget):
     def _focus_scale(self) -> None:
         if self._item is not None:
             focused = QApplication.focusWidget()
-            if not any(focused is row.scale for row in self.rows):
-                self.rows[0].scale.setFocus(Qt.FocusReason.OtherFocusReason)
+            chain = self.focus_chain()
+            if not any(focused is w for w in chain):
+                chain[0].setFocus(Qt.FocusReason.OtherFocusReason)
 
     # -- keys ------------------------------------------------------------------------------
 
@@ -497,10 +559,11 @@ class AnnotationScreen(QWidget):
         super().keyPressEvent(event)
 
     def focusNextPrevChild(self, next: bool) -> bool:  # noqa: A002 - Qt's name
-        """Tab and Shift+Tab cycle through the scales only (the texts take no focus)."""
+        """Tab and Shift+Tab cycle through the span editors and the scales (plain texts take
+        no focus)."""
         if self._item is None or not self.rows:
             return super().focusNextPrevChild(next)
-        scales = [row.scale for row in self.rows]
+        scales = self.focus_chain()
         focused = self.focusWidget()
         at = [i for i, sc in enumerate(scales) if sc is focused]  # `next` is Qt's argument here
         if not at:

@@ -34,20 +34,17 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
-from sqlalchemy import select
 
 from meaningbench.annotation.settings import (
     MAX_QC_PER_100,
+    PROTOCOLS,
     QC_KINDS,
     AnnotationSettings,
     DimensionConfig,
     QCMix,
-    load_settings,
-    save_settings,
 )
-from meaningbench.db.models import Dataset
-from meaningbench.db.study import Study
 from meaningbench.errors import UserError
+from meaningbench.queries.annotation import Study, settings_view, store_settings
 
 SCALE_CHOICES = (("continuous", "Slider 0–100"), ("likert", "Likert 1–5"))
 QC_LABELS = {
@@ -61,6 +58,8 @@ COLUMNS = ("Active", "Dimension", "Scale", "Low end label", "High end label", "Q
 
 
 SECTIONS = ("scales", "queues", "guidelines")
+# Stored with the scales: the protocol decides what the scales are.
+PROTOCOL_FIELDS = ("protocol", "hidden_number", "esa_source_spans")
 QUEUE_FIELDS = (
     "seed",
     "overlap_k",
@@ -86,9 +85,9 @@ class AnnotationSettingsWidget(QWidget):
         super().__init__(parent)
         self.study = study
         self.sections = tuple(x for x in SECTIONS if x in sections)
-        with study.session() as s:
-            self._loaded = load_settings(s)
-            self._datasets = list(s.scalars(select(Dataset.name).order_by(Dataset.name)))
+        view = settings_view(study)
+        self._loaded = view.settings
+        self._datasets = view.datasets
         pages = {
             "scales": (self._scales_tab(), "Scales"),
             "queues": (self._queue_tab(), "Queues and QC"),
@@ -119,6 +118,20 @@ class AnnotationSettingsWidget(QWidget):
     def _scales_tab(self) -> QWidget:
         page = QWidget()
         v = QVBoxLayout(page)
+        form = QFormLayout()
+        self.protocol = QComboBox()
+        self.protocol.setObjectName("protocolChoice")
+        for key, text in PROTOCOLS.items():
+            self.protocol.addItem(f"{key} — {text}", key)
+        self.protocol.setToolTip("Fixed once the study's raters have rated.")
+        form.addRow("Protocol", self.protocol)
+        self.hidden_number = QCheckBox(
+            "Hide the number on the slider (the rater sees only the position)"
+        )
+        self.source_spans = QCheckBox("Error spans: omissions may be marked in the original too")
+        form.addRow(self.hidden_number)
+        form.addRow(self.source_spans)
+        v.addLayout(form)
         v.addWidget(QLabel("Raters see one scale per active dimension, in this order."))
         self.table = QTableWidget(0, len(COLUMNS))
         self.table.setHorizontalHeaderLabels(COLUMNS)
@@ -220,6 +233,9 @@ class AnnotationSettingsWidget(QWidget):
     # -- values ----------------------------------------------------------------------------
 
     def _load(self, st: AnnotationSettings) -> None:
+        self.protocol.setCurrentIndex(max(0, self.protocol.findData(st.protocol)))
+        self.hidden_number.setChecked(st.hidden_number)
+        self.source_spans.setChecked(st.esa_source_spans)
         self._table_dims = list(st.dimensions)  # the rows of the table, in order
         self.table.setRowCount(len(st.dimensions))
         for r, d in enumerate(st.dimensions):
@@ -296,6 +312,9 @@ class AnnotationSettingsWidget(QWidget):
             same_source_back_to_back=self.back_to_back.isChecked(),
             datasets=None if len(checked) == len(self._datasets) else checked,
             dimensions=dims,
+            protocol=str(self.protocol.currentData()),
+            hidden_number=self.hidden_number.isChecked(),
+            esa_source_spans=self.source_spans.isChecked(),
         )
 
     def save(self) -> None:
@@ -304,17 +323,14 @@ class AnnotationSettingsWidget(QWidget):
         The sections not shown keep the values the file holds now (another tab of the
         dialog may have changed them since this widget was opened).
         """
-        mine = self.settings()
-        with self.study.session() as s:
-            st = load_settings(s)
-            if "scales" in self.sections:
-                st.dimensions = mine.dimensions
-            if "queues" in self.sections:
-                for name in QUEUE_FIELDS:
-                    setattr(st, name, getattr(mine, name))
-            if "guidelines" in self.sections:
-                st.guidelines = mine.guidelines
-            save_settings(s, st)
+        chosen = {
+            "scales": ("dimensions", *PROTOCOL_FIELDS),
+            "queues": QUEUE_FIELDS,
+            "guidelines": ("guidelines",),
+        }
+        store_settings(
+            self.study, self.settings(), {k: v for k, v in chosen.items() if k in self.sections}
+        )
 
     def apply(self) -> bool:
         """`save()`, showing the reason in the widget instead of raising; False if refused."""

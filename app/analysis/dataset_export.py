@@ -1,0 +1,232 @@
+"""A rating dataset others can trust: a Parquet file of the ratings, spans as JSON Lines and
+a dataset card that says how the ratings were gathered and how far raters agree.
+
+The Parquet file holds one row per current rating of a regular item by a rater (named or
+anonymous; aggregate labels and hidden controls are the study's business, not the
+dataset's), with the item's texts, the rater, the dimension and value, the timing, the
+flag, error spans as a list of structs and, for side-by-side ratings, the position shown.
+Hugging Face `datasets` reads it with `load_dataset("parquet", data_files=...)`. pyarrow
+is imported only here, when a dataset is written.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import text
+
+from meaningbench.analysis.agreement import study_agreement
+from meaningbench.analysis.rater_checks import study_rater_checks
+from meaningbench.annotation.protocols import describe
+from meaningbench.annotation.settings import load_settings
+from meaningbench.annotation.span_io import export_spans
+from meaningbench.annotation.spans import spans_of
+from meaningbench.db.study import Study
+from meaningbench.errors import UserError
+
+RATINGS_FILE = "ratings.parquet"
+SPANS_FILE = "spans.jsonl"
+CARD_FILE = "README.md"
+
+_ROWS_SQL = """
+    SELECT r.id AS rating_id, r.item_id, d.name AS dataset, i.system, i.source, i.output,
+           a.name AS rater, a.kind AS rater_kind, dm.name AS dimension, dm.scale AS scale,
+           r.value, r.submitted_at, r.duration_ms, r.flagged, r.comment, r.display
+    FROM rating r
+    JOIN annotator a ON a.id = r.annotator_id
+    JOIN dimension dm ON dm.id = r.dimension_id
+    JOIN item i ON i.id = r.item_id
+    JOIN dataset d ON d.id = i.dataset_id
+    WHERE r.state = 'current' AND i.kind = 'regular' AND a.kind IN ('named', 'anonymous')
+    ORDER BY r.item_id, a.name, dm.position, r.id
+"""
+
+
+def _arrow() -> Any:
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+    except ImportError as exc:
+        raise UserError(
+            "Writing Parquet needs pyarrow: pip install 'meaningbench[parquet]' "
+            "(or pip install pyarrow)."
+        ) from exc
+    return pa, pq
+
+
+def rating_rows(study: Study) -> list[dict[str, Any]]:
+    import json
+
+    with study.session() as s:
+        rows = [dict(r._mapping) for r in s.execute(text(_ROWS_SQL))]
+        spans = spans_of(s, [r["rating_id"] for r in rows])
+    out = []
+    for r in rows:
+        display = r.pop("display")
+        if isinstance(display, str):
+            display = json.loads(display)
+        r["display_position"] = display.get("position") if isinstance(display, dict) else None
+        r["spans"] = [sp.to_json() for sp in spans.get(r.pop("rating_id"), ())]
+        r["flagged"] = bool(r["flagged"])
+        r["submitted_at"] = str(r["submitted_at"]) if r["submitted_at"] is not None else None
+        out.append(r)
+    return out
+
+
+def write_parquet(rows: list[dict[str, Any]], path: Path) -> None:
+    pa, pq = _arrow()
+    span = pa.struct(
+        [
+            ("side", pa.string()),
+            ("start", pa.int64()),
+            ("end", pa.int64()),
+            ("severity", pa.string()),
+            ("text", pa.string()),
+        ]
+    )
+    schema = pa.schema(
+        [
+            ("item_id", pa.int64()),
+            ("dataset", pa.string()),
+            ("system", pa.string()),
+            ("source", pa.string()),
+            ("output", pa.string()),
+            ("rater", pa.string()),
+            ("rater_kind", pa.string()),
+            ("dimension", pa.string()),
+            ("scale", pa.string()),
+            ("value", pa.float64()),
+            ("submitted_at", pa.string()),
+            ("duration_ms", pa.int64()),
+            ("flagged", pa.bool_()),
+            ("comment", pa.string()),
+            ("display_position", pa.int64()),
+            ("spans", pa.list_(span)),
+        ]
+    )
+    table = pa.Table.from_pylist(rows, schema=schema)
+    pq.write_table(table, path)
+
+
+def _num(x: float, spec: str = ".3f") -> str:
+    return format(x, spec) if isinstance(x, int | float) and math.isfinite(x) else "–"
+
+
+def _ci(pair: tuple[float, float]) -> str:
+    lo, hi = pair
+    return f"[{_num(lo)}, {_num(hi)}]" if math.isfinite(lo) and math.isfinite(hi) else "–"
+
+
+@dataclass(frozen=True)
+class DatasetExport:
+    folder: Path
+    ratings: int
+    raters: int
+    items: int
+    span_ratings: int
+
+
+def export_dataset(
+    study: Study, folder: Path, *, name: str | None = None, n_boot: int = 1000
+) -> DatasetExport:
+    """Write README.md (the card), ratings.parquet and, for esa studies, spans.jsonl."""
+    folder.mkdir(parents=True, exist_ok=True)
+    rows = rating_rows(study)
+    write_parquet(rows, folder / RATINGS_FILE)
+    with study.session() as s:
+        settings = load_settings(s)
+    choice = describe(settings)
+    span_ratings = 0
+    if settings.protocol == "esa":
+        span_ratings = export_spans(study, folder / SPANS_FILE)
+    dims = sorted({r["dimension"] for r in rows})
+    first = dims[0] if dims else "meaning"
+    agreement = study_agreement(study, first, n_boot=n_boot) if rows else None
+    checks = study_rater_checks(study, first) if rows else []
+    raters = sorted({r["rater"] for r in rows if r["rater_kind"] == "named"})
+    anonymous = sum(1 for r in rows if r["rater_kind"] == "anonymous")
+    items = len({r["item_id"] for r in rows})
+    title = name or Path(study.path).stem
+    lines = [
+        "---",
+        f"pretty_name: {title}",
+        "configs:",
+        "- config_name: default",
+        "  data_files:",
+        "  - split: train",
+        f"    path: {RATINGS_FILE}",
+        "---",
+        "",
+        f"# {title}",
+        "",
+        "Human judgements of meaning preservation in text simplification, gathered with "
+        "MeaningBench.",
+        "",
+        "## Protocol",
+        "",
+        f"- **{choice.protocol}**: {choice.description}",
+        f"- number on the slider: {'hidden' if choice.hidden_number else 'shown'}",
+    ]
+    if choice.protocol == "likert":
+        lines.append(
+            "- points: " + "; ".join(f"{i} = {t}" for i, t in enumerate(choice.likert_labels, 1))
+        )
+    if choice.protocol == "esa":
+        where = "output and source (omissions)" if choice.source_spans else "output"
+        lines.append(f"- error spans (minor/major) marked in the {where}: {SPANS_FILE}")
+    lines += [
+        "",
+        "## Instructions shown to raters",
+        "",
+        *(f"> {line}" if line else ">" for line in settings.guidelines.strip().splitlines()),
+        "",
+        "## Raters and ratings",
+        "",
+        f"- {len(raters)} named raters, {anonymous} anonymous ratings",
+        f"- {len(rows)} ratings of {items} items on {', '.join(dims) or 'no dimension'}",
+    ]
+    for who in raters:
+        n = sum(1 for r in rows if r["rater"] == who)
+        lines.append(f"  - {who}: {n} ratings")
+    lines += ["", "## Quality control", ""]
+    if checks:
+        lines.append(
+            "| rater | identical passed | unrelated passed | repeat MAD | agreement r | warnings |"
+        )
+        lines.append("|---|---|---|---|---|---|")
+        for c in checks:
+            lines.append(
+                f"| {c.rater} | {_num(c.identical_pass, '.0%')} | {_num(c.unrelated_pass, '.0%')} "
+                f"| {_num(c.repeat_mad, '.1f')} | {_num(c.agreement_r, '.2f')} "
+                f"| {'; '.join(c.warnings) or 'none'} |"
+            )
+    else:
+        lines.append("No named rater: no per-rater checks.")
+    lines += ["", "## Agreement", ""]
+    if agreement is not None:
+        pct = int(round(100 * agreement.confidence))
+        lines += [
+            f"| statistic | value | {pct}% CI |",
+            "|---|---|---|",
+            f"| Krippendorff's alpha (interval) | {_num(agreement.alpha)} | {_ci(agreement.alpha_ci)} |",
+            f"| {agreement.icc_model} | {_num(agreement.icc)} | {_ci(agreement.icc_ci)} |",
+            f"| Spearman-Brown split-half | {_num(agreement.spearman_brown)} "
+            f"| {_ci(agreement.spearman_brown_ci)} |",
+            f"| items rated twice or more | {agreement.n_items_multi} | |",
+        ]
+    lines += [
+        "",
+        "## Files",
+        "",
+        f"- `{RATINGS_FILE}`: one row per rating (item_id, dataset, system, source, output, "
+        "rater, rater_kind, dimension, scale, value, submitted_at, duration_ms, flagged, "
+        "comment, display_position, spans). Hidden control items and practice answers are "
+        "not included.",
+    ]
+    if span_ratings:
+        lines.append(f"- `{SPANS_FILE}`: error spans, one line per rater and item.")
+    (folder / CARD_FILE).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return DatasetExport(folder, len(rows), len(raters), items, span_ratings)

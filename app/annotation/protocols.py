@@ -1,0 +1,84 @@
+"""Choosing a study's annotation protocol (da, esa, sxs, likert) and how it is described."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from meaningbench.annotation.settings import (
+    PROTOCOLS,
+    AnnotationSettings,
+    load_settings,
+    save_settings,
+)
+from meaningbench.db.study import Study
+
+
+@dataclass(frozen=True)
+class ProtocolChoice:
+    """What a study's raters are asked to do, as `info` and the dataset card say it."""
+
+    protocol: str
+    description: str
+    hidden_number: bool
+    source_spans: bool
+    likert_labels: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "protocol": self.protocol,
+            "description": self.description,
+            "hidden_number": self.hidden_number,
+        }
+        if self.protocol == "esa":
+            out["source_spans"] = self.source_spans
+        if self.protocol == "likert":
+            out["likert_labels"] = list(self.likert_labels)
+        return out
+
+    def line(self) -> str:
+        extras = []
+        if self.hidden_number:
+            extras.append("numbers hidden")
+        if self.protocol == "esa" and self.source_spans:
+            extras.append("omissions marked in the source")
+        tail = f" ({', '.join(extras)})" if extras else ""
+        return f"{self.protocol} — {self.description}{tail}"
+
+
+def describe(settings: AnnotationSettings) -> ProtocolChoice:
+    return ProtocolChoice(
+        protocol=settings.protocol,
+        description=PROTOCOLS.get(settings.protocol, "unknown"),
+        hidden_number=settings.hidden_number,
+        source_spans=settings.esa_source_spans,
+        likert_labels=tuple(settings.likert_labels),
+    )
+
+
+def study_protocol(study: Study) -> ProtocolChoice:
+    with study.session() as s:
+        return describe(load_settings(s))
+
+
+def set_protocol(
+    study: Study,
+    protocol: str | None = None,
+    *,
+    hidden_number: bool | None = None,
+    source_spans: bool | None = None,
+    likert_labels: list[str] | None = None,
+) -> ProtocolChoice:
+    """Store the study's protocol and its options (None: leave as it is)."""
+    with study.session(write=True) as s:
+        settings = load_settings(s)
+        if protocol is not None:
+            settings.protocol = protocol
+        if hidden_number is not None:
+            settings.hidden_number = hidden_number
+        if source_spans is not None:
+            settings.esa_source_spans = source_spans
+        if likert_labels is not None:
+            settings.likert_labels = list(likert_labels)
+        save_settings(s, settings)
+        return describe(settings)

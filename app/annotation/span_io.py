@@ -1,0 +1,209 @@
+"""Error span ratings as JSON Lines: one line per rater and item, spans with offsets.
+
+A line reads (keys in this order, UTF-8, no ASCII escaping):
+
+    {"dataset": "wiki", "system": "sys-a", "source": "...", "output": "...",
+     "rater": "alice", "dimension": "meaning", "score": 70.0,
+     "spans": [{"side": "output", "start": 4, "end": 9, "severity": "major", "text": "..."}]}
+
+The export writes exactly what the import reads, so a file of the export's shape goes
+through import and export unchanged, byte for byte. An import is all or nothing: the first
+bad line stops it with its file, line and field, and nothing is stored.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from meaningbench.annotation.queue import get_or_create_annotator
+from meaningbench.annotation.spans import Span, check_no_overlap, check_span, spans_of, store_spans
+from meaningbench.datasets.keys import pair_key
+from meaningbench.db.models import Annotator, Dataset, Dimension, Item, Rating
+from meaningbench.db.study import Study
+from meaningbench.errors import UserError
+
+KEYS = ("dataset", "system", "source", "output", "rater", "dimension", "score", "spans")
+SPAN_KEYS = ("side", "start", "end", "severity", "text")
+
+
+def _line(record: dict[str, Any]) -> str:
+    return json.dumps(record, ensure_ascii=False) + "\n"
+
+
+def export_spans(study: Study, out: Path, dimension: str | None = None) -> int:
+    """Every named rater's current rating on the protocol's score dimension, with its spans,
+    by item then rater. Returns the number of lines written."""
+    with study.session() as s:
+        dim = _dimension(s, dimension)
+        rows = s.execute(
+            select(Rating.id, Rating.value, Annotator.name, Item, Dataset.name)
+            .join(Annotator, Annotator.id == Rating.annotator_id)
+            .join(Item, Item.id == Rating.item_id)
+            .join(Dataset, Dataset.id == Item.dataset_id)
+            .where(
+                Rating.dimension_id == dim.id,
+                Rating.state == "current",
+                Annotator.kind == "named",
+                Item.kind == "regular",
+            )
+            .order_by(Item.id, Annotator.name)
+        ).all()
+        spans = spans_of(s, [r[0] for r in rows])
+        lines = [
+            _line(
+                {
+                    "dataset": ds,
+                    "system": item.system,
+                    "source": item.source,
+                    "output": item.output,
+                    "rater": rater,
+                    "dimension": dim.name,
+                    "score": float(value),
+                    "spans": [sp.to_json() for sp in spans.get(rid, ())],
+                }
+            )
+            for rid, value, rater, item, ds in rows
+        ]
+    with out.open("w", encoding="utf-8", newline="\n") as f:
+        f.writelines(lines)
+    return len(lines)
+
+
+def _dimension(s: Session, name: str | None) -> Dimension:
+    query = select(Dimension).order_by(Dimension.position, Dimension.id)
+    if name is None:
+        dim = s.scalar(query.where(Dimension.active).limit(1))
+        if dim is None:
+            raise UserError("The study has no active rating dimension.")
+        return dim
+    dim = s.scalar(query.where(Dimension.name == name))
+    if dim is None:
+        raise UserError(f"The study has no dimension {name!r}.")
+    return dim
+
+
+@dataclass
+class SpanImport:
+    ratings: int
+    spans: int
+
+
+def _field(record: dict[str, Any], key: str, kind: type, where: str) -> Any:
+    if key not in record:
+        raise UserError(f"{where}: field {key!r} is missing.")
+    value = record[key]
+    ok = isinstance(value, kind) and not (kind is not bool and isinstance(value, bool))
+    if kind is float:
+        ok = isinstance(value, int | float) and not isinstance(value, bool)
+    if not ok:
+        raise UserError(f"{where}: field {key!r} must be a {kind.__name__}, not {value!r}.")
+    return value
+
+
+def import_spans(study: Study, path: Path) -> SpanImport:
+    """Read a spans JSONL file into the study as ratings of named raters (all or nothing)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UserError(f"{path}: cannot be read ({exc}).") from exc
+    origin = f"import:{path.name}"
+    n_ratings = n_spans = 0
+    with study.session(write=True) as s:
+        dims = {d.name: d for d in s.scalars(select(Dimension))}
+        for number, raw in enumerate(text.splitlines(), start=1):
+            if not raw.strip():
+                continue
+            where = f"{path.name}, line {number}"
+            try:
+                record = json.loads(raw)
+            except json.JSONDecodeError as exc:
+                raise UserError(f"{where}: not JSON ({exc.msg}, column {exc.colno}).") from exc
+            if not isinstance(record, dict):
+                raise UserError(f"{where}: a line must be a JSON object.")
+            source = _field(record, "source", str, where)
+            output = _field(record, "output", str, where)
+            system = record.get("system")
+            if system is not None and not isinstance(system, str):
+                raise UserError(f"{where}: field 'system' must be a string or null.")
+            ds_name = _field(record, "dataset", str, where)
+            rater = _field(record, "rater", str, where).strip()
+            if not rater:
+                raise UserError(f"{where}: field 'rater' is empty.")
+            dim_name = _field(record, "dimension", str, where)
+            dim = dims.get(dim_name)
+            if dim is None:
+                raise UserError(f"{where}: field 'dimension': the study has no {dim_name!r}.")
+            score = float(_field(record, "score", float, where))
+            if not dim.min_value <= score <= dim.max_value:
+                raise UserError(
+                    f"{where}: field 'score': {score:g} is outside "
+                    f"{dim.min_value:g}–{dim.max_value:g}."
+                )
+            item = s.scalar(
+                select(Item)
+                .join(Dataset, Dataset.id == Item.dataset_id)
+                .where(Dataset.name == ds_name, Item.pair_key == pair_key(source, output, system))
+            )
+            if item is None or item.source != source or item.output != output:
+                raise UserError(
+                    f"{where}: no item of dataset {ds_name!r} has this source, output and "
+                    "system; import the items first."
+                )
+            spans = _spans(record, where, source, output)
+            annotator = get_or_create_annotator(s, rater)
+            if annotator.kind != "named":
+                raise UserError(f"{where}: field 'rater': {rater!r} is not a named rater.")
+            clash = s.scalar(
+                select(Rating.id).where(
+                    Rating.item_id == item.id,
+                    Rating.annotator_id == annotator.id,
+                    Rating.dimension_id == dim.id,
+                    Rating.state == "current",
+                )
+            )
+            if clash is not None:
+                # Conflicts never overwrite: the study's rating stands, the file is refused.
+                raise UserError(
+                    f"{where}: {rater!r} already rated this item on {dim_name!r}; nothing was "
+                    "imported."
+                )
+            rating = Rating(
+                item_id=item.id,
+                annotator_id=annotator.id,
+                dimension_id=dim.id,
+                value=score,
+                state="current",
+                origin=origin,
+            )
+            s.add(rating)
+            s.flush()
+            store_spans(s, rating.id, spans)
+            n_ratings += 1
+            n_spans += len(spans)
+    return SpanImport(ratings=n_ratings, spans=n_spans)
+
+
+def _spans(record: dict[str, Any], where: str, source: str, output: str) -> list[Span]:
+    raw = _field(record, "spans", list, where)
+    out = []
+    for i, sp in enumerate(raw):
+        at = f"{where}, field 'spans[{i}]'"
+        if not isinstance(sp, dict):
+            raise UserError(f"{at}: a span must be a JSON object.")
+        span = Span(
+            side=_field(sp, "side", str, at),
+            start=_field(sp, "start", int, at),
+            end=_field(sp, "end", int, at),
+            severity=_field(sp, "severity", str, at),
+            text=_field(sp, "text", str, at),
+        )
+        check_span(span, source, output, at)
+        out.append(span)
+    check_no_overlap(out, f"{where}, field 'spans'")
+    return out

@@ -1,0 +1,57 @@
+"""`meaningbench practice STUDY`: add practice items with gold, or list raters' results."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from meaningbench.commands._common import (
+    add_json_flag,
+    add_study_argument,
+    open_existing_study,
+    print_json,
+)
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "practice",
+        help="add practice items with expected ranges, or show raters' practice results",
+        description="Practice items are rated first by every new rater, who sees after each "
+        "whether the score fell in the expected range, and why. They and their answers are "
+        "kept apart from the study's items and ratings and never enter any analysis. With "
+        "--add, read a CSV with columns source, output, low, high and optionally explanation.",
+    )
+    add_study_argument(parser)
+    parser.add_argument("--add", type=Path, default=None, metavar="CSV", help="practice items")
+    add_json_flag(parser)
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from meaningbench.annotation.practice import add_practice, practice_results, read_practice_file
+
+    if args.add is not None:
+        rows = read_practice_file(args.add)
+        study = open_existing_study(args.study)
+        try:
+            n = add_practice(study, rows)
+        finally:
+            study.close()
+        if args.json:
+            print_json({"added": n})
+        else:
+            print(f"added {n:,} practice items from {args.add}")
+        return 0
+    study = open_existing_study(args.study, reading=True)
+    try:
+        results = practice_results(study)
+    finally:
+        study.close()
+    if args.json:
+        print_json([r.__dict__ for r in results])
+    else:
+        print(f"practice results: {len(results)} raters")
+        for r in results:
+            print(f"  {r.rater}: {r.passed} of {r.answered} within the expected range")
+    return 0

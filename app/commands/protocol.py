@@ -1,0 +1,80 @@
+"""`meaningbench protocol STUDY`: show or choose how the study's raters judge items."""
+
+from __future__ import annotations
+
+import argparse
+
+from meaningbench.commands._common import (
+    add_json_flag,
+    add_study_argument,
+    open_existing_study,
+    print_json,
+)
+
+CHOICES = ("da", "esa", "sxs", "likert")
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "protocol",
+        help="show or choose the annotation protocol: da, esa, sxs or likert",
+        description="Show the study's annotation protocol, or choose it before raters start: "
+        "da (a 0–100 slider per dimension), esa (mark meaning errors as minor or major spans "
+        "in the output, then score 0–100), sxs (the outputs of one source side by side, each "
+        "on its own slider, in a random order that is recorded) or likert (five labelled "
+        "points). Once the study's raters have rated, the protocol can no longer change.",
+    )
+    add_study_argument(parser)
+    parser.add_argument("--set", dest="protocol", choices=CHOICES, help="the protocol to use")
+    number = parser.add_mutually_exclusive_group()
+    number.add_argument(
+        "--hidden-number",
+        dest="hidden_number",
+        action="store_true",
+        default=None,
+        help="the slider shows no number, only that it is set (as in Appraise)",
+    )
+    number.add_argument(
+        "--show-number", dest="hidden_number", action="store_false", help="show the number"
+    )
+    spans = parser.add_mutually_exclusive_group()
+    spans.add_argument(
+        "--source-spans",
+        dest="source_spans",
+        action="store_true",
+        default=None,
+        help="esa: omissions may be marked as spans in the source too",
+    )
+    spans.add_argument(
+        "--no-source-spans",
+        dest="source_spans",
+        action="store_false",
+        help="esa: spans in the output only",
+    )
+    add_json_flag(parser)
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from meaningbench.annotation.protocols import set_protocol, study_protocol
+
+    changing = args.protocol is not None or args.hidden_number is not None
+    changing = changing or args.source_spans is not None
+    study = open_existing_study(args.study, reading=not changing)
+    try:
+        if changing:
+            choice = set_protocol(
+                study,
+                args.protocol,
+                hidden_number=args.hidden_number,
+                source_spans=args.source_spans,
+            )
+        else:
+            choice = study_protocol(study)
+    finally:
+        study.close()
+    if args.json:
+        print_json(choice.to_dict())
+    else:
+        print(f"protocol: {choice.line()}")
+    return 0

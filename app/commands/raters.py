@@ -1,0 +1,87 @@
+"""`meaningbench raters STUDY`: live rater checks with warnings against the study's thresholds."""
+
+from __future__ import annotations
+
+import argparse
+import math
+
+from meaningbench.commands._common import (
+    add_dimension_argument,
+    add_json_flag,
+    add_study_argument,
+    open_existing_study,
+    print_json,
+)
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "raters",
+        help="per-rater checks: agreement with the others, QC pass rates, straight-lining, speed",
+        description="Check each named rater: Pearson r with the mean of the other raters "
+        "(leave one rater out), the share of identical and unrelated controls passed, repeat "
+        "consistency, the share of ratings on one value (straight-lining) and the median "
+        "seconds per item, with a warning wherever the study's thresholds are crossed, and "
+        "a rater-quality weight. --threshold NAME=VALUE stores a threshold in the study: "
+        "min_agreement, identical_min, unrelated_max, min_qc_pass_rate, max_repeat_mad, "
+        "max_same_share, min_median_seconds.",
+    )
+    add_study_argument(parser)
+    add_dimension_argument(parser)
+    parser.add_argument(
+        "--threshold",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="store a threshold for this study (repeatable)",
+    )
+    add_json_flag(parser)
+    parser.set_defaults(func=run)
+
+
+def _fmt(x: float, spec: str) -> str:
+    return "–" if not math.isfinite(x) else format(x, spec)
+
+
+def run(args: argparse.Namespace) -> int:
+    from meaningbench.analysis.rater_checks import RaterThresholds, study_rater_checks
+    from meaningbench.annotation.settings import load_settings, save_settings
+    from meaningbench.errors import UserError
+
+    known = set(RaterThresholds.__dataclass_fields__)
+    new: dict[str, float] = {}
+    for spec in args.threshold:
+        name, _, value = spec.partition("=")
+        if name not in known:
+            raise UserError(
+                f"--threshold {spec}: unknown name; choose one of {', '.join(sorted(known))}."
+            )
+        try:
+            new[name] = float(value)
+        except ValueError:
+            raise UserError(f"--threshold {spec}: {value!r} is not a number.") from None
+    study = open_existing_study(args.study, reading=not new)
+    try:
+        if new:
+            with study.session(write=True) as s:
+                settings = load_settings(s)
+                settings.rater_thresholds = {**settings.rater_thresholds, **new}
+                save_settings(s, settings)
+        checks = study_rater_checks(study, args.dimension)
+    finally:
+        study.close()
+    if args.json:
+        print_json([c.to_json() for c in checks])
+        return 0
+    print(f"raters: {len(checks)} ({args.dimension})")
+    for c in checks:
+        print(
+            f"  {c.rater}: {c.n_ratings} ratings, r = {_fmt(c.agreement_r, '.2f')} "
+            f"(n {c.agreement_n}), identical {_fmt(c.identical_pass, '.0%')}, "
+            f"unrelated {_fmt(c.unrelated_pass, '.0%')}, repeats ±{_fmt(c.repeat_mad, '.1f')}, "
+            f"one value {c.same_share:.0%}, {_fmt(c.median_seconds, '.1f')} s/item, "
+            f"weight {c.weight:.2f}"
+        )
+        for w in c.warnings:
+            print(f"    ! {w}")
+    return 0

@@ -1,0 +1,105 @@
+"""The practice block: a new rater scores the practice pairs and sees feedback on each.
+
+Enter submits the score and shows whether it fell in the expected range, with the study
+lead's explanation; Enter again goes on. Practice answers are stored apart from ratings.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QKeyEvent
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+
+from meaningbench.annotation.model import Scale
+from meaningbench.annotation.practice import Feedback, Practice, PracticeSession
+from meaningbench.queries.annotation import Study
+from meaningbench.ui.annotation.pair_view import PairView
+from meaningbench.ui.annotation.rows import DimensionRow
+
+PRACTICE_SCALE = Scale(
+    id=0,
+    name="practice",
+    scale="continuous",
+    min_value=0.0,
+    max_value=100.0,
+    label_low="no meaning preserved",
+    label_high="all meaning preserved",
+    question="How much of the original's meaning does the simplified text keep?",
+)
+
+
+class PracticeScreen(QWidget):
+    done = Signal()
+
+    def __init__(self, study: Study, annotator_name: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("practiceScreen")
+        self.session = PracticeSession(study, annotator_name)
+        self.items: list[Practice] = self.session.pending()
+        self.total = len(self.items)
+        self.feedback: Feedback | None = None
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(24, 18, 24, 18)
+        self.banner = QLabel()
+        self.banner.setObjectName("practiceBanner")
+        self.banner.setWordWrap(True)
+        self.pair = PairView()
+        self.row = DimensionRow(PRACTICE_SCALE)
+        self.result = QLabel()
+        self.result.setObjectName("practiceFeedback")
+        self.result.setWordWrap(True)
+        self.hint = QLabel("Set the slider, then press Enter to see how you did.")
+        for w in (self.banner, self.pair, self.row, self.result, self.hint):
+            layout.addWidget(w)
+        layout.addStretch(1)
+        self._show()
+
+    def _show(self) -> None:
+        self.feedback = None
+        self.result.setText("")
+        if not self.items:
+            self.done.emit()
+            return
+        p = self.items[0]
+        n = self.total - len(self.items) + 1
+        self.banner.setText(
+            f"Practice {n} of {self.total} — not part of the study. After each, you see "
+            "the range a careful rater's score falls in, and why."
+        )
+        self.pair.set_pair(p.source, p.output)
+        self.row.scale.reset(None)
+        self.row.scale.setFocus(Qt.FocusReason.OtherFocusReason)
+
+    def submit(self) -> None:
+        if self.feedback is not None:  # feedback read: go on
+            self.items.pop(0)
+            self._show()
+            return
+        value = self.row.scale.value()
+        if value is None or not self.items:
+            self.hint.setText("Set the slider first (a digit or the arrows).")
+            return
+        self.feedback = self.session.answer(self.items[0], value)
+        mark = "✓" if self.feedback.passed else "✗"
+        self.result.setText(f"{mark} {self.feedback.text()}")
+        self.hint.setText("Press Enter to go on.")
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+            self.submit()
+            event.accept()
+            return
+        if Qt.Key.Key_0 <= event.key() <= Qt.Key.Key_9 and self.items:
+            # Focus is on the screen itself (the host focused it): type into the slider.
+            self.row.scale.setFocus(Qt.FocusReason.OtherFocusReason)
+            self.row.scale.type_digit(event.key() - Qt.Key.Key_0)
+            event.accept()
+            return
+        super().keyPressEvent(event)
+
+    def focusInEvent(self, event) -> None:  # noqa: ANN001 - Qt's event type
+        # A host that focuses the screen means "rate now": the slider takes the keys.
+        super().focusInEvent(event)
+        if self.items:
+            self.row.scale.setFocus(Qt.FocusReason.OtherFocusReason)

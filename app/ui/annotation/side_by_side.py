@@ -1,0 +1,320 @@
+"""The side-by-side screen (sxs): one original, its outputs beside each other, one slider each.
+
+Keys as on the slider screen: Tab / Shift+Tab move between the outputs' sliders, digits and
+arrows set the focused one, Enter submits the unit once every slider is set, Ctrl+Z undoes
+the last unit, S skips the unit, F flags the output in focus, Alt+← / Alt+→ revise earlier
+units. Storage goes through `SideBySideSession`.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from PySide6.QtCore import QEvent, Qt, QTimer, Signal
+from PySide6.QtGui import QKeyEvent, QPalette
+from PySide6.QtWidgets import (
+    QApplication,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QVBoxLayout,
+    QWidget,
+)
+
+from meaningbench.annotation.session import AnnotationSession
+from meaningbench.annotation.side_by_side import ShownUnit, SideBySideSession
+from meaningbench.errors import UserError
+from meaningbench.queries.annotation import Study
+from meaningbench.ui.annotation.pair_view import TextPanel
+from meaningbench.ui.annotation.panels import FlagDialog
+from meaningbench.ui.annotation.rows import DimensionRow
+from meaningbench.ui.annotation.scales import NAV_MODIFIERS, blend
+
+K = Qt.Key
+HINT_UNSET = "Rate every output: Tab moves between them, digits or arrows set the slider."
+HINT_READY = "Press Enter to submit these ratings and go on."
+HINT_BLOCKED = "Not submitted: every output needs a rating first."
+NOTICE_MS = 4000
+LETTERS = "ABCDEFGH"
+
+
+class OutputColumn(QFrame):
+    """One output of the unit with its own slider."""
+
+    def __init__(self, letter: str, row: DimensionRow, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("sxsOutput")
+        self.panel = TextPanel(f"Output {letter}")
+        self.row = row
+        v = QVBoxLayout(self)
+        v.setContentsMargins(0, 0, 0, 0)
+        v.setSpacing(10)
+        v.addWidget(self.panel)
+        v.addWidget(row)
+        v.addStretch(1)
+
+
+class SideBySideScreen(QWidget):
+    submitted = Signal(int)
+    undone = Signal(int)
+    finished = Signal()
+
+    def __init__(self, study: Study, annotator_name: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("sideBySideScreen")
+        self.session = AnnotationSession(study, annotator_name)
+        self.sxs = SideBySideSession(self.session)
+        self._unit: ShownUnit | None = None
+        self._finished_sent = False
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(24, 18, 24, 18)
+        outer.setSpacing(12)
+        header = QHBoxLayout()
+        self.who_label = QLabel(f"Rating as <b>{annotator_name}</b> · side by side")
+        self.progress_label = QLabel()
+        self.progress_label.setObjectName("progressLabel")
+        self.saved_label = QLabel()
+        self.saved_label.setObjectName("savedStamp")
+        header.addWidget(self.who_label)
+        header.addSpacing(18)
+        header.addWidget(self.progress_label)
+        header.addSpacing(12)
+        header.addWidget(self.saved_label)
+        header.addStretch(1)
+        outer.addLayout(header)
+        self.banner = QLabel()
+        self.banner.setWordWrap(True)
+        self.banner.hide()
+        outer.addWidget(self.banner)
+        self.source = TextPanel("Original")
+        outer.addWidget(self.source)
+        scale = self.sxs.scale
+        self.question = QLabel(
+            f"<b>{scale.question or scale.name.capitalize()}</b> — each output on its own "
+            f"slider: {scale.min_value:g} = {scale.label_low or 'lowest'}, "
+            f"{scale.max_value:g} = {scale.label_high or 'highest'}."
+        )
+        self.question.setWordWrap(True)
+        outer.addWidget(self.question)
+        self.columns_box = QHBoxLayout()
+        self.columns_box.setSpacing(16)
+        outer.addLayout(self.columns_box)
+        outer.addStretch(1)
+        self.columns: list[OutputColumn] = []
+        self.done_label = QLabel()
+        self.done_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.done_label.hide()
+        outer.addWidget(self.done_label, 1)
+        self.hint = QLabel(HINT_UNSET)
+        self.hint.setObjectName("hint")
+        self.hint.setWordWrap(True)
+        outer.addWidget(self.hint)
+        self._notice_timer = QTimer(self)
+        self._notice_timer.setSingleShot(True)
+        self._notice_timer.timeout.connect(self._refresh_hint)
+        self._style()
+        self._show(self.sxs.next_unit())
+
+    def _style(self) -> None:
+        pal = self.palette()
+        base, text = pal.color(QPalette.ColorRole.Base), pal.color(QPalette.ColorRole.Text)
+        border = blend(base, text, 0.10)
+        self.setStyleSheet(
+            f"QFrame#textPanel {{ background: {base.name()}; border: 1px solid "
+            f"{border.name()}; border-radius: 12px; }}"
+            f"QLabel#caption {{ color: {blend(text, base, 0.5).name()}; }}"
+        )
+
+    # -- what is shown -------------------------------------------------------------------
+
+    def current_unit(self) -> ShownUnit | None:
+        return self._unit
+
+    def _clear_columns(self) -> None:
+        for col in self.columns:
+            self.columns_box.removeWidget(col)
+            col.deleteLater()
+        self.columns = []
+
+    def _show(self, unit: ShownUnit | None) -> None:
+        self._unit = unit
+        progress = self.session.progress()
+        self.progress_label.setText(
+            f"{progress.rated} of {progress.total} outputs rated · {progress.left} left"
+        )
+        self._clear_columns()
+        if unit is None:
+            self.source.hide()
+            self.banner.hide()
+            self.done_label.setText("All outputs are rated — thank you.")
+            self.done_label.show()
+            self.hint.setText("")
+            if not self._finished_sent:
+                self._finished_sent = True
+                self.finished.emit()
+            return
+        self._finished_sent = False
+        self.done_label.hide()
+        self.source.show()
+        self.source.set_plain(unit.source)
+        hidden = bool(self.session.settings.hidden_number)
+        for letter, item in zip(LETTERS, unit.items, strict=False):
+            row = DimensionRow(self.sxs.scale, hidden_number=hidden, compact=True)
+            col = OutputColumn(letter, row)
+            col.panel.set_plain(item.output)
+            row.scale.reset(item.values.get(self.sxs.scale.name))
+            row.scale.valueChanged.connect(self._refresh_hint)
+            self.columns_box.addWidget(col, 1)
+            self.columns.append(col)
+        self.banner.setVisible(unit.reviewing)
+        self.banner.setText(
+            "Revising earlier ratings. Enter saves a change; Alt+→ moves on without one."
+        )
+        self.columns[0].row.scale.setFocus(Qt.FocusReason.OtherFocusReason)
+        self._notice_timer.stop()
+        self._refresh_hint()
+
+    def _refresh_hint(self, *_args: object) -> None:
+        if self._notice_timer.isActive() or self._unit is None:
+            return
+        ready = all(c.row.scale.is_set() for c in self.columns)
+        self.hint.setText(HINT_READY if ready else HINT_UNSET)
+
+    def notice(self, text: str) -> None:
+        self.hint.setText(text)
+        self._notice_timer.start(NOTICE_MS)
+
+    # -- actions -------------------------------------------------------------------------
+
+    def submit_current(self) -> bool:
+        unit = self._unit
+        if unit is None:
+            return False
+        if not all(c.row.scale.is_set() for c in self.columns):
+            self.notice(HINT_BLOCKED)
+            return False
+        if unit.reviewing and not any(c.row.scale.touched() for c in self.columns):
+            self._show(self.sxs.following())
+            return True
+        values = {
+            item.item_id: float(c.row.scale.value() or 0.0)
+            for item, c in zip(unit.items, self.columns, strict=True)
+        }
+        starts = {
+            item.item_id: c.row.scale.start_value()
+            for item, c in zip(unit.items, self.columns, strict=True)
+        }
+        try:
+            self.sxs.submit_unit(unit, values, starts)
+        except UserError as exc:
+            self.notice(str(exc))
+            return False
+        self.saved_label.setText(f"Saved ✓ {datetime.now():%H:%M:%S}")
+        for item_id in unit.item_ids:
+            self.submitted.emit(item_id)
+        self._show(self.sxs.advance())
+        return True
+
+    def undo_last(self) -> None:
+        unit = self.sxs.undo_unit()
+        if unit is None:
+            self.notice("Nothing to undo.")
+            return
+        self.saved_label.setText(f"Undo saved ✓ {datetime.now():%H:%M:%S}")
+        for item_id in unit.item_ids:
+            self.undone.emit(item_id)
+        self._show(unit)
+        self.notice("Undone: these outputs are open again.")
+
+    def skip_current(self) -> None:
+        unit = self._unit
+        if unit is None or unit.reviewing:
+            self.notice("Only unrated outputs can be skipped.")
+            return
+        self.sxs.skip_unit(unit)
+        self._show(self.sxs.next_unit())
+        self.notice("Skipped — these outputs come back later.")
+
+    def go_previous(self) -> None:
+        unit = self.sxs.previous()
+        if unit is None:
+            self.notice("No earlier rated outputs.")
+            return
+        self._show(unit)
+
+    def go_following(self) -> None:
+        if not self.sxs.reviewing:
+            self.notice("Nothing after these outputs is rated yet.")
+            return
+        self._show(self.sxs.following())
+
+    def flag_current(self) -> None:
+        unit = self._unit
+        if unit is None:
+            return
+        focused = QApplication.focusWidget()
+        at = next((i for i, c in enumerate(self.columns) if c.row.scale is focused), 0)
+        item = unit.items[at]
+        dialog = FlagDialog(item.comment, item.flagged, self)
+        dialog.finished.connect(lambda code: self._flag_done(item.item_id, dialog, code))
+        dialog.open()
+        self._flag_dialog = dialog
+
+    def _flag_done(self, item_id: int, dialog: FlagDialog, code: int) -> None:
+        self.window().activateWindow()
+        if code == int(FlagDialog.DialogCode.Accepted):
+            self.session.flag(item_id, dialog.comment_text(), True)
+            self.notice("Flagged.")
+        elif code == FlagDialog.REMOVE:
+            self.session.flag(item_id, None, False)
+            self.notice("Flag removed.")
+        dialog.deleteLater()
+        if self.columns:
+            self.columns[0].row.scale.setFocus(Qt.FocusReason.OtherFocusReason)
+
+    # -- keys ------------------------------------------------------------------------------
+
+    def _action_for(self, event: QKeyEvent):  # noqa: ANN202 - a bound method or None
+        key, mods = event.key(), event.modifiers()
+        nav = bool(mods & NAV_MODIFIERS)
+        if mods & Qt.KeyboardModifier.ControlModifier and key == K.Key_Z:
+            return self.undo_last
+        if nav and key == K.Key_Left:
+            return self.go_previous
+        if nav and key == K.Key_Right:
+            return self.go_following
+        if nav:
+            return None
+        if key in (K.Key_Return, K.Key_Enter):
+            return self.submit_current
+        return {K.Key_S: self.skip_current, K.Key_F: self.flag_current}.get(Qt.Key(key))
+
+    def event(self, event: QEvent) -> bool:
+        if (
+            event.type() == QEvent.Type.ShortcutOverride
+            and isinstance(event, QKeyEvent)
+            and self._action_for(event) is not None
+        ):
+            event.accept()
+            return True
+        return super().event(event)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        action = self._action_for(event)
+        if action is not None:
+            action()
+            event.accept()
+            return
+        super().keyPressEvent(event)
+
+    def focusNextPrevChild(self, next: bool) -> bool:  # noqa: A002 - Qt's name
+        """Tab and Shift+Tab cycle through the outputs' sliders."""
+        if not self.columns:
+            return super().focusNextPrevChild(next)
+        scales = [c.row.scale for c in self.columns]
+        focused = self.focusWidget()
+        at = [i for i, sc in enumerate(scales) if sc is focused]
+        target = (at[0] + (1 if next else -1)) % len(scales) if at else 0
+        scales[target].setFocus(Qt.FocusReason.TabFocusReason)
+        return True

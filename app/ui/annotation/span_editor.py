@@ -1,0 +1,165 @@
+"""Marking error spans with the keyboard: a word cursor over a text, minor or major.
+
+← / → move the cursor a word, Shift+← / Shift+→ stretch the selection, 1 marks the
+selection a minor error and 2 a major one, Delete (or Backspace) removes the span under
+the cursor. Every other key goes on to the screen (Enter submits, Tab moves on to the
+score). The spans are character offsets into the text, over whole words.
+"""
+
+from __future__ import annotations
+
+import html
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QColor, QFocusEvent, QKeyEvent, QPalette
+from PySide6.QtWidgets import QLabel, QSizePolicy, QWidget
+
+from meaningbench.annotation.spans import Span, make_span, words
+from meaningbench.ui.annotation.scales import NAV_MODIFIERS, blend
+
+SEVERITY_KEYS = {Qt.Key.Key_1: "minor", Qt.Key.Key_2: "major"}
+MINOR_TINT = QColor("#f2b84b")
+MAJOR_TINT = QColor("#e0564f")
+
+
+class SpanEditor(QLabel):
+    """The text of one side (output or source) with its error spans, keyboard-marked."""
+
+    spansChanged = Signal()
+    focused = Signal()
+
+    def __init__(self, side: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.side = side
+        self.setObjectName("pairText")
+        self.setAccessibleName(f"error spans in the {side}")
+        self.setWordWrap(True)
+        self.setTextFormat(Qt.TextFormat.RichText)
+        self.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Minimum)
+        self._text = ""
+        self._words: list[tuple[int, int]] = []
+        self._spans: list[Span] = []
+        self._cursor = 0  # word index
+        self._anchor = 0  # word index where the selection started
+
+    # -- state ---------------------------------------------------------------------------
+
+    def load(self, text: str, spans: tuple[Span, ...] | list[Span] = ()) -> None:
+        self._text = text
+        self._words = words(text)
+        self._spans = sorted(s for s in spans if s.side == self.side)
+        self._cursor = self._anchor = 0
+        self._render()
+
+    def spans(self) -> list[Span]:
+        return list(self._spans)
+
+    def plain_text(self) -> str:
+        return self._text
+
+    def selection(self) -> tuple[int, int] | None:
+        """The selected character range (whole words), or None for a text without words."""
+        if not self._words:
+            return None
+        lo, hi = sorted((self._anchor, self._cursor))
+        return self._words[lo][0], self._words[hi][1]
+
+    def mark(self, severity: str) -> None:
+        sel = self.selection()
+        if sel is None:
+            return
+        start, end = sel
+        # A new span replaces the spans it overlaps: re-marking a word changes its severity.
+        self._spans = [s for s in self._spans if s.end <= start or s.start >= end]
+        self._spans.append(make_span(self.side, self._text, start, end, severity))
+        self._spans.sort()
+        self._anchor = self._cursor
+        self._render()
+        self.spansChanged.emit()
+
+    def remove_at_cursor(self) -> bool:
+        if not self._words:
+            return False
+        a, b = self._words[self._cursor]
+        kept = [s for s in self._spans if s.end <= a or s.start >= b]
+        if len(kept) == len(self._spans):
+            return False
+        self._spans = kept
+        self._render()
+        self.spansChanged.emit()
+        return True
+
+    def move(self, delta: int, *, extend: bool = False) -> None:
+        if not self._words:
+            return
+        self._cursor = min(len(self._words) - 1, max(0, self._cursor + delta))
+        if not extend:
+            self._anchor = self._cursor
+        self._render()
+
+    # -- keys ------------------------------------------------------------------------------
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        key, mods = event.key(), event.modifiers()
+        if mods & NAV_MODIFIERS:
+            event.ignore()  # Alt/Ctrl + arrows and Ctrl+Z belong to the screen
+            return
+        extend = bool(mods & Qt.KeyboardModifier.ShiftModifier)
+        if key in (Qt.Key.Key_Left, Qt.Key.Key_Right):
+            self.move(-1 if key == Qt.Key.Key_Left else 1, extend=extend)
+        elif key in (Qt.Key.Key_Home, Qt.Key.Key_End):
+            self.move(
+                -len(self._words) if key == Qt.Key.Key_Home else len(self._words), extend=extend
+            )
+        elif key in SEVERITY_KEYS:
+            self.mark(SEVERITY_KEYS[Qt.Key(key)])
+        elif key in (Qt.Key.Key_Delete, Qt.Key.Key_Backspace):
+            self.remove_at_cursor()
+        elif Qt.Key.Key_0 <= key <= Qt.Key.Key_9:
+            pass  # other digits mean nothing here; they must not reach the score
+        else:
+            event.ignore()
+            return
+        event.accept()
+
+    def focusInEvent(self, event: QFocusEvent) -> None:
+        super().focusInEvent(event)
+        self._render()
+        self.focused.emit()
+
+    def focusOutEvent(self, event: QFocusEvent) -> None:
+        super().focusOutEvent(event)
+        self._render()
+
+    # -- drawing ---------------------------------------------------------------------------
+
+    def _render(self) -> None:
+        pal = self.palette()
+        base = pal.color(QPalette.ColorRole.Base)
+        accent = pal.color(QPalette.ColorRole.Highlight)
+        tints = {"minor": blend(base, MINOR_TINT, 0.55), "major": blend(base, MAJOR_TINT, 0.5)}
+        sel = self.selection() if self.hasFocus() else None
+        # Boundaries where the look changes: span edges and the selection's edges.
+        cuts = {0, len(self._text)}
+        for s in self._spans:
+            cuts.update((s.start, s.end))
+        if sel is not None:
+            cuts.update(sel)
+        points = sorted(cuts)
+        out = []
+        for a, b in zip(points, points[1:], strict=False):
+            piece = html.escape(self._text[a:b])
+            style = []
+            span = next((s for s in self._spans if s.start <= a and b <= s.end), None)
+            if span is not None:
+                style.append(f"background-color:{tints[span.severity].name()}")
+                if span.severity == "major":
+                    style.append("font-weight:600")
+            if sel is not None and sel[0] <= a and b <= sel[1]:
+                style.append(f"text-decoration:underline; color:{accent.name()}")
+            out.append(f'<span style="{"; ".join(style)}">{piece}</span>' if style else piece)
+        # The pair view sets its texts as plain text first: the marks need rich text again.
+        self.setTextFormat(Qt.TextFormat.RichText)
+        self.setText('<div style="white-space:pre-wrap;">' + "".join(out) + "</div>")

@@ -1,0 +1,93 @@
+"""The Annotate page picks the screen for the study's protocol, runs the practice block
+first, and warns the coordinator about raters below the study's thresholds."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
+
+from meaningbench.annotation.practice import add_practice
+from meaningbench.annotation.protocols import set_protocol
+from meaningbench.annotation.session import AnnotationSession
+from meaningbench.annotation.settings import load_settings, save_settings
+from meaningbench.db.models import utcnow
+from meaningbench.db.study import create_study, open_study
+from tests.annotation.factories import add_items
+from tests.ui.conftest import open_in, window  # noqa: F401 - the window fixture
+
+K = Qt.Key
+
+
+def _study(path: Path, protocol: str) -> Path:
+    st = create_study(path)
+    try:
+        add_items(st, 6, 2)
+        with st.session() as s:
+            cfg = load_settings(s)
+            cfg.seed, cfg.qc_enabled = 3, False
+            save_settings(s, cfg)
+        set_protocol(st, protocol)
+    finally:
+        st.close()
+    return path
+
+
+def _key(qtbot, key, text: str = "") -> None:
+    target = QApplication.focusWidget()
+    if text:
+        qtbot.keyClicks(target, text)
+    else:
+        qtbot.keyClick(target, key)
+
+
+def test_practice_first_then_the_side_by_side_screen(window, qtbot, tmp_path) -> None:  # noqa: F811
+    from meaningbench.ui.annotation.practice_screen import PracticeScreen
+    from meaningbench.ui.annotation.side_by_side import SideBySideScreen
+
+    path = _study(tmp_path / "sxs.mbstudy", "sxs")
+    st = open_study(path)
+    try:
+        add_practice(st, [("A long original sentence.", "A short one.", 30.0, 70.0, "Half.")])
+    finally:
+        st.close()
+    open_in(window, path, qtbot)
+    assert window.show_page("annotate")
+    page = window.page("annotate")
+    assert page.start("newcomer")
+    assert isinstance(page.stack.currentWidget(), PracticeScreen)
+    _key(qtbot, None, "5")
+    _key(qtbot, K.Key_Return)
+    assert "within the expected 30–70" in page.practice.result.text()
+    _key(qtbot, K.Key_Return)
+    assert isinstance(page.screen, SideBySideScreen)
+    assert page.stack.currentWidget() is page.screen and page.practice is None
+    page.stop()
+    assert page.start("newcomer")  # practice done once: straight to the study
+    assert isinstance(page.stack.currentWidget(), SideBySideScreen)
+
+
+def test_the_coordinator_is_warned_about_a_hurried_straight_liner(window, qtbot, tmp_path) -> None:  # noqa: F811
+    path = _study(tmp_path / "da.mbstudy", "da")
+    st = open_study(path)
+    try:
+        sess = AnnotationSession(st, "cy")
+        while (item := sess.next_item()) is not None:
+            now = utcnow()
+            sess.submit(
+                item.item_id,
+                {"meaning": 50.0},
+                shown_at=now - timedelta(seconds=1),
+                submitted_at=now,
+            )
+    finally:
+        st.close()
+    open_in(window, path, qtbot)
+    assert window.show_page("annotate")
+    page = window.page("annotate")
+    page.page_shown()
+    assert page.rater_checks.isVisible()
+    text = page.rater_checks.text()
+    assert "⚠ cy:" in text and "straight-lining" in text and "median 1.0 s per item" in text
