@@ -80,8 +80,19 @@ def export_shards(
         with collector_paused():
             items = load_items(study)
             hashes = Hashes(items)
-            metrics = [shard_metric(p, hashes) for p in planned]
-            keys = [hashes.cache_key(p.metric) for p in planned if p.metric is not None]
+            metrics, kept = [], []
+            for plan in planned:
+                try:
+                    metrics.append(shard_metric(plan, hashes))
+                    kept.append(plan)
+                except InputError as exc:
+                    if plan.spec.explicit:
+                        raise
+                    # `all` means every metric that can be sharded: say which were left out.
+                    ctx.notice(f"left out: {exc}")
+            if not metrics:
+                raise InputError("no metric to export: none of those metrics can be sharded")
+            keys = [hashes.cache_key(p.metric) for p in kept if p.metric is not None]
             digests = {k.mode: hashes.get(k.mode)[1] for k in keys}
             states = check_cache(study, keys, items, digests)
     finally:

@@ -20,7 +20,11 @@ WRITE_ROWS = 10_000
 
 
 def score_here(
-    work: Work, ctx: JobContext, *, runtime: Mapping[str, Any] | None = None, rows: int | None = None
+    work: Work,
+    ctx: JobContext,
+    *,
+    runtime: Mapping[str, Any] | None = None,
+    rows: int | None = None,
 ) -> int:
     """Score every pending pair; returns the result rows written."""
     import pyarrow as pa

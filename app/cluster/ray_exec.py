@@ -13,6 +13,7 @@ scores what is missing.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from meaningbench.jobs.base import JobContext
@@ -73,6 +74,8 @@ class ModelScorer:
 def connect(address: str | None) -> bool:
     """Join the cluster at `address` ("auto": the one this machine belongs to), or start a
     local Ray instance; True when this call started it (and must shut it down)."""
+    import logging
+
     from meaningbench.errors import InputError
 
     try:
@@ -82,23 +85,27 @@ def connect(address: str | None) -> bool:
     if ray.is_initialized():
         return False
     if address:
-        ray.init(address=address, log_to_driver=False, logging_level="WARNING")
+        ray.init(address=address, log_to_driver=False, logging_level=logging.WARNING)
     else:
-        ray.init(include_dashboard=False, log_to_driver=False, logging_level="WARNING")
+        ray.init(include_dashboard=False, log_to_driver=False, logging_level=logging.WARNING)
     return True
 
 
 def model_actors() -> tuple[int, float, float]:
-    """(actors, GPUs per actor, CPUs per actor) for a model metric on this cluster."""
+    """(actors, GPUs per actor, CPUs per actor) for a model metric on this cluster.
+
+    CPU actors leave one CPU free: Ray Data's read and write tasks need one, and an actor
+    pool holding every CPU would wait for them forever.
+    """
     import ray
 
     resources = ray.cluster_resources()
     gpus = int(resources.get("GPU", 0))
     if gpus:
         return gpus, 1.0, 1.0
-    cpus = int(resources.get("CPU", 1))
-    per = float(min(cpus, CPUS_PER_MODEL_ACTOR))
-    return max(1, cpus // CPUS_PER_MODEL_ACTOR), 0.0, per
+    spare = max(1, int(resources.get("CPU", 1)) - 1)
+    per = min(spare, CPUS_PER_MODEL_ACTOR)
+    return max(1, spare // per), 0.0, float(per)
 
 
 def score_on_ray(
@@ -115,20 +122,23 @@ def score_on_ray(
     import ray.data
 
     try:
-
         written = 0
         total = work.total_pending
         for n, group in enumerate(work.groups):
             ctx.check()
             ctx.progress(written, total, group.name, force=True)
-            ds = ray.data.read_parquet([str(p) for p in group.files])
+            batch_size = group.rows_per_batch(rows)
+            # Blocks of one batch each: a shard is read as one block, and a block is one
+            # task's work, so large shards would otherwise leave CPUs idle.
+            ds = ray.data.read_parquet([str(p) for p in group.files]).repartition(
+                target_num_rows_per_block=batch_size
+            )
             common: dict[str, Any] = {
                 "study_id": work.exported.study_id,
                 "details": work.details,
                 "skip": group.skip,
                 "runtime": dict(runtime or {}),
             }
-            batch_size = group.rows_per_batch(rows)
             if group.uses_model:
                 actors, gpus, cpus = model_actors()
                 ds = ds.map_batches(
@@ -142,8 +152,7 @@ def score_on_ray(
                 )
             else:
                 ds = ds.map_batches(
-                    _score_batch,
-                    fn_kwargs={"entries": group.entries, **common},
+                    partial(_score_batch, entries=group.entries, **common),
                     batch_size=batch_size,
                     batch_format="pyarrow",
                     num_cpus=1,

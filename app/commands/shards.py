@@ -38,9 +38,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_study_argument(export)
     export.add_argument("outdir", type=Path, help="folder for the shards")
     _metrics_argument(export)
-    export.add_argument(
-        "--rows", type=int, default=None, help="items per shard (default: 50,000)"
-    )
+    export.add_argument("--rows", type=int, default=None, help="items per shard (default: 50,000)")
     export.add_argument(
         "--reference-mode",
         choices=("source", "references"),

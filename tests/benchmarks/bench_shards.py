@@ -92,7 +92,10 @@ def _rewrite_details(src: Path, dest: Path, mode: str) -> None:
             for d in table.column("details").to_pylist()
         ]
         index = table.column_names.index("details")
-        pq.write_table(table.set_column(index, "details", pa.array(kept, pa.string())), dest / f"{n:05d}.parquet")
+        pq.write_table(
+            table.set_column(index, "details", pa.array(kept, pa.string())),
+            dest / f"{n:05d}.parquet",
+        )
 
 
 @pytest.mark.benchmark

@@ -33,7 +33,9 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict]:
 def twins(tmp_path: Path) -> tuple[Path, Path]:
     """Two copies of one unscored study: one for `meaningbench score`, one for shards."""
     base = make_study(tmp_path / "base.mbstudy", N)
-    return copy_study(base, tmp_path / "local.mbstudy"), copy_study(base, tmp_path / "shards.mbstudy")
+    return copy_study(base, tmp_path / "local.mbstudy"), copy_study(
+        base, tmp_path / "shards.mbstudy"
+    )
 
 
 def export_and_score(
@@ -90,7 +92,7 @@ def test_a_second_score_run_does_only_what_is_missing(
     # is lost too: the next run removes the first and scores exactly what the second held.
     lost = pq.read_table(files[0]).num_rows
     files[0].unlink()
-    (out / "local-half" ).mkdir()
+    (out / "local-half").mkdir()
     (out / "local-half" / "part.parquet").write_bytes(b"PAR1 half a file")
     code, data = run(capsys, "shards", "score", str(tmp_path / "in"), str(out))
     assert code == 0
@@ -161,14 +163,19 @@ def test_results_for_another_config_are_refused(
     (out / "manifest.json").write_text(json.dumps(manifest))
     for path in result_files(out):
         table = pq.read_table(path)
-        hashes = ["feedfacefeedface" if h == old else h for h in table.column("config_hash").to_pylist()]
+        hashes = [
+            "feedfacefeedface" if h == old else h for h in table.column("config_hash").to_pylist()
+        ]
         index = table.column_names.index("config_hash")
         pq.write_table(table.set_column(index, "config_hash", pa.array(hashes, pa.string())), path)
     before = table_dump(sharded)
     code = main(["shards", "merge", str(sharded), str(out)])
     err = capsys.readouterr().err
     assert code == 2
-    assert f"scored with config hash feedfacefeedface, this study's {bleu['label']} has config hash {old}" in err
+    assert (
+        f"scored with config hash feedfacefeedface, this study's {bleu['label']} has config hash {old}"
+        in err
+    )
     assert table_dump(sharded) == before
 
 
