@@ -42,6 +42,7 @@ def score_with_ray(
     options: Mapping[str, Any] | None = None,
     address: str | None = None,
     details: str = "full",
+    show_progress: bool = True,
 ) -> ClusterScoreSummary:
     folder = work_folder(study_path)
     indir, outdir = folder / "items", folder / "results"
@@ -56,7 +57,7 @@ def score_with_ray(
     record_runtime(manifest, work, "ray")
     save_results_manifest(outdir, manifest)
     runtime = {k: options[k] for k in ("device", "batch_size") if options.get(k) is not None}
-    scored = score_on_ray(work, ctx, address=address, runtime=runtime)
+    scored = score_on_ray(work, ctx, address=address, runtime=runtime, show_progress=show_progress)
     merged = merge_results(study_path, outdir, ctx)
     shutil.rmtree(folder, ignore_errors=True)
     return ClusterScoreSummary(exported, scored, sum(work.done.values()), merged)

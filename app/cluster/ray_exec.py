@@ -115,11 +115,15 @@ def score_on_ray(
     address: str | None = None,
     runtime: Mapping[str, Any] | None = None,
     rows: int | None = None,
+    show_progress: bool = True,
 ) -> int:
-    """Score every pending pair on Ray; returns the result rows written."""
+    """Score every pending pair on Ray; returns the result rows written. Progress is Ray
+    Data's own bars, one per operator (read, score, write), on stderr."""
     started = connect(address)
     import ray
     import ray.data
+
+    ray.data.DataContext.get_current().enable_progress_bars = show_progress
 
     try:
         written = 0

@@ -173,7 +173,12 @@ def run_score(args: argparse.Namespace) -> int:
             record_runtime(manifest, work, "ray")
             save_results_manifest(args.outdir, manifest)
             return score_on_ray(
-                work, ctx, address=args.address, runtime=runtime, rows=args.batch_rows
+                work,
+                ctx,
+                address=args.address,
+                runtime=runtime,
+                rows=args.batch_rows,
+                show_progress=not (args.quiet or args.json),
             )
         from meaningbench.cluster.local_exec import score_here
 
@@ -181,7 +186,9 @@ def run_score(args: argparse.Namespace) -> int:
         save_results_manifest(args.outdir, manifest)
         return score_here(work, ctx, runtime=runtime, rows=args.batch_rows)
 
-    scored = run_with_progress_bar(job, description="Scoring", quiet=args.quiet or args.json)
+    # On Ray, Ray Data's own progress bars show the work.
+    quiet = args.quiet or args.json or args.executor == "ray"
+    scored = run_with_progress_bar(job, description="Scoring", quiet=quiet)
     already = sum(work.done.values())
     if args.json:
         print_json(
@@ -240,9 +247,14 @@ def report_cluster_score(args: argparse.Namespace, options: dict[str, Any]) -> i
     options = {k: v for k, v in options.items() if k != "workers"}
     summary = run_with_progress_bar(
         lambda ctx: score_with_ray(
-            args.study, [args.metrics], ctx, options=options, address=args.address
+            args.study,
+            [args.metrics],
+            ctx,
+            options=options,
+            address=args.address,
+            show_progress=not (args.quiet or args.json),
         ),
-        description="Scoring on Ray",
+        description="Exporting and merging",
         quiet=args.quiet or args.json,
     )
     merged = summary.merged.metrics if summary.merged else []
