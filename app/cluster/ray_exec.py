@@ -3,11 +3,11 @@ of metrics, with Ray Data's own scheduling, progress bars and retries.
 
 CPU metrics run as stateless tasks, a batch of rows per task. A model metric runs in a pool
 of actors, each of which builds the metric and loads its model once: one actor per GPU
-(`num_gpus=1`) when the cluster has GPUs, else CPU actors of CPUS_PER_MODEL_ACTOR cores.
+(`num_gpus=1`) when the cluster has GPUs, else CPU actors of up to CPUS_PER_MODEL_ACTOR
+cores, one CPU left to Ray Data's read and write tasks.
 Every node needs meaningbench (with the metrics' libraries and models) installed; the shards
-must be on storage all nodes read (a shared file system, or a URI pyarrow reads, such as
-s3://). Ctrl+C stops the driver; the result files already written stay and a second run
-scores what is missing.
+must be on a file system every node mounts at the same path. Ctrl+C stops the driver; the
+result files already written stay and a second run scores what is missing.
 """
 
 from __future__ import annotations
