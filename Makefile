@@ -22,10 +22,11 @@ $(APP_STAMP): pyproject.toml | $(PY)
 	$(PY) -m pip install --quiet -e . --config-settings editable_mode=strict
 	touch $@
 
-# The authors' BLANC package is the oracle of `blanc_help`. It pins torch < 2, so it comes
+# The dev extras come with the cluster extra (pyarrow, Ray Data), so that the tests of
+# `meaningbench shards` run rather than skip. The authors' BLANC package is the oracle of `blanc_help`. It pins torch < 2, so it comes
 # without its dependencies (nltk, transformers and tqdm come with the project).
 $(DEV_STAMP): $(APP_STAMP)
-	$(PY) -m pip install --quiet -e ".[dev]" --config-settings editable_mode=strict
+	$(PY) -m pip install --quiet -e ".[dev,cluster]" --config-settings editable_mode=strict
 	$(PY) -m pip install --quiet --no-deps "blanc==0.3.4"
 	touch $@
 

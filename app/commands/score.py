@@ -55,6 +55,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="worker processes for large runs of CPU-bound metrics (default: one per core; "
         "1 = none)",
     )
+    parser.add_argument(
+        "--executor",
+        choices=("local", "ray"),
+        default="local",
+        help="local: this machine (default); ray: export shards, score them on a Ray cluster "
+        "and merge them (needs `pip install 'meaningbench[cluster]'`; see `meaningbench shards`)",
+    )
+    parser.add_argument(
+        "--address",
+        default=None,
+        help="with --executor ray: the cluster to join (auto: the one this machine is part "
+        "of; default: a local Ray instance)",
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     add_json_flag(parser)
     parser.set_defaults(func=run)
@@ -93,6 +106,10 @@ def run(args: argparse.Namespace) -> int:
         study_path=args.study, metrics=[args.metrics], options=options_from_args(args)
     )
     validate_request(request)
+    if args.executor == "ray":
+        from meaningbench.commands.shards import report_cluster_score
+
+        return report_cluster_score(args, options_from_args(args))
     summaries = run_with_progress_bar(
         lambda ctx: score_study(request, ctx),
         description="Scoring",

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sqlalchemy import Connection
 from sqlalchemy.orm import Session
 
 from meaningbench.db.models import RegisteredModel, utcnow
@@ -227,6 +228,20 @@ def write_scores(
     replaced_row_ids: Sequence[int],
 ) -> None:
     """One transaction: drop the rows these scores replace, insert the new ones."""
+    with study.session(write=True) as s:
+        store_scores(s.connection(), run_id, item_ids, hashes, scores, replaced_row_ids)
+
+
+def store_scores(
+    conn: Connection,
+    run_id: int,
+    item_ids: Sequence[int],
+    hashes: Sequence[str],
+    scores: Sequence[ItemScore],
+    replaced_row_ids: Sequence[int],
+) -> None:
+    """Inside the caller's write transaction: drop the rows these scores replace, insert
+    the new ones (a merge of results scored elsewhere writes many runs in one)."""
     rows = []
     for item_id, digest, score in zip(item_ids, hashes, scores, strict=True):
         value = _finite(score.value)
@@ -244,12 +259,11 @@ def write_scores(
                 digest,
             )
         )
-    with study.session(write=True) as s:
-        conn = s.connection()
-        if replaced_row_ids:
-            conn.exec_driver_sql(
-                "DELETE FROM score WHERE id = ?", [(row_id,) for row_id in replaced_row_ids]
-            )
+    if replaced_row_ids:
+        conn.exec_driver_sql(
+            "DELETE FROM score WHERE id = ?", [(row_id,) for row_id in replaced_row_ids]
+        )
+    if rows:
         conn.exec_driver_sql(
             "INSERT INTO score (run_id, item_id, value, raw, details, error, input_hash) "
             "VALUES (?, ?, ?, ?, ?, ?, ?)",

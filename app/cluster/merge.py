@@ -1,0 +1,328 @@
+"""`shards merge`: results scored elsewhere into the study, exactly once.
+
+Every row of every result shard is checked before anything is written: the study id, the
+metric and its config hash (against the metric as this study configures it now), the item
+(it must exist) and the input hash (its texts must be the ones scored). One bad row refuses
+the whole merge, with the file, row and column of each problem. Then one transaction writes
+everything, through the scoring job's own storage rule (meaningbench.jobs.score_store): an
+item whose current score is already there is left alone (merging twice adds nothing), a
+stale or failed score is replaced, and each metric with new scores gets one `done` run.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from meaningbench.db.engine import WaitPolicy
+from meaningbench.db.models import MetricRun as RunRow
+from meaningbench.db.models import utcnow
+from meaningbench.db.runs import interrupt_gone_runs
+from meaningbench.db.writers import announced_writer
+from meaningbench.errors import InputError
+from meaningbench.jobs.base import JobContext
+from meaningbench.jobs.metric_specs import parse_spec, plan_metric
+from meaningbench.jobs.score_hashes import Hashes, collector_paused, prepare_metric
+from meaningbench.jobs.score_store import (
+    CacheState,
+    check_cache,
+    load_items,
+    open_existing,
+    raw_connection,
+    registered_models,
+    score_row_ids,
+    store_scores,
+)
+from meaningbench.metrics.base import ItemScore, Metric
+
+from .layout import Manifest, ShardMetric, read_manifest, require_pyarrow, result_files
+from .study_id import read_study_id
+
+# How many problems a refused merge lists (the count says how many more there were).
+SHOWN_PROBLEMS = 20
+COLUMNS = ("item_id", "metric", "config_hash", "input_hash", "value", "raw", "details", "error", "study_id")  # fmt: skip
+
+
+@dataclass
+class MetricMerge:
+    label: str
+    written: int = 0  # scores written now
+    current: int = 0  # already current in the study: left alone
+    failed: int = 0  # of those written, error notes
+    run_id: int | None = None
+
+
+@dataclass
+class MergeSummary:
+    files: int = 0
+    rows: int = 0
+    metrics: list[MetricMerge] = field(default_factory=list)
+
+
+class Problems:
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.count = 0
+
+    def add(self, text: str) -> None:
+        self.count += 1
+        if len(self.lines) < SHOWN_PROBLEMS:
+            self.lines.append(text)
+
+    def raise_if_any(self, outdir: Path) -> None:
+        if not self.count:
+            return
+        more = self.count - len(self.lines)
+        tail = f"\n… and {more} more" if more else ""
+        raise InputError(
+            f"{outdir}: {self.count} problem(s); nothing was merged:\n  "
+            + "\n  ".join(self.lines)
+            + tail
+        )
+
+
+@dataclass
+class _Pending:
+    entry: ShardMetric
+    metric: Metric
+    mode: str | None
+    rows: dict[int, tuple[Any, ...]] = field(default_factory=dict)  # item id: result
+    where: dict[int, str] = field(default_factory=dict)  # item id: "file row n"
+
+
+def _study_metrics(
+    study: Any, manifest: Manifest, hashes: Hashes, problems: Problems
+) -> dict[str, _Pending]:
+    """Each metric of the results as this study configures it now; a config hash that
+    differs from the results' is a problem."""
+    by_name = {r.name: r for r in registered_models(study)}
+    out: dict[str, _Pending] = {}
+    for entry in manifest.metrics:
+        try:
+            plan = plan_metric(parse_spec(entry.label), {}, by_name, check_availability=False)
+        except InputError as exc:
+            problems.add(f"{entry.label}: {exc}")
+            continue
+        metric = plan.metric
+        assert metric is not None
+        prepare_metric(metric, hashes)
+        if metric.config_hash() != entry.config_hash:
+            problems.add(
+                f"{entry.label}: the results were scored with config hash {entry.config_hash}, "
+                f"this study's {entry.label} has config hash {metric.config_hash()}"
+            )
+            continue
+        out[entry.label] = _Pending(entry, metric, hashes.cache_key(metric).mode)
+    return out
+
+
+def _read_rows(
+    files: Sequence[Path],
+    manifest: Manifest,
+    pending: dict[str, _Pending],
+    expected: dict[str | None, dict[int, str]],
+    problems: Problems,
+    ctx: JobContext,
+) -> int:
+    """Check every row; keep one result per (metric, item)."""
+    import pyarrow.parquet as pq
+
+    hashes_of = {e.label: e.config_hash for e in manifest.metrics}
+    n_rows = 0
+    for f_no, path in enumerate(files):
+        ctx.check()
+        ctx.progress(f_no, len(files), "Checking results")
+        try:
+            table = pq.read_table(path)
+        except Exception as exc:
+            problems.add(
+                f"{path}: not a complete Parquet file ({type(exc).__name__}); run "
+                "`meaningbench shards score` again, which removes and redoes it"
+            )
+            continue
+        missing = [c for c in COLUMNS if c not in table.column_names]
+        if missing:
+            problems.add(f"{path}: no column {', '.join(missing)}")
+            continue
+        cols = {c: table.column(c).to_pylist() for c in COLUMNS}
+        n_rows += table.num_rows
+        for r in range(table.num_rows):
+            at = f"{path.name} row {r + 1}"
+            label, item_id = cols["metric"][r], cols["item_id"][r]
+            if cols["study_id"][r] != manifest.study_id:
+                problems.add(
+                    f"{at}, column study_id: {cols['study_id'][r]!r}, not this study's "
+                    f"{manifest.study_id!r}"
+                )
+                continue
+            if label not in hashes_of:
+                problems.add(f"{at}, column metric: {label!r} is not in the results' manifest")
+                continue
+            if cols["config_hash"][r] != hashes_of[label]:
+                problems.add(
+                    f"{at}, column config_hash: {cols['config_hash'][r]!r}, but {label} has "
+                    f"config hash {hashes_of[label]!r}"
+                )
+                continue
+            p = pending.get(label)
+            if p is None:
+                continue  # its metric is refused as a whole
+            want = expected[p.mode].get(item_id)
+            if want is None:
+                problems.add(f"{at}, column item_id: the study has no item {item_id}")
+                continue
+            if cols["input_hash"][r] != want:
+                problems.add(
+                    f"{at}, column input_hash: item {item_id}'s texts changed since the "
+                    "export; export and score it again"
+                )
+                continue
+            details = cols["details"][r]
+            if details is not None:
+                try:
+                    if not isinstance(json.loads(details), dict):
+                        raise ValueError("not an object")
+                except ValueError as exc:
+                    problems.add(f"{at}, column details: not a JSON object ({exc})")
+                    continue
+            row = (cols["value"][r], cols["raw"][r], details, cols["error"][r], want)
+            before = p.rows.get(item_id)
+            if before is None:
+                p.rows[item_id] = row
+                p.where[item_id] = at
+            elif not _same(before, row):
+                problems.add(
+                    f"{at}: a second, different result for item {item_id} {label} "
+                    f"(the first is {p.where[item_id]})"
+                )
+    return n_rows
+
+
+def _same(a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:
+    def norm(x: Any) -> Any:
+        return "nan" if isinstance(x, float) and math.isnan(x) else x
+
+    return [norm(x) for x in a] == [norm(x) for x in b]
+
+
+def merge_results(study_path: Path, outdir: Path, ctx: JobContext) -> MergeSummary:
+    require_pyarrow()
+    manifest = read_manifest(outdir, "results")
+    study = open_existing(study_path)
+    study.set_wait_policy(WaitPolicy(notice=ctx.notice, check=ctx.cancel.check))
+    try:
+        sid = read_study_id(study)
+        if sid != manifest.study_id:
+            raise InputError(
+                f"{outdir}: these results belong to study {manifest.study_id} (exported from "
+                f"{manifest.study}); {study_path} is study {sid or '(never exported)'}; "
+                "nothing was merged"
+            )
+        interrupt_gone_runs(study)
+        problems = Problems()
+        with collector_paused():
+            items = load_items(study)
+            hashes = Hashes(items)
+            pending = _study_metrics(study, manifest, hashes, problems)
+            modes = {p.mode for p in pending.values()}
+            expected = {
+                mode: dict(zip((it.id for it in items), hashes.get(mode)[1], strict=True))
+                for mode in modes
+            }
+            files = result_files(outdir)
+            summary = MergeSummary(files=len(files))
+            summary.rows = _read_rows(files, manifest, pending, expected, problems, ctx)
+            problems.raise_if_any(outdir)
+            labels = list(pending)
+            keys = [hashes.cache_key(pending[label].metric) for label in labels]
+            states = dict(
+                zip(labels, check_cache(study, keys, items, hashes.digests()), strict=True)
+            )
+        for label in labels:
+            busy = [run_id for run_id, status in states[label].runs if status == "running"]
+            if busy:
+                problems.add(
+                    f"{label}: another job is scoring it now (run {busy[0]}); merge when it is done"
+                )
+        problems.raise_if_any(outdir)
+        _write(study, pending, states, summary, ctx)
+        return summary
+    finally:
+        study.close()
+
+
+def _write(
+    study: Any,
+    pending: dict[str, _Pending],
+    states: dict[str, CacheState],
+    summary: MergeSummary,
+    ctx: JobContext,
+) -> None:
+    """One transaction for the whole merge; the runs of each metric must still be what the
+    cache check saw (another job scoring meanwhile makes the merge stop, unchanged)."""
+    plans: list[tuple[_Pending, MetricMerge, list[int], dict[int, list[int]]]] = []
+    for label, p in pending.items():
+        state = states[label]
+        current = state.current
+        todo = sorted(i for i in p.rows if current is not None and i not in current)
+        merged = MetricMerge(label, current=len(p.rows) - len(todo))
+        summary.metrics.append(merged)
+        if todo:
+            old = score_row_ids(study, p.metric.name, p.entry.config_hash) if state.runs else {}
+            plans.append((p, merged, todo, old))
+    if not plans:
+        return
+    ctx.progress(0, None, "Writing scores", force=True)
+    with study.session(write=True) as s, announced_writer(study.path, "shards merge"):
+        raw = raw_connection(s)
+        for p, merged, todo, old in plans:
+            now = tuple(
+                (int(r[0]), str(r[1]))
+                for r in raw.execute(
+                    "SELECT id, status FROM metric_run WHERE metric = ? AND config_hash = ? "
+                    "ORDER BY id",
+                    (p.metric.name, p.entry.config_hash),
+                )
+            )
+            if now != states[p.entry.label].runs:
+                raise InputError(
+                    f"{p.entry.label}: another job scored it while the results were checked; "
+                    "nothing was merged; merge again"
+                )
+            scores = [
+                ItemScore(v, raw_v, json.loads(d) if d else {}, err)
+                for v, raw_v, d, err, _ in (p.rows[i] for i in todo)
+            ]
+            merged.written = len(todo)
+            merged.failed = sum(1 for sc in scores if sc.error is not None)
+            status, error = "done", None
+            if merged.failed == merged.written:
+                status = "failed"
+                error = next(sc.error for sc in scores if sc.error is not None)
+            run = RunRow(
+                metric=p.metric.name,
+                config=dict(p.metric.config),
+                config_hash=p.entry.config_hash,
+                label=p.entry.label,
+                model_id=p.metric.model_id(),
+                device=p.entry.device,
+                versions=dict(p.entry.versions or p.metric.versions()),
+                status=status,
+                started_at=utcnow(),
+                finished_at=utcnow(),
+                n_items=merged.written,
+                n_failed=merged.failed,
+                elapsed_s=0.0,
+                error=error,
+            )
+            s.add(run)
+            s.flush()
+            merged.run_id = run.id
+            replaced = [row for i in todo for row in old.get(i, ())]
+            store_scores(
+                s.connection(), run.id, todo, [p.rows[i][4] for i in todo], scores, replaced
+            )
