@@ -407,7 +407,9 @@ def list_metrics(study_path: Path | str | None = None) -> list[dict[str, Any]]:
     """Every metric with its availability, plus one entry per model registered in the study.
 
     Keys: name (the spec to run it), label, family, needs_references, needs_model,
-    available, reason, description, options (the metric's defaults).
+    available, status (`Availability.status`), reason, fix (the option, command or
+    variable that makes an unavailable metric available), description, options (the
+    metric's defaults).
     """
     out: list[dict[str, Any]] = []
     for name, cls in sorted(metric_classes().items()):
@@ -423,7 +425,9 @@ def list_metrics(study_path: Path | str | None = None) -> list[dict[str, Any]]:
                 "needs_references": cls.info.needs_references,
                 "needs_model": cls.info.needs_model,
                 "available": bool(availability.ok),
+                "status": availability.status(),
                 "reason": availability.reason or "",
+                "fix": availability.fix,
                 "description": cls.info.description,
                 "options": dict(cls.defaults),
             }
@@ -452,7 +456,9 @@ def list_metrics(study_path: Path | str | None = None) -> list[dict[str, Any]]:
                     "needs_references": bool(model_cls and model_cls.info.needs_references),
                     "needs_model": True,
                     "available": ok,
+                    "status": "available" if ok else "unavailable",
                     "reason": reason,
+                    "fix": "",
                     "description": f"{ref.metric} with the registered model {ref.name}",
                     "options": {"model": path},
                 }

@@ -1,4 +1,5 @@
-"""Neural metrics: BERTScore, Sentence-BERT cosine, MeaningBERT, BLANC-help and Coverage.
+"""Neural metrics: BERTScore, Sentence-BERT cosine, MeaningBERT, BLEURT, LENS,
+BLANC-help, Coverage, and QuestEval (run in its own environment).
 
 Importing this package registers the metrics and imports neither torch nor transformers:
 they load inside the methods that run a model.
@@ -8,8 +9,11 @@ from __future__ import annotations
 
 from meaningbench.metrics.neural.bertscore import BertScoreMetric
 from meaningbench.metrics.neural.blanc import BlancHelpMetric
+from meaningbench.metrics.neural.bleurt import BleurtMetric
 from meaningbench.metrics.neural.coverage import CoverageMetric
+from meaningbench.metrics.neural.lens import LensMetric
 from meaningbench.metrics.neural.meaningbert import MeaningBertMetric
+from meaningbench.metrics.neural.questeval import QuestEvalMetric
 from meaningbench.metrics.neural.sbert import SentenceCosineMetric
 from meaningbench.metrics.registry import register
 
@@ -17,15 +21,21 @@ for _cls in (
     BertScoreMetric,
     SentenceCosineMetric,
     MeaningBertMetric,
+    BleurtMetric,
+    LensMetric,
     BlancHelpMetric,
     CoverageMetric,
+    QuestEvalMetric,
 ):
     register(_cls)
 
 __all__ = [
     "BertScoreMetric",
     "BlancHelpMetric",
+    "BleurtMetric",
     "CoverageMetric",
+    "LensMetric",
     "MeaningBertMetric",
+    "QuestEvalMetric",
     "SentenceCosineMetric",
 ]

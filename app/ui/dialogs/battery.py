@@ -48,6 +48,26 @@ EACH_DEFAULT = "Each metric's default"
 REFERENCE_MODES = (("source", "Against the source"), ("references", "Against references"))
 
 
+def availability_text(m: dict[str, Any]) -> str:
+    """The Availability column: available, or what the metric needs (weights, an extra…)."""
+    status = str(m.get("status") or ("available" if m.get("available", True) else ""))
+    if status in ("", "unavailable"):
+        return str(m.get("reason") or "unavailable")
+    return status
+
+
+def availability_tooltip(m: dict[str, Any]) -> str:
+    """Why, and the exact option, command or variable that makes the metric available."""
+    reason = str(m.get("reason") or "")
+    if m.get("available", True):
+        return reason or "ready to run"
+    fix = str(m.get("fix") or "")
+    lines = [reason or "unavailable"]
+    if fix:
+        lines.append(f"To use it: {fix}")
+    return "\n".join(lines)
+
+
 class BatteryDialog(QDialog):
     def __init__(self, context: StudyContext, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -254,12 +274,11 @@ class BatteryDialog(QDialog):
             if m.get("needs_model"):
                 uses.append("a model")
             available = bool(m.get("available", True))
-            reason = str(m.get("reason") or "")
             child = QTreeWidgetItem([str(m.get("label") or m["name"]), ", ".join(uses), ""])
             child.setData(0, NAME_ROLE, m["name"])
-            child.setText(2, "available" if available else (reason or "unavailable"))
+            child.setText(2, availability_text(m))
             child.setToolTip(0, m["name"])
-            child.setToolTip(2, reason or ("ready to run" if available else "unavailable"))
+            child.setToolTip(2, availability_tooltip(m))
             if available:
                 child.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsUserCheckable)
                 checked = family in ("lexical", "readability")
