@@ -18,7 +18,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, ClassVar
@@ -29,6 +28,7 @@ from meaningbench.runtime import CancelToken
 
 PYTHON_VARIABLE = "MEANINGBENCH_QUESTEVAL_PYTHON"
 RESULT_PREFIX = "MEANINGBENCH_QUESTEVAL "
+POLL_S = 0.2  # how often a running child is checked for cancellation
 TASKS = ("text_simplification", "text2text", "summarization")
 SETUP_HINT = (
     f"set {PYTHON_VARIABLE}=/path/to/python of an environment with "
@@ -68,7 +68,11 @@ def _has_questeval(python: str) -> bool:
 def run_child(
     python: str, request: dict[str, Any], cancel: CancelToken | None = None
 ) -> dict[str, Any]:
-    """Run the QuestEval child on one request; cancelling kills it."""
+    """Run the QuestEval child on one request; cancelling kills it.
+
+    `communicate` drains both pipes while it waits, so a child that logs a lot (progress
+    bars on stderr) never blocks on a full pipe; it is retried until the child ends.
+    """
     proc = subprocess.Popen(
         [python, "-c", CHILD],
         stdin=subprocess.PIPE,
@@ -76,17 +80,17 @@ def run_child(
         stderr=subprocess.PIPE,
         text=True,
     )
-    assert proc.stdin is not None
-    proc.stdin.write(json.dumps(request))
-    proc.stdin.close()
-    while proc.poll() is None:
-        if cancel is not None and cancel.cancelled:
-            proc.kill()
-            proc.wait()
-            cancel.check()
-        time.sleep(0.1)
-    stdout = proc.stdout.read() if proc.stdout else ""
-    stderr = proc.stderr.read() if proc.stderr else ""
+    pending: str | None = json.dumps(request)
+    while True:
+        try:
+            stdout, stderr = proc.communicate(pending, timeout=POLL_S)
+            break
+        except subprocess.TimeoutExpired:
+            pending = None
+            if cancel is not None and cancel.cancelled:
+                proc.kill()
+                proc.communicate()
+                cancel.check()
     for line in reversed(stdout.splitlines()):
         if line.startswith(RESULT_PREFIX):
             return dict(json.loads(line[len(RESULT_PREFIX) :]))
@@ -120,7 +124,10 @@ class QuestEvalMetric(Metric):
         python = questeval_python()
         if python is None:
             return Availability(
-                False, "QuestEval runs in its own environment", "environment", SETUP_HINT
+                False,
+                f"QuestEval runs in its own environment: {SETUP_HINT}",
+                "environment",
+                SETUP_HINT,
             )
         if not Path(python).exists():
             return Availability(

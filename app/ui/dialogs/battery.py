@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from meaningbench.ui.context import StudyContext
 
 NAME_ROLE = Qt.ItemDataRole.UserRole + 1
+STATUS_ROLE = Qt.ItemDataRole.UserRole + 2
 FAMILY_ORDER = ("lexical", "readability", "neural", "structural", "trained")
 EACH_DEFAULT = "Each metric's default"
 REFERENCE_MODES = (("source", "Against the source"), ("references", "Against references"))
@@ -119,6 +120,8 @@ class BatteryDialog(QDialog):
             "Model for the neural metrics: each metric's own default, the bundled encoder, "
             "a Hugging Face id, or a local model folder"
         )
+        self.model_combo.currentTextChanged.connect(lambda _t: self._update_weight_metrics())
+        self.model_combo.currentTextChanged.connect(lambda _t: self._update_buttons())
         self.device_combo = QComboBox()
         for d in DEVICE_CHOICES:
             self.device_combo.addItem(d, d)
@@ -279,6 +282,7 @@ class BatteryDialog(QDialog):
             child.setText(2, availability_text(m))
             child.setToolTip(0, m["name"])
             child.setToolTip(2, availability_tooltip(m))
+            child.setData(0, STATUS_ROLE, m.get("status") or "")
             if available:
                 child.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsUserCheckable)
                 checked = family in ("lexical", "readability")
@@ -290,11 +294,26 @@ class BatteryDialog(QDialog):
                 child.setCheckState(0, Qt.CheckState.Unchecked)
             parent.addChild(child)
         self.tree.expandAll()
+        self._update_weight_metrics()
         self.tree.blockSignals(False)
         n_ok = sum(1 for m in self.metrics if m.get("available", True))
         self.list_status.setText(f"{n_ok} of {len(self.metrics)} metrics can run here")
         self._update_buttons()
         self._update_reference_warning()
+
+    def _update_weight_metrics(self) -> None:
+        """A metric that lacks only its weights can run once the Options name a model."""
+        model_given = self.options()["model"] is not None
+        for item in self._metric_items():
+            if item.data(0, STATUS_ROLE) != "needs weights":
+                continue
+            if model_given:
+                item.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsUserCheckable)
+                item.setText(2, "uses the model under Options")
+            else:
+                item.setFlags(Qt.ItemFlag.ItemIsUserCheckable)
+                item.setCheckState(0, Qt.CheckState.Unchecked)
+                item.setText(2, "needs weights")
 
     def _metric_items(self) -> list[QTreeWidgetItem]:
         out = []
