@@ -151,6 +151,7 @@ def _options(defaults: dict[str, object]) -> str:
 
 
 def metric_reference() -> str:
+    from meaningbench.metrics.provenance import provenance
     from meaningbench.metrics.registry import metric_classes
 
     classes = metric_classes()
@@ -161,20 +162,27 @@ def metric_reference() -> str:
         "Every metric of the battery, as `meaningbench metrics` and the Run metrics dialog "
         "list them. Options are written in a spec such as `bertscore[layer=6,idf=true]`; "
         "the defaults are shown. Values are on 0–100, higher meaning more meaning "
-        "preserved, unless the scale says otherwise.",
+        "preserved, unless the scale says otherwise. The last two columns name the "
+        "implementation each metric reproduces and the test that checks it against that "
+        "implementation or against hand-computed values. `meaningbench metrics` says whether "
+        "each can run here, and what to set when it cannot (see resources/docs/battery.md).",
         "",
-        "| name | label | family | scale | references | model | options (defaults) | what it computes |",
-        "|---|---|---|---|---|---|---|---|",
+        "| name | label | family | scale | references | model | options (defaults) | "
+        "what it computes | reference implementation | parity test |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for name in sorted(classes):
         cls = classes[name]
         info = cls.info
+        origin = provenance(name)
         lo, hi = info.value_range
         scale = f"{lo:g}–{hi:g}" + ("" if info.higher_is_better else ", lower is better")
         lines.append(
             f"| `{name}` | {_cell(info.label)} | {info.family} | {scale} | "
             f"{'yes' if info.needs_references else ''} | {'yes' if info.needs_model else ''} | "
-            f"{_options(dict(cls.defaults))} | {_cell(info.description)} |"
+            f"{_options(dict(cls.defaults))} | {_cell(info.description)} | "
+            f"{_cell(origin.reference if origin else '')} | "
+            f"{f'`{origin.test}`' if origin else ''} |"
         )
     return "\n".join(lines).rstrip() + "\n"
 
