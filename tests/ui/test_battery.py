@@ -101,6 +101,8 @@ def test_bleurt_runs_from_the_dialog_with_a_local_model(
     dialog.model_combo.setEditText(folder)  # a model under Options: it can run
     assert item.flags() & Qt.ItemFlag.ItemIsEnabled
     assert item.text(2) == "uses the model under Options"
+    # BLANC needs a masked LM through its own option, which the Options' model does not set
+    assert not metric_item(dialog, "blanc_help").flags() & Qt.ItemFlag.ItemIsEnabled
     dialog.set_checked(["bleurt"])
     assert dialog.checked_metrics() == ["bleurt"]
     job = dialog.start()

@@ -163,7 +163,9 @@ class BleurtMetric(NeuralMetric):
     defaults: ClassVar[dict[str, Any]] = {
         "model": DEFAULT_BLEURT,
         "reference_mode": "source",
-        **{**MODEL_OPTIONS, "batch_size": 32},
+        # fp32 only: the port runs the weights as the package does
+        "device": MODEL_OPTIONS["device"],
+        "batch_size": 32,
     }
 
     def availability(self) -> Availability:

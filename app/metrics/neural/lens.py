@@ -175,7 +175,9 @@ class LensMetric(NeuralMetric):
         "encoder": None,
         "rescale": False,
         "reference_mode": "source",
-        **{**MODEL_OPTIONS, "batch_size": 16},
+        # fp32 only: the port runs the weights as the package does
+        "device": MODEL_OPTIONS["device"],
+        "batch_size": 16,
     }
 
     def availability(self) -> Availability:

@@ -44,6 +44,7 @@ if TYPE_CHECKING:
 
 NAME_ROLE = Qt.ItemDataRole.UserRole + 1
 STATUS_ROLE = Qt.ItemDataRole.UserRole + 2
+LACKS_MODEL = "lacks-model"  # STATUS_ROLE of a metric that only needs its `model` weights
 FAMILY_ORDER = ("lexical", "readability", "neural", "structural", "trained")
 EACH_DEFAULT = "Each metric's default"
 REFERENCE_MODES = (("source", "Against the source"), ("references", "Against references"))
@@ -65,7 +66,10 @@ def availability_tooltip(m: dict[str, Any]) -> str:
     fix = str(m.get("fix") or "")
     lines = [reason or "unavailable"]
     if fix:
-        lines.append(f"To use it: {fix}")
+        through_options = fix.startswith(f"{m.get('name')}[model=")
+        lines.append(
+            f"To use it: {fix}" + (" — or name the model under Options" if through_options else "")
+        )
     return "\n".join(lines)
 
 
@@ -282,7 +286,10 @@ class BatteryDialog(QDialog):
             child.setText(2, availability_text(m))
             child.setToolTip(0, m["name"])
             child.setToolTip(2, availability_tooltip(m))
-            child.setData(0, STATUS_ROLE, m.get("status") or "")
+            # Only weights given through `model` can come from the Options' model field.
+            takes_model = str(m.get("fix") or "").startswith(f"{m['name']}[model=")
+            lacks_model = m.get("status") == "needs weights" and takes_model
+            child.setData(0, STATUS_ROLE, LACKS_MODEL if lacks_model else "")
             if available:
                 child.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsUserCheckable)
                 checked = family in ("lexical", "readability")
@@ -305,7 +312,7 @@ class BatteryDialog(QDialog):
         """A metric that lacks only its weights can run once the Options name a model."""
         model_given = self.options()["model"] is not None
         for item in self._metric_items():
-            if item.data(0, STATUS_ROLE) != "needs weights":
+            if item.data(0, STATUS_ROLE) != LACKS_MODEL:
                 continue
             if model_given:
                 item.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsUserCheckable)
