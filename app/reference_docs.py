@@ -165,7 +165,7 @@ def metric_reference() -> str:
         "preserved, unless the scale says otherwise. The last two columns name the "
         "implementation each metric reproduces and the test that checks it against that "
         "implementation or against hand-computed values. `meaningbench metrics` says whether "
-        "each can run here, and what to set when it cannot (see resources/docs/battery.md).",
+        "each can run here, and what to set when it cannot (see resources/docs/scoring.md).",
         "",
         "| name | label | family | scale | references | model | options (defaults) | "
         "what it computes | reference implementation | parity test |",

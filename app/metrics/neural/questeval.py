@@ -3,7 +3,7 @@
 The `questeval` package (0.2.4) pins transformers 4.8, spaCy 3.0 and datasets 1.7, which
 cannot be installed beside this project (Python ≥ 3.11, torch 2, transformers ≥ 4.40). It
 runs instead in its own environment: the interpreter named by MEANINGBENCH_QUESTEVAL_PYTHON
-(see resources/docs/questeval.md for how to build it). Each batch is sent to a child process
+(resources/docs/neural.md says how to build it). Each batch is sent to a child process
 of that interpreter as JSON; the child builds `QuestEval(task=…)`, calls its own
 `corpus_questeval(hypothesis=outputs, sources=sources)` and sends back the per-example
 scores. QuestEval loads its T5 question generation and answering models from the Hugging
@@ -32,7 +32,7 @@ POLL_S = 0.2  # how often a running child is checked for cancellation
 TASKS = ("text_simplification", "text2text", "summarization")
 SETUP_HINT = (
     f"set {PYTHON_VARIABLE}=/path/to/python of an environment with "
-    "`pip install questeval==0.2.4` (resources/docs/questeval.md)"
+    "`pip install questeval==0.2.4` (resources/docs/neural.md)"
 )
 
 # Runs in the QuestEval environment: stdin = the request, last stdout line = the scores.
