@@ -209,6 +209,9 @@ def score_study(
         for i, plan in enumerate(planned):
             if plan.metric is None or not plan.availability.ok:
                 reason = plan.availability.reason or "unavailable"
+                fix = plan.availability.fix
+                if fix and fix not in reason:
+                    reason = f"{reason}; to use it: {fix}"
                 results[i] = MetricRunSummary(
                     plan.name, plan.label, None, "unavailable", 0, 0, 0, 0.0, reason
                 )

@@ -87,6 +87,7 @@ def test_offline_scoring_of_every_metric_ends_quickly_without_the_network(
     assert {s.metric: s.status for s in summaries} == {n: "unavailable" for n in explicit}
     reasons = {s.metric: s.error or "" for s in summaries}
     assert "not available offline" in reasons["bleurt"]
+    assert reasons["bleurt"].endswith("; to use it: bleurt[model=PATH_OR_HUB_ID]")
     assert "not in the Hugging Face cache" in reasons["lens"]
     assert PYTHON_VARIABLE in reasons["questeval"]
     assert set(explicit) <= listed

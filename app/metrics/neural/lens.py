@@ -25,7 +25,12 @@ from meaningbench.errors import UserError
 from meaningbench.metrics.base import Availability, ItemScore, MetricInfo, Pair, pair_references
 from meaningbench.metrics.neural.batching import run_in_batches
 from meaningbench.metrics.neural.common import MODEL_OPTIONS, NeuralMetric
-from meaningbench.metrics.neural.models import model_availability, offline, resolve_device
+from meaningbench.metrics.neural.models import (
+    model_availability,
+    offline,
+    resolve_device,
+    resolve_model,
+)
 from meaningbench.runtime import CancelToken
 
 DEFAULT_LENS = "davidheineman/lens"
@@ -84,15 +89,17 @@ def load_lens(name: str, encoder: str | None, device: str = "auto") -> LoadedLen
         hit = _LOADED.get(key)
         if hit is not None:
             return hit
-        found = model_availability(encoder_name)
-        if not found.ok:
-            raise UserError(f"the LENS encoder is not available: {found.reason}; set {ENCODER_FIX}")
+        try:
+            ref = resolve_model(encoder_name)
+        except UserError as exc:
+            raise UserError(f"the LENS encoder is not available: {exc}; set {ENCODER_FIX}") from exc
         from transformers import AutoConfig, AutoTokenizer
 
-        local_only = offline() or Path(encoder_name).expanduser().is_dir()
+        # As the shared loader: a local or cached model never asks the Hub for updates.
+        local_only = ref.is_local or ref.revision is not None or offline()
         try:
-            config = AutoConfig.from_pretrained(encoder_name, local_files_only=local_only)
-            tokenizer = AutoTokenizer.from_pretrained(encoder_name, local_files_only=local_only)
+            config = AutoConfig.from_pretrained(ref.location, local_files_only=local_only)
+            tokenizer = AutoTokenizer.from_pretrained(ref.location, local_files_only=local_only)
         except (OSError, ValueError) as exc:
             raise UserError(f"the LENS encoder {encoder_name!r} cannot be loaded: {exc}") from exc
         model = lens_model.build_regressor(hparams, config)
