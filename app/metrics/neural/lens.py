@@ -68,7 +68,7 @@ class LoadedLens:
         )  # fmt: skip
 
 
-_LOADED: dict[tuple[str, str, str], LoadedLens] = {}
+_LOADED: dict[tuple[str, str, str, str], LoadedLens] = {}
 _LOCK = threading.Lock()
 
 
@@ -84,7 +84,9 @@ def load_lens(name: str, encoder: str | None, device: str = "auto") -> LoadedLen
     hparams.check()
     encoder_name = encoder or hparams.pretrained_model
     dev = resolve_device(device)
-    key = (str(ckpt.resolve()), encoder_name, dev)
+    # Rewritten weights or hparams in the same folder load afresh.
+    stamp = tuple(f.stat().st_mtime_ns for f in (ckpt, hparams_file)) + (ckpt.stat().st_size,)
+    key = (str(ckpt.resolve()), str(stamp), encoder_name, dev)
     with _LOCK:
         hit = _LOADED.get(key)
         if hit is not None:
