@@ -24,10 +24,14 @@ $(APP_STAMP): pyproject.toml | $(PY)
 
 # The dev extras come with the cluster extra (pyarrow, Ray Data), so that the tests of
 # `meaningbench shards` run rather than skip. The authors' BLANC package is the oracle of `blanc_help`. It pins torch < 2, so it comes
-# without its dependencies (nltk, transformers and tqdm come with the project).
+# without its dependencies (nltk, transformers and tqdm come with the project). Likewise the
+# oracles of `bleurt` (bleurt-pytorch) and `lens` (lens-metric, which pins pandas < 2; it
+# imports pytorch-lightning 2.0.9, whose pkg_resources import needs setuptools < 81).
 $(DEV_STAMP): $(APP_STAMP)
 	$(PY) -m pip install --quiet -e ".[dev,cluster]" --config-settings editable_mode=strict
-	$(PY) -m pip install --quiet --no-deps "blanc==0.3.4"
+	$(PY) -m pip install --quiet --no-deps "blanc==0.3.4" "bleurt-pytorch==0.0.1" \
+		"lens-metric==0.2.0" "pytorch-lightning==2.0.9" "lightning-utilities>=0.7" \
+		"torchmetrics>=0.11" "setuptools<81"
 	touch $@
 
 run: $(APP_STAMP)

@@ -176,11 +176,15 @@ def metric_reference() -> str:
         "list them. Options are written in a spec such as `bertscore[layer=6,idf=true]`; "
         "the defaults are shown. Values are on 0–100, higher meaning more meaning "
         "preserved, unless the scale says otherwise. Options whose values are a closed set "
-        "list them. Metrics from other packages (plugins, see plugins.md) are listed by "
-        "`meaningbench metrics`.",
+        "list them. The last two columns name the implementation each metric reproduces and "
+        "the test that checks it against that implementation or against hand-computed values. "
+        "`meaningbench metrics` says whether each can run here, and what to set when it cannot "
+        "(see resources/docs/scoring.md). Metrics from other packages (plugins, see "
+        "plugins.md) are listed by `meaningbench metrics`.",
         "",
-        "| name | label | family | scale | references | model | options (defaults) | what it computes | scores follow |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| name | label | family | scale | references | model | options (defaults) | "
+        "what it computes | reference implementation | parity test |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for name in sorted(classes):
         cls = classes[name]
@@ -190,7 +194,8 @@ def metric_reference() -> str:
         lines.append(
             f"| `{name}` | {_cell(info.label)} | {info.family} | {scale} | "
             f"{'yes' if info.needs_references else ''} | {'yes' if info.needs_model else ''} | "
-            f"{_options(cls)} | {_cell(info.description)} | {_cell(info.reference)} |"
+            f"{_options(cls)} | {_cell(info.description)} | {_cell(info.reference)} | "
+            f"`{info.parity_test}` |"
         )
     return "\n".join(lines).rstrip() + "\n"
 

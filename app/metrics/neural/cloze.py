@@ -120,6 +120,8 @@ class ClozeMetric(NeuralMetric):
                 False,
                 f"{self.info.label} needs a masked language model: set mlm_model to a local "
                 "directory or a hub id with a masked-LM head (e.g. bert-base-uncased)",
+                "weights",
+                f"{self.name}[{self.model_option}=PATH_OR_HUB_ID]",
             )
         return super().availability()
 

@@ -43,9 +43,14 @@ class NeuralMetric(Metric):
 
     def availability(self) -> Availability:
         name = self.model_name()
+        # The spec that supplies weights, as `metrics` and the Run metrics dialog print it.
+        fix = f"{self.name}[{self.model_option}=PATH_OR_HUB_ID]"
         if not name:
-            return Availability(False, f"{self.info.label} needs a model ({self.model_option})")
-        return model_availability(name)
+            return Availability(
+                False, f"{self.info.label} needs a model ({self.model_option})", "weights", fix
+            )
+        found = model_availability(name)
+        return found if found.ok else Availability(False, found.reason, "weights", fix)
 
     def loaded(self) -> LoadedModel:
         return load_model(

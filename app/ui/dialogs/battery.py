@@ -43,9 +43,34 @@ if TYPE_CHECKING:
     from meaningbench.ui.context import StudyContext
 
 NAME_ROLE = Qt.ItemDataRole.UserRole + 1
+STATUS_ROLE = Qt.ItemDataRole.UserRole + 2
+LACKS_MODEL = "lacks-model"  # STATUS_ROLE of a metric that only needs its `model` weights
 FAMILY_ORDER = ("lexical", "readability", "neural", "structural", "trained")
 EACH_DEFAULT = "Each metric's default"
 REFERENCE_MODES = (("source", "Against the source"), ("references", "Against references"))
+
+
+def availability_text(m: dict[str, Any]) -> str:
+    """The Availability column: available, or what the metric needs (weights, an extra…)."""
+    status = str(m.get("status") or ("available" if m.get("available", True) else ""))
+    if status in ("", "unavailable"):
+        return str(m.get("reason") or "unavailable")
+    return status
+
+
+def availability_tooltip(m: dict[str, Any]) -> str:
+    """Why, and the exact option, command or variable that makes the metric available."""
+    reason = str(m.get("reason") or "")
+    if m.get("available", True):
+        return reason or "ready to run"
+    fix = str(m.get("fix") or "")
+    lines = [reason or "unavailable"]
+    if fix:
+        through_options = fix.startswith(f"{m.get('name')}[model=")
+        lines.append(
+            f"To use it: {fix}" + (" — or name the model under Options" if through_options else "")
+        )
+    return "\n".join(lines)
 
 
 class BatteryDialog(QDialog):
@@ -99,6 +124,8 @@ class BatteryDialog(QDialog):
             "Model for the neural metrics: each metric's own default, the bundled encoder, "
             "a Hugging Face id, or a local model folder"
         )
+        self.model_combo.currentTextChanged.connect(lambda _t: self._update_weight_metrics())
+        self.model_combo.currentTextChanged.connect(lambda _t: self._update_buttons())
         self.device_combo = QComboBox()
         for d in DEVICE_CHOICES:
             self.device_combo.addItem(d, d)
@@ -254,12 +281,15 @@ class BatteryDialog(QDialog):
             if m.get("needs_model"):
                 uses.append("a model")
             available = bool(m.get("available", True))
-            reason = str(m.get("reason") or "")
             child = QTreeWidgetItem([str(m.get("label") or m["name"]), ", ".join(uses), ""])
             child.setData(0, NAME_ROLE, m["name"])
-            child.setText(2, "available" if available else (reason or "unavailable"))
+            child.setText(2, availability_text(m))
             child.setToolTip(0, m["name"])
-            child.setToolTip(2, reason or ("ready to run" if available else "unavailable"))
+            child.setToolTip(2, availability_tooltip(m))
+            # Only weights given through `model` can come from the Options' model field.
+            takes_model = str(m.get("fix") or "").startswith(f"{m['name']}[model=")
+            lacks_model = m.get("status") == "needs weights" and takes_model
+            child.setData(0, STATUS_ROLE, LACKS_MODEL if lacks_model else "")
             if available:
                 child.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsUserCheckable)
                 checked = family in ("lexical", "readability")
@@ -271,11 +301,26 @@ class BatteryDialog(QDialog):
                 child.setCheckState(0, Qt.CheckState.Unchecked)
             parent.addChild(child)
         self.tree.expandAll()
+        self._update_weight_metrics()
         self.tree.blockSignals(False)
         n_ok = sum(1 for m in self.metrics if m.get("available", True))
         self.list_status.setText(f"{n_ok} of {len(self.metrics)} metrics can run here")
         self._update_buttons()
         self._update_reference_warning()
+
+    def _update_weight_metrics(self) -> None:
+        """A metric that lacks only its weights can run once the Options name a model."""
+        model_given = self.options()["model"] is not None
+        for item in self._metric_items():
+            if item.data(0, STATUS_ROLE) != LACKS_MODEL:
+                continue
+            if model_given:
+                item.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsUserCheckable)
+                item.setText(2, "uses the model under Options")
+            else:
+                item.setFlags(Qt.ItemFlag.ItemIsUserCheckable)
+                item.setCheckState(0, Qt.CheckState.Unchecked)
+                item.setText(2, "needs weights")
 
     def _metric_items(self) -> list[QTreeWidgetItem]:
         out = []
