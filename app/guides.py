@@ -20,6 +20,7 @@ GUIDE_ORDER = (
     "rating.md",
     "app.md",
     "scoring.md",
+    "cluster.md",
     "neural.md",
     "compare.md",
     "analysis.md",
