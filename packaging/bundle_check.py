@@ -203,7 +203,7 @@ def check_rating(bundle: Path, env: dict[str, str], study: Path, work: Path) -> 
         rows = [r for r in csv.DictReader(f) if r.get("annotator") == RATER]
     if not rows:
         raise CheckFailed(f"no rating by {RATER!r} in {study} (export: {out})")
-    values = {float(r["value"]) for r in rows if r.get("value")}
+    values = {float(r["rating"]) for r in rows if r.get("rating")}
     if values != {float(RATING)}:
         raise CheckFailed(f"{RATER}'s ratings are {sorted(values)}, not {RATING}: {rows}")
     step(f"the bundled CLI reads {len(rows)} rating(s) of {RATING} by {RATER} from {study.name}")

@@ -95,6 +95,8 @@ class WelcomePage(QWidget):
         column.addWidget(recent_title)
         column.addWidget(self.recent_list, 1)
         column.addWidget(self.no_recent)
+        # Takes the spare height while the list is hidden, so the page keeps together.
+        column.addStretch(0)
 
         frame = QWidget()
         frame.setMaximumWidth(760)

@@ -3,7 +3,7 @@
 #   packaging/macos/make_dmg.sh
 # Needs Python 3.11+ (python.org or Homebrew) and the Xcode command line tools (hdiutil,
 # codesign). The spec makes dist/MeaningBench.app on macOS (the command line is
-# MeaningBench.app/Contents/MacOS/meaningbench). Set CODESIGN_IDENTITY to sign with a
+# MeaningBench.app/Contents/MacOS/meaningbench-cli). Set CODESIGN_IDENTITY to sign with a
 # Developer ID; notarising is then `xcrun notarytool submit dist/*.dmg --wait ...`.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -16,7 +16,7 @@ $PY -m pip install . "pyinstaller>=6.10,<7" pillow
 $PY -m PyInstaller packaging/meaningbench.spec --noconfirm --distpath dist --workpath build/pyinstaller
 
 APP=dist/MeaningBench.app
-CLI="$APP/Contents/MacOS/meaningbench"
+CLI="$APP/Contents/MacOS/meaningbench-cli"
 VERSION=$("$CLI" --version | awk '{print $2}')
 study=$("$CLI" demo --no-gui)
 HF_HUB_OFFLINE=1 "$CLI" score "$study" --metrics bleu,meteor,bertscore --quiet

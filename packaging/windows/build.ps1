@@ -15,13 +15,13 @@ $py = ".venv-win\Scripts\python.exe"
 if ($LASTEXITCODE -ne 0) { throw "PyInstaller failed" }
 
 # The same checks as `make bundle-check` that need no X server.
-& dist\meaningbench\meaningbench.exe --version
-$study = & dist\meaningbench\meaningbench.exe demo --no-gui
+& dist\meaningbench\meaningbench-cli.exe --version
+$study = & dist\meaningbench\meaningbench-cli.exe demo --no-gui
 $env:HF_HUB_OFFLINE = "1"
-& dist\meaningbench\meaningbench.exe score $study --metrics bleu,meteor,bertscore --quiet
+& dist\meaningbench\meaningbench-cli.exe score $study --metrics bleu,meteor,bertscore --quiet
 if ($LASTEXITCODE -ne 0) { throw "scoring with the bundled command line failed" }
 
-$version = (& dist\meaningbench\meaningbench.exe --version).Split(" ")[1]
+$version = (& dist\meaningbench\meaningbench-cli.exe --version).Split(" ")[1]
 $iscc = (Get-Command iscc.exe -ErrorAction SilentlyContinue).Source
 if (-not $iscc) { $iscc = "${env:ProgramFiles(x86)}\Inno Setup 6\ISCC.exe" }
 & $iscc "/DAppVersion=$version" packaging\windows\meaningbench.iss
