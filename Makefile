@@ -9,7 +9,7 @@ HASH := $(shell (cat pyproject.toml; find app db resources -type f -not -path '*
 APP_STAMP := $(VENV)/.app-$(HASH)
 DEV_STAMP := $(VENV)/.dev-$(HASH)
 
-.PHONY: run test lint bench screenshots clean
+.PHONY: run test lint bench screenshots clean bundle appimage bundle-check
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -56,5 +56,30 @@ screenshots: $(DEV_STAMP)
 		xvfb-run -a -s "-screen 0 1600x1000x24" $(PY) -m tests.$$m || exit 1; \
 	done
 
+# The desktop bundle (resources/docs/install.md): `make bundle` builds dist/meaningbench with
+# PyInstaller (long: about half an hour on two cores), `make appimage` wraps it for Linux,
+# `make bundle-check` starts it under Xvfb and uses it (needs xdotool and xvfb, see
+# packaging/apt-packages.txt). None of them is part of `make test`.
+BUNDLE := dist/meaningbench
+PYINSTALLER := $(VENV)/.pyinstaller-6
+
+$(PYINSTALLER): $(APP_STAMP)
+	$(PY) -m pip install --quiet "pyinstaller>=6.10,<7"
+	touch $@
+
+bundle: $(PYINSTALLER)
+	nice -n 10 $(VENV)/bin/pyinstaller packaging/meaningbench.spec --noconfirm \
+		--distpath dist --workpath build/pyinstaller
+	$(PY) packaging/bundle_size.py $(BUNDLE)
+
+appimage:
+	test -x $(BUNDLE)/MeaningBench || $(MAKE) bundle
+	packaging/appimage.sh $(BUNDLE) dist
+
+bundle-check:
+	test -x $(BUNDLE)/MeaningBench || $(MAKE) bundle
+	xvfb-run -a -s "-screen 0 1600x1000x24" $(PY) packaging/bundle_check.py $(BUNDLE) \
+		--shots dist/bundle-check --report dist/bundle-check/figures.json
+
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis .import_linter_cache
+	rm -rf $(VENV) .pytest_cache .hypothesis .import_linter_cache build/pyinstaller dist

@@ -39,6 +39,7 @@ def start(argv: list[str] | None = None, *, open_initial: bool = True):  # -> Ma
 
     Returns the window; the caller runs the event loop (`launch` does, tests use qtbot).
     """
+    from meaningbench.ui.crash_log import install_crash_log, report_earlier_crash
     from meaningbench.ui.fault_hook import install_fault_hook
     from meaningbench.ui.icons import app_icon
     from meaningbench.ui.main_window import MainWindow
@@ -52,8 +53,10 @@ def start(argv: list[str] | None = None, *, open_initial: bool = True):  # -> Ma
     theme.apply(choice=prefs.theme, scale=prefs.text_scale)
     app.setWindowIcon(app_icon())
     window = MainWindow(theme=theme, prefs=prefs)
+    install_crash_log(window)  # before the full-disk messages, which pass the rest on to it
     install_fault_hook(window)
     window.show()
+    report_earlier_crash(window)
     if open_initial:
         threading.Thread(target=preload_study_modules, name="preload", daemon=True).start()
         after_first_paint(window, lambda: open_initial_study(window, study))
@@ -122,4 +125,7 @@ def launch(argv: list[str] | None = None) -> int:
     window = start(argv)
     code = app.exec()
     del window
+    from meaningbench.ui.crash_log import close_session_log
+
+    close_session_log()
     return int(code)

@@ -133,6 +133,8 @@ class MainWindow(QMainWindow):
         self.welcome.new_requested.connect(lambda: self.studies.new_dialog())
         self.welcome.demo_requested.connect(lambda: self.studies.open_demo())
         self.welcome.recent_requested.connect(lambda p: self.studies.open_path(p))
+        self.welcome.import_requested.connect(self._import_from_welcome)
+        self.welcome.guide_requested.connect(self.show_guides)
         self.stack.addWidget(self.welcome)
         central = QWidget()
         layout = QHBoxLayout(central)
@@ -350,6 +352,11 @@ class MainWindow(QMainWindow):
         from meaningbench.ui.dialogs.import_dialog import ImportDialog
 
         return self._dialog("import", lambda: ImportDialog(self.context, self))
+
+    def _import_from_welcome(self) -> None:
+        from meaningbench.ui.welcome_import import ask_and_import
+
+        ask_and_import(self)
 
     def show_export_dialog(self) -> Any:
         from meaningbench.ui.dialogs.export_dialog import ExportDialog

@@ -1,4 +1,5 @@
-"""The page shown when no study is open: open, new, demo, and the recent studies."""
+"""The page shown when no study is open: the demo study, open, new, import, the user guide
+and the recent studies."""
 
 from __future__ import annotations
 
@@ -25,6 +26,8 @@ class WelcomePage(QWidget):
     open_requested = Signal()
     new_requested = Signal()
     demo_requested = Signal()
+    import_requested = Signal()
+    guide_requested = Signal()
     recent_requested = Signal(str)
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -41,17 +44,31 @@ class WelcomePage(QWidget):
         subtitle.setObjectName("mutedLabel")
         subtitle.setWordWrap(True)
 
+        self.demo_button = QPushButton(themed_icon("demo"), "Open the demo study")
+        self.demo_button.setObjectName("welcomeDemo")
         self.open_button = QPushButton(themed_icon("open"), "Open study…")
         self.new_button = QPushButton(themed_icon("new"), "New study…")
-        self.demo_button = QPushButton(themed_icon("demo"), "Open the demo study")
+        self.import_button = QPushButton(themed_icon("import"), "Import ratings…")
+        self.import_button.setToolTip(
+            "Choose a CSV, TSV or JSON-lines file of items and ratings; it is imported into "
+            "a new study"
+        )
+        self.demo_button.clicked.connect(self.demo_requested)
         self.open_button.clicked.connect(self.open_requested)
         self.new_button.clicked.connect(self.new_requested)
-        self.demo_button.clicked.connect(self.demo_requested)
+        self.import_button.clicked.connect(self.import_requested)
         buttons = QHBoxLayout()
-        for b in (self.open_button, self.new_button, self.demo_button):
+        for b in (self.demo_button, self.open_button, self.new_button, self.import_button):
             b.setMinimumHeight(34)
             buttons.addWidget(b)
         buttons.addStretch(1)
+        self.guide_link = QLabel(
+            '<a href="guide">Read the user guide</a> — how to rate, import, score and compare '
+            "(Help ▸ User guide, F1)"
+        )
+        self.guide_link.setObjectName("welcomeGuideLink")
+        self.guide_link.setTextInteractionFlags(Qt.TextInteractionFlag.LinksAccessibleByMouse)
+        self.guide_link.linkActivated.connect(lambda _href: self.guide_requested.emit())
 
         recent_title = HeadingLabel("Recent studies", 1.15)
         recent_title.setObjectName("sectionHeading")
@@ -73,10 +90,13 @@ class WelcomePage(QWidget):
         column.addLayout(header)
         column.addSpacing(8)
         column.addLayout(buttons)
+        column.addWidget(self.guide_link)
         column.addSpacing(16)
         column.addWidget(recent_title)
         column.addWidget(self.recent_list, 1)
         column.addWidget(self.no_recent)
+        # Takes the spare height while the list is hidden, so the page keeps together.
+        column.addStretch(0)
 
         frame = QWidget()
         frame.setMaximumWidth(760)

@@ -1,0 +1,288 @@
+"""Smoke test of the built bundle (`make bundle-check`), run under a virtual X server.
+
+It uses the bundle the way a person does, from outside: the desktop program is started,
+its windows are found and typed into with xdotool (real X key events through the XTEST
+extension, so the keys go through Qt's own input handling, shortcuts and focus), and what
+the person did is then read back with the bundled command line:
+
+1. `meaningbench --version` and `MeaningBench --version` name this version;
+2. a first start with an empty data folder shows the welcome page (the start-up time is
+   measured after the bundle's files were dropped from the page cache: a cold start);
+3. the demo study, built by the bundled command line, is opened in the desktop program;
+   one item is rated through the rating screen (Annotate, a new rater, digits, Enter);
+   the program is quit with Ctrl+Q;
+4. `meaningbench export --ratings` finds that rating in the study file;
+5. BLEU, METEOR (WordNet inside the bundle) and BERTScore (the bundled MiniLM encoder)
+   are scored by the bundled command line with no network (HF_HUB_OFFLINE=1, and a
+   network namespace of its own where the system allows one).
+
+Needs xdotool (Debian package `xdotool`) and runs inside `xvfb-run`. Screenshots of the
+welcome page and of the rating screen are written to --shots when given (PySide6 from the
+build environment grabs the X screen). Exits non-zero on the first failure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+RATER = "bundle-check"
+RATING = 73  # typed as the digits 7 and 3 on each scale
+WINDOW_TIMEOUT_S = 60.0
+
+
+class CheckFailed(Exception):
+    pass
+
+
+def step(message: str) -> None:
+    print(f"bundle-check: {message}", flush=True)
+
+
+def run(cmd: list[str], env: dict[str, str], timeout: float = 600) -> str:
+    done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
+    if done.returncode != 0:
+        raise CheckFailed(
+            f"{' '.join(cmd)} exited with {done.returncode}\n{done.stdout}\n{done.stderr}"
+        )
+    return done.stdout
+
+
+def xdotool(*args: str) -> str:
+    done = subprocess.run(["xdotool", *args], capture_output=True, text=True, timeout=30)
+    return done.stdout.strip() if done.returncode == 0 else ""
+
+
+def wait_window(name: str, proc: subprocess.Popen[bytes], timeout: float = WINDOW_TIMEOUT_S) -> str:
+    """The id of the first visible window whose title matches `name` (a regex)."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        found = xdotool("search", "--onlyvisible", "--name", name)
+        if found:
+            return found.splitlines()[0]
+        if proc.poll() is not None:
+            raise CheckFailed(f"the program exited ({proc.returncode}) before {name!r} showed")
+        time.sleep(0.02)
+    raise CheckFailed(f"no window {name!r} after {timeout:.0f} s")
+
+
+def focus(window: str) -> None:
+    # No window manager under Xvfb: focus is given directly, and the pointer is put on the
+    # window so that X's pointer-root focus cannot move the keys elsewhere.
+    xdotool("mousemove", "--window", window, "40", "40")
+    xdotool("windowfocus", "--sync", window)
+    time.sleep(0.2)
+
+
+def keys(*names: str) -> None:
+    for name in names:
+        xdotool("key", "--delay", "60", name)
+        time.sleep(0.15)
+
+
+def evict_from_page_cache(folder: Path) -> None:
+    """Drop the bundle's files from the page cache, so the next start reads them from disk."""
+    if not hasattr(os, "posix_fadvise"):
+        return
+    for path in folder.rglob("*"):
+        if path.is_file() and not path.is_symlink():
+            fd = os.open(path, os.O_RDONLY)
+            try:
+                os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+            finally:
+                os.close(fd)
+
+
+def screenshot(path: Path) -> None:
+    grab = (
+        "import sys;from PySide6.QtGui import QGuiApplication;a=QGuiApplication(['grab']);"
+        "sys.exit(0 if a.primaryScreen().grabWindow(0).save(sys.argv[1]) else 1)"
+    )
+    env = {**os.environ, "QT_QPA_PLATFORM": "xcb"}
+    done = subprocess.run([sys.executable, "-c", grab, str(path)], env=env, timeout=60)
+    if done.returncode == 0:
+        step(f"screenshot {path}")
+
+
+def load() -> str:
+    one, five, _ = os.getloadavg()
+    return f"load average {one:.2f} (1 min), {five:.2f} (5 min) on {os.cpu_count()} CPUs"
+
+
+def quit_program(proc: subprocess.Popen[bytes], window: str, summary: bool) -> None:
+    focus(window)
+    keys("ctrl+q")
+    if summary:
+        # What was saved is said in a box that outlives the window; closing it ends the program.
+        box = wait_window("^Ratings saved$", proc, 20)
+        focus(box)
+        keys("Return")
+    try:
+        proc.wait(timeout=30)
+    except subprocess.TimeoutExpired as exc:
+        proc.kill()
+        raise CheckFailed("the program did not end after Ctrl+Q") from exc
+    if proc.returncode != 0:
+        raise CheckFailed(f"the program ended with exit code {proc.returncode}")
+
+
+def check_versions(bundle: Path, env: dict[str, str]) -> str:
+    version = run([str(bundle / "meaningbench"), "--version"], env).strip()
+    gui_version = run([str(bundle / "MeaningBench"), "--version"], env).strip()
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    expected = f"meaningbench {project['version']}"
+    if version != expected or gui_version != expected:
+        raise CheckFailed(f"--version said {version!r} and {gui_version!r}, not {expected!r}")
+    step(f"--version: {version}")
+    return version
+
+
+def check_welcome(bundle: Path, env: dict[str, str], shots: Path | None) -> float:
+    evict_from_page_cache(bundle)
+    step(f"cold start: {load()}")
+    started = time.monotonic()
+    proc = subprocess.Popen([str(bundle / "MeaningBench")], env=env)
+    window = wait_window("^MeaningBench$", proc)
+    seconds = time.monotonic() - started
+    step(f"cold start to the welcome window: {seconds:.2f} s")
+    time.sleep(1.5)
+    if shots:
+        screenshot(shots / "bundle-welcome.png")
+    quit_program(proc, window, summary=False)
+    return seconds
+
+
+def rate_one_item(bundle: Path, env: dict[str, str], study: Path, shots: Path | None) -> float:
+    started = time.monotonic()
+    proc = subprocess.Popen([str(bundle / "MeaningBench"), str(study)], env=env)
+    window = wait_window(f"^{study.stem} — MeaningBench$", proc)
+    seconds = time.monotonic() - started
+    step(f"warm start to the window with the demo study open: {seconds:.2f} s")
+    try:
+        focus(window)
+        keys("ctrl+shift+a")  # Study ▸ Annotate…
+        picker = wait_window("^Who is rating\\?$", proc, 20)
+        focus(picker)
+        xdotool("type", "--delay", "60", RATER)
+        keys("Return", "Return")  # a new rater is confirmed with a second Enter
+        time.sleep(1.0)
+        focus(window)
+        # Each scale of the study: the digits 7 and 3 make 73, Tab moves to the next scale
+        # (and comes back round to the first when there are fewer scales).
+        for _ in range(3):
+            xdotool("type", "--delay", "80", str(RATING))
+            time.sleep(0.4)
+            keys("Tab")
+        if shots:
+            screenshot(shots / "bundle-rating.png")
+        keys("Return")  # submit
+        time.sleep(1.0)
+        if shots:
+            screenshot(shots / "bundle-after-rating.png")
+        quit_program(proc, window, summary=True)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    return seconds
+
+
+def check_rating(bundle: Path, env: dict[str, str], study: Path, work: Path) -> None:
+    out = work / "ratings.csv"
+    run([str(bundle / "meaningbench"), "export", str(study), str(out), "--ratings"], env)
+    with out.open(encoding="utf-8", newline="") as f:
+        rows = [r for r in csv.DictReader(f) if r.get("annotator") == RATER]
+    if not rows:
+        raise CheckFailed(f"no rating by {RATER!r} in {study} (export: {out})")
+    values = {float(r["rating"]) for r in rows if r.get("rating")}
+    if values != {float(RATING)}:
+        raise CheckFailed(f"{RATER}'s ratings are {sorted(values)}, not {RATING}: {rows}")
+    step(f"the bundled CLI reads {len(rows)} rating(s) of {RATING} by {RATER} from {study.name}")
+
+
+def offline_prefix() -> list[str]:
+    """A network namespace with no interfaces, where the system lets this user make one."""
+    unshare = shutil.which("unshare")
+    if unshare and subprocess.run([unshare, "-rn", "true"], capture_output=True).returncode == 0:
+        return [unshare, "-rn"]
+    if unshare and subprocess.run([unshare, "-n", "true"], capture_output=True).returncode == 0:
+        return [unshare, "-n"]
+    return []
+
+
+def check_scoring(bundle: Path, env: dict[str, str], study: Path, work: Path) -> None:
+    offline = {**env, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+    prefix = offline_prefix()
+    step("scoring offline" + (" in a network namespace of its own" if prefix else ""))
+    copy = work / "scored.mbstudy"
+    shutil.copyfile(study, copy)
+    metrics = "bleu,meteor,bertscore"
+    started = time.monotonic()
+    cmd = [str(bundle / "meaningbench"), "score", str(copy), "--metrics", metrics, "--quiet"]
+    run([*prefix, *cmd, "--workers", "1"], offline, timeout=1200)
+    step(f"scored {metrics} in {time.monotonic() - started:.1f} s")
+    out = work / "items.csv"
+    run([str(bundle / "meaningbench"), "export", str(copy), str(out)], env)
+    with out.open(encoding="utf-8", newline="") as f:
+        rows = list(csv.DictReader(f))
+    for metric in ("bleu", "meteor", "bertscore"):
+        columns = [c for c in rows[0] if c.lower().startswith(metric)]
+        filled = [r[c] for r in rows for c in columns if r[c] not in ("", None)]
+        if not columns or len(filled) < len(rows):
+            raise CheckFailed(
+                f"{metric}: columns {columns} hold {len(filled)} scores for {len(rows)} items"
+            )
+        step(f"{metric}: {len(filled)} scores in {columns}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("bundle", type=Path, help="the bundle folder (dist/meaningbench)")
+    parser.add_argument("--shots", type=Path, default=None, help="folder for screenshots")
+    parser.add_argument("--report", type=Path, default=None, help="write the figures as JSON")
+    args = parser.parse_args(argv)
+    if not shutil.which("xdotool"):
+        print("bundle-check needs xdotool: apt-get install xdotool", file=sys.stderr)
+        return 2
+    if not os.environ.get("DISPLAY"):
+        print("bundle-check needs an X display: run it under xvfb-run", file=sys.stderr)
+        return 2
+    bundle = args.bundle.resolve()
+    if args.shots:
+        args.shots.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="mb-bundle-check-") as tmp:
+        work = Path(tmp)
+        # A data folder of its own: the first start is a first start, and nothing of the
+        # user's (preferences, recent studies, the NLTK folder) is read or changed.
+        env = {**os.environ, "MEANINGBENCH_HOME": str(work / "home"), "QT_QPA_PLATFORM": "xcb"}
+        env.pop("PYTHONPATH", None)
+        try:
+            version = check_versions(bundle, env)
+            cold = check_welcome(bundle, env, args.shots)
+            study = Path(run([str(bundle / "meaningbench"), "demo", "--no-gui"], env).strip())
+            step(f"demo study {study}")
+            warm = rate_one_item(bundle, env, study, args.shots)
+            check_rating(bundle, env, study, work)
+            check_scoring(bundle, env, study, work)
+        except CheckFailed as exc:
+            print(f"bundle-check: FAILED: {exc}", file=sys.stderr)
+            return 1
+    if args.report:
+        args.report.write_text(
+            json.dumps({"version": version, "cold_start_s": cold, "warm_start_s": warm}, indent=2)
+        )
+    step("passed")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

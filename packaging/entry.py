@@ -1,0 +1,36 @@
+"""Entry point of both packaged programs (PyInstaller): one analysis, two executables.
+
+`MeaningBench` is the desktop app; the command line is `meaningbench` on Linux and
+`meaningbench-cli` on Windows and macOS, whose file systems do not tell the two names
+apart by case. Both run this script and choose by the name they were started as.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import sys
+from pathlib import Path
+
+GUI_NAME = "MeaningBench"
+
+
+def main() -> int:
+    # Background jobs and scoring workers start child processes with "spawn": a frozen
+    # program must let such a child run its job instead of starting the program again.
+    multiprocessing.freeze_support()
+    if Path(sys.executable).stem != GUI_NAME:
+        from meaningbench.cli import main as cli
+
+        return int(cli() or 0)
+    if sys.argv[1:2] == ["--version"]:
+        from meaningbench import __version__
+
+        print(f"meaningbench {__version__}")
+        return 0
+    from meaningbench.ui.launch import launch
+
+    return launch(sys.argv[1:2] or None)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
