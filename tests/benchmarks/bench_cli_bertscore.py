@@ -62,9 +62,10 @@ APP_JOB = textwrap.dedent(
     from meaningbench.jobs.base import JobContext
     from meaningbench.ui.child_jobs import score_job
     from meaningbench.ui.child_process import in_child_process
-    job = in_child_process(score_job, Path(sys.argv[1]), ["bertscore"], {})
-    summaries = job(JobContext())
-    assert [s.status for s in summaries] == ["done"], summaries
+    if __name__ == "__main__":  # the job's process is spawned: it imports this file
+        job = in_child_process(score_job, Path(sys.argv[1]), ["bertscore"], {})
+        summaries = job(JobContext())
+        assert [s.status for s in summaries] == ["done"], summaries
     """
 )
 SIDES = ("meaningbench", "app_job", "bert_score")

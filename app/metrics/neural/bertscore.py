@@ -186,10 +186,14 @@ class BertScoreMetric(NeuralMetric):
 
         matches = greedy_match_many(
             [
-                (embs[cand_ref[n][0]], embs[cand_ref[n][1][k]],
-                 weighted(cand_ref[n][0]), weighted(cand_ref[n][1][k]))
+                (
+                    embs[cand_ref[n][0]],
+                    embs[cand_ref[n][1][k]],
+                    weighted(cand_ref[n][0]),
+                    weighted(cand_ref[n][1][k]),
+                )
                 for n, k in flat
-            ]  # fmt: skip
+            ]
         )
         by_item: list[list[tuple[int, Match]]] = [[] for _ in cand_ref]
         for (n, k), m in zip(flat, matches, strict=True):

@@ -63,9 +63,9 @@ def weights(ids: tuple[int, ...], idf: IdfWeights | None, specials: set[int]) ->
 
 
 # Pairs are matched many at a time, padded to the longest of their group: one batched product
-# instead of a dozen small tensor operations per pair, whose overhead dominated. A group holds
-# at most this many similarities (64 MB of float32).
-MATCH_GROUP_ELEMENTS = 16 * 2**20
+# instead of a dozen small tensor operations per pair, whose overhead dominated. A group's
+# padded vectors and its similarities each hold at most this many floats (16 MB).
+MATCH_GROUP_ELEMENTS = 4 * 2**20
 
 
 def greedy_match(
@@ -83,11 +83,15 @@ def greedy_match_many(
     """`greedy_match` of each (candidate, reference, candidate weights, reference weights)."""
     out: list[Match | None] = [None] * len(pairs)
     order = sorted(range(len(pairs)), key=lambda i: (len(pairs[i][0].ids), len(pairs[i][1].ids)))
+    if not pairs:
+        return []
+    dim = int(pairs[0][0].vectors.shape[-1])
     group: list[int] = []
     longest_c = longest_r = 0
     for i in order:
         lc, lr = max(longest_c, len(pairs[i][0].ids)), max(longest_r, len(pairs[i][1].ids))
-        if group and (len(group) + 1) * lc * lr > MATCH_GROUP_ELEMENTS:
+        n = len(group) + 1
+        if group and n * max(lc * lr, (lc + lr) * dim) > MATCH_GROUP_ELEMENTS:
             for k, m in zip(group, _match_group([pairs[j] for j in group]), strict=True):
                 out[k] = m
             group, lc, lr = [], len(pairs[i][0].ids), len(pairs[i][1].ids)
@@ -149,9 +153,14 @@ def _match_group(
             f = 0.0
         out.append(
             Match(
-                p, rec, f,
-                c_bests[k][:nc], c_sims[k][:nc], r_bests[k][:nr], r_sims[k][:nr],
-            )  # fmt: skip
+                p,
+                rec,
+                f,
+                c_bests[k][:nc],
+                c_sims[k][:nc],
+                r_bests[k][:nr],
+                r_sims[k][:nr],
+            )
         )
     return out
 
