@@ -177,7 +177,8 @@ def test_onnx_runtime_against_torch(shared_datasets: Path, tmp_path: Path) -> No
         "whole_process_speedup_median": speedup(walls),
         "forward_speedup_median": speedup(forwards),
         "max_abs_f1_diff": diff,
-        "kept": diff <= TOLERANCE and speedup(walls) >= NEEDED_SPEEDUP,
+        # One run's verdict; on a loaded machine the per-round ratios say whether to trust it.
+        "meets_the_bar_in_this_run": diff <= TOLERANCE and speedup(walls) >= NEEDED_SPEEDUP,
     }
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps(figures, indent=2) + "\n")
