@@ -74,6 +74,7 @@ from meaningbench.metrics.base import (
     Metric,
     Pair,
 )
+from meaningbench.metrics.neural.models import prefer_passive_thread_waits
 from meaningbench.metrics.registry import broken_plugins, metric_classes, metric_origin
 from meaningbench.runtime import Cancelled
 from meaningbench.settings import resolve_model_path
@@ -157,6 +158,7 @@ def validate_request(request: ScoreRequest) -> None:
 def score_study(
     request: ScoreRequest, ctx: JobContext, on_batch: BatchCallback | None = None
 ) -> list[MetricRunSummary]:
+    prefer_passive_thread_waits()
     study = open_existing(request.study_path)
     # Writes that wait for another process's lock say so, and stop when cancelled.
     study.set_wait_policy(

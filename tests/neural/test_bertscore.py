@@ -259,3 +259,46 @@ def test_empty_output_equals_bert_score(oracle, baseline_file, rescale, capfd):
     for k, item in enumerate(ours):
         assert item.raw == pytest.approx(float(F[k]), abs=1e-5)
         assert item.details["P"] == pytest.approx(float(P[k]), abs=1e-5)
+
+
+def test_batched_matching_equals_matching_each_pair_alone():
+    """Pairs of many lengths matched together, against a plain per-pair computation: padding
+    must never win a maximum, even for a token whose similarities are all negative."""
+    import numpy as np
+    import torch
+
+    from meaningbench.metrics.neural.cache import Embedding
+    from meaningbench.metrics.neural.greedy import greedy_match_many
+
+    rng = np.random.default_rng(7)
+
+    def embedding(n: int) -> Embedding:
+        v = rng.normal(size=(n, 8)).astype(np.float32)
+        v /= np.linalg.norm(v, axis=1, keepdims=True)
+        return Embedding(tuple(range(100, 100 + n)), torch.from_numpy(v))
+
+    pairs = []
+    for lc, lr in [(3, 9), (12, 4), (2, 6), (7, 7), (30, 3), (5, 2), (4, 25)]:
+        c, r = embedding(lc), embedding(lr)
+        pairs.append((c, r, rng.uniform(0.1, 2, lc).tolist(), rng.uniform(0.1, 2, lr).tolist()))
+    # A reference token opposite to every candidate token: its best similarity is negative.
+    c = embedding(4)
+    c = Embedding(c.ids, c.vectors.abs())  # all in the positive orthant
+    r = Embedding((1, 2, 3), torch.cat([c.vectors[:2], -c.vectors[2:3]]))
+    assert float((c.vectors @ r.vectors[2]).max()) < 0
+    pairs.append((c, r, [1.0] * 4, [1.0] * 3))
+
+    for (c, r, cw, rw), m in zip(pairs, greedy_match_many(pairs), strict=True):
+        sim = c.vectors.numpy() @ r.vectors.numpy().T
+        c_best, r_best = sim.argmax(axis=1), sim.argmax(axis=0)
+        c_sim, r_sim = np.maximum(sim.max(axis=1), 0), np.maximum(sim.max(axis=0), 0)
+        p = float((c_sim * cw).sum() / sum(cw))
+        rec = float((r_sim * rw).sum() / sum(rw))
+        if len(c.ids) == 2 or len(r.ids) == 2:
+            p = rec = 0.0
+        assert m.precision == pytest.approx(p, abs=1e-6)
+        assert m.recall == pytest.approx(rec, abs=1e-6)
+        assert m.f1 == pytest.approx(2 * p * rec / (p + rec) if p + rec else 0.0, abs=1e-6)
+        assert m.cand_best == c_best.tolist() and m.ref_best == r_best.tolist()
+        assert m.cand_sim == pytest.approx(c_sim.tolist(), abs=1e-6)
+        assert m.ref_sim == pytest.approx(r_sim.tolist(), abs=1e-6)

@@ -32,7 +32,7 @@ from meaningbench.metrics.neural.greedy import (
     IdfWeights,
     Match,
     alignment_details,
-    greedy_match,
+    greedy_match_many,
     weights,
 )
 from meaningbench.metrics.neural.models import resolve_model
@@ -181,22 +181,41 @@ class BertScoreMetric(NeuralMetric):
             persist=set(refs) if persist_refs else set(),
         )
         specials = special_ids(loaded)
+        if cancel is not None:
+            cancel.check()
+        # Every (candidate, reference) comparison at once; then the best reference per item.
+        flat = [(n, k) for n, (_, rs) in enumerate(cand_ref) for k in range(len(rs))]
+        weights_of: dict[str, list[float]] = {}
+
+        def weighted(text: str) -> list[float]:
+            if text not in weights_of:
+                weights_of[text] = weights(embs[text].ids, idf, specials)
+            return weights_of[text]
+
+        matches = greedy_match_many(
+            [
+                (
+                    embs[cand_ref[n][0]],
+                    embs[cand_ref[n][1][k]],
+                    weighted(cand_ref[n][0]),
+                    weighted(cand_ref[n][1][k]),
+                )
+                for n, k in flat
+            ]
+        )
+        by_item: list[list[tuple[int, Match]]] = [[] for _ in cand_ref]
+        for (n, k), m in zip(flat, matches, strict=True):
+            by_item[n].append((k, m))
         out = []
-        for n, (cand, rs) in enumerate(cand_ref):
-            if cancel is not None and n % 256 == 0:
-                cancel.check()
-            c = embs[cand]
-            cw = weights(c.ids, idf, specials)
+        for (cand, rs), found in zip(cand_ref, by_item, strict=True):
             best = None
             prf = (-math.inf, -math.inf, -math.inf)
-            for k, ref in enumerate(rs):
-                r = embs[ref]
-                m = greedy_match(c, r, cw, weights(r.ids, idf, specials))
+            for k, m in found:
                 prf = (max(prf[0], m.precision), max(prf[1], m.recall), max(prf[2], m.f1))
                 if best is None or m.f1 > best[1].f1:
                     best = (k, m)
             assert best is not None
-            out.append((prf, best[0], best[1], c.ids, embs[rs[best[0]]].ids))
+            out.append((prf, best[0], best[1], embs[cand].ids, embs[rs[best[0]]].ids))
         return out
 
     def score_batch(
@@ -208,6 +227,13 @@ class BertScoreMetric(NeuralMetric):
         baseline = self._baseline() if self.config["rescale"] else None
         raw = self.score_pairs_raw([(p.output, pair_references(p)) for p in pairs], cancel, idf)
         tokenizer = self.loaded().tokenizer
+        tokens_of: dict[tuple[int, ...], list[str]] = {}  # a source shared by items, once
+
+        def tokens(ids: tuple[int, ...]) -> list[str]:
+            if ids not in tokens_of:
+                tokens_of[ids] = tokenizer.convert_ids_to_tokens(list(ids))
+            return tokens_of[ids]
+
         results = []
         for pair, ((p, r, f), k, match, c_ids, r_ids) in zip(pairs, raw, strict=True):
             details: dict[str, Any] = {"P": _finite(p), "R": _finite(r), "F1": _finite(f)}
@@ -218,11 +244,7 @@ class BertScoreMetric(NeuralMetric):
             if len(pair_references(pair)) > 1:
                 details["ref_index"] = k
             if self.config["alignment"]:
-                details["alignment"] = alignment_details(
-                    tokenizer.convert_ids_to_tokens(list(c_ids)),
-                    tokenizer.convert_ids_to_tokens(list(r_ids)),
-                    match,
-                )
+                details["alignment"] = alignment_details(tokens(c_ids), tokens(r_ids), match)
             value = 100.0 * max(0.0, f) if math.isfinite(f) else None
             results.append(ItemScore(value=value, raw=_finite(f), details=details))
         return results

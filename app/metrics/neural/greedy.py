@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -62,33 +62,107 @@ def weights(ids: tuple[int, ...], idf: IdfWeights | None, specials: set[int]) ->
     return [idf.weight(i) for i in ids]
 
 
+# Pairs are matched many at a time, padded to the longest of their group: one batched product
+# instead of a dozen small tensor operations per pair, whose overhead dominated. A group's
+# padded vectors and its similarities each hold at most this many floats (16 MB).
+MATCH_GROUP_ELEMENTS = 4 * 2**20
+
+
 def greedy_match(
     cand: Embedding,
     ref: Embedding,
     cand_w: list[float],
     ref_w: list[float],
 ) -> Match:
+    return greedy_match_many([(cand, ref, cand_w, ref_w)])[0]
+
+
+def greedy_match_many(
+    pairs: Sequence[tuple[Embedding, Embedding, list[float], list[float]]],
+) -> list[Match]:
+    """`greedy_match` of each (candidate, reference, candidate weights, reference weights)."""
+    out: list[Match | None] = [None] * len(pairs)
+    order = sorted(range(len(pairs)), key=lambda i: (len(pairs[i][0].ids), len(pairs[i][1].ids)))
+    if not pairs:
+        return []
+    dim = int(pairs[0][0].vectors.shape[-1])
+    group: list[int] = []
+    longest_c = longest_r = 0
+    for i in order:
+        lc, lr = max(longest_c, len(pairs[i][0].ids)), max(longest_r, len(pairs[i][1].ids))
+        n = len(group) + 1
+        if group and n * max(lc * lr, (lc + lr) * dim) > MATCH_GROUP_ELEMENTS:
+            for k, m in zip(group, _match_group([pairs[j] for j in group]), strict=True):
+                out[k] = m
+            group, lc, lr = [], len(pairs[i][0].ids), len(pairs[i][1].ids)
+        group.append(i)
+        longest_c, longest_r = lc, lr
+    if group:
+        for k, m in zip(group, _match_group([pairs[j] for j in group]), strict=True):
+            out[k] = m
+    return out  # type: ignore[return-value]
+
+
+def _match_group(
+    pairs: Sequence[tuple[Embedding, Embedding, list[float], list[float]]],
+) -> list[Match]:
     import torch
 
-    sim = cand.vectors @ ref.vectors.T
-    c_sim, c_best = sim.max(dim=1)
-    r_sim, r_best = sim.max(dim=0)
+    n = len(pairs)
+    lc = max(len(c.ids) for c, _, _, _ in pairs)
+    lr = max(len(r.ids) for _, r, _, _ in pairs)
+    dim = pairs[0][0].vectors.shape[-1]
+    cands = torch.zeros((n, lc, dim), dtype=torch.float32)
+    refs = torch.zeros((n, lr, dim), dtype=torch.float32)
+    cw = torch.zeros((n, lc), dtype=torch.float32)
+    rw = torch.zeros((n, lr), dtype=torch.float32)
+    c_pad = torch.ones((n, lc), dtype=torch.bool)
+    r_pad = torch.ones((n, lr), dtype=torch.bool)
+    for k, (c, r, c_w, r_w) in enumerate(pairs):
+        cands[k, : len(c.ids)] = c.vectors
+        refs[k, : len(r.ids)] = r.vectors
+        cw[k, : len(c.ids)] = torch.tensor(c_w, dtype=torch.float32)
+        rw[k, : len(r.ids)] = torch.tensor(r_w, dtype=torch.float32)
+        c_pad[k, : len(c.ids)] = False
+        r_pad[k, : len(r.ids)] = False
+    sim = torch.bmm(cands, refs.transpose(1, 2))
+    # Padding never wins a max: a padded column or row is -inf before the maxima.
+    sim.masked_fill_(r_pad[:, None, :], -math.inf)
+    sim.masked_fill_(c_pad[:, :, None], -math.inf)
+    c_sim, c_best = sim.max(dim=2)
+    r_sim, r_best = sim.max(dim=1)
     # bert-score pads each batch with zero similarities, and a zero wins the max when all of a
     # token's similarities are negative (rare: a few layers, a few tokens). Clamping at 0 gives
     # its scores for every sentence but the longest of its batch of 64 (which it leaves
-    # unclamped), so the two agree on real data; the paper's max is unclamped.
+    # unclamped), so the two agree on real data; the paper's max is unclamped. Padded
+    # positions become 0 here and weigh 0.
     c_sim = c_sim.clamp_min(0.0)
     r_sim = r_sim.clamp_min(0.0)
-    cw = torch.tensor(cand_w, dtype=torch.float32)
-    rw = torch.tensor(ref_w, dtype=torch.float32)
-    p = float((c_sim * (cw / cw.sum())).sum())
-    r = float((r_sim * (rw / rw.sum())).sum())
-    if len(cand.ids) == 2 or len(ref.ids) == 2:
-        p = r = 0.0  # bert-score: an empty sentence (special tokens only) scores 0
-    f = 2 * p * r / (p + r) if (p + r) != 0 and not math.isnan(p + r) else 0.0
-    if math.isnan(f):
-        f = 0.0
-    return Match(p, r, f, c_best.tolist(), c_sim.tolist(), r_best.tolist(), r_sim.tolist())
+    p_all = ((c_sim * cw).sum(dim=1) / cw.sum(dim=1)).tolist()
+    r_all = ((r_sim * rw).sum(dim=1) / rw.sum(dim=1)).tolist()
+    c_sims, c_bests = c_sim.tolist(), c_best.tolist()
+    r_sims, r_bests = r_sim.tolist(), r_best.tolist()
+    out = []
+    for k, (c, r, _, _) in enumerate(pairs):
+        nc, nr = len(c.ids), len(r.ids)
+        p, rec = float(p_all[k]), float(r_all[k])
+        if nc == 2 or nr == 2:
+            p = rec = 0.0  # bert-score: an empty sentence (special tokens only) scores 0
+        f = 2 * p * rec / (p + rec) if (p + rec) != 0 and not math.isnan(p + rec) else 0.0
+        if math.isnan(f):
+            f = 0.0
+        out.append(
+            Match(
+                p,
+                rec,
+                f,
+                c_bests[k][:nc],
+                c_sims[k][:nc],
+                r_bests[k][:nr],
+                r_sims[k][:nr],
+            )
+        )
+    return out
 
 
 def alignment_details(
