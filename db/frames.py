@@ -142,21 +142,26 @@ def registered_models_frame(session: Session | Connection) -> pd.DataFrame:
     return pd.read_sql_query(text(sql), _conn(session))
 
 
+def current_scores_sql(condition: str = "1") -> str:
+    """The one rule of which score counts, as SQL: per (item, metric, config hash), the
+    newest run's non-error score. `condition` narrows the rows first (a metric, some items;
+    its placeholders are the caller's). Columns: item_id, metric, config_hash, value, raw,
+    run_id. SQLite's bare-column rule makes value and raw those of the MAX(run_id) row."""
+    return f"""
+        SELECT s.item_id, m.metric, m.config_hash, s.value, s.raw, MAX(s.run_id) AS run_id
+        FROM score s JOIN metric_run m ON m.id = s.run_id
+        WHERE s.error IS NULL AND ({condition})
+        GROUP BY s.item_id, m.metric, m.config_hash
+    """
+
+
 def scores_frame(session: Session | Connection, runs: pd.DataFrame) -> pd.DataFrame:
     """Long table: item_id, metric, config_hash, column, value, raw (newest score per config).
 
     `runs` is `runs_frame` with a `column` per (metric, config hash)."""
-    sql = """
-        SELECT s.item_id, m.metric, m.config_hash, s.value, s.raw, s.run_id
-        FROM score s JOIN metric_run m ON m.id = s.run_id
-        WHERE s.error IS NULL
-    """
-    long = pd.read_sql_query(text(sql), _conn(session))
+    long = pd.read_sql_query(text(current_scores_sql()), _conn(session))
     if long.empty:
         return pd.DataFrame(columns=["item_id", "metric", "config_hash", "column", "value", "raw"])
-    long = long.sort_values("run_id").drop_duplicates(
-        ["item_id", "metric", "config_hash"], keep="last"
-    )
     long = long.merge(runs[["metric", "config_hash", "column"]], on=["metric", "config_hash"])
     return long.drop(columns=["run_id"]).reset_index(drop=True)
 

@@ -28,6 +28,7 @@ import pandas as pd
 
 from meaningbench.analysis.human import item_scores
 from meaningbench.analysis.label_sets import resolve_label_sets, select_labels
+from meaningbench.db.frames import current_scores_sql
 
 if TYPE_CHECKING:
     from meaningbench.db.study import Study
@@ -119,12 +120,9 @@ def ids_sql(f: BrowserFilter) -> tuple[str, list[Any]]:
         # Ordered by `load_ids` after the human scores are computed (see the module notes).
         order = f"i.id {direction}"
     elif f.sort == "score" and f.sort_score is not None:
-        # SQLite's bare-column rule: with MAX(run_id), `value` comes from the newest run.
+        current = current_scores_sql("m.metric = ? AND m.config_hash = ?")
         joins = (
-            " LEFT JOIN (SELECT s.item_id, s.value AS v, MAX(s.run_id)"
-            " FROM score s JOIN metric_run m ON m.id = s.run_id"
-            " WHERE m.metric = ? AND m.config_hash = ? AND s.error IS NULL"
-            " GROUP BY s.item_id) srt ON srt.item_id = i.id"
+            f" LEFT JOIN (SELECT item_id, value AS v FROM ({current})) srt ON srt.item_id = i.id"
         )
         join_params.extend(f.sort_score)
         order = f"srt.v IS NULL, srt.v {direction}, i.id {direction}"
@@ -289,20 +287,15 @@ def score_columns(study: Study) -> list[ScoreColumn]:
 def fetch_scores(
     conn: sqlite3.Connection, ids: Sequence[int]
 ) -> dict[tuple[int, str, str], float | None]:
-    """(item, metric, config hash) → value, the newest non-error score (meaningbench.db.frames' rule)."""
+    """(item, metric, config hash) → value of the score that counts (meaningbench.db.frames)."""
     if not ids:
         return {}
     marks = ",".join("?" * len(ids))
-    sql = f"""
-        SELECT s.item_id, m.metric, m.config_hash, s.value
-        FROM score s JOIN metric_run m ON m.id = s.run_id
-        WHERE s.error IS NULL AND s.item_id IN ({marks})
-        ORDER BY s.run_id
-    """
-    out: dict[tuple[int, str, str], float | None] = {}
-    for item_id, metric, config_hash, value in conn.execute(sql, list(ids)):
-        out[(int(item_id), metric, config_hash)] = value  # later runs overwrite earlier ones
-    return out
+    sql = f"SELECT item_id, metric, config_hash, value FROM ({current_scores_sql(f's.item_id IN ({marks})')})"
+    return {
+        (int(item_id), metric, config_hash): value
+        for item_id, metric, config_hash, value in conn.execute(sql, list(ids))
+    }
 
 
 def distinct_values(conn: sqlite3.Connection) -> tuple[list[str], list[str]]:

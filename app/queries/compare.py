@@ -26,6 +26,7 @@ from sqlalchemy.orm import Session
 from meaningbench.analysis.human import item_scores, source_means
 from meaningbench.analysis.label_sets import resolve_label_sets, select_labels
 from meaningbench.analysis.score_columns import runs_frame
+from meaningbench.db.frames import current_scores_sql
 from meaningbench.db.study import Study
 from meaningbench.metrics.explain import Explanation
 from meaningbench.metrics.structural.scenes import SceneSpec
@@ -189,14 +190,10 @@ def load_comparison(
 def _attach_scores(
     session: Session, by_id: dict[int, SystemRow], clause: str, params: dict[str, object]
 ) -> list[str]:
+    current = current_scores_sql(f"s.item_id IN {clause}")
     scores = session.execute(
         text(
-            f"""
-            SELECT s.item_id, m.metric, m.config_hash, s.value FROM score s
-            JOIN metric_run m ON m.id = s.run_id
-            WHERE s.error IS NULL AND s.value IS NOT NULL AND s.item_id IN {clause}
-            ORDER BY s.run_id
-            """
+            f"SELECT item_id, metric, config_hash, value FROM ({current}) WHERE value IS NOT NULL"
         ),
         params,
     ).all()
@@ -208,7 +205,7 @@ def _attach_scores(
         for m, h, c in zip(runs["metric"], runs["config_hash"], runs["column"], strict=True)
     }
     seen: list[str] = []
-    for item_id, metric, config_hash, value in scores:  # newest run last: it wins
+    for item_id, metric, config_hash, value in scores:
         name = column.get((metric, config_hash), metric)
         by_id[item_id].metrics[name] = float(value)
         if name not in seen:

@@ -127,3 +127,29 @@ def test_detail_shows_ratings_scores_and_notes(study_with_facts, conn) -> None:
     assert shown is not None
     assert sorted((r.annotator, r.value) for r in shown.ratings) == sorted(facts.ratings[rated])
     assert fetch_detail(conn, 10**9) is None
+
+
+def test_a_newer_not_defined_score_replaces_an_older_value_everywhere(
+    study_with_facts, conn
+) -> None:
+    """The rule of which score counts is one SQL text (meaningbench.db.frames): a newer run
+    that stored "not defined" (no value, no error) hides the older value in the browser, the
+    score matrix and the comparison view alike."""
+    from meaningbench.queries.compare import list_sources, load_comparison
+
+    study, facts = study_with_facts
+    first = next(iter(facts.bleu))
+    add_scores(study.path, "bleu", {first: None}, config_hash=HASH)  # type: ignore[dict-item]
+    assert fetch_scores(conn, [first])[(first, "bleu", HASH)] is None
+    with study.session() as s:
+        matrix = score_matrix(s)
+        shown = {
+            row.item_id: row.metrics
+            for entry in list_sources(s)
+            for row in load_comparison(s, entry.source_group).rows
+        }
+    column = next(c for c in matrix.columns if c.startswith("bleu"))
+    assert matrix[column].isna()[first]
+    assert not any(name.startswith("bleu") for name in shown.get(first, {}))
+    other = next(i for i in facts.bleu if i != first)
+    assert fetch_scores(conn, [other])[(other, "bleu", HASH)] == facts.bleu[other]

@@ -48,18 +48,19 @@ def _newest_scores(
     """The newest error-free (value, input hash) of a (metric, config) per item."""
     from sqlalchemy import text
 
+    from meaningbench.db.frames import current_scores_sql
     from meaningbench.db.study import open_study
 
     study = open_study(study_path)
     out: dict[int, tuple[float | None, str | None]] = {}
     try:
         with study.session() as s:
+            # The score that counts, with the input hash of the row it comes from.
+            current = current_scores_sql("m.metric = :m AND m.config_hash = :h")
             rows = s.execute(
                 text(
-                    "SELECT s.item_id, s.value, s.input_hash FROM score s "
-                    "JOIN metric_run r ON r.id = s.run_id "
-                    "WHERE r.metric = :m AND r.config_hash = :h AND s.error IS NULL "
-                    "ORDER BY s.run_id"
+                    f"SELECT c.item_id, c.value, s.input_hash FROM ({current}) c "
+                    "JOIN score s ON s.run_id = c.run_id AND s.item_id = c.item_id"
                 ),
                 {"m": metric, "h": config_hash},
             )
