@@ -17,6 +17,7 @@ identical file adds nothing and says so, a file with rows appended adds exactly 
 
 from __future__ import annotations
 
+import sqlite3
 import time
 from collections.abc import Callable, Sequence
 from contextlib import ExitStack
@@ -417,6 +418,33 @@ def _import_record(path: Path, writer: BulkWriter, report: ImportReport) -> dict
     }
 
 
+def _plan_file(
+    conn: sqlite3.Connection,
+    source: TableSource,
+    user: UserMapping,
+    fmt: str,
+    path: Path,
+    ratings: str | None,
+) -> Plan:
+    known = BulkWriter.known_dimensions(conn)
+    return make_plan(
+        source.columns,
+        user,
+        shape=fmt if fmt in SHAPES else None,
+        known=known,
+        path=path,
+        ratings=ratings,
+    )
+
+
+def _record_import(path: Path, writer: BulkWriter, report: ImportReport) -> None:
+    record = _import_record(path, writer, report)
+    # An import that adds nothing leaves the study as it was, its record included.
+    if not report.nothing_new:
+        for name in report.datasets:
+            writer.record_import(writer.datasets[name].id, record)
+
+
 def _finish_report(report: ImportReport, started: float) -> None:
     if report.nothing_new:
         report.warn(
@@ -465,15 +493,7 @@ def import_file(
     # `score` waiting for the study can say what it waits for.
     announcement = ExitStack()
     try:
-        known = BulkWriter.known_dimensions(conn)  # type: ignore[arg-type]
-        plan = make_plan(
-            source.columns,
-            user,
-            shape=fmt if fmt in SHAPES else None,
-            known=known,
-            path=path,
-            ratings=ratings,
-        )
+        plan = _plan_file(conn, source, user, fmt, path, ratings)  # type: ignore[arg-type]
         _report_plan(report, plan)
         parser = RowParser(plan, source.columns, source.container)
         run = _start_run(
@@ -491,11 +511,7 @@ def import_file(
         run.check_file(file_name)
         run.finish_sources()
         writer.flush()
-        record = _import_record(path, writer, report)
-        # An import that adds nothing leaves the study as it was, its record included.
-        if not report.nothing_new:
-            for name in report.datasets:
-                writer.record_import(writer.datasets[name].id, record)
+        _record_import(path, writer, report)
         if cancel is not None:
             cancel.check()
         report.items_existing = len(run.touched_existing)

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -248,15 +248,33 @@ def _finish_all(
     return [r.finish(final) if isinstance(r, MetricRun) else r for r in results if r is not None]
 
 
-def score_study(
-    request: ScoreRequest, ctx: JobContext, on_batch: BatchCallback | None = None
-) -> list[MetricRunSummary]:
-    prefer_passive_thread_waits()
+def _open_for_scoring(request: ScoreRequest, ctx: JobContext) -> Study:
     study = open_existing(request.study_path)
     # Writes that wait for another process's lock say so, and stop when cancelled.
     study.set_wait_policy(
         WaitPolicy(notice=ctx.notice, check=ctx.cancel.check, unknown_limit_s=UNNAMED_WAIT_S)
     )
+    return study
+
+
+def _metrics_with_work(
+    runnable: list[PlannedMetric], hashes: Hashes, states: dict[CacheKey, CacheState]
+) -> Iterator[Metric]:
+    """The metrics workers may run: parallel-safe ones with items left to score."""
+    return (
+        p.metric
+        for p in runnable
+        if p.metric is not None
+        and p.metric.parallel_safe
+        and states[hashes.cache_key(p.metric)].current is not None  # it has work to do
+    )
+
+
+def score_study(
+    request: ScoreRequest, ctx: JobContext, on_batch: BatchCallback | None = None
+) -> list[MetricRunSummary]:
+    prefer_passive_thread_waits()
+    study = _open_for_scoring(request, ctx)
     me = this_process()
     pool = WorkerPool(
         int(request.options.get("workers") or default_workers()),
@@ -274,13 +292,7 @@ def score_study(
         ctx.progress(0, None, "Checking cached scores", force=True)
         items, hashes, states = _check_caches(study, request, runnable)
         progress = _Progress(ctx, len(items) * len(runnable))
-        pool.before_fork = lambda: _warm_up(
-            p.metric
-            for p in runnable
-            if p.metric is not None
-            and p.metric.parallel_safe
-            and states[hashes.cache_key(p.metric)].current is not None  # it has work to do
-        )
+        pool.before_fork = lambda: _warm_up(_metrics_with_work(runnable, hashes, states))
 
         def report(label: str, ids: list[int], n: int) -> None:
             if on_batch is not None:
