@@ -437,6 +437,95 @@ def agreement_of_units(
     )
 
 
+@dataclass(frozen=True)
+class _IccChoice:
+    """The ICC the design allows: two-way on a complete design, one-way otherwise."""
+
+    complete: bool
+    icc_all: dict[str, float]
+    model: str
+    single: float
+    average: float
+    icc_ci: tuple[float, float]
+    icc_k_ci: tuple[float, float]
+
+
+def _choose_icc(
+    items: np.ndarray,
+    values: np.ndarray,
+    raters: np.ndarray,
+    anon: np.ndarray,
+    unit: np.ndarray,
+    m: np.ndarray,
+    confidence: float,
+) -> _IccChoice:
+    multi = m >= 2
+    multi_rows = multi[unit] if unit.size else np.zeros(0, bool)
+    raters_multi = np.unique(raters[multi_rows])
+    complete = (
+        not anon.any()
+        and multi.sum() >= 2
+        and raters_multi.size >= 2
+        and bool((m[multi] == raters_multi.size).all())
+    )
+    one_way = icc_one_way(items, values, confidence=confidence)
+    if complete:
+        # Complete design: every multiply-rated item carries a rating by every rater present.
+        col = np.searchsorted(raters_multi, raters[multi_rows])
+        _, row = np.unique(unit[multi_rows], return_inverse=True)
+        matrix = np.full((int(row.max()) + 1, raters_multi.size), np.nan)
+        matrix[row, col] = values[multi_rows]
+        icc_all = icc_two_way(matrix)
+        return _IccChoice(
+            True, icc_all, "ICC(2,1)", icc_all["ICC(2,1)"], icc_all["ICC(2,k)"], NAN_PAIR, NAN_PAIR
+        )
+    return _IccChoice(
+        False,
+        one_way,
+        "ICC(1,1)",
+        one_way.get("ICC(1,1)", float("nan")),
+        one_way.get("ICC(1,k)", float("nan")),
+        (
+            one_way.get("ICC(1,1) low", float("nan")),
+            one_way.get("ICC(1,1) high", float("nan")),
+        ),
+        (
+            one_way.get("ICC(1,k) low", float("nan")),
+            one_way.get("ICC(1,k) high", float("nan")),
+        ),
+    )
+
+
+def _leave_one_out_by_name(
+    items: np.ndarray,
+    raters: np.ndarray,
+    values: np.ndarray,
+    anon: np.ndarray,
+    names: list[str],
+    named_present: np.ndarray,
+) -> tuple[dict[str, dict[str, float]], dict[str, str]]:
+    """(each named rater's leave-one-out r and n, what is not shown and why)."""
+    if anon.any():
+        return {}, dict(NEEDS_IDENTITY)
+    loo_r, loo_n = leave_one_out(items, raters, values)
+    return {names[a]: {"r": float(loo_r[a]), "n": int(loo_n[a])} for a in named_present}, {}
+
+
+def _reliability(sb: float, average: float, model: str) -> tuple[float, str]:
+    """The reliability the ceiling rests on, and its basis."""
+    if np.isfinite(sb):
+        return sb, "split-half (Spearman-Brown)"
+    if np.isfinite(average):
+        return average, model.replace(",1)", ",k)")
+    return float("nan"), ""
+
+
+def _ceiling(reliability: float) -> float:
+    if np.isfinite(reliability) and reliability > 0:
+        return float(np.sqrt(reliability))
+    return 0.0 if np.isfinite(reliability) else float("nan")
+
+
 def _agreement_of_units(
     u: RaterUnits,
     *,
@@ -454,89 +543,41 @@ def _agreement_of_units(
     multi = m >= 2
     named_present = np.unique(raters[~anon])
     alpha = krippendorff_alpha_interval(items, values)
-
-    icc_all: dict[str, float] = {}
-    model, single, average = "ICC(1,1)", float("nan"), float("nan")
-    multi_rows = multi[unit] if unit.size else np.zeros(0, bool)
-    raters_multi = np.unique(raters[multi_rows])
-    complete = (
-        not anon.any()
-        and multi.sum() >= 2
-        and raters_multi.size >= 2
-        and bool((m[multi] == raters_multi.size).all())
-    )
-    one_way = icc_one_way(items, values, confidence=confidence)
-    if complete:
-        # Complete design: every multiply-rated item carries a rating by every rater present.
-        col = np.searchsorted(raters_multi, raters[multi_rows])
-        _, row = np.unique(unit[multi_rows], return_inverse=True)
-        matrix = np.full((int(row.max()) + 1, raters_multi.size), np.nan)
-        matrix[row, col] = values[multi_rows]
-        icc_all = icc_two_way(matrix)
-        model, single, average = "ICC(2,1)", icc_all["ICC(2,1)"], icc_all["ICC(2,k)"]
-        icc_ci, icc_k_ci = NAN_PAIR, NAN_PAIR
-    else:
-        icc_all = one_way
-        single = one_way.get("ICC(1,1)", float("nan"))
-        average = one_way.get("ICC(1,k)", float("nan"))
-        icc_ci = (
-            one_way.get("ICC(1,1) low", float("nan")),
-            one_way.get("ICC(1,1) high", float("nan")),
-        )
-        icc_k_ci = (
-            one_way.get("ICC(1,k) low", float("nan")),
-            one_way.get("ICC(1,k) high", float("nan")),
-        )
+    icc = _choose_icc(items, values, raters, anon, unit, m, confidence)
 
     r_half, sb = split_half(
         items,
         values,
-        raters=raters if complete else None,
+        raters=raters if icc.complete else None,
         n_splits=n_splits,
         seed=seed,
     )
     boot = bootstrap_intervals(items, values, n_boot=n_boot, seed=seed, confidence=confidence)
     names = rater_names or [str(a) for a in range(int(u.raters.max()) + 1 if u.raters.size else 0)]
-    loo: dict[str, dict[str, float]] = {}
-    not_shown: dict[str, str] = {}
-    if anon.any():
-        not_shown = dict(NEEDS_IDENTITY)
-    else:
-        loo_r, loo_n = leave_one_out(items, raters, values)
-        loo = {names[a]: {"r": float(loo_r[a]), "n": int(loo_n[a])} for a in named_present}
+    loo, not_shown = _leave_one_out_by_name(items, raters, values, anon, names, named_present)
     finite = [d["r"] for d in loo.values() if np.isfinite(d["r"])]
-    if np.isfinite(sb):
-        reliability, basis = sb, "split-half (Spearman-Brown)"
-    elif np.isfinite(average):
-        reliability, basis = average, model.replace(",1)", ",k)")
-    else:
-        reliability, basis = float("nan"), ""
-    ceiling = (
-        float(np.sqrt(reliability))
-        if np.isfinite(reliability) and reliability > 0
-        else (0.0 if np.isfinite(reliability) else float("nan"))
-    )
+    reliability, basis = _reliability(sb, icc.average, icc.model)
     return AgreementResult(
         n_annotators=int(named_present.size),
         n_ratings=int(values.size),
         n_items_multi=int(multi.sum()),
         alpha=alpha,
-        icc_model=model,
-        icc=single,
-        icc_k=average,
-        icc_all=icc_all,
+        icc_model=icc.model,
+        icc=icc.single,
+        icc_k=icc.average,
+        icc_all=icc.icc_all,
         split_half_r=r_half,
         spearman_brown=sb,
         loo=loo,
         loo_mean=float(np.mean(finite)) if finite else float("nan"),
         reliability=reliability,
         reliability_basis=basis,
-        ceiling=ceiling,
+        ceiling=_ceiling(reliability),
         n_anonymous=int(anon.sum()),
         confidence=confidence,
         alpha_ci=boot["alpha"],
-        icc_ci=icc_ci,
-        icc_k_ci=icc_k_ci,
+        icc_ci=icc.icc_ci,
+        icc_k_ci=icc.icc_k_ci,
         spearman_brown_ci=boot["spearman_brown"],
         not_shown=not_shown,
     )

@@ -37,6 +37,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -243,6 +244,130 @@ def _match(
     return labels.merge(pd.concat([chosen, pooled_rows]), on="rating_id", how="left")
 
 
+def _rows_with_text(items: pd.DataFrame, ratings: pd.DataFrame) -> pd.DataFrame:
+    """Each rating with its item's dataset, texts and pair key."""
+    text = items.set_index("item_id")[["dataset", "source", "output"]].copy()
+    # Normalised once per item, not per rating: a pair's key is a property of its text.
+    text["key"] = [
+        normalise(s) + "\t" + normalise(o)
+        for s, o in zip(text["source"], text["output"], strict=True)
+    ]
+    rows = ratings.join(text, on="item_id")
+    return rows[rows["source"].notna()]
+
+
+def _split_labels(
+    rows: pd.DataFrame, label_sets: Sequence[str] | None
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(labels, raw): the aggregate labels audited and the per-rater ratings."""
+    is_label = rows["annotator_kind"] == "aggregate"
+    labels = rows[is_label].drop(columns=["n_raters"], errors="ignore")
+    raw = rows[~is_label]
+    if label_sets is not None:
+        unknown = sorted(set(label_sets) - set(labels["annotator"]))
+        if unknown:
+            known = ", ".join(sorted(set(labels["annotator"]))) or "none"
+            raise UserError(f"no aggregate label set {unknown[0]!r}; label sets: {known}")
+        labels = labels[labels["annotator"].isin(label_sets)]
+    if labels.empty:
+        raise UserError("the study has no aggregate labels (published labels) to audit")
+    return labels, raw
+
+
+def _apply_scale(
+    raw: pd.DataFrame, labels: pd.DataFrame, scale: ScaleMap | None
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    if scale is not None:  # one side mapped onto 0–100 before anything is compared
+        if scale.side == "raw":
+            raw = raw.assign(value=scale.apply(raw["value"].to_numpy(dtype=np.float64)))
+        else:
+            labels = labels.assign(value=scale.apply(labels["value"].to_numpy(dtype=np.float64)))
+    return raw, labels
+
+
+def _match_labels(
+    labels: pd.DataFrame, raw: pd.DataFrame, tolerance: float
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(merged, per_file): each label with its raw pair, and each file's raw pairs."""
+    per_file = pd.DataFrame()
+    if raw.empty:
+        merged = labels.assign(raw_mean=np.nan, files=None)
+    else:
+        per_file = _pairs(raw, ["dimension", "dataset", "key"])
+        pooled = _pairs(raw, ["dimension", "key"])
+        merged = _match(labels, per_file, pooled, tolerance)
+    merged = merged.rename(columns={"annotator": "label_set", "value": "label"})
+    return merged, per_file
+
+
+def _count_unmatched(merged: pd.DataFrame) -> dict[str, int]:
+    unmatched = {
+        str(k): int(v)
+        for k, v in merged[merged["raw_mean"].isna()].groupby("label_set").size().items()
+    }
+    for name in merged["label_set"].unique():
+        unmatched.setdefault(str(name), 0)
+    return unmatched
+
+
+def _audit_group(
+    key: tuple[Any, Any, Any],
+    g: pd.DataFrame,
+    per_file: pd.DataFrame,
+    tolerance: float,
+    scale: ScaleMap | None,
+    notes: list[str],
+) -> tuple[AuditGroup, pd.DataFrame | None]:
+    """One (label set, files, dimension) group compared; its label rows unless not compared."""
+    set_name, files, dim = key
+    g = g.copy()
+    lab = g["label"].to_numpy(dtype=np.float64)
+    rawm = g["raw_mean"].to_numpy(dtype=np.float64)
+    group = AuditGroup(
+        label_set=str(set_name),
+        source=str(files),
+        dimension=str(dim),
+        n_labels=len(g),
+        n_ambiguous=int(((g["n_rows"] > 1) | g["several_files"].astype(bool)).sum()),
+        label_scale=observed_scale(lab),
+        raw_scale=observed_scale(rawm),
+    )
+    # The file's own pairs: a scramble happens within one file, with that file's means.
+    file_pairs = per_file[(per_file["dimension"] == dim) & (per_file["dataset"] == files)]
+    if observed_scale(lab) != observed_scale(rawm) and scale is None:
+        group.status = "scale mismatch"
+        notes.append(
+            f"{set_name} vs {files} ({dim}): labels look {group.label_scale}, raw ratings "
+            f"look {group.raw_scale}; not compared (say which side to map with --scale, "
+            "e.g. --scale raw=1-5)"
+        )
+        return group, None
+    diff = lab - rawm
+    equal = np.abs(diff) <= tolerance + 1e-9
+    group.n_equal = int(equal.sum())
+    group.mean_abs_diff = float(np.mean(np.abs(diff)))
+    if len(g) > 1 and np.std(lab) > 0 and np.std(rawm) > 0:
+        group.pearson = float(np.corrcoef(lab, rawm)[0, 1])
+    if file_pairs.empty:  # labels resolved to several files at once: no one file order
+        other = np.zeros(len(g), dtype=bool)
+        mapping, share, identity, mapped = None, None, None, np.full(len(g), np.nan)
+    else:
+        other, mapping, share, identity, mapped = signature(g, file_pairs, tolerance)
+    group.n_other_pair, group.mapping = int(other.sum()), mapping
+    group.mapping_share, group.identity_share = share, identity
+    g["diff"], g["equal"], g["mapped_mean"] = diff, equal, mapped
+    g["other_pair"] = other
+    g["source_file"] = files
+    return group, g
+
+
+def _label_table(out_frames: list[pd.DataFrame]) -> pd.DataFrame:
+    if out_frames:
+        table = pd.concat(out_frames, ignore_index=True)
+        return table.reindex(columns=LABEL_COLUMNS)
+    return pd.DataFrame(columns=LABEL_COLUMNS)
+
+
 def audit_frames(
     items: pd.DataFrame,
     ratings: pd.DataFrame,
@@ -256,105 +381,28 @@ def audit_frames(
     `label_sets` limits the aggregate sources audited (default: all)."""
     if tolerance < 0:
         raise UserError("--tolerance must be 0 or more")
-    text = items.set_index("item_id")[["dataset", "source", "output"]].copy()
-    # Normalised once per item, not per rating: a pair's key is a property of its text.
-    text["key"] = [
-        normalise(s) + "\t" + normalise(o)
-        for s, o in zip(text["source"], text["output"], strict=True)
-    ]
-    rows = ratings.join(text, on="item_id")
-    rows = rows[rows["source"].notna()]
-    is_label = rows["annotator_kind"] == "aggregate"
-    labels = rows[is_label].drop(columns=["n_raters"], errors="ignore")
-    raw = rows[~is_label]
-    if label_sets is not None:
-        unknown = sorted(set(label_sets) - set(labels["annotator"]))
-        if unknown:
-            known = ", ".join(sorted(set(labels["annotator"]))) or "none"
-            raise UserError(f"no aggregate label set {unknown[0]!r}; label sets: {known}")
-        labels = labels[labels["annotator"].isin(label_sets)]
-    if labels.empty:
-        raise UserError("the study has no aggregate labels (published labels) to audit")
+    rows = _rows_with_text(items, ratings)
+    labels, raw = _split_labels(rows, label_sets)
     notes: list[str] = []
     if raw.empty:
         notes.append("the study holds no per-rater ratings: nothing to compare the labels with")
-    if scale is not None:  # one side mapped onto 0–100 before anything is compared
-        if scale.side == "raw":
-            raw = raw.assign(value=scale.apply(raw["value"].to_numpy(dtype=np.float64)))
-        else:
-            labels = labels.assign(value=scale.apply(labels["value"].to_numpy(dtype=np.float64)))
-    per_file = pd.DataFrame()
-    if raw.empty:
-        merged = labels.assign(raw_mean=np.nan, files=None)
-    else:
-        per_file = _pairs(raw, ["dimension", "dataset", "key"])
-        pooled = _pairs(raw, ["dimension", "key"])
-        merged = _match(labels, per_file, pooled, tolerance)
-    merged = merged.rename(columns={"annotator": "label_set", "value": "label"})
-    unmatched = {
-        str(k): int(v)
-        for k, v in merged[merged["raw_mean"].isna()].groupby("label_set").size().items()
-    }
-    for name in merged["label_set"].unique():
-        unmatched.setdefault(str(name), 0)
+    raw, labels = _apply_scale(raw, labels, scale)
+    merged, per_file = _match_labels(labels, raw, tolerance)
+    unmatched = _count_unmatched(merged)
     matched = merged[merged["raw_mean"].notna()].copy()
     groups: list[AuditGroup] = []
     out_frames: list[pd.DataFrame] = []
-    for (set_name, files, dim), g in matched.groupby(
-        ["label_set", "files", "dimension"], sort=True
-    ):
-        g = g.copy()
-        lab = g["label"].to_numpy(dtype=np.float64)
-        rawm = g["raw_mean"].to_numpy(dtype=np.float64)
-        group = AuditGroup(
-            label_set=str(set_name),
-            source=str(files),
-            dimension=str(dim),
-            n_labels=len(g),
-            n_ambiguous=int(((g["n_rows"] > 1) | g["several_files"].astype(bool)).sum()),
-            label_scale=observed_scale(lab),
-            raw_scale=observed_scale(rawm),
-        )
-        # The file's own pairs: a scramble happens within one file, with that file's means.
-        file_pairs = per_file[(per_file["dimension"] == dim) & (per_file["dataset"] == files)]
-        if observed_scale(lab) != observed_scale(rawm) and scale is None:
-            group.status = "scale mismatch"
-            notes.append(
-                f"{set_name} vs {files} ({dim}): labels look {group.label_scale}, raw ratings "
-                f"look {group.raw_scale}; not compared (say which side to map with --scale, "
-                "e.g. --scale raw=1-5)"
-            )
-            groups.append(group)
-            continue
-        diff = lab - rawm
-        equal = np.abs(diff) <= tolerance + 1e-9
-        group.n_equal = int(equal.sum())
-        group.mean_abs_diff = float(np.mean(np.abs(diff)))
-        if len(g) > 1 and np.std(lab) > 0 and np.std(rawm) > 0:
-            group.pearson = float(np.corrcoef(lab, rawm)[0, 1])
-        if file_pairs.empty:  # labels resolved to several files at once: no one file order
-            other = np.zeros(len(g), dtype=bool)
-            mapping, share, identity, mapped = None, None, None, np.full(len(g), np.nan)
-        else:
-            other, mapping, share, identity, mapped = signature(g, file_pairs, tolerance)
-        group.n_other_pair, group.mapping = int(other.sum()), mapping
-        group.mapping_share, group.identity_share = share, identity
-        g["diff"], g["equal"], g["mapped_mean"] = diff, equal, mapped
-        g["other_pair"] = other
-        g["source_file"] = files
+    for key, g in matched.groupby(["label_set", "files", "dimension"], sort=True):
+        group, frame = _audit_group(key, g, per_file, tolerance, scale, notes)
         groups.append(group)
-        out_frames.append(g)
-    if out_frames:
-        table = pd.concat(out_frames, ignore_index=True)
-        table = table.reindex(columns=LABEL_COLUMNS)
-    else:
-        table = pd.DataFrame(columns=LABEL_COLUMNS)
+        if frame is not None:
+            out_frames.append(frame)
     return AuditResult(
         tolerance=tolerance,
         normalisation=NORMALISATION,
         groups=groups,
         unmatched=unmatched,
-        labels=table,
+        labels=_label_table(out_frames),
         scale=scale,
         notes=notes,
     )

@@ -257,6 +257,52 @@ class BootstrapSamples:
         return out
 
 
+def _resampled_units(
+    x: np.ndarray, y: np.ndarray, groups: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray | None, int]:
+    """(x, y, mask, rows, codes, n_units) on the rows with any valid pair: `codes` maps each
+    row to its group when groups are resampled, and `n_units` counts what is resampled."""
+    x = as_matrix(x)
+    y = np.asarray(y, dtype=np.float64)
+    mask = valid_mask(x, y)
+    rows: np.ndarray = np.asarray(mask.any(axis=1))
+    x, y, mask = x[rows], y[rows], mask[rows]
+    codes = None
+    if groups is not None:
+        _, codes = np.unique(np.asarray(groups)[rows], return_inverse=True)
+        n_units = int(codes.max()) + 1 if codes.size else 0
+    else:
+        n_units = int(rows.sum())
+    return x, y, mask, rows, codes, n_units
+
+
+def _sum_terms(
+    x: np.ndarray,
+    y: np.ndarray,
+    mask: np.ndarray,
+    rows: np.ndarray,
+    method: str,
+    ranks: MaskedRanks | None,
+    dtype: type,
+) -> tuple[np.ndarray, list[np.ndarray]]:
+    """(common, blocks): the rows every column shares, and each correlation's column block."""
+    mask_t = np.ascontiguousarray(mask.T)
+    # Common terms (rows): 1, y, y² and, for the fixed Spearman, the human ranks and squares.
+    ys = _standardise(y)
+    common_rows = [np.ones_like(ys), ys, ys * ys]
+    blocks = [_column_block(np.ascontiguousarray(x.T), mask_t, ys, dtype)]
+    if method == "fixed":
+        # Full-sample ranks of each column among its items; human ranks over all rows.
+        if ranks is not None:  # the caller's ranks, cached under the same mask
+            rx = ranks.ranks(_full_mask(mask, rows))[rows]
+        else:
+            rx = MaskedRanks(x).ranks(mask)
+        yr = _standardise(ColumnOrder.of(y).midranks(np.ones(y.size, dtype=bool))[:, 0])
+        common_rows += [yr, yr * yr]
+        blocks.append(_column_block(np.ascontiguousarray(rx.T), mask_t, yr, dtype))
+    return np.vstack(common_rows), blocks
+
+
 def bootstrap(
     x: np.ndarray,
     y: np.ndarray,
@@ -274,18 +320,8 @@ def bootstrap(
     RERANK_MAX_UNITS units), or "none". `ranks` is the caller's `MaskedRanks` of the full
     matrix (its mid-ranks are what the fixed method resamples; saves a sort).
     """
-    x = as_matrix(x)
-    y = np.asarray(y, dtype=np.float64)
-    mask = valid_mask(x, y)
-    rows: np.ndarray = np.asarray(mask.any(axis=1))
-    x, y, mask = x[rows], y[rows], mask[rows]
+    x, y, mask, rows, codes, n_units = _resampled_units(x, y, groups)
     m = x.shape[1]
-    codes = None
-    if groups is not None:
-        _, codes = np.unique(np.asarray(groups)[rows], return_inverse=True)
-        n_units = int(codes.max()) + 1 if codes.size else 0
-    else:
-        n_units = int(rows.sum())
     unit = "items" if groups is None else "groups"
     empty = np.full((max(n_boot, 0), m), np.nan)
     if n_units < 3 or n_boot < 1 or m == 0:
@@ -295,21 +331,7 @@ def bootstrap(
     if method == "auto":
         method = "rerank" if n_units <= RERANK_MAX_UNITS else "fixed"
     dtype = np.float64 if n_units * n_boot <= FLOAT64_MAX_CELLS else np.float32
-    mask_t = np.ascontiguousarray(mask.T)
-    # Common terms (rows): 1, y, y² and, for the fixed Spearman, the human ranks and squares.
-    ys = _standardise(y)
-    common_rows = [np.ones_like(ys), ys, ys * ys]
-    blocks = [_column_block(np.ascontiguousarray(x.T), mask_t, ys, dtype)]
-    if method == "fixed":
-        # Full-sample ranks of each column among its items; human ranks over all rows.
-        if ranks is not None:  # the caller's ranks, cached under the same mask
-            rx = ranks.ranks(_full_mask(mask, rows))[rows]
-        else:
-            rx = MaskedRanks(x).ranks(mask)
-        yr = _standardise(ColumnOrder.of(y).midranks(np.ones(y.size, dtype=bool))[:, 0])
-        common_rows += [yr, yr * yr]
-        blocks.append(_column_block(np.ascontiguousarray(rx.T), mask_t, yr, dtype))
-    common = np.vstack(common_rows)
+    common, blocks = _sum_terms(x, y, mask, rows, method, ranks, dtype)
     n_common = common.shape[0]
     features = _unit_sums(np.concatenate([common.astype(dtype), *blocks]), codes, n_units)
     features_t = features.T  # (n_units, k) view for the product

@@ -18,10 +18,10 @@ from typing import Any
 
 from sqlalchemy import text
 
-from meaningbench.analysis.agreement import study_agreement
-from meaningbench.analysis.rater_checks import study_rater_checks
-from meaningbench.annotation.protocols import describe
-from meaningbench.annotation.settings import load_settings
+from meaningbench.analysis.agreement import AgreementResult, study_agreement
+from meaningbench.analysis.rater_checks import RaterCheck, study_rater_checks
+from meaningbench.annotation.protocols import ProtocolChoice, describe
+from meaningbench.annotation.settings import AnnotationSettings, load_settings
 from meaningbench.annotation.span_io import export_spans
 from meaningbench.annotation.spans import spans_of
 from meaningbench.db.study import Study
@@ -129,6 +129,113 @@ class DatasetExport:
     span_ratings: int
 
 
+def _card_head(title: str) -> list[str]:
+    return [
+        "---",
+        f"pretty_name: {title}",
+        "configs:",
+        "- config_name: default",
+        "  data_files:",
+        "  - split: train",
+        f"    path: {RATINGS_FILE}",
+        "---",
+        "",
+        f"# {title}",
+        "",
+        "Human judgements of meaning preservation in text simplification, gathered with "
+        "MeaningBench.",
+        "",
+    ]
+
+
+def _protocol_lines(choice: ProtocolChoice, settings: AnnotationSettings) -> list[str]:
+    lines = [
+        "## Protocol",
+        "",
+        f"- **{choice.protocol}**: {choice.description}",
+        f"- number on the slider: {'hidden' if choice.hidden_number else 'shown'}",
+    ]
+    if choice.protocol == "likert":
+        lines.append(
+            "- points: " + "; ".join(f"{i} = {t}" for i, t in enumerate(choice.likert_labels, 1))
+        )
+    if choice.protocol == "esa":
+        where = "output and source (omissions)" if choice.source_spans else "output"
+        lines.append(f"- error spans (minor/major) marked in the {where}: {SPANS_FILE}")
+    lines += [
+        "",
+        "## Instructions shown to raters",
+        "",
+        *(f"> {line}" if line else ">" for line in settings.guidelines.strip().splitlines()),
+        "",
+    ]
+    return lines
+
+
+def _rater_lines(
+    rows: list[dict[str, Any]], raters: list[str], anonymous: int, items: int, dims: list[str]
+) -> list[str]:
+    lines = [
+        "## Raters and ratings",
+        "",
+        f"- {len(raters)} named raters, {anonymous} anonymous ratings",
+        f"- {len(rows)} ratings of {items} items on {', '.join(dims) or 'no dimension'}",
+    ]
+    for who in raters:
+        n = sum(1 for r in rows if r["rater"] == who)
+        lines.append(f"  - {who}: {n} ratings")
+    return lines
+
+
+def _quality_lines(checks: list[RaterCheck]) -> list[str]:
+    lines = ["", "## Quality control", ""]
+    if checks:
+        lines.append(
+            "| rater | identical passed | unrelated passed | repeat MAD | agreement r | warnings |"
+        )
+        lines.append("|---|---|---|---|---|---|")
+        for c in checks:
+            lines.append(
+                f"| {c.rater} | {_num(c.identical_pass, '.0%')} | {_num(c.unrelated_pass, '.0%')} "
+                f"| {_num(c.repeat_mad, '.1f')} | {_num(c.agreement_r, '.2f')} "
+                f"| {'; '.join(c.warnings) or 'none'} |"
+            )
+    else:
+        lines.append("No named rater: no per-rater checks.")
+    return lines
+
+
+def _agreement_lines(agreement: AgreementResult | None) -> list[str]:
+    lines = ["", "## Agreement", ""]
+    if agreement is not None:
+        pct = int(round(100 * agreement.confidence))
+        lines += [
+            f"| statistic | value | {pct}% CI |",
+            "|---|---|---|",
+            f"| Krippendorff's alpha (interval) | {_num(agreement.alpha)} | {_ci(agreement.alpha_ci)} |",
+            f"| {agreement.icc_model} | {_num(agreement.icc)} | {_ci(agreement.icc_ci)} |",
+            f"| Spearman-Brown split-half | {_num(agreement.spearman_brown)} "
+            f"| {_ci(agreement.spearman_brown_ci)} |",
+            f"| items rated twice or more | {agreement.n_items_multi} | |",
+        ]
+    return lines
+
+
+def _files_lines(span_ratings: int) -> list[str]:
+    lines = [
+        "",
+        "## Files",
+        "",
+        f"- `{RATINGS_FILE}`: one row per rating (item_id, dataset, system, source, output, "
+        "rater, rater_kind, dimension, scale, value, submitted_at, duration_ms, flagged, "
+        "comment, display_position, spans). Hidden control items and practice answers are "
+        "not included.",
+    ]
+    if span_ratings:
+        lines.append(f"- `{SPANS_FILE}`: error spans, one line per rater and item.")
+    return lines
+
+
 def export_dataset(
     study: Study, folder: Path, *, name: str | None = None, n_boot: int = 1000
 ) -> DatasetExport:
@@ -151,82 +258,12 @@ def export_dataset(
     items = len({r["item_id"] for r in rows})
     title = name or Path(study.path).stem
     lines = [
-        "---",
-        f"pretty_name: {title}",
-        "configs:",
-        "- config_name: default",
-        "  data_files:",
-        "  - split: train",
-        f"    path: {RATINGS_FILE}",
-        "---",
-        "",
-        f"# {title}",
-        "",
-        "Human judgements of meaning preservation in text simplification, gathered with "
-        "MeaningBench.",
-        "",
-        "## Protocol",
-        "",
-        f"- **{choice.protocol}**: {choice.description}",
-        f"- number on the slider: {'hidden' if choice.hidden_number else 'shown'}",
+        *_card_head(title),
+        *_protocol_lines(choice, settings),
+        *_rater_lines(rows, raters, anonymous, items, dims),
+        *_quality_lines(checks),
+        *_agreement_lines(agreement),
+        *_files_lines(span_ratings),
     ]
-    if choice.protocol == "likert":
-        lines.append(
-            "- points: " + "; ".join(f"{i} = {t}" for i, t in enumerate(choice.likert_labels, 1))
-        )
-    if choice.protocol == "esa":
-        where = "output and source (omissions)" if choice.source_spans else "output"
-        lines.append(f"- error spans (minor/major) marked in the {where}: {SPANS_FILE}")
-    lines += [
-        "",
-        "## Instructions shown to raters",
-        "",
-        *(f"> {line}" if line else ">" for line in settings.guidelines.strip().splitlines()),
-        "",
-        "## Raters and ratings",
-        "",
-        f"- {len(raters)} named raters, {anonymous} anonymous ratings",
-        f"- {len(rows)} ratings of {items} items on {', '.join(dims) or 'no dimension'}",
-    ]
-    for who in raters:
-        n = sum(1 for r in rows if r["rater"] == who)
-        lines.append(f"  - {who}: {n} ratings")
-    lines += ["", "## Quality control", ""]
-    if checks:
-        lines.append(
-            "| rater | identical passed | unrelated passed | repeat MAD | agreement r | warnings |"
-        )
-        lines.append("|---|---|---|---|---|---|")
-        for c in checks:
-            lines.append(
-                f"| {c.rater} | {_num(c.identical_pass, '.0%')} | {_num(c.unrelated_pass, '.0%')} "
-                f"| {_num(c.repeat_mad, '.1f')} | {_num(c.agreement_r, '.2f')} "
-                f"| {'; '.join(c.warnings) or 'none'} |"
-            )
-    else:
-        lines.append("No named rater: no per-rater checks.")
-    lines += ["", "## Agreement", ""]
-    if agreement is not None:
-        pct = int(round(100 * agreement.confidence))
-        lines += [
-            f"| statistic | value | {pct}% CI |",
-            "|---|---|---|",
-            f"| Krippendorff's alpha (interval) | {_num(agreement.alpha)} | {_ci(agreement.alpha_ci)} |",
-            f"| {agreement.icc_model} | {_num(agreement.icc)} | {_ci(agreement.icc_ci)} |",
-            f"| Spearman-Brown split-half | {_num(agreement.spearman_brown)} "
-            f"| {_ci(agreement.spearman_brown_ci)} |",
-            f"| items rated twice or more | {agreement.n_items_multi} | |",
-        ]
-    lines += [
-        "",
-        "## Files",
-        "",
-        f"- `{RATINGS_FILE}`: one row per rating (item_id, dataset, system, source, output, "
-        "rater, rater_kind, dimension, scale, value, submitted_at, duration_ms, flagged, "
-        "comment, display_position, spans). Hidden control items and practice answers are "
-        "not included.",
-    ]
-    if span_ratings:
-        lines.append(f"- `{SPANS_FILE}`: error spans, one line per rater and item.")
     (folder / CARD_FILE).write_text("\n".join(lines) + "\n", encoding="utf-8")
     return DatasetExport(folder, len(rows), len(raters), items, span_ratings)

@@ -152,13 +152,8 @@ def merge_ratings(target: Study, other_path: str | Path) -> MergeReport:
 def _merge(src: Session, dst: Session, report: MergeReport, origin: str, name: str) -> None:
     their_ratings = src.scalars(select(Rating).order_by(Rating.id)).all()
     their_notes = src.scalars(select(ItemNote).order_by(ItemNote.id)).all()
-    needed = {r.item_id for r in their_ratings} | {n.item_id for n in their_notes}
     their_items = {i.id: i for i in src.scalars(select(Item)).all()}
-    # Parents of needed control items are needed too (a control points at its original).
-    for item_id in list(needed):
-        parent = their_items[item_id].parent_id
-        if parent is not None:
-            needed.add(parent)
+    needed = _needed_items(their_ratings, their_notes, their_items)
     their_datasets = {d.id: d for d in src.scalars(select(Dataset)).all()}
 
     item_map = _map_items(src, dst, report, needed, their_items, their_datasets)
@@ -186,54 +181,13 @@ def _merge(src: Session, dst: Session, report: MergeReport, origin: str, name: s
             dim_map[theirs.dimension_id],
         )
         held = ours[key]
-        same = next(
-            (
-                r
-                for r in held
-                if r.value == theirs.value and _stamp(r.submitted_at) == _stamp(theirs.submitted_at)
-            ),
-            None,
-        )
-        current = next((r for r in held if r.state == "current"), None)
-        if same is None and theirs.state == "current" and current is not None:
-            same = current if current.value == theirs.value else None
+        same, current = _rating_held(held, theirs)
         if same is not None:
             # A later rating of theirs that superseded this one then points at our copy.
             rating_map[theirs.id] = same
             report.duplicates += 1
             continue
-        state = theirs.state
-        # The copy it came from, whatever brought it into that copy (rated, imported there).
-        row_origin = origin
-        if theirs.state == "current" and current is not None:
-            state = "superseded"
-            row_origin = f"merge-conflict:{name}"
-            report.conflicts.append(
-                Conflict(
-                    key[0],
-                    names[key[1]],
-                    dim_names[theirs.dimension_id],
-                    current.value,
-                    theirs.value,
-                )
-            )
-        row = Rating(
-            item_id=key[0],
-            annotator_id=key[1],
-            dimension_id=key[2],
-            value=theirs.value,
-            start_value=theirs.start_value,
-            shown_at=theirs.shown_at,
-            submitted_at=theirs.submitted_at,
-            duration_ms=theirs.duration_ms,
-            flagged=theirs.flagged,
-            comment=theirs.comment,
-            state=state,
-            supersedes_id=None,
-            origin=row_origin,
-            n_raters=theirs.n_raters,
-            display=theirs.display,
-        )
+        row = _copy_rating(theirs, key, current, report, origin, name, names, dim_names)
         dst.add(row)
         rating_map[theirs.id] = row
         new_rows.add(row)
@@ -242,17 +196,101 @@ def _merge(src: Session, dst: Session, report: MergeReport, origin: str, name: s
         report.ratings_added += 1
     # One flush for all the new rows, then the history links between them (ids known now).
     dst.flush()
+    _link_history(links, rating_map)
+    _copy_spans(src, dst, rating_map, new_rows)
+
+    _merge_notes(dst, report, their_notes, item_map, annotator_map)
+    _sync_queues(dst)
+
+
+def _needed_items(
+    their_ratings: Sequence[Rating], their_notes: Sequence[ItemNote], their_items: dict[int, Item]
+) -> set[int]:
+    """Their items that ratings or notes are on, with the originals of control items."""
+    needed = {r.item_id for r in their_ratings} | {n.item_id for n in their_notes}
+    # Parents of needed control items are needed too (a control points at its original).
+    for item_id in list(needed):
+        parent = their_items[item_id].parent_id
+        if parent is not None:
+            needed.add(parent)
+    return needed
+
+
+def _rating_held(held: list[Rating], theirs: Rating) -> tuple[Rating | None, Rating | None]:
+    """(our copy of their rating if we hold it, our current rating of the same key)."""
+    same = next(
+        (
+            r
+            for r in held
+            if r.value == theirs.value and _stamp(r.submitted_at) == _stamp(theirs.submitted_at)
+        ),
+        None,
+    )
+    current = next((r for r in held if r.state == "current"), None)
+    if same is None and theirs.state == "current" and current is not None:
+        same = current if current.value == theirs.value else None
+    return same, current
+
+
+def _copy_rating(
+    theirs: Rating,
+    key: tuple[int, int, int],
+    current: Rating | None,
+    report: MergeReport,
+    origin: str,
+    name: str,
+    names: dict[int, str],
+    dim_names: dict[int, str],
+) -> Rating:
+    """Our row for a rating of theirs; beside our current rating it is a superseded conflict."""
+    state = theirs.state
+    # The copy it came from, whatever brought it into that copy (rated, imported there).
+    row_origin = origin
+    if theirs.state == "current" and current is not None:
+        state = "superseded"
+        row_origin = f"merge-conflict:{name}"
+        report.conflicts.append(
+            Conflict(
+                key[0],
+                names[key[1]],
+                dim_names[theirs.dimension_id],
+                current.value,
+                theirs.value,
+            )
+        )
+    return Rating(
+        item_id=key[0],
+        annotator_id=key[1],
+        dimension_id=key[2],
+        value=theirs.value,
+        start_value=theirs.start_value,
+        shown_at=theirs.shown_at,
+        submitted_at=theirs.submitted_at,
+        duration_ms=theirs.duration_ms,
+        flagged=theirs.flagged,
+        comment=theirs.comment,
+        state=state,
+        supersedes_id=None,
+        origin=row_origin,
+        n_raters=theirs.n_raters,
+        display=theirs.display,
+    )
+
+
+def _link_history(links: list[tuple[Rating, int | None]], rating_map: dict[int, Rating]) -> None:
     for row, old_id in links:
         prior = rating_map.get(old_id) if old_id is not None else None
         if prior is not None:
             row.supersedes_id = prior.id
+
+
+def _copy_spans(
+    src: Session, dst: Session, rating_map: dict[int, Rating], new_rows: set[Rating]
+) -> None:
     # Error spans travel with the ratings that came in (their offsets are the items' own).
     added = {their_id: row for their_id, row in rating_map.items() if row in new_rows}
     for their_id, spans in spans_of(src, list(added)).items():
         store_spans(dst, added[their_id].id, spans)
-
-    _merge_notes(dst, report, their_notes, item_map, annotator_map)
-    _sync_queues(dst)
 
 
 def _map_items(

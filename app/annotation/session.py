@@ -270,25 +270,12 @@ class AnnotationSession:
         with self.study.session(write=True) as s:
             entry = self._entry(s, item_id)
             if spans:
-                item = s.get(Item, item_id)
-                assert item is not None
-                for span in spans:
-                    check_span(span, item.source, item.output, f"item {item_id}")
-                check_no_overlap(list(spans), f"item {item_id}")
+                self._check_spans(s, item_id, spans)
             if shown is not None:  # read when shown, and kept current by flag()
                 flagged, comment = shown.flagged, shown.comment
             else:
                 flagged, comment = self._note(s, item_id)
-            old = {
-                r.dimension_id: r
-                for r in s.scalars(
-                    select(Rating).where(
-                        Rating.item_id == item_id,
-                        Rating.annotator_id == self.annotator_id,
-                        Rating.state == "current",
-                    )
-                )
-            }
+            old = self._current_ratings(s, item_id)
             new_rows = []
             for sc in self.scales:
                 prior = old.get(sc.id)
@@ -329,6 +316,27 @@ class AnnotationSession:
             submitted_at=submitted_at,
             duration_ms=duration,
         )
+
+    @staticmethod
+    def _check_spans(s: Session, item_id: int, spans: tuple[Span, ...] | list[Span]) -> None:
+        item = s.get(Item, item_id)
+        assert item is not None
+        for span in spans:
+            check_span(span, item.source, item.output, f"item {item_id}")
+        check_no_overlap(list(spans), f"item {item_id}")
+
+    def _current_ratings(self, s: Session, item_id: int) -> dict[int, Rating]:
+        """This annotator's ratings of the item now in force, by dimension id."""
+        return {
+            r.dimension_id: r
+            for r in s.scalars(
+                select(Rating).where(
+                    Rating.item_id == item_id,
+                    Rating.annotator_id == self.annotator_id,
+                    Rating.state == "current",
+                )
+            )
+        }
 
     def undo_last(self) -> ShownItem | None:
         """Withdraw this annotator's latest submission still in force and show its item again.

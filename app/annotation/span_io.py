@@ -106,6 +106,86 @@ def _field(record: dict[str, Any], key: str, kind: type, where: str) -> Any:
     return value
 
 
+@dataclass(frozen=True)
+class _SpanLine:
+    """The checked fields of one line of a spans file."""
+
+    source: str
+    output: str
+    system: str | None
+    dataset: str
+    rater: str
+    dimension: Dimension
+    score: float
+
+
+def _read_line(
+    raw: str, where: str, dims: dict[str, Dimension]
+) -> tuple[dict[str, Any], _SpanLine]:
+    """The line's JSON object and its fields, checked in the order they are named."""
+    try:
+        record = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise UserError(f"{where}: not JSON ({exc.msg}, column {exc.colno}).") from exc
+    if not isinstance(record, dict):
+        raise UserError(f"{where}: a line must be a JSON object.")
+    source = _field(record, "source", str, where)
+    output = _field(record, "output", str, where)
+    system = record.get("system")
+    if system is not None and not isinstance(system, str):
+        raise UserError(f"{where}: field 'system' must be a string or null.")
+    ds_name = _field(record, "dataset", str, where)
+    rater = _field(record, "rater", str, where).strip()
+    if not rater:
+        raise UserError(f"{where}: field 'rater' is empty.")
+    dim_name = _field(record, "dimension", str, where)
+    dim = dims.get(dim_name)
+    if dim is None:
+        raise UserError(f"{where}: field 'dimension': the study has no {dim_name!r}.")
+    score = float(_field(record, "score", float, where))
+    if not dim.min_value <= score <= dim.max_value:
+        raise UserError(
+            f"{where}: field 'score': {score:g} is outside {dim.min_value:g}–{dim.max_value:g}."
+        )
+    return record, _SpanLine(source, output, system, ds_name, rater, dim, score)
+
+
+def _item_of_line(s: Session, line: _SpanLine, where: str) -> Item:
+    item = s.scalar(
+        select(Item)
+        .join(Dataset, Dataset.id == Item.dataset_id)
+        .where(
+            Dataset.name == line.dataset,
+            Item.pair_key == pair_key(line.source, line.output, line.system),
+        )
+    )
+    if item is None or item.source != line.source or item.output != line.output:
+        raise UserError(
+            f"{where}: no item of dataset {line.dataset!r} has this source, output and "
+            "system; import the items first."
+        )
+    return item
+
+
+def _refuse_clash(
+    s: Session, item: Item, annotator: Annotator, line: _SpanLine, where: str
+) -> None:
+    clash = s.scalar(
+        select(Rating.id).where(
+            Rating.item_id == item.id,
+            Rating.annotator_id == annotator.id,
+            Rating.dimension_id == line.dimension.id,
+            Rating.state == "current",
+        )
+    )
+    if clash is not None:
+        # Conflicts never overwrite: the study's rating stands, the file is refused.
+        raise UserError(
+            f"{where}: {line.rater!r} already rated this item on {line.dimension.name!r}; "
+            "nothing was imported."
+        )
+
+
 def import_spans(study: Study, path: Path) -> SpanImport:
     """Read a spans JSONL file into the study as ratings of named raters (all or nothing)."""
     try:
@@ -120,64 +200,18 @@ def import_spans(study: Study, path: Path) -> SpanImport:
             if not raw.strip():
                 continue
             where = f"{path.name}, line {number}"
-            try:
-                record = json.loads(raw)
-            except json.JSONDecodeError as exc:
-                raise UserError(f"{where}: not JSON ({exc.msg}, column {exc.colno}).") from exc
-            if not isinstance(record, dict):
-                raise UserError(f"{where}: a line must be a JSON object.")
-            source = _field(record, "source", str, where)
-            output = _field(record, "output", str, where)
-            system = record.get("system")
-            if system is not None and not isinstance(system, str):
-                raise UserError(f"{where}: field 'system' must be a string or null.")
-            ds_name = _field(record, "dataset", str, where)
-            rater = _field(record, "rater", str, where).strip()
-            if not rater:
-                raise UserError(f"{where}: field 'rater' is empty.")
-            dim_name = _field(record, "dimension", str, where)
-            dim = dims.get(dim_name)
-            if dim is None:
-                raise UserError(f"{where}: field 'dimension': the study has no {dim_name!r}.")
-            score = float(_field(record, "score", float, where))
-            if not dim.min_value <= score <= dim.max_value:
-                raise UserError(
-                    f"{where}: field 'score': {score:g} is outside "
-                    f"{dim.min_value:g}–{dim.max_value:g}."
-                )
-            item = s.scalar(
-                select(Item)
-                .join(Dataset, Dataset.id == Item.dataset_id)
-                .where(Dataset.name == ds_name, Item.pair_key == pair_key(source, output, system))
-            )
-            if item is None or item.source != source or item.output != output:
-                raise UserError(
-                    f"{where}: no item of dataset {ds_name!r} has this source, output and "
-                    "system; import the items first."
-                )
-            spans = _spans(record, where, source, output)
-            annotator = get_or_create_annotator(s, rater)
+            record, line = _read_line(raw, where, dims)
+            item = _item_of_line(s, line, where)
+            spans = _spans(record, where, line.source, line.output)
+            annotator = get_or_create_annotator(s, line.rater)
             if annotator.kind != "named":
-                raise UserError(f"{where}: field 'rater': {rater!r} is not a named rater.")
-            clash = s.scalar(
-                select(Rating.id).where(
-                    Rating.item_id == item.id,
-                    Rating.annotator_id == annotator.id,
-                    Rating.dimension_id == dim.id,
-                    Rating.state == "current",
-                )
-            )
-            if clash is not None:
-                # Conflicts never overwrite: the study's rating stands, the file is refused.
-                raise UserError(
-                    f"{where}: {rater!r} already rated this item on {dim_name!r}; nothing was "
-                    "imported."
-                )
+                raise UserError(f"{where}: field 'rater': {line.rater!r} is not a named rater.")
+            _refuse_clash(s, item, annotator, line, where)
             rating = Rating(
                 item_id=item.id,
                 annotator_id=annotator.id,
-                dimension_id=dim.id,
-                value=score,
+                dimension_id=line.dimension.id,
+                value=line.score,
                 state="current",
                 origin=origin,
             )

@@ -15,14 +15,24 @@ from typing import Any
 
 from meaningbench.errors import InputError
 from meaningbench.jobs.base import JobContext
+from meaningbench.jobs.metric_specs import PlannedMetric
 from meaningbench.jobs.score_hashes import Hashes, collector_paused
-from meaningbench.jobs.score_store import check_cache, load_items, open_existing, registered_models
+from meaningbench.jobs.score_store import (
+    CacheKey,
+    CacheState,
+    ItemText,
+    check_cache,
+    load_items,
+    open_existing,
+    registered_models,
+)
 
 from .layout import (
     DEFAULT_ROWS,
     ITEM_SHARD_GLOB,
     MANIFEST,
     Manifest,
+    ShardMetric,
     item_schema,
     read_manifest,
     require_pyarrow,
@@ -56,50 +66,33 @@ def _clear(folder: Path) -> None:
     (folder / MANIFEST).unlink(missing_ok=True)
 
 
-def export_shards(
-    study_path: Path,
-    folder: Path,
-    metric_texts: Sequence[str],
-    ctx: JobContext,
-    *,
-    options: Mapping[str, Any] | None = None,
-    rows_per_shard: int = DEFAULT_ROWS,
-) -> ExportSummary:
-    require_pyarrow()
-    import pyarrow as pa
+def _shardable_metrics(
+    planned: list[PlannedMetric], hashes: Hashes, ctx: JobContext
+) -> tuple[list[ShardMetric], list[PlannedMetric]]:
+    """The metrics prepared for the shards, and their plans; `all` leaves out the rest."""
+    metrics, kept = [], []
+    for plan in planned:
+        try:
+            metrics.append(shard_metric(plan, hashes))
+            kept.append(plan)
+        except InputError as exc:
+            if plan.spec.explicit:
+                raise
+            # `all` means every metric that can be sharded: say which were left out.
+            ctx.notice(f"left out: {exc}")
+    if not metrics:
+        raise InputError("no metric to export: none of those metrics can be sharded")
+    return metrics, kept
 
-    if rows_per_shard < 1:
-        raise InputError("--rows must be at least 1")
-    study = open_existing(study_path)
-    try:
-        ctx.progress(0, None, "Checking cached scores", force=True)
-        planned = plan_metrics(metric_texts, dict(options or {}), registered_models(study))
-        if not planned:
-            raise InputError("no metric to export: none of those metrics is available")
-        study_id = ensure_study_id(study)
-        with collector_paused():
-            items = load_items(study)
-            hashes = Hashes(items)
-            metrics, kept = [], []
-            for plan in planned:
-                try:
-                    metrics.append(shard_metric(plan, hashes))
-                    kept.append(plan)
-                except InputError as exc:
-                    if plan.spec.explicit:
-                        raise
-                    # `all` means every metric that can be sharded: say which were left out.
-                    ctx.notice(f"left out: {exc}")
-            if not metrics:
-                raise InputError("no metric to export: none of those metrics can be sharded")
-            keys = [hashes.cache_key(p.metric) for p in kept if p.metric is not None]
-            digests = {k.mode: hashes.get(k.mode)[1] for k in keys}
-            states = check_cache(study, keys, items, digests)
-    finally:
-        study.close()
 
-    needs: list[list[int]] = [[] for _ in items]  # per item: indexes of metrics to score
-    summary = ExportSummary(folder, study_id, 0, 0)
+def _metrics_needed(
+    metrics: list[ShardMetric],
+    states: list[CacheState],
+    items: list[ItemText],
+    summary: ExportSummary,
+) -> list[list[int]]:
+    """Per item, the indexes of the metrics with no current score of it; counted in `summary`."""
+    needs: list[list[int]] = [[] for _ in items]
     for m, (entry, state) in enumerate(zip(metrics, states, strict=True)):
         current = state.current
         n = 0
@@ -110,9 +103,22 @@ def export_shards(
                     n += 1
         summary.to_score[entry.label] = n
         summary.current[entry.label] = len(items) - n
+    return needs
 
-    folder.mkdir(parents=True, exist_ok=True)
-    _clear(folder)
+
+def _write_item_shards(
+    folder: Path,
+    items: list[ItemText],
+    needs: list[list[int]],
+    metrics: list[ShardMetric],
+    keys: list[CacheKey],
+    digests: dict[str | None, list[str]],
+    summary: ExportSummary,
+    ctx: JobContext,
+    rows_per_shard: int,
+) -> None:
+    import pyarrow as pa
+
     todo = [i for i, need in enumerate(needs) if need]
     schema = item_schema()
     for start in range(0, len(todo), rows_per_shard):
@@ -133,6 +139,42 @@ def export_shards(
         summary.shards += 1
         summary.items += len(chunk)
         ctx.progress(summary.items, len(todo), "Writing shards")
+
+
+def export_shards(
+    study_path: Path,
+    folder: Path,
+    metric_texts: Sequence[str],
+    ctx: JobContext,
+    *,
+    options: Mapping[str, Any] | None = None,
+    rows_per_shard: int = DEFAULT_ROWS,
+) -> ExportSummary:
+    require_pyarrow()
+    if rows_per_shard < 1:
+        raise InputError("--rows must be at least 1")
+    study = open_existing(study_path)
+    try:
+        ctx.progress(0, None, "Checking cached scores", force=True)
+        planned = plan_metrics(metric_texts, dict(options or {}), registered_models(study))
+        if not planned:
+            raise InputError("no metric to export: none of those metrics is available")
+        study_id = ensure_study_id(study)
+        with collector_paused():
+            items = load_items(study)
+            hashes = Hashes(items)
+            metrics, kept = _shardable_metrics(planned, hashes, ctx)
+            keys = [hashes.cache_key(p.metric) for p in kept if p.metric is not None]
+            digests = {k.mode: hashes.get(k.mode)[1] for k in keys}
+            states = check_cache(study, keys, items, digests)
+    finally:
+        study.close()
+
+    summary = ExportSummary(folder, study_id, 0, 0)
+    needs = _metrics_needed(metrics, states, items, summary)
+    folder.mkdir(parents=True, exist_ok=True)
+    _clear(folder)
+    _write_item_shards(folder, items, needs, metrics, keys, digests, summary, ctx, rows_per_shard)
     # Last: a folder with a manifest is a whole export.
     write_manifest(
         folder, Manifest("items", study_id, str(study_path), metrics, items=summary.items)

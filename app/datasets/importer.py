@@ -17,6 +17,7 @@ identical file adds nothing and says so, a file with rows appended adds exactly 
 
 from __future__ import annotations
 
+import sqlite3
 import time
 from collections.abc import Callable, Sequence
 from contextlib import ExitStack
@@ -25,10 +26,10 @@ from typing import Any
 
 from meaningbench.datasets import keys
 from meaningbench.datasets.mapping import UserMapping, parse_map_options
-from meaningbench.datasets.plan import SHAPES, make_plan
+from meaningbench.datasets.plan import SHAPES, Plan, make_plan
 from meaningbench.datasets.readers import TableSource, open_csv, open_table
 from meaningbench.datasets.report import ImportReport
-from meaningbench.datasets.rows import ParsedRow, RowParser, RowProblem
+from meaningbench.datasets.rows import ParsedRow, RatingValue, RowParser, RowProblem
 from meaningbench.datasets.store import BulkWriter, DatasetState, rating_key
 from meaningbench.db.errors import StudyBusyError
 from meaningbench.db.study import Study
@@ -162,9 +163,21 @@ class _Import:
         return did
 
     def add_row(self, row_no: int, row: ParsedRow, info_by_name: dict[str, Any]) -> None:
-        report, writer = self.report, self.writer
         ds_name = self.dataset_override or row.dataset or self.default_dataset
         ds = self.dataset_state(ds_name)
+        iid, first_time = self._item_of_row(row_no, row, ds)
+        if row.missing_rater is not None:
+            self._note_missing_rater(row_no, row.missing_rater)
+            return
+        if not row.ratings and not first_time:
+            self.report.duplicate_rows += 1
+            self.report.warn("duplicate", f"row {row_no} names an item an earlier row named")
+        for rating in row.ratings:
+            self._add_rating(row_no, iid, ds, ds_name, rating, info_by_name)
+
+    def _item_of_row(self, row_no: int, row: ParsedRow, ds: DatasetState) -> tuple[int, bool]:
+        """The row's item, created if new; and whether this file names it for the first time."""
+        report, writer = self.report, self.writer
         system = row.system or self.system
         group, key = item_keys(row.source, row.output, system)
         by_key = ds.items.get(row.kind)
@@ -194,62 +207,76 @@ class _Import:
                 f"row {row_no}: the references differ from an earlier row of the same "
                 "item; the earlier row's were kept",
             )
+        return iid, first_time
 
-        if row.missing_rater is not None:
-            self.missing_rater_rows += 1
-            self.missing_rater_column = row.missing_rater
-            if len(self.missing_rater_lines) < LINES_SHOWN:
-                self.missing_rater_lines.append(row_no)
-            return
-        if not row.ratings and not first_time:
-            report.duplicate_rows += 1
-            report.warn("duplicate", f"row {row_no} names an item an earlier row named")
+    def _note_missing_rater(self, row_no: int, column: str) -> None:
+        self.missing_rater_rows += 1
+        self.missing_rater_column = column
+        if len(self.missing_rater_lines) < LINES_SHOWN:
+            self.missing_rater_lines.append(row_no)
+
+    def _add_rating(
+        self,
+        row_no: int,
+        iid: int,
+        ds: DatasetState,
+        ds_name: str,
+        rating: RatingValue,
+        info_by_name: dict[str, Any],
+    ) -> None:
+        report = self.report
+        kind = rating.annotator_kind
+        aid = self.annotator_id(rating.annotator, kind, ds_name, row_no, rating.column)
+        did = self.dimension_id(rating.dimension, info_by_name)
+        rkey = rating_key(iid, aid, did)
+        source = report.source(kind)
+        source.rating_rows += 1
+        report.ratings_read += 1
         prior_mine = ds.from_this_file
-        for rating in row.ratings:
-            kind = rating.annotator_kind
-            aid = self.annotator_id(rating.annotator, kind, ds_name, row_no, rating.column)
-            did = self.dimension_id(rating.dimension, info_by_name)
-            rkey = rating_key(iid, aid, did)
-            source = report.source(kind)
-            source.rating_rows += 1
-            report.ratings_read += 1
-            seen = (rkey, rating.value)
-            left = prior_mine.get(seen, 0)
-            if left:
-                # Stored by an earlier import of this very file: recognised, not added.
-                prior_mine[seen] = left - 1
-                report.ratings_existing += 1
-                source.already_there += 1
-                continue
-            again = rkey in self.file_ratings or rkey in ds.prior
-            if again and kind == "named":
-                report.repeated_ratings += 1
-                report.warn(
-                    "repeated",
-                    f"row {row_no}: {rating.annotator} rated this item's {rating.dimension} "
-                    "again; all ratings are kept and the rater's mean counts",
-                )
-            elif again and kind == "aggregate":
-                report.conflicting_ratings += 1
-                report.warn(
-                    "conflict",
-                    f"row {row_no}: aggregate:{ds_name} already gave this item a "
-                    f"{rating.dimension} label; both were kept (if each row is one "
-                    "person's rating, import with --ratings anonymous)",
-                )
-            self.file_ratings.add(rkey)
-            if kind == "aggregate":
-                cell = (iid, did)
-                self.aggregate_cells[cell] = self.aggregate_cells.get(cell, 0) + 1
-                if rating.n_raters is not None:
-                    source.n_raters_known += 1
-                    source.n_raters_total += rating.n_raters
-            elif kind == "named":
-                self.named_raters.setdefault(ds_name, set()).add(aid)
-            writer.add_rating(iid, aid, did, rating.value, self.origin, rating.n_raters)
-            report.ratings_added += 1
-            source.stored += 1
-            report.dimensions[rating.dimension] = report.dimensions.get(rating.dimension, 0) + 1
+        seen = (rkey, rating.value)
+        left = prior_mine.get(seen, 0)
+        if left:
+            # Stored by an earlier import of this very file: recognised, not added.
+            prior_mine[seen] = left - 1
+            report.ratings_existing += 1
+            source.already_there += 1
+            return
+        self._warn_if_rated_again(row_no, rkey, ds, ds_name, rating)
+        self.file_ratings.add(rkey)
+        if kind == "aggregate":
+            cell = (iid, did)
+            self.aggregate_cells[cell] = self.aggregate_cells.get(cell, 0) + 1
+            if rating.n_raters is not None:
+                source.n_raters_known += 1
+                source.n_raters_total += rating.n_raters
+        elif kind == "named":
+            self.named_raters.setdefault(ds_name, set()).add(aid)
+        self.writer.add_rating(iid, aid, did, rating.value, self.origin, rating.n_raters)
+        report.ratings_added += 1
+        source.stored += 1
+        report.dimensions[rating.dimension] = report.dimensions.get(rating.dimension, 0) + 1
+
+    def _warn_if_rated_again(
+        self, row_no: int, rkey: int, ds: DatasetState, ds_name: str, rating: RatingValue
+    ) -> None:
+        report = self.report
+        kind = rating.annotator_kind
+        again = rkey in self.file_ratings or rkey in ds.prior
+        if again and kind == "named":
+            report.repeated_ratings += 1
+            report.warn(
+                "repeated",
+                f"row {row_no}: {rating.annotator} rated this item's {rating.dimension} "
+                "again; all ratings are kept and the rater's mean counts",
+            )
+        elif again and kind == "aggregate":
+            report.conflicting_ratings += 1
+            report.warn(
+                "conflict",
+                f"row {row_no}: aggregate:{ds_name} already gave this item a "
+                f"{rating.dimension} label; both were kept (if each row is one "
+                "person's rating, import with --ratings anonymous)",
+            )
 
     def check_file(self, file_name: str) -> None:
         """What only the whole file shows; raises InputError (the import rolls back)."""
@@ -297,6 +324,138 @@ class _Import:
         report.rating_kind = kinds[0] if len(kinds) == 1 else ("mixed" if kinds else "")
 
 
+def _check_names(dataset: str | None, system: str | None) -> None:
+    if dataset is not None and not dataset.strip():
+        raise InputError("--dataset: the dataset name is empty")
+    if system is not None and not system.strip():
+        raise InputError("--system: the system name is empty")
+
+
+def _report_plan(report: ImportReport, plan: Plan) -> None:
+    report.shape = plan.shape
+    report.rating_kind = plan.rating_kind
+    report.rating_kind_given = plan.rating_kind_given
+    report.columns = plan.used_columns()
+    report.ignored_columns = list(plan.ignored)
+    if plan.ignored:
+        report.warn("columns", f"columns not imported: {', '.join(plan.ignored)}")
+
+
+def _start_run(
+    writer: BulkWriter,
+    report: ImportReport,
+    path: Path,
+    plan: Plan,
+    *,
+    dataset: str | None,
+    system: str | None,
+    dataset_meta: dict[str, Any] | None,
+) -> _Import:
+    run = _Import(
+        writer,
+        report,
+        path,
+        dataset=dataset.strip() if dataset else None,
+        system=system.strip() if system else None,
+        dataset_meta=dict(dataset_meta or {}),
+        fmt_label=f"{report.container}/{plan.shape}",
+        label_columns=[*plan.labels.values(), *([] if plan.per_rater else plan.dims.values())],
+    )
+    run.kind_given = plan.rating_kind_given and plan.rating_kind == "aggregate"
+    return run
+
+
+def _read_rows(
+    source: TableSource,
+    parser: RowParser,
+    run: _Import,
+    info_by_name: dict[str, Any],
+    file_name: str,
+    progress: ProgressCallback | None,
+    cancel: CancelToken | None,
+) -> None:
+    """Parse and add every row; the first bad row raises InputError naming its line."""
+    report = run.report
+    total = source.size or None
+    for row_no, record in source.rows():
+        try:
+            row = parser.parse(record)
+        except RowProblem as problem:
+            raise InputError(
+                str(problem), file=file_name, row=row_no, column=problem.column
+            ) from None
+        run.add_row(row_no, row, info_by_name)
+        report.rows_read += 1
+        if report.rows_read % PROGRESS_EVERY == 0:
+            if cancel is not None:
+                cancel.check()
+            if progress is not None:
+                progress(source.counter.done, total, f"{report.rows_read:,} rows")
+    if report.rows_read == 0:
+        raise InputError("no data rows (only a header?)", file=file_name)
+
+
+def _import_record(path: Path, writer: BulkWriter, report: ImportReport) -> dict[str, Any]:
+    """What the study keeps about this import of the file."""
+    return {
+        "file": path.name,
+        "at": writer.now,
+        "rating_kind": report.rating_kind,
+        "rating_kind_given": report.rating_kind_given,
+        "empty_outputs": report.empty_outputs,
+        "sources": [
+            {
+                "kind": s.kind,
+                "rating_rows": s.rating_rows,
+                "stored": s.stored,
+                "already_there": s.already_there,
+                "raters": s.raters,
+                "n_raters_known": s.n_raters_known,
+                "n_raters_total": s.n_raters_total,
+            }
+            for s in report.sources
+        ],
+    }
+
+
+def _plan_file(
+    conn: sqlite3.Connection,
+    source: TableSource,
+    user: UserMapping,
+    fmt: str,
+    path: Path,
+    ratings: str | None,
+) -> Plan:
+    known = BulkWriter.known_dimensions(conn)
+    return make_plan(
+        source.columns,
+        user,
+        shape=fmt if fmt in SHAPES else None,
+        known=known,
+        path=path,
+        ratings=ratings,
+    )
+
+
+def _record_import(path: Path, writer: BulkWriter, report: ImportReport) -> None:
+    record = _import_record(path, writer, report)
+    # An import that adds nothing leaves the study as it was, its record included.
+    if not report.nothing_new:
+        for name in report.datasets:
+            writer.record_import(writer.datasets[name].id, record)
+
+
+def _finish_report(report: ImportReport, started: float) -> None:
+    if report.nothing_new:
+        report.warn(
+            "nothing-new",
+            "nothing new: every item and rating of this file was already in "
+            f"{', '.join(report.datasets)}",
+        )
+    report.finish_warnings()
+    report.elapsed_s = round(time.perf_counter() - started, 3)
+
+
 def import_file(
     study: Study,
     path: str | Path,
@@ -319,10 +478,7 @@ def import_file(
     started = time.perf_counter()
     path = Path(path)
     user = mapping if isinstance(mapping, UserMapping) else parse_map_options(mapping)
-    if dataset is not None and not dataset.strip():
-        raise InputError("--dataset: the dataset name is empty")
-    if system is not None and not system.strip():
-        raise InputError("--system: the system name is empty")
+    _check_names(dataset, system)
     source = open_source(path, fmt, encoding)
     report = ImportReport(file=str(path))
     report.container = (
@@ -337,34 +493,12 @@ def import_file(
     # `score` waiting for the study can say what it waits for.
     announcement = ExitStack()
     try:
-        known = BulkWriter.known_dimensions(conn)  # type: ignore[arg-type]
-        plan = make_plan(
-            source.columns,
-            user,
-            shape=fmt if fmt in SHAPES else None,
-            known=known,
-            path=path,
-            ratings=ratings,
-        )
-        report.shape = plan.shape
-        report.rating_kind = plan.rating_kind
-        report.rating_kind_given = plan.rating_kind_given
-        report.columns = plan.used_columns()
-        report.ignored_columns = list(plan.ignored)
-        if plan.ignored:
-            report.warn("columns", f"columns not imported: {', '.join(plan.ignored)}")
+        plan = _plan_file(conn, source, user, fmt, path, ratings)  # type: ignore[arg-type]
+        _report_plan(report, plan)
         parser = RowParser(plan, source.columns, source.container)
-        run = _Import(
-            writer,
-            report,
-            path,
-            dataset=dataset.strip() if dataset else None,
-            system=system.strip() if system else None,
-            dataset_meta=dict(dataset_meta or {}),
-            fmt_label=f"{report.container}/{plan.shape}",
-            label_columns=[*plan.labels.values(), *([] if plan.per_rater else plan.dims.values())],
+        run = _start_run(
+            writer, report, path, plan, dataset=dataset, system=system, dataset_meta=dataset_meta
         )
-        run.kind_given = plan.rating_kind_given and plan.rating_kind == "aggregate"
         info_by_name = plan.dimension_info
         # About 100 bytes a row is typical of sentence pairs; only a hint for index handling.
         try:
@@ -372,50 +506,12 @@ def import_file(
         except StudyBusyError as exc:  # a program that does not name itself kept the lock
             raise UserError(f"{study.path}: {exc}") from None
         announcement.enter_context(announced_writer(study.path, "import"))
-        total = source.size or None
         file_name = str(path)
-        for row_no, record in source.rows():
-            try:
-                row = parser.parse(record)
-            except RowProblem as problem:
-                raise InputError(
-                    str(problem), file=file_name, row=row_no, column=problem.column
-                ) from None
-            run.add_row(row_no, row, info_by_name)
-            report.rows_read += 1
-            if report.rows_read % PROGRESS_EVERY == 0:
-                if cancel is not None:
-                    cancel.check()
-                if progress is not None:
-                    progress(source.counter.done, total, f"{report.rows_read:,} rows")
-        if report.rows_read == 0:
-            raise InputError("no data rows (only a header?)", file=file_name)
+        _read_rows(source, parser, run, info_by_name, file_name, progress, cancel)
         run.check_file(file_name)
         run.finish_sources()
         writer.flush()
-        record = {
-            "file": path.name,
-            "at": writer.now,
-            "rating_kind": report.rating_kind,
-            "rating_kind_given": report.rating_kind_given,
-            "empty_outputs": report.empty_outputs,
-            "sources": [
-                {
-                    "kind": s.kind,
-                    "rating_rows": s.rating_rows,
-                    "stored": s.stored,
-                    "already_there": s.already_there,
-                    "raters": s.raters,
-                    "n_raters_known": s.n_raters_known,
-                    "n_raters_total": s.n_raters_total,
-                }
-                for s in report.sources
-            ],
-        }
-        # An import that adds nothing leaves the study as it was, its record included.
-        if not report.nothing_new:
-            for name in report.datasets:
-                writer.record_import(writer.datasets[name].id, record)
+        _record_import(path, writer, report)
         if cancel is not None:
             cancel.check()
         report.items_existing = len(run.touched_existing)
@@ -428,12 +524,5 @@ def import_file(
         raw.close()
     if progress is not None:
         progress(source.size, source.size or None, f"{report.rows_read:,} rows")
-    if report.nothing_new:
-        report.warn(
-            "nothing-new",
-            "nothing new: every item and rating of this file was already in "
-            f"{', '.join(report.datasets)}",
-        )
-    report.finish_warnings()
-    report.elapsed_s = round(time.perf_counter() - started, 3)
+    _finish_report(report, started)
     return report

@@ -178,113 +178,148 @@ def _rows(conn: Connection, sql: str, **params: Any) -> list[Any]:
     return list(conn.execute(text(sql), params))
 
 
-def study_info(study: Study) -> StudyInfo:
-    path = Path(study.path)
+def _file_size(path: Path) -> int:
+    """The study file's size with its write-ahead log, which holds not yet merged pages."""
     size = path.stat().st_size if path.exists() else 0
     wal = path.with_name(path.name + "-wal")
     if wal.exists():
         size += wal.stat().st_size
+    return size
+
+
+def _count_items(conn: Connection, info: StudyInfo) -> None:
+    # A bare COUNT(*) is answered from the B-tree's page counts, not row by row; the
+    # few control items are counted on their own range of the kind index, and the
+    # regular ones are the rest.
+    info.items = conn.execute(text("SELECT COUNT(*) FROM item")).scalar() or 0
+    controls = _rows(
+        conn,
+        "SELECT kind, COUNT(*) FROM item WHERE kind != 'regular' GROUP BY kind ORDER BY kind",
+    )
+    regular = info.items - sum(n for _, n in controls)
+    if regular:
+        info.items_by_kind["regular"] = regular
+    info.items_by_kind.update(dict(controls))
+
+
+def _list_datasets(conn: Connection, info: StudyInfo) -> None:
+    datasets = _rows(
+        conn, "SELECT id, name, format, source_file, imported_at, meta FROM dataset ORDER BY id"
+    )
+    if len(datasets) == 1:
+        counts = {datasets[0][0]: info.items}
+    else:
+        counts = dict(_rows(conn, "SELECT dataset_id, COUNT(*) FROM item GROUP BY dataset_id"))
+    for did, name, fmt, source, imported, meta in datasets:
+        info.datasets.append(
+            dict(
+                name=name,
+                items=counts.get(did, 0),
+                format=fmt,
+                source_file=source,
+                imported_at=str(imported) if imported else None,
+                meta=json.loads(meta) if isinstance(meta, str) and meta else (meta or {}),
+            )
+        )
+
+
+def _list_systems(conn: Connection, info: StudyInfo) -> None:
+    systems = _rows(
+        conn, "SELECT system, COUNT(*) AS n FROM item GROUP BY system ORDER BY n DESC, system"
+    )
+    info.systems_total = len(systems)
+    info.systems = [dict(name=s, items=n) for s, n in systems[:MAX_LISTED]]
+
+
+def _list_annotators(conn: Connection, info: StudyInfo) -> tuple[list[Any], dict[int, int]]:
+    """Lists the annotators; returns every annotator row and its count of current ratings."""
+    per_annotator = dict(
+        _rows(
+            conn,
+            "SELECT annotator_id, COUNT(*) FROM rating WHERE state = 'current' "
+            "GROUP BY annotator_id",
+        )
+    )
+    annotators = _rows(conn, "SELECT id, name, kind FROM annotator ORDER BY id")
+    info.annotators_total = len(annotators)
+    info.annotators = [
+        dict(name=n, kind=k, ratings=per_annotator.get(aid, 0))
+        for aid, n, k in annotators[:MAX_LISTED]
+    ]
+    return annotators, per_annotator
+
+
+def _list_dimensions(conn: Connection, info: StudyInfo) -> None:
+    dimension_rows = _rows(
+        conn,
+        "SELECT id, name, scale, min_value, max_value, active FROM dimension ORDER BY position, id",
+    )
+    # One pass with a sum per dimension: a GROUP BY would sort a million rows first.
+    sums = ", ".join(f"COALESCE(SUM(dimension_id = {int(d[0])}), 0)" for d in dimension_rows)
+    per_dim: dict[int, int] = {}
+    if sums:
+        totals = conn.execute(text(f"SELECT {sums} FROM rating WHERE state = 'current'")).one()
+        per_dim = {int(d[0]): int(n) for d, n in zip(dimension_rows, totals, strict=True)}
+    for did, name, scale, lo, hi, active in dimension_rows:
+        info.dimensions.append(
+            dict(
+                name=name,
+                scale=scale,
+                min_value=lo,
+                max_value=hi,
+                active=bool(active),
+                ratings=per_dim.get(did, 0),
+            )
+        )
+
+
+def _list_metric_runs(conn: Connection, info: StudyInfo) -> None:
+    for rid, metric, label, status, n_items, finished, error, *owner in _rows(
+        conn,
+        "SELECT id, metric, label, status, n_items, finished_at, error, owner_pid, "
+        "owner_host, owner_started FROM metric_run ORDER BY id",
+    ):
+        run = RunOwner.from_row((rid, status, *owner))
+        if run.owner_gone:  # not stored yet (a study that cannot be written now)
+            status, error = "interrupted", interrupted_error(run.owner)
+        info.metric_runs.append(
+            dict(
+                id=rid,
+                metric=metric,
+                label=label,
+                status=status,
+                n_items=n_items,
+                finished_at=str(finished) if finished else None,
+                error=error,
+            )
+        )
+
+
+def _describe_annotation_protocol(conn: Connection, info: StudyInfo) -> None:
+    raw = conn.execute(
+        text("SELECT value FROM study_setting WHERE key = :k"), {"k": SETTINGS_KEY}
+    ).scalar()
+    choice = describe_protocol(
+        AnnotationSettings.from_json(json.loads(raw) if isinstance(raw, str) else raw)
+    )
+    info.annotation_protocol = choice.to_dict()
+    info.annotation_protocol_line = choice.line()
+
+
+def study_info(study: Study) -> StudyInfo:
+    path = Path(study.path)
+    size = _file_size(path)
     with study.engine.connect() as conn:
         schema = conn.execute(text("SELECT version_num FROM alembic_version")).scalar()
         info = StudyInfo(path=str(path), size_bytes=size, schema=schema)
-        # A bare COUNT(*) is answered from the B-tree's page counts, not row by row; the
-        # few control items are counted on their own range of the kind index, and the
-        # regular ones are the rest.
-        info.items = conn.execute(text("SELECT COUNT(*) FROM item")).scalar() or 0
-        controls = _rows(
-            conn,
-            "SELECT kind, COUNT(*) FROM item WHERE kind != 'regular' GROUP BY kind ORDER BY kind",
-        )
-        regular = info.items - sum(n for _, n in controls)
-        if regular:
-            info.items_by_kind["regular"] = regular
-        info.items_by_kind.update(dict(controls))
-        datasets = _rows(
-            conn, "SELECT id, name, format, source_file, imported_at, meta FROM dataset ORDER BY id"
-        )
-        if len(datasets) == 1:
-            counts = {datasets[0][0]: info.items}
-        else:
-            counts = dict(_rows(conn, "SELECT dataset_id, COUNT(*) FROM item GROUP BY dataset_id"))
-        for did, name, fmt, source, imported, meta in datasets:
-            info.datasets.append(
-                dict(
-                    name=name,
-                    items=counts.get(did, 0),
-                    format=fmt,
-                    source_file=source,
-                    imported_at=str(imported) if imported else None,
-                    meta=json.loads(meta) if isinstance(meta, str) and meta else (meta or {}),
-                )
-            )
-        systems = _rows(
-            conn, "SELECT system, COUNT(*) AS n FROM item GROUP BY system ORDER BY n DESC, system"
-        )
-        info.systems_total = len(systems)
-        info.systems = [dict(name=s, items=n) for s, n in systems[:MAX_LISTED]]
-        per_annotator = dict(
-            _rows(
-                conn,
-                "SELECT annotator_id, COUNT(*) FROM rating WHERE state = 'current' "
-                "GROUP BY annotator_id",
-            )
-        )
-        annotators = _rows(conn, "SELECT id, name, kind FROM annotator ORDER BY id")
-        info.annotators_total = len(annotators)
-        info.annotators = [
-            dict(name=n, kind=k, ratings=per_annotator.get(aid, 0))
-            for aid, n, k in annotators[:MAX_LISTED]
-        ]
-        dimension_rows = _rows(
-            conn,
-            "SELECT id, name, scale, min_value, max_value, active FROM dimension "
-            "ORDER BY position, id",
-        )
-        # One pass with a sum per dimension: a GROUP BY would sort a million rows first.
-        sums = ", ".join(f"COALESCE(SUM(dimension_id = {int(d[0])}), 0)" for d in dimension_rows)
-        per_dim: dict[int, int] = {}
-        if sums:
-            totals = conn.execute(text(f"SELECT {sums} FROM rating WHERE state = 'current'")).one()
-            per_dim = {int(d[0]): int(n) for d, n in zip(dimension_rows, totals, strict=True)}
-        for did, name, scale, lo, hi, active in dimension_rows:
-            info.dimensions.append(
-                dict(
-                    name=name,
-                    scale=scale,
-                    min_value=lo,
-                    max_value=hi,
-                    active=bool(active),
-                    ratings=per_dim.get(did, 0),
-                )
-            )
+        _count_items(conn, info)
+        _list_datasets(conn, info)
+        _list_systems(conn, info)
+        annotators, per_annotator = _list_annotators(conn, info)
+        _list_dimensions(conn, info)
         info.ratings_current = sum(per_annotator.values())
         info.rating_sources = _rating_sources(annotators, per_annotator, info.datasets)
-        for rid, metric, label, status, n_items, finished, error, *owner in _rows(
-            conn,
-            "SELECT id, metric, label, status, n_items, finished_at, error, owner_pid, "
-            "owner_host, owner_started FROM metric_run ORDER BY id",
-        ):
-            run = RunOwner.from_row((rid, status, *owner))
-            if run.owner_gone:  # not stored yet (a study that cannot be written now)
-                status, error = "interrupted", interrupted_error(run.owner)
-            info.metric_runs.append(
-                dict(
-                    id=rid,
-                    metric=metric,
-                    label=label,
-                    status=status,
-                    n_items=n_items,
-                    finished_at=str(finished) if finished else None,
-                    error=error,
-                )
-            )
+        _list_metric_runs(conn, info)
         info.scores = conn.execute(text("SELECT COUNT(*) FROM score")).scalar() or 0
-        raw = conn.execute(
-            text("SELECT value FROM study_setting WHERE key = :k"), {"k": SETTINGS_KEY}
-        ).scalar()
-        choice = describe_protocol(
-            AnnotationSettings.from_json(json.loads(raw) if isinstance(raw, str) else raw)
-        )
-        info.annotation_protocol = choice.to_dict()
-        info.annotation_protocol_line = choice.line()
+        _describe_annotation_protocol(conn, info)
     return info

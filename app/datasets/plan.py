@@ -153,30 +153,28 @@ def _missing(
     )
 
 
-def make_plan(
-    columns: list[str],
-    user: UserMapping,
-    *,
-    shape: str | None,
-    known: dict[str, DimInfo],
-    path: Path,
-    ratings: str | None = None,
-) -> Plan:
-    """Match columns to fields; `shape=None` detects it. Raises InputError at row 1.
-
-    `ratings` (per-rater | anonymous | aggregate) overrides the inferred kind of ratings.
-    """
-    if ratings is not None and ratings not in RATINGS_CHOICES:
-        raise InputError(f"--ratings {ratings!r}: one of {', '.join(RATINGS_CHOICES)}")
+def _map_user_fields(
+    columns: list[str], user: UserMapping, path: Path
+) -> tuple[dict[str, str | None], set[str], list[str]]:
+    """The columns the user's `--map` names for fields and references, and those it uses."""
     used: set[str] = set()
     chosen: dict[str, str | None] = {}
-
     for name, col in user.fields.items():
         chosen[name] = _lookup_column(col, columns, path, name)
         used.add(chosen[name])  # type: ignore[arg-type]
     references = [_lookup_column(c, columns, path, "references") for c in user.references]
     used.update(references)
+    return chosen, used, references
 
+
+def _map_user_dimensions(
+    columns: list[str],
+    user: UserMapping,
+    known: dict[str, DimInfo],
+    path: Path,
+    used: set[str],
+) -> tuple[dict[str, str], dict[str, DimInfo], dict[str, str]]:
+    """Rating columns and long-shape dimension values the user mapped: (dims, info, values)."""
     dims: dict[str, str] = {}
     info = dict(known)
     for dim_name, col in user.dimensions.items():
@@ -195,8 +193,13 @@ def make_plan(
         if target not in info:
             info[target] = DimInfo(target, exists=False)
         dimension_values[value] = target
+    return dims, info, dimension_values
 
-    free = [c for c in columns if c not in used]
+
+def _find_scalar_fields(
+    free: list[str], chosen: dict[str, str | None], user: UserMapping, shape: str | None
+) -> None:
+    """Match the fields the user did not map by their synonyms; takes them out of `free`."""
     for name in SCALAR_FIELDS:
         if name in chosen:
             continue
@@ -217,10 +220,12 @@ def make_plan(
             if lone is not None:
                 free.append(lone)
             chosen[name] = None
-    if not user.references:
-        references = reference_columns(free)
-        free = [c for c in free if c not in references]
 
+
+def _classify_free_columns(
+    free: list[str], known: dict[str, DimInfo], dims: dict[str, str], path: Path
+) -> tuple[dict[str, str], list[str]]:
+    """Sort the remaining columns into labels, rating columns (added to `dims`) and ignored."""
     labels: dict[str, str] = {}
     ignored: list[str] = []
     for col in list(free):
@@ -255,40 +260,72 @@ def make_plan(
             )
         else:
             ignored.append(col)
+    return labels, ignored
 
-    label_col = chosen.pop("label", None)
-    annotator = chosen.get("annotator")
-    if label_col is not None:
-        if "meaning" not in known:
-            raise InputError(
-                "the study has no 'meaning' dimension for the label column",
-                file=str(path),
-                row=1,
-                column=label_col,
-            )
-        if annotator is not None and "meaning" not in dims:
-            # Beside an annotator column, a label is that rater's own rating.
-            dims["meaning"] = label_col
-        elif "meaning" not in labels:
-            labels["meaning"] = label_col
-        else:
-            ignored.append(label_col)
 
-    if shape is None:
-        if chosen.get("dimension") and chosen.get("rating"):
-            shape = "long"
-        elif annotator is not None and dims:
-            shape = "wide"
-        elif (
-            label_col is not None
-            and not dims
-            and norm(chosen.get("source") or "") == "original"
-            and norm(chosen.get("output") or "") == "simplification"
-        ):
-            shape = "csmd"
-        else:
-            shape = "pairs"
+def _place_label_column(
+    label_col: str | None,
+    annotator: str | None,
+    known: dict[str, DimInfo],
+    dims: dict[str, str],
+    labels: dict[str, str],
+    ignored: list[str],
+    path: Path,
+) -> None:
+    """Make the generic `label` column a rater's meaning rating, the meaning label, or ignored."""
+    if label_col is None:
+        return
+    if "meaning" not in known:
+        raise InputError(
+            "the study has no 'meaning' dimension for the label column",
+            file=str(path),
+            row=1,
+            column=label_col,
+        )
+    if annotator is not None and "meaning" not in dims:
+        # Beside an annotator column, a label is that rater's own rating.
+        dims["meaning"] = label_col
+    elif "meaning" not in labels:
+        labels["meaning"] = label_col
+    else:
+        ignored.append(label_col)
 
+
+def _detect_shape(
+    chosen: dict[str, str | None],
+    annotator: str | None,
+    dims: dict[str, str],
+    label_col: str | None,
+) -> str:
+    if chosen.get("dimension") and chosen.get("rating"):
+        return "long"
+    if annotator is not None and dims:
+        return "wide"
+    if (
+        label_col is not None
+        and not dims
+        and norm(chosen.get("source") or "") == "original"
+        and norm(chosen.get("output") or "") == "simplification"
+    ):
+        return "csmd"
+    return "pairs"
+
+
+def _check_shape_columns(
+    shape: str,
+    columns: list[str],
+    chosen: dict[str, str | None],
+    annotator: str | None,
+    dims: dict[str, str],
+    labels: dict[str, str],
+    ignored: list[str],
+    ratings: str | None,
+    path: Path,
+) -> dict[str, str]:
+    """Raise if the shape lacks a column it needs; drop the columns it does not read.
+
+    Returns the rating columns the shape keeps (none for the long shape).
+    """
     for name in ("source", "output"):
         if chosen.get(name) is None:
             raise _missing(name, columns, path)
@@ -317,28 +354,74 @@ def make_plan(
     if shape != "long" and chosen.get("annotator_kind"):
         ignored.append(chosen["annotator_kind"])  # type: ignore[arg-type]
         chosen["annotator_kind"] = None
+    return dims
 
+
+def _decide_rating_kind(
+    ratings: str | None,
+    shape: str,
+    chosen: dict[str, str | None],
+    ignored: list[str],
+    path: Path,
+) -> str:
+    """The kind of the file's ratings: the user's `--ratings`, or inferred from the shape."""
     annotator = chosen.get("annotator")
     if ratings is None:
         # A rater column makes per-rater ratings; a long file without one holds one rating
         # per row by an unknown person; a row per item without raters is a published label.
         if annotator is not None:
-            rating_kind = "named"
-        else:
-            rating_kind = "anonymous" if shape == "long" else "aggregate"
-    else:
-        rating_kind = RATING_KIND_OF_CHOICE[ratings]
-        if rating_kind == "named" and annotator is None:
-            raise InputError(
-                "--ratings per-rater needs a column of rater ids, and none was found; name it "
-                "with --map annotator=COLUMN, or say --ratings anonymous (one rating per row, "
-                "raters unknown)",
-                file=str(path),
-                row=1,
-            )
-        if rating_kind != "named" and annotator is not None:
-            ignored.append(annotator)
-            chosen["annotator"] = None
+            return "named"
+        return "anonymous" if shape == "long" else "aggregate"
+    rating_kind = RATING_KIND_OF_CHOICE[ratings]
+    if rating_kind == "named" and annotator is None:
+        raise InputError(
+            "--ratings per-rater needs a column of rater ids, and none was found; name it "
+            "with --map annotator=COLUMN, or say --ratings anonymous (one rating per row, "
+            "raters unknown)",
+            file=str(path),
+            row=1,
+        )
+    if rating_kind != "named" and annotator is not None:
+        ignored.append(annotator)
+        chosen["annotator"] = None
+    return rating_kind
+
+
+def make_plan(
+    columns: list[str],
+    user: UserMapping,
+    *,
+    shape: str | None,
+    known: dict[str, DimInfo],
+    path: Path,
+    ratings: str | None = None,
+) -> Plan:
+    """Match columns to fields; `shape=None` detects it. Raises InputError at row 1.
+
+    `ratings` (per-rater | anonymous | aggregate) overrides the inferred kind of ratings.
+    """
+    if ratings is not None and ratings not in RATINGS_CHOICES:
+        raise InputError(f"--ratings {ratings!r}: one of {', '.join(RATINGS_CHOICES)}")
+    chosen, used, references = _map_user_fields(columns, user, path)
+    dims, info, dimension_values = _map_user_dimensions(columns, user, known, path, used)
+
+    free = [c for c in columns if c not in used]
+    _find_scalar_fields(free, chosen, user, shape)
+    if not user.references:
+        references = reference_columns(free)
+        free = [c for c in free if c not in references]
+
+    labels, ignored = _classify_free_columns(free, known, dims, path)
+    label_col = chosen.pop("label", None)
+    annotator = chosen.get("annotator")
+    _place_label_column(label_col, annotator, known, dims, labels, ignored, path)
+
+    if shape is None:
+        shape = _detect_shape(chosen, annotator, dims, label_col)
+    dims = _check_shape_columns(
+        shape, columns, chosen, annotator, dims, labels, ignored, ratings, path
+    )
+    rating_kind = _decide_rating_kind(ratings, shape, chosen, ignored, path)
 
     plan = Plan(
         shape=shape,

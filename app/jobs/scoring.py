@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -75,7 +75,12 @@ from meaningbench.metrics.base import (
     Pair,
 )
 from meaningbench.metrics.neural.models import prefer_passive_thread_waits
-from meaningbench.metrics.registry import broken_plugins, metric_classes, metric_origin
+from meaningbench.metrics.registry import (
+    BrokenPlugin,
+    broken_plugins,
+    metric_classes,
+    metric_origin,
+)
 from meaningbench.runtime import Cancelled
 from meaningbench.settings import resolve_model_path
 
@@ -155,15 +160,121 @@ def validate_request(request: ScoreRequest) -> None:
             plan_metric(spec, _options(request), by_name, check_availability=False)
 
 
-def score_study(
-    request: ScoreRequest, ctx: JobContext, on_batch: BatchCallback | None = None
+def _pool_mode(request: ScoreRequest) -> str:
+    pool_mode = str(request.options.get("pool") or "auto")
+    if pool_mode not in POOL_MODES:
+        raise InputError(f"pool must be one of {', '.join(POOL_MODES)}, not {pool_mode!r}")
+    return pool_mode
+
+
+def _check_caches(
+    study: Study, request: ScoreRequest, runnable: list[PlannedMetric]
+) -> tuple[list[ItemText], Hashes, dict[CacheKey, CacheState]]:
+    """The items to score, their hashes, and what each runnable metric has cached of them."""
+    with collector_paused():
+        items = load_items(study, request.item_ids)
+        hashes = Hashes(items)
+        for p in runnable:
+            if p.metric is not None:
+                prepare_metric(p.metric, hashes)
+        keys = [hashes.cache_key(p.metric) for p in runnable if p.metric is not None]
+        for key in keys:
+            hashes.get(key.mode)
+        cache = check_cache(study, keys, items, hashes.digests())
+    return items, hashes, dict(zip(keys, cache, strict=True))
+
+
+def _summarise_unavailable(
+    planned: list[PlannedMetric],
+) -> tuple[list[MetricRun | MetricRunSummary | None], deque[int]]:
+    """A summary for each metric that cannot run, and the indexes of those that can."""
+    results: list[MetricRun | MetricRunSummary | None] = [None] * len(planned)
+    todo: deque[int] = deque()
+    for i, plan in enumerate(planned):
+        if plan.metric is None or not plan.availability.ok:
+            reason = plan.availability.reason or "unavailable"
+            fix = plan.availability.fix
+            if fix and fix not in reason:
+                reason = f"{reason}; to use it: {fix}"
+            results[i] = MetricRunSummary(
+                plan.name, plan.label, None, "unavailable", 0, 0, 0, 0.0, reason
+            )
+        else:
+            todo.append(i)
+    return results, todo
+
+
+def _mark_cancelled(
+    planned: list[PlannedMetric],
+    results: list[MetricRun | MetricRunSummary | None],
+    indexes: Iterable[int],
+) -> None:
+    for i in indexes:
+        plan = planned[i]
+        results[i] = MetricRunSummary(plan.name, plan.label, None, "cancelled", 0, 0, 0, 0.0)
+
+
+def _announce_busy(
+    ctx: JobContext,
+    label: str,
+    busy: Busy,
+    i: int,
+    todo: deque[int],
+    elsewhere: dict[int, Busy],
+    announced: set[int],
+) -> None:
+    """Say once that another process scores metric `i`; a wait with nothing else to do
+    is remembered as announced."""
+    if i in elsewhere:
+        return
+    if todo:
+        ctx.notice(f"{label}: {busy.describe()} is scoring it; scoring the other metrics first")
+    else:
+        ctx.notice(f"waiting for {label}: {busy.describe()} is scoring it")
+        announced.add(i)
+
+
+def _finish_all(
+    results: list[MetricRun | MetricRunSummary | None],
+    ctx: JobContext,
+    scheduler: PoolScheduler,
 ) -> list[MetricRunSummary]:
-    prefer_passive_thread_waits()
+    """Let the workers finish (unless cancelled), then close every run."""
+    if not ctx.cancel.cancelled:
+        with suppress(Cancelled):
+            scheduler.drain()
+    scheduler.abandon()
+    final = "cancelled" if ctx.cancel.cancelled else None
+    return [r.finish(final) if isinstance(r, MetricRun) else r for r in results if r is not None]
+
+
+def _open_for_scoring(request: ScoreRequest, ctx: JobContext) -> Study:
     study = open_existing(request.study_path)
     # Writes that wait for another process's lock say so, and stop when cancelled.
     study.set_wait_policy(
         WaitPolicy(notice=ctx.notice, check=ctx.cancel.check, unknown_limit_s=UNNAMED_WAIT_S)
     )
+    return study
+
+
+def _metrics_with_work(
+    runnable: list[PlannedMetric], hashes: Hashes, states: dict[CacheKey, CacheState]
+) -> Iterator[Metric]:
+    """The metrics workers may run: parallel-safe ones with items left to score."""
+    return (
+        p.metric
+        for p in runnable
+        if p.metric is not None
+        and p.metric.parallel_safe
+        and states[hashes.cache_key(p.metric)].current is not None  # it has work to do
+    )
+
+
+def score_study(
+    request: ScoreRequest, ctx: JobContext, on_batch: BatchCallback | None = None
+) -> list[MetricRunSummary]:
+    prefer_passive_thread_waits()
+    study = _open_for_scoring(request, ctx)
     me = this_process()
     pool = WorkerPool(
         int(request.options.get("workers") or default_workers()),
@@ -172,64 +283,30 @@ def score_study(
     scheduler = PoolScheduler(pool, ctx.cancel)
     runs: list[MetricRun] = []
     try:
-        pool_mode = str(request.options.get("pool") or "auto")
-        if pool_mode not in POOL_MODES:
-            raise InputError(f"pool must be one of {', '.join(POOL_MODES)}, not {pool_mode!r}")
+        pool_mode = _pool_mode(request)
         # Runs left `running` by a process that was killed are closed as interrupted
         # first (and resumed below, where their metric is asked for).
         interrupt_gone_runs(study)
         planned = _plan_all(request, study)
         runnable = [p for p in planned if p.metric is not None and p.availability.ok]
         ctx.progress(0, None, "Checking cached scores", force=True)
-        with collector_paused():
-            items = load_items(study, request.item_ids)
-            hashes = Hashes(items)
-            for p in runnable:
-                if p.metric is not None:
-                    prepare_metric(p.metric, hashes)
-            keys = [hashes.cache_key(p.metric) for p in runnable if p.metric is not None]
-            for key in keys:
-                hashes.get(key.mode)
-            cache = check_cache(study, keys, items, hashes.digests())
-        states = dict(zip(keys, cache, strict=True))
+        items, hashes, states = _check_caches(study, request, runnable)
         progress = _Progress(ctx, len(items) * len(runnable))
-        pool.before_fork = lambda: _warm_up(
-            p.metric
-            for p in runnable
-            if p.metric is not None
-            and p.metric.parallel_safe
-            and states[hashes.cache_key(p.metric)].current is not None  # it has work to do
-        )
+        pool.before_fork = lambda: _warm_up(_metrics_with_work(runnable, hashes, states))
 
         def report(label: str, ids: list[int], n: int) -> None:
             if on_batch is not None:
                 on_batch(label, ids)
             progress.advance(n, label)
 
-        results: list[MetricRun | MetricRunSummary | None] = [None] * len(planned)
-        todo: deque[int] = deque()
-        for i, plan in enumerate(planned):
-            if plan.metric is None or not plan.availability.ok:
-                reason = plan.availability.reason or "unavailable"
-                fix = plan.availability.fix
-                if fix and fix not in reason:
-                    reason = f"{reason}; to use it: {fix}"
-                results[i] = MetricRunSummary(
-                    plan.name, plan.label, None, "unavailable", 0, 0, 0, 0.0, reason
-                )
-            else:
-                todo.append(i)
+        results, todo = _summarise_unavailable(planned)
         whole_study = request.item_ids is None
         # Metrics another process is scoring now: left for last, then waited for.
         elsewhere: dict[int, Busy] = {}
         announced: set[int] = set()  # those whose wait was announced
         while todo or elsewhere:
             if ctx.cancel.cancelled:
-                for i in [*todo, *elsewhere]:
-                    plan = planned[i]
-                    results[i] = MetricRunSummary(
-                        plan.name, plan.label, None, "cancelled", 0, 0, 0, 0.0
-                    )
+                _mark_cancelled(planned, results, [*todo, *elsewhere])
                 break
             if todo:
                 i = todo.popleft()
@@ -244,15 +321,7 @@ def score_study(
                 study, plan, items, hashes, states, progress, report, me, whole_study
             )
             if isinstance(started, Busy):
-                if i not in elsewhere:
-                    if todo:
-                        ctx.notice(
-                            f"{plan.label}: {started.describe()} is scoring it; "
-                            "scoring the other metrics first"
-                        )
-                    else:
-                        ctx.notice(f"waiting for {plan.label}: {started.describe()} is scoring it")
-                        announced.add(i)
+                _announce_busy(ctx, plan.label, started, i, todo, elsewhere, announced)
                 elsewhere[i] = started
                 continue
             elsewhere.pop(i, None)
@@ -260,14 +329,7 @@ def score_study(
             if isinstance(started, MetricRun):
                 runs.append(started)
                 _score(started, ctx, pool, scheduler, pool_mode, progress)
-        if not ctx.cancel.cancelled:
-            with suppress(Cancelled):
-                scheduler.drain()
-        scheduler.abandon()
-        final = "cancelled" if ctx.cancel.cancelled else None
-        summaries = [
-            r.finish(final) if isinstance(r, MetricRun) else r for r in results if r is not None
-        ]
+        summaries = _finish_all(results, ctx, scheduler)
     except BaseException:
         # An error or Ctrl+C: close what is open as cancelled, without waiting for workers
         # or for another process's lock. A run that cannot be closed now stays `running`
@@ -408,6 +470,83 @@ def _score(
         run.finish("failed", describe(exc))
 
 
+def _metric_entry(name: str, cls: type[Metric]) -> dict[str, Any]:
+    try:
+        availability = cls().availability()
+    except Exception as exc:
+        availability = Availability(False, describe(exc))
+    return {
+        "name": name,
+        "label": cls.info.label,
+        "family": cls.info.family,
+        "needs_references": cls.info.needs_references,
+        "needs_model": cls.info.needs_model,
+        "available": bool(availability.ok),
+        "status": availability.status(),
+        "reason": availability.reason or "",
+        "fix": availability.fix,
+        "description": cls.info.description,
+        "options": dict(cls.defaults),
+        "package": metric_origin(name).distribution,
+        "origin": metric_origin(name).describe(),
+    }
+
+
+def _broken_plugin_entry(broken: BrokenPlugin) -> dict[str, Any]:
+    return {
+        "name": broken.name,
+        "label": broken.name,
+        "family": "plugin",
+        "needs_references": False,
+        "needs_model": False,
+        "available": False,
+        "status": "unavailable",
+        "fix": "",
+        "reason": f"the plugin failed to load ({broken.module}): {broken.error}",
+        "description": f"a metric of {broken.distribution} that failed to load",
+        "options": {},
+        "package": broken.distribution,
+        "origin": f"{broken.distribution} ({broken.module})",
+    }
+
+
+def _registered_model_entries(study_path: Path | str) -> list[dict[str, Any]]:
+    study = open_existing(Path(study_path))
+    try:
+        refs = registered_models(study)
+    finally:
+        study.close()
+    classes = metric_classes()
+    out: list[dict[str, Any]] = []
+    for ref in refs:
+        model_cls = classes.get(ref.metric)
+        path = resolve_model_path(ref.path)
+        if model_cls is None:
+            ok, reason = False, f"the metric {ref.metric!r} is not installed"
+        elif not Path(path).exists():
+            ok, reason = False, f"the model folder {path} is missing"
+        else:
+            ok, reason = True, ""
+        out.append(
+            {
+                "name": f"{ref.metric}@{ref.name}",
+                "label": ref.name,
+                "family": "trained",
+                "needs_references": bool(model_cls and model_cls.info.needs_references),
+                "needs_model": True,
+                "available": ok,
+                "status": "available" if ok else "unavailable",
+                "reason": reason,
+                "fix": "",
+                "description": f"{ref.metric} with the registered model {ref.name}",
+                "options": {"model": path},
+                "package": "study",
+                "origin": f"a model registered in {Path(study_path).name}",
+            }
+        )
+    return out
+
+
 def list_metrics(study_path: Path | str | None = None) -> list[dict[str, Any]]:
     """Every metric with its availability, plus one entry per model registered in the study.
 
@@ -417,78 +556,9 @@ def list_metrics(study_path: Path | str | None = None) -> list[dict[str, Any]]:
     metric's defaults), package (the distribution it comes from) and origin (that package,
     its version and the module).
     """
-    out: list[dict[str, Any]] = []
-    for name, cls in sorted(metric_classes().items()):
-        try:
-            availability = cls().availability()
-        except Exception as exc:
-            availability = Availability(False, describe(exc))
-        out.append(
-            {
-                "name": name,
-                "label": cls.info.label,
-                "family": cls.info.family,
-                "needs_references": cls.info.needs_references,
-                "needs_model": cls.info.needs_model,
-                "available": bool(availability.ok),
-                "status": availability.status(),
-                "reason": availability.reason or "",
-                "fix": availability.fix,
-                "description": cls.info.description,
-                "options": dict(cls.defaults),
-                "package": metric_origin(name).distribution,
-                "origin": metric_origin(name).describe(),
-            }
-        )
-    for broken in broken_plugins():  # listed, so the app and the command say why it is missing
-        out.append(
-            {
-                "name": broken.name,
-                "label": broken.name,
-                "family": "plugin",
-                "needs_references": False,
-                "needs_model": False,
-                "available": False,
-                "status": "unavailable",
-                "fix": "",
-                "reason": f"the plugin failed to load ({broken.module}): {broken.error}",
-                "description": f"a metric of {broken.distribution} that failed to load",
-                "options": {},
-                "package": broken.distribution,
-                "origin": f"{broken.distribution} ({broken.module})",
-            }
-        )
+    out = [_metric_entry(name, cls) for name, cls in sorted(metric_classes().items())]
+    # Listed, so the app and the command say why it is missing.
+    out.extend(_broken_plugin_entry(broken) for broken in broken_plugins())
     if study_path is not None:
-        study = open_existing(Path(study_path))
-        try:
-            refs = registered_models(study)
-        finally:
-            study.close()
-        classes = metric_classes()
-        for ref in refs:
-            model_cls = classes.get(ref.metric)
-            path = resolve_model_path(ref.path)
-            if model_cls is None:
-                ok, reason = False, f"the metric {ref.metric!r} is not installed"
-            elif not Path(path).exists():
-                ok, reason = False, f"the model folder {path} is missing"
-            else:
-                ok, reason = True, ""
-            out.append(
-                {
-                    "name": f"{ref.metric}@{ref.name}",
-                    "label": ref.name,
-                    "family": "trained",
-                    "needs_references": bool(model_cls and model_cls.info.needs_references),
-                    "needs_model": True,
-                    "available": ok,
-                    "status": "available" if ok else "unavailable",
-                    "reason": reason,
-                    "fix": "",
-                    "description": f"{ref.metric} with the registered model {ref.name}",
-                    "options": {"model": path},
-                    "package": "study",
-                    "origin": f"a model registered in {Path(study_path).name}",
-                }
-            )
+        out.extend(_registered_model_entries(study_path))
     return out

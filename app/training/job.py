@@ -246,14 +246,10 @@ def train_model(
     clean_card = json.loads(json.dumps(clean_json(card)))
     registered = False
     if request.register:
-        from meaningbench.db.study import open_study
-
-        with open_study(request.study) as study, study.session() as session:
-            register_model(session, name=name, path=request.out_dir, card=clean_card)
+        _register(request, name, clean_card)
         registered = True
     if not request.keep_checkpoints:
-        for spec, _ in specs:
-            shutil.rmtree(spec.best_dir, ignore_errors=True)
+        _remove_checkpoints(specs)
     return TrainResult(
         out_dir=request.out_dir,
         model_dir=request.out_dir,
@@ -263,6 +259,18 @@ def train_model(
         card=clean_card,
         runs=summaries,
     )
+
+
+def _register(request: TrainRequest, name: str, card: dict[str, Any]) -> None:
+    from meaningbench.db.study import open_study
+
+    with open_study(request.study) as study, study.session() as session:
+        register_model(session, name=name, path=request.out_dir, card=card)
+
+
+def _remove_checkpoints(specs: list[tuple[RunSpec, SplitData]]) -> None:
+    for spec, _ in specs:
+        shutil.rmtree(spec.best_dir, ignore_errors=True)
 
 
 def _finite(value: float | None) -> float:

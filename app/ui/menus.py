@@ -109,6 +109,13 @@ def build_actions(window: MainWindow) -> WindowActions:
         "demo": a.demo,
     }
 
+    _build_menus(window, a)
+    a.toolbar = _build_toolbar(window, a)
+    refresh_icons(a)
+    return a
+
+
+def _build_menus(window: MainWindow, a: WindowActions) -> None:
     bar = window.menuBar()
     file_menu = bar.addMenu("&File")
     file_menu.addActions([a.new, a.open])
@@ -140,6 +147,8 @@ def build_actions(window: MainWindow) -> WindowActions:
     help_menu = bar.addMenu("&Help")
     help_menu.addActions([a.guide, a.keymap, a.about])
 
+
+def _build_toolbar(window: MainWindow, a: WindowActions) -> QToolBar:
     toolbar = QToolBar("Main toolbar", window)
     toolbar.setObjectName("mainToolbar")
     toolbar.setMovable(False)
@@ -149,9 +158,7 @@ def build_actions(window: MainWindow) -> WindowActions:
     toolbar.addSeparator()
     toolbar.addActions([a.annotate, a.run_metrics, a.settings])
     window.addToolBar(toolbar)
-    a.toolbar = toolbar
-    refresh_icons(a)
-    return a
+    return toolbar
 
 
 def refresh_icons(a: WindowActions) -> None:

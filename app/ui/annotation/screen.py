@@ -89,6 +89,18 @@ class AnnotationScreen(QWidget):
         outer.setContentsMargins(24, 18, 24, 18)
         outer.setSpacing(14)
 
+        header = self._build_header()
+        outer.addLayout(header)
+
+        self.stack = QStackedWidget()
+        outer.addWidget(self.stack, 1)
+
+        rating = self._build_rating_page()
+        self._build_pages(rating)
+        self._build_footer(outer)
+        self._style()
+
+    def _build_header(self) -> QHBoxLayout:
         header = QHBoxLayout()
         name = self.session.annotator_name
         # Who is rating stays on screen: a rating under the wrong name is hard to find later.
@@ -124,11 +136,10 @@ class AnnotationScreen(QWidget):
         for b in (self.guidelines_button, self.keys_button, self.layout_button):
             b.setFlat(True)
             header.addWidget(b)
-        outer.addLayout(header)
+        return header
 
-        self.stack = QStackedWidget()
-        outer.addWidget(self.stack, 1)
-
+    def _build_rating_page(self) -> QWidget:
+        """The pair, its scales and, for error span annotation, the span editors."""
         rating = QWidget()
         col = QVBoxLayout(rating)
         col.setContentsMargins(0, 0, 0, 0)
@@ -171,7 +182,9 @@ class AnnotationScreen(QWidget):
         col.addSpacing(18)
         col.addWidget(scales_box)
         col.addStretch(2)
+        return rating
 
+    def _build_pages(self, rating: QWidget) -> None:
         self.guidelines = GuidelinesPanel(self.session.settings.guidelines)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(rating)
@@ -186,6 +199,7 @@ class AnnotationScreen(QWidget):
         self.done_page.setWordWrap(True)
         self.stack.addWidget(self.done_page)
 
+    def _build_footer(self, outer: QVBoxLayout) -> None:
         footer = QHBoxLayout()
         self.hint = QLabel(HINT_UNSET)
         self.hint.setObjectName("hint")
@@ -218,7 +232,6 @@ class AnnotationScreen(QWidget):
         footer.addWidget(self.undo_button)
         footer.addWidget(self.submit_button)
         outer.addLayout(footer)
-        self._style()
 
     def _span_legend(self) -> QLabel:
         """What the marks mean and how to make them, always in sight under the texts."""

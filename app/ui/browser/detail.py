@@ -88,50 +88,19 @@ class DetailPane(QWidget):
         pal = self.palette()
         muted = pal.color(QPalette.ColorRole.PlaceholderText).name()
         rule = pal.color(QPalette.ColorRole.Mid).name()
-        parts: list[str] = []
-        meta = [f"item {d.item_id}", _esc(d.dataset)]
-        if d.system:
-            meta.append(f"system {_esc(d.system)}")
-        if d.kind != "regular":
-            meta.append(f"<b>{_esc(d.kind)}</b>")
-            if d.parent_id is not None:
-                meta.append(f"from item {d.parent_id}")
-        if d.external_id:
-            meta.append(f"id {_esc(d.external_id)}")
-        parts.append(f"<p style='color:{muted}'>{' · '.join(meta)}</p>")
-        parts.append(f"<h3>Source</h3><p>{_esc(d.source)}</p>")
-        output = _esc(d.output) if d.output else f"<i>{_esc(EMPTY_OUTPUT_TIP)}</i>"
-        parts.append(f"<h3>Output</h3><p>{output}</p>")
-        if d.references:
-            refs = "".join(f"<li>{_esc(r)}</li>" for r in d.references)
-            parts.append(f"<h3>References</h3><ol>{refs}</ol>")
-
         cell = f"style='padding:2px 10px 2px 0; border-bottom:1px solid {rule}'"
-        parts.append(f"<h3>Ratings <span style='color:{muted}'>({len(d.ratings)})</span></h3>")
-        if d.ratings:
-            rows = []
-            for r in d.ratings:
-                who = _esc(r.annotator)
-                if r.annotator_kind == "aggregate":
-                    n = f", {r.n_raters} raters" if r.n_raters else ""
-                    who += f" <span style='color:{muted}'>(mean{n})</span>"
-                extra = []
-                if r.duration_ms is not None:
-                    extra.append(f"{r.duration_ms / 1000:.1f} s")
-                if r.flagged:
-                    extra.append("⚑ flagged")
-                if r.comment:
-                    extra.append(_esc(r.comment))
-                rows.append(
-                    f"<tr><td {cell}>{who}</td><td {cell}>{_esc(r.dimension)}</td>"
-                    f"<td {cell} align='right'><b>{_fmt(r.value)}</b></td>"
-                    f"<td {cell}>{'; '.join(extra)}</td></tr>"
-                )
-            parts.append(f"<table cellspacing='0'>{''.join(rows)}</table>")
-        else:
-            parts.append(f"<p style='color:{muted}'>No ratings yet.</p>")
+        parts = [
+            *_texts_html(d, muted),
+            *_ratings_html(d, muted, cell),
+            *self._scores_html(d, muted, cell),
+            *_notes_html(d),
+        ]
+        scroll = self.view.verticalScrollBar().value()
+        self.view.setHtml("".join(parts))
+        self.view.verticalScrollBar().setValue(scroll)
 
-        parts.append(f"<h3>Scores <span style='color:{muted}'>({len(d.scores)})</span></h3>")
+    def _scores_html(self, d: ItemDetail, muted: str, cell: str) -> list[str]:
+        parts = [f"<h3>Scores <span style='color:{muted}'>({len(d.scores)})</span></h3>"]
         if d.scores:
             rows = []
             for s in d.scores:
@@ -153,14 +122,64 @@ class DetailPane(QWidget):
             parts.append(f"<table cellspacing='0'>{''.join(rows)}</table>")
         else:
             parts.append(f"<p style='color:{muted}'>No scores yet: Study ▸ Run metrics…</p>")
+        return parts
 
-        if d.notes:
-            notes = "".join(
-                f"<li>{'⚑ ' if n.flagged else ''}{_esc(n.annotator or 'someone')}"
-                f"{': ' + _esc(n.comment) if n.comment else ''}</li>"
-                for n in d.notes
+
+def _texts_html(d: ItemDetail, muted: str) -> list[str]:
+    """The item's identity line, its source, output and references."""
+    parts: list[str] = []
+    meta = [f"item {d.item_id}", _esc(d.dataset)]
+    if d.system:
+        meta.append(f"system {_esc(d.system)}")
+    if d.kind != "regular":
+        meta.append(f"<b>{_esc(d.kind)}</b>")
+        if d.parent_id is not None:
+            meta.append(f"from item {d.parent_id}")
+    if d.external_id:
+        meta.append(f"id {_esc(d.external_id)}")
+    parts.append(f"<p style='color:{muted}'>{' · '.join(meta)}</p>")
+    parts.append(f"<h3>Source</h3><p>{_esc(d.source)}</p>")
+    output = _esc(d.output) if d.output else f"<i>{_esc(EMPTY_OUTPUT_TIP)}</i>"
+    parts.append(f"<h3>Output</h3><p>{output}</p>")
+    if d.references:
+        refs = "".join(f"<li>{_esc(r)}</li>" for r in d.references)
+        parts.append(f"<h3>References</h3><ol>{refs}</ol>")
+    return parts
+
+
+def _ratings_html(d: ItemDetail, muted: str, cell: str) -> list[str]:
+    parts = [f"<h3>Ratings <span style='color:{muted}'>({len(d.ratings)})</span></h3>"]
+    if d.ratings:
+        rows = []
+        for r in d.ratings:
+            who = _esc(r.annotator)
+            if r.annotator_kind == "aggregate":
+                n = f", {r.n_raters} raters" if r.n_raters else ""
+                who += f" <span style='color:{muted}'>(mean{n})</span>"
+            extra = []
+            if r.duration_ms is not None:
+                extra.append(f"{r.duration_ms / 1000:.1f} s")
+            if r.flagged:
+                extra.append("⚑ flagged")
+            if r.comment:
+                extra.append(_esc(r.comment))
+            rows.append(
+                f"<tr><td {cell}>{who}</td><td {cell}>{_esc(r.dimension)}</td>"
+                f"<td {cell} align='right'><b>{_fmt(r.value)}</b></td>"
+                f"<td {cell}>{'; '.join(extra)}</td></tr>"
             )
-            parts.append(f"<h3>Notes</h3><ul>{notes}</ul>")
-        scroll = self.view.verticalScrollBar().value()
-        self.view.setHtml("".join(parts))
-        self.view.verticalScrollBar().setValue(scroll)
+        parts.append(f"<table cellspacing='0'>{''.join(rows)}</table>")
+    else:
+        parts.append(f"<p style='color:{muted}'>No ratings yet.</p>")
+    return parts
+
+
+def _notes_html(d: ItemDetail) -> list[str]:
+    if not d.notes:
+        return []
+    notes = "".join(
+        f"<li>{'⚑ ' if n.flagged else ''}{_esc(n.annotator or 'someone')}"
+        f"{': ' + _esc(n.comment) if n.comment else ''}</li>"
+        for n in d.notes
+    )
+    return [f"<h3>Notes</h3><ul>{notes}</ul>"]

@@ -64,6 +64,16 @@ class BrowserPage(QWidget):
     # -- layout -----------------------------------------------------------------------
 
     def _build(self) -> None:
+        bar = self._build_filter_bar()
+        self._build_table_and_detail()
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(10, 10, 10, 6)
+        layout.setSpacing(8)
+        layout.addLayout(bar)
+        layout.addWidget(self.splitter, 1)
+        self._build_connections()
+
+    def _build_filter_bar(self) -> QHBoxLayout:
         self.dataset_combo = QComboBox()
         self.system_combo = QComboBox()
         self.rated_combo = QComboBox()
@@ -100,7 +110,9 @@ class BrowserPage(QWidget):
         bar.addWidget(self.flagged_check)
         bar.addWidget(self.search_edit, 1)
         bar.addWidget(self.count_label)
+        return bar
 
+    def _build_table_and_detail(self) -> None:
         self.table = QTableView()
         self.table.setObjectName("itemTable")
         self.table.setModel(self.model)
@@ -134,12 +146,8 @@ class BrowserPage(QWidget):
         self.splitter.setSizes([900, 360])
         self.splitter.setChildrenCollapsible(False)
 
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(10, 10, 10, 6)
-        layout.setSpacing(8)
-        layout.addLayout(bar)
-        layout.addWidget(self.splitter, 1)
-
+    def _build_connections(self) -> None:
+        """The timers that batch searches and score refreshes, and every signal's slot."""
         self._search_timer = QTimer(self)
         self._search_timer.setSingleShot(True)
         self._search_timer.setInterval(SEARCH_DELAY_MS)

@@ -63,6 +63,32 @@ class DashboardPage(QWidget):
         self.controller = DashboardController(context, self)
         self.last_report: Path | None = None
 
+        header = self._build_header()
+
+        self.correlations = CorrelationsTab(self.controller)
+        self._build_heat_panel()
+        self.sanity = SanityPanel(self.controller)
+        self.quality = QualityPanel()
+        self.data_quality = DataQualityPanel(context)
+        self.tabs = QTabWidget()
+        self.tabs.setDocumentMode(True)
+        self.tabs.addTab(self.correlations, "Correlations")
+        self.tabs.addTab(self.heat_panel, "Metric × metric")
+        self.tabs.addTab(self.sanity, "Sanity checks")
+        self.tabs.addTab(self.quality, "Agreement and rater QC")
+        self.tabs.addTab(self.data_quality, "Data quality")
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(14, 10, 14, 10)
+        layout.setSpacing(8)
+        layout.addLayout(header)
+        layout.addWidget(self.tabs, 1)
+        self._build_connections(context)
+        self._show_loading()
+        if context.study is not None:
+            self.controller.open()
+
+    def _build_header(self) -> QHBoxLayout:
         heading = HeadingLabel("Dashboard", 1.4)
         heading.setObjectName("pageHeading")
         self.dimension = QComboBox()
@@ -95,8 +121,9 @@ class DashboardPage(QWidget):
             header.addWidget(widget)
         header.addWidget(self.status, 1)
         header.addWidget(self.export_button)
+        return header
 
-        self.correlations = CorrelationsTab(self.controller)
+    def _build_heat_panel(self) -> None:
         self.heatmap = CorrelationHeatmap()
         self.heat_method = _combo(HEAT_METHODS, "Correlation between the metrics' scores")
         self.heat_panel = Panel(
@@ -116,23 +143,8 @@ class DashboardPage(QWidget):
         self.heatmap.plot.customContextMenuRequested.connect(
             lambda pos: self.heat_panel.show_context_menu(self.heatmap.plot, pos)
         )
-        self.sanity = SanityPanel(self.controller)
-        self.quality = QualityPanel()
-        self.data_quality = DataQualityPanel(context)
-        self.tabs = QTabWidget()
-        self.tabs.setDocumentMode(True)
-        self.tabs.addTab(self.correlations, "Correlations")
-        self.tabs.addTab(self.heat_panel, "Metric × metric")
-        self.tabs.addTab(self.sanity, "Sanity checks")
-        self.tabs.addTab(self.quality, "Agreement and rater QC")
-        self.tabs.addTab(self.data_quality, "Data quality")
 
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(14, 10, 14, 10)
-        layout.setSpacing(8)
-        layout.addLayout(header)
-        layout.addWidget(self.tabs, 1)
-
+    def _build_connections(self, context: StudyContext) -> None:
         c = self.controller
         c.loaded.connect(self._on_loaded)
         c.live_changed.connect(self.correlations.draw)
@@ -149,9 +161,6 @@ class DashboardPage(QWidget):
         )
         self.heat_method.currentIndexChanged.connect(lambda _i: self._draw_heatmap())
         self.tabs.currentChanged.connect(self._on_tab)
-        self._show_loading()
-        if context.study is not None:
-            c.open()
 
     # -- drawing -------------------------------------------------------------------------
     def _show_loading(self) -> None:

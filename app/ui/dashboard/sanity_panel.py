@@ -56,6 +56,33 @@ class SanityPanel(QWidget):
         self.controller = controller
         self.handle: JobHandle | None = None
         self.shown: SanityTable | None = None
+        controls = self._build_controls()
+        self._build_table_panel()
+        self._build_chart_panel()
+        note = QLabel(NOTE)
+        note.setObjectName("mutedLabel")
+        note.setWordWrap(True)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(controls)
+        # The user decides how the height is shared between the table and the chart.
+        self.splitter = QSplitter(Qt.Orientation.Vertical)
+        self.splitter.setChildrenCollapsible(False)
+        self.splitter.addWidget(self.panel)
+        self.splitter.addWidget(self.chart_panel)
+        self.splitter.setStretchFactor(0, 2)
+        self.splitter.setStretchFactor(1, 3)
+        layout.addWidget(self.splitter, 1)
+        layout.addWidget(note)
+        layout.addStretch(0)  # takes the room the table does not use while the chart is hidden
+        self.run_button.clicked.connect(self.run)
+        self.cancel_button.clicked.connect(self.cancel)
+        self.mode.currentIndexChanged.connect(lambda _i: self.show_cached())
+        self.count.valueChanged.connect(lambda _v: self.show_cached())
+        self._set_running(False)
+        self.show_cached()
+
+    def _build_controls(self) -> QHBoxLayout:
         self.mode = QComboBox()
         for key, text in MODES.items():
             self.mode.addItem(text, key)
@@ -88,6 +115,9 @@ class SanityPanel(QWidget):
         controls.addWidget(self.progress)
         controls.addWidget(self.cancel_button)
         controls.addWidget(self.status, 1)
+        return controls
+
+    def _build_table_panel(self) -> None:
         self.table = FrameTable(banded=True, fit_rows=20)
         self.panel = Panel("Sanity checks: pass rates", self.table, formats=("csv", "tex"))
         self.panel.name = "sanity-checks"
@@ -100,6 +130,8 @@ class SanityPanel(QWidget):
             lambda pos: self.panel.show_context_menu(self.table.viewport(), pos)
         )
         self.panel.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
+
+    def _build_chart_panel(self) -> None:
         self.chart = SanityMeans()
         # With a dozen metrics the bars need more height than the tab has: scroll.
         self.chart_scroll = QScrollArea()
@@ -118,28 +150,6 @@ class SanityPanel(QWidget):
         self.chart.plot.customContextMenuRequested.connect(
             lambda pos: self.chart_panel.show_context_menu(self.chart.plot, pos)
         )
-        note = QLabel(NOTE)
-        note.setObjectName("mutedLabel")
-        note.setWordWrap(True)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addLayout(controls)
-        # The user decides how the height is shared between the table and the chart.
-        self.splitter = QSplitter(Qt.Orientation.Vertical)
-        self.splitter.setChildrenCollapsible(False)
-        self.splitter.addWidget(self.panel)
-        self.splitter.addWidget(self.chart_panel)
-        self.splitter.setStretchFactor(0, 2)
-        self.splitter.setStretchFactor(1, 3)
-        layout.addWidget(self.splitter, 1)
-        layout.addWidget(note)
-        layout.addStretch(0)  # takes the room the table does not use while the chart is hidden
-        self.run_button.clicked.connect(self.run)
-        self.cancel_button.clicked.connect(self.cancel)
-        self.mode.currentIndexChanged.connect(lambda _i: self.show_cached())
-        self.count.valueChanged.connect(lambda _v: self.show_cached())
-        self._set_running(False)
-        self.show_cached()
 
     def request(self) -> SanityRequest:
         return SanityRequest(str(self.mode.currentData()), int(self.count.value()))

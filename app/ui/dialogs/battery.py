@@ -90,6 +90,31 @@ class BatteryDialog(QDialog):
     # -- layout -----------------------------------------------------------------------
 
     def _build(self) -> None:
+        self._build_tree()
+        picks = self._build_picks()
+        options = self._build_options()
+        progress_box = self._build_progress()
+        buttons = self._build_buttons()
+
+        left = QVBoxLayout()
+        left.addWidget(self.tree, 1)
+        left.addLayout(picks)
+        top = QHBoxLayout()
+        top.addLayout(left, 1)
+        side = QVBoxLayout()
+        side.addWidget(options)
+        side.addWidget(self.reference_warning)
+        side.addStretch(1)
+        options.setFixedWidth(330)
+        top.addLayout(side)
+        layout = QVBoxLayout(self)
+        layout.addLayout(top, 1)
+        layout.addLayout(progress_box)
+        layout.addLayout(buttons)
+        self.resize(1040, 640)
+        self._update_buttons()
+
+    def _build_tree(self) -> None:
         self.tree = QTreeWidget()
         self.tree.setObjectName("metricTree")
         self.tree.setColumnCount(3)
@@ -103,6 +128,7 @@ class BatteryDialog(QDialog):
         self.tree.itemChanged.connect(lambda *_: self._update_buttons())
         self.tree.itemChanged.connect(lambda *_: self._update_reference_warning())
 
+    def _build_picks(self) -> QHBoxLayout:
         self.all_button = QPushButton("All available")
         self.none_button = QPushButton("None")
         self.all_button.clicked.connect(lambda: self.check_all(True))
@@ -114,7 +140,9 @@ class BatteryDialog(QDialog):
         self.list_status = QLabel("Checking which metrics can run…")
         self.list_status.setObjectName("mutedLabel")
         picks.addWidget(self.list_status)
+        return picks
 
+    def _build_options(self) -> QGroupBox:
         self.model_combo = QComboBox()
         self.model_combo.setObjectName("modelCombo")
         self.model_combo.setEditable(True)
@@ -150,7 +178,9 @@ class BatteryDialog(QDialog):
         form.addRow("Device", self.device_combo)
         form.addRow("References", self.refmode_combo)
         form.addRow("Batch size", self.batch_spin)
+        return options
 
+    def _build_progress(self) -> QVBoxLayout:
         self.phase_label = QLabel("")
         self.phase_label.setObjectName("phaseLabel")
         self.progress = QProgressBar()
@@ -169,7 +199,9 @@ class BatteryDialog(QDialog):
         self.results.setMaximumHeight(self.fontMetrics().lineSpacing() * 7)
         self.results.hide()
         progress_box.addWidget(self.results)
+        return progress_box
 
+    def _build_buttons(self) -> QHBoxLayout:
         self.run_button = QPushButton("Run")
         self.run_button.setDefault(True)
         self.run_button.clicked.connect(self.start)
@@ -183,24 +215,7 @@ class BatteryDialog(QDialog):
         buttons.addWidget(self.run_button)
         buttons.addWidget(self.cancel_button)
         buttons.addWidget(self.close_button)
-
-        left = QVBoxLayout()
-        left.addWidget(self.tree, 1)
-        left.addLayout(picks)
-        top = QHBoxLayout()
-        top.addLayout(left, 1)
-        side = QVBoxLayout()
-        side.addWidget(options)
-        side.addWidget(self.reference_warning)
-        side.addStretch(1)
-        options.setFixedWidth(330)
-        top.addLayout(side)
-        layout = QVBoxLayout(self)
-        layout.addLayout(top, 1)
-        layout.addLayout(progress_box)
-        layout.addLayout(buttons)
-        self.resize(1040, 640)
-        self._update_buttons()
+        return buttons
 
     # -- scoring against the source while references exist ------------------------------
 

@@ -89,6 +89,20 @@ class ImportDialog(QDialog):
     # -- layout -----------------------------------------------------------------------
 
     def _build(self) -> None:
+        top = self._build_file_form()
+        mapping_scroll = self._build_mapping()
+        split = self._build_preview(mapping_scroll)
+        buttons = self._build_buttons()
+
+        layout = QVBoxLayout(self)
+        layout.addLayout(top)
+        layout.addWidget(split, 1)
+        layout.addWidget(self.report_view)
+        layout.addLayout(buttons)
+        self.resize(1040, 640)
+        self._update_buttons()
+
+    def _build_file_form(self) -> QFormLayout:
         self.path_edit = QLineEdit()
         self.path_edit.setObjectName("importPath")
         self.path_edit.setPlaceholderText("A CSV, TSV or JSON-lines file of items and ratings")
@@ -122,7 +136,10 @@ class ImportDialog(QDialog):
         top.addRow("Ratings", self.ratings_combo)
         top.addRow("Dataset", self.dataset_edit)
         top.addRow("System", self.system_edit)
+        return top
 
+    def _build_mapping(self) -> QScrollArea:
+        """One column choice per field and per dimension the study knows."""
         self.mapping_box = QGroupBox("Columns")
         self.mapping_form = QFormLayout(self.mapping_box)
         for name, label in MAPPED_FIELDS:
@@ -137,7 +154,9 @@ class ImportDialog(QDialog):
         mapping_scroll.setWidgetResizable(True)
         mapping_scroll.setWidget(self.mapping_box)
         mapping_scroll.setMinimumWidth(300)
+        return mapping_scroll
 
+    def _build_preview(self, mapping_scroll: QScrollArea) -> QSplitter:
         self.table = QTableWidget()
         self.table.setObjectName("importPreview")
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
@@ -166,7 +185,9 @@ class ImportDialog(QDialog):
         split.addWidget(right)
         split.setStretchFactor(1, 1)
         split.setSizes([320, 700])
+        return split
 
+    def _build_buttons(self) -> QHBoxLayout:
         self.report_view = QPlainTextEdit()
         self.report_view.setObjectName("importReport")
         self.report_view.setReadOnly(True)
@@ -184,14 +205,7 @@ class ImportDialog(QDialog):
         buttons.addStretch(1)
         for b in (self.import_button, self.cancel_button, close):
             buttons.addWidget(b)
-
-        layout = QVBoxLayout(self)
-        layout.addLayout(top)
-        layout.addWidget(split, 1)
-        layout.addWidget(self.report_view)
-        layout.addLayout(buttons)
-        self.resize(1040, 640)
-        self._update_buttons()
+        return buttons
 
     def _column_combo(self) -> QComboBox:
         combo = QComboBox()

@@ -58,6 +58,28 @@ class TrainingForm(QWidget):
         defaults = TrainRequest(study=Path(), out_dir=Path())
         self._locked = False
 
+        augment_row = self._build_data_fields(dimensions, defaults)
+        self._build_training_fields(defaults)
+        self._build_output_fields()
+        self._build_advanced_fields(defaults)
+        data, training, output = self._build_groups(augment_row)
+        self._build_more_options()
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        for group in (data, training, output):
+            layout.addWidget(group)
+        layout.addWidget(self.more, 0, Qt.AlignmentFlag.AlignLeft)
+        layout.addWidget(self.advanced)
+        layout.addStretch(1)
+        self._learning_widgets: list[QWidget] = [
+            self.dimension, self.target, *self.augment.values(), self.base, self.epochs,
+            self.lr, self.batch, self.folds, self.seeds, self.max_length, self.eval_steps,
+            self.checkpoint_steps, self.max_steps, self.split_seed,
+        ]  # fmt: skip
+        self.set_request(defaults)
+
+    def _build_data_fields(self, dimensions: list[str], defaults: TrainRequest) -> QHBoxLayout:
         self.dimension = QComboBox()
         self.dimension.setObjectName("dimensionCombo")
         self.dimension.addItems(dimensions or [defaults.dimension])
@@ -75,7 +97,9 @@ class TrainingForm(QWidget):
             box.setToolTip(AUGMENT_TIPS[name])
             augment_row.addWidget(box)
         augment_row.addStretch(1)
+        return augment_row
 
+    def _build_training_fields(self, defaults: TrainRequest) -> None:
         self.base = ModelPicker()
         self.epochs = _spin(1, 1000, defaults.epochs)
         self.lr = LearningRateSpin(defaults.learning_rate)
@@ -89,12 +113,14 @@ class TrainingForm(QWidget):
         for d in DEVICE_CHOICES:
             self.device.addItem(d, d)
 
+    def _build_output_fields(self) -> None:
         self.out_dir = FolderField("Output folder for the model")
         self.out_dir.edit.textChanged.connect(self._on_out_dir)
         self.name = QLineEdit()
         self.name.setObjectName("modelNameEdit")
         self.name.setToolTip("The model's name in the battery: meaningbert@NAME")
 
+    def _build_advanced_fields(self, defaults: TrainRequest) -> None:
         self.max_length = _spin(8, 8192, defaults.max_length)
         self.eval_steps = _spin(0, 1_000_000, 0, "at each epoch's end")
         self.eval_steps.setToolTip("Also validate every N steps: a denser validation curve")
@@ -105,6 +131,7 @@ class TrainingForm(QWidget):
         self.threads = _spin(0, 256, 0, "automatic")
         self.keep = QCheckBox("Keep every run's checkpoints")
 
+    def _build_groups(self, augment_row: QHBoxLayout) -> tuple[QGroupBox, QGroupBox, QGroupBox]:
         data = QGroupBox("Data")
         form = QFormLayout(data)
         form.addRow("Dimension", self.dimension)
@@ -123,7 +150,10 @@ class TrainingForm(QWidget):
         form = QFormLayout(output)
         form.addRow("Folder", self.out_dir)
         form.addRow("Model name", self.name)
+        return data, training, output
 
+    def _build_more_options(self) -> None:
+        """The advanced fields, folded away behind a "More options" button."""
         self.more = QToolButton()
         self.more.setObjectName("moreOptionsButton")
         self.more.setText("More options")
@@ -142,20 +172,6 @@ class TrainingForm(QWidget):
         form.addRow("", self.keep)
         self.advanced.setVisible(False)
         self.more.clicked.connect(lambda: self.show_more(not self.advanced.isVisibleTo(self)))
-
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        for group in (data, training, output):
-            layout.addWidget(group)
-        layout.addWidget(self.more, 0, Qt.AlignmentFlag.AlignLeft)
-        layout.addWidget(self.advanced)
-        layout.addStretch(1)
-        self._learning_widgets: list[QWidget] = [
-            self.dimension, self.target, *self.augment.values(), self.base, self.epochs,
-            self.lr, self.batch, self.folds, self.seeds, self.max_length, self.eval_steps,
-            self.checkpoint_steps, self.max_steps, self.split_seed,
-        ]  # fmt: skip
-        self.set_request(defaults)
 
     # -- values -------------------------------------------------------------------------
 
