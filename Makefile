@@ -41,7 +41,7 @@ run: $(APP_STAMP)
 test: $(DEV_STAMP)
 	$(VENV)/bin/lint-imports
 	$(PY) -m pytest -n 2 --dist loadgroup -m "not slow"
-	$(PY) -m pytest -p no:xdist -m slow
+	$(PY) -m pytest -n 0 -m slow
 
 lint: $(DEV_STAMP)
 	$(VENV)/bin/ruff check app db tests
