@@ -104,15 +104,18 @@ def _discovered() -> dict[str, tuple[md.EntryPoint, str, str]]:
     clashes: dict[str, list[str]] = {}
     seen_dists: set[str] = set()
     for dist in md.distributions():
+        # Only entry_points.txt is read of every distribution; the metadata (its name) only
+        # of those that declare metrics, so a frozen app needs no other package's metadata.
+        declared = [ep for ep in dist.entry_points if ep.group == ENTRY_POINT_GROUP]
+        if not declared:
+            continue
         dist_name = _distribution_name(dist)
         # A distribution visible twice on sys.path (an editable install beside a build
         # folder) is one distribution: its first copy wins, as for imports.
         if dist_name.lower() in seen_dists:
             continue
         seen_dists.add(dist_name.lower())
-        for ep in dist.entry_points:
-            if ep.group != ENTRY_POINT_GROUP:
-                continue
+        for ep in declared:
             entry = (ep, dist_name, str(dist.version or ""))
             if ep.name not in found:
                 found[ep.name] = entry
