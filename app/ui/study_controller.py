@@ -112,6 +112,12 @@ class StudyController(QObject):
         self.prefs.save()
         self.recent_changed.emit(list(self.prefs.recent_studies))
 
+    def forget(self, path: str | Path) -> None:
+        """Drop one study from the recent list (a file the app itself removed)."""
+        self.prefs.recent_studies = [p for p in self.prefs.recent_studies if Path(p) != Path(path)]
+        self.prefs.save()
+        self.recent_changed.emit(list(self.prefs.recent_studies))
+
     def forget_missing(self) -> None:
         self.prefs.recent_studies = [p for p in self.prefs.recent_studies if Path(p).exists()]
         self.prefs.save()

@@ -3,7 +3,8 @@
 With no study open there is nothing to import into, so the welcome page asks for the
 rating file, then for where the new study goes (by default the studies folder, named
 after the file), creates that study and opens the import dialog on the file: the user
-checks the column mapping and the preview there, as for any import.
+checks the column mapping and the preview there, as for any import. Closing the dialog
+before anything was imported removes that new, empty study again.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Any
 
 from PySide6.QtWidgets import QFileDialog
 
+from meaningbench.queries.files import discard_if_empty, holds_nothing
 from meaningbench.settings import STUDY_SUFFIX, studies_dir
 from meaningbench.ui.dialogs.import_dialog import FILE_FILTER
 from meaningbench.ui.study_controller import STUDY_FILTER
@@ -37,7 +39,18 @@ def import_into_new_study(window: Any, ratings: Path, study: Path) -> Any:
         return None
     dialog = window.show_import_dialog()
     dialog.set_file(ratings)
+    # Closed before anything was imported: the study made for it would be an empty file
+    # nobody asked for, so it goes and the welcome page comes back.
+    dialog.finished.connect(lambda _code: _discard_unused(window, study))
     return dialog
+
+
+def _discard_unused(window: Any, study: Path) -> None:
+    if window.context.path != study or not holds_nothing(study):
+        return
+    window.studies.close_study()
+    if discard_if_empty(study):
+        window.studies.forget(study)
 
 
 def ask_and_import(window: Any) -> Any:

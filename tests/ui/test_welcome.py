@@ -85,3 +85,30 @@ def test_import_into_a_taken_place_creates_nothing(window, qtbot, tmp_path: Path
     assert window.context.study is None and taken.read_bytes() == b"not a study"
     assert any("already exists" in box.text() for box in error_boxes())
     close_error_boxes()
+
+
+def test_closing_the_import_before_importing_removes_the_new_study(
+    window, qtbot, tmp_path: Path
+) -> None:
+    ratings = resources_dir() / "demo" / "demo_ratings.jsonl"
+    target = free_study_path(tmp_path, ratings.stem)
+    dialog = import_into_new_study(window, ratings, target)
+    assert window.context.path == target and target.is_file()
+    dialog.reject()
+    qtbot.waitUntil(lambda: window.context.study is None, timeout=10_000)
+    assert sorted(tmp_path.iterdir()) == []  # the study and its companions are gone
+    assert window.stack.currentWidget() is window.welcome
+    page = window.welcome
+    listed = [page.recent_list.item(i).toolTip() for i in range(page.recent_list.count())]
+    assert str(target) not in listed
+
+
+def test_closing_the_import_after_importing_keeps_the_study(window, qtbot, tmp_path: Path) -> None:
+    ratings = resources_dir() / "demo" / "demo_ratings.jsonl"
+    target = free_study_path(tmp_path, ratings.stem)
+    dialog = import_into_new_study(window, ratings, target)
+    job = dialog.start()
+    qtbot.waitUntil(lambda: not job.running, timeout=120_000)
+    assert job.outcome == "done", job.failure
+    dialog.reject()
+    assert window.context.path == target and count(target, "item") > 0
