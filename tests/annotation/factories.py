@@ -59,6 +59,21 @@ ADJS = [
 ]
 
 
+def regular_item(dataset_id: int, source: str, output: str, system: str) -> Item:
+    """An item as an import would write it: keys derived from its texts, no references."""
+    return Item(
+        dataset_id=dataset_id,
+        source=source,
+        output=output,
+        references=[],
+        system=system,
+        source_group=source_group_key(source),
+        pair_key=pair_key(source, output, system),
+        kind="regular",
+        meta={},
+    )
+
+
 def sentence(rng: random.Random, n_words: int) -> str:
     words = ["The", rng.choice(ADJS), rng.choice(NOUNS), rng.choice(VERBS), "the"]
     while len(words) < n_words:
@@ -88,19 +103,7 @@ def add_items(
             for k in range(outputs_per_source):
                 out = sentence(rng, rng.randint(6, 16))
                 system = f"system-{k}"
-                rows.append(
-                    Item(
-                        dataset_id=ds.id,
-                        source=src,
-                        output=out,
-                        references=[],
-                        system=system,
-                        source_group=source_group_key(src),
-                        pair_key=pair_key(src, out, system),
-                        kind="regular",
-                        meta={},
-                    )
-                )
+                rows.append(regular_item(ds.id, src, out, system))
         s.add_all(rows)
         s.flush()
         return [r.id for r in rows]

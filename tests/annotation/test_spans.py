@@ -14,10 +14,10 @@ from meaningbench.annotation.session import AnnotationSession
 from meaningbench.annotation.settings import load_settings, save_settings
 from meaningbench.annotation.span_io import export_spans, import_spans
 from meaningbench.annotation.spans import Span, make_span, words
-from meaningbench.datasets.keys import pair_key, source_group_key
-from meaningbench.db.models import Dataset, Item, Rating, RatingSpan
+from meaningbench.db.models import Dataset, Rating, RatingSpan
 from meaningbench.db.study import Study, create_study
 from meaningbench.errors import UserError
+from tests.annotation.factories import regular_item
 
 PAIRS = [
     ("Le café était fermé le dimanche.", "Le café fermait le lundi.", "sys-a"),
@@ -33,19 +33,7 @@ def _study(path: Path, protocol: str = "esa") -> Study:
         s.add(ds)
         s.flush()
         for src, out, system in PAIRS:
-            s.add(
-                Item(
-                    dataset_id=ds.id,
-                    source=src,
-                    output=out,
-                    references=[],
-                    system=system,
-                    source_group=source_group_key(src),
-                    pair_key=pair_key(src, out, system),
-                    kind="regular",
-                    meta={},
-                )
-            )
+            s.add(regular_item(ds.id, src, out, system))
         cfg = load_settings(s)
         cfg.seed, cfg.qc_enabled = 3, False
         save_settings(s, cfg)
