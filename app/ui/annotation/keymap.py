@@ -20,6 +20,8 @@ KEYMAP: tuple[tuple[str, str], ...] = (
     ("F", "Flag the item, with an optional comment"),
     ("G", "Show or hide the guidelines"),
     ("L", "Side by side or stacked"),
+    ("Shift+Page Up / Page Down", "Scroll the texts a page up / down (long texts)"),
+    ("T", "Scroll the two texts together or each on its own"),
     ("Tab (error spans)", "From the texts to the score and back"),
     ("← → in a text", "Error spans: move the word cursor"),
     ("Shift+← / Shift+→ in a text", "Error spans: stretch the selection over words"),

@@ -3,8 +3,13 @@
 The texts are word-wrapped labels that never take keyboard focus, so every key goes to
 the scales and the screen; the mouse can still select and copy them. Word-level
 differences can be tinted (a study setting, off by default because highlighting steers
-the rater's eye to the changes). A very long pair scrolls instead of pushing the scales
-off the screen.
+the rater's eye to the changes).
+
+Each text scrolls in its own pane, under a caption that stays put, so a long pair never
+pushes the scales off the screen and a 2,000-word original can be read beside a
+1,200-word simplification. The panes scroll together by default, each at the same share
+of its own length (the texts rarely have the same length); Shift+Page Up / Page Down turn
+a page in both, with the keys staying on the scales.
 """
 
 from __future__ import annotations
@@ -47,14 +52,33 @@ def _segments_html(segments: list[Segment], tint: QColor) -> str:
     return "".join(out)
 
 
+class _Pane(QScrollArea):
+    """The scrolling part of a panel. Keys pass through it: a scroll area would take the
+    arrows and Page Up / Page Down, which belong to the scales and the span editors."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWidgetResizable(True)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+
+    def keyPressEvent(self, event) -> None:  # noqa: ANN001 - Qt's event type
+        event.ignore()
+
+    def overflows(self) -> bool:
+        return self.verticalScrollBar().maximum() > 0
+
+
 class TextPanel(QFrame):
-    """A caption ("Original", "Simplified") over a read-only, word-wrapped text."""
+    """A caption ("Original", "Simplified") over a read-only, word-wrapped text that scrolls
+    under it when it is longer than the panel."""
 
     def __init__(self, caption: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("textPanel")
         layout = QVBoxLayout(self)
-        layout.setContentsMargins(24, 16, 24, 20)
+        layout.setContentsMargins(24, 16, 8, 20)  # the scroll bar sits in the right margin
         layout.setSpacing(10)
         self.caption = QLabel(caption.upper())
         self.caption.setObjectName("caption")
@@ -67,9 +91,16 @@ class TextPanel(QFrame):
         self.text.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.text.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Minimum)
         self._apply_fonts()
+        body = QWidget()
+        body.setObjectName("paneBody")
+        self._body = QVBoxLayout(body)
+        self._body.setContentsMargins(0, 0, 16, 0)
+        self._body.addWidget(self.text)
+        self._body.addStretch(1)
+        self.pane = _Pane()
+        self.pane.setWidget(body)
         layout.addWidget(self.caption)
-        layout.addWidget(self.text)
-        layout.addStretch(1)
+        layout.addWidget(self.pane, 1)
         self.setMinimumHeight(MIN_TEXT_HEIGHT)
 
     def _apply_fonts(self) -> None:
@@ -94,9 +125,7 @@ class TextPanel(QFrame):
 
     def use_text_widget(self, label: QLabel) -> None:
         """Show `label` (a span editor, say) in place of the plain text label."""
-        layout = self.layout()
-        assert layout is not None
-        layout.replaceWidget(self.text, label)
+        self._body.replaceWidget(self.text, label)
         self.text.deleteLater()
         self.text = label
         self._apply_fonts()
@@ -109,66 +138,114 @@ class TextPanel(QFrame):
         self.text.setTextFormat(Qt.TextFormat.RichText)
         self.text.setText(markup)
 
-
-class _Fit(QScrollArea):
-    """A scroll area as tall as its content (up to what the layout allows), never taller."""
-
-    def sizeHint(self) -> QSize:
-        inner = self.widget()
-        width = self.viewport().width() or 800
-        h = inner.heightForWidth(width) if inner.hasHeightForWidth() else inner.sizeHint().height()
-        return QSize(width, max(MIN_TEXT_HEIGHT, h) + 2 * self.frameWidth())
-
-    def minimumSizeHint(self) -> QSize:
-        return QSize(200, MIN_TEXT_HEIGHT)
-
-    def resizeEvent(self, event) -> None:  # noqa: ANN001 - Qt's event type
-        super().resizeEvent(event)
-        self.updateGeometry()
-
-    def keyPressEvent(self, event) -> None:  # noqa: ANN001 - Qt's event type
-        # Keys a span editor inside passes on (Alt+←, Enter) are the screen's: a scroll
-        # area would take the arrows to scroll.
-        event.ignore()
+    def content_height(self, width: int) -> int:
+        """The panel's height that shows all of its text at `width`, without scrolling."""
+        lay = self.layout()
+        assert lay is not None
+        m, frame = lay.contentsMargins(), self.contentsMargins()
+        body = self._body.contentsMargins()
+        # Measured as if the scroll bar showed: a text that just fits never gets one.
+        bar = self.pane.verticalScrollBar().sizeHint().width()
+        used = m.left() + m.right() + frame.left() + frame.right() + body.right() + bar
+        text = self.text.heightForWidth(max(100, width - used))
+        if text < 0:
+            text = self.text.sizeHint().height()
+        caption = self.caption.sizeHint().height() + lay.spacing()
+        return m.top() + caption + text + m.bottom() + frame.top() + frame.bottom()
 
 
 class PairView(QWidget):
+    """The two panels; as tall as the longer text needs, up to what the screen leaves it."""
+
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.source = TextPanel("Original")
         self.output = TextPanel("Simplified")
-        inner = QWidget()
-        self._layout = QBoxLayout(QBoxLayout.Direction.LeftToRight, inner)
+        self._layout = QBoxLayout(QBoxLayout.Direction.LeftToRight, self)
         self._layout.setContentsMargins(0, 0, 0, 0)
         self._layout.setSpacing(16)
         self._layout.addWidget(self.source, 1)
         self._layout.addWidget(self.output, 1)
-        self.scroll = _Fit()
-        self.scroll.setWidget(inner)
-        self.scroll.setWidgetResizable(True)
-        self.scroll.setFrameShape(QFrame.Shape.NoFrame)
-        self.scroll.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        outer = QVBoxLayout(self)
-        outer.setContentsMargins(0, 0, 0, 0)
-        outer.addWidget(self.scroll)
         self.highlight = False
+        self.linked = True  # the panes scroll together
+        self._syncing = False
         self._base = self.palette().color(QPalette.ColorRole.Base)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+        for panel, other in ((self.source, self.output), (self.output, self.source)):
+            bar = panel.pane.verticalScrollBar()
+            bar.valueChanged.connect(
+                lambda _v, p=panel, o=other: self._follow(p, o)  # type: ignore[misc]
+            )
+
+    def panes(self) -> tuple[QScrollArea, QScrollArea]:
+        return self.source.pane, self.output.pane
+
+    # -- size --------------------------------------------------------------------------
+
+    def sizeHint(self) -> QSize:
+        width = self.width() or 1000
+        spacing = self._layout.spacing()
+        if self.stacked:
+            h = self.source.content_height(width) + spacing + self.output.content_height(width)
+        else:
+            half = (width - spacing) // 2
+            h = max(self.source.content_height(half), self.output.content_height(half))
+        return QSize(width, max(MIN_TEXT_HEIGHT, h))
+
+    def minimumSizeHint(self) -> QSize:
+        stacked = 2 if self.stacked else 1
+        return QSize(200, stacked * MIN_TEXT_HEIGHT + (stacked - 1) * self._layout.spacing())
+
+    def resizeEvent(self, event) -> None:  # noqa: ANN001 - Qt's event type
+        super().resizeEvent(event)
+        if event.oldSize().width() != event.size().width():
+            self.updateGeometry()  # a new width wraps the texts to a new height
+
+    # -- scrolling -----------------------------------------------------------------------
+
+    def _follow(self, moved: TextPanel, other: TextPanel) -> None:
+        if not self.linked or self._syncing:
+            return
+        src, dst = moved.pane.verticalScrollBar(), other.pane.verticalScrollBar()
+        if src.maximum() <= 0:
+            return
+        self._syncing = True
+        try:
+            dst.setValue(round(src.value() / src.maximum() * dst.maximum()))
+        finally:
+            self._syncing = False
+
+    def page(self, pages: int) -> None:
+        """Turn `pages` pages (negative: back) in both panes, each by its own height."""
+        for pane in self.panes():
+            bar = pane.verticalScrollBar()
+            self._syncing = True  # each pane moves by its own page, not by the other's share
+            try:
+                bar.setValue(bar.value() + pages * bar.pageStep())
+            finally:
+                self._syncing = False
+
+    def scroll_to_top(self) -> None:
+        for pane in self.panes():
+            pane.verticalScrollBar().setValue(0)
+
+    def overflows(self) -> bool:
+        return any(pane.overflows() for pane in self.panes())
+
+    # -- look and texts ------------------------------------------------------------------
 
     def style_panels(self, pal: QPalette) -> None:
         """Colours from the screen's palette (a style sheet stops the pair inheriting it)."""
         self._base = pal.color(QPalette.ColorRole.Base)
         base = pal.color(QPalette.ColorRole.Base)
         text = pal.color(QPalette.ColorRole.Text)
-        window = pal.color(QPalette.ColorRole.Window)
         border = blend(base, text, 0.10)
         self.setStyleSheet(
             f"QFrame#textPanel {{ background: {base.name()}; border: 1px solid {border.name()};"
             " border-radius: 12px; }"
             f"QLabel#caption {{ color: {blend(text, base, 0.5).name()}; }}"
             f"QLabel#pairText {{ color: {text.name()}; }}"
-            f"QScrollArea, QScrollArea > QWidget > QWidget {{ background: {window.name()}; }}"
+            f"QScrollArea, QWidget#paneBody {{ background: {base.name()}; }}"
         )
 
     @property
@@ -179,7 +256,7 @@ class PairView(QWidget):
         self._layout.setDirection(
             QBoxLayout.Direction.TopToBottom if stacked else QBoxLayout.Direction.LeftToRight
         )
-        self.scroll.updateGeometry()
+        self.updateGeometry()
 
     def set_pair(self, source: str, output: str) -> None:
         if not self.highlight:
@@ -194,8 +271,8 @@ class PairView(QWidget):
             wrap = '<div style="white-space:pre-wrap;">{}</div>'
             self.source.set_rich(wrap.format(_segments_html(left, removed)))
             self.output.set_rich(wrap.format(_segments_html(right, added)))
-        self.scroll.updateGeometry()
-        self.scroll.verticalScrollBar().setValue(0)
+        self.updateGeometry()
+        self.scroll_to_top()
 
     def texts(self) -> tuple[str, str]:
         """What the rater reads, as plain text (tests compare it with the item)."""

@@ -20,6 +20,7 @@ from meaningbench.annotation.model import Scale
 # Digits typed within this many seconds of each other form one number (7, 5 → 75).
 DIGIT_TIMEOUT_S = 0.9
 NAV_MODIFIERS = Qt.KeyboardModifier.AltModifier | Qt.KeyboardModifier.ControlModifier
+PAGE_KEYS = (Qt.Key.Key_PageUp, Qt.Key.Key_PageDown)
 
 
 def blend(a: QColor, b: QColor, t: float) -> QColor:
@@ -104,6 +105,9 @@ class RatingScale(QWidget):
             event.ignore()  # Alt/Ctrl + arrows navigate: the screen handles them
             return
         key = event.key()
+        if event.modifiers() & Qt.KeyboardModifier.ShiftModifier and key in PAGE_KEYS:
+            event.ignore()  # Shift+Page Up / Down scroll the texts: the screen handles them
+            return
         big = 10.0 if not self.scale.is_likert else 1.0
         steps = {
             Qt.Key.Key_Left: -1.0,

@@ -31,7 +31,7 @@ from meaningbench.queries.annotation import Study
 from meaningbench.ui.annotation.pair_view import PairView
 from meaningbench.ui.annotation.panels import FlagDialog, GuidelinesPanel, KeymapOverlay
 from meaningbench.ui.annotation.rows import DimensionRow
-from meaningbench.ui.annotation.scales import NAV_MODIFIERS, blend
+from meaningbench.ui.annotation.scales import NAV_MODIFIERS, PAGE_KEYS, blend
 from meaningbench.ui.annotation.span_editor import SpanEditor
 
 K = Qt.Key
@@ -117,6 +117,14 @@ class AnnotationScreen(QWidget):
         self.guidelines_button = _button("Guidelines  G", "Show or hide the guidelines (G)")
         self.keys_button = _button("Keys  ?", "Show every key (? or F1)")
         self.layout_button = _button("Layout  L", "Side by side or stacked (L)")
+        self.link_button = _button(
+            "Scroll together  T",
+            "Scroll the original and the simplified text together or each on its own (T); "
+            "Shift+Page Up / Page Down scroll both",
+        )
+        self.link_button.setCheckable(True)
+        self.link_button.setChecked(True)
+        self.link_button.toggled.connect(self._set_linked)
         self.guidelines_button.clicked.connect(self.toggle_guidelines)
         self.keys_button.clicked.connect(self.toggle_keymap)
         self.layout_button.clicked.connect(self.toggle_layout)
@@ -133,7 +141,7 @@ class AnnotationScreen(QWidget):
         header.addSpacing(12)
         header.addWidget(self.saved_label)
         header.addStretch(1)
-        for b in (self.guidelines_button, self.keys_button, self.layout_button):
+        for b in (self.link_button, self.guidelines_button, self.keys_button, self.layout_button):
             b.setFlat(True)
             header.addWidget(b)
         return header
@@ -150,6 +158,8 @@ class AnnotationScreen(QWidget):
         self.banner.hide()
         self.pair = PairView()
         self.pair.highlight = bool(self.session.settings.diff_highlighting)
+        for pane in self.pair.panes():
+            pane.verticalScrollBar().rangeChanged.connect(self._show_link_button)
         # Error span annotation: the texts themselves take the keys that mark spans.
         self.span_editors: list[SpanEditor] = []
         if self.session.protocol == "esa":
@@ -475,6 +485,20 @@ class AnnotationScreen(QWidget):
     def toggle_layout(self) -> None:
         self.pair.set_stacked(not self.pair.stacked)
 
+    def toggle_linked(self) -> None:
+        self.link_button.setChecked(not self.link_button.isChecked())
+
+    def _set_linked(self, linked: bool) -> None:
+        self.pair.linked = linked
+        self.notice("The texts scroll together." if linked else "Each text scrolls on its own.")
+
+    def page_texts(self, pages: int) -> None:
+        self.pair.page(pages)
+
+    def _show_link_button(self, *_range: int) -> None:
+        # Only a text that needs scrolling makes the scrolling switch worth a place on screen.
+        self.link_button.setVisible(self._item is not None and self.pair.overflows())
+
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)
         # The host switches between light and dark: the palette-derived tints follow.
@@ -535,7 +559,10 @@ class AnnotationScreen(QWidget):
             K.Key_F: self.flag_current,
             K.Key_G: self.toggle_guidelines,
             K.Key_L: self.toggle_layout,
+            K.Key_T: self.toggle_linked,
         }
+        if key in PAGE_KEYS and mods & Qt.KeyboardModifier.ShiftModifier:
+            return lambda: self.page_texts(-1 if key == K.Key_PageUp else 1)
         return plain.get(key)
 
     def _escape(self) -> None:

@@ -4,6 +4,9 @@
 selection a minor error and 2 a major one, Delete (or Backspace) removes the span under
 the cursor. Every other key goes on to the screen (Enter submits, Tab moves on to the
 score). The spans are character offsets into the text, over whole words.
+
+In a long text the pane around the editor scrolls to keep the cursor's word in sight; where
+that word is on screen comes from a plain-text layout of the same text, font and width.
 """
 
 from __future__ import annotations
@@ -11,8 +14,8 @@ from __future__ import annotations
 import html
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QColor, QFocusEvent, QKeyEvent, QPalette
-from PySide6.QtWidgets import QLabel, QSizePolicy, QWidget
+from PySide6.QtGui import QColor, QFocusEvent, QKeyEvent, QPalette, QTextDocument
+from PySide6.QtWidgets import QLabel, QScrollArea, QSizePolicy, QWidget
 
 from meaningbench.annotation.spans import Span, make_span, words
 from meaningbench.ui.annotation.scales import NAV_MODIFIERS, blend
@@ -43,11 +46,14 @@ class SpanEditor(QLabel):
         self._spans: list[Span] = []
         self._cursor = 0  # word index
         self._anchor = 0  # word index where the selection started
+        self._layout_doc: QTextDocument | None = None
+        self._layout_key: tuple[str, int, str] | None = None
 
     # -- state ---------------------------------------------------------------------------
 
     def load(self, text: str, spans: tuple[Span, ...] | list[Span] = ()) -> None:
         self._text = text
+        self._layout_doc = self._layout_key = None
         self._words = words(text)
         self._spans = sorted(s for s in spans if s.side == self.side)
         self._cursor = self._anchor = 0
@@ -98,6 +104,42 @@ class SpanEditor(QLabel):
         if not extend:
             self._anchor = self._cursor
         self._render()
+        self.reveal_cursor()
+
+    def cursor_line(self) -> tuple[int, int]:
+        """(top, height) in pixels of the line that holds the cursor's word, in this widget."""
+        if not self._words:
+            return 0, 0
+        width = self.contentsRect().width()
+        key = (self._text, width, self.font().toString())
+        if self._layout_key != key or self._layout_doc is None:
+            doc = QTextDocument()
+            doc.setDefaultFont(self.font())
+            doc.setDocumentMargin(0)  # a label lays its text out from its very edge
+            doc.setPlainText(self._text)
+            doc.setTextWidth(width)
+            doc.size()  # lays the text out: its lines exist only after that
+            self._layout_doc, self._layout_key = doc, key
+        doc = self._layout_doc
+        pos = self._words[self._cursor][0]
+        block = doc.findBlock(pos)
+        top = doc.documentLayout().blockBoundingRect(block).top()
+        line = block.layout().lineForTextPosition(pos - block.position())
+        if not line.isValid():
+            return self.contentsRect().top() + round(top), self.fontMetrics().height()
+        top += line.y()
+        return self.contentsRect().top() + round(top), round(line.height())
+
+    def reveal_cursor(self) -> None:
+        """Scroll the pane the editor sits in so that the cursor's line shows."""
+        area = self.parentWidget()
+        while area is not None and not isinstance(area, QScrollArea):
+            area = area.parentWidget()
+        if area is None or area.widget() is None:
+            return
+        top, height = self.cursor_line()
+        at = self.mapTo(area.widget(), self.rect().topLeft())
+        area.ensureVisible(at.x(), at.y() + top + height // 2, 0, height * 2)
 
     # -- keys ------------------------------------------------------------------------------
 
