@@ -2,19 +2,17 @@
 
 One line per output: kept words plain, words the output added highlighted, words it
 dropped struck through in place, so a reader sees what changed without reading twice.
-Words compare case-insensitively and without edge punctuation, as the rating screen's
-diff does ("Paris," and "Paris" are the same word).
+Which words changed is the rating screen's rule (meaningbench.annotation.diff: words
+compare case-insensitively and without edge punctuation, bounded on long texts); this
+module only lays the result out.
 """
 
 from __future__ import annotations
 
 import html
-import re
 from dataclasses import dataclass
-from difflib import SequenceMatcher
 
-_TOKEN = re.compile(r"\S+\s*")
-_EDGE_PUNCT = re.compile(r"^\W+|\W+$")
+from meaningbench.annotation.diff import tokens, word_opcodes
 
 ADDED_STYLE = "background-color:{add_bg}; color:{add_fg};"
 DELETED_STYLE = "color:{del_fg}; text-decoration:line-through;"
@@ -28,17 +26,12 @@ class DiffOp:
     text: str
 
 
-def _key(token: str) -> str:
-    word = token.strip()
-    return _EDGE_PUNCT.sub("", word).casefold() or word
-
-
 def inline_diff(source: str, output: str) -> list[DiffOp]:
     """The output's words in order, with the source's dropped words where they stood."""
-    a, b = _TOKEN.findall(source), _TOKEN.findall(output)
-    matcher = SequenceMatcher(a=[_key(t) for t in a], b=[_key(t) for t in b], autojunk=False)
+    # Leading whitespace is no word of either text: the line starts at the first word.
+    a, b = tokens(source.lstrip()), tokens(output.lstrip())
     ops: list[DiffOp] = []
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+    for tag, i1, i2, j1, j2 in word_opcodes(a, b):
         if tag == "equal":
             ops.append(DiffOp("equal", "".join(b[j1:j2])))
             continue
