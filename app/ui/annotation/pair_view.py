@@ -52,6 +52,15 @@ def _segments_html(segments: list[Segment], tint: QColor) -> str:
     return "".join(out)
 
 
+def _wrap_to_width(label: QLabel) -> None:
+    """Let the label's height follow from the pane's width alone. A word-wrapped label's
+    own size hints assume a narrow column, taller than the text at the pane's width: the
+    pane would scroll a short text by the difference."""
+    policy = QSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Ignored)
+    policy.setHeightForWidth(True)
+    label.setSizePolicy(policy)
+
+
 class _Pane(QScrollArea):
     """The scrolling part of a panel. Keys pass through it: a scroll area would take the
     arrows and Page Up / Page Down, which belong to the scales and the span editors."""
@@ -89,7 +98,7 @@ class TextPanel(QFrame):
         self.text.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
         self.text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.text.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-        self.text.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Minimum)
+        _wrap_to_width(self.text)
         self._apply_fonts()
         body = QWidget()
         body.setObjectName("paneBody")
@@ -126,6 +135,7 @@ class TextPanel(QFrame):
     def use_text_widget(self, label: QLabel) -> None:
         """Show `label` (a span editor, say) in place of the plain text label."""
         self._body.replaceWidget(self.text, label)
+        _wrap_to_width(label)
         self.text.deleteLater()
         self.text = label
         self._apply_fonts()

@@ -125,6 +125,7 @@ class AnnotationScreen(QWidget):
         self.link_button.setCheckable(True)
         self.link_button.setChecked(True)
         self.link_button.toggled.connect(self._set_linked)
+        self.link_button.hide()  # until a text needs scrolling
         self.guidelines_button.clicked.connect(self.toggle_guidelines)
         self.keys_button.clicked.connect(self.toggle_keymap)
         self.layout_button.clicked.connect(self.toggle_layout)
