@@ -132,3 +132,163 @@ def test_enter_to_next_item_p95(qtbot) -> None:
     print(json.dumps(figures, indent=2))
     shutil.rmtree(DATA / "annotation", ignore_errors=True)
     assert figures["enter_to_next_ms"]["p95"] <= TARGET_P95_MS
+
+
+# -- long texts ------------------------------------------------------------------------
+
+LONG_RESULTS = ROOT / "tests" / "benchmarks" / "results" / "annotation_long_text.json"
+LONG_ITEMS = 24
+LONG_WORDS = 2_000
+LONG_STEPS = 16
+KEY_STEPS = 40
+TARGET_SHOWN_P95_MS = 400.0  # Enter → the next 2,000-word pair shown, highlighted, painted
+TARGET_KEY_P95_MS = 50.0  # a key on a 2,000-word pair → its effect painted
+
+
+def _summary(times_ms: list[float]) -> dict[str, float]:
+    return {
+        "p50": round(statistics.median(times_ms), 2),
+        "p95": round(_pct(times_ms, 0.95), 2),
+        "max": round(max(times_ms), 2),
+    }
+
+
+def _long_study(path: Path, protocol: str | None = None):
+    from sqlalchemy import select
+
+    from meaningbench.annotation.protocols import set_protocol
+    from meaningbench.annotation.settings import load_settings, save_settings
+    from meaningbench.db.models import Item
+    from tests.annotation.long_texts import edit_text, german_like_text
+
+    study = create_study(path)
+    add_items(study, LONG_ITEMS // 2, 2)
+    with study.session() as s:
+        for k, item in enumerate(s.scalars(select(Item).order_by(Item.id))):
+            item.source = german_like_text(LONG_WORDS, seed=k)
+            item.output = edit_text(item.source, rate=0.15, seed=k).output
+        st = load_settings(s)
+        st.diff_highlighting, st.qc_enabled = True, False
+        save_settings(s, st)
+    if protocol:
+        set_protocol(study, protocol)
+    return study
+
+
+def _settle() -> None:
+    """Until the screen is idle: the layouts and repaints a change posted, and theirs."""
+    for _ in range(3):
+        QApplication.sendPostedEvents()
+        QApplication.processEvents()
+
+
+def _timed_key(qtbot, key, modifier=Qt.KeyboardModifier.NoModifier) -> float:
+    start = time.perf_counter()
+    qtbot.keyClick(QApplication.focusWidget(), key, modifier)
+    _settle()
+    return (time.perf_counter() - start) * 1000
+
+
+def _diff_times(n_pairs: int = 6) -> dict[str, dict[str, float]]:
+    """The word diff alone on 2,000-word pairs: as it was (difflib) and as it is."""
+    from difflib import SequenceMatcher
+
+    from meaningbench.annotation.diff import _cached_diff, tokens, word_key
+    from tests.annotation.long_texts import edit_text, german_like_text
+
+    old, new = [], []
+    _cached_diff.__wrapped__("warm up", "the regular expressions")
+    for k in range(n_pairs):
+        source = german_like_text(LONG_WORDS, seed=100 + k)
+        output = edit_text(source, rate=0.15, seed=k).output
+        start = time.perf_counter()
+        keys = [[word_key(t) for t in tokens(x)] for x in (source, output)]
+        SequenceMatcher(a=keys[0], b=keys[1], autojunk=False).get_opcodes()
+        old.append((time.perf_counter() - start) * 1000)
+        start = time.perf_counter()
+        _cached_diff.__wrapped__(source, output)  # uncached: the work of a first showing
+        new.append((time.perf_counter() - start) * 1000)
+    return {"difflib_before_ms": _summary(old), "bounded_now_ms": _summary(new)}
+
+
+@pytest.mark.benchmark
+def test_long_text_item_shown_and_key_latency(qtbot) -> None:
+    from meaningbench.ui.annotation.screen import AnnotationScreen
+
+    folder = DATA / "annotation_long"
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    diff_ms = _diff_times()
+
+    study = _long_study(folder / "long.mbstudy")
+    screen = AnnotationScreen(study, "bench")
+    qtbot.addWidget(screen)
+    screen.resize(1400, 860)
+    with qtbot.waitActive(screen):
+        screen.show()
+        screen.activateWindow()
+    assert screen.pair.overflows()
+    shown_ms: list[float] = []
+    slider_ms: list[float] = []
+    scroll_ms: list[float] = []
+    for i in range(LONG_STEPS):
+        for _ in range(KEY_STEPS // LONG_STEPS + 1):
+            slider_ms.append(_timed_key(qtbot, Qt.Key.Key_Right))
+            scroll_ms.append(
+                _timed_key(qtbot, Qt.Key.Key_PageDown, Qt.KeyboardModifier.ShiftModifier)
+            )
+        qtbot.keyClicks(QApplication.focusWidget(), str(1 + i % 9))
+        before = screen.current_item().item_id
+        start = time.perf_counter()
+        qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Return)
+        _settle()  # the next pair, diffed, laid out and painted
+        shown_ms.append((time.perf_counter() - start) * 1000)
+        assert screen.current_item().item_id != before
+        assert "background-color" in screen.pair.output.text.text()
+    study.close()
+
+    # Error span annotation: the word cursor re-renders the 2,000-word output at each key.
+    esa = _long_study(folder / "esa.mbstudy", protocol="esa")
+    esa_screen = AnnotationScreen(esa, "bench")
+    qtbot.addWidget(esa_screen)
+    esa_screen.resize(1400, 860)
+    with qtbot.waitActive(esa_screen):
+        esa_screen.show()
+        esa_screen.activateWindow()
+    cursor_ms = [_timed_key(qtbot, Qt.Key.Key_Right) for _ in range(KEY_STEPS)]
+    cursor_ms += [_timed_key(qtbot, Qt.Key.Key_End), _timed_key(qtbot, Qt.Key.Key_Home)]
+    mark_ms = [_timed_key(qtbot, Qt.Key.Key_1)]
+    esa.close()
+
+    figures = {
+        "benchmark": "annotation, long texts: 2,000-word pairs with diff highlighting",
+        "date": datetime.now(UTC).isoformat(timespec="seconds"),
+        "machine": describe_machine(
+            pyside6=pyside_version,
+            qt_platform=os.environ.get("QT_QPA_PLATFORM", ""),
+            note="cores shared with other test runs; timings are pessimistic",
+        ),
+        "words_per_side": LONG_WORDS,
+        "edit_rate": 0.15,
+        "word_diff_per_pair": diff_ms,
+        "enter_to_next_long_item_highlighted_ms": _summary(shown_ms),
+        "key_latency_ms": {
+            "slider_arrow": _summary(slider_ms),
+            "shift_page_down_scroll": _summary(scroll_ms),
+            "esa_word_cursor": _summary(cursor_ms),
+            "esa_mark_span": _summary(mark_ms),
+        },
+        "target_shown_p95_ms": TARGET_SHOWN_P95_MS,
+        "target_key_p95_ms": TARGET_KEY_P95_MS,
+    }
+    keys = figures["key_latency_ms"]
+    figures["passed"] = figures["enter_to_next_long_item_highlighted_ms"][
+        "p95"
+    ] <= TARGET_SHOWN_P95_MS and all(
+        keys[k]["p95"] <= TARGET_KEY_P95_MS
+        for k in ("slider_arrow", "shift_page_down_scroll", "esa_word_cursor")
+    )
+    LONG_RESULTS.write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
+    print(json.dumps(figures, indent=2))
+    shutil.rmtree(folder, ignore_errors=True)
+    assert figures["passed"]

@@ -34,6 +34,9 @@ from meaningbench.ui.annotation.scales import blend
 
 TEXT_SCALE = 1.55  # the pair's text size relative to the interface font
 MIN_TEXT_HEIGHT = 150  # a short pair still gets panels of a calm, steady size
+# Beyond this many characters (of text or of its markup) a text is taller than the screen
+# at any width the panels get: its height is estimated, not laid out.
+LONG_TEXT_CHARS = 6_000
 
 
 def _segments_html(segments: list[Segment], tint: QColor) -> str:
@@ -106,6 +109,8 @@ class TextPanel(QFrame):
         self._body.setContentsMargins(0, 0, 16, 0)
         self._body.addWidget(self.text)
         self._body.addStretch(1)
+        self._height_key: tuple[int, str, str] | None = None
+        self._height = 0
         self.pane = _Pane()
         self.pane.setWidget(body)
         layout.addWidget(self.caption)
@@ -148,6 +153,23 @@ class TextPanel(QFrame):
         self.text.setTextFormat(Qt.TextFormat.RichText)
         self.text.setText(markup)
 
+    def _text_height(self, width: int) -> int:
+        # A label lays its whole text out again for every question about its height: on a
+        # 2,000-word text that is some 40 ms, asked at every layout of the screen. A text
+        # far taller than any screen only needs to be known to be so: it is estimated.
+        text = self.text.text()
+        key = (width, text, self.text.font().toString())
+        if self._height_key != key:
+            if len(text) > LONG_TEXT_CHARS:
+                metrics = self.text.fontMetrics()
+                lines = len(text) * metrics.averageCharWidth() // max(1, width) + 1
+                self._height = lines * metrics.lineSpacing()
+            else:
+                height = self.text.heightForWidth(width)
+                self._height = height if height >= 0 else self.text.sizeHint().height()
+            self._height_key = key
+        return self._height
+
     def content_height(self, width: int) -> int:
         """The panel's height that shows all of its text at `width`, without scrolling."""
         lay = self.layout()
@@ -157,9 +179,7 @@ class TextPanel(QFrame):
         # Measured as if the scroll bar showed: a text that just fits never gets one.
         bar = self.pane.verticalScrollBar().sizeHint().width()
         used = m.left() + m.right() + frame.left() + frame.right() + body.right() + bar
-        text = self.text.heightForWidth(max(100, width - used))
-        if text < 0:
-            text = self.text.sizeHint().height()
+        text = self._text_height(max(100, width - used))
         caption = self.caption.sizeHint().height() + lay.spacing()
         return m.top() + caption + text + m.bottom() + frame.top() + frame.bottom()
 
