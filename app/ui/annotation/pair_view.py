@@ -15,16 +15,19 @@ a page in both, with the keys staying on the scales.
 from __future__ import annotations
 
 import html
+import math
 
 from PySide6.QtCore import QEvent, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QPalette, QTextDocument
 from PySide6.QtWidgets import (
+    QAbstractScrollArea,
     QApplication,
     QBoxLayout,
     QFrame,
     QLabel,
     QScrollArea,
     QSizePolicy,
+    QTextBrowser,
     QVBoxLayout,
     QWidget,
 )
@@ -78,8 +81,46 @@ class _Pane(QScrollArea):
     def keyPressEvent(self, event) -> None:  # noqa: ANN001 - Qt's event type
         event.ignore()
 
-    def overflows(self) -> bool:
-        return self.verticalScrollBar().maximum() > 0
+
+class _TextView(QTextBrowser):
+    """A read-only text that scrolls itself and never takes focus: keys stay with the scales.
+
+    A label lays its whole text out again whenever its size is asked for, several times per
+    item; a text browser lays a document out once per width and paints only what shows,
+    which is what keeps a 2,000-word text quick to show. It answers `text()` and
+    `textFormat()` as a label does, so a panel reads the same whichever widget it holds."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("pairText")
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.setOpenLinks(False)
+        self.setViewportMargins(0, 0, 12, 0)  # the text keeps clear of the scroll bar
+        self.document().setDocumentMargin(0)
+        self._text = ""
+        self._format = Qt.TextFormat.PlainText
+
+    def setTextFormat(self, fmt: Qt.TextFormat) -> None:  # noqa: N802 - QLabel's name
+        self._format = fmt
+
+    def textFormat(self) -> Qt.TextFormat:  # noqa: N802 - QLabel's name
+        return self._format
+
+    def setText(self, text: str) -> None:  # noqa: N802 - QLabel's name
+        self._text = text
+        if self._format == Qt.TextFormat.PlainText:
+            self.setPlainText(text)
+        else:
+            self.setHtml(text)
+
+    def text(self) -> str:
+        return self._text
+
+    def keyPressEvent(self, event) -> None:  # noqa: ANN001 - Qt's event type
+        event.ignore()
 
 
 class TextPanel(QFrame):
@@ -92,27 +133,15 @@ class TextPanel(QFrame):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(24, 16, 8, 20)  # the scroll bar sits in the right margin
         layout.setSpacing(10)
+        self._layout = layout
         self.caption = QLabel(caption.upper())
         self.caption.setObjectName("caption")
-        self.text = QLabel()
-        self.text.setObjectName("pairText")
-        self.text.setWordWrap(True)
-        self.text.setTextFormat(Qt.TextFormat.PlainText)
-        self.text.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
-        self.text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.text.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-        _wrap_to_width(self.text)
+        self.text: QLabel | _TextView = _TextView()
+        self.pane: QAbstractScrollArea = self.text
         self._apply_fonts()
-        body = QWidget()
-        body.setObjectName("paneBody")
-        self._body = QVBoxLayout(body)
-        self._body.setContentsMargins(0, 0, 16, 0)
-        self._body.addWidget(self.text)
-        self._body.addStretch(1)
         self._height_key: tuple[int, str, str] | None = None
         self._height = 0
-        self.pane = _Pane()
-        self.pane.setWidget(body)
+        self._text_margin = 12  # between the text and the scroll bar
         layout.addWidget(self.caption)
         layout.addWidget(self.pane, 1)
         self.setMinimumHeight(MIN_TEXT_HEIGHT)
@@ -138,11 +167,20 @@ class TextPanel(QFrame):
         return super().event(e)
 
     def use_text_widget(self, label: QLabel) -> None:
-        """Show `label` (a span editor, say) in place of the plain text label."""
-        self._body.replaceWidget(self.text, label)
+        """Show `label` (a span editor, say) in place of the text, in a pane that scrolls it."""
+        body = QWidget()
+        body.setObjectName("paneBody")
+        column = QVBoxLayout(body)
+        column.setContentsMargins(0, 0, self._text_margin + 4, 0)
+        column.addWidget(label)
+        column.addStretch(1)
         _wrap_to_width(label)
-        self.text.deleteLater()
-        self.text = label
+        pane = _Pane()
+        pane.setWidget(body)
+        self._layout.replaceWidget(self.pane, pane)
+        self.pane.deleteLater()
+        self.pane, self.text = pane, label
+        self._text_margin += 4
         self._apply_fonts()
 
     def set_plain(self, text: str) -> None:
@@ -154,9 +192,9 @@ class TextPanel(QFrame):
         self.text.setText(markup)
 
     def _text_height(self, width: int) -> int:
-        # A label lays its whole text out again for every question about its height: on a
-        # 2,000-word text that is some 40 ms, asked at every layout of the screen. A text
-        # far taller than any screen only needs to be known to be so: it is estimated.
+        # Asked at every layout of the screen, and a label lays its whole text out again
+        # for each answer. A text far taller than any screen only needs to be known to be
+        # so: its height is estimated.
         text = self.text.text()
         key = (width, text, self.text.font().toString())
         if self._height_key != key:
@@ -164,6 +202,10 @@ class TextPanel(QFrame):
                 metrics = self.text.fontMetrics()
                 lines = len(text) * metrics.averageCharWidth() // max(1, width) + 1
                 self._height = lines * metrics.lineSpacing()
+            elif isinstance(self.text, _TextView):
+                doc = self.text.document().clone()
+                doc.setTextWidth(width)
+                self._height = math.ceil(doc.size().height())
             else:
                 height = self.text.heightForWidth(width)
                 self._height = height if height >= 0 else self.text.sizeHint().height()
@@ -172,16 +214,14 @@ class TextPanel(QFrame):
 
     def content_height(self, width: int) -> int:
         """The panel's height that shows all of its text at `width`, without scrolling."""
-        lay = self.layout()
-        assert lay is not None
+        lay = self._layout
         m, frame = lay.contentsMargins(), self.contentsMargins()
-        body = self._body.contentsMargins()
         # Measured as if the scroll bar showed: a text that just fits never gets one.
         bar = self.pane.verticalScrollBar().sizeHint().width()
-        used = m.left() + m.right() + frame.left() + frame.right() + body.right() + bar
+        used = m.left() + m.right() + frame.left() + frame.right() + self._text_margin + bar
         text = self._text_height(max(100, width - used))
         caption = self.caption.sizeHint().height() + lay.spacing()
-        return m.top() + caption + text + m.bottom() + frame.top() + frame.bottom()
+        return m.top() + caption + text + m.bottom() + frame.top() + frame.bottom() + 4
 
 
 class PairView(QWidget):
@@ -207,7 +247,7 @@ class PairView(QWidget):
                 lambda _v, p=panel, o=other: self._follow(p, o)  # type: ignore[misc]
             )
 
-    def panes(self) -> tuple[QScrollArea, QScrollArea]:
+    def panes(self) -> tuple[QAbstractScrollArea, QAbstractScrollArea]:
         return self.source.pane, self.output.pane
 
     # -- size --------------------------------------------------------------------------
@@ -260,7 +300,7 @@ class PairView(QWidget):
             pane.verticalScrollBar().setValue(0)
 
     def overflows(self) -> bool:
-        return any(pane.overflows() for pane in self.panes())
+        return any(pane.verticalScrollBar().maximum() > 0 for pane in self.panes())
 
     # -- look and texts ------------------------------------------------------------------
 
@@ -275,6 +315,7 @@ class PairView(QWidget):
             " border-radius: 12px; }"
             f"QLabel#caption {{ color: {blend(text, base, 0.5).name()}; }}"
             f"QLabel#pairText {{ color: {text.name()}; }}"
+            f"QTextBrowser#pairText {{ color: {text.name()}; background: {base.name()}; }}"
             f"QScrollArea, QWidget#paneBody {{ background: {base.name()}; }}"
         )
 
