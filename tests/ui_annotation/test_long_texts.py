@@ -101,6 +101,8 @@ def test_error_spans_at_the_end_of_a_long_output(qtbot, make_screen, study) -> N
     # The last three words, a major error: the pane follows the cursor to the end.
     press(qtbot, screen, K.Key_End)
     assert bar.value() > bar.maximum() - bar.pageStep()
+    source_bar = screen.pair.source.pane.verticalScrollBar()
+    assert source_bar.value() > source_bar.maximum() // 2, "the original follows the output"
     press(qtbot, screen, K.Key_Left, SHIFT)
     press(qtbot, screen, K.Key_Left, SHIFT)
     press(qtbot, screen, K.Key_2)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import html
 import math
 
-from PySide6.QtCore import QEvent, QSize, Qt
+from PySide6.QtCore import QEvent, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QPalette, QTextDocument
 from PySide6.QtWidgets import (
     QAbstractScrollArea,
@@ -40,6 +40,7 @@ MIN_TEXT_HEIGHT = 150  # a short pair still gets panels of a calm, steady size
 # Beyond this many characters (of text or of its markup) a text is taller than the screen
 # at any width the panels get: its height is estimated, not laid out.
 LONG_TEXT_CHARS = 6_000
+COUNT_WORDS_FROM = 150  # a caption gives the word count of a text this long
 
 
 def _segments_html(segments: list[Segment], tint: QColor) -> str:
@@ -127,6 +128,9 @@ class TextPanel(QFrame):
     """A caption ("Original", "Simplified") over a read-only, word-wrapped text that scrolls
     under it when it is longer than the panel."""
 
+    scrolled = Signal()
+    scroll_range_changed = Signal()
+
     def __init__(self, caption: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("textPanel")
@@ -136,6 +140,7 @@ class TextPanel(QFrame):
         self._layout = layout
         self.caption = QLabel(caption.upper())
         self.caption.setObjectName("caption")
+        self._caption = caption.upper()
         self.text: QLabel | _TextView = _TextView()
         self.pane: QAbstractScrollArea = self.text
         self._apply_fonts()
@@ -144,7 +149,14 @@ class TextPanel(QFrame):
         self._text_margin = 12  # between the text and the scroll bar
         layout.addWidget(self.caption)
         layout.addWidget(self.pane, 1)
+        self._watch(self.pane)
         self.setMinimumHeight(MIN_TEXT_HEIGHT)
+
+    def _watch(self, pane: QAbstractScrollArea) -> None:
+        # Said by the panel, whichever pane it holds now: a span editor brings its own.
+        bar = pane.verticalScrollBar()
+        bar.valueChanged.connect(lambda _v: self.scrolled.emit())
+        bar.rangeChanged.connect(lambda _lo, _hi: self.scroll_range_changed.emit())
 
     def _apply_fonts(self) -> None:
         # From the application font, not our own: Ctrl++ / Ctrl+- change the application
@@ -178,10 +190,19 @@ class TextPanel(QFrame):
         pane = _Pane()
         pane.setWidget(body)
         self._layout.replaceWidget(self.pane, pane)
+        self.pane.hide()  # out of the layout, but on screen until it is deleted
         self.pane.deleteLater()
         self.pane, self.text = pane, label
+        self._watch(pane)
         self._text_margin += 4
         self._apply_fonts()
+
+    def count_words(self, text: str) -> None:
+        """Say how long a text is that runs past a screen: the scroll bar alone does not."""
+        n = len(text.split())
+        self.caption.setText(
+            f"{self._caption} · {n:,} WORDS" if n >= COUNT_WORDS_FROM else self._caption
+        )
 
     def set_plain(self, text: str) -> None:
         self.text.setTextFormat(Qt.TextFormat.PlainText)
@@ -241,11 +262,8 @@ class PairView(QWidget):
         self._syncing = False
         self._base = self.palette().color(QPalette.ColorRole.Base)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
-        for panel, other in ((self.source, self.output), (self.output, self.source)):
-            bar = panel.pane.verticalScrollBar()
-            bar.valueChanged.connect(
-                lambda _v, p=panel, o=other: self._follow(p, o)  # type: ignore[misc]
-            )
+        self.source.scrolled.connect(lambda: self._follow(self.source, self.output))
+        self.output.scrolled.connect(lambda: self._follow(self.output, self.source))
 
     def panes(self) -> tuple[QAbstractScrollArea, QAbstractScrollArea]:
         return self.source.pane, self.output.pane
@@ -330,6 +348,8 @@ class PairView(QWidget):
         self.updateGeometry()
 
     def set_pair(self, source: str, output: str) -> None:
+        self.source.count_words(source)
+        self.output.count_words(output)
         if not self.highlight:
             self.source.set_plain(source)
             self.output.set_plain(output)

@@ -159,8 +159,8 @@ class AnnotationScreen(QWidget):
         self.banner.hide()
         self.pair = PairView()
         self.pair.highlight = bool(self.session.settings.diff_highlighting)
-        for pane in self.pair.panes():
-            pane.verticalScrollBar().rangeChanged.connect(self._show_link_button)
+        for panel in (self.pair.source, self.pair.output):
+            panel.scroll_range_changed.connect(self._show_link_button)
         # Error span annotation: the texts themselves take the keys that mark spans.
         self.span_editors: list[SpanEditor] = []
         if self.session.protocol == "esa":
@@ -496,7 +496,7 @@ class AnnotationScreen(QWidget):
     def page_texts(self, pages: int) -> None:
         self.pair.page(pages)
 
-    def _show_link_button(self, *_range: int) -> None:
+    def _show_link_button(self) -> None:
         # Only a text that needs scrolling makes the scrolling switch worth a place on screen.
         self.link_button.setVisible(self._item is not None and self.pair.overflows())
 
