@@ -6,6 +6,13 @@ Drives the real screen offscreen: before each timed step a value is typed (not t
 timed step is the Enter key press through to the next item painted, which includes the
 rating's transaction with synchronous=FULL on the study file's disk (not tmpfs). Writes
 tests/benchmarks/results/annotation.json.
+
+Long texts (`-k long_text`): 2,000-word German-like pairs with about 15 % of the words
+edited and diff highlighting on. Enter → the next pair diffed, laid out and painted
+(p95 ≤ 400 ms), and the latency of the keys a rater presses on such a pair — slider,
+Shift+Page Down, the error-span word cursor (p95 ≤ 50 ms each); with the word diff alone,
+as it was (difflib) and as it is, at 2,000 and 6,000 words. Writes
+tests/benchmarks/results/annotation_long_text.json.
 """
 
 from __future__ import annotations
@@ -189,8 +196,8 @@ def _timed_key(qtbot, key, modifier=Qt.KeyboardModifier.NoModifier) -> float:
     return (time.perf_counter() - start) * 1000
 
 
-def _diff_times(n_pairs: int = 12) -> dict[str, dict[str, float]]:
-    """The word diff alone on 2,000-word pairs: as it was (difflib) and as it is."""
+def _diff_times(n_pairs: int = 12, words: int = LONG_WORDS) -> dict[str, dict[str, float]]:
+    """The word diff alone on long pairs: as it was (difflib) and as it is."""
     from difflib import SequenceMatcher
 
     from meaningbench.annotation.diff import _cached_diff, tokens, word_key
@@ -200,7 +207,7 @@ def _diff_times(n_pairs: int = 12) -> dict[str, dict[str, float]]:
     warm = german_like_text(LONG_WORDS, seed=99)
     _cached_diff.__wrapped__(warm, edit_text(warm, rate=0.15, seed=99).output)  # not timed
     for k in range(n_pairs):
-        source = german_like_text(LONG_WORDS, seed=100 + k)
+        source = german_like_text(words, seed=100 + k)
         output = edit_text(source, rate=0.15, seed=k).output
         start = time.perf_counter()
         keys = [[word_key(t) for t in tokens(x)] for x in (source, output)]
@@ -220,6 +227,7 @@ def test_long_text_item_shown_and_key_latency(qtbot) -> None:
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
     diff_ms = _diff_times()
+    diff_3x_ms = _diff_times(n_pairs=4, words=3 * LONG_WORDS)  # how each grows with length
 
     study = _long_study(folder / "long.mbstudy")
     screen = AnnotationScreen(study, "bench")
@@ -272,6 +280,7 @@ def test_long_text_item_shown_and_key_latency(qtbot) -> None:
         "words_per_side": LONG_WORDS,
         "edit_rate": 0.15,
         "word_diff_per_pair": diff_ms,
+        "word_diff_per_pair_6000_words": diff_3x_ms,
         "enter_to_next_long_item_highlighted_ms": _summary(shown_ms),
         "key_latency_ms": {
             "slider_arrow": _summary(slider_ms),

@@ -104,13 +104,13 @@ class _TextView(QTextBrowser):
         self._text = ""
         self._format = Qt.TextFormat.PlainText
 
-    def setTextFormat(self, fmt: Qt.TextFormat) -> None:  # noqa: N802 - QLabel's name
+    def setTextFormat(self, fmt: Qt.TextFormat) -> None:
         self._format = fmt
 
-    def textFormat(self) -> Qt.TextFormat:  # noqa: N802 - QLabel's name
+    def textFormat(self) -> Qt.TextFormat:
         return self._format
 
-    def setText(self, text: str) -> None:  # noqa: N802 - QLabel's name
+    def setText(self, text: str) -> None:
         self._text = text
         if self._format == Qt.TextFormat.PlainText:
             self.setPlainText(text)
@@ -207,10 +207,12 @@ class TextPanel(QFrame):
     def set_plain(self, text: str) -> None:
         self.text.setTextFormat(Qt.TextFormat.PlainText)
         self.text.setText(text)
+        self.updateGeometry()
 
     def set_rich(self, markup: str) -> None:
         self.text.setTextFormat(Qt.TextFormat.RichText)
         self.text.setText(markup)
+        self.updateGeometry()
 
     def _text_height(self, width: int) -> int:
         # Asked at every layout of the screen, and a label lays its whole text out again
@@ -232,6 +234,19 @@ class TextPanel(QFrame):
                 self._height = height if height >= 0 else self.text.sizeHint().height()
             self._height_key = key
         return self._height
+
+    def sizeHint(self) -> QSize:
+        # As tall as the text needs: a scroll area's own hint is a fixed guess.
+        width = self.width() or 480
+        return QSize(width, max(MIN_TEXT_HEIGHT, self.content_height(width)))
+
+    def minimumSizeHint(self) -> QSize:
+        return QSize(160, MIN_TEXT_HEIGHT)
+
+    def resizeEvent(self, event) -> None:  # noqa: ANN001 - Qt's event type
+        super().resizeEvent(event)
+        if event.oldSize().width() != event.size().width():
+            self.updateGeometry()  # a new width wraps the text to a new height
 
     def content_height(self, width: int) -> int:
         """The panel's height that shows all of its text at `width`, without scrolling."""
