@@ -2,7 +2,8 @@
 
 Run under a virtual display:
     xvfb-run -a -s "-screen 0 1600x1000x24" python -m tests.screenshots_annotation
-Writes resources/screenshots/annotation-light.png and annotation-dark.png.
+Writes resources/screenshots/annotation-light.png and annotation-dark.png, and
+rate-long-text.png (tests.screenshots_long_text).
 """
 
 from __future__ import annotations
@@ -157,6 +158,10 @@ def main() -> int:
         ):
             path = shoot(app, palette, name, folder, highlight=highlight)
             print(f"{path} ({path.stat().st_size // 1024} KB)")
+    from tests.screenshots_long_text import shoot_long
+
+    path = shoot_long(app)
+    print(f"{path} ({path.stat().st_size // 1024} KB)")
     return 0
 
 

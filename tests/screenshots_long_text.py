@@ -3,7 +3,7 @@
 Run under a virtual display:
     xvfb-run -a -s "-screen 0 1600x1000x24" python -m tests.screenshots_long_text
 Writes resources/screenshots/rate-long-text.png: both texts scrolled a little way in, as a
-rater sees them after Shift+Page Down.
+rater sees them after Shift+Page Down. `tests.screenshots_annotation` takes it too.
 """
 
 from __future__ import annotations
@@ -73,14 +73,10 @@ def make_study(folder: Path) -> Study:
     return study
 
 
-def main() -> int:
-    os.environ.pop("QT_QPA_PLATFORM", None) if os.environ.get("DISPLAY") else None
-    app = QApplication.instance() or QApplication(sys.argv)
-    QApplication.setStyle("Fusion")
-    app.setAttribute(Qt.ApplicationAttribute.AA_DontShowIconsInMenus, True)
-    app.setPalette(light_palette())
+def shoot_long(app: QApplication) -> Path:
     from meaningbench.ui.annotation.screen import AnnotationScreen
 
+    app.setPalette(light_palette())
     with tempfile.TemporaryDirectory() as tmp:
         study = make_study(Path(tmp))
         window = QMainWindow()
@@ -100,6 +96,15 @@ def main() -> int:
         window.grab().save(str(path), "PNG", 9)
         window.close()
         study.close()
+    return path
+
+
+def main() -> int:
+    os.environ.pop("QT_QPA_PLATFORM", None) if os.environ.get("DISPLAY") else None
+    app = QApplication.instance() or QApplication(sys.argv)
+    QApplication.setStyle("Fusion")
+    app.setAttribute(Qt.ApplicationAttribute.AA_DontShowIconsInMenus, True)
+    path = shoot_long(app)
     print(f"{path} ({path.stat().st_size // 1024} KB)")
     return 0
 
