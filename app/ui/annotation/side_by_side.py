@@ -25,10 +25,10 @@ from meaningbench.annotation.session import AnnotationSession
 from meaningbench.annotation.side_by_side import ShownUnit, SideBySideSession
 from meaningbench.errors import UserError
 from meaningbench.queries.annotation import Study
-from meaningbench.ui.annotation.pair_view import TextPanel
 from meaningbench.ui.annotation.panels import FlagDialog
 from meaningbench.ui.annotation.rows import DimensionRow
 from meaningbench.ui.annotation.scales import NAV_MODIFIERS, blend
+from meaningbench.ui.annotation.text_panel import TextPanel
 
 K = Qt.Key
 HINT_UNSET = "Rate every output: Tab moves between them, digits or arrows set the slider."
