@@ -117,3 +117,18 @@ def test_error_spans_at_the_end_of_a_long_output(qtbot, make_screen, study) -> N
         assert (span.start, span.end) == (start, len(item.output.rstrip()))
         assert span.text == last_three == item.output[span.start : span.end]
     assert start > 10_000, "an offset deep into the long text"
+
+
+def test_a_click_in_a_pane_leaves_the_keys_with_the_scale(qtbot, make_screen, study) -> None:
+    _make_long(study)
+    screen = make_screen()
+    qtbot.wait(20)
+    item = screen.current_item()
+    for pane in screen.pair.panes():
+        qtbot.mouseClick(pane.viewport(), Qt.MouseButton.LeftButton)
+    assert QApplication.focusWidget() is screen.rows[0].scale
+    type_text(qtbot, screen, "6")
+    press(qtbot, screen, K.Key_Return)
+    with study.session() as s:
+        [rating] = s.scalars(select(Rating))
+        assert (rating.item_id, rating.value) == (item.item_id, 60.0)
