@@ -9,11 +9,10 @@ A pair of sentences is compared with difflib's SequenceMatcher as it stands. Its
 faster than the length, with how often words repeat (der, die, und): some 70 ms on two
 2,000-word German texts, 400–650 ms on two of 6,000 words, more for a small vocabulary, and
 all of it on the rating screen's thread at every item. A long pair is therefore first cut
-at anchors — words (or, failing those, word pairs and triples)
-that occur exactly once on each side, in the same order on both (patience diff) — until
-every stretch between anchors is small enough for SequenceMatcher. Texts that repeat
-themselves so much that nothing is unique fall back to SequenceMatcher's own bound on
-popular words (autojunk).
+at anchors — words (or, failing those, word pairs and triples) that occur exactly once on
+each side, in the same order on both (patience diff) — until every stretch between
+anchors is small enough for SequenceMatcher. Texts that repeat themselves so much that
+nothing is unique fall back to SequenceMatcher's own bound on popular words (autojunk).
 """
 
 from __future__ import annotations
