@@ -109,7 +109,7 @@ def test_each_token_comes_from_the_window_where_it_is_most_central():
     # Away from the text's ends no token is taken from within a quarter window of an edge.
     for p in range(4, n - 4):
         s = starts[owner[p]]
-        assert min(p - s, s + 7 - p) >= 8 // 4 - 1
+        assert min(p - s, s + 7 - p) >= 8 // 4
 
 
 # --- BERTScore -----------------------------------------------------------------------------
