@@ -163,3 +163,17 @@ def test_corpus_scores_use_the_study_language(tmp_path: Path, capsys) -> None:
     expected = corpus_bleu([rows[0][1]], [[rows[0][0]]], tokenize="zh").score
     assert value == pytest.approx(expected)
     assert expected != pytest.approx(corpus_bleu([rows[0][1]], [[rows[0][0]]]).score)
+
+
+def test_a_failed_import_leaves_the_language_as_it_was(tmp_path: Path, capsys) -> None:
+    """The language is written in the import's own transaction: a bad row undoes it too."""
+    from meaningbench.db.study import open_study
+
+    study = tmp_path / "empty.mbstudy"
+    open_study(study, create=True).close()
+    bad = tmp_path / "bad.csv"
+    bad.write_text("source,output,meaning\nDer Hund.,Hund.,80\nDie Katze.,Katze.,viel\n")
+    assert main(["import", str(study), str(bad), "--language", "de"]) == 2
+    assert "row 3, column 'meaning'" in capsys.readouterr().err
+    assert _language(study) == "en"
+    assert _query(study, "SELECT COUNT(*) FROM item") == [(0,)]
