@@ -103,6 +103,8 @@ def test_rouge_stems_only_english(cls: type) -> None:
         cls(language="de", use_stemmer=True)
     score = german.score_batch([Pair(0, DE_SOURCE, DE_OUTPUT, (DE_SOURCE,))])[0]
     assert "off: rouge-score's stemmer is English" in score.details["stemming"]
+    assert german.availability().ok
+    assert "stemming off" in german.availability().reason and cls().availability().reason == ""
     assert (
         "stemming" not in cls().score_batch([Pair(0, "A cat.", "A cat.", ("A cat.",))])[0].details
     )

@@ -17,7 +17,14 @@ from collections.abc import Sequence
 from functools import cached_property, lru_cache
 from typing import Any, ClassVar
 
-from meaningbench.metrics.base import ItemScore, MetricInfo, Pair, pair_references, too_long
+from meaningbench.metrics.base import (
+    Availability,
+    ItemScore,
+    MetricInfo,
+    Pair,
+    pair_references,
+    too_long,
+)
 from meaningbench.metrics.languages import LanguageMetric, is_english, language_label
 from meaningbench.metrics.lexical.common import LexicalMetric
 
@@ -87,6 +94,11 @@ class _RougeMetric(LanguageMetric, LexicalMetric):
                 "off: rouge-score's stemmer is English (Porter), none for "
                 f"{language_label(self.language)}; words cut on Unicode letters"
             )
+
+    def availability(self) -> Availability:
+        if is_english(self.language):
+            return Availability(True)
+        return Availability(True, f"stemming {self._stemming_note}")
 
     def _tokenizer(self) -> _CachedTokenizer | _UnicodeTokenizer:
         return _tokenizer(bool(self.config["use_stemmer"]), is_english(self.language))
