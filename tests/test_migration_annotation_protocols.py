@@ -44,7 +44,9 @@ def test_a_0004_study_is_upgraded_and_keeps_its_ratings(tmp_path: Path) -> None:
     try:
         conn = sqlite3.connect(path)
         try:
-            assert conn.execute("SELECT version_num FROM alembic_version").fetchone() == ("0005",)
+            assert conn.execute("SELECT version_num FROM alembic_version").fetchone() == (
+                SCHEMA_HEAD,
+            )
             assert conn.execute("SELECT value, display FROM rating").fetchall() == [(70.0, None)]
             tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
             assert {"rating_span", "practice_item", "practice_answer"} <= tables
@@ -63,7 +65,6 @@ def test_a_0004_study_is_upgraded_and_keeps_its_ratings(tmp_path: Path) -> None:
             )
     finally:
         study.close()
-    assert SCHEMA_HEAD == "0005"
 
 
 def test_models_and_migrations_agree_on_the_new_tables(tmp_path: Path) -> None:

@@ -25,6 +25,7 @@ from meaningbench.jobs.score_store import (
     load_items,
     open_existing,
     registered_models,
+    study_options,
 )
 
 from .layout import (
@@ -156,7 +157,8 @@ def export_shards(
     study = open_existing(study_path)
     try:
         ctx.progress(0, None, "Checking cached scores", force=True)
-        planned = plan_metrics(metric_texts, dict(options or {}), registered_models(study))
+        given = {**study_options(study), **dict(options or {})}
+        planned = plan_metrics(metric_texts, given, registered_models(study))
         if not planned:
             raise InputError("no metric to export: none of those metrics is available")
         study_id = ensure_study_id(study)

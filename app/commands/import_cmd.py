@@ -40,6 +40,7 @@ examples:
   meaningbench import my.mbstudy train.tsv
   meaningbench import my.mbstudy simpDA_2022.csv --dataset simpda
   meaningbench import my.mbstudy questeval_likert_ratings_cleaned.csv   # anonymous
+  meaningbench import germeval.mbstudy train.csv --language de
   meaningbench import my.mbstudy ratings.csv --map source=complex --map output=simple \\
       --map meaning=adequacy_score --map annotator=rater
 """
@@ -79,6 +80,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="what the file's ratings are: per-rater (a rater column), anonymous (one rating "
         "per row, raters unknown) or aggregate (one published label per item); default: "
         "inferred from the columns",
+    )
+    parser.add_argument(
+        "--language",
+        metavar="CODE",
+        default=None,
+        help="the language of the study's texts, an ISO 639-1 code (en, de, fr, zh, ...); it "
+        "chooses tokenizers, stemming and readability formulas (see `meaningbench language`); "
+        "default: the study's, en for a new study",
     )
     add_json_flag(parser)
     parser.set_defaults(func=run)
@@ -120,6 +129,7 @@ def run(args: argparse.Namespace) -> int:
                 system=args.system,
                 encoding=args.encoding,
                 ratings=args.ratings,
+                language=args.language,
                 progress=progress,
                 cancel=ctx.cancel,
             )

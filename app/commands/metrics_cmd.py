@@ -20,7 +20,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "to load are listed with their module and error.",
     )
     parser.add_argument(
-        "--study", type=Path, default=None, help="also list the models registered in this study"
+        "--study",
+        type=Path,
+        default=None,
+        help="also list the models registered in this study, and say what can run under "
+        "its language",
     )
     add_json_flag(parser)
     parser.set_defaults(func=run)

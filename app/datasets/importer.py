@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from meaningbench.datasets import keys
+from meaningbench.datasets.language import checked_language, import_language
 from meaningbench.datasets.mapping import UserMapping, parse_map_options
 from meaningbench.datasets.plan import SHAPES, Plan, make_plan
 from meaningbench.datasets.readers import TableSource, open_csv, open_table
@@ -467,18 +468,22 @@ def import_file(
     encoding: str = "utf-8",
     dataset_meta: dict[str, Any] | None = None,
     ratings: str | None = None,
+    language: str | None = None,
     progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
 ) -> ImportReport:
     """Import one file into `study`; raises InputError (and changes nothing) on bad input.
 
     `ratings` (per-rater | anonymous | aggregate) says what the file's ratings are when
-    the inferred kind is wrong.
+    the inferred kind is wrong. `language` (an ISO 639-1 code) is the study's language
+    (see `meaningbench.datasets.language`); None keeps the study's.
     """
     started = time.perf_counter()
     path = Path(path)
     user = mapping if isinstance(mapping, UserMapping) else parse_map_options(mapping)
     _check_names(dataset, system)
+    if language is not None:
+        checked_language(language)
     source = open_source(path, fmt, encoding)
     report = ImportReport(file=str(path))
     report.container = (
@@ -506,6 +511,8 @@ def import_file(
         except StudyBusyError as exc:  # a program that does not name itself kept the lock
             raise UserError(f"{study.path}: {exc}") from None
         announcement.enter_context(announced_writer(study.path, "import"))
+        had_items = conn.execute("SELECT 1 FROM item LIMIT 1").fetchone() is not None
+        report.language = import_language(conn, language, had_items)  # type: ignore[arg-type]
         file_name = str(path)
         _read_rows(source, parser, run, info_by_name, file_name, progress, cancel)
         run.check_file(file_name)

@@ -15,9 +15,11 @@ from sqlalchemy import Connection, text
 
 from meaningbench.annotation.protocols import describe as describe_protocol
 from meaningbench.annotation.settings import SETTINGS_KEY, AnnotationSettings
+from meaningbench.datasets.language import LANGUAGE_KEY, stored_language
 from meaningbench.db.models import ANNOTATOR_KIND_LABELS
 from meaningbench.db.runs import RunOwner, interrupted_error
 from meaningbench.db.study import Study
+from meaningbench.metrics.languages import DEFAULT_LANGUAGE, language_label
 
 MAX_LISTED = 50
 MAX_IMPORTS_SHOWN = 5
@@ -45,6 +47,7 @@ class StudyInfo:
     # How the study's raters judge items (see `meaningbench.annotation.protocols`).
     annotation_protocol: dict[str, Any] = field(default_factory=dict)
     annotation_protocol_line: str = ""
+    language: str = DEFAULT_LANGUAGE  # ISO 639-1 (see meaningbench.datasets.language)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -52,6 +55,7 @@ class StudyInfo:
     def lines(self) -> list[str]:
         out = [
             f"study {self.path} ({self.size_bytes / 1e6:.1f} MB, schema {self.schema})",
+            f"language: {language_label(self.language)}",
             f"items: {self.items:,}"
             + (
                 " (" + ", ".join(f"{k} {v:,}" for k, v in self.items_by_kind.items()) + ")"
@@ -322,4 +326,9 @@ def study_info(study: Study) -> StudyInfo:
         _list_metric_runs(conn, info)
         info.scores = conn.execute(text("SELECT COUNT(*) FROM score")).scalar() or 0
         _describe_annotation_protocol(conn, info)
+        info.language = stored_language(
+            conn.execute(
+                text("SELECT value FROM study_setting WHERE key = :k"), {"k": LANGUAGE_KEY}
+            ).scalar()
+        )
     return info

@@ -6,6 +6,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from meaningbench.db.models import ANNOTATOR_KIND_LABELS
+from meaningbench.metrics.languages import language_label
 
 MAX_WARNINGS = 20
 KIND_LABELS = ANNOTATOR_KIND_LABELS
@@ -80,6 +81,8 @@ class ImportReport:
     dimensions: dict[str, int] = field(default_factory=dict)
     dimensions_created: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    # The study's language after the import (ISO 639-1).
+    language: str = ""
     elapsed_s: float = 0.0
     _warning_counts: dict[str, int] = field(default_factory=dict, repr=False)
 
@@ -123,6 +126,11 @@ class ImportReport:
             f"imported {self.file} ({self.container}, {self.shape} shape) into "
             f"dataset{'s' if len(self.datasets) > 1 else ''} {', '.join(self.datasets) or '-'}",
             f"  ratings are:          {kind} ({how})",
+            *(
+                [f"  study language:       {language_label(self.language)}"]
+                if self.language
+                else []
+            ),
             f"  rows read:            {self.rows_read:,}",
             f"  items created:        {self.items_created:,}",
             f"  items already there:  {self.items_existing:,}",

@@ -15,7 +15,12 @@ from typing import Any
 from meaningbench.errors import InputError
 from meaningbench.jobs.base import JobContext
 from meaningbench.jobs.metric_specs import PlannedMetric, expand_specs, plan_metric
-from meaningbench.jobs.score_store import load_items, open_existing, registered_models
+from meaningbench.jobs.score_store import (
+    load_items,
+    open_existing,
+    registered_models,
+    study_options,
+)
 from meaningbench.metrics.base import Availability, Metric, Pair, resolve_references
 
 NO_SYSTEM = "(none)"
@@ -43,9 +48,9 @@ def corpus_scores(
     ctx: JobContext | None = None,
 ) -> CorpusResult:
     ctx = ctx or JobContext()
-    options = options or {}
     study = open_existing(study_path)
     try:
+        options = {**study_options(study), **(options or {})}
         registered = registered_models(study)
         specs, is_all = expand_specs(metrics, registered)
         by_name = {r.name: r for r in registered}

@@ -87,6 +87,15 @@ def registered_models(study: Study) -> list[RegisteredModelRef]:
         return [RegisteredModelRef(r.name, r.metric.lower(), r.path) for r in rows]
 
 
+def study_options(study: Study) -> dict[str, Any]:
+    """What every metric may learn of the study as an option, if it declares it: where the
+    study lies (SAMSA reads its scenes) and the language of its texts (which tokenizer,
+    stemmer or formula a metric uses; part of its config hash, so languages never mix)."""
+    from meaningbench.datasets.language import study_language
+
+    return {"study": str(study.path), "language": study_language(study)}
+
+
 @dataclass(frozen=True)
 class CacheKey:
     """What identifies cached scores: a metric, its config hash, the reference mode whose

@@ -68,6 +68,7 @@ from meaningbench.jobs.score_store import (
     open_existing,
     registered_models,
     score_row_ids,
+    study_options,
 )
 from meaningbench.metrics.base import (
     Availability,
@@ -112,10 +113,10 @@ class _Progress:
         self.ctx.progress(self.done + n, self.total, message)
 
 
-def _options(request: ScoreRequest) -> dict[str, Any]:
-    """The request's options plus the study's path, for metrics that read study data (SAMSA's
-    scenes); a metric receives only the options it declares."""
-    return {**request.options, "study": str(request.study_path)}
+def _options(request: ScoreRequest, study: Study) -> dict[str, Any]:
+    """The request's options plus what metrics may learn of the study (its path, its
+    language); a metric receives only the options it declares."""
+    return {**request.options, **study_options(study), "study": str(request.study_path)}
 
 
 def _plan_all(request: ScoreRequest, study: Study) -> list[PlannedMetric]:
@@ -126,7 +127,7 @@ def _plan_all(request: ScoreRequest, study: Study) -> list[PlannedMetric]:
     seen: set[tuple[CacheKey, str]] = set()
     for spec in specs:
         try:
-            plan = plan_metric(spec, _options(request), by_name)
+            plan = plan_metric(spec, _options(request, study), by_name)
         except InputError as exc:
             if spec.explicit:
                 raise
@@ -151,13 +152,14 @@ def validate_request(request: ScoreRequest) -> None:
     study = open_existing(request.study_path)
     try:
         registered = registered_models(study)
+        options = _options(request, study)
     finally:
         study.close()
     specs, _ = expand_specs(request.metrics, registered)
     by_name = {r.name: r for r in registered}
     for spec in specs:
         if spec.explicit:
-            plan_metric(spec, _options(request), by_name, check_availability=False)
+            plan_metric(spec, options, by_name, check_availability=False)
 
 
 def _pool_mode(request: ScoreRequest) -> str:
@@ -470,9 +472,11 @@ def _score(
         run.finish("failed", describe(exc))
 
 
-def _metric_entry(name: str, cls: type[Metric]) -> dict[str, Any]:
+def _metric_entry(name: str, cls: type[Metric], study: dict[str, Any]) -> dict[str, Any]:
     try:
-        availability = cls().availability()
+        # Configured with what it would learn of the study (its language): a metric that
+        # is defined for English only is unavailable in a German study, and says why.
+        availability = cls(**{k: v for k, v in study.items() if k in cls.defaults}).availability()
     except Exception as exc:
         availability = Availability(False, describe(exc))
     return {
@@ -556,7 +560,14 @@ def list_metrics(study_path: Path | str | None = None) -> list[dict[str, Any]]:
     metric's defaults), package (the distribution it comes from) and origin (that package,
     its version and the module).
     """
-    out = [_metric_entry(name, cls) for name, cls in sorted(metric_classes().items())]
+    study: dict[str, Any] = {}
+    if study_path is not None:
+        opened = open_existing(Path(study_path))
+        try:
+            study = study_options(opened)
+        finally:
+            opened.close()
+    out = [_metric_entry(name, cls, study) for name, cls in sorted(metric_classes().items())]
     # Listed, so the app and the command say why it is missing.
     out.extend(_broken_plugin_entry(broken) for broken in broken_plugins())
     if study_path is not None:

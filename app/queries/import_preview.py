@@ -8,11 +8,29 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from meaningbench.errors import InputError
+from meaningbench.metrics.languages import LANGUAGE_NAMES
+
+if TYPE_CHECKING:
+    from meaningbench.db.study import Study
 
 PREVIEW_ROWS = 20
+# The languages the dialog offers: (ISO 639-1 code, "German (de)"), by name.
+LANGUAGE_CHOICES = tuple(
+    (code, f"{name} ({code})")
+    for code, name in sorted(LANGUAGE_NAMES.items(), key=lambda kv: kv[1])
+)
+
+
+def current_language(study: Study) -> str:
+    """The study's language, which the dialog proposes for the next import."""
+    from meaningbench.datasets.language import study_language
+
+    return study_language(study)
+
+
 # Fields the mapping editor offers, in the order a user thinks of them.
 MAPPED_FIELDS = (
     ("source", "Source (original)"),

@@ -40,6 +40,7 @@ def import_job(
     dataset: str | None,
     system: str | None,
     ratings: str | None = None,
+    language: str | None = None,
 ) -> Any:
     from meaningbench.datasets.importer import import_file
     from meaningbench.queries.files import open_study
@@ -54,6 +55,7 @@ def import_job(
             dataset=dataset,
             system=system,
             ratings=ratings,
+            language=language,
             progress=lambda done, total, msg: ctx.progress(done, total, msg),
             cancel=ctx.cancel,
         )

@@ -28,7 +28,9 @@ class _Plain(Metric):
 
 def test_a_value_outside_the_set_is_refused_with_the_set() -> None:
     with pytest.raises(
-        InputError, match=r"tokenize must be one of '13a', 'intl', 'none', not 'zz'"
+        InputError,
+        match=r"tokenize must be one of '13a', 'intl', 'none', 'char', 'zh', 'ja-mecab', "
+        r"'ko-mecab', not 'zz'",
     ):
         configured_names(["bleu[tokenize=zz]"], [])
     with pytest.raises(InputError, match=r"item_variant must be one of 'evaluate', 'easse'"):

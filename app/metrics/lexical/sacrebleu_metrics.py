@@ -8,7 +8,8 @@ from collections.abc import Sequence
 from functools import cached_property, lru_cache
 from typing import Any, ClassVar
 
-from meaningbench.metrics.base import ItemScore, MetricInfo, Pair, too_long
+from meaningbench.metrics.base import Availability, ItemScore, MetricInfo, Pair, too_long
+from meaningbench.metrics.languages import LanguageMetric
 from meaningbench.metrics.lexical.common import (
     LexicalMetric,
     clip,
@@ -16,7 +17,13 @@ from meaningbench.metrics.lexical.common import (
     reference_streams,
 )
 from meaningbench.metrics.lexical.ter_core import translation_edit_rate
-from meaningbench.metrics.lexical.text import SacrebleuTokenizer, normalize, wordpunct_tokens
+from meaningbench.metrics.lexical.text import (
+    SacrebleuTokenizer,
+    language_tokenizer,
+    normalize,
+    tokenizer_missing,
+    wordpunct_tokens,
+)
 
 
 class SentenceScorer:
@@ -66,7 +73,12 @@ def bleu_scorer(lowercase: bool, tokenize: str) -> SentenceScorer:
     return SentenceScorer(metric, remember=2**15)
 
 
-class BleuMetric(LexicalMetric):
+def tokenizer_availability(name: str) -> Availability:
+    missing = tokenizer_missing(name)
+    return Availability(True) if missing is None else Availability(False, missing)
+
+
+class BleuMetric(LanguageMetric, LexicalMetric):
     info: ClassVar[MetricInfo] = MetricInfo(
         name="bleu",
         label="BLEU",
@@ -81,13 +93,22 @@ class BleuMetric(LexicalMetric):
         "reference_mode": "source",
         "lowercase": False,
         "tokenize": "13a",
+        "language": "en",
     }
     option_types: ClassVar[dict[str, Any]] = {
         "tokenize": SacrebleuTokenizer,
+        "language": str,
     }
     packages = ("sacrebleu",)
     explains_live = True
     tokenization = "sacrebleu's tokenizer (the tokenize option), as BLEU counts n-grams 1–4"
+
+    def __init__(self, **config: Any) -> None:
+        super().__init__(**config)
+        language_tokenizer(self.config, config)
+
+    def availability(self) -> Availability:
+        return tokenizer_availability(str(self.config["tokenize"]))
 
     def explain_tokens(self, text: str) -> Sequence[str]:
         return normalize(text, bool(self.config["lowercase"]), str(self.config["tokenize"])).split()

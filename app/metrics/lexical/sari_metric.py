@@ -11,9 +11,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, ClassVar, Literal
 
-from meaningbench.metrics.base import ItemScore, MetricInfo, Pair, pair_references
+from meaningbench.metrics.base import Availability, ItemScore, MetricInfo, Pair, pair_references
 from meaningbench.metrics.explain import ExplainItem, Explanation, references_note, stored_note
+from meaningbench.metrics.languages import LanguageMetric
 from meaningbench.metrics.lexical.common import LexicalMetric
+from meaningbench.metrics.lexical.sacrebleu_metrics import tokenizer_availability
 from meaningbench.metrics.lexical.sari import (
     DeletionScore,
     SariScore,
@@ -22,12 +24,12 @@ from meaningbench.metrics.lexical.sari import (
     explain_sari,
     sentence_sari,
 )
-from meaningbench.metrics.lexical.text import SacrebleuTokenizer
+from meaningbench.metrics.lexical.text import SacrebleuTokenizer, language_tokenizer
 
 ItemVariant = Literal["evaluate", "easse"]
 
 
-class SariMetric(LexicalMetric):
+class SariMetric(LanguageMetric, LexicalMetric):
     info: ClassVar[MetricInfo] = MetricInfo(
         name="sari",
         label="SARI",
@@ -44,6 +46,7 @@ class SariMetric(LexicalMetric):
         "deletion": "f1",
         "lowercase": True,
         "tokenize": "13a",
+        "language": "en",
     }
     packages = ("sacrebleu",)
     explains_live = True
@@ -52,7 +55,15 @@ class SariMetric(LexicalMetric):
         "deletion": DeletionScore,
         "lowercase": bool,
         "tokenize": SacrebleuTokenizer,
+        "language": str,
     }
+
+    def __init__(self, **config: Any) -> None:
+        super().__init__(**config)
+        language_tokenizer(self.config, config)
+
+    def availability(self) -> Availability:
+        return tokenizer_availability(str(self.config["tokenize"]))
 
     def _item(self, pair: Pair) -> SariScore:
         kwargs = {"lowercase": bool(self.config["lowercase"]), "tokenize": self.config["tokenize"]}

@@ -10,6 +10,11 @@ idf: the weights come from the distinct reference texts of the whole study (the 
 source mode), handed over once by `prepare(pairs)` before scoring. Without `prepare`, the
 pairs of the first `score_batch` call stand in for the study. A text repeated across items
 (a source scored against ten systems) counts as one document.
+
+Long texts: bert-score cuts every text at the model's maximum length (512 tokens) without a
+word. Here a longer text is embedded in overlapping windows and stitched back
+(meaningbench.metrics.neural.windows); the details say how many tokens and windows each
+side had. `long_texts="truncate"` cuts as bert-score does.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ import hashlib
 import math
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from meaningbench.errors import UserError
 from meaningbench.metrics.base import Availability, ItemScore, MetricInfo, Pair, pair_references
@@ -27,7 +32,14 @@ from meaningbench.metrics.explain import ExplainItem, Explanation
 from meaningbench.metrics.neural.baselines import Baseline, baseline_path, read_baseline, read_rows
 from meaningbench.metrics.neural.cache import DEFAULT_DISK_MB
 from meaningbench.metrics.neural.common import MODEL_OPTIONS, NeuralMetric
-from meaningbench.metrics.neural.encoding import special_ids, token_embeddings, token_ids
+from meaningbench.metrics.neural.encoding import (
+    LongTexts,
+    special_frame,
+    special_ids,
+    token_embeddings,
+    token_ids,
+    window_length,
+)
 from meaningbench.metrics.neural.greedy import (
     IdfWeights,
     Match,
@@ -37,6 +49,7 @@ from meaningbench.metrics.neural.greedy import (
 )
 from meaningbench.metrics.neural.models import resolve_model
 from meaningbench.metrics.neural.token_matching import stored_matching
+from meaningbench.metrics.neural.windows import count_windows, window_stride
 from meaningbench.runtime import CancelToken
 from meaningbench.settings import DEFAULT_ENCODER
 
@@ -80,7 +93,12 @@ class BertScoreMetric(NeuralMetric):
         "reference_mode": "source",
         "alignment": True,
         "embedding_cache_mb": DEFAULT_DISK_MB,
+        "long_texts": "windows",
         **MODEL_OPTIONS,
+    }
+    option_types: ClassVar[dict[str, Any]] = {
+        **NeuralMetric.option_types,
+        "long_texts": LongTexts,
     }
 
     def explain(self, item: ExplainItem) -> Explanation:
@@ -155,10 +173,37 @@ class BertScoreMetric(NeuralMetric):
             if self._idf_docs is None:
                 self.prepare(pairs)
             assert self._idf_docs is not None
-            self._idf = IdfWeights.from_token_ids(token_ids(self.loaded(), self._idf_docs))
+            ids = token_ids(self.loaded(), self._idf_docs, truncate=not self._windowed())
+            self._idf = IdfWeights.from_token_ids(ids)
         return self._idf
 
     # --- scoring -----------------------------------------------------------------------------
+    def _windowed(self) -> bool:
+        return self.config["long_texts"] == "windows"
+
+    def _window_frame(self) -> tuple[int, int, int]:
+        """(ids per window, leading special tokens, trailing special tokens)."""
+        loaded = self.loaded()
+        return (window_length(loaded), *special_frame(loaded.tokenizer))
+
+    @staticmethod
+    def _length_details(
+        frame: tuple[int, int, int], c_ids: tuple[int, ...], r_ids: tuple[int, ...]
+    ) -> dict[str, Any]:
+        """Tokens and windows of the output and of the reference it was matched with."""
+        limit, prefix, suffix = frame
+        windows = {
+            side: count_windows(len(ids), limit, prefix, suffix)
+            for side, ids in (("output", c_ids), ("reference", r_ids))
+        }
+        out: dict[str, Any] = {
+            "tokens": {"output": len(c_ids), "reference": len(r_ids)},
+            "windows": windows,
+        }
+        if max(windows.values()) > 1:
+            out["window_stride"] = window_stride(limit - prefix - suffix)
+        return out
+
     def score_pairs_raw(
         self,
         cand_ref: Sequence[tuple[str, Sequence[str]]],
@@ -179,6 +224,7 @@ class BertScoreMetric(NeuralMetric):
             cancel=cancel,
             disk_mb=float(self.config.get("embedding_cache_mb") or 0),
             persist=set(refs) if persist_refs else set(),
+            long_texts=self.config["long_texts"],
         )
         specials = special_ids(loaded)
         if cancel is not None:
@@ -228,6 +274,7 @@ class BertScoreMetric(NeuralMetric):
         raw = self.score_pairs_raw([(p.output, pair_references(p)) for p in pairs], cancel, idf)
         tokenizer = self.loaded().tokenizer
         tokens_of: dict[tuple[int, ...], list[str]] = {}  # a source shared by items, once
+        frame = self._window_frame() if self._windowed() else None
 
         def tokens(ids: tuple[int, ...]) -> list[str]:
             if ids not in tokens_of:
@@ -243,6 +290,8 @@ class BertScoreMetric(NeuralMetric):
                 details.update({"P": _finite(p), "R": _finite(r), "F1": _finite(f)})
             if len(pair_references(pair)) > 1:
                 details["ref_index"] = k
+            if frame is not None:
+                details.update(self._length_details(frame, c_ids, r_ids))
             if self.config["alignment"]:
                 details["alignment"] = alignment_details(tokens(c_ids), tokens(r_ids), match)
             value = 100.0 * max(0.0, f) if math.isfinite(f) else None

@@ -4,6 +4,13 @@ A sentence-transformers folder says how to pool (`modules.json` → the Pooling 
 `config.json`), how long inputs may be and whether to lowercase (`sentence_bert_config.json`).
 A plain Hugging Face model gets mean pooling. Cosine ignores the final normalisation, so the
 score equals `SentenceTransformer(path).encode` + cosine. value = 100·max(0, cos).
+
+Long texts: sentence-transformers cuts a text at `max_seq_length` (256 tokens for MiniLM)
+and pools only that beginning. Here a longer text is embedded in overlapping windows of
+that length, the token vectors are stitched back (each token from the window where it is
+most central, see meaningbench.metrics.neural.windows) and the pooling runs over all the
+stitched tokens, as if the model had seen the text whole. A text that fits is embedded
+exactly as sentence-transformers embeds it. `long_texts="truncate"` cuts as it does.
 """
 
 from __future__ import annotations
@@ -12,13 +19,21 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from meaningbench.metrics.base import ItemScore, MetricInfo, Pair
 from meaningbench.metrics.neural.batching import run_in_batches
 from meaningbench.metrics.neural.cache import DEFAULT_DISK_MB, Embedding, disk_store, get_or_compute
 from meaningbench.metrics.neural.common import MODEL_OPTIONS, NeuralMetric
+from meaningbench.metrics.neural.encoding import (
+    LongTexts,
+    embed_windowed,
+    plan_texts,
+    special_frame,
+    window_length,
+)
 from meaningbench.metrics.neural.models import LoadedModel
+from meaningbench.metrics.neural.windows import count_windows, window_stride
 from meaningbench.runtime import CancelToken
 from meaningbench.settings import DEFAULT_ENCODER
 
@@ -124,6 +139,70 @@ def _forward_pooled(
     return out
 
 
+def _forward_hidden(loaded: LoadedModel, batch: list[list[int]]) -> list[Embedding]:
+    """The last hidden state of each id sequence (one window of a long text), unpadded."""
+    import torch
+
+    tok = loaded.tokenizer
+    pad = tok.pad_token_id if tok.pad_token_id is not None else 0
+    longest = max(len(ids) for ids in batch)
+    input_ids = torch.full((len(batch), longest), pad, dtype=torch.long)
+    mask = torch.zeros((len(batch), longest), dtype=torch.long)
+    for row, ids in enumerate(batch):
+        input_ids[row, : len(ids)] = torch.tensor(ids, dtype=torch.long)
+        mask[row, : len(ids)] = 1
+    with torch.inference_mode():
+        hidden = loaded.model(input_ids.to(loaded.device), attention_mask=mask.to(loaded.device))
+        hidden = hidden[0].float().cpu()
+    return [Embedding(tuple(ids), hidden[row, : len(ids)].clone()) for row, ids in enumerate(batch)]
+
+
+def window_limit(loaded: LoadedModel, pooling: PoolingConfig) -> int:
+    """The ids one window holds: the sentence-transformers limit, within the model's."""
+    return min(pooling.max_seq_length or loaded.max_length, window_length(loaded))
+
+
+def pooled_ids(
+    loaded: LoadedModel, pooling: PoolingConfig, texts: Sequence[str]
+) -> list[list[int]]:
+    """Every token id of each text (special tokens included), as the model is fed them."""
+    inputs = [t.lower() for t in texts] if pooling.do_lower_case else list(texts)
+    return [list(i) for i in loaded.tokenizer(inputs, add_special_tokens=True)["input_ids"]]
+
+
+def _pooled_with_windows(
+    loaded: LoadedModel,
+    pooling: PoolingConfig,
+    texts: list[str],
+    batch_size: int,
+    cancel: CancelToken | None,
+) -> list[Embedding]:
+    """Texts that fit as sentence-transformers embeds them; longer ones windowed, stitched
+    and pooled over all their tokens."""
+    limit = window_limit(loaded, pooling)
+    ids = pooled_ids(loaded, pooling, texts)
+    short = [i for i, x in enumerate(ids) if len(x) <= limit]
+    long = [i for i, x in enumerate(ids) if len(x) > limit]
+    out: list[Embedding | None] = [None] * len(texts)
+    if short:
+        done = run_in_batches(
+            [texts[i] for i in short],
+            [len(ids[i]) for i in short],
+            lambda b: _forward_pooled(loaded, pooling, b),
+            batch_size,
+            cancel,
+        )
+        for i, emb in zip(short, done, strict=True):
+            out[i] = emb
+    if long:
+        plans = plan_texts(loaded, [ids[i] for i in long], limit)
+        stitched = embed_windowed(plans, lambda b: _forward_hidden(loaded, b), batch_size, cancel)
+        for i, emb in zip(long, stitched, strict=True):
+            vec = pool(emb.vectors, pooling.modes)
+            out[i] = Embedding((), (vec / vec.norm().clamp_min(1e-12)).clone())
+    return [e for e in out if e is not None]
+
+
 def sentence_vectors(
     loaded: LoadedModel,
     texts: Sequence[str],
@@ -131,22 +210,47 @@ def sentence_vectors(
     batch_size: int = 64,
     cancel: CancelToken | None = None,
     disk_mb: float = 0,
+    long_texts: LongTexts = "windows",
 ) -> dict[str, Embedding]:
     """Unit-length pooled sentence vectors of the distinct `texts`, through the caches."""
-    pooling = (
-        PoolingConfig.from_folder(loaded.ref.location) if loaded.ref.is_local else PoolingConfig()
-    )
+    pooling = pooling_config(loaded)
     what = f"{loaded.precision}-pooled-{'+'.join(pooling.modes)}-{pooling.max_seq_length}"
+    if long_texts == "windows":
+        what += "-w"  # windowed vectors of long texts differ from truncated ones
     namespace = f"{loaded.ref.fingerprint()}|{what}"
     disk = disk_store(loaded.ref.key, loaded.ref.fingerprint(), what, disk_mb)
 
     def compute(missing: list[str]) -> list[Embedding]:
+        if long_texts == "windows":
+            return _pooled_with_windows(loaded, pooling, missing, batch_size, cancel)
         lengths = [len(t) for t in missing]  # characters: a cheap proxy for token length
         return run_in_batches(
             missing, lengths, lambda b: _forward_pooled(loaded, pooling, b), batch_size, cancel
         )
 
     return get_or_compute(namespace, texts, compute, disk)
+
+
+def pooling_config(loaded: LoadedModel) -> PoolingConfig:
+    if loaded.ref.is_local:
+        return PoolingConfig.from_folder(loaded.ref.location)
+    return PoolingConfig()
+
+
+def window_counts(
+    loaded: LoadedModel, texts: Sequence[str]
+) -> tuple[dict[str, tuple[int, int]], int]:
+    """Per distinct text: (tokens, windows) as `sentence_vectors` embeds it; and the stride
+    its windows start at."""
+    pooling = pooling_config(loaded)
+    limit = window_limit(loaded, pooling)
+    prefix, suffix = special_frame(loaded.tokenizer)
+    distinct = list(dict.fromkeys(texts))
+    counts = {
+        text: (len(ids), count_windows(len(ids), limit, prefix, suffix))
+        for text, ids in zip(distinct, pooled_ids(loaded, pooling, distinct), strict=True)
+    }
+    return counts, window_stride(limit - prefix - suffix)
 
 
 class SentenceCosineMetric(NeuralMetric):
@@ -162,7 +266,12 @@ class SentenceCosineMetric(NeuralMetric):
     defaults = {
         "model": DEFAULT_ENCODER,
         "embedding_cache_mb": DEFAULT_DISK_MB,
+        "long_texts": "windows",
         **MODEL_OPTIONS,
+    }
+    option_types: ClassVar[dict[str, Any]] = {
+        **NeuralMetric.option_types,
+        "long_texts": LongTexts,
     }
 
     def score_batch(
@@ -176,9 +285,22 @@ class SentenceCosineMetric(NeuralMetric):
             batch_size=int(self.config["batch_size"]),
             cancel=cancel,
             disk_mb=float(self.config.get("embedding_cache_mb") or 0),
+            long_texts=self.config["long_texts"],
         )
+        counts, stride = None, 0
+        if self.config["long_texts"] == "windows":
+            counts, stride = window_counts(
+                self.loaded(), [t for p in pairs for t in (p.source, p.output)]
+            )
         out = []
         for pair in pairs:
             cos = float(vectors[pair.source].vectors @ vectors[pair.output].vectors)
-            out.append(ItemScore(value=100.0 * max(0.0, cos), raw=cos, details={"cosine": cos}))
+            details: dict[str, Any] = {"cosine": cos}
+            if counts is not None:
+                src, hyp = counts[pair.source], counts[pair.output]
+                details["tokens"] = {"source": src[0], "output": hyp[0]}
+                details["windows"] = {"source": src[1], "output": hyp[1]}
+                if max(src[1], hyp[1]) > 1:
+                    details["window_stride"] = stride
+            out.append(ItemScore(value=100.0 * max(0.0, cos), raw=cos, details=details))
         return out

