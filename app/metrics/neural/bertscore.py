@@ -19,7 +19,7 @@ import hashlib
 import math
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from meaningbench.errors import UserError
 from meaningbench.metrics.base import Availability, ItemScore, MetricInfo, Pair, pair_references
@@ -35,6 +35,7 @@ from meaningbench.metrics.neural.greedy import (
     greedy_match_many,
     weights,
 )
+from meaningbench.metrics.neural.idf_corpus import idf_corpus, idf_from_problem
 from meaningbench.metrics.neural.models import resolve_model
 from meaningbench.metrics.neural.token_matching import stored_matching
 from meaningbench.runtime import CancelToken
@@ -75,13 +76,21 @@ class BertScoreMetric(NeuralMetric):
         "model": DEFAULT_ENCODER,
         "layer": None,  # None = the model's default layer
         "idf": False,
+        # The idf corpus: None = the texts the outputs are compared with (the references, or
+        # the sources in source mode); "sources", "references", "outputs", or a text file
+        # with one document per line.
+        "idf_from": None,
         "rescale": False,
         "baseline": None,  # a baseline file; None = the stored one for the model
         "reference_mode": "source",
         "alignment": True,
         "embedding_cache_mb": DEFAULT_DISK_MB,
+        "study": None,  # set by the scoring job: where `idf_from=references` reads them
         **MODEL_OPTIONS,
     }
+    runtime_options: ClassVar[frozenset[str]] = NeuralMetric.runtime_options | {"study"}
+    # Added after scores existed: runs with the default corpus keep their config hash.
+    hashed_when_set: ClassVar[frozenset[str]] = frozenset({"idf_from"})
 
     def explain(self, item: ExplainItem) -> Explanation:
         """The stored token matching (no model is loaded to explain)."""
@@ -108,6 +117,8 @@ class BertScoreMetric(NeuralMetric):
             cfg["layer"] = self.layer()
         if self.config["idf"] and self._idf_corpus_hash is not None:
             cfg["idf_corpus"] = self._idf_corpus_hash
+        if not self.config["idf"]:
+            cfg.pop("idf_from", None)  # no idf: where it would come from changes nothing
         return cfg
 
     def baseline_file(self) -> Path:
@@ -120,7 +131,12 @@ class BertScoreMetric(NeuralMetric):
 
     def availability(self) -> Availability:
         base = super().availability()
-        if not base.ok or not self.config["rescale"]:
+        if not base.ok:
+            return base
+        problem = idf_from_problem(self.config.get("idf_from"))
+        if problem is not None:
+            return Availability(False, problem)
+        if not self.config["rescale"]:
             return base
         try:
             layer = self.layer()
@@ -138,8 +154,11 @@ class BertScoreMetric(NeuralMetric):
 
     # --- idf ---------------------------------------------------------------------------------
     def prepare(self, pairs: Iterable[Pair]) -> None:
-        """Take the idf corpus from the whole study: the distinct references of all its pairs."""
-        self.set_idf_corpus(text for pair in pairs for text in pair_references(pair))
+        """Take the idf corpus from the whole study: by default the distinct references of all
+        its pairs, else the texts `idf_from` names."""
+        self.set_idf_corpus(
+            idf_corpus(self.config.get("idf_from"), list(pairs), self.config.get("study"))
+        )
 
     def set_idf_corpus(self, texts: Iterable[str]) -> None:
         self._idf_docs = list(dict.fromkeys(texts))

@@ -7,11 +7,11 @@ sentence just its special tokens. Matching that is what makes the scores agree t
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from meaningbench.metrics.neural.batching import run_in_batches
-from meaningbench.metrics.neural.cache import Embedding, disk_store, get_or_compute
+from meaningbench.metrics.neural.cache import DiskStore, Embedding, disk_store, get_or_compute
 from meaningbench.metrics.neural.models import LoadedModel, layer_view
 from meaningbench.runtime import CancelToken
 
@@ -49,7 +49,8 @@ def special_ids(loaded: LoadedModel) -> set[int]:
     return {i for i in (tok.cls_token_id, tok.sep_token_id) if i is not None}
 
 
-def _forward_layer(loaded: LoadedModel, layer: int, batch: list[list[int]]) -> list[Embedding]:
+def _padded(loaded: LoadedModel, batch: list[list[int]]) -> tuple[Any, Any]:
+    """(input ids, attention mask) of a batch, right-padded, on the model's device."""
     import torch
 
     tok = loaded.tokenizer
@@ -60,8 +61,13 @@ def _forward_layer(loaded: LoadedModel, layer: int, batch: list[list[int]]) -> l
     for row, ids in enumerate(batch):
         input_ids[row, : len(ids)] = torch.tensor(ids, dtype=torch.long)
         mask[row, : len(ids)] = 1
-    input_ids = input_ids.to(loaded.device)
-    mask = mask.to(loaded.device)
+    return input_ids.to(loaded.device), mask.to(loaded.device)
+
+
+def _forward_layer(loaded: LoadedModel, layer: int, batch: list[list[int]]) -> list[Embedding]:
+    import torch
+
+    input_ids, mask = _padded(loaded, batch)
     view = layer_view(loaded, layer)
     with torch.inference_mode():
         if view is not None:
@@ -75,6 +81,15 @@ def _forward_layer(loaded: LoadedModel, layer: int, batch: list[list[int]]) -> l
     return [Embedding(tuple(ids), hidden[row, : len(ids)].clone()) for row, ids in enumerate(batch)]
 
 
+def _layer_caches(loaded: LoadedModel, layer: int, disk_mb: float) -> tuple[str, DiskStore | None]:
+    """The memory namespace and the disk store of one layer's token embeddings."""
+    namespace = f"{loaded.ref.fingerprint()}|{loaded.precision}|L{layer}"
+    disk = disk_store(
+        loaded.ref.key, loaded.ref.fingerprint(), f"{loaded.precision}-L{layer}", disk_mb
+    )
+    return namespace, disk
+
+
 def token_embeddings(
     loaded: LoadedModel,
     layer: int,
@@ -86,10 +101,7 @@ def token_embeddings(
     persist: set[str] | None = None,
 ) -> dict[str, Embedding]:
     """Normalised token embeddings of the distinct `texts` at `layer`, through the caches."""
-    namespace = f"{loaded.ref.fingerprint()}|{loaded.precision}|L{layer}"
-    disk = disk_store(
-        loaded.ref.key, loaded.ref.fingerprint(), f"{loaded.precision}-L{layer}", disk_mb
-    )
+    namespace, disk = _layer_caches(loaded, layer, disk_mb)
 
     def compute(missing: list[str]) -> list[Embedding]:
         ids = token_ids(loaded, missing)
@@ -103,3 +115,82 @@ def token_embeddings(
 
     keep = (lambda t: t in persist) if persist is not None else None
     return get_or_compute(namespace, texts, compute, disk, keep)
+
+
+# --- several layers from one forward pass (the model/layer sweep) ---------------------------
+
+
+def _forward_layers(
+    loaded: LoadedModel, layers: Sequence[int], batch: list[list[int]]
+) -> list[dict[int, Embedding]]:
+    """Per sequence of the batch, its normalised token embeddings at each of `layers`, from
+    one pass through the encoder cut after the highest of them."""
+    import torch
+
+    input_ids, mask = _padded(loaded, batch)
+    top = max(layers)
+    view = layer_view(loaded, top)
+    model = view if view is not None else loaded.model
+    with torch.inference_mode():
+        states = model(input_ids, attention_mask=mask, output_hidden_states=True).hidden_states
+        per_layer = {}
+        for layer in layers:
+            hidden = states[layer].float()
+            per_layer[layer] = (hidden / hidden.norm(dim=-1, keepdim=True)).cpu()
+    return [
+        {
+            layer: Embedding(tuple(ids), hidden[row, : len(ids)].clone())
+            for layer, hidden in per_layer.items()
+        }
+        for row, ids in enumerate(batch)
+    ]
+
+
+def token_embeddings_layers(
+    loaded: LoadedModel,
+    layers: Sequence[int],
+    texts: Sequence[str],
+    *,
+    batch_size: int = 64,
+    cancel: CancelToken | None = None,
+    disk_mb: float = 0,
+    persist: set[str] | None = None,
+) -> dict[int, dict[str, Embedding]]:
+    """`token_embeddings` at every one of `layers`, through the same caches, each text
+    encoded once for all of them.
+
+    Each layer's cache is asked in turn; the texts one of them lacks are encoded once with
+    every hidden state kept, and the other layers' vectors of those texts are held here
+    until their own cache asks for them. What lands in the caches is what the one-layer path
+    would have put there, so a later run of one layer finds it.
+    """
+    wanted = sorted(dict.fromkeys(int(layer) for layer in layers))
+    if not wanted:
+        return {}
+    for layer in wanted:
+        layer_view(loaded, layer)  # an out-of-range layer fails here, before any work
+    encoded: dict[str, dict[int, Embedding]] = {}
+
+    def compute_for(layer: int) -> Callable[[list[str]], list[Embedding]]:
+        def compute(missing: list[str]) -> list[Embedding]:
+            new = [t for t in missing if t not in encoded]
+            if new:
+                ids = token_ids(loaded, new)
+                found = run_in_batches(
+                    ids,
+                    [len(i) for i in ids],
+                    lambda b: _forward_layers(loaded, wanted, b),
+                    batch_size,
+                    cancel,
+                )
+                encoded.update(zip(new, found, strict=True))
+            return [encoded[t][layer] for t in missing]
+
+        return compute
+
+    keep = (lambda t: t in persist) if persist is not None else None
+    out: dict[int, dict[str, Embedding]] = {}
+    for layer in wanted:
+        namespace, disk = _layer_caches(loaded, layer, disk_mb)
+        out[layer] = get_or_compute(namespace, texts, compute_for(layer), disk, keep)
+    return out

@@ -9,16 +9,22 @@ score equals `SentenceTransformer(path).encode` + cosine. value = 100·max(0, co
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from meaningbench.metrics.base import ItemScore, MetricInfo, Pair
 from meaningbench.metrics.neural.batching import run_in_batches
-from meaningbench.metrics.neural.cache import DEFAULT_DISK_MB, Embedding, disk_store, get_or_compute
+from meaningbench.metrics.neural.cache import (
+    DEFAULT_DISK_MB,
+    DiskStore,
+    Embedding,
+    disk_store,
+    get_or_compute,
+)
 from meaningbench.metrics.neural.common import MODEL_OPTIONS, NeuralMetric
-from meaningbench.metrics.neural.models import LoadedModel
+from meaningbench.metrics.neural.models import LoadedModel, layer_view
 from meaningbench.runtime import CancelToken
 from meaningbench.settings import DEFAULT_ENCODER
 
@@ -103,25 +109,71 @@ def pool(tokens: Any, modes: Sequence[str]) -> Any:
     return torch.cat(parts) if len(parts) > 1 else parts[0]
 
 
-def _forward_pooled(
-    loaded: LoadedModel, pooling: PoolingConfig, texts: list[str]
-) -> list[Embedding]:
-    import torch
-
+def _encode(loaded: LoadedModel, pooling: PoolingConfig, texts: list[str]) -> dict[str, Any]:
     inputs = [t.lower() for t in texts] if pooling.do_lower_case else texts
     max_len = min(pooling.max_seq_length or loaded.max_length, loaded.max_length)
     enc = loaded.tokenizer(
         inputs, padding=True, truncation="longest_first", max_length=max_len, return_tensors="pt"
     )
-    enc = {k: v.to(loaded.device) for k, v in enc.items()}
-    with torch.inference_mode():
-        hidden = loaded.model(**enc)[0].float().cpu()
-    lengths = enc["attention_mask"].sum(dim=1).tolist()
+    return {k: v.to(loaded.device) for k, v in enc.items()}
+
+
+def _pooled_rows(hidden: Any, lengths: list[int], pooling: PoolingConfig) -> list[Embedding]:
     out = []
     for row, n in enumerate(lengths):
         vec = pool(hidden[row, : int(n)], pooling.modes)
         out.append(Embedding((), (vec / vec.norm().clamp_min(1e-12)).clone()))
     return out
+
+
+def _forward_pooled(
+    loaded: LoadedModel, pooling: PoolingConfig, texts: list[str], layer: int | None = None
+) -> list[Embedding]:
+    """Pooled vectors of the model's output, or of hidden state `layer` (0 = embeddings)."""
+    import torch
+
+    if layer is not None:
+        return [v[layer] for v in _forward_pooled_layers(loaded, pooling, texts, [layer])]
+    enc = _encode(loaded, pooling, texts)
+    with torch.inference_mode():
+        hidden = loaded.model(**enc)[0].float().cpu()
+    return _pooled_rows(hidden, enc["attention_mask"].sum(dim=1).tolist(), pooling)
+
+
+def _forward_pooled_layers(
+    loaded: LoadedModel, pooling: PoolingConfig, texts: list[str], layers: Sequence[int]
+) -> list[dict[int, Embedding]]:
+    """Per text, its pooled vector at each of `layers`, from one pass through the encoder
+    cut after the highest of them."""
+    import torch
+
+    enc = _encode(loaded, pooling, texts)
+    view = layer_view(loaded, max(layers))
+    model = view if view is not None else loaded.model
+    lengths = enc["attention_mask"].sum(dim=1).tolist()
+    with torch.inference_mode():
+        states = model(**enc, output_hidden_states=True).hidden_states
+        pooled = {
+            layer: _pooled_rows(states[layer].float().cpu(), lengths, pooling) for layer in layers
+        }
+    return [{layer: pooled[layer][row] for layer in layers} for row in range(len(texts))]
+
+
+def _pooling_of(loaded: LoadedModel) -> PoolingConfig:
+    return (
+        PoolingConfig.from_folder(loaded.ref.location) if loaded.ref.is_local else PoolingConfig()
+    )
+
+
+def _pooled_caches(
+    loaded: LoadedModel, pooling: PoolingConfig, layer: int | None, disk_mb: float
+) -> tuple[str, DiskStore | None]:
+    """The memory namespace and disk store of pooled vectors (of the output, or a layer)."""
+    what = f"{loaded.precision}-pooled-{'+'.join(pooling.modes)}-{pooling.max_seq_length}"
+    if layer is not None:
+        what += f"-L{layer}"
+    namespace = f"{loaded.ref.fingerprint()}|{what}"
+    return namespace, disk_store(loaded.ref.key, loaded.ref.fingerprint(), what, disk_mb)
 
 
 def sentence_vectors(
@@ -131,22 +183,66 @@ def sentence_vectors(
     batch_size: int = 64,
     cancel: CancelToken | None = None,
     disk_mb: float = 0,
+    layer: int | None = None,
 ) -> dict[str, Embedding]:
-    """Unit-length pooled sentence vectors of the distinct `texts`, through the caches."""
-    pooling = (
-        PoolingConfig.from_folder(loaded.ref.location) if loaded.ref.is_local else PoolingConfig()
-    )
-    what = f"{loaded.precision}-pooled-{'+'.join(pooling.modes)}-{pooling.max_seq_length}"
-    namespace = f"{loaded.ref.fingerprint()}|{what}"
-    disk = disk_store(loaded.ref.key, loaded.ref.fingerprint(), what, disk_mb)
+    """Unit-length pooled sentence vectors of the distinct `texts`, through the caches;
+    `layer` pools that hidden state instead of the model's output."""
+    pooling = _pooling_of(loaded)
+    namespace, disk = _pooled_caches(loaded, pooling, layer, disk_mb)
 
     def compute(missing: list[str]) -> list[Embedding]:
         lengths = [len(t) for t in missing]  # characters: a cheap proxy for token length
         return run_in_batches(
-            missing, lengths, lambda b: _forward_pooled(loaded, pooling, b), batch_size, cancel
+            missing,
+            lengths,
+            lambda b: _forward_pooled(loaded, pooling, b, layer),
+            batch_size,
+            cancel,
         )
 
     return get_or_compute(namespace, texts, compute, disk)
+
+
+def sentence_vectors_layers(
+    loaded: LoadedModel,
+    layers: Sequence[int],
+    texts: Sequence[str],
+    *,
+    batch_size: int = 64,
+    cancel: CancelToken | None = None,
+    disk_mb: float = 0,
+) -> dict[int, dict[str, Embedding]]:
+    """`sentence_vectors(layer=L)` for every L of `layers`, through the same caches, each
+    text encoded once for all of them (see `encoding.token_embeddings_layers`)."""
+    wanted = sorted(dict.fromkeys(int(layer) for layer in layers))
+    if not wanted:
+        return {}
+    for layer in wanted:
+        layer_view(loaded, layer)  # an out-of-range layer fails here, before any work
+    pooling = _pooling_of(loaded)
+    encoded: dict[str, dict[int, Embedding]] = {}
+
+    def compute_for(layer: int) -> Callable[[list[str]], list[Embedding]]:
+        def compute(missing: list[str]) -> list[Embedding]:
+            new = [t for t in missing if t not in encoded]
+            if new:
+                found = run_in_batches(
+                    new,
+                    [len(t) for t in new],
+                    lambda b: _forward_pooled_layers(loaded, pooling, b, wanted),
+                    batch_size,
+                    cancel,
+                )
+                encoded.update(zip(new, found, strict=True))
+            return [encoded[t][layer] for t in missing]
+
+        return compute
+
+    out: dict[int, dict[str, Embedding]] = {}
+    for layer in wanted:
+        namespace, disk = _pooled_caches(loaded, pooling, layer, disk_mb)
+        out[layer] = get_or_compute(namespace, texts, compute_for(layer), disk)
+    return out
 
 
 class SentenceCosineMetric(NeuralMetric):
@@ -161,9 +257,16 @@ class SentenceCosineMetric(NeuralMetric):
     )
     defaults = {
         "model": DEFAULT_ENCODER,
+        "layer": None,  # None = the model's output; N = hidden state N (0 = embeddings)
         "embedding_cache_mb": DEFAULT_DISK_MB,
         **MODEL_OPTIONS,
     }
+    # Added after scores existed: runs of the model's output keep their config hash.
+    hashed_when_set: ClassVar[frozenset[str]] = frozenset({"layer"})
+
+    def layer(self) -> int | None:
+        value = self.config.get("layer")
+        return None if value is None else int(value)
 
     def score_batch(
         self, pairs: Sequence[Pair], cancel: CancelToken | None = None
@@ -176,6 +279,7 @@ class SentenceCosineMetric(NeuralMetric):
             batch_size=int(self.config["batch_size"]),
             cancel=cancel,
             disk_mb=float(self.config.get("embedding_cache_mb") or 0),
+            layer=self.layer(),
         )
         out = []
         for pair in pairs:
