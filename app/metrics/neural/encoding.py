@@ -12,7 +12,7 @@ from typing import Any
 
 from meaningbench.metrics.neural.batching import run_in_batches
 from meaningbench.metrics.neural.cache import DiskStore, Embedding, disk_store, get_or_compute
-from meaningbench.metrics.neural.models import LoadedModel, layer_view
+from meaningbench.metrics.neural.models import LoadedModel, layer_list, layer_view
 from meaningbench.runtime import CancelToken
 
 
@@ -120,19 +120,53 @@ def token_embeddings(
 # --- several layers from one forward pass (the model/layer sweep) ---------------------------
 
 
+def hidden_states_at(loaded: LoadedModel, layers: Sequence[int], **inputs: Any) -> dict[int, Any]:
+    """Hidden states `layers` (0 = embeddings) of one pass through the encoder cut after the
+    highest of them: that cut's output, and what its layers below handed on.
+
+    The states are taken with hooks on the layers of the cut rather than with
+    `output_hidden_states`: transformers ≥ 5 records those with hooks it installs once per
+    model object, and a cut shares its layers with the model, so they would record twice.
+    """
+    top = max(layers)
+    view = layer_view(loaded, top)
+    if view is None:  # no plain layer list: the whole model, as the one-layer path runs it
+        states = loaded.model(**inputs, output_hidden_states=True).hidden_states
+        return {layer: states[layer] for layer in layers}
+    blocks = layer_list(view)
+    captured: dict[int, Any] = {}
+
+    def before_first(module: Any, args: tuple[Any, ...]) -> None:
+        captured[0] = args[0]
+
+    def after(index: int) -> Callable[[Any, Any, Any], None]:
+        def hook(module: Any, args: Any, output: Any) -> None:
+            captured[index] = output[0] if isinstance(output, tuple) else output
+
+        return hook
+
+    handles = []
+    if blocks is not None and len(blocks) > 0:
+        handles.append(blocks[0].register_forward_pre_hook(before_first))
+        handles.extend(b.register_forward_hook(after(i)) for i, b in enumerate(blocks, 1))
+    try:
+        captured[top] = view(**inputs)[0]  # the cut's output, as the one-layer path takes it
+    finally:
+        for handle in handles:
+            handle.remove()
+    return {layer: captured[layer] for layer in layers}
+
+
 def _forward_layers(
     loaded: LoadedModel, layers: Sequence[int], batch: list[list[int]]
 ) -> list[dict[int, Embedding]]:
     """Per sequence of the batch, its normalised token embeddings at each of `layers`, from
-    one pass through the encoder cut after the highest of them."""
+    one forward pass."""
     import torch
 
     input_ids, mask = _padded(loaded, batch)
-    top = max(layers)
-    view = layer_view(loaded, top)
-    model = view if view is not None else loaded.model
     with torch.inference_mode():
-        states = model(input_ids, attention_mask=mask, output_hidden_states=True).hidden_states
+        states = hidden_states_at(loaded, layers, input_ids=input_ids, attention_mask=mask)
         per_layer = {}
         for layer in layers:
             hidden = states[layer].float()

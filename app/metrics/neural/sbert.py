@@ -24,6 +24,7 @@ from meaningbench.metrics.neural.cache import (
     get_or_compute,
 )
 from meaningbench.metrics.neural.common import MODEL_OPTIONS, NeuralMetric
+from meaningbench.metrics.neural.encoding import hidden_states_at
 from meaningbench.metrics.neural.models import LoadedModel, layer_view
 from meaningbench.runtime import CancelToken
 from meaningbench.settings import DEFAULT_ENCODER
@@ -143,16 +144,13 @@ def _forward_pooled(
 def _forward_pooled_layers(
     loaded: LoadedModel, pooling: PoolingConfig, texts: list[str], layers: Sequence[int]
 ) -> list[dict[int, Embedding]]:
-    """Per text, its pooled vector at each of `layers`, from one pass through the encoder
-    cut after the highest of them."""
+    """Per text, its pooled vector at each of `layers`, from one forward pass."""
     import torch
 
     enc = _encode(loaded, pooling, texts)
-    view = layer_view(loaded, max(layers))
-    model = view if view is not None else loaded.model
     lengths = enc["attention_mask"].sum(dim=1).tolist()
     with torch.inference_mode():
-        states = model(**enc, output_hidden_states=True).hidden_states
+        states = hidden_states_at(loaded, layers, **enc)
         pooled = {
             layer: _pooled_rows(states[layer].float().cpu(), lengths, pooling) for layer in layers
         }
