@@ -69,6 +69,8 @@ def _pending(request: SweepRequest, configs: Sequence[SweepConfig]) -> list[_Pen
                 prepare_metric(plan.metric, hashes)
                 metrics.append((config, plan.metric))
         keys = [hashes.cache_key(m) for _, m in metrics]
+        for key in keys:
+            hashes.get(key.mode)
         states = check_cache(study, keys, items, hashes.digests())
     finally:
         study.close()
