@@ -43,8 +43,9 @@ class LayerCurves(QWidget):
         self.plot.setMinimumSize(420, 260)
         item = self.plot.getPlotItem()
         item.showGrid(x=True, y=True, alpha=0.25)
+        item.getAxis("left").enableAutoSIPrefix(False)
         self.legend = item.addLegend(
-            offset=(-10, 10), labelTextSize=f"{QApplication.font().pointSizeF():.1f}pt"
+            offset=(-10, -10), labelTextSize=f"{QApplication.font().pointSizeF():.1f}pt"
         )
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -74,7 +75,7 @@ class LayerCurves(QWidget):
             if all(math.isfinite(v) for v in low + high) and len(rows) > 1:
                 lower = pg.PlotDataItem(x, low, pen=pg.mkPen(None))
                 upper = pg.PlotDataItem(x, high, pen=pg.mkPen(None))
-                band = pg.FillBetweenItem(lower, upper, brush=pg.mkBrush(_faded(color, 45)))
+                band = pg.FillBetweenItem(lower, upper, brush=pg.mkBrush(_faded(color, 28)))
                 item.addItem(band)
             curve = item.plot(
                 x, y, name=name, pen=pg.mkPen(color, width=2.2), symbol="o", symbolSize=7,
