@@ -22,7 +22,7 @@ from meaningbench.jobs.score_runs import MetricRunSummary
 from meaningbench.jobs.score_store import check_cache, load_items, open_existing, registered_models
 from meaningbench.jobs.scoring import ScoreRequest, score_study
 from meaningbench.jobs.sweep_plan import SweepConfig, SweepRequest, plan_sweep
-from meaningbench.metrics.base import Metric
+from meaningbench.metrics.neural.common import NeuralMetric
 from meaningbench.runtime import batch_progress
 
 # Options of the request handed to every configuration (the rest is the sweep's own).
@@ -49,7 +49,7 @@ class _Pending:
     """One configuration's metric and the items it has no current score for."""
 
     config: SweepConfig
-    metric: Metric
+    metric: NeuralMetric
     texts: list[str]  # what it embeds of those items
     refs: set[str]  # of them, what a BERTScore run keeps on disk (the reference side)
 
@@ -62,10 +62,11 @@ def _pending(request: SweepRequest, configs: Sequence[SweepConfig]) -> list[_Pen
         hashes = Hashes(items)
         by_name = {r.name: r for r in registered_models(study)}
         options = {**_scoring_options(request), "study": str(request.study_path)}
-        metrics: list[tuple[SweepConfig, Metric]] = []
+        metrics: list[tuple[SweepConfig, NeuralMetric]] = []
         for config in configs:
             plan = plan_metric(parse_spec(config.spec), options, by_name)
-            if plan.metric is not None and plan.availability.ok:  # else the job says why
+            # An unavailable configuration is left to the scoring job, which says why.
+            if isinstance(plan.metric, NeuralMetric) and plan.availability.ok:
                 prepare_metric(plan.metric, hashes)
                 metrics.append((config, plan.metric))
         keys = [hashes.cache_key(m) for _, m in metrics]
@@ -96,7 +97,7 @@ def _union(pending: Sequence[_Pending]) -> tuple[list[str], set[str]]:
 
 
 def layer_groups(
-    metric: Metric, layers: Sequence[int], texts: Sequence[str], memory_bytes: int
+    metric: NeuralMetric, layers: Sequence[int], texts: Sequence[str], memory_bytes: int
 ) -> list[list[int]]:
     """The layers cut into groups whose token embeddings of `texts` fit `memory_bytes`."""
     from meaningbench.metrics.neural.encoding import token_ids
@@ -104,7 +105,7 @@ def layer_groups(
     layers = sorted(layers)
     if metric.name != "bertscore" or not texts:
         return [layers]  # pooled vectors: one small vector per text and layer
-    loaded = metric.loaded()  # type: ignore[attr-defined]
+    loaded = metric.loaded()
     hidden = int(getattr(loaded.model.config, "hidden_size", 1024))
     per_layer = sum(len(ids) for ids in token_ids(loaded, texts)) * hidden * 4
     size = max(1, memory_bytes // max(1, per_layer))
@@ -112,7 +113,7 @@ def layer_groups(
 
 
 def _encode(
-    metric: Metric,
+    metric: NeuralMetric,
     layers: Sequence[int],
     texts: Sequence[str],
     persist: set[str],
@@ -123,7 +124,7 @@ def _encode(
     from meaningbench.metrics.neural.sbert import sentence_vectors_layers
 
     config = metric.config
-    loaded = metric.loaded()  # type: ignore[attr-defined]
+    loaded = metric.loaded()
     shown = f"{layers[0]}–{layers[-1]}" if len(layers) > 1 else str(layers[0])
     message = f"{metric.info.label} {config['model']}: encoding {len(texts):,} texts once for layers {shown}"
     ctx.progress(0, len(texts), message, force=True)

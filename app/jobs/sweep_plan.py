@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from meaningbench.errors import InputError, UserError
+from meaningbench.metrics.neural.bertscore import num_layers_from_config
 from meaningbench.metrics.neural.idf_corpus import IDF_CORPORA
 from meaningbench.settings import DEFAULT_ENCODER
 
@@ -149,13 +150,6 @@ def parse_rescale(values: Sequence[str]) -> list[bool]:
     return list(dict.fromkeys(out)) or [False]
 
 
-def model_layers(model: str) -> int:
-    """How many layers a model has, from its config, without loading the weights."""
-    from meaningbench.metrics.neural.bertscore import _num_layers_from_config
-
-    return _num_layers_from_config(model)
-
-
 def plan_sweep(request: SweepRequest) -> list[SweepConfig]:
     """Every configuration of the sweep, model by model, layer by layer."""
     metrics = [m.strip().lower() for m in request.metrics if m.strip()]
@@ -174,7 +168,7 @@ def plan_sweep(request: SweepRequest) -> list[SweepConfig]:
     for model in dict.fromkeys(m.strip() for m in request.models if m.strip()):
         if any(c in model for c in _SPEC_CHARS):
             raise UserError(f"model {model!r}: a model name cannot contain , [ ] or =")
-        layers = parse_layers(request.layers, model_layers(model), model)
+        layers = parse_layers(request.layers, num_layers_from_config(model), model)
         for metric in dict.fromkeys(metrics):
             for layer in layers:
                 if metric == "sbert_cosine":

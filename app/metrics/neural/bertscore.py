@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
 import math
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -109,7 +110,7 @@ class BertScoreMetric(NeuralMetric):
         name = self.model_name() or DEFAULT_ENCODER
         if name in DEFAULT_LAYERS:
             return DEFAULT_LAYERS[name]
-        return _num_layers_from_config(name)
+        return num_layers_from_config(name)
 
     def score_config(self) -> dict[str, Any]:
         cfg = super().score_config()
@@ -272,16 +273,31 @@ class BertScoreMetric(NeuralMetric):
         return read_baseline(self.baseline_file(), self.layer())
 
 
-def _num_layers_from_config(name: str) -> int:
-    """The last layer of a model, read from its config without loading the weights."""
+LAYER_COUNT_KEYS = ("num_hidden_layers", "n_layers", "num_layers")
+
+
+def num_layers_from_config(name: str) -> int:
+    """The last layer of a model, read from its config without loading the weights.
+
+    A local folder's config.json is read as JSON (importing transformers costs seconds);
+    anything else, or a config that nests its encoder's, goes through AutoConfig.
+    """
     ref = resolve_model(name)
+    if ref.is_local:
+        try:
+            raw = json.loads((Path(ref.location) / "config.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            raw = {}
+        for key in LAYER_COUNT_KEYS:
+            if isinstance(raw.get(key), int):
+                return int(raw[key])
     try:
         from transformers import AutoConfig
 
         config = AutoConfig.from_pretrained(ref.location, local_files_only=True)
     except (OSError, ValueError) as exc:
         raise UserError(f"cannot read the configuration of model {name!r}: {exc}") from exc
-    for attr in ("num_hidden_layers", "n_layers", "num_layers"):
+    for attr in LAYER_COUNT_KEYS:
         value = getattr(config, attr, None)
         if isinstance(value, int):
             return value
