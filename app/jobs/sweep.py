@@ -171,22 +171,27 @@ def run_sweep(request: SweepRequest, ctx: JobContext) -> SweepOutcome:
                 )
         for layers in groups:
             ctx.check()
-            group = [c for c in family if c.layer in layers]
             todo = [p for p in pending if p.config.layer in layers]
             if todo:
                 texts, persist = _union(todo)
                 _encode(todo[0].metric, layers, texts, persist, ctx)
                 outcome.passes.setdefault(model, []).append(list(layers))
-            summaries = score_study(
-                ScoreRequest(
-                    request.study_path, [c.spec for c in group], _scoring_options(request)
-                ),
-                ctx,
-            )
-            if len(summaries) != len(group):
-                raise RuntimeError(
-                    f"the scoring job returned {len(summaries)} runs for {len(group)}"
-                )
-            by_config.update(zip(group, summaries, strict=True))
+            group = [c for c in family if c.layer in layers]
+            by_config.update(zip(group, _score(request, group, ctx), strict=True))
+        # Layers with nothing to encode (all stored): the job finds their runs cached.
+        rest = [c for c in family if c not in by_config]
+        if rest:
+            by_config.update(zip(rest, _score(request, rest, ctx), strict=True))
     outcome.summaries = [by_config[c] for c in configs]
     return outcome
+
+
+def _score(
+    request: SweepRequest, configs: Sequence[SweepConfig], ctx: JobContext
+) -> list[MetricRunSummary]:
+    """The scoring job over the configurations' specs: one summary per configuration."""
+    specs = [c.spec for c in configs]
+    summaries = score_study(ScoreRequest(request.study_path, specs, _scoring_options(request)), ctx)
+    if len(summaries) != len(configs):
+        raise RuntimeError(f"the scoring job returned {len(summaries)} runs for {len(configs)}")
+    return summaries

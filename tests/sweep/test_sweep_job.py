@@ -229,3 +229,25 @@ def test_the_command_prints_the_table_and_writes_csv_and_json(
     assert "rescale: 'maybe' is neither on nor off" in capsys.readouterr().err
     assert main(["sweep", str(study), "--out", str(tmp_path / "t.txt")]) == 2
     assert "write a .csv or a .json file" in capsys.readouterr().err
+
+
+def test_a_cancelled_sweep_keeps_its_finished_runs_and_a_new_one_resumes(
+    study: Path, tiny_encoder: str
+) -> None:
+    from meaningbench.runtime import Progress
+
+    ctx = JobContext()
+
+    def report(p: Progress) -> None:
+        if "layer=2" in p.message:  # the second configuration is being scored
+            ctx.cancel.cancel()
+
+    ctx.report = report
+    ctx.min_interval_s = 0.0
+    request = SweepRequest(study, [tiny_encoder], "1-3")
+    outcome = run_sweep(request, ctx)
+    statuses = [s.status for s in outcome.summaries]
+    assert statuses[0] == "done" and statuses[-1] == "cancelled"
+    again = run_sweep(request, JobContext())
+    assert [s.status for s in again.summaries][0] == "cached"
+    assert {s.status for s in again.summaries} <= {"cached", "done"}

@@ -76,3 +76,16 @@ def test_the_window_lists_the_sweep_page(qtbot) -> None:  # noqa: ANN001
     from meaningbench.ui.main_window import _default_pages
 
     assert "sweep" in [spec.key for spec in _default_pages()]
+
+
+def test_cancel_stops_the_sweep_in_the_background(qtbot, page, tiny_encoder) -> None:  # noqa: ANN001
+    page.models.setText(tiny_encoder)
+    job = page.start()
+    assert job is not None
+    page.cancel()
+    assert "Cancelling" in page.status.text()
+    qtbot.waitUntil(lambda: page.job is None, timeout=180_000)
+    assert job.outcome in ("cancelled", "done")
+    if job.outcome == "cancelled":
+        assert page.status.text() == "Cancelled; finished runs kept"
+    assert page.run_button.isEnabled()
