@@ -141,17 +141,17 @@ def test_the_table_marks_the_best_and_says_why_a_configuration_has_no_scores(
     best = max(raw, key=lambda r: r.pearson)
     assert best.best and table.comparison is not None
     # The coefficients are those of scipy on the stored values and the human scores.
+    index = next(
+        i for i, c in enumerate(outcome.configs)
+        if c.layer == best.entry.layer and c.variant == best.entry.variant
+    )  # fmt: skip
     conn = sqlite3.connect(study)
     human = dict(conn.execute("SELECT item_id, value FROM rating").fetchall())
     values = dict(
         conn.execute(
-            "SELECT s.item_id, s.value FROM score s JOIN metric_run r ON r.id = s.run_id "
-            "WHERE r.config_hash = (SELECT config_hash FROM metric_run WHERE id = ?)",
-            (outcome.summaries[[c for c in outcome.configs].index(
-                next(c for c in outcome.configs if c.variant == best.entry.variant
-                     and c.layer == best.entry.layer))].run_id,),
+            "SELECT item_id, value FROM score WHERE run_id = ?", (outcome.summaries[index].run_id,)
         ).fetchall()
-    )  # fmt: skip
+    )
     conn.close()
     ids = sorted(values)
     x = np.array([values[i] for i in ids])
