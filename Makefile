@@ -52,7 +52,7 @@ bench: $(DEV_STAMP)
 	$(PY) -m pytest tests/benchmarks/bench_*.py -s -p no:xdist
 
 screenshots: $(DEV_STAMP)
-	for m in screenshots screenshots_annotation screenshots_compare screenshots_dashboard screenshots_training screenshots_laptop screenshots_protocols; do \
+	for m in screenshots screenshots_annotation screenshots_compare screenshots_dashboard screenshots_training screenshots_sweep screenshots_laptop screenshots_protocols; do \
 		xvfb-run -a -s "-screen 0 1600x1000x24" $(PY) -m tests.$$m || exit 1; \
 	done
 

@@ -69,11 +69,17 @@ def _default_pages() -> list[PageSpec]:
 
         return ComparePage(ctx)
 
+    def sweep(ctx: StudyContext) -> QWidget:
+        from meaningbench.ui.sweep import SweepPage
+
+        return SweepPage(ctx)
+
     return [
         PageSpec("browser", "Browser", browser, icon="browser"),
         PageSpec("annotate", "Annotate", annotate, icon="annotate"),
         PageSpec("dashboard", "Dashboard", dashboard, icon="dashboard"),
         PageSpec("compare", "Compare", compare, icon="compare"),
+        PageSpec("sweep", "Sweep", sweep, icon="run"),
     ]
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
 import math
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -47,6 +48,7 @@ from meaningbench.metrics.neural.greedy import (
     greedy_match_many,
     weights,
 )
+from meaningbench.metrics.neural.idf_corpus import idf_corpus, idf_from_problem
 from meaningbench.metrics.neural.models import resolve_model
 from meaningbench.metrics.neural.token_matching import stored_matching
 from meaningbench.metrics.neural.windows import count_windows, window_stride
@@ -88,18 +90,26 @@ class BertScoreMetric(NeuralMetric):
         "model": DEFAULT_ENCODER,
         "layer": None,  # None = the model's default layer
         "idf": False,
+        # The idf corpus: None = the texts the outputs are compared with (the references, or
+        # the sources in source mode); "sources", "references", "outputs", or a text file
+        # with one document per line.
+        "idf_from": None,
         "rescale": False,
         "baseline": None,  # a baseline file; None = the stored one for the model
         "reference_mode": "source",
         "alignment": True,
         "embedding_cache_mb": DEFAULT_DISK_MB,
         "long_texts": "windows",
+        "study": None,  # set by the scoring job: where `idf_from=references` reads them
         **MODEL_OPTIONS,
     }
     option_types: ClassVar[dict[str, Any]] = {
         **NeuralMetric.option_types,
         "long_texts": LongTexts,
     }
+    runtime_options: ClassVar[frozenset[str]] = NeuralMetric.runtime_options | {"study"}
+    # Added after scores existed: runs with the default corpus keep their config hash.
+    hashed_when_set: ClassVar[frozenset[str]] = frozenset({"idf_from"})
 
     def explain(self, item: ExplainItem) -> Explanation:
         """The stored token matching (no model is loaded to explain)."""
@@ -118,7 +128,7 @@ class BertScoreMetric(NeuralMetric):
         name = self.model_name() or DEFAULT_ENCODER
         if name in DEFAULT_LAYERS:
             return DEFAULT_LAYERS[name]
-        return _num_layers_from_config(name)
+        return num_layers_from_config(name)
 
     def score_config(self) -> dict[str, Any]:
         cfg = super().score_config()
@@ -126,6 +136,8 @@ class BertScoreMetric(NeuralMetric):
             cfg["layer"] = self.layer()
         if self.config["idf"] and self._idf_corpus_hash is not None:
             cfg["idf_corpus"] = self._idf_corpus_hash
+        if not self.config["idf"]:
+            cfg.pop("idf_from", None)  # no idf: where it would come from changes nothing
         return cfg
 
     def baseline_file(self) -> Path:
@@ -138,7 +150,12 @@ class BertScoreMetric(NeuralMetric):
 
     def availability(self) -> Availability:
         base = super().availability()
-        if not base.ok or not self.config["rescale"]:
+        if not base.ok:
+            return base
+        problem = idf_from_problem(self.config.get("idf_from"))
+        if problem is not None:
+            return Availability(False, problem)
+        if not self.config["rescale"]:
             return base
         try:
             layer = self.layer()
@@ -156,8 +173,11 @@ class BertScoreMetric(NeuralMetric):
 
     # --- idf ---------------------------------------------------------------------------------
     def prepare(self, pairs: Iterable[Pair]) -> None:
-        """Take the idf corpus from the whole study: the distinct references of all its pairs."""
-        self.set_idf_corpus(text for pair in pairs for text in pair_references(pair))
+        """Take the idf corpus from the whole study: by default the distinct references of all
+        its pairs, else the texts `idf_from` names."""
+        self.set_idf_corpus(
+            idf_corpus(self.config.get("idf_from"), list(pairs), self.config.get("study"))
+        )
 
     def set_idf_corpus(self, texts: Iterable[str]) -> None:
         self._idf_docs = list(dict.fromkeys(texts))
@@ -302,16 +322,31 @@ class BertScoreMetric(NeuralMetric):
         return read_baseline(self.baseline_file(), self.layer())
 
 
-def _num_layers_from_config(name: str) -> int:
-    """The last layer of a model, read from its config without loading the weights."""
+LAYER_COUNT_KEYS = ("num_hidden_layers", "n_layers", "num_layers")
+
+
+def num_layers_from_config(name: str) -> int:
+    """The last layer of a model, read from its config without loading the weights.
+
+    A local folder's config.json is read as JSON (importing transformers costs seconds);
+    anything else, or a config that nests its encoder's, goes through AutoConfig.
+    """
     ref = resolve_model(name)
+    if ref.is_local:
+        try:
+            raw = json.loads((Path(ref.location) / "config.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            raw = {}
+        for key in LAYER_COUNT_KEYS:
+            if isinstance(raw.get(key), int):
+                return int(raw[key])
     try:
         from transformers import AutoConfig
 
         config = AutoConfig.from_pretrained(ref.location, local_files_only=True)
     except (OSError, ValueError) as exc:
         raise UserError(f"cannot read the configuration of model {name!r}: {exc}") from exc
-    for attr in ("num_hidden_layers", "n_layers", "num_layers"):
+    for attr in LAYER_COUNT_KEYS:
         value = getattr(config, attr, None)
         if isinstance(value, int):
             return value

@@ -15,8 +15,8 @@ from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
 from meaningbench.metrics.neural.batching import run_in_batches
-from meaningbench.metrics.neural.cache import Embedding, disk_store, get_or_compute
-from meaningbench.metrics.neural.models import LoadedModel, layer_view
+from meaningbench.metrics.neural.cache import DiskStore, Embedding, disk_store, get_or_compute
+from meaningbench.metrics.neural.models import LoadedModel, layer_list, layer_view
 from meaningbench.metrics.neural.windows import WindowPlan, plan_windows, stitch
 from meaningbench.runtime import CancelToken
 
@@ -82,15 +82,8 @@ def plan_texts(loaded: LoadedModel, ids: Sequence[Sequence[int]], limit: int) ->
     return [plan_windows(i, limit, prefix, suffix) for i in ids]
 
 
-def embed_windowed(
-    plans: Sequence[WindowPlan],
-    forward: Callable[[list[list[int]]], list[Embedding]],
-    batch_size: int,
-    cancel: CancelToken | None,
-) -> list[Embedding]:
-    """Embed every window of every text in length-sorted batches, and stitch each text."""
-    flat = [list(w) for plan in plans for w in plan.windows]
-    embedded = run_in_batches(flat, [len(w) for w in flat], forward, batch_size, cancel)
+def _stitched(plans: Sequence[WindowPlan], embedded: Sequence[Embedding]) -> list[Embedding]:
+    """Each text's embedding, stitched from its windows' (in the order the plans hold them)."""
     out: list[Embedding] = []
     at = 0
     for plan in plans:
@@ -100,7 +93,32 @@ def embed_windowed(
     return out
 
 
-def _forward_layer(loaded: LoadedModel, layer: int, batch: list[list[int]]) -> list[Embedding]:
+def _windows(plans: Sequence[WindowPlan]) -> list[list[int]]:
+    return [list(w) for plan in plans for w in plan.windows]
+
+
+def embed_windowed(
+    plans: Sequence[WindowPlan],
+    forward: Callable[[list[list[int]]], list[Embedding]],
+    batch_size: int,
+    cancel: CancelToken | None,
+) -> list[Embedding]:
+    """Embed every window of every text in length-sorted batches, and stitch each text."""
+    flat = _windows(plans)
+    return _stitched(plans, run_in_batches(flat, [len(w) for w in flat], forward, batch_size, cancel))
+
+
+def _plans(loaded: LoadedModel, texts: Sequence[str], long_texts: LongTexts) -> list[WindowPlan]:
+    """The windows of `texts`: one per text that fits, several for a longer one unless
+    `long_texts="truncate"`."""
+    windowed = long_texts == "windows"
+    ids = token_ids(loaded, texts, truncate=not windowed)
+    limit = window_length(loaded) if windowed else max(len(i) for i in ids)
+    return plan_texts(loaded, ids, limit)
+
+
+def _padded(loaded: LoadedModel, batch: list[list[int]]) -> tuple[Any, Any]:
+    """(input ids, attention mask) of a batch, right-padded, on the model's device."""
     import torch
 
     tok = loaded.tokenizer
@@ -111,8 +129,13 @@ def _forward_layer(loaded: LoadedModel, layer: int, batch: list[list[int]]) -> l
     for row, ids in enumerate(batch):
         input_ids[row, : len(ids)] = torch.tensor(ids, dtype=torch.long)
         mask[row, : len(ids)] = 1
-    input_ids = input_ids.to(loaded.device)
-    mask = mask.to(loaded.device)
+    return input_ids.to(loaded.device), mask.to(loaded.device)
+
+
+def _forward_layer(loaded: LoadedModel, layer: int, batch: list[list[int]]) -> list[Embedding]:
+    import torch
+
+    input_ids, mask = _padded(loaded, batch)
     view = layer_view(loaded, layer)
     with torch.inference_mode():
         if view is not None:
@@ -124,6 +147,19 @@ def _forward_layer(loaded: LoadedModel, layer: int, batch: list[list[int]]) -> l
         hidden = hidden / hidden.norm(dim=-1, keepdim=True)
         hidden = hidden.cpu()
     return [Embedding(tuple(ids), hidden[row, : len(ids)].clone()) for row, ids in enumerate(batch)]
+
+
+def _layer_caches(
+    loaded: LoadedModel, layer: int, disk_mb: float, long_texts: LongTexts
+) -> tuple[str, DiskStore | None]:
+    """The memory namespace and the disk store of one layer's token embeddings."""
+    # Windowed embeddings of long texts differ from truncated ones: cached apart.
+    tag = "-w" if long_texts == "windows" else ""
+    namespace = f"{loaded.ref.fingerprint()}|{loaded.precision}|L{layer}{tag}"
+    disk = disk_store(
+        loaded.ref.key, loaded.ref.fingerprint(), f"{loaded.precision}-L{layer}{tag}", disk_mb
+    )
+    return namespace, disk
 
 
 def token_embeddings(
@@ -138,19 +174,11 @@ def token_embeddings(
     long_texts: LongTexts = "windows",
 ) -> dict[str, Embedding]:
     """Normalised token embeddings of the distinct `texts` at `layer`, through the caches."""
-    # Windowed embeddings of long texts differ from truncated ones: cached apart.
-    tag = "-w" if long_texts == "windows" else ""
-    namespace = f"{loaded.ref.fingerprint()}|{loaded.precision}|L{layer}{tag}"
-    disk = disk_store(
-        loaded.ref.key, loaded.ref.fingerprint(), f"{loaded.precision}-L{layer}{tag}", disk_mb
-    )
+    namespace, disk = _layer_caches(loaded, layer, disk_mb, long_texts)
 
     def compute(missing: list[str]) -> list[Embedding]:
-        windowed = long_texts == "windows"
-        ids = token_ids(loaded, missing, truncate=not windowed)
-        limit = window_length(loaded) if windowed else max(len(i) for i in ids)
         return embed_windowed(
-            plan_texts(loaded, ids, limit),
+            _plans(loaded, missing, long_texts),
             lambda b: _forward_layer(loaded, layer, b),
             batch_size,
             cancel,
@@ -158,3 +186,120 @@ def token_embeddings(
 
     keep = (lambda t: t in persist) if persist is not None else None
     return get_or_compute(namespace, texts, compute, disk, keep)
+
+
+# --- several layers from one forward pass (the model/layer sweep) ---------------------------
+
+
+def hidden_states_at(loaded: LoadedModel, layers: Sequence[int], **inputs: Any) -> dict[int, Any]:
+    """Hidden states `layers` (0 = embeddings) of one pass through the encoder cut after the
+    highest of them: that cut's output, and what its layers below handed on.
+
+    The states are taken with hooks on the layers of the cut rather than with
+    `output_hidden_states`: transformers ≥ 5 records those with hooks it installs once per
+    model object, and a cut shares its layers with the model, so they would record twice.
+    """
+    top = max(layers)
+    view = layer_view(loaded, top)
+    if view is None:  # no plain layer list: the whole model, as the one-layer path runs it
+        states = loaded.model(**inputs, output_hidden_states=True).hidden_states
+        return {layer: states[layer] for layer in layers}
+    blocks = layer_list(view)
+    captured: dict[int, Any] = {}
+
+    def before_first(module: Any, args: tuple[Any, ...]) -> None:
+        captured[0] = args[0]
+
+    def after(index: int) -> Callable[[Any, Any, Any], None]:
+        def hook(module: Any, args: Any, output: Any) -> None:
+            captured[index] = output[0] if isinstance(output, tuple) else output
+
+        return hook
+
+    handles = []
+    if blocks is not None and len(blocks) > 0:
+        handles.append(blocks[0].register_forward_pre_hook(before_first))
+        handles.extend(b.register_forward_hook(after(i)) for i, b in enumerate(blocks, 1))
+    try:
+        captured[top] = view(**inputs)[0]  # the cut's output, as the one-layer path takes it
+    finally:
+        for handle in handles:
+            handle.remove()
+    return {layer: captured[layer] for layer in layers}
+
+
+def _forward_layers(
+    loaded: LoadedModel, layers: Sequence[int], batch: list[list[int]]
+) -> list[dict[int, Embedding]]:
+    """Per sequence of the batch, its normalised token embeddings at each of `layers`, from
+    one forward pass."""
+    import torch
+
+    input_ids, mask = _padded(loaded, batch)
+    with torch.inference_mode():
+        states = hidden_states_at(loaded, layers, input_ids=input_ids, attention_mask=mask)
+        per_layer = {}
+        for layer in layers:
+            hidden = states[layer].float()
+            per_layer[layer] = (hidden / hidden.norm(dim=-1, keepdim=True)).cpu()
+    return [
+        {
+            layer: Embedding(tuple(ids), hidden[row, : len(ids)].clone())
+            for layer, hidden in per_layer.items()
+        }
+        for row, ids in enumerate(batch)
+    ]
+
+
+def token_embeddings_layers(
+    loaded: LoadedModel,
+    layers: Sequence[int],
+    texts: Sequence[str],
+    *,
+    batch_size: int = 64,
+    cancel: CancelToken | None = None,
+    disk_mb: float = 0,
+    persist: set[str] | None = None,
+    long_texts: LongTexts = "windows",
+) -> dict[int, dict[str, Embedding]]:
+    """`token_embeddings` at every one of `layers`, through the same caches, each text
+    encoded once for all of them.
+
+    Each layer's cache is asked in turn; the texts one of them lacks are encoded once with
+    every hidden state kept, and the other layers' vectors of those texts are held here
+    until their own cache asks for them. What lands in the caches is what the one-layer path
+    would have put there, so a later run of one layer finds it.
+    """
+    wanted = sorted(dict.fromkeys(int(layer) for layer in layers))
+    if not wanted:
+        return {}
+    for layer in wanted:
+        layer_view(loaded, layer)  # an out-of-range layer fails here, before any work
+    encoded: dict[str, dict[int, Embedding]] = {}
+
+    def compute_for(layer: int) -> Callable[[list[str]], list[Embedding]]:
+        def compute(missing: list[str]) -> list[Embedding]:
+            new = [t for t in missing if t not in encoded]
+            if new:
+                plans = _plans(loaded, new, long_texts)
+                flat = _windows(plans)
+                found = run_in_batches(
+                    flat,
+                    [len(w) for w in flat],
+                    lambda b: _forward_layers(loaded, wanted, b),
+                    batch_size,
+                    cancel,
+                )
+                per_layer = {w: _stitched(plans, [f[w] for f in found]) for w in wanted}
+                for row, text in enumerate(new):
+                    encoded[text] = {w: per_layer[w][row] for w in wanted}
+            return [encoded[t][layer] for t in missing]
+
+        return compute
+
+    keep = (lambda t: t in persist) if persist is not None else None
+    out: dict[int, dict[str, Embedding]] = {}
+    for layer in wanted:
+        namespace, disk = _layer_caches(loaded, layer, disk_mb, long_texts)
+        out[layer] = get_or_compute(namespace, texts, compute_for(layer), disk, keep)
+    return out

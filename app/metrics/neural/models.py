@@ -260,6 +260,21 @@ def _load(ref: ModelRef, kind: str, device: str, precision: str) -> LoadedModel:
     return LoadedModel(ref, kind, device, precision, model, tokenizer)
 
 
+# Where an encoder keeps its plain list of layers (BERT and RoBERTa kin; DistilBERT).
+LAYER_LISTS = (("encoder", "layer"), ("transformer", "layer"))
+
+
+def layer_list(model: Any) -> Any:
+    """The model's list of layers (a torch ModuleList), or None when it has no plain one."""
+    import torch
+
+    for holder_name, list_name in LAYER_LISTS:
+        layers = getattr(getattr(model, holder_name, None), list_name, None)
+        if isinstance(layers, torch.nn.ModuleList):
+            return layers
+    return None
+
+
 def layer_view(loaded: LoadedModel, layer: int) -> Any:
     """The encoder cut after `layer` (0 = embeddings), sharing the weights of the full model.
 
@@ -277,7 +292,7 @@ def layer_view(loaded: LoadedModel, layer: int) -> Any:
 
     model = loaded.model
     view = None
-    for path in (("encoder", "layer"), ("transformer", "layer")):
+    for path in LAYER_LISTS:
         holder = getattr(model, path[0], None)
         if holder is None:
             continue

@@ -16,24 +16,31 @@ exactly as sentence-transformers embeds it. `long_texts="truncate"` cuts as it d
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
 from meaningbench.metrics.base import ItemScore, MetricInfo, Pair
 from meaningbench.metrics.neural.batching import run_in_batches
-from meaningbench.metrics.neural.cache import DEFAULT_DISK_MB, Embedding, disk_store, get_or_compute
+from meaningbench.metrics.neural.cache import (
+    DEFAULT_DISK_MB,
+    DiskStore,
+    Embedding,
+    disk_store,
+    get_or_compute,
+)
 from meaningbench.metrics.neural.common import MODEL_OPTIONS, NeuralMetric
 from meaningbench.metrics.neural.encoding import (
     LongTexts,
     embed_windowed,
+    hidden_states_at,
     plan_texts,
     special_frame,
     window_length,
 )
-from meaningbench.metrics.neural.models import LoadedModel
-from meaningbench.metrics.neural.windows import count_windows, window_stride
+from meaningbench.metrics.neural.models import LoadedModel, layer_view
+from meaningbench.metrics.neural.windows import WindowPlan, count_windows, window_stride
 from meaningbench.runtime import CancelToken
 from meaningbench.settings import DEFAULT_ENCODER
 
@@ -118,20 +125,16 @@ def pool(tokens: Any, modes: Sequence[str]) -> Any:
     return torch.cat(parts) if len(parts) > 1 else parts[0]
 
 
-def _forward_pooled(
-    loaded: LoadedModel, pooling: PoolingConfig, texts: list[str]
-) -> list[Embedding]:
-    import torch
-
+def _encode(loaded: LoadedModel, pooling: PoolingConfig, texts: list[str]) -> dict[str, Any]:
     inputs = [t.lower() for t in texts] if pooling.do_lower_case else texts
     max_len = min(pooling.max_seq_length or loaded.max_length, loaded.max_length)
     enc = loaded.tokenizer(
         inputs, padding=True, truncation="longest_first", max_length=max_len, return_tensors="pt"
     )
-    enc = {k: v.to(loaded.device) for k, v in enc.items()}
-    with torch.inference_mode():
-        hidden = loaded.model(**enc)[0].float().cpu()
-    lengths = enc["attention_mask"].sum(dim=1).tolist()
+    return {k: v.to(loaded.device) for k, v in enc.items()}
+
+
+def _pooled_rows(hidden: Any, lengths: list[int], pooling: PoolingConfig) -> list[Embedding]:
     out = []
     for row, n in enumerate(lengths):
         vec = pool(hidden[row, : int(n)], pooling.modes)
@@ -139,8 +142,41 @@ def _forward_pooled(
     return out
 
 
-def _forward_hidden(loaded: LoadedModel, batch: list[list[int]]) -> list[Embedding]:
-    """The last hidden state of each id sequence (one window of a long text), unpadded."""
+def _forward_pooled(
+    loaded: LoadedModel, pooling: PoolingConfig, texts: list[str], layer: int | None = None
+) -> list[Embedding]:
+    """Pooled vectors of the model's output, or of hidden state `layer` (0 = embeddings)."""
+    import torch
+
+    if layer is not None:
+        return [v[layer] for v in _forward_pooled_layers(loaded, pooling, texts, [layer])]
+    enc = _encode(loaded, pooling, texts)
+    with torch.inference_mode():
+        hidden = loaded.model(**enc)[0].float().cpu()
+    return _pooled_rows(hidden, enc["attention_mask"].sum(dim=1).tolist(), pooling)
+
+
+def _forward_pooled_layers(
+    loaded: LoadedModel, pooling: PoolingConfig, texts: list[str], layers: Sequence[int]
+) -> list[dict[int, Embedding]]:
+    """Per text, its pooled vector at each of `layers`, from one forward pass."""
+    import torch
+
+    enc = _encode(loaded, pooling, texts)
+    lengths = enc["attention_mask"].sum(dim=1).tolist()
+    with torch.inference_mode():
+        states = hidden_states_at(loaded, layers, **enc)
+        pooled = {
+            layer: _pooled_rows(states[layer].float().cpu(), lengths, pooling) for layer in layers
+        }
+    return [{layer: pooled[layer][row] for layer in layers} for row in range(len(texts))]
+
+
+def _forward_hidden(
+    loaded: LoadedModel, batch: list[list[int]], layer: int | None = None
+) -> list[Embedding]:
+    """The last hidden state (or hidden state `layer`) of each id sequence (one window of a
+    long text), unpadded."""
     import torch
 
     tok = loaded.tokenizer
@@ -151,9 +187,13 @@ def _forward_hidden(loaded: LoadedModel, batch: list[list[int]]) -> list[Embeddi
     for row, ids in enumerate(batch):
         input_ids[row, : len(ids)] = torch.tensor(ids, dtype=torch.long)
         mask[row, : len(ids)] = 1
+    inputs = {"input_ids": input_ids.to(loaded.device), "attention_mask": mask.to(loaded.device)}
     with torch.inference_mode():
-        hidden = loaded.model(input_ids.to(loaded.device), attention_mask=mask.to(loaded.device))
-        hidden = hidden[0].float().cpu()
+        if layer is None:
+            hidden = loaded.model(**inputs)[0]
+        else:
+            hidden = hidden_states_at(loaded, [layer], **inputs)[layer]
+        hidden = hidden.float().cpu()
     return [Embedding(tuple(ids), hidden[row, : len(ids)].clone()) for row, ids in enumerate(batch)]
 
 
@@ -170,37 +210,75 @@ def pooled_ids(
     return [list(i) for i in loaded.tokenizer(inputs, add_special_tokens=True)["input_ids"]]
 
 
+def _long_plans(
+    loaded: LoadedModel, pooling: PoolingConfig, texts: Sequence[str]
+) -> tuple[list[int], list[int], list[WindowPlan], list[int]]:
+    """Which texts fit one window, which do not, the windows of those that do not, and
+    every text's token count."""
+    limit = window_limit(loaded, pooling)
+    ids = pooled_ids(loaded, pooling, texts)
+    short = [i for i, x in enumerate(ids) if len(x) <= limit]
+    long = [i for i, x in enumerate(ids) if len(x) > limit]
+    return short, long, plan_texts(loaded, [ids[i] for i in long], limit), [len(x) for x in ids]
+
+
+def _pooled_stitched(emb: Embedding, pooling: PoolingConfig) -> Embedding:
+    vec = pool(emb.vectors, pooling.modes)
+    return Embedding((), (vec / vec.norm().clamp_min(1e-12)).clone())
+
+
 def _pooled_with_windows(
     loaded: LoadedModel,
     pooling: PoolingConfig,
     texts: list[str],
     batch_size: int,
     cancel: CancelToken | None,
+    layer: int | None = None,
 ) -> list[Embedding]:
     """Texts that fit as sentence-transformers embeds them; longer ones windowed, stitched
     and pooled over all their tokens."""
-    limit = window_limit(loaded, pooling)
-    ids = pooled_ids(loaded, pooling, texts)
-    short = [i for i, x in enumerate(ids) if len(x) <= limit]
-    long = [i for i, x in enumerate(ids) if len(x) > limit]
+    short, long, plans, lengths = _long_plans(loaded, pooling, texts)
     out: list[Embedding | None] = [None] * len(texts)
     if short:
         done = run_in_batches(
             [texts[i] for i in short],
-            [len(ids[i]) for i in short],
-            lambda b: _forward_pooled(loaded, pooling, b),
+            [lengths[i] for i in short],
+            lambda b: _forward_pooled(loaded, pooling, b, layer),
             batch_size,
             cancel,
         )
         for i, emb in zip(short, done, strict=True):
             out[i] = emb
     if long:
-        plans = plan_texts(loaded, [ids[i] for i in long], limit)
-        stitched = embed_windowed(plans, lambda b: _forward_hidden(loaded, b), batch_size, cancel)
+        stitched = embed_windowed(
+            plans, lambda b: _forward_hidden(loaded, b, layer), batch_size, cancel
+        )
         for i, emb in zip(long, stitched, strict=True):
-            vec = pool(emb.vectors, pooling.modes)
-            out[i] = Embedding((), (vec / vec.norm().clamp_min(1e-12)).clone())
+            out[i] = _pooled_stitched(emb, pooling)
     return [e for e in out if e is not None]
+
+
+def pooling_config(loaded: LoadedModel) -> PoolingConfig:
+    if loaded.ref.is_local:
+        return PoolingConfig.from_folder(loaded.ref.location)
+    return PoolingConfig()
+
+
+def _pooled_caches(
+    loaded: LoadedModel,
+    pooling: PoolingConfig,
+    layer: int | None,
+    disk_mb: float,
+    long_texts: LongTexts,
+) -> tuple[str, DiskStore | None]:
+    """The memory namespace and disk store of pooled vectors (of the output, or a layer)."""
+    what = f"{loaded.precision}-pooled-{'+'.join(pooling.modes)}-{pooling.max_seq_length}"
+    if long_texts == "windows":
+        what += "-w"  # windowed vectors of long texts differ from truncated ones
+    if layer is not None:
+        what += f"-L{layer}"
+    namespace = f"{loaded.ref.fingerprint()}|{what}"
+    return namespace, disk_store(loaded.ref.key, loaded.ref.fingerprint(), what, disk_mb)
 
 
 def sentence_vectors(
@@ -211,30 +289,26 @@ def sentence_vectors(
     cancel: CancelToken | None = None,
     disk_mb: float = 0,
     long_texts: LongTexts = "windows",
+    layer: int | None = None,
 ) -> dict[str, Embedding]:
-    """Unit-length pooled sentence vectors of the distinct `texts`, through the caches."""
+    """Unit-length pooled sentence vectors of the distinct `texts`, through the caches;
+    `layer` pools that hidden state instead of the model's output."""
     pooling = pooling_config(loaded)
-    what = f"{loaded.precision}-pooled-{'+'.join(pooling.modes)}-{pooling.max_seq_length}"
-    if long_texts == "windows":
-        what += "-w"  # windowed vectors of long texts differ from truncated ones
-    namespace = f"{loaded.ref.fingerprint()}|{what}"
-    disk = disk_store(loaded.ref.key, loaded.ref.fingerprint(), what, disk_mb)
+    namespace, disk = _pooled_caches(loaded, pooling, layer, disk_mb, long_texts)
 
     def compute(missing: list[str]) -> list[Embedding]:
         if long_texts == "windows":
-            return _pooled_with_windows(loaded, pooling, missing, batch_size, cancel)
+            return _pooled_with_windows(loaded, pooling, missing, batch_size, cancel, layer)
         lengths = [len(t) for t in missing]  # characters: a cheap proxy for token length
         return run_in_batches(
-            missing, lengths, lambda b: _forward_pooled(loaded, pooling, b), batch_size, cancel
+            missing,
+            lengths,
+            lambda b: _forward_pooled(loaded, pooling, b, layer),
+            batch_size,
+            cancel,
         )
 
     return get_or_compute(namespace, texts, compute, disk)
-
-
-def pooling_config(loaded: LoadedModel) -> PoolingConfig:
-    if loaded.ref.is_local:
-        return PoolingConfig.from_folder(loaded.ref.location)
-    return PoolingConfig()
 
 
 def window_counts(
@@ -253,6 +327,84 @@ def window_counts(
     return counts, window_stride(limit - prefix - suffix)
 
 
+def _pooled_layers_windowed(
+    loaded: LoadedModel,
+    pooling: PoolingConfig,
+    texts: list[str],
+    layers: Sequence[int],
+    batch_size: int,
+    cancel: CancelToken | None,
+) -> list[dict[int, Embedding]]:
+    """Per text, its pooled vector at each of `layers`; texts that fit from one pass for all
+    layers, longer ones windowed layer by layer."""
+    short, long, _, lengths = _long_plans(loaded, pooling, texts)
+    out: list[dict[int, Embedding]] = [{} for _ in texts]
+    if short:
+        found = run_in_batches(
+            [texts[i] for i in short],
+            [lengths[i] for i in short],
+            lambda b: _forward_pooled_layers(loaded, pooling, b, layers),
+            batch_size,
+            cancel,
+        )
+        for i, vectors in zip(short, found, strict=True):
+            out[i] = vectors
+    for layer in layers if long else ():
+        pooled = _pooled_with_windows(
+            loaded, pooling, [texts[i] for i in long], batch_size, cancel, layer
+        )
+        for i, emb in zip(long, pooled, strict=True):
+            out[i][layer] = emb
+    return out
+
+
+def sentence_vectors_layers(
+    loaded: LoadedModel,
+    layers: Sequence[int],
+    texts: Sequence[str],
+    *,
+    batch_size: int = 64,
+    cancel: CancelToken | None = None,
+    disk_mb: float = 0,
+    long_texts: LongTexts = "windows",
+) -> dict[int, dict[str, Embedding]]:
+    """`sentence_vectors(layer=L)` for every L of `layers`, through the same caches, each
+    text that fits the model encoded once for all of them (see
+    `encoding.token_embeddings_layers`)."""
+    wanted = sorted(dict.fromkeys(int(layer) for layer in layers))
+    if not wanted:
+        return {}
+    for layer in wanted:
+        layer_view(loaded, layer)  # an out-of-range layer fails here, before any work
+    pooling = pooling_config(loaded)
+    encoded: dict[str, dict[int, Embedding]] = {}
+
+    def compute_for(layer: int) -> Callable[[list[str]], list[Embedding]]:
+        def compute(missing: list[str]) -> list[Embedding]:
+            new = [t for t in missing if t not in encoded]
+            if new and long_texts == "windows":
+                found = _pooled_layers_windowed(loaded, pooling, new, wanted, batch_size, cancel)
+                encoded.update(zip(new, found, strict=True))
+            elif new:
+                found = run_in_batches(
+                    new,
+                    [len(t) for t in new],
+                    lambda b: _forward_pooled_layers(loaded, pooling, b, wanted),
+                    batch_size,
+                    cancel,
+                )
+                encoded.update(zip(new, found, strict=True))
+            return [encoded[t][layer] for t in missing]
+
+        return compute
+
+    out: dict[int, dict[str, Embedding]] = {}
+    for layer in wanted:
+        namespace, disk = _pooled_caches(loaded, pooling, layer, disk_mb, long_texts)
+        out[layer] = get_or_compute(namespace, texts, compute_for(layer), disk)
+    return out
+
+
 class SentenceCosineMetric(NeuralMetric):
     info = MetricInfo(
         name="sbert_cosine",
@@ -265,6 +417,7 @@ class SentenceCosineMetric(NeuralMetric):
     )
     defaults = {
         "model": DEFAULT_ENCODER,
+        "layer": None,  # None = the model's output; N = hidden state N (0 = embeddings)
         "embedding_cache_mb": DEFAULT_DISK_MB,
         "long_texts": "windows",
         **MODEL_OPTIONS,
@@ -273,6 +426,12 @@ class SentenceCosineMetric(NeuralMetric):
         **NeuralMetric.option_types,
         "long_texts": LongTexts,
     }
+    # Added after scores existed: runs of the model's output keep their config hash.
+    hashed_when_set: ClassVar[frozenset[str]] = frozenset({"layer"})
+
+    def layer(self) -> int | None:
+        value = self.config.get("layer")
+        return None if value is None else int(value)
 
     def score_batch(
         self, pairs: Sequence[Pair], cancel: CancelToken | None = None
@@ -286,6 +445,7 @@ class SentenceCosineMetric(NeuralMetric):
             cancel=cancel,
             disk_mb=float(self.config.get("embedding_cache_mb") or 0),
             long_texts=self.config["long_texts"],
+            layer=self.layer(),
         )
         counts, stride = None, 0
         if self.config["long_texts"] == "windows":

@@ -1,0 +1,210 @@
+"""The sweep table: every configuration of a model/layer sweep against the human scores.
+
+One row per model × metric × layer × variant: Pearson, Spearman and Kendall with bootstrap
+intervals (the same resamples for every row), and RMSE and MAE on a common 0–1 scale —
+the metric's 0–100 value divided by 100 (BERTScore F1 or the cosine, below 0 counted as
+0), the human score mapped from its dimension's scale (min → 0, max → 1). The best
+configuration (by Pearson, or Spearman) is marked and tested against the runner-up.
+A configuration that has no scores says why (no rescaling baseline for that layer, a
+failed run) instead of disappearing from the table.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from meaningbench.analysis.live import StudyAnalysis
+from meaningbench.analysis.sweep_stats import (
+    BestVersusRunnerUp,
+    best_versus_runner_up,
+    errors_01,
+    kendall_interval,
+)
+from meaningbench.errors import UserError
+
+RANK_BY = ("pearson", "spearman")
+SCALE_NOTE = (
+    "RMSE and MAE on 0–1: metric value / 100 (F1 or cosine, negatives as 0); human score "
+    "mapped from its scale's minimum (0) to maximum (1)"
+)
+
+
+@dataclass(frozen=True)
+class SweepEntry:
+    """A configuration as the table needs it: what it is, its column, and why it has none."""
+
+    model: str
+    metric: str
+    layer: int
+    variant: str
+    column: str  # the canonical metric name its scores are filed under
+    status: str = "done"  # the scoring job's status of its run
+    reason: str | None = None
+
+
+@dataclass
+class SweepRow:
+    entry: SweepEntry
+    n: int = 0
+    pearson: float = math.nan
+    pearson_ci: tuple[float, float] = (math.nan, math.nan)
+    spearman: float = math.nan
+    spearman_ci: tuple[float, float] = (math.nan, math.nan)
+    kendall: float = math.nan
+    kendall_ci: tuple[float, float] = (math.nan, math.nan)
+    rmse: float = math.nan
+    mae: float = math.nan
+    best: bool = False
+    runner_up: bool = False
+    note: str = ""  # why there is nothing to show
+
+    def to_dict(self) -> dict[str, Any]:
+        e = self.entry
+        return {
+            "model": e.model,
+            "metric": e.metric,
+            "layer": e.layer,
+            "variant": e.variant,
+            "column": e.column,
+            "status": e.status,
+            "n": self.n,
+            "pearson": self.pearson,
+            "pearson_ci_low": self.pearson_ci[0],
+            "pearson_ci_high": self.pearson_ci[1],
+            "spearman": self.spearman,
+            "spearman_ci_low": self.spearman_ci[0],
+            "spearman_ci_high": self.spearman_ci[1],
+            "kendall": self.kendall,
+            "kendall_ci_low": self.kendall_ci[0],
+            "kendall_ci_high": self.kendall_ci[1],
+            "rmse_01": self.rmse,
+            "mae_01": self.mae,
+            "best": self.best,
+            "runner_up": self.runner_up,
+            "note": self.note,
+        }
+
+
+@dataclass
+class SweepTable:
+    rows: list[SweepRow]
+    dimension: str
+    n_items: int  # rated regular items
+    n_boot: int
+    rank_by: str
+    confidence: float = 0.95
+    comparison: BestVersusRunnerUp | None = None
+    scale_note: str = SCALE_NOTE
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def best(self) -> SweepRow | None:
+        return next((r for r in self.rows if r.best), None)
+
+    @property
+    def runner_up(self) -> SweepRow | None:
+        return next((r for r in self.rows if r.runner_up), None)
+
+    def to_frame(self) -> Any:
+        import pandas as pd
+
+        return pd.DataFrame([r.to_dict() for r in self.rows])
+
+    def to_json(self) -> dict[str, Any]:
+        def clean(value: Any) -> Any:
+            if isinstance(value, float) and not math.isfinite(value):
+                return None
+            if isinstance(value, dict):
+                return {k: clean(v) for k, v in value.items()}
+            if isinstance(value, list | tuple):
+                return [clean(v) for v in value]
+            return value
+
+        return clean(
+            {
+                "dimension": self.dimension,
+                "n_items": self.n_items,
+                "n_boot": self.n_boot,
+                "confidence": self.confidence,
+                "rank_by": self.rank_by,
+                "scale": self.scale_note,
+                "rows": [r.to_dict() for r in self.rows],
+                "best_vs_runner_up": self.comparison.to_dict() if self.comparison else None,
+                **self.extra,
+            }
+        )
+
+
+def sweep_table(
+    analysis: StudyAnalysis,
+    entries: Sequence[SweepEntry],
+    *,
+    n_boot: int = 1000,
+    seed: int = 0,
+    confidence: float = 0.95,
+    rank_by: str = "pearson",
+) -> SweepTable:
+    """The table of `entries` from a study's analysis (its metric columns and ratings)."""
+    if rank_by not in RANK_BY:
+        raise UserError(f"rank by {rank_by!r}: choose {' or '.join(RANK_BY)}")
+    names = analysis.metric_names
+    scored = [e for e in entries if e.column in names]
+    rows = {e: SweepRow(e) for e in entries}
+    y, rating = analysis.human()
+    human_01 = rating / 100.0
+    table = SweepTable(list(rows.values()), analysis.dimension, int(np.isfinite(y).sum()),
+                       n_boot, rank_by, confidence)  # fmt: skip
+    if scored:
+        columns = list(dict.fromkeys(e.column for e in scored))
+        corr = analysis.correlations(
+            n_boot=n_boot, seed=seed, confidence=confidence, columns=columns
+        )
+        for e in scored:
+            result, row = corr.results[e.column], rows[e]
+            x = analysis.data.metric_values[:, names.index(e.column)]
+            row.n = result.n
+            row.pearson, row.pearson_ci = result.pearson, result.pearson_ci
+            row.spearman, row.spearman_ci = result.spearman, result.spearman_ci
+            row.kendall = result.kendall
+            row.kendall_ci = kendall_interval(x, y, n_boot=n_boot, seed=seed, confidence=confidence)
+            row.rmse, row.mae, _ = errors_01(x / 100.0, human_01)
+    for e, row in rows.items():
+        if e.column not in names or row.n == 0:
+            row.note = e.reason or (
+                "no scores" if e.status in ("done", "cached") else f"run {e.status}"
+            )
+    _mark_best(table, analysis, n_boot=n_boot, seed=seed, confidence=confidence)
+    return table
+
+
+def _mark_best(
+    table: SweepTable, analysis: StudyAnalysis, *, n_boot: int, seed: int, confidence: float
+) -> None:
+    ranked = sorted(
+        (r for r in table.rows if math.isfinite(getattr(r, table.rank_by))),
+        key=lambda r: getattr(r, table.rank_by),
+        reverse=True,
+    )
+    if not ranked:
+        return
+    ranked[0].best = True
+    if len(ranked) < 2:
+        return
+    ranked[1].runner_up = True
+    names = analysis.metric_names
+    values = analysis.data.metric_values
+    y, _ = analysis.human()
+    table.comparison = best_versus_runner_up(
+        values[:, names.index(ranked[0].entry.column)],
+        values[:, names.index(ranked[1].entry.column)],
+        y,
+        statistic=table.rank_by,
+        n_boot=n_boot,
+        seed=seed,
+        confidence=confidence,
+    )

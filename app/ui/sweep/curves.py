@@ -1,0 +1,94 @@
+"""Layer curves of a sweep: the ranking correlation against the layer, one curve per model,
+metric and variant, with its bootstrap interval as a band and the best configuration
+starred."""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+
+import pyqtgraph as pg
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QApplication, QVBoxLayout, QWidget
+
+from meaningbench.analysis.sweep_table import SweepRow, SweepTable
+from meaningbench.ui.dashboard.plots import PlotColors, axis_label, make_plot, style_plot
+
+# Colour-blind-safe (Tol's bright scheme), enough for a handful of curves.
+SERIES_COLORS = ("#4477aa", "#ee6677", "#228833", "#ccbb44", "#66ccee", "#aa3377", "#bbbbbb")
+
+
+def _faded(color: QColor, alpha: int) -> QColor:
+    out = QColor(color)
+    out.setAlpha(alpha)
+    return out
+
+
+def series_of(table: SweepTable) -> dict[str, list[SweepRow]]:
+    """Rows with a value, by curve (model · metric · variant), in layer order."""
+    out: dict[str, list[SweepRow]] = defaultdict(list)
+    for row in table.rows:
+        if math.isfinite(getattr(row, table.rank_by)):
+            e = row.entry
+            out[f"{e.model} · {e.metric} · {e.variant}"].append(row)
+    return {k: sorted(v, key=lambda r: r.entry.layer) for k, v in out.items()}
+
+
+class LayerCurves(QWidget):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("sweepCurves")
+        self.plot = make_plot(mouse=True)
+        self.plot.setObjectName("sweepPlot")
+        self.plot.setMinimumSize(420, 260)
+        item = self.plot.getPlotItem()
+        item.showGrid(x=True, y=True, alpha=0.25)
+        item.getAxis("left").enableAutoSIPrefix(False)
+        self.legend = item.addLegend(
+            offset=(-10, -10), labelTextSize=f"{QApplication.font().pointSizeF():.1f}pt"
+        )
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.plot, 1)
+        self.curves: dict[str, pg.PlotDataItem] = {}
+        self.table: SweepTable | None = None
+
+    def show_table(self, table: SweepTable) -> None:
+        self.table = table
+        colors = PlotColors.from_palette()
+        style_plot(self.plot, colors)
+        item = self.plot.getPlotItem()
+        item.clear()
+        self.legend.clear()
+        self.legend.setLabelTextColor(colors.text)
+        self.legend.setBrush(pg.mkBrush(_faded(colors.background, 220)))
+        axis_label(self.plot, "bottom", "layer", colors)
+        axis_label(self.plot, "left", f"{table.rank_by.capitalize()} with human scores", colors)
+        self.curves = {}
+        ci = "pearson_ci" if table.rank_by == "pearson" else "spearman_ci"
+        for n, (name, rows) in enumerate(series_of(table).items()):
+            color = QColor(SERIES_COLORS[n % len(SERIES_COLORS)])
+            x = [float(r.entry.layer) for r in rows]
+            y = [float(getattr(r, table.rank_by)) for r in rows]
+            low = [getattr(r, ci)[0] for r in rows]
+            high = [getattr(r, ci)[1] for r in rows]
+            if all(math.isfinite(v) for v in low + high) and len(rows) > 1:
+                lower = pg.PlotDataItem(x, low, pen=pg.mkPen(None))
+                upper = pg.PlotDataItem(x, high, pen=pg.mkPen(None))
+                band = pg.FillBetweenItem(lower, upper, brush=pg.mkBrush(_faded(color, 28)))
+                item.addItem(band)
+            curve = item.plot(
+                x, y, name=name, pen=pg.mkPen(color, width=2.2), symbol="o", symbolSize=7,
+                symbolBrush=pg.mkBrush(color), symbolPen=pg.mkPen(colors.background, width=1),
+            )  # fmt: skip
+            self.curves[name] = curve
+        best = table.best
+        if best is not None:
+            star = pg.ScatterPlotItem(
+                [float(best.entry.layer)], [float(getattr(best, table.rank_by))],
+                symbol="star", size=20, brush=pg.mkBrush(colors.accent),
+                pen=pg.mkPen(colors.background, width=1), name="best configuration",
+            )  # fmt: skip
+            item.addItem(star)
+        item.getAxis("bottom").setTickSpacing(major=1, minor=1)
+        item.enableAutoRange()
