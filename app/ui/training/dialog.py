@@ -1,4 +1,5 @@
-"""Train a MeaningBERT from the window: options, live loss curves, cancel, resume, model card.
+"""Train a MeaningBERT or a Sentence-BERT model from the window: options, live loss curves,
+cancel, resume, model card.
 
 The training is `meaningbench.training.train_model`, the function `meaningbench train` runs, on a
 worker thread of the window's job runner. Its events are the job's messages: they reach
@@ -46,7 +47,7 @@ if TYPE_CHECKING:
 
 REDRAW_MS = 200  # the curves and labels follow the training at most five times a second
 FOLDER_CHECK_MS = 300  # typing a folder path: look at it once the typing pauses
-JOB_TITLE = "Training a MeaningBERT"
+JOB_TITLE = "Training a model"
 
 
 def _train_job(request: TrainRequest, ctx: JobContext) -> TrainResult:
@@ -80,7 +81,7 @@ class TrainingDialog(QDialog):
     def __init__(self, context: StudyContext, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("trainingDialog")
-        self.setWindowTitle("Train a MeaningBERT")
+        self.setWindowTitle("Train a model")
         self.setModal(False)
         self.context = context
         self.monitor = TrainingMonitor()
@@ -201,9 +202,11 @@ class TrainingDialog(QDialog):
         self.form.device.setCurrentIndex(max(0, self.form.device.findData(UserPrefs.load().device)))
         name = self.context.title or (path.name if path else "")
         self.intro.setText(
-            f"Fine-tune a cross-encoder to predict the human ratings of <b>{name}</b>, "
-            "split by source sentence so that no test source is seen in training. The model "
-            "is saved with its model card and registered in the study as a metric."
+            f"Fine-tune a model to predict the human ratings of <b>{name}</b>: a "
+            "MeaningBERT-style cross-encoder, or a Sentence-BERT bi-encoder whose cosine "
+            "also serves BERTScore. Items are split by source sentence so that no test "
+            "source is seen in training. The model is saved with its model card and "
+            "registered in the study as a metric."
             if path is not None
             else "Open a study with ratings to train a model on them."
         )
