@@ -105,3 +105,15 @@ def test_the_dialog_trains_a_bi_encoder(open_dialog, cue_path, tiny_encoder, qtb
     offered = {m["name"]: m for m in list_metrics(cue_path)}
     assert offered["sbert_cosine@cue-bi"]["available"] is True
     assert offered["bertscore@cue-bi"]["available"] is True
+
+
+def test_the_proposed_folder_follows_the_kind(open_dialog, cue_path, tmp_path) -> None:
+    dialog = open_dialog(cue_path)
+    form = dialog.form
+    assert form.out_dir.text().endswith("cue-meaningbert")
+    _choose_kind(form, "bi-encoder")
+    assert form.out_dir.text().endswith("cue-sbert")
+    assert form.name.placeholderText() == "cue-sbert"
+    form.out_dir.set_text(str(tmp_path / "mine"))  # the user's own choice is kept
+    _choose_kind(form, "cross-encoder")
+    assert form.out_dir.text() == str(tmp_path / "mine")

@@ -62,12 +62,14 @@ def study_dimensions(context: StudyContext) -> list[str]:
     return [] if context.study is None else dimension_names(context.study)
 
 
-def default_out_dir(study_path: Path | None) -> Path:
-    """A new folder under the data folder's models/, named after the study."""
+def default_out_dir(study_path: Path | None, kind: str = "cross-encoder") -> Path:
+    """A new folder under the data folder's models/, named after the study and the kind
+    (the folder's name is the model's registered name by default)."""
     from meaningbench.settings import models_dir
 
     stem = study_path.stem if study_path is not None else "study"
-    base = models_dir() / f"{stem}-meaningbert"
+    suffix = "sbert" if kind == "bi-encoder" else "meaningbert"
+    base = models_dir() / f"{stem}-{suffix}"
     candidate, n = base, 1
     while candidate.exists():
         n += 1
@@ -103,6 +105,8 @@ class TrainingDialog(QDialog):
         self._folder_timer.setInterval(FOLDER_CHECK_MS)
         self._folder_timer.timeout.connect(self.check_folder)
         self.form.out_dir_changed.connect(lambda _t: self._folder_timer.start())
+        self._shown_kind = self._kind()
+        self.form.kind.currentIndexChanged.connect(lambda _i: self._on_kind_changed())
         context.study_opened.connect(lambda _s: self._on_study_changed())
         context.study_closed.connect(self._on_study_changed)
         self._on_study_changed()
@@ -211,9 +215,19 @@ class TrainingDialog(QDialog):
             else "Open a study with ratings to train a model on them."
         )
         if path is not None:
-            self.form.out_dir.set_text(str(default_out_dir(path)))
+            self.form.out_dir.set_text(str(default_out_dir(path, self._kind())))
             self.check_folder()
         self._update_buttons()
+
+    def _kind(self) -> str:
+        return str(self.form.kind.currentData())
+
+    def _on_kind_changed(self) -> None:
+        """A folder the dialog proposed follows the kind; one the user chose stays."""
+        path, old, new = self.context.path, self._shown_kind, self._kind()
+        self._shown_kind = new
+        if path is not None and self.form.out_dir.text() == str(default_out_dir(path, old)):
+            self.form.out_dir.set_text(str(default_out_dir(path, new)))
 
     def check_folder(self) -> None:
         """Look at the output folder: new, not empty, or holding a training to resume."""
