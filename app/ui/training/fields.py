@@ -208,7 +208,7 @@ class LabelMapField(QWidget):
             self.status.setProperty("role", "")
             rows = self.value()
             self.status.setText(
-                "Linear: the scale's minimum → 0, its maximum → 1"
+                "Linear: scale minimum → 0, maximum → 1"
                 if rows is None
                 else f"{len(rows)} ratings mapped: " + ", ".join(f"{s:g} → {t:g}" for s, t in rows)
             )
