@@ -17,6 +17,7 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from meaningbench.datasets.importer import import_file
@@ -24,7 +25,11 @@ from meaningbench.db.study import create_study
 from meaningbench.training import EpochEnd, TrainRequest, train_model
 from meaningbench.training.model import available_cores
 
-from .bench_training import read_csmd
+
+def read_csmd(path: Path) -> pd.DataFrame:
+    # CSV quoting inside a TSV: pandas' csv reader, never a split on tabs.
+    return pd.read_csv(path, sep="\t", quotechar='"', keep_default_na=False)
+
 
 RESULTS = Path(__file__).resolve().parent / "results" / "training_biencoder.json"
 
@@ -59,7 +64,9 @@ def test_train_a_bi_encoder_on_csmd_train(shared_datasets: Path, tmp_path: Path)
     request = TrainRequest(
         study=tmp_path / "csmd.mbstudy", out_dir=tmp_path / "model", kind="bi-encoder"
     )
-    result = train_model(request, None, lambda e: epochs.append(e) if isinstance(e, EpochEnd) else None)
+    result = train_model(
+        request, None, lambda e: epochs.append(e) if isinstance(e, EpochEnd) else None
+    )
     total = time.monotonic() - started
     card = result.card
     keys = ("n", "pearson", "spearman", "r2", "rmse")
