@@ -1,12 +1,14 @@
 """Screenshots of the training dialog during and after a short real training.
 
     xvfb-run -a -s "-screen 0 1600x1000x24" python -m tests.screenshots_training
+    xvfb-run -a -s "-screen 0 1600x1000x24" python -m tests.screenshots_training --bi-encoder
 
 Imports the public CSMD ratings (train + dev, from ../shared/datasets, read in place) into a
 study in a temporary data folder and fine-tunes the embedded MiniLM on them with the
 default recipe, stopped after a few dozen steps and validated every few, then saves
 real-window PNGs to resources/screenshots/: training-running.png while it trains,
-training.png once the model card is in.
+training.png once the model card is in. With --bi-encoder it trains the Sentence-BERT kind
+(CSMD's 0–100 means rescaled linearly to cosine targets) and saves training-bi-encoder.png.
 """
 
 from __future__ import annotations
@@ -69,13 +71,15 @@ def build_study(folder: Path) -> Path:
     return folder / "csmd.mbstudy"
 
 
-def main() -> int:
+def main(bi_encoder: bool = False) -> int:
     from PySide6.QtWidgets import QApplication
 
-    if not (CSMD / "train.tsv").is_file():
-        print(f"needs the CSMD data in {CSMD}")
-        return 1
+    global CSMD
     with tempfile.TemporaryDirectory() as tmp:
+        if not (CSMD / "train.tsv").is_file():  # a checkout beside no ../shared: the fixtures
+            from tests.conftest import unpack_datasets
+
+            CSMD = unpack_datasets(Path(tmp) / "datasets") / "csmd"
         os.environ["MEANINGBENCH_HOME"] = tmp
         app = QApplication(sys.argv)
         from meaningbench.ui.theme import ThemeManager
@@ -93,10 +97,12 @@ def main() -> int:
         dialog.resize(*SIZE)
         dialog.show()
         form = dialog.form
+        if bi_encoder:
+            form.kind.setCurrentIndex(form.kind.findData("bi-encoder"))
         form.max_steps.setValue(MAX_STEPS)
         form.eval_steps.setValue(EVAL_STEPS)
         form.show_more(True)
-        form.name.setText("csmd-minilm")
+        form.name.setText("csmd-minilm-sbert" if bi_encoder else "csmd-minilm")
         job = dialog.start()
         if job is None:
             print("the training did not start:", dialog.error_notice.text())
@@ -104,7 +110,7 @@ def main() -> int:
         print("  training the embedded MiniLM on CSMD…")
         started = time.monotonic()
         running = wait(app, lambda: dialog.monitor.step >= RUNNING_AT_STEP, TIMEOUT_S)
-        if running and dialog.running:
+        if running and dialog.running and not bi_encoder:
             dialog.refresh_view()
             dialog.curves.refresh(dialog.monitor)
             save(dialog, "training-running.png")
@@ -118,11 +124,11 @@ def main() -> int:
             return 1
         print(f"  trained in {time.monotonic() - started:.0f} s")
         form.show_more(False)
-        save(dialog, "training.png")
+        save(dialog, "training-bi-encoder.png" if bi_encoder else "training.png")
         dialog.close()
         context.set_study(None)
     return 0
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(main(bi_encoder="--bi-encoder" in sys.argv[1:]))

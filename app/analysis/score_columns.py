@@ -16,6 +16,7 @@ from sqlalchemy import Connection
 from sqlalchemy.orm import Session
 
 from meaningbench.db import frames
+from meaningbench.metrics.model_roles import metrics_for_model
 from meaningbench.metrics.names import canonical_name
 from meaningbench.metrics.registry import metric_classes
 from meaningbench.settings import resolve_model_path
@@ -25,8 +26,9 @@ def _registered_by_path(session: Session | Connection) -> dict[tuple[str, str], 
     """(metric, resolved model path) -> registered model name."""
     models = frames.registered_models_frame(session)
     return {
-        (str(m), str(Path(resolve_model_path(str(p))).resolve())): str(n)
+        (served, str(Path(resolve_model_path(str(p))).resolve())): str(n)
         for n, m, p in zip(models["name"], models["metric"], models["path"], strict=True)
+        for served in metrics_for_model(str(m))
     }
 
 

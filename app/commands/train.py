@@ -1,4 +1,5 @@
-"""`meaningbench train`: fine-tune a MeaningBERT-style model on the study's ratings."""
+"""`meaningbench train`: fine-tune a MeaningBERT-style cross-encoder or a Sentence-BERT
+bi-encoder on the study's ratings."""
 
 from __future__ import annotations
 
@@ -11,15 +12,20 @@ from typing import Any
 from meaningbench.commands._common import add_json_flag, add_study_argument, print_json
 from meaningbench.settings import DEVICE_CHOICES
 from meaningbench.training.request import (
+    BI_ENCODER,
+    CROSS_ENCODER,
     DEFAULT_BATCH_SIZE,
     DEFAULT_EPOCHS,
     DEFAULT_LR,
     DEFAULT_MAX_LENGTH,
+    KINDS,
 )
 
 # Options that change what is learned: None means "not given", so that a resume can tell a
 # repeated option from a conflicting one and fill the rest from the saved request.
 _LEARNING_OPTIONS = {
+    "kind": "kind",
+    "label_map": "label_map",
     "base": "base_model",
     "dimension": "dimension",
     "labels": "labels",
@@ -44,15 +50,30 @@ _LEARNING_OPTIONS = {
 def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "train",
-        help="train a MeaningBERT-style model on the study's ratings",
+        help="train a MeaningBERT-style or Sentence-BERT model on the study's ratings",
         description="Fine-tune a cross-encoder (the embedded MiniLM by default) to predict the "
         "study's human ratings, split by source sentence, with the MeaningBERT augmentation. "
         "Writes the model and its card to --out and registers it in the study, where the "
-        "battery runs it as `meaningbert@NAME`. Ctrl+C stops after the current step; "
-        "--resume continues from the last checkpoint.",
+        "battery runs it as `meaningbert@NAME`. With --kind bi-encoder it fine-tunes a "
+        "Sentence-BERT encoder instead (mean pooling, the cosine of the two texts regressed "
+        "on the rating mapped to 0–1), which the battery runs as `sbert_cosine@NAME` and "
+        "`bertscore@NAME`. Ctrl+C stops after the current step; --resume continues from the "
+        "last checkpoint.",
     )
     add_study_argument(p)
     p.add_argument("--out", type=Path, required=True, help="new or empty folder for the model")
+    p.add_argument(
+        "--kind",
+        choices=KINDS,
+        help=f"{CROSS_ENCODER} (MeaningBERT-style, the default) or {BI_ENCODER} (Sentence-BERT)",
+    )
+    p.add_argument(
+        "--label-map",
+        metavar="MAP",
+        help="bi-encoder: rating → cosine target table, e.g. "
+        "4=0.85,3.5=0.70,3=0.50,2.5=0.30,2=0.20,1.5=0.10,1=0.05, or 'linear' (the default: "
+        "the dimension's scale rescaled to 0–1)",
+    )
     p.add_argument(
         "--base", help="base encoder: a local folder or hub id (default: embedded MiniLM)"
     )
@@ -118,6 +139,10 @@ def _given(args: argparse.Namespace) -> dict[str, Any]:
             continue
         if option == "augment":
             value = _augment(value)
+        elif option == "label_map":
+            from meaningbench.training.labels import parse_label_map
+
+            value = parse_label_map(value)
         elif option == "seeds":
             value = tuple(value)
         given[field] = value
@@ -212,7 +237,8 @@ def _print_summary(result: Any) -> None:
     test = result.test
     print(f"model: {result.model_dir}  ({result.selected_run}, card: model_card.json, README.md)")
     if result.registered:
-        print(f"registered in the study as meaningbert@{result.name}")
+        names = " and ".join(f"{m}@{result.name}" for m in result.card.get("metrics", []))
+        print(f"registered in the study as {names}")
 
     def fmt(key: str) -> str:
         value = test.get(key)
@@ -222,6 +248,13 @@ def _print_summary(result: Any) -> None:
         f"test (n = {test.get('n')}): Pearson {fmt('pearson')}, Spearman {fmt('spearman')}, "
         f"R² {fmt('r2')}, RMSE {fmt('rmse')}"
     )
+    before = result.card.get("test_before") or {}
+    if before:
+        test = before
+        print(
+            f"base encoder on the same items: Pearson {fmt('pearson')}, "
+            f"Spearman {fmt('spearman')}, R² {fmt('r2')}, RMSE {fmt('rmse')}"
+        )
     sanity = result.card.get("sanity") or {}
     if sanity:
         ident = (sanity.get("identical") or {}).get("95")

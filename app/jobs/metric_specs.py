@@ -21,6 +21,7 @@ from typing import Any
 
 from meaningbench.errors import InputError
 from meaningbench.metrics.base import Availability, Metric
+from meaningbench.metrics.model_roles import metrics_for_model
 from meaningbench.metrics.names import OPTION_ALIASES, metric_canonical_name
 from meaningbench.metrics.registry import get_metric_class, metric_classes
 from meaningbench.settings import resolve_model_path
@@ -150,6 +151,7 @@ def plan_metric(
             )
         if "model" not in cls.defaults:
             raise InputError(f"{spec.text}: the metric {spec.name!r} does not take a model")
+        _check_model_serves(spec, ref)
         config["model"] = resolve_model_path(ref.path)
     unknown = sorted(set(spec.options) - set(cls.defaults))
     if unknown:
@@ -171,6 +173,15 @@ def plan_metric(
     return PlannedMetric(spec, metric, label, availability)
 
 
+def _check_model_serves(spec: MetricSpec, ref: RegisteredModelRef) -> None:
+    served = metrics_for_model(ref.metric)
+    if spec.name not in served:
+        raise InputError(
+            f"{spec.text}: the model {ref.name!r} was registered for {ref.metric}; "
+            f"it runs as {' or '.join(f'{m}@{ref.name}' for m in served)}"
+        )
+
+
 def expand_specs(
     texts: Sequence[str], registered: Iterable[RegisteredModelRef]
 ) -> tuple[list[MetricSpec], bool]:
@@ -181,8 +192,9 @@ def expand_specs(
     if any(s.lower() == "all" for s in flat):
         specs = [MetricSpec(name, text=name, explicit=False) for name in sorted(metric_classes())]
         specs += [
-            MetricSpec(ref.metric, ref.name, text=f"{ref.metric}@{ref.name}", explicit=False)
+            MetricSpec(metric, ref.name, text=f"{metric}@{ref.name}", explicit=False)
             for ref in registered
+            for metric in metrics_for_model(ref.metric)
         ]
         seen = {s.text for s in specs}
         specs += [parse_spec(s) for s in flat if s.lower() != "all" and s not in seen]

@@ -75,6 +75,7 @@ from meaningbench.metrics.base import (
     Metric,
     Pair,
 )
+from meaningbench.metrics.model_roles import metrics_for_model
 from meaningbench.metrics.neural.models import prefer_passive_thread_waits
 from meaningbench.metrics.registry import (
     BrokenPlugin,
@@ -522,19 +523,20 @@ def _registered_model_entries(study_path: Path | str) -> list[dict[str, Any]]:
         study.close()
     classes = metric_classes()
     out: list[dict[str, Any]] = []
-    for ref in refs:
-        model_cls = classes.get(ref.metric)
+    served = [(ref, metric) for ref in refs for metric in metrics_for_model(ref.metric)]
+    for ref, metric in served:
+        model_cls = classes.get(metric)
         path = resolve_model_path(ref.path)
         if model_cls is None:
-            ok, reason = False, f"the metric {ref.metric!r} is not installed"
+            ok, reason = False, f"the metric {metric!r} is not installed"
         elif not Path(path).exists():
             ok, reason = False, f"the model folder {path} is missing"
         else:
             ok, reason = True, ""
         out.append(
             {
-                "name": f"{ref.metric}@{ref.name}",
-                "label": ref.name,
+                "name": f"{metric}@{ref.name}",
+                "label": ref.name if metric == ref.metric else f"{ref.name} ({metric})",
                 "family": "trained",
                 "needs_references": bool(model_cls and model_cls.info.needs_references),
                 "needs_model": True,
@@ -542,7 +544,7 @@ def _registered_model_entries(study_path: Path | str) -> list[dict[str, Any]]:
                 "status": "available" if ok else "unavailable",
                 "reason": reason,
                 "fix": "",
-                "description": f"{ref.metric} with the registered model {ref.name}",
+                "description": f"{metric} with the registered model {ref.name}",
                 "options": {"model": path},
                 "package": "study",
                 "origin": f"a model registered in {Path(study_path).name}",

@@ -1,4 +1,5 @@
-"""Training a MeaningBERT-style cross-encoder on a study's ratings (Qt-free, torch imported lazily).
+"""Training a MeaningBERT-style cross-encoder or a Sentence-BERT bi-encoder on a study's ratings
+(Qt-free, torch imported lazily).
 
 `train_model(TrainRequest(...), ctx, on_event)` is the one entry point, a job like any
 other (`ctx` is a `meaningbench.runtime.JobContext`; its events also go out as

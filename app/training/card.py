@@ -72,6 +72,28 @@ def _stats_rows(stats: dict[str, Any]) -> list[str]:
     return rows
 
 
+def _metrics(card: dict[str, Any]) -> list[str]:
+    metrics = card.get("metrics")
+    return [str(m) for m in metrics] if isinstance(metrics, list) else [str(card.get("metric"))]
+
+
+def _mapping_lines(mapping: Any) -> list[str]:
+    if not isinstance(mapping, dict):
+        return []
+    if mapping.get("kind") != "table":
+        return [f"- Rating mapping: linear ({mapping.get('rule', '')})"]
+    rows = ", ".join(f"{r['score']:g} → {r['target']:g}" for r in mapping.get("table", []))
+    return [f"- Rating mapping (label map `{mapping.get('text')}`): {rows}"]
+
+
+def _before_after_rows(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
+    rows = ["| statistic | before | after |", "|---|---|---|"]
+    for key in ("n", "pearson", "spearman", "kendall", "r2", "rmse"):
+        if key in before or key in after:
+            rows.append(f"| {key} | {_fmt(before.get(key))} | {_fmt(after.get(key))} |")
+    return rows
+
+
 def render_markdown(card: dict[str, Any]) -> str:
     cfg = card.get("config", {})
     data = card.get("data", {})
@@ -79,16 +101,22 @@ def render_markdown(card: dict[str, Any]) -> str:
     lines = [
         f"# {card.get('name', 'model')}",
         "",
-        "A MeaningBERT-style cross-encoder (one regression output; the logit is a 0–100 "
-        "meaning-preservation score for a (source, output) pair) trained with MeaningBench.",
+        str(
+            card.get("description")
+            or "A MeaningBERT-style cross-encoder (one regression output; the logit is a 0–100 "
+            "meaning-preservation score for a (source, output) pair)"
+        )
+        + " trained with MeaningBench.",
         "",
+        "- Battery metrics: " + ", ".join(f"`{m}@{card.get('name')}`" for m in _metrics(card)),
         f"- Base encoder: `{card.get('base_model')}`",
         f"- Study: `{card.get('study')}`, dimension `{data.get('dimension')}`, target "
         f"{data.get('target')}",
         f"- Data: {data.get('n_items')} rated items in {data.get('n_groups')} source groups, "
         f"{data.get('n_ratings')} ratings by {data.get('n_annotators')} annotators; "
         f"hash `{str(data.get('hash', ''))[:16]}`",
-        f"- Split: {split.get('kind')} by source group (seed {split.get('seed')})",
+        *_mapping_lines(card.get("mapping")),
+        f"- Split: {split.get('kind')} (seed {split.get('seed')})",
         f"- Selected run: `{card.get('selected_run')}`; device {card.get('device')}; "
         f"{_fmt(card.get('elapsed_s'), 0)} s",
         "",
@@ -99,6 +127,14 @@ def render_markdown(card: dict[str, Any]) -> str:
         *_stats_rows(card.get("test", {})),
         "",
     ]
+    if card.get("test_before"):
+        lines += [
+            "Before and after training, on the same held-out items (the base encoder's "
+            "zero-shot cosine, then the trained model's):",
+            "",
+            *_before_after_rows(card["test_before"], card.get("test", {})),
+            "",
+        ]
     if card.get("test_over_runs"):
         lines += ["Mean ± SD over runs:", "", *_stats_rows(card["test_over_runs"]), ""]
     sanity = card.get("sanity") or {}

@@ -30,7 +30,16 @@ from meaningbench.analysis.human import RatingSet
 from meaningbench.db.frames import items_frame, ratings_frame
 from meaningbench.errors import UserError
 
-TARGET_COLUMNS = ["item_id", "source", "output", "system", "source_group", "target", "n_ratings"]
+TARGET_COLUMNS = [
+    "item_id",
+    "dataset",
+    "source",
+    "output",
+    "system",
+    "source_group",
+    "target",
+    "n_ratings",
+]
 
 
 @dataclass(frozen=True)

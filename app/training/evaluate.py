@@ -10,7 +10,6 @@ folder), so a model card and the dashboard report the same numbers the same way.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -48,22 +47,20 @@ def regression_stats(
 
 
 def sanity_check(
-    model_dir: Path,
+    metric: Any,
     sources: Sequence[str],
     *,
-    device: str,
     n: int | None,
     seed: int,
     cancel: CancelToken | None = None,
 ) -> dict[str, Any]:
-    """The MeaningBERT sanity checks of the saved model, scored by the battery's metric:
-    identical pairs (s, s) and word-soup pairs for up to `n` distinct held-out sources."""
+    """The MeaningBERT sanity checks of the saved model, scored by the battery's `metric`
+    on its folder: identical pairs (s, s) and word-soup pairs for up to `n` distinct
+    held-out sources."""
     from meaningbench.analysis.sanity import run_sanity
-    from meaningbench.metrics.neural.meaningbert import MeaningBertMetric
     from meaningbench.metrics.neural.models import clear_model_cache
     from meaningbench.training.model import quiet_transformers
 
-    metric = MeaningBertMetric(model=str(model_dir), device=device)
     try:
         with quiet_transformers():
             result = run_sanity(

@@ -24,7 +24,6 @@ from meaningbench.runtime import JobContext
 from meaningbench.training import card as cards
 from meaningbench.training.checkpoint import LAST_INFO
 from meaningbench.training.data import TargetTable, load_targets
-from meaningbench.training.encoding import predict
 from meaningbench.training.evaluate import clip_scores, regression_stats, sanity_check
 from meaningbench.training.events import (
     TRAIN_EVENT,
@@ -34,10 +33,10 @@ from meaningbench.training.events import (
     StepEnd,
     TrainEvent,
 )
+from meaningbench.training.kinds import model_kind
 from meaningbench.training.loop import RunSpec, total_steps, train_run
 from meaningbench.training.model import (
     has_model_files,
-    load_saved,
     load_tokenizer,
     resolve_base_model,
     resolve_device,
@@ -50,7 +49,13 @@ from meaningbench.training.register import (
     default_model_name,
     register_model,
 )
-from meaningbench.training.request import RunSummary, TrainRequest, TrainResult, save_request
+from meaningbench.training.request import (
+    BI_ENCODER,
+    RunSummary,
+    TrainRequest,
+    TrainResult,
+    save_request,
+)
 from meaningbench.training.status import CHECKPOINTS, RESULT_FILE
 from meaningbench.training.summary import build_card
 
@@ -109,7 +114,9 @@ def _check_fingerprint(ckpt: Path, request: TrainRequest, data_hash: str) -> str
 
 
 def _load_targets(request: TrainRequest, name: str | None) -> TargetTable:
+    from meaningbench.analysis.data import dimension_info
     from meaningbench.db.study import open_study
+    from meaningbench.training.labels import map_targets
 
     if not request.study.exists():
         raise StudyNotFoundError(f"{request.study}: no such study")
@@ -117,6 +124,9 @@ def _load_targets(request: TrainRequest, name: str | None) -> TargetTable:
         targets = load_targets(
             session, dimension=request.dimension, z=request.z_scores, labels=request.labels
         )
+        if request.label_map is not None:
+            dim = dimension_info(session, request.dimension)
+            targets = map_targets(targets, request.label_map, low=dim.min_value, high=dim.max_value)
         if name is not None:
             check_name_free(session, name=name, path=request.out_dir)
     return targets
@@ -130,18 +140,25 @@ def _finish_run(
     *,
     device: str,
     ctx: JobContext,
+    before_model: Any = None,
 ) -> tuple[RunSummary, dict[str, list[Any]]]:
-    model = load_saved(spec.best_dir, device)
+    kind = model_kind(request)
+    model = kind.load_saved(spec.best_dir, device)
     test = data.encoded["test"]
     items = data.items["test"]
-    values = clip_scores(predict(model, test, device=device, check=ctx.check))
+    values = clip_scores(kind.predict(model, test, device=device, saved=True, check=ctx.check))
     del model
     groups = items["source_group"].tolist()
     stats = regression_stats(values, test.targets, groups=groups, seed=request.split_seed)
+    before: dict[str, Any] = {}
+    if before_model is not None:
+        base_values = kind.predict(before_model, test, device=device, check=ctx.check)
+        before = regression_stats(
+            clip_scores(base_values), test.targets, groups=groups, seed=request.split_seed
+        )
     sanity = sanity_check(
-        spec.best_dir,
+        kind.battery_metric(spec.best_dir, device),
         items["source"].tolist(),
-        device=device,
         n=request.sanity_n,
         seed=request.split_seed,
         cancel=ctx.cancel,
@@ -158,6 +175,7 @@ def _finish_run(
         sanity=sanity,
         curve=state.curve,
         split=data.stats(),
+        test_before=before,
     )
     predictions: dict[str, list[Any]] = {
         "item_id": [int(i) for i in items["item_id"]],
@@ -174,6 +192,8 @@ def _assemble(out_dir: Path, selected: RunSummary, ckpt: Path) -> None:
         for item in best.iterdir():
             if item.is_file():
                 shutil.copy2(item, out_dir / item.name)
+            elif item.is_dir():  # a Sentence-Transformers module folder (1_Pooling)
+                shutil.copytree(item, out_dir / item.name, dirs_exist_ok=True)
         return
     previous = cards.read_card(out_dir) or {}
     if has_model_files(out_dir) and previous.get("selected_run") == selected.name:
@@ -184,7 +204,8 @@ def _assemble(out_dir: Path, selected: RunSummary, ckpt: Path) -> None:
 def train_model(
     request: TrainRequest, ctx: JobContext | None = None, on_event: EventFn | None = None
 ) -> TrainResult:
-    """Train, evaluate, save and register a MeaningBERT-style model from a study's ratings."""
+    """Train, evaluate, save and register a model (a MeaningBERT-style cross-encoder or a
+    Sentence-BERT bi-encoder, as `request.kind` says) from a study's ratings."""
     started = time.monotonic()
     request.validate()
     ctx = ctx or JobContext()
@@ -265,7 +286,9 @@ def _register(request: TrainRequest, name: str, card: dict[str, Any]) -> None:
     from meaningbench.db.study import open_study
 
     with open_study(request.study) as study, study.session() as session:
-        register_model(session, name=name, path=request.out_dir, card=card)
+        register_model(
+            session, name=name, path=request.out_dir, card=card, metric=model_kind(request).metric
+        )
 
 
 def _remove_checkpoints(specs: list[tuple[RunSpec, SplitData]]) -> None:
@@ -319,7 +342,16 @@ def _run_or_reuse(
         spec, request, base_model=base, tokenizer=tokenizer, device=device, ctx=ctx, emit=emit
     )
     emit(Phase("testing the best model", run=spec.name))
-    summary, preds = _finish_run(spec, data, state, request, device=device, ctx=ctx)
+    before_model = None
+    if request.kind == BI_ENCODER:
+        # The base encoder's zero-shot cosine is itself a metric: the card says how far the
+        # training moved it on the same held-out items.
+        before_model = model_kind(request).load_for_training(base, seed=spec.seed, mean_target=0)
+        before_model.to(device)
+    summary, preds = _finish_run(
+        spec, data, state, request, device=device, ctx=ctx, before_model=before_model
+    )
+    del before_model
     payload = clean_json({**summary.to_json(), "predictions": preds})
     tmp = result_path.with_name(RESULT_FILE + ".tmp")
     tmp.write_text(json.dumps(payload), encoding="utf-8")

@@ -26,7 +26,7 @@ from meaningbench.training.checkpoint import (
     restore,
     save_checkpoint,
 )
-from meaningbench.training.encoding import Encoded, collate, epoch_batches, predict, steps_per_epoch
+from meaningbench.training.encoding import epoch_batches, steps_per_epoch
 from meaningbench.training.events import (
     Checkpointed,
     EpochEnd,
@@ -35,12 +35,8 @@ from meaningbench.training.events import (
     RunStarted,
     StepEnd,
 )
-from meaningbench.training.model import (
-    TARGET_SCALE,
-    init_head_bias,
-    load_regressor,
-    save_model,
-)
+from meaningbench.training.kinds import ModelKind, model_kind
+from meaningbench.training.model import TARGET_SCALE
 from meaningbench.training.request import TrainRequest
 
 BEST = "best"
@@ -56,8 +52,8 @@ class RunSpec:
     n_runs: int
     directory: Path
     fingerprint: str
-    train: Encoded
-    val: Encoded
+    train: Any  # the kind's encoded examples (`Encoded`, `TextPairs`)
+    val: Any
 
     @property
     def best_dir(self) -> Path:
@@ -99,11 +95,11 @@ def _optimizer(model: Any, request: TrainRequest) -> Any:
     return torch.optim.AdamW(groups, lr=request.learning_rate)
 
 
-def validation_loss(model: Any, data: Encoded, device: str, batch_size: int) -> float:
+def validation_loss(kind: ModelKind, model: Any, data: Any, device: str, batch_size: int) -> float:
     """Mean squared error on the 0–100 scale (unclipped: the loss the optimiser sees)."""
     if len(data) == 0:
         return math.nan
-    pred = predict(model, data, device=device, batch_size=batch_size, scale=TARGET_SCALE)
+    pred = kind.predict(model, data, device=device, batch_size=batch_size)
     return float(np.mean((pred - data.targets) ** 2))
 
 
@@ -123,8 +119,10 @@ class _Run:
     ) -> None:
         self.spec, self.request, self.tokenizer, self.device = spec, request, tokenizer, device
         self.ctx, self.emit = ctx, emit
-        self.model = load_regressor(base_model, seed=spec.seed)
-        init_head_bias(self.model, float(np.mean(spec.train.targets)))
+        self.kind = model_kind(request)
+        self.model = self.kind.load_for_training(
+            base_model, seed=spec.seed, mean_target=float(np.mean(spec.train.targets))
+        )
         self.model.to(device)
         self.spe = steps_per_epoch(len(spec.train), request.batch_size)
         self.total = total_steps(request, len(spec.train))
@@ -165,11 +163,13 @@ class _Run:
 
     def evaluate(self) -> float:
         s = self.state
-        val = validation_loss(self.model, self.spec.val, self.device, self.request.batch_size * 2)
+        val = validation_loss(
+            self.kind, self.model, self.spec.val, self.device, self.request.batch_size * 2
+        )
         train_loss = s.loss_sum_since_eval / s.n_since_eval if s.n_since_eval else None
         best = bool(np.isfinite(val)) and (val < s.best_val_loss or s.best_step < 0)
         if best:
-            save_model(self.model, self.tokenizer, self.spec.best_dir)
+            self.kind.save(self.model, self.tokenizer, self.spec.best_dir, self.request)
             s.best_val_loss, s.best_step = val, s.global_step
         epoch = s.epoch + s.step_in_epoch / self.spe
         s.curve.append(
@@ -184,12 +184,7 @@ class _Run:
     def step(self, indices: np.ndarray) -> float:
         import torch
 
-        batch = collate(self.spec.train, indices.tolist(), self.device)
-        target = torch.tensor(
-            self.spec.train.targets[indices] / TARGET_SCALE, dtype=torch.float32
-        ).to(self.device)
-        logits = self.model(**batch).logits.reshape(-1).float()
-        loss = torch.nn.functional.mse_loss(logits, target)
+        loss = self.kind.batch_loss(self.model, self.spec.train, indices.tolist(), self.device)
         loss.backward()
         if self.request.max_grad_norm > 0:
             torch.nn.utils.clip_grad_norm_(self.model.parameters(), self.request.max_grad_norm)

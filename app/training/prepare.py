@@ -10,7 +10,7 @@ import pandas as pd
 from meaningbench.errors import UserError
 from meaningbench.training.augment import Example, build_examples, heldout_examples
 from meaningbench.training.data import TargetTable
-from meaningbench.training.encoding import Encoded, encode
+from meaningbench.training.kinds import model_kind
 from meaningbench.training.request import TrainRequest
 from meaningbench.training.splits import GroupSplit, holdout_split, kfold_splits
 
@@ -43,7 +43,7 @@ class SplitData:
     split: GroupSplit
     items: dict[str, pd.DataFrame]  # train / val / test rows of the target table
     examples: dict[str, list[Example]]
-    encoded: dict[str, Encoded]
+    encoded: dict[str, Any]  # the kind's encoded examples per part
 
     def stats(self) -> dict[str, Any]:
         parts = {}
@@ -66,11 +66,12 @@ def prepare_split(
     }
     tag = f"{request.split_seed}:{split.fold if split.fold is not None else 'holdout'}"
     examples = {
-        "train": build_examples(items["train"], request.augment, seed=f"{tag}:train"),
-        "val": build_examples(items["val"], request.augment, seed=f"{tag}:val"),
+        "train": build_examples(items["train"], request.augment or (), seed=f"{tag}:train"),
+        "val": build_examples(items["val"], request.augment or (), seed=f"{tag}:val"),
         "test": heldout_examples(items["test"]),
     }
-    encoded = {part: encode(tokenizer, ex, request.max_length) for part, ex in examples.items()}
+    kind = model_kind(request)
+    encoded = {part: kind.encode(tokenizer, ex, request) for part, ex in examples.items()}
     return SplitData(split=split, items=items, examples=examples, encoded=encoded)
 
 

@@ -1,4 +1,5 @@
-"""Registering a trained model in the study, where the battery offers it as `meaningbert@NAME`."""
+"""Registering a trained model in the study, where the battery offers it as `meaningbert@NAME`
+(a cross-encoder) or `sbert_cosine@NAME` and `bertscore@NAME` (a bi-encoder)."""
 
 from __future__ import annotations
 
@@ -32,7 +33,9 @@ def default_model_name(folder: Path) -> str:
     return (cleaned or "model")[:100]
 
 
-def register_model(session: Session, *, name: str, path: Path, card: dict[str, Any]) -> int:
+def register_model(
+    session: Session, *, name: str, path: Path, card: dict[str, Any], metric: str = METRIC
+) -> int:
     """Insert the model, or update it when the same name already points at the same folder
     (a re-run or a resume). Another model of that name is never overwritten."""
     path_text = str(Path(path).resolve())
@@ -43,11 +46,11 @@ def register_model(session: Session, *, name: str, path: Path, card: dict[str, A
                 f"the study already has a model named {name!r} (at {row.path}); "
                 "choose another name with --name"
             )
-        row.metric = METRIC
+        row.metric = metric
         row.card = card
         session.flush()
         return row.id
-    row = RegisteredModel(name=name, metric=METRIC, path=path_text, card=card)
+    row = RegisteredModel(name=name, metric=metric, path=path_text, card=card)
     session.add(row)
     session.flush()
     return row.id

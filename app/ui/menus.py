@@ -128,7 +128,7 @@ def _build_menus(window: MainWindow, a: WindowActions) -> None:
 
     study_menu = bar.addMenu("&Study")
     study_menu.addActions([a.settings, a.annotate, a.run_metrics])
-    train = _action(window, "&Train a MeaningBERT…", lambda: open_training_dialog(window))
+    train = _action(window, "&Train a model…", lambda: open_training_dialog(window))
     study_menu.addAction(train)
 
     view_menu = bar.addMenu("&View")

@@ -81,3 +81,31 @@ def test_resume_takes_the_saved_settings(cue_study, tiny_encoder, tmp_path, caps
     code = main(["train", str(cue_study.path), "--out", str(out), "--resume", "--epochs", "5"])
     assert code == 2
     assert "epochs" in capsys.readouterr().err
+
+
+def test_train_a_bi_encoder_with_a_label_map(cue_study, tiny_encoder, tmp_path, capsys) -> None:
+    out = tmp_path / "bi"
+    args = _tiny_args(cue_study, out, tiny_encoder, "--kind", "bi-encoder", "--name", "bi")
+    # The cue study's ratings are spread over 0–100: a table that misses them is refused.
+    assert main([*args, "--label-map", "100=1,0=0"]) == 2
+    err = capsys.readouterr().err
+    assert "is not in the label map (it maps 100, 0)" in err and "of item " in err
+    assert not out.exists()
+    assert main([*args, "--label-map", "4=1.5"]) == 2
+    assert "the target 1.5 is outside 0–1" in capsys.readouterr().err
+    cross = _tiny_args(cue_study, tmp_path / "x", tiny_encoder, "--label-map", "4=0.5")
+    assert main(cross) == 2
+    assert "--label-map is for --kind bi-encoder" in capsys.readouterr().err
+
+    assert main([*args, "--label-map", "linear", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["kind"] == "bi-encoder" and result["metrics"] == ["sbert_cosine", "bertscore"]
+    assert result["test_before"]["n"] == result["test"]["n"] > 0
+    with cue_study.session() as s:
+        assert s.query(RegisteredModel).filter_by(name="bi").one().metric == "sbert_cosine"
+    # A resume keeps the kind: asking for the other one is a conflict, not a new training.
+    resume = ["train", str(cue_study.path), "--out", str(out), "--resume"]
+    assert main([*resume, "--kind", "cross-encoder"]) == 2
+    assert "kind" in capsys.readouterr().err
+    assert main([*resume, "--threads", "1"]) == 0
+    assert "registered in the study as sbert_cosine@bi and bertscore@bi" in capsys.readouterr().out

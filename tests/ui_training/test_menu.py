@@ -14,7 +14,7 @@ def _study_action(win, text: str):  # noqa: ANN001, ANN202
 
 def test_the_study_menu_opens_the_training_dialog(window, cue_path, qtbot) -> None:  # noqa: F811
     assert window.studies.open_path(cue_path)
-    action = _study_action(window, "&Train a MeaningBERT…")
+    action = _study_action(window, "&Train a model…")
     action.trigger()
     dialog = window.findChild(QDialog, "trainingDialog")
     assert dialog is not None and dialog.isVisible() and not dialog.isModal()
@@ -31,7 +31,7 @@ def test_the_curves_and_notices_follow_a_theme_switch(window, cue_path, qtbot) -
     from PySide6.QtWidgets import QApplication
 
     assert window.studies.open_path(cue_path)
-    _study_action(window, "&Train a MeaningBERT…").trigger()
+    _study_action(window, "&Train a model…").trigger()
     dialog = window.findChild(QDialog, "trainingDialog")
     notice = dialog.folder_notice
     notice.show_text("info", "Checkpoint in this folder", ["seed-0: paused after 3 steps"])

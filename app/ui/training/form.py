@@ -26,8 +26,20 @@ from PySide6.QtWidgets import (
 
 from meaningbench.errors import UserError
 from meaningbench.settings import DEVICE_CHOICES
-from meaningbench.training.request import AUGMENTATIONS, TrainRequest
-from meaningbench.ui.training.fields import FolderField, LearningRateSpin, ModelPicker, parse_seeds
+from meaningbench.training.request import (
+    AUGMENTATIONS,
+    BI_ENCODER,
+    CROSS_ENCODER,
+    DEFAULT_AUGMENT_BY_KIND,
+    TrainRequest,
+)
+from meaningbench.ui.training.fields import (
+    FolderField,
+    LabelMapField,
+    LearningRateSpin,
+    ModelPicker,
+    parse_seeds,
+)
 
 AUGMENT_TIPS = {
     "identical": "Add (source, source) pairs rated 100",
@@ -38,6 +50,16 @@ TARGETS = (
     (False, "Mean rating"),
     (True, "Per-rater z-scores (re-expressed on 0–100)"),
 )
+KIND_LABELS = (
+    (CROSS_ENCODER, "Cross-encoder (MeaningBERT)"),
+    (BI_ENCODER, "Bi-encoder (Sentence-BERT)"),
+)
+KIND_TIPS = {
+    CROSS_ENCODER: "Reads the (source, output) pair together; its output is the 0–100 score. "
+    "The battery runs it as meaningbert@NAME",
+    BI_ENCODER: "Embeds each text alone (mean pooling) and learns the cosine of the two; "
+    "the battery runs it as sbert_cosine@NAME and as the basis of bertscore@NAME",
+}
 
 
 def _spin(low: int, high: int, value: int, special: str | None = None) -> QSpinBox:
@@ -73,13 +95,23 @@ class TrainingForm(QWidget):
         layout.addWidget(self.advanced)
         layout.addStretch(1)
         self._learning_widgets: list[QWidget] = [
-            self.dimension, self.target, *self.augment.values(), self.base, self.epochs,
+            self.kind, self.label_map, self.dimension, self.target, *self.augment.values(),
+            self.base, self.epochs,
             self.lr, self.batch, self.folds, self.seeds, self.max_length, self.eval_steps,
             self.checkpoint_steps, self.max_steps, self.split_seed,
         ]  # fmt: skip
         self.set_request(defaults)
 
     def _build_data_fields(self, dimensions: list[str], defaults: TrainRequest) -> QHBoxLayout:
+        self.kind = QComboBox()
+        self.kind.setObjectName("modelKindCombo")
+        for kind, label in KIND_LABELS:
+            self.kind.addItem(label, kind)
+            self.kind.setItemData(
+                self.kind.count() - 1, KIND_TIPS[kind], Qt.ItemDataRole.ToolTipRole
+            )
+        self.kind.currentIndexChanged.connect(lambda _i: self._on_kind())
+        self.label_map = LabelMapField()
         self.dimension = QComboBox()
         self.dimension.setObjectName("dimensionCombo")
         self.dimension.addItems(dimensions or [defaults.dimension])
@@ -118,7 +150,6 @@ class TrainingForm(QWidget):
         self.out_dir.edit.textChanged.connect(self._on_out_dir)
         self.name = QLineEdit()
         self.name.setObjectName("modelNameEdit")
-        self.name.setToolTip("The model's name in the battery: meaningbert@NAME")
 
     def _build_advanced_fields(self, defaults: TrainRequest) -> None:
         self.max_length = _spin(8, 8192, defaults.max_length)
@@ -134,8 +165,11 @@ class TrainingForm(QWidget):
     def _build_groups(self, augment_row: QHBoxLayout) -> tuple[QGroupBox, QGroupBox, QGroupBox]:
         data = QGroupBox("Data")
         form = QFormLayout(data)
+        form.addRow("Model", self.kind)
         form.addRow("Dimension", self.dimension)
         form.addRow("Target", self.target)
+        form.addRow("Rating → cosine", self.label_map)
+        self.label_map_label = form.labelForField(self.label_map)
         form.addRow("Augmentation", augment_row)
         training = QGroupBox("Training")
         form = QFormLayout(training)
@@ -163,7 +197,7 @@ class TrainingForm(QWidget):
         self.advanced = QWidget()
         form = QFormLayout(self.advanced)
         form.setContentsMargins(12, 0, 0, 0)
-        form.addRow("Tokens per pair", self.max_length)
+        form.addRow("Tokens per pair (text)", self.max_length)
         form.addRow("Validate every", self.eval_steps)
         form.addRow("Checkpoint every", self.checkpoint_steps)
         form.addRow("Stop after", self.max_steps)
@@ -177,12 +211,17 @@ class TrainingForm(QWidget):
 
     def set_request(self, request: TrainRequest) -> None:
         """Show a request's settings (the defaults, or a saved training's for a resume)."""
+        self.kind.blockSignals(True)  # the request's own augmentation, not the kind's default
+        self.kind.setCurrentIndex(max(0, self.kind.findData(request.kind)))
+        self.kind.blockSignals(False)
+        self._show_kind()
+        self.label_map.set_value(request.label_map)
         if self.dimension.findText(request.dimension) < 0:
             self.dimension.addItem(request.dimension)
         self.dimension.setCurrentText(request.dimension)
         self.target.setCurrentIndex(1 if request.z_scores else 0)
         for name, box in self.augment.items():
-            box.setChecked(name in request.augment)
+            box.setChecked(name in (request.augment or ()))
         self.base.set_value(request.base_model)
         self.epochs.setValue(request.epochs)
         self.lr.setValue(request.learning_rate)
@@ -206,9 +245,12 @@ class TrainingForm(QWidget):
         if not out:
             raise UserError("choose an output folder for the model")
         name = self.name.text().strip() or None
+        kind = str(self.kind.currentData())
         request = TrainRequest(
             study=study,
             out_dir=Path(out).expanduser(),
+            kind=kind,
+            label_map=self.label_map.value() if kind == BI_ENCODER else None,
             base_model=self.base.value(),
             dimension=self.dimension.currentText(),
             z_scores=bool(self.target.currentData()),
@@ -260,6 +302,23 @@ class TrainingForm(QWidget):
     def show_more(self, shown: bool) -> None:
         self.advanced.setVisible(shown)
         self.more.setArrowType(Qt.ArrowType.DownArrow if shown else Qt.ArrowType.RightArrow)
+
+    def _on_kind(self) -> None:
+        """A new kind brings its own augmentation default, as `--kind` does on the command line."""
+        kind = str(self.kind.currentData())
+        for name, box in self.augment.items():
+            box.setChecked(name in DEFAULT_AUGMENT_BY_KIND[kind])
+        self._show_kind()
+
+    def _show_kind(self) -> None:
+        kind = str(self.kind.currentData())
+        bi = kind == BI_ENCODER
+        self.kind.setToolTip(KIND_TIPS[kind])
+        self.label_map.setVisible(bi)
+        if self.label_map_label is not None:
+            self.label_map_label.setVisible(bi)
+        metrics = "sbert_cosine@NAME and bertscore@NAME" if bi else "meaningbert@NAME"
+        self.name.setToolTip(f"The model's name in the battery: {metrics}")
 
     def _on_out_dir(self, text: str) -> None:
         from meaningbench.training.register import default_model_name

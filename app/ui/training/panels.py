@@ -188,8 +188,10 @@ class CardPanel(QFrame):
         _fill_grid(self.test_grid, "Agreement with the human ratings", test)
         _fill_grid(self.sanity_grid, "Sanity checks", sanity)
         if registered_as:
+            metrics = card.get("metrics") or [card.get("metric") or "meaningbert"]
+            names = " and ".join(f"<b>{m}@{registered_as}</b>" for m in metrics)
             self.registered.setText(
-                f"Registered in this study as <b>meaningbert@{registered_as}</b>: it is in "
+                f"Registered in this study as {names}: it is in "
                 "Study ▸ Run metrics… with the other metrics, and once it has scored the "
                 "study the dashboard shows it beside them."
             )
