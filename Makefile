@@ -9,7 +9,7 @@ HASH := $(shell (cat pyproject.toml; find app db resources -type f -not -path '*
 APP_STAMP := $(VENV)/.app-$(HASH)
 DEV_STAMP := $(VENV)/.dev-$(HASH)
 
-.PHONY: run test lint bench screenshots clean bundle appimage bundle-check
+.PHONY: run test lint bench screenshots clean bundle appimage bundle-check bundle-start-time
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -59,7 +59,8 @@ screenshots: $(DEV_STAMP)
 # The desktop bundle (resources/docs/install.md): `make bundle` builds dist/meaningbench with
 # PyInstaller (long: about half an hour on two cores), `make appimage` wraps it for Linux,
 # `make bundle-check` starts it under Xvfb and uses it (needs xdotool and xvfb, see
-# packaging/apt-packages.txt). None of them is part of `make test`.
+# packaging/apt-packages.txt), `make bundle-start-time` times five cold and five warm starts
+# to its window. None of them is part of `make test`.
 BUNDLE := dist/meaningbench
 PYINSTALLER := $(VENV)/.pyinstaller-6
 
@@ -80,6 +81,13 @@ bundle-check:
 	test -x $(BUNDLE)/MeaningBench || $(MAKE) bundle
 	xvfb-run -a -s "-screen 0 1600x1000x24" $(PY) packaging/bundle_check.py $(BUNDLE) \
 		--shots dist/bundle-check --report dist/bundle-check/figures.json
+
+bundle-start-time:
+	test -x $(BUNDLE)/MeaningBench || $(MAKE) bundle
+	xvfb-run -a -s "-screen 0 1600x1000x24" $(PY) packaging/start_time.py $(BUNDLE)/MeaningBench \
+		--runs 5 --cold $(BUNDLE)
+	xvfb-run -a -s "-screen 0 1600x1000x24" $(PY) packaging/start_time.py $(BUNDLE)/MeaningBench \
+		--runs 5
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis .import_linter_cache build/pyinstaller dist

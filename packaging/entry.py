@@ -2,7 +2,9 @@
 
 `MeaningBench` is the desktop app; the command line is `meaningbench` on Linux and
 `meaningbench-cli` on Windows and macOS, whose file systems do not tell the two names
-apart by case. Both run this script and choose by the name they were started as.
+apart by case. Both run this script and choose by the name they were started as: on
+Linux `meaningbench` is a link to `MeaningBench` (the compiled code is there once), so the
+name is the one the program was called by, not the file it runs from.
 """
 
 from __future__ import annotations
@@ -14,11 +16,17 @@ from pathlib import Path
 GUI_NAME = "MeaningBench"
 
 
+def started_as() -> str:
+    if sys.platform.startswith("linux") and sys.argv and sys.argv[0]:
+        return Path(sys.argv[0]).name
+    return Path(sys.executable).stem
+
+
 def main() -> int:
     # Background jobs and scoring workers start child processes with "spawn": a frozen
     # program must let such a child run its job instead of starting the program again.
     multiprocessing.freeze_support()
-    if Path(sys.executable).stem != GUI_NAME:
+    if started_as() != GUI_NAME:
         from meaningbench.cli import main as cli
 
         return int(cli() or 0)
