@@ -123,7 +123,8 @@ def test_a_cancelled_wait_leaves_the_study_usable(tmp_path: Path) -> None:
     with study.session(write=True) as s:
         s.execute(text("INSERT INTO study_setting (key, value) VALUES ('kept', '1')"))
     with study.session() as s:
-        assert list(s.execute(text("SELECT key FROM study_setting")).scalars()) == ["kept"]
+        keys = list(s.execute(text("SELECT key FROM study_setting")).scalars())
+    assert "kept" in keys and "lost" not in keys
     study.close()
 
 
