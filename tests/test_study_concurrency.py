@@ -187,7 +187,8 @@ def test_the_name_of_a_killed_writer_is_ignored_and_tidied(tmp_path: Path) -> No
         s.execute(text("INSERT INTO study_setting (key, value) VALUES ('next', '1')"))
     assert not writer_file(path).exists()
     with study.session() as s:
-        assert list(s.execute(text("SELECT key FROM study_setting")).scalars()) == ["next"]
+        keys = list(s.execute(text("SELECT key FROM study_setting")).scalars())
+    assert "next" in keys
     study.close()
 
 
