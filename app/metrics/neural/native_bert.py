@@ -72,11 +72,13 @@ class BertConfigView:
 
     def __init__(self, data: dict[str, Any]) -> None:
         self.__dict__.update(data)
-        self.vocab_size = int(data["vocab_size"])
-        self.hidden_size = int(data["hidden_size"])
-        self.num_hidden_layers = int(data["num_hidden_layers"])
-        self.num_attention_heads = int(data["num_attention_heads"])
-        self.intermediate_size = int(data["intermediate_size"])
+        # transformers' BertConfig defaults, for a config.json saved without them (the
+        # weights' shapes are checked against these before anything runs).
+        self.vocab_size = int(data.get("vocab_size", 30522))
+        self.hidden_size = int(data.get("hidden_size", 768))
+        self.num_hidden_layers = int(data.get("num_hidden_layers", 12))
+        self.num_attention_heads = int(data.get("num_attention_heads", 12))
+        self.intermediate_size = int(data.get("intermediate_size", 3072))
         self.max_position_embeddings = int(data.get("max_position_embeddings", 512))
         self.type_vocab_size = int(data.get("type_vocab_size", 2))
         self.layer_norm_eps = float(data.get("layer_norm_eps", 1e-12))
