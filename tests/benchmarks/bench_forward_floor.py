@@ -45,6 +45,12 @@ def test_scoring_phase_against_the_forward_floor(
     from meaningbench.metrics.neural.bertscore import BertScoreMetric
     from meaningbench.metrics.neural.cache import MEMORY
     from meaningbench.metrics.neural.encoding import _forward_layer, token_ids
+    from meaningbench.metrics.neural.models import prefer_passive_thread_waits
+
+    # As the scoring job does before torch is first imported: torch's threads then wait
+    # passively on both sides. Loaded first below, the model would leave them spinning
+    # between the job's batches, where the Python work of matching and caching needs a core.
+    prefer_passive_thread_waits()
 
     train = shared_datasets / "csmd" / "train.tsv"
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(ROOT)}

@@ -14,8 +14,21 @@ from meaningbench.runtime import Cancelled, CancelToken
 def test_batches_group_similar_lengths_longest_first() -> None:
     lengths = [5, 40, 7, 38, 6, 41]
     batches = length_batches(lengths, 2)
-    assert [[lengths[i] for i in b] for b in batches] == [[41, 40], [38, 7], [6, 5]]
+    # 38 and 7 do not share a batch: 7 would be padded to 38.
+    assert [[lengths[i] for i in b] for b in batches] == [[41, 40], [38], [7, 6], [5]]
     assert sorted(i for b in batches for i in b) == list(range(len(lengths)))
+
+
+def test_a_batch_ends_where_padding_would_exceed_a_tenth_of_its_longest_input() -> None:
+    lengths = [100] + [90] * 5 + [89] * 3 + [30] * 70 + [4, 3, 2]
+    batches = [[lengths[i] for i in b] for b in length_batches(lengths, 64)]
+    assert batches == [
+        [100, 90, 90, 90, 90, 90],  # 90 is padded by exactly a tenth of 100
+        [89, 89, 89],  # 89 would be padded by 11 %
+        [30] * 64,  # full batches are still cut at the batch size
+        [30] * 6,
+        [4, 3, 2],  # a couple of tokens of padding is always allowed
+    ]
 
 
 def _fails_above(limit: int, seen: list[int]):  # noqa: ANN202

@@ -78,9 +78,10 @@ class NeuralMetric(Metric):
 
     def versions(self) -> dict[str, str]:
         import torch
-        import transformers
 
-        out = {"torch": torch.__version__, "transformers": transformers.__version__}
+        # Read from the installed metadata: importing transformers to ask costs a second
+        # of CPU, and a BERT encoder runs without it (meaningbench.metrics.neural.native_bert).
+        out = {"torch": torch.__version__, "transformers": _installed_version("transformers")}
         device = self.device()
         if device:
             out["precision"] = effective_precision(str(self.config.get("precision")), device)
@@ -91,3 +92,12 @@ class NeuralMetric(Metric):
         except Exception:
             pass
         return out
+
+
+def _installed_version(distribution: str) -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(distribution)
+    except PackageNotFoundError:
+        return "not installed"

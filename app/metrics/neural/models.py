@@ -230,7 +230,42 @@ def clear_model_cache() -> None:
         _CACHE.clear()
 
 
+# Set to 0 to load BERT encoders with transformers too (for comparisons).
+NATIVE_ENV = "MEANINGBENCH_NATIVE_BERT"
+
+
 def _load(ref: ModelRef, kind: str, device: str, precision: str) -> LoadedModel:
+    native = _load_native(ref, kind, device, precision)
+    return native if native is not None else _load_transformers(ref, kind, device, precision)
+
+
+def _load_native(ref: ModelRef, kind: str, device: str, precision: str) -> LoadedModel | None:
+    """A plain BERT encoder without transformers (see `native_bert`), or None.
+
+    Only in float32: half precision stays with transformers' tested kernels.
+    """
+    if kind != "encoder" or precision != "fp32" or not ref.is_local:
+        return None
+    if os.environ.get(NATIVE_ENV, "1").lower() in ("0", "false", "no"):
+        return None
+    from meaningbench.metrics.neural.native_bert import (
+        NativeTokenizer,
+        load_native_encoder,
+        native_config,
+    )
+
+    folder = Path(ref.location)
+    config = native_config(folder)
+    if config is None:
+        return None
+    model = load_native_encoder(folder, config)
+    if model is None:
+        return None
+    model.to(device)
+    return LoadedModel(ref, kind, device, precision, model, NativeTokenizer(folder))
+
+
+def _load_transformers(ref: ModelRef, kind: str, device: str, precision: str) -> LoadedModel:
     import torch
     import transformers
     from transformers import AutoTokenizer
