@@ -78,10 +78,11 @@ def test_a_bi_encoder_learns_and_is_saved_as_sentence_transformers(
     assert card["kind"] == "bi-encoder" and card["metrics"] == ["sbert_cosine", "bertscore"]
     assert card["mapping"]["text"] == "80=0.9,20=0.1"
     assert card["mapping"]["table"] == [{"score": 80.0, "target": 0.9}, {"score": 20.0, "target": 0.1}]
-    assert "mapped by the label map" in card["data"]["target"]
+    assert "mapped by the label map (exact: only the listed ratings)" in card["data"]["target"]
+    assert card["mapping"]["between"] == "exact"
     assert card["test_before"]["n"] == card["test"]["n"] > 0
     readme = (out / "README.md").read_text()
-    assert "label map `80=0.9,20=0.1`): 80 → 0.9, 20 → 0.1" in readme
+    assert "label map `80=0.9,20=0.1`, exact: only the listed ratings): 80 → 0.9, 20 → 0.1" in readme
     assert "`sbert_cosine@bi`, `bertscore@bi`" in readme
     assert "| statistic | before | after |" in readme
 
