@@ -12,6 +12,9 @@ from typing import Any
 from meaningbench.commands._common import add_json_flag, add_study_argument, print_json
 from meaningbench.settings import DEVICE_CHOICES
 from meaningbench.training.request import (
+    BETWEEN_EXACT,
+    BETWEEN_LINEAR,
+    BETWEEN_MODES,
     BI_ENCODER,
     CROSS_ENCODER,
     DEFAULT_BATCH_SIZE,
@@ -26,6 +29,7 @@ from meaningbench.training.request import (
 _LEARNING_OPTIONS = {
     "kind": "kind",
     "label_map": "label_map",
+    "label_between": "label_between",
     "base": "base_model",
     "dimension": "dimension",
     "labels": "labels",
@@ -73,6 +77,15 @@ def register(subparsers: Any) -> None:
         help="bi-encoder: rating → cosine target table, e.g. "
         "4=0.85,3.5=0.70,3=0.50,2.5=0.30,2=0.20,1.5=0.10,1=0.05, or 'linear' (the default: "
         "the dimension's scale rescaled to 0–1)",
+    )
+    p.add_argument(
+        "--label-between",
+        choices=BETWEEN_MODES,
+        help=f"bi-encoder: how the --label-map table reads a score it does not list: "
+        f"{BETWEEN_EXACT} (the default: such a score stops the training, naming its item) or "
+        f"{BETWEEN_LINEAR} (interpolated between the two nearest listed scores, for continuous "
+        "scores such as CSMD's 0–100 means; a score outside the listed range is still an "
+        "error)",
     )
     p.add_argument(
         "--base", help="base encoder: a local folder or hub id (default: embedded MiniLM)"

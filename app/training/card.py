@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from meaningbench.json_values import clean_json
+from meaningbench.training.request import BETWEEN_EXACT
 
 CARD_FORMAT = "meaningbench-model-card/1"
 CARD_JSON = "model_card.json"
@@ -83,7 +84,11 @@ def _mapping_lines(mapping: Any) -> list[str]:
     if mapping.get("kind") != "table":
         return [f"- Rating mapping: linear ({mapping.get('rule', '')})"]
     rows = ", ".join(f"{r['score']:g} → {r['target']:g}" for r in mapping.get("table", []))
-    return [f"- Rating mapping (label map `{mapping.get('text')}`): {rows}"]
+    from meaningbench.training.labels import describe_between
+
+    # Cards written before the choice existed have no "between": their tables were exact.
+    rule = describe_between(str(mapping.get("between", BETWEEN_EXACT)))
+    return [f"- Rating mapping (label map `{mapping.get('text')}`, {rule}): {rows}"]
 
 
 def _before_after_rows(before: dict[str, Any], after: dict[str, Any]) -> list[str]:

@@ -126,7 +126,13 @@ def _load_targets(request: TrainRequest, name: str | None) -> TargetTable:
         )
         if request.label_map is not None:
             dim = dimension_info(session, request.dimension)
-            targets = map_targets(targets, request.label_map, low=dim.min_value, high=dim.max_value)
+            targets = map_targets(
+                targets,
+                request.label_map,
+                low=dim.min_value,
+                high=dim.max_value,
+                between=request.label_between,
+            )
         if name is not None:
             check_name_free(session, name=name, path=request.out_dir)
     return targets

@@ -25,6 +25,11 @@ KINDS = (CROSS_ENCODER, BI_ENCODER)
 # so swapped and identical pairs teach it nothing; the Sentence-BERT recipe trains on the
 # rated pairs alone.
 DEFAULT_AUGMENT_BY_KIND = {CROSS_ENCODER: DEFAULT_AUGMENT, BI_ENCODER: ()}
+# How a bi-encoder's label map reads a score between two of its rows (`--label-between`):
+# it must be listed, or it is interpolated (`meaningbench.training.labels` says why).
+BETWEEN_EXACT = "exact"
+BETWEEN_LINEAR = "linear"
+BETWEEN_MODES = (BETWEEN_EXACT, BETWEEN_LINEAR)
 # Defaults chosen so that the whole CSMD (train + dev, ~950 pairs) trains on the embedded
 # MiniLM on a 2-core laptop CPU within 20 minutes; see the training README section.
 DEFAULT_EPOCHS = 2
@@ -83,6 +88,9 @@ class TrainRequest:
     # Bi-encoder only: (score on the dimension's scale, cosine target in 0–1) rows; None
     # rescales the dimension's scale linearly to 0–1 (see `meaningbench.training.labels`).
     label_map: tuple[tuple[float, float], ...] | None = None
+    # Bi-encoder only: how the table reads a score between two of its rows, "exact" (it
+    # must be listed) or "linear" (interpolated); see `meaningbench.training.labels`.
+    label_between: str = BETWEEN_EXACT
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "study", Path(self.study))
@@ -107,6 +115,7 @@ class TrainRequest:
                 "--label-map maps the rating scale's values; z-scores are not on that scale "
                 "(leave out --z, or rescale linearly)"
             )
+        self._validate_label_between()
         for _score, target in self.label_map or ():
             if not 0.0 <= target <= 1.0:
                 raise UserError(f"label map: the target {target:g} is outside 0–1")
@@ -144,6 +153,17 @@ class TrainRequest:
         if self.checkpoint_steps < 1:
             raise UserError("--checkpoint-steps must be at least 1")
 
+    def _validate_label_between(self) -> None:
+        if self.label_between not in BETWEEN_MODES:
+            raise UserError(
+                f"unknown --label-between {self.label_between!r}; choose {' or '.join(BETWEEN_MODES)}"
+            )
+        if self.label_between != BETWEEN_EXACT and self.label_map is None:
+            raise UserError(
+                "--label-between reads a label map table between its rows; give --label-map "
+                "SCORE=TARGET,… (linear rescaling has no rows to read between)"
+            )
+
     def learning_config(self) -> dict[str, Any]:
         """The fields that decide the trained weights (the resume fingerprint)."""
         config = {
@@ -156,6 +176,10 @@ class TrainRequest:
         if self.kind == CROSS_ENCODER:
             config.pop("kind")
             config.pop("label_map")
+        # An exact table is what every bi-encoder learned before the choice existed: leaving
+        # the default out keeps their checkpoints' fingerprints, so they still resume.
+        if config.get("label_between") == BETWEEN_EXACT:
+            config.pop("label_between")
         return config
 
     def to_json(self) -> dict[str, Any]:

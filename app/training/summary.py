@@ -131,13 +131,16 @@ def _target_text(request: TrainRequest, targets: TargetTable) -> str:
     if request.kind != BI_ENCODER:
         return base if targets.z_scores else f"{base} on 0–100"
     if request.label_map is not None:
-        return f"{base}, mapped by the label map to a cosine target in 0–1"
+        from meaningbench.training.labels import describe_between
+
+        how = describe_between(request.label_between)
+        return f"{base}, mapped by the label map ({how}) to a cosine target in 0–1"
     return f"{base}, rescaled linearly to a cosine target in 0–1"
 
 
 def _mapping(request: TrainRequest) -> dict[str, Any]:
     """How ratings became the bi-encoder's cosine targets, as the card records it."""
-    from meaningbench.training.labels import format_label_map
+    from meaningbench.training.labels import describe_between, format_label_map
 
     if request.label_map is None:
         return {
@@ -148,5 +151,7 @@ def _mapping(request: TrainRequest) -> dict[str, Any]:
     return {
         "kind": "table",
         "text": format_label_map(request.label_map),
+        "between": request.label_between,
+        "between_rule": describe_between(request.label_between),
         "table": [{"score": s, "target": t} for s, t in request.label_map],
     }

@@ -78,10 +78,11 @@ def test_a_bi_encoder_learns_and_is_saved_as_sentence_transformers(
     assert card["kind"] == "bi-encoder" and card["metrics"] == ["sbert_cosine", "bertscore"]
     assert card["mapping"]["text"] == "80=0.9,20=0.1"
     assert card["mapping"]["table"] == [{"score": 80.0, "target": 0.9}, {"score": 20.0, "target": 0.1}]
-    assert "mapped by the label map" in card["data"]["target"]
+    assert "mapped by the label map (exact: only the listed ratings)" in card["data"]["target"]
+    assert card["mapping"]["between"] == "exact"
     assert card["test_before"]["n"] == card["test"]["n"] > 0
     readme = (out / "README.md").read_text()
-    assert "label map `80=0.9,20=0.1`): 80 → 0.9, 20 → 0.1" in readme
+    assert "label map `80=0.9,20=0.1`, exact: only the listed ratings): 80 → 0.9, 20 → 0.1" in readme
     assert "`sbert_cosine@bi`, `bertscore@bi`" in readme
     assert "| statistic | before | after |" in readme
 
@@ -229,3 +230,36 @@ def test_linear_rescaling_is_the_default(rated_study, tiny_encoder, tmp_path) ->
 
         means = ratings_frame(s, dimension="meaning").groupby("item_id")["value"].mean()
     assert saved["human"] == pytest.approx([means[i] for i in saved["item_id"]])
+
+
+def test_linear_between_reads_the_map_between_its_rows(new_study, tiny_encoder, tmp_path) -> None:
+    from meaningbench.training.data import load_targets
+    from meaningbench.training.labels import map_targets
+
+    rows = _cue_rows_on_two_levels(4)
+    rows[1]["rating"], rows[2]["rating"] = 50.0, 35.0
+    with new_study.session() as session:
+        ids = add_rated_items(session, rows)
+        targets = load_targets(session)
+    table = parse_label_map(CUE_MAP)  # 20 → 0.1, 80 → 0.9
+    mapped = map_targets(targets, table, low=0, high=100, between="linear").frame
+    by_item = dict(zip(mapped["item_id"], mapped["target"], strict=True))
+    # By hand: 50 lies halfway from 20 to 80 → 0.5; 35 a quarter of the way → 0.1 + 0.8 / 4.
+    assert by_item[ids[1]] == pytest.approx(50.0)
+    assert by_item[ids[2]] == pytest.approx(30.0)
+    others = [by_item[i] for i in ids if i not in ids[1:3]]
+    assert sorted({round(v, 9) for v in others}) == [10.0, 90.0]  # listed: their own targets
+    # The exact table refuses the same ratings.
+    with pytest.raises(UserError, match="the label 50 is not in the label map"):
+        map_targets(targets, table, low=0, high=100)
+
+    # Beyond the listed range nothing is extrapolated: the training stops, naming the item.
+    with new_study.session() as session:
+        far = add_rated_items(session, [{**rows[0], "rating": 95.0}])
+    out = tmp_path / "beyond"
+    with pytest.raises(UserError) as caught:
+        train_model(_bi_request(new_study, out, tiny_encoder, label_between="linear"))
+    message = str(caught.value)
+    assert "the label 95 is outside the label map's range 20–80" in message
+    assert f"of item {far[0]} of dataset 'synthetic-1-" in message
+    assert not out.exists()

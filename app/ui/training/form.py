@@ -28,6 +28,7 @@ from meaningbench.errors import UserError
 from meaningbench.settings import DEVICE_CHOICES
 from meaningbench.training.request import (
     AUGMENTATIONS,
+    BETWEEN_EXACT,
     BI_ENCODER,
     CROSS_ENCODER,
     DEFAULT_AUGMENT_BY_KIND,
@@ -215,7 +216,7 @@ class TrainingForm(QWidget):
         self.kind.setCurrentIndex(max(0, self.kind.findData(request.kind)))
         self.kind.blockSignals(False)
         self._show_kind()
-        self.label_map.set_value(request.label_map)
+        self.label_map.set_value(request.label_map, request.label_between)
         if self.dimension.findText(request.dimension) < 0:
             self.dimension.addItem(request.dimension)
         self.dimension.setCurrentText(request.dimension)
@@ -251,6 +252,7 @@ class TrainingForm(QWidget):
             out_dir=Path(out).expanduser(),
             kind=kind,
             label_map=self.label_map.value() if kind == BI_ENCODER else None,
+            label_between=self.label_map.between() if kind == BI_ENCODER else BETWEEN_EXACT,
             base_model=self.base.value(),
             dimension=self.dimension.currentText(),
             z_scores=bool(self.target.currentData()),
