@@ -64,8 +64,10 @@ screenshots: $(DEV_STAMP)
 BUNDLE := dist/meaningbench
 PYINSTALLER := $(VENV)/.pyinstaller-6
 
+# The bundle carries the `parquet` extra (pyarrow), for `meaningbench dataset`.
 $(PYINSTALLER): $(APP_STAMP)
-	$(PY) -m pip install --quiet "pyinstaller>=6.10,<7"
+	$(PY) -m pip install --quiet "pyinstaller>=6.10,<7" -e ".[parquet]" \
+		--config-settings editable_mode=strict
 	touch $@
 
 bundle: $(PYINSTALLER)

@@ -14,7 +14,10 @@ the person did is then read back with the bundled command line:
    one item is rated through the rating screen (Annotate, a new rater, digits, Enter);
    the program is quit with Ctrl+Q;
 4. `meaningbench export --ratings` finds that rating in the study file;
-5. BLEU, METEOR (WordNet inside the bundle) and BERTScore (the bundled MiniLM encoder)
+5. `meaningbench dataset` writes the study as a rating dataset: its Parquet file (pyarrow
+   inside the bundle) is read back with the build environment's pyarrow and holds that
+   rating;
+6. BLEU, METEOR (WordNet inside the bundle) and BERTScore (the bundled MiniLM encoder)
    are scored by the bundled command line with no network (HF_HUB_OFFLINE=1, and a
    network namespace of its own where the system allows one).
 
@@ -209,6 +212,25 @@ def check_rating(bundle: Path, env: dict[str, str], study: Path, work: Path) -> 
     step(f"the bundled CLI reads {len(rows)} rating(s) of {RATING} by {RATER} from {study.name}")
 
 
+def check_dataset(bundle: Path, env: dict[str, str], study: Path, work: Path) -> None:
+    import pyarrow.parquet as pq  # the build environment's: the bundle's is not importable here
+
+    folder = work / "dataset"
+    cmd = [str(bundle / "meaningbench"), "dataset", str(study), str(folder), "--json"]
+    said = json.loads(run([*cmd, "--boot", "50"], env))
+    path = folder / "ratings.parquet"
+    if not path.is_file():
+        raise CheckFailed(f"`meaningbench dataset` wrote no {path}")
+    table = pq.read_table(path)
+    if table.num_rows != said["ratings"] or table.num_rows == 0:
+        raise CheckFailed(f"{path} holds {table.num_rows} rows; the command said {said}")
+    rows = [r for r in table.to_pylist() if r["rater"] == RATER]
+    values = {float(r["value"]) for r in rows}
+    if not rows or values != {float(RATING)}:
+        raise CheckFailed(f"{path}: {RATER}'s ratings are {sorted(values)}, not {RATING}")
+    step(f"the bundled CLI wrote {path.name}: {table.num_rows} ratings, {len(rows)} by {RATER}")
+
+
 def offline_prefix() -> list[str]:
     """A network namespace with no interfaces, where the system lets this user make one."""
     unshare = shutil.which("unshare")
@@ -273,6 +295,7 @@ def main(argv: list[str] | None = None) -> int:
             step(f"demo study {study}")
             warm = rate_one_item(bundle, env, study, args.shots)
             check_rating(bundle, env, study, work)
+            check_dataset(bundle, env, study, work)
             check_scoring(bundle, env, study, work)
         except CheckFailed as exc:
             print(f"bundle-check: FAILED: {exc}", file=sys.stderr)

@@ -200,6 +200,9 @@ def main():
     # Every metric (SAMSA fails without scenes, after loading what it needs).
     cli(["score", str(work / "small.mbstudy"), "--metrics", "all", "--workers", "1", "--quiet"])
     demo = build_demo_study(work / "demo.mbstudy")
+    # The Parquet rating dataset (pyarrow, the `parquet` extra the bundle carries).
+    if cli(["dataset", str(demo), str(work / "dataset"), "--boot", "20"]) != 0:
+        sys.exit("meaningbench dataset failed")
 
     from meaningbench.ui.launch import create_application, start
 
@@ -236,9 +239,14 @@ def spec_excludes() -> frozenset[str]:
     return frozenset(ast.literal_eval(node.value))
 
 
+# The extras of meaningbench that the bundle carries (the Makefile's bundle target).
+BUNDLED_EXTRAS = ("", "parquet")
+
+
 @cache
 def runtime_distributions() -> frozenset[str]:
-    """meaningbench and what it requires, transitively (no extras): what the bundle holds."""
+    """meaningbench with its bundled extras and what they require, transitively: what the
+    bundle holds."""
     from packaging.requirements import Requirement
 
     seen: set[str] = set()
@@ -252,9 +260,10 @@ def runtime_distributions() -> frozenset[str]:
         except metadata.PackageNotFoundError:
             continue
         seen.add(name)
+        extras = BUNDLED_EXTRAS if name == "meaningbench" else ("",)
         for spec in dist.requires or []:
             req = Requirement(spec)
-            if req.marker is None or req.marker.evaluate({"extra": ""}):
+            if req.marker is None or any(req.marker.evaluate({"extra": e}) for e in extras):
                 todo.append(req.name)
     return frozenset(seen)
 
