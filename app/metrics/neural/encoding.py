@@ -117,7 +117,7 @@ def _plans(loaded: LoadedModel, texts: Sequence[str], long_texts: LongTexts) -> 
     return plan_texts(loaded, ids, limit)
 
 
-def _padded(loaded: LoadedModel, batch: list[list[int]]) -> tuple[Any, Any]:
+def padded(loaded: LoadedModel, batch: list[list[int]]) -> tuple[Any, Any]:
     """(input ids, attention mask) of a batch, right-padded, on the model's device."""
     import torch
 
@@ -135,7 +135,7 @@ def _padded(loaded: LoadedModel, batch: list[list[int]]) -> tuple[Any, Any]:
 def _forward_layer(loaded: LoadedModel, layer: int, batch: list[list[int]]) -> list[Embedding]:
     import torch
 
-    input_ids, mask = _padded(loaded, batch)
+    input_ids, mask = padded(loaded, batch)
     view = layer_view(loaded, layer)
     with torch.inference_mode():
         if view is not None:
@@ -235,7 +235,7 @@ def _forward_layers(
     one forward pass."""
     import torch
 
-    input_ids, mask = _padded(loaded, batch)
+    input_ids, mask = padded(loaded, batch)
     with torch.inference_mode():
         states = hidden_states_at(loaded, layers, input_ids=input_ids, attention_mask=mask)
         per_layer = {}

@@ -35,6 +35,7 @@ from meaningbench.metrics.neural.encoding import (
     LongTexts,
     embed_windowed,
     hidden_states_at,
+    padded,
     plan_texts,
     special_frame,
     window_length,
@@ -179,15 +180,8 @@ def _forward_hidden(
     long text), unpadded."""
     import torch
 
-    tok = loaded.tokenizer
-    pad = tok.pad_token_id if tok.pad_token_id is not None else 0
-    longest = max(len(ids) for ids in batch)
-    input_ids = torch.full((len(batch), longest), pad, dtype=torch.long)
-    mask = torch.zeros((len(batch), longest), dtype=torch.long)
-    for row, ids in enumerate(batch):
-        input_ids[row, : len(ids)] = torch.tensor(ids, dtype=torch.long)
-        mask[row, : len(ids)] = 1
-    inputs = {"input_ids": input_ids.to(loaded.device), "attention_mask": mask.to(loaded.device)}
+    input_ids, mask = padded(loaded, batch)
+    inputs = {"input_ids": input_ids, "attention_mask": mask}
     with torch.inference_mode():
         if layer is None:
             hidden = loaded.model(**inputs)[0]
