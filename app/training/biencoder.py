@@ -22,7 +22,7 @@ import numpy as np
 
 from meaningbench.errors import UserError
 from meaningbench.training.augment import Example
-from meaningbench.training.encoding import sorted_batches
+from meaningbench.training.encoding import predict_batches
 from meaningbench.training.model import quiet_transformers
 
 POOLING_DIR = "1_Pooling"
@@ -127,22 +127,11 @@ def predict_cosines(
     check: Callable[[], None] | None = None,
 ) -> np.ndarray:
     """100 × the cosine of each pair (unclipped), in the order of `data`."""
-    import torch
 
-    out = np.zeros(len(data), dtype=np.float64)
-    if len(data) == 0:
-        return out
-    was_training = model.training
-    model.eval()
-    try:
-        with torch.inference_mode():
-            for idx in sorted_batches(data.lengths, batch_size):
-                if check is not None:
-                    check()
-                out[idx] = cosine_batch(model, data, idx.tolist(), device).cpu().numpy() * 100.0
-    finally:
-        model.train(was_training)
-    return out
+    def cosines(idx: np.ndarray) -> np.ndarray:
+        return np.asarray(cosine_batch(model, data, idx.tolist(), device).cpu().numpy() * 100.0)
+
+    return predict_batches(model, data.lengths, batch_size, cosines, check)
 
 
 def base_st_config(base: str) -> dict[str, Any]:

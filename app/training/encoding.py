@@ -9,7 +9,7 @@ epoch and can skip the batches it already did.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -110,20 +110,36 @@ def predict(
     check: Any = None,
 ) -> np.ndarray:
     """The model's logits times `scale`, in the order of `data` (eval mode, no gradients)."""
+
+    def logits(idx: np.ndarray) -> np.ndarray:
+        out = model(**collate(data, idx, device)).logits.reshape(-1)
+        return np.asarray(out.float().cpu().numpy() * scale)
+
+    return predict_batches(model, data.lengths, batch_size, logits, check)
+
+
+def predict_batches(
+    model: Any,
+    lengths: np.ndarray,
+    batch_size: int,
+    score: Callable[[np.ndarray], np.ndarray],
+    check: Callable[[], None] | None = None,
+) -> np.ndarray:
+    """`score` of each length-sorted batch of indices, in index order, with the model in eval
+    mode and no gradients (its training mode restored after); `check` runs before each batch."""
     import torch
 
-    out = np.zeros(len(data), dtype=np.float64)
-    if len(data) == 0:
+    out = np.zeros(len(lengths), dtype=np.float64)
+    if len(lengths) == 0:
         return out
     was_training = model.training
     model.eval()
     try:
         with torch.inference_mode():
-            for idx in sorted_batches(data.lengths, batch_size):
+            for idx in sorted_batches(lengths, batch_size):
                 if check is not None:
                     check()
-                logits = model(**collate(data, idx, device)).logits.reshape(-1)
-                out[idx] = logits.float().cpu().numpy() * scale
+                out[idx] = score(idx)
     finally:
         model.train(was_training)
     return out
