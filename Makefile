@@ -9,7 +9,8 @@ HASH := $(shell (cat pyproject.toml; find app db resources -type f -not -path '*
 APP_STAMP := $(VENV)/.app-$(HASH)
 DEV_STAMP := $(VENV)/.dev-$(HASH)
 
-.PHONY: run test lint bench screenshots clean bundle appimage bundle-check bundle-start-time
+# `make dev` only sets up the development environment (what `make test` would use).
+.PHONY: run dev test lint bench screenshots clean bundle appimage bundle-check bundle-start-time
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -33,6 +34,8 @@ $(DEV_STAMP): $(APP_STAMP)
 		"lens-metric==0.2.0" "pytorch-lightning==2.0.9" "lightning-utilities>=0.7" \
 		"torchmetrics>=0.11" "setuptools<81"
 	touch $@
+
+dev: $(DEV_STAMP)
 
 run: $(APP_STAMP)
 	$(VENV)/bin/meaningbench demo
