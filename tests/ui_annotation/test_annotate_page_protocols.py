@@ -91,3 +91,43 @@ def test_the_coordinator_is_warned_about_a_hurried_straight_liner(window, qtbot,
     assert page.rater_checks.isVisible()
     text = page.rater_checks.text()
     assert "⚠ cy:" in text and "straight-lining" in text and "median 1.0 s per item" in text
+
+
+def _sxs_keys(qtbot, window) -> None:  # noqa: ANN001
+    """`3 0`, Tab, `9 0`, Tab, `5`, Tab, `4 0`: where the rater's keys go, as typed."""
+    for i, digits in enumerate(["30", "90", "5", "40"]):
+        if i:
+            qtbot.keyClick(QApplication.focusWidget() or window, K.Key_Tab)
+        qtbot.keyClicks(QApplication.focusWidget() or window, digits)
+
+
+def test_side_by_side_keys_land_on_the_first_output_when_a_unit_opens(window, qtbot, tmp_path) -> None:  # noqa: F811
+    path = tmp_path / "sxs4.mbstudy"
+    st = create_study(path)
+    try:
+        add_items(st, 3, 4)
+        with st.session() as s:
+            cfg = load_settings(s)
+            cfg.seed, cfg.qc_enabled = 3, False
+            save_settings(s, cfg)
+        set_protocol(st, "sxs")
+    finally:
+        st.close()
+    open_in(window, path, qtbot)
+    window.activateWindow()
+    assert window.show_page("annotate")
+    page = window.page("annotate")
+    assert page.start("ana")
+    screen = page.screen
+    _sxs_keys(qtbot, window)
+    assert [c.row.scale.value() for c in screen.columns] == [30.0, 90.0, 50.0, 40.0]
+    qtbot.keyClick(QApplication.focusWidget(), K.Key_Return)
+    assert "4 of 12 outputs rated" in screen.progress_label.text()
+    # Resume: the queue opened again, and the page shown again after another page.
+    page.stop()
+    assert page.start("ana")
+    screen = page.screen
+    assert window.show_page("browser") and window.show_page("annotate")
+    assert QApplication.focusWidget() is screen.columns[0].row.scale
+    _sxs_keys(qtbot, window)
+    assert [c.row.scale.value() for c in screen.columns] == [30.0, 90.0, 50.0, 40.0]

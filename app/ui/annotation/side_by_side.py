@@ -25,6 +25,7 @@ from meaningbench.annotation.session import AnnotationSession
 from meaningbench.annotation.side_by_side import ShownUnit, SideBySideSession
 from meaningbench.errors import UserError
 from meaningbench.queries.annotation import Study
+from meaningbench.ui.annotation.focus import keep_focus_in
 from meaningbench.ui.annotation.panels import FlagDialog
 from meaningbench.ui.annotation.rows import DimensionRow
 from meaningbench.ui.annotation.scales import NAV_MODIFIERS, blend
@@ -306,7 +307,25 @@ class SideBySideScreen(QWidget):
             action()
             event.accept()
             return
+        if K.Key_0 <= event.key() <= K.Key_9 and self.columns:
+            # Focus is on the screen itself (after a click on a text): type into a slider.
+            scales = [c.row.scale for c in self.columns]
+            target = next((sc for sc in scales if not sc.is_set()), scales[0])
+            target.setFocus(Qt.FocusReason.OtherFocusReason)
+            target.type_digit(event.key() - K.Key_0)
+            event.accept()
+            return
         super().keyPressEvent(event)
+
+    def focusInEvent(self, event) -> None:  # noqa: ANN001 - Qt's event type
+        # A host that focuses the screen (queue opened or resumed, page shown) means
+        # "rate now": the first output's slider takes the keys.
+        super().focusInEvent(event)
+        keep_focus_in([c.row.scale for c in self.columns])
+
+    def showEvent(self, event) -> None:  # noqa: ANN001 - Qt's event type
+        super().showEvent(event)
+        keep_focus_in([c.row.scale for c in self.columns])  # focus given while hidden is lost
 
     def focusNextPrevChild(self, next: bool) -> bool:  # noqa: A002 - Qt's name
         """Tab and Shift+Tab cycle through the outputs' sliders."""
