@@ -93,12 +93,12 @@ def test_the_coordinator_is_warned_about_a_hurried_straight_liner(window, qtbot,
     assert "⚠ cy:" in text and "straight-lining" in text and "median 1.0 s per item" in text
 
 
-def _sxs_keys(qtbot, window) -> None:  # noqa: ANN001
+def _sxs_keys(qtbot, host) -> None:  # noqa: ANN001
     """`3 0`, Tab, `9 0`, Tab, `5`, Tab, `4 0`: where the rater's keys go, as typed."""
     for i, digits in enumerate(["30", "90", "5", "40"]):
         if i:
-            qtbot.keyClick(QApplication.focusWidget() or window, K.Key_Tab)
-        qtbot.keyClicks(QApplication.focusWidget() or window, digits)
+            qtbot.keyClick(QApplication.focusWidget() or host, K.Key_Tab)
+        qtbot.keyClicks(QApplication.focusWidget() or host, digits)
 
 
 def test_side_by_side_keys_land_on_the_first_output_when_a_unit_opens(window, qtbot, tmp_path) -> None:  # noqa: F811
