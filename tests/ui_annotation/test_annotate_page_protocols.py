@@ -101,7 +101,7 @@ def _sxs_keys(qtbot, host) -> None:  # noqa: ANN001
         qtbot.keyClicks(QApplication.focusWidget() or host, digits)
 
 
-def test_side_by_side_keys_land_on_the_first_output_when_a_unit_opens(window, qtbot, tmp_path) -> None:  # noqa: F811
+def test_sxs_keys_reach_the_first_output_on_open_and_resume(window, qtbot, tmp_path) -> None:  # noqa: F811
     path = tmp_path / "sxs4.mbstudy"
     st = create_study(path)
     try:
