@@ -131,3 +131,41 @@ def test_sxs_keys_reach_the_first_output_on_open_and_resume(window, qtbot, tmp_p
     assert QApplication.focusWidget() is screen.columns[0].row.scale
     _sxs_keys(qtbot, window)
     assert [c.row.scale.value() for c in screen.columns] == [30.0, 90.0, 50.0, 40.0]
+
+
+def _underline_differs(editor, rect) -> bool:  # noqa: ANN001
+    """Whether the 2-px line under `rect` is painted (it differs from the text's background)."""
+    image = editor.grab().toImage()
+    y = int(rect.bottom()) - 1
+    background = image.pixelColor(editor.width() - 3, y)
+    xs = range(int(rect.left()) + 1, int(rect.right()) - 1)
+    return any(image.pixelColor(x, y) != background for x in xs)
+
+
+def test_esa_texts_match_in_size_and_the_cursor_shows(window, qtbot, tmp_path) -> None:  # noqa: F811
+    from PySide6.QtGui import QFontInfo
+
+    path = _study(tmp_path / "esa.mbstudy", "esa")
+    open_in(window, path, qtbot)
+    window.activateWindow()
+    assert window.show_page("annotate")
+    page = window.page("annotate")
+    assert page.start("ana")
+    screen = page.screen
+    for _ in range(2):  # the first item and the next one
+        original, simplified = screen.pair.source.text, screen.pair.output.text
+        assert simplified is screen.span_editors[0]
+        size = QFontInfo(original.font()).pixelSize()
+        assert QFontInfo(simplified.font()).pixelSize() == size
+        assert size > QFontInfo(QApplication.font()).pixelSize()
+        editor = screen.span_editors[0]
+        assert QApplication.focusWidget() is editor
+        cursor = editor._line_rects(*editor.selection())[0]
+        later_word = editor._line_rects(*editor._words[2])[0]
+        assert _underline_differs(editor, cursor)
+        assert not _underline_differs(editor, later_word)
+        _key(qtbot, K.Key_Tab)  # the score takes the keys: the cursor still shows
+        assert QApplication.focusWidget() is not editor
+        assert _underline_differs(editor, cursor)
+        _key(qtbot, None, "6")
+        _key(qtbot, K.Key_Return)
