@@ -14,7 +14,7 @@ from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtGui import QKeyEvent, QPalette
 from PySide6.QtWidgets import (
     QApplication,
-    QFrame,
+    QGridLayout,
     QHBoxLayout,
     QLabel,
     QVBoxLayout,
@@ -39,20 +39,25 @@ NOTICE_MS = 4000
 LETTERS = "ABCDEFGH"
 
 
-class OutputColumn(QFrame):
-    """One output of the unit with its own slider."""
+class OutputColumn:
+    """One output of the unit with its own slider: a card in the top row of the grid, its
+    slider in the row under it. Cards of one row share their height, so texts of different
+    lengths leave every slider at the same height."""
 
-    def __init__(self, letter: str, row: DimensionRow, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setObjectName("sxsOutput")
+    def __init__(self, letter: str, row: DimensionRow) -> None:
         self.panel = TextPanel(f"Output {letter}")
         self.row = row
-        v = QVBoxLayout(self)
-        v.setContentsMargins(0, 0, 0, 0)
-        v.setSpacing(10)
-        v.addWidget(self.panel)
-        v.addWidget(row)
-        v.addStretch(1)
+
+    def place(self, grid: QGridLayout, at: int) -> None:
+        grid.addWidget(self.panel, 0, at)
+        grid.addWidget(self.row, 1, at)
+        grid.setColumnStretch(at, 1)
+
+    def remove(self, grid: QGridLayout) -> None:
+        for widget in (self.panel, self.row):
+            grid.removeWidget(widget)
+            widget.hide()  # out of the layout, but on screen until it is deleted
+            widget.deleteLater()
 
 
 class SideBySideScreen(QWidget):
@@ -98,8 +103,9 @@ class SideBySideScreen(QWidget):
         )
         self.question.setWordWrap(True)
         outer.addWidget(self.question)
-        self.columns_box = QHBoxLayout()
-        self.columns_box.setSpacing(16)
+        self.columns_box = QGridLayout()
+        self.columns_box.setHorizontalSpacing(16)
+        self.columns_box.setVerticalSpacing(10)
         outer.addLayout(self.columns_box)
         outer.addStretch(1)
         self.columns: list[OutputColumn] = []
@@ -134,8 +140,9 @@ class SideBySideScreen(QWidget):
 
     def _clear_columns(self) -> None:
         for col in self.columns:
-            self.columns_box.removeWidget(col)
-            col.deleteLater()
+            col.remove(self.columns_box)
+        for at in range(self.columns_box.columnCount()):
+            self.columns_box.setColumnStretch(at, 0)
         self.columns = []
 
     def _show(self, unit: ShownUnit | None) -> None:
@@ -166,7 +173,7 @@ class SideBySideScreen(QWidget):
             col.panel.set_plain(item.output)
             row.scale.reset(item.values.get(self.sxs.scale.name))
             row.scale.valueChanged.connect(self._refresh_hint)
-            self.columns_box.addWidget(col, 1)
+            col.place(self.columns_box, len(self.columns))
             self.columns.append(col)
         self.banner.setVisible(unit.reviewing)
         self.banner.setText(
