@@ -6,6 +6,7 @@ The screen itself lives in `meaningbench.ui.annotation`.
 from __future__ import annotations
 
 from datetime import datetime
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
@@ -39,8 +40,8 @@ class AnnotatePage(QWidget):
         self.screen: AnnotationScreen | SideBySideScreen | None = None
         self.practice: PracticeScreen | None = None
         self.annotator: str | None = None
-        # Ratings saved while the window was open, per rater: the quit summary.
-        self.saved: dict[str, int] = {}
+        # Ratings saved while the window was open, per study file and rater: the quit summary.
+        self.saved: dict[tuple[Path | None, str], int] = {}
         self.last_saved_at: datetime | None = None
         self.summary_dialog: QDialog | None = None
 
@@ -122,8 +123,9 @@ class AnnotatePage(QWidget):
         screen = screen_class(study, annotator, self)
         screen.submitted.connect(lambda item_id: self.context.ratings_changed.emit([int(item_id)]))
         screen.undone.connect(lambda item_id: self.context.ratings_changed.emit([int(item_id)]))
-        screen.submitted.connect(lambda _id, who=annotator: self._count(who, +1))
-        screen.undone.connect(lambda _id, who=annotator: self._count(who, -1))
+        where = self.context.path
+        screen.submitted.connect(lambda _id, at=(where, annotator): self._count(at, +1))
+        screen.undone.connect(lambda _id, at=(where, annotator): self._count(at, -1))
         screen.finished.connect(self._on_finished)
         self.screen, self.annotator = screen, annotator
         self.stack.addWidget(screen)
@@ -149,20 +151,30 @@ class AnnotatePage(QWidget):
         self.context.ratings_changed.emit([])
         self.refresh_rater_checks()
 
-    def _count(self, annotator: str, delta: int) -> None:
-        self.saved[annotator] = max(0, self.saved.get(annotator, 0) + delta)
+    def _count(self, at: tuple[Path | None, str], delta: int) -> None:
+        self.saved[at] = max(0, self.saved.get(at, 0) + delta)
         if delta > 0:
             self.last_saved_at = datetime.now()
 
     def quit_summary(self) -> str | None:
         """What was saved while the window was open; None when nobody rated."""
-        done = {who: n for who, n in self.saved.items() if n}
+        done = {at: n for at, n in self.saved.items() if n}
         if not done:
             return None
-        where = self.context.path.name if self.context.path is not None else "the study file"
+        names = [path.name for path, _who in done if path is not None]
+
+        def study_name(path: Path | None) -> str:
+            if path is None:
+                return "the study file"
+            # Two studies of one name in different folders are told apart by their paths.
+            return str(path) if names.count(path.name) > 1 else path.name
+
         lines = [
-            f"{who}: {n} rating{'s' if n != 1 else ''} saved" for who, n in sorted(done.items())
+            f"{who}: {n} rating{'s' if n != 1 else ''} saved to {study_name(path)}"
+            for (path, who), n in sorted(done.items(), key=lambda kv: (str(kv[0][0]), kv[0][1]))
         ]
+        studies = {path for path, _who in done}
+        where = study_name(next(iter(studies))) if len(studies) == 1 else "its study file"
         when = f" (the last at {self.last_saved_at:%H:%M:%S})" if self.last_saved_at else ""
         return (
             "\n".join(lines)
