@@ -112,6 +112,7 @@ class MainWindow(QMainWindow):
         self.context.study_opened.connect(self._on_study_opened)
         self.context.study_closed.connect(self._on_study_closed)
         self.context.settings_changed.connect(self._show_study_name)
+        self.context.import_requested.connect(self.show_import_dialog)
         for sig in (self.context.data_changed, self.context.ratings_changed):
             sig.connect(lambda *_: self._counts_timer.start())
         self.runner.job_finished.connect(lambda *_: self._counts_timer.start())
