@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QByteArray, QSize, Qt, QTimer
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QApplication,
     QHBoxLayout,
@@ -32,7 +32,7 @@ from meaningbench.ui.status_bar import MainStatusBar
 from meaningbench.ui.study_controller import StudyController, demo_available
 from meaningbench.ui.theme import SCALE_STEP, ThemeManager
 from meaningbench.ui.welcome import WelcomePage
-from meaningbench.ui.window_state import window_settings
+from meaningbench.ui.window_state import DEFAULT_SIZE, default_geometry, window_settings
 
 COUNTS_DELAY_MS = 400
 CLOSE_WAIT_MS = 5000
@@ -153,7 +153,11 @@ class MainWindow(QMainWindow):
         self.status = MainStatusBar(self.runner, self)
         self.setStatusBar(self.status)
         self.status.clear_study()
-        self.resize(1280, 800)
+        screen = self.screen() or QGuiApplication.primaryScreen()
+        if screen is not None:
+            self.setGeometry(default_geometry(screen.availableGeometry()))
+        else:
+            self.resize(DEFAULT_SIZE)
 
     def toolbar_style(self) -> Qt.ToolButtonStyle:
         return Qt.ToolButtonStyle.ToolButtonTextBesideIcon
