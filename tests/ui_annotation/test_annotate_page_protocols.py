@@ -21,10 +21,10 @@ from tests.ui.conftest import open_in, window  # noqa: F401 - the window fixture
 K = Qt.Key
 
 
-def _study(path: Path, protocol: str) -> Path:
+def _study(path: Path, protocol: str, sources: int = 6, outputs: int = 2) -> Path:
     st = create_study(path)
     try:
-        add_items(st, 6, 2)
+        add_items(st, sources, outputs)
         with st.session() as s:
             cfg = load_settings(s)
             cfg.seed, cfg.qc_enabled = 3, False
@@ -93,6 +93,16 @@ def test_the_coordinator_is_warned_about_a_hurried_straight_liner(window, qtbot,
     assert "⚠ cy:" in text and "straight-lining" in text and "median 1.0 s per item" in text
 
 
+def _rating_as_ana(win, qtbot, path: Path):  # noqa: ANN001, ANN202 - the Annotate page
+    """The study open in the window and ana's queue on the Annotate page."""
+    open_in(win, path, qtbot)
+    win.activateWindow()
+    assert win.show_page("annotate")
+    page = win.page("annotate")
+    assert page.start("ana")
+    return page
+
+
 def _sxs_keys(qtbot, host) -> None:  # noqa: ANN001
     """`3 0`, Tab, `9 0`, Tab, `5`, Tab, `4 0`: where the rater's keys go, as typed."""
     for i, digits in enumerate(["30", "90", "5", "40"]):
@@ -102,22 +112,7 @@ def _sxs_keys(qtbot, host) -> None:  # noqa: ANN001
 
 
 def test_sxs_keys_reach_the_first_output_on_open_and_resume(window, qtbot, tmp_path) -> None:  # noqa: F811
-    path = tmp_path / "sxs4.mbstudy"
-    st = create_study(path)
-    try:
-        add_items(st, 3, 4)
-        with st.session() as s:
-            cfg = load_settings(s)
-            cfg.seed, cfg.qc_enabled = 3, False
-            save_settings(s, cfg)
-        set_protocol(st, "sxs")
-    finally:
-        st.close()
-    open_in(window, path, qtbot)
-    window.activateWindow()
-    assert window.show_page("annotate")
-    page = window.page("annotate")
-    assert page.start("ana")
+    page = _rating_as_ana(window, qtbot, _study(tmp_path / "sxs4.mbstudy", "sxs", 3, 4))
     screen = page.screen
     _sxs_keys(qtbot, window)
     assert [c.row.scale.value() for c in screen.columns] == [30.0, 90.0, 50.0, 40.0]
@@ -145,13 +140,7 @@ def _underline_differs(editor, rect) -> bool:  # noqa: ANN001
 def test_esa_texts_match_in_size_and_the_cursor_shows(window, qtbot, tmp_path) -> None:  # noqa: F811
     from PySide6.QtGui import QFontInfo
 
-    path = _study(tmp_path / "esa.mbstudy", "esa")
-    open_in(window, path, qtbot)
-    window.activateWindow()
-    assert window.show_page("annotate")
-    page = window.page("annotate")
-    assert page.start("ana")
-    screen = page.screen
+    screen = _rating_as_ana(window, qtbot, _study(tmp_path / "esa.mbstudy", "esa")).screen
     for _ in range(2):  # the first item and the next one
         original, simplified = screen.pair.source.text, screen.pair.output.text
         assert simplified is screen.span_editors[0]
