@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from meaningbench.queries.annotation import protocol_of, rater_warnings
+from meaningbench.queries.study import study_counts
 from meaningbench.ui.annotation.picker import AnnotatorPicker
 from meaningbench.ui.annotation.practice_screen import PracticeScreen
 from meaningbench.ui.annotation.screen import AnnotationScreen
@@ -30,6 +31,12 @@ from meaningbench.ui.widgets import HeadingLabel
 
 if TYPE_CHECKING:
     from meaningbench.ui.context import StudyContext
+
+
+INTRO = (
+    "Each annotator has their own queue. Choose who is rating, then use the keyboard: "
+    "arrows or digits set the slider, Enter submits, S skips, F flags, Ctrl+Z undoes."
+)
 
 
 class AnnotatePage(QWidget):
@@ -48,10 +55,7 @@ class AnnotatePage(QWidget):
         self.intro = QWidget()
         heading = HeadingLabel("Rate items", 1.6)
         heading.setObjectName("pageHeading")
-        self.message = QLabel(
-            "Each annotator has their own queue. Choose who is rating, then use the keyboard: "
-            "arrows or digits set the slider, Enter submits, S skips, F flags, Ctrl+Z undoes."
-        )
+        self.message = QLabel(INTRO)
         self.message.setObjectName("mutedLabel")
         self.message.setWordWrap(True)
         self.message.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -67,6 +71,13 @@ class AnnotatePage(QWidget):
             box.addWidget(w)
         box.addSpacing(12)
         box.addWidget(self.start_button, 0, Qt.AlignmentFlag.AlignCenter)
+        # A study without items has nothing to rate: the way to fill it instead.
+        self.import_button = QPushButton(themed_icon("import"), "Import data…")
+        self.import_button.setObjectName("emptyStudyImport")
+        self.import_button.setMinimumHeight(36)
+        self.import_button.clicked.connect(lambda _c=False: context.import_requested.emit())
+        self.import_button.hide()
+        box.addWidget(self.import_button, 0, Qt.AlignmentFlag.AlignCenter)
         # The coordinator's view of the raters: who crosses the study's thresholds.
         self.rater_checks = QLabel()
         self.rater_checks.setObjectName("raterWarnings")
@@ -80,6 +91,8 @@ class AnnotatePage(QWidget):
         self.stack = QStackedLayout(self)
         self.stack.addWidget(self.intro)
         context.study_closed.connect(self.stop)
+        context.data_changed.connect(self._refresh_intro)
+        context.study_opened.connect(lambda _study: self._refresh_intro())
 
     def start(self, annotator: str | None = None) -> bool:
         """Ask who is rating (unless given) and open their queue."""
@@ -209,7 +222,25 @@ class AnnotatePage(QWidget):
         if self.screen is not None:
             self.screen.setFocus()
         else:
+            self._show_empty_hint()
             self.refresh_rater_checks()
+
+    def _refresh_intro(self) -> None:
+        if self.screen is None and self.practice is None:
+            self._show_empty_hint()
+
+    def _show_empty_hint(self) -> None:
+        study = self.context.study
+        empty = study is not None and study_counts(study).items == 0
+        self.start_button.setVisible(not empty)
+        self.import_button.setVisible(empty)
+        if empty:
+            self.message.setText(
+                "This study has no items to rate yet. Import a file of original and "
+                "simplified sentences first."
+            )
+        elif self.message.text().startswith("This study has no items"):
+            self.message.setText(INTRO)
 
     def refresh_rater_checks(self) -> None:
         """Warn about raters below the study's thresholds (shown between rating sessions)."""

@@ -28,6 +28,7 @@ from meaningbench.queries.browser import (
 )
 from meaningbench.ui.browser.detail import DetailPane
 from meaningbench.ui.browser.model import FIXED_COLUMNS, ItemTableModel
+from meaningbench.ui.icons import themed_icon
 
 if TYPE_CHECKING:
     from meaningbench.queries.files import Study
@@ -93,7 +94,7 @@ class BrowserPage(QWidget):
         text.setObjectName("mutedLabel")
         text.setWordWrap(True)
         text.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.import_button = QPushButton("Import data…")
+        self.import_button = QPushButton(themed_icon("import"), "Import data…")
         self.import_button.setObjectName("emptyStudyImport")
         self.import_button.setMinimumHeight(34)
         self.import_button.clicked.connect(lambda _c=False: self.context.import_requested.emit())
