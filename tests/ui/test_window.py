@@ -80,6 +80,17 @@ def test_dialogs_open_without_a_fuss(window, qtbot, study_with_facts) -> None:
     texts = [keymap.table.item(r, 0).text() for r in range(keymap.table.rowCount())]
     assert "Run metrics" in texts
     assert "Submit and show the next item (once every scale is set)" in texts
+    # Every page is listed with its own key, however many pages the window has.
+    keys = {
+        keymap.table.item(r, 0).text(): keymap.table.item(r, 1).text()
+        for r in range(keymap.table.rowCount())
+        if keymap.table.item(r, 1)
+    }
+    pages = len(window.page_keys())
+    assert pages >= 5
+    assert [keys.get(f"Go to {window.nav.item(i).text()}") for i in range(pages)] == [
+        f"Ctrl+{i + 1}" for i in range(pages)
+    ]
     keymap.close()
     about = window.show_about()
     assert "MeaningBench" in about.text()
