@@ -11,6 +11,8 @@ files read each other's settings without a migration.
 
 from __future__ import annotations
 
+import json
+import math
 import secrets
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
@@ -198,6 +200,11 @@ class AnnotationSettings:
         for d in self.dimensions:
             if d.scale not in SCALE_RANGES:
                 raise UserError(f"Dimension {d.name!r}: unknown scale {d.scale!r}.")
+        for name, value in self.rater_thresholds.items():
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise UserError(f"Rater threshold {name}: {value!r} is not a number.")
+            if not math.isfinite(value):
+                raise UserError(f"Rater threshold {name}: {value!r} is not a finite number.")
 
 
 def _dimension_configs(session: Session) -> list[DimensionConfig]:
@@ -234,11 +241,18 @@ def ensure_seed(session: Session) -> int:
 
 
 def _write_json(session: Session, settings: AnnotationSettings) -> None:
+    data = settings.to_json()
+    try:
+        # Python writes NaN and Infinity, which JSON does not have: every reader of the
+        # study (and this one, on the next open) must be able to parse what is stored.
+        json.dumps(data, allow_nan=False)
+    except ValueError as exc:
+        raise UserError(f"The study's settings cannot be stored as JSON: {exc}.") from None
     row = session.get(StudySetting, SETTINGS_KEY)
     if row is None:
-        session.add(StudySetting(key=SETTINGS_KEY, value=settings.to_json()))
+        session.add(StudySetting(key=SETTINGS_KEY, value=data))
     else:
-        row.value = settings.to_json()
+        row.value = data
 
 
 def _rated_in_study(session: Session) -> int:

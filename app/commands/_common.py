@@ -35,6 +35,17 @@ def add_labels_argument(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def number_option(text: str) -> float:
+    """argparse `type` of every option that takes a number with a fraction: plain ASCII
+    decimal, finite (`meaningbench.numbers`); argparse names the option in its message."""
+    from meaningbench.numbers import NumberProblem, plain_number
+
+    try:
+        return plain_number(text)
+    except NumberProblem as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def add_json_flag(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
 

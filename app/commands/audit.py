@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from meaningbench.commands._common import (
     add_json_flag,
     add_study_argument,
+    number_option,
     open_existing_study,
     print_json,
 )
@@ -31,7 +32,7 @@ def register(subparsers: Any) -> None:
     add_study_argument(parser)
     parser.add_argument(
         "--tolerance",
-        type=float,
+        type=number_option,
         default=0.01,
         help="a label equals the raw mean when they differ by at most this (0–100; default 0.01)",
     )
