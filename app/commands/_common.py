@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -71,6 +73,22 @@ def open_existing_study(path: Path, *, reading: bool = False) -> Study:
             file=sys.stderr,
         )
     return study
+
+
+@contextlib.contextmanager
+def writing_output(path: Path) -> Iterator[None]:
+    """Name `path`, the file (or folder) a command writes, when the system refuses the write
+    (a full disk, a read-only folder): written aside and renamed when complete, the earlier
+    output is still there, as the message says."""
+    try:
+        yield
+    except OSError as exc:
+        from meaningbench.db.faults import describe_fault
+
+        fault = describe_fault(exc, path, output=True)
+        if fault is None:
+            raise
+        raise fault from exc
 
 
 def print_json(obj: Any) -> None:

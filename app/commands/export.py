@@ -10,6 +10,7 @@ from meaningbench.commands._common import (
     add_study_argument,
     open_existing_study,
     print_json,
+    writing_output,
 )
 
 
@@ -47,19 +48,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from meaningbench.datasets.exporters import cells_note, export_format, export_study
-    from meaningbench.db.faults import describe_fault
 
     export_format(args.out)  # a bad extension fails before the study is opened
     study = open_existing_study(args.study, reading=True)
     try:
-        report = export_study(study, args.out, ratings=args.ratings, raw_cells=args.raw_cells)
-    except OSError as exc:
-        # Writing the export failed (the study is read through SQLite, whose errors are
-        # not OSErrors): name the export, which was left as it was, if it existed.
-        fault = describe_fault(exc, args.out, output=True)
-        if fault is None:
-            raise
-        raise fault from exc
+        with writing_output(args.out):
+            report = export_study(study, args.out, ratings=args.ratings, raw_cells=args.raw_cells)
     finally:
         study.close()
     if args.json:

@@ -376,6 +376,15 @@ def _json_type(value: Any) -> str:
     return "null" if value is None else names.get(type(value), type(value).__name__)
 
 
+def json_objects(path: Path, encoding: str = "utf-8") -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, object) for each non-blank line of a JSON Lines file, by the rules of a
+    data row: lines end only at \\n (a U+2028 inside a text is text), one object per line,
+    no NaN, no key twice, no absurd nesting or number; InputError names the line."""
+    with path.open("rb") as fh:
+        for line_no, line in _numbered_jsonl(fh, ByteCounter(), encoding, str(path)):
+            yield line_no, _parse_json_line(line, line_no, str(path))
+
+
 def _jsonl_rows(source: TableSource) -> Iterator[tuple[int, Any]]:
     path = str(source.path)
     with source.path.open("rb") as fh:
