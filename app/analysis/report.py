@@ -28,7 +28,7 @@ from meaningbench.analysis.live import StudyAnalysis
 from meaningbench.analysis.qc import QCResult, study_qc
 from meaningbench.analysis.sanity import SanityTable, study_sanity
 from meaningbench.analysis.svg import bar_chart, scatter
-from meaningbench.datasets.atomic_file import replace_atomically
+from meaningbench.datasets.atomic_file import write_text_atomically
 from meaningbench.db.models import Annotator, Dataset, Item, MetricRun, Rating
 from meaningbench.db.study import Study
 from meaningbench.runtime import CancelToken
@@ -311,7 +311,5 @@ def _audit(study: Study) -> AuditResult | None:
 
 def write_report(data: ReportData, path: str | Path) -> Path:
     path = Path(path)
-    page = render_html(data)
-    with replace_atomically(path) as fh:  # a failed write leaves the previous page whole
-        fh.write(page)
+    write_text_atomically(path, render_html(data))  # a failure leaves the old page whole
     return path

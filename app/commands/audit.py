@@ -101,7 +101,9 @@ def run(args: argparse.Namespace) -> int:
                 if args.choose:
                     choose_label_set(session, args.fix)
     if args.csv:
-        result.labels.to_csv(args.csv, index=False)
+        from meaningbench.datasets.atomic_file import write_text_atomically
+
+        write_text_atomically(Path(args.csv), result.labels.to_csv(index=False))
     if args.json:
         out = result.to_json()
         if fixed is not None:

@@ -132,6 +132,12 @@ def replace_atomically(target: Path, *, encoding: str = "utf-8") -> Iterator[IO[
             part.unlink(missing_ok=True)
 
 
+def write_text_atomically(target: Path, text: str) -> None:
+    """`target` holds `text` when this returns; on an error it is as it was."""
+    with replace_atomically(target) as fh:
+        fh.write(text)
+
+
 def _fsync_file(path: Path) -> None:
     fd = os.open(path, os.O_RDONLY)
     try:
