@@ -87,6 +87,17 @@ def rating_rows(study: Study) -> list[dict[str, Any]]:
     return out
 
 
+def _item_fields(pa: Any) -> list[tuple[str, Any]]:
+    """The columns that say which item a row is about, first in both Parquet files."""
+    return [
+        ("item_id", pa.int64()),
+        ("dataset", pa.string()),
+        ("system", pa.string()),
+        ("source", pa.string()),
+        ("output", pa.string()),
+    ]
+
+
 def write_parquet(rows: list[dict[str, Any]], path: Path) -> None:
     pa, pq = _arrow()
     span = pa.struct(
@@ -100,11 +111,7 @@ def write_parquet(rows: list[dict[str, Any]], path: Path) -> None:
     )
     schema = pa.schema(
         [
-            ("item_id", pa.int64()),
-            ("dataset", pa.string()),
-            ("system", pa.string()),
-            ("source", pa.string()),
-            ("output", pa.string()),
+            *_item_fields(pa),
             ("rater", pa.string()),
             ("rater_kind", pa.string()),
             ("dimension", pa.string()),
@@ -150,11 +157,7 @@ def write_labels_parquet(rows: list[dict[str, Any]], path: Path) -> None:
     pa, pq = _arrow()
     schema = pa.schema(
         [
-            ("item_id", pa.int64()),
-            ("dataset", pa.string()),
-            ("system", pa.string()),
-            ("source", pa.string()),
-            ("output", pa.string()),
+            *_item_fields(pa),
             ("label_set", pa.string()),
             ("dimension", pa.string()),
             ("scale", pa.string()),
