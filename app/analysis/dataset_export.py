@@ -316,6 +316,8 @@ def export_dataset(
     """Write README.md (the card), ratings.parquet, for esa studies spans.jsonl and, with
     `labels` (a label set, resolved as every analysis resolves it), labels.parquet; all of
     them or none."""
+    if folder.exists() and not folder.is_dir():
+        raise UserError(f"{folder}: not a folder; name a folder for the dataset")
     rows = rating_rows(study)
     label_set = None
     if labels is not None:
