@@ -1,14 +1,18 @@
 """Error span ratings as JSON Lines: one line per rater and item, spans with offsets.
 
-A line reads (keys in this order, UTF-8, no ASCII escaping):
+A line reads (keys in this order, UTF-8, no ASCII escaping but for U+2028, U+2029 and
+U+0085, which `meaningbench.json_values.json_line` escapes so that no reader splits a text):
 
     {"dataset": "wiki", "system": "sys-a", "source": "...", "output": "...",
      "rater": "alice", "dimension": "meaning", "score": 70.0,
      "spans": [{"side": "output", "start": 4, "end": 9, "severity": "major", "text": "..."}]}
 
 The export writes exactly what the import reads, so a file of the export's shape goes
-through import and export unchanged, byte for byte. An import is all or nothing: the first
-bad line stops it with its file, line and field, and nothing is stored.
+through import and export unchanged, byte for byte. The import reads with the data files'
+JSON Lines reader (`meaningbench.datasets.readers.json_objects`: lines end only at \\n, a
+key twice or absurd nesting is refused). An import is all or nothing: the first bad line
+stops it with its file, line and field, and nothing is stored. The export is written aside
+and renamed when complete (`meaningbench.datasets.atomic_file`).
 """
 
 from __future__ import annotations

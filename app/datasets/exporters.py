@@ -49,6 +49,7 @@ from meaningbench.datasets.cells import CellMode, neutralise, notice_path, notic
 from meaningbench.db.frames import ratings_frame
 from meaningbench.db.study import Study
 from meaningbench.errors import UserError
+from meaningbench.json_values import json_line
 
 BATCH = 10_000
 PROGRESS_EVERY = 10_000  # rows
@@ -169,8 +170,7 @@ class _Writer:
             self.progress(self.written)
         if self.fmt == "jsonl":
             obj = {c: _json_value(v) for c, v in zip(self.columns, values, strict=True)}
-            self.fh.write(json.dumps(obj, ensure_ascii=False))
-            self.fh.write("\n")
+            self.fh.write(json_line(obj))
         else:
             cells = []
             for v in values:
