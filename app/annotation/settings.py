@@ -165,6 +165,15 @@ class AnnotationSettings:
         kwargs = {k: v for k, v in raw.items() if k in known}
         qc_raw = raw.get("qc") if isinstance(raw.get("qc"), dict) else {}
         qc = QCMix(**{k: int(v) for k, v in qc_raw.items() if k in QC_KINDS})
+        thresholds = kwargs.get("rater_thresholds")
+        if isinstance(thresholds, dict):
+            # A NaN stored by an earlier version means no threshold: the default applies,
+            # and the settings can be saved again.
+            kwargs["rater_thresholds"] = {
+                k: v
+                for k, v in thresholds.items()
+                if isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
+            }
         return cls(qc=qc, **kwargs)
 
     def validate(self) -> None:

@@ -118,3 +118,24 @@ def test_number_options_use_the_same_rule(
     assert exit_info.value.code == 2
     err = capsys.readouterr().err
     assert f"argument {argv[2]}: {argv[3]!r} is not a" in err
+
+
+def test_a_nan_stored_by_an_earlier_version_reads_as_no_threshold(tmp_path: Path) -> None:
+    study = tmp_path / "s.mbstudy"
+    create_study(study).close()
+    assert main(["raters", str(study), "--threshold", "min_agreement=0.3"]) == 0
+    con = sqlite3.connect(study)
+    try:
+        stored = json.loads(_settings_json(study))
+        stored["rater_thresholds"]["max_same_share"] = float("nan")
+        con.execute(
+            "UPDATE study_setting SET value = ? WHERE key = 'annotation'", (json.dumps(stored),)
+        )
+        con.commit()
+    finally:
+        con.close()
+    assert "NaN" in _settings_json(study)
+    # The next threshold saves the settings again, as strict JSON, without the NaN.
+    assert main(["raters", str(study), "--threshold", "min_qc_pass_rate=0.5"]) == 0
+    thresholds = json.loads(_settings_json(study))["rater_thresholds"]
+    assert thresholds == {"min_agreement": 0.3, "min_qc_pass_rate": 0.5}
