@@ -89,7 +89,9 @@ class _Runnable(QRunnable):
             elif ended.error is not None:  # reaches the GUI as a dialog, never a crash
                 exc = ended.error
                 # A job run in a child process brings the child's traceback along.
-                trace = getattr(exc, "child_trace", "") or "".join(traceback.format_exception(exc))
+                trace = getattr(exc, "child_trace", "") or "".join(
+                    traceback.format_exception(exc)
+                )
                 bridge.failed.emit(JobFailure(self._title, exc, trace))
             else:
                 if self._ctx.cancelled:  # it returned what it finished before the cancel
