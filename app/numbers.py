@@ -13,6 +13,7 @@ import math
 import re
 
 PLAIN_NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+PLAIN_WHOLE_NUMBER = re.compile(r"[+-]?[0-9]+")
 NON_FINITE = frozenset({"nan", "inf", "infinity"})
 _SEPARATED_DIGITS = re.compile(r"[0-9][ ,.'\u00a0\u202f][0-9]")
 
@@ -47,3 +48,14 @@ def plain_number(text: str) -> float:
     if not math.isfinite(number):  # "1e999"
         raise NumberProblem(f"{text!r} is not a finite number")
     return number
+
+
+def plain_whole_number(text: str) -> int:
+    """`text` as an int: ASCII digits with an optional sign; NumberProblem otherwise."""
+    stripped = text.strip(" \t\r\n")
+    if PLAIN_WHOLE_NUMBER.fullmatch(stripped):
+        return int(stripped)
+    if PLAIN_NUMBER.fullmatch(stripped):
+        raise NumberProblem(f"{text!r} is not a whole number")
+    plain_number(text)  # raises, with the reason
+    raise NumberProblem(f"{text!r} is not a whole number")  # pragma: no cover

@@ -48,6 +48,30 @@ def number_option(text: str) -> float:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
+def whole_number_option(text: str) -> int:
+    """argparse `type` of every option that takes a count or a seed: ASCII digits with an
+    optional sign (`meaningbench.numbers`); Python's int() also takes "1_000" and "１０"."""
+    from meaningbench.numbers import NumberProblem, plain_whole_number
+
+    try:
+        return plain_whole_number(text)
+    except NumberProblem as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def plain_number_options(parser: argparse.ArgumentParser) -> None:
+    """Give every `type=int` or `type=float` option of `parser` and its subcommands the one
+    number rule, so that no command can take `nan`, `inf`, `5_0` or `１０`."""
+    for action in parser._actions:
+        if action.type is int:
+            action.type = whole_number_option
+        elif action.type is float:
+            action.type = number_option
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                plain_number_options(sub)
+
+
 def add_json_flag(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
 

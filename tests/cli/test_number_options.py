@@ -105,6 +105,10 @@ def test_practice_add_refuses_non_plain_numbers(
         ["train", "{study}", "--lr", "inf"],
         ["train", "{study}", "--val-fraction", "0_1"],
         ["train", "{study}", "--warmup-ratio", "０.1"],
+        ["correlate", "{study}", "--boot", "1_000"],
+        ["report", "{study}", "--sanity-n", "２００"],
+        ["train", "{study}", "--epochs", "2.5"],
+        ["score", "{study}", "--workers", "inf"],
     ],
 )
 def test_number_options_use_the_same_rule(
@@ -139,3 +143,22 @@ def test_a_nan_stored_by_an_earlier_version_reads_as_no_threshold(tmp_path: Path
     assert main(["raters", str(study), "--threshold", "min_qc_pass_rate=0.5"]) == 0
     thresholds = json.loads(_settings_json(study))["rater_thresholds"]
     assert thresholds == {"min_agreement": 0.3, "min_qc_pass_rate": 0.5}
+
+
+def test_every_number_option_of_every_command_follows_the_rule() -> None:
+    """No option is left to Python's int() or float(), which take "5_0" and "１０"."""
+    import argparse
+
+    from meaningbench.cli import build_parser
+    from meaningbench.commands._common import number_option, whole_number_option
+
+    def options(parser: argparse.ArgumentParser):  # noqa: ANN202
+        for action in parser._actions:
+            yield action
+            if isinstance(action, argparse._SubParsersAction):
+                for sub in action.choices.values():
+                    yield from options(sub)
+
+    types = [a.type for a in options(build_parser()) if a.type is not None]
+    assert int not in types and float not in types
+    assert whole_number_option in types and number_option in types
