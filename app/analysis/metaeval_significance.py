@@ -26,6 +26,7 @@ cluster's first; each cluster is significantly below some member of the one abov
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -45,6 +46,8 @@ from meaningbench.analysis.metaeval import (
 )
 from meaningbench.errors import UserError
 
+# (metric i, metric j) → the difference i − j on every resample
+Deltas = Iterator[tuple[tuple[int, int], np.ndarray]]
 TESTS = ("perm-both", "boot-both", "perm-items", "perm-systems", "williams")
 ROW_CELLS = 2_000_000  # resample rows × outputs per block of the generic path
 
@@ -211,7 +214,7 @@ def _system_level_deltas(
     b: np.ndarray,
     sys_codes: np.ndarray,
     src_codes: np.ndarray,
-):  # type: ignore[no-untyped-def]
+) -> Deltas:
     data = stat.data
     real = data.has_system()
     systems = np.unique(sys_codes[real])
@@ -259,25 +262,6 @@ def _pearson_r(
         return np.where(count > 0, (r * w).sum(axis=axis) / np.maximum(count, 1e-300), np.nan)
 
 
-def _swapped_r(
-    n: np.ndarray,
-    sx: np.ndarray,
-    sxx: np.ndarray,
-    sxh: np.ndarray,
-    sh: np.ndarray,
-    vh: np.ndarray,
-    h_ok: np.ndarray,
-) -> np.ndarray:
-    """`_pearson_r` over axis 1 with the humans' sums fixed (the permutation case)."""
-    with np.errstate(invalid="ignore", divide="ignore"):
-        vx = n * sxx - sx * sx
-        ok = h_ok & (vx > 1e-9 * n * sxx)
-        r = (n * sxh - sx * sh) / np.sqrt(np.where(ok, vx, 1.0) * np.where(h_ok, vh, 1.0))
-        r[~ok] = 0.0
-        count = ok.sum(axis=1)
-        return np.where(count > 0, r.sum(axis=1) / np.maximum(count, 1), np.nan)
-
-
 def _pearson_deltas(
     stat: _Stat,
     z: np.ndarray,
@@ -285,7 +269,7 @@ def _pearson_deltas(
     b: np.ndarray,
     sys_codes: np.ndarray,
     src_codes: np.ndarray,
-):  # type: ignore[no-untyped-def]
+) -> Deltas:
     """Pearson at global, item or per-system level without building resampled scores.
 
     After swapping, a group's sums of x, x² and h·x move by Σ s·f over its outputs, with
@@ -304,8 +288,6 @@ def _pearson_deltas(
     base_xx = np.stack([(z[idx] ** 2).sum(axis=0) for idx in members])
     base_xh = np.stack([(h[idx, None] * z[idx]).sum(axis=0) for idx in members])
     feats = np.concatenate([z, z * z, h[:, None] * z], axis=1)  # (n, 3M)
-    vh = n_g * shh - sh * sh  # the humans do not move: their variance is fixed per group
-    h_ok = (n_g >= 2) & (vh > 1e-9 * np.maximum(n_g * shh, 1e-300))
     ii, jj = np.triu_indices(m, 1)
     mid = [(base[:, ii] + base[:, jj]) / 2 for base in (base_x, base_xx, base_xh)]  # (G, P)
     r_total = a.shape[0]
@@ -318,8 +300,8 @@ def _pearson_deltas(
             axis=1,
         )  # (Rb, G, 3M)
         d = [(q[:, :, k * m + ii] - q[:, :, k * m + jj]) / 2 for k in range(3)]  # (Rb, G, P)
-        ra = _swapped_r(n_g, mid[0] + d[0], mid[1] + d[1], mid[2] + d[2], sh, vh, h_ok)
-        rb = _swapped_r(n_g, mid[0] - d[0], mid[1] - d[1], mid[2] - d[2], sh, vh, h_ok)
+        ra = _pearson_r(n_g, mid[0] + d[0], mid[1] + d[1], sh, shh, mid[2] + d[2], axis=1)
+        rb = _pearson_r(n_g, mid[0] - d[0], mid[1] - d[1], sh, shh, mid[2] - d[2], axis=1)
         out[r0 : r0 + ar.shape[0]] = ra - rb
     for k, (i, j) in enumerate(zip(ii, jj, strict=True)):
         yield (int(i), int(j)), out[:, k]
@@ -362,7 +344,7 @@ def _generic_deltas(
     b: np.ndarray,
     sys_codes: np.ndarray,
     src_codes: np.ndarray,
-):  # type: ignore[no-untyped-def]
+) -> Deltas:
     r, n = a.shape[0], z.shape[0]
     block = max(1, ROW_CELLS // max(n, 1))
     m = z.shape[1]
