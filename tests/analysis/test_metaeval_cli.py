@@ -199,3 +199,24 @@ def test_simpda_tau_like_equals_an_independent_count(
     groups = {n: source_id[k] for k, n in codes.items()}
     assert tau["value"] == pytest.approx(_independent_tau_like(ratings, metric, groups, 5.0))
     assert tau["concordant"] + tau["discordant"] > 100
+
+
+def test_report_has_a_which_metric_section_with_its_methods(built, tmp_path) -> None:
+    path = built[0]
+    out = tmp_path / "r.html"
+    assert main(["report", str(path), str(out), "--no-sanity", "--boot", "100",
+                 "--seed", "7", "--by", "type"]) == 0  # fmt: skip
+    html = out.read_text(encoding="utf-8")
+    section = html[html.index("<h2 id='which-metric'>") :]
+    assert "<th>cluster</th>" in section and "<h4>type = lexical</h4>" in section
+    assert "<h3>p-values</h3>" in section
+    methods = section[section.index("<p class='methods'>") :]
+    for words in (
+        "PERM-BOTH",
+        "100 resamples, seed 7",
+        "α = 0.05",
+        "at most 5 points",
+        "item level",
+        "per type",
+    ):
+        assert words in methods
