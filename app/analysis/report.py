@@ -302,7 +302,7 @@ def build_report(
         data.williams = analysis.williams(z=z)
     data.label_sets = analysis.data.label_sets
     data.dimension = dimension
-    _which_metric(data, study, dimension, labels, group_by, by, n_boot, seed)
+    add_which_metric(data, study, dimension, labels, group_by, by, n_boot, seed)
     data.audit = _audit(study)
     data.agreement = ratings_agreement(analysis.data.ratings, seed=seed)
     data.qc = study_qc(study, dimension)
@@ -313,7 +313,7 @@ def build_report(
     return data
 
 
-def _which_metric(
+def add_which_metric(
     data: ReportData,
     study: Study,
     dimension: str,
