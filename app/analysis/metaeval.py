@@ -321,8 +321,10 @@ def _value(
     else:
         groups, hh, xx, what = grouping_of(data, group_by), h, x[None, :], "outputs"
     if measure == "acc_eq_star":
-        cal = mm.acc_eq_star(hh, xx, groups)
+        cal = mm.acc_eq_star(hh, xx, groups, seed=seed)
         v = float(cal.value[0])
+        if cal.sampled_pairs:
+            details["epsilon_searched_on_pairs"] = cal.sampled_pairs
         if np.isfinite(v):
             details.update(epsilon=float(cal.epsilon[0]), epsilon_candidates=int(cal.candidates[0]))
     else:

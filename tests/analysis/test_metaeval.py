@@ -279,3 +279,18 @@ class _Looped(sig._Stat):
     def rows(self, x, h=None, groups=None, data=None):  # type: ignore[no-untyped-def]
         d = data or self.data
         return mm.pearson(d.human if h is None else h, x, groups or self.groups)
+
+
+def test_acc_eq_star_on_many_pairs_searches_a_sample_and_counts_every_pair(monkeypatch) -> None:
+    rng = np.random.default_rng(8)
+    h = rng.integers(0, 5, 300).astype(float)
+    x = np.round(h + rng.normal(0, 1.0, 300), 1)
+    g = mm.Groups.single(300)
+    full = mm.acc_eq_star(h, x, g)
+    assert full.sampled_pairs == 0
+    monkeypatch.setattr(mm, "CALIBRATION_PAIRS", 5000)
+    part = mm.acc_eq_star(h, x, g, seed=1)
+    assert part.sampled_pairs == 5000
+    # The value is acc_eq at the chosen ε over all 44,850 pairs, close to the full search's.
+    assert part.value[0] == pytest.approx(mm.acc_eq(h, x, g, epsilon=part.epsilon[0])[0])
+    assert full.value[0] - 0.01 <= part.value[0] <= full.value[0]
