@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -48,6 +48,18 @@ from meaningbench.errors import UserError
 
 # (metric i, metric j) → the difference i − j on every resample
 Deltas = Iterator[tuple[tuple[int, int], np.ndarray]]
+
+
+class Signs(NamedTuple):
+    """One permutation draw for all pairs: ±1 per resample and system (a) and per
+    resample and source (b); an output's sign is a[its system] · b[its source]."""
+
+    a: np.ndarray
+    b: np.ndarray
+    sys_codes: np.ndarray
+    src_codes: np.ndarray
+
+
 TESTS = ("perm-both", "boot-both", "perm-items", "perm-systems", "williams")
 ROW_CELLS = 2_000_000  # resample rows × outputs per block of the generic path
 
@@ -186,12 +198,13 @@ def permutation_pvalues(
     ge = np.zeros((m, m))  # resamples with delta(A−B) ≥ observed
     le = np.zeros((m, m))
     valid = np.zeros((m, m))
+    signs = Signs(a, b, sys_codes, src_codes)
     if stat.group_by == "system":
-        deltas = _system_level_deltas(stat, z, a, b, sys_codes, src_codes)
+        deltas = _system_level_deltas(stat, z, signs)
     elif stat.measure == "pearson":
-        deltas = _pearson_deltas(stat, z, a, b, sys_codes, src_codes)
+        deltas = _pearson_deltas(stat, z, signs)
     else:
-        deltas = _generic_deltas(stat, z, a, b, sys_codes, src_codes)
+        deltas = _generic_deltas(stat, z, signs)
     for (i, j), delta in deltas:
         obs = observed[i] - observed[j]
         tol = 1e-9 * max(1.0, abs(obs))
@@ -207,14 +220,8 @@ def permutation_pvalues(
     return out
 
 
-def _system_level_deltas(
-    stat: _Stat,
-    z: np.ndarray,
-    a: np.ndarray,
-    b: np.ndarray,
-    sys_codes: np.ndarray,
-    src_codes: np.ndarray,
-) -> Deltas:
+def _system_level_deltas(stat: _Stat, z: np.ndarray, signs: Signs) -> Deltas:
+    a, b, sys_codes, src_codes = signs
     data = stat.data
     real = data.has_system()
     systems = np.unique(sys_codes[real])
@@ -262,14 +269,7 @@ def _pearson_r(
         return np.where(count > 0, (r * w).sum(axis=axis) / np.maximum(count, 1e-300), np.nan)
 
 
-def _pearson_deltas(
-    stat: _Stat,
-    z: np.ndarray,
-    a: np.ndarray,
-    b: np.ndarray,
-    sys_codes: np.ndarray,
-    src_codes: np.ndarray,
-) -> Deltas:
+def _pearson_deltas(stat: _Stat, z: np.ndarray, signs: Signs) -> Deltas:
     """Pearson at global, item or per-system level without building resampled scores.
 
     After swapping, a group's sums of x, x² and h·x move by Σ s·f over its outputs, with
@@ -277,6 +277,7 @@ def _pearson_deltas(
     sums for every resample and metric; a pair of metrics is a difference of two.
     """
     assert stat.groups is not None
+    a, b, sys_codes, src_codes = signs
     h = stat.data.human
     m = z.shape[1]
     members = stat.groups.members()
@@ -337,14 +338,8 @@ def _pearson_bootstrap(
     return _pearson_r(n, sx, sxx, sh, shh, sxh, weight=group_w[:, :, None], axis=1)
 
 
-def _generic_deltas(
-    stat: _Stat,
-    z: np.ndarray,
-    a: np.ndarray,
-    b: np.ndarray,
-    sys_codes: np.ndarray,
-    src_codes: np.ndarray,
-) -> Deltas:
+def _generic_deltas(stat: _Stat, z: np.ndarray, signs: Signs) -> Deltas:
+    a, b, sys_codes, src_codes = signs
     r, n = a.shape[0], z.shape[0]
     block = max(1, ROW_CELLS // max(n, 1))
     m = z.shape[1]

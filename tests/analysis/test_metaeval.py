@@ -197,12 +197,11 @@ def test_perm_both_resamples_equal_nlpstats_permutations(group_by: str, level: s
     stat = sig._Stat(data, "pearson", group_by, 5.0, None)
     zz = sig._standardise(data.metrics)
     a, b = np.where(rows, -1.0, 1.0), np.where(cols, -1.0, 1.0)
+    signs = sig.Signs(a, b, data.system_codes(), data.source_codes())
     gen = sig._system_level_deltas if group_by == "system" else sig._pearson_deltas
-    ((_, deltas),) = list(gen(stat, zz, a, b, data.system_codes(), data.source_codes()))
+    ((_, deltas),) = list(gen(stat, zz, signs))
     if group_by != "system":  # the path every other measure takes gives the same numbers
-        ((_, slow),) = list(
-            sig._generic_deltas(stat, zz, a, b, data.system_codes(), data.source_codes())
-        )
+        ((_, slow),) = list(sig._generic_deltas(stat, zz, signs))
         np.testing.assert_allclose(slow, deltas, atol=1e-9)
     for r in range(20):
         swap = rows[r][:, None] ^ cols[r][None, :]
