@@ -359,6 +359,28 @@ def _generic_deltas(stat: _Stat, z: np.ndarray, signs: Signs) -> Deltas:
 # ---------------------------------------------------------------- bootstrap
 
 
+def system_bootstrap(stat: _Stat, x: np.ndarray, draws: np.ndarray, cj: np.ndarray) -> np.ndarray:
+    """(R, M) system-level measure: `draws` (R, S) are the system codes drawn per
+    resample, `cj` (R, N) how many times each source was drawn. A system's mean is
+    weighted by its sources' draw counts, for every resample in one product."""
+    data = stat.data
+    sys_codes, src_codes = data.system_codes(), data.source_codes()
+    real = np.unique(sys_codes[data.has_system()])
+    full = np.column_stack([data.human, x])
+    sums = np.stack([cj[:, src_codes[sys_codes == k]] @ full[sys_codes == k] for k in real], 1)
+    weight = np.stack([cj[:, src_codes[sys_codes == k]].sum(axis=1) for k in real], 1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        means = sums / weight[:, :, None]  # (R, S, 1 + M)
+    pos = np.searchsorted(real, draws)
+    picked = np.take_along_axis(means, pos[:, :, None], axis=1)  # (R, S, 1 + M)
+    h = picked[:, :, 0]
+    groups = mm.Groups.single(draws.shape[1])
+    out = np.empty((draws.shape[0], x.shape[1]))
+    for m in range(x.shape[1]):
+        out[:, m] = stat.rows(picked[:, :, 1 + m], h, groups)
+    return out
+
+
 def bootstrap_samples(stat: _Stat, x: np.ndarray, resamples: int, seed: int) -> np.ndarray:
     """(R, M): the measure of every metric on each resample of systems and sources."""
     data = stat.data
@@ -370,19 +392,7 @@ def bootstrap_samples(stat: _Stat, x: np.ndarray, resamples: int, seed: int) -> 
         draws = real[rng.integers(0, real.size, (resamples, real.size))]
         src_draw = rng.integers(0, n_src, (resamples, n_src))
         cj = np.stack([np.bincount(d, minlength=n_src) for d in src_draw]).astype(np.float64)
-        full = np.column_stack([data.human, x])
-        sums = np.stack([cj[:, src_codes[sys_codes == k]] @ full[sys_codes == k] for k in real], 1)
-        weight = np.stack([cj[:, src_codes[sys_codes == k]].sum(axis=1) for k in real], 1)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            means = sums / weight[:, :, None]  # (R, S, 1 + M)
-        pos = np.searchsorted(real, draws)
-        picked = np.take_along_axis(means, pos[:, :, None], axis=1)  # (R, S, 1 + M)
-        h = picked[:, :, 0]
-        groups = mm.Groups.single(real.size)
-        out = np.empty((resamples, x.shape[1]))
-        for m in range(x.shape[1]):
-            out[:, m] = stat.rows(picked[:, :, 1 + m], h, groups)
-        return out
+        return system_bootstrap(stat, x, draws, cj)
     draws_s = rng.integers(0, n_sys, (resamples, n_sys))
     draws_j = rng.integers(0, n_src, (resamples, n_src))
     counts_s = np.stack([np.bincount(d, minlength=n_sys) for d in draws_s]).astype(np.float64)

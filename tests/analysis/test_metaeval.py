@@ -293,3 +293,30 @@ def test_acc_eq_star_on_many_pairs_searches_a_sample_and_counts_every_pair(monke
     # The value is acc_eq at the chosen ε over all 44,850 pairs, close to the full search's.
     assert part.value[0] == pytest.approx(mm.acc_eq(h, x, g, epsilon=part.epsilon[0])[0])
     assert full.value[0] - 0.01 <= part.value[0] <= full.value[0]
+
+
+@pytest.mark.parametrize(
+    "group_by,level", [("system", "system"), ("item", "input"), ("none", "global")]
+)
+def test_boot_both_resamples_equal_nlpstats_resampled_matrices(group_by: str, level: str) -> None:
+    from nlpstats.correlations.correlations import correlate
+
+    data, x, _, z = _matrix_data(seed=6, s=5, n=15)
+    s, n = x.shape
+    rng = np.random.default_rng(9)
+    for _ in range(10):
+        rows, cols = rng.integers(0, s, s), rng.integers(0, n, n)
+        expected = correlate(x[rows][:, cols], z[rows][:, cols], level, "pearson")
+        cs = np.bincount(rows, minlength=s).astype(float)[None, :]
+        cj = np.bincount(cols, minlength=n).astype(float)[None, :]
+        stat = sig._Stat(data, "pearson", group_by, 5.0, None)
+        if group_by == "system":  # system codes are the row numbers (labels s0..s4)
+            got = sig.system_bootstrap(stat, data.metrics[:, :1], rows[None, :], cj)[0, 0]
+        else:
+            got = sig._pearson_bootstrap(
+                stat, data.metrics[:, :1], cs, cj, data.system_codes(), data.source_codes()
+            )[0, 0]
+        if np.isnan(expected):
+            assert np.isnan(got)
+        else:
+            assert got == pytest.approx(expected, abs=1e-9)
