@@ -1,4 +1,4 @@
-"""Read the study as pandas DataFrames: items, current ratings, scores.
+"""Read the study as pandas DataFrames: items, item attributes, current ratings, scores.
 
 Raw rows only: how an item's ratings make its human score is a rule of the engine
 (`meaningbench.analysis.human`), not of the database layer. What is defined here:
@@ -70,6 +70,46 @@ def items_frame(
         return pd.DataFrame(columns=ITEM_COLUMNS)
     frame["references"] = [json.loads(r) if r else [] for r in frame["references"]]
     return frame
+
+
+def item_attributes_frame(
+    session: Session | Connection,
+    *,
+    kinds: Sequence[str] | None = ("regular",),
+    dataset: str | None = None,
+) -> pd.DataFrame:
+    """Item attributes (categories such as a sentence type) as a wide table.
+
+    Index `item_id` (every item of `kinds` in `dataset`, in id order, with or without
+    attributes); one column per attribute name, sorted; values are the strings the import
+    kept (`item.meta["attributes"]`), NaN where an item has no value for that attribute.
+    `kinds=None` includes control items. No attributes in the study: no columns.
+    """
+    where: list[str] = ["1=1"]
+    params: dict[str, object] = {}
+    if kinds is not None:
+        clause, p = _in_clause("k", list(kinds))
+        where.append(f"i.kind IN {clause}")
+        params.update(p)
+    if dataset is not None:
+        where.append("d.name = :dataset")
+        params["dataset"] = dataset
+    sql = f"""
+        SELECT i.id AS item_id, json_extract(i.meta, '$.attributes') AS attributes
+        FROM item i JOIN dataset d ON d.id = i.dataset_id
+        WHERE {" AND ".join(where)}
+        ORDER BY i.id
+    """
+    rows = _conn(session).execute(text(sql), params).all()
+    ids = [int(r[0]) for r in rows]
+    records = [json.loads(r[1]) if r[1] else {} for r in rows]
+    names = sorted({name for rec in records for name in rec})
+    frame = pd.DataFrame(
+        {name: [rec.get(name) for rec in records] for name in names},
+        index=pd.Index(ids, name="item_id", dtype="int64"),
+        dtype=object,
+    )
+    return frame.where(frame.notna(), float("nan"))
 
 
 def ratings_frame(
