@@ -17,6 +17,8 @@ import pandas as pd
 from sqlalchemy import Connection, text
 from sqlalchemy.orm import Session
 
+from meaningbench.db.models import ATTRIBUTES_JSON_PATH
+
 ITEM_COLUMNS = [
     "item_id",
     "dataset",
@@ -72,6 +74,38 @@ def items_frame(
     return frame
 
 
+def attribute_names(session: Session | Connection) -> list[str]:
+    """The attribute names any item of the study has, sorted."""
+    sql = f"""
+        SELECT DISTINCT a.key FROM item i, json_each(i.meta, '{ATTRIBUTES_JSON_PATH}') a
+        ORDER BY a.key
+    """
+    return [str(r[0]) for r in _conn(session).execute(text(sql))]
+
+
+def item_attributes(
+    session: Session | Connection, item_range: tuple[int, int]
+) -> dict[int, dict[str, str]]:
+    """{item id: {name: value}} for the items with ids in [lo, hi] that have attributes."""
+    sql = f"""
+        SELECT i.id, json_extract(i.meta, '{ATTRIBUTES_JSON_PATH}') FROM item i
+        WHERE i.id BETWEEN :lo AND :hi
+          AND json_extract(i.meta, '{ATTRIBUTES_JSON_PATH}') IS NOT NULL
+    """
+    lo, hi = item_range
+    rows = _conn(session).execute(text(sql), {"lo": lo, "hi": hi})
+    return {int(iid): json.loads(raw) for iid, raw in rows}
+
+
+# Items per (attribute name, value), most frequent value first: `info` and the browser.
+ATTRIBUTE_COUNTS_SQL = f"""
+    SELECT a.key AS name, a.value AS value, COUNT(*) AS items
+    FROM item i, json_each(i.meta, '{ATTRIBUTES_JSON_PATH}') a
+    GROUP BY a.key, a.value
+    ORDER BY a.key, items DESC, a.value
+"""
+
+
 def item_attributes_frame(
     session: Session | Connection,
     *,
@@ -95,7 +129,7 @@ def item_attributes_frame(
         where.append("d.name = :dataset")
         params["dataset"] = dataset
     sql = f"""
-        SELECT i.id AS item_id, json_extract(i.meta, '$.attributes') AS attributes
+        SELECT i.id AS item_id, json_extract(i.meta, '{ATTRIBUTES_JSON_PATH}') AS attributes
         FROM item i JOIN dataset d ON d.id = i.dataset_id
         WHERE {" AND ".join(where)}
         ORDER BY i.id

@@ -49,6 +49,9 @@ ANNOTATOR_KIND_LABELS = {
 # `interrupted`: the process scoring a `running` run ended without closing it (killed, a
 # power cut); the next scoring of the study resumes it.
 RUN_STATUSES = ("pending", "running", "done", "failed", "cancelled", "interrupted")
+# Where an item keeps its attributes (categories such as a sentence type, kept from a file's
+# unmapped columns): `item.meta["attributes"]` = {name: value}.
+ATTRIBUTES_JSON_PATH = "$.attributes"
 # An error span marks a stretch of the output (or, for an omission, of the source).
 SPAN_SIDES = ("output", "source")
 SPAN_SEVERITIES = ("minor", "major")

@@ -293,6 +293,22 @@ def _copy_spans(
         store_spans(dst, added[their_id].id, spans)
 
 
+def _add_missing_attributes(dst: Session, item_id: int, their_meta: dict | None) -> None:
+    """Attributes (categories) the other copy's item has and ours lacks come in; a value
+    we hold is never overwritten."""
+    theirs = (their_meta or {}).get("attributes") or {}
+    if not theirs:
+        return
+    row = dst.get(Item, item_id)
+    assert row is not None
+    meta = dict(row.meta or {})
+    ours = dict(meta.get("attributes") or {})
+    missing = {k: v for k, v in theirs.items() if k not in ours}
+    if missing:
+        meta["attributes"] = {**ours, **missing}
+        row.meta = meta
+
+
 def _map_items(
     src: Session,
     dst: Session,
@@ -319,6 +335,7 @@ def _map_items(
         if found is not None:
             item_map[item_id] = found
             report.items_matched += 1
+            _add_missing_attributes(dst, found, it.meta)
             continue
         if dset.name not in datasets:
             datasets[dset.name] = Dataset(

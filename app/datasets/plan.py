@@ -425,10 +425,13 @@ def _scores_not_categories(unmapped: list[str]) -> list[str]:
             out.append(col)
             continue
         stem, _, stat = col.rpartition("_")
-        if stat in _EXPORT_STATISTICS and stem:
-            if all(f"{stem}_{s}" in present for s in _EXPORT_STATISTICS):
-                out.append(col)
-                continue
+        if (
+            stat in _EXPORT_STATISTICS
+            and stem
+            and all(f"{stem}_{s}" in present for s in _EXPORT_STATISTICS)
+        ):
+            out.append(col)
+            continue
         if _METRIC_BASE.split(col.strip(), maxsplit=1)[0].lower() in metrics:
             out.append(col)
     return out

@@ -111,9 +111,7 @@ class ImportReport:
     @property
     def nothing_new(self) -> bool:
         return (
-            self.items_created == 0
-            and self.ratings_added == 0
-            and self.items_given_attributes == 0
+            self.items_created == 0 and self.ratings_added == 0 and self.items_given_attributes == 0
         )
 
     def attribute_lines(self) -> list[str]:

@@ -24,6 +24,7 @@ from typing import Any
 
 from meaningbench.datasets.plan import DimInfo
 from meaningbench.db.engine import begin_immediate
+from meaningbench.db.models import ATTRIBUTES_JSON_PATH
 
 BATCH = 20_000
 # Big imports drop the two indexes on random hash keys and build them again before the
@@ -130,7 +131,8 @@ INSERT_ITEMS = (
 )
 # Attributes added to an item the study had (a later file brings its categories).
 UPDATE_ATTRIBUTES = (
-    "UPDATE item SET meta = json_set(COALESCE(meta, '{}'), '$.attributes', json(?)) WHERE id = ?"
+    f"UPDATE item SET meta = json_set(COALESCE(meta, '{{}}'), '{ATTRIBUTES_JSON_PATH}', json(?)) "
+    "WHERE id = ?"
 )
 NO_META = "{}"
 INSERT_RATINGS = (
@@ -307,8 +309,8 @@ class BulkWriter:
                 mine[(key, value)] = mine.get((key, value), 0) + 1
         if self.load_attributes:
             for iid, attrs in self.conn.execute(
-                "SELECT id, json_extract(meta, '$.attributes') FROM item "
-                "WHERE dataset_id = ? AND json_extract(meta, '$.attributes') IS NOT NULL",
+                f"SELECT id, json_extract(meta, '{ATTRIBUTES_JSON_PATH}') FROM item "
+                f"WHERE dataset_id = ? AND json_extract(meta, '{ATTRIBUTES_JSON_PATH}') IS NOT NULL",
                 (state.id,),
             ):
                 state.attributes[iid] = json.loads(attrs)
