@@ -17,7 +17,7 @@ import pandas as pd
 from sqlalchemy import Connection, text
 from sqlalchemy.orm import Session
 
-from meaningbench.db.models import ATTRIBUTES_JSON_PATH
+from meaningbench.db.models import ATTRIBUTE_NAMES_KEY, ATTRIBUTES_JSON_PATH
 
 ITEM_COLUMNS = [
     "item_id",
@@ -74,13 +74,20 @@ def items_frame(
     return frame
 
 
+# The attribute names items of the study have, as the writers of attributes (import and
+# merge) record them: no scan of the items. One row (the value, JSON) or none.
+ATTRIBUTE_NAMES_SQL = f"SELECT value FROM study_setting WHERE key = '{ATTRIBUTE_NAMES_KEY}'"
+
+
+def decode_attribute_names(raw: object) -> list[str]:
+    """The names from the value `ATTRIBUTE_NAMES_SQL` reads (None when there is no row)."""
+    names = json.loads(raw) if isinstance(raw, str) else raw
+    return [str(n) for n in names] if isinstance(names, list) else []
+
+
 def attribute_names(session: Session | Connection) -> list[str]:
-    """The attribute names any item of the study has, sorted."""
-    sql = f"""
-        SELECT DISTINCT a.key FROM item i, json_each(i.meta, '{ATTRIBUTES_JSON_PATH}') a
-        ORDER BY a.key
-    """
-    return [str(r[0]) for r in _conn(session).execute(text(sql))]
+    """The attribute names items of the study have, sorted."""
+    return decode_attribute_names(_conn(session).execute(text(ATTRIBUTE_NAMES_SQL)).scalar())
 
 
 def item_attributes(

@@ -42,6 +42,8 @@ class AttributeTracker:
         self.more: dict[str, int] = {name: 0 for name in self.names}
         # Items the study had that got attributes they lacked.
         self.items_given = 0
+        # The names some item got a value of (the study's list of names grows by these).
+        self.stored_names: set[str] = set()
 
     def _combo(self, values: tuple[str, ...]) -> int:
         index = self._combo_index.get(values)
@@ -63,7 +65,9 @@ class AttributeTracker:
                 self.more[name] += 1
 
     def as_dict(self, values: tuple[str, ...]) -> dict[str, str]:
-        return {n: v for n, v in zip(self.names, values, strict=True) if v}
+        attrs = {n: v for n, v in zip(self.names, values, strict=True) if v}
+        self.stored_names.update(attrs)
+        return attrs
 
     def meta_json(self, values: tuple[str, ...]) -> str:
         attrs = self.as_dict(values)
@@ -114,4 +118,5 @@ class AttributeTracker:
         if merged == stored:
             return None
         self.items_given += 1
+        self.stored_names.update(merged)
         return merged

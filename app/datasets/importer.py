@@ -549,6 +549,8 @@ def import_file(
         run.finish_sources()
         run.finish_attributes()
         writer.flush()
+        if run.attributes is not None and run.attributes.stored_names:
+            writer.note_attribute_names(sorted(run.attributes.stored_names))
         _record_import(path, writer, report)
         if cancel is not None:
             cancel.check()

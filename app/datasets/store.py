@@ -24,7 +24,7 @@ from typing import Any
 
 from meaningbench.datasets.plan import DimInfo
 from meaningbench.db.engine import begin_immediate
-from meaningbench.db.models import ATTRIBUTES_JSON_PATH
+from meaningbench.db.models import ATTRIBUTE_NAMES_KEY, ATTRIBUTES_JSON_PATH
 
 BATCH = 20_000
 # Big imports drop the two indexes on random hash keys and build them again before the
@@ -378,6 +378,21 @@ class BulkWriter:
         )
         if len(self.ratings_buf) >= BATCH:
             self.flush()
+
+    def note_attribute_names(self, names: list[str]) -> None:
+        """Add names to the study's list of attribute names (`ATTRIBUTE_NAMES_KEY`)."""
+        self._drain()
+        row = self.conn.execute(
+            "SELECT value FROM study_setting WHERE key = ?", (ATTRIBUTE_NAMES_KEY,)
+        ).fetchone()
+        known = json.loads(row[0]) if row and row[0] else []
+        merged = sorted(set(known) | set(names))
+        if merged != known:
+            self.conn.execute(
+                "INSERT INTO study_setting (key, value) VALUES (?, ?) "
+                "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                (ATTRIBUTE_NAMES_KEY, json.dumps(merged, ensure_ascii=False)),
+            )
 
     def set_attributes(self, item_id: int, attributes: dict[str, str]) -> None:
         """Give an item the study had before this import its (merged) attributes."""

@@ -28,7 +28,12 @@ import pandas as pd
 
 from meaningbench.analysis.human import item_scores
 from meaningbench.analysis.label_sets import resolve_label_sets, select_labels
-from meaningbench.db.frames import ATTRIBUTE_COUNTS_SQL, current_scores_sql
+from meaningbench.db.frames import (
+    ATTRIBUTE_COUNTS_SQL,
+    ATTRIBUTE_NAMES_SQL,
+    current_scores_sql,
+    decode_attribute_names,
+)
 from meaningbench.db.models import ATTRIBUTES_JSON_PATH
 
 if TYPE_CHECKING:
@@ -337,6 +342,9 @@ class AttributeChoice:
 def attribute_choices(conn: sqlite3.Connection) -> list[AttributeChoice]:
     """The item attributes' values for the filter, by name, the most frequent value first;
     attributes with more than MAX_FILTER_VALUES values are left out."""
+    row = conn.execute(ATTRIBUTE_NAMES_SQL).fetchone()
+    if not decode_attribute_names(row[0] if row else None):
+        return []  # no attributes: no scan of the items
     by_name: dict[str, list[AttributeChoice]] = {}
     for name, value, items in conn.execute(ATTRIBUTE_COUNTS_SQL):
         by_name.setdefault(str(name), []).append(AttributeChoice(str(name), str(value), int(items)))

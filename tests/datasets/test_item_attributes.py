@@ -249,20 +249,34 @@ def test_merge_keeps_attributes(tmp_path: Path) -> None:
     lead.close()
     copy_study(tmp_path / "lead.mbstudy", tmp_path / "copy.mbstudy")
     lead, copy = open_study(tmp_path / "lead.mbstudy"), open_study(tmp_path / "copy.mbstudy")
-    # The copy gets a new item with its category and a category the lead's item lacks.
+    # The copy gets a new item with its category, a category the lead's item lacks, and a
+    # second attribute, `domain`, the lead has never seen.
     extra = (
-        "source,output,system,rater,aspect,rating,sentence_type\n"
-        "Snow fell.,It snowed.,lens,r9,meaning,50,paraphrase\n"
-        "Rain fell all day.,It rained.,muss,r9,meaning,40,compression\n"
-        "Dogs bark at night.,Dogs bark.,lens,r9,meaning,55,deletion\n"
+        "source,output,system,rater,aspect,rating,sentence_type,domain\n"
+        "Snow fell.,It snowed.,lens,r9,meaning,50,paraphrase,news\n"
+        "Rain fell all day.,It rained.,muss,r9,meaning,40,compression,\n"
+        "Dogs bark at night.,Dogs bark.,lens,r9,meaning,55,deletion,wiki\n"
     )
     import_file(copy, write(tmp_path / "extra.csv", extra), dataset="simpeval")
     report = merge_ratings(lead, copy.path)
     assert report.items_added == 1
     stored = attributes_by_text(lead)
-    assert stored[("Snow fell.", "It snowed.", "lens")] == {"sentence_type": "paraphrase"}
+    assert stored[("Snow fell.", "It snowed.", "lens")] == {
+        "sentence_type": "paraphrase",
+        "domain": "news",
+    }
     assert stored[("Rain fell all day.", "It rained.", "muss")] == {"sentence_type": "compression"}
+    assert stored[("Dogs bark at night.", "Dogs bark.", "lens")] == {
+        "sentence_type": "deletion",
+        "domain": "wiki",
+    }
     assert stored == attributes_by_text(copy)
+    listed = {a["name"]: a for a in study_info(lead).attributes}
+    assert listed["domain"]["values"] == [
+        {"value": "news", "items": 1},
+        {"value": "wiki", "items": 1},
+    ]
+    assert listed["sentence_type"]["items"] == 5
     lead.close()
     copy.close()
 
