@@ -25,6 +25,9 @@ from meaningbench.analysis.audit import AuditResult
 from meaningbench.analysis.audit_report import audit_section
 from meaningbench.analysis.correlation import CorrelationTable
 from meaningbench.analysis.live import StudyAnalysis
+from meaningbench.analysis.metaeval import MetaEvalTable
+from meaningbench.analysis.metaeval_report import which_metric_section
+from meaningbench.analysis.metaeval_significance import Ranking
 from meaningbench.analysis.qc import QCResult, study_qc
 from meaningbench.analysis.sanity import SanityTable, study_sanity
 from meaningbench.analysis.svg import bar_chart, scatter
@@ -57,6 +60,10 @@ class ReportData:
     williams: pd.DataFrame | None = None
     audit: AuditResult | None = None
     label_sets: list[str] | None = None  # the aggregate label sets the figures read
+    metaeval: MetaEvalTable | None = None
+    ranking: Ranking | None = None
+    metaeval_note: str | None = None  # why there is no "Which metric" table
+    dimension: str = "meaning"
     notes: list[str] = field(default_factory=list)
 
 
@@ -215,6 +222,8 @@ def render_html(data: ReportData) -> str:
         "<h2>Study</h2>",
         html_table(summary, digits=0),
         _correlation_section(data),
+        which_metric_section(data.metaeval, data.ranking, dimension=data.dimension,
+                             render_table=html_table, note=data.metaeval_note),
         audit_section(data.audit, data.label_sets),
         _sanity_section(data),
         _agreement_section(data),
@@ -270,6 +279,8 @@ def build_report(
     unrelated: str = "wordsoup",
     cancel: CancelToken | None = None,
     labels: str | None = None,
+    group_by: str = "item",
+    by: str | None = None,
 ) -> ReportData:
     with study.session() as session:
         summary = study_summary(session)
@@ -285,6 +296,8 @@ def build_report(
         data.scatter_y = best["human"].to_numpy()
         data.williams = analysis.williams(z=z)
     data.label_sets = analysis.data.label_sets
+    data.dimension = dimension
+    _which_metric(data, study, dimension, labels, group_by, by, n_boot, seed)
     data.audit = _audit(study)
     data.agreement = ratings_agreement(analysis.data.ratings, seed=seed)
     data.qc = study_qc(study, dimension)
@@ -293,6 +306,27 @@ def build_report(
             study, sanity_metrics, unrelated=unrelated, n=sanity_n, seed=seed, cancel=cancel
         )
     return data
+
+
+def _which_metric(
+    data: ReportData, study: Study, dimension: str, labels: str | None,
+    group_by: str, by: str | None, n_boot: int, seed: int,
+) -> None:
+    """The default measures, ranked by Pearson with PERM-BOTH (`n_boot` resamples)."""
+    from meaningbench.analysis.metaeval import DEFAULT_MEASURES, evaluate
+    from meaningbench.analysis.metaeval_significance import rank_metrics
+    from meaningbench.analysis.metaeval_study import metaeval_data_from_study
+    from meaningbench.analysis.metaeval_text import attach_ranking
+
+    meta = metaeval_data_from_study(study, dimension, labels)
+    if not meta.metric_names or not meta.common().any():
+        data.metaeval_note = "No output has a rating and a score of every metric."
+        return
+    data.metaeval = evaluate(meta, DEFAULT_MEASURES, group_by=group_by, by=by, seed=seed)
+    if n_boot > 0:
+        data.ranking = rank_metrics(meta, "pearson", group_by=group_by, test="perm-both",
+                                    resamples=n_boot, seed=seed)
+        attach_ranking(data.metaeval, data.ranking)
 
 
 def _audit(study: Study) -> AuditResult | None:

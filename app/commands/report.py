@@ -18,7 +18,7 @@ from meaningbench.commands._common import (
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "report",
-        help="write a self-contained HTML report: correlations, sanity, agreement, QC",
+        help="write a self-contained HTML report: correlations, which metric, sanity, agreement, QC",
         description="Write the study summary, the correlation table with its charts, the "
         "sanity checks (MeaningBERT layout), agreement and rater QC as one HTML file with "
         "inline SVG charts and no external assets.",
@@ -31,6 +31,14 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--boot", type=int, default=1000, help="bootstrap resamples (0: none)")
     parser.add_argument("--groups", choices=("items", "sources"), default="items")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--group-by",
+        choices=("none", "item", "system", "per-system"),
+        default="item",
+        help="grouping of the \"Which metric\" section (see `meaningbench metaeval`)",
+    )
+    parser.add_argument("--by", default=None, metavar="ATTR",
+                        help="\"Which metric\" per value of this item attribute too")
     parser.add_argument(
         "--no-sanity", action="store_true", help="leave the sanity checks out (they run metrics)"
     )
@@ -72,6 +80,8 @@ def run(args: argparse.Namespace) -> int:
                 unrelated=args.unrelated,
                 cancel=ctx.cancel,
                 labels=args.labels,
+                group_by=args.group_by,
+                by=args.by,
             )
 
         data = run_with_progress_bar(job, description="report", quiet=True)

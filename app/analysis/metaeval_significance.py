@@ -1,0 +1,379 @@
+"""Is one metric significantly better than another: paired resampling tests, the p-value
+matrix and the ranking of metrics in significance clusters.
+
+Tests (Deutsch et al. 2021; `nlpstats` is the reference):
+- perm-both: each resample swaps the two metrics' scores of whole systems (each with
+  probability ½) and then of whole sources, so an output is swapped when exactly one of
+  its system and its source was; perm-systems / perm-items swap only systems / only
+  sources. Scores are first standardised per metric (z over the compared outputs), as
+  nlpstats does, so that swapped values are on one scale. p(A > B) is the share of
+  resamples whose difference A − B is at least the observed one.
+- boot-both: each resample draws systems and sources with replacement (an output enters
+  once per draw of its system times per draw of its source); p(A > B) is the share of
+  resamples whose difference is at least twice the observed one (the shifted-null rule
+  of Berg-Kirkpatrick et al. 2012). Its percentiles also give each metric's 95% interval.
+- williams: Williams' test of two dependent Pearson correlations (the existing rule).
+
+Every pair of metrics sees the same draws (one seeded generator). At system level the
+tests are vectorised over resamples: a system's mean after swapping is linear in the
+swap signs, so one matrix product per system gives every resample of every metric.
+
+Clusters follow MTME's rule (`AssignRanks`): metrics sorted by value, best first; a
+metric opens a new cluster when a member of the current cluster is significantly better
+than it (p ≤ α). Metrics in one cluster are not significantly different from the
+cluster's first; each cluster is significantly below some member of the one above.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from meaningbench.analysis import metaeval_measures as mm
+from meaningbench.analysis.metaeval import (
+    ITEM_PAIRS_ONLY,
+    MetaEvalData,
+    check_grouping,
+    check_measures,
+    check_tie_threshold,
+    evaluate,
+    grouping_of,
+    row_measure,
+)
+from meaningbench.errors import UserError
+
+TESTS = ("perm-both", "boot-both", "perm-items", "perm-systems", "williams")
+ROW_CELLS = 2_000_000  # resample rows × outputs per block of the generic path
+
+
+@dataclass
+class Ranking:
+    """Metrics ranked by one measure, with the p-value matrix behind the clusters."""
+
+    measure: str
+    group_by: str
+    test: str
+    resamples: int
+    seed: int
+    alpha: float
+    order: list[str]  # metrics with a value, best first
+    values: dict[str, float | None]
+    reasons: dict[str, str]  # metric → why it has no value
+    p_values: pd.DataFrame  # [A, B] = p-value of "A is better than B" (NaN on the diagonal)
+    clusters: dict[str, int]  # 1 = top cluster
+    intervals: dict[str, tuple[float, float]] = field(default_factory=dict)
+    details: dict[str, dict[str, Any]] = field(default_factory=dict)
+    n_outputs: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        names = list(self.p_values.index)
+        return {
+            "measure": self.measure,
+            "group_by": self.group_by,
+            "test": self.test,
+            "resamples": self.resamples,
+            "seed": self.seed,
+            "alpha": self.alpha,
+            "n_outputs": self.n_outputs,
+            "ranking": [
+                {
+                    "metric": m,
+                    "value": self.values.get(m),
+                    "cluster": self.clusters.get(m),
+                    "interval": list(self.intervals[m]) if m in self.intervals else None,
+                    "not_defined": self.reasons.get(m),
+                    **self.details.get(m, {}),
+                }
+                for m in self.order + [m for m in names if m not in self.order]
+            ],
+            "p_values": {
+                a: {b: (None if not np.isfinite(v) else float(v)) for b, v in row.items()}
+                for a, row in self.p_values.to_dict(orient="index").items()
+            },
+        }
+
+
+def assign_clusters(p_sorted: np.ndarray, alpha: float) -> list[int]:
+    """Cluster number per metric, metrics sorted best first; p_sorted[i, j] is the
+    p-value of "metric i is better than metric j"."""
+    clusters: list[int] = []
+    current, start = 1, 0
+    for i in range(p_sorted.shape[0]):
+        if i and (p_sorted[start:i, i] <= alpha).any():
+            current += 1
+            start = i
+        clusters.append(current)
+    return clusters
+
+
+def _standardise(x: np.ndarray) -> np.ndarray:
+    mu = x.mean(axis=0)
+    sd = x.std(axis=0)
+    return (x - mu) / np.where(sd > 0, sd, 1.0)
+
+
+class _Stat:
+    """The ranked measure as a function of B rows of metric scores on the outputs."""
+
+    def __init__(self, data: MetaEvalData, measure: str, group_by: str,
+                 tie_threshold: float, pairs_within: np.ndarray | None) -> None:
+        self.data, self.measure, self.group_by = data, measure, group_by
+        self.tie_threshold, self.pairs_within = tie_threshold, pairs_within
+        self.groups = None if group_by == "system" else grouping_of(data, group_by)
+
+    def rows(self, x: np.ndarray, h: np.ndarray | None = None,
+             groups: mm.Groups | None = None, data: MetaEvalData | None = None) -> np.ndarray:
+        d = data or self.data
+        hh = d.human if h is None else h
+        if self.measure == "tau_like":
+            assert d.raters is not None
+            return mm.tau_like(d.raters, x, d.sources, threshold=self.tie_threshold,
+                               within=self.pairs_within if data is None else None).tau
+        return row_measure(self.measure, hh, x, groups or self.groups or mm.Groups.single(1))
+
+
+# ---------------------------------------------------------------- permutation
+
+
+def _perm_signs(rng: np.random.Generator, test: str, r: int, n_sys: int,
+                n_src: int) -> tuple[np.ndarray, np.ndarray]:
+    a = rng.random((r, n_sys)) > 0.5 if test in ("perm-both", "perm-systems") else np.zeros((r, n_sys), bool)
+    b = rng.random((r, n_src)) > 0.5 if test in ("perm-both", "perm-items") else np.zeros((r, n_src), bool)
+    return np.where(a, -1.0, 1.0), np.where(b, -1.0, 1.0)
+
+
+def permutation_pvalues(
+    stat: _Stat, z: np.ndarray, observed: np.ndarray, test: str, resamples: int, seed: int
+) -> np.ndarray:
+    """(M, M) p-values of "row metric better than column metric"."""
+    data = stat.data
+    m = z.shape[1]
+    sys_codes, src_codes = data.system_codes(), data.source_codes()
+    n_sys, n_src = int(sys_codes.max()) + 1, int(src_codes.max()) + 1
+    rng = np.random.default_rng(seed)
+    a, b = _perm_signs(rng, test, resamples, n_sys, n_src)
+    ge = np.zeros((m, m))  # resamples with delta(A−B) ≥ observed
+    le = np.zeros((m, m))
+    valid = np.zeros((m, m))
+    if stat.group_by == "system":
+        deltas = _system_level_deltas(stat, z, a, b, sys_codes, src_codes)
+    else:
+        deltas = _generic_deltas(stat, z, a, b, sys_codes, src_codes)
+    for (i, j), delta in deltas:
+        obs = observed[i] - observed[j]
+        tol = 1e-9 * max(1.0, abs(obs))
+        ok = np.isfinite(delta)
+        ge[i, j] = (delta[ok] >= obs - tol).sum()
+        le[i, j] = (delta[ok] <= obs + tol).sum()
+        valid[i, j] = ok.sum()
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = np.where(valid > 0, ge / valid, np.nan)
+        q = np.where(valid.T > 0, le.T / valid.T, np.nan)
+    out = np.where(np.triu(np.ones((m, m), bool), 1), p, q)
+    np.fill_diagonal(out, np.nan)
+    return out
+
+
+def _system_level_deltas(stat: _Stat, z: np.ndarray, a: np.ndarray, b: np.ndarray,
+                         sys_codes: np.ndarray, src_codes: np.ndarray):  # type: ignore[no-untyped-def]
+    data = stat.data
+    real = data.has_system()
+    systems = np.unique(sys_codes[real])
+    hs = np.array([data.human[sys_codes == k].mean() for k in systems])
+    n_k = np.array([(sys_codes == k).sum() for k in systems], dtype=np.float64)
+    mu = np.stack([z[sys_codes == k].mean(axis=0) for k in systems])  # (S, M)
+    # T[r, k, m] = Σ over system k's outputs of the source sign × standardised score.
+    t = np.stack([b[:, src_codes[sys_codes == k]] @ z[sys_codes == k] for k in systems], axis=1)
+    asys = a[:, systems]  # (R, S)
+    groups = mm.Groups.single(systems.size)
+    m = z.shape[1]
+    for i in range(m):
+        for j in range(i + 1, m):
+            mid = (mu[:, i] + mu[:, j]) / 2.0
+            half = asys * (t[:, :, i] - t[:, :, j]) / (2.0 * n_k)
+            both = np.concatenate([mid + half, mid - half])
+            vals = stat.rows(both, hs, groups)
+            r = a.shape[0]
+            yield (i, j), vals[:r] - vals[r:]
+
+
+def _generic_deltas(stat: _Stat, z: np.ndarray, a: np.ndarray, b: np.ndarray,
+                    sys_codes: np.ndarray, src_codes: np.ndarray):  # type: ignore[no-untyped-def]
+    r, n = a.shape[0], z.shape[0]
+    block = max(1, ROW_CELLS // max(n, 1))
+    m = z.shape[1]
+    for i in range(m):
+        for j in range(i + 1, m):
+            mid = (z[:, i] + z[:, j]) / 2.0
+            half = (z[:, i] - z[:, j]) / 2.0
+            out = np.empty(r)
+            for r0 in range(0, r, block):
+                s = a[r0 : r0 + block][:, sys_codes] * b[r0 : r0 + block][:, src_codes]
+                k = s.shape[0]
+                vals = stat.rows(np.concatenate([mid + s * half, mid - s * half]))
+                out[r0 : r0 + k] = vals[:k] - vals[k:]
+            yield (i, j), out
+
+
+# ---------------------------------------------------------------- bootstrap
+
+
+def bootstrap_samples(stat: _Stat, x: np.ndarray, resamples: int, seed: int) -> np.ndarray:
+    """(R, M): the measure of every metric on each resample of systems and sources."""
+    data = stat.data
+    rng = np.random.default_rng(seed)
+    sys_codes, src_codes = data.system_codes(), data.source_codes()
+    n_sys, n_src = int(sys_codes.max()) + 1, int(src_codes.max()) + 1
+    if stat.group_by == "system":
+        real = np.unique(sys_codes[data.has_system()])
+        draws = real[rng.integers(0, real.size, (resamples, real.size))]
+        src_draw = rng.integers(0, n_src, (resamples, n_src))
+        cj = np.stack([np.bincount(d, minlength=n_src) for d in src_draw]).astype(np.float64)
+        full = np.column_stack([data.human, x])
+        sums = np.stack([cj[:, src_codes[sys_codes == k]] @ full[sys_codes == k] for k in real], 1)
+        weight = np.stack([cj[:, src_codes[sys_codes == k]].sum(axis=1) for k in real], 1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            means = sums / weight[:, :, None]  # (R, S, 1 + M)
+        pos = np.searchsorted(real, draws)
+        picked = np.take_along_axis(means, pos[:, :, None], axis=1)  # (R, S, 1 + M)
+        h = picked[:, :, 0]
+        groups = mm.Groups.single(real.size)
+        out = np.empty((resamples, x.shape[1]))
+        for m in range(x.shape[1]):
+            out[:, m] = stat.rows(picked[:, :, 1 + m], h, groups)
+        return out
+    out = np.empty((resamples, x.shape[1]))
+    for r in range(resamples):  # outputs repeat unevenly per resample: one draw at a time
+        cs = np.bincount(rng.integers(0, n_sys, n_sys), minlength=n_sys)
+        cj = np.bincount(rng.integers(0, n_src, n_src), minlength=n_src)
+        rep = cj[src_codes]
+        idx = np.repeat(np.arange(data.n), rep)
+        copy = np.arange(idx.size) - np.repeat(np.cumsum(rep) - rep, rep)
+        rep2 = cs[sys_codes[idx]]
+        idx2, copy2 = np.repeat(idx, rep2), np.repeat(copy, rep2)
+        if idx2.size < 2:
+            out[r] = np.nan
+            continue
+        sub = data.subset(idx2)
+        if stat.group_by == "item":  # each drawn copy of a source is a source of its own
+            groups = mm.Groups.of(src_codes[idx2] * (int(copy2.max()) + 1) + copy2)
+            sub.sources = np.asarray(groups.codes, dtype=object)
+        elif stat.group_by == "per-system":
+            groups = mm.Groups.of(sys_codes[idx2])
+        else:
+            groups = mm.Groups.single(idx2.size)
+        out[r] = stat.rows(x[idx2].T, data.human[idx2], groups, data=sub)
+    return out
+
+
+# ---------------------------------------------------------------- Williams
+
+
+def _williams(data: MetaEvalData, group_by: str) -> np.ndarray:
+    from meaningbench.analysis.correlation import williams_matrix
+    from meaningbench.analysis.metaeval import system_means
+
+    if group_by == "none":
+        h, x = data.human, data.metrics
+    elif group_by == "system":
+        h, xs, _ = system_means(data.human, data.metrics.T, data.systems)
+        x = xs.T
+    else:
+        raise UserError("the Williams test compares Pearson correlations at --group-by none or system")
+    return williams_matrix(x, h, data.metric_names).to_numpy()
+
+
+# ---------------------------------------------------------------- ranking
+
+
+def rank_metrics(
+    data: MetaEvalData,
+    measure: str = "pearson",
+    *,
+    group_by: str = "system",
+    test: str = "perm-both",
+    resamples: int = 1000,
+    seed: int = 0,
+    alpha: float = 0.05,
+    tie_threshold: float = 5.0,
+    pairs_within: str | None = None,
+    intervals: bool = True,
+) -> Ranking:
+    """Rank the metrics of `data` by `measure` in significance clusters at `alpha`.
+
+    The p-value matrix comes from `test` with `resamples` seeded resamples; `intervals`
+    adds each metric's 95% bootstrap interval (BOOT-BOTH percentiles)."""
+    (measure,) = check_measures([measure])
+    group_by = check_grouping(group_by)
+    tie_threshold = check_tie_threshold(tie_threshold, data.scale)
+    if test not in TESTS:
+        raise UserError(f"unknown test {test!r}; known: {', '.join(TESTS)}")
+    if measure == "spa":
+        raise UserError("spa is built from permutation p-values itself; rank it without a "
+                        "test or rank by acc_eq_star / pearson")
+    if test == "williams" and measure != "pearson":
+        raise UserError("the Williams test compares Pearson correlations: use --measures pearson")
+    if resamples < 1:
+        raise UserError("--resamples must be 1 or more")
+    if not 0 < alpha < 1:
+        raise UserError("--alpha must lie between 0 and 1")
+    if measure in ITEM_PAIRS_ONLY:
+        group_by = "item"
+    table = evaluate(data, [measure], group_by=group_by, pairs_within=pairs_within,
+                     tie_threshold=tie_threshold, seed=seed)
+    overall = [v for v in table.values if v.category == ""]
+    values = {v.metric: v.value for v in overall}
+    reasons = {v.metric: v.reason for v in overall if v.reason}
+    details = {v.metric: v.details for v in overall if v.details}
+    names = list(data.metric_names)
+    ranked = [m for m in names if values[m] is not None]
+    work = data.subset(data.common(), [names.index(m) for m in ranked])
+    p = np.full((len(names), len(names)), np.nan)
+    ivals: dict[str, tuple[float, float]] = {}
+    if len(ranked) >= 1 and work.n >= 2:
+        within = work.category(pairs_within)
+        stat = _Stat(work, measure, group_by, tie_threshold, within)
+        obs = np.array([values[m] for m in ranked], dtype=np.float64)
+        if test == "williams":
+            sub_p = _williams(work, group_by)
+        elif test == "boot-both":
+            samples = bootstrap_samples(stat, work.metrics, resamples, seed)
+            sub_p = _bootstrap_pvalues(samples, obs)
+        else:
+            z = work.metrics if measure == "tau_like" else _standardise(work.metrics)
+            sub_p = permutation_pvalues(stat, z, obs, test, resamples, seed)
+        if intervals:
+            boot = (samples if test == "boot-both"
+                    else bootstrap_samples(stat, work.metrics, resamples, seed))
+            lo, hi = np.nanpercentile(boot, [2.5, 97.5], axis=0)
+            ivals = {m: (float(lo[k]), float(hi[k])) for k, m in enumerate(ranked)
+                     if np.isfinite(lo[k]) and np.isfinite(hi[k])}
+        pos = [names.index(m) for m in ranked]
+        p[np.ix_(pos, pos)] = sub_p
+    order = sorted(ranked, key=lambda m: -float(values[m] or 0.0))
+    idx = [names.index(m) for m in order]
+    clusters = dict(zip(order, assign_clusters(p[np.ix_(idx, idx)], alpha), strict=True))
+    return Ranking(
+        measure=measure, group_by=group_by, test=test, resamples=resamples, seed=seed,
+        alpha=alpha, order=order, values=values, reasons=reasons,
+        p_values=pd.DataFrame(p, index=names, columns=names), clusters=clusters,
+        intervals=ivals, details=details, n_outputs=table.n_outputs,
+    )
+
+
+def _bootstrap_pvalues(samples: np.ndarray, observed: np.ndarray) -> np.ndarray:
+    m = samples.shape[1]
+    out = np.full((m, m), np.nan)
+    for i in range(m):
+        for j in range(m):
+            if i == j:
+                continue
+            d = samples[:, i] - samples[:, j]
+            d = d[np.isfinite(d)]
+            if d.size:
+                obs = observed[i] - observed[j]
+                out[i, j] = float(np.mean(d >= 2 * obs - 1e-12))
+    return out

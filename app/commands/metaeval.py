@@ -1,0 +1,160 @@
+"""`meaningbench metaeval STUDY`: which metric to trust, ranked in significance clusters."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from meaningbench.commands._common import (
+    add_dimension_argument,
+    add_json_flag,
+    add_labels_argument,
+    add_study_argument,
+    open_existing_study,
+    print_json,
+)
+
+DEFAULT_MEASURES = "pearson,spearman,kendall_b,acc_eq_star,pdp,spa,tau_like"
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "metaeval",
+        help="which metric agrees with the humans: tie-aware measures, SPA, tau-like, "
+        "permutation tests and significance clusters",
+        description="Meta-evaluate every metric run against one human dimension with the "
+        "measures the metric literature uses now (Pearson, Spearman, Kendall τ_b/τ_c, "
+        "WMT23 τ, acc_eq and tie-calibrated acc*_eq, PDP, SPA, the LENS/SimpEval "
+        "tau-like), per item category if asked, and rank the metrics in significance "
+        "clusters with a paired resampling test. Prints a methods paragraph.",
+    )
+    add_study_argument(parser)
+    add_dimension_argument(parser)
+    add_labels_argument(parser)
+    parser.add_argument(
+        "--measures",
+        default=DEFAULT_MEASURES,
+        help=f"comma-separated measures (default: {DEFAULT_MEASURES}); also kendall_c, "
+        "tau_a, tau_23, acc_eq",
+    )
+    parser.add_argument(
+        "--rank-by",
+        default=None,
+        metavar="MEASURE",
+        help="the measure the clusters rank by (default: the first of --measures that a "
+        "test can compare; spa cannot)",
+    )
+    parser.add_argument(
+        "--group-by",
+        choices=("none", "item", "system", "per-system"),
+        default="item",
+        help="none: over all outputs; item: per source, averaged (default); system: over "
+        "system means; per-system: per system, averaged",
+    )
+    parser.add_argument("--by", default=None, metavar="ATTR",
+                        help="also report every measure per value of this item attribute")
+    parser.add_argument("--pairs-within", default=None, metavar="ATTR",
+                        help="tau-like: compare two outputs only when they share this attribute")
+    parser.add_argument("--tie-threshold", type=float, default=5.0,
+                        help="tau-like: a rater's two ratings at most this far apart are a "
+                        "tie (rating-scale points; default 5)")
+    parser.add_argument(
+        "--test",
+        choices=("perm-both", "boot-both", "perm-items", "perm-systems", "williams"),
+        default="perm-both",
+        help="paired test between metrics (default: perm-both)",
+    )
+    parser.add_argument("--resamples", type=int, default=1000, help="resamples (default 1000)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of every resampling")
+    parser.add_argument("--alpha", type=float, default=0.05,
+                        help="significance level of the clusters (default 0.05)")
+    parser.add_argument(
+        "--metrics",
+        nargs="+",
+        default=None,
+        help="metric names (space or comma separated; default: every metric run)",
+    )
+    add_json_flag(parser)
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from meaningbench.analysis.export import to_text
+    from meaningbench.analysis.metaeval import SYSTEM_ONLY, check_measures, evaluate
+    from meaningbench.analysis.metaeval_significance import rank_metrics
+    from meaningbench.analysis.metaeval_study import metaeval_data_from_study
+    from meaningbench.analysis.metaeval_text import (
+        attach_ranking,
+        methods_paragraph,
+        overview_frame,
+        to_json,
+    )
+    from meaningbench.commands._common import parse_metric_names
+    from meaningbench.errors import UserError
+
+    measures = check_measures([m.strip() for m in args.measures.split(",") if m.strip()])
+    if not measures:
+        raise UserError("--measures names no measure")
+    rank_by = args.rank_by or next((m for m in measures if m not in SYSTEM_ONLY), None)
+    if rank_by is not None:
+        check_measures([rank_by])
+    with open_existing_study(args.study, reading=True) as study:
+        names = [n for n, _, _ in parse_metric_names(args.metrics, study)] if args.metrics else None
+        data = metaeval_data_from_study(study, args.dimension, args.labels, names)
+    if not data.metric_names:
+        raise UserError(f"{args.study}: no metric scores yet; run metrics on the study first")
+    if not data.common().any():
+        raise UserError(
+            f"{args.study}: no output has a {args.dimension!r} rating and a score of every "
+            "metric; name fewer metrics with --metrics"
+        )
+    table = evaluate(
+        data, measures, group_by=args.group_by, by=args.by, pairs_within=args.pairs_within,
+        tie_threshold=args.tie_threshold, seed=args.seed,
+    )
+    ranking = None
+    if rank_by is not None:
+        ranking = rank_metrics(
+            data, rank_by, group_by=args.group_by, test=args.test, resamples=args.resamples,
+            seed=args.seed, alpha=args.alpha, tie_threshold=args.tie_threshold,
+            pairs_within=args.pairs_within,
+        )
+    attach_ranking(table, ranking)
+    methods = methods_paragraph(table, ranking, dimension=args.dimension)
+    settings = {
+        "dimension": args.dimension, "measures": measures, "rank_by": rank_by,
+        "group_by": args.group_by, "by": args.by, "pairs_within": args.pairs_within,
+        "tie_threshold": args.tie_threshold, "test": args.test,
+        "resamples": args.resamples, "seed": args.seed, "alpha": args.alpha,
+    }
+    if args.json:
+        print_json(to_json(table, ranking, methods, settings))
+        return 0
+    print(f"{args.dimension}: {table.n_outputs:,} outputs scored by all "
+          f"{len(data.metric_names)} metrics ({table.n_left_out:,} left out); "
+          f"grouping: {args.group_by}")
+    if ranking is not None:
+        print(f"\nRanking by {ranking.measure} ({ranking.test}, {ranking.resamples} resamples, "
+              f"seed {ranking.seed}, α {ranking.alpha:g})")
+        rows = []
+        for m in ranking.order:
+            lo_hi = ranking.intervals.get(m)
+            rows.append({"cluster": ranking.clusters[m], "metric": m,
+                         "value": round(float(ranking.values[m] or 0.0), 4),
+                         "95% interval": f"[{lo_hi[0]:.3f}, {lo_hi[1]:.3f}]" if lo_hi else ""})
+        for m, why in ranking.reasons.items():
+            rows.append({"cluster": "", "metric": m, "value": why, "95% interval": ""})
+        import pandas as pd
+
+        print(to_text(pd.DataFrame(rows).set_index("cluster")))
+    print("\nAll measures")
+    print(to_text(overview_frame(table)))
+    reasons = {(v.measure, v.reason) for v in table.values if v.reason and not v.category}
+    for measure, why in sorted(reasons):
+        print(f"  {measure}: {why}")
+    cats = sorted({v.category for v in table.values if v.category})
+    for c in cats:
+        print(f"\n{args.by} = {c}")
+        print(to_text(overview_frame(table, c)))
+    print("\nMethods: " + methods)
+    return 0
