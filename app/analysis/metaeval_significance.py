@@ -160,6 +160,8 @@ def permutation_pvalues(
     valid = np.zeros((m, m))
     if stat.group_by == "system":
         deltas = _system_level_deltas(stat, z, a, b, sys_codes, src_codes)
+    elif stat.measure == "pearson":
+        deltas = _pearson_deltas(stat, z, a, b, sys_codes, src_codes)
     else:
         deltas = _generic_deltas(stat, z, a, b, sys_codes, src_codes)
     for (i, j), delta in deltas:
@@ -198,6 +200,94 @@ def _system_level_deltas(stat: _Stat, z: np.ndarray, a: np.ndarray, b: np.ndarra
             vals = stat.rows(both, hs, groups)
             r = a.shape[0]
             yield (i, j), vals[:r] - vals[r:]
+
+
+def _pearson_r(n: np.ndarray, sx: np.ndarray, sxx: np.ndarray, sh: np.ndarray,
+               shh: np.ndarray, sxh: np.ndarray, weight: np.ndarray | None = None,
+               axis: int = -1) -> np.ndarray:
+    """Per-group Pearson r from (weighted) sums, averaged over the groups where it is
+    defined (`weight`: how many times each group counts), along `axis`."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        vx = n * sxx - sx * sx
+        vh = n * shh - sh * sh
+        ok = ((n >= 2) & (vx > 1e-9 * np.maximum(n * sxx, 1e-300))
+              & (vh > 1e-9 * np.maximum(n * shh, 1e-300)))
+        r = np.where(ok, (n * sxh - sx * sh) / np.sqrt(np.where(ok, vx * vh, 1.0)), 0.0)
+        w = ok * (1.0 if weight is None else weight)
+        count = w.sum(axis=axis)
+        return np.where(count > 0, (r * w).sum(axis=axis) / np.maximum(count, 1e-300), np.nan)
+
+
+def _swapped_r(n: np.ndarray, sx: np.ndarray, sxx: np.ndarray, sxh: np.ndarray,
+               sh: np.ndarray, vh: np.ndarray, h_ok: np.ndarray) -> np.ndarray:
+    """`_pearson_r` over axis 1 with the humans' sums fixed (the permutation case)."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        vx = n * sxx - sx * sx
+        ok = h_ok & (vx > 1e-9 * n * sxx)
+        r = (n * sxh - sx * sh) / np.sqrt(np.where(ok, vx, 1.0) * np.where(h_ok, vh, 1.0))
+        r[~ok] = 0.0
+        count = ok.sum(axis=1)
+        return np.where(count > 0, r.sum(axis=1) / np.maximum(count, 1), np.nan)
+
+
+def _pearson_deltas(stat: _Stat, z: np.ndarray, a: np.ndarray, b: np.ndarray,
+                    sys_codes: np.ndarray, src_codes: np.ndarray):  # type: ignore[no-untyped-def]
+    """Pearson at global, item or per-system level without building resampled scores.
+
+    After swapping, a group's sums of x, x² and h·x move by Σ s·f over its outputs, with
+    f = z, z² and h·z of each metric (s = ±1): one matrix product per group gives those
+    sums for every resample and metric; a pair of metrics is a difference of two.
+    """
+    assert stat.groups is not None
+    h = stat.data.human
+    m = z.shape[1]
+    members = stat.groups.members()
+    g = len(members)
+    n_g = np.array([idx.size for idx in members], dtype=np.float64)[:, None]  # (G, 1)
+    sh = np.array([h[idx].sum() for idx in members])[:, None]
+    shh = np.array([(h[idx] ** 2).sum() for idx in members])[:, None]
+    base_x = np.stack([z[idx].sum(axis=0) for idx in members])  # (G, M)
+    base_xx = np.stack([(z[idx] ** 2).sum(axis=0) for idx in members])
+    base_xh = np.stack([(h[idx, None] * z[idx]).sum(axis=0) for idx in members])
+    feats = np.concatenate([z, z * z, h[:, None] * z], axis=1)  # (n, 3M)
+    vh = n_g * shh - sh * sh  # the humans do not move: their variance is fixed per group
+    h_ok = (n_g >= 2) & (vh > 1e-9 * np.maximum(n_g * shh, 1e-300))
+    ii, jj = np.triu_indices(m, 1)
+    mid = [(base[:, ii] + base[:, jj]) / 2 for base in (base_x, base_xx, base_xh)]  # (G, P)
+    r_total = a.shape[0]
+    block = max(1, min(r_total, (2 * ROW_CELLS) // max(1, g * ii.size)))
+    out = np.empty((r_total, ii.size))
+    for r0 in range(0, r_total, block):
+        ar, br = a[r0 : r0 + block], b[r0 : r0 + block]
+        q = np.stack([(ar[:, sys_codes[idx]] * br[:, src_codes[idx]]) @ feats[idx]
+                      for idx in members], axis=1)  # (Rb, G, 3M)
+        d = [(q[:, :, k * m + ii] - q[:, :, k * m + jj]) / 2 for k in range(3)]  # (Rb, G, P)
+        ra = _swapped_r(n_g, mid[0] + d[0], mid[1] + d[1], mid[2] + d[2], sh, vh, h_ok)
+        rb = _swapped_r(n_g, mid[0] - d[0], mid[1] - d[1], mid[2] - d[2], sh, vh, h_ok)
+        out[r0 : r0 + ar.shape[0]] = ra - rb
+    for k, (i, j) in enumerate(zip(ii, jj, strict=True)):
+        yield (int(i), int(j)), out[:, k]
+
+
+def _pearson_bootstrap(stat: _Stat, x: np.ndarray, cs: np.ndarray, cj: np.ndarray,
+                       sys_codes: np.ndarray, src_codes: np.ndarray) -> np.ndarray:
+    """(R, M) Pearson at global, item or per-system level on resamples given by the draw
+    counts of systems (cs) and sources (cj), from weighted sums per group."""
+    h = stat.data.human
+    feats = np.column_stack([np.ones_like(h), h, h * h, x, x * x, h[:, None] * x])
+    m = x.shape[1]
+    if stat.group_by == "item":  # each drawn copy of a source is a group of its own
+        codes, group_w, within = src_codes, cj, cs[:, sys_codes]
+    elif stat.group_by == "per-system":
+        codes, group_w, within = sys_codes, cs, cj[:, src_codes]
+    else:
+        codes, group_w, within = np.zeros_like(sys_codes), np.ones((cs.shape[0], 1)), (
+            cs[:, sys_codes] * cj[:, src_codes])
+    members = mm.Groups(codes, int(codes.max()) + 1).members()
+    sums = np.stack([within[:, idx] @ feats[idx] for idx in members], axis=1)  # (R, G, F)
+    n, sh, shh = sums[:, :, 0:1], sums[:, :, 1:2], sums[:, :, 2:3]
+    sx, sxx, sxh = sums[:, :, 3 : 3 + m], sums[:, :, 3 + m : 3 + 2 * m], sums[:, :, 3 + 2 * m :]
+    return _pearson_r(n, sx, sxx, sh, shh, sxh, weight=group_w[:, :, None], axis=1)
 
 
 def _generic_deltas(stat: _Stat, z: np.ndarray, a: np.ndarray, b: np.ndarray,
@@ -245,24 +335,31 @@ def bootstrap_samples(stat: _Stat, x: np.ndarray, resamples: int, seed: int) -> 
         for m in range(x.shape[1]):
             out[:, m] = stat.rows(picked[:, :, 1 + m], h, groups)
         return out
+    draws_s = rng.integers(0, n_sys, (resamples, n_sys))
+    draws_j = rng.integers(0, n_src, (resamples, n_src))
+    counts_s = np.stack([np.bincount(d, minlength=n_sys) for d in draws_s]).astype(np.float64)
+    counts_j = np.stack([np.bincount(d, minlength=n_src) for d in draws_j]).astype(np.float64)
+    if stat.measure == "pearson":
+        return _pearson_bootstrap(stat, x, counts_s, counts_j, sys_codes, src_codes)
     out = np.empty((resamples, x.shape[1]))
     for r in range(resamples):  # outputs repeat unevenly per resample: one draw at a time
-        cs = np.bincount(rng.integers(0, n_sys, n_sys), minlength=n_sys)
-        cj = np.bincount(rng.integers(0, n_src, n_src), minlength=n_src)
-        rep = cj[src_codes]
+        cs, cj = counts_s[r].astype(np.int64), counts_j[r].astype(np.int64)
+        # The grouping's unit first, so that each drawn copy of it is a group of its own.
+        outer, inner = (sys_codes, src_codes) if stat.group_by == "per-system" else (src_codes, sys_codes)
+        c_out, c_in = (cs, cj) if stat.group_by == "per-system" else (cj, cs)
+        rep = c_out[outer]
         idx = np.repeat(np.arange(data.n), rep)
         copy = np.arange(idx.size) - np.repeat(np.cumsum(rep) - rep, rep)
-        rep2 = cs[sys_codes[idx]]
+        rep2 = c_in[inner[idx]]
         idx2, copy2 = np.repeat(idx, rep2), np.repeat(copy, rep2)
         if idx2.size < 2:
             out[r] = np.nan
             continue
         sub = data.subset(idx2)
-        if stat.group_by == "item":  # each drawn copy of a source is a source of its own
-            groups = mm.Groups.of(src_codes[idx2] * (int(copy2.max()) + 1) + copy2)
-            sub.sources = np.asarray(groups.codes, dtype=object)
-        elif stat.group_by == "per-system":
-            groups = mm.Groups.of(sys_codes[idx2])
+        if stat.group_by in ("item", "per-system"):
+            groups = mm.Groups.of(outer[idx2] * (int(copy2.max()) + 1) + copy2)
+            if stat.group_by == "item":
+                sub.sources = np.asarray(groups.codes, dtype=object)
         else:
             groups = mm.Groups.single(idx2.size)
         out[r] = stat.rows(x[idx2].T, data.human[idx2], groups, data=sub)

@@ -19,6 +19,8 @@ from typing import Any
 import numpy as np
 
 from meaningbench.analysis.live import StudyAnalysis
+from meaningbench.analysis.metaeval import MetaEvalData
+from meaningbench.analysis.metaeval_significance import Ranking, rank_metrics
 from meaningbench.analysis.sweep_stats import (
     BestVersusRunnerUp,
     best_versus_runner_up,
@@ -61,6 +63,7 @@ class SweepRow:
     mae: float = math.nan
     best: bool = False
     runner_up: bool = False
+    cluster: int | None = None  # significance cluster of the ranking (1 = top)
     note: str = ""  # why there is nothing to show
 
     def to_dict(self) -> dict[str, Any]:
@@ -86,6 +89,7 @@ class SweepRow:
             "mae_01": self.mae,
             "best": self.best,
             "runner_up": self.runner_up,
+            "cluster": self.cluster,
             "note": self.note,
         }
 
@@ -99,6 +103,7 @@ class SweepTable:
     rank_by: str
     confidence: float = 0.95
     comparison: BestVersusRunnerUp | None = None
+    ranking: Ranking | None = None  # the meta-evaluation engine's ranking of the configurations
     scale_note: str = SCALE_NOTE
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -135,6 +140,7 @@ class SweepTable:
                 "scale": self.scale_note,
                 "rows": [r.to_dict() for r in self.rows],
                 "best_vs_runner_up": self.comparison.to_dict() if self.comparison else None,
+                "ranking": self.ranking.to_dict() if self.ranking else None,
                 **self.extra,
             }
         )
@@ -185,23 +191,44 @@ def sweep_table(
 def _mark_best(
     table: SweepTable, analysis: StudyAnalysis, *, n_boot: int, seed: int, confidence: float
 ) -> None:
-    ranked = sorted(
-        (r for r in table.rows if math.isfinite(getattr(r, table.rank_by))),
-        key=lambda r: getattr(r, table.rank_by),
-        reverse=True,
-    )
-    if not ranked:
+    """Best and runner-up as the meta-evaluation engine ranks the configurations (global
+    level, PERM-BOTH, on the items every configuration scored), each row with its
+    significance cluster; then the best is tested against the runner-up."""
+    scored = [r for r in table.rows if math.isfinite(getattr(r, table.rank_by))]
+    columns = list(dict.fromkeys(r.entry.column for r in scored))
+    if not columns:
         return
-    ranked[0].best = True
-    if len(ranked) < 2:
-        return
-    ranked[1].runner_up = True
     names = analysis.metric_names
     values = analysis.data.metric_values
     y, _ = analysis.human()
+    items = analysis.data.items
+    data = MetaEvalData(
+        human=y,
+        metrics=values[:, [names.index(c) for c in columns]],
+        metric_names=columns,
+        systems=np.array([s if isinstance(s, str) else None for s in items["system"]], dtype=object)
+        if "system" in items else np.full(y.size, None, dtype=object),
+        sources=np.asarray(analysis.data.groups, dtype=object),
+    )
+    if not data.common().any():
+        return
+    ranking = rank_metrics(
+        data, table.rank_by, group_by="none", test="perm-both", resamples=max(1, n_boot),
+        seed=seed, intervals=False,
+    )
+    table.ranking = ranking
+    for r in scored:
+        r.cluster = ranking.clusters.get(r.entry.column) if n_boot > 0 else None
+    order = [next(r for r in scored if r.entry.column == c) for c in ranking.order]
+    if not order:
+        return
+    order[0].best = True
+    if len(order) < 2:
+        return
+    order[1].runner_up = True
     table.comparison = best_versus_runner_up(
-        values[:, names.index(ranked[0].entry.column)],
-        values[:, names.index(ranked[1].entry.column)],
+        values[:, names.index(order[0].entry.column)],
+        values[:, names.index(order[1].entry.column)],
         y,
         statistic=table.rank_by,
         n_boot=n_boot,

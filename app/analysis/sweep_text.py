@@ -22,6 +22,8 @@ def _with_ci(value: float, ci: tuple[float, float]) -> str:
 def _cells(row: SweepRow) -> list[str]:
     e = row.entry
     mark = "best" if row.best else ("2nd" if row.runner_up else "")
+    if row.cluster is not None:
+        mark = f"{row.cluster} {mark}".rstrip()
     if row.note:
         return [e.model, e.metric, str(e.layer), e.variant, "–", row.note, "", "", "", "", ""]
     return [
@@ -32,7 +34,7 @@ def _cells(row: SweepRow) -> list[str]:
 
 
 HEADER = ["model", "metric", "layer", "variant", "n", "Pearson [CI]", "Spearman [CI]",
-          "Kendall [CI]", "RMSE", "MAE", ""]  # fmt: skip
+          "Kendall [CI]", "RMSE", "MAE", "cluster"]  # fmt: skip
 
 
 def table_text(table: SweepTable) -> str:
@@ -50,6 +52,13 @@ def table_text(table: SweepTable) -> str:
     if best is not None:
         e = best.entry
         lines.append(f"best by {table.rank_by}: {e.column} ({e.variant}, layer {e.layer})")
+    if table.ranking is not None and table.n_boot > 0:
+        r = table.ranking
+        lines.append(
+            f"clusters: configurations not significantly different share a number (PERM-BOTH, "
+            f"{r.resamples} resamples, seed {r.seed}, α {r.alpha:g}, on the {r.n_outputs} items "
+            "every configuration scored)"
+        )
     if second is not None and test is not None:
         verdict = "better" if test.significant else "not significantly better"
         lines.append(

@@ -140,6 +140,12 @@ def test_the_table_marks_the_best_and_says_why_a_configuration_has_no_scores(
     assert sum(r.best for r in raw) == 1 and sum(r.runner_up for r in raw) == 1
     best = max(raw, key=lambda r: r.pearson)
     assert best.best and table.comparison is not None
+    # The meta-evaluation engine ranks the configurations: its first is the best, and
+    # every scored configuration carries its significance cluster.
+    assert table.ranking is not None and table.ranking.order[0] == best.entry.column
+    assert table.ranking.test == "perm-both" and table.ranking.resamples == 200
+    assert all(r.cluster is not None for r in raw) and best.cluster == 1
+    assert table.to_json()["ranking"]["ranking"][0]["metric"] == best.entry.column
     # The coefficients are those of scipy on the stored values and the human scores.
     index = next(
         i for i, c in enumerate(outcome.configs)
