@@ -44,13 +44,10 @@ def _in_clause(name: str, values: Sequence[object]) -> tuple[str, dict[str, obje
     return "(" + ", ".join(f":{k}" for k in params) + ")", params
 
 
-def items_frame(
-    session: Session | Connection,
-    *,
-    kinds: Sequence[str] | None = ("regular",),
-    dataset: str | None = None,
-) -> pd.DataFrame:
-    """Items as rows; `references` decoded to lists. `kinds=None` includes control items."""
+def _item_where(
+    kinds: Sequence[str] | None, dataset: str | None
+) -> tuple[list[str], dict[str, object]]:
+    """Conditions on `item i` (kinds) and `dataset d` (name), with their parameters."""
     where: list[str] = ["1=1"]
     params: dict[str, object] = {}
     if kinds is not None:
@@ -60,6 +57,17 @@ def items_frame(
     if dataset is not None:
         where.append("d.name = :dataset")
         params["dataset"] = dataset
+    return where, params
+
+
+def items_frame(
+    session: Session | Connection,
+    *,
+    kinds: Sequence[str] | None = ("regular",),
+    dataset: str | None = None,
+) -> pd.DataFrame:
+    """Items as rows; `references` decoded to lists. `kinds=None` includes control items."""
+    where, params = _item_where(kinds, dataset)
     sql = f"""
         SELECT i.id AS item_id, d.name AS dataset, i.source, i.output, i.refs AS "references",
                i.system, i.source_group, i.kind, i.parent_id, i.external_id
@@ -126,15 +134,7 @@ def item_attributes_frame(
     kept (`item.meta["attributes"]`), NaN where an item has no value for that attribute.
     `kinds=None` includes control items. No attributes in the study: no columns.
     """
-    where: list[str] = ["1=1"]
-    params: dict[str, object] = {}
-    if kinds is not None:
-        clause, p = _in_clause("k", list(kinds))
-        where.append(f"i.kind IN {clause}")
-        params.update(p)
-    if dataset is not None:
-        where.append("d.name = :dataset")
-        params["dataset"] = dataset
+    where, params = _item_where(kinds, dataset)
     sql = f"""
         SELECT i.id AS item_id, json_extract(i.meta, '{ATTRIBUTES_JSON_PATH}') AS attributes
         FROM item i JOIN dataset d ON d.id = i.dataset_id

@@ -127,6 +127,22 @@ def save(window, name: str) -> Path:  # noqa: ANN001
     return path
 
 
+def open_dashboard(app, path: Path):  # noqa: ANN001, ANN201
+    """The main window, light theme, on the study's Dashboard page."""
+    from meaningbench.settings import UserPrefs
+    from meaningbench.ui.main_window import MainWindow
+    from meaningbench.ui.theme import ThemeManager
+
+    theme = ThemeManager(app)
+    theme.apply(choice="light")
+    window = MainWindow(theme=theme, prefs=UserPrefs())
+    window.resize(*SIZE)
+    window.show()
+    assert window.studies.open_path(path)
+    assert window.show_page("dashboard")
+    return window
+
+
 def main() -> int:
     from PySide6.QtWidgets import QApplication
 
@@ -137,17 +153,7 @@ def main() -> int:
         print(f"  careless rater: {annotate(path, 'hasty-rater', careful=False, seed=2)} ratings")
 
         app = QApplication(sys.argv)
-        from meaningbench.settings import UserPrefs
-        from meaningbench.ui.main_window import MainWindow
-        from meaningbench.ui.theme import ThemeManager
-
-        theme = ThemeManager(app)
-        theme.apply(choice="light")
-        window = MainWindow(theme=theme, prefs=UserPrefs())
-        window.resize(*SIZE)
-        window.show()
-        assert window.studies.open_path(path)
-        assert window.show_page("dashboard")
+        window = open_dashboard(app, path)
         page = window.page("dashboard")
         c = page.controller
         settle(app, lambda: c.boot is not None and c.qc is not None and not c.busy)
@@ -198,17 +204,7 @@ def which_metric_main() -> int:
         os.environ["MEANINGBENCH_HOME"] = str(Path(tmp) / "home")
         path = build_questeval_study(Path(tmp))
         app = QApplication(sys.argv)
-        from meaningbench.settings import UserPrefs
-        from meaningbench.ui.main_window import MainWindow
-        from meaningbench.ui.theme import ThemeManager
-
-        theme = ThemeManager(app)
-        theme.apply(choice="light")
-        window = MainWindow(theme=theme, prefs=UserPrefs())
-        window.resize(*SIZE)
-        window.show()
-        assert window.studies.open_path(path)
-        assert window.show_page("dashboard")
+        window = open_dashboard(app, path)
         page = window.page("dashboard")
         tab = page.which_metric
         page.tabs.setCurrentWidget(tab)
