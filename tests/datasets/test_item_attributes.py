@@ -202,6 +202,18 @@ def test_drop_column(tmp_path: Path) -> None:
     study.close()
 
 
+def test_a_row_index_column_is_no_category(tmp_path: Path) -> None:
+    # A file pandas read and wrote again carries its row index as `Unnamed: 0`; a long
+    # file's rows of one item differ in it, and it is no category of the item.
+    lines = SIMPEVAL.splitlines()
+    text = "\n".join(f"{'Unnamed: 0' if n == 0 else n - 1},{line}" for n, line in enumerate(lines))
+    study = create_study(tmp_path / "s.mbstudy")
+    report = import_file(study, write(tmp_path / "indexed.csv", text + "\n"))
+    assert report.attribute_columns == ["sentence_type"]
+    assert report.ignored_columns == ["Unnamed: 0"]
+    study.close()
+
+
 def _read_csv(path: Path) -> list[dict[str, str]]:
     with path.open(encoding="utf-8", newline="") as fh:
         return list(csv.DictReader(fh))
