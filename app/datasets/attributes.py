@@ -37,6 +37,7 @@ class AttributeTracker:
         self._combo_index: dict[tuple[str, ...], int] = {}
         # item id -> combo index << _ROW_BITS | the row that first named the item.
         self._seen: dict[int, int] = {}
+        self._meta_texts: dict[tuple[str, ...], str] = {}
         # Per attribute: items per value (the first VALUES_COUNTED values), items beyond.
         self.counts: dict[str, dict[str, int]] = {name: {} for name in self.names}
         self.more: dict[str, int] = {name: 0 for name in self.names}
@@ -70,8 +71,14 @@ class AttributeTracker:
         return attrs
 
     def meta_json(self, values: tuple[str, ...]) -> str:
-        attrs = self.as_dict(values)
-        return json.dumps({"attributes": attrs}, ensure_ascii=False) if attrs else NO_META
+        """The new item's `meta` as JSON text (one encoding per distinct combination)."""
+        text = self._meta_texts.get(values)
+        if text is None:
+            attrs = self.as_dict(values)
+            text = json.dumps({"attributes": attrs}, ensure_ascii=False) if attrs else NO_META
+            if len(self._meta_texts) < COMBOS_INTERNED:
+                self._meta_texts[values] = text
+        return text
 
     def first_row(self, item_id: int, row_no: int, values: tuple[str, ...]) -> None:
         """The first row of this file that names the item."""
