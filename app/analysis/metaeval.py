@@ -97,7 +97,10 @@ class MetaEvalData:
         """Integer code per output; outputs without a system each get a code of their own
         (a permutation flips them on their own)."""
         labels = np.array(
-            [str(s) if ok else f"\0{i}" for i, (s, ok) in enumerate(zip(self.systems, self.has_system()))]
+            [
+                str(s) if ok else f"\0{i}"
+                for i, (s, ok) in enumerate(zip(self.systems, self.has_system(), strict=True))
+            ]
         )
         return mm.Groups.of(labels).codes
 
@@ -111,8 +114,10 @@ class MetaEvalData:
             known = ", ".join(sorted(self.categories)) or "none"
             raise UserError(f"no item attribute {attribute!r}; known attributes: {known}")
         return np.array(
-            ["" if v is None or (isinstance(v, float) and np.isnan(v)) else str(v)
-             for v in self.categories[attribute]],
+            [
+                "" if v is None or (isinstance(v, float) and np.isnan(v)) else str(v)
+                for v in self.categories[attribute]
+            ],
             dtype=object,
         )
 
@@ -222,9 +227,7 @@ def grouping_of(data: MetaEvalData, group_by: str) -> mm.Groups:
     raise ValueError(group_by)
 
 
-def system_matrix(
-    data: MetaEvalData, column: np.ndarray
-) -> tuple[np.ndarray, list[str], int]:
+def system_matrix(data: MetaEvalData, column: np.ndarray) -> tuple[np.ndarray, list[str], int]:
     """(S, N) mean scores of each system on the sources every system has an output of
     (the paired design SPA needs), the system labels and N."""
     ok = data.has_system()
@@ -272,7 +275,7 @@ def _why_undefined(h: np.ndarray, x: np.ndarray, groups: mm.Groups, what: str) -
         return "not defined: the human scores are constant"
     if np.ptp(x) == 0:
         return "not defined: the metric's scores are constant"
-    return f"not defined: every group's scores are constant on one side"
+    return "not defined: every group's scores are constant on one side"
 
 
 def _value(
@@ -291,18 +294,19 @@ def _value(
     if measure == "tau_like":
         if data.raters is None or not np.isfinite(data.raters).any():
             return None, "not defined: no per-rater ratings", details
-        t = mm.tau_like(
-            data.raters, x, data.sources, threshold=tie_threshold, within=pairs_within
+        t = mm.tau_like(data.raters, x, data.sources, threshold=tie_threshold, within=pairs_within)
+        details.update(
+            concordant=int(t.concordant[0]),
+            discordant=int(t.discordant[0]),
+            pairs_compared=t.pairs_considered,
         )
-        details.update(concordant=int(t.concordant[0]), discordant=int(t.discordant[0]),
-                       pairs_compared=t.pairs_considered)
         if t.concordant[0] + t.discordant[0] == 0:
             why = "not defined: no pair of outputs of one source has a rater majority"
             return None, why, details
         return float(t.tau[0]), None, details
-    if measure == "spa" or group_by == "system":
-        if data.has_system().sum() == 0 or len({str(s) for s in data.systems[data.has_system()]}) < 2:
-            return None, "not defined: fewer than two systems", details
+    n_systems = len({str(s) for s in data.systems[data.has_system()]})
+    if (measure == "spa" or group_by == "system") and n_systems < 2:
+        return None, "not defined: fewer than two systems", details
     if measure == "spa":
         hm, labels, n_src = system_matrix(data, h)
         xm, _, _ = system_matrix(data, x)
@@ -312,13 +316,15 @@ def _value(
         signs = mm.permutation_signs(seed, SPA_PERMUTATIONS, n_src)
         return mm.spa(hm, xm, signs), None, details
     if group_by == "system":
-        hs, xs, labels = system_means(h, x[None, :], data.systems)
-        groups, hh, xx, what = mm.Groups.single(labels.size), hs, xs, "systems"
+        hs, xs, sys_labels = system_means(h, x[None, :], data.systems)
+        groups, hh, xx, what = mm.Groups.single(sys_labels.size), hs, xs, "systems"
     else:
         groups, hh, xx, what = grouping_of(data, group_by), h, x[None, :], "outputs"
     if measure == "acc_eq_star":
-        cal = mm.acc_eq_star(hh, xx, groups)
+        cal = mm.acc_eq_star(hh, xx, groups, seed=seed)
         v = float(cal.value[0])
+        if cal.sampled_pairs:
+            details["epsilon_searched_on_pairs"] = cal.sampled_pairs
         if np.isfinite(v):
             details.update(epsilon=float(cal.epsilon[0]), epsilon_candidates=int(cal.candidates[0]))
     else:
@@ -359,14 +365,28 @@ def evaluate(
         sub = work.subset(mask)
         within = None if within_all is None else within_all[mask]
         for measure in measures:
-            gb = "system" if measure in SYSTEM_ONLY else "item" if measure in ITEM_PAIRS_ONLY else group_by
+            gb = (
+                "system"
+                if measure in SYSTEM_ONLY
+                else "item"
+                if measure in ITEM_PAIRS_ONLY
+                else group_by
+            )
             for j, name in enumerate(sub.metric_names):
+                v: float | None
+                why: str | None
+                det: dict[str, Any]
                 if sub.n < 2:
                     v, why, det = None, f"not defined: the category has {sub.n} output", {}
                 else:
                     v, why, det = _value(
-                        measure, sub, j, gb,
-                        tie_threshold=tie_threshold, pairs_within=within, seed=seed,
+                        measure,
+                        sub,
+                        j,
+                        gb,
+                        tie_threshold=tie_threshold,
+                        pairs_within=within,
+                        seed=seed,
                     )
                 out.append(MeasureValue(measure, name, gb, category, v, why, sub.n, det))
     return MetaEvalTable(

@@ -245,31 +245,57 @@ def acc_eq(h: np.ndarray, x: np.ndarray, groups: Groups, epsilon: float = 0.0) -
 
 @dataclass
 class TieCalibration:
-    """acc*_eq per row: the best accuracy, the ε that gives it, and how many candidate
-    thresholds were tried."""
+    """acc*_eq per row: the best accuracy, the ε that gives it, how many candidate
+    thresholds were tried, and whether ε was searched on a sample of the pairs."""
 
     value: np.ndarray
     epsilon: np.ndarray
     candidates: np.ndarray
+    sampled_pairs: int = 0  # 0: every pair
 
 
-def acc_eq_star(h: np.ndarray, x: np.ndarray, groups: Groups) -> TieCalibration:
+CALIBRATION_PAIRS = 2_000_000  # above this many pairs, ε is searched on a seeded sample
+
+
+def _calibration_pairs(groups: Groups, seed: int) -> tuple[np.ndarray, ...]:
+    """(i, j, group, sampled) of the pairs the ε search looks at: every pair, or a
+    seeded sample of CALIBRATION_PAIRS drawn uniformly among all pairs."""
+    sizes = np.bincount(groups.codes, minlength=groups.n_groups)
+    per_group = sizes * (sizes - 1) // 2
+    total = int(per_group.sum())
+    if total <= CALIBRATION_PAIRS:
+        pairs = list(iter_pairs(groups))
+        if not pairs:
+            empty = np.zeros(0, dtype=np.intp)
+            return empty, empty, empty, np.zeros(1)
+        return (*(np.concatenate([p[k] for p in pairs]) for k in range(3)), np.zeros(1))
+    rng = np.random.default_rng(seed)
+    g = rng.choice(groups.n_groups, size=CALIBRATION_PAIRS, p=per_group / total)
+    k = sizes[g]
+    a = rng.integers(0, k)
+    b = rng.integers(0, k - 1)
+    b = b + (b >= a)
+    order = np.argsort(groups.codes, kind="stable")
+    start = np.searchsorted(groups.codes[order], np.arange(groups.n_groups))
+    return order[start[g] + a], order[start[g] + b], g, np.ones(1)
+
+
+def acc_eq_star(h: np.ndarray, x: np.ndarray, groups: Groups, seed: int = 0) -> TieCalibration:
     """Tie-calibrated pairwise accuracy (Deutsch et al. 2023): the ε that maximises
     acc_eq, one ε for every group of the row (the groups' accuracies averaged).
 
     Candidates: ε = 0 and every distinct |metric difference| of a compared pair (an ε
     between two of them gives the same ties as the lower one). The smallest best ε wins.
+    Above CALIBRATION_PAIRS pairs the search runs on a seeded uniform sample of pairs
+    and the accuracy at the chosen ε is then counted on every pair.
     """
     x = _rows(x)
     hh = _rows(h)
     b = x.shape[0]
-    pairs = list(iter_pairs(groups))
-    if not pairs:
+    i, j, gid, sampled = _calibration_pairs(groups, seed)
+    if i.size == 0:
         nan = np.full(b, np.nan)
         return TieCalibration(nan, nan, np.zeros(b))
-    i = np.concatenate([p[0] for p in pairs])
-    j = np.concatenate([p[1] for p in pairs])
-    gid = np.concatenate([p[2] for p in pairs])
     per_group = np.bincount(gid, minlength=groups.n_groups).astype(np.float64)
     used = per_group > 0
     weight = 1.0 / (per_group[gid] * used.sum())  # macro average over groups with pairs
@@ -297,7 +323,9 @@ def acc_eq_star(h: np.ndarray, x: np.ndarray, groups: Groups) -> TieCalibration:
         top = acc_k.max()
         best = int(np.flatnonzero(acc_k >= top - 1e-12)[0])
         value[r], eps[r], cands[r] = acc_k[best], eps_k[best], eps_k.size
-    return TieCalibration(value, eps, cands)
+        if sampled[0]:
+            value[r] = acc_eq(hr, x[r], groups, epsilon=float(eps[r]))[0]
+    return TieCalibration(value, eps, cands, int(i.size) if sampled[0] else 0)
 
 
 def pdp(h: np.ndarray, x: np.ndarray, groups: Groups) -> np.ndarray:

@@ -29,9 +29,15 @@ def which_metric_section(
         rows = []
         for m in ranking.order:
             lo_hi = ranking.intervals.get(m)
-            rows.append({"metric": m, "cluster": str(ranking.clusters[m]), "value": ranking.values[m],
-                         "95% low": lo_hi[0] if lo_hi else None,
-                         "95% high": lo_hi[1] if lo_hi else None})
+            rows.append(
+                {
+                    "metric": m,
+                    "cluster": str(ranking.clusters[m]),
+                    "value": ranking.values[m],
+                    "95% low": lo_hi[0] if lo_hi else None,
+                    "95% high": lo_hi[1] if lo_hi else None,
+                }
+            )
         frame = pd.DataFrame(rows).set_index("metric")
         parts.append(
             f"<p class='note'>Ranked by {escape(MEASURE_TITLES[ranking.measure])} "
@@ -42,11 +48,15 @@ def which_metric_section(
         parts.append(render_table(frame))
         lows = [ranking.intervals.get(m, (float("nan"),) * 2)[0] for m in ranking.order]
         highs = [ranking.intervals.get(m, (float("nan"),) * 2)[1] for m in ranking.order]
-        parts.append(bar_chart(
-            [f"{ranking.clusters[m]} · {m}" for m in ranking.order],
-            [float(ranking.values[m] or 0.0) for m in ranking.order], lows, highs,
-            title=f"{ranking.measure} by cluster, with 95% interval",
-        ))
+        parts.append(
+            bar_chart(
+                [f"{ranking.clusters[m]} · {m}" for m in ranking.order],
+                [float(ranking.values[m] or 0.0) for m in ranking.order],
+                lows,
+                highs,
+                title=f"{ranking.measure} by cluster, with 95% interval",
+            )
+        )
         for m, why in ranking.reasons.items():
             parts.append(f"<p class='note'>{escape(m)}: {escape(why)}</p>")
     parts.append("<h3>All measures</h3>")
@@ -66,5 +76,7 @@ def which_metric_section(
         )
         parts.append(render_table(ranking.p_values.loc[ranking.order, ranking.order]))
     parts.append("<h3>Methods</h3>")
-    parts.append(f"<p class='methods'>{escape(methods_paragraph(table, ranking, dimension=dimension))}</p>")
+    parts.append(
+        f"<p class='methods'>{escape(methods_paragraph(table, ranking, dimension=dimension))}</p>"
+    )
     return "".join(parts)

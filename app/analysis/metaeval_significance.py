@@ -26,8 +26,9 @@ cluster's first; each cluster is significantly below some member of the one abov
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -44,6 +45,20 @@ from meaningbench.analysis.metaeval import (
     row_measure,
 )
 from meaningbench.errors import UserError
+
+# (metric i, metric j) → the difference i − j on every resample
+Deltas = Iterator[tuple[tuple[int, int], np.ndarray]]
+
+
+class Signs(NamedTuple):
+    """One permutation draw for all pairs: ±1 per resample and system (a) and per
+    resample and source (b); an output's sign is a[its system] · b[its source]."""
+
+    a: np.ndarray
+    b: np.ndarray
+    sys_codes: np.ndarray
+    src_codes: np.ndarray
+
 
 TESTS = ("perm-both", "boot-both", "perm-items", "perm-systems", "williams")
 ROW_CELLS = 2_000_000  # resample rows × outputs per block of the generic path
@@ -118,30 +133,55 @@ def _standardise(x: np.ndarray) -> np.ndarray:
 class _Stat:
     """The ranked measure as a function of B rows of metric scores on the outputs."""
 
-    def __init__(self, data: MetaEvalData, measure: str, group_by: str,
-                 tie_threshold: float, pairs_within: np.ndarray | None) -> None:
+    def __init__(
+        self,
+        data: MetaEvalData,
+        measure: str,
+        group_by: str,
+        tie_threshold: float,
+        pairs_within: np.ndarray | None,
+    ) -> None:
         self.data, self.measure, self.group_by = data, measure, group_by
         self.tie_threshold, self.pairs_within = tie_threshold, pairs_within
         self.groups = None if group_by == "system" else grouping_of(data, group_by)
 
-    def rows(self, x: np.ndarray, h: np.ndarray | None = None,
-             groups: mm.Groups | None = None, data: MetaEvalData | None = None) -> np.ndarray:
+    def rows(
+        self,
+        x: np.ndarray,
+        h: np.ndarray | None = None,
+        groups: mm.Groups | None = None,
+        data: MetaEvalData | None = None,
+    ) -> np.ndarray:
         d = data or self.data
         hh = d.human if h is None else h
         if self.measure == "tau_like":
             assert d.raters is not None
-            return mm.tau_like(d.raters, x, d.sources, threshold=self.tie_threshold,
-                               within=self.pairs_within if data is None else None).tau
+            return mm.tau_like(
+                d.raters,
+                x,
+                d.sources,
+                threshold=self.tie_threshold,
+                within=self.pairs_within if data is None else None,
+            ).tau
         return row_measure(self.measure, hh, x, groups or self.groups or mm.Groups.single(1))
 
 
 # ---------------------------------------------------------------- permutation
 
 
-def _perm_signs(rng: np.random.Generator, test: str, r: int, n_sys: int,
-                n_src: int) -> tuple[np.ndarray, np.ndarray]:
-    a = rng.random((r, n_sys)) > 0.5 if test in ("perm-both", "perm-systems") else np.zeros((r, n_sys), bool)
-    b = rng.random((r, n_src)) > 0.5 if test in ("perm-both", "perm-items") else np.zeros((r, n_src), bool)
+def _perm_signs(
+    rng: np.random.Generator, test: str, r: int, n_sys: int, n_src: int
+) -> tuple[np.ndarray, np.ndarray]:
+    a = (
+        rng.random((r, n_sys)) > 0.5
+        if test in ("perm-both", "perm-systems")
+        else np.zeros((r, n_sys), bool)
+    )
+    b = (
+        rng.random((r, n_src)) > 0.5
+        if test in ("perm-both", "perm-items")
+        else np.zeros((r, n_src), bool)
+    )
     return np.where(a, -1.0, 1.0), np.where(b, -1.0, 1.0)
 
 
@@ -158,12 +198,13 @@ def permutation_pvalues(
     ge = np.zeros((m, m))  # resamples with delta(A−B) ≥ observed
     le = np.zeros((m, m))
     valid = np.zeros((m, m))
+    signs = Signs(a, b, sys_codes, src_codes)
     if stat.group_by == "system":
-        deltas = _system_level_deltas(stat, z, a, b, sys_codes, src_codes)
+        deltas = _system_level_deltas(stat, z, signs)
     elif stat.measure == "pearson":
-        deltas = _pearson_deltas(stat, z, a, b, sys_codes, src_codes)
+        deltas = _pearson_deltas(stat, z, signs)
     else:
-        deltas = _generic_deltas(stat, z, a, b, sys_codes, src_codes)
+        deltas = _generic_deltas(stat, z, signs)
     for (i, j), delta in deltas:
         obs = observed[i] - observed[j]
         tol = 1e-9 * max(1.0, abs(obs))
@@ -179,8 +220,8 @@ def permutation_pvalues(
     return out
 
 
-def _system_level_deltas(stat: _Stat, z: np.ndarray, a: np.ndarray, b: np.ndarray,
-                         sys_codes: np.ndarray, src_codes: np.ndarray):  # type: ignore[no-untyped-def]
+def _system_level_deltas(stat: _Stat, z: np.ndarray, signs: Signs) -> Deltas:
+    a, b, sys_codes, src_codes = signs
     data = stat.data
     real = data.has_system()
     systems = np.unique(sys_codes[real])
@@ -202,36 +243,33 @@ def _system_level_deltas(stat: _Stat, z: np.ndarray, a: np.ndarray, b: np.ndarra
             yield (i, j), vals[:r] - vals[r:]
 
 
-def _pearson_r(n: np.ndarray, sx: np.ndarray, sxx: np.ndarray, sh: np.ndarray,
-               shh: np.ndarray, sxh: np.ndarray, weight: np.ndarray | None = None,
-               axis: int = -1) -> np.ndarray:
+def _pearson_r(
+    n: np.ndarray,
+    sx: np.ndarray,
+    sxx: np.ndarray,
+    sh: np.ndarray,
+    shh: np.ndarray,
+    sxh: np.ndarray,
+    weight: np.ndarray | None = None,
+    axis: int = -1,
+) -> np.ndarray:
     """Per-group Pearson r from (weighted) sums, averaged over the groups where it is
     defined (`weight`: how many times each group counts), along `axis`."""
     with np.errstate(invalid="ignore", divide="ignore"):
         vx = n * sxx - sx * sx
         vh = n * shh - sh * sh
-        ok = ((n >= 2) & (vx > 1e-9 * np.maximum(n * sxx, 1e-300))
-              & (vh > 1e-9 * np.maximum(n * shh, 1e-300)))
+        ok = (
+            (n >= 2)
+            & (vx > 1e-9 * np.maximum(n * sxx, 1e-300))
+            & (vh > 1e-9 * np.maximum(n * shh, 1e-300))
+        )
         r = np.where(ok, (n * sxh - sx * sh) / np.sqrt(np.where(ok, vx * vh, 1.0)), 0.0)
         w = ok * (1.0 if weight is None else weight)
         count = w.sum(axis=axis)
         return np.where(count > 0, (r * w).sum(axis=axis) / np.maximum(count, 1e-300), np.nan)
 
 
-def _swapped_r(n: np.ndarray, sx: np.ndarray, sxx: np.ndarray, sxh: np.ndarray,
-               sh: np.ndarray, vh: np.ndarray, h_ok: np.ndarray) -> np.ndarray:
-    """`_pearson_r` over axis 1 with the humans' sums fixed (the permutation case)."""
-    with np.errstate(invalid="ignore", divide="ignore"):
-        vx = n * sxx - sx * sx
-        ok = h_ok & (vx > 1e-9 * n * sxx)
-        r = (n * sxh - sx * sh) / np.sqrt(np.where(ok, vx, 1.0) * np.where(h_ok, vh, 1.0))
-        r[~ok] = 0.0
-        count = ok.sum(axis=1)
-        return np.where(count > 0, r.sum(axis=1) / np.maximum(count, 1), np.nan)
-
-
-def _pearson_deltas(stat: _Stat, z: np.ndarray, a: np.ndarray, b: np.ndarray,
-                    sys_codes: np.ndarray, src_codes: np.ndarray):  # type: ignore[no-untyped-def]
+def _pearson_deltas(stat: _Stat, z: np.ndarray, signs: Signs) -> Deltas:
     """Pearson at global, item or per-system level without building resampled scores.
 
     After swapping, a group's sums of x, x² and h·x move by Σ s·f over its outputs, with
@@ -239,6 +277,7 @@ def _pearson_deltas(stat: _Stat, z: np.ndarray, a: np.ndarray, b: np.ndarray,
     sums for every resample and metric; a pair of metrics is a difference of two.
     """
     assert stat.groups is not None
+    a, b, sys_codes, src_codes = signs
     h = stat.data.human
     m = z.shape[1]
     members = stat.groups.members()
@@ -250,8 +289,6 @@ def _pearson_deltas(stat: _Stat, z: np.ndarray, a: np.ndarray, b: np.ndarray,
     base_xx = np.stack([(z[idx] ** 2).sum(axis=0) for idx in members])
     base_xh = np.stack([(h[idx, None] * z[idx]).sum(axis=0) for idx in members])
     feats = np.concatenate([z, z * z, h[:, None] * z], axis=1)  # (n, 3M)
-    vh = n_g * shh - sh * sh  # the humans do not move: their variance is fixed per group
-    h_ok = (n_g >= 2) & (vh > 1e-9 * np.maximum(n_g * shh, 1e-300))
     ii, jj = np.triu_indices(m, 1)
     mid = [(base[:, ii] + base[:, jj]) / 2 for base in (base_x, base_xx, base_xh)]  # (G, P)
     r_total = a.shape[0]
@@ -259,18 +296,26 @@ def _pearson_deltas(stat: _Stat, z: np.ndarray, a: np.ndarray, b: np.ndarray,
     out = np.empty((r_total, ii.size))
     for r0 in range(0, r_total, block):
         ar, br = a[r0 : r0 + block], b[r0 : r0 + block]
-        q = np.stack([(ar[:, sys_codes[idx]] * br[:, src_codes[idx]]) @ feats[idx]
-                      for idx in members], axis=1)  # (Rb, G, 3M)
+        q = np.stack(
+            [(ar[:, sys_codes[idx]] * br[:, src_codes[idx]]) @ feats[idx] for idx in members],
+            axis=1,
+        )  # (Rb, G, 3M)
         d = [(q[:, :, k * m + ii] - q[:, :, k * m + jj]) / 2 for k in range(3)]  # (Rb, G, P)
-        ra = _swapped_r(n_g, mid[0] + d[0], mid[1] + d[1], mid[2] + d[2], sh, vh, h_ok)
-        rb = _swapped_r(n_g, mid[0] - d[0], mid[1] - d[1], mid[2] - d[2], sh, vh, h_ok)
+        ra = _pearson_r(n_g, mid[0] + d[0], mid[1] + d[1], sh, shh, mid[2] + d[2], axis=1)
+        rb = _pearson_r(n_g, mid[0] - d[0], mid[1] - d[1], sh, shh, mid[2] - d[2], axis=1)
         out[r0 : r0 + ar.shape[0]] = ra - rb
     for k, (i, j) in enumerate(zip(ii, jj, strict=True)):
         yield (int(i), int(j)), out[:, k]
 
 
-def _pearson_bootstrap(stat: _Stat, x: np.ndarray, cs: np.ndarray, cj: np.ndarray,
-                       sys_codes: np.ndarray, src_codes: np.ndarray) -> np.ndarray:
+def _pearson_bootstrap(
+    stat: _Stat,
+    x: np.ndarray,
+    cs: np.ndarray,
+    cj: np.ndarray,
+    sys_codes: np.ndarray,
+    src_codes: np.ndarray,
+) -> np.ndarray:
     """(R, M) Pearson at global, item or per-system level on resamples given by the draw
     counts of systems (cs) and sources (cj), from weighted sums per group."""
     h = stat.data.human
@@ -281,8 +326,11 @@ def _pearson_bootstrap(stat: _Stat, x: np.ndarray, cs: np.ndarray, cj: np.ndarra
     elif stat.group_by == "per-system":
         codes, group_w, within = sys_codes, cs, cj[:, src_codes]
     else:
-        codes, group_w, within = np.zeros_like(sys_codes), np.ones((cs.shape[0], 1)), (
-            cs[:, sys_codes] * cj[:, src_codes])
+        codes, group_w, within = (
+            np.zeros_like(sys_codes),
+            np.ones((cs.shape[0], 1)),
+            (cs[:, sys_codes] * cj[:, src_codes]),
+        )
     members = mm.Groups(codes, int(codes.max()) + 1).members()
     sums = np.stack([within[:, idx] @ feats[idx] for idx in members], axis=1)  # (R, G, F)
     n, sh, shh = sums[:, :, 0:1], sums[:, :, 1:2], sums[:, :, 2:3]
@@ -290,8 +338,8 @@ def _pearson_bootstrap(stat: _Stat, x: np.ndarray, cs: np.ndarray, cj: np.ndarra
     return _pearson_r(n, sx, sxx, sh, shh, sxh, weight=group_w[:, :, None], axis=1)
 
 
-def _generic_deltas(stat: _Stat, z: np.ndarray, a: np.ndarray, b: np.ndarray,
-                    sys_codes: np.ndarray, src_codes: np.ndarray):  # type: ignore[no-untyped-def]
+def _generic_deltas(stat: _Stat, z: np.ndarray, signs: Signs) -> Deltas:
+    a, b, sys_codes, src_codes = signs
     r, n = a.shape[0], z.shape[0]
     block = max(1, ROW_CELLS // max(n, 1))
     m = z.shape[1]
@@ -311,6 +359,28 @@ def _generic_deltas(stat: _Stat, z: np.ndarray, a: np.ndarray, b: np.ndarray,
 # ---------------------------------------------------------------- bootstrap
 
 
+def system_bootstrap(stat: _Stat, x: np.ndarray, draws: np.ndarray, cj: np.ndarray) -> np.ndarray:
+    """(R, M) system-level measure: `draws` (R, S) are the system codes drawn per
+    resample, `cj` (R, N) how many times each source was drawn. A system's mean is
+    weighted by its sources' draw counts, for every resample in one product."""
+    data = stat.data
+    sys_codes, src_codes = data.system_codes(), data.source_codes()
+    real = np.unique(sys_codes[data.has_system()])
+    full = np.column_stack([data.human, x])
+    sums = np.stack([cj[:, src_codes[sys_codes == k]] @ full[sys_codes == k] for k in real], 1)
+    weight = np.stack([cj[:, src_codes[sys_codes == k]].sum(axis=1) for k in real], 1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        means = sums / weight[:, :, None]  # (R, S, 1 + M)
+    pos = np.searchsorted(real, draws)
+    picked = np.take_along_axis(means, pos[:, :, None], axis=1)  # (R, S, 1 + M)
+    h = picked[:, :, 0]
+    groups = mm.Groups.single(draws.shape[1])
+    out = np.empty((draws.shape[0], x.shape[1]))
+    for m in range(x.shape[1]):
+        out[:, m] = stat.rows(picked[:, :, 1 + m], h, groups)
+    return out
+
+
 def bootstrap_samples(stat: _Stat, x: np.ndarray, resamples: int, seed: int) -> np.ndarray:
     """(R, M): the measure of every metric on each resample of systems and sources."""
     data = stat.data
@@ -322,19 +392,7 @@ def bootstrap_samples(stat: _Stat, x: np.ndarray, resamples: int, seed: int) -> 
         draws = real[rng.integers(0, real.size, (resamples, real.size))]
         src_draw = rng.integers(0, n_src, (resamples, n_src))
         cj = np.stack([np.bincount(d, minlength=n_src) for d in src_draw]).astype(np.float64)
-        full = np.column_stack([data.human, x])
-        sums = np.stack([cj[:, src_codes[sys_codes == k]] @ full[sys_codes == k] for k in real], 1)
-        weight = np.stack([cj[:, src_codes[sys_codes == k]].sum(axis=1) for k in real], 1)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            means = sums / weight[:, :, None]  # (R, S, 1 + M)
-        pos = np.searchsorted(real, draws)
-        picked = np.take_along_axis(means, pos[:, :, None], axis=1)  # (R, S, 1 + M)
-        h = picked[:, :, 0]
-        groups = mm.Groups.single(real.size)
-        out = np.empty((resamples, x.shape[1]))
-        for m in range(x.shape[1]):
-            out[:, m] = stat.rows(picked[:, :, 1 + m], h, groups)
-        return out
+        return system_bootstrap(stat, x, draws, cj)
     draws_s = rng.integers(0, n_sys, (resamples, n_sys))
     draws_j = rng.integers(0, n_src, (resamples, n_src))
     counts_s = np.stack([np.bincount(d, minlength=n_sys) for d in draws_s]).astype(np.float64)
@@ -345,7 +403,9 @@ def bootstrap_samples(stat: _Stat, x: np.ndarray, resamples: int, seed: int) -> 
     for r in range(resamples):  # outputs repeat unevenly per resample: one draw at a time
         cs, cj = counts_s[r].astype(np.int64), counts_j[r].astype(np.int64)
         # The grouping's unit first, so that each drawn copy of it is a group of its own.
-        outer, inner = (sys_codes, src_codes) if stat.group_by == "per-system" else (src_codes, sys_codes)
+        outer, inner = (
+            (sys_codes, src_codes) if stat.group_by == "per-system" else (src_codes, sys_codes)
+        )
         c_out, c_in = (cs, cj) if stat.group_by == "per-system" else (cj, cs)
         rep = c_out[outer]
         idx = np.repeat(np.arange(data.n), rep)
@@ -379,7 +439,9 @@ def _williams(data: MetaEvalData, group_by: str) -> np.ndarray:
         h, xs, _ = system_means(data.human, data.metrics.T, data.systems)
         x = xs.T
     else:
-        raise UserError("the Williams test compares Pearson correlations at --group-by none or system")
+        raise UserError(
+            "the Williams test compares Pearson correlations at --group-by none or system"
+        )
     return williams_matrix(x, h, data.metric_names).to_numpy()
 
 
@@ -409,8 +471,10 @@ def rank_metrics(
     if test not in TESTS:
         raise UserError(f"unknown test {test!r}; known: {', '.join(TESTS)}")
     if measure == "spa":
-        raise UserError("spa is built from permutation p-values itself; rank it without a "
-                        "test or rank by acc_eq_star / pearson")
+        raise UserError(
+            "spa is built from permutation p-values itself; rank it without a "
+            "test or rank by acc_eq_star / pearson"
+        )
     if test == "williams" and measure != "pearson":
         raise UserError("the Williams test compares Pearson correlations: use --measures pearson")
     if resamples < 1:
@@ -419,8 +483,14 @@ def rank_metrics(
         raise UserError("--alpha must lie between 0 and 1")
     if measure in ITEM_PAIRS_ONLY:
         group_by = "item"
-    table = evaluate(data, [measure], group_by=group_by, pairs_within=pairs_within,
-                     tie_threshold=tie_threshold, seed=seed)
+    table = evaluate(
+        data,
+        [measure],
+        group_by=group_by,
+        pairs_within=pairs_within,
+        tie_threshold=tie_threshold,
+        seed=seed,
+    )
     overall = [v for v in table.values if v.category == ""]
     values = {v.metric: v.value for v in overall}
     reasons = {v.metric: v.reason for v in overall if v.reason}
@@ -443,21 +513,37 @@ def rank_metrics(
             z = work.metrics if measure == "tau_like" else _standardise(work.metrics)
             sub_p = permutation_pvalues(stat, z, obs, test, resamples, seed)
         if intervals:
-            boot = (samples if test == "boot-both"
-                    else bootstrap_samples(stat, work.metrics, resamples, seed))
+            boot = (
+                samples
+                if test == "boot-both"
+                else bootstrap_samples(stat, work.metrics, resamples, seed)
+            )
             lo, hi = np.nanpercentile(boot, [2.5, 97.5], axis=0)
-            ivals = {m: (float(lo[k]), float(hi[k])) for k, m in enumerate(ranked)
-                     if np.isfinite(lo[k]) and np.isfinite(hi[k])}
+            ivals = {
+                m: (float(lo[k]), float(hi[k]))
+                for k, m in enumerate(ranked)
+                if np.isfinite(lo[k]) and np.isfinite(hi[k])
+            }
         pos = [names.index(m) for m in ranked]
         p[np.ix_(pos, pos)] = sub_p
     order = sorted(ranked, key=lambda m: -float(values[m] or 0.0))
     idx = [names.index(m) for m in order]
     clusters = dict(zip(order, assign_clusters(p[np.ix_(idx, idx)], alpha), strict=True))
     return Ranking(
-        measure=measure, group_by=group_by, test=test, resamples=resamples, seed=seed,
-        alpha=alpha, order=order, values=values, reasons=reasons,
-        p_values=pd.DataFrame(p, index=names, columns=names), clusters=clusters,
-        intervals=ivals, details=details, n_outputs=table.n_outputs,
+        measure=measure,
+        group_by=group_by,
+        test=test,
+        resamples=resamples,
+        seed=seed,
+        alpha=alpha,
+        order=order,
+        values=values,
+        reasons=reasons,
+        p_values=pd.DataFrame(p, index=names, columns=names),
+        clusters=clusters,
+        intervals=ivals,
+        details=details,
+        n_outputs=table.n_outputs,
     )
 
 

@@ -49,8 +49,11 @@ def methods_paragraph(
     parts = [
         f"We compare {len(metrics)} metric{'s' if len(metrics) != 1 else ''} with the human "
         f"{dimension} ratings of {table.n_outputs:,} outputs scored by every metric"
-        + (f" ({table.n_left_out:,} outputs without a score of every metric left out)"
-           if table.n_left_out else "")
+        + (
+            f" ({table.n_left_out:,} outputs without a score of every metric left out)"
+            if table.n_left_out
+            else ""
+        )
         + ". Measures: "
         + "; ".join(MEASURE_TITLES[m] for m in measures)
         + f". Correlations and pairwise measures are computed at the "
@@ -70,7 +73,7 @@ def methods_paragraph(
             "systems, on the sources every system has an output of (1,000 permutations)."
         )
     if "tau_like" in measures:
-        within = (f" that share their {table.pairs_within}" if table.pairs_within else "")
+        within = f" that share their {table.pairs_within}" if table.pairs_within else ""
         parts.append(
             f"The tau-like compares two outputs of one source{within}: every rater who "
             f"rated both votes for one of them, or a tie when their ratings differ by at "
@@ -86,14 +89,21 @@ def methods_paragraph(
             f"Metrics are ranked by {MEASURE_TITLES[ranking.measure]} at the "
             f"{GROUPING_WORDS[ranking.group_by].split(' (')[0]}. Each pair of metrics is "
             f"compared with {TEST_WORDS[ranking.test]}"
-            + ("" if ranking.test == "williams" else
-               f", {ranking.resamples:,} resamples, seed {ranking.seed}")
+            + (
+                ""
+                if ranking.test == "williams"
+                else f", {ranking.resamples:,} resamples, seed {ranking.seed}"
+            )
             + ", one-sided. Metrics are grouped into significance clusters at "
             f"α = {ranking.alpha:g}: in order of the measure, a metric opens a new cluster "
             "when a metric of the current cluster is significantly better than it (the rule "
             "of the WMT metrics tasks' MTME tool)."
-            + (f" Intervals are 95% percentile intervals of {ranking.resamples:,} BOOT-BOTH "
-               "resamples." if ranking.intervals else "")
+            + (
+                f" Intervals are 95% percentile intervals of {ranking.resamples:,} BOOT-BOTH "
+                "resamples."
+                if ranking.intervals
+                else ""
+            )
         )
     return " ".join(parts)
 
@@ -121,8 +131,9 @@ def overview_frame(table: MetaEvalTable, category: str = "") -> pd.DataFrame:
     return pd.DataFrame.from_dict(rows, orient="index")
 
 
-def to_json(table: MetaEvalTable, ranking: Ranking | None, methods: str,
-            settings: dict[str, Any]) -> dict[str, Any]:
+def to_json(
+    table: MetaEvalTable, ranking: Ranking | None, methods: str, settings: dict[str, Any]
+) -> dict[str, Any]:
     return {
         "settings": settings,
         "n_outputs": table.n_outputs,

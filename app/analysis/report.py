@@ -222,8 +222,13 @@ def render_html(data: ReportData) -> str:
         "<h2>Study</h2>",
         html_table(summary, digits=0),
         _correlation_section(data),
-        which_metric_section(data.metaeval, data.ranking, dimension=data.dimension,
-                             render_table=html_table, note=data.metaeval_note),
+        which_metric_section(
+            data.metaeval,
+            data.ranking,
+            dimension=data.dimension,
+            render_table=html_table,
+            note=data.metaeval_note,
+        ),
         audit_section(data.audit, data.label_sets),
         _sanity_section(data),
         _agreement_section(data),
@@ -297,7 +302,7 @@ def build_report(
         data.williams = analysis.williams(z=z)
     data.label_sets = analysis.data.label_sets
     data.dimension = dimension
-    _which_metric(data, study, dimension, labels, group_by, by, n_boot, seed)
+    add_which_metric(data, study, dimension, labels, group_by, by, n_boot, seed)
     data.audit = _audit(study)
     data.agreement = ratings_agreement(analysis.data.ratings, seed=seed)
     data.qc = study_qc(study, dimension)
@@ -308,9 +313,15 @@ def build_report(
     return data
 
 
-def _which_metric(
-    data: ReportData, study: Study, dimension: str, labels: str | None,
-    group_by: str, by: str | None, n_boot: int, seed: int,
+def add_which_metric(
+    data: ReportData,
+    study: Study,
+    dimension: str,
+    labels: str | None,
+    group_by: str,
+    by: str | None,
+    n_boot: int,
+    seed: int,
 ) -> None:
     """The default measures, ranked by Pearson with PERM-BOTH (`n_boot` resamples)."""
     from meaningbench.analysis.metaeval import DEFAULT_MEASURES, evaluate
@@ -324,8 +335,9 @@ def _which_metric(
         return
     data.metaeval = evaluate(meta, DEFAULT_MEASURES, group_by=group_by, by=by, seed=seed)
     if n_boot > 0:
-        data.ranking = rank_metrics(meta, "pearson", group_by=group_by, test="perm-both",
-                                    resamples=n_boot, seed=seed)
+        data.ranking = rank_metrics(
+            meta, "pearson", group_by=group_by, test="perm-both", resamples=n_boot, seed=seed
+        )
         attach_ranking(data.metaeval, data.ranking)
 
 

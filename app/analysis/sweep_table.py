@@ -207,14 +207,20 @@ def _mark_best(
         metrics=values[:, [names.index(c) for c in columns]],
         metric_names=columns,
         systems=np.array([s if isinstance(s, str) else None for s in items["system"]], dtype=object)
-        if "system" in items else np.full(y.size, None, dtype=object),
+        if "system" in items
+        else np.full(y.size, None, dtype=object),
         sources=np.asarray(analysis.data.groups, dtype=object),
     )
     if not data.common().any():
         return
     ranking = rank_metrics(
-        data, table.rank_by, group_by="none", test="perm-both", resamples=max(1, n_boot),
-        seed=seed, intervals=False,
+        data,
+        table.rank_by,
+        group_by="none",
+        test="perm-both",
+        resamples=max(1, n_boot),
+        seed=seed,
+        intervals=False,
     )
     table.ranking = ranking
     for r in scored:

@@ -51,13 +51,25 @@ def register(subparsers: Any) -> None:
         help="none: over all outputs; item: per source, averaged (default); system: over "
         "system means; per-system: per system, averaged",
     )
-    parser.add_argument("--by", default=None, metavar="ATTR",
-                        help="also report every measure per value of this item attribute")
-    parser.add_argument("--pairs-within", default=None, metavar="ATTR",
-                        help="tau-like: compare two outputs only when they share this attribute")
-    parser.add_argument("--tie-threshold", type=float, default=5.0,
-                        help="tau-like: a rater's two ratings at most this far apart are a "
-                        "tie (rating-scale points; default 5)")
+    parser.add_argument(
+        "--by",
+        default=None,
+        metavar="ATTR",
+        help="also report every measure per value of this item attribute",
+    )
+    parser.add_argument(
+        "--pairs-within",
+        default=None,
+        metavar="ATTR",
+        help="tau-like: compare two outputs only when they share this attribute",
+    )
+    parser.add_argument(
+        "--tie-threshold",
+        type=float,
+        default=5.0,
+        help="tau-like: a rater's two ratings at most this far apart are a "
+        "tie (rating-scale points; default 5)",
+    )
     parser.add_argument(
         "--test",
         choices=("perm-both", "boot-both", "perm-items", "perm-systems", "williams"),
@@ -66,8 +78,12 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--resamples", type=int, default=1000, help="resamples (default 1000)")
     parser.add_argument("--seed", type=int, default=0, help="seed of every resampling")
-    parser.add_argument("--alpha", type=float, default=0.05,
-                        help="significance level of the clusters (default 0.05)")
+    parser.add_argument(
+        "--alpha",
+        type=float,
+        default=0.05,
+        help="significance level of the clusters (default 0.05)",
+    )
     parser.add_argument(
         "--metrics",
         nargs="+",
@@ -109,39 +125,66 @@ def run(args: argparse.Namespace) -> int:
             "metric; name fewer metrics with --metrics"
         )
     table = evaluate(
-        data, measures, group_by=args.group_by, by=args.by, pairs_within=args.pairs_within,
-        tie_threshold=args.tie_threshold, seed=args.seed,
+        data,
+        measures,
+        group_by=args.group_by,
+        by=args.by,
+        pairs_within=args.pairs_within,
+        tie_threshold=args.tie_threshold,
+        seed=args.seed,
     )
     ranking = None
     if rank_by is not None:
         ranking = rank_metrics(
-            data, rank_by, group_by=args.group_by, test=args.test, resamples=args.resamples,
-            seed=args.seed, alpha=args.alpha, tie_threshold=args.tie_threshold,
+            data,
+            rank_by,
+            group_by=args.group_by,
+            test=args.test,
+            resamples=args.resamples,
+            seed=args.seed,
+            alpha=args.alpha,
+            tie_threshold=args.tie_threshold,
             pairs_within=args.pairs_within,
         )
     attach_ranking(table, ranking)
     methods = methods_paragraph(table, ranking, dimension=args.dimension)
     settings = {
-        "dimension": args.dimension, "measures": measures, "rank_by": rank_by,
-        "group_by": args.group_by, "by": args.by, "pairs_within": args.pairs_within,
-        "tie_threshold": args.tie_threshold, "test": args.test,
-        "resamples": args.resamples, "seed": args.seed, "alpha": args.alpha,
+        "dimension": args.dimension,
+        "measures": measures,
+        "rank_by": rank_by,
+        "group_by": args.group_by,
+        "by": args.by,
+        "pairs_within": args.pairs_within,
+        "tie_threshold": args.tie_threshold,
+        "test": args.test,
+        "resamples": args.resamples,
+        "seed": args.seed,
+        "alpha": args.alpha,
     }
     if args.json:
         print_json(to_json(table, ranking, methods, settings))
         return 0
-    print(f"{args.dimension}: {table.n_outputs:,} outputs scored by all "
-          f"{len(data.metric_names)} metrics ({table.n_left_out:,} left out); "
-          f"grouping: {args.group_by}")
+    print(
+        f"{args.dimension}: {table.n_outputs:,} outputs scored by all "
+        f"{len(data.metric_names)} metrics ({table.n_left_out:,} left out); "
+        f"grouping: {args.group_by}"
+    )
     if ranking is not None:
-        print(f"\nRanking by {ranking.measure} ({ranking.test}, {ranking.resamples} resamples, "
-              f"seed {ranking.seed}, α {ranking.alpha:g})")
+        print(
+            f"\nRanking by {ranking.measure} ({ranking.test}, {ranking.resamples} resamples, "
+            f"seed {ranking.seed}, α {ranking.alpha:g})"
+        )
         rows = []
         for m in ranking.order:
             lo_hi = ranking.intervals.get(m)
-            rows.append({"cluster": ranking.clusters[m], "metric": m,
-                         "value": round(float(ranking.values[m] or 0.0), 4),
-                         "95% interval": f"[{lo_hi[0]:.3f}, {lo_hi[1]:.3f}]" if lo_hi else ""})
+            rows.append(
+                {
+                    "cluster": ranking.clusters[m],
+                    "metric": m,
+                    "value": round(float(ranking.values[m] or 0.0), 4),
+                    "95% interval": f"[{lo_hi[0]:.3f}, {lo_hi[1]:.3f}]" if lo_hi else "",
+                }
+            )
         for m, why in ranking.reasons.items():
             rows.append({"cluster": "", "metric": m, "value": why, "95% interval": ""})
         import pandas as pd

@@ -35,10 +35,14 @@ def register(subparsers: Any) -> None:
         "--group-by",
         choices=("none", "item", "system", "per-system"),
         default="item",
-        help="grouping of the \"Which metric\" section (see `meaningbench metaeval`)",
+        help='grouping of the "Which metric" section (see `meaningbench metaeval`)',
     )
-    parser.add_argument("--by", default=None, metavar="ATTR",
-                        help="\"Which metric\" per value of this item attribute too")
+    parser.add_argument(
+        "--by",
+        default=None,
+        metavar="ATTR",
+        help='"Which metric" per value of this item attribute too',
+    )
     parser.add_argument(
         "--no-sanity", action="store_true", help="leave the sanity checks out (they run metrics)"
     )

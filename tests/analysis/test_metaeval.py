@@ -22,8 +22,14 @@ def _data(h, x, systems, sources, **kw) -> MetaEvalData:
     x = np.asarray(x, dtype=float)
     x = x[:, None] if x.ndim == 1 else x
     names = [f"m{k}" for k in range(x.shape[1])]
-    return MetaEvalData(np.asarray(h, float), x, names, np.asarray(systems, object),
-                        np.asarray(sources, object), **kw)
+    return MetaEvalData(
+        np.asarray(h, float),
+        x,
+        names,
+        np.asarray(systems, object),
+        np.asarray(sources, object),
+        **kw,
+    )
 
 
 def _one(data: MetaEvalData, measure: str, group_by: str = "none", **kw) -> float | None:
@@ -114,8 +120,15 @@ def test_tau_like_hand_worked_with_rater_and_metric_ties() -> None:
     # Threshold 10 makes r2's A-B +10 a tie too: one + of three voters, no majority.
     big = mm.tau_like(raters, metric, np.array(sources), threshold=10)
     assert (big.concordant[0], big.discordant[0]) == (2, 2)
-    d = _data(np.nanmean(raters, axis=1), metric, ["p"] * 6, sources, raters=raters,
-              categories={"type": np.array(cats, object)}, scale=(0, 100))
+    d = _data(
+        np.nanmean(raters, axis=1),
+        metric,
+        ["p"] * 6,
+        sources,
+        raters=raters,
+        categories={"type": np.array(cats, object)},
+        scale=(0, 100),
+    )
     table = evaluate(d, ["tau_like"], by="type", tie_threshold=5)
     assert table.get("tau_like", "m0").value == pytest.approx(-0.2)
     assert table.get("tau_like", "m0", "x").value == pytest.approx(-1.0)  # A-B, E-F
@@ -123,8 +136,13 @@ def test_tau_like_hand_worked_with_rater_and_metric_ties() -> None:
 
 
 def test_not_defined_cases_have_a_named_reason_never_nan() -> None:
-    d = _data([1, 2, 3, 4.0], [1, 2, 3, 5.0], ["A"] * 4, list("abcd"),
-              categories={"c": np.array(["p", "q", "q", "q"], object)})
+    d = _data(
+        [1, 2, 3, 4.0],
+        [1, 2, 3, 5.0],
+        ["A"] * 4,
+        list("abcd"),
+        categories={"c": np.array(["p", "q", "q", "q"], object)},
+    )
     sys_level = evaluate(d, ["pearson", "spa"], group_by="system").values
     assert all(v.value is None and "fewer than two systems" in (v.reason or "") for v in sys_level)
     one = evaluate(d, ["pearson"], group_by="none", by="c").get("pearson", "m0", "p")
@@ -164,8 +182,9 @@ def _matrix_data(seed: int = 0, s: int = 6, n: int = 30):
     return data, x, y, z
 
 
-@pytest.mark.parametrize("group_by,level", [("system", "system"), ("item", "input"),
-                                            ("none", "global")])
+@pytest.mark.parametrize(
+    "group_by,level", [("system", "system"), ("item", "input"), ("none", "global")]
+)
 def test_perm_both_resamples_equal_nlpstats_permutations(group_by: str, level: str) -> None:
     from nlpstats.correlations.correlations import correlate
 
@@ -178,11 +197,11 @@ def test_perm_both_resamples_equal_nlpstats_permutations(group_by: str, level: s
     stat = sig._Stat(data, "pearson", group_by, 5.0, None)
     zz = sig._standardise(data.metrics)
     a, b = np.where(rows, -1.0, 1.0), np.where(cols, -1.0, 1.0)
+    signs = sig.Signs(a, b, data.system_codes(), data.source_codes())
     gen = sig._system_level_deltas if group_by == "system" else sig._pearson_deltas
-    ((_, deltas),) = list(gen(stat, zz, a, b, data.system_codes(), data.source_codes()))
+    ((_, deltas),) = list(gen(stat, zz, signs))
     if group_by != "system":  # the path every other measure takes gives the same numbers
-        ((_, slow),) = list(sig._generic_deltas(stat, zz, a, b, data.system_codes(),
-                                                data.source_codes()))
+        ((_, slow),) = list(sig._generic_deltas(stat, zz, signs))
         np.testing.assert_allclose(slow, deltas, atol=1e-9)
     for r in range(20):
         swap = rows[r][:, None] ^ cols[r][None, :]
@@ -196,10 +215,18 @@ def test_perm_both_pvalue_agrees_with_nlpstats_within_monte_carlo_error() -> Non
 
     data, x, y, z = _matrix_data(seed=2, s=8, n=20)
     np.random.seed(0)
-    ref = permutation_test(x, y, z, "system", "pearson", "both", alternative="greater",
-                           n_resamples=2000).pvalue
-    ours = sig.rank_metrics(data, "pearson", group_by="system", test="perm-both",
-                            resamples=2000, seed=1, intervals=False)
+    ref = permutation_test(
+        x, y, z, "system", "pearson", "both", alternative="greater", n_resamples=2000
+    ).pvalue
+    ours = sig.rank_metrics(
+        data,
+        "pearson",
+        group_by="system",
+        test="perm-both",
+        resamples=2000,
+        seed=1,
+        intervals=False,
+    )
     p = ours.p_values.loc["m0", "m1"]
     assert abs(p - ref) < 4 * np.sqrt(max(ref * (1 - ref), 0.01) * 2 / 2000)
 
@@ -212,9 +239,13 @@ def test_ranking_is_seeded_paired_and_separates_a_clearly_worse_metric() -> None
     good = h + rng.normal(0, 0.3, h.size)
     close = h + rng.normal(0, 0.32, h.size)
     noise = rng.normal(size=h.size)
-    data = MetaEvalData(h, np.column_stack([noise, good, close]), ["noise", "good", "close"],
-                        np.repeat([f"s{k}" for k in range(s)], n),
-                        np.tile([f"j{k}" for k in range(n)], s))
+    data = MetaEvalData(
+        h,
+        np.column_stack([noise, good, close]),
+        ["noise", "good", "close"],
+        np.repeat([f"s{k}" for k in range(s)], n),
+        np.tile([f"j{k}" for k in range(n)], s),
+    )
     for test in ("perm-both", "boot-both", "perm-items", "perm-systems"):
         r = sig.rank_metrics(data, "pearson", group_by="item", test=test, resamples=200, seed=3)
         assert r.order[-1] == "noise"
@@ -247,3 +278,45 @@ class _Looped(sig._Stat):
     def rows(self, x, h=None, groups=None, data=None):  # type: ignore[no-untyped-def]
         d = data or self.data
         return mm.pearson(d.human if h is None else h, x, groups or self.groups)
+
+
+def test_acc_eq_star_on_many_pairs_searches_a_sample_and_counts_every_pair(monkeypatch) -> None:
+    rng = np.random.default_rng(8)
+    h = rng.integers(0, 5, 300).astype(float)
+    x = np.round(h + rng.normal(0, 1.0, 300), 1)
+    g = mm.Groups.single(300)
+    full = mm.acc_eq_star(h, x, g)
+    assert full.sampled_pairs == 0
+    monkeypatch.setattr(mm, "CALIBRATION_PAIRS", 5000)
+    part = mm.acc_eq_star(h, x, g, seed=1)
+    assert part.sampled_pairs == 5000
+    # The value is acc_eq at the chosen ε over all 44,850 pairs, close to the full search's.
+    assert part.value[0] == pytest.approx(mm.acc_eq(h, x, g, epsilon=part.epsilon[0])[0])
+    assert full.value[0] - 0.01 <= part.value[0] <= full.value[0]
+
+
+@pytest.mark.parametrize(
+    "group_by,level", [("system", "system"), ("item", "input"), ("none", "global")]
+)
+def test_boot_both_resamples_equal_nlpstats_resampled_matrices(group_by: str, level: str) -> None:
+    from nlpstats.correlations.correlations import correlate
+
+    data, x, _, z = _matrix_data(seed=6, s=5, n=15)
+    s, n = x.shape
+    rng = np.random.default_rng(9)
+    for _ in range(10):
+        rows, cols = rng.integers(0, s, s), rng.integers(0, n, n)
+        expected = correlate(x[rows][:, cols], z[rows][:, cols], level, "pearson")
+        cs = np.bincount(rows, minlength=s).astype(float)[None, :]
+        cj = np.bincount(cols, minlength=n).astype(float)[None, :]
+        stat = sig._Stat(data, "pearson", group_by, 5.0, None)
+        if group_by == "system":  # system codes are the row numbers (labels s0..s4)
+            got = sig.system_bootstrap(stat, data.metrics[:, :1], rows[None, :], cj)[0, 0]
+        else:
+            got = sig._pearson_bootstrap(
+                stat, data.metrics[:, :1], cs, cj, data.system_codes(), data.source_codes()
+            )[0, 0]
+        if np.isnan(expected):
+            assert np.isnan(got)
+        else:
+            assert got == pytest.approx(expected, abs=1e-9)

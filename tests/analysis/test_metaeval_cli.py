@@ -66,8 +66,10 @@ def built(new_study):
     truth = rng.uniform(10, 90, len(ids))
     ratings = {}
     for name in ("ann", "bob", "cat"):
-        values = {i: float(np.round(np.clip(t + rng.normal(0, 10), 0, 100)))
-                  for i, t in zip(ids, truth, strict=True)}
+        values = {
+            i: float(np.round(np.clip(t + rng.normal(0, 10), 0, 100)))
+            for i, t in zip(ids, truth, strict=True)
+        }
         ratings[name] = values
         add_ratings(new_study, name, values)
     good = {i: float(np.round(t + rng.normal(0, 8))) for i, t in zip(ids, truth, strict=True)}
@@ -84,8 +86,18 @@ def _run_json(capsys, *args: str) -> dict:
 
 def test_metaeval_json_has_every_figure_as_a_plain_number(built, capsys) -> None:
     path, ids, kinds, ratings, good, rows = built
-    out = _run_json(capsys, str(path), "--by", "type", "--pairs-within", "type",
-                    "--resamples", "200", "--seed", "1")
+    out = _run_json(
+        capsys,
+        str(path),
+        "--by",
+        "type",
+        "--pairs-within",
+        "type",
+        "--resamples",
+        "200",
+        "--seed",
+        "1",
+    )
     values = out["values"]
     assert {v["category"] for v in values} == {None, "lexical", "split"}
     for v in values:
@@ -93,15 +105,24 @@ def test_metaeval_json_has_every_figure_as_a_plain_number(built, capsys) -> None
         assert v["value"] is not None or v["not_defined"].startswith("not defined")
     source_of = {i: r[0] for i, r in zip(ids, rows, strict=True)}
     groups = {i: f"{source_of[i]}|{kinds[i]}" for i in ids}
-    tau = next(v for v in values if v["measure"] == "tau_like" and v["metric"] == BLEU
-               and v["category"] is None)
+    tau = next(
+        v
+        for v in values
+        if v["measure"] == "tau_like" and v["metric"] == BLEU and v["category"] is None
+    )
     assert tau["value"] == pytest.approx(_independent_tau_like(ratings, good, groups, 5.0))
     lexical = {i for i in ids if kinds[i] == "lexical"}
-    tau_lex = next(v for v in values if v["measure"] == "tau_like" and v["metric"] == BLEU
-                   and v["category"] == "lexical")
+    tau_lex = next(
+        v
+        for v in values
+        if v["measure"] == "tau_like" and v["metric"] == BLEU and v["category"] == "lexical"
+    )
     expected = _independent_tau_like(
         {r: {i: x for i, x in vals.items() if i in lexical} for r, vals in ratings.items()},
-        good, {i: groups[i] for i in lexical}, 5.0)
+        good,
+        {i: groups[i] for i in lexical},
+        5.0,
+    )
     assert tau_lex["value"] == pytest.approx(expected)
     ranking = out["ranking"]
     assert ranking["measure"] == "pearson" and ranking["test"] == "perm-both"
@@ -116,28 +137,54 @@ def test_metaeval_json_has_every_figure_as_a_plain_number(built, capsys) -> None
 
 def test_metaeval_text_and_refusals(built, capsys) -> None:
     path = str(built[0])
-    assert main(["metaeval", path, "--resamples", "50", "--measures", "pearson,kendall_b,spa",
-                 "--group-by", "system"]) == 0
+    assert (
+        main(
+            [
+                "metaeval",
+                path,
+                "--resamples",
+                "50",
+                "--measures",
+                "pearson,kendall_b,spa",
+                "--group-by",
+                "system",
+            ]
+        )
+        == 0
+    )
     text = capsys.readouterr().out
     assert "Ranking by pearson" in text and "Methods:" in text
     assert main(["metaeval", path, "--tie-threshold", "150"]) == 2
     assert "0–100" in capsys.readouterr().err
     assert main(["metaeval", path, "--by", "colour"]) == 2
     assert "known attributes: type" in capsys.readouterr().err
-    assert main(["metaeval", path, "--measures", "pearson", "--test", "williams",
-                 "--group-by", "item"]) == 2
+    assert (
+        main(
+            ["metaeval", path, "--measures", "pearson", "--test", "williams", "--group-by", "item"]
+        )
+        == 2
+    )
 
 
-def test_simpda_tau_like_equals_an_independent_count(shared_datasets: Path, new_study,
-                                                     capsys) -> None:
+def test_simpda_tau_like_equals_an_independent_count(
+    shared_datasets: Path, new_study, capsys
+) -> None:
     from meaningbench.datasets.importer import import_file
     from tests.analysis.test_shared_datasets import _score
 
     path = shared_datasets / "simpda2022" / "simpDA_2022.csv"
     import_file(new_study, path)
     bleu = _score(new_study, "bleu")
-    out = _run_json(capsys, str(new_study.path), "--measures", "tau_like,pearson",
-                    "--resamples", "100", "--test", "perm-items")
+    out = _run_json(
+        capsys,
+        str(new_study.path),
+        "--measures",
+        "tau_like,pearson",
+        "--resamples",
+        "100",
+        "--test",
+        "perm-items",
+    )
     tau = next(v for v in out["values"] if v["measure"] == "tau_like")
     raw = pd.read_csv(path)
     key = ["Input.original", "Input.simplified", "Input.system"]
@@ -152,3 +199,24 @@ def test_simpda_tau_like_equals_an_independent_count(shared_datasets: Path, new_
     groups = {n: source_id[k] for k, n in codes.items()}
     assert tau["value"] == pytest.approx(_independent_tau_like(ratings, metric, groups, 5.0))
     assert tau["concordant"] + tau["discordant"] > 100
+
+
+def test_report_has_a_which_metric_section_with_its_methods(built, tmp_path) -> None:
+    path = built[0]
+    out = tmp_path / "r.html"
+    assert main(["report", str(path), str(out), "--no-sanity", "--boot", "100",
+                 "--seed", "7", "--by", "type"]) == 0  # fmt: skip
+    html = out.read_text(encoding="utf-8")
+    section = html[html.index("<h2 id='which-metric'>") :]
+    assert "<th>cluster</th>" in section and "<h4>type = lexical</h4>" in section
+    assert "<h3>p-values</h3>" in section
+    methods = section[section.index("<p class='methods'>") :]
+    for words in (
+        "PERM-BOTH",
+        "100 resamples, seed 7",
+        "α = 0.05",
+        "at most 5 points",
+        "item level",
+        "per type",
+    ):
+        assert words in methods

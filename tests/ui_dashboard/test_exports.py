@@ -129,6 +129,7 @@ def test_study_report_is_a_self_contained_html_file(open_page, synth, qtbot, tmp
     for name in facts.metric_names:
         assert name in text
     assert "Agreement" in text and "Rater quality control" in text
+    assert "Which metric" in text and "significance clusters" in text  # ranked, with methods
 
 
 def test_export_everything_to_a_folder(open_page, synth, tmp_path) -> None:

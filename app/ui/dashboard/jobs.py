@@ -208,7 +208,7 @@ class ReportRequest:
 
 def report_job(path: Path, request: ReportRequest) -> Job:
     """The whole study as one self-contained HTML file, from the file as it is now."""
-    from meaningbench.analysis.report import ReportData, write_report
+    from meaningbench.analysis.report import ReportData, add_which_metric, write_report
 
     def run(ctx: JobContext) -> Path:
         ctx.progress(0, 4, "Report: reading the study", force=True)
@@ -237,6 +237,9 @@ def report_job(path: Path, request: ReportRequest) -> Job:
             ctx.progress(2, 4, "Report: agreement and rater QC")
             data.agreement = ratings_agreement(analysis.data.ratings, seed=SEED)
             data.qc = study_qc(study, request.dimension)
+            ctx.check()
+            data.dimension = request.dimension
+            add_which_metric(data, study, request.dimension, None, "item", None, N_BOOT, SEED)
         data.sanity = request.sanity
         if request.sanity is None:
             data.notes.append(
