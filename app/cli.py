@@ -32,6 +32,9 @@ def build_parser() -> argparse.ArgumentParser:
     for name in modules:
         module = importlib.import_module(f"meaningbench.commands.{name}")
         module.register(sub)
+    from meaningbench.commands._common import plain_number_options
+
+    plain_number_options(parser)
     return parser
 
 

@@ -32,6 +32,14 @@ OUTPUTS = [
     "The committee rejected the plan to open the library on holidays.",
     "The library will now be open on weekends and holidays, the committee decided.",
 ]
+# Side by side: outputs of very different lengths, whose sliders must still stand level.
+SXS_OUTPUTS = [
+    OUTPUTS[0],
+    "The library opens longer.",
+    "After a meeting that had gone on since early morning, the committee finally agreed: "
+    "the library will stay open for more hours on weekends, and on public holidays as "
+    "well, which it did not do before.",
+]
 
 
 def make_study(folder: Path, protocol: str) -> Study:
@@ -40,7 +48,7 @@ def make_study(folder: Path, protocol: str) -> Study:
         ds = Dataset(name="examples")
         s.add(ds)
         s.flush()
-        for k, output in enumerate(OUTPUTS):
+        for k, output in enumerate(SXS_OUTPUTS if protocol == "sxs" else OUTPUTS):
             system = f"system-{k}"
             s.add(
                 Item(

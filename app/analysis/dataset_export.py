@@ -6,7 +6,13 @@ anonymous; aggregate labels and hidden controls are the study's business, not th
 dataset's), with the item's texts, the rater, the dimension and value, the timing, the
 flag, error spans as a list of structs and, for side-by-side ratings, the position shown.
 Hugging Face `datasets` reads it with `load_dataset("parquet", data_files=...)`. pyarrow
-is imported only here, when a dataset is written.
+is imported only here, when a dataset is written. Asked for one label set (`labels`), the
+dataset also holds that set's aggregate labels in their own file.
+
+The files are written as one set: beside the folder first, moved in only when all are
+complete (`meaningbench.datasets.atomic_file.files_in_place`), so a failure leaves an
+earlier dataset in the folder as it was. The card's YAML header is written by a YAML
+library and every name in its Markdown is escaped.
 """
 
 from __future__ import annotations
@@ -16,21 +22,26 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import yaml
 from sqlalchemy import text
 
 from meaningbench.analysis.agreement import AgreementResult, study_agreement
+from meaningbench.analysis.label_sets import resolve_label_sets
 from meaningbench.analysis.rater_checks import RaterCheck, study_rater_checks
 from meaningbench.annotation.protocols import ProtocolChoice, describe
 from meaningbench.annotation.settings import AnnotationSettings, load_settings
 from meaningbench.annotation.span_io import export_spans
 from meaningbench.annotation.spans import spans_of
+from meaningbench.datasets.atomic_file import files_in_place
 from meaningbench.db.frames import attribute_names, item_attributes
 from meaningbench.db.study import Study
 from meaningbench.errors import UserError
+from meaningbench.markdown import markdown_text
 
 RATINGS_FILE = "ratings.parquet"
 SPANS_FILE = "spans.jsonl"
 CARD_FILE = "README.md"
+LABELS_FILE = "labels.parquet"
 
 _ROWS_SQL = """
     SELECT r.id AS rating_id, r.item_id, d.name AS dataset, i.system, i.source, i.output,
@@ -84,6 +95,17 @@ def rating_rows(study: Study) -> list[dict[str, Any]]:
     return out
 
 
+def _item_fields(pa: Any) -> list[tuple[str, Any]]:
+    """The columns that say which item a row is about, first in both Parquet files."""
+    return [
+        ("item_id", pa.int64()),
+        ("dataset", pa.string()),
+        ("system", pa.string()),
+        ("source", pa.string()),
+        ("output", pa.string()),
+    ]
+
+
 def write_parquet(rows: list[dict[str, Any]], path: Path) -> None:
     pa, pq = _arrow()
     span = pa.struct(
@@ -97,11 +119,7 @@ def write_parquet(rows: list[dict[str, Any]], path: Path) -> None:
     )
     schema = pa.schema(
         [
-            ("item_id", pa.int64()),
-            ("dataset", pa.string()),
-            ("system", pa.string()),
-            ("source", pa.string()),
-            ("output", pa.string()),
+            *_item_fields(pa),
             ("rater", pa.string()),
             ("rater_kind", pa.string()),
             ("dimension", pa.string()),
@@ -127,6 +145,41 @@ def _num(x: float, spec: str = ".3f") -> str:
     return format(x, spec) if isinstance(x, int | float) and math.isfinite(x) else "–"
 
 
+_LABELS_SQL = """
+    SELECT r.item_id, d.name AS dataset, i.system, i.source, i.output, a.name AS label_set,
+           dm.name AS dimension, dm.scale AS scale, r.value, r.n_raters
+    FROM rating r
+    JOIN annotator a ON a.id = r.annotator_id
+    JOIN dimension dm ON dm.id = r.dimension_id
+    JOIN item i ON i.id = r.item_id
+    JOIN dataset d ON d.id = i.dataset_id
+    WHERE r.state = 'current' AND i.kind = 'regular' AND a.kind = 'aggregate'
+      AND a.name = :label_set
+    ORDER BY r.item_id, dm.position, r.id
+"""
+
+
+def label_rows(study: Study, label_set: str) -> list[dict[str, Any]]:
+    """The current labels of one aggregate label set on regular items."""
+    with study.session() as s:
+        return [dict(r._mapping) for r in s.execute(text(_LABELS_SQL), {"label_set": label_set})]
+
+
+def write_labels_parquet(rows: list[dict[str, Any]], path: Path) -> None:
+    pa, pq = _arrow()
+    schema = pa.schema(
+        [
+            *_item_fields(pa),
+            ("label_set", pa.string()),
+            ("dimension", pa.string()),
+            ("scale", pa.string()),
+            ("value", pa.float64()),
+            ("n_raters", pa.int64()),
+        ]
+    )
+    pq.write_table(pa.Table.from_pylist(rows, schema=schema), path)
+
+
 def _ci(pair: tuple[float, float]) -> str:
     lo, hi = pair
     return f"[{_num(lo)}, {_num(hi)}]" if math.isfinite(lo) and math.isfinite(hi) else "–"
@@ -139,20 +192,27 @@ class DatasetExport:
     raters: int
     items: int
     span_ratings: int
+    label_set: str | None = None
+    labels: int = 0
+
+
+def card_header(title: str, label_set: str | None = None) -> str:
+    """The card's YAML front matter (Hugging Face's dataset card metadata)."""
+    configs: list[dict[str, Any]] = [
+        {"config_name": "default", "data_files": [{"split": "train", "path": RATINGS_FILE}]}
+    ]
+    if label_set is not None:
+        configs.append(
+            {"config_name": "labels", "data_files": [{"split": "train", "path": LABELS_FILE}]}
+        )
+    meta = {"pretty_name": title, "configs": configs}
+    body = yaml.safe_dump(meta, sort_keys=False, allow_unicode=True, default_flow_style=False)
+    return f"---\n{body}---\n"
 
 
 def _card_head(title: str) -> list[str]:
     return [
-        "---",
-        f"pretty_name: {title}",
-        "configs:",
-        "- config_name: default",
-        "  data_files:",
-        "  - split: train",
-        f"    path: {RATINGS_FILE}",
-        "---",
-        "",
-        f"# {title}",
+        f"# {markdown_text(title)}",
         "",
         "Human judgements of meaning preservation in text simplification, gathered with "
         "MeaningBench.",
@@ -169,7 +229,8 @@ def _protocol_lines(choice: ProtocolChoice, settings: AnnotationSettings) -> lis
     ]
     if choice.protocol == "likert":
         lines.append(
-            "- points: " + "; ".join(f"{i} = {t}" for i, t in enumerate(choice.likert_labels, 1))
+            "- points: "
+            + "; ".join(f"{i} = {markdown_text(t)}" for i, t in enumerate(choice.likert_labels, 1))
         )
     if choice.protocol == "esa":
         where = "output and source (omissions)" if choice.source_spans else "output"
@@ -191,11 +252,12 @@ def _rater_lines(
         "## Raters and ratings",
         "",
         f"- {len(raters)} named raters, {anonymous} anonymous ratings",
-        f"- {len(rows)} ratings of {items} items on {', '.join(dims) or 'no dimension'}",
+        f"- {len(rows)} ratings of {items} items on "
+        f"{', '.join(map(markdown_text, dims)) or 'no dimension'}",
     ]
     for who in raters:
         n = sum(1 for r in rows if r["rater"] == who)
-        lines.append(f"  - {who}: {n} ratings")
+        lines.append(f"  - {markdown_text(who)}: {n} ratings")
     return lines
 
 
@@ -208,9 +270,10 @@ def _quality_lines(checks: list[RaterCheck]) -> list[str]:
         lines.append("|---|---|---|---|---|---|")
         for c in checks:
             lines.append(
-                f"| {c.rater} | {_num(c.identical_pass, '.0%')} | {_num(c.unrelated_pass, '.0%')} "
+                f"| {markdown_text(c.rater)} | {_num(c.identical_pass, '.0%')} "
+                f"| {_num(c.unrelated_pass, '.0%')} "
                 f"| {_num(c.repeat_mad, '.1f')} | {_num(c.agreement_r, '.2f')} "
-                f"| {'; '.join(c.warnings) or 'none'} |"
+                f"| {markdown_text('; '.join(c.warnings)) or 'none'} |"
             )
     else:
         lines.append("No named rater: no per-rater checks.")
@@ -233,7 +296,7 @@ def _agreement_lines(agreement: AgreementResult | None) -> list[str]:
     return lines
 
 
-def _files_lines(span_ratings: int) -> list[str]:
+def _files_lines(span_ratings: int, label_set: str | None, n_labels: int) -> list[str]:
     lines = [
         "",
         "## Files",
@@ -246,22 +309,37 @@ def _files_lines(span_ratings: int) -> list[str]:
     ]
     if span_ratings:
         lines.append(f"- `{SPANS_FILE}`: error spans, one line per rater and item.")
+    if label_set is not None:
+        lines.append(
+            f"- `{LABELS_FILE}`: the {n_labels} aggregate labels of the label set "
+            f"{markdown_text(label_set)} (item_id, dataset, system, source, output, label_set, "
+            "dimension, scale, value, n_raters)."
+        )
     return lines
 
 
 def export_dataset(
-    study: Study, folder: Path, *, name: str | None = None, n_boot: int = 1000
+    study: Study,
+    folder: Path,
+    *,
+    name: str | None = None,
+    n_boot: int = 1000,
+    labels: str | None = None,
 ) -> DatasetExport:
-    """Write README.md (the card), ratings.parquet and, for esa studies, spans.jsonl."""
-    folder.mkdir(parents=True, exist_ok=True)
+    """Write README.md (the card), ratings.parquet, for esa studies spans.jsonl and, with
+    `labels` (a label set, resolved as every analysis resolves it), labels.parquet; all of
+    them or none."""
+    if folder.exists() and not folder.is_dir():
+        raise UserError(f"{folder}: not a folder; name a folder for the dataset")
     rows = rating_rows(study)
-    write_parquet(rows, folder / RATINGS_FILE)
+    label_set = None
+    if labels is not None:
+        with study.engine.connect() as conn:
+            (label_set,) = resolve_label_sets(conn, labels)
+    labelled = label_rows(study, label_set) if label_set is not None else []
     with study.session() as s:
         settings = load_settings(s)
     choice = describe(settings)
-    span_ratings = 0
-    if settings.protocol == "esa":
-        span_ratings = export_spans(study, folder / SPANS_FILE)
     dims = sorted({r["dimension"] for r in rows})
     first = dims[0] if dims else "meaning"
     agreement = study_agreement(study, first, n_boot=n_boot) if rows else None
@@ -270,13 +348,24 @@ def export_dataset(
     anonymous = sum(1 for r in rows if r["rater_kind"] == "anonymous")
     items = len({r["item_id"] for r in rows})
     title = name or Path(study.path).stem
-    lines = [
-        *_card_head(title),
-        *_protocol_lines(choice, settings),
-        *_rater_lines(rows, raters, anonymous, items, dims),
-        *_quality_lines(checks),
-        *_agreement_lines(agreement),
-        *_files_lines(span_ratings),
-    ]
-    (folder / CARD_FILE).write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return DatasetExport(folder, len(rows), len(raters), items, span_ratings)
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    with files_in_place(folder, replaces=(SPANS_FILE, LABELS_FILE)) as staging:
+        write_parquet(rows, staging / RATINGS_FILE)
+        span_ratings = 0
+        if settings.protocol == "esa":
+            span_ratings = export_spans(study, staging / SPANS_FILE)
+        if label_set is not None:
+            write_labels_parquet(labelled, staging / LABELS_FILE)
+        lines = [
+            *_card_head(title),
+            *_protocol_lines(choice, settings),
+            *_rater_lines(rows, raters, anonymous, items, dims),
+            *_quality_lines(checks),
+            *_agreement_lines(agreement),
+            *_files_lines(span_ratings, label_set, len(labelled)),
+        ]
+        card = card_header(title, label_set) + "\n" + "\n".join(lines) + "\n"
+        (staging / CARD_FILE).write_text(card, encoding="utf-8")
+    return DatasetExport(
+        folder, len(rows), len(raters), items, span_ratings, label_set, len(labelled)
+    )

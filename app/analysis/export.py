@@ -12,6 +12,7 @@ from typing import Any, Protocol
 
 import pandas as pd
 
+from meaningbench.datasets.atomic_file import write_text_atomically
 from meaningbench.datasets.cells import neutralise
 
 
@@ -42,7 +43,7 @@ def to_csv(table: HasFrame | pd.DataFrame, path: str | Path | None = None) -> st
             frame.isetitem(i, column.map(_safe_label))
     text = frame.to_csv(lineterminator="\n")
     if path is not None:
-        Path(path).write_text(text, encoding="utf-8")
+        write_text_atomically(Path(path), text)
     return text
 
 
@@ -119,7 +120,7 @@ def to_latex(
     lines.append(r"\end{table}")
     text = "\n".join(lines) + "\n"
     if path is not None:
-        Path(path).write_text(text, encoding="utf-8")
+        write_text_atomically(Path(path), text)
     return text
 
 

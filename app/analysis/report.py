@@ -31,6 +31,7 @@ from meaningbench.analysis.metaeval_significance import Ranking
 from meaningbench.analysis.qc import QCResult, study_qc
 from meaningbench.analysis.sanity import SanityTable, study_sanity
 from meaningbench.analysis.svg import bar_chart, scatter
+from meaningbench.datasets.atomic_file import write_text_atomically
 from meaningbench.db.models import Annotator, Dataset, Item, MetricRun, Rating
 from meaningbench.db.study import Study
 from meaningbench.runtime import CancelToken
@@ -356,5 +357,5 @@ def _audit(study: Study) -> AuditResult | None:
 
 def write_report(data: ReportData, path: str | Path) -> Path:
     path = Path(path)
-    path.write_text(render_html(data), encoding="utf-8")
+    write_text_atomically(path, render_html(data))  # a failure leaves the old page whole
     return path

@@ -8,15 +8,25 @@ from datetime import datetime
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from meaningbench.annotation.queue import rated_item_ids
 from meaningbench.db.models import Annotator, QueueEntry, Rating
 
 
 @dataclass(frozen=True)
 class AnnotatorSummary:
     name: str
-    rated: int  # queue entries done
+    rated: int  # queue entries done (no queue yet: items with a current rating)
     total: int  # queue entries (0: no queue yet, e.g. an annotator known from an import)
     last_rating: datetime | None
+
+    def progress_text(self) -> str:
+        """How far the rater has come, as their queue will count it when it opens."""
+        if self.total:
+            return f"{self.rated} of {self.total} rated"
+        if self.rated:
+            # No queue yet, but ratings (merged or imported): they start done in the queue.
+            return f"{self.rated} rated · queue made when opened"
+        return "not started"
 
 
 def annotator_overview(session: Session) -> list[AnnotatorSummary]:
@@ -46,7 +56,7 @@ def annotator_overview(session: Session) -> list[AnnotatorSummary]:
     return [
         AnnotatorSummary(
             name=name,
-            rated=queues.get(aid, (0, 0))[0],
+            rated=queues[aid][0] if aid in queues else len(rated_item_ids(session, aid)),
             total=queues.get(aid, (0, 0))[1],
             last_rating=last.get(aid),
         )

@@ -17,6 +17,7 @@ from meaningbench.annotation.queue import get_or_create_annotator
 from meaningbench.db.models import Annotator, PracticeAnswer, PracticeItem
 from meaningbench.db.study import Study
 from meaningbench.errors import UserError
+from meaningbench.numbers import NumberProblem, plain_number
 
 PRACTICE_COLUMNS = ("source", "output", "low", "high", "explanation")
 
@@ -60,11 +61,9 @@ def read_practice_file(path: Path) -> list[tuple[str, str, float, float, str]]:
                 values = []
                 for col in ("low", "high"):
                     try:
-                        values.append(float(row[col]))
-                    except (TypeError, ValueError):
-                        raise UserError(
-                            f"{where}, column {col!r}: {row[col]!r} is not a number."
-                        ) from None
+                        values.append(plain_number(row[col] or ""))
+                    except NumberProblem as exc:
+                        raise UserError(f"{where}, column {col!r}: {exc}.") from None
                 low, high = values
                 if not 0 <= low <= high <= 100:
                     raise UserError(

@@ -147,6 +147,18 @@ def plan_batch(
     return list(dict.fromkeys(s.item_id for s in slots))
 
 
+def rated_item_ids(session: Session, annotator_id: int) -> set[int]:
+    """The items an annotator has a current rating on: the entries that start done when the
+    queue is built (a merge, an import under the same name)."""
+    return set(
+        session.scalars(
+            select(Rating.item_id).where(
+                Rating.annotator_id == annotator_id, Rating.state == "current"
+            )
+        )
+    )
+
+
 def ensure_queue(session: Session, annotator: Annotator) -> int:
     """Build the annotator's queue, or append items added since; returns entries added."""
     settings = load_settings(session)
@@ -168,14 +180,7 @@ def ensure_queue(session: Session, annotator: Annotator) -> int:
         select(func.max(QueueEntry.position)).where(QueueEntry.annotator_id == annotator.id)
     )
     base = 0.0 if start is None else float(start) + 1.0
-    # Items this annotator already rated (a merge, an import under the same name) start done.
-    rated = set(
-        session.scalars(
-            select(Rating.item_id).where(
-                Rating.annotator_id == annotator.id, Rating.state == "current"
-            )
-        )
-    )
+    rated = rated_item_ids(session, annotator.id)
     # Core insert: ten thousand ORM objects would take most of a second.
     session.execute(
         insert(QueueEntry),

@@ -11,6 +11,8 @@ files read each other's settings without a migration.
 
 from __future__ import annotations
 
+import json
+import math
 import secrets
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
@@ -163,6 +165,15 @@ class AnnotationSettings:
         kwargs = {k: v for k, v in raw.items() if k in known}
         qc_raw = raw.get("qc") if isinstance(raw.get("qc"), dict) else {}
         qc = QCMix(**{k: int(v) for k, v in qc_raw.items() if k in QC_KINDS})
+        thresholds = kwargs.get("rater_thresholds")
+        if isinstance(thresholds, dict):
+            # A NaN stored by an earlier version means no threshold: the default applies,
+            # and the settings can be saved again.
+            kwargs["rater_thresholds"] = {
+                k: v
+                for k, v in thresholds.items()
+                if isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
+            }
         return cls(qc=qc, **kwargs)
 
     def validate(self) -> None:
@@ -198,6 +209,11 @@ class AnnotationSettings:
         for d in self.dimensions:
             if d.scale not in SCALE_RANGES:
                 raise UserError(f"Dimension {d.name!r}: unknown scale {d.scale!r}.")
+        for name, value in self.rater_thresholds.items():
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise UserError(f"Rater threshold {name}: {value!r} is not a number.")
+            if not math.isfinite(value):
+                raise UserError(f"Rater threshold {name}: {value!r} is not a finite number.")
 
 
 def _dimension_configs(session: Session) -> list[DimensionConfig]:
@@ -234,11 +250,18 @@ def ensure_seed(session: Session) -> int:
 
 
 def _write_json(session: Session, settings: AnnotationSettings) -> None:
+    data = settings.to_json()
+    try:
+        # Python writes NaN and Infinity, which JSON does not have: every reader of the
+        # study (and this one, on the next open) must be able to parse what is stored.
+        json.dumps(data, allow_nan=False)
+    except ValueError as exc:
+        raise UserError(f"The study's settings cannot be stored as JSON: {exc}.") from None
     row = session.get(StudySetting, SETTINGS_KEY)
     if row is None:
-        session.add(StudySetting(key=SETTINGS_KEY, value=settings.to_json()))
+        session.add(StudySetting(key=SETTINGS_KEY, value=data))
     else:
-        row.value = settings.to_json()
+        row.value = data
 
 
 def _rated_in_study(session: Session) -> int:

@@ -1,19 +1,23 @@
 """Error span ratings as JSON Lines: one line per rater and item, spans with offsets.
 
-A line reads (keys in this order, UTF-8, no ASCII escaping):
+A line reads (keys in this order, UTF-8, no ASCII escaping but for U+2028, U+2029 and
+U+0085, which `meaningbench.json_values.json_line` escapes so that no reader splits a text):
 
     {"dataset": "wiki", "system": "sys-a", "source": "...", "output": "...",
      "rater": "alice", "dimension": "meaning", "score": 70.0,
      "spans": [{"side": "output", "start": 4, "end": 9, "severity": "major", "text": "..."}]}
 
 The export writes exactly what the import reads, so a file of the export's shape goes
-through import and export unchanged, byte for byte. An import is all or nothing: the first
-bad line stops it with its file, line and field, and nothing is stored.
+through import and export unchanged, byte for byte. The import reads with the data files'
+JSON Lines reader (`meaningbench.datasets.readers.json_objects`: lines end only at \\n, a
+key twice or absurd nesting is refused). An import is all or nothing: the first bad line
+stops it with its file, line and field, and nothing is stored. The export is written aside
+and renamed when complete (`meaningbench.datasets.atomic_file`).
 """
 
 from __future__ import annotations
 
-import json
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,17 +27,16 @@ from sqlalchemy.orm import Session
 
 from meaningbench.annotation.queue import get_or_create_annotator
 from meaningbench.annotation.spans import Span, check_no_overlap, check_span, spans_of, store_spans
+from meaningbench.datasets.atomic_file import replace_atomically
 from meaningbench.datasets.keys import pair_key
+from meaningbench.datasets.readers import json_objects
 from meaningbench.db.models import Annotator, Dataset, Dimension, Item, Rating
 from meaningbench.db.study import Study
-from meaningbench.errors import UserError
+from meaningbench.errors import InputError, UserError
+from meaningbench.json_values import json_line
 
 KEYS = ("dataset", "system", "source", "output", "rater", "dimension", "score", "spans")
 SPAN_KEYS = ("side", "start", "end", "severity", "text")
-
-
-def _line(record: dict[str, Any]) -> str:
-    return json.dumps(record, ensure_ascii=False) + "\n"
 
 
 def export_spans(study: Study, out: Path, dimension: str | None = None) -> int:
@@ -56,7 +59,7 @@ def export_spans(study: Study, out: Path, dimension: str | None = None) -> int:
         ).all()
         spans = spans_of(s, [r[0] for r in rows])
         lines = [
-            _line(
+            json_line(
                 {
                     "dataset": ds,
                     "system": item.system,
@@ -70,7 +73,7 @@ def export_spans(study: Study, out: Path, dimension: str | None = None) -> int:
             )
             for rid, value, rater, item, ds in rows
         ]
-    with out.open("w", encoding="utf-8", newline="\n") as f:
+    with replace_atomically(out) as f:  # a failed write leaves the old file as it was
         f.writelines(lines)
     return len(lines)
 
@@ -119,16 +122,8 @@ class _SpanLine:
     score: float
 
 
-def _read_line(
-    raw: str, where: str, dims: dict[str, Dimension]
-) -> tuple[dict[str, Any], _SpanLine]:
-    """The line's JSON object and its fields, checked in the order they are named."""
-    try:
-        record = json.loads(raw)
-    except json.JSONDecodeError as exc:
-        raise UserError(f"{where}: not JSON ({exc.msg}, column {exc.colno}).") from exc
-    if not isinstance(record, dict):
-        raise UserError(f"{where}: a line must be a JSON object.")
+def _read_line(record: dict[str, Any], where: str, dims: dict[str, Dimension]) -> _SpanLine:
+    """The line's fields, checked in the order they are named."""
     source = _field(record, "source", str, where)
     output = _field(record, "output", str, where)
     system = record.get("system")
@@ -147,7 +142,7 @@ def _read_line(
         raise UserError(
             f"{where}: field 'score': {score:g} is outside {dim.min_value:g}–{dim.max_value:g}."
         )
-    return record, _SpanLine(source, output, system, ds_name, rater, dim, score)
+    return _SpanLine(source, output, system, ds_name, rater, dim, score)
 
 
 def _item_of_line(s: Session, line: _SpanLine, where: str) -> Item:
@@ -188,19 +183,13 @@ def _refuse_clash(
 
 def import_spans(study: Study, path: Path) -> SpanImport:
     """Read a spans JSONL file into the study as ratings of named raters (all or nothing)."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UserError(f"{path}: cannot be read ({exc}).") from exc
     origin = f"import:{path.name}"
     n_ratings = n_spans = 0
     with study.session(write=True) as s:
         dims = {d.name: d for d in s.scalars(select(Dimension))}
-        for number, raw in enumerate(text.splitlines(), start=1):
-            if not raw.strip():
-                continue
+        for number, record in _records(path):
             where = f"{path.name}, line {number}"
-            record, line = _read_line(raw, where, dims)
+            line = _read_line(record, where, dims)
             item = _item_of_line(s, line, where)
             spans = _spans(record, where, line.source, line.output)
             annotator = get_or_create_annotator(s, line.rater)
@@ -221,6 +210,18 @@ def import_spans(study: Study, path: Path) -> SpanImport:
             n_ratings += 1
             n_spans += len(spans)
     return SpanImport(ratings=n_ratings, spans=n_spans)
+
+
+def _records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """The file's objects by the one JSON Lines reader (lines end only at \\n; NaN, a key
+    twice, absurd nesting or numbers refused), its errors worded as this module's."""
+    try:
+        yield from json_objects(path)
+    except InputError as exc:
+        where = f"{path.name}, line {exc.row}" if exc.row is not None else str(path)
+        raise UserError(f"{where}: {exc.reason}.") from None
+    except OSError as exc:
+        raise UserError(f"{path}: cannot be read ({exc.strerror or exc}).") from None
 
 
 def _spans(record: dict[str, Any], where: str, source: str, output: str) -> list[Span]:

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -35,6 +37,41 @@ def add_labels_argument(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def number_option(text: str) -> float:
+    """argparse `type` of every option that takes a number with a fraction: plain ASCII
+    decimal, finite (`meaningbench.numbers`); argparse names the option in its message."""
+    from meaningbench.numbers import NumberProblem, plain_number
+
+    try:
+        return plain_number(text)
+    except NumberProblem as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def whole_number_option(text: str) -> int:
+    """argparse `type` of every option that takes a count or a seed: ASCII digits with an
+    optional sign (`meaningbench.numbers`); Python's int() also takes "1_000" and "１０"."""
+    from meaningbench.numbers import NumberProblem, plain_whole_number
+
+    try:
+        return plain_whole_number(text)
+    except NumberProblem as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def plain_number_options(parser: argparse.ArgumentParser) -> None:
+    """Give every `type=int` or `type=float` option of `parser` and its subcommands the one
+    number rule, so that no command can take `nan`, `inf`, `5_0` or `１０`."""
+    for action in parser._actions:
+        if action.type is int:
+            action.type = whole_number_option
+        elif action.type is float:
+            action.type = number_option
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                plain_number_options(sub)
+
+
 def add_json_flag(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
 
@@ -60,6 +97,22 @@ def open_existing_study(path: Path, *, reading: bool = False) -> Study:
             file=sys.stderr,
         )
     return study
+
+
+@contextlib.contextmanager
+def writing_output(path: Path) -> Iterator[None]:
+    """Name `path`, the file (or folder) a command writes, when the system refuses the write
+    (a full disk, a read-only folder): written aside and renamed when complete, the earlier
+    output is still there, as the message says."""
+    try:
+        yield
+    except OSError as exc:
+        from meaningbench.db.faults import describe_fault
+
+        fault = describe_fault(exc, path, output=True)
+        if fault is None:
+            raise
+        raise fault from exc
 
 
 def print_json(obj: Any) -> None:

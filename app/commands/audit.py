@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from meaningbench.commands._common import (
     add_json_flag,
     add_study_argument,
+    number_option,
     open_existing_study,
     print_json,
 )
@@ -31,7 +32,7 @@ def register(subparsers: Any) -> None:
     add_study_argument(parser)
     parser.add_argument(
         "--tolerance",
-        type=float,
+        type=number_option,
         default=0.01,
         help="a label equals the raw mean when they differ by at most this (0–100; default 0.01)",
     )
@@ -100,7 +101,9 @@ def run(args: argparse.Namespace) -> int:
                 if args.choose:
                     choose_label_set(session, args.fix)
     if args.csv:
-        result.labels.to_csv(args.csv, index=False)
+        from meaningbench.datasets.atomic_file import write_text_atomically
+
+        write_text_atomically(Path(args.csv), result.labels.to_csv(index=False))
     if args.json:
         out = result.to_json()
         if fixed is not None:

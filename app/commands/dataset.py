@@ -10,6 +10,7 @@ from meaningbench.commands._common import (
     add_study_argument,
     open_existing_study,
     print_json,
+    writing_output,
 )
 
 
@@ -20,11 +21,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Write FOLDER/README.md (a dataset card: protocol, instructions, rater "
         "counts, QC pass rates, agreement with confidence intervals), FOLDER/ratings.parquet "
         "(one row per rating of a regular item, loadable with Hugging Face datasets) and, for "
-        "esa studies, FOLDER/spans.jsonl. Needs pyarrow (pip install 'meaningbench[parquet]').",
+        "esa studies, FOLDER/spans.jsonl; with --labels SET, also FOLDER/labels.parquet, that "
+        "label set's aggregate labels (e.g. a corrected set from `meaningbench audit --fix`). "
+        "The files are written beside the folder and moved in together once all are "
+        "complete: a failure leaves an earlier dataset there as it was. Needs pyarrow (pip install 'meaningbench[parquet]').",
     )
     add_study_argument(parser)
     parser.add_argument("folder", type=Path, help="the folder to write (created if missing)")
     parser.add_argument("--name", default=None, help="the dataset's name (default: the study's)")
+    parser.add_argument(
+        "--labels",
+        default=None,
+        metavar="SET",
+        help="also write this aggregate label set's labels (labels.parquet); "
+        "`meaningbench audit --fix` makes corrected sets",
+    )
     parser.add_argument("--boot", type=int, default=1000, help="bootstrap resamples for the CIs")
     add_json_flag(parser)
     parser.set_defaults(func=run)
@@ -35,7 +46,10 @@ def run(args: argparse.Namespace) -> int:
 
     study = open_existing_study(args.study, reading=True)
     try:
-        result = export_dataset(study, args.folder, name=args.name, n_boot=args.boot)
+        with writing_output(args.folder):
+            result = export_dataset(
+                study, args.folder, name=args.name, n_boot=args.boot, labels=args.labels
+            )
     finally:
         study.close()
     if args.json:
@@ -46,6 +60,8 @@ def run(args: argparse.Namespace) -> int:
                 "raters": result.raters,
                 "items": result.items,
                 "span_ratings": result.span_ratings,
+                "label_set": result.label_set,
+                "labels": result.labels,
             }
         )
     else:
@@ -53,4 +69,6 @@ def run(args: argparse.Namespace) -> int:
             f"wrote {result.ratings:,} ratings of {result.items:,} items by {result.raters} "
             f"named raters to {result.folder}"
         )
+        if result.label_set is not None:
+            print(f"with {result.labels:,} labels of the label set {result.label_set}")
     return 0

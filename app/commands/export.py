@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from meaningbench.commands._common import (
     add_json_flag,
+    add_labels_argument,
     add_study_argument,
     open_existing_study,
     print_json,
+    writing_output,
 )
 
 
@@ -22,8 +25,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "where no rater rated — what correlate, report, the dashboard and training use), "
         "<dim>_mean and <dim>_n (the mean over the item's raters and how many), <dim>_label "
         "for aggregate labels published with a dataset, and one column per metric "
-        "configuration; or, with --ratings, one row per current rating with its kind (the "
-        "long shape, which `meaningbench import` reads back).",
+        "configuration; or, with --ratings, one row per current rating with its kind, flag and "
+        "comment (the long shape, which `meaningbench import` reads back), every label set's "
+        "labels unless --labels names one.",
     )
     add_study_argument(parser)
     parser.add_argument("out", type=Path, help="output file: .csv, .tsv or .jsonl")
@@ -36,30 +40,32 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="write CSV/TSV text cells exactly as stored, even those a spreadsheet would run "
         "as formulas (= + - @ tab CR); for programs, not spreadsheets",
     )
+    add_labels_argument(parser)
     add_json_flag(parser)
     parser.epilog = (
         "In CSV/TSV, text cells starting with = + - @, a tab or a carriage return get a "
-        "leading ' so that a spreadsheet shows them instead of running them as formulas; the "
-        "file's last column says so, and `meaningbench import` removes the quote again."
+        "leading ' so that a spreadsheet shows them instead of running them as formulas. "
+        "The table stays as it is otherwise: when any cell got a quote, the command says so "
+        "on stderr and writes OUT.notice.txt beside the file, and `meaningbench import` "
+        "removes the quotes from a file whose notice lies beside it."
     )
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from meaningbench.datasets.exporters import cells_note, export_format, export_study
-    from meaningbench.db.faults import describe_fault
 
     export_format(args.out)  # a bad extension fails before the study is opened
     study = open_existing_study(args.study, reading=True)
     try:
-        report = export_study(study, args.out, ratings=args.ratings, raw_cells=args.raw_cells)
-    except OSError as exc:
-        # Writing the export failed (the study is read through SQLite, whose errors are
-        # not OSErrors): name the export, which was left as it was, if it existed.
-        fault = describe_fault(exc, args.out, output=True)
-        if fault is None:
-            raise
-        raise fault from exc
+        with writing_output(args.out):
+            report = export_study(
+                study,
+                args.out,
+                ratings=args.ratings,
+                raw_cells=args.raw_cells,
+                labels=args.labels,
+            )
     finally:
         study.close()
     if args.json:
@@ -68,6 +74,8 @@ def run(args: argparse.Namespace) -> int:
         print(
             f"wrote {report.rows:,} rows ({report.items:,} items, {report.table}) to {report.path}"
         )
-        hint = "; --raw-cells writes text as it is" if report.cells == "spreadsheet-safe" else ""
-        print(f"text cells: {cells_note(report)}{hint}")
+    if report.format != "jsonl":
+        # About the file, not the data: stderr, so that stdout stays the result.
+        hint = "; --raw-cells writes text as it is" if report.cells_quoted else ""
+        print(f"note: text cells: {cells_note(report)}{hint}", file=sys.stderr)
     return 0

@@ -47,6 +47,7 @@ def run(args: argparse.Namespace) -> int:
     from meaningbench.analysis.rater_checks import RaterThresholds, study_rater_checks
     from meaningbench.annotation.settings import load_settings, save_settings
     from meaningbench.errors import UserError
+    from meaningbench.numbers import NumberProblem, plain_number
 
     known = set(RaterThresholds.__dataclass_fields__)
     new: dict[str, float] = {}
@@ -57,9 +58,9 @@ def run(args: argparse.Namespace) -> int:
                 f"--threshold {spec}: unknown name; choose one of {', '.join(sorted(known))}."
             )
         try:
-            new[name] = float(value)
-        except ValueError:
-            raise UserError(f"--threshold {spec}: {value!r} is not a number.") from None
+            new[name] = plain_number(value)
+        except NumberProblem as exc:
+            raise UserError(f"--threshold {spec}: {exc}.") from None
     study = open_existing_study(args.study, reading=not new)
     try:
         if new:

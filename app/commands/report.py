@@ -12,6 +12,7 @@ from meaningbench.commands._common import (
     add_study_argument,
     open_existing_study,
     parse_metric_names,
+    writing_output,
 )
 
 
@@ -89,6 +90,7 @@ def run(args: argparse.Namespace) -> int:
             )
 
         data = run_with_progress_bar(job, description="report", quiet=True)
-    path = write_report(data, args.out)
+    with writing_output(args.out):
+        path = write_report(data, args.out)
     print(f"wrote {path}")
     return 0

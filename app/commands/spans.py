@@ -10,6 +10,7 @@ from meaningbench.commands._common import (
     add_study_argument,
     open_existing_study,
     print_json,
+    writing_output,
 )
 
 
@@ -44,7 +45,8 @@ def run_export(args: argparse.Namespace) -> int:
 
     study = open_existing_study(args.study, reading=True)
     try:
-        n = export_spans(study, args.out, args.dimension)
+        with writing_output(args.out):
+            n = export_spans(study, args.out, args.dimension)
     finally:
         study.close()
     if args.json:

@@ -160,8 +160,11 @@ def run(args: argparse.Namespace) -> int:
 def _write(table: Any, path: Path) -> None:
     import json
 
+    from meaningbench.datasets.atomic_file import write_text_atomically
+
     path.parent.mkdir(parents=True, exist_ok=True)
     if path.suffix.lower() == ".csv":
-        table.to_frame().to_csv(path, index=False)
+        text = table.to_frame().to_csv(index=False, lineterminator="\n")
     else:
-        path.write_text(json.dumps(table.to_json(), indent=2, ensure_ascii=False) + "\n")
+        text = json.dumps(table.to_json(), indent=2, ensure_ascii=False) + "\n"
+    write_text_atomically(path, text)

@@ -9,7 +9,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from meaningbench.commands._common import add_json_flag, add_study_argument, print_json
+from meaningbench.commands._common import (
+    add_json_flag,
+    add_study_argument,
+    number_option,
+    print_json,
+)
 from meaningbench.settings import DEVICE_CHOICES
 from meaningbench.training.request import (
     BETWEEN_EXACT,
@@ -104,7 +109,7 @@ def register(subparsers: Any) -> None:
         help="learn per-annotator z-scores (item mean), re-expressed on 0–100",
     )
     p.add_argument("--epochs", type=int, help=f"epochs per run (default: {DEFAULT_EPOCHS})")
-    p.add_argument("--lr", type=float, help=f"peak learning rate (default: {DEFAULT_LR:g})")
+    p.add_argument("--lr", type=number_option, help=f"peak learning rate (default: {DEFAULT_LR:g})")
     p.add_argument(
         "--batch-size", type=int, help=f"examples per step (default: {DEFAULT_BATCH_SIZE})"
     )
@@ -120,9 +125,9 @@ def register(subparsers: Any) -> None:
     p.add_argument("--folds", type=int, help="k-fold cross-validation by source group")
     p.add_argument("--seeds", type=int, nargs="+", help="one run per seed (default: 0)")
     p.add_argument("--split-seed", type=int, help="seed of the group split (default: 0)")
-    p.add_argument("--val-fraction", type=float, help="share of groups to validate (0.1)")
-    p.add_argument("--test-fraction", type=float, help="share of groups to test (0.1)")
-    p.add_argument("--warmup-ratio", type=float, help="share of steps to warm up (0.1)")
+    p.add_argument("--val-fraction", type=number_option, help="share of groups to validate (0.1)")
+    p.add_argument("--test-fraction", type=number_option, help="share of groups to test (0.1)")
+    p.add_argument("--warmup-ratio", type=number_option, help="share of steps to warm up (0.1)")
     p.add_argument("--eval-steps", type=int, help="also validate every N steps")
     p.add_argument("--max-steps", type=int, help="stop each run after N steps")
     p.add_argument("--checkpoint-steps", type=int, help="checkpoint every N steps (200)")

@@ -5,6 +5,9 @@ O_TMPFILE: killed at any point, the kernel frees it), given the target's name on
 is complete. Elsewhere, or on file systems without O_TMPFILE, it goes to a hidden file named
 `.<target>.<pid>.mbpart` beside the target; a writer that dies leaves that behind, and the
 next write into the same folder removes those whose writing process is gone.
+
+A set of files that belong together (a dataset folder) is written into a hidden folder
+`.<folder>.<pid>.mbpart` beside the target and moved in only once every file is complete.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import contextlib
 import errno
 import os
 import re
+import shutil
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -58,7 +62,10 @@ def remove_stale_parts(folder: Path) -> list[Path]:
             continue
         path = folder / name
         with contextlib.suppress(OSError):
-            path.unlink()
+            if path.is_dir() and not path.is_symlink():
+                shutil.rmtree(path)  # a set of files a killed writer left (`files_in_place`)
+            else:
+                path.unlink()
             removed.append(path)
     return removed
 
@@ -123,3 +130,52 @@ def replace_atomically(target: Path, *, encoding: str = "utf-8") -> Iterator[IO[
     finally:
         if named:
             part.unlink(missing_ok=True)
+
+
+def write_text_atomically(target: Path, text: str) -> None:
+    """`target` holds `text` when this returns; on an error it is as it was."""
+    with replace_atomically(target) as fh:
+        fh.write(text)
+
+
+def _fsync_file(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+@contextlib.contextmanager
+def files_in_place(folder: Path, *, replaces: tuple[str, ...] = ()) -> Iterator[Path]:
+    """A staging folder whose files all take their place in `folder` when the block ends
+    without an error; on an error `folder` is left exactly as it was.
+
+    Every file is complete before the first one moves, and a move within one file system
+    needs no space, so a full disk never leaves half a set. `replaces` names files of an
+    earlier set that this set may not write again (they are removed, so that the folder
+    never mixes two sets).
+    """
+    parent = folder.parent if str(folder.parent) else Path(".")
+    if not parent.is_dir():
+        raise FileNotFoundError(errno.ENOENT, "no such folder", str(parent))
+    remove_stale_parts(parent)
+    staging = part_path(folder)
+    if staging.exists():
+        shutil.rmtree(staging)
+    staging.mkdir()
+    try:
+        yield staging
+        names = sorted(os.listdir(staging))
+        for name in names:
+            _fsync_file(staging / name)
+        if not folder.exists():
+            os.replace(staging, folder)  # a new folder appears whole
+            return
+        for name in names:
+            os.replace(staging / name, folder / name)
+        for name in replaces:
+            if name not in names:
+                (folder / name).unlink(missing_ok=True)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)

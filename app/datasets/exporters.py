@@ -8,15 +8,22 @@ Two tables, CSV/TSV or JSONL by the file's extension:
   `<dim>_label` for aggregate labels published with the data (a dataset's mean label is
   not one more rater, so it is kept apart; it is the human score where no rater rated),
   and one column per metric configuration (`meaningbench.analysis.score_columns.score_matrix`, named by the canonical metric spec);
-- ratings (`--ratings`): the long shape, one row per current rating, plus one row with
-  empty rating fields for each item nobody rated. Importing it into an empty study gives
-  the same datasets, items, references, systems and ratings back.
+- ratings (`--ratings`): the long shape, one row per current rating with its flag and
+  comment, plus one row with empty rating fields for each regular item nobody rated
+  (control items nobody rated are the study's own business and left out). Importing it
+  into an empty study gives the same datasets, rated items, references, systems and
+  ratings back.
+
+Both read aggregate labels by the study's label-set rule
+(`meaningbench.analysis.label_sets`): the items table the chosen set, as every analysis;
+the ratings table every set, or with `labels` only that one.
 
 Items are read in id order, one batch at a time, so a million-item study exports in
 bounded memory (the metric matrix aside: one float per item and metric).
 
 CSV/TSV text cells that a spreadsheet would run as formulas get a leading quote unless
-`raw_cells` is asked for (`meaningbench.datasets.cells`); the file is written whole or not at all
+`raw_cells` is asked for, and a notice file beside the table says so when any cell got one
+(`meaningbench.datasets.cells`); the file is written whole or not at all
 (`meaningbench.datasets.atomic_file`).
 """
 
@@ -39,10 +46,11 @@ from meaningbench.analysis.label_sets import resolve_label_sets, select_labels
 from meaningbench.analysis.score_columns import score_matrix
 from meaningbench.datasets.atomic_file import replace_atomically
 from meaningbench.datasets.attribute_columns import AttributeColumns
-from meaningbench.datasets.cells import SAFE_CELLS_MARKER, CellMode, neutralise
+from meaningbench.datasets.cells import CellMode, neutralise, notice_path, notice_text
 from meaningbench.db.frames import ratings_frame
 from meaningbench.db.study import Study
 from meaningbench.errors import UserError
+from meaningbench.json_values import json_line
 
 BATCH = 10_000
 PROGRESS_EVERY = 10_000  # rows
@@ -58,7 +66,15 @@ ITEM_COLUMNS = [
     "output",
     "references",
 ]
-RATING_COLUMNS = ["annotator", "annotator_kind", "dimension", "rating", "n_raters"]
+RATING_COLUMNS = [
+    "annotator",
+    "annotator_kind",
+    "dimension",
+    "rating",
+    "n_raters",
+    "flagged",
+    "comment",
+]
 
 
 @dataclass
@@ -72,6 +88,8 @@ class ExportReport:
     # How text cells were written: "spreadsheet-safe" (formula-like text quoted) or "raw".
     cells: CellMode = "spreadsheet-safe"
     cells_quoted: int = 0  # text cells that got a leading quote
+    notice: str | None = None  # the notice file written beside the table, when cells changed
+    label_sets: list[str] = field(default_factory=list)  # aggregate sources written
     elapsed_s: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
@@ -137,8 +155,7 @@ class _Writer:
             # of its line terminator, and a text with a bare CR must be quoted to read back.
             delimiter = "\t" if fmt == "tsv" else ","
             self.csv = csv.writer(fh, delimiter=delimiter, lineterminator="\r\n")
-            header = [self._text(c) for c in columns]
-            self.csv.writerow([*header, SAFE_CELLS_MARKER] if self.safe else header)
+            self.csv.writerow([self._text(c) for c in columns])
 
     def _text(self, value: str) -> str:
         if not self.safe:
@@ -154,8 +171,7 @@ class _Writer:
             self.progress(self.written)
         if self.fmt == "jsonl":
             obj = {c: _json_value(v) for c, v in zip(self.columns, values, strict=True)}
-            self.fh.write(json.dumps(obj, ensure_ascii=False))
-            self.fh.write("\n")
+            self.fh.write(json_line(obj))
         else:
             cells = []
             for v in values:
@@ -164,8 +180,6 @@ class _Writer:
                 if self.safe and isinstance(v, str):
                     cell = self._text(cell)
                 cells.append(cell)
-            if self.safe:
-                cells.append("")  # the marker column
             self.csv.writerow(cells)
 
 
@@ -202,7 +216,9 @@ def _dimensions(conn: Connection) -> tuple[list[tuple[int, str]], set[int]]:
     return [(did, name) for did, name in dims if did in used], with_labels
 
 
-def _export_items(conn: Connection, out: _Sink, fmt: str, report: ExportReport) -> None:
+def _export_items(
+    conn: Connection, out: _Sink, fmt: str, report: ExportReport, keep: list[str]
+) -> None:
     dims, with_labels = _dimensions(conn)
     matrix = score_matrix(conn)
     metric_cols = [str(c) for c in matrix.columns] if not matrix.empty else []
@@ -217,8 +233,6 @@ def _export_items(conn: Connection, out: _Sink, fmt: str, report: ExportReport) 
     columns += metric_names
     report.columns = columns
     writer = _Writer(out, fmt, columns)
-    # The label set every analysis reads by default: an export and `correlate` agree.
-    keep = resolve_label_sets(conn)
     for batch in _item_batches(conn):
         ids = [r[0] for r in batch]
         rows = select_labels(ratings_frame(conn, item_range=(ids[0], ids[-1])), keep)
@@ -253,19 +267,24 @@ def _export_items(conn: Connection, out: _Sink, fmt: str, report: ExportReport) 
         report.items += len(batch)
 
 
-def _export_ratings(conn: Connection, out: _Sink, fmt: str, report: ExportReport) -> None:
+def _export_ratings(
+    conn: Connection, out: _Sink, fmt: str, report: ExportReport, keep: list[str] | None
+) -> None:
     attributes = AttributeColumns(conn, ITEM_COLUMNS + RATING_COLUMNS)
     columns = ITEM_COLUMNS + attributes.headers + RATING_COLUMNS
     report.columns = columns
     writer = _Writer(out, fmt, columns)
     sql = text(
-        "SELECT r.item_id, a.name, a.kind, dm.name, r.value, r.n_raters FROM rating r "
+        "SELECT r.item_id, a.name, a.kind, dm.name, r.value, r.n_raters, r.flagged, r.comment "
+        "FROM rating r "
         "JOIN annotator a ON a.id = r.annotator_id JOIN dimension dm ON dm.id = r.dimension_id "
         "WHERE r.state = 'current' AND r.item_id BETWEEN :lo AND :hi ORDER BY r.item_id, r.id"
     )
     for batch in _item_batches(conn):
         by_item: dict[int, list[tuple[Any, ...]]] = {}
         for iid, *rest in conn.execute(sql, {"lo": batch[0][0], "hi": batch[-1][0]}):
+            if keep is not None and rest[1] == "aggregate" and rest[0] not in keep:
+                continue  # another label set than the one asked for
             by_item.setdefault(iid, []).append(tuple(rest))
         attribute_cells = attributes.cells([r[0] for r in batch])
         for iid, ds, ext, kind, system, source, output, refs in batch:
@@ -273,11 +292,12 @@ def _export_ratings(conn: Connection, out: _Sink, fmt: str, report: ExportReport
             base += attributes.row(attribute_cells, iid)
             ratings = by_item.get(iid)
             if not ratings:
-                writer.row(base + [None] * len(RATING_COLUMNS))
-                report.rows += 1
+                if kind == "regular":  # the item itself is data; an unrated control is not
+                    writer.row(base + [None] * len(RATING_COLUMNS))
+                    report.rows += 1
                 continue
-            for name, akind, dim, value, n_raters in ratings:
-                writer.row(base + [name, akind, dim, value, n_raters])
+            for name, akind, dim, value, n_raters, flagged, comment in ratings:
+                writer.row(base + [name, akind, dim, value, n_raters, bool(flagged), comment])
                 report.rows += 1
         report.items += len(batch)
 
@@ -288,12 +308,14 @@ def export_study(
     *,
     ratings: bool = False,
     raw_cells: bool = False,
+    labels: str | None = None,
     progress: Progress = None,
 ) -> ExportReport:
     """Write the study's items (or, with `ratings`, its per-rater ratings) to a file.
 
     CSV/TSV text cells that start like a formula get a leading quote, undone when
-    MeaningBench imports the file; `raw_cells` writes them as they are.
+    MeaningBench imports the file with its notice beside it; `raw_cells` writes them as
+    they are. `labels` names the aggregate label set to use (see the module docstring).
     """
     started = time.perf_counter()
     out = Path(out_path)
@@ -308,13 +330,27 @@ def export_study(
         table="ratings" if ratings else "items",
         cells="raw" if raw_cells or fmt == "jsonl" else "spreadsheet-safe",
     )
+    notice = notice_path(out)
     try:
-        with study.engine.connect() as conn, replace_atomically(out) as fh:
-            sink = _Sink(fh, report, progress)
-            if ratings:
-                _export_ratings(conn, sink, fmt, report)
-            else:
-                _export_items(conn, sink, fmt, report)
+        with study.engine.connect() as conn:
+            # An unknown set is refused before anything is written.
+            keep = resolve_label_sets(conn, labels)
+            # The ratings table holds every set unless one was asked for.
+            report.label_sets = list(keep) if labels or not ratings else []
+            with replace_atomically(out) as fh:
+                sink = _Sink(fh, report, progress)
+                if ratings:
+                    _export_ratings(conn, sink, fmt, report, keep if labels else None)
+                else:
+                    _export_items(conn, sink, fmt, report, keep)
+                # Before the table takes its name: a notice never outlives its table's
+                # quotes, and a table with quotes never goes without its notice.
+                if report.cells_quoted:
+                    with replace_atomically(notice) as nh:
+                        nh.write(notice_text(out, report.cells_quoted))
+                    report.notice = str(notice)
+                else:
+                    notice.unlink(missing_ok=True)
     except OSError as exc:  # a full disk, a read-only folder, a folder in the way
         reason = exc.strerror or str(exc)
         raise UserError(f"{out}: cannot write the export ({reason}); nothing was written") from None
@@ -328,7 +364,10 @@ def cells_note(report: ExportReport) -> str:
         return "text as it is (JSON lines: no spreadsheet formulas)"
     if report.cells == "raw":
         return "text as it is (raw cells: a spreadsheet may run text starting with = + - @)"
+    if not report.cells_quoted:
+        return "spreadsheet-safe: no text cell starts with = + - @, tab or CR; none changed"
     return (
         f"spreadsheet-safe: {report.cells_quoted:,} text cells starting with = + - @, tab or "
-        "CR got a leading ' (MeaningBench's import removes it)"
+        f"CR got a leading ' (said in {Path(report.notice or '').name}; MeaningBench's import "
+        "removes it while that file lies beside the table)"
     )

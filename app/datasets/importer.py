@@ -88,7 +88,6 @@ class _Import:
         self.fmt_label = fmt_label
         self.label_columns = label_columns
         self.origin = f"import:{path.name}"
-        self.kind_given = False
         # Packed (item, annotator, dimension) keys rated by this file so far.
         self.file_ratings: set[int] = set()
         # Explicit aggregates: labels per (item, dimension), to refuse several per item.
@@ -314,18 +313,29 @@ class _Import:
                 row=self.missing_rater_lines[0],
                 column=self.missing_rater_column,
             )
-        if self.kind_given:
-            several = [cell for cell, n in self.aggregate_cells.items() if n > 1]
-            if several:
-                items = len({iid for iid, _ in several})
-                have = "item has" if items == 1 else "items have"
-                raise InputError(
-                    f"--ratings aggregate: {items:,} {have} several rows for one "
-                    f"dimension ({len(several):,} item-dimension pairs), but an aggregate is "
-                    "one published label per item. If each row is one person's rating, say "
-                    "--ratings anonymous (or per-rater, with a rater column)",
-                    file=file_name,
-                )
+        self._check_aggregates(file_name)
+
+    def _check_aggregates(self, file_name: str) -> None:
+        """One rule for aggregate labels, inferred or said with --ratings aggregate: a few
+        items with several labels (published data has them: CSMD repeats pairs) are kept,
+        each repeat warned about; a file where most labelled items have several is not a
+        file of labels but of ratings, and is refused."""
+        several = [cell for cell, n in self.aggregate_cells.items() if n > 1]
+        if not several:
+            return
+        items = len({iid for iid, _ in several})
+        labelled = len({iid for iid, _ in self.aggregate_cells})
+        if 2 * items <= labelled:
+            return
+        have = "item has" if items == 1 else "items have"
+        raise InputError(
+            f"aggregate labels: {items:,} of {labelled:,} labelled {have} several rows for "
+            f"one dimension ({len(several):,} item-dimension pairs), but an aggregate is one "
+            "published label per item (a few repeated items are kept with a warning; most "
+            "items repeated is not a file of labels). If each row is one person's rating, "
+            "say --ratings anonymous (or per-rater, with a rater column)",
+            file=file_name,
+        )
 
     def finish_attributes(self) -> None:
         attrs = self.attributes
@@ -387,7 +397,6 @@ def _start_run(
         label_columns=[*plan.labels.values(), *([] if plan.per_rater else plan.dims.values())],
         attribute_columns=list(plan.attributes),
     )
-    run.kind_given = plan.rating_kind_given and plan.rating_kind == "aggregate"
     return run
 
 

@@ -408,14 +408,16 @@ def attribute_name(column: str) -> str:
 _EXPORT_STATISTICS = ("human", "mean", "n")
 _METRIC_BASE = re.compile(r"[\[@ ]")
 _UNNAMED = re.compile(r"Unnamed: \d+")
+_PER_RATING = frozenset({"flagged", "comment"})
 
 
 def _scores_not_categories(unmapped: list[str]) -> list[str]:
     """The unmapped columns that hold numbers about an item, not categories of it: an
     items export's statistics (the three columns of a dimension, recognised together),
     metric scores (a column named by a metric spec, `bleu`, `sari[refs=source]`) and a
-    rating column no dimension claims (`score` without a dimension column), and the row
-    index of a file pandas wrote (`Unnamed: 0`)."""
+    rating column no dimension claims (`score` without a dimension column), a rating's
+    own flag and comment (a ratings export writes them; rows of one item differ in them),
+    and the row index of a file pandas wrote (`Unnamed: 0`)."""
     from meaningbench.metrics.registry import metric_names
 
     present = set(unmapped)
@@ -423,7 +425,7 @@ def _scores_not_categories(unmapped: list[str]) -> list[str]:
     ratings = {norm(s) for s in SYNONYMS["rating"]}
     out: list[str] = []
     for col in unmapped:
-        if _UNNAMED.fullmatch(col.strip()) or norm(col) in ratings:
+        if _UNNAMED.fullmatch(col.strip()) or norm(col) in ratings | _PER_RATING:
             out.append(col)
             continue
         stem, _, stat = col.rpartition("_")

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from meaningbench.datasets.cells import SAFE_CELLS_MARKER, restore
+from meaningbench.datasets.cells import SAFE_CELLS_MARKER, has_notice, restore
 from meaningbench.errors import InputError
 
 SNIFF_BYTES = 64 * 1024
@@ -61,9 +61,12 @@ class TableSource:
     encoding: str = "utf-8"
     size: int = 0
     counter: ByteCounter = field(default_factory=ByteCounter)
-    # A spreadsheet-safe MeaningBench export: its marker column is left out of `columns`
-    # and the quote it put before formula-like text is removed from every cell.
+    # A spreadsheet-safe MeaningBench export (its notice file beside it, or the marker
+    # column of earlier versions): the quote it put before formula-like text is removed
+    # from every cell.
     safe_cells: bool = False
+    # The marker column of earlier versions' exports, left out of `columns`.
+    marker_column: bool = False
 
     def rows(self) -> Iterator[tuple[int, Any]]:
         """Records as lists aligned with `columns` (CSV) or dicts (JSONL)."""
@@ -198,9 +201,12 @@ def _open_csv(path: Path, encoding: str, size: int, forced_delimiter: str | None
     except csv.Error as exc:
         raise InputError(f"cannot read the header: {exc}", file=str(path), row=1) from None
     columns = [c.strip() for c in header]
-    safe_cells = len(columns) > 1 and columns[-1] == SAFE_CELLS_MARKER
+    marker = len(columns) > 1 and columns[-1] == SAFE_CELLS_MARKER
+    safe_cells = marker or has_notice(path)
+    if marker:
+        columns = columns[:-1]
     if safe_cells:
-        columns = [restore(c) for c in columns[:-1]]
+        columns = [restore(c) for c in columns]
     if not any(columns):
         raise InputError("the header row is empty", file=str(path), row=1)
     for i, col in enumerate(columns):
@@ -211,12 +217,21 @@ def _open_csv(path: Path, encoding: str, size: int, forced_delimiter: str | None
         if col in seen:
             raise InputError(f"the header names column {col!r} twice", file=str(path), row=1)
         seen.add(col)
-    return TableSource(path, "csv", columns, delimiter, encoding, size=size, safe_cells=safe_cells)
+    return TableSource(
+        path,
+        "csv",
+        columns,
+        delimiter,
+        encoding,
+        size=size,
+        safe_cells=safe_cells,
+        marker_column=marker,
+    )
 
 
 def _csv_rows(source: TableSource) -> Iterator[tuple[int, Any]]:
     n_columns = len(source.columns)
-    width = n_columns + 1 if source.safe_cells else n_columns  # the marker column counts here
+    width = n_columns + 1 if source.marker_column else n_columns  # the marker column counts
     path = str(source.path)
     with source.path.open("rb") as fh:
         reader = csv.reader(
@@ -247,7 +262,7 @@ def _csv_rows(source: TableSource) -> Iterator[tuple[int, Any]]:
                 continue
             if not record or (len(record) == 1 and not record[0].strip()):
                 continue  # a blank line
-            if len(record) == n_columns and source.safe_cells:
+            if len(record) == n_columns and source.marker_column:
                 pass  # the marker column's empty cell left off
             elif len(record) != width:
                 if len(record) > width and not any(f.strip() for f in record[width:]):
@@ -374,6 +389,15 @@ def _parse_json_line(line: str, line_no: int, path: str) -> dict[str, Any]:
 def _json_type(value: Any) -> str:
     names = {list: "array", str: "string", bool: "boolean", int: "number", float: "number"}
     return "null" if value is None else names.get(type(value), type(value).__name__)
+
+
+def json_objects(path: Path, encoding: str = "utf-8") -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, object) for each non-blank line of a JSON Lines file, by the rules of a
+    data row: lines end only at \\n (a U+2028 inside a text is text), one object per line,
+    no NaN, no key twice, no absurd nesting or number; InputError names the line."""
+    with path.open("rb") as fh:
+        for line_no, line in _numbered_jsonl(fh, ByteCounter(), encoding, str(path)):
+            yield line_no, _parse_json_line(line, line_no, str(path))
 
 
 def _jsonl_rows(source: TableSource) -> Iterator[tuple[int, Any]]:

@@ -18,6 +18,7 @@ from typing import Any
 from meaningbench.datasets.mapping import dimension_for
 from meaningbench.datasets.plan import DimInfo, Plan
 from meaningbench.db.models import ANNOTATOR_KINDS, ITEM_KINDS
+from meaningbench.numbers import PLAIN_NUMBER, is_non_finite, why_not_plain
 
 Getter = Callable[[Any], Any]
 
@@ -74,16 +75,12 @@ def _text(value: Any, column: str) -> str:
     raise RowProblem(f"expected text, found a JSON {type(value).__name__}", column)
 
 
-# What a rating cell may hold (resources/docs/input-rules.md): ASCII digits, an optional
-# sign, one decimal point, an optional exponent. Python's float() also takes "5_0", "５０",
-# "infinity" and surrounding Unicode spaces; none of those is a number a rater wrote.
-_PLAIN_NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+# What a rating cell may hold: the one rule of `meaningbench.numbers`, plus a decimal comma.
 # A decimal comma ("72,5"): one comma between digits, no exponent.
 _COMMA_NUMBER = re.compile(r"[+-]?[0-9]+,[0-9]+")
 # Digits grouped in threes after a comma read both as thousands ("1,000" = 1000) and as a
 # decimal comma ("1,000" = 1): such a value is refused rather than guessed.
 _GROUPED_NUMBER = re.compile(r"[+-]?[1-9][0-9]{0,2}(?:,[0-9]{3})+")
-_NON_FINITE = frozenset({"nan", "inf", "infinity"})
 _SHOWN_CHARS = 60
 
 
@@ -101,12 +98,9 @@ def shown_number(number: float) -> str:
     return repr(number)
 
 
-_SEPARATED_DIGITS = re.compile(r"[0-9][ ,.'\u00a0\u202f][0-9]")
-
-
 def _number_problem(raw: str, text: str, column: str) -> RowProblem:
     shown = shown_text(raw)
-    if text.lstrip("+-").lower() in _NON_FINITE:
+    if is_non_finite(text):
         return RowProblem(f"the rating {shown} is not a finite number", column)
     if _GROUPED_NUMBER.fullmatch(text):
         plain = text.replace(",", "")
@@ -122,15 +116,7 @@ def _number_problem(raw: str, text: str, column: str) -> RowProblem:
             "separator)",
             column,
         )
-    if "_" in text:
-        hint = "digit separators ('_') are not accepted"
-    elif any(ch.isdigit() and not ch.isascii() for ch in text):
-        hint = "write it with the digits 0-9; it has other digits, e.g. full-width ones"
-    elif _SEPARATED_DIGITS.search(text):
-        hint = "thousands separators are not accepted; one decimal point or comma at most"
-    else:
-        hint = "expected digits with an optional sign and one decimal point"
-    return RowProblem(f"the rating {shown} is not a number ({hint})", column)
+    return RowProblem(f"the rating {shown} is not a number ({why_not_plain(text)})", column)
 
 
 def _json_number(value: int | float, column: str) -> float:
@@ -144,7 +130,7 @@ def _json_number(value: int | float, column: str) -> float:
 def parse_number(value: Any, column: str) -> float | None:
     """A rating as a float; None for an empty cell.
 
-    Text must be a plain decimal (see `_PLAIN_NUMBER`) or use a decimal comma ("72,5");
+    Text must be a plain decimal (`meaningbench.numbers`) or use a decimal comma ("72,5");
     anything else is refused, quoting the cell as written. JSON numbers are numbers.
     """
     if value is None:
@@ -161,7 +147,7 @@ def parse_number(value: Any, column: str) -> float | None:
     text = value.strip(" \t\r\n")
     if not text:
         return None
-    if _PLAIN_NUMBER.fullmatch(text):
+    if PLAIN_NUMBER.fullmatch(text):
         number = float(text)
     elif _COMMA_NUMBER.fullmatch(text) and not _GROUPED_NUMBER.fullmatch(text):
         number = float(text.replace(",", "."))

@@ -331,6 +331,11 @@ def distinct_values(conn: sqlite3.Connection) -> tuple[list[str], list[str]]:
     return datasets, systems
 
 
+def has_items(conn: sqlite3.Connection) -> bool:
+    """Whether the study holds any item at all (an empty one gets an import hint)."""
+    return conn.execute("SELECT 1 FROM item LIMIT 1").fetchone() is not None
+
+
 @dataclass(frozen=True)
 class AttributeChoice:
     """One value of an item attribute the filter offers, with its number of items."""

@@ -6,6 +6,7 @@ The screen itself lives in `meaningbench.ui.annotation`.
 from __future__ import annotations
 
 from datetime import datetime
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
@@ -20,6 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from meaningbench.queries.annotation import protocol_of, rater_warnings
+from meaningbench.queries.study import study_counts
 from meaningbench.ui.annotation.picker import AnnotatorPicker
 from meaningbench.ui.annotation.practice_screen import PracticeScreen
 from meaningbench.ui.annotation.screen import AnnotationScreen
@@ -31,6 +33,12 @@ if TYPE_CHECKING:
     from meaningbench.ui.context import StudyContext
 
 
+INTRO = (
+    "Each annotator has their own queue. Choose who is rating, then use the keyboard: "
+    "arrows or digits set the slider, Enter submits, S skips, F flags, Ctrl+Z undoes."
+)
+
+
 class AnnotatePage(QWidget):
     def __init__(self, context: StudyContext, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -39,18 +47,15 @@ class AnnotatePage(QWidget):
         self.screen: AnnotationScreen | SideBySideScreen | None = None
         self.practice: PracticeScreen | None = None
         self.annotator: str | None = None
-        # Ratings saved while the window was open, per rater: the quit summary.
-        self.saved: dict[str, int] = {}
+        # Ratings saved while the window was open, per study file and rater: the quit summary.
+        self.saved: dict[tuple[Path | None, str], int] = {}
         self.last_saved_at: datetime | None = None
         self.summary_dialog: QDialog | None = None
 
         self.intro = QWidget()
         heading = HeadingLabel("Rate items", 1.6)
         heading.setObjectName("pageHeading")
-        self.message = QLabel(
-            "Each annotator has their own queue. Choose who is rating, then use the keyboard: "
-            "arrows or digits set the slider, Enter submits, S skips, F flags, Ctrl+Z undoes."
-        )
+        self.message = QLabel(INTRO)
         self.message.setObjectName("mutedLabel")
         self.message.setWordWrap(True)
         self.message.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -66,6 +71,13 @@ class AnnotatePage(QWidget):
             box.addWidget(w)
         box.addSpacing(12)
         box.addWidget(self.start_button, 0, Qt.AlignmentFlag.AlignCenter)
+        # A study without items has nothing to rate: the way to fill it instead.
+        self.import_button = QPushButton(themed_icon("import"), "Import data…")
+        self.import_button.setObjectName("emptyStudyImport")
+        self.import_button.setMinimumHeight(36)
+        self.import_button.clicked.connect(lambda _c=False: context.import_requested.emit())
+        self.import_button.hide()
+        box.addWidget(self.import_button, 0, Qt.AlignmentFlag.AlignCenter)
         # The coordinator's view of the raters: who crosses the study's thresholds.
         self.rater_checks = QLabel()
         self.rater_checks.setObjectName("raterWarnings")
@@ -79,6 +91,8 @@ class AnnotatePage(QWidget):
         self.stack = QStackedLayout(self)
         self.stack.addWidget(self.intro)
         context.study_closed.connect(self.stop)
+        context.data_changed.connect(self._refresh_intro)
+        context.study_opened.connect(lambda _study: self._refresh_intro())
 
     def start(self, annotator: str | None = None) -> bool:
         """Ask who is rating (unless given) and open their queue."""
@@ -122,8 +136,9 @@ class AnnotatePage(QWidget):
         screen = screen_class(study, annotator, self)
         screen.submitted.connect(lambda item_id: self.context.ratings_changed.emit([int(item_id)]))
         screen.undone.connect(lambda item_id: self.context.ratings_changed.emit([int(item_id)]))
-        screen.submitted.connect(lambda _id, who=annotator: self._count(who, +1))
-        screen.undone.connect(lambda _id, who=annotator: self._count(who, -1))
+        where = self.context.path
+        screen.submitted.connect(lambda _id, at=(where, annotator): self._count(at, +1))
+        screen.undone.connect(lambda _id, at=(where, annotator): self._count(at, -1))
         screen.finished.connect(self._on_finished)
         self.screen, self.annotator = screen, annotator
         self.stack.addWidget(screen)
@@ -149,20 +164,30 @@ class AnnotatePage(QWidget):
         self.context.ratings_changed.emit([])
         self.refresh_rater_checks()
 
-    def _count(self, annotator: str, delta: int) -> None:
-        self.saved[annotator] = max(0, self.saved.get(annotator, 0) + delta)
+    def _count(self, at: tuple[Path | None, str], delta: int) -> None:
+        self.saved[at] = max(0, self.saved.get(at, 0) + delta)
         if delta > 0:
             self.last_saved_at = datetime.now()
 
     def quit_summary(self) -> str | None:
         """What was saved while the window was open; None when nobody rated."""
-        done = {who: n for who, n in self.saved.items() if n}
+        done = {at: n for at, n in self.saved.items() if n}
         if not done:
             return None
-        where = self.context.path.name if self.context.path is not None else "the study file"
+        names = [path.name for path, _who in done if path is not None]
+
+        def study_name(path: Path | None) -> str:
+            if path is None:
+                return "the study file"
+            # Two studies of one name in different folders are told apart by their paths.
+            return str(path) if names.count(path.name) > 1 else path.name
+
         lines = [
-            f"{who}: {n} rating{'s' if n != 1 else ''} saved" for who, n in sorted(done.items())
+            f"{who}: {n} rating{'s' if n != 1 else ''} saved to {study_name(path)}"
+            for (path, who), n in sorted(done.items(), key=lambda kv: (str(kv[0][0]), kv[0][1]))
         ]
+        studies = {path for path, _who in done}
+        where = study_name(next(iter(studies))) if len(studies) == 1 else "its study file"
         when = f" (the last at {self.last_saved_at:%H:%M:%S})" if self.last_saved_at else ""
         return (
             "\n".join(lines)
@@ -197,7 +222,25 @@ class AnnotatePage(QWidget):
         if self.screen is not None:
             self.screen.setFocus()
         else:
+            self._show_empty_hint()
             self.refresh_rater_checks()
+
+    def _refresh_intro(self) -> None:
+        if self.screen is None and self.practice is None:
+            self._show_empty_hint()
+
+    def _show_empty_hint(self) -> None:
+        study = self.context.study
+        empty = study is not None and study_counts(study).items == 0
+        self.start_button.setVisible(not empty)
+        self.import_button.setVisible(empty)
+        if empty:
+            self.message.setText(
+                "This study has no items to rate yet. Import a file of original and "
+                "simplified sentences first."
+            )
+        elif self.message.text().startswith("This study has no items"):
+            self.message.setText(INTRO)
 
     def refresh_rater_checks(self) -> None:
         """Warn about raters below the study's thresholds (shown between rating sessions)."""

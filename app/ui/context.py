@@ -29,6 +29,8 @@ class StudyContext(QObject):
     # Anything else changed wholesale (an import added items, settings changed).
     data_changed = Signal()
     settings_changed = Signal()
+    # A page with nothing to show asks for the import dialog (the window owns it).
+    import_requested = Signal()
 
     # Carries on_batch calls from worker threads to the GUI thread (queued by Qt).
     _batch_from_worker = Signal(str, list)

@@ -7,8 +7,9 @@ Each run of the app has a session log in `<data dir>/logs`. Two kinds of failure
   error in a screen never takes saved work with it; the window stays open on the study;
 - a hard crash (a fault in a native library): `faulthandler` writes the stacks to the same
   file before the process dies; the next start finds that file and names it.
-A session that ends normally with nothing logged removes its file; one with a logged error
-keeps it as `crash-*.log`.
+A session that ends normally with nothing logged removes its file. A log with an error in
+it is a crash log, `crash-*.log`, from the moment the error is written, so the name a
+message box shows is the name the file keeps (`kept_name` is that one rule).
 """
 
 from __future__ import annotations
@@ -27,7 +28,8 @@ from PySide6.QtWidgets import QWidget
 from meaningbench import __version__
 from meaningbench.settings import data_dir
 
-SESSION_GLOB = "session-*.log"
+SESSION_PREFIX = "session-"
+SESSION_GLOB = SESSION_PREFIX + "*.log"
 CRASH_PREFIX = "crash-"
 UNEXPECTED_TITLE = "Unexpected error"
 
@@ -57,7 +59,7 @@ def _open_session_log() -> Path:
             return _log_path
         close_session_log()  # the data folder changed (MEANINGBENCH_HOME), or it was removed
     stamp = time.strftime("%Y%m%d-%H%M%S")
-    _log_path = folder / f"session-{stamp}-{os.getpid()}.log"
+    _log_path = folder / f"{SESSION_PREFIX}{stamp}-{os.getpid()}.log"
     _log = _log_path.open("a", encoding="utf-8")
     # Where fatal errors already go somewhere (PYTHONFAULTHANDLER, a test runner), they stay.
     global _faulthandler_ours
@@ -67,8 +69,31 @@ def _open_session_log() -> Path:
     return _log_path
 
 
+def kept_name(path: Path) -> Path:
+    """The name a session log with an error in it keeps: `crash-…` for `session-…`."""
+    if not path.name.startswith(SESSION_PREFIX):
+        return path
+    return path.with_name(CRASH_PREFIX + path.name[len(SESSION_PREFIX) :])
+
+
+def _keep_as_crash_log() -> Path:
+    """Give this session's log its kept name now that it holds an error. The open file goes
+    on under the new name (faulthandler too); where it cannot be renamed it keeps its name
+    for good, so whatever name was shown stays true."""
+    global _log_path
+    assert _log_path is not None
+    kept = kept_name(_log_path)
+    if kept != _log_path:
+        try:
+            _log_path.rename(kept)
+            _log_path = kept
+        except OSError:
+            pass
+    return _log_path
+
+
 def close_session_log() -> None:
-    """At a normal end: remove an empty log, keep one with an error as `crash-*.log`."""
+    """At a normal end: remove an empty log; one with an error already has its kept name."""
     global _log, _log_path, _faulthandler_ours
     if _log is None or _log_path is None:
         return
@@ -79,8 +104,6 @@ def close_session_log() -> None:
     try:
         if _log_path.stat().st_size == 0:
             _log_path.unlink()
-        else:
-            _log_path.rename(_log_path.with_name(CRASH_PREFIX + _log_path.name[len("session-") :]))
     except OSError:
         pass  # another instance tidied it meanwhile
     _log = _log_path = None
@@ -98,7 +121,7 @@ def earlier_crash_logs() -> list[Path]:
         try:
             if path.stat().st_size == 0:
                 continue
-            kept = path.with_name(CRASH_PREFIX + path.name[len("session-") :])
+            kept = kept_name(path)
             path.rename(kept)
         except OSError:
             continue
@@ -107,7 +130,7 @@ def earlier_crash_logs() -> list[Path]:
 
 
 def _write(kind: type[BaseException], exc: BaseException, trace: TracebackType | None) -> Path:
-    path = _open_session_log()
+    _open_session_log()
     assert _log is not None
     study = _study_path()
     _log.write(
@@ -118,7 +141,7 @@ def _write(kind: type[BaseException], exc: BaseException, trace: TracebackType |
     _log.write("".join(traceback.format_exception(kind, exc, trace)))
     _log.write("\n")
     _log.flush()
-    return path
+    return _keep_as_crash_log()
 
 
 def _study_path() -> Path | None:

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QByteArray, QSize, Qt, QTimer
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QApplication,
     QHBoxLayout,
@@ -32,7 +32,7 @@ from meaningbench.ui.status_bar import MainStatusBar
 from meaningbench.ui.study_controller import StudyController, demo_available
 from meaningbench.ui.theme import SCALE_STEP, ThemeManager
 from meaningbench.ui.welcome import WelcomePage
-from meaningbench.ui.window_state import window_settings
+from meaningbench.ui.window_state import DEFAULT_SIZE, default_geometry, window_settings
 
 COUNTS_DELAY_MS = 400
 CLOSE_WAIT_MS = 5000
@@ -112,6 +112,7 @@ class MainWindow(QMainWindow):
         self.context.study_opened.connect(self._on_study_opened)
         self.context.study_closed.connect(self._on_study_closed)
         self.context.settings_changed.connect(self._show_study_name)
+        self.context.import_requested.connect(self.show_import_dialog)
         for sig in (self.context.data_changed, self.context.ratings_changed):
             sig.connect(lambda *_: self._counts_timer.start())
         self.runner.job_finished.connect(lambda *_: self._counts_timer.start())
@@ -152,7 +153,11 @@ class MainWindow(QMainWindow):
         self.status = MainStatusBar(self.runner, self)
         self.setStatusBar(self.status)
         self.status.clear_study()
-        self.resize(1280, 800)
+        screen = self.screen() or QGuiApplication.primaryScreen()
+        if screen is not None:
+            self.setGeometry(default_geometry(screen.availableGeometry()))
+        else:
+            self.resize(DEFAULT_SIZE)
 
     def toolbar_style(self) -> Qt.ToolButtonStyle:
         return Qt.ToolButtonStyle.ToolButtonTextBesideIcon

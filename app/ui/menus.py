@@ -172,7 +172,7 @@ def shortcut_rows(a: WindowActions) -> list[tuple[str, str]]:
     rows = []
     for action in (
         a.new, a.open, a.import_, a.export, a.close, a.quit, a.settings, a.annotate,
-        a.run_metrics, a.larger, a.smaller, a.reset_size, a.keymap,
+        a.run_metrics, a.larger, a.smaller, a.reset_size, a.guide, a.keymap,
     ):  # fmt: skip
         keys = action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
         if keys:

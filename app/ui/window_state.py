@@ -6,10 +6,27 @@ platform's registry, so a portable install and the tests keep their state to the
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QRect, QSettings, QSize
 
 from meaningbench.settings import data_dir
 
 
 def window_settings() -> QSettings:
     return QSettings(str(data_dir() / "window.ini"), QSettings.Format.IniFormat)
+
+
+DEFAULT_SIZE = QSize(1280, 800)
+# Room left for the title bar and frame the window manager adds around the window.
+FRAME_ALLOWANCE = QSize(16, 48)
+
+
+def default_geometry(available: QRect) -> QRect:
+    """The first-start geometry: 1280×800 where the screen has room, else as much of the
+    screen's free area (without panels and docks) as the frame leaves, centred in it.
+    A 1366×768 laptop would otherwise put the status bar and the rating screen's buttons
+    below the bottom edge."""
+    width = max(1, min(DEFAULT_SIZE.width(), available.width() - FRAME_ALLOWANCE.width()))
+    height = max(1, min(DEFAULT_SIZE.height(), available.height() - FRAME_ALLOWANCE.height()))
+    rect = QRect(0, 0, width, height)
+    rect.moveCenter(available.center())
+    return rect

@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 
 from meaningbench.cli import main
-from meaningbench.datasets.cells import SAFE_CELLS_MARKER
 
 PAIRS = "source,output,system,annotator,meaning\nS1.,O1.,a,r1,80\nS1.,O2.,b,r1,20\n"
 
@@ -93,7 +92,7 @@ def test_export_commands(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     assert main(["export", str(study), str(tmp_path / "items.csv")]) == 0
     assert "wrote 2 rows" in capsys.readouterr().out
     header = (tmp_path / "items.csv").read_text(encoding="utf-8").splitlines()[0]
-    assert header.endswith(f"meaning_mean,meaning_n,{SAFE_CELLS_MARKER}")
+    assert header.endswith("meaning_human,meaning_mean,meaning_n")
     assert main(["export", str(study), str(tmp_path / "r.jsonl"), "--ratings", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["table"] == "ratings"
     assert len((tmp_path / "r.jsonl").read_text(encoding="utf-8").splitlines()) == 2

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from meaningbench.cli import main
-from meaningbench.datasets.cells import SAFE_CELLS_MARKER
+from meaningbench.datasets.cells import notice_path
 from meaningbench.datasets.exporters import export_study
 from meaningbench.datasets.importer import import_file
 from meaningbench.db.models import MetricRun, Score
@@ -122,20 +122,23 @@ def test_items_export_quotes_formula_text_and_never_numbers(
     safe = export_study(study, safe_out)
     table = _table(safe_out)
     assert safe.cells == "spreadsheet-safe"
-    assert table[0][-1] == SAFE_CELLS_MARKER
+    # The same columns as the raw table: no notice column; the notice is a file beside it.
+    assert len(table[0]) == len(raw_table[0])
+    assert safe.notice == str(notice_path(safe_out)) and notice_path(safe_out).is_file()
+    assert not notice_path(raw_out).exists()
     assert not [c for row in table for c in row if _formula(c)]
     # Each formula-like text cell got exactly one quote in front, nothing else changed.
     quoted = 0
-    for n, (raw_row, safe_row) in enumerate(zip(raw_table, table, strict=True)):
-        assert safe_row[-1] == (SAFE_CELLS_MARKER if n == 0 else "")
-        for a, b in zip(raw_row, safe_row[:-1], strict=True):
+    for raw_row, safe_row in zip(raw_table, table, strict=True):
+        assert len(safe_row) == len(raw_row)
+        for a, b in zip(raw_row, safe_row, strict=True):
             if a != b:
                 assert b == "'" + a
                 quoted += 1
     assert quoted == safe.cells_quoted >= 400
     # Numbers stay numbers, negative ones included; text that merely looks like one does not.
     header = table[0]
-    assert header[-2] == "'=ter"  # header cells are text too
+    assert header[-1] == "'=ter"  # header cells are text too
     ter = [float(r[header.index("'=ter")]) for r in table[1:]]
     assert ter == [-3.5 - n for n in range(N)]
     outputs = [r[header.index("output")] for r in table[1:]]
@@ -181,8 +184,10 @@ def test_the_command_says_which_cells_it_wrote(
     path = str(study.path)
     study.close()
     assert main(["export", path, str(tmp_path / "o.csv")]) == 0
-    out = capsys.readouterr().out
-    assert "text cells: spreadsheet-safe:" in out and "--raw-cells" in out
+    done = capsys.readouterr()
+    assert "text cells" not in done.out  # stdout says what was written; stderr the note
+    assert "note: text cells: spreadsheet-safe:" in done.err and "--raw-cells" in done.err
+    assert "o.csv.notice.txt" in done.err
     assert main(["export", path, str(tmp_path / "o.csv"), "--raw-cells", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert (report["cells"], report["cells_quoted"]) == ("raw", 0)

@@ -85,10 +85,13 @@ def test_reimport_adds_only_the_rows_appended(new_study, tmp_path: Path) -> None
 def test_conflicting_labels_for_one_pair_are_both_kept_and_reported(
     new_study, tmp_path: Path
 ) -> None:
-    f = write(tmp_path / "c.tsv", "original\tsimplification\tlabel\nS.\tO.\t10\nS.\tO.\t80\n")
+    f = write(
+        tmp_path / "c.tsv",
+        "original\tsimplification\tlabel\nS.\tO.\t10\nS.\tO.\t80\nT.\tP.\t50\n",
+    )
     report = import_file(new_study, f)
-    assert (report.items_created, report.ratings_added, report.conflicting_ratings) == (1, 2, 1)
-    assert sorted(v for (v,) in rows(new_study, "SELECT value FROM rating")) == [10.0, 80.0]
+    assert (report.items_created, report.ratings_added, report.conflicting_ratings) == (2, 3, 1)
+    assert sorted(v for (v,) in rows(new_study, "SELECT value FROM rating")) == [10.0, 50.0, 80.0]
 
 
 def test_references_conflict_keeps_the_first(new_study, tmp_path: Path) -> None:

@@ -9,12 +9,14 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from sqlalchemy import select
 
 from meaningbench.annotation.merge import merge_ratings
 from meaningbench.datasets.exporters import export_study
 from meaningbench.datasets.importer import import_file
 from meaningbench.datasets.info import study_info
 from meaningbench.db.frames import item_attributes_frame
+from meaningbench.db.models import Rating
 from meaningbench.db.study import Study, copy_study, create_study, open_study
 from meaningbench.errors import InputError
 from tests.conftest import SHARED_DATASETS
@@ -227,6 +229,13 @@ def test_export_writes_attributes_and_the_round_trip_keeps_them(tmp_path: Path, 
     lines = SIMPEVAL.replace("source,output,system,", "source,output,model,").splitlines()
     text = "\n".join(line + (",system" if n == 0 else ",kept") for n, line in enumerate(lines))
     import_file(a, write(tmp_path / "simpeval.csv", text + "\n"), mapping=["system=model"])
+    # One of an item's two ratings flagged with a comment: the export's rows of that item
+    # differ in them, and they are no category of it.
+    with a.session(write=True) as s:
+        first = s.scalars(select(Rating).order_by(Rating.id)).first()
+        assert first is not None
+        first.flagged, first.comment = True, "unsure"
+        s.commit()
     out = tmp_path / f"ratings.{suffix}"
     report = export_study(a, out, ratings=True)
     assert "sentence_type" in report.columns and "system (attribute)" in report.columns
@@ -237,7 +246,7 @@ def test_export_writes_attributes_and_the_round_trip_keeps_them(tmp_path: Path, 
         assert by_output["It rained."]["sentence_type"] == ""
     b = create_study(tmp_path / "b.mbstudy")
     back = import_file(b, out)
-    assert back.ignored_columns == ["item_id"]
+    assert back.ignored_columns == ["item_id", "flagged", "comment"]
     assert attributes_by_text(b) == attributes_by_text(a)
     assert attributes_by_text(b)[("Dogs bark at night.", "Dogs bark.", "lens")] == {
         "sentence_type": "deletion",

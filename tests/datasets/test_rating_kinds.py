@@ -133,7 +133,7 @@ def test_aggregate_said_of_a_file_with_several_rows_per_item_is_refused(
     path = _questeval(shared_datasets)
     assert main(["import", str(study), str(path), "--ratings", "aggregate"]) == 2
     err = capsys.readouterr().err
-    assert "--ratings aggregate: 296 items have several rows for one dimension" in err
+    assert "aggregate labels: 296 of 296 labelled items have several rows for one dimension" in err
     assert "(888 item-dimension pairs)" in err and "Traceback" not in err
     assert study.read_bytes() == before
 

@@ -104,3 +104,31 @@ def test_down_arrow_from_the_name_field_chooses_an_existing_rater(qtbot, study_w
     assert picker.selected_name() == "ann2"
     qtbot.keyClick(focused(), Qt.Key.Key_Return)
     assert picker.result() == QDialog.DialogCode.Accepted and not picker.is_new()
+
+
+def test_a_rater_with_merged_ratings_is_listed_as_his_queue_counts_him(
+    qtbot, study_with_facts
+) -> None:
+    from meaningbench.annotation.session import AnnotationSession
+
+    path, _ = study_with_facts
+    picker = shown_picker(qtbot, path)  # ann1's ratings came in without a queue
+    row = next(
+        picker.list.item(i).text()
+        for i in range(picker.list.count())
+        if picker.list.item(i).text().startswith("ann1 ")
+    )
+    study = open_study(path)
+    try:
+        progress = AnnotationSession(study, "ann1").progress()
+    finally:
+        study.close()
+    assert progress.rated > 0 and "not started" not in row
+    assert f"{progress.rated} rated" in row
+    picker = shown_picker(qtbot, path)  # the queue made: the picker and the queue agree
+    row = next(
+        picker.list.item(i).text()
+        for i in range(picker.list.count())
+        if picker.list.item(i).text().startswith("ann1 ")
+    )
+    assert f"{progress.rated} of {progress.total} rated" in row

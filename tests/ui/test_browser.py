@@ -257,3 +257,44 @@ def test_an_empty_output_is_shown_as_one(window, qtbot, tmp_path: Path) -> None:
     assert tip == EMPTY_OUTPUT_TIP
     assert page.select_item(model.item_id(0))
     assert EMPTY_OUTPUT_TIP in page.detail.view.toPlainText()
+
+
+def test_an_empty_study_says_to_import_and_the_button_opens_the_import(
+    window, qtbot, tmp_path, study_with_facts
+) -> None:
+    from PySide6.QtWidgets import QLabel
+
+    from meaningbench.db.study import create_study
+    from meaningbench.ui.dialogs.import_dialog import ImportDialog
+
+    path = tmp_path / "empty.mbstudy"
+    create_study(path).close()
+    window.show()
+    assert window.studies.open_path(path)
+    page = window.page("browser")
+    qtbot.waitUntil(lambda: page.empty_hint.isVisible(), timeout=10_000)
+    assert not page.table.isVisible()
+    assert "no items yet" in page.empty_hint.findChild(QLabel).text()
+    qtbot.mouseClick(page.import_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: isinstance(window._dialogs.get("import"), ImportDialog), timeout=5_000)
+    window._dialogs["import"].close()
+    # A study with items shows its table, never the hint.
+    open_in(window, study_with_facts[0], qtbot)
+    assert page.table.isVisible() and not page.empty_hint.isVisible()
+
+
+def test_the_annotate_page_of_an_empty_study_offers_the_import(window, qtbot, tmp_path) -> None:
+    from meaningbench.db.study import create_study
+    from meaningbench.ui.dialogs.import_dialog import ImportDialog
+
+    path = tmp_path / "empty.mbstudy"
+    create_study(path).close()
+    window.show()
+    assert window.studies.open_path(path)
+    assert window.show_page("annotate")
+    page = window.page("annotate")
+    assert "no items to rate yet" in page.message.text()
+    assert page.import_button.isVisible() and not page.start_button.isVisible()
+    qtbot.mouseClick(page.import_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: isinstance(window._dialogs.get("import"), ImportDialog), timeout=5_000)
+    window._dialogs["import"].close()

@@ -125,3 +125,40 @@ def test_a_normal_end_leaves_no_log() -> None:
     assert done.returncode == 0
     home = Path(os.environ["MEANINGBENCH_HOME"])
     assert (home / "logs").is_dir() and not list((home / "logs").iterdir())
+
+
+SLOT_ERROR = r"""
+import sys
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication, QMessageBox
+from meaningbench.ui.launch import create_application, launch
+app = create_application()
+
+def broken_slot():
+    raise ZeroDivisionError("divided by nothing")
+
+def read_box_and_quit():
+    box = next(w for w in QApplication.topLevelWidgets() if isinstance(w, QMessageBox))
+    print("BOX:" + box.text().replace("\n", "|"), flush=True)
+    app.quit()
+
+QTimer.singleShot(300, broken_slot)
+QTimer.singleShot(1500, read_box_and_quit)
+raise SystemExit(launch())
+"""
+
+
+def test_the_log_named_after_an_error_is_there_after_the_app_ends() -> None:
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    done = subprocess.run(
+        [sys.executable, "-c", SLOT_ERROR], cwd=ROOT, env=env, capture_output=True,
+        text=True, timeout=120,
+    )  # fmt: skip
+    box = next(line for line in done.stdout.splitlines() if line.startswith("BOX:"))
+    lines = box.split("|")
+    named = Path(lines[lines.index("The details were written to") + 1])
+    assert named.parent == Path(os.environ["MEANINGBENCH_HOME"]) / "logs"
+    assert named.is_file(), f"the box named {named.name}; the folder holds " + ", ".join(
+        p.name for p in named.parent.iterdir()
+    )
+    assert "ZeroDivisionError: divided by nothing" in named.read_text(encoding="utf-8")

@@ -43,3 +43,27 @@ def test_user_guide_opens_from_f1_and_follows_links(window, qtbot) -> None:
     qtbot.keyClick(dialog.list, Qt.Key.Key_Down)
     assert dialog.guides[dialog.list.currentRow()].path.name != "data.md"
     dialog.close()
+
+
+def test_every_guide_title_shows_whole_in_the_list(qtbot) -> None:
+    from PySide6.QtCore import QRect
+
+    from meaningbench.ui.dialogs.guides import GuidesDialog
+
+    dialog = GuidesDialog()
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    qtbot.wait(50)
+    view = dialog.list
+    metrics = view.fontMetrics()
+    assert max(len(g.title) for g in dialog.guides) > 60
+    for row, guide in enumerate(dialog.guides):
+        rect = view.visualRect(view.model().index(row, 0))
+        flags = int(Qt.TextFlag.TextWordWrap)
+        needed = metrics.boundingRect(QRect(0, 0, rect.width() - 8, 10_000), flags, guide.title)
+        assert needed.width() <= rect.width() and needed.height() <= rect.height(), (
+            f"{guide.title!r} needs {needed.width()}×{needed.height()} px, "
+            f"has {rect.width()}×{rect.height()}"
+        )
+        assert rect.right() <= view.viewport().width()

@@ -190,15 +190,19 @@ def test_the_kind_of_ratings_is_shown_and_can_be_chosen(window, qtbot, tmp_path:
     assert dialog.preview.rating_kind == "anonymous"
     assert "Ratings (inferred): per-rater (anonymous)" in dialog.plan_label.text()
 
-    # Said to be aggregates, the file is refused: one item has two rows.
+    # Said to be aggregates, a file where most items have several rows is refused (one
+    # rule with the inferred kind; a few repeated items would be kept with a warning).
+    many = write_csv(tmp_path / "many.csv", LONG_HEADER[:3] + LONG_HEADER[4:], rows + rows)
+    dialog.set_file(many)
     dialog.ratings_combo.setCurrentIndex(dialog.ratings_combo.findData("aggregate"))
     dialog.refresh_preview()
     assert "Ratings (as chosen): aggregate" in dialog.plan_label.text()
     job = dialog.start()
     qtbot.waitUntil(lambda: not job.running, timeout=60_000)
     assert job.outcome == "failed" and job.failure.is_user_error
-    assert "1 item has several rows" in dialog.error_label.text()
+    assert "4 of 4 labelled items have several rows" in dialog.error_label.text()
     assert count(window.context.path, "rating") == 0
+    dialog.set_file(data)
 
     dialog.ratings_combo.setCurrentIndex(0)
     dialog.refresh_preview()

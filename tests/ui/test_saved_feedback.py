@@ -43,3 +43,28 @@ def test_saved_stamp_after_each_rating_and_a_summary_on_quit(
     text = box.findChild(QLabel, "quitSummaryText").text()
     assert "newbie: 2 ratings saved" in text and path.name in text
     box.close()
+
+
+def test_the_quit_summary_counts_each_study_on_its_own(window, qtbot, tmp_path) -> None:
+    from tests.ui.factories import populated_study
+
+    paths = []
+    for name in ("dev.mbstudy", "test.mbstudy"):
+        study, _ = populated_study(tmp_path / name)
+        paths.append(study.path)
+        study.close()
+    window.show()
+    for path, n in zip(paths, (2, 3), strict=True):
+        open_in(window, path, qtbot)
+        assert window.show_page("annotate")
+        page = window.page("annotate")
+        assert page.start("ana")
+        for _ in range(n):
+            rate(qtbot, page.screen, "55")
+        assert len(ratings_by(path, "ana")) == n
+    window.close()
+    text = page.summary_dialog.findChild(QLabel, "quitSummaryText").text()
+    assert "ana: 2 ratings saved to dev.mbstudy" in text
+    assert "ana: 3 ratings saved to test.mbstudy" in text
+    assert "5 ratings" not in text
+    page.summary_dialog.close()

@@ -80,7 +80,36 @@ def test_dialogs_open_without_a_fuss(window, qtbot, study_with_facts) -> None:
     texts = [keymap.table.item(r, 0).text() for r in range(keymap.table.rowCount())]
     assert "Run metrics" in texts
     assert "Submit and show the next item (once every scale is set)" in texts
+    # Every page is listed with its own key, however many pages the window has.
+    keys = {
+        keymap.table.item(r, 0).text(): keymap.table.item(r, 1).text()
+        for r in range(keymap.table.rowCount())
+        if keymap.table.item(r, 1)
+    }
+    pages = len(window.page_keys())
+    assert pages >= 5
+    assert [keys.get(f"Go to {window.nav.item(i).text()}") for i in range(pages)] == [
+        f"Ctrl+{i + 1}" for i in range(pages)
+    ]
     keymap.close()
     about = window.show_about()
     assert "MeaningBench" in about.text()
     about.close()
+
+
+def test_the_first_window_fits_the_screen_it_opens_on(window) -> None:
+    from PySide6.QtCore import QRect
+
+    from meaningbench.ui.window_state import default_geometry
+
+    # A 1366×768 laptop with a 32-px panel: the default is cut to the free height.
+    laptop = QRect(0, 32, 1366, 736)
+    fitted = default_geometry(laptop)
+    assert laptop.contains(fitted) and fitted.height() <= 736 - 40
+    assert fitted.width() == 1280 and fitted.center() == laptop.center()
+    assert default_geometry(QRect(0, 0, 2560, 1440)).size().toTuple() == (1280, 800)
+    # The window itself, on the (offscreen, 800-px) screen it opened on: its frame ends
+    # above the screen's bottom edge (its width cannot go below the window's minimum).
+    free = window.screen().availableGeometry()
+    assert free.top() <= window.geometry().top() and window.geometry().bottom() <= free.bottom()
+    assert window.geometry().height() <= free.height() - 40

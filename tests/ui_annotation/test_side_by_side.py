@@ -122,3 +122,33 @@ def test_undo_skip_and_revise_work_on_the_unit(qtbot, make_sxs, study) -> None:
     with study.session() as s:
         old = s.scalars(select(Rating).where(Rating.state == "superseded")).all()
         assert {r.item_id for r in old} == set(rated)
+
+
+def test_the_sliders_stand_level_whatever_the_lengths_of_the_outputs(qtbot, study) -> None:
+    from meaningbench.ui.annotation.side_by_side import SideBySideScreen
+
+    outputs = ["Short.", "A middling output of a dozen words or so, no more.", "Long " * 90]
+    with study.session() as s:
+        # One source with three outputs, from one word to many lines.
+        first = s.scalars(select(Item).order_by(Item.id)).first()
+        same = s.scalars(select(Item).where(Item.source_group == first.source_group)).all()
+        for item, text in zip(same, outputs, strict=False):
+            item.output = text
+        kept = ("dataset_id", "source", "references", "source_group", "meta")
+        third = Item(**{c: getattr(first, c) for c in kept}, system="system-9", pair_key="long")
+        third.output = outputs[2]
+        s.add(third)
+    set_protocol(study, "sxs")
+    screen = SideBySideScreen(study, "alice")
+    qtbot.addWidget(screen)
+    screen.show()
+    qtbot.waitExposed(screen)
+    while len(screen.current_unit().items) < 3:
+        press(qtbot, screen, K.Key_S)
+    assert sorted(len(c.panel.text.text()) for c in screen.columns) == [6, 50, 450]
+    for size in [(1400, 900), (1024, 700), (1366, 768)]:
+        screen.resize(*size)
+        qtbot.wait(50)
+        tops = [c.row.scale.mapTo(screen, c.row.scale.rect().topLeft()).y() for c in screen.columns]
+        assert len(set(tops)) == 1, f"{size}: slider tops at {tops}"
+        assert len({c.panel.height() for c in screen.columns}) == 1

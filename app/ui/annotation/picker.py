@@ -43,10 +43,7 @@ class AnnotatorPicker(QDialog):
         layout.addWidget(QLabel("Continue as:" if self._summaries else "No annotators yet."))
         self.list = QListWidget()
         for summary in self._summaries:
-            progress = (
-                f"{summary.rated} of {summary.total} rated" if summary.total else "not started"
-            )
-            item = QListWidgetItem(f"{summary.name}    ·    {progress}")
+            item = QListWidgetItem(f"{summary.name}    ·    {summary.progress_text()}")
             item.setData(NAME_ROLE, summary.name)
             self.list.addItem(item)
         self.list.setVisible(bool(self._summaries))

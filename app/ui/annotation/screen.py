@@ -28,6 +28,7 @@ from meaningbench.annotation.model import ShownItem
 from meaningbench.annotation.session import AnnotationSession
 from meaningbench.errors import UserError
 from meaningbench.queries.annotation import Study
+from meaningbench.ui.annotation.focus import keep_focus_in
 from meaningbench.ui.annotation.pair_view import PairView
 from meaningbench.ui.annotation.panels import FlagDialog, GuidelinesPanel, KeymapOverlay
 from meaningbench.ui.annotation.rows import DimensionRow
@@ -529,10 +530,7 @@ class AnnotationScreen(QWidget):
 
     def _focus_scale(self) -> None:
         if self._item is not None:
-            focused = QApplication.focusWidget()
-            chain = self.focus_chain()
-            if not any(focused is w for w in chain):
-                chain[0].setFocus(Qt.FocusReason.OtherFocusReason)
+            keep_focus_in(self.focus_chain())
 
     # -- keys ------------------------------------------------------------------------------
 

@@ -14,7 +14,7 @@ from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtGui import QKeyEvent, QPalette
 from PySide6.QtWidgets import (
     QApplication,
-    QFrame,
+    QGridLayout,
     QHBoxLayout,
     QLabel,
     QVBoxLayout,
@@ -25,6 +25,7 @@ from meaningbench.annotation.session import AnnotationSession
 from meaningbench.annotation.side_by_side import ShownUnit, SideBySideSession
 from meaningbench.errors import UserError
 from meaningbench.queries.annotation import Study
+from meaningbench.ui.annotation.focus import keep_focus_in
 from meaningbench.ui.annotation.panels import FlagDialog
 from meaningbench.ui.annotation.rows import DimensionRow
 from meaningbench.ui.annotation.scales import NAV_MODIFIERS, blend
@@ -38,20 +39,25 @@ NOTICE_MS = 4000
 LETTERS = "ABCDEFGH"
 
 
-class OutputColumn(QFrame):
-    """One output of the unit with its own slider."""
+class OutputColumn:
+    """One output of the unit with its own slider: a card in the top row of the grid, its
+    slider in the row under it. Cards of one row share their height, so texts of different
+    lengths leave every slider at the same height."""
 
-    def __init__(self, letter: str, row: DimensionRow, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setObjectName("sxsOutput")
+    def __init__(self, letter: str, row: DimensionRow) -> None:
         self.panel = TextPanel(f"Output {letter}")
         self.row = row
-        v = QVBoxLayout(self)
-        v.setContentsMargins(0, 0, 0, 0)
-        v.setSpacing(10)
-        v.addWidget(self.panel)
-        v.addWidget(row)
-        v.addStretch(1)
+
+    def place(self, grid: QGridLayout, at: int) -> None:
+        grid.addWidget(self.panel, 0, at)
+        grid.addWidget(self.row, 1, at)
+        grid.setColumnStretch(at, 1)
+
+    def remove(self, grid: QGridLayout) -> None:
+        for widget in (self.panel, self.row):
+            grid.removeWidget(widget)
+            widget.hide()  # out of the layout, but on screen until it is deleted
+            widget.deleteLater()
 
 
 class SideBySideScreen(QWidget):
@@ -97,8 +103,9 @@ class SideBySideScreen(QWidget):
         )
         self.question.setWordWrap(True)
         outer.addWidget(self.question)
-        self.columns_box = QHBoxLayout()
-        self.columns_box.setSpacing(16)
+        self.columns_box = QGridLayout()
+        self.columns_box.setHorizontalSpacing(16)
+        self.columns_box.setVerticalSpacing(10)
         outer.addLayout(self.columns_box)
         outer.addStretch(1)
         self.columns: list[OutputColumn] = []
@@ -133,8 +140,9 @@ class SideBySideScreen(QWidget):
 
     def _clear_columns(self) -> None:
         for col in self.columns:
-            self.columns_box.removeWidget(col)
-            col.deleteLater()
+            col.remove(self.columns_box)
+        for at in range(self.columns_box.columnCount()):
+            self.columns_box.setColumnStretch(at, 0)
         self.columns = []
 
     def _show(self, unit: ShownUnit | None) -> None:
@@ -165,7 +173,7 @@ class SideBySideScreen(QWidget):
             col.panel.set_plain(item.output)
             row.scale.reset(item.values.get(self.sxs.scale.name))
             row.scale.valueChanged.connect(self._refresh_hint)
-            self.columns_box.addWidget(col, 1)
+            col.place(self.columns_box, len(self.columns))
             self.columns.append(col)
         self.banner.setVisible(unit.reviewing)
         self.banner.setText(
@@ -306,7 +314,25 @@ class SideBySideScreen(QWidget):
             action()
             event.accept()
             return
+        if K.Key_0 <= event.key() <= K.Key_9 and self.columns:
+            # Focus is on the screen itself (after a click on a text): type into a slider.
+            scales = [c.row.scale for c in self.columns]
+            target = next((sc for sc in scales if not sc.is_set()), scales[0])
+            target.setFocus(Qt.FocusReason.OtherFocusReason)
+            target.type_digit(event.key() - K.Key_0)
+            event.accept()
+            return
         super().keyPressEvent(event)
+
+    def focusInEvent(self, event) -> None:  # noqa: ANN001 - Qt's event type
+        # A host that focuses the screen (queue opened or resumed, page shown) means
+        # "rate now": the first output's slider takes the keys.
+        super().focusInEvent(event)
+        keep_focus_in([c.row.scale for c in self.columns])
+
+    def showEvent(self, event) -> None:  # noqa: ANN001 - Qt's event type
+        super().showEvent(event)
+        keep_focus_in([c.row.scale for c in self.columns])  # focus given while hidden is lost
 
     def focusNextPrevChild(self, next: bool) -> bool:  # noqa: A002 - Qt's name
         """Tab and Shift+Tab cycle through the outputs' sliders."""

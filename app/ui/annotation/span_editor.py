@@ -243,16 +243,25 @@ class SpanEditor(QLabel):
 
     def paintEvent(self, event: QPaintEvent) -> None:
         super().paintEvent(event)
-        sel = self.selection() if self.hasFocus() else None
+        sel = self.selection()
         if sel is None:
             return
-        accent = QColor(self.palette().color(QPalette.ColorRole.Highlight))
+        pal = self.palette()
+        focused = self.hasFocus()
+        # Without the keys the cursor still shows where marking starts, in a muted line:
+        # a rater must see it before the first arrow key, not find it by pressing one.
+        accent = QColor(
+            pal.color(QPalette.ColorRole.Highlight)
+            if focused
+            else blend(pal.color(QPalette.ColorRole.Base), pal.color(QPalette.ColorRole.Text), 0.45)
+        )
         painter = QPainter(self)
         for rect in self._line_rects(*sel):
             if not rect.intersects(QRectF(event.rect())):
                 continue
-            accent.setAlpha(40)
-            painter.fillRect(rect, accent)
-            accent.setAlpha(255)
+            if focused:
+                accent.setAlpha(40)
+                painter.fillRect(rect, accent)
+                accent.setAlpha(255)
             painter.fillRect(QRectF(rect.left(), rect.bottom() - 2, rect.width(), 2), accent)
         painter.end()

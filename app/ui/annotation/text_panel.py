@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 
-from PySide6.QtCore import QEvent, QSize, Qt, Signal
+from PySide6.QtCore import QEvent, QObject, QSize, Qt, Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
     QAbstractScrollArea,
@@ -116,6 +116,7 @@ class TextPanel(QFrame):
         self._caption = caption.upper()
         self.text: QLabel | _TextView = _TextView()
         self.pane: QAbstractScrollArea = self.text
+        self._fonts: dict[QWidget, QFont] = {}
         self._apply_fonts()
         self._height_key: tuple[int, str, str] | None = None
         self._height = 0
@@ -139,10 +140,22 @@ class TextPanel(QFrame):
         cap_font.setPointSizeF(base.pointSizeF() * 0.82)
         cap_font.setWeight(QFont.Weight.DemiBold)
         cap_font.setLetterSpacing(QFont.SpacingType.PercentageSpacing, 114)
-        self.caption.setFont(cap_font)
         font = QFont(base)
         font.setPointSizeF(base.pointSizeF() * TEXT_SCALE)
-        self.text.setFont(font)
+        self._fonts = {self.caption: cap_font, self.text: font}
+        for widget, wanted in self._fonts.items():
+            widget.setFont(wanted)
+            widget.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, e: QEvent) -> bool:
+        # Moving a panel into a window under the application's style sheet resets the fonts
+        # of some of its labels to the inherited one (a span editor's text fell from 1.55
+        # times the interface font to the interface font): set them again.
+        if e.type() == QEvent.Type.FontChange and isinstance(watched, QWidget):
+            wanted = self._fonts.get(watched)
+            if wanted is not None and watched.font() != wanted:
+                watched.setFont(wanted)
+        return super().eventFilter(watched, e)
 
     def event(self, e: QEvent) -> bool:
         # A top-level widget hears ApplicationFontChange; a child only FontChange, when the

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QLineEdit,
+    QPushButton,
     QSplitter,
     QTableView,
     QVBoxLayout,
@@ -24,10 +25,12 @@ from meaningbench.queries.browser import (
     BrowserFilter,
     attribute_choices,
     distinct_values,
+    has_items,
     score_columns,
 )
 from meaningbench.ui.browser.detail import DetailPane
 from meaningbench.ui.browser.model import FIXED_COLUMNS, ItemTableModel
+from meaningbench.ui.icons import themed_icon
 
 if TYPE_CHECKING:
     from meaningbench.queries.files import Study
@@ -77,7 +80,38 @@ class BrowserPage(QWidget):
         layout.setSpacing(8)
         layout.addLayout(bar)
         layout.addWidget(self.splitter, 1)
+        self.empty_hint = self._build_empty_hint()
+        layout.addWidget(self.empty_hint, 1)
         self._build_connections()
+
+    def _build_empty_hint(self) -> QWidget:
+        """What a study without items shows instead of an empty table: how to fill it."""
+        hint = QWidget()
+        hint.setObjectName("emptyStudyHint")
+        text = QLabel(
+            "<b>This study has no items yet.</b><br><br>Import a file of original and "
+            "simplified sentences (CSV, TSV or JSON Lines; ratings too, if it has "
+            "them) to browse, rate and score them."
+        )
+        text.setObjectName("mutedLabel")
+        text.setWordWrap(True)
+        text.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.import_button = QPushButton(themed_icon("import"), "Import data…")
+        self.import_button.setObjectName("emptyStudyImport")
+        self.import_button.setMinimumHeight(34)
+        self.import_button.clicked.connect(lambda _c=False: self.context.import_requested.emit())
+        box = QVBoxLayout(hint)
+        box.addStretch(1)
+        box.addWidget(text)
+        box.addSpacing(12)
+        box.addWidget(self.import_button, 0, Qt.AlignmentFlag.AlignCenter)
+        box.addStretch(2)
+        hint.hide()
+        return hint
+
+    def _show_empty_hint(self, empty: bool) -> None:
+        self.empty_hint.setVisible(empty)
+        self.splitter.setVisible(not empty)
 
     def _build_filter_bar(self) -> QHBoxLayout:
         self.dataset_combo = QComboBox()
@@ -316,6 +350,7 @@ class BrowserPage(QWidget):
         self.apply_filters()
 
     def _on_study_closed(self) -> None:
+        self._show_empty_hint(False)
         self.detail.set_connection(None)
         self.model.set_study(None)
         self.count_label.setText("")
@@ -389,6 +424,8 @@ class BrowserPage(QWidget):
             return
         self.count_label.setToolTip("")
         self.count_label.setText(f"{count:,} items")
+        conn = self.model.connection
+        self._show_empty_hint(count == 0 and conn is not None and not has_items(conn))
         if self._fit_pending and count:
             self._fit_pending = False
             self.fit_columns()

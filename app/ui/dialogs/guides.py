@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QUrl
+from PySide6.QtCore import Qt, QUrl
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QHBoxLayout,
+    QListView,
     QListWidget,
     QListWidgetItem,
     QSplitter,
@@ -27,8 +28,16 @@ class GuidesDialog(QDialog):
         self.setWindowTitle("User guide")
         self.guides: list[Guide] = guides()
         self.list = QListWidget()
+        # Titles run to 70 characters: they wrap onto more lines rather than end in "…".
+        self.list.setWordWrap(True)
+        self.list.setTextElideMode(Qt.TextElideMode.ElideNone)
+        self.list.setResizeMode(QListView.ResizeMode.Adjust)
+        self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.list.setSpacing(2)
         for guide in self.guides:
-            self.list.addItem(QListWidgetItem(guide.title))
+            item = QListWidgetItem(guide.title.replace("`", ""))  # Markdown code marks
+            item.setToolTip(guide.title)
+            self.list.addItem(item)
         self.browser = QTextBrowser()
         self.browser.setOpenExternalLinks(True)
         self.browser.setOpenLinks(True)
@@ -37,7 +46,7 @@ class GuidesDialog(QDialog):
         splitter.addWidget(self.list)
         splitter.addWidget(self.browser)
         splitter.setStretchFactor(1, 1)
-        splitter.setSizes([200, 700])
+        splitter.setSizes([260, 740])
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)

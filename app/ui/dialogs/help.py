@@ -33,6 +33,18 @@ def annotation_keys() -> list[tuple[str, str]]:
     return [(action, keys) for keys, action in KEYMAP]
 
 
+def page_rows(actions: WindowActions) -> list[tuple[str, str]]:
+    """(page, keys) for every page the window has now: plug-in pages add their own."""
+    menu = actions.pages_menu
+    if menu is None:
+        return []
+    return [
+        (action.text(), action.shortcut().toString())
+        for action in menu.actions()
+        if not action.shortcut().isEmpty()
+    ]
+
+
 class KeymapDialog(QDialog):
     def __init__(self, actions: WindowActions, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -40,7 +52,7 @@ class KeymapDialog(QDialog):
         self.setWindowTitle("Keyboard shortcuts")
         rows = [("Window", "", "")]
         rows += [("", what, keys) for what, keys in shortcut_rows(actions)]
-        rows += [("", "Go to page 1–4", "Ctrl+1 … Ctrl+4")]
+        rows += [("", f"Go to {what}", keys) for what, keys in page_rows(actions)]
         annotation = annotation_keys()
         if annotation:
             rows += [("Rating screen", "", "")]
