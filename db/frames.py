@@ -11,11 +11,14 @@ Raw rows only: how an item's ratings make its human score is a rule of the engin
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 import pandas as pd
 from sqlalchemy import Connection, text
 from sqlalchemy.orm import Session
+
+from meaningbench.db.models import ATTRIBUTE_NAMES_KEY, ATTRIBUTES_JSON_PATH
 
 ITEM_COLUMNS = [
     "item_id",
@@ -42,13 +45,10 @@ def _in_clause(name: str, values: Sequence[object]) -> tuple[str, dict[str, obje
     return "(" + ", ".join(f":{k}" for k in params) + ")", params
 
 
-def items_frame(
-    session: Session | Connection,
-    *,
-    kinds: Sequence[str] | None = ("regular",),
-    dataset: str | None = None,
-) -> pd.DataFrame:
-    """Items as rows; `references` decoded to lists. `kinds=None` includes control items."""
+def _item_where(
+    kinds: Sequence[str] | None, dataset: str | None
+) -> tuple[list[str], dict[str, object]]:
+    """Conditions on `item i` (kinds) and `dataset d` (name), with their parameters."""
     where: list[str] = ["1=1"]
     params: dict[str, object] = {}
     if kinds is not None:
@@ -58,6 +58,17 @@ def items_frame(
     if dataset is not None:
         where.append("d.name = :dataset")
         params["dataset"] = dataset
+    return where, params
+
+
+def items_frame(
+    session: Session | Connection,
+    *,
+    kinds: Sequence[str] | None = ("regular",),
+    dataset: str | None = None,
+) -> pd.DataFrame:
+    """Items as rows; `references` decoded to lists. `kinds=None` includes control items."""
+    where, params = _item_where(kinds, dataset)
     sql = f"""
         SELECT i.id AS item_id, d.name AS dataset, i.source, i.output, i.refs AS "references",
                i.system, i.source_group, i.kind, i.parent_id, i.external_id
@@ -70,6 +81,58 @@ def items_frame(
         return pd.DataFrame(columns=ITEM_COLUMNS)
     frame["references"] = [json.loads(r) if r else [] for r in frame["references"]]
     return frame
+
+
+# The attribute names items of the study have, as the writers of attributes (import and
+# merge) record them: no scan of the items. One row (the value, JSON) or none.
+ATTRIBUTE_NAMES_SQL = f"SELECT value FROM study_setting WHERE key = '{ATTRIBUTE_NAMES_KEY}'"
+
+
+def decode_attribute_names(raw: object) -> list[str]:
+    """The names from the value `ATTRIBUTE_NAMES_SQL` reads (None when there is no row)."""
+    names = json.loads(raw) if isinstance(raw, str) else raw
+    return [str(n) for n in names] if isinstance(names, list) else []
+
+
+def attribute_names(session: Session | Connection) -> list[str]:
+    """The attribute names items of the study have, sorted."""
+    return decode_attribute_names(_conn(session).execute(text(ATTRIBUTE_NAMES_SQL)).scalar())
+
+
+def item_attributes(
+    session: Session | Connection, item_range: tuple[int, int]
+) -> dict[int, dict[str, str]]:
+    """{item id: {name: value}} for the items with ids in [lo, hi] that have attributes."""
+    sql = f"""
+        SELECT i.id, json_extract(i.meta, '{ATTRIBUTES_JSON_PATH}') FROM item i
+        WHERE i.id BETWEEN :lo AND :hi
+          AND json_extract(i.meta, '{ATTRIBUTES_JSON_PATH}') IS NOT NULL
+    """
+    lo, hi = item_range
+    rows = _conn(session).execute(text(sql), {"lo": lo, "hi": hi})
+    return {int(iid): json.loads(raw) for iid, raw in rows}
+
+
+# Items per distinct `meta`, for `attribute_counts`. Grouping the JSON text as it is and
+# decoding each distinct text once in Python is twice as fast as json_each in SQL (about
+# 0.5 s for 300,000 items on a busy machine): category values repeat.
+ITEM_META_COUNTS_SQL = "SELECT meta, COUNT(*) FROM item GROUP BY meta"
+
+
+def attribute_counts(meta_counts: Iterable[Sequence[Any]]) -> list[tuple[str, str, int]]:
+    """(name, value, items) from the rows of `ITEM_META_COUNTS_SQL`: by name, then the
+    most frequent value first (`info` and the browser list them so)."""
+    counts: dict[tuple[str, str], int] = {}
+    for raw, n in meta_counts:
+        meta = json.loads(raw) if isinstance(raw, str) and raw else raw
+        attrs = meta.get("attributes") if isinstance(meta, dict) else None
+        for name, value in (attrs or {}).items():
+            key = (str(name), str(value))
+            counts[key] = counts.get(key, 0) + int(n)
+    return sorted(
+        ((name, value, n) for (name, value), n in counts.items()),
+        key=lambda t: (t[0], -t[2], t[1]),
+    )
 
 
 def item_attributes_frame(
@@ -85,17 +148,9 @@ def item_attributes_frame(
     kept (`item.meta["attributes"]`), NaN where an item has no value for that attribute.
     `kinds=None` includes control items. No attributes in the study: no columns.
     """
-    where: list[str] = ["1=1"]
-    params: dict[str, object] = {}
-    if kinds is not None:
-        clause, p = _in_clause("k", list(kinds))
-        where.append(f"i.kind IN {clause}")
-        params.update(p)
-    if dataset is not None:
-        where.append("d.name = :dataset")
-        params["dataset"] = dataset
+    where, params = _item_where(kinds, dataset)
     sql = f"""
-        SELECT i.id AS item_id, json_extract(i.meta, '$.attributes') AS attributes
+        SELECT i.id AS item_id, json_extract(i.meta, '{ATTRIBUTES_JSON_PATH}') AS attributes
         FROM item i JOIN dataset d ON d.id = i.dataset_id
         WHERE {" AND ".join(where)}
         ORDER BY i.id

@@ -49,6 +49,12 @@ ANNOTATOR_KIND_LABELS = {
 # `interrupted`: the process scoring a `running` run ended without closing it (killed, a
 # power cut); the next scoring of the study resumes it.
 RUN_STATUSES = ("pending", "running", "done", "failed", "cancelled", "interrupted")
+# Where an item keeps its attributes (categories such as a sentence type, kept from a file's
+# unmapped columns): `item.meta["attributes"]` = {name: value}.
+ATTRIBUTES_JSON_PATH = "$.attributes"
+# The study setting that lists the attribute names any item has (sorted), so that `info`
+# and the browser scan the items for values only in a study that has attributes.
+ATTRIBUTE_NAMES_KEY = "item_attribute_names"
 # An error span marks a stretch of the output (or, for an omission, of the source).
 SPAN_SIDES = ("output", "source")
 SPAN_SEVERITIES = ("minor", "major")

@@ -8,6 +8,12 @@ control items included: one careful, one careless, so rater QC has a pass and a 
 then saves resources/screenshots/dashboard.png (correlations), dashboard-sanity.png (the
 sanity checks, run from the tab's button), dashboard-heatmap.png and
 dashboard-agreement.png.
+
+    xvfb-run -a -s "-screen 0 1600x1000x24" python -m tests.screenshots_dashboard which-metric
+
+imports the QuestEval ratings shipped with the tests (its `simplification_type` column
+becomes an item attribute), scores them with lexical metrics and saves the "Which metric"
+tab as which-metric.png (light) and which-metric-dark.png.
 """
 
 from __future__ import annotations
@@ -121,6 +127,22 @@ def save(window, name: str) -> Path:  # noqa: ANN001
     return path
 
 
+def open_dashboard(app, path: Path):  # noqa: ANN001, ANN201
+    """The main window, light theme, on the study's Dashboard page."""
+    from meaningbench.settings import UserPrefs
+    from meaningbench.ui.main_window import MainWindow
+    from meaningbench.ui.theme import ThemeManager
+
+    theme = ThemeManager(app)
+    theme.apply(choice="light")
+    window = MainWindow(theme=theme, prefs=UserPrefs())
+    window.resize(*SIZE)
+    window.show()
+    assert window.studies.open_path(path)
+    assert window.show_page("dashboard")
+    return window
+
+
 def main() -> int:
     from PySide6.QtWidgets import QApplication
 
@@ -131,17 +153,7 @@ def main() -> int:
         print(f"  careless rater: {annotate(path, 'hasty-rater', careful=False, seed=2)} ratings")
 
         app = QApplication(sys.argv)
-        from meaningbench.settings import UserPrefs
-        from meaningbench.ui.main_window import MainWindow
-        from meaningbench.ui.theme import ThemeManager
-
-        theme = ThemeManager(app)
-        theme.apply(choice="light")
-        window = MainWindow(theme=theme, prefs=UserPrefs())
-        window.resize(*SIZE)
-        window.show()
-        assert window.studies.open_path(path)
-        assert window.show_page("dashboard")
+        window = open_dashboard(app, path)
         page = window.page("dashboard")
         c = page.controller
         settle(app, lambda: c.boot is not None and c.qc is not None and not c.busy)
@@ -165,5 +177,53 @@ def main() -> int:
     return 0
 
 
+WHICH_METRIC_METRICS = ["bleu", "chrf", "ter", "rouge1", "rougel", "sari", "edit_similarity"]
+
+
+def build_questeval_study(folder: Path) -> Path:
+    from meaningbench.datasets.importer import import_file
+    from meaningbench.db.study import create_study
+    from meaningbench.jobs.base import JobContext
+    from meaningbench.jobs.scoring import ScoreRequest, score_study
+    from tests.conftest import unpack_datasets
+
+    data = unpack_datasets(folder / "data") / "csmd_sources"
+    path = folder / "questeval.mbstudy"
+    with create_study(path) as study:
+        import_file(study, data / "questeval_likert_ratings_cleaned.csv", dataset="questeval")
+    request = ScoreRequest(path, WHICH_METRIC_METRICS, {"workers": 1, "pool": "never"})
+    for summary in score_study(request, JobContext()):
+        print(f"  {summary.metric}: {summary.status} ({summary.scored} items)")
+    return path
+
+
+def which_metric_main() -> int:
+    from PySide6.QtWidgets import QApplication
+
+    with tempfile.TemporaryDirectory() as tmp:
+        os.environ["MEANINGBENCH_HOME"] = str(Path(tmp) / "home")
+        path = build_questeval_study(Path(tmp))
+        app = QApplication(sys.argv)
+        window = open_dashboard(app, path)
+        page = window.page("dashboard")
+        tab = page.which_metric
+        page.tabs.setCurrentWidget(tab)
+
+        def shown() -> bool:
+            r = tab.result
+            return r is not None and r.by is not None and not tab.computing
+
+        settle(app, shown, timeout=600)
+        save(window, "which-metric.png")
+        window.set_theme("dark")
+        settle(app, lambda: True, timeout=1)
+        save(window, "which-metric-dark.png")
+        window.set_theme("light")
+        window.close()
+    return 0
+
+
 if __name__ == "__main__":
+    if sys.argv[1:] == ["which-metric"]:
+        raise SystemExit(which_metric_main())
     raise SystemExit(main())

@@ -33,6 +33,7 @@ from meaningbench.annotation.settings import AnnotationSettings, load_settings
 from meaningbench.annotation.span_io import export_spans
 from meaningbench.annotation.spans import spans_of
 from meaningbench.datasets.atomic_file import files_in_place
+from meaningbench.db.frames import attribute_names, item_attributes
 from meaningbench.db.study import Study
 from meaningbench.errors import UserError
 from meaningbench.markdown import markdown_text
@@ -74,8 +75,15 @@ def rating_rows(study: Study) -> list[dict[str, Any]]:
     with study.session() as s:
         rows = [dict(r._mapping) for r in s.execute(text(_ROWS_SQL))]
         spans = spans_of(s, [r["rating_id"] for r in rows])
+        names = attribute_names(s)
+        ids = sorted({r["item_id"] for r in rows})
+        attributes = item_attributes(s, (ids[0], ids[-1])) if names and ids else {}
     out = []
     for r in rows:
+        if names:
+            # One field per attribute name, so every row has the same struct.
+            mine = attributes.get(r["item_id"], {})
+            r["attributes"] = {n: mine.get(n) for n in names}
         display = r.pop("display")
         if isinstance(display, str):
             display = json.loads(display)
@@ -125,6 +133,10 @@ def write_parquet(rows: list[dict[str, Any]], path: Path) -> None:
             ("spans", pa.list_(span)),
         ]
     )
+    names = list(rows[0]["attributes"]) if rows and "attributes" in rows[0] else []
+    if names:
+        # The items' categories (a sentence type): a struct with a text field per name.
+        schema = schema.append(pa.field("attributes", pa.struct([(n, pa.string()) for n in names])))
     table = pa.Table.from_pylist(rows, schema=schema)
     pq.write_table(table, path)
 
@@ -291,8 +303,9 @@ def _files_lines(span_ratings: int, label_set: str | None, n_labels: int) -> lis
         "",
         f"- `{RATINGS_FILE}`: one row per rating (item_id, dataset, system, source, output, "
         "rater, rater_kind, dimension, scale, value, submitted_at, duration_ms, flagged, "
-        "comment, display_position, spans). Hidden control items and practice answers are "
-        "not included.",
+        "comment, display_position, spans, and attributes: the item's categories, such as "
+        "a sentence type, when the study has any). Hidden control items and practice "
+        "answers are not included.",
     ]
     if span_ratings:
         lines.append(f"- `{SPANS_FILE}`: error spans, one line per rater and item.")

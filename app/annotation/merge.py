@@ -22,7 +22,7 @@ from __future__ import annotations
 import os
 import sqlite3
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -32,7 +32,16 @@ from sqlalchemy.orm import Session
 from meaningbench.annotation.spans import spans_of, store_spans
 from meaningbench.db.access import read_only_uris, study_access
 from meaningbench.db.faults import describe_fault
-from meaningbench.db.models import Annotator, Dataset, Dimension, Item, ItemNote, Rating
+from meaningbench.db.models import (
+    ATTRIBUTE_NAMES_KEY,
+    Annotator,
+    Dataset,
+    Dimension,
+    Item,
+    ItemNote,
+    Rating,
+    StudySetting,
+)
 from meaningbench.db.study import SCHEMA_HEAD, Study, known_revisions
 from meaningbench.db.writers import announced_writer
 from meaningbench.errors import UserError
@@ -293,6 +302,36 @@ def _copy_spans(
         store_spans(dst, added[their_id].id, spans)
 
 
+def _add_missing_attributes(dst: Session, item_id: int, their_meta: dict | None) -> None:
+    """Attributes (categories) the other copy's item has and ours lacks come in; a value
+    we hold is never overwritten."""
+    theirs = (their_meta or {}).get("attributes") or {}
+    if not theirs:
+        return
+    row = dst.get(Item, item_id)
+    assert row is not None
+    meta = dict(row.meta or {})
+    ours = dict(meta.get("attributes") or {})
+    missing = {k: v for k, v in theirs.items() if k not in ours}
+    if missing:
+        meta["attributes"] = {**ours, **missing}
+        row.meta = meta
+        _note_attribute_names(dst, missing)
+
+
+def _note_attribute_names(dst: Session, names: Iterable[str]) -> None:
+    """The study's list of attribute names (`ATTRIBUTE_NAMES_KEY`) grows by these."""
+    setting = dst.get(StudySetting, ATTRIBUTE_NAMES_KEY)
+    known = list(setting.value or []) if setting is not None else []
+    merged = sorted(set(known) | set(names))
+    if merged == known:
+        return
+    if setting is None:
+        dst.add(StudySetting(key=ATTRIBUTE_NAMES_KEY, value=merged))
+    else:
+        setting.value = merged
+
+
 def _map_items(
     src: Session,
     dst: Session,
@@ -319,6 +358,7 @@ def _map_items(
         if found is not None:
             item_map[item_id] = found
             report.items_matched += 1
+            _add_missing_attributes(dst, found, it.meta)
             continue
         if dset.name not in datasets:
             datasets[dset.name] = Dataset(
@@ -339,6 +379,7 @@ def _map_items(
             external_id=it.external_id,
             meta=it.meta,
         )
+        _note_attribute_names(dst, (it.meta or {}).get("attributes") or {})
         dst.add(row)
         dst.flush()
         item_map[item_id] = row.id

@@ -36,6 +36,12 @@ kinds of ratings (shown in the summary; --ratings overrides what is inferred):
   a new name creates that dimension. dimension.NAME=VALUE says a long file's VALUE means
   dimension NAME.
 
+item attributes: a column no field reads (SimpEval's sentence_type, QuestEval's
+  simplification_type) is kept as an attribute of each item, a category that `info` counts,
+  `export` writes, the browser filters by and analyses break results down by. Every row of
+  an item must give it the same value. --drop-column COLUMN (repeatable) drops one;
+  --drop-column '*' drops them all.
+
 examples:
   meaningbench import my.mbstudy train.tsv
   meaningbench import my.mbstudy simpDA_2022.csv --dataset simpda
@@ -89,6 +95,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "chooses tokenizers, stemming and readability formulas (see `meaningbench language`); "
         "default: the study's, en for a new study",
     )
+    parser.add_argument(
+        "--drop-column",
+        action="append",
+        default=None,
+        metavar="COLUMN",
+        dest="drop_column",
+        help="do not keep this unmapped column as an item attribute (repeatable; '*': none "
+        "of them)",
+    )
     add_json_flag(parser)
     parser.set_defaults(func=run)
 
@@ -130,6 +145,7 @@ def run(args: argparse.Namespace) -> int:
                 encoding=args.encoding,
                 ratings=args.ratings,
                 language=args.language,
+                drop=args.drop_column,
                 progress=progress,
                 cancel=ctx.cancel,
             )

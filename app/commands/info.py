@@ -1,4 +1,5 @@
-"""`meaningbench info STUDY`: what a study holds (datasets, items, raters, dimensions, runs)."""
+"""`meaningbench info STUDY`: what a study holds (datasets, items, item attributes, raters,
+dimensions, runs)."""
 
 from __future__ import annotations
 
@@ -20,7 +21,8 @@ if TYPE_CHECKING:
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "info",
-        help="summarise a study: datasets, items, systems, annotators, dimensions, metric runs",
+        help="summarise a study: datasets, items, systems, item attributes, annotators, "
+        "dimensions, metric runs",
         description="Summarise a study from counts alone (fast on a million items).",
     )
     add_study_argument(parser)

@@ -45,6 +45,7 @@ from meaningbench.analysis.human import item_scores
 from meaningbench.analysis.label_sets import resolve_label_sets, select_labels
 from meaningbench.analysis.score_columns import score_matrix
 from meaningbench.datasets.atomic_file import replace_atomically
+from meaningbench.datasets.attribute_columns import AttributeColumns
 from meaningbench.datasets.cells import CellMode, neutralise, notice_path, notice_text
 from meaningbench.db.frames import ratings_frame
 from meaningbench.db.study import Study
@@ -221,7 +222,8 @@ def _export_items(
     dims, with_labels = _dimensions(conn)
     matrix = score_matrix(conn)
     metric_cols = [str(c) for c in matrix.columns] if not matrix.empty else []
-    columns = list(ITEM_COLUMNS)
+    attributes = AttributeColumns(conn, ITEM_COLUMNS)
+    columns = ITEM_COLUMNS + attributes.headers
     for did, name in dims:
         columns += [f"{name}_human", f"{name}_mean", f"{name}_n"]
         if did in with_labels:
@@ -249,8 +251,10 @@ def _export_items(
         }
         # One conversion per batch: row access on a DataFrame costs ~9 µs per item.
         metric_values = matrix.reindex(ids).to_numpy(dtype=float) if metric_cols else None
+        attribute_cells = attributes.cells(ids)
         for pos, (iid, ds, ext, kind, system, source, output, refs) in enumerate(batch):
             values: list[Any] = [iid, ds, ext, kind, system, source, output, _refs(refs)]
+            values += attributes.row(attribute_cells, iid)
             for did, name in dims:
                 human, mean, n, label = stats.get((iid, name), (None, None, 0, None))
                 values += [human, mean, n]
@@ -266,7 +270,8 @@ def _export_items(
 def _export_ratings(
     conn: Connection, out: _Sink, fmt: str, report: ExportReport, keep: list[str] | None
 ) -> None:
-    columns = ITEM_COLUMNS + RATING_COLUMNS
+    attributes = AttributeColumns(conn, ITEM_COLUMNS + RATING_COLUMNS)
+    columns = ITEM_COLUMNS + attributes.headers + RATING_COLUMNS
     report.columns = columns
     writer = _Writer(out, fmt, columns)
     sql = text(
@@ -281,8 +286,10 @@ def _export_ratings(
             if keep is not None and rest[1] == "aggregate" and rest[0] not in keep:
                 continue  # another label set than the one asked for
             by_item.setdefault(iid, []).append(tuple(rest))
+        attribute_cells = attributes.cells([r[0] for r in batch])
         for iid, ds, ext, kind, system, source, output, refs in batch:
             base: list[Any] = [iid, ds, ext, kind, system, source, output, _refs(refs)]
+            base += attributes.row(attribute_cells, iid)
             ratings = by_item.get(iid)
             if not ratings:
                 if kind == "regular":  # the item itself is data; an unrated control is not

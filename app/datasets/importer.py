@@ -25,9 +25,10 @@ from pathlib import Path
 from typing import Any
 
 from meaningbench.datasets import keys
+from meaningbench.datasets.attributes import AttributeTracker
 from meaningbench.datasets.language import checked_language, import_language
 from meaningbench.datasets.mapping import UserMapping, parse_map_options
-from meaningbench.datasets.plan import SHAPES, Plan, make_plan
+from meaningbench.datasets.plan import SHAPES, Plan, attribute_name, make_plan
 from meaningbench.datasets.readers import TableSource, open_csv, open_table
 from meaningbench.datasets.report import ImportReport
 from meaningbench.datasets.rows import ParsedRow, RatingValue, RowParser, RowProblem
@@ -75,6 +76,7 @@ class _Import:
         dataset_meta: dict[str, Any],
         fmt_label: str,
         label_columns: list[str],
+        attribute_columns: list[str],
     ) -> None:
         self.writer = writer
         self.report = report
@@ -98,6 +100,8 @@ class _Import:
         self.ref_hashes: dict[int, int] = {}
         self.annotator_ids: dict[tuple[str | None, str, str], int] = {}
         self.dimension_ids: dict[str, int] = {}
+        self.attributes = AttributeTracker(attribute_columns) if attribute_columns else None
+        writer.load_attributes = self.attributes is not None
 
     def dataset_state(self, name: str) -> DatasetState:
         state = self.writer.datasets.get(name)
@@ -185,10 +189,12 @@ class _Import:
             by_key = ds.items[row.kind] = {}
         iid = by_key.get(key)
         first_time = False
+        attrs = self.attributes
         if iid is None:
+            meta = attrs.meta_json(row.attributes) if attrs and row.attributes else "{}"
             iid = writer.add_item(
                 ds.id, row.source, row.output, row.references, system, group,
-                key, row.kind, row.external_id,
+                key, row.kind, row.external_id, meta,
             )  # fmt: skip
             by_key[key] = iid
             report.items_created += 1
@@ -201,12 +207,21 @@ class _Import:
             if iid not in self.touched_existing:
                 self.touched_existing.add(iid)
                 first_time = True
+                if attrs is not None and row.attributes is not None:
+                    merged = attrs.merged_with_stored(ds.attributes.get(iid), row.attributes)
+                    if merged is not None:
+                        writer.set_attributes(iid, merged)
         elif row.references and self.ref_hashes.get(iid) != hash(tuple(row.references)):
             report.warn(
                 "references",
                 f"row {row_no}: the references differ from an earlier row of the same "
                 "item; the earlier row's were kept",
             )
+        if attrs is not None and row.attributes is not None:
+            if first_time:
+                attrs.first_row(iid, row_no, row.attributes)
+            else:
+                attrs.same_as_before(iid, row.attributes)
         return iid, first_time
 
     def _note_missing_rater(self, row_no: int, column: str) -> None:
@@ -322,6 +337,13 @@ class _Import:
             file=file_name,
         )
 
+    def finish_attributes(self) -> None:
+        attrs = self.attributes
+        if attrs is not None:
+            self.report.attributes = attrs.counts
+            self.report.attributes_more = attrs.more
+            self.report.items_given_attributes = attrs.items_given
+
     def finish_sources(self) -> None:
         report = self.report
         for summary in report.sources:
@@ -348,6 +370,8 @@ def _report_plan(report: ImportReport, plan: Plan) -> None:
     report.rating_kind_given = plan.rating_kind_given
     report.columns = plan.used_columns()
     report.ignored_columns = list(plan.ignored)
+    report.attribute_columns = list(plan.attributes)
+    report.attributes = {name: {} for name in map(attribute_name, plan.attributes)}
     if plan.ignored:
         report.warn("columns", f"columns not imported: {', '.join(plan.ignored)}")
 
@@ -371,6 +395,7 @@ def _start_run(
         dataset_meta=dict(dataset_meta or {}),
         fmt_label=f"{report.container}/{plan.shape}",
         label_columns=[*plan.labels.values(), *([] if plan.per_rater else plan.dims.values())],
+        attribute_columns=list(plan.attributes),
     )
     return run
 
@@ -390,11 +415,11 @@ def _read_rows(
     for row_no, record in source.rows():
         try:
             row = parser.parse(record)
+            run.add_row(row_no, row, info_by_name)
         except RowProblem as problem:
             raise InputError(
                 str(problem), file=file_name, row=row_no, column=problem.column
             ) from None
-        run.add_row(row_no, row, info_by_name)
         report.rows_read += 1
         if report.rows_read % PROGRESS_EVERY == 0:
             if cancel is not None:
@@ -435,6 +460,7 @@ def _plan_file(
     fmt: str,
     path: Path,
     ratings: str | None,
+    drop: Sequence[str] | None,
 ) -> Plan:
     known = BulkWriter.known_dimensions(conn)
     return make_plan(
@@ -444,6 +470,7 @@ def _plan_file(
         known=known,
         path=path,
         ratings=ratings,
+        drop=drop,
     )
 
 
@@ -478,6 +505,7 @@ def import_file(
     dataset_meta: dict[str, Any] | None = None,
     ratings: str | None = None,
     language: str | None = None,
+    drop: Sequence[str] | None = None,
     progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
 ) -> ImportReport:
@@ -485,7 +513,9 @@ def import_file(
 
     `ratings` (per-rater | anonymous | aggregate) says what the file's ratings are when
     the inferred kind is wrong. `language` (an ISO 639-1 code) is the study's language
-    (see `meaningbench.datasets.language`); None keeps the study's.
+    (see `meaningbench.datasets.language`); None keeps the study's. Columns no field reads
+    are kept as item attributes (`meaningbench.datasets.attributes`) except those `drop`
+    names (`"*"`: every one).
     """
     started = time.perf_counter()
     path = Path(path)
@@ -507,7 +537,7 @@ def import_file(
     # `score` waiting for the study can say what it waits for.
     announcement = ExitStack()
     try:
-        plan = _plan_file(conn, source, user, fmt, path, ratings)  # type: ignore[arg-type]
+        plan = _plan_file(conn, source, user, fmt, path, ratings, drop)  # type: ignore[arg-type]
         _report_plan(report, plan)
         parser = RowParser(plan, source.columns, source.container)
         run = _start_run(
@@ -526,7 +556,10 @@ def import_file(
         _read_rows(source, parser, run, info_by_name, file_name, progress, cancel)
         run.check_file(file_name)
         run.finish_sources()
+        run.finish_attributes()
         writer.flush()
+        if run.attributes is not None and run.attributes.stored_names:
+            writer.note_attribute_names(sorted(run.attributes.stored_names))
         _record_import(path, writer, report)
         if cancel is not None:
             cancel.check()

@@ -16,6 +16,7 @@ from sqlalchemy import Connection, text
 from meaningbench.annotation.protocols import describe as describe_protocol
 from meaningbench.annotation.settings import SETTINGS_KEY, AnnotationSettings
 from meaningbench.datasets.language import LANGUAGE_KEY, stored_language
+from meaningbench.db.frames import ITEM_META_COUNTS_SQL, attribute_counts, attribute_names
 from meaningbench.db.models import ANNOTATOR_KIND_LABELS
 from meaningbench.db.runs import RunOwner, interrupted_error
 from meaningbench.db.study import Study
@@ -38,6 +39,9 @@ class StudyInfo:
     annotators: list[dict[str, Any]] = field(default_factory=list)
     annotators_total: int = 0
     dimensions: list[dict[str, Any]] = field(default_factory=list)
+    # Item attributes (categories kept from imported columns): name, items with a value,
+    # distinct values and the most frequent values with their numbers of items.
+    attributes: list[dict[str, Any]] = field(default_factory=list)
     ratings_current: int = 0
     # Current ratings by source: the named raters together, each anonymous and each
     # aggregate source on its own (from the per-annotator counts: no extra scan).
@@ -92,6 +96,13 @@ class StudyInfo:
             )
         if self.systems_total > len(self.systems):
             out.append(f"  ... and {self.systems_total - len(self.systems)} more")
+        if self.attributes:
+            out.append(f"item attributes: {len(self.attributes)}")
+        for a in self.attributes:
+            values = ", ".join(f"{v['value']} {v['items']:,}" for v in a["values"])
+            more = a["distinct"] - len(a["values"])
+            values += f" and {more:,} more values" if more > 0 else ""
+            out.append(f"  {a['name']} ({a['items']:,} items, {a['distinct']:,} values): {values}")
         out.append(f"annotators: {self.annotators_total}")
         for a in self.annotators:
             out.append(f"  {a['name']} ({a['kind']}): {a['ratings']:,} ratings")
@@ -235,6 +246,29 @@ def _list_systems(conn: Connection, info: StudyInfo) -> None:
     info.systems = [dict(name=s, items=n) for s, n in systems[:MAX_LISTED]]
 
 
+# Values of one attribute `info` lists (the most frequent first).
+MAX_VALUES_LISTED = 10
+
+
+def _list_attributes(conn: Connection, info: StudyInfo) -> None:
+    # The counts take a scan of the items: only for a study whose items have attributes.
+    if not attribute_names(conn):
+        return
+    rows = attribute_counts(_rows(conn, ITEM_META_COUNTS_SQL))
+    by_name: dict[str, list[tuple[str, int]]] = {}
+    for name, value, n in rows:
+        by_name.setdefault(str(name), []).append((str(value), int(n)))
+    for name, values in by_name.items():
+        info.attributes.append(
+            dict(
+                name=name,
+                items=sum(n for _, n in values),
+                distinct=len(values),
+                values=[dict(value=v, items=n) for v, n in values[:MAX_VALUES_LISTED]],
+            )
+        )
+
+
 def _list_annotators(conn: Connection, info: StudyInfo) -> tuple[list[Any], dict[int, int]]:
     """Lists the annotators; returns every annotator row and its count of current ratings."""
     per_annotator = dict(
@@ -319,6 +353,7 @@ def study_info(study: Study) -> StudyInfo:
         _count_items(conn, info)
         _list_datasets(conn, info)
         _list_systems(conn, info)
+        _list_attributes(conn, info)
         annotators, per_annotator = _list_annotators(conn, info)
         _list_dimensions(conn, info)
         info.ratings_current = sum(per_annotator.values())

@@ -14,6 +14,8 @@ Shapes:
 from __future__ import annotations
 
 import difflib
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -80,6 +82,9 @@ class Plan:
     # Every dimension the import may use, with its scale; `exists=False` ones are created.
     dimension_info: dict[str, DimInfo] = field(default_factory=dict)
     ignored: list[str] = field(default_factory=list)
+    # Columns no field reads, kept per item as attributes (categories such as a sentence
+    # type) in `item.meta["attributes"]`, unless the user drops them.
+    attributes: list[str] = field(default_factory=list)
     # The kind of the file's ratings: named (a rater column), anonymous (one row per
     # rating, no rater column) or aggregate (a published label per item); inferred from
     # the shape unless the user said `--ratings`. A long file's annotator_kind column may
@@ -225,9 +230,10 @@ def _find_scalar_fields(
 def _classify_free_columns(
     free: list[str], known: dict[str, DimInfo], dims: dict[str, str], path: Path
 ) -> tuple[dict[str, str], list[str]]:
-    """Sort the remaining columns into labels, rating columns (added to `dims`) and ignored."""
+    """Sort the remaining columns into labels, rating columns (added to `dims`) and
+    unmapped ones (which become item attributes)."""
     labels: dict[str, str] = {}
-    ignored: list[str] = []
+    unmapped: list[str] = []
     for col in list(free):
         low = norm(col)
         if low.endswith("label") and len(low) > len("label"):
@@ -259,8 +265,8 @@ def _classify_free_columns(
                 column=col,
             )
         else:
-            ignored.append(col)
-    return labels, ignored
+            unmapped.append(col)
+    return labels, unmapped
 
 
 def _place_label_column(
@@ -387,6 +393,79 @@ def _decide_rating_kind(
     return rating_kind
 
 
+# An export names an attribute column so when the attribute's own name is one of its
+# columns (`system (attribute)`); an import takes the suffix off again.
+ATTRIBUTE_SUFFIX = " (attribute)"
+
+
+def attribute_name(column: str) -> str:
+    """The attribute a kept column holds: its name, trimmed, without an export's suffix."""
+    name = column.strip()
+    return name.removesuffix(ATTRIBUTE_SUFFIX).strip() or name
+
+
+# An items export's numbers per dimension: `<dim>_human`, `<dim>_mean`, `<dim>_n`.
+_EXPORT_STATISTICS = ("human", "mean", "n")
+_METRIC_BASE = re.compile(r"[\[@ ]")
+_UNNAMED = re.compile(r"Unnamed: \d+")
+_PER_RATING = frozenset({"flagged", "comment"})
+
+
+def _scores_not_categories(unmapped: list[str]) -> list[str]:
+    """The unmapped columns that hold numbers about an item, not categories of it: an
+    items export's statistics (the three columns of a dimension, recognised together),
+    metric scores (a column named by a metric spec, `bleu`, `sari[refs=source]`) and a
+    rating column no dimension claims (`score` without a dimension column), a rating's
+    own flag and comment (a ratings export writes them; rows of one item differ in them),
+    and the row index of a file pandas wrote (`Unnamed: 0`)."""
+    from meaningbench.metrics.registry import metric_names
+
+    present = set(unmapped)
+    metrics = metric_names()
+    ratings = {norm(s) for s in SYNONYMS["rating"]}
+    out: list[str] = []
+    for col in unmapped:
+        if _UNNAMED.fullmatch(col.strip()) or norm(col) in ratings | _PER_RATING:
+            out.append(col)
+            continue
+        stem, _, stat = col.rpartition("_")
+        if (
+            stat in _EXPORT_STATISTICS
+            and stem
+            and all(f"{stem}_{s}" in present for s in _EXPORT_STATISTICS)
+        ):
+            out.append(col)
+            continue
+        if _METRIC_BASE.split(col.strip(), maxsplit=1)[0].lower() in metrics:
+            out.append(col)
+    return out
+
+
+def _split_attributes(
+    unmapped: list[str], columns: list[str], drop: Sequence[str] | None, path: Path
+) -> tuple[list[str], list[str]]:
+    """The unmapped columns kept as item attributes, and those the user dropped.
+
+    `drop=None` keeps them all; `drop` lists columns to drop, `"*"` means every one."""
+    if not drop:
+        return list(unmapped), []
+    if "*" in drop:
+        return [], list(unmapped)
+    dropped: list[str] = []
+    for name in drop:
+        col = _lookup_column(name, columns, path, "--drop-column")
+        if col not in unmapped:
+            raise InputError(
+                f"--drop-column {name!r}: the import reads that column; only columns no "
+                f"field reads can be dropped ({', '.join(unmapped) or 'there are none'})",
+                file=str(path),
+                row=1,
+                column=col,
+            )
+        dropped.append(col)
+    return [c for c in unmapped if c not in dropped], dropped
+
+
 def make_plan(
     columns: list[str],
     user: UserMapping,
@@ -395,10 +474,12 @@ def make_plan(
     known: dict[str, DimInfo],
     path: Path,
     ratings: str | None = None,
+    drop: Sequence[str] | None = None,
 ) -> Plan:
     """Match columns to fields; `shape=None` detects it. Raises InputError at row 1.
 
     `ratings` (per-rater | anonymous | aggregate) overrides the inferred kind of ratings.
+    Columns no field reads become item attributes, except those `drop` names (`"*"`: all).
     """
     if ratings is not None and ratings not in RATINGS_CHOICES:
         raise InputError(f"--ratings {ratings!r}: one of {', '.join(RATINGS_CHOICES)}")
@@ -411,7 +492,17 @@ def make_plan(
         references = reference_columns(free)
         free = [c for c in free if c not in references]
 
-    labels, ignored = _classify_free_columns(free, known, dims, path)
+    labels, unmapped = _classify_free_columns(free, known, dims, path)
+    # A second id column (an export's `item_id` beside `external_id`) names the item, it
+    # does not categorise it.
+    id_names = {norm(s) for s in SYNONYMS["id"]}
+    second_ids = (
+        [c for c in unmapped if norm(c) in id_names] if chosen.get("id") is not None else []
+    )
+    numbers = _scores_not_categories(unmapped)
+    unmapped = [c for c in unmapped if c not in second_ids and c not in numbers]
+    attributes, ignored = _split_attributes(unmapped, columns, drop, path)
+    ignored = [*second_ids, *numbers, *ignored]
     label_col = chosen.pop("label", None)
     annotator = chosen.get("annotator")
     _place_label_column(label_col, annotator, known, dims, labels, ignored, path)
@@ -433,6 +524,7 @@ def make_plan(
         dimension_values=dimension_values,
         dimension_info=info,
         ignored=ignored,
+        attributes=attributes,
     )
     for name in SCALAR_FIELDS:
         if name in ("source", "output", "label"):

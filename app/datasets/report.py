@@ -9,6 +9,8 @@ from meaningbench.db.models import ANNOTATOR_KIND_LABELS
 from meaningbench.metrics.languages import language_label
 
 MAX_WARNINGS = 20
+# Values of one attribute the summary names (the most frequent first).
+MAX_VALUES_SHOWN = 5
 KIND_LABELS = ANNOTATOR_KIND_LABELS
 
 
@@ -56,6 +58,13 @@ class ImportReport:
     datasets_created: list[str] = field(default_factory=list)
     columns: dict[str, Any] = field(default_factory=dict)
     ignored_columns: list[str] = field(default_factory=list)
+    # Columns kept as item attributes; per attribute name, the items of this file per value
+    # (the first few values; `attributes_more` counts the items with other values).
+    attribute_columns: list[str] = field(default_factory=list)
+    attributes: dict[str, dict[str, int]] = field(default_factory=dict)
+    attributes_more: dict[str, int] = field(default_factory=dict)
+    # Items the study had that this file gave attributes they lacked.
+    items_given_attributes: int = 0
     rows_read: int = 0
     items_created: int = 0
     # Items created with an empty output (a system that deleted everything): kept as data.
@@ -101,7 +110,22 @@ class ImportReport:
 
     @property
     def nothing_new(self) -> bool:
-        return self.items_created == 0 and self.ratings_added == 0
+        return (
+            self.items_created == 0 and self.ratings_added == 0 and self.items_given_attributes == 0
+        )
+
+    def attribute_lines(self) -> list[str]:
+        """One line per kept attribute: its values with their numbers of items."""
+        lines = []
+        for name, counts in self.attributes.items():
+            shown = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+            values = ", ".join(f"{v or '(empty)'} {n:,}" for v, n in shown[:MAX_VALUES_SHOWN])
+            rest = len(shown) - MAX_VALUES_SHOWN
+            more = self.attributes_more.get(name, 0)
+            if rest > 0 or more:
+                values += " and others" if not values else ", …"
+            lines.append(f"{name}: {values}" if values else name)
+        return lines
 
     def source(self, kind: str) -> SourceSummary:
         for summary in self.sources:
@@ -167,6 +191,12 @@ class ImportReport:
             lines.append(f"  ratings by dimension: {dims}")
         if self.dimensions_created:
             lines.append(f"  dimensions created:   {', '.join(self.dimensions_created)}")
+        for n, line in enumerate(self.attribute_lines()):
+            lines.append(f"  {'item attributes:' if n == 0 else '':<21} {line}")
+        if self.items_given_attributes:
+            lines.append(
+                f"  attributes added to:  {self.items_given_attributes:,} items the study had"
+            )
         if self.ignored_columns:
             lines.append(f"  columns ignored:      {', '.join(self.ignored_columns)}")
         lines.append(f"  time:                 {self.elapsed_s:.1f} s")

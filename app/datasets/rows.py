@@ -55,6 +55,9 @@ class ParsedRow:
     references: list[str]
     external_id: str | None
     ratings: list[RatingValue] = field(default_factory=list)
+    # The item's attributes (category columns) as this row gives them, in the plan's
+    # column order; "" where the cell is empty. None when the file has none.
+    attributes: tuple[str, ...] | None = None
     # Named ratings expected but the rater cell is empty: the importer collects the line
     # numbers and refuses the file (rows with and without rater ids do not mix).
     missing_rater: str | None = None  # the rater column
@@ -216,6 +219,10 @@ class RowParser:
         self.refs = [(c, get(c)) for c in plan.references]
         self.dim_getters = [(d, c, get(c)) for d, c in plan.dims.items()]
         self.label_getters = [(d, c, get(c)) for d, c in plan.labels.items()]
+        self.attribute_getters = [(c, get(c)) for c in plan.attributes]
+        # Category values repeat on every row: one string object per distinct value keeps
+        # a million items' attributes small.
+        self._interned: dict[str, str] = {}
         self._dimension_cache: dict[str, str] = {}
 
     def _optional_text(self, get: Getter | None, rec: Any, column: str | None) -> str | None:
@@ -266,6 +273,14 @@ class RowParser:
         self._dimension_cache[raw] = dim
         return dim
 
+    def _attributes(self, rec: Any) -> tuple[str, ...]:
+        values = []
+        for column, get in self.attribute_getters:
+            raw = get(rec)
+            value = (_text(raw, column) if self.jsonl else (raw or "")).strip()
+            values.append(self._interned.setdefault(value, value))
+        return tuple(values)
+
     def _n_raters(self, rec: Any) -> int | None:
         if self.get_n_raters is None:
             return None
@@ -294,6 +309,8 @@ class RowParser:
             )
         refs = _references([(c, g(rec)) for c, g in self.refs]) if self.refs else []
         row = ParsedRow(dataset, kind, source, output, system, refs, external_id)
+        if self.attribute_getters:
+            row.attributes = self._attributes(rec)
 
         if plan.shape == "long":
             self._parse_long(rec, row)

@@ -24,6 +24,7 @@ from typing import Any
 
 from meaningbench.datasets.plan import DimInfo
 from meaningbench.db.engine import begin_immediate
+from meaningbench.db.models import ATTRIBUTE_NAMES_KEY, ATTRIBUTES_JSON_PATH
 
 BATCH = 20_000
 # Big imports drop the two indexes on random hash keys and build them again before the
@@ -62,6 +63,8 @@ class DatasetState:
     # How many current ratings an earlier import of this same file stored, per
     # (packed key, value): a re-import recognises that many occurrences as already there.
     from_this_file: dict[tuple[int, float], int] = field(default_factory=dict)
+    # Attributes the dataset's items already have (loaded only when the file has some).
+    attributes: dict[int, dict[str, str]] = field(default_factory=dict)
 
 
 @dataclass
@@ -124,8 +127,14 @@ class _BackgroundWriter:
 
 INSERT_ITEMS = (
     "INSERT INTO item (id, dataset_id, source, output, refs, system, source_group, "
-    "pair_key, kind, external_id, meta) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '{}')"
+    "pair_key, kind, external_id, meta) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
+# Attributes added to an item the study had (a later file brings its categories).
+UPDATE_ATTRIBUTES = (
+    f"UPDATE item SET meta = json_set(COALESCE(meta, '{{}}'), '{ATTRIBUTES_JSON_PATH}', json(?)) "
+    "WHERE id = ?"
+)
+NO_META = "{}"
 INSERT_RATINGS = (
     "INSERT INTO rating (item_id, annotator_id, dimension_id, value, submitted_at, "
     "flagged, state, origin, n_raters) VALUES (?, ?, ?, ?, ?, 0, 'current', ?, ?)"
@@ -145,6 +154,9 @@ class BulkWriter:
         self.now = sql_now()
         self.items_buf: list[tuple[Any, ...]] = []
         self.ratings_buf: list[tuple[Any, ...]] = []
+        self.attributes_buf: list[tuple[Any, ...]] = []
+        # Whether `_load_existing` reads the items' attributes (only a file with some needs them).
+        self.load_attributes = False
         self.datasets: dict[str, DatasetState] = {}
         self.annotators: dict[str, AnnotatorState] = {}
         self.dimensions: dict[str, int] = {}
@@ -295,6 +307,13 @@ class BulkWriter:
             prior.add(key)
             if rating_origin == origin:
                 mine[(key, value)] = mine.get((key, value), 0) + 1
+        if self.load_attributes:
+            for iid, attrs in self.conn.execute(
+                f"SELECT id, json_extract(meta, '{ATTRIBUTES_JSON_PATH}') FROM item "
+                f"WHERE dataset_id = ? AND json_extract(meta, '{ATTRIBUTES_JSON_PATH}') IS NOT NULL",
+                (state.id,),
+            ):
+                state.attributes[iid] = json.loads(attrs)
 
     def record_import(self, dataset_id: int, record: dict[str, Any]) -> None:
         """Append what an import did to the dataset's `meta["imports"]` (read by `info`)."""
@@ -332,13 +351,14 @@ class BulkWriter:
         pair_key: str,
         kind: str,
         external_id: str | None,
+        meta_json: str = NO_META,
     ) -> int:
         iid = self.next_item_id
         self.next_item_id += 1
         refs_json = json.dumps(refs, ensure_ascii=False) if refs else "[]"
         self.items_buf.append(
             (iid, dataset_id, source, output, refs_json, system, source_group, pair_key, kind,
-             external_id)
+             external_id, meta_json)
         )  # fmt: skip
         if len(self.items_buf) >= BATCH:
             self.flush()
@@ -359,11 +379,35 @@ class BulkWriter:
         if len(self.ratings_buf) >= BATCH:
             self.flush()
 
+    def note_attribute_names(self, names: list[str]) -> None:
+        """Add names to the study's list of attribute names (`ATTRIBUTE_NAMES_KEY`)."""
+        self._drain()
+        row = self.conn.execute(
+            "SELECT value FROM study_setting WHERE key = ?", (ATTRIBUTE_NAMES_KEY,)
+        ).fetchone()
+        known = json.loads(row[0]) if row and row[0] else []
+        merged = sorted(set(known) | set(names))
+        if merged != known:
+            self.conn.execute(
+                "INSERT INTO study_setting (key, value) VALUES (?, ?) "
+                "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                (ATTRIBUTE_NAMES_KEY, json.dumps(merged, ensure_ascii=False)),
+            )
+
+    def set_attributes(self, item_id: int, attributes: dict[str, str]) -> None:
+        """Give an item the study had before this import its (merged) attributes."""
+        self.attributes_buf.append((json.dumps(attributes, ensure_ascii=False), item_id))
+        if len(self.attributes_buf) >= BATCH:
+            self.flush()
+
     def flush(self) -> None:
         # Items first: ratings point at them and foreign keys are checked at once.
         if self.items_buf:
             self._submit(INSERT_ITEMS, self.items_buf)
             self.items_buf = []
+        if self.attributes_buf:
+            self._submit(UPDATE_ATTRIBUTES, self.attributes_buf)
+            self.attributes_buf = []
         if self.ratings_buf:
             self._submit(INSERT_RATINGS, self.ratings_buf)
             self.ratings_buf = []

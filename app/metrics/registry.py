@@ -176,6 +176,11 @@ def metric_classes() -> dict[str, type[Metric]]:
     return {**_LOADED, **_REGISTERED}
 
 
+def metric_names() -> set[str]:
+    """Every metric name installed or registered, without loading any metric's module."""
+    return set(_discovered()) | set(_REGISTERED)
+
+
 def get_metric_class(name: str) -> type[Metric]:
     key = name.strip().lower()
     if key in _REGISTERED:

@@ -28,10 +28,21 @@ import pandas as pd
 
 from meaningbench.analysis.human import item_scores
 from meaningbench.analysis.label_sets import resolve_label_sets, select_labels
-from meaningbench.db.frames import current_scores_sql
+from meaningbench.db.frames import (
+    ATTRIBUTE_NAMES_SQL,
+    ITEM_META_COUNTS_SQL,
+    attribute_counts,
+    current_scores_sql,
+    decode_attribute_names,
+)
+from meaningbench.db.models import ATTRIBUTES_JSON_PATH
 
 if TYPE_CHECKING:
     from meaningbench.db.study import Study
+
+# An attribute with more values than this is an identifier or a number, not a category:
+# the filter does not offer it.
+MAX_FILTER_VALUES = 50
 
 SORT_KEYS = ("id", "dataset", "system", "kind", "source", "output", "ratings", "mean", "score")
 
@@ -50,6 +61,9 @@ class BrowserFilter:
     sort_score: tuple[str, str] | None = None
     # With sort == "mean": the dimension whose item human score orders the rows.
     sort_dimension: int | None = None
+    # Only items whose attribute (a category kept from an imported column) has this value:
+    # (attribute name, value).
+    attribute: tuple[str, str] | None = None
 
     def with_(self, **changes: Any) -> BrowserFilter:
         return replace(self, **changes)
@@ -87,6 +101,13 @@ def where_clause(f: BrowserFilter) -> tuple[str, list[Any]]:
             " OR EXISTS (SELECT 1 FROM rating r WHERE r.item_id = i.id"
             " AND r.state = 'current' AND r.flagged))"
         )
+    if f.attribute is not None:
+        # json_each rather than a JSON path: any attribute name works, quotes and dots too.
+        conds.append(
+            f"EXISTS (SELECT 1 FROM json_each(i.meta, '{ATTRIBUTES_JSON_PATH}') a "
+            "WHERE a.key = ? AND a.value = ?)"
+        )
+        params.extend(f.attribute)
     term = f.search.strip()
     if term:
         like = f"%{_escape_like(term)}%"
@@ -313,3 +334,24 @@ def distinct_values(conn: sqlite3.Connection) -> tuple[list[str], list[str]]:
 def has_items(conn: sqlite3.Connection) -> bool:
     """Whether the study holds any item at all (an empty one gets an import hint)."""
     return conn.execute("SELECT 1 FROM item LIMIT 1").fetchone() is not None
+
+
+@dataclass(frozen=True)
+class AttributeChoice:
+    """One value of an item attribute the filter offers, with its number of items."""
+
+    name: str
+    value: str
+    items: int
+
+
+def attribute_choices(conn: sqlite3.Connection) -> list[AttributeChoice]:
+    """The item attributes' values for the filter, by name, the most frequent value first;
+    attributes with more than MAX_FILTER_VALUES values are left out."""
+    row = conn.execute(ATTRIBUTE_NAMES_SQL).fetchone()
+    if not decode_attribute_names(row[0] if row else None):
+        return []  # no attributes: no scan of the items
+    by_name: dict[str, list[AttributeChoice]] = {}
+    for name, value, items in attribute_counts(conn.execute(ITEM_META_COUNTS_SQL)):
+        by_name.setdefault(str(name), []).append(AttributeChoice(str(name), str(value), int(items)))
+    return [c for values in by_name.values() if len(values) <= MAX_FILTER_VALUES for c in values]

@@ -57,6 +57,8 @@ class Preview:
     rating_kind_given: bool = False
     used: dict[str, object] = field(default_factory=dict)  # field -> column(s)
     ignored: list[str] = field(default_factory=list)
+    # Columns no field reads, kept as item attributes (categories).
+    attributes: list[str] = field(default_factory=list)
     error: InputError | None = None
 
     def field_of(self) -> dict[str, str]:
@@ -97,6 +99,7 @@ def build_preview(
     *,
     encoding: str = "utf-8",
     ratings: str | None = None,
+    drop: list[str] | None = None,
 ) -> Preview:
     """The first rows and the plan; an InputError is kept in `error`, never raised."""
     from meaningbench.datasets.importer import open_source
@@ -126,12 +129,14 @@ def build_preview(
             known=known_dimensions(study_path),
             path=path,
             ratings=ratings,
+            drop=drop,
         )
         preview.shape = plan.shape
         preview.rating_kind = plan.rating_kind
         preview.rating_kind_given = plan.rating_kind_given
         preview.used = plan.used_columns()
         preview.ignored = list(plan.ignored)
+        preview.attributes = list(plan.attributes)
     except InputError as exc:
         preview.error = exc
     return preview

@@ -41,6 +41,7 @@ def import_job(
     system: str | None,
     ratings: str | None = None,
     language: str | None = None,
+    drop: list[str] | None = None,
 ) -> Any:
     from meaningbench.datasets.importer import import_file
     from meaningbench.queries.files import open_study
@@ -56,6 +57,7 @@ def import_job(
             system=system,
             ratings=ratings,
             language=language,
+            drop=drop,
             progress=lambda done, total, msg: ctx.progress(done, total, msg),
             cancel=ctx.cancel,
         )

@@ -126,7 +126,8 @@ def test_detected_plans() -> None:
         path=path,
     )
     assert long.shape == "long" and long.system == "system_name" and long.dimension == "aspect"
-    assert long.id == "sentence_id" and long.ignored == ["simplification_type"]
+    assert long.id == "sentence_id" and long.ignored == []
+    assert long.attributes == ["simplification_type"]
     # A lone `score` column is not the long shape's rating.
     pairs = make_plan(
         ["source", "output", "score"], parse_map_options([]), shape=None, known=KNOWN, path=path

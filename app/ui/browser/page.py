@@ -21,7 +21,9 @@ from PySide6.QtWidgets import (
 )
 
 from meaningbench.queries.browser import (
+    AttributeChoice,
     BrowserFilter,
+    attribute_choices,
     distinct_values,
     has_items,
     score_columns,
@@ -114,6 +116,11 @@ class BrowserPage(QWidget):
     def _build_filter_bar(self) -> QHBoxLayout:
         self.dataset_combo = QComboBox()
         self.system_combo = QComboBox()
+        # Item attributes (categories kept from imported columns); shown when there are any.
+        self.attribute_combo = QComboBox()
+        self.attribute_combo.setObjectName("browserAttribute")
+        self.attribute_combo.setToolTip("Show the items of one category (an item attribute)")
+        self.attribute_combo.hide()
         self.rated_combo = QComboBox()
         for label, value in (("Rated or not", "any"), ("Rated", "rated"), ("Unrated", "unrated")):
             self.rated_combo.addItem(label, value)
@@ -134,7 +141,7 @@ class BrowserPage(QWidget):
         self.search_edit.setMinimumWidth(100)
         # Combos as wide as their entries when there is room, narrower when the window is
         # (a long dataset name must not set the window's minimum width).
-        for combo in (self.dataset_combo, self.system_combo, self.rated_combo, self.kind_combo):
+        for combo in self._filter_combos():
             combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
             combo.setMinimumWidth(72)
             combo.setMaximumWidth(240)
@@ -143,12 +150,22 @@ class BrowserPage(QWidget):
         bar.setSpacing(8)
         bar.addWidget(self.dataset_combo)
         bar.addWidget(self.system_combo)
+        bar.addWidget(self.attribute_combo)
         bar.addWidget(self.rated_combo)
         bar.addWidget(self.kind_combo)
         bar.addWidget(self.flagged_check)
         bar.addWidget(self.search_edit, 1)
         bar.addWidget(self.count_label)
         return bar
+
+    def _filter_combos(self) -> tuple[QComboBox, ...]:
+        return (
+            self.dataset_combo,
+            self.system_combo,
+            self.attribute_combo,
+            self.rated_combo,
+            self.kind_combo,
+        )
 
     def _build_table_and_detail(self) -> None:
         self.table = QTableView()
@@ -195,7 +212,7 @@ class BrowserPage(QWidget):
         self._score_timer.setInterval(SCORE_REFRESH_MS)
         self._score_timer.timeout.connect(self._flush_scores)
 
-        for combo in (self.dataset_combo, self.system_combo, self.rated_combo, self.kind_combo):
+        for combo in self._filter_combos():
             combo.currentIndexChanged.connect(self.apply_filters)
         self.flagged_check.toggled.connect(self.apply_filters)
         self.search_edit.textChanged.connect(lambda _t: self._search_timer.start())
@@ -264,9 +281,11 @@ class BrowserPage(QWidget):
     def current_filter(self) -> BrowserFilter:
         dataset = self.dataset_combo.currentData()
         system = self.system_combo.currentData()
+        attribute = self.attribute_combo.currentData()
         return self.model.filter.with_(
             dataset=dataset or None,
             system=system or None,
+            attribute=tuple(attribute) if attribute else None,
             rated=self.rated_combo.currentData() or "any",
             kinds=self.kind_combo.currentData() or "regular",
             flagged=self.flagged_check.isChecked(),
@@ -345,6 +364,20 @@ class BrowserPage(QWidget):
         self._fill_combo(self.system_combo, systems, "All systems")
         self.dataset_combo.setToolTip("Show the items of one dataset")
         self.system_combo.setToolTip("Show the outputs of one system")
+        self._fill_attribute_combo(attribute_choices(conn))
+
+    def _fill_attribute_combo(self, choices: list[AttributeChoice]) -> None:
+        combo = self.attribute_combo
+        current = combo.currentData()
+        combo.blockSignals(True)
+        combo.clear()
+        combo.addItem("All categories", None)
+        for c in choices:
+            combo.addItem(f"{c.name}: {c.value} ({c.items:,})", [c.name, c.value])
+        idx = combo.findData(current) if current else 0
+        combo.setCurrentIndex(max(0, idx))
+        combo.blockSignals(False)
+        combo.setVisible(bool(choices))
 
     def reload_all(self) -> None:
         study = self.context.study

@@ -34,6 +34,7 @@ from meaningbench.ui.dashboard.panel import FORMATS, Panel
 from meaningbench.ui.dashboard.plots import PlotColors, export_plot
 from meaningbench.ui.dashboard.quality_panel import QualityPanel
 from meaningbench.ui.dashboard.sanity_panel import SanityPanel
+from meaningbench.ui.dashboard.which_metric_tab import WhichMetricTab
 from meaningbench.ui.icons import themed_icon
 from meaningbench.ui.widgets import ElidedLabel, HeadingLabel, compact_combo
 
@@ -77,6 +78,8 @@ class DashboardPage(QWidget):
         self.tabs.addTab(self.sanity, "Sanity checks")
         self.tabs.addTab(self.quality, "Agreement and rater QC")
         self.tabs.addTab(self.data_quality, "Data quality")
+        self.which_metric = WhichMetricTab(self.controller)
+        self.tabs.addTab(self.which_metric, "Which metric")
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(14, 10, 14, 10)
@@ -251,6 +254,7 @@ class DashboardPage(QWidget):
             self.correlations.apply_colors(colors)
             self.heatmap.apply_colors(colors)
             self.sanity.chart.apply_colors(colors)
+            self.which_metric.apply_colors(colors)
         super().changeEvent(event)
 
     # -- options ---------------------------------------------------------------------------
@@ -274,6 +278,7 @@ class DashboardPage(QWidget):
             q.summary_panel,
             q.loo_panel,
             q.qc_panel,
+            *self.which_metric.panels(),
         ]
 
     def export_all(self, folder: str | Path) -> list[Path]:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QDialog,
     QFileDialog,
@@ -140,6 +141,15 @@ class ImportDialog(QDialog):
         self.dataset_edit.setPlaceholderText("the file's name")
         self.system_edit = QLineEdit()
         self.system_edit.setPlaceholderText("from the file, when it has a system column")
+        self.keep_attributes = QCheckBox("Keep the other columns as item attributes")
+        self.keep_attributes.setObjectName("importKeepAttributes")
+        self.keep_attributes.setChecked(True)
+        self.keep_attributes.setToolTip(
+            "Columns no field reads (a sentence type, a domain) become categories of the "
+            "items: the browser filters by them and analyses break results down by them. "
+            "Every row of an item must give the same value."
+        )
+        self.keep_attributes.toggled.connect(self._schedule)
 
         file_row = QHBoxLayout()
         file_row.addWidget(self.path_edit, 1)
@@ -151,6 +161,7 @@ class ImportDialog(QDialog):
         top.addRow("Language", self.language_combo)
         top.addRow("Dataset", self.dataset_edit)
         top.addRow("System", self.system_edit)
+        top.addRow("Other columns", self.keep_attributes)
         return top
 
     def _build_mapping(self) -> QScrollArea:
@@ -256,6 +267,10 @@ class ImportDialog(QDialog):
         dims = {n: c.currentData() for n, c in self.dimension_combos.items() if c.currentData()}
         return make_mapping(fields, dims)
 
+    def dropped_columns(self) -> list[str] | None:
+        """What the import drops of the columns no field reads: all of them, or none."""
+        return None if self.keep_attributes.isChecked() else ["*"]
+
     def ratings_choice(self) -> str | None:
         value = self.ratings_combo.currentData()
         return str(value) if value else None
@@ -267,7 +282,12 @@ class ImportDialog(QDialog):
             return
         fmt = str(self.format_combo.currentData())
         self.preview = build_preview(
-            path, fmt, self.mapping(), self.context.path, ratings=self.ratings_choice()
+            path,
+            fmt,
+            self.mapping(),
+            self.context.path,
+            ratings=self.ratings_choice(),
+            drop=self.dropped_columns(),
         )
         self._show_preview(self.preview)
 
@@ -277,7 +297,13 @@ class ImportDialog(QDialog):
         self.table.clear()
         self.table.setColumnCount(len(p.columns))
         self.table.setRowCount(len(p.rows))
-        headers = [f"{c}\n→ {matched[c]}" if c in matched else f"{c}\n(ignored)" for c in p.columns]
+        kept = set(p.attributes)
+        headers = [
+            f"{c}\n→ {matched[c]}"
+            if c in matched
+            else (f"{c}\n→ attribute" if c in kept else f"{c}\n(ignored)")
+            for c in p.columns
+        ]
         self.table.setHorizontalHeaderLabels(headers)
         for r, row in enumerate(p.rows):
             for c, value in enumerate(row[: len(p.columns)]):
@@ -296,6 +322,8 @@ class ImportDialog(QDialog):
             kind = KIND_WORDS.get(p.rating_kind, p.rating_kind)
             text = f"<b>{p.container.upper()}, {p.shape} shape.</b> {used}"
             text += f"<br>Ratings ({how}): {kind}."
+            if p.attributes:
+                text += f"<br>Kept as item attributes: {', '.join(p.attributes)}"
             if p.ignored:
                 text += f"<br>Not imported: {', '.join(p.ignored)}"
             self.plan_label.setText(text)
@@ -347,6 +375,7 @@ class ImportDialog(QDialog):
                 system,
                 self.ratings_choice(),
                 str(self.language_combo.currentData()),
+                self.dropped_columns(),
             ),
             title=f"Importing {path.name}",
             on_result=self._on_result,

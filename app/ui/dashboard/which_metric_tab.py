@@ -1,0 +1,507 @@
+"""The dashboard's "Which metric" tab: the metrics ranked in significance clusters, the
+ranking measure per category of an item attribute, and the p-values behind the clusters.
+
+The figures are `meaningbench.queries.which_metric` on the study file, computed by a worker
+job of the dashboard's runner: after the study loads, and again (debounced) as ratings
+arrive, one job at a time. While one runs the tab says "computing…" and keeps showing the
+previous figures; the window never waits for it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QBrush, QColor, QShowEvent
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from meaningbench.analysis.export import to_csv
+from meaningbench.queries.which_metric import (
+    GROUPING_CHOICES,
+    MEASURE_CHOICES,
+    TEST_CHOICES,
+    WhichMetric,
+    WhichMetricOptions,
+    compute_which_metric,
+)
+from meaningbench.ui.dashboard.panel import Panel
+from meaningbench.ui.dashboard.plots import (
+    PlotColors,
+    axis_label,
+    export_plot,
+    fit_left_axis,
+    make_plot,
+    style_plot,
+)
+from meaningbench.ui.widgets import ElidedLabel, compact_combo
+
+if TYPE_CHECKING:
+    from meaningbench.jobs.base import Job, JobContext
+    from meaningbench.ui.dashboard.controller import DashboardController
+    from meaningbench.ui.workers import JobFailure, JobHandle
+
+# Ratings arrive one by one while someone rates: recompute at most this often.
+RECOMPUTE_DEBOUNCE_MS = 1500
+# Category colours (Paul Tol's bright scheme: told apart with colour-blindness too); the
+# bar for all outputs takes the plots' own bar colour.
+CATEGORY_COLORS = ("#ee6677", "#228833", "#ccbb44", "#66ccee", "#aa3377", "#bbbbbb", "#4477aa")
+ALL_OUTPUTS = "all outputs"
+GROUP_HEIGHT = 0.8
+
+
+def _fmt(value: float | None, digits: int = 3) -> str:
+    return "–" if value is None or not np.isfinite(value) else f"{value:.{digits}f}"
+
+
+def which_metric_job(path: Path, options: WhichMetricOptions) -> Job:
+    def run(ctx: JobContext) -> WhichMetric:
+        ctx.progress(0, None, "Ranking the metrics", force=True)
+        return compute_which_metric(path, options)
+
+    return run
+
+
+class CategoryBars(QWidget):
+    """The ranking measure of each metric (rows, best first), one bar per category."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.plot = make_plot()
+        self.item = self.plot.getPlotItem()
+        self.item.invertY(True)
+        self.item.showGrid(x=True, y=False, alpha=0.25)
+        self.legend = self.item.addLegend(offset=(-10, 10))
+        self.zero_line = pg.InfiniteLine(pos=0.0, angle=90, movable=False)
+        self.item.addItem(self.zero_line)
+        # A correlation of 0.3 is "0.3", not "300 (x0.001)".
+        self.item.getAxis("bottom").enableAutoSIPrefix(False)
+        self.bars: list[pg.BarGraphItem] = []
+        self.result: WhichMetric | None = None
+        # What is drawn: category → {metric: value}, for tests and the CSV.
+        self.drawn: dict[str, dict[str, float]] = {}
+        self.colors = PlotColors.from_palette()
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.plot)
+        self.apply_colors(self.colors)
+
+    def apply_colors(self, colors: PlotColors) -> None:
+        self.colors = colors
+        style_plot(self.plot, colors)
+        self.zero_line.setPen(pg.mkPen(colors.grid, width=1))
+        self.legend.setLabelTextColor(colors.text)
+        self.legend.setBrush(pg.mkBrush(colors.background))
+        if self.result is not None:
+            self.set_result(self.result)
+
+    def set_result(self, result: WhichMetric) -> None:
+        self.result = result
+        for bar in self.bars:
+            self.item.removeItem(bar)
+        self.bars = []
+        self.legend.clear()
+        self.drawn = {}
+        frame = result.categories
+        if frame.empty or result.ranking is None:
+            return
+        metrics = list(dict.fromkeys(frame["metric"]))
+        categories = list(dict.fromkeys(frame["category"]))
+        height = GROUP_HEIGHT / len(categories)
+        for k, category in enumerate(categories):
+            rows = frame[frame["category"] == category]
+            values = {
+                str(m): float(v)
+                for m, v in zip(rows["metric"], rows["value"], strict=True)
+                if v is not None and np.isfinite(v)
+            }
+            self.drawn[category or ALL_OUTPUTS] = values
+            ys = [metrics.index(m) - GROUP_HEIGHT / 2 + (k + 0.5) * height for m in values]
+            color = QColor(
+                self.colors.bar if not category else CATEGORY_COLORS[(k - 1) % len(CATEGORY_COLORS)]
+            )
+            bar = pg.BarGraphItem(
+                x0=np.zeros(len(values)),
+                y=np.array(ys, dtype=float),
+                width=np.array(list(values.values()), dtype=float),
+                height=height * 0.92,
+                brush=pg.mkBrush(color),
+                pen=pg.mkPen(None),
+            )
+            self.item.addItem(bar)
+            self.bars.append(bar)
+            n = int(rows["n_outputs"].max()) if len(rows) else 0
+            self.legend.addItem(bar, f"{category or ALL_OUTPUTS} (n = {n:,})")
+        axis = self.item.getAxis("left")
+        axis.setTicks([[(i, m) for i, m in enumerate(metrics)]])
+        fit_left_axis(self.plot, metrics)
+        label = MEASURE_CHOICES.get(result.options.measure, result.options.measure)
+        axis_label(self.plot, "bottom", label, self.colors)
+        shown = [v for d in self.drawn.values() for v in d.values()] or [0.0]
+        lo, hi = min(0.0, *shown), max(0.0, *shown)
+        self.item.setXRange(lo, hi + 0.35 * (hi - lo or 1.0), padding=0.02)
+        self.item.setYRange(-0.6, len(metrics) - 0.4, padding=0)
+
+
+class PValueTable(QTableWidget):
+    """p of "the row's metric is better than the column's", shaded where p ≤ α."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("whichMetricPValues")
+        self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+        self.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.colors = PlotColors.from_palette()
+        self.result: WhichMetric | None = None
+
+    def apply_colors(self, colors: PlotColors) -> None:
+        self.colors = colors
+        if self.result is not None:
+            self.set_result(self.result)
+
+    def set_result(self, result: WhichMetric) -> None:
+        self.result = result
+        p = result.p_values()
+        ranking = result.ranking
+        names = [str(n) for n in p.index]
+        self.clear()
+        self.setRowCount(len(names))
+        self.setColumnCount(len(names))
+        if ranking is None:
+            return
+        # Rows by rank and name, columns by rank alone: long metric specs fit once.
+        self.setVerticalHeaderLabels([f"{k + 1}. {n}" for k, n in enumerate(names)])
+        self.setHorizontalHeaderLabels([str(k + 1) for k in range(len(names))])
+        for k, n in enumerate(names):
+            header = self.horizontalHeaderItem(k)
+            if header is not None:
+                header.setToolTip(n)
+        alpha = ranking.alpha
+        strong = QColor(self.colors.bar)
+        strong.setAlpha(200)
+        test = TEST_CHOICES.get(ranking.test, ranking.test)
+        for i, a in enumerate(names):
+            for j, b in enumerate(names):
+                value = float(p.iloc[i, j])
+                cell = QTableWidgetItem("" if i == j else _fmt(value))
+                cell.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
+                if i != j and np.isfinite(value):
+                    cell.setToolTip(
+                        f"{a} better than {b}: p = {value:.4f} ({test}, "
+                        f"{ranking.resamples:,} resamples, seed {ranking.seed})"
+                    )
+                    if value <= alpha:
+                        cell.setBackground(QBrush(strong))
+                        cell.setForeground(QBrush(QColor("#ffffff")))
+                self.setItem(i, j, cell)
+
+
+class RankingTable(QTableWidget):
+    """Cluster, metric, value and 95% interval, best first; clusters shaded in turn."""
+
+    HEADERS = ("Cluster", "Metric", "Value", "95% interval")
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(0, len(self.HEADERS), parent)
+        self.setObjectName("whichMetricRanking")
+        self.setHorizontalHeaderLabels(list(self.HEADERS))
+        self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.verticalHeader().hide()
+        header = self.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        self.result: WhichMetric | None = None
+
+    def refresh_colors(self) -> None:
+        """Cluster shading comes from the palette: fill again when the theme changes."""
+        if self.result is not None:
+            self.set_result(self.result)
+
+    def set_result(self, result: WhichMetric) -> None:
+        self.result = result
+        frame = result.ranking_frame()
+        self.setRowCount(len(frame))
+        shade = self.palette().alternateBase()
+        for r, row in enumerate(frame.to_dict(orient="records")):
+            cluster = row.get("cluster")
+            defined = row.get("value") is not None
+            low, high = row.get("low"), row.get("high")
+            cells = [
+                str(int(cluster)) if cluster is not None and defined else "",
+                str(row["metric"]),
+                _fmt(row["value"]) if defined else str(row.get("not_defined") or "not defined"),
+                f"[{_fmt(low)}, {_fmt(high)}]" if defined and low is not None else "",
+            ]
+            for c, text in enumerate(cells):
+                cell = QTableWidgetItem(text)
+                if c != 1:
+                    cell.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
+                if defined and cluster is not None and int(cluster) % 2 == 0:
+                    cell.setBackground(shade)
+                self.setItem(r, c, cell)
+
+
+def _combo(items: dict[str, str], tip: str, chars: int = 11) -> QComboBox:
+    combo = QComboBox()
+    for key, text in items.items():
+        combo.addItem(text, key)
+    combo.setToolTip(tip)
+    compact_combo(combo, chars)
+    return combo
+
+
+class WhichMetricTab(QWidget):
+    """The tab; `result` is the figures shown, `computing` whether a job is running."""
+
+    computed = Signal()  # a result arrived and is shown
+
+    def __init__(self, controller: DashboardController, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("whichMetricTab")
+        self.controller = controller
+        self.result: WhichMetric | None = None
+        self.job: JobHandle | None = None
+        self.generation = 0
+        self._again = False
+        self._dirty = False
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(RECOMPUTE_DEBOUNCE_MS)
+        self._timer.timeout.connect(self.recompute)
+        self._build()
+        controller.loaded.connect(lambda: self.schedule(immediate=True))
+        controller.live_changed.connect(self.schedule)
+        controller.context.study_closed.connect(self._on_closed)
+
+    # -- layout -----------------------------------------------------------------------------
+    def _build(self) -> None:
+        self.measure = _combo(MEASURE_CHOICES, "The measure the metrics are ranked by")
+        self.grouping = _combo(
+            GROUPING_CHOICES,
+            "How outputs are grouped: all together, per source (a correlation per source, "
+            "averaged), or per system (means per system)",
+        )
+        self.test = _combo(
+            TEST_CHOICES,
+            "The paired, seeded test behind the clusters (PERM-BOTH and BOOT-BOTH resample "
+            "systems and sources together)",
+        )
+        self.attribute = QComboBox()
+        self.attribute.setToolTip("The item attribute whose categories the bars compare")
+        compact_combo(self.attribute, 11)
+        self.status = ElidedLabel()
+        self.status.setObjectName("whichMetricStatus")
+        controls = QHBoxLayout()
+        controls.setSpacing(8)
+        for label, widget in (
+            ("Rank by", self.measure),
+            ("Grouping", self.grouping),
+            ("Test", self.test),
+            ("Categories", self.attribute),
+        ):
+            controls.addWidget(QLabel(label))
+            controls.addWidget(widget)
+        controls.addWidget(self.status, 1)
+
+        self.ranking = RankingTable()
+        self.ranking_panel = Panel(
+            "Metrics in significance clusters",
+            self.ranking,
+            formats=("csv",),
+            name="which-metric-ranking",
+        )
+        self.ranking_panel.set_exporter("csv", lambda p: to_csv(self._frame("ranking"), p))
+        self.pvalues = PValueTable()
+        self.pvalue_panel = Panel(
+            "p-values: the row's metric better than the column's (shaded: p ≤ α)",
+            self.pvalues,
+            formats=("csv",),
+            name="which-metric-p-values",
+        )
+        self.pvalue_panel.set_exporter("csv", lambda p: to_csv(self._frame("p"), p))
+        self.bars = CategoryBars()
+        self.bars_panel = Panel(
+            "By category", self.bars, formats=("png", "svg", "csv"), name="which-metric-categories"
+        )
+        for fmt in ("png", "svg"):
+            self.bars_panel.set_exporter(fmt, lambda p: export_plot(self.bars.plot, p))
+        self.bars_panel.set_exporter("csv", lambda p: to_csv(self._frame("categories"), p))
+
+        top = QSplitter(Qt.Orientation.Horizontal)
+        top.addWidget(self.ranking_panel)
+        top.addWidget(self.pvalue_panel)
+        top.setSizes([420, 560])
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.addWidget(top)
+        split.addWidget(self.bars_panel)
+        split.setSizes([330, 330])
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 6, 0, 0)
+        layout.setSpacing(6)
+        layout.addLayout(controls)
+        layout.addWidget(split, 1)
+        for combo in (self.measure, self.grouping, self.test):
+            combo.currentIndexChanged.connect(lambda _i: self.schedule(immediate=True))
+        self.attribute.currentIndexChanged.connect(lambda _i: self.schedule(immediate=True))
+        self._show_message("Reading the study…")
+
+    def _frame(self, which: str) -> Any:
+        if self.result is None or self.result.ranking is None:
+            raise RuntimeError("no ranking to export yet")
+        if which == "ranking":
+            return self.result.ranking_frame()
+        if which == "p":
+            return self.result.p_values()
+        return self.result.categories
+
+    def _show_message(self, text: str) -> None:
+        for panel in (self.ranking_panel, self.pvalue_panel, self.bars_panel):
+            panel.show_message(text)
+
+    # -- options ----------------------------------------------------------------------------
+    def options(self) -> WhichMetricOptions:
+        attribute = self.attribute.currentData()
+        return WhichMetricOptions(
+            dimension=self.controller.dimension or "meaning",
+            measure=str(self.measure.currentData()),
+            group_by=str(self.grouping.currentData()),
+            test=str(self.test.currentData()),
+            by=str(attribute) if attribute else None,
+        )
+
+    # -- computing --------------------------------------------------------------------------
+    @property
+    def computing(self) -> bool:
+        return self.job is not None
+
+    def schedule(self, *, immediate: bool = False) -> None:
+        """Recompute soon: at once for a new study state or options, debounced for ratings."""
+        if not self.isVisible():
+            self._dirty = True  # computed when the tab is shown
+            return
+        if immediate:
+            self._timer.start(0)
+        elif not self._timer.isActive():
+            self._timer.start(RECOMPUTE_DEBOUNCE_MS)
+
+    def recompute(self) -> None:
+        self._timer.stop()
+        path = self.controller.path
+        if path is None:
+            return
+        if self.job is not None:
+            self._again = True
+            return
+        self._dirty = False
+        generation = self.generation
+        options = self.options()
+
+        def done(result: WhichMetric) -> None:
+            if generation == self.generation:
+                self._show(result)
+
+        self.job = self.controller.runner.start(
+            which_metric_job(path, options),
+            title="Ranking the metrics",
+            on_result=done,
+            on_failed=self._on_failed,
+            show_errors=False,
+        )
+        self.job.finished.connect(self._on_finished)
+        self._show_status()
+
+    def _on_failed(self, failure: JobFailure) -> None:
+        self._show_message(f"{failure.title}: {failure.message}")
+
+    def _on_finished(self) -> None:
+        self.job = None
+        if self._again:
+            self._again = False
+            self.recompute()
+        self._show_status()
+
+    def _on_closed(self) -> None:
+        self.generation += 1
+        self._timer.stop()
+        self.result = None
+        self._show_message("Reading the study…")
+        self.status.clear()
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt override
+        super().showEvent(event)
+        if self._dirty or (self.result is None and self.job is None):
+            self.schedule(immediate=True)
+
+    # -- drawing ----------------------------------------------------------------------------
+    def _show(self, result: WhichMetric) -> None:
+        self.result = result
+        self._fill_attributes(result.attributes)
+        if result.ranking is None:
+            self._show_message(result.message or "Nothing to rank yet.")
+        else:
+            self.ranking.set_result(result)
+            self.pvalues.set_result(result)
+            self.bars.set_result(result)
+            for panel in (self.ranking_panel, self.pvalue_panel):
+                panel.show_content()
+            if result.by is None:
+                self.bars_panel.show_message(
+                    "No item attributes: import a file with a category column (such as "
+                    "sentence_type) to compare the metrics per category."
+                )
+            else:
+                self.bars_panel.show_content()
+        self._show_status()
+        self.computed.emit()
+
+    def _fill_attributes(self, names: list[str]) -> None:
+        combo = self.attribute
+        current = combo.currentData() or (names[0] if names else None)
+        combo.blockSignals(True)
+        combo.clear()
+        for name in names:
+            combo.addItem(name, name)
+        if not names:
+            combo.addItem("none", None)
+        combo.setCurrentIndex(max(0, combo.findData(current)))
+        combo.setEnabled(bool(names))
+        combo.blockSignals(False)
+        if names and self.result is not None and self.result.options.by != combo.currentData():
+            self.schedule(immediate=True)  # the first result tells which attributes exist
+
+    def _show_status(self) -> None:
+        parts = []
+        r = self.result
+        if r is not None and r.ranking is not None:
+            rk = r.ranking
+            parts.append(
+                f"{r.n_outputs:,} outputs · {TEST_CHOICES.get(rk.test, rk.test)}, "
+                f"{rk.resamples:,} resamples, seed {rk.seed}, α = {rk.alpha:g}"
+            )
+        if self.computing:
+            parts.append("computing…")
+        self.status.setText(" · ".join(parts))
+
+    def apply_colors(self, colors: PlotColors) -> None:
+        self.bars.apply_colors(colors)
+        self.pvalues.apply_colors(colors)
+        self.ranking.refresh_colors()
+
+    def panels(self) -> list[Panel]:
+        return [self.ranking_panel, self.pvalue_panel, self.bars_panel]
