@@ -281,6 +281,7 @@ def open_study(path: str | Path, *, create: bool = False, allow_read_only: bool 
     # closing any descriptor of a file drops every lock this process holds on it, so a
     # plain open() and close() beside a live connection (a second open of the same study)
     # lets another process checkpoint and delete the write-ahead log under that connection.
+    _refuse_foreign(path)
     engine = make_engine(path)
     try:
         rev = current_revision(engine)
@@ -315,6 +316,32 @@ def open_study(path: str | Path, *, create: bool = False, allow_read_only: bool 
             raise
         raise fault from exc
     return Study(path=path, engine=engine, _factory=factory, backup_path=backup)
+
+
+def _refuse_foreign(path: Path) -> None:
+    """Refuse an SQLite file that is not a study before anything writes to it.
+
+    A study engine's first connection switches the file to WAL mode (a write to bytes 18-19
+    of its header): a plain SQLite database given by mistake must be left byte-identical.
+    The check reads the schema through SQLite (same library, so this process's locks on a
+    study it already holds open are kept), with writes refused and without creating the
+    file (`mode=rw`, `query_only`).
+    """
+    try:
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=rw", uri=True)
+    except sqlite3.Error as exc:
+        raise _open_error(path, exc) from None
+    try:
+        conn.execute("PRAGMA query_only=ON")
+        found = conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE type='table' AND name='alembic_version'"
+        ).fetchone()
+    except sqlite3.Error as exc:
+        raise _open_error(path, exc) from None
+    finally:
+        conn.close()
+    if found is None:
+        raise StudyFileError(f"{path}: an SQLite file, but not a MeaningBench study")
 
 
 def _open_error(path: Path, exc: BaseException) -> StudyFileError:
