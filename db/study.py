@@ -271,6 +271,11 @@ def open_study(path: str | Path, *, create: bool = False, allow_read_only: bool 
     if not path.exists() or path.stat().st_size == 0:
         if create:
             return create_study(path)
+        if path.exists():
+            raise StudyFileError(
+                f"{path}: the file is empty (0 bytes), not a MeaningBench study; delete it "
+                "and import again, or choose another name"
+            )
         raise StudyFileError(f"{path}: no such study")
     access = study_access(path)
     if not access.writable:
