@@ -244,8 +244,10 @@ def _write_json(session: Session, settings: AnnotationSettings) -> None:
 # Ratings that raters gave under the study's protocol: rated here, or rated in a copy of
 # the study and brought in by `merge` (which names the copy in the origin). Imported
 # published labels do not lock the protocol: no rater of this study gave them.
-RATER_ORIGINS = (Rating.origin == "ui") | Rating.origin.startswith("merge:") | (
-    Rating.origin.startswith("merge-conflict:")
+RATER_ORIGINS = (
+    (Rating.origin == "ui")
+    | Rating.origin.startswith("merge:")
+    | (Rating.origin.startswith("merge-conflict:"))
 )
 
 
