@@ -120,3 +120,20 @@ def test_a_merge_killed_half_way_keeps_whole_chunks_and_merging_again_completes_
     again = cli("merge", target, other)
     assert again.returncode == 0, again.stderr
     assert _state(target) == _state(whole)
+
+
+def test_a_merge_stopped_by_a_full_disk_says_what_it_kept(
+    copies: tuple[Path, Path], tmp_path: Path
+) -> None:
+    from tests.fault_tools import assert_one_line_error, file_size_limit
+
+    lead, other = copies
+    whole = copy_study(lead, tmp_path / "whole.mbstudy")
+    assert cli("merge", whole, other).returncode == 0
+    target = copy_study(lead, tmp_path / "lead.mbstudy")
+    done = cli("merge", target, other, preexec=file_size_limit(1_500_000))
+    line = assert_one_line_error(done, str(target), "cannot write", "which are kept")
+    assert f"of {ROWS:,} items" in line and "merge the same file again" in line
+    assert 0 < len(_state(target)) < len(_state(whole))
+    assert cli("merge", target, other).returncode == 0
+    assert _state(target) == _state(whole)
