@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import shutil
 import sys
 from pathlib import Path
 
@@ -54,6 +55,9 @@ def remove_stale_parts(folder: Path) -> list[Path]:
             continue
         path = folder / name
         with contextlib.suppress(OSError):
-            path.unlink()
+            if path.is_dir() and not path.is_symlink():
+                shutil.rmtree(path)  # a set of files a killed writer staged together
+            else:
+                path.unlink()
             removed.append(path)
     return removed
