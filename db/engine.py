@@ -73,7 +73,16 @@ def set_wait_policy(engine: Engine, policy: WaitPolicy) -> None:
     _POLICIES[engine] = policy
 
 
+def study_connection_class() -> type[sqlite3.Connection]:
+    from meaningbench.db.study_files import StudyConnection
+
+    return StudyConnection
+
+
 def _on_connect(dbapi_conn: Any, _record: Any) -> None:
+    from meaningbench.db.study_files import track
+
+    track(dbapi_conn.execute("PRAGMA database_list").fetchone()[2], dbapi_conn)
     # Let SQLAlchemy manage transactions itself rather than pysqlite's implicit BEGINs,
     # so that an explicit BEGIN covers the whole unit of work (all-or-nothing imports).
     dbapi_conn.isolation_level = None
@@ -143,7 +152,14 @@ def _on_begin(conn: Any) -> None:
 
 def make_engine(path: str | Path, *, echo: bool = False) -> Engine:
     """An engine for one study file. Each thread must use its own Session from it."""
-    engine = create_engine(f"sqlite:///{Path(path)}", echo=echo, future=True)
+    # Usable from any thread: a study whose log was replaced closes its pooled connections
+    # from the thread that noticed (see meaningbench.db.study_files).
+    engine = create_engine(
+        f"sqlite:///{Path(path)}",
+        echo=echo,
+        future=True,
+        connect_args={"check_same_thread": False, "factory": study_connection_class()},
+    )
     event.listen(engine, "connect", _on_connect)
     event.listen(engine, "begin", _on_begin)
     return engine

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session, sessionmaker
 
+from meaningbench.db import study_files
 from meaningbench.db.access import StudyAccess, folder_access, read_only_uris, study_access
 from meaningbench.db.engine import (
     WRITE_OPTION,
@@ -32,6 +33,7 @@ from meaningbench.db.errors import (
 )
 from meaningbench.db.faults import describe_fault, fault_reason, read_only_message
 from meaningbench.db.models import Dimension
+from meaningbench.db.partials import COMPANION_SUFFIXES, remove_stale_parts
 
 if TYPE_CHECKING:
     from alembic.config import Config
@@ -114,11 +116,6 @@ def upgrade_to_head(engine: Engine) -> None:
     command.upgrade(alembic_config(engine), "head")
 
 
-# The files beside a study that belong to it: SQLite's write-ahead log, shared memory and
-# journal, and the name of its long writer (see meaningbench.db.writers).
-COMPANION_SUFFIXES = ("-wal", "-shm", "-journal", "-writer")
-
-
 def remove_study_files(path: Path) -> None:
     """Delete a study file and its companions."""
     for suffix in ("", *COMPANION_SUFFIXES):
@@ -179,7 +176,7 @@ def _same_bytes(a: Path, b: Path) -> bool:
         return False
 
 
-@dataclass
+@dataclass(eq=False)  # one object per open: held by identity (see study_files)
 class Study:
     """An open study file. Sessions are per thread: call `session()` where the work runs."""
 
@@ -192,6 +189,12 @@ class Study:
     # Why it is read-only, in words ("its folder is read-only"); empty when writable.
     read_only_reason: str = ""
 
+    def __post_init__(self) -> None:
+        # One registry of the process's handles on study files: see meaningbench.db.study_files.
+        study_files.hold(self.path)
+        study_files.track(self.path, self)
+        self._closed = False
+
     @contextmanager
     def session(self, *, write: bool = False) -> Iterator[Session]:
         """A session whose transaction commits on success and rolls back on any error.
@@ -201,6 +204,9 @@ class Study:
         transaction that writes should say so: a deferred one that reads first and writes
         later fails at once when another process committed in between.
         """
+        # A `-wal` deleted under this process's connections would read as a malformed
+        # study: noticed here, before the transaction, and the study opened again.
+        study_files.reopen_if_replaced(self.path)
         with self._factory() as s, s.begin():
             if write:
                 s.connection(execution_options={WRITE_OPTION: True})
@@ -210,8 +216,15 @@ class Study:
         """How this study's writes wait for other processes (messages, cancelling)."""
         set_wait_policy(self.engine, policy)
 
+    def close_connections(self) -> None:
+        """Close the pooled connections; the next session opens new ones."""
+        self.engine.dispose()
+
     def close(self) -> None:
         self.engine.dispose()
+        if not self._closed:
+            self._closed = True
+            study_files.release(self.path)
 
     def __enter__(self) -> Study:
         return self
@@ -268,9 +281,16 @@ def open_study(path: str | Path, *, create: bool = False, allow_read_only: bool 
     a `StudyReadOnlyError`, or, with `allow_read_only`, opened for reading only.
     """
     path = Path(path)
+    # What a killed import or export left in this folder goes now, not at the next import.
+    remove_stale_parts(path.parent if str(path.parent) else Path("."))
     if not path.exists() or path.stat().st_size == 0:
         if create:
             return create_study(path)
+        if path.exists():
+            raise StudyFileError(
+                f"{path}: the file is empty (0 bytes), not a MeaningBench study; delete it "
+                "and import again, or choose another name"
+            )
         raise StudyFileError(f"{path}: no such study")
     access = study_access(path)
     if not access.writable:
@@ -281,6 +301,7 @@ def open_study(path: str | Path, *, create: bool = False, allow_read_only: bool 
     # closing any descriptor of a file drops every lock this process holds on it, so a
     # plain open() and close() beside a live connection (a second open of the same study)
     # lets another process checkpoint and delete the write-ahead log under that connection.
+    _refuse_foreign(path)
     engine = make_engine(path)
     try:
         rev = current_revision(engine)
@@ -315,6 +336,32 @@ def open_study(path: str | Path, *, create: bool = False, allow_read_only: bool 
             raise
         raise fault from exc
     return Study(path=path, engine=engine, _factory=factory, backup_path=backup)
+
+
+def _refuse_foreign(path: Path) -> None:
+    """Refuse an SQLite file that is not a study before anything writes to it.
+
+    A study engine's first connection switches the file to WAL mode (a write to bytes 18-19
+    of its header): a plain SQLite database given by mistake must be left byte-identical.
+    The check reads the schema through SQLite (same library, so this process's locks on a
+    study it already holds open are kept), with writes refused and without creating the
+    file (`mode=rw`, `query_only`).
+    """
+    try:
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=rw", uri=True)
+    except sqlite3.Error as exc:
+        raise _open_error(path, exc) from None
+    try:
+        conn.execute("PRAGMA query_only=ON")
+        found = conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE type='table' AND name='alembic_version'"
+        ).fetchone()
+    except sqlite3.Error as exc:
+        raise _open_error(path, exc) from None
+    finally:
+        conn.close()
+    if found is None:
+        raise StudyFileError(f"{path}: an SQLite file, but not a MeaningBench study")
 
 
 def _open_error(path: Path, exc: BaseException) -> StudyFileError:

@@ -1,6 +1,7 @@
 """`meaningbench import` into a new study killed with SIGKILL half way: no study appears
 under the name the user gave, and what the killed process left is removed by the next
-import into that folder, so nothing is left that a user must find and delete."""
+import into that folder, or the next study opened there, so nothing is left that a user
+must find and delete."""
 
 from __future__ import annotations
 
@@ -69,6 +70,21 @@ def test_a_killed_import_into_a_new_study_leaves_no_study(big_csv: Path, tmp_pat
     assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
     assert files_in(folder) == ["new.mbstudy"]  # the dead import's partials are gone
     assert study_state(target)[:2] == ("ok", 10)
+
+
+def test_opening_any_study_in_the_folder_removes_what_a_killed_import_left(
+    big_csv: Path, tmp_path: Path
+) -> None:
+    folder = tmp_path / "studies"
+    folder.mkdir()
+    other = folder / "other.mbstudy"
+    assert cli("import", other, write_pairs(tmp_path / "small.csv", 10)).returncode == 0
+    pid = _kill_when_writing(folder, folder / "new.mbstudy", big_csv)
+    left = [n for n in files_in(folder) if n.startswith(f".new.mbstudy.{pid}.mbpart")]
+    assert len(left) == 4, left  # the study built aside, its -wal, -shm and -writer
+    done = cli("info", other)  # no import: a command that only reads another study
+    assert done.returncode == 0, done.stderr
+    assert files_in(folder) == ["other.mbstudy"]
 
 
 def test_an_import_into_a_new_study_names_it_only_when_done(tmp_path: Path) -> None:

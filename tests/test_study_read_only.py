@@ -184,3 +184,45 @@ def test_a_study_on_a_read_only_medium(scored: Path, data: Path, tmp_path: Path)
     assert_one_line_error(done, "the study is read-only", "read-only disk or medium")
     assert files_in(folder) == ["s.mbstudy"]
     assert file_digest(study) == digest
+
+
+@pytest.fixture(scope="module")
+def labelled(data: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Raters' ratings and the published labels (their means) of the same 200 pairs."""
+    import csv
+
+    folder = tmp_path_factory.mktemp("labelled")
+    with (data / "small.csv").open(encoding="utf-8", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    with (folder / "labels.csv").open("w", encoding="utf-8", newline="") as fh:
+        out = csv.writer(fh)
+        out.writerow(["source", "output", "meaning"])
+        out.writerows([r["source"], r["output"], r["meaning"]] for r in rows)
+    path = folder / "labelled.mbstudy"
+    assert cli("import", path, data / "small.csv").returncode == 0
+    done = cli("import", path, folder / "labels.csv", "--ratings", "aggregate")
+    assert done.returncode == 0, done.stderr
+    return path
+
+
+@pytest.mark.parametrize("what", ["file", "folder"])
+def test_audit_and_corpus_only_read_so_they_run_on_a_read_only_study(
+    labelled: Path, tmp_path: Path, what: str, locked: list[Path]
+) -> None:
+    as_user = unprivileged()
+    study = _read_only_copy(labelled, tmp_path, what, locked)
+    digest = file_digest(study)
+    runs = {
+        "audit": cli("audit", study, preexec=as_user),
+        "corpus": cli("corpus", study, "--metrics", "chrf", preexec=as_user),
+    }
+    for name, done in runs.items():
+        assert "Traceback" not in done.stderr, (name, done.stderr)
+        assert done.returncode == 0, (name, done.stderr)
+        assert "opened for reading only" in done.stderr
+    assert "aggregate labels against raw ratings" in runs["audit"].stdout
+    assert "chrf" in runs["corpus"].stdout
+    fix = cli("audit", study, "--fix", "corrected", preexec=as_user)
+    assert_one_line_error(fix, str(study), "the study is read-only")
+    assert files_in(study.parent) == ["s.mbstudy"]
+    assert file_digest(study) == digest

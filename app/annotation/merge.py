@@ -15,6 +15,13 @@ Per (item, annotator, dimension):
   in the report, so the study lead can see both values and decide.
 Items the other copy has and this one lacks come in when they carry ratings or notes.
 Ratings that come in have origin `merge:<file>`, whether they were rated or imported there.
+
+A merge commits `MERGE_CHUNK_ITEMS` items at a time (their ratings, history, spans and
+notes together), so the study's raters can save their ratings while a large merge runs.
+When it stops half way (a full disk, a kill), the chunks it committed stay, each whole,
+and the message says how far it got; merging the same file again brings in the rest, as
+what is already here is recognised as a duplicate. Queues count merged ratings as done at
+the end (and on the next merge, after an interruption).
 """
 
 from __future__ import annotations
@@ -138,19 +145,65 @@ def _stamp(value: object) -> str:
     return str(value)
 
 
-def merge_ratings(target: Study, other_path: str | Path) -> MergeReport:
-    """Bring the other study's ratings and notes into `target` in one transaction."""
+# Items whose ratings, notes and spans one transaction brings in. The write lock is let go
+# between chunks, so a rater saving a rating meanwhile waits for one chunk at most (well
+# under a second on a laptop), never for the whole merge.
+MERGE_CHUNK_ITEMS = 500
+
+
+class MergeInterrupted(UserError):
+    """A merge that stopped after some chunks were committed; they stay, and merging the
+    same file again brings in the rest (what is already here is recognised)."""
+
+
+def merge_ratings(
+    target: Study, other_path: str | Path, *, chunk_items: int = MERGE_CHUNK_ITEMS
+) -> MergeReport:
+    """Bring the other study's ratings and notes into `target`, `chunk_items` items per
+    transaction (see the module notes on a merge that is interrupted)."""
     other_path = Path(other_path)
     if other_path.exists() and os.path.samefile(other_path, target.path):
         raise UserError("A study cannot be merged into itself.")
     report = MergeReport(other=other_path)
     origin = f"merge:{other_path.name}"
     src = _open_other(other_path)
+    done = 0
     try:
-        # One transaction that takes the write lock up front (it reads, then writes) and
-        # names this process while it holds it, for anyone waiting (see meaningbench.db.writers).
+        their_ratings = src.scalars(select(Rating).order_by(Rating.id)).all()
+        their_notes = src.scalars(select(ItemNote).order_by(ItemNote.id)).all()
+        their_items = {i.id: i for i in src.scalars(select(Item)).all()}
+        their_datasets = {d.id: d for d in src.scalars(select(Dataset)).all()}
+        needed = _needed_items(their_ratings, their_notes, their_items)
+        # Regular items first, so that a control's parent is mapped before the control.
+        order = sorted(needed, key=lambda i: (their_items[i].parent_id is not None, i))
+        chunks = [order[k : k + chunk_items] for k in range(0, len(order), chunk_items)]
+        # Each transaction takes the write lock up front (it reads, then writes) and names
+        # this process while it holds it, for anyone waiting (see meaningbench.db.writers).
         with target.session(write=True) as dst, announced_writer(target.path, "merge"):
-            _merge(src, dst, report, origin, other_path.name)
+            state = _MergeState(
+                annotator_map=_map_annotators(src, dst, report),
+                dims=_map_dimensions(src, dst, report),
+                names={a.id: a.name for a in dst.scalars(select(Annotator))},
+            )
+        ratings_of: dict[int, list[Rating]] = defaultdict(list)
+        for r in their_ratings:
+            ratings_of[r.item_id].append(r)
+        notes_of: dict[int, list[ItemNote]] = defaultdict(list)
+        for n in their_notes:
+            notes_of[n.item_id].append(n)
+        for chunk in chunks:
+            with target.session(write=True) as dst, announced_writer(target.path, "merge"):
+                item_map = _map_items(dst, report, chunk, their_items, their_datasets, state)
+                ratings = sorted((r for i in chunk for r in ratings_of[i]), key=lambda r: r.id)
+                notes = sorted((n for i in chunk for n in notes_of[i]), key=lambda n: n.id)
+                _merge(src, dst, report, origin, other_path.name, ratings, notes, item_map, state)
+            done += len(chunk)
+        with target.session(write=True) as dst:
+            _sync_queues(dst)
+    except BaseException as exc:
+        if done:
+            raise _interrupted(target.path, exc, done, len(needed)) from exc
+        raise
     finally:
         bind = src.get_bind()
         src.close()
@@ -158,21 +211,48 @@ def merge_ratings(target: Study, other_path: str | Path) -> MergeReport:
     return report
 
 
-def _merge(src: Session, dst: Session, report: MergeReport, origin: str, name: str) -> None:
-    their_ratings = src.scalars(select(Rating).order_by(Rating.id)).all()
-    their_notes = src.scalars(select(ItemNote).order_by(ItemNote.id)).all()
-    their_items = {i.id: i for i in src.scalars(select(Item)).all()}
-    needed = _needed_items(their_ratings, their_notes, their_items)
-    their_datasets = {d.id: d for d in src.scalars(select(Dataset)).all()}
+def _interrupted(path: Path, exc: BaseException, done: int, total: int) -> BaseException:
+    fault = describe_fault(exc, path)
+    if fault is None and not isinstance(exc, UserError):
+        return exc  # a bug, or Ctrl+C: as it is
+    why = str(fault if fault is not None else exc)
+    return MergeInterrupted(
+        f"{why.rstrip('.')}. The merge stopped after bringing in the ratings of {done:,} of "
+        f"{total:,} items, which are kept; merge the same file again to bring in the rest "
+        "(what is already here is recognised and not added twice)."
+    )
 
-    item_map = _map_items(src, dst, report, needed, their_items, their_datasets)
-    annotator_map = _map_annotators(src, dst, report)
-    dim_map, dim_names = _map_dimensions(src, dst, report)
+
+@dataclass
+class _MergeState:
+    """What the chunks of one merge share: the mappings made once, and our items."""
+
+    annotator_map: dict[int, int]
+    dims: tuple[dict[int, int], dict[int, str]]
+    names: dict[int, str]
+    item_map: dict[int, int] = field(default_factory=dict)
+    ours: dict[tuple[str, str, str], int] | None = None
+    datasets: dict[str, int] | None = None
+
+
+def _merge(
+    src: Session,
+    dst: Session,
+    report: MergeReport,
+    origin: str,
+    name: str,
+    their_ratings: Sequence[Rating],
+    their_notes: Sequence[ItemNote],
+    item_map: dict[int, int],
+    state: _MergeState,
+) -> None:
+    annotator_map = state.annotator_map
+    dim_map, dim_names = state.dims
+    names = state.names
 
     ours: dict[tuple[int, int, int], list[Rating]] = defaultdict(list)
     for r in dst.scalars(select(Rating).where(Rating.item_id.in_(set(item_map.values())))):
         ours[(r.item_id, r.annotator_id, r.dimension_id)].append(r)
-    names = {a.id: a.name for a in dst.scalars(select(Annotator))}
 
     rating_map: dict[int, Rating] = {}
     links: list[tuple[Rating, int | None]] = []
@@ -209,7 +289,6 @@ def _merge(src: Session, dst: Session, report: MergeReport, origin: str, name: s
     _copy_spans(src, dst, rating_map, new_rows)
 
     _merge_notes(dst, report, their_notes, item_map, annotator_map)
-    _sync_queues(dst)
 
 
 def _needed_items(
@@ -333,25 +412,27 @@ def _note_attribute_names(dst: Session, names: Iterable[str]) -> None:
 
 
 def _map_items(
-    src: Session,
     dst: Session,
     report: MergeReport,
-    needed: set[int],
+    chunk: Sequence[int],
     their_items: dict[int, Item],
     their_datasets: dict[int, Dataset],
+    state: _MergeState,
 ) -> dict[int, int]:
-    datasets = {d.name: d for d in dst.scalars(select(Dataset)).all()}
-    ours = {
-        (dname, key, kind): iid
-        for iid, dname, key, kind in dst.execute(
-            select(Item.id, Dataset.name, Item.pair_key, Item.kind).join(
-                Dataset, Dataset.id == Item.dataset_id
+    """Our id for each of their items in `chunk` (added where we lack it); `state` keeps
+    what earlier chunks mapped, so a control finds its parent."""
+    if state.ours is None or state.datasets is None:
+        state.datasets = {d.name: d.id for d in dst.scalars(select(Dataset)).all()}
+        state.ours = {
+            (dname, key, kind): iid
+            for iid, dname, key, kind in dst.execute(
+                select(Item.id, Dataset.name, Item.pair_key, Item.kind).join(
+                    Dataset, Dataset.id == Item.dataset_id
+                )
             )
-        )
-    }
-    item_map: dict[int, int] = {}
-    # Regular items first, so that a control's parent is mapped before the control.
-    for item_id in sorted(needed, key=lambda i: (their_items[i].parent_id is not None, i)):
+        }
+    datasets, ours, item_map = state.datasets, state.ours, state.item_map
+    for item_id in chunk:
         it = their_items[item_id]
         dset = their_datasets[it.dataset_id]
         found = ours.get((dset.name, it.pair_key, it.kind))
@@ -361,13 +442,14 @@ def _map_items(
             _add_missing_attributes(dst, found, it.meta)
             continue
         if dset.name not in datasets:
-            datasets[dset.name] = Dataset(
+            made = Dataset(
                 name=dset.name, source_file=dset.source_file, format=dset.format, meta=dset.meta
             )
-            dst.add(datasets[dset.name])
+            dst.add(made)
             dst.flush()
+            datasets[dset.name] = made.id
         row = Item(
-            dataset_id=datasets[dset.name].id,
+            dataset_id=datasets[dset.name],
             source=it.source,
             output=it.output,
             references=it.references,
@@ -383,8 +465,9 @@ def _map_items(
         dst.add(row)
         dst.flush()
         item_map[item_id] = row.id
+        ours[(dset.name, it.pair_key, it.kind)] = row.id
         report.items_added += 1
-    return item_map
+    return {i: item_map[i] for i in chunk}
 
 
 def _map_annotators(src: Session, dst: Session, report: MergeReport) -> dict[int, int]:

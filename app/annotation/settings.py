@@ -264,10 +264,18 @@ def _write_json(session: Session, settings: AnnotationSettings) -> None:
         row.value = data
 
 
+# Ratings that raters gave under the study's protocol: rated here, or rated in a copy of
+# the study and brought in by `merge` (which names the copy in the origin). Imported
+# published labels do not lock the protocol: no rater of this study gave them.
+RATER_ORIGINS = (
+    (Rating.origin == "ui")
+    | Rating.origin.startswith("merge:")
+    | (Rating.origin.startswith("merge-conflict:"))
+)
+
+
 def _rated_in_study(session: Session) -> int:
-    return int(
-        session.scalar(select(func.count()).select_from(Rating).where(Rating.origin == "ui")) or 0
-    )
+    return int(session.scalar(select(func.count()).select_from(Rating).where(RATER_ORIGINS)) or 0)
 
 
 def save_settings(session: Session, settings: AnnotationSettings) -> None:

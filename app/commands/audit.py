@@ -87,7 +87,8 @@ def run(args: argparse.Namespace) -> int:
     if (args.keep_unmatched or args.choose) and not args.fix:
         raise UserError("--keep-unmatched and --choose go with --fix NAME")
     scale = parse_scale(args.scale) if args.scale else None
-    with open_existing_study(args.study) as study:
+    # Only --fix writes: the audit itself reads, so it runs on a read-only study too.
+    with open_existing_study(args.study, reading=not args.fix) as study:
         with study.session() as session:
             result = audit_study(
                 session, tolerance=args.tolerance, scale=scale, label_sets=args.labels

@@ -36,7 +36,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from meaningbench.jobs.corpus import corpus_scores
 
-    open_existing_study(args.study).close()
+    # Corpus scores are printed, never stored: a read-only study is fine.
+    open_existing_study(args.study, reading=True).close()
     options = {
         k: v
         for k, v in {

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -111,6 +112,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from meaningbench.datasets.atomic_file import part_path, remove_stale_parts
     from meaningbench.datasets.importer import import_file
+    from meaningbench.db.errors import StudyFileError
     from meaningbench.db.study import create_study, open_study, publish_study, remove_study_files
     from meaningbench.errors import InputError
     from meaningbench.jobs.base import JobContext
@@ -120,6 +122,14 @@ def run(args: argparse.Namespace) -> int:
     if not data_file.exists():
         raise InputError("no such file", file=str(data_file))
     target: Path = args.study
+    if target.is_symlink() and not target.exists():
+        # Publishing the new study would meet the link and take it for a file another
+        # program made meanwhile: say what is there instead.
+        raise StudyFileError(
+            f"{target}: a symbolic link to {os.readlink(target)}, which does not exist; "
+            "nothing was imported. Import into the file the link should point to, or "
+            "remove the link."
+        )
     created = not target.exists()
     # A new study is built under a hidden partial name beside the target and given its
     # name only once the import has committed: killed at any point, the command leaves no

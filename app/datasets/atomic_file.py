@@ -15,59 +15,24 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import re
 import shutil
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
-from meaningbench.db.study import COMPANION_SUFFIXES
+from meaningbench.db.partials import PART_SUFFIX, part_path, remove_stale_parts
 
-PART_SUFFIX = ".mbpart"
-# With a study's companions: a study built aside (an import into a new study) has them.
-_PART_NAME = re.compile(
-    r"\..+\.(\d+)\.mbpart(?:" + "|".join(map(re.escape, COMPANION_SUFFIXES)) + ")?"
-)
+__all__ = [
+    "PART_SUFFIX",
+    "files_in_place",
+    "part_path",
+    "remove_stale_parts",
+    "replace_atomically",
+    "write_text_atomically",
+]
+
 # File systems that cannot make an unnamed file answer with one of these.
 _NO_TMPFILE = {errno.EOPNOTSUPP, errno.EISDIR, errno.EINVAL, errno.ENOENT}
-
-
-def part_path(target: Path, pid: int | None = None) -> Path:
-    return target.with_name(f".{target.name}.{os.getpid() if pid is None else pid}{PART_SUFFIX}")
-
-
-def _process_gone(pid: int) -> bool:
-    if sys.platform == "win32":
-        return True  # there, a file a live process still writes cannot be removed anyway
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    except PermissionError:
-        return False  # alive, another user's
-    return False
-
-
-def remove_stale_parts(folder: Path) -> list[Path]:
-    """Remove the partial files of writers that died in `folder`; returns those removed."""
-    removed: list[Path] = []
-    try:
-        names = os.listdir(folder)
-    except OSError:
-        return removed
-    for name in names:
-        m = _PART_NAME.fullmatch(name)
-        if m is None or int(m.group(1)) == os.getpid() or not _process_gone(int(m.group(1))):
-            continue
-        path = folder / name
-        with contextlib.suppress(OSError):
-            if path.is_dir() and not path.is_symlink():
-                shutil.rmtree(path)  # a set of files a killed writer left (`files_in_place`)
-            else:
-                path.unlink()
-            removed.append(path)
-    return removed
 
 
 def _unnamed_file(folder: Path) -> int | None:

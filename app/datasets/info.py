@@ -320,6 +320,10 @@ def _list_metric_runs(conn: Connection, info: StudyInfo) -> None:
         run = RunOwner.from_row((rid, status, *owner))
         if run.owner_gone:  # not stored yet (a study that cannot be written now)
             status, error = "interrupted", interrupted_error(run.owner)
+        if status != "done":
+            # The stored count is written when a run ends: one still running, or one whose
+            # end could not be written (a kill, a full disk), holds more than it says.
+            n_items = _rows(conn, "SELECT COUNT(*) FROM score WHERE run_id = :r", r=rid)[0][0]
         info.metric_runs.append(
             dict(
                 id=rid,

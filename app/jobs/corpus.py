@@ -48,7 +48,7 @@ def corpus_scores(
     ctx: JobContext | None = None,
 ) -> CorpusResult:
     ctx = ctx or JobContext()
-    study = open_existing(study_path)
+    study = open_existing(study_path, reading=True)
     try:
         options = {**study_options(study), **(options or {})}
         registered = registered_models(study)

@@ -43,11 +43,13 @@ def raw_connection(session: Session) -> sqlite3.Connection:
     return raw
 
 
-def open_existing(path: Path | str) -> Study:
-    """The job's own connection to a study that must exist (only imports create studies)."""
+def open_existing(path: Path | str, *, reading: bool = False) -> Study:
+    """The job's own connection to a study that must exist (only imports create studies).
+
+    `reading`: the job only reads, so a study it may not write is opened read-only."""
     if not Path(path).exists():
         raise StudyNotFoundError(f"{path}: no such study")
-    return open_study(path)
+    return open_study(path, allow_read_only=reading)
 
 
 def load_items(

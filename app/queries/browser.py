@@ -160,11 +160,23 @@ def connect_readonly(path: str) -> sqlite3.Connection:
     silently re-created empty; on a read-only medium, meaningbench.db.access says how to read it.
     """
     from meaningbench.db.access import reading_uri
+    from meaningbench.db.study_files import connect
 
     uri = reading_uri(path)
-    conn = sqlite3.connect(uri, uri=True, timeout=10.0, check_same_thread=True)
+    conn = connect(uri, path, timeout=10.0)
     conn.execute("PRAGMA query_only = ON")
     return conn
+
+
+def fresh_connection(conn: sqlite3.Connection | None, path: str) -> sqlite3.Connection:
+    """`conn`, or a new reading connection where it was closed because the study's
+    write-ahead log was replaced under it (see meaningbench.db.study_files)."""
+    from meaningbench.db.study_files import is_open, reopen_if_replaced
+
+    reopen_if_replaced(path)
+    if conn is not None and is_open(conn):
+        return conn
+    return connect_readonly(path)
 
 
 def load_ids(

@@ -94,3 +94,35 @@ def test_an_unknown_protocol_is_refused_with_the_choices(study_path) -> None:
             set_protocol(st, "ranking")
     finally:
         st.close()
+
+
+def test_ratings_brought_in_by_merge_lock_the_protocol(study_path, tmp_path, capsys) -> None:
+    from meaningbench.annotation.merge import merge_ratings
+    from meaningbench.db.study import copy_study
+
+    st = open_study(study_path)
+    try:
+        set_protocol(st, "esa")
+    finally:
+        st.close()
+    copy = copy_study(study_path, tmp_path / "rater.mbstudy")
+    rater = open_study(copy)
+    try:
+        sess = AnnotationSession(rater, "ben")
+        item = sess.current()
+        assert item is not None
+        sess.submit(item.item_id, {"meaning": 40.0})
+    finally:
+        rater.close()
+    st = open_study(study_path)
+    try:
+        assert merge_ratings(st, copy).ratings_added == 1
+    finally:
+        st.close()
+    assert main(["protocol", str(study_path), "--set", "da"]) != 0
+    assert "1 ratings under the 'esa' protocol" in capsys.readouterr().err
+    st = open_study(study_path)
+    try:
+        assert study_protocol(st).protocol == "esa"
+    finally:
+        st.close()

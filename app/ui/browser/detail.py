@@ -51,11 +51,13 @@ class DetailPane(QWidget):
         layout.addWidget(self.view)
         self.item_id: int | None = None
         self.detail: ItemDetail | None = None
-        self._conn: sqlite3.Connection | None = None
+        # The browser's connection, asked for at each use: it is replaced when the study is
+        # opened again under the browser (its write-ahead log replaced by another program).
+        self._conn: Callable[[], sqlite3.Connection | None] = lambda: None
         self.column_name: Callable[[str, str], str | None] = lambda _m, _h: None
         self.show_empty()
 
-    def set_connection(self, conn: sqlite3.Connection | None) -> None:
+    def set_connection(self, conn: Callable[[], sqlite3.Connection | None]) -> None:
         self._conn = conn
         self.item_id = None
         self.detail = None
@@ -69,11 +71,12 @@ class DetailPane(QWidget):
 
     def show_item(self, item_id: int | None) -> None:
         self.item_id = item_id
-        if item_id is None or self._conn is None:
+        conn = self._conn() if item_id is not None else None
+        if item_id is None or conn is None:
             self.detail = None
             self.show_empty()
             return
-        self.detail = fetch_detail(self._conn, item_id)
+        self.detail = fetch_detail(conn, item_id)
         self.render()
 
     def refresh(self) -> None:

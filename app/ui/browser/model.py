@@ -32,6 +32,7 @@ from meaningbench.queries.browser import (
     connect_readonly,
     fetch_rows,
     fetch_scores,
+    fresh_connection,
     load_ids,
     primary_dimension,
 )
@@ -145,7 +146,7 @@ class ItemTableModel(QAbstractTableModel):
 
     @property
     def connection(self) -> sqlite3.Connection | None:
-        return self._conn
+        return self._require_conn() if self._conn is not None else None
 
     def set_filter(self, f: BrowserFilter) -> None:
         """Load the ids passing `f` on a worker thread; the table updates when they arrive."""
@@ -340,8 +341,9 @@ class ItemTableModel(QAbstractTableModel):
         return None if value is None else f"{value:.1f}"
 
     def _require_conn(self) -> sqlite3.Connection:
-        if self._conn is None:
+        if self._conn is None or self._path is None:
             raise RuntimeError("no study is open")
+        self._conn = fresh_connection(self._conn, self._path)
         return self._conn
 
     def _page(self, number: int) -> _Page:

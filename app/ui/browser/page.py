@@ -344,14 +344,14 @@ class BrowserPage(QWidget):
         self._labels_seen = set()
         self._fit_pending = True
         self.model.set_study(study.path)
-        self.detail.set_connection(self.model.connection)
+        self.detail.set_connection(lambda: self.model.connection)
         self._refresh_filter_values()
         self.model.set_score_columns(score_columns(study))
         self.apply_filters()
 
     def _on_study_closed(self) -> None:
         self._show_empty_hint(False)
-        self.detail.set_connection(None)
+        self.detail.set_connection(lambda: None)
         self.model.set_study(None)
         self.count_label.setText("")
 
