@@ -7,7 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer
+from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
@@ -109,8 +110,12 @@ class ImportDialog(QDialog):
         self.path_edit.setObjectName("importPath")
         self.path_edit.setPlaceholderText("A CSV, TSV or JSON-lines file of items and ratings")
         self.path_edit.editingFinished.connect(self.refresh_preview)
+        # Enter in the path field previews and stops there, as in the merge dialog: the
+        # import is asked for on purpose, after the preview, format and columns are seen.
+        self.path_edit.installEventFilter(self)
         browse = QPushButton("Choose…")
         browse.clicked.connect(self.choose_file)
+        browse.setAutoDefault(False)
         self.format_combo = QComboBox()
         for value, label in FORMATS:
             self.format_combo.addItem(label, value)
@@ -227,6 +232,17 @@ class ImportDialog(QDialog):
         combo.addItem(AUTO, None)
         combo.currentIndexChanged.connect(self._schedule)
         return combo
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
+        if (
+            watched is self.path_edit
+            and event.type() == QEvent.Type.KeyPress
+            and isinstance(event, QKeyEvent)
+            and event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter)
+        ):
+            self.refresh_preview()
+            return True
+        return super().eventFilter(watched, event)
 
     # -- preview ----------------------------------------------------------------------
 
@@ -363,7 +379,7 @@ class ImportDialog(QDialog):
 
     def _on_result(self, report: Any) -> None:
         self.report = report
-        self.report_view.setPlainText("\n".join(report.summary_lines()))
+        self.report_view.setPlainText(in_dialog_terms("\n".join(report.summary_lines())))
         self.report_view.show()
         self.context.data_changed.emit()
 
