@@ -23,6 +23,17 @@ from meaningbench.ui.dashboard.plots import (
 )
 
 BAR_HEIGHT = 0.62
+# Correlations live on −1…1: that scale is drawn whatever the values, with these ticks.
+R_TICKS = [
+    [(v, f"{v:g}") for v in (-1.0, -0.5, 0.0, 0.5, 1.0)],
+    [(round(v, 1), "") for v in np.arange(-1.0, 1.01, 0.1)],
+]
+R_LABEL_ROOM = 0.2
+
+
+def is_bounded(key: str) -> bool:
+    """Whether a statistic is a correlation, bounded by −1 and 1 (R² is not)."""
+    return key != "r2"
 
 
 class CorrelationBars(QWidget):
@@ -34,6 +45,9 @@ class CorrelationBars(QWidget):
         self.item = self.plot.getPlotItem()
         self.item.invertY(True)
         self.item.showGrid(x=True, y=False, alpha=0.25)
+        # pyqtgraph rescales an axis whose values are all below 1 in magnitude to "(x0.001)"
+        # with ticks in the hundreds; r is read as it is.
+        self.item.getAxis("bottom").enableAutoSIPrefix(False)
         self.bars = pg.BarGraphItem(x0=[], y=[], height=BAR_HEIGHT, width=[])
         self.errors = pg.ErrorBarItem(x=np.zeros(0), y=np.zeros(0), beam=0.28)
         self.ceiling_line = pg.InfiniteLine(
@@ -114,6 +128,8 @@ class CorrelationBars(QWidget):
             axis.setTicks([[(k, name) for k, name in enumerate(series.names)]])
             fit_left_axis(self.plot, series.names)
             axis_label(self.plot, "bottom", series.statistic.label, c)
+            bottom = self.item.getAxis("bottom")
+            bottom.setTicks(R_TICKS if is_bounded(series.statistic.key) else None)
             self.item.setYRange(-0.6, max(m, 1) + 0.15, padding=0)
         lo, hi = self._x_range(series, ceiling)
         self._set_labels(series, pos, 0.012 * (hi - lo))
@@ -139,8 +155,10 @@ class CorrelationBars(QWidget):
         allv = np.concatenate(parts)
         allv = allv[np.isfinite(allv)]
         lo, hi = float(allv.min()), float(allv.max())
-        if series.statistic.key != "r2":
-            lo, hi = max(lo, -1.0), min(max(hi, 0.1), 1.0)
+        if is_bounded(series.statistic.key):
+            # The whole scale, whatever the values, with room beyond it for the value
+            # labels of bars near ±1: a bar's length reads the same in every study.
+            return -1.0 - R_LABEL_ROOM, 1.0 + R_LABEL_ROOM
         span = max(hi - lo, 0.1)
         # Room on the right (and left, for negative bars) for the value labels; rounded
         # out to a grid so that one more rating does not shift the axis.
