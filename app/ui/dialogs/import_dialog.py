@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer
-from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
@@ -41,6 +40,7 @@ from meaningbench.queries.import_preview import (
 from meaningbench.ui.child_jobs import import_job
 from meaningbench.ui.child_process import in_child_process
 from meaningbench.ui.dialogs.dialog_terms import in_dialog_terms
+from meaningbench.ui.widgets import is_enter
 from meaningbench.ui.workers import JobFailure, JobHandle
 
 if TYPE_CHECKING:
@@ -234,12 +234,7 @@ class ImportDialog(QDialog):
         return combo
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
-        if (
-            watched is self.path_edit
-            and event.type() == QEvent.Type.KeyPress
-            and isinstance(event, QKeyEvent)
-            and event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter)
-        ):
+        if watched is self.path_edit and is_enter(event):
             self.refresh_preview()
             return True
         return super().eventFilter(watched, event)
