@@ -432,8 +432,8 @@ def audit_frames(
         )
     if left_out:
         notes.append(
-            f"not compared with the study's own raters ({', '.join(left_out)}); name them "
-            "to audit against them"
+            f"not compared with the study's own raters ({', '.join(left_out)}) unless chosen "
+            "(they rated for this study, not for the published labels)"
         )
     raw, labels = _apply_scale(raw, labels, scale)
     merged, per_file = _match_labels(labels, raw, tolerance)
