@@ -85,3 +85,16 @@ def test_r_squared_keeps_its_own_range(qtbot) -> None:
     (x_lo, _), _ = bars.item.getViewBox().viewRange()
     assert x_lo < -2.5
     assert bars.item.getAxis("bottom")._tickLevels is None
+
+
+@pytest.mark.parametrize("width", [360, 900])
+def test_value_labels_fit_beside_bars_near_one(qtbot, width: int) -> None:
+    bars = shown_bars(qtbot, [0.93, -0.9])
+    bars.resize(width, 400)
+    qtbot.wait(100)
+    box = bars.item.getViewBox().sceneBoundingRect()
+    for label in bars.labels[:2]:
+        shown = label.sceneBoundingRect()
+        assert box.left() <= shown.left() and shown.right() <= box.right() + 1, (width, label)
+    (x_lo, x_hi), _ = bars.item.getViewBox().viewRange()
+    assert x_lo <= -1.0 and x_hi >= 1.0

@@ -28,7 +28,10 @@ R_TICKS = [
     [(v, f"{v:g}") for v in (-1.0, -0.5, 0.0, 0.5, 1.0)],
     [(round(v, 1), "") for v in np.arange(-1.0, 1.01, 0.1)],
 ]
-R_LABEL_ROOM = 0.2
+# Room beyond ±1 for the value labels of bars near the ends, in r units: at least this,
+# more on a narrow plot (a label's width is fixed in pixels), at most the second.
+R_LABEL_ROOM = (0.2, 0.6)
+LABEL_PX = 52  # "-0.000" and its gap, in pixels
 
 
 def is_bounded(key: str) -> bool:
@@ -72,6 +75,8 @@ class CorrelationBars(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.plot)
         self.plot.scene().sigMouseMoved.connect(self._on_mouse_moved)
+        # The labels' room beyond ±1 depends on the plot's width in pixels.
+        self.item.getViewBox().sigResized.connect(self._on_view_resized)
         self.plot.scene().sigMouseClicked.connect(self._on_clicked)
         self.apply_colors(self.colors)
 
@@ -158,7 +163,8 @@ class CorrelationBars(QWidget):
         if is_bounded(series.statistic.key):
             # The whole scale, whatever the values, with room beyond it for the value
             # labels of bars near ±1: a bar's length reads the same in every study.
-            return -1.0 - R_LABEL_ROOM, 1.0 + R_LABEL_ROOM
+            room = self._label_room()
+            return -1.0 - room, 1.0 + room
         span = max(hi - lo, 0.1)
         # Room on the right (and left, for negative bars) for the value labels; rounded
         # out to a grid so that one more rating does not shift the axis.
@@ -166,6 +172,26 @@ class CorrelationBars(QWidget):
         left = lo - (0.16 * span if lo < 0 else 0.02 * span)
         right = hi + 0.16 * span
         return float(np.floor(left / step) * step), float(np.ceil(right / step) * step)
+
+    def _label_room(self) -> float:
+        """The room (in r) a value label needs beyond ±1 at the plot's width: r / (2 + 2r)
+        of the width is LABEL_PX, rounded up to 0.05 so that a small resize keeps it."""
+        width = self.item.getViewBox().width()
+        lo, hi = R_LABEL_ROOM
+        if width <= 2 * LABEL_PX:
+            return hi
+        room = 2 * LABEL_PX / (width - 2 * LABEL_PX)
+        return min(hi, max(lo, float(np.ceil(room / 0.05) * 0.05)))
+
+    def _on_view_resized(self) -> None:
+        if self.series is not None:
+            lo, hi = self._x_range(self.series, self.ceiling)
+            if (lo, hi) != self._x_shown:
+                self._x_shown = (lo, hi)
+                self.item.setXRange(lo, hi, padding=0)
+                self._set_labels(
+                    self.series, np.arange(len(self.series), dtype=float), 0.012 * (hi - lo)
+                )
 
     def _set_labels(self, series: BarSeries, pos: np.ndarray, pad: float) -> None:
         while len(self.labels) < len(series):
