@@ -66,8 +66,10 @@ def fully_shown(table) -> list[str]:  # noqa: ANN001
 )
 def test_the_sweep_table_shows_its_key_columns(window, qtbot, tmp_path, size, columns) -> None:
     page = sweep_page(window, tmp_path)
-    window.resize(*size)
+    window.resize(1500, 960)  # the sweep finished in a large window, then it is made small
     page.show_result(sweep_table())
+    qtbot.wait(50)
+    window.resize(*size)
     qtbot.wait(50)
     shown = fully_shown(page.table)
     assert all(c in shown for c in columns), shown
@@ -77,6 +79,8 @@ def test_the_sweep_table_shows_its_key_columns(window, qtbot, tmp_path, size, co
         assert table.horizontalScrollBar().maximum() > 0
     best = next(r for r in range(table.rowCount()) if table.item(r, 4).text() == "★ best")
     assert "95% CI [" in table.item(best, 5).toolTip()
+    cell = table.visualItemRect(table.item(best, 4))
+    assert table.viewport().rect().contains(cell), "the best row is in view"
     rows_shown = table.viewport().height() // table.rowHeight(0)
     assert rows_shown >= 4
 

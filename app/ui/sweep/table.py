@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QFont
+from PySide6.QtGui import QFont, QResizeEvent
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem
 
 from meaningbench.analysis.sweep_table import SweepRow, SweepTable
@@ -70,9 +70,21 @@ class SweepTableWidget(QTableWidget):
         self.setColumnWidth(0, 150)
         self.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         header.setStretchLastSection(True)
+        self._best_row: int | None = None
         self.setHorizontalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
 
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt override
+        # The best row stays in view when the window changes size (a table filled in a
+        # wide window and shown in a small one would hide the row it is about).
+        super().resizeEvent(event)
+        best = self._best_row
+        if best is not None and best < self.rowCount():
+            mark = self.item(best, MARK)
+            if mark is not None:
+                self.scrollToItem(mark, QAbstractItemView.ScrollHint.EnsureVisible)
+
     def show_table(self, table: SweepTable) -> None:
+        self._best_row = next((r for r, row in enumerate(table.rows) if row.best), None)
         # One model (the usual sweep of one encoder's layers): the verdict names it, and
         # its column would take the room of the numbers on a narrow screen.
         self.setColumnHidden(0, len({row.entry.model for row in table.rows}) <= 1)
