@@ -35,6 +35,9 @@ class Progress:
     done: int
     total: int | None
     message: str = ""
+    # The share (0–1) of the job's expected work done, where its items differ in cost
+    # (a neural metric's item against a lexical one's); None: `done / total` says it.
+    work: float | None = None
 
 
 ProgressFn = Callable[[Progress], None]
@@ -86,7 +89,13 @@ class JobContext:
     _shown: Progress = field(default=Progress(0, None), repr=False)
 
     def progress(
-        self, done: int, total: int | None, message: str = "", *, force: bool = False
+        self,
+        done: int,
+        total: int | None,
+        message: str = "",
+        *,
+        force: bool = False,
+        work: float | None = None,
     ) -> None:
         now = time.monotonic()
         if (
@@ -95,7 +104,7 @@ class JobContext:
             or (total is not None and done >= total)
         ):
             self._last = now
-            self._shown = Progress(done, total, message)
+            self._shown = Progress(done, total, message, work)
             self.report(self._shown)
 
     def log(self, message: str) -> None:
@@ -103,7 +112,7 @@ class JobContext:
         if self.on_notice is not None:
             self.on_notice(message)
         else:
-            self.report(Progress(self._shown.done, self._shown.total, message))
+            self.report(Progress(self._shown.done, self._shown.total, message, self._shown.work))
 
     notice = log  # the name jobs written before `log` use
 

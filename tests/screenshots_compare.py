@@ -141,6 +141,19 @@ def main() -> int:
             save(window, "matching.png")
             QTest.mouseMove(matching, QPoint(2, 2))
             save(window, "matching-all.png")
+            # On a 1024-px screen the sentence is wider than the view: it scrolls (bar and
+            # wheel), shown at its end. Looked at, not in the docs: written to a temp folder.
+            window.resize(1024, 640)
+            scroll = explain.matching_scroll
+            for _ in range(5):
+                QApplication.processEvents()
+            scroll.horizontalScrollBar().setValue(scroll.horizontalScrollBar().maximum())
+            narrow = Path(tempfile.mkdtemp(prefix="mb-matching-")) / "matching-1024.png"
+            for _ in range(5):
+                QApplication.processEvents()
+            window.grab().save(str(narrow), "PNG")
+            print(f"  {narrow}")
+            window.resize(*SIZE)
         else:
             print("  (no BERTScore scores: matching screenshots skipped)")
 

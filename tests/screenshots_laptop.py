@@ -1,4 +1,4 @@
-"""Every page on laptop screens: 1280×720 and 1024×640, light and dark, 15 metric runs.
+"""Every page on laptop screens (1366×768, 1280×720, 1024×640), light and dark, 15 runs.
 
 Run under a virtual display:
     xvfb-run -a -s "-screen 0 1600x1000x24" python -m tests.screenshots_laptop [OUT_DIR]
@@ -22,7 +22,7 @@ LEXICAL = [
     "rouge1", "rouge2", "rougel", "sari", "ter",
 ]  # fmt: skip
 AGAINST_REFERENCES = ["bleu", "chrf"]
-SIZES = [(1280, 720), (1024, 640)]
+SIZES = [(1366, 768), (1280, 720), (1024, 640)]
 DOCS_DIR = Path(__file__).resolve().parents[1] / "resources" / "screenshots"
 # Shot -> the name the docs (resources/docs/app.md) use.
 DOCS = {

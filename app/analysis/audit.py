@@ -19,6 +19,13 @@ one rule of `meaningbench.analysis.human` (each rater averaged first, then rater
 found in more than one source file are reported in a group of their own ("a + b"). Every label
 row is checked on its own: two published labels of one pair are two checks.
 
+Raw ratings. A label is checked against the raw ratings that came with published data: the
+per-rater ratings imported from rating files (origin `import:<file>`), such as the SimpDA
+and QuestEval files CSMD's labels were averaged from. The study's own raters (ratings given
+in the app, or merged from a rater's copy) rated for the study, not for the published
+labels: their ratings are audited against only when named (`raters`), since a new rater's
+few ratings are no evidence that a published label is wrong.
+
 Scales. Labels and raw ratings are compared on 0–100. Each side's scale is read from its range
 (all values within 0–5: a 1–5 Likert scale; within 0–100: 0–100); when the two differ the group
 is not compared and says so, unless `scales` maps a side (`raw=1-5` or `labels=1-5`) linearly
@@ -48,6 +55,8 @@ from meaningbench.analysis.pair_text import NORMALISATION, normalise
 from meaningbench.errors import UserError
 
 DEFAULT_TOLERANCE = 0.01
+# Ratings whose origin starts so came in a rating file (meaningbench.datasets.importer).
+IMPORTED = "import:"
 
 
 @dataclass(frozen=True)
@@ -137,6 +146,11 @@ class AuditResult:
     labels: pd.DataFrame  # one row per checked label (see `LABEL_COLUMNS`)
     scale: ScaleMap | None = None
     notes: list[str] = field(default_factory=list)
+    raters: list[str] = field(default_factory=list)  # the raw rating sources compared with
+    chosen_raters: bool = False  # named by the user (else: those imported from files)
+    imported_raters: list[str] = field(default_factory=list)  # sources from rating files
+    own_raters: list[str] = field(default_factory=list)  # rated in the app or merged
+    own_raters_left_out: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, object]:
         groups = []
@@ -151,6 +165,11 @@ class AuditResult:
             "groups": groups,
             "unmatched": self.unmatched,
             "notes": self.notes,
+            "raters": self.raters,
+            "chosen_raters": self.chosen_raters,
+            "imported_raters": self.imported_raters,
+            "own_raters": self.own_raters,
+            "own_raters_left_out": self.own_raters_left_out,
         }
 
 
@@ -256,13 +275,31 @@ def _rows_with_text(items: pd.DataFrame, ratings: pd.DataFrame) -> pd.DataFrame:
     return rows[rows["source"].notna()]
 
 
-def _split_labels(
-    rows: pd.DataFrame, label_sets: Sequence[str] | None
-) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(labels, raw): the aggregate labels audited and the per-rater ratings."""
+def raw_sources(
+    rows: pd.DataFrame, raters: Sequence[str] | None
+) -> tuple[pd.DataFrame, list[str], list[str]]:
+    """(the per-rater ratings labels are audited against, the raters imported from files,
+    the study's own raters).
+
+    Named `raters`: their ratings, wherever they came from. Otherwise the ratings imported
+    from rating files, never the study's own raters (see "Raw ratings" above)."""
+    per_rater = rows[rows["annotator_kind"] != "aggregate"]
+    imported = per_rater["origin"].fillna("").astype(str).str.startswith(IMPORTED)
+    from_files = sorted(set(per_rater.loc[imported, "annotator"]))
+    own = sorted(set(per_rater.loc[~imported, "annotator"]))
+    if raters is None:
+        return per_rater[imported], from_files, own
+    unknown = sorted(set(raters) - set(per_rater["annotator"]))
+    if unknown:
+        known = ", ".join(sorted(set(per_rater["annotator"]))) or "none"
+        raise UserError(f"no rater {unknown[0]!r} with ratings; raters: {known}")
+    return per_rater[per_rater["annotator"].isin(raters)], from_files, own
+
+
+def _split_labels(rows: pd.DataFrame, label_sets: Sequence[str] | None) -> pd.DataFrame:
+    """The aggregate labels audited."""
     is_label = rows["annotator_kind"] == "aggregate"
     labels = rows[is_label].drop(columns=["n_raters"], errors="ignore")
-    raw = rows[~is_label]
     if label_sets is not None:
         unknown = sorted(set(label_sets) - set(labels["annotator"]))
         if unknown:
@@ -271,7 +308,7 @@ def _split_labels(
         labels = labels[labels["annotator"].isin(label_sets)]
     if labels.empty:
         raise UserError("the study has no aggregate labels (published labels) to audit")
-    return labels, raw
+    return labels
 
 
 def _apply_scale(
@@ -375,17 +412,29 @@ def audit_frames(
     tolerance: float = DEFAULT_TOLERANCE,
     scale: ScaleMap | None = None,
     label_sets: Sequence[str] | None = None,
+    raters: Sequence[str] | None = None,
 ) -> AuditResult:
     """The audit on `meaningbench.db.frames` rows: `items` (items_frame) and `ratings` (ratings_frame).
 
-    `label_sets` limits the aggregate sources audited (default: all)."""
+    `label_sets` limits the aggregate sources audited (default: all); `raters` names the
+    per-rater sources to audit against (default: the ratings imported from files)."""
     if tolerance < 0:
         raise UserError("--tolerance must be 0 or more")
     rows = _rows_with_text(items, ratings)
-    labels, raw = _split_labels(rows, label_sets)
+    labels = _split_labels(rows, label_sets)
+    raw, from_files, own = raw_sources(rows, raters)
+    left_out = own if raters is None else sorted(set(own) - set(raters))
     notes: list[str] = []
     if raw.empty:
-        notes.append("the study holds no per-rater ratings: nothing to compare the labels with")
+        notes.append(
+            "the study holds no raw ratings imported from rating files: nothing to compare "
+            "the labels with"
+        )
+    if left_out:
+        notes.append(
+            f"not compared with the study's own raters ({', '.join(left_out)}) unless chosen "
+            "(they rated for this study, not for the published labels)"
+        )
     raw, labels = _apply_scale(raw, labels, scale)
     merged, per_file = _match_labels(labels, raw, tolerance)
     unmatched = _count_unmatched(merged)
@@ -405,6 +454,11 @@ def audit_frames(
         labels=_label_table(out_frames),
         scale=scale,
         notes=notes,
+        raters=sorted(set(raw["annotator"])),
+        chosen_raters=raters is not None,
+        imported_raters=from_files,
+        own_raters=own,
+        own_raters_left_out=left_out,
     )
 
 
@@ -414,10 +468,13 @@ def audit_study(
     tolerance: float = DEFAULT_TOLERANCE,
     scale: ScaleMap | None = None,
     label_sets: Sequence[str] | None = None,
+    raters: Sequence[str] | None = None,
 ) -> AuditResult:
     """The audit of a study's regular items (a `Session` or `Connection`)."""
     from meaningbench.db.frames import items_frame, ratings_frame
 
     items = items_frame(session, kinds=("regular",))  # type: ignore[arg-type]
     ratings = ratings_frame(session, kinds=("regular",))  # type: ignore[arg-type]
-    return audit_frames(items, ratings, tolerance=tolerance, scale=scale, label_sets=label_sets)
+    return audit_frames(
+        items, ratings, tolerance=tolerance, scale=scale, label_sets=label_sets, raters=raters
+    )

@@ -51,6 +51,14 @@ def register(subparsers: Any) -> None:
         help="audit only this aggregate label set (repeatable; default: all)",
     )
     parser.add_argument(
+        "--raters",
+        action="append",
+        default=None,
+        metavar="NAME",
+        help="audit against these raters' ratings (repeatable; default: the per-rater ratings "
+        "imported from rating files, never the study's own raters)",
+    )
+    parser.add_argument(
         "--fix",
         default=None,
         metavar="NAME",
@@ -91,7 +99,11 @@ def run(args: argparse.Namespace) -> int:
     with open_existing_study(args.study, reading=not args.fix) as study:
         with study.session() as session:
             result = audit_study(
-                session, tolerance=args.tolerance, scale=scale, label_sets=args.labels
+                session,
+                tolerance=args.tolerance,
+                scale=scale,
+                label_sets=args.labels,
+                raters=args.raters,
             )
         fixed = None
         if args.fix:
@@ -127,6 +139,8 @@ def audit_text(result: AuditResult, *, worst: int = 5) -> str:
         f"aggregate labels against raw ratings (tolerance {result.tolerance:g} on 0–100)",
         f"pairs matched on normalised source + output + dimension ({result.normalisation})",
     ]
+    how = "named" if result.chosen_raters else "imported from rating files"
+    lines.append(f"raw ratings ({how}): {', '.join(result.raters) or 'none'}")
     if result.scale is not None:
         s = result.scale
         lines.append(f"scale: {s.side} mapped from {s.lo:g}–{s.hi:g} onto 0–100")

@@ -30,14 +30,20 @@ class AuditView:
     in_use: list[str]  # the label sets analyses read by default
 
 
-def audit_job(path: Path, tolerance: float = DEFAULT_TOLERANCE) -> Job:
+def audit_job(
+    path: Path, tolerance: float = DEFAULT_TOLERANCE, raters: list[str] | None = None
+) -> Job:
+    """The audit against the raw ratings of `raters` (None: those imported from files)."""
+
     def run(ctx: JobContext) -> AuditView:
         ctx.progress(0, None, "Auditing the labels", force=True)
         with open_study(path) as study, study.session() as session:
             sets = label_sets(session)
             in_use = resolve_label_sets(session)
             try:
-                result: AuditResult | None = audit_study(session, tolerance=tolerance)
+                result: AuditResult | None = audit_study(
+                    session, tolerance=tolerance, raters=raters
+                )
                 why = ""
             except UserError as exc:
                 result, why = None, str(exc)
@@ -46,21 +52,25 @@ def audit_job(path: Path, tolerance: float = DEFAULT_TOLERANCE) -> Job:
     return run
 
 
-def preview_fix_job(path: Path, name: str, keep_unmatched: bool) -> Job:
+def preview_fix_job(
+    path: Path, name: str, keep_unmatched: bool, raters: list[str] | None = None
+) -> Job:
     """What `fix_job` would write, without writing."""
 
     def run(ctx: JobContext) -> FixResult:
         with open_study(path) as study, study.session() as session:
-            result = audit_study(session)
+            result = audit_study(session, raters=raters)
             return plan_fix(session, name, result, keep_unmatched=keep_unmatched).result
 
     return run
 
 
-def fix_job(path: Path, name: str, keep_unmatched: bool, choose: bool) -> Job:
+def fix_job(
+    path: Path, name: str, keep_unmatched: bool, choose: bool, raters: list[str] | None = None
+) -> Job:
     def run(ctx: JobContext) -> FixResult:
         with open_study(path) as study, study.session() as session:
-            result = audit_study(session)
+            result = audit_study(session, raters=raters)
             fixed = add_fixed_labels(session, name, result, keep_unmatched=keep_unmatched)
             if choose:
                 choose_label_set(session, name)

@@ -75,6 +75,7 @@ from meaningbench.metrics.base import (
     Metric,
     Pair,
 )
+from meaningbench.metrics.cost import CACHED_COST, item_cost
 from meaningbench.metrics.model_roles import metrics_for_model
 from meaningbench.metrics.neural.models import prefer_passive_thread_waits
 from meaningbench.metrics.registry import (
@@ -102,16 +103,49 @@ class ScoreRequest:
 
 
 class _Progress:
-    def __init__(self, ctx: JobContext, total: int) -> None:
+    """Items done of all the run's metrics, and the share of its expected work done: each
+    item weighs what its metric costs (`meaningbench.metrics.cost`), a cached one little."""
+
+    def __init__(self, ctx: JobContext, total: int, costs: dict[str, float], work: float) -> None:
         self.ctx, self.total, self.done = ctx, total, 0
+        self.costs = costs  # label → the cost of one item scored
+        self.work_total, self.work_done = work, 0.0
 
-    def advance(self, n: int, message: str) -> None:
+    def _share(self, extra: float = 0.0) -> float | None:
+        if self.work_total <= 0:
+            return None
+        return min(1.0, (self.work_done + extra) / self.work_total)
+
+    def advance(self, n: int, label: str, *, cached: bool = False) -> None:
         self.done += n
-        self.ctx.progress(self.done, self.total, message)
+        self.work_done += n * (CACHED_COST if cached else self.costs.get(label, 1.0))
+        self.ctx.progress(self.done, self.total, label, work=self._share())
 
-    def ahead(self, n: int, message: str) -> None:
+    def ahead(self, n: int, label: str) -> None:
         """Show `n` more items as done, inside a slice whose scores are not written yet."""
-        self.ctx.progress(self.done + n, self.total, message)
+        extra = n * self.costs.get(label, 1.0)
+        self.ctx.progress(self.done + n, self.total, label, work=self._share(extra))
+
+
+def _expected_work(
+    runnable: list[PlannedMetric],
+    items: list[ItemText],
+    hashes: Hashes,
+    states: dict[CacheKey, CacheState],
+) -> tuple[dict[str, float], float]:
+    """(cost of one item by label, the run's expected cost): each metric's items without a
+    current score at its cost, its cached ones at the cost of reading them."""
+    costs: dict[str, float] = {}
+    work = 0.0
+    ids = [it.id for it in items]
+    for p in runnable:
+        assert p.metric is not None
+        cost = item_cost(p.metric)
+        costs[p.label] = cost
+        current = states[hashes.cache_key(p.metric)].current
+        todo = 0 if current is None else sum(1 for i in ids if i not in current)
+        work += todo * cost + (len(ids) - todo) * CACHED_COST
+    return costs, work
 
 
 def _options(request: ScoreRequest, study: Study) -> dict[str, Any]:
@@ -294,7 +328,8 @@ def score_study(
         runnable = [p for p in planned if p.metric is not None and p.availability.ok]
         ctx.progress(0, None, "Checking cached scores", force=True)
         items, hashes, states = _check_caches(study, request, runnable)
-        progress = _Progress(ctx, len(items) * len(runnable))
+        costs, work = _expected_work(runnable, items, hashes, states)
+        progress = _Progress(ctx, len(items) * len(runnable), costs, work)
         pool.before_fork = lambda: _warm_up(_metrics_with_work(runnable, hashes, states))
 
         def report(label: str, ids: list[int], n: int) -> None:
@@ -394,7 +429,7 @@ def _start_run(
             interrupted = [run_id for run_id, status in state.runs if status == "interrupted"]
             if interrupted and whole_study:
                 close_completed(study, interrupted)
-            progress.advance(len(items), label)
+            progress.advance(len(items), label, cached=True)
             return MetricRunSummary(
                 metric.name, label, state.latest_run_id, "cached", 0, len(items), 0,
                 time.perf_counter() - began,
@@ -406,7 +441,7 @@ def _start_run(
             return claim
         states[key] = check_cache(study, [key], items, {key.mode: digests})[0]
     cached = len(items) - len(todo)
-    progress.advance(cached, label)
+    progress.advance(cached, label, cached=True)
     config_hash = metric.config_hash()
     old_rows = score_row_ids(study, metric.name, config_hash) if state.latest_run_id else {}
     pairs = [

@@ -87,7 +87,9 @@ def study_counts(study: Study) -> StudyCounts:
             control_items=total - regular,
             ratings=one("SELECT COUNT(*) FROM rating WHERE state = 'current'"),
             annotators=one("SELECT COUNT(*) FROM annotator WHERE kind = 'named'"),
-            metric_runs=one("SELECT COUNT(*) FROM metric_run"),
+            # Finished runs: a cancelled, failed or interrupted run is not one more set of
+            # scores (a cancelled one is resumed by the next run of its metric).
+            metric_runs=one("SELECT COUNT(*) FROM metric_run WHERE status = 'done'"),
             datasets=one("SELECT COUNT(*) FROM dataset"),
         )
 

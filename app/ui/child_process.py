@@ -84,7 +84,7 @@ def _child_main(
     _lower_priority()
 
     def report(p: Progress) -> None:
-        out.put(("progress", p.done, p.total, p.message))
+        out.put(("progress", p.done, p.total, p.message, p.work))
 
     ctx = JobContext(
         cancel=_ChildCancel(stop, parent_pid),
@@ -182,7 +182,7 @@ def _pump(target: Callable[..., Any], args: tuple[Any, ...], ctx: JobContext) ->
 def _handle(msg: tuple[Any, ...], ctx: JobContext) -> Any:
     kind = msg[0]
     if kind == "progress":
-        ctx.progress(msg[1], msg[2], msg[3], force=True)  # the child already throttles
+        ctx.progress(msg[1], msg[2], msg[3], force=True, work=msg[4])  # the child throttles
         return None
     if kind == "log":
         ctx.log(msg[1])

@@ -89,11 +89,14 @@ def build_palette(kind: str) -> QPalette:
 
 
 def style_sheet(kind: str) -> str:
-    path = resources_dir() / "style" / f"{kind}.qss"
+    folder = resources_dir() / "style"
     try:
-        return path.read_text(encoding="utf-8")
+        text = (folder / f"{kind}.qss").read_text(encoding="utf-8")
     except OSError:
         return ""  # a missing style sheet leaves the palette alone: still usable
+    # Images (the check box's tick) beside the sheet: Qt reads a relative url() against
+    # the working directory, not the sheet's folder.
+    return text.replace("@STYLE_DIR@", folder.as_posix())
 
 
 class ThemeManager:

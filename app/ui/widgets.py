@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QSize, Qt
-from PySide6.QtGui import QFont, QResizeEvent
+from PySide6.QtGui import QFont, QKeyEvent, QResizeEvent
 from PySide6.QtWidgets import QApplication, QComboBox, QLabel, QSizePolicy, QWidget
 
 
@@ -103,3 +103,13 @@ def compact_combo(combo: QComboBox, chars: int = 10) -> QComboBox:
     combo.currentTextChanged.connect(tip)
     tip(combo.currentText())
     return combo
+
+
+def is_enter(event: QEvent) -> bool:
+    """Whether `event` is a press of Return or Enter (what a path field's filter catches so
+    that Enter previews instead of pressing the dialog's default button)."""
+    return (
+        event.type() == QEvent.Type.KeyPress
+        and isinstance(event, QKeyEvent)
+        and event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter)
+    )

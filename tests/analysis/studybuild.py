@@ -69,6 +69,7 @@ def add_ratings(
     dimension: str = "meaning",
     kind: str = "named",
     durations: dict[int, int] | None = None,
+    origin: str = "ui",
 ) -> None:
     ann = annotator(study, name, kind)
     with study.session() as s:
@@ -82,6 +83,7 @@ def add_ratings(
                     dimension_id=dim.id,
                     value=float(value),
                     duration_ms=(durations or {}).get(item_id),
+                    origin=origin,
                 )
             )
 

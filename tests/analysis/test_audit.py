@@ -26,6 +26,7 @@ from meaningbench.errors import UserError
 from tests.analysis.studybuild import add_items, add_ratings, add_scores
 
 ROOT = Path(__file__).resolve().parents[2]
+RAW = "import:raw.csv"  # raw ratings that came in a rating file, as an import writes them
 
 
 def _cli(*argv: str | Path) -> subprocess.CompletedProcess[str]:
@@ -176,8 +177,8 @@ def test_labels_option_never_averages_two_sets(new_study) -> None:
         dataset="raw",
     )
     raw_ids = [i + 3 for i in ids] + [ids[2] + 4]
-    add_ratings(new_study, "r1", {raw_ids[0]: 80.0, raw_ids[1]: 20.0, raw_ids[2]: 40.0})
-    add_ratings(new_study, "r2", {raw_ids[0]: 60.0, raw_ids[1]: 30.0, raw_ids[3]: 60.0})
+    add_ratings(new_study, "r1", {raw_ids[0]: 80.0, raw_ids[1]: 20.0, raw_ids[2]: 40.0}, origin=RAW)
+    add_ratings(new_study, "r2", {raw_ids[0]: 60.0, raw_ids[1]: 30.0, raw_ids[3]: 60.0}, origin=RAW)
     add_scores(new_study, "m", {i: float(k) for k, i in enumerate(ids)})
     with new_study.session() as s:
         result = audit_study(s)
@@ -215,7 +216,7 @@ def test_scale_mismatch_is_refused_then_mapped(new_study) -> None:
     raw = add_items(
         new_study, [("a b", "a", "x"), ("c d", "c", "x"), ("e f", "e", "x")], dataset="likert"
     )
-    add_ratings(new_study, "r1", dict(zip(raw, [2.0, 3.0, 5.0], strict=True)))
+    add_ratings(new_study, "r1", dict(zip(raw, [2.0, 3.0, 5.0], strict=True)), origin=RAW)
     with new_study.session() as s:
         refused = audit_study(s)
     (g,) = refused.groups
@@ -253,7 +254,7 @@ def test_a_pair_in_two_files_is_resolved_by_the_label_or_pooled(new_study) -> No
     add_ratings(new_study, "aggregate:pub", {ids[0]: 40.0, ids[1]: 77.0}, kind="aggregate")
     a = add_items(new_study, [("s t", "s", "x"), ("u v", "u", "x")], dataset="a")
     b = add_items(new_study, [("s t", "s", "y"), ("u v", "u", "y")], dataset="b")
-    add_ratings(new_study, "r1", {a[0]: 40.0, b[0]: 80.0, a[1]: 10.0, b[1]: 30.0})
+    add_ratings(new_study, "r1", {a[0]: 40.0, b[0]: 80.0, a[1]: 10.0, b[1]: 30.0}, origin=RAW)
     with new_study.session() as s:
         result = audit_study(s)
     by_source = {g.source: g for g in result.groups}
@@ -304,7 +305,7 @@ def test_export_and_correlate_read_the_same_label_set(new_study, tmp_path: Path)
     ids = add_items(new_study, [("a b c", "a b", None), ("d e f", "d e", None)])
     add_ratings(new_study, "aggregate:pub", {ids[0]: 10.0, ids[1]: 90.0}, kind="aggregate")
     raw = add_items(new_study, [("a b c", "a b", "s"), ("d e f", "d e", "s")], dataset="raw")
-    add_ratings(new_study, "r1", {raw[0]: 80.0, raw[1]: 20.0})
+    add_ratings(new_study, "r1", {raw[0]: 80.0, raw[1]: 20.0}, origin=RAW)
     with new_study.session() as s:
         add_fixed_labels(s, "fixed", audit_study(s))
     out = tmp_path / "items.csv"
@@ -321,3 +322,49 @@ def test_export_and_correlate_read_the_same_label_set(new_study, tmp_path: Path)
         20.0,
         80.0,
     ]
+
+
+def _labels_and_a_new_rater(study) -> list[int]:  # noqa: ANN001
+    ids = add_items(study, [(f"s {k} a b", f"o {k}", None) for k in range(9)])
+    add_ratings(study, "aggregate:pub", {i: 10.0 * k for k, i in enumerate(ids)}, kind="aggregate")
+    add_ratings(study, "ana", {i: 95.0 - 5 * k for k, i in enumerate(ids)})  # rated in the app
+    return ids
+
+
+def test_the_studys_own_raters_are_not_the_raw_ratings_by_default(new_study) -> None:
+    ids = _labels_and_a_new_rater(new_study)
+    with new_study.session() as s:
+        result = audit_study(s)
+    assert result.groups == [] and result.raters == [] and not result.chosen_raters
+    assert result.own_raters_left_out == ["ana"]
+    assert any("ana" in note for note in result.notes)
+    # A raw file imported for the labels is audited against, the new rater still is not.
+    raw = add_items(new_study, [(f"s {k} a b", f"o {k}", "x") for k in range(9)], dataset="raw")
+    add_ratings(new_study, "r1", {i: 10.0 * k for k, i in enumerate(raw)}, origin=RAW)
+    with new_study.session() as s:
+        result = audit_study(s)
+    (g,) = result.groups
+    assert g.source == "raw" and g.n_labels == 9 and g.n_equal == 9
+    assert result.raters == ["r1"] and result.own_raters_left_out == ["ana"]
+    # Named, the new rater is compared with.
+    with new_study.session() as s:
+        chosen = audit_study(s, raters=["ana"])
+    (g,) = chosen.groups
+    assert chosen.chosen_raters and chosen.raters == ["ana"] and g.n_equal == 0
+    assert len(ids) == 9
+    with new_study.session() as s, pytest.raises(UserError, match="no rater 'bob'"):
+        audit_study(s, raters=["bob"])
+
+
+def test_cli_audit_follows_the_same_rule(new_study) -> None:
+    _labels_and_a_new_rater(new_study)
+    default = _cli("audit", new_study.path, "--json")
+    assert default.returncode == 0, default.stderr
+    out = json.loads(default.stdout)
+    assert out["groups"] == [] and out["own_raters_left_out"] == ["ana"]
+    text_out = _cli("audit", new_study.path)
+    assert "raw ratings (imported from rating files): none" in text_out.stdout
+    assert "not compared with the study's own raters (ana)" in text_out.stdout
+    chosen = json.loads(_cli("audit", new_study.path, "--raters", "ana", "--json").stdout)
+    (g,) = chosen["groups"]
+    assert g["n_labels"] == 9 and g["n_equal"] == 0 and chosen["raters"] == ["ana"]

@@ -28,6 +28,20 @@ def test_counts_match_what_was_written(study_with_facts) -> None:
     assert "control" not in counts.summary()  # hidden from raters in the status bar
 
 
+def test_cancelled_runs_are_not_counted_as_metric_runs(study_with_facts) -> None:
+    study, _facts = study_with_facts
+    assert study_counts(study).metric_runs == 1
+    conn = sqlite3.connect(study.path)
+    try:
+        with conn:
+            conn.execute("UPDATE metric_run SET status = 'cancelled'")
+    finally:
+        conn.close()
+    counts = study_counts(study)
+    assert counts.metric_runs == 0
+    assert "0 metric runs" in counts.summary()
+
+
 def test_name_falls_back_to_the_file_name_and_settings_round_trip(study_with_facts) -> None:
     study, _facts = study_with_facts
     assert study_name(study) == "facts"

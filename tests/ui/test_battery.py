@@ -9,6 +9,7 @@ import pytest
 import sacrebleu  # noqa: E402
 from PySide6.QtCore import Qt
 
+from meaningbench.runtime import Progress
 from tests.ui.conftest import open_in
 from tests.ui.factories import bulk_study
 from tests.ui.test_workers import close_error_boxes
@@ -185,7 +186,34 @@ def test_cancel_keeps_what_was_scored(window, qtbot, tmp_path: Path) -> None:
     statuses = {s.metric: s.status for s in dialog.summaries}
     assert "cancelled" in statuses.values(), statuses
     assert dialog.run_button.isEnabled() and not dialog.cancel_button.isEnabled()
+    # The status bar counts finished runs only: the cancelled one is not a metric run.
+    conn = sqlite3.connect(path)
+    try:
+        done, cancelled = (
+            conn.execute(f"SELECT COUNT(*) FROM metric_run WHERE status = '{s}'").fetchone()[0]
+            for s in ("done", "cancelled")
+        )
+    finally:
+        conn.close()
+    assert cancelled >= 1
+    window.refresh_counts()
+    qtbot.waitUntil(
+        lambda: f"{done} metric runs" in window.status.counts_label.text(), timeout=10_000
+    )
     close_error_boxes()
+
+
+def test_progress_follows_the_work_not_the_items(window, qtbot, study_with_facts) -> None:
+    path, _ = study_with_facts
+    open_in(window, path, qtbot)
+    dialog = window.show_battery_dialog()
+    # Three lexical metrics done, the neural one not started: 75 % of the items, 2 % of
+    # the work. The bar shows the work.
+    dialog._on_progress(Progress(75, 100, "bertscore", work=0.02))
+    bar = dialog.progress
+    assert bar.value() / bar.maximum() == pytest.approx(0.02, abs=0.001)
+    assert "75 / 100 items" in dialog.rate_label.text()
+    dialog.close()
 
 
 def test_a_failing_run_shows_a_dialog_and_the_window_goes_on(

@@ -212,3 +212,36 @@ def test_the_kind_of_ratings_is_shown_and_can_be_chosen(window, qtbot, tmp_path:
     assert count(window.context.path, "rating") == len(rows)
     text = dialog.report_view.toPlainText()
     assert f"per-rater (anonymous): {len(rows)} rating rows, {len(rows)} ratings stored" in text
+
+
+def test_enter_in_the_file_field_previews_and_imports_nothing(
+    window, qtbot, tmp_path: Path
+) -> None:
+    from PySide6.QtCore import Qt
+
+    data = write_csv(tmp_path / "ratings.csv", LONG_HEADER, LONG_ROWS)
+    dialog = new_study_window(window, tmp_path)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    dialog.path_edit.setFocus()
+    dialog.path_edit.setText(str(data))
+    qtbot.keyClick(dialog.path_edit, Qt.Key.Key_Return)
+    qtbot.wait(200)
+    assert dialog.preview is not None and dialog.preview.shape == "long"
+    assert dialog.table.rowCount() == len(LONG_ROWS)
+    assert dialog.job is None and dialog.report is None  # no import began
+    assert count(window.context.path, "rating") == 0
+    assert dialog.isVisible() and dialog.import_button.isEnabled()
+
+
+def test_the_import_summary_names_the_dialogs_control_not_a_flag(
+    window, qtbot, tmp_path: Path
+) -> None:
+    dialog = new_study_window(window, tmp_path)
+    dialog.set_file(write_csv(tmp_path / "ratings.csv", LONG_HEADER, LONG_ROWS))
+    job = dialog.start()
+    qtbot.waitUntil(lambda: not job.running, timeout=60_000)
+    summary = dialog.report_view.toPlainText()
+    assert "ratings are:" in summary and "inferred" in summary
+    assert "--" not in summary
+    assert "the Ratings choice above" in summary

@@ -136,3 +136,74 @@ def test_the_view_draws_the_alignment_of_a_real_bertscore_run(qtbot) -> None:
     best_ref = align["cand"]["best"][j]
     assert any(ln.ref == best_ref for ln in view.highlighted_lines())
     assert view.token_similarity("cand", j) == pytest.approx(align["cand"]["sim"][j])
+
+
+# An ordinary 25-token sentence (and its simplification), as BERTScore's tokenizer cuts it.
+LONG_REF = str.split(
+    "the committee announced on tuesday that the new bridge across the river would "
+    "open to traffic in early spring after two long years of delays"
+)
+LONG_CAND = str.split(
+    "the committee said tuesday that the new river bridge will open in early spring "
+    "after two years of delays and higher costs for the city"
+)
+
+
+def long_alignment() -> TokenAlignment:
+    ref = ("[CLS]", *LONG_REF, "[SEP]")
+    cand = ("[CLS]", *LONG_CAND, "[SEP]")
+    assert len(LONG_REF) == 25
+    ref_best = tuple(min(k, len(cand) - 1) for k in range(len(ref)))
+    cand_best = tuple(min(k, len(ref) - 1) for k in range(len(cand)))
+    return TokenAlignment(
+        ref_tokens=ref,
+        cand_tokens=cand,
+        ref_best=ref_best,
+        ref_sim=tuple(0.9 for _ in ref),
+        cand_best=cand_best,
+        cand_sim=tuple(0.8 for _ in cand),
+        P=0.8,
+        R=0.9,
+        F=0.85,
+    )
+
+
+def test_a_25_token_sentence_can_be_scrolled_to_its_end(qtbot) -> None:
+    from PySide6.QtCore import QPointF, Qt
+    from PySide6.QtGui import QWheelEvent
+    from PySide6.QtWidgets import QApplication
+
+    from meaningbench.ui.compare.matching_view import MatchingScroll
+
+    view = MatchingView()
+    scroll = MatchingScroll(view)
+    qtbot.addWidget(scroll)
+    scroll.resize(900, 520)  # the Compare page's explain pane on an ordinary screen
+    scroll.show()
+    qtbot.waitExposed(scroll)
+    view.set_alignment(long_alignment())
+    qtbot.wait(50)
+    right = max(b.rect.right() for b in view.boxes)
+    assert right > scroll.viewport().width()  # wider than the pane: it must scroll
+    assert view.width() >= right  # nothing drawn outside the widget
+    bar = scroll.horizontalScrollBar()
+    assert bar.maximum() >= right - scroll.viewport().width()
+
+    # The wheel (turned as a wheel turns: vertically) moves the view sideways.
+    centre = QPointF(scroll.viewport().width() / 2, scroll.viewport().height() / 2)
+    for _ in range(200):
+        wheel = QWheelEvent(
+            centre, scroll.viewport().mapToGlobal(centre), QPoint(0, 0), QPoint(0, -120),
+            Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier,
+            Qt.ScrollPhase.NoScrollPhase, False,
+        )  # fmt: skip
+        QApplication.sendEvent(scroll.viewport(), wheel)  # where an unhandled wheel lands
+        if bar.value() == bar.maximum():
+            break
+    assert bar.value() == bar.maximum() > 0
+    # At the end, the last token of both rows is inside the visible part.
+    visible_right = bar.value() + scroll.viewport().width()
+    for side in ("ref", "cand"):
+        last = max((b for b in view.boxes if b.side == side), key=lambda b: b.index)
+        assert last.rect.right() <= visible_right
+        assert last.rect.left() >= bar.value()

@@ -15,7 +15,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
     QLabel,
-    QScrollArea,
     QStackedWidget,
     QTextBrowser,
     QVBoxLayout,
@@ -32,7 +31,7 @@ from meaningbench.metrics.explain import (
 from meaningbench.metrics.lexical.sari import SariExplanation
 from meaningbench.queries import compare as compare_queries
 from meaningbench.queries.compare import ExplainChoice
-from meaningbench.ui.compare.matching_view import MatchingView
+from meaningbench.ui.compare.matching_view import MatchingScroll, MatchingView
 from meaningbench.ui.compare.ngram_view import ngram_html
 from meaningbench.ui.compare.samsa_view import SamsaView
 from meaningbench.ui.compare.sari_view import SariView
@@ -58,10 +57,7 @@ class ExplainView(QWidget):
         self.message = QTextBrowser()
         self.ngrams = QTextBrowser()
         self.matching = MatchingView()
-        scroll = QScrollArea()
-        scroll.setWidget(self.matching)
-        scroll.setWidgetResizable(True)
-        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        scroll = MatchingScroll(self.matching)
         self.matching_scroll = scroll
         self.sari = SariView()
         self.scenes = SamsaView()

@@ -24,8 +24,9 @@ from PySide6.QtGui import (
     QPainterPath,
     QPaintEvent,
     QPen,
+    QWheelEvent,
 )
-from PySide6.QtWidgets import QSizePolicy, QWidget
+from PySide6.QtWidgets import QScrollArea, QSizePolicy, QWidget
 
 from meaningbench.metrics.explain import TokenAlignment
 from meaningbench.ui.compare.alignment import Line, alignment_lines, display_token, is_special
@@ -171,7 +172,9 @@ class MatchingView(QWidget):
         return self._size
 
     def minimumSizeHint(self) -> QSize:
-        return QSize(min(self._size.width(), 300), self._size.height())
+        # The whole drawing: a narrower widget would cut the tokens off on the right, and
+        # in a scroll area it is the minimum that makes the scroll bars appear.
+        return self._size
 
     def _anchor(self, line: Line) -> tuple[QPointF, QPointF]:
         top = self.box("ref", line.ref).rect
@@ -367,3 +370,26 @@ class MatchingView(QWidget):
             self.hovered_changed.emit(None)
             self.update()
         super().leaveEvent(event)
+
+
+class MatchingScroll(QScrollArea):
+    """The matching view in a scroll area whose wheel also scrolls sideways: a long
+    sentence is wider than the window but rarely taller, and a wheel that turns an absent
+    vertical bar would do nothing."""
+
+    def __init__(self, view: MatchingView, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWidget(view)
+        self.setWidgetResizable(True)
+        self.setFrameShape(QScrollArea.Shape.NoFrame)
+
+    def wheelEvent(self, event: QWheelEvent) -> None:  # noqa: N802 - Qt override
+        vertical, horizontal = self.verticalScrollBar(), self.horizontalScrollBar()
+        delta = event.angleDelta()
+        sideways = abs(delta.x()) > abs(delta.y())
+        if not sideways and vertical.maximum() == vertical.minimum() and horizontal.maximum():
+            step = horizontal.singleStep() * 3 * delta.y() / 120
+            horizontal.setValue(int(horizontal.value() - step))
+            event.accept()
+            return
+        super().wheelEvent(event)

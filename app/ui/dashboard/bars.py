@@ -23,6 +23,20 @@ from meaningbench.ui.dashboard.plots import (
 )
 
 BAR_HEIGHT = 0.62
+# Correlations live on −1…1: that scale is drawn whatever the values, with these ticks.
+R_TICKS = [
+    [(v, f"{v:g}") for v in (-1.0, -0.5, 0.0, 0.5, 1.0)],
+    [(round(v, 1), "") for v in np.arange(-1.0, 1.01, 0.1)],
+]
+# Room beyond ±1 for the value labels of bars near the ends, in r units: at least this,
+# more on a narrow plot (a label's width is fixed in pixels), at most the second.
+R_LABEL_ROOM = (0.2, 0.6)
+LABEL_PX = 52  # "-0.000" and its gap, in pixels
+
+
+def is_bounded(key: str) -> bool:
+    """Whether a statistic is a correlation, bounded by −1 and 1 (R² is not)."""
+    return key != "r2"
 
 
 class CorrelationBars(QWidget):
@@ -34,6 +48,9 @@ class CorrelationBars(QWidget):
         self.item = self.plot.getPlotItem()
         self.item.invertY(True)
         self.item.showGrid(x=True, y=False, alpha=0.25)
+        # pyqtgraph rescales an axis whose values are all below 1 in magnitude to "(x0.001)"
+        # with ticks in the hundreds; r is read as it is.
+        self.item.getAxis("bottom").enableAutoSIPrefix(False)
         self.bars = pg.BarGraphItem(x0=[], y=[], height=BAR_HEIGHT, width=[])
         self.errors = pg.ErrorBarItem(x=np.zeros(0), y=np.zeros(0), beam=0.28)
         self.ceiling_line = pg.InfiniteLine(
@@ -58,6 +75,8 @@ class CorrelationBars(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.plot)
         self.plot.scene().sigMouseMoved.connect(self._on_mouse_moved)
+        # The labels' room beyond ±1 depends on the plot's width in pixels.
+        self.item.getViewBox().sigResized.connect(self._on_view_resized)
         self.plot.scene().sigMouseClicked.connect(self._on_clicked)
         self.apply_colors(self.colors)
 
@@ -114,6 +133,8 @@ class CorrelationBars(QWidget):
             axis.setTicks([[(k, name) for k, name in enumerate(series.names)]])
             fit_left_axis(self.plot, series.names)
             axis_label(self.plot, "bottom", series.statistic.label, c)
+            bottom = self.item.getAxis("bottom")
+            bottom.setTicks(R_TICKS if is_bounded(series.statistic.key) else None)
             self.item.setYRange(-0.6, max(m, 1) + 0.15, padding=0)
         lo, hi = self._x_range(series, ceiling)
         self._set_labels(series, pos, 0.012 * (hi - lo))
@@ -139,8 +160,11 @@ class CorrelationBars(QWidget):
         allv = np.concatenate(parts)
         allv = allv[np.isfinite(allv)]
         lo, hi = float(allv.min()), float(allv.max())
-        if series.statistic.key != "r2":
-            lo, hi = max(lo, -1.0), min(max(hi, 0.1), 1.0)
+        if is_bounded(series.statistic.key):
+            # The whole scale, whatever the values, with room beyond it for the value
+            # labels of bars near ±1: a bar's length reads the same in every study.
+            room = self._label_room()
+            return -1.0 - room, 1.0 + room
         span = max(hi - lo, 0.1)
         # Room on the right (and left, for negative bars) for the value labels; rounded
         # out to a grid so that one more rating does not shift the axis.
@@ -148,6 +172,26 @@ class CorrelationBars(QWidget):
         left = lo - (0.16 * span if lo < 0 else 0.02 * span)
         right = hi + 0.16 * span
         return float(np.floor(left / step) * step), float(np.ceil(right / step) * step)
+
+    def _label_room(self) -> float:
+        """The room (in r) a value label needs beyond ±1 at the plot's width: r / (2 + 2r)
+        of the width is LABEL_PX, rounded up to 0.05 so that a small resize keeps it."""
+        width = self.item.getViewBox().width()
+        lo, hi = R_LABEL_ROOM
+        if width <= 2 * LABEL_PX:
+            return hi
+        room = 2 * LABEL_PX / (width - 2 * LABEL_PX)
+        return min(hi, max(lo, float(np.ceil(room / 0.05) * 0.05)))
+
+    def _on_view_resized(self) -> None:
+        if self.series is not None:
+            lo, hi = self._x_range(self.series, self.ceiling)
+            if (lo, hi) != self._x_shown:
+                self._x_shown = (lo, hi)
+                self.item.setXRange(lo, hi, padding=0)
+                self._set_labels(
+                    self.series, np.arange(len(self.series), dtype=float), 0.012 * (hi - lo)
+                )
 
     def _set_labels(self, series: BarSeries, pos: np.ndarray, pad: float) -> None:
         while len(self.labels) < len(series):

@@ -32,6 +32,7 @@ from meaningbench.jobs.audit import AuditView, audit_job, choose_job, fix_job, p
 from meaningbench.ui.dashboard.tables import Fmt, FrameTable
 
 if TYPE_CHECKING:
+    from meaningbench.analysis.audit import AuditResult
     from meaningbench.analysis.label_sets import FixResult
     from meaningbench.ui.context import StudyContext
 
@@ -110,11 +111,17 @@ class MismatchRow(QWidget):
         p.end()
 
 
+IMPORTED_ONLY = "Raw ratings imported from rating files"
+
+
 class DataQualityPanel(QWidget):
     def __init__(self, context: StudyContext, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.context = context
         self.view: AuditView | None = None
+        # The raw rating sources the audit compares with; None: the engine's default (the
+        # ratings imported from rating files, never the study's own raters).
+        self.raters: list[str] | None = None
         self.in_use = QLabel()
         self.in_use.setTextFormat(Qt.TextFormat.RichText)
         self.sets = QComboBox()
@@ -122,6 +129,20 @@ class DataQualityPanel(QWidget):
         self.sets.setToolTip("The label set the dashboard and the commands use by default")
         self.use_button = QPushButton("Use for analyses")
         self.use_button.clicked.connect(self._use)
+        self.against = QComboBox()
+        self.against.setObjectName("auditAgainst")
+        self.against.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.against.setToolTip(
+            "The raw ratings the published labels are checked against. The study's own "
+            "raters rated for this study, not for the published labels: they are left out "
+            "unless chosen here."
+        )
+        self.against.addItem(IMPORTED_ONLY, None)
+        self.against.activated.connect(self._on_against)
+        against = QHBoxLayout()
+        against.addWidget(QLabel("Compare with:"))
+        against.addWidget(self.against)
+        against.addStretch(1)
         top = QHBoxLayout()
         top.addWidget(self.in_use, 1)
         top.addWidget(self.sets)
@@ -145,8 +166,10 @@ class DataQualityPanel(QWidget):
         self.fix_name = QLineEdit("corrected")
         self.fix_name.setToolTip("Name of the new label set")
         self.keep = QCheckBox("copy published labels of pairs without raw ratings")
+        # Replacing published labels in every analysis is a decision of its own: never
+        # ticked for the user.
         self.choose = QCheckBox("use it for analyses")
-        self.choose.setChecked(True)
+        self.choose.setChecked(False)
         self.fix_button = QPushButton("Fix…")
         self.fix_button.setToolTip(
             "Preview, then add a label set holding the raw means (nothing is overwritten)"
@@ -163,6 +186,7 @@ class DataQualityPanel(QWidget):
         body = QWidget()
         layout = QVBoxLayout(body)
         layout.addLayout(top)
+        layout.addLayout(against)
         layout.addWidget(self.message)
         layout.addWidget(self.table)
         layout.addWidget(self.diagnoses)
@@ -190,7 +214,7 @@ class DataQualityPanel(QWidget):
             return
         self._show_message("Auditing the labels…")
         self.context.runner.start(
-            audit_job(path),
+            audit_job(path, raters=self.raters),
             title="Label audit",
             on_result=self.show_view,
             on_failed=lambda failure: self._show_message(failure.message),
@@ -202,7 +226,7 @@ class DataQualityPanel(QWidget):
             return
         name = self.fix_name.text().strip()
         self.context.runner.start(
-            preview_fix_job(path, name, self.keep.isChecked()),
+            preview_fix_job(path, name, self.keep.isChecked(), self.raters),
             title="Fix preview",
             on_result=lambda plan: self._confirm(name, plan),
         )
@@ -222,10 +246,33 @@ class DataQualityPanel(QWidget):
         if answer != QMessageBox.StandardButton.Yes or self.context.path is None:
             return
         self.context.runner.start(
-            fix_job(self.context.path, name, self.keep.isChecked(), self.choose.isChecked()),
+            fix_job(
+                self.context.path,
+                name,
+                self.keep.isChecked(),
+                self.choose.isChecked(),
+                self.raters,
+            ),
             title="Fix labels",
             on_result=lambda _r: self.context.data_changed.emit(),
         )
+
+    def _on_against(self, index: int) -> None:
+        raters = self.against.itemData(index)
+        self.raters = list(raters) if raters else None
+        self.refresh()
+
+    def _show_against(self, result: AuditResult | None) -> None:
+        """The choice of raw sources: the imported files, or those and the study's raters."""
+        self.against.clear()
+        self.against.addItem(IMPORTED_ONLY, None)
+        own = result.own_raters if result is not None else []
+        if own:
+            names = ", ".join(own)
+            everyone = [*result.imported_raters, *own] if result is not None else own
+            self.against.addItem(f"{IMPORTED_ONLY} and the study's own raters ({names})", everyone)
+            if self.raters is not None:
+                self.against.setCurrentIndex(1)
 
     def _use(self) -> None:
         path = self.context.path
@@ -266,9 +313,11 @@ class DataQualityPanel(QWidget):
                     self.sets.setCurrentIndex(self.sets.count() - 1)
         self.fix_button.setEnabled(view.result is not None and bool(view.result.groups))
         result = view.result
+        self._show_against(result)
         if result is None or not result.groups:
             why = view.why_not or "No label matched a pair with raw ratings in this study."
-            self._show_message(why)
+            notes = result.notes if result is not None else []
+            self._show_message("\n".join([why, *notes]))
             return
         self.message.setText(
             f"Each published label against the mean of the raw ratings of the same pair "

@@ -39,6 +39,8 @@ from meaningbench.ui.workers import JobHandle
 if TYPE_CHECKING:
     from meaningbench.ui.dashboard.controller import DashboardController
 
+MIN_ROWS = 5  # rows of pass rates the table shows at least, whatever the screen
+TABLE_SHARE = 0.6  # of the splitter's height, at most, before the chart's
 MODES = {"wordsoup": "Word soup", "sampled": "Sampled real sentences"}
 NOTE = (
     "Each source s is scored against itself (identical pairs: a metric that preserves "
@@ -197,6 +199,22 @@ class SanityPanel(QWidget):
             self.panel.show_content()
         else:
             self.panel.show_message("The study has no metric runs to check.")
+        self._share_height(len(frame))
+
+    def _share_height(self, rows: int) -> None:
+        """A few rows of the table at least, on any screen, and its rows (up to its own
+        limit) before the chart: the splitter keeps the heights it gave the message that
+        was shown before the table, and would leave the table one row."""
+        shown = min(rows, MIN_ROWS)
+        bar = self.table.horizontalScrollBar().sizeHint().height()
+        self.table.setMinimumHeight(self.table.content_height(shown) + bar if shown else 0)
+        total = sum(self.splitter.sizes())
+        if total <= 0 or not self.chart_panel.isVisibleTo(self):
+            return
+        title = self.panel.sizeHint().height() - self.table.sizeHint().height()
+        want = title + self.table.content_height(rows) + bar
+        share = max(self.panel.minimumSizeHint().height(), min(want, int(total * TABLE_SHARE)))
+        self.splitter.setSizes([share, total - share])
 
     def run(self) -> None:
         path = self.controller.path

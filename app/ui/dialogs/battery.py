@@ -47,6 +47,7 @@ STATUS_ROLE = Qt.ItemDataRole.UserRole + 2
 LACKS_MODEL = "lacks-model"  # STATUS_ROLE of a metric that only needs its `model` weights
 FAMILY_ORDER = ("lexical", "readability", "neural", "structural", "trained")
 EACH_DEFAULT = "Each metric's default"
+WORK_STEPS = 1000  # the progress bar's steps when the job reports its share of the work
 REFERENCE_MODES = (("source", "Against the source"), ("references", "Against references"))
 
 
@@ -84,6 +85,9 @@ class BatteryDialog(QDialog):
         self.job: JobHandle | None = None
         self.summaries: list[Any] = []
         self._meter = RateMeter()
+        # Time left follows the work (items weighted by their metric's cost), not the
+        # items: a thousand lexical items take less time than ten neural ones.
+        self._work_meter = RateMeter()
         self._build()
         self.refresh_metrics()
 
@@ -383,6 +387,7 @@ class BatteryDialog(QDialog):
             return None
         self.summaries = []
         self._meter.reset()
+        self._work_meter.reset()
         self._started = time.monotonic()
         self.progress.setRange(0, 0)
         self.phase_label.setText("Starting…")
@@ -417,11 +422,18 @@ class BatteryDialog(QDialog):
         if p.message:
             self.phase_label.setText(f"Now: {p.message}")
         if p.total:
-            self.progress.setRange(0, p.total)
-            self.progress.setValue(min(p.done, p.total))
-            self._meter.add(time.monotonic(), p.done)
+            now = time.monotonic()
+            self._meter.add(now, p.done)
             rate = self._meter.rate()
-            left = self._meter.eta_s(p.total)
+            if p.work is not None:
+                self.progress.setRange(0, WORK_STEPS)
+                self.progress.setValue(round(p.work * WORK_STEPS))
+                self._work_meter.add(now, round(p.work * WORK_STEPS))
+                left = self._work_meter.eta_s(WORK_STEPS)
+            else:
+                self.progress.setRange(0, p.total)
+                self.progress.setValue(min(p.done, p.total))
+                left = self._meter.eta_s(p.total)
             self.rate_label.setText(
                 f"{p.done:,} / {p.total:,} items · {format_rate(rate)} · "
                 f"{format_duration(left)} left"

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -41,6 +41,7 @@ from meaningbench.queries.import_preview import (
 from meaningbench.ui.child_jobs import import_job
 from meaningbench.ui.child_process import in_child_process
 from meaningbench.ui.dialogs.dialog_terms import in_dialog_terms
+from meaningbench.ui.widgets import is_enter
 from meaningbench.ui.workers import JobFailure, JobHandle
 
 if TYPE_CHECKING:
@@ -110,8 +111,12 @@ class ImportDialog(QDialog):
         self.path_edit.setObjectName("importPath")
         self.path_edit.setPlaceholderText("A CSV, TSV or JSON-lines file of items and ratings")
         self.path_edit.editingFinished.connect(self.refresh_preview)
+        # Enter in the path field previews and stops there, as in the merge dialog: the
+        # import is asked for on purpose, after the preview, format and columns are seen.
+        self.path_edit.installEventFilter(self)
         browse = QPushButton("Choose…")
         browse.clicked.connect(self.choose_file)
+        browse.setAutoDefault(False)
         self.format_combo = QComboBox()
         for value, label in FORMATS:
             self.format_combo.addItem(label, value)
@@ -238,6 +243,12 @@ class ImportDialog(QDialog):
         combo.addItem(AUTO, None)
         combo.currentIndexChanged.connect(self._schedule)
         return combo
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
+        if watched is self.path_edit and is_enter(event):
+            self.refresh_preview()
+            return True
+        return super().eventFilter(watched, event)
 
     # -- preview ----------------------------------------------------------------------
 
@@ -392,7 +403,7 @@ class ImportDialog(QDialog):
 
     def _on_result(self, report: Any) -> None:
         self.report = report
-        self.report_view.setPlainText("\n".join(report.summary_lines()))
+        self.report_view.setPlainText(in_dialog_terms("\n".join(report.summary_lines())))
         self.report_view.show()
         self.context.data_changed.emit()
 

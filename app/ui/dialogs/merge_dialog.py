@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QEvent, QObject, Qt
-from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QDialog,
@@ -27,6 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from meaningbench.errors import UserError
+from meaningbench.ui.widgets import is_enter
 
 if TYPE_CHECKING:
     from meaningbench.annotation.merge import MergeReport
@@ -132,12 +132,7 @@ class MergeDialog(QDialog):
         self.resize(640, 420)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
-        if (
-            watched is self.path_edit
-            and event.type() == QEvent.Type.KeyPress
-            and isinstance(event, QKeyEvent)
-            and event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter)
-        ):
+        if watched is self.path_edit and is_enter(event):
             self.set_file(self.path_edit.text().strip())
             return True
         return super().eventFilter(watched, event)

@@ -8,6 +8,7 @@ import math
 from collections import defaultdict
 
 import pyqtgraph as pg
+from PySide6.QtCore import QEvent
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QApplication, QVBoxLayout, QWidget
 
@@ -52,10 +53,24 @@ class LayerCurves(QWidget):
         layout.addWidget(self.plot, 1)
         self.curves: dict[str, pg.PlotDataItem] = {}
         self.table: SweepTable | None = None
+        self.colors = PlotColors.from_palette()
+        style_plot(self.plot, self.colors)  # the theme's colours before the first sweep too
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt override
+        # A theme switch: the plot follows the palette (pyqtgraph keeps its own colours).
+        if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange):
+            colors = PlotColors.from_palette()
+            if colors != self.colors:
+                self.colors = colors
+                if self.table is not None:
+                    self.show_table(self.table)
+                else:
+                    style_plot(self.plot, colors)
+        super().changeEvent(event)
 
     def show_table(self, table: SweepTable) -> None:
         self.table = table
-        colors = PlotColors.from_palette()
+        colors = self.colors = PlotColors.from_palette()
         style_plot(self.plot, colors)
         item = self.plot.getPlotItem()
         item.clear()

@@ -110,7 +110,7 @@ class SweepPage(QWidget):
         self.idf = _checks(IDF_CHOICES, {"none"})
         self.idf_file = QLineEdit()
         self.idf_file.setPlaceholderText("or a text file, one document per line")
-        self.idf_file.setMinimumWidth(220)
+        self.idf_file.setMinimumWidth(120)  # room for the results on a 1024-px screen
         browse = QPushButton("Browse…")
         browse.clicked.connect(self._browse)
         self.rescale = _checks((("off", "off"), ("on", "on (baseline)")), {"off"})
