@@ -352,6 +352,7 @@ def _refuse_foreign(path: Path) -> None:
     except sqlite3.Error as exc:
         raise _open_error(path, exc) from None
     try:
+        study_files.leave_log_if_guest(conn)
         conn.execute("PRAGMA query_only=ON")
         found = conn.execute(
             "SELECT 1 FROM sqlite_master WHERE type='table' AND name='alembic_version'"
@@ -499,6 +500,7 @@ def sqlite_copy(src: Path, dest: Path, *, mode: str) -> None:
     opening `src` with the URI `mode` (`ro`, or `rw` where a read-only last connection would
     leave the -wal and -shm behind)."""
     source = sqlite3.connect(f"{src.resolve().as_uri()}?mode={mode}", uri=True)
+    study_files.leave_log_if_guest(source)
     try:
         target = sqlite3.connect(str(dest))
         try:

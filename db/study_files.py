@@ -112,6 +112,34 @@ def track(path: str | Path, thing: Any) -> None:
     closes it when the log was replaced. Held weakly."""
     with _LOCK:
         _CLOSERS.setdefault(real(path), weakref.WeakSet()).add(thing)
+    if isinstance(thing, sqlite3.Connection):
+        leave_log_if_guest(thing)
+
+
+# Set in the child processes the app starts for its jobs (see `work_as_guest`).
+_GUEST = False
+
+
+def leave_log_if_guest(conn: sqlite3.Connection) -> None:
+    """Every connection a guest process makes to a study goes through here."""
+    if _GUEST:
+        _no_checkpoint_on_close(conn)
+
+
+def work_as_guest() -> None:
+    """This process works on studies that a longer-lived process (the app that started
+    it) holds open: none of its connections checkpoints on close, so none deletes a study's
+    `-wal` and `-shm`.
+
+    Why: SQLite deletes the log when the connection that closes believes it is the last
+    one, which it decides from the locks other processes hold. Were the app's locks ever
+    dropped (see the module's docstring: one close of a descriptor of the study, from code
+    that no audit hook sees, is enough), the job ending beside it would delete the log the
+    app is using. A guest never does; the app checkpoints and tidies when it closes the
+    study, as the study's real last user. What a guest committed is in the log, which every
+    later connection reads, so nothing is lost by leaving the checkpoint to the app."""
+    global _GUEST
+    _GUEST = True
 
 
 def connect(uri: str, path: str | Path, **kwargs: Any) -> sqlite3.Connection:

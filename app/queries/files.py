@@ -27,7 +27,16 @@ __all__ = [
     "is_user_error",
     "import_study_modules",
     "open_study",
+    "work_as_guest",
 ]
+
+
+def work_as_guest() -> None:
+    """A job's child process: its study connections leave the log to the app that holds the
+    study open (see `meaningbench.db.study_files.work_as_guest`)."""
+    from meaningbench.db.study_files import work_as_guest as guest
+
+    guest()
 
 
 def open_study(path: str | Path, *, allow_read_only: bool = False) -> Study:

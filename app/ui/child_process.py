@@ -81,7 +81,12 @@ def _lower_priority() -> None:
 def _child_main(
     target: Callable[..., Any], args: tuple[Any, ...], out: Any, stop: Any, parent_pid: int
 ) -> None:
+    from meaningbench.queries.files import work_as_guest
+
     _lower_priority()
+    # The app holds the study open: this job must never delete the study's log on its way
+    # out, whatever the state of the app's locks.
+    work_as_guest()
 
     def report(p: Progress) -> None:
         out.put(("progress", p.done, p.total, p.message, p.work))
