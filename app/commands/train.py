@@ -21,7 +21,9 @@ from meaningbench.training.request import (
     DEFAULT_EPOCHS,
     DEFAULT_LR,
     DEFAULT_MAX_LENGTH,
+    DEFAULT_SANITY_SHARE,
     KINDS,
+    MAX_SANITY_SHARE,
 )
 
 # Options that change what is learned: None means "not given", so that a resume can tell a
@@ -39,6 +41,7 @@ _LEARNING_OPTIONS = {
     "batch_size": "batch_size",
     "max_length": "max_length",
     "augment": "augment",
+    "sanity_share": "sanity_share",
     "folds": "folds",
     "seeds": "seeds",
     "split_seed": "split_seed",
@@ -117,6 +120,14 @@ def register(subparsers: Any) -> None:
         "--augment",
         help="comma list of identical,unrelated,swap (default: all three), or 'none'",
     )
+    p.add_argument(
+        "--sanity-share",
+        metavar="SHARE",
+        help="the share of the training examples that the identical pairs make up, and the "
+        f"unrelated pairs as much again, up to {MAX_SANITY_SHARE:g} (default: "
+        f"{DEFAULT_SANITY_SHARE:g}); 'per-source': one of each per distinct source, as models "
+        "trained before this option learned",
+    )
     p.add_argument("--folds", type=int, help="k-fold cross-validation by source group")
     p.add_argument("--seeds", type=int, nargs="+", help="one run per seed (default: 0)")
     p.add_argument("--split-seed", type=int, help="seed of the group split (default: 0)")
@@ -144,6 +155,19 @@ def _augment(text: str) -> tuple[str, ...]:
     return tuple(part.strip().lower() for part in text.split(",") if part.strip())
 
 
+def _sanity_share(text: str) -> float | None:
+    from meaningbench.errors import UserError
+
+    if text.strip().lower() == "per-source":
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        raise UserError(
+            f"--sanity-share {text!r}: give a number such as 0.3, or 'per-source'"
+        ) from None
+
+
 def _given(args: argparse.Namespace) -> dict[str, Any]:
     given = {}
     for option, field in _LEARNING_OPTIONS.items():
@@ -152,6 +176,8 @@ def _given(args: argparse.Namespace) -> dict[str, Any]:
             continue
         if option == "augment":
             value = _augment(value)
+        elif option == "sanity_share":
+            value = _sanity_share(value)
         elif option == "label_map":
             from meaningbench.training.labels import parse_label_map
 

@@ -25,6 +25,12 @@ KINDS = (CROSS_ENCODER, BI_ENCODER)
 # so swapped and identical pairs teach it nothing; the Sentence-BERT recipe trains on the
 # rated pairs alone.
 DEFAULT_AUGMENT_BY_KIND = {CROSS_ENCODER: DEFAULT_AUGMENT, BI_ENCODER: ()}
+# The share of the training (and validation) examples that the identical pairs make up, and
+# the unrelated pairs as much again (`meaningbench.training.augment` says why one pair per
+# source was too few). None: one identical and one unrelated pair per distinct source, the
+# rule of models trained before the share existed.
+DEFAULT_SANITY_SHARE = 0.3
+MAX_SANITY_SHARE = 0.45
 # How a bi-encoder's label map reads a score between two of its rows (`--label-between`):
 # it must be listed, or it is interpolated (`meaningbench.training.labels` says why).
 BETWEEN_EXACT = "exact"
@@ -66,6 +72,7 @@ class TrainRequest:
     max_grad_norm: float = 1.0
     max_length: int = DEFAULT_MAX_LENGTH
     augment: tuple[str, ...] | None = None  # None: the kind's default (DEFAULT_AUGMENT_BY_KIND)
+    sanity_share: float | None = DEFAULT_SANITY_SHARE
     folds: int | None = None
     seeds: tuple[int, ...] = (0,)
     split_seed: int = 0
@@ -124,6 +131,12 @@ class TrainRequest:
             raise UserError(
                 f"unknown augmentation {', '.join(unknown)}; choose from {', '.join(AUGMENTATIONS)}"
             )
+        if self.sanity_share is not None and not 0 < self.sanity_share <= MAX_SANITY_SHARE:
+            raise UserError(
+                f"--sanity-share must lie in (0, {MAX_SANITY_SHARE:g}] (each of the identical "
+                "and unrelated pairs takes that share, the rated pairs the rest), or be "
+                "'per-source'"
+            )
         if self.epochs < 1:
             raise UserError("--epochs must be at least 1")
         if self.batch_size < 1:
@@ -180,6 +193,9 @@ class TrainRequest:
         # the default out keeps their checkpoints' fingerprints, so they still resume.
         if config.get("label_between") == BETWEEN_EXACT:
             config.pop("label_between")
+        # One pair per source is what every model learned before the share existed.
+        if config.get("sanity_share") is None:
+            config.pop("sanity_share")
         return config
 
     def to_json(self) -> dict[str, Any]:
@@ -189,6 +205,8 @@ class TrainRequest:
     def from_json(cls, raw: dict[str, Any]) -> TrainRequest:
         known = {f.name for f in fields(cls)}
         values = {k: v for k, v in raw.items() if k in known}
+        # A request saved before the share existed trained on one pair per source.
+        values.setdefault("sanity_share", None)
         for key in ("augment", "seeds"):
             if key in values and values[key] is not None:
                 values[key] = tuple(values[key])

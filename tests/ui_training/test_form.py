@@ -77,6 +77,34 @@ def test_every_option_maps_to_its_command_line_flag(form, tmp_path) -> None:
     other.deleteLater()
 
 
+def test_the_sanity_share_is_the_command_lines(form, tmp_path) -> None:
+    study, out = tmp_path / "s.mbstudy", tmp_path / "model"
+    form.out_dir.set_text(str(out))
+    share = form.sanity_share
+    assert share.value() == pytest.approx(0.3) and share.isEnabled()
+    share.setValue(0.2)
+    mine = form.request(study)
+    assert mine == cli_request(str(study), "--out", str(out), "--sanity-share", "0.2")
+    assert "augmentation identical, unrelated, swap (sanity share 0.2)" in request_summary(mine)
+    share.setValue(share.minimum())  # the minimum reads "one per source": the old rule
+    assert share.text() == "one per source"
+    mine = form.request(study)
+    assert mine == cli_request(str(study), "--out", str(out), "--sanity-share", "per-source")
+    assert "(one per source)" in request_summary(mine)
+    form.set_request(mine.with_changes(sanity_share=0.45))  # a saved training, shown again
+    assert form.request(study).sanity_share == 0.45
+    # The share counts identical and unrelated pairs: without them it cannot be set.
+    form.augment["identical"].setChecked(False)
+    assert share.isEnabled()
+    form.augment["unrelated"].setChecked(False)
+    assert not share.isEnabled()
+    form.augment["unrelated"].setChecked(True)
+    form.set_locked(True)
+    assert not share.isEnabled()
+    form.set_locked(False)
+    assert share.isEnabled()
+
+
 def test_locking_keeps_only_the_runtime_options_editable(form, tmp_path) -> None:
     form.set_locked(True)
     assert not form.epochs.isEnabled() and not form.base.isEnabled()

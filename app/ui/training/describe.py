@@ -48,6 +48,12 @@ def _between(request: TrainRequest) -> str:
 def request_summary(request: TrainRequest) -> str:
     target = "per-rater z" if request.z_scores else "mean rating"
     augment = ", ".join(request.augment) if request.augment else "none"
+    if {"identical", "unrelated"} & set(request.augment or ()):
+        augment += (
+            " (one per source)"
+            if request.sanity_share is None
+            else f" (sanity share {request.sanity_share:g})"
+        )
     split = f"{request.folds}-fold" if request.folds else "hold-out"
     seeds = " ".join(str(s) for s in request.seeds)
     parts = [

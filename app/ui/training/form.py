@@ -14,6 +14,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
+    QDoubleSpinBox,
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
@@ -32,6 +33,7 @@ from meaningbench.training.request import (
     BI_ENCODER,
     CROSS_ENCODER,
     DEFAULT_AUGMENT_BY_KIND,
+    MAX_SANITY_SHARE,
     TrainRequest,
 )
 from meaningbench.ui.training.fields import (
@@ -43,10 +45,16 @@ from meaningbench.ui.training.fields import (
 )
 
 AUGMENT_TIPS = {
-    "identical": "Add (source, source) pairs rated 100",
-    "unrelated": "Add (source, unrelated sentence) pairs rated 0",
+    "identical": "Add (text, same text) pairs rated 100",
+    "unrelated": "Add (text, unrelated sentence of another source) pairs rated 0",
     "swap": "Add every pair in both orders, (output, source) too",
 }
+SANITY_SHARE_TIP = (
+    "The share of the training examples that the identical pairs make up, and the unrelated "
+    "pairs as much again (--sanity-share). At the minimum: one of each per source, as "
+    "models trained before this option learned"
+)
+PER_SOURCE_LABEL = "one per source"
 TARGETS = (
     (False, "Mean rating"),
     (True, "Per-rater z-scores (re-expressed on 0–100)"),
@@ -97,7 +105,7 @@ class TrainingForm(QWidget):
         layout.addStretch(1)
         self._learning_widgets: list[QWidget] = [
             self.kind, self.label_map, self.dimension, self.target, *self.augment.values(),
-            self.base, self.epochs,
+            self.sanity_share, self.base, self.epochs,
             self.lr, self.batch, self.folds, self.seeds, self.max_length, self.eval_steps,
             self.checkpoint_steps, self.max_steps, self.split_seed,
         ]  # fmt: skip
@@ -129,6 +137,16 @@ class TrainingForm(QWidget):
         for name, box in self.augment.items():
             box.setToolTip(AUGMENT_TIPS[name])
             augment_row.addWidget(box)
+            box.toggled.connect(lambda _on: self._show_share())
+        self.sanity_share = QDoubleSpinBox()
+        self.sanity_share.setObjectName("sanityShareSpin")
+        self.sanity_share.setDecimals(2)
+        self.sanity_share.setRange(0.0, MAX_SANITY_SHARE)
+        self.sanity_share.setSingleStep(0.05)
+        self.sanity_share.setPrefix("share ")
+        self.sanity_share.setSpecialValueText(PER_SOURCE_LABEL)  # the minimum: the old rule
+        self.sanity_share.setToolTip(SANITY_SHARE_TIP)
+        augment_row.addWidget(self.sanity_share)
         augment_row.addStretch(1)
         return augment_row
 
@@ -223,6 +241,7 @@ class TrainingForm(QWidget):
         self.target.setCurrentIndex(1 if request.z_scores else 0)
         for name, box in self.augment.items():
             box.setChecked(name in (request.augment or ()))
+        self.sanity_share.setValue(request.sanity_share or 0.0)
         self.base.set_value(request.base_model)
         self.epochs.setValue(request.epochs)
         self.lr.setValue(request.learning_rate)
@@ -261,6 +280,7 @@ class TrainingForm(QWidget):
             batch_size=self.batch.value(),
             max_length=self.max_length.value(),
             augment=tuple(n for n, box in self.augment.items() if box.isChecked()),
+            sanity_share=self.sanity_share.value() or None,
             folds=self.folds.value() if self.folds.value() >= 2 else None,
             seeds=parse_seeds(self.seeds.text()),
             split_seed=self.split_seed.value(),
@@ -293,6 +313,12 @@ class TrainingForm(QWidget):
         self._locked = locked
         for widget in self._learning_widgets:
             widget.setEnabled(not locked)
+        self._show_share()
+
+    def _show_share(self) -> None:
+        """The share counts identical and unrelated pairs: it means nothing without them."""
+        controls = self.augment["identical"].isChecked() or self.augment["unrelated"].isChecked()
+        self.sanity_share.setEnabled(controls and not self._locked)
 
     def set_running(self, running: bool) -> None:
         self.setEnabled(not running)
