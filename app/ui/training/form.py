@@ -143,7 +143,7 @@ class TrainingForm(QWidget):
         self.sanity_share.setDecimals(2)
         self.sanity_share.setRange(0.0, MAX_SANITY_SHARE)
         self.sanity_share.setSingleStep(0.05)
-        self.sanity_share.setPrefix("share ")
+        self.sanity_share.setPrefix("sanity share ")
         self.sanity_share.setSpecialValueText(PER_SOURCE_LABEL)  # the minimum: the old rule
         self.sanity_share.setToolTip(SANITY_SHARE_TIP)
         augment_row.addWidget(self.sanity_share)
