@@ -23,7 +23,8 @@ from meaningbench.training.request import (
     DEFAULT_MAX_LENGTH,
     DEFAULT_SANITY_SHARE,
     KINDS,
-    MAX_SANITY_SHARE,
+    MIN_RATED_SHARE,
+    format_sanity_share,
 )
 
 # Options that change what is learned: None means "not given", so that a resume can tell a
@@ -122,11 +123,12 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument(
         "--sanity-share",
-        metavar="SHARE",
-        help="the share of the training examples that the identical pairs make up, and the "
-        f"unrelated pairs as much again, up to {MAX_SANITY_SHARE:g} (default: "
-        f"{DEFAULT_SANITY_SHARE:g}); 'per-source': one of each per distinct source, as models "
-        "trained before this option learned",
+        metavar="I,U",
+        help="the shares of the training examples that the identical pairs (I) and the "
+        "unrelated pairs (U) make up, together at most "
+        f"{1 - MIN_RATED_SHARE:g} (default: {format_sanity_share(DEFAULT_SANITY_SHARE)}); "
+        "'per-source': one of each per distinct source, as models trained before this option "
+        "learned",
     )
     p.add_argument("--folds", type=int, help="k-fold cross-validation by source group")
     p.add_argument("--seeds", type=int, nargs="+", help="one run per seed (default: 0)")
@@ -155,19 +157,6 @@ def _augment(text: str) -> tuple[str, ...]:
     return tuple(part.strip().lower() for part in text.split(",") if part.strip())
 
 
-def _sanity_share(text: str) -> float | None:
-    from meaningbench.errors import UserError
-
-    if text.strip().lower() == "per-source":
-        return None
-    try:
-        return float(text)
-    except ValueError:
-        raise UserError(
-            f"--sanity-share {text!r}: give a number such as 0.3, or 'per-source'"
-        ) from None
-
-
 def _given(args: argparse.Namespace) -> dict[str, Any]:
     given = {}
     for option, field in _LEARNING_OPTIONS.items():
@@ -177,7 +166,9 @@ def _given(args: argparse.Namespace) -> dict[str, Any]:
         if option == "augment":
             value = _augment(value)
         elif option == "sanity_share":
-            value = _sanity_share(value)
+            from meaningbench.training.request import parse_sanity_share
+
+            value = parse_sanity_share(value)
         elif option == "label_map":
             from meaningbench.training.labels import parse_label_map
 

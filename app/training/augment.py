@@ -10,12 +10,13 @@
   without such a sentence) a word soup of the split's vocabulary; with `swap`, in both
   orders.
 
-How many identical and unrelated pairs: with a sanity share S (the default), each kind makes
-up S of the split's examples, drawn cyclically from its distinct texts (all sources first,
-then all outputs, each in a seeded order). One pair per source was too few to teach the
-sanity checks in two epochs: such a model rated held-out identical pairs 88 on average and
-none of them 95 or more. With no share (`None`, the rule of models trained before the share
-existed) each distinct source gets one identical and one unrelated pair.
+How many identical and unrelated pairs: with sanity shares (I, U) (the default), the
+identical pairs make up I of the split's examples and the unrelated pairs U, drawn
+cyclically from its distinct texts (all sources first, then all outputs, each in a seeded
+order). One pair per source was too few to teach the identity check in two epochs: such a
+model rated held-out identical pairs 88 on average and none of them 95 or more. With no
+shares (`None`, the rule of models trained before the shares existed) each distinct source
+gets one identical and one unrelated pair.
 
 Every text comes from the split's own items, so no held-out sentence reaches training
 through the augmentation.
@@ -92,13 +93,14 @@ def control_examples(
     return out
 
 
-def control_count(n_rated: int, share: float, n_kinds: int) -> int:
-    """Pairs of one control kind for it to make up `share` of all examples, when `n_kinds`
-    control kinds each take that share and `n_rated` rated examples take the rest."""
-    if n_kinds == 0 or share <= 0:
-        return 0
-    total = n_rated / (1.0 - share * n_kinds)
-    return round(share * total)
+def control_counts(n_rated: int, identical_share: float, unrelated_share: float) -> tuple[int, int]:
+    """How many identical and unrelated pairs make up their shares of all examples, when
+    the `n_rated` rated examples take the rest (a share of 0: that kind is not added)."""
+    rest = 1.0 - identical_share - unrelated_share
+    if rest <= 0:
+        raise ValueError("the identical and unrelated shares must leave room for rated pairs")
+    total = n_rated / rest
+    return round(identical_share * total), round(unrelated_share * total)
 
 
 def _anchors(items: pd.DataFrame, rng: random.Random) -> list[tuple[str, object]]:
@@ -129,16 +131,20 @@ def shared_control_examples(
     identical: bool,
     unrelated: bool,
     swap: bool,
-    share: float,
+    shares: tuple[float, float],
     n_rated: int,
     rng: random.Random,
 ) -> list[Example]:
-    """Identical and unrelated pairs that each make up `share` of the split's examples."""
-    n = control_count(n_rated, share, int(identical) + int(unrelated))
+    """Identical and unrelated pairs that make up their `shares` of the split's examples."""
+    n_identical, n = control_counts(
+        n_rated, shares[0] if identical else 0.0, shares[1] if unrelated else 0.0
+    )
     anchors = _anchors(items, rng)
     out: list[Example] = []
     if identical:
-        out.extend(Example(t, t, IDENTICAL_TARGET, "identical") for t, _ in _cycle(anchors, n))
+        out.extend(
+            Example(t, t, IDENTICAL_TARGET, "identical") for t, _ in _cycle(anchors, n_identical)
+        )
     if unrelated:
         vocabulary = build_vocabulary(t for t, _ in anchors)
         # Unrelated partners come from other source groups: an output of the text's own
@@ -167,12 +173,12 @@ def build_examples(
     augment: Sequence[str],
     *,
     seed: int | str,
-    sanity_share: float | None = None,
+    sanity_share: tuple[float, float] | None = None,
 ) -> list[Example]:
     """All training (or validation) examples of one split part, deterministic in `seed`.
 
-    `sanity_share`: the share of the examples that each of the identical and unrelated
-    pairs make up (None: one of each per distinct source)."""
+    `sanity_share`: the shares of the examples that the identical and the unrelated pairs
+    make up (None: one of each per distinct source)."""
     swap = "swap" in augment
     examples = rated_examples(items, swap=swap)
     identical, unrelated = "identical" in augment, "unrelated" in augment
@@ -187,7 +193,7 @@ def build_examples(
             identical=identical,
             unrelated=unrelated,
             swap=swap,
-            share=sanity_share,
+            shares=sanity_share,
             n_rated=len(examples),
             rng=rng,
         )

@@ -96,11 +96,10 @@ def _augmentation_lines(augmentation: Any) -> list[str]:
         return []
     kinds = ", ".join(augmentation.get("augment") or []) or "none"
     share = augmentation.get("sanity_share")
-    rule = (
-        "one identical and one unrelated pair per source"
-        if share is None
-        else (f"sanity share {_fmt(share, 2)}")
-    )
+    if isinstance(share, list) and len(share) == 2:
+        rule = f"sanity shares: identical {_fmt(share[0], 2)}, unrelated {_fmt(share[1], 2)}"
+    else:
+        rule = "one identical and one unrelated pair per source"
     shares = (augmentation.get("train") or {}).get("shares") or {}
     parts = ", ".join(
         f"{key} {100 * shares[key]:.1f} %"

@@ -11,7 +11,7 @@ import pytest
 from meaningbench.analysis.controls import under_overlap_bar, words
 from meaningbench.training.augment import (
     build_examples,
-    control_count,
+    control_counts,
     example_shares,
     heldout_examples,
 )
@@ -90,9 +90,9 @@ def _grouped(n_sources: int = 12, per_source: int = 3, seed: int = 0) -> pd.Data
     return frame
 
 
-def test_each_control_kind_makes_up_the_share_of_the_examples() -> None:
+def test_each_control_kind_makes_up_its_share_of_the_examples() -> None:
     items = _grouped(n_sources=15)
-    examples = build_examples(items, ALL, seed=0, sanity_share=0.3)
+    examples = build_examples(items, ALL, seed=0, sanity_share=(0.3, 0.3))
     kinds = Counter(e.kind for e in examples)
     n_rated = kinds["rated"] + kinds["rated-swapped"]
     assert n_rated == 2 * len(items)  # every rated pair in both orders, as without a share
@@ -104,13 +104,16 @@ def test_each_control_kind_makes_up_the_share_of_the_examples() -> None:
     assert recorded["counts"] == dict(sorted(kinds.items()))
     assert recorded["shares"]["identical"] == pytest.approx(68 / len(examples))
     assert recorded["shares"]["unrelated"] == pytest.approx(68 / len(examples))
+    # Shares of their own: 90 rated examples are 30 % of 300; 60 % identical, 10 % unrelated.
+    kinds = Counter(e.kind for e in build_examples(items, ALL, seed=0, sanity_share=(0.6, 0.1)))
+    assert kinds["identical"] == 180 and kinds["unrelated"] + kinds["unrelated-swapped"] == 30
     assert recorded["shares"]["swapped"] == pytest.approx(len(items) / len(examples))
     assert recorded["shares"]["augmented"] == pytest.approx(1 - len(items) / len(examples))
 
 
 def test_identical_pairs_cover_every_source_then_the_outputs() -> None:
     items = _grouped(n_sources=15)
-    examples = build_examples(items, ALL, seed=0, sanity_share=0.3)
+    examples = build_examples(items, ALL, seed=0, sanity_share=(0.3, 0.3))
     identical = [e for e in examples if e.kind == "identical"]
     assert all(e.text_a == e.text_b and e.target == 100.0 for e in identical)
     sources, outputs = set(items["source"]), set(items["output"]) - set(items["source"])
@@ -126,7 +129,7 @@ def test_identical_pairs_cover_every_source_then_the_outputs() -> None:
 
 def test_unrelated_pairs_come_from_other_source_groups_in_both_orders() -> None:
     items = _grouped(n_sources=15)
-    examples = build_examples(items, ALL, seed=5, sanity_share=0.3)
+    examples = build_examples(items, ALL, seed=5, sanity_share=(0.3, 0.3))
     group = dict(zip(items["source"], items["source_group"], strict=True))
     group.update(zip(items["output"], items["source_group"], strict=True))
     vocab = {w.lower() for t in group for w in words(t)}
@@ -154,7 +157,7 @@ def test_controls_use_only_the_texts_of_their_own_split() -> None:
     heldout_texts = set(heldout["source"]) | set(heldout["output"])
     train_texts = set(train["source"]) | set(train["output"])
     train_vocab = {w.lower() for t in train_texts for w in words(t)}
-    for share in (0.1, 0.3, 0.45):
+    for share in ((0.1, 0.1), (0.3, 0.3), (0.6, 0.1), (0.1, 0.6)):
         for e in build_examples(train, ALL, seed="0:holdout:train", sanity_share=share):
             for text in (e.text_a, e.text_b):
                 assert text not in heldout_texts
@@ -164,10 +167,10 @@ def test_controls_use_only_the_texts_of_their_own_split() -> None:
 
 def test_the_shared_controls_are_reproducible_from_the_seed() -> None:
     items = _grouped()
-    a = build_examples(items, ALL, seed="0:holdout:train", sanity_share=0.3)
+    a = build_examples(items, ALL, seed="0:holdout:train", sanity_share=(0.3, 0.3))
     b = build_examples(items.sample(frac=1.0, random_state=3), ALL, seed="0:holdout:train",
-                       sanity_share=0.3)  # fmt: skip
-    c = build_examples(items, ALL, seed="1:holdout:train", sanity_share=0.3)
+                       sanity_share=(0.3, 0.3))  # fmt: skip
+    c = build_examples(items, ALL, seed="1:holdout:train", sanity_share=(0.3, 0.3))
     controls = [e for e in a if e.kind not in ("rated", "rated-swapped")]
     # The same seed draws the same controls, whatever the order of the items.
     assert controls == [e for e in b if e.kind not in ("rated", "rated-swapped")]
@@ -182,14 +185,15 @@ def test_no_share_is_the_rule_of_one_pair_per_source() -> None:
     assert kinds["identical"] == kinds["unrelated"] == items["source"].nunique()
     # Without identical and unrelated, the share changes nothing: only the rated pairs.
     for augment in ((), ("swap",)):
-        assert build_examples(items, augment, seed=3, sanity_share=0.3) == build_examples(
+        assert build_examples(items, augment, seed=3, sanity_share=(0.3, 0.3)) == build_examples(
             items, augment, seed=3
         )
 
 
 def test_one_control_kind_alone_takes_its_share() -> None:
     items = _grouped()
-    examples = build_examples(items, ("identical",), seed=0, sanity_share=0.2)
+    examples = build_examples(items, ("identical",), seed=0, sanity_share=(0.2, 0.3))
     kinds = Counter(e.kind for e in examples)
     assert set(kinds) == {"rated", "identical"}
-    assert kinds["identical"] == control_count(len(items), 0.2, 1) == 9  # 36 / 0.8 × 0.2
+    # Without unrelated pairs their share goes to the rated ones: 36 / 0.8 × 0.2 = 9.
+    assert kinds["identical"] == control_counts(len(items), 0.2, 0.0)[0] == 9

