@@ -96,7 +96,9 @@ def _augmentation_lines(augmentation: Any) -> list[str]:
         return []
     kinds = ", ".join(augmentation.get("augment") or []) or "none"
     share = augmentation.get("sanity_share")
-    if isinstance(share, list) and len(share) == 2:
+    if not {"identical", "unrelated"} & set(augmentation.get("augment") or []):
+        rule = "no identical or unrelated pairs"
+    elif isinstance(share, list) and len(share) == 2:
         rule = f"sanity shares: identical {_fmt(share[0], 2)}, unrelated {_fmt(share[1], 2)}"
     else:
         rule = "one identical and one unrelated pair per source"

@@ -80,6 +80,18 @@ def test_per_source_on_the_command_line_trains_one_pair_per_source(
     assert "(one identical and one unrelated pair per source)" in readme
 
 
+def test_a_card_without_controls_says_so(cue_study, tiny_encoder, tmp_path) -> None:
+    out = tmp_path / "plain"
+    train_model(tiny_request(cue_study, out, tiny_encoder, epochs=1, max_steps=1))
+    card = json.loads((out / "model_card.json").read_text())
+    assert card["augmentation"]["train"]["counts"] == {
+        "rated": card["split"]["parts"]["train"]["items"]
+    }
+    assert card["augmentation"]["train"]["shares"]["augmented"] == 0.0
+    readme = (out / "README.md").read_text(encoding="utf-8")
+    assert "- Augmentation: none (no identical or unrelated pairs); training examples: " in readme
+
+
 def test_the_command_line_reads_the_shares() -> None:
     assert _cli_request().sanity_share == DEFAULT_SANITY_SHARE == (0.6, 0.1)
     assert _cli_request("--sanity-share", "0.3, 0.2").sanity_share == (0.3, 0.2)
