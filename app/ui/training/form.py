@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
+    QLabel,
     QLineEdit,
     QSpinBox,
     QToolButton,
@@ -156,6 +157,7 @@ class TrainingForm(QWidget):
         self.unrelated_share = _share_spin("unrelated ", UNRELATED_SHARE_TIP)
         self.unrelated_share.setObjectName("unrelatedShareSpin")
         self.identical_share.valueChanged.connect(lambda _v: self._show_share())
+        augment_row.addWidget(QLabel("  shares:"))
         augment_row.addWidget(self.identical_share)
         augment_row.addWidget(self.unrelated_share)
         augment_row.addStretch(1)
