@@ -37,7 +37,8 @@ BETWEEN_EXACT = "exact"
 BETWEEN_LINEAR = "linear"
 BETWEEN_MODES = (BETWEEN_EXACT, BETWEEN_LINEAR)
 # Defaults chosen so that the whole CSMD (train + dev, ~950 pairs) trains on the embedded
-# MiniLM on a 2-core laptop CPU within 20 minutes; see the training README section.
+# MiniLM on a 2-core laptop CPU within 20 minutes (before the sanity shares almost doubled
+# the examples); see the training README section.
 DEFAULT_EPOCHS = 2
 DEFAULT_LR = 5e-5
 DEFAULT_BATCH_SIZE = 16
