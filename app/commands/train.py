@@ -26,7 +26,10 @@ from meaningbench.training.request import (
     DEFAULT_EPOCHS,
     DEFAULT_LR,
     DEFAULT_MAX_LENGTH,
+    DEFAULT_SANITY_SHARE,
     KINDS,
+    MIN_RATED_SHARE,
+    format_sanity_share,
 )
 
 # Options that change what is learned: None means "not given", so that a resume can tell a
@@ -44,6 +47,7 @@ _LEARNING_OPTIONS = {
     "batch_size": "batch_size",
     "max_length": "max_length",
     "augment": "augment",
+    "sanity_share": "sanity_share",
     "folds": "folds",
     "seeds": "seeds",
     "split_seed": "split_seed",
@@ -122,6 +126,15 @@ def register(subparsers: Any) -> None:
         "--augment",
         help="comma list of identical,unrelated,swap (default: all three), or 'none'",
     )
+    p.add_argument(
+        "--sanity-share",
+        metavar="I,U",
+        help="the shares of the training examples that the identical pairs (I) and the "
+        "unrelated pairs (U) make up, together at most "
+        f"{1 - MIN_RATED_SHARE:g} (default: {format_sanity_share(DEFAULT_SANITY_SHARE)}); "
+        "'per-source': one of each per distinct source, as models trained before this option "
+        "learned",
+    )
     p.add_argument("--folds", type=int, help="k-fold cross-validation by source group")
     p.add_argument("--seeds", type=int, nargs="+", help="one run per seed (default: 0)")
     p.add_argument("--split-seed", type=int, help="seed of the group split (default: 0)")
@@ -157,6 +170,10 @@ def _given(args: argparse.Namespace) -> dict[str, Any]:
             continue
         if option == "augment":
             value = _augment(value)
+        elif option == "sanity_share":
+            from meaningbench.training.request import parse_sanity_share
+
+            value = parse_sanity_share(value)
         elif option == "label_map":
             from meaningbench.training.labels import parse_label_map
 

@@ -91,6 +91,26 @@ def _mapping_lines(mapping: Any) -> list[str]:
     return [f"- Rating mapping (label map `{mapping.get('text')}`, {rule}): {rows}"]
 
 
+def _augmentation_lines(augmentation: Any) -> list[str]:
+    if not isinstance(augmentation, dict):
+        return []
+    kinds = ", ".join(augmentation.get("augment") or []) or "none"
+    share = augmentation.get("sanity_share")
+    if not {"identical", "unrelated"} & set(augmentation.get("augment") or []):
+        rule = "no identical or unrelated pairs"
+    elif isinstance(share, list) and len(share) == 2:
+        rule = f"sanity shares: identical {_fmt(share[0], 2)}, unrelated {_fmt(share[1], 2)}"
+    else:
+        rule = "one identical and one unrelated pair per source"
+    shares = (augmentation.get("train") or {}).get("shares") or {}
+    parts = ", ".join(
+        f"{key} {100 * shares[key]:.1f} %"
+        for key in ("identical", "unrelated", "swapped", "augmented")
+        if isinstance(shares.get(key), (int, float))
+    )
+    return [f"- Augmentation: {kinds} ({rule}); training examples: {parts}"]
+
+
 def _before_after_rows(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
     rows = ["| statistic | before | after |", "|---|---|---|"]
     for key in ("n", "pearson", "spearman", "kendall", "r2", "rmse"):
@@ -121,6 +141,7 @@ def render_markdown(card: dict[str, Any]) -> str:
         f"{data.get('n_ratings')} ratings by {data.get('n_annotators')} annotators; "
         f"hash `{str(data.get('hash', ''))[:16]}`",
         *_mapping_lines(card.get("mapping")),
+        *_augmentation_lines(card.get("augmentation")),
         f"- Split: {split.get('kind')} (seed {split.get('seed')})",
         f"- Selected run: `{card.get('selected_run')}`; device {card.get('device')}; "
         f"{_fmt(card.get('elapsed_s'), 0)} s",

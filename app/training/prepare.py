@@ -8,7 +8,12 @@ from typing import Any
 import pandas as pd
 
 from meaningbench.errors import UserError
-from meaningbench.training.augment import Example, build_examples, heldout_examples
+from meaningbench.training.augment import (
+    Example,
+    build_examples,
+    example_shares,
+    heldout_examples,
+)
 from meaningbench.training.data import TargetTable
 from meaningbench.training.kinds import model_kind
 from meaningbench.training.request import TrainRequest
@@ -52,6 +57,7 @@ class SplitData:
                 "groups": int(frame["source_group"].nunique()),
                 "items": len(frame),
                 "examples": len(self.examples[part]),
+                "augmentation": example_shares(self.examples[part]),
             }
         return {"fold": self.split.fold, "parts": parts}
 
@@ -66,10 +72,15 @@ def prepare_split(
     }
     tag = f"{request.split_seed}:{split.fold if split.fold is not None else 'holdout'}"
     examples = {
-        "train": build_examples(items["train"], request.augment or (), seed=f"{tag}:train"),
-        "val": build_examples(items["val"], request.augment or (), seed=f"{tag}:val"),
-        "test": heldout_examples(items["test"]),
+        part: build_examples(
+            items[part],
+            request.augment or (),
+            seed=f"{tag}:{part}",
+            sanity_share=request.sanity_share,
+        )
+        for part in ("train", "val")
     }
+    examples["test"] = heldout_examples(items["test"])
     kind = model_kind(request)
     encoded = {part: kind.encode(tokenizer, ex, request) for part, ex in examples.items()}
     return SplitData(split=split, items=items, examples=examples, encoded=encoded)

@@ -25,13 +25,20 @@ KINDS = (CROSS_ENCODER, BI_ENCODER)
 # so swapped and identical pairs teach it nothing; the Sentence-BERT recipe trains on the
 # rated pairs alone.
 DEFAULT_AUGMENT_BY_KIND = {CROSS_ENCODER: DEFAULT_AUGMENT, BI_ENCODER: ()}
+# The shares of the training (and validation) examples that the identical and the unrelated
+# pairs make up (`meaningbench.training.augment` says why one pair per source was too few).
+# None: one identical and one unrelated pair per distinct source, the rule of models
+# trained before the shares existed. The rated pairs keep at least MIN_RATED_SHARE.
+DEFAULT_SANITY_SHARE = (0.6, 0.1)
+MIN_RATED_SHARE = 0.1
 # How a bi-encoder's label map reads a score between two of its rows (`--label-between`):
 # it must be listed, or it is interpolated (`meaningbench.training.labels` says why).
 BETWEEN_EXACT = "exact"
 BETWEEN_LINEAR = "linear"
 BETWEEN_MODES = (BETWEEN_EXACT, BETWEEN_LINEAR)
 # Defaults chosen so that the whole CSMD (train + dev, ~950 pairs) trains on the embedded
-# MiniLM on a 2-core laptop CPU within 20 minutes; see the training README section.
+# MiniLM on a 2-core laptop CPU within 20 minutes (before the sanity shares almost doubled
+# the examples); see the training README section.
 DEFAULT_EPOCHS = 2
 DEFAULT_LR = 5e-5
 DEFAULT_BATCH_SIZE = 16
@@ -66,6 +73,7 @@ class TrainRequest:
     max_grad_norm: float = 1.0
     max_length: int = DEFAULT_MAX_LENGTH
     augment: tuple[str, ...] | None = None  # None: the kind's default (DEFAULT_AUGMENT_BY_KIND)
+    sanity_share: tuple[float, float] | None = DEFAULT_SANITY_SHARE
     folds: int | None = None
     seeds: tuple[int, ...] = (0,)
     split_seed: int = 0
@@ -100,6 +108,9 @@ class TrainRequest:
         )
         object.__setattr__(self, "augment", tuple(augment))
         object.__setattr__(self, "seeds", tuple(int(s) for s in self.seeds))
+        if self.sanity_share is not None:
+            identical, unrelated = self.sanity_share
+            object.__setattr__(self, "sanity_share", (float(identical), float(unrelated)))
         if self.label_map is not None:
             rows = tuple((float(a), float(b)) for a, b in self.label_map)
             object.__setattr__(self, "label_map", rows)
@@ -124,6 +135,7 @@ class TrainRequest:
             raise UserError(
                 f"unknown augmentation {', '.join(unknown)}; choose from {', '.join(AUGMENTATIONS)}"
             )
+        self._validate_sanity_share()
         if self.epochs < 1:
             raise UserError("--epochs must be at least 1")
         if self.batch_size < 1:
@@ -153,6 +165,22 @@ class TrainRequest:
         if self.checkpoint_steps < 1:
             raise UserError("--checkpoint-steps must be at least 1")
 
+    def _validate_sanity_share(self) -> None:
+        if self.sanity_share is None:
+            return
+        identical, unrelated = self.sanity_share
+        if not (0 <= identical < 1 and 0 <= unrelated < 1):
+            raise UserError(
+                f"--sanity-share {format_sanity_share(self.sanity_share)}: each share must lie "
+                "in [0, 1)"
+            )
+        if identical + unrelated > 1 - MIN_RATED_SHARE + 1e-9:
+            raise UserError(
+                f"--sanity-share {format_sanity_share(self.sanity_share)}: the identical and "
+                f"unrelated pairs may make up at most {1 - MIN_RATED_SHARE:g} of the examples "
+                "together; the rated pairs are the rest"
+            )
+
     def _validate_label_between(self) -> None:
         if self.label_between not in BETWEEN_MODES:
             raise UserError(
@@ -180,6 +208,9 @@ class TrainRequest:
         # the default out keeps their checkpoints' fingerprints, so they still resume.
         if config.get("label_between") == BETWEEN_EXACT:
             config.pop("label_between")
+        # One pair per source is what every model learned before the share existed.
+        if config.get("sanity_share") is None:
+            config.pop("sanity_share")
         return config
 
     def to_json(self) -> dict[str, Any]:
@@ -189,7 +220,9 @@ class TrainRequest:
     def from_json(cls, raw: dict[str, Any]) -> TrainRequest:
         known = {f.name for f in fields(cls)}
         values = {k: v for k, v in raw.items() if k in known}
-        for key in ("augment", "seeds"):
+        # A request saved before the share existed trained on one pair per source.
+        values.setdefault("sanity_share", None)
+        for key in ("augment", "seeds", "sanity_share"):
             if key in values and values[key] is not None:
                 values[key] = tuple(values[key])
         if values.get("label_map") is not None:
@@ -198,6 +231,27 @@ class TrainRequest:
 
     def with_changes(self, **changes: Any) -> TrainRequest:
         return replace(self, **changes)
+
+
+def format_sanity_share(shares: tuple[float, float] | None) -> str:
+    """The shares as `--sanity-share` takes them: `0.6,0.1`, or `per-source`."""
+    return "per-source" if shares is None else f"{shares[0]:g},{shares[1]:g}"
+
+
+def parse_sanity_share(text: str) -> tuple[float, float] | None:
+    """`--sanity-share IDENTICAL,UNRELATED` (e.g. 0.6,0.1), or `per-source` (None)."""
+    if text.strip().lower() == "per-source":
+        return None
+    parts = [p.strip() for p in text.split(",")]
+    try:
+        if len(parts) != 2:
+            raise ValueError
+        return float(parts[0]), float(parts[1])
+    except ValueError:
+        raise UserError(
+            f"--sanity-share {text!r}: give the identical and the unrelated share, such as "
+            "0.6,0.1, or 'per-source'"
+        ) from None
 
 
 def _jsonable(value: Any) -> Any:

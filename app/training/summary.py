@@ -105,6 +105,12 @@ def build_card(
             # The items whose scores by this model are honest: it never saw their sources.
             "heldout_source_groups": sorted(split.test),
         },
+        # What the model learned from besides the rated pairs, as shares of its examples.
+        "augmentation": {
+            "augment": list(request.augment or ()),
+            "sanity_share": request.sanity_share,
+            "train": selected_data.stats()["parts"]["train"]["augmentation"],
+        },
         "config": request.learning_config(),
         "versions": cards.library_versions(),
         "device": device,

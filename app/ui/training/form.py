@@ -14,9 +14,11 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
+    QDoubleSpinBox,
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
+    QLabel,
     QLineEdit,
     QSpinBox,
     QToolButton,
@@ -32,6 +34,7 @@ from meaningbench.training.request import (
     BI_ENCODER,
     CROSS_ENCODER,
     DEFAULT_AUGMENT_BY_KIND,
+    MIN_RATED_SHARE,
     TrainRequest,
 )
 from meaningbench.ui.training.fields import (
@@ -43,10 +46,17 @@ from meaningbench.ui.training.fields import (
 )
 
 AUGMENT_TIPS = {
-    "identical": "Add (source, source) pairs rated 100",
-    "unrelated": "Add (source, unrelated sentence) pairs rated 0",
+    "identical": "Add (text, same text) pairs rated 100",
+    "unrelated": "Add (text, unrelated sentence of another source) pairs rated 0",
     "swap": "Add every pair in both orders, (output, source) too",
 }
+IDENTICAL_SHARE_TIP = (
+    "The share of the training examples that the identical pairs make up (--sanity-share "
+    "I,U). At the minimum: one identical and one unrelated pair per source, as models "
+    "trained before this option learned"
+)
+UNRELATED_SHARE_TIP = "The share of the training examples that the unrelated pairs make up"
+PER_SOURCE_LABEL = "one per source"
 TARGETS = (
     (False, "Mean rating"),
     (True, "Per-rater z-scores (re-expressed on 0–100)"),
@@ -61,6 +71,16 @@ KIND_TIPS = {
     BI_ENCODER: "Embeds each text alone (mean pooling) and learns the cosine of the two; "
     "the battery runs it as sbert_cosine@NAME and as the basis of bertscore@NAME",
 }
+
+
+def _share_spin(prefix: str, tip: str) -> QDoubleSpinBox:
+    box = QDoubleSpinBox()
+    box.setDecimals(2)
+    box.setRange(0.0, 1.0 - MIN_RATED_SHARE)
+    box.setSingleStep(0.05)
+    box.setPrefix(prefix)
+    box.setToolTip(tip)
+    return box
 
 
 def _spin(low: int, high: int, value: int, special: str | None = None) -> QSpinBox:
@@ -97,7 +117,7 @@ class TrainingForm(QWidget):
         layout.addStretch(1)
         self._learning_widgets: list[QWidget] = [
             self.kind, self.label_map, self.dimension, self.target, *self.augment.values(),
-            self.base, self.epochs,
+            self.identical_share, self.unrelated_share, self.base, self.epochs,
             self.lr, self.batch, self.folds, self.seeds, self.max_length, self.eval_steps,
             self.checkpoint_steps, self.max_steps, self.split_seed,
         ]  # fmt: skip
@@ -129,6 +149,17 @@ class TrainingForm(QWidget):
         for name, box in self.augment.items():
             box.setToolTip(AUGMENT_TIPS[name])
             augment_row.addWidget(box)
+            box.toggled.connect(lambda _on: self._show_share())
+        self.identical_share = _share_spin("identical ", IDENTICAL_SHARE_TIP)
+        self.identical_share.setObjectName("identicalShareSpin")
+        # The minimum is the rule of one pair per source, for both kinds of pair.
+        self.identical_share.setSpecialValueText(PER_SOURCE_LABEL)
+        self.unrelated_share = _share_spin("unrelated ", UNRELATED_SHARE_TIP)
+        self.unrelated_share.setObjectName("unrelatedShareSpin")
+        self.identical_share.valueChanged.connect(lambda _v: self._show_share())
+        augment_row.addWidget(QLabel("  shares:"))
+        augment_row.addWidget(self.identical_share)
+        augment_row.addWidget(self.unrelated_share)
         augment_row.addStretch(1)
         return augment_row
 
@@ -223,6 +254,9 @@ class TrainingForm(QWidget):
         self.target.setCurrentIndex(1 if request.z_scores else 0)
         for name, box in self.augment.items():
             box.setChecked(name in (request.augment or ()))
+        identical, unrelated = request.sanity_share or (0.0, 0.0)
+        self.identical_share.setValue(identical)
+        self.unrelated_share.setValue(unrelated)
         self.base.set_value(request.base_model)
         self.epochs.setValue(request.epochs)
         self.lr.setValue(request.learning_rate)
@@ -261,6 +295,7 @@ class TrainingForm(QWidget):
             batch_size=self.batch.value(),
             max_length=self.max_length.value(),
             augment=tuple(n for n, box in self.augment.items() if box.isChecked()),
+            sanity_share=self._sanity_share(),
             folds=self.folds.value() if self.folds.value() >= 2 else None,
             seeds=parse_seeds(self.seeds.text()),
             split_seed=self.split_seed.value(),
@@ -293,6 +328,22 @@ class TrainingForm(QWidget):
         self._locked = locked
         for widget in self._learning_widgets:
             widget.setEnabled(not locked)
+        self._show_share()
+
+    def _sanity_share(self) -> tuple[float, float] | None:
+        if self.identical_share.value() == self.identical_share.minimum():
+            return None
+        return (self.identical_share.value(), self.unrelated_share.value())
+
+    def _show_share(self) -> None:
+        """A share counts its kind of pair: it means nothing without them (and the unrelated
+        share nothing under the rule of one pair per source)."""
+        editable = not self._locked
+        identical = self.augment["identical"].isChecked()
+        unrelated = self.augment["unrelated"].isChecked()
+        self.identical_share.setEnabled(editable and (identical or unrelated))
+        per_source = self._sanity_share() is None
+        self.unrelated_share.setEnabled(editable and unrelated and not per_source)
 
     def set_running(self, running: bool) -> None:
         self.setEnabled(not running)
