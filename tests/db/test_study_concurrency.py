@@ -21,7 +21,7 @@ from meaningbench.db.runs import interrupt_gone_runs
 from meaningbench.db.study import SCHEMA_HEAD, alembic_config, create_study, open_study
 from meaningbench.db.writers import current_writer, writer_file
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 linux_only = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
 
 HOLDER = r"""

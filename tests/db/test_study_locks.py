@@ -19,7 +19,7 @@ from pathlib import Path
 
 from meaningbench.db.study import copy_study, create_study
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 WRITER = r"""
 import sys

@@ -1,7 +1,7 @@
 """Real-window screenshots of the main window for the README.
 
 Run under a virtual display:
-    xvfb-run -a -s "-screen 0 1600x1000x24" python -m tests.screenshots
+    xvfb-run -a -s "-screen 0 1600x1000x24" python -m tests.tools.screenshots
 Writes resources/screenshots/browser.png (light), browser-dark.png and battery.png (the
 battery dialog while it runs, light; Xvfb has no window manager, so no title bars). Uses the demo study (its sentences are written by this project),
 scored beforehand with a few metrics so the browser shows score columns.
@@ -15,7 +15,7 @@ import tempfile
 import time
 from pathlib import Path
 
-OUT_DIR = Path(__file__).resolve().parents[1] / "resources" / "screenshots"
+OUT_DIR = Path(__file__).resolve().parents[2] / "resources" / "screenshots"
 SIZE = (1560, 900)
 PRESCORED = ["bleu", "chrf", "sari", "meteor", "bertscore", "sbert_cosine"]
 BATTERY = ["bleu", "chrf", "ter", "sari", "rougel", "meteor", "fkgl", "bertscore", "sbert_cosine"]

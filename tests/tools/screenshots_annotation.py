@@ -1,9 +1,9 @@
 """Real-window screenshots of the rating screen, light and dark, for the README.
 
 Run under a virtual display:
-    xvfb-run -a -s "-screen 0 1600x1000x24" python -m tests.screenshots_annotation
+    xvfb-run -a -s "-screen 0 1600x1000x24" python -m tests.tools.screenshots_annotation
 Writes resources/screenshots/annotation-light.png and annotation-dark.png, and
-rate-long-text.png (tests.screenshots_long_text).
+rate-long-text.png (tests.tools.screenshots_long_text).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from meaningbench.datasets.keys import pair_key, source_group_key
 from meaningbench.db.models import Dataset, Item
 from meaningbench.db.study import Study, create_study
 
-OUT_DIR = Path(__file__).resolve().parents[1] / "resources" / "screenshots"
+OUT_DIR = Path(__file__).resolve().parents[2] / "resources" / "screenshots"
 
 # Sentences written for these pictures (no dataset text is copied into the project).
 PAIRS = [
@@ -158,7 +158,7 @@ def main() -> int:
         ):
             path = shoot(app, palette, name, folder, highlight=highlight)
             print(f"{path} ({path.stat().st_size // 1024} KB)")
-    from tests.screenshots_long_text import shoot_long
+    from tests.tools.screenshots_long_text import shoot_long
 
     path = shoot_long(app)
     print(f"{path} ({path.stat().st_size // 1024} KB)")

@@ -1,6 +1,6 @@
 """Screenshots of the comparison view, the BERTScore matching, SARI and SAMSA views.
 
-    xvfb-run -a -s "-screen 0 1600x1000x24" python -m tests.screenshots_compare
+    xvfb-run -a -s "-screen 0 1600x1000x24" python -m tests.tools.screenshots_compare
 
 Builds a small study in a temporary folder (two sources, several systems, three raters,
 UCCA scenes for one source and hand-drawn scenes for the other), scores it with the metrics
@@ -18,7 +18,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "resources" / "screenshots"
 UCCA = ROOT / "tests" / "structural" / "data" / "storm.xml"
 SIZE = (1520, 960)
@@ -32,7 +32,7 @@ def build_study(folder: Path):
     from meaningbench.metrics.structural.scene_store import replace_scenes
     from meaningbench.metrics.structural.scenes import Participant, SceneSpec
     from meaningbench.metrics.structural.tokens import words
-    from tests.ui_compare import studies as demo_data
+    from tests.ui.compare import studies as demo_data
 
     study = create_study(folder / "compare-demo.mbstudy")
     demo = demo_data.DemoStudy(study)
@@ -113,7 +113,7 @@ def main() -> int:
     ThemeManager(app).apply(choice="light")
     from meaningbench.ui.compare import CompareView
     from meaningbench.ui.compare.compare_view import TAB_EXPLAIN, TAB_SCENES
-    from tests.ui_compare import studies as demo_data
+    from tests.ui.compare import studies as demo_data
 
     with tempfile.TemporaryDirectory() as tmp:
         study, demo = build_study(Path(tmp))

@@ -1,6 +1,6 @@
 """Screenshots of the dashboard in the real main window.
 
-    xvfb-run -a -s "-screen 0 1600x1000x24" python -m tests.screenshots_dashboard
+    xvfb-run -a -s "-screen 0 1600x1000x24" python -m tests.tools.screenshots_dashboard
 
 Builds the demo study in a temporary folder, scores it with a few lexical metrics and
 SBERT cosine through the scoring job, lets two more annotators rate their queues (hidden
@@ -9,7 +9,7 @@ then saves resources/screenshots/dashboard.png (correlations), dashboard-sanity.
 sanity checks, run from the tab's button), dashboard-heatmap.png and
 dashboard-agreement.png.
 
-    xvfb-run -a -s "-screen 0 1600x1000x24" python -m tests.screenshots_dashboard which-metric
+    xvfb-run -a -s "-screen 0 1600x1000x24" python -m tests.tools.screenshots_dashboard which-metric
 
 imports the QuestEval ratings shipped with the tests (its `simplification_type` column
 becomes an item attribute), scores them with lexical metrics and saves the "Which metric"
@@ -30,7 +30,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "resources" / "screenshots"
 SIZE = (1520, 960)
 METRICS = ["bleu", "chrf", "ter", "rouge1", "rougel", "meteor", "sari", "edit_similarity"]

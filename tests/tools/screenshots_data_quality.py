@@ -1,6 +1,6 @@
 """Screenshots of the dashboard's Data quality tab (the label audit) in the main window.
 
-    xvfb-run -a -s "-screen 0 1600x1000x24" python -m tests.screenshots_data_quality [OUT_DIR]
+    xvfb-run -a -s "-screen 0 1600x1000x24" python -m tests.tools.screenshots_data_quality [OUT_DIR]
 
 Imports the public CSMD labels (train + dev) and the raw SimpDA 2022 and QuestEval ratings
 they were averaged from (the copies shipped with the tests) into a study in a temporary
@@ -17,7 +17,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "resources" / "screenshots"
 SIZE = (1520, 960)
 
@@ -64,7 +64,7 @@ def main() -> int:
         from PySide6.QtCore import QPoint
 
         from meaningbench.ui.launch import create_application, start
-        from tests.screenshots import wait
+        from tests.tools.screenshots import wait
 
         app = create_application()
         window = start([str(path)])

@@ -1,7 +1,7 @@
 """Every page on laptop screens (1366×768, 1280×720, 1024×640), light and dark, 15 runs.
 
 Run under a virtual display:
-    xvfb-run -a -s "-screen 0 1600x1000x24" python -m tests.screenshots_laptop [OUT_DIR]
+    xvfb-run -a -s "-screen 0 1600x1000x24" python -m tests.tools.screenshots_laptop [OUT_DIR]
 Writes <page>-<width>-<theme>.png for the browser, the rating screen, the dashboard (each
 tab) and compare into OUT_DIR (default: a temporary folder), then the few the docs show
 into resources/screenshots/laptop-*.png, reduced to 128 colours when Pillow is installed.
@@ -15,7 +15,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from tests.screenshots import wait
+from tests.tools.screenshots import wait
 
 LEXICAL = [
     "bleu", "chrf", "compression", "edit_similarity", "fkbleu", "fkgl", "ibleu", "meteor",
@@ -23,7 +23,7 @@ LEXICAL = [
 ]  # fmt: skip
 AGAINST_REFERENCES = ["bleu", "chrf"]
 SIZES = [(1366, 768), (1280, 720), (1024, 640)]
-DOCS_DIR = Path(__file__).resolve().parents[1] / "resources" / "screenshots"
+DOCS_DIR = Path(__file__).resolve().parents[2] / "resources" / "screenshots"
 # Shot -> the name the docs (resources/docs/app.md) use.
 DOCS = {
     "dashboard0-1024-light.png": "laptop-dashboard-1024.png",

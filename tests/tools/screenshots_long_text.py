@@ -1,9 +1,9 @@
 """A real-window screenshot of the rating screen with a long German pair, diff highlighting on.
 
 Run under a virtual display:
-    xvfb-run -a -s "-screen 0 1600x1000x24" python -m tests.screenshots_long_text
+    xvfb-run -a -s "-screen 0 1600x1000x24" python -m tests.tools.screenshots_long_text
 Writes resources/screenshots/rate-long-text.png: both texts scrolled a little way in, as a
-rater sees them after Shift+Page Down. `tests.screenshots_annotation` takes it too.
+rater sees them after Shift+Page Down. `tests.tools.screenshots_annotation` takes it too.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from meaningbench.annotation.settings import load_settings, save_settings
 from meaningbench.datasets.keys import pair_key, source_group_key
 from meaningbench.db.models import Dataset, Item
 from meaningbench.db.study import Study, create_study
-from tests.screenshots_annotation import OUT_DIR, light_palette
+from tests.tools.screenshots_annotation import OUT_DIR, light_palette
 
 # Written for this picture (no dataset text is copied into the project).
 SOURCE = """Die Brücke über die Mulde, die das Dorf Lindenau seit dem späten Mittelalter mit der gegenüberliegenden Handelsstadt verband, galt über Jahrhunderte als eines der wichtigsten Bauwerke der gesamten Region. Sie wurde im Jahr 1412 zunächst aus Eichenholz errichtet und musste nach den verheerenden Hochwassern von 1501 und 1573 jeweils fast vollständig erneuert werden, was die Gemeinde jedes Mal an den Rand des Ruins brachte.

@@ -1,7 +1,7 @@
 """Real-window screenshots of the esa, sxs and likert screens, to look at after a change.
 
 Run under a virtual display:
-    xvfb-run -a -s "-screen 0 1600x1000x24" python -m tests.screenshots_protocols [FOLDER]
+    xvfb-run -a -s "-screen 0 1600x1000x24" python -m tests.tools.screenshots_protocols [FOLDER]
 Writes FOLDER/protocol-esa.png, protocol-sxs.png and protocol-likert.png (default: a
 temporary folder, printed).
 """
@@ -21,7 +21,7 @@ from meaningbench.annotation.settings import load_settings, save_settings
 from meaningbench.datasets.keys import pair_key, source_group_key
 from meaningbench.db.models import Dataset, Item
 from meaningbench.db.study import Study, create_study
-from tests.screenshots_annotation import light_palette
+from tests.tools.screenshots_annotation import light_palette
 
 SOURCE = (
     "The committee, which had been meeting since early morning, finally approved the "

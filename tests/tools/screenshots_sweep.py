@@ -1,6 +1,6 @@
 """Screenshots of the Sweep page after a real sweep of the embedded MiniLM on CSMD dev.
 
-    xvfb-run -a -s "-screen 0 1600x1000x24" python -m tests.screenshots_sweep [OUT_DIR]
+    xvfb-run -a -s "-screen 0 1600x1000x24" python -m tests.tools.screenshots_sweep [OUT_DIR]
 
 Imports the public CSMD dev ratings (the copy shipped with the tests) into a study
 in a temporary data folder, sweeps MiniLM's six layers with BERTScore (idf none and from
@@ -23,7 +23,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "resources" / "screenshots"
 CSMD = ROOT / "tests" / "fixtures" / "datasets" / "csmd"
 PAGE_SIZE = (1500, 960)
@@ -45,8 +45,8 @@ def main() -> int:
         from meaningbench.datasets.importer import import_file
         from meaningbench.db.study import create_study
         from meaningbench.ui.launch import create_application, start
-        from tests.screenshots import wait
-        from tests.screenshots_laptop import grab
+        from tests.tools.screenshots import wait
+        from tests.tools.screenshots_laptop import grab
 
         study = create_study(Path(tmp) / "csmd-dev.mbstudy")
         import_file(study, CSMD / "dev.tsv", dataset="csmd-dev")

@@ -1,7 +1,7 @@
 """Screenshots of the training dialog during and after a short real training.
 
-    xvfb-run -a -s "-screen 0 1600x1000x24" python -m tests.screenshots_training
-    xvfb-run -a -s "-screen 0 1600x1000x24" python -m tests.screenshots_training --bi-encoder
+    xvfb-run -a -s "-screen 0 1600x1000x24" python -m tests.tools.screenshots_training
+    xvfb-run -a -s "-screen 0 1600x1000x24" python -m tests.tools.screenshots_training --bi-encoder
 
 Imports the public CSMD ratings (train + dev, from ../shared/datasets, read in place) into a
 study in a temporary data folder and fine-tunes the embedded MiniLM on them with the
@@ -23,7 +23,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "resources" / "screenshots"
 CSMD = ROOT.parent / "shared" / "datasets" / "csmd"
 SIZE = (1360, 860)

@@ -1,6 +1,6 @@
 """Drives a rating screen in its own process, for the kill -9 durability test.
 
-    python -m tests.ui_annotation.durable_driver STUDY N
+    python -m tests.ui.annotation.durable_driver STUDY N
 
 Rates N items through the keyboard (a digit, then Enter), printing "submitted ITEM_ID"
 after each commit, then "done", then waits to be killed.

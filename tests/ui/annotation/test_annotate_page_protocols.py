@@ -16,7 +16,7 @@ from meaningbench.annotation.settings import load_settings, save_settings
 from meaningbench.db.models import utcnow
 from meaningbench.db.study import create_study, open_study
 from tests.annotation.factories import add_items
-from tests.ui.conftest import open_in, window  # noqa: F401 - the window fixture
+from tests.ui.conftest import open_in
 
 K = Qt.Key
 

@@ -15,7 +15,7 @@ from meaningbench.db.models import Annotator, Rating
 from meaningbench.db.study import open_study
 from tests.annotation.factories import add_items
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 N = 30
 
 
@@ -25,7 +25,7 @@ def test_every_submission_survives_sigkill(study) -> None:
     study.close()  # the driver is the only writer
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen", PYTHONPATH=str(ROOT))
     proc = subprocess.Popen(
-        [sys.executable, "-m", "tests.ui_annotation.durable_driver", str(path), str(N)],
+        [sys.executable, "-m", "tests.ui.annotation.durable_driver", str(path), str(N)],
         cwd=ROOT,
         env=env,
         stdout=subprocess.PIPE,

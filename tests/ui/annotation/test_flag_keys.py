@@ -7,7 +7,7 @@ from PySide6.QtWidgets import QApplication
 from sqlalchemy import select
 
 from meaningbench.db.models import ItemNote
-from tests.ui_annotation.conftest import press, type_text
+from tests.ui.annotation.conftest import press, type_text
 
 K = Qt.Key
 

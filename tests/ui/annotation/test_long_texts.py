@@ -11,7 +11,7 @@ from meaningbench.annotation.protocols import set_protocol
 from meaningbench.db.models import Item, Rating, RatingSpan
 from meaningbench.ui.annotation.span_editor import SpanEditor
 from tests.annotation.long_texts import edit_text, german_like_text
-from tests.ui_annotation.conftest import configure, press, type_text
+from tests.ui.annotation.conftest import configure, press, type_text
 
 K = Qt.Key
 SHIFT = Qt.KeyboardModifier.ShiftModifier

@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 
 from meaningbench.annotation.practice import PracticeSession, add_practice, practice_results
-from tests.ui_annotation.conftest import press, type_text
+from tests.ui.annotation.conftest import press, type_text
 
 K = Qt.Key
 

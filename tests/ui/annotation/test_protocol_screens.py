@@ -11,7 +11,7 @@ from meaningbench.annotation.spans import words
 from meaningbench.db.models import Dimension, Rating, RatingSpan
 from meaningbench.ui.annotation.rows import SET_TEXT, UNSET_TEXT
 from meaningbench.ui.annotation.span_editor import SpanEditor
-from tests.ui_annotation.conftest import press, type_text
+from tests.ui.annotation.conftest import press, type_text
 
 K = Qt.Key
 SHIFT = Qt.KeyboardModifier.ShiftModifier

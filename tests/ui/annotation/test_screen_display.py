@@ -8,7 +8,7 @@ from sqlalchemy import select
 
 from meaningbench.annotation.model import ShownItem
 from meaningbench.db.models import Item
-from tests.ui_annotation.conftest import configure, press, type_text
+from tests.ui.annotation.conftest import configure, press, type_text
 
 
 def _visible_text(screen) -> str:

@@ -10,7 +10,7 @@ from meaningbench.db.models import ItemNote, QueueEntry, Rating
 from meaningbench.ui.annotation.keymap import KEYMAP
 from meaningbench.ui.annotation.rows import UNSET_TEXT
 from meaningbench.ui.annotation.screen import HINT_BLOCKED
-from tests.ui_annotation.conftest import activate, press, type_text
+from tests.ui.annotation.conftest import activate, press, type_text
 
 K = Qt.Key
 ALT = Qt.KeyboardModifier.AltModifier

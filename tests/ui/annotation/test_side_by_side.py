@@ -10,7 +10,7 @@ from sqlalchemy import select
 
 from meaningbench.annotation.protocols import set_protocol
 from meaningbench.db.models import Item, Rating
-from tests.ui_annotation.conftest import press, type_text
+from tests.ui.annotation.conftest import press, type_text
 
 K = Qt.Key
 CTRL = Qt.KeyboardModifier.ControlModifier

@@ -12,8 +12,8 @@ from meaningbench.metrics.names import metric_canonical_name
 from meaningbench.ui.compare import ComparePage, CompareView
 from meaningbench.ui.compare.systems_model import HTML_ROLE, ITEM_ID_ROLE, SORT_ROLE
 from meaningbench.ui.compare.word_diff import diff_html, inline_diff
-from tests.ui_compare import studies
-from tests.ui_compare.studies import (
+from tests.ui.compare import studies
+from tests.ui.compare.studies import (
     COMMITTEE,
     COMMITTEE_OUTPUTS,
     COMMITTEE_RATINGS,

@@ -11,10 +11,10 @@ from meaningbench.metrics.structural.scene_store import load_scenes, replace_sce
 from meaningbench.metrics.structural.scenes import Participant, SceneSpec
 from meaningbench.metrics.structural.tokens import words
 from meaningbench.ui.compare.scene_editor import SceneEditor
-from tests.ui_compare.studies import STORM
+from tests.ui.compare.studies import STORM
 
 SOURCE = "The cat sat on the mat and the dog barked."
-UCCA_DATA = Path(__file__).parents[1] / "structural" / "data"
+UCCA_DATA = Path(__file__).parents[2] / "structural" / "data"
 
 
 def _editor(qtbot, study, source: str = SOURCE) -> SceneEditor:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.ui_dashboard.studies import Synthetic, synthetic_study
+from tests.ui.dashboard.studies import Synthetic, synthetic_study
 
 
 @pytest.fixture

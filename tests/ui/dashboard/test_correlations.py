@@ -12,7 +12,7 @@ from scipy import stats
 from meaningbench.analysis.live import correlation_table
 from meaningbench.db.study import open_study
 from meaningbench.ui.dashboard.correlations_tab import select_data
-from tests.ui_dashboard.conftest import wait_ready
+from tests.ui.dashboard.conftest import wait_ready
 
 
 def _scipy_oracle(path) -> tuple[dict[str, np.ndarray], np.ndarray, list[int]]:  # noqa: ANN001

@@ -8,7 +8,7 @@ from PySide6.QtWidgets import QMessageBox
 
 from meaningbench.db.study import create_study
 from tests.analysis.studybuild import add_items, add_ratings, add_scores
-from tests.ui_dashboard.conftest import wait_ready
+from tests.ui.dashboard.conftest import wait_ready
 
 
 def _study(path: Path) -> Path:

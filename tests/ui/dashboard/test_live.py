@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QApplication
 from meaningbench.analysis.live import StudyAnalysis, correlation_table
 from meaningbench.annotation.session import AnnotationSession
 from meaningbench.ui.dashboard import controller as controller_module
-from tests.ui_dashboard.conftest import wait_ready
+from tests.ui.dashboard.conftest import wait_ready
 
 
 def _fresh(study, **kwargs):  # noqa: ANN001, ANN202

@@ -13,7 +13,7 @@ from meaningbench.db.study import open_study
 from meaningbench.jobs.base import JobContext
 from meaningbench.jobs.scoring import ScoreRequest, score_study
 from meaningbench.ui.dashboard.tables import BandedHeader
-from tests.ui_dashboard.studies import synthetic_study
+from tests.ui.dashboard.studies import synthetic_study
 
 
 @pytest.fixture

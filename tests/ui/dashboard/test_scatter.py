@@ -79,7 +79,7 @@ def test_hover_shows_the_pair(open_page, synth) -> None:
 
 def test_the_window_opens_a_clicked_item_on_the_compare_page(qtbot, synth) -> None:
     from meaningbench.ui.launch import start
-    from tests.ui_dashboard.conftest import wait_ready
+    from tests.ui.dashboard.conftest import wait_ready
 
     path, facts = synth
     window = start(None, open_initial=False)

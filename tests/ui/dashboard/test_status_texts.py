@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from tests.ui.conftest import open_in, window  # noqa: F401 - the window fixture
-from tests.ui_dashboard.conftest import wait_ready
+from tests.ui.conftest import open_in
+from tests.ui.dashboard.conftest import wait_ready
 
 
 def test_the_dashboard_status_does_not_repeat_the_status_bar(

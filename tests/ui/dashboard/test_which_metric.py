@@ -17,7 +17,7 @@ from meaningbench.annotation.session import AnnotationSession
 from meaningbench.datasets.importer import import_file
 from meaningbench.db.study import open_study
 from meaningbench.queries.which_metric import compute_which_metric
-from tests.ui_dashboard.studies import Synthetic, synthetic_study
+from tests.ui.dashboard.studies import Synthetic, synthetic_study
 
 TYPES = ("paraphrase", "splitting", "deletion")
 

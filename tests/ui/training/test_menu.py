@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QDialog
 
-from tests.ui.conftest import window  # noqa: F401 - the main window fixture
-
 
 def _study_action(win, text: str):  # noqa: ANN001, ANN202
     menu = next(a.menu() for a in win.menuBar().actions() if a.text() == "&Study")
