@@ -20,7 +20,7 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "resources" / "screenshots"
-UCCA = ROOT / "tests" / "structural" / "data" / "storm.xml"
+UCCA = ROOT / "tests" / "metrics" / "structural" / "data" / "storm.xml"
 SIZE = (1520, 960)
 
 

@@ -11,7 +11,7 @@ from meaningbench.metrics.base import Pair
 from meaningbench.metrics.neural.bertscore import BertScoreMetric
 from meaningbench.metrics.neural.encoding import token_embeddings
 from meaningbench.runtime import CancelToken
-from tests.neural.conftest import SENTENCES
+from tests.metrics.neural.conftest import SENTENCES
 
 LAYER = 4
 ORACLE_PAIRS = [(s, o) for s, o in SENTENCES if o]  # bert-score crashes on "" under transformers 5

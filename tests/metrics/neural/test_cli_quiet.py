@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 PAIRS = (
     "source,output,system\n"
     "The cat sat on the mat.,A cat was on the mat.,a\n"

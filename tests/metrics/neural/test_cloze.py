@@ -13,7 +13,7 @@ from meaningbench.metrics.base import Pair
 from meaningbench.metrics.neural.blanc import BlancHelpMetric, even_maskings
 from meaningbench.metrics.neural.cloze import split_sentences
 from meaningbench.metrics.neural.coverage import CoverageMetric, rake_word_scores
-from tests.neural.conftest import SENTENCES
+from tests.metrics.neural.conftest import SENTENCES
 
 LENGTHS = (4, 2, 100)
 

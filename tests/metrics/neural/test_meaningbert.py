@@ -7,7 +7,7 @@ import pytest
 from meaningbench.errors import UserError
 from meaningbench.metrics.base import Pair
 from meaningbench.metrics.neural.meaningbert import DEFAULT_MEANINGBERT, MeaningBertMetric
-from tests.neural.conftest import SENTENCES
+from tests.metrics.neural.conftest import SENTENCES
 
 
 def _pairs(rows):

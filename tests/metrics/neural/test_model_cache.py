@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from meaningbench.metrics.neural.models import clear_model_cache, load_model
-from tests.neural.conftest import _save_with_tokenizer, _tiny_config
+from tests.metrics.neural.conftest import _save_with_tokenizer, _tiny_config
 
 
 def test_retrained_model_in_the_same_folder_is_reloaded(tmp_path: Path, minilm_path: str) -> None:

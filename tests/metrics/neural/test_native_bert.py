@@ -21,7 +21,7 @@ from meaningbench.metrics.neural.native_bert import (
     load_native_encoder,
     native_config,
 )
-from tests.neural.conftest import SENTENCES
+from tests.metrics.neural.conftest import SENTENCES
 
 ODD_TEXTS = [
     "",

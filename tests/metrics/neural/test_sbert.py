@@ -9,7 +9,7 @@ import pytest
 
 from meaningbench.metrics.base import Pair
 from meaningbench.metrics.neural.sbert import PoolingConfig, SentenceCosineMetric
-from tests.neural.conftest import SENTENCES
+from tests.metrics.neural.conftest import SENTENCES
 
 
 def _cosines(model_path: str, rows) -> list[float]:

@@ -11,7 +11,7 @@ from meaningbench.metrics.base import Pair, resolve_references
 from meaningbench.metrics.neural import cache, encoding
 from meaningbench.metrics.neural.bertscore import BertScoreMetric
 from tests.jobs.studydata import add_items
-from tests.neural.conftest import SENTENCES
+from tests.metrics.neural.conftest import SENTENCES
 
 
 def _stored(study, metric: str) -> dict[int, float | None]:

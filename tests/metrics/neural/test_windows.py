@@ -23,10 +23,10 @@ from meaningbench.metrics.neural.windows import (
     stitch,
     window_stride,
 )
-from tests.neural.conftest import SENTENCES, TOKENIZER_FILES
+from tests.metrics.neural.conftest import SENTENCES, TOKENIZER_FILES
 
 POSITIONS = 32
-GERMAN = Path(__file__).resolve().parents[1] / "fixtures" / "long_german"
+GERMAN = Path(__file__).resolve().parents[2] / "fixtures" / "long_german"
 
 
 @pytest.fixture(scope="module")

@@ -14,7 +14,7 @@ from meaningbench.metrics.structural.scene_import import import_ucca
 from meaningbench.metrics.structural.scene_store import replace_scenes
 from meaningbench.metrics.structural.scenes import Participant, SceneSpec
 from meaningbench.metrics.structural.tokens import words
-from tests.structural.helpers import add_items
+from tests.metrics.structural.helpers import add_items
 
 DATA = Path(__file__).parent / "data"
 STORM = "After the storm passed, the old fisherman repaired his boat and sailed to Port Isaac."

@@ -14,7 +14,7 @@ from meaningbench.ui.compare.scene_editor import SceneEditor
 from tests.ui.compare.studies import STORM
 
 SOURCE = "The cat sat on the mat and the dog barked."
-UCCA_DATA = Path(__file__).parents[2] / "structural" / "data"
+UCCA_DATA = Path(__file__).parents[2] / "metrics" / "structural" / "data"
 
 
 def _editor(qtbot, study, source: str = SOURCE) -> SceneEditor:
@@ -114,7 +114,7 @@ def test_imported_scenes_load_as_a_starting_point_and_revert_discards_edits(
 
 
 def test_ucca_import_from_the_editor(qtbot, new_study) -> None:
-    from tests.structural.helpers import add_items
+    from tests.metrics.structural.helpers import add_items
 
     add_items(new_study, [(STORM, "The storm passed.", "A")])
     editor = _editor(qtbot, new_study, STORM)
