@@ -54,9 +54,11 @@ lint: $(DEV_STAMP)
 bench: $(DEV_STAMP)
 	$(PY) -m pytest tests/benchmarks/bench_*.py -s -p no:xdist
 
+# The screenshot programs in tests/tools/ (not tests: pytest never collects them) retake the
+# pictures in resources/screenshots/ under a virtual X display.
 screenshots: $(DEV_STAMP)
 	for m in screenshots screenshots_annotation screenshots_compare screenshots_dashboard screenshots_training screenshots_sweep screenshots_laptop screenshots_protocols; do \
-		xvfb-run -a -s "-screen 0 1600x1000x24" $(PY) -m tests.$$m || exit 1; \
+		xvfb-run -a -s "-screen 0 1600x1000x24" $(PY) -m tests.tools.$$m || exit 1; \
 	done
 
 # The desktop bundle (resources/docs/install.md): `make bundle` builds dist/meaningbench with

@@ -34,8 +34,8 @@ from sqlalchemy import select
 
 from meaningbench.db.models import Annotator, Dimension, Rating
 from tests.benchmarks.machine import describe_machine
-from tests.ui_dashboard.conftest import ready
-from tests.ui_dashboard.studies import synthetic_study
+from tests.ui.dashboard.conftest import ready
+from tests.ui.dashboard.studies import synthetic_study
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "benchmarks" / ".data" / "dashboard"

@@ -27,7 +27,7 @@ from meaningbench.metrics.structural.ucca import parse_ucca_xml
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "tests" / "benchmarks" / "results" / "samsa.json"
-UCCA = ROOT / "tests" / "structural" / "data" / "storm.xml"
+UCCA = ROOT / "tests" / "metrics" / "structural" / "data" / "storm.xml"
 N = 1000
 CLAUSES = [
     ["The storm passed.", "After the storm ended,", "The storm was over."],

@@ -19,7 +19,7 @@ from meaningbench.metrics.structural.bleu_samsa import (
 from meaningbench.metrics.structural.scene_import import import_ucca
 from tests.jobs.studydata import add_items
 
-DATA = Path(__file__).parents[1] / "structural" / "data"
+DATA = Path(__file__).parent / "structural" / "data"
 STORM = "After the storm passed, the old fisherman repaired his boat and sailed to Port Isaac."
 SPLIT = "The storm passed. The old fisherman repaired his boat. He sailed to Port Isaac."
 SPECS = [

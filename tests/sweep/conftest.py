@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.neural.conftest import _save_with_tokenizer, minilm_path  # noqa: F401
+from tests.metrics.neural.conftest import _save_with_tokenizer, minilm_path  # noqa: F401
 
 
 @pytest.fixture(scope="session")

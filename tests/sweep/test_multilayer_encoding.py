@@ -10,7 +10,7 @@ from meaningbench.metrics.neural.cache import MEMORY
 from meaningbench.metrics.neural.encoding import token_embeddings, token_embeddings_layers
 from meaningbench.metrics.neural.models import load_model
 from meaningbench.metrics.neural.sbert import sentence_vectors, sentence_vectors_layers
-from tests.neural.conftest import SENTENCES
+from tests.metrics.neural.conftest import SENTENCES
 from tests.sweep.conftest import ForwardCounter
 
 TEXTS = list(dict.fromkeys(t for pair in SENTENCES for t in pair))

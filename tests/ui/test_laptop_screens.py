@@ -14,8 +14,8 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
-from tests.ui_dashboard.conftest import wait_ready
-from tests.ui_dashboard.studies import synthetic_study
+from tests.ui.dashboard.conftest import wait_ready
+from tests.ui.dashboard.studies import synthetic_study
 
 N_METRICS = 15
 # Names as long as the canonical metric specs the tables and exports print.

@@ -20,11 +20,11 @@ from pathlib import Path
 import pytest
 
 from meaningbench.cli import main
-from tests.neural.conftest import minilm_path  # noqa: F401 - the tiny encoder's vocabulary
+from tests.metrics.neural.conftest import minilm_path  # noqa: F401 - the tiny encoder's vocabulary
 from tests.sweep.conftest import tiny_encoder  # noqa: F401
 from tests.ui.conftest import open_in
+from tests.ui.dashboard.conftest import wait_ready
 from tests.ui.test_battery import wait_metrics
-from tests.ui_dashboard.conftest import wait_ready
 
 ROUNDS = 3
 

@@ -102,7 +102,7 @@ def scored_demo(tmp_path: Path) -> Path:
 @pytest.mark.parametrize("size", [(1366, 768), (1024, 640)])
 def test_the_sanity_table_shows_several_rows(window, qtbot, scored_demo, size) -> None:
     from tests.ui.conftest import open_in
-    from tests.ui_dashboard.conftest import wait_ready
+    from tests.ui.dashboard.conftest import wait_ready
 
     window.show()
     open_in(window, scored_demo, qtbot)

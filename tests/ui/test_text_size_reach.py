@@ -6,7 +6,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
 from tests.ui.conftest import open_in
-from tests.ui_dashboard.conftest import wait_ready
+from tests.ui.dashboard.conftest import wait_ready
 
 CTRL = Qt.KeyboardModifier.ControlModifier
 

@@ -84,7 +84,7 @@ class BertScoreMetric(NeuralMetric):
         needs_references=True,
         needs_model=True,
         reference="bert-score 0.3.13 (BERTScorer), agreeing to 1e-5",
-        parity_test="tests/neural/test_bertscore.py::test_equals_bert_score",
+        parity_test="tests/metrics/neural/test_bertscore.py::test_equals_bert_score",
     )
     defaults = {
         "model": DEFAULT_ENCODER,

@@ -72,7 +72,7 @@ class BlancHelpMetric(ClozeMetric):
         description="How much the output helps a masked LM fill in the source's masked words.",
         needs_model=True,
         reference="the authors' blanc package 0.3.4 (BlancHelp)",
-        parity_test="tests/neural/test_cloze.py::test_blanc_equals_the_authors_package",
+        parity_test="tests/metrics/neural/test_cloze.py::test_blanc_equals_the_authors_package",
     )
     defaults = {
         **CLOZE_OPTIONS,

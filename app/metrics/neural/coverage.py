@@ -86,7 +86,7 @@ class CoverageMetric(ClozeMetric):
         description="How much the output helps a masked LM recover the source's keywords.",
         needs_model=True,
         reference="Laban et al. 2020 (The Summary Loop), as Keep it Simple normalises it",
-        parity_test="tests/neural/test_cloze.py::test_coverage_masks_the_top_keywords",
+        parity_test="tests/metrics/neural/test_cloze.py::test_coverage_masks_the_top_keywords",
     )
     defaults = {**CLOZE_OPTIONS, "mask_ratio": 0.2}
 

@@ -60,7 +60,7 @@ class MeaningBertMetric(NeuralMetric):
         description="Cross-encoder regression on (source, output): the logit is the 0–100 score.",
         needs_model=True,
         reference="davebulaval/MeaningBERT (Beauchemin et al. 2023)",
-        parity_test="tests/neural/test_meaningbert.py::test_logit_is_the_score",
+        parity_test="tests/metrics/neural/test_meaningbert.py::test_logit_is_the_score",
     )
     model_kind = "cross-encoder"
     defaults = {"model": DEFAULT_MEANINGBERT, **{**MODEL_OPTIONS, "batch_size": 32}}

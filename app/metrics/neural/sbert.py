@@ -407,7 +407,7 @@ class SentenceCosineMetric(NeuralMetric):
         description="Cosine similarity of pooled sentence embeddings of source and output.",
         needs_model=True,
         reference="sentence-transformers SentenceTransformer.encode + cosine",
-        parity_test="tests/neural/test_sbert.py::test_equals_sentence_transformers",
+        parity_test="tests/metrics/neural/test_sbert.py::test_equals_sentence_transformers",
     )
     defaults = {
         "model": DEFAULT_ENCODER,

@@ -222,7 +222,7 @@ class SamsaMetric(_SamsaBase):
         description="Semantic structural evaluation (Sulem et al. 2018): are the source's "
         "scenes kept, each in its own output sentence? Needs scenes of each source.",
         reference="the formulas of Sulem et al. 2018 (no public implementation)",
-        parity_test="tests/structural/test_samsa_formula.py::test_a_dropped_participant_lowers_the_score_by_the_formula",
+        parity_test="tests/metrics/structural/test_samsa_formula.py::test_a_dropped_participant_lowers_the_score_by_the_formula",
     )
     result_field = "samsa"
     # SAMSA_abl's explanation is the same computation: offered once, under SAMSA.
@@ -236,6 +236,6 @@ class SamsaAblMetric(_SamsaBase):
         family="structural",
         description="SAMSA without the non-splitting penalty: the mean scene score.",
         reference="the formulas of Sulem et al. 2018 (no public implementation)",
-        parity_test="tests/structural/test_samsa_formula.py::test_kept_as_one_sentence_scores_50_and_abl_100",
+        parity_test="tests/metrics/structural/test_samsa_formula.py::test_kept_as_one_sentence_scores_50_and_abl_100",
     )
     result_field = "samsa_abl"
