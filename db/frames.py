@@ -2,7 +2,7 @@
 
 Raw rows only: how an item's ratings make its human score is a rule of the engine
 (`meaningbench.analysis.human`), not of the database layer. What is defined here:
-- a current rating is a rating row whose state is `current` (edits and undos supersede);
+- a current rating is as `meaningbench.db.current_ratings` says (edits and undos supersede);
   every current row is one rating, whatever its kind (named, anonymous, aggregate);
 - the scores of a (metric, config hash) are the newest non-error score per item across the
   runs that share that config (a re-run fills gaps; it never duplicates).
@@ -18,6 +18,7 @@ import pandas as pd
 from sqlalchemy import Connection, text
 from sqlalchemy.orm import Session
 
+from meaningbench.db.current_ratings import current_rating_sql
 from meaningbench.db.models import ATTRIBUTE_NAMES_KEY, ATTRIBUTES_JSON_PATH
 
 ITEM_COLUMNS = [
@@ -180,7 +181,7 @@ def ratings_frame(
     `annotator_kinds` keeps ratings of those source kinds; `kinds` of those item kinds;
     `item_range` of items with ids in [lo, hi].
     """
-    where: list[str] = ["r.state = 'current'"]
+    where: list[str] = [current_rating_sql()]
     params: dict[str, object] = {}
     if dimension is not None:
         where.append("dm.name = :dimension")

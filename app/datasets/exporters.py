@@ -47,6 +47,7 @@ from meaningbench.analysis.score_columns import score_matrix
 from meaningbench.datasets.atomic_file import replace_atomically
 from meaningbench.datasets.attribute_columns import AttributeColumns
 from meaningbench.datasets.cells import CellMode, neutralise, notice_path, notice_text
+from meaningbench.db.current_ratings import current_rating_sql
 from meaningbench.db.frames import ratings_frame
 from meaningbench.db.study import Study
 from meaningbench.errors import UserError
@@ -207,7 +208,7 @@ def _dimensions(conn: Connection) -> tuple[list[tuple[int, str]], set[int]]:
     rows = conn.execute(
         text(
             "SELECT DISTINCT r.dimension_id, a.kind FROM rating r "
-            "JOIN annotator a ON a.id = r.annotator_id WHERE r.state = 'current'"
+            f"JOIN annotator a ON a.id = r.annotator_id WHERE {current_rating_sql()}"
         )
     ).all()
     used = {did for did, _ in rows}
@@ -278,7 +279,7 @@ def _export_ratings(
         "SELECT r.item_id, a.name, a.kind, dm.name, r.value, r.n_raters, r.flagged, r.comment "
         "FROM rating r "
         "JOIN annotator a ON a.id = r.annotator_id JOIN dimension dm ON dm.id = r.dimension_id "
-        "WHERE r.state = 'current' AND r.item_id BETWEEN :lo AND :hi ORDER BY r.item_id, r.id"
+        f"WHERE {current_rating_sql()} AND r.item_id BETWEEN :lo AND :hi ORDER BY r.item_id, r.id"
     )
     for batch in _item_batches(conn):
         by_item: dict[int, list[tuple[Any, ...]]] = {}

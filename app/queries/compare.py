@@ -26,6 +26,7 @@ from sqlalchemy.orm import Session
 from meaningbench.analysis.human import item_scores, source_means
 from meaningbench.analysis.label_sets import resolve_label_sets, select_labels
 from meaningbench.analysis.score_columns import runs_frame
+from meaningbench.db.current_ratings import current_rating_sql
 from meaningbench.db.frames import current_scores_sql
 from meaningbench.db.study import Study
 from meaningbench.metrics.explain import Explanation
@@ -155,7 +156,7 @@ def load_comparison(
                 SELECT r.item_id, a.name, a.kind, r.value FROM rating r
                 JOIN annotator a ON a.id = r.annotator_id
                 JOIN dimension d ON d.id = r.dimension_id
-                WHERE r.state = 'current' AND d.name = :dim AND r.item_id IN {clause}
+                WHERE {current_rating_sql()} AND d.name = :dim AND r.item_id IN {clause}
                 ORDER BY r.id
                 """
             ),
