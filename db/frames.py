@@ -251,6 +251,27 @@ def current_scores_sql(condition: str = "1") -> str:
     """
 
 
+def shown_scores_sql(condition: str = "1") -> str:
+    """What a screen shows of the scores: per (item, metric, config hash) the score that
+    counts (`current_scores_sql`), and where none counts, the newest error, so a failure is
+    visible. Columns: those of `current_scores_sql`, then error (NULL on a score that
+    counts). `condition` appears twice: its placeholders must be named."""
+    return f"""
+        SELECT c.item_id, c.metric, c.config_hash, c.value, c.raw, c.run_id, NULL AS error
+        FROM ({current_scores_sql(condition)}) c
+        UNION ALL
+        SELECT s.item_id, m.metric, m.config_hash, s.value, s.raw, MAX(s.run_id) AS run_id,
+               s.error
+        FROM score s JOIN metric_run m ON m.id = s.run_id
+        WHERE s.error IS NOT NULL AND ({condition})
+          AND NOT EXISTS (
+              SELECT 1 FROM score s2 JOIN metric_run m2 ON m2.id = s2.run_id
+              WHERE s2.item_id = s.item_id AND m2.metric = m.metric
+                AND m2.config_hash = m.config_hash AND s2.error IS NULL)
+        GROUP BY s.item_id, m.metric, m.config_hash
+    """
+
+
 def scores_frame(session: Session | Connection, runs: pd.DataFrame) -> pd.DataFrame:
     """Long table: item_id, metric, config_hash, column, value, raw (newest score per config).
 
