@@ -25,7 +25,8 @@ from meaningbench.db.runs import interrupt_gone_runs
 from meaningbench.db.writers import announced_writer
 from meaningbench.errors import InputError
 from meaningbench.jobs.base import JobContext
-from meaningbench.jobs.metric_specs import parse_spec, plan_metric
+from meaningbench.jobs.metric_specs import plan_metric
+from meaningbench.metrics.names import parse_spec
 from meaningbench.jobs.score_hashes import Hashes, collector_paused, prepare_metric
 from meaningbench.jobs.score_store import (
     CacheState,

@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from meaningbench.jobs.base import JobContext
-from meaningbench.jobs.metric_specs import parse_spec, plan_metric
+from meaningbench.jobs.metric_specs import plan_metric
+from meaningbench.metrics.names import parse_spec
 from meaningbench.jobs.score_hashes import Hashes, prepare_metric
 from meaningbench.jobs.score_runs import MetricRunSummary
 from meaningbench.jobs.score_store import check_cache, load_items, open_existing, registered_models
