@@ -21,17 +21,19 @@ from sqlalchemy.orm import Session
 from meaningbench.db.current_ratings import current_rating_sql
 from meaningbench.db.models import ATTRIBUTE_NAMES_KEY, ATTRIBUTES_JSON_PATH
 
+# The columns of an item, as `items_frame` and the exports name them, in the exports' order
+# (exports leave out the last two, which the study derives: see meaningbench.datasets.exporters).
 ITEM_COLUMNS = [
     "item_id",
     "dataset",
+    "external_id",
+    "kind",
+    "system",
     "source",
     "output",
     "references",
-    "system",
     "source_group",
-    "kind",
     "parent_id",
-    "external_id",
 ]
 
 
@@ -71,8 +73,8 @@ def items_frame(
     """Items as rows; `references` decoded to lists. `kinds=None` includes control items."""
     where, params = _item_where(kinds, dataset)
     sql = f"""
-        SELECT i.id AS item_id, d.name AS dataset, i.source, i.output, i.refs AS "references",
-               i.system, i.source_group, i.kind, i.parent_id, i.external_id
+        SELECT i.id AS item_id, d.name AS dataset, i.external_id, i.kind, i.system, i.source,
+               i.output, i.refs AS "references", i.source_group, i.parent_id
         FROM item i JOIN dataset d ON d.id = i.dataset_id
         WHERE {" AND ".join(where)}
         ORDER BY i.id
