@@ -8,9 +8,7 @@ import json
 import sqlite3
 from pathlib import Path
 
-import pytest
-
-from meaningbench.queries.browser import connect_readonly, fetch_scores
+from meaningbench.queries.browser import fetch_scores
 from meaningbench.queries.item_detail import ScoreLine, fetch_detail
 
 CHRF = "c" * 16
@@ -42,14 +40,6 @@ def add_run(path: Path, label: str, rows: dict[int, tuple[float | None, str | No
     finally:
         conn.close()
     return run_id
-
-
-@pytest.fixture
-def conn(study_with_facts):
-    study, _facts = study_with_facts
-    connection = connect_readonly(str(study.path))
-    yield connection
-    connection.close()
 
 
 def _chrf(conn: sqlite3.Connection, item_id: int) -> list[ScoreLine]:
