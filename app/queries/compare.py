@@ -226,26 +226,23 @@ class StoredScore:
 
 
 def stored_scores(session: Session, item_id: int, metric: str | None = None) -> list[StoredScore]:
-    """The newest score of each config of each metric (or of `metric`) for one item, newest
-    run first."""
-    where = "AND m.metric = :m" if metric is not None else ""
+    """The score that counts (`current_scores_sql`) of each config of each metric (or of
+    `metric`) for one item, newest run first."""
+    condition = "s.item_id = :i" + (" AND m.metric = :m" if metric is not None else "")
     rows = session.execute(
         text(
             f"""
-            SELECT m.id, m.metric, m.label, m.config_hash, s.value, s.details, m.config
-            FROM score s JOIN metric_run m ON m.id = s.run_id
-            WHERE s.item_id = :i AND s.error IS NULL {where}
-            ORDER BY s.run_id DESC
+            SELECT c.run_id, c.metric, m.label, c.value, s.details, m.config
+            FROM ({current_scores_sql(condition)}) c
+            JOIN metric_run m ON m.id = c.run_id
+            JOIN score s ON s.run_id = c.run_id AND s.item_id = c.item_id
+            ORDER BY c.run_id DESC
             """
         ),
         {"i": item_id, "m": metric},
     ).all()
     out: list[StoredScore] = []
-    seen: set[tuple[str, str]] = set()
-    for run_id, name, label, config_hash, value, details, config in rows:
-        if (name, config_hash) in seen:
-            continue
-        seen.add((name, config_hash))
+    for run_id, name, label, value, details, config in rows:
         parsed = json.loads(details) if isinstance(details, str) else (details or {})
         cfg = json.loads(config) if isinstance(config, str) else (config or {})
         out.append(StoredScore(int(run_id), name, label or name, value, parsed, cfg))

@@ -1,6 +1,7 @@
 """The item detail's scores follow the one rule of which score counts
-(`meaningbench.db.frames`): it shows what the browser's score columns show, plus the newest
-error of a (metric, config) where no score counts, so a failure stays visible."""
+(`meaningbench.db.frames`): it shows what the browser's score columns and the comparison
+view show, plus the newest error of a (metric, config) where no score counts, so a failure
+stays visible."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import sqlite3
 from pathlib import Path
 
 from meaningbench.queries.browser import fetch_scores
+from meaningbench.queries.compare import stored_scores
 from meaningbench.queries.item_detail import ScoreLine, fetch_detail
 
 CHRF = "c" * 16
@@ -61,6 +63,12 @@ def test_a_newer_not_defined_score_hides_an_older_value_in_the_detail_as_in_the_
     [line] = _chrf(conn, first)
     assert (line.value, line.error, line.label, line.details) == (None, None, "new", {"run": "new"})
     assert fetch_scores(conn, [first])[(first, "chrf", CHRF)] is None
+    with study.session() as s:  # the comparison view's scores of one output
+        [stored] = stored_scores(s, first, "chrf")
+        assert (stored.value, stored.label, stored.details) == (None, "new", {"run": "new"})
+        [stored] = stored_scores(s, second, "chrf")
+        assert (stored.value, stored.label) == (0.6, "old")
+        assert stored_scores(s, third, "chrf") == []
     # A newer error hides nothing: the older value still counts, in both views.
     [line] = _chrf(conn, second)
     assert (line.value, line.error, line.label) == (0.6, None, "old")
