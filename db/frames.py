@@ -2,7 +2,7 @@
 
 Raw rows only: how an item's ratings make its human score is a rule of the engine
 (`meaningbench.analysis.human`), not of the database layer. What is defined here:
-- a current rating is a rating row whose state is `current` (edits and undos supersede);
+- a current rating is as `meaningbench.db.current_ratings` says (edits and undos supersede);
   every current row is one rating, whatever its kind (named, anonymous, aggregate);
 - the scores of a (metric, config hash) are the newest non-error score per item across the
   runs that share that config (a re-run fills gaps; it never duplicates).
@@ -18,19 +18,22 @@ import pandas as pd
 from sqlalchemy import Connection, text
 from sqlalchemy.orm import Session
 
+from meaningbench.db.current_ratings import current_rating_sql
 from meaningbench.db.models import ATTRIBUTE_NAMES_KEY, ATTRIBUTES_JSON_PATH
 
+# The columns of an item, as `items_frame` and the exports name them, in the exports' order
+# (exports leave out the last two, which the study derives: see meaningbench.datasets.exporters).
 ITEM_COLUMNS = [
     "item_id",
     "dataset",
+    "external_id",
+    "kind",
+    "system",
     "source",
     "output",
     "references",
-    "system",
     "source_group",
-    "kind",
     "parent_id",
-    "external_id",
 ]
 
 
@@ -70,8 +73,8 @@ def items_frame(
     """Items as rows; `references` decoded to lists. `kinds=None` includes control items."""
     where, params = _item_where(kinds, dataset)
     sql = f"""
-        SELECT i.id AS item_id, d.name AS dataset, i.source, i.output, i.refs AS "references",
-               i.system, i.source_group, i.kind, i.parent_id, i.external_id
+        SELECT i.id AS item_id, d.name AS dataset, i.external_id, i.kind, i.system, i.source,
+               i.output, i.refs AS "references", i.source_group, i.parent_id
         FROM item i JOIN dataset d ON d.id = i.dataset_id
         WHERE {" AND ".join(where)}
         ORDER BY i.id
@@ -180,7 +183,7 @@ def ratings_frame(
     `annotator_kinds` keeps ratings of those source kinds; `kinds` of those item kinds;
     `item_range` of items with ids in [lo, hi].
     """
-    where: list[str] = ["r.state = 'current'"]
+    where: list[str] = [current_rating_sql()]
     params: dict[str, object] = {}
     if dimension is not None:
         where.append("dm.name = :dimension")
@@ -246,6 +249,27 @@ def current_scores_sql(condition: str = "1") -> str:
         SELECT s.item_id, m.metric, m.config_hash, s.value, s.raw, MAX(s.run_id) AS run_id
         FROM score s JOIN metric_run m ON m.id = s.run_id
         WHERE s.error IS NULL AND ({condition})
+        GROUP BY s.item_id, m.metric, m.config_hash
+    """
+
+
+def shown_scores_sql(condition: str = "1") -> str:
+    """What a screen shows of the scores: per (item, metric, config hash) the score that
+    counts (`current_scores_sql`), and where none counts, the newest error, so a failure is
+    visible. Columns: those of `current_scores_sql`, then error (NULL on a score that
+    counts). `condition` appears twice: its placeholders must be named."""
+    return f"""
+        SELECT c.item_id, c.metric, c.config_hash, c.value, c.raw, c.run_id, NULL AS error
+        FROM ({current_scores_sql(condition)}) c
+        UNION ALL
+        SELECT s.item_id, m.metric, m.config_hash, s.value, s.raw, MAX(s.run_id) AS run_id,
+               s.error
+        FROM score s JOIN metric_run m ON m.id = s.run_id
+        WHERE s.error IS NOT NULL AND ({condition})
+          AND NOT EXISTS (
+              SELECT 1 FROM score s2 JOIN metric_run m2 ON m2.id = s2.run_id
+              WHERE s2.item_id = s.item_id AND m2.metric = m.metric
+                AND m2.config_hash = m.config_hash AND s2.error IS NULL)
         GROUP BY s.item_id, m.metric, m.config_hash
     """
 

@@ -32,6 +32,7 @@ ITEM_KINDS = (
     "control-degraded",
     "control-repeat",
 )
+# The schema's list of states; which rows count is `meaningbench.db.current_ratings`.
 RATING_STATES = ("current", "superseded", "undone")
 SCALES = ("continuous", "likert")
 # The kind of a rating source, and so of every rating it gave:

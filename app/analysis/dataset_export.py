@@ -33,6 +33,7 @@ from meaningbench.annotation.settings import AnnotationSettings, load_settings
 from meaningbench.annotation.span_io import export_spans
 from meaningbench.annotation.spans import spans_of
 from meaningbench.datasets.atomic_file import files_in_place
+from meaningbench.db.current_ratings import current_rating_sql
 from meaningbench.db.frames import attribute_names, item_attributes
 from meaningbench.db.study import Study
 from meaningbench.errors import UserError
@@ -43,7 +44,7 @@ SPANS_FILE = "spans.jsonl"
 CARD_FILE = "README.md"
 LABELS_FILE = "labels.parquet"
 
-_ROWS_SQL = """
+_ROWS_SQL = f"""
     SELECT r.id AS rating_id, r.item_id, d.name AS dataset, i.system, i.source, i.output,
            a.name AS rater, a.kind AS rater_kind, dm.name AS dimension, dm.scale AS scale,
            r.value, r.submitted_at, r.duration_ms, r.flagged, r.comment, r.display
@@ -52,7 +53,7 @@ _ROWS_SQL = """
     JOIN dimension dm ON dm.id = r.dimension_id
     JOIN item i ON i.id = r.item_id
     JOIN dataset d ON d.id = i.dataset_id
-    WHERE r.state = 'current' AND i.kind = 'regular' AND a.kind IN ('named', 'anonymous')
+    WHERE {current_rating_sql()} AND i.kind = 'regular' AND a.kind IN ('named', 'anonymous')
     ORDER BY r.item_id, a.name, dm.position, r.id
 """
 
@@ -145,7 +146,7 @@ def _num(x: float, spec: str = ".3f") -> str:
     return format(x, spec) if isinstance(x, int | float) and math.isfinite(x) else "–"
 
 
-_LABELS_SQL = """
+_LABELS_SQL = f"""
     SELECT r.item_id, d.name AS dataset, i.system, i.source, i.output, a.name AS label_set,
            dm.name AS dimension, dm.scale AS scale, r.value, r.n_raters
     FROM rating r
@@ -153,7 +154,7 @@ _LABELS_SQL = """
     JOIN dimension dm ON dm.id = r.dimension_id
     JOIN item i ON i.id = r.item_id
     JOIN dataset d ON d.id = i.dataset_id
-    WHERE r.state = 'current' AND i.kind = 'regular' AND a.kind = 'aggregate'
+    WHERE {current_rating_sql()} AND i.kind = 'regular' AND a.kind = 'aggregate'
       AND a.name = :label_set
     ORDER BY r.item_id, dm.position, r.id
 """

@@ -29,6 +29,7 @@ from sqlalchemy import Connection, select, text
 from sqlalchemy.orm import Session
 
 from meaningbench.analysis.audit import AuditResult
+from meaningbench.db.current_ratings import current_rating_sql, is_current
 from meaningbench.db.models import Annotator, Dimension, Item, Rating, StudySetting
 from meaningbench.errors import UserError
 
@@ -70,7 +71,7 @@ def label_sets(conn: Reader) -> list[LabelSet]:
     rows = _rows(
         conn,
         "SELECT a.name, a.meta, (SELECT COUNT(*) FROM rating r WHERE r.annotator_id = a.id "
-        "AND r.state = 'current') FROM annotator a WHERE a.kind = 'aggregate' ORDER BY a.name",
+        f"AND {current_rating_sql()}) FROM annotator a WHERE a.kind = 'aggregate' ORDER BY a.name",
     )
     out = []
     for name, meta, n in rows:
@@ -223,7 +224,7 @@ def _labelled_items(session: Session, sets: list[str]) -> list[tuple[int, str, f
         .join(Annotator, Annotator.id == Rating.annotator_id)
         .join(Dimension, Dimension.id == Rating.dimension_id)
         .join(Item, Item.id == Rating.item_id)
-        .where(Annotator.name.in_(sets), Rating.state == "current", Item.kind == "regular")
+        .where(Annotator.name.in_(sets), is_current(), Item.kind == "regular")
         .order_by(Rating.id)
     ).all()
     seen: dict[tuple[int, str], float] = {}

@@ -32,6 +32,7 @@ from meaningbench.analysis.qc import QCResult, study_qc
 from meaningbench.analysis.sanity import SanityTable, study_sanity
 from meaningbench.analysis.svg import bar_chart, scatter
 from meaningbench.datasets.atomic_file import write_text_atomically
+from meaningbench.db.current_ratings import is_current
 from meaningbench.db.models import Annotator, Dataset, Item, MetricRun, Rating
 from meaningbench.db.study import Study
 from meaningbench.runtime import CancelToken
@@ -260,12 +261,12 @@ def study_summary(session: Session) -> dict[str, Any]:
         "anonymous ratings": count(
             select(func.count(Rating.id))
             .join(Annotator, Annotator.id == Rating.annotator_id)
-            .where(Annotator.kind == "anonymous", Rating.state == "current")
+            .where(Annotator.kind == "anonymous", is_current())
         ),
         "aggregate label sources": count(
             select(func.count(Annotator.id)).where(Annotator.kind == "aggregate")
         ),
-        "current ratings": count(select(func.count(Rating.id)).where(Rating.state == "current")),
+        "current ratings": count(select(func.count(Rating.id)).where(is_current())),
         "metric runs": count(select(func.count(MetricRun.id))),
     }
     return out

@@ -38,6 +38,7 @@ from sqlalchemy.orm import Session
 
 from meaningbench.annotation.spans import spans_of, store_spans
 from meaningbench.db.access import read_only_uris, study_access
+from meaningbench.db.current_ratings import current_rating_sql, holds_current
 from meaningbench.db.faults import describe_fault
 from meaningbench.db.models import (
     ATTRIBUTE_NAMES_KEY,
@@ -314,8 +315,8 @@ def _rating_held(held: list[Rating], theirs: Rating) -> tuple[Rating | None, Rat
         ),
         None,
     )
-    current = next((r for r in held if r.state == "current"), None)
-    if same is None and theirs.state == "current" and current is not None:
+    current = next((r for r in held if holds_current(r)), None)
+    if same is None and holds_current(theirs) and current is not None:
         same = current if current.value == theirs.value else None
     return same, current
 
@@ -334,7 +335,7 @@ def _copy_rating(
     state = theirs.state
     # The copy it came from, whatever brought it into that copy (rated, imported there).
     row_origin = origin
-    if theirs.state == "current" and current is not None:
+    if holds_current(theirs) and current is not None:
         state = "superseded"
         row_origin = f"merge-conflict:{name}"
         report.conflicts.append(
@@ -547,13 +548,13 @@ def _sync_queues(dst: Session) -> None:
     dst.flush()
     dst.execute(
         text(
-            """
+            f"""
             UPDATE queue_entry SET done = 1
             WHERE done = 0 AND EXISTS (
                 SELECT 1 FROM rating r
                 WHERE r.item_id = queue_entry.item_id
                   AND r.annotator_id = queue_entry.annotator_id
-                  AND r.state = 'current')
+                  AND {current_rating_sql()})
             """
         )
     )

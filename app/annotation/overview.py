@@ -9,6 +9,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from meaningbench.annotation.queue import rated_item_ids
+from meaningbench.db.current_ratings import is_current
 from meaningbench.db.models import Annotator, QueueEntry, Rating
 
 
@@ -44,7 +45,7 @@ def annotator_overview(session: Session) -> list[AnnotatorSummary]:
     last = dict(
         session.execute(
             select(Rating.annotator_id, func.max(Rating.submitted_at))
-            .where(Rating.state == "current")
+            .where(is_current())
             .group_by(Rating.annotator_id)
         ).all()
     )

@@ -19,6 +19,7 @@ from sqlalchemy.orm import Session
 from meaningbench.annotation.ordering import insert_repeats, repeat_gap, spread_groups
 from meaningbench.annotation.qc_items import ControlFactory, Parent
 from meaningbench.annotation.settings import AnnotationSettings, ensure_seed, load_settings
+from meaningbench.db.current_ratings import is_current
 from meaningbench.db.models import Annotator, Dataset, Item, QueueEntry, Rating
 
 
@@ -152,9 +153,7 @@ def rated_item_ids(session: Session, annotator_id: int) -> set[int]:
     queue is built (a merge, an import under the same name)."""
     return set(
         session.scalars(
-            select(Rating.item_id).where(
-                Rating.annotator_id == annotator_id, Rating.state == "current"
-            )
+            select(Rating.item_id).where(Rating.annotator_id == annotator_id, is_current())
         )
     )
 

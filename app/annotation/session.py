@@ -27,6 +27,7 @@ from meaningbench.annotation.settings import (
     load_settings,
 )
 from meaningbench.annotation.spans import Span, check_no_overlap, check_span, spans_of, store_spans
+from meaningbench.db.current_ratings import CURRENT, is_current
 from meaningbench.db.models import Dimension, Item, ItemNote, QueueEntry, Rating, utcnow
 from meaningbench.db.study import Study
 from meaningbench.errors import UserError
@@ -100,7 +101,7 @@ class AnnotationSession:
             .where(
                 Rating.item_id == item_id,
                 Rating.annotator_id == self.annotator_id,
-                Rating.state == "current",
+                is_current(),
             )
         ).all()
         flagged, comment = self._note(s, item_id)
@@ -294,7 +295,7 @@ class AnnotationSession:
                         duration_ms=duration,
                         flagged=flagged,
                         comment=comment,
-                        state="current",
+                        state=CURRENT,
                         supersedes_id=prior.id if prior is not None else None,
                         origin="ui",
                         display=display,
@@ -333,7 +334,7 @@ class AnnotationSession:
                 select(Rating).where(
                     Rating.item_id == item_id,
                     Rating.annotator_id == self.annotator_id,
-                    Rating.state == "current",
+                    is_current(),
                 )
             )
         }
@@ -350,7 +351,7 @@ class AnnotationSession:
                 select(Rating)
                 .where(
                     Rating.annotator_id == self.annotator_id,
-                    Rating.state == "current",
+                    is_current(),
                     Rating.origin == "ui",
                 )
                 .order_by(Rating.id.desc())
@@ -362,7 +363,7 @@ class AnnotationSession:
                 select(Rating).where(
                     Rating.annotator_id == self.annotator_id,
                     Rating.item_id == latest.item_id,
-                    Rating.state == "current",
+                    is_current(),
                     Rating.origin == "ui",
                     Rating.submitted_at == latest.submitted_at,
                 )
@@ -373,7 +374,7 @@ class AnnotationSession:
                 if r.supersedes_id is not None:
                     prior = s.get(Rating, r.supersedes_id)
                     if prior is not None and prior.state == "superseded":
-                        prior.state = "current"
+                        prior.state = CURRENT
                         restored = True
             s.flush()
             entry = self._entry(s, latest.item_id)
@@ -437,7 +438,7 @@ class AnnotationSession:
                 .where(
                     Rating.item_id == item_id,
                     Rating.annotator_id == self.annotator_id,
-                    Rating.state == "current",
+                    is_current(),
                 )
                 .values(flagged=flagged, comment=comment)
             )

@@ -20,6 +20,7 @@ from sqlalchemy.orm import Session
 
 from meaningbench.annotation.model import ShownItem, Submission
 from meaningbench.annotation.session import AnnotationSession
+from meaningbench.db.current_ratings import is_current
 from meaningbench.db.models import Item, QueueEntry, Rating, utcnow
 from meaningbench.errors import UserError
 
@@ -156,7 +157,7 @@ class SideBySideSession:
                 select(Rating.submitted_at).where(
                     Rating.annotator_id == sess.annotator_id,
                     Rating.item_id == item_id,
-                    Rating.state == "current",
+                    is_current(),
                 )
             )
 
@@ -173,7 +174,7 @@ class SideBySideSession:
         with sess.study.session() as s:
             query = select(Rating.submitted_at).where(
                 Rating.annotator_id == sess.annotator_id,
-                Rating.state == "current",
+                is_current(),
                 Rating.origin == "ui",
             )
             if before is not None:
@@ -189,7 +190,7 @@ class SideBySideSession:
             rows = s.execute(
                 select(Rating.item_id, Rating.display).where(
                     Rating.annotator_id == sess.annotator_id,
-                    Rating.state == "current",
+                    is_current(),
                     Rating.submitted_at == submitted_at,
                 )
             ).all()

@@ -30,6 +30,7 @@ from meaningbench.annotation.spans import Span, check_no_overlap, check_span, sp
 from meaningbench.datasets.atomic_file import replace_atomically
 from meaningbench.datasets.keys import pair_key
 from meaningbench.datasets.readers import json_objects
+from meaningbench.db.current_ratings import CURRENT, is_current
 from meaningbench.db.models import Annotator, Dataset, Dimension, Item, Rating
 from meaningbench.db.study import Study
 from meaningbench.errors import InputError, UserError
@@ -51,7 +52,7 @@ def export_spans(study: Study, out: Path, dimension: str | None = None) -> int:
             .join(Dataset, Dataset.id == Item.dataset_id)
             .where(
                 Rating.dimension_id == dim.id,
-                Rating.state == "current",
+                is_current(),
                 Annotator.kind == "named",
                 Item.kind == "regular",
             )
@@ -170,7 +171,7 @@ def _refuse_clash(
             Rating.item_id == item.id,
             Rating.annotator_id == annotator.id,
             Rating.dimension_id == line.dimension.id,
-            Rating.state == "current",
+            is_current(),
         )
     )
     if clash is not None:
@@ -201,7 +202,7 @@ def import_spans(study: Study, path: Path) -> SpanImport:
                 annotator_id=annotator.id,
                 dimension_id=line.dimension.id,
                 value=line.score,
-                state="current",
+                state=CURRENT,
                 origin=origin,
             )
             s.add(rating)

@@ -25,7 +25,7 @@ from meaningbench.db.runs import interrupt_gone_runs
 from meaningbench.db.writers import announced_writer
 from meaningbench.errors import InputError
 from meaningbench.jobs.base import JobContext
-from meaningbench.jobs.metric_specs import parse_spec, plan_metric
+from meaningbench.jobs.metric_specs import plan_metric
 from meaningbench.jobs.score_hashes import Hashes, collector_paused, prepare_metric
 from meaningbench.jobs.score_store import (
     CacheState,
@@ -38,6 +38,7 @@ from meaningbench.jobs.score_store import (
     store_scores,
 )
 from meaningbench.metrics.base import ItemScore, Metric
+from meaningbench.metrics.names import parse_spec
 
 from .layout import Manifest, ShardMetric, read_manifest, require_pyarrow, result_files
 from .study_id import read_study_id

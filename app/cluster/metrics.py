@@ -12,13 +12,11 @@ from meaningbench.jobs.metric_specs import (
     PlannedMetric,
     RegisteredModelRef,
     expand_specs,
-    parse_spec,
     plan_metric,
-    split_specs,
 )
 from meaningbench.jobs.score_hashes import Hashes, metric_cache_key, prepare_metric
 from meaningbench.metrics.base import Metric
-from meaningbench.metrics.names import metric_canonical_name
+from meaningbench.metrics.names import parse_spec, split_specs
 from meaningbench.metrics.registry import get_metric_class
 
 from .layout import ShardMetric
@@ -108,23 +106,23 @@ def select_metrics(texts: Sequence[str], exported: Sequence[ShardMetric]) -> lis
         raise InputError("no metric given; name some (e.g. --metrics bleu,sari) or use all")
     if any(s.lower() == "all" for s in flat):
         return list(exported)
-    models = {
-        m.model_name: RegisteredModelRef(m.model_name, m.metric, str(m.config.get("model", "")))
-        for m in exported
-        if m.model_name
-    }
     by_label = {m.label: m for m in exported}
+    carried = {m.model_name for m in exported if m.model_name}
     out: list[ShardMetric] = []
     for text in flat:
         spec = parse_spec(text)
-        if spec.model is not None and spec.model in models:
-            cls = get_metric_class(spec.name)
-            config = {**spec.options, "model": models[spec.model].path}
-            label = metric_canonical_name(cls(**config), spec.model)
-        else:
-            plan = plan_metric(spec, {}, {}, check_availability=False)
-            label = plan.label
-        entry = by_label.get(label)
+        # A model travels by its path, and serves in the shards the metrics it ran for there;
+        # `plan_metric` checks and names the spec as `meaningbench score` does.
+        served = {
+            m.model_name: RegisteredModelRef(
+                m.model_name, spec.name, str(m.config.get("model", ""))
+            )
+            for m in exported
+            if m.model_name and m.metric == spec.name
+        }
+        entry: ShardMetric | None = None
+        if spec.model not in carried or spec.model in served:
+            entry = by_label.get(plan_metric(spec, {}, served, check_availability=False).label)
         same_name = [m for m in exported if m.metric == spec.name]
         if entry is None and not spec.options and spec.model is None and len(same_name) == 1:
             entry = same_name[0]  # `bleu` for the one BLEU exported, whatever its options

@@ -47,7 +47,8 @@ from meaningbench.analysis.score_columns import score_matrix
 from meaningbench.datasets.atomic_file import replace_atomically
 from meaningbench.datasets.attribute_columns import AttributeColumns
 from meaningbench.datasets.cells import CellMode, neutralise, notice_path, notice_text
-from meaningbench.db.frames import ratings_frame
+from meaningbench.db.current_ratings import current_rating_sql
+from meaningbench.db.frames import ITEM_COLUMNS, ratings_frame
 from meaningbench.db.study import Study
 from meaningbench.errors import UserError
 from meaningbench.json_values import json_line
@@ -56,16 +57,9 @@ BATCH = 10_000
 PROGRESS_EVERY = 10_000  # rows
 # Called with the number of rows written so far.
 Progress = Callable[[int], None] | None
-ITEM_COLUMNS = [
-    "item_id",
-    "dataset",
-    "external_id",
-    "kind",
-    "system",
-    "source",
-    "output",
-    "references",
-]
+# The item columns an export writes: all but those the study derives (the group of outputs
+# of one source, a control item's parent id), which belong to no imported file.
+EXPORTED_ITEM_COLUMNS = [c for c in ITEM_COLUMNS if c not in ("source_group", "parent_id")]
 RATING_COLUMNS = [
     "annotator",
     "annotator_kind",
@@ -109,7 +103,7 @@ def export_format(path: Path) -> str:
 
 def _item_batches(conn: Connection) -> Iterator[list[tuple[Any, ...]]]:
     last = 0
-    sql = text(
+    sql = text(  # EXPORTED_ITEM_COLUMNS, in its order
         "SELECT i.id, d.name, i.external_id, i.kind, i.system, i.source, i.output, i.refs "
         "FROM item i JOIN dataset d ON d.id = i.dataset_id WHERE i.id > :last "
         "ORDER BY i.id LIMIT :n"
@@ -207,7 +201,7 @@ def _dimensions(conn: Connection) -> tuple[list[tuple[int, str]], set[int]]:
     rows = conn.execute(
         text(
             "SELECT DISTINCT r.dimension_id, a.kind FROM rating r "
-            "JOIN annotator a ON a.id = r.annotator_id WHERE r.state = 'current'"
+            f"JOIN annotator a ON a.id = r.annotator_id WHERE {current_rating_sql()}"
         )
     ).all()
     used = {did for did, _ in rows}
@@ -222,8 +216,8 @@ def _export_items(
     dims, with_labels = _dimensions(conn)
     matrix = score_matrix(conn)
     metric_cols = [str(c) for c in matrix.columns] if not matrix.empty else []
-    attributes = AttributeColumns(conn, ITEM_COLUMNS)
-    columns = ITEM_COLUMNS + attributes.headers
+    attributes = AttributeColumns(conn, EXPORTED_ITEM_COLUMNS)
+    columns = EXPORTED_ITEM_COLUMNS + attributes.headers
     for did, name in dims:
         columns += [f"{name}_human", f"{name}_mean", f"{name}_n"]
         if did in with_labels:
@@ -270,15 +264,15 @@ def _export_items(
 def _export_ratings(
     conn: Connection, out: _Sink, fmt: str, report: ExportReport, keep: list[str] | None
 ) -> None:
-    attributes = AttributeColumns(conn, ITEM_COLUMNS + RATING_COLUMNS)
-    columns = ITEM_COLUMNS + attributes.headers + RATING_COLUMNS
+    attributes = AttributeColumns(conn, EXPORTED_ITEM_COLUMNS + RATING_COLUMNS)
+    columns = EXPORTED_ITEM_COLUMNS + attributes.headers + RATING_COLUMNS
     report.columns = columns
     writer = _Writer(out, fmt, columns)
     sql = text(
         "SELECT r.item_id, a.name, a.kind, dm.name, r.value, r.n_raters, r.flagged, r.comment "
         "FROM rating r "
         "JOIN annotator a ON a.id = r.annotator_id JOIN dimension dm ON dm.id = r.dimension_id "
-        "WHERE r.state = 'current' AND r.item_id BETWEEN :lo AND :hi ORDER BY r.item_id, r.id"
+        f"WHERE {current_rating_sql()} AND r.item_id BETWEEN :lo AND :hi ORDER BY r.item_id, r.id"
     )
     for batch in _item_batches(conn):
         by_item: dict[int, list[tuple[Any, ...]]] = {}

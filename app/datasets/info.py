@@ -16,6 +16,7 @@ from sqlalchemy import Connection, text
 from meaningbench.annotation.protocols import describe as describe_protocol
 from meaningbench.annotation.settings import SETTINGS_KEY, AnnotationSettings
 from meaningbench.datasets.language import LANGUAGE_KEY, stored_language
+from meaningbench.db.current_ratings import current_rating_sql
 from meaningbench.db.frames import ITEM_META_COUNTS_SQL, attribute_counts, attribute_names
 from meaningbench.db.models import ANNOTATOR_KIND_LABELS
 from meaningbench.db.runs import RunOwner, interrupted_error
@@ -274,7 +275,7 @@ def _list_annotators(conn: Connection, info: StudyInfo) -> tuple[list[Any], dict
     per_annotator = dict(
         _rows(
             conn,
-            "SELECT annotator_id, COUNT(*) FROM rating WHERE state = 'current' "
+            f"SELECT annotator_id, COUNT(*) FROM rating WHERE {current_rating_sql('')} "
             "GROUP BY annotator_id",
         )
     )
@@ -296,7 +297,9 @@ def _list_dimensions(conn: Connection, info: StudyInfo) -> None:
     sums = ", ".join(f"COALESCE(SUM(dimension_id = {int(d[0])}), 0)" for d in dimension_rows)
     per_dim: dict[int, int] = {}
     if sums:
-        totals = conn.execute(text(f"SELECT {sums} FROM rating WHERE state = 'current'")).one()
+        totals = conn.execute(
+            text(f"SELECT {sums} FROM rating WHERE {current_rating_sql('')}")
+        ).one()
         per_dim = {int(d[0]): int(n) for d, n in zip(dimension_rows, totals, strict=True)}
     for did, name, scale, lo, hi, active in dimension_rows:
         info.dimensions.append(

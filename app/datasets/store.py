@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from meaningbench.datasets.plan import DimInfo
+from meaningbench.db.current_ratings import CURRENT, current_rating_sql
 from meaningbench.db.engine import begin_immediate
 from meaningbench.db.models import ATTRIBUTE_NAMES_KEY, ATTRIBUTES_JSON_PATH
 
@@ -137,7 +138,7 @@ UPDATE_ATTRIBUTES = (
 NO_META = "{}"
 INSERT_RATINGS = (
     "INSERT INTO rating (item_id, annotator_id, dimension_id, value, submitted_at, "
-    "flagged, state, origin, n_raters) VALUES (?, ?, ?, ?, ?, 0, 'current', ?, ?)"
+    f"flagged, state, origin, n_raters) VALUES (?, ?, ?, ?, ?, 0, '{CURRENT}', ?, ?)"
 )
 
 
@@ -300,7 +301,7 @@ class BulkWriter:
         prior, mine = state.prior, state.from_this_file
         for iid, aid, did, value, rating_origin in self.conn.execute(
             "SELECT r.item_id, r.annotator_id, r.dimension_id, r.value, r.origin FROM rating r "
-            "JOIN item i ON i.id = r.item_id WHERE i.dataset_id = ? AND r.state = 'current'",
+            f"JOIN item i ON i.id = r.item_id WHERE i.dataset_id = ? AND {current_rating_sql()}",
             (state.id,),
         ):
             key = rating_key(iid, aid, did)

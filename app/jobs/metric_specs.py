@@ -4,8 +4,9 @@ metrics they stand for.
 A spec is `NAME`, `NAME[option=value,...]`, `NAME@MODEL` (a model registered in the study:
 the metric runs with `model=<its path>` and is named `NAME@MODEL`) or both, e.g.
 `bleu[lowercase]`, `sari[item_variant=easse,deletion=precision]`, `meaningbert@my-model`,
-`bertscore[refs=references]` (`refs` is short for `reference_mode`). This is the one parser;
-`meaningbench.metrics.names` prints the canonical form every table and export shows.
+`bertscore[refs=references]` (`refs` is short for `reference_mode`).
+`meaningbench.metrics.names` reads them (the one parser) and prints the canonical form every
+table and export shows (the one printer).
 `all` stands for every available metric plus one entry per registered model.
 
 The common options (reference_mode, device, model, batch_size) reach each metric that
@@ -14,30 +15,16 @@ declares them in its `defaults`; a metric ignores the others. Options written in
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from meaningbench.errors import InputError
 from meaningbench.metrics.base import Availability, Metric
 from meaningbench.metrics.model_roles import metrics_for_model
-from meaningbench.metrics.names import OPTION_ALIASES, metric_canonical_name
+from meaningbench.metrics.names import MetricSpec, metric_canonical_name, parse_spec, split_specs
 from meaningbench.metrics.registry import get_metric_class, metric_classes
 from meaningbench.settings import resolve_model_path
-
-_SPEC = re.compile(
-    r"^(?P<name>[A-Za-z0-9_.\-]+)(?:@(?P<model>[^\[\]]+?))?(?:\[(?P<options>[^\[\]]*)\])?$"
-)
-
-
-@dataclass(frozen=True)
-class MetricSpec:
-    name: str
-    model: str | None = None  # a registered model's name
-    options: dict[str, Any] = field(default_factory=dict)
-    text: str = ""  # as written
-    explicit: bool = True  # False for the entries `all` stands for
 
 
 @dataclass(frozen=True)
@@ -59,64 +46,6 @@ class PlannedMetric:
     @property
     def name(self) -> str:
         return self.metric.name if self.metric is not None else self.spec.name
-
-
-def split_specs(text: str) -> list[str]:
-    """Split `a,b[x=1,y=2],c` on the commas outside brackets."""
-    out: list[str] = []
-    depth = 0
-    current: list[str] = []
-    for ch in text:
-        if ch == "[":
-            depth += 1
-        elif ch == "]":
-            depth = max(0, depth - 1)
-        if ch == "," and depth == 0:
-            out.append("".join(current).strip())
-            current = []
-        else:
-            current.append(ch)
-    out.append("".join(current).strip())
-    return [s for s in out if s]
-
-
-def _parse_value(raw: str) -> Any:
-    text = raw.strip()
-    low = text.lower()
-    if low in ("true", "yes", "on"):
-        return True
-    if low in ("false", "no", "off"):
-        return False
-    if low in ("none", "null"):
-        return None
-    for cast in (int, float):
-        try:
-            return cast(text)
-        except ValueError:
-            continue
-    return text
-
-
-def parse_spec(text: str) -> MetricSpec:
-    match = _SPEC.match(text.strip())
-    if not match:
-        raise InputError(
-            f"cannot read the metric {text!r}; write NAME, NAME[option=value,...] or NAME@MODEL"
-        )
-    options: dict[str, Any] = {}
-    for part in re.split(r"[,;]", match.group("options") or ""):
-        if not part.strip():
-            continue
-        key, sep, value = part.partition("=")
-        key = OPTION_ALIASES.get(key.strip(), key.strip())
-        if sep:
-            options[key] = _parse_value(value)
-        elif key.startswith("no-"):
-            options[key[3:]] = False
-        else:
-            options[key] = True
-    model = match.group("model")
-    return MetricSpec(match.group("name").lower(), model.strip() if model else None, options, text)
 
 
 def metric_config(

@@ -16,12 +16,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from meaningbench.jobs.base import JobContext
-from meaningbench.jobs.metric_specs import parse_spec, plan_metric
+from meaningbench.jobs.metric_specs import plan_metric
 from meaningbench.jobs.score_hashes import Hashes, prepare_metric
 from meaningbench.jobs.score_runs import MetricRunSummary
 from meaningbench.jobs.score_store import check_cache, load_items, open_existing, registered_models
 from meaningbench.jobs.scoring import ScoreRequest, score_study
 from meaningbench.jobs.sweep_plan import SweepConfig, SweepRequest, plan_sweep
+from meaningbench.metrics.names import parse_spec
 from meaningbench.metrics.neural.common import NeuralMetric
 from meaningbench.runtime import batch_progress
 

@@ -1,19 +1,24 @@
-"""The one printer of metric names: the canonical spec of a configured metric.
+"""The one parser and the one printer of metric specs (`NAME`, `NAME[option=value,...]`,
+`NAME@MODEL`): what a user writes, and the canonical spec of a configured metric.
 
 A stored run is named by the spec that configures it again: the metric's name, `@MODEL`
 for a model registered in the study, and in brackets every option whose value differs from
 the metric's default — plus the reference mode of every metric that has one, written
 `refs=source` or `refs=references`, so a column always says what its scores were compared
-with. `meaningbench.jobs.metric_specs.parse_spec` is the one parser; a printed name parses back to
-the same configuration, so any name a table, an export or a report shows is accepted by
-every command that takes metric names and selects the same scores.
+with. `parse_spec` reads a spec; a printed name parses back to the same configuration, so
+any name a table, an export or a report shows is accepted by every command that takes
+metric names and selects the same scores.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
+
+from meaningbench.errors import InputError
 
 # Short option names a spec may use; the printer writes the short form.
 OPTION_ALIASES = {"refs": "reference_mode"}
@@ -66,3 +71,75 @@ def metric_canonical_name(metric_obj: Any, model_name: str | None = None) -> str
         runtime_options=cls.runtime_options,
         model_name=model_name,
     )
+
+
+_SPEC = re.compile(
+    r"^(?P<name>[A-Za-z0-9_.\-]+)(?:@(?P<model>[^\[\]]+?))?(?:\[(?P<options>[^\[\]]*)\])?$"
+)
+
+
+@dataclass(frozen=True)
+class MetricSpec:
+    name: str
+    model: str | None = None  # a registered model's name
+    options: dict[str, Any] = field(default_factory=dict)
+    text: str = ""  # as written
+    explicit: bool = True  # False for the entries `all` stands for
+
+
+def split_specs(text: str) -> list[str]:
+    """Split `a,b[x=1,y=2],c` on the commas outside brackets."""
+    out: list[str] = []
+    depth = 0
+    current: list[str] = []
+    for ch in text:
+        if ch == "[":
+            depth += 1
+        elif ch == "]":
+            depth = max(0, depth - 1)
+        if ch == "," and depth == 0:
+            out.append("".join(current).strip())
+            current = []
+        else:
+            current.append(ch)
+    out.append("".join(current).strip())
+    return [s for s in out if s]
+
+
+def _parse_value(raw: str) -> Any:
+    text = raw.strip()
+    low = text.lower()
+    if low in ("true", "yes", "on"):
+        return True
+    if low in ("false", "no", "off"):
+        return False
+    if low in ("none", "null"):
+        return None
+    for cast in (int, float):
+        try:
+            return cast(text)
+        except ValueError:
+            continue
+    return text
+
+
+def parse_spec(text: str) -> MetricSpec:
+    match = _SPEC.match(text.strip())
+    if not match:
+        raise InputError(
+            f"cannot read the metric {text!r}; write NAME, NAME[option=value,...] or NAME@MODEL"
+        )
+    options: dict[str, Any] = {}
+    for part in re.split(r"[,;]", match.group("options") or ""):
+        if not part.strip():
+            continue
+        key, sep, value = part.partition("=")
+        key = OPTION_ALIASES.get(key.strip(), key.strip())
+        if sep:
+            options[key] = _parse_value(value)
+        elif key.startswith("no-"):
+            options[key[3:]] = False
+        else:
+            options[key] = True
+    model = match.group("model")
+    return MetricSpec(match.group("name").lower(), model.strip() if model else None, options, text)

@@ -28,6 +28,7 @@ import pandas as pd
 
 from meaningbench.analysis.human import item_scores
 from meaningbench.analysis.label_sets import resolve_label_sets, select_labels
+from meaningbench.db.current_ratings import current_rating_sql
 from meaningbench.db.frames import (
     ATTRIBUTE_NAMES_SQL,
     ITEM_META_COUNTS_SQL,
@@ -89,17 +90,17 @@ def where_clause(f: BrowserFilter) -> tuple[str, list[Any]]:
         params.append(f.system)
     if f.rated == "rated":
         conds.append(
-            "EXISTS (SELECT 1 FROM rating r WHERE r.item_id = i.id AND r.state = 'current')"
+            f"EXISTS (SELECT 1 FROM rating r WHERE r.item_id = i.id AND {current_rating_sql()})"
         )
     elif f.rated == "unrated":
         conds.append(
-            "NOT EXISTS (SELECT 1 FROM rating r WHERE r.item_id = i.id AND r.state = 'current')"
+            f"NOT EXISTS (SELECT 1 FROM rating r WHERE r.item_id = i.id AND {current_rating_sql()})"
         )
     if f.flagged:
         conds.append(
             "(EXISTS (SELECT 1 FROM item_note n WHERE n.item_id = i.id AND n.flagged)"
             " OR EXISTS (SELECT 1 FROM rating r WHERE r.item_id = i.id"
-            " AND r.state = 'current' AND r.flagged))"
+            f" AND {current_rating_sql()} AND r.flagged))"
         )
     if f.attribute is not None:
         # json_each rather than a JSON path: any attribute name works, quotes and dots too.
@@ -134,7 +135,7 @@ def ids_sql(f: BrowserFilter) -> tuple[str, list[Any]]:
         order = f"{simple[f.sort]} {direction}, i.id {direction}"
     elif f.sort == "ratings":
         order = (
-            "(SELECT COUNT(*) FROM rating r WHERE r.item_id = i.id AND r.state = 'current') "
+            f"(SELECT COUNT(*) FROM rating r WHERE r.item_id = i.id AND {current_rating_sql()}) "
             f"{direction}, i.id {direction}"
         )
     elif f.sort == "mean":
@@ -204,7 +205,7 @@ def _rating_rows(
     sql = (
         "SELECT r.item_id, a.name AS annotator, a.kind AS annotator_kind, r.value "
         "FROM rating r JOIN annotator a ON a.id = r.annotator_id "
-        "WHERE r.state = 'current' AND r.dimension_id = ?"
+        f"WHERE {current_rating_sql()} AND r.dimension_id = ?"
     )
     params: list[Any] = [dimension_id]
     if ids is not None:
@@ -272,10 +273,10 @@ def fetch_rows(
     sql = f"""
         SELECT i.id, d.name, i.system, i.kind, i.source, i.output,
                (SELECT COUNT(*) FROM rating r
-                 WHERE r.item_id = i.id AND r.state = 'current'),
+                 WHERE r.item_id = i.id AND {current_rating_sql()}),
                EXISTS (SELECT 1 FROM item_note n WHERE n.item_id = i.id AND n.flagged)
                OR EXISTS (SELECT 1 FROM rating r
-                 WHERE r.item_id = i.id AND r.state = 'current' AND r.flagged)
+                 WHERE r.item_id = i.id AND {current_rating_sql()} AND r.flagged)
         FROM item i JOIN dataset d ON d.id = i.dataset_id
         WHERE i.id IN ({marks})
     """

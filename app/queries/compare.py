@@ -26,6 +26,7 @@ from sqlalchemy.orm import Session
 from meaningbench.analysis.human import item_scores, source_means
 from meaningbench.analysis.label_sets import resolve_label_sets, select_labels
 from meaningbench.analysis.score_columns import runs_frame
+from meaningbench.db.current_ratings import current_rating_sql
 from meaningbench.db.frames import current_scores_sql
 from meaningbench.db.study import Study
 from meaningbench.metrics.explain import Explanation
@@ -155,7 +156,7 @@ def load_comparison(
                 SELECT r.item_id, a.name, a.kind, r.value FROM rating r
                 JOIN annotator a ON a.id = r.annotator_id
                 JOIN dimension d ON d.id = r.dimension_id
-                WHERE r.state = 'current' AND d.name = :dim AND r.item_id IN {clause}
+                WHERE {current_rating_sql()} AND d.name = :dim AND r.item_id IN {clause}
                 ORDER BY r.id
                 """
             ),
@@ -225,26 +226,23 @@ class StoredScore:
 
 
 def stored_scores(session: Session, item_id: int, metric: str | None = None) -> list[StoredScore]:
-    """The newest score of each config of each metric (or of `metric`) for one item, newest
-    run first."""
-    where = "AND m.metric = :m" if metric is not None else ""
+    """The score that counts (`current_scores_sql`) of each config of each metric (or of
+    `metric`) for one item, newest run first."""
+    condition = "s.item_id = :i" + (" AND m.metric = :m" if metric is not None else "")
     rows = session.execute(
         text(
             f"""
-            SELECT m.id, m.metric, m.label, m.config_hash, s.value, s.details, m.config
-            FROM score s JOIN metric_run m ON m.id = s.run_id
-            WHERE s.item_id = :i AND s.error IS NULL {where}
-            ORDER BY s.run_id DESC
+            SELECT c.run_id, c.metric, m.label, c.value, s.details, m.config
+            FROM ({current_scores_sql(condition)}) c
+            JOIN metric_run m ON m.id = c.run_id
+            JOIN score s ON s.run_id = c.run_id AND s.item_id = c.item_id
+            ORDER BY c.run_id DESC
             """
         ),
         {"i": item_id, "m": metric},
     ).all()
     out: list[StoredScore] = []
-    seen: set[tuple[str, str]] = set()
-    for run_id, name, label, config_hash, value, details, config in rows:
-        if (name, config_hash) in seen:
-            continue
-        seen.add((name, config_hash))
+    for run_id, name, label, value, details, config in rows:
         parsed = json.loads(details) if isinstance(details, str) else (details or {})
         cfg = json.loads(config) if isinstance(config, str) else (config or {})
         out.append(StoredScore(int(run_id), name, label or name, value, parsed, cfg))

@@ -22,6 +22,7 @@ from sqlalchemy import select
 
 from meaningbench.analysis.label_sets import select_labels
 from meaningbench.analysis.live import StudyAnalysis
+from meaningbench.db.current_ratings import is_current
 from meaningbench.db.models import Annotator, Dimension, Rating
 from meaningbench.db.study import open_study
 from meaningbench.queries.study import dimension_names
@@ -46,7 +47,7 @@ def current_ratings(study: Study, item_ids: list[int], dimension: str) -> pd.Dat
                 .join(Dimension, Dimension.id == Rating.dimension_id)
                 .where(
                     Rating.item_id.in_(chunk),
-                    Rating.state == "current",
+                    is_current(),
                     Dimension.name == dimension,
                 )
             )

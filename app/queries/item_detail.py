@@ -7,6 +7,9 @@ import sqlite3
 from dataclasses import dataclass, field
 from typing import Any
 
+from meaningbench.db.current_ratings import current_rating_sql
+from meaningbench.db.frames import shown_scores_sql
+
 
 @dataclass(frozen=True)
 class RatingLine:
@@ -90,31 +93,30 @@ def fetch_detail(conn: sqlite3.Connection, item_id: int) -> ItemDetail | None:
             n_raters=r[8],
         )
         for r in conn.execute(
-            """
+            f"""
             SELECT a.name, a.kind, dm.name, r.value, r.submitted_at, r.duration_ms, r.flagged,
                    r.comment, r.n_raters
             FROM rating r JOIN annotator a ON a.id = r.annotator_id
             JOIN dimension dm ON dm.id = r.dimension_id
-            WHERE r.item_id = ? AND r.state = 'current'
+            WHERE r.item_id = ? AND {current_rating_sql()}
             ORDER BY dm.position, a.kind DESC, a.name
             """,
             (item_id,),
         )
     ]
-    # Newest score per (metric, config), error rows included so a failure is visible.
-    newest: dict[tuple[str, str], ScoreLine] = {}
-    for r in conn.execute(
-        """
-        SELECT m.metric, m.config_hash, m.label, s.value, s.raw, s.details, s.error
-        FROM score s JOIN metric_run m ON m.id = s.run_id
-        WHERE s.item_id = ? ORDER BY s.run_id
-        """,
-        (item_id,),
-    ):
-        key = (r[0], r[1])
-        line = ScoreLine(r[0], r[1], r[2], r[3], r[4], _json(r[5], {}) or {}, r[6])
-        if line.error is None or key not in newest or newest[key].error is not None:
-            newest[key] = line
+    # The score that counts per (metric, config), or its newest error: the one rule.
+    scores = [
+        ScoreLine(r[0], r[1], r[2], r[3], r[4], _json(r[5], {}) or {}, r[6])
+        for r in conn.execute(
+            f"""
+            SELECT c.metric, c.config_hash, m.label, c.value, c.raw, s.details, c.error
+            FROM ({shown_scores_sql("s.item_id = :item")}) c
+            JOIN metric_run m ON m.id = c.run_id
+            JOIN score s ON s.run_id = c.run_id AND s.item_id = c.item_id
+            """,
+            {"item": item_id},
+        )
+    ]
     notes = [
         NoteLine(r[0], bool(r[1]), r[2], r[3])
         for r in conn.execute(
@@ -139,6 +141,6 @@ def fetch_detail(conn: sqlite3.Connection, item_id: int) -> ItemDetail | None:
         parent_id=row[8],
         meta=_json(row[9], {}) or {},
         ratings=ratings,
-        scores=sorted(newest.values(), key=lambda s: (s.metric, s.label)),
+        scores=sorted(scores, key=lambda s: (s.metric, s.label)),
         notes=notes,
     )

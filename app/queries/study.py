@@ -75,6 +75,8 @@ def dimension_names(study: Study) -> list[str]:
 def study_counts(study: Study) -> StudyCounts:
     from sqlalchemy import text
 
+    from meaningbench.db.current_ratings import current_rating_sql
+
     with study.engine.connect() as conn:
 
         def one(sql: str) -> int:
@@ -85,7 +87,7 @@ def study_counts(study: Study) -> StudyCounts:
         return StudyCounts(
             items=regular,
             control_items=total - regular,
-            ratings=one("SELECT COUNT(*) FROM rating WHERE state = 'current'"),
+            ratings=one(f"SELECT COUNT(*) FROM rating WHERE {current_rating_sql('')}"),
             annotators=one("SELECT COUNT(*) FROM annotator WHERE kind = 'named'"),
             # Finished runs: a cancelled, failed or interrupted run is not one more set of
             # scores (a cancelled one is resumed by the next run of its metric).

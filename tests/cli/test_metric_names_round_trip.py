@@ -1,7 +1,8 @@
 """Every metric name a command prints is accepted by every command that takes metric names,
 and selects the same configuration and the same scores.
 
-The printer is `meaningbench.metrics.names`, the parser `meaningbench.jobs.metric_specs`; the first test runs
+The printer and the parser are `meaningbench.metrics.names` (the checks of a parsed spec
+against the registry and the study: `meaningbench.jobs.metric_specs`); the first test runs
 every registered metric and option through both, the second drives the real commands.
 """
 

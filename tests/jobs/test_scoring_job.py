@@ -15,12 +15,13 @@ from meaningbench.db.models import MetricRun, RegisteredModel, Score
 from meaningbench.db.study import Study
 from meaningbench.errors import InputError
 from meaningbench.jobs.base import JobContext
-from meaningbench.jobs.metric_specs import expand_specs, parse_spec, split_specs
+from meaningbench.jobs.metric_specs import expand_specs
 from meaningbench.jobs.score_exec import BROKEN_AFTER, FIRST_CHUNK
 from meaningbench.jobs.score_store import load_items, registered_models
 from meaningbench.jobs.scoring import MetricRunSummary, ScoreRequest, list_metrics, score_study
 from meaningbench.metrics.base import input_hash
 from meaningbench.metrics.lexical.sacrebleu_metrics import BleuMetric
+from meaningbench.metrics.names import parse_spec, split_specs
 from meaningbench.metrics.registry import metric_classes
 from tests.jobs.conftest import fill
 

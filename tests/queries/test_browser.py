@@ -10,7 +10,6 @@ from meaningbench.analysis.score_columns import score_matrix
 from meaningbench.db.frames import ratings_frame
 from meaningbench.queries.browser import (
     BrowserFilter,
-    connect_readonly,
     distinct_values,
     fetch_rows,
     fetch_scores,
@@ -22,14 +21,6 @@ from meaningbench.queries.item_detail import fetch_detail
 from tests.ui.factories import add_scores
 
 HASH = "h" * 16
-
-
-@pytest.fixture
-def conn(study_with_facts):
-    study, _facts = study_with_facts
-    connection = connect_readonly(str(study.path))
-    yield connection
-    connection.close()
 
 
 def test_filters_select_the_items_written_so(study_with_facts, conn) -> None:
