@@ -6,17 +6,19 @@ import argparse
 from typing import Any
 
 from meaningbench.commands._common import (
+    add_command,
     add_dimension_argument,
     add_json_flag,
-    add_study_argument,
     open_existing_study,
     print_json,
 )
 
 
 def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
+    parser = add_command(
+        subparsers,
         "agreement",
+        run,
         help="inter-annotator agreement: Krippendorff's alpha, ICC, split-half, ceiling",
         description="Agreement of the study's per-rater ratings on one dimension (regular "
         "items only; aggregate labels are no raters): Krippendorff's alpha (interval), ICC, "
@@ -26,7 +28,6 @@ def register(subparsers: Any) -> None:
         "bootstrap over items). Ratings without rater ids (anonymous) get the estimators "
         "that need no rater identity; the output names those left out and why.",
     )
-    add_study_argument(parser)
     add_dimension_argument(parser)
     parser.add_argument("--splits", type=int, default=50, help="random split-half splits")
     parser.add_argument(
@@ -34,7 +35,6 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--seed", type=int, default=0)
     add_json_flag(parser)
-    parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:

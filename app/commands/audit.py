@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from meaningbench.commands._common import (
+    add_command,
     add_json_flag,
-    add_study_argument,
     number_option,
     open_existing_study,
     print_json,
@@ -19,8 +19,10 @@ if TYPE_CHECKING:
 
 
 def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
+    parser = add_command(
+        subparsers,
         "audit",
+        run,
         help="check aggregate (published) labels against the raw ratings of the same pairs",
         description="Compare every aggregate label with the mean of the raw per-rater ratings "
         "of the same pair (matched on normalised source + output + dimension), per label set "
@@ -29,7 +31,6 @@ def register(subparsers: Any) -> None:
         "mean of another pair, and the mapping that explains most of them). --fix NAME adds a "
         "new label set with the raw means; the published labels stay.",
     )
-    add_study_argument(parser)
     parser.add_argument(
         "--tolerance",
         type=number_option,
@@ -82,7 +83,6 @@ def register(subparsers: Any) -> None:
         "--worst", type=int, default=5, help="list this many worst mismatches (default 5)"
     )
     add_json_flag(parser)
-    parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -6,12 +6,20 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from meaningbench.commands._common import add_json_flag, open_existing_study, print_json
+from meaningbench.commands._common import (
+    add_command,
+    add_json_flag,
+    open_existing_study,
+    print_json,
+)
 
 
 def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
+    parser = add_command(
+        subparsers,
         "baseline",
+        run,
+        study=False,
         help="compute a BERTScore rescaling baseline for a model",
         description="Compute the mean BERTScore P/R/F of shuffled unrelated sentence pairs "
         "for a model and store it as the model's baseline file (used by --rescale).",
@@ -33,7 +41,6 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda", "mps"))
     parser.add_argument("--batch-size", type=int, default=64)
     add_json_flag(parser)
-    parser.set_defaults(func=run)
 
 
 def _study_sentences(path: Path) -> list[str]:

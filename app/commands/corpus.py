@@ -6,8 +6,8 @@ import argparse
 from typing import Any
 
 from meaningbench.commands._common import (
+    add_command,
     add_json_flag,
-    add_study_argument,
     open_existing_study,
     print_json,
 )
@@ -15,14 +15,15 @@ from meaningbench.commands.score import REFERENCE_MODES
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
+    parser = add_command(
+        subparsers,
         "corpus",
+        run,
         help="corpus-level scores per system (corpus BLEU, EASSE's corpus SARI, ...)",
         description="Score each system's outputs as one corpus: corpus BLEU, chrF and TER "
         "(shown as 100 − TER), corpus SARI as EASSE computes it; other metrics give the mean "
         "of their item values. Regular items only.",
     )
-    add_study_argument(parser)
     parser.add_argument(
         "--metrics", default="sari,bleu", help="comma-separated metrics (default: sari,bleu)"
     )
@@ -30,7 +31,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--device", default=None, help="for neural metrics")
     parser.add_argument("--model", default=None, help="for neural metrics")
     add_json_flag(parser)
-    parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -8,24 +8,25 @@ from pathlib import Path
 from typing import Any
 
 from meaningbench.commands._common import (
+    add_command,
     add_dimension_argument,
     add_json_flag,
     add_labels_argument,
-    add_study_argument,
     open_existing_study,
     print_json,
 )
 
 
 def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
+    parser = add_command(
+        subparsers,
         "correlate",
+        run,
         help="correlate every metric run with the human ratings (Pearson, Spearman, Kendall, ...)",
         description="Pearson, Spearman and Kendall with p-values, R² and RMSE of the 0–100 "
         "value as a prediction of the rating, bootstrap 95%% intervals and the system-level "
         "correlation, for every metric run of the study against one human dimension.",
     )
-    add_study_argument(parser)
     add_dimension_argument(parser)
     add_labels_argument(parser)
     parser.add_argument(
@@ -54,7 +55,6 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--csv", type=Path, default=None, help="also write the table as CSV")
     parser.add_argument("--latex", type=Path, default=None, help="also write the table as LaTeX")
     add_json_flag(parser)
-    parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -6,8 +6,8 @@ import argparse
 from pathlib import Path
 
 from meaningbench.commands._common import (
+    add_command,
     add_json_flag,
-    add_study_argument,
     open_existing_study,
     print_json,
     writing_output,
@@ -15,8 +15,10 @@ from meaningbench.commands._common import (
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
+    parser = add_command(
+        subparsers,
         "dataset",
+        run,
         help="write the ratings as a dataset: Parquet, spans JSONL and a dataset card",
         description="Write FOLDER/README.md (a dataset card: protocol, instructions, rater "
         "counts, QC pass rates, agreement with confidence intervals), FOLDER/ratings.parquet "
@@ -26,7 +28,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "The files are written beside the folder and moved in together once all are "
         "complete: a failure leaves an earlier dataset there as it was. Needs pyarrow (pip install 'meaningbench[parquet]').",
     )
-    add_study_argument(parser)
     parser.add_argument("folder", type=Path, help="the folder to write (created if missing)")
     parser.add_argument("--name", default=None, help="the dataset's name (default: the study's)")
     parser.add_argument(
@@ -38,7 +39,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--boot", type=int, default=1000, help="bootstrap resamples for the CIs")
     add_json_flag(parser)
-    parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:

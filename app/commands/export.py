@@ -7,9 +7,9 @@ import sys
 from pathlib import Path
 
 from meaningbench.commands._common import (
+    add_command,
     add_json_flag,
     add_labels_argument,
-    add_study_argument,
     open_existing_study,
     print_json,
     writing_output,
@@ -17,8 +17,10 @@ from meaningbench.commands._common import (
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
+    parser = add_command(
+        subparsers,
         "export",
+        run,
         help="export items (mean ratings, metric scores) or per-rater ratings to CSV/TSV/JSONL",
         description="Export the study's items, one row each, with <dim>_human (the item's "
         "human score: each rater's ratings averaged, then the raters; the aggregate label "
@@ -29,7 +31,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "comment (the long shape, which `meaningbench import` reads back), every label set's "
         "labels unless --labels names one.",
     )
-    add_study_argument(parser)
     parser.add_argument("out", type=Path, help="output file: .csv, .tsv or .jsonl")
     parser.add_argument(
         "--ratings", action="store_true", help="one row per rating instead of one per item"
@@ -49,7 +50,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "on stderr and writes OUT.notice.txt beside the file, and `meaningbench import` "
         "removes the quotes from a file whose notice lies beside it."
     )
-    parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -7,7 +7,7 @@ import os
 import sys
 from pathlib import Path
 
-from meaningbench.commands._common import add_json_flag, add_study_argument, print_json
+from meaningbench.commands._common import add_command, add_json_flag, print_json
 
 FORMATS = ("auto", "csv", "tsv", "jsonl", "pairs", "csmd", "long", "wide")
 from meaningbench.datasets.plan import RATINGS_CHOICES  # noqa: E402  (light: no pandas)
@@ -54,15 +54,16 @@ examples:
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
+    parser = add_command(
+        subparsers,
         "import",
+        run,
         help="import a rating file (CSV, TSV, JSONL) into a study, creating the study if needed",
         description="Import a rating file into a study. All or nothing: a bad row stops the "
         "import with its file, row and column, and the study is left as it was.",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    add_study_argument(parser)
     parser.add_argument("file", type=Path, help="the data file (.csv, .tsv, .jsonl)")
     parser.add_argument(
         "--format",
@@ -106,7 +107,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "of them)",
     )
     add_json_flag(parser)
-    parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -8,8 +8,8 @@ import contextlib
 from typing import TYPE_CHECKING
 
 from meaningbench.commands._common import (
+    add_command,
     add_json_flag,
-    add_study_argument,
     open_existing_study,
     print_json,
 )
@@ -19,15 +19,15 @@ if TYPE_CHECKING:
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
+    parser = add_command(
+        subparsers,
         "info",
+        run,
         help="summarise a study: datasets, items, systems, item attributes, annotators, "
         "dimensions, metric runs",
         description="Summarise a study from counts alone (fast on a million items).",
     )
-    add_study_argument(parser)
     add_json_flag(parser)
-    parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:

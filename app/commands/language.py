@@ -5,16 +5,18 @@ from __future__ import annotations
 import argparse
 
 from meaningbench.commands._common import (
+    add_command,
     add_json_flag,
-    add_study_argument,
     open_existing_study,
     print_json,
 )
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
+    parser = add_command(
+        subparsers,
         "language",
+        run,
         help="show or change the language of a study's texts (ISO 639-1)",
         description="Show or change the language of a study's texts. The language chooses "
         "sacrebleu's tokenizer for BLEU, SARI and iBLEU (zh, ja-mecab, ko-mecab, else 13a), "
@@ -23,10 +25,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "metric's config: scores computed under the old language stay stored under their "
         "own config, and the next `score` computes the new ones.",
     )
-    add_study_argument(parser)
     parser.add_argument("code", nargs="?", help="the new language (en, de, fr, zh, ...)")
     add_json_flag(parser)
-    parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -7,26 +7,26 @@ from dataclasses import asdict
 from pathlib import Path
 
 from meaningbench.commands._common import (
+    add_command,
     add_json_flag,
-    add_study_argument,
     open_existing_study,
     print_json,
 )
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
+    parser = add_command(
+        subparsers,
         "merge",
+        run,
         help="merge the ratings and notes of another copy of the study (conflicts never overwrite)",
         description="Merge the ratings and notes of another copy of this study, e.g. one an "
         "annotator rated on another computer. Items are matched by their texts and system; "
         "where both copies hold a different current rating of the same item, annotator and "
         "dimension, ours stays current and theirs is kept as history and reported.",
     )
-    add_study_argument(parser)
     parser.add_argument("other", type=Path, help="the other copy of the study (.mbstudy)")
     add_json_flag(parser)
-    parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -6,10 +6,10 @@ import argparse
 from typing import Any
 
 from meaningbench.commands._common import (
+    add_command,
     add_dimension_argument,
     add_json_flag,
     add_labels_argument,
-    add_study_argument,
     open_existing_study,
     print_json,
 )
@@ -18,8 +18,10 @@ DEFAULT_MEASURES = "pearson,spearman,kendall_b,acc_eq_star,pdp,spa,tau_like"
 
 
 def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
+    parser = add_command(
+        subparsers,
         "metaeval",
+        run,
         help="which metric agrees with the humans: tie-aware measures, SPA, tau-like, "
         "permutation tests and significance clusters",
         description="Meta-evaluate every metric run against one human dimension with the "
@@ -28,7 +30,6 @@ def register(subparsers: Any) -> None:
         "tau-like), per item category if asked, and rank the metrics in significance "
         "clusters with a paired resampling test. Prints a methods paragraph.",
     )
-    add_study_argument(parser)
     add_dimension_argument(parser)
     add_labels_argument(parser)
     parser.add_argument(
@@ -91,7 +92,6 @@ def register(subparsers: Any) -> None:
         help="metric names (space or comma separated; default: every metric run)",
     )
     add_json_flag(parser)
-    parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:

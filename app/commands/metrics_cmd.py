@@ -7,12 +7,15 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from meaningbench.commands._common import add_json_flag, print_json
+from meaningbench.commands._common import add_command, add_json_flag, print_json
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
+    parser = add_command(
+        subparsers,
         "metrics",
+        run,
+        study=False,
         help="list every metric with its availability and origin (and why one cannot run)",
         description="List the metric battery: name (what --metrics takes), family, what it "
         "needs, whether it can run on this machine, and the package it comes from (metrics "
@@ -27,7 +30,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "its language",
     )
     add_json_flag(parser)
-    parser.set_defaults(func=run)
 
 
 def metric_status_text(m: dict[str, Any]) -> str:

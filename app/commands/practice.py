@@ -6,26 +6,26 @@ import argparse
 from pathlib import Path
 
 from meaningbench.commands._common import (
+    add_command,
     add_json_flag,
-    add_study_argument,
     open_existing_study,
     print_json,
 )
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
+    parser = add_command(
+        subparsers,
         "practice",
+        run,
         help="add practice items with expected ranges, or show raters' practice results",
         description="Practice items are rated first by every new rater, who sees after each "
         "whether the score fell in the expected range, and why. They and their answers are "
         "kept apart from the study's items and ratings and never enter any analysis. With "
         "--add, read a CSV with columns source, output, low, high and optionally explanation.",
     )
-    add_study_argument(parser)
     parser.add_argument("--add", type=Path, default=None, metavar="CSV", help="practice items")
     add_json_flag(parser)
-    parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:

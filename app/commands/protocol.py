@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 
 from meaningbench.commands._common import (
+    add_command,
     add_json_flag,
-    add_study_argument,
     open_existing_study,
     print_json,
 )
@@ -15,8 +15,10 @@ CHOICES = ("da", "esa", "sxs", "likert")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
+    parser = add_command(
+        subparsers,
         "protocol",
+        run,
         help="show or choose the annotation protocol: da, esa, sxs or likert",
         description="Show the study's annotation protocol, or choose it before raters start: "
         "da (a 0–100 slider per dimension), esa (mark meaning errors as minor or major spans "
@@ -24,7 +26,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "on its own slider, in a random order that is recorded) or likert (five labelled "
         "points). Once the study's raters have rated, the protocol can no longer change.",
     )
-    add_study_argument(parser)
     parser.add_argument("--set", dest="protocol", choices=CHOICES, help="the protocol to use")
     number = parser.add_mutually_exclusive_group()
     number.add_argument(
@@ -52,7 +53,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="esa: spans in the output only",
     )
     add_json_flag(parser)
-    parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -6,30 +6,30 @@ import argparse
 from typing import Any
 
 from meaningbench.commands._common import (
+    add_command,
     add_dimension_argument,
     add_json_flag,
-    add_study_argument,
     open_existing_study,
     print_json,
 )
 
 
 def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
+    parser = add_command(
+        subparsers,
         "qc",
+        run,
         help="rater quality control: Appraise's degraded-item test, control means, timing",
         description="Per annotator: Appraise's reliability test (z-scores, degraded items "
         "paired with their originals, one-sided Mann-Whitney U, p < 0.05 passes), mean "
         "ratings of identical and unrelated controls, repeat consistency, median time per "
         "item and the share of very fast ratings.",
     )
-    add_study_argument(parser)
     add_dimension_argument(parser)
     parser.add_argument(
         "--fast-ms", type=int, default=2000, help="a rating faster than this is 'very fast'"
     )
     add_json_flag(parser)
-    parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:

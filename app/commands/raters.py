@@ -6,17 +6,19 @@ import argparse
 import math
 
 from meaningbench.commands._common import (
+    add_command,
     add_dimension_argument,
     add_json_flag,
-    add_study_argument,
     open_existing_study,
     print_json,
 )
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
+    parser = add_command(
+        subparsers,
         "raters",
+        run,
         help="per-rater checks: agreement with the others, QC pass rates, straight-lining, speed",
         description="Check each named rater: Pearson r with the mean of the other raters "
         "(leave one rater out), the share of identical and unrelated controls passed, repeat "
@@ -26,7 +28,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "min_agreement, identical_min, unrelated_max, min_qc_pass_rate, max_repeat_mad, "
         "max_same_share, min_median_seconds.",
     )
-    add_study_argument(parser)
     add_dimension_argument(parser)
     parser.add_argument(
         "--threshold",
@@ -36,7 +37,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="store a threshold for this study (repeatable)",
     )
     add_json_flag(parser)
-    parser.set_defaults(func=run)
 
 
 def _fmt(x: float, spec: str) -> str:

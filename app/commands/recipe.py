@@ -6,14 +6,17 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from meaningbench.commands._common import add_json_flag, print_json
+from meaningbench.commands._common import add_command, add_json_flag, print_json
 
 RECIPES = ("csmd-corrected",)
 
 
 def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
+    parser = add_command(
+        subparsers,
         "recipe",
+        run,
+        study=False,
         help="build a documented dataset from public files (csmd-corrected)",
         description="csmd-corrected: trace every row of CSMD's published splits to its raw "
         "source row (rebuilding CSMD's label steps and seeded split when all four sources are "
@@ -36,7 +39,6 @@ def register(subparsers: Any) -> None:
         "--asset", type=Path, default=None, help="ASSET human_ratings.csv (CC BY-NC 4.0)"
     )
     add_json_flag(parser)
-    parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -7,9 +7,9 @@ from pathlib import Path
 from typing import Any
 
 from meaningbench.commands._common import (
+    add_command,
     add_dimension_argument,
     add_labels_argument,
-    add_study_argument,
     open_existing_study,
     parse_metric_names,
     writing_output,
@@ -17,14 +17,15 @@ from meaningbench.commands._common import (
 
 
 def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
+    parser = add_command(
+        subparsers,
         "report",
+        run,
         help="write a self-contained HTML report: correlations, which metric, sanity, agreement, QC",
         description="Write the study summary, the correlation table with its charts, the "
         "sanity checks (MeaningBERT layout), agreement and rater QC as one HTML file with "
         "inline SVG charts and no external assets.",
     )
-    add_study_argument(parser)
     parser.add_argument("out", type=Path, help="the HTML file to write")
     add_dimension_argument(parser)
     add_labels_argument(parser)
@@ -55,7 +56,6 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--sanity-n", type=int, default=200, help="sources for sanity checks")
     parser.add_argument("--unrelated", choices=("wordsoup", "sampled"), default="wordsoup")
-    parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -6,8 +6,8 @@ import argparse
 from typing import Any
 
 from meaningbench.commands._common import (
+    add_command,
     add_json_flag,
-    add_study_argument,
     open_existing_study,
     parse_metric_names,
     print_json,
@@ -15,14 +15,15 @@ from meaningbench.commands._common import (
 
 
 def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
+    parser = add_command(
+        subparsers,
         "sanity",
+        run,
         help="sanity-check metrics on identical and unrelated pairs from the study's sources",
         description="Score (s, s) and (s, unrelated) pairs built from the study's source "
         "sentences and report the pass rates of the MeaningBERT study: identical pairs with "
         "round(value) ≥ 95..99 and = 100, unrelated pairs with round(value) ≤ 5..1 and = 0.",
     )
-    add_study_argument(parser)
     parser.add_argument(
         "--metrics",
         nargs="+",
@@ -38,7 +39,6 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--n", type=int, default=1000, help="source sentences to use (0: all)")
     parser.add_argument("--seed", type=int, default=0)
     add_json_flag(parser)
-    parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:

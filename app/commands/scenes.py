@@ -6,22 +6,23 @@ import argparse
 from pathlib import Path
 
 from meaningbench.commands._common import (
+    add_command,
     add_json_flag,
-    add_study_argument,
     open_existing_study,
     print_json,
 )
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    p = subparsers.add_parser(
+    p = add_command(
+        subparsers,
         "scenes",
+        run,
         help="import, propose or list the scenes of the study's source sentences (for SAMSA)",
         description="Scenes are the units SAMSA scores: a main relation (Process or State) "
         "and its participants. Import them from UCCA XML, propose them with a dependency "
         "parser (spaCy with an English model), or draw them in the scene editor.",
     )
-    add_study_argument(p)
     action = p.add_mutually_exclusive_group()
     action.add_argument(
         "--import-ucca",
@@ -43,7 +44,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--limit", type=int, default=20, help="with --list: sources to show (0 = all)")
     add_json_flag(p)
-    p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -12,8 +12,8 @@ import sys
 from typing import Any
 
 from meaningbench.commands._common import (
+    add_command,
     add_json_flag,
-    add_study_argument,
     open_existing_study,
     print_json,
 )
@@ -23,14 +23,15 @@ REFERENCE_MODES = ("source", "references")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
+    parser = add_command(
+        subparsers,
         "score",
+        run,
         help="run metrics over a study's items (only missing or stale scores are computed)",
         description="Score a study's items with the metric battery. Scores are cached per "
         "metric, config and item texts, so a second run computes only what changed; an "
         "interrupted run resumes.",
     )
-    add_study_argument(parser)
     parser.add_argument(
         "--metrics",
         default="all",
@@ -70,7 +71,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     add_json_flag(parser)
-    parser.set_defaults(func=run)
 
 
 def options_from_args(args: argparse.Namespace) -> dict[str, Any]:

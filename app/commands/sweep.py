@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from meaningbench.commands._common import (
+    add_command,
     add_dimension_argument,
     add_json_flag,
     add_labels_argument,
-    add_study_argument,
     open_existing_study,
     print_json,
 )
@@ -25,8 +25,10 @@ from meaningbench.settings import DEFAULT_ENCODER, DEVICE_CHOICES
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
+    parser = add_command(
+        subparsers,
         "sweep",
+        run,
         help="score BERTScore / SBERT cosine over models × layers × idf × rescaling and "
         "compare them against the human ratings",
         description="Score every configuration of a model/layer sweep as an ordinary metric "
@@ -35,7 +37,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "bootstrap intervals, RMSE and MAE on a common 0–1 scale, the best configuration "
         "marked and tested against the runner-up (Williams test, paired bootstrap).",
     )
-    add_study_argument(parser)
     parser.add_argument(
         "--models",
         default=DEFAULT_ENCODER,
@@ -91,7 +92,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     add_json_flag(parser)
-    parser.set_defaults(func=run)
 
 
 def request_from_args(args: argparse.Namespace) -> Any:
