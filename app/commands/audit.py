@@ -6,20 +6,14 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from meaningbench.commands._common import (
-    add_command,
-    add_json_flag,
-    number_option,
-    open_existing_study,
-    print_json,
-)
+from meaningbench.commands import _common as common
 
 if TYPE_CHECKING:
     from meaningbench.analysis.audit import AuditResult
 
 
 def register(subparsers: Any) -> None:
-    parser = add_command(
+    parser = common.add_command(
         subparsers,
         "audit",
         run,
@@ -33,7 +27,7 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--tolerance",
-        type=number_option,
+        type=common.number_option,
         default=0.01,
         help="a label equals the raw mean when they differ by at most this (0–100; default 0.01)",
     )
@@ -82,7 +76,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--worst", type=int, default=5, help="list this many worst mismatches (default 5)"
     )
-    add_json_flag(parser)
+    common.add_json_flag(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -96,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("--keep-unmatched and --choose go with --fix NAME")
     scale = parse_scale(args.scale) if args.scale else None
     # Only --fix writes: the audit itself reads, so it runs on a read-only study too.
-    with open_existing_study(args.study, reading=not args.fix) as study:
+    with common.open_existing_study(args.study, reading=not args.fix) as study:
         with study.session() as session:
             result = audit_study(
                 session,
@@ -121,7 +115,7 @@ def run(args: argparse.Namespace) -> int:
         out = result.to_json()
         if fixed is not None:
             out["fix"] = fixed.to_json()
-        print_json(out)
+        common.print_json(out)
         return 0
     print(audit_text(result, worst=args.worst))
     if fixed is not None:

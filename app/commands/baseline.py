@@ -6,16 +6,11 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from meaningbench.commands._common import (
-    add_command,
-    add_json_flag,
-    open_existing_study,
-    print_json,
-)
+from meaningbench.commands import _common as common
 
 
 def register(subparsers: Any) -> None:
-    parser = add_command(
+    parser = common.add_command(
         subparsers,
         "baseline",
         run,
@@ -40,13 +35,13 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda", "mps"))
     parser.add_argument("--batch-size", type=int, default=64)
-    add_json_flag(parser)
+    common.add_json_flag(parser)
 
 
 def _study_sentences(path: Path) -> list[str]:
     from meaningbench.db.frames import items_frame
 
-    with open_existing_study(path) as study, study.session() as session:
+    with common.open_existing_study(path) as study, study.session() as session:
         frame = items_frame(session)
     return [*frame["source"].tolist(), *frame["output"].tolist()]
 
@@ -82,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
         for layer, b in sorted(result.layers.items())
     }
     if args.json:
-        print_json(
+        common.print_json(
             {"model": model, "path": str(result.path), "pairs": result.n_pairs, "layers": rows}
         )
         return 0

@@ -5,17 +5,12 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from meaningbench.commands._common import (
-    add_command,
-    add_json_flag,
-    open_existing_study,
-    print_json,
-)
+from meaningbench.commands import _common as common
 from meaningbench.commands.score import REFERENCE_MODES
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = add_command(
+    parser = common.add_command(
         subparsers,
         "corpus",
         run,
@@ -30,14 +25,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--reference-mode", choices=REFERENCE_MODES, default=None)
     parser.add_argument("--device", default=None, help="for neural metrics")
     parser.add_argument("--model", default=None, help="for neural metrics")
-    add_json_flag(parser)
+    common.add_json_flag(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     from meaningbench.jobs.corpus import corpus_scores
 
     # Corpus scores are printed, never stored: a read-only study is fine.
-    open_existing_study(args.study, reading=True).close()
+    common.open_existing_study(args.study, reading=True).close()
     options = {
         k: v
         for k, v in {
@@ -49,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
     }
     result = corpus_scores(args.study, [args.metrics], options)
     if args.json:
-        print_json(result.to_dict())
+        common.print_json(result.to_dict())
     else:
         _print(result)
     return 1 if result.unavailable else 0

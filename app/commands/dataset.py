@@ -5,17 +5,11 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from meaningbench.commands._common import (
-    add_command,
-    add_json_flag,
-    open_existing_study,
-    print_json,
-    writing_output,
-)
+from meaningbench.commands import _common as common
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = add_command(
+    parser = common.add_command(
         subparsers,
         "dataset",
         run,
@@ -38,22 +32,22 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "`meaningbench audit --fix` makes corrected sets",
     )
     parser.add_argument("--boot", type=int, default=1000, help="bootstrap resamples for the CIs")
-    add_json_flag(parser)
+    common.add_json_flag(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     from meaningbench.analysis.dataset_export import export_dataset
 
-    study = open_existing_study(args.study, reading=True)
+    study = common.open_existing_study(args.study, reading=True)
     try:
-        with writing_output(args.folder):
+        with common.writing_output(args.folder):
             result = export_dataset(
                 study, args.folder, name=args.name, n_boot=args.boot, labels=args.labels
             )
     finally:
         study.close()
     if args.json:
-        print_json(
+        common.print_json(
             {
                 "folder": str(result.folder),
                 "ratings": result.ratings,

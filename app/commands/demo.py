@@ -6,11 +6,11 @@ import argparse
 import sys
 from pathlib import Path
 
-from meaningbench.commands._common import add_command
+from meaningbench.commands import _common as common
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = add_command(
+    parser = common.add_command(
         subparsers,
         "demo",
         run,

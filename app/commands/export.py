@@ -6,18 +6,11 @@ import argparse
 import sys
 from pathlib import Path
 
-from meaningbench.commands._common import (
-    add_command,
-    add_json_flag,
-    add_labels_argument,
-    open_existing_study,
-    print_json,
-    writing_output,
-)
+from meaningbench.commands import _common as common
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = add_command(
+    parser = common.add_command(
         subparsers,
         "export",
         run,
@@ -41,8 +34,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="write CSV/TSV text cells exactly as stored, even those a spreadsheet would run "
         "as formulas (= + - @ tab CR); for programs, not spreadsheets",
     )
-    add_labels_argument(parser)
-    add_json_flag(parser)
+    common.add_labels_argument(parser)
+    common.add_json_flag(parser)
     parser.epilog = (
         "In CSV/TSV, text cells starting with = + - @, a tab or a carriage return get a "
         "leading ' so that a spreadsheet shows them instead of running them as formulas. "
@@ -56,9 +49,9 @@ def run(args: argparse.Namespace) -> int:
     from meaningbench.datasets.exporters import cells_note, export_format, export_study
 
     export_format(args.out)  # a bad extension fails before the study is opened
-    study = open_existing_study(args.study, reading=True)
+    study = common.open_existing_study(args.study, reading=True)
     try:
-        with writing_output(args.out):
+        with common.writing_output(args.out):
             report = export_study(
                 study,
                 args.out,
@@ -69,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
     finally:
         study.close()
     if args.json:
-        print_json(report.to_dict())
+        common.print_json(report.to_dict())
     else:
         print(
             f"wrote {report.rows:,} rows ({report.items:,} items, {report.table}) to {report.path}"

@@ -5,11 +5,11 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from meaningbench.commands._common import add_command
+from meaningbench.commands import _common as common
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    parser = add_command(
+    parser = common.add_command(
         subparsers,
         "gui",
         run,

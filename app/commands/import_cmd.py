@@ -7,7 +7,7 @@ import os
 import sys
 from pathlib import Path
 
-from meaningbench.commands._common import add_command, add_json_flag, print_json
+from meaningbench.commands import _common as common
 
 FORMATS = ("auto", "csv", "tsv", "jsonl", "pairs", "csmd", "long", "wide")
 from meaningbench.datasets.plan import RATINGS_CHOICES  # noqa: E402  (light: no pandas)
@@ -54,7 +54,7 @@ examples:
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = add_command(
+    parser = common.add_command(
         subparsers,
         "import",
         run,
@@ -106,7 +106,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="do not keep this unmapped column as an item attribute (repeatable; '*': none "
         "of them)",
     )
-    add_json_flag(parser)
+    common.add_json_flag(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -171,7 +171,7 @@ def run(args: argparse.Namespace) -> int:
             remove_study_files(built)  # the study did not exist before: leave none
         raise
     if args.json:
-        print_json({"study": str(args.study), "created": created, **report.to_dict()})
+        common.print_json({"study": str(args.study), "created": created, **report.to_dict()})
     else:
         if created:
             print(f"created study {args.study}")

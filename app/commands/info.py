@@ -7,19 +7,14 @@ import argparse
 import contextlib
 from typing import TYPE_CHECKING
 
-from meaningbench.commands._common import (
-    add_command,
-    add_json_flag,
-    open_existing_study,
-    print_json,
-)
+from meaningbench.commands import _common as common
 
 if TYPE_CHECKING:
     from meaningbench.db.study import Study
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = add_command(
+    parser = common.add_command(
         subparsers,
         "info",
         run,
@@ -27,20 +22,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "dimensions, metric runs",
         description="Summarise a study from counts alone (fast on a million items).",
     )
-    add_json_flag(parser)
+    common.add_json_flag(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     from meaningbench.datasets.info import study_info
 
-    study = open_existing_study(args.study, reading=True)
+    study = common.open_existing_study(args.study, reading=True)
     try:
         _close_interrupted_runs(study)
         info = study_info(study)
     finally:
         study.close()
     if args.json:
-        print_json(info.to_dict())
+        common.print_json(info.to_dict())
     else:
         print("\n".join(info.lines()))
     return 0

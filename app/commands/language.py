@@ -4,16 +4,11 @@ from __future__ import annotations
 
 import argparse
 
-from meaningbench.commands._common import (
-    add_command,
-    add_json_flag,
-    open_existing_study,
-    print_json,
-)
+from meaningbench.commands import _common as common
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = add_command(
+    parser = common.add_command(
         subparsers,
         "language",
         run,
@@ -26,14 +21,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "own config, and the next `score` computes the new ones.",
     )
     parser.add_argument("code", nargs="?", help="the new language (en, de, fr, zh, ...)")
-    add_json_flag(parser)
+    common.add_json_flag(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     from meaningbench.datasets.language import set_study_language, study_language
     from meaningbench.metrics.languages import language_label
 
-    study = open_existing_study(args.study, reading=args.code is None)
+    study = common.open_existing_study(args.study, reading=args.code is None)
     try:
         if args.code is None:
             old = new = study_language(study)
@@ -42,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
     finally:
         study.close()
     if args.json:
-        print_json({"study": str(args.study), "language": new, "previous": old})
+        common.print_json({"study": str(args.study), "language": new, "previous": old})
     elif old == new:
         print(f"{args.study}: {language_label(new)}")
     else:

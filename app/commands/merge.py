@@ -6,16 +6,11 @@ import argparse
 from dataclasses import asdict
 from pathlib import Path
 
-from meaningbench.commands._common import (
-    add_command,
-    add_json_flag,
-    open_existing_study,
-    print_json,
-)
+from meaningbench.commands import _common as common
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = add_command(
+    parser = common.add_command(
         subparsers,
         "merge",
         run,
@@ -26,13 +21,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "dimension, ours stays current and theirs is kept as history and reported.",
     )
     parser.add_argument("other", type=Path, help="the other copy of the study (.mbstudy)")
-    add_json_flag(parser)
+    common.add_json_flag(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     from meaningbench.annotation.merge import merge_ratings
 
-    study = open_existing_study(args.study)
+    study = common.open_existing_study(args.study)
     try:
         report = merge_ratings(study, args.other)
     finally:
@@ -40,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         out = asdict(report)
         out["other"] = str(report.other)
-        print_json(out)
+        common.print_json(out)
     else:
         print(f"merged {report.other}: {report.summary()}")
         for c in report.conflicts[:20]:

@@ -5,20 +5,13 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from meaningbench.commands._common import (
-    add_command,
-    add_dimension_argument,
-    add_json_flag,
-    add_labels_argument,
-    open_existing_study,
-    print_json,
-)
+from meaningbench.commands import _common as common
 
 DEFAULT_MEASURES = "pearson,spearman,kendall_b,acc_eq_star,pdp,spa,tau_like"
 
 
 def register(subparsers: Any) -> None:
-    parser = add_command(
+    parser = common.add_command(
         subparsers,
         "metaeval",
         run,
@@ -30,8 +23,8 @@ def register(subparsers: Any) -> None:
         "tau-like), per item category if asked, and rank the metrics in significance "
         "clusters with a paired resampling test. Prints a methods paragraph.",
     )
-    add_dimension_argument(parser)
-    add_labels_argument(parser)
+    common.add_dimension_argument(parser)
+    common.add_labels_argument(parser)
     parser.add_argument(
         "--measures",
         default=DEFAULT_MEASURES,
@@ -91,7 +84,7 @@ def register(subparsers: Any) -> None:
         default=None,
         help="metric names (space or comma separated; default: every metric run)",
     )
-    add_json_flag(parser)
+    common.add_json_flag(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -113,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
     attach_ranking(table, ranking)
     methods = methods_paragraph(table, ranking, dimension=args.dimension)
     if args.json:
-        print_json(to_json(table, ranking, methods, _settings(args, measures, rank_by)))
+        common.print_json(to_json(table, ranking, methods, _settings(args, measures, rank_by)))
         return 0
     _print_text(args, data, table, ranking, methods)
     return 0
@@ -139,7 +132,7 @@ def _read_data(args: argparse.Namespace) -> Any:
     from meaningbench.commands._common import parse_metric_names
     from meaningbench.errors import UserError
 
-    with open_existing_study(args.study, reading=True) as study:
+    with common.open_existing_study(args.study, reading=True) as study:
         names = [n for n, _, _ in parse_metric_names(args.metrics, study)] if args.metrics else None
         data = metaeval_data_from_study(study, args.dimension, args.labels, names)
     if not data.metric_names:

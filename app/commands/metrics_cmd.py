@@ -7,11 +7,11 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from meaningbench.commands._common import add_command, add_json_flag, print_json
+from meaningbench.commands import _common as common
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = add_command(
+    parser = common.add_command(
         subparsers,
         "metrics",
         run,
@@ -29,7 +29,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="also list the models registered in this study, and say what can run under "
         "its language",
     )
-    add_json_flag(parser)
+    common.add_json_flag(parser)
 
 
 def metric_status_text(m: dict[str, Any]) -> str:
@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
     metrics = list_metrics(args.study)
     broken = broken_plugins()
     if args.json:
-        print_json(
+        common.print_json(
             {
                 "metrics": metrics,
                 "broken_plugins": [

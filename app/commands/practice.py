@@ -5,16 +5,11 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from meaningbench.commands._common import (
-    add_command,
-    add_json_flag,
-    open_existing_study,
-    print_json,
-)
+from meaningbench.commands import _common as common
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = add_command(
+    parser = common.add_command(
         subparsers,
         "practice",
         run,
@@ -25,7 +20,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--add, read a CSV with columns source, output, low, high and optionally explanation.",
     )
     parser.add_argument("--add", type=Path, default=None, metavar="CSV", help="practice items")
-    add_json_flag(parser)
+    common.add_json_flag(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -33,23 +28,23 @@ def run(args: argparse.Namespace) -> int:
 
     if args.add is not None:
         rows = read_practice_file(args.add)
-        study = open_existing_study(args.study)
+        study = common.open_existing_study(args.study)
         try:
             n = add_practice(study, rows)
         finally:
             study.close()
         if args.json:
-            print_json({"added": n})
+            common.print_json({"added": n})
         else:
             print(f"added {n:,} practice items from {args.add}")
         return 0
-    study = open_existing_study(args.study, reading=True)
+    study = common.open_existing_study(args.study, reading=True)
     try:
         results = practice_results(study)
     finally:
         study.close()
     if args.json:
-        print_json([r.__dict__ for r in results])
+        common.print_json([r.__dict__ for r in results])
     else:
         print(f"practice results: {len(results)} raters")
         for r in results:

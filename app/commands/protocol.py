@@ -4,18 +4,13 @@ from __future__ import annotations
 
 import argparse
 
-from meaningbench.commands._common import (
-    add_command,
-    add_json_flag,
-    open_existing_study,
-    print_json,
-)
+from meaningbench.commands import _common as common
 
 CHOICES = ("da", "esa", "sxs", "likert")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = add_command(
+    parser = common.add_command(
         subparsers,
         "protocol",
         run,
@@ -52,7 +47,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         action="store_false",
         help="esa: spans in the output only",
     )
-    add_json_flag(parser)
+    common.add_json_flag(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -60,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
 
     changing = args.protocol is not None or args.hidden_number is not None
     changing = changing or args.source_spans is not None
-    study = open_existing_study(args.study, reading=not changing)
+    study = common.open_existing_study(args.study, reading=not changing)
     try:
         if changing:
             choice = set_protocol(
@@ -74,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
     finally:
         study.close()
     if args.json:
-        print_json(choice.to_dict())
+        common.print_json(choice.to_dict())
     else:
         print(f"protocol: {choice.line()}")
     return 0

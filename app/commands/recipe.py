@@ -6,13 +6,13 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from meaningbench.commands._common import add_command, add_json_flag, print_json
+from meaningbench.commands import _common as common
 
 RECIPES = ("csmd-corrected",)
 
 
 def register(subparsers: Any) -> None:
-    parser = add_command(
+    parser = common.add_command(
         subparsers,
         "recipe",
         run,
@@ -38,7 +38,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--asset", type=Path, default=None, help="ASSET human_ratings.csv (CC BY-NC 4.0)"
     )
-    add_json_flag(parser)
+    common.add_json_flag(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -72,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
         json.dumps(clean_json(summary), indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
     )
     if args.json:
-        print_json(summary)
+        common.print_json(summary)
         return 0
     print(f"csmd-corrected: rows traced by {result.trace}")
     for note in result.notes:

@@ -5,17 +5,11 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from meaningbench.commands._common import (
-    add_command,
-    add_json_flag,
-    open_existing_study,
-    parse_metric_names,
-    print_json,
-)
+from meaningbench.commands import _common as common
 
 
 def register(subparsers: Any) -> None:
-    parser = add_command(
+    parser = common.add_command(
         subparsers,
         "sanity",
         run,
@@ -38,7 +32,7 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--n", type=int, default=1000, help="source sentences to use (0: all)")
     parser.add_argument("--seed", type=int, default=0)
-    add_json_flag(parser)
+    common.add_json_flag(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -49,8 +43,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.n < 0:
         raise UserError("--n must be 0 (all) or more")
-    with open_existing_study(args.study, reading=True) as study:
-        names = parse_metric_names(args.metrics, study) if args.metrics else None
+    with common.open_existing_study(args.study, reading=True) as study:
+        names = common.parse_metric_names(args.metrics, study) if args.metrics else None
 
         def job(ctx: Any) -> Any:
             return study_sanity(
@@ -67,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
     if not table.results:
         raise UserError(f"{args.study}: no metric runs; name metrics with --metrics")
     if args.json:
-        print_json(table.to_json())
+        common.print_json(table.to_json())
         return 0
     print(to_text(table))
     for name, result in table.results.items():

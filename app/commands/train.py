@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from meaningbench.commands._common import add_command, add_json_flag, number_option, print_json
+from meaningbench.commands import _common as common
 from meaningbench.settings import DEVICE_CHOICES
 from meaningbench.training.request import (
     BETWEEN_EXACT,
@@ -52,7 +52,7 @@ _LEARNING_OPTIONS = {
 
 
 def register(subparsers: Any) -> None:
-    p = add_command(
+    p = common.add_command(
         subparsers,
         "train",
         run,
@@ -69,7 +69,7 @@ def register(subparsers: Any) -> None:
     _add_model_options(p)
     _add_schedule_options(p)
     _add_run_options(p)
-    add_json_flag(p)
+    common.add_json_flag(p)
 
 
 def _add_model_options(p: argparse.ArgumentParser) -> None:
@@ -117,7 +117,9 @@ def _add_model_options(p: argparse.ArgumentParser) -> None:
 def _add_schedule_options(p: argparse.ArgumentParser) -> None:
     """How long and how it learns, and how the ratings are split."""
     p.add_argument("--epochs", type=int, help=f"epochs per run (default: {DEFAULT_EPOCHS})")
-    p.add_argument("--lr", type=number_option, help=f"peak learning rate (default: {DEFAULT_LR:g})")
+    p.add_argument(
+        "--lr", type=common.number_option, help=f"peak learning rate (default: {DEFAULT_LR:g})"
+    )
     p.add_argument(
         "--batch-size", type=int, help=f"examples per step (default: {DEFAULT_BATCH_SIZE})"
     )
@@ -133,9 +135,15 @@ def _add_schedule_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--folds", type=int, help="k-fold cross-validation by source group")
     p.add_argument("--seeds", type=int, nargs="+", help="one run per seed (default: 0)")
     p.add_argument("--split-seed", type=int, help="seed of the group split (default: 0)")
-    p.add_argument("--val-fraction", type=number_option, help="share of groups to validate (0.1)")
-    p.add_argument("--test-fraction", type=number_option, help="share of groups to test (0.1)")
-    p.add_argument("--warmup-ratio", type=number_option, help="share of steps to warm up (0.1)")
+    p.add_argument(
+        "--val-fraction", type=common.number_option, help="share of groups to validate (0.1)"
+    )
+    p.add_argument(
+        "--test-fraction", type=common.number_option, help="share of groups to test (0.1)"
+    )
+    p.add_argument(
+        "--warmup-ratio", type=common.number_option, help="share of steps to warm up (0.1)"
+    )
     p.add_argument("--eval-steps", type=int, help="also validate every N steps")
     p.add_argument("--max-steps", type=int, help="stop each run after N steps")
     p.add_argument("--checkpoint-steps", type=int, help="checkpoint every N steps (200)")
@@ -324,7 +332,7 @@ def run(args: argparse.Namespace) -> int:
         display.close()
         signal.signal(signal.SIGINT, previous)
     if args.json:
-        print_json(result.to_json())
+        common.print_json(result.to_json())
     else:
         _print_summary(result)
     return 0
