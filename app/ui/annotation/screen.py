@@ -29,6 +29,7 @@ from meaningbench.annotation.session import AnnotationSession
 from meaningbench.errors import UserError
 from meaningbench.queries.annotation import Study
 from meaningbench.ui.annotation.focus import keep_focus_in
+from meaningbench.ui.annotation.keys import run_key_action, shared_action
 from meaningbench.ui.annotation.pair_view import PairView
 from meaningbench.ui.annotation.panels import FlagDialog, GuidelinesPanel, KeymapOverlay
 from meaningbench.ui.annotation.rows import DimensionRow
@@ -536,23 +537,15 @@ class AnnotationScreen(QWidget):
 
     def _action_for(self, event: QKeyEvent):  # noqa: ANN202 - a bound method or None
         key, mods, text = event.key(), event.modifiers(), event.text()
-        nav = bool(mods & NAV_MODIFIERS)
         if text == "?" or key == K.Key_F1:
             return self.toggle_keymap
         if key == K.Key_Escape:
             return self._escape
         if self.keymap.isVisible():
             return None
-        if mods & Qt.KeyboardModifier.ControlModifier and key == K.Key_Z:
-            return self.undo_last
-        if nav and key == K.Key_Left:
-            return self.go_previous
-        if nav and key == K.Key_Right:
-            return self.go_following
-        if nav:
-            return None
-        if key in (K.Key_Return, K.Key_Enter):
-            return self.submit_current
+        handled, action = shared_action(self, key, mods)
+        if handled:
+            return action
         plain = {
             K.Key_S: self.skip_current,
             K.Key_F: self.flag_current,
@@ -579,10 +572,7 @@ class AnnotationScreen(QWidget):
         return super().event(event)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
-        action = self._action_for(event)
-        if action is not None:
-            action()
-            event.accept()
+        if run_key_action(self._action_for(event), event):
             return
         if (
             K.Key_0 <= event.key() <= K.Key_9
