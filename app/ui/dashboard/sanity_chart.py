@@ -37,12 +37,12 @@ class SanityMeans(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.plot, self.item = metric_rows_plot()
+        self.colors = PlotColors.from_palette()
         self.identical = pg.BarGraphItem(x0=[], y=[], height=HEIGHT, width=[])
         self.unrelated = pg.BarGraphItem(x0=[], y=[], height=HEIGHT, width=[])
         self.item.addItem(self.identical)
         self.item.addItem(self.unrelated)
         self.means: dict[str, tuple[float, float]] = {}
-        self.colors = PlotColors.from_palette()
         fill_with_plot(self, self.plot)
         self.apply_colors(self.colors)
 
