@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Protocol
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QKeyEvent
 
 from meaningbench.ui.annotation.scales import NAV_MODIFIERS
@@ -19,6 +19,12 @@ class RatingScreen(Protocol):
     def go_previous(self) -> None: ...
     def go_following(self) -> None: ...
     def submit_current(self) -> None: ...
+
+
+class DigitScale(Protocol):
+    def is_set(self) -> bool: ...
+    def setFocus(self, reason: Qt.FocusReason) -> None: ...  # noqa: N802 - Qt's name
+    def type_digit(self, digit: int) -> bool: ...
 
 
 def shared_action(
@@ -48,3 +54,25 @@ def run_key_action(action: Action | None, event: QKeyEvent) -> bool:
     action()
     event.accept()
     return True
+
+
+def claim_keys(event: QEvent, claims: Callable[[QKeyEvent], bool]) -> bool:
+    """Take the shortcut check of a key the screen `claims`, so that no shortcut of the
+    window acts on it first; True when it did."""
+    if (
+        event.type() == QEvent.Type.ShortcutOverride
+        and isinstance(event, QKeyEvent)
+        and claims(event)
+    ):
+        event.accept()
+        return True
+    return False
+
+
+def type_into_scales(scales: Sequence[DigitScale], event: QKeyEvent) -> None:
+    """A digit typed while the screen itself has focus (after a click on a text) goes to
+    the first scale not yet set, else to the first scale."""
+    target = next((sc for sc in scales if not sc.is_set()), scales[0])
+    target.setFocus(Qt.FocusReason.OtherFocusReason)
+    target.type_digit(event.key() - K.Key_0)
+    event.accept()

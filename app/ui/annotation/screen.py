@@ -28,8 +28,8 @@ from meaningbench.annotation.model import ShownItem
 from meaningbench.annotation.session import AnnotationSession
 from meaningbench.errors import UserError
 from meaningbench.queries.annotation import Study
+from meaningbench.ui.annotation import keys
 from meaningbench.ui.annotation.focus import keep_focus_in
-from meaningbench.ui.annotation.keys import run_key_action, shared_action
 from meaningbench.ui.annotation.pair_view import PairView
 from meaningbench.ui.annotation.panels import FlagDialog, GuidelinesPanel, KeymapOverlay
 from meaningbench.ui.annotation.rows import DimensionRow
@@ -543,7 +543,7 @@ class AnnotationScreen(QWidget):
             return self._escape
         if self.keymap.isVisible():
             return None
-        handled, action = shared_action(self, key, mods)
+        handled, action = keys.shared_action(self, key, mods)
         if handled:
             return action
         plain = {
@@ -564,26 +564,21 @@ class AnnotationScreen(QWidget):
             self.guidelines.hide()
 
     def event(self, event: QEvent) -> bool:
-        if event.type() == QEvent.Type.ShortcutOverride and isinstance(event, QKeyEvent):
-            digit = K.Key_0 <= event.key() <= K.Key_9 and not event.modifiers() & NAV_MODIFIERS
-            if self._action_for(event) is not None or digit:
-                event.accept()
-                return True
-        return super().event(event)
+        return keys.claim_keys(event, self._claims) or super().event(event)
+
+    def _claims(self, event: QKeyEvent) -> bool:
+        digit = K.Key_0 <= event.key() <= K.Key_9 and not event.modifiers() & NAV_MODIFIERS
+        return self._action_for(event) is not None or bool(digit)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
-        if run_key_action(self._action_for(event), event):
+        if keys.run_key_action(self._action_for(event), event):
             return
         if (
             K.Key_0 <= event.key() <= K.Key_9
             and self._item is not None
             and not self.keymap.isVisible()
         ):
-            # Focus is on the screen itself (after a click on the text): type into a scale.
-            target = next((r.scale for r in self.rows if not r.scale.is_set()), self.rows[0].scale)
-            target.setFocus(Qt.FocusReason.OtherFocusReason)
-            target.type_digit(event.key() - K.Key_0)
-            event.accept()
+            keys.type_into_scales([r.scale for r in self.rows], event)
             return
         super().keyPressEvent(event)
 
