@@ -11,6 +11,18 @@ from meaningbench.datasets.keys import pair_key, source_group_key
 from meaningbench.db.models import Annotator, Dataset, Dimension, Item, MetricRun, Rating, Score
 from meaningbench.db.study import Study
 
+# Eight everyday source sentences of different topics and lengths.
+SOURCES = [
+    "The cat sat on the mat near the door.",
+    "Stock markets fell sharply after the central bank raised interest rates.",
+    "Photosynthesis converts light energy into chemical energy in plants.",
+    "The committee postponed its decision until next spring.",
+    "Volcanic eruptions can cool the global climate for several years.",
+    "Children learn languages faster than most adults do.",
+    "The bridge was closed because of strong winds.",
+    "Many birds migrate south when the weather turns cold.",
+]
+
 
 @dataclass
 class Built:
