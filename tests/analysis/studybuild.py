@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 from meaningbench.datasets.keys import pair_key, source_group_key
 from meaningbench.db.models import Annotator, Dataset, Dimension, Item, MetricRun, Rating, Score
@@ -30,6 +31,16 @@ class Built:
     annotators: dict[str, int] = field(default_factory=dict)
 
 
+def dataset_named(s: Session, name: str) -> Dataset:
+    """The dataset of that name, made when the study has none."""
+    ds = s.scalar(select(Dataset).where(Dataset.name == name))
+    if ds is None:
+        ds = Dataset(name=name)
+        s.add(ds)
+        s.flush()
+    return ds
+
+
 def add_items(
     study: Study,
     rows: Sequence[tuple[str, str, str | None]],
@@ -40,11 +51,7 @@ def add_items(
 ) -> list[int]:
     """Items from (source, output, system) rows; returns their ids in order."""
     with study.session() as s:
-        ds = s.scalar(select(Dataset).where(Dataset.name == dataset))
-        if ds is None:
-            ds = Dataset(name=dataset)
-            s.add(ds)
-            s.flush()
+        ds = dataset_named(s, dataset)
         made = []
         for k, (source, output, system) in enumerate(rows):
             item = Item(
