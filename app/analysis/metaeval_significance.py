@@ -465,24 +465,9 @@ def rank_metrics(
 
     The p-value matrix comes from `test` with `resamples` seeded resamples; `intervals`
     adds each metric's 95% bootstrap interval (BOOT-BOTH percentiles)."""
-    (measure,) = check_measures([measure])
-    group_by = check_grouping(group_by)
-    tie_threshold = check_tie_threshold(tie_threshold, data.scale)
-    if test not in TESTS:
-        raise UserError(f"unknown test {test!r}; known: {', '.join(TESTS)}")
-    if measure == "spa":
-        raise UserError(
-            "spa is built from permutation p-values itself; rank it without a "
-            "test or rank by acc_eq_star / pearson"
-        )
-    if test == "williams" and measure != "pearson":
-        raise UserError("the Williams test compares Pearson correlations: use --measures pearson")
-    if resamples < 1:
-        raise UserError("--resamples must be 1 or more")
-    if not 0 < alpha < 1:
-        raise UserError("--alpha must lie between 0 and 1")
-    if measure in ITEM_PAIRS_ONLY:
-        group_by = "item"
+    measure, group_by, tie_threshold = _checked_request(
+        data, measure, group_by, test, resamples, alpha, tie_threshold
+    )
     table = evaluate(
         data,
         [measure],
@@ -501,29 +486,13 @@ def rank_metrics(
     p = np.full((len(names), len(names)), np.nan)
     ivals: dict[str, tuple[float, float]] = {}
     if len(ranked) >= 1 and work.n >= 2:
-        within = work.category(pairs_within)
-        stat = _Stat(work, measure, group_by, tie_threshold, within)
+        stat = _Stat(work, measure, group_by, tie_threshold, work.category(pairs_within))
         obs = np.array([values[m] for m in ranked], dtype=np.float64)
-        if test == "williams":
-            sub_p = _williams(work, group_by)
-        elif test == "boot-both":
-            samples = bootstrap_samples(stat, work.metrics, resamples, seed)
-            sub_p = _bootstrap_pvalues(samples, obs)
-        else:
-            z = work.metrics if measure == "tau_like" else _standardise(work.metrics)
-            sub_p = permutation_pvalues(stat, z, obs, test, resamples, seed)
+        sub_p, samples = _pvalues(stat, obs, test, resamples, seed)
         if intervals:
-            boot = (
-                samples
-                if test == "boot-both"
-                else bootstrap_samples(stat, work.metrics, resamples, seed)
-            )
-            lo, hi = np.nanpercentile(boot, [2.5, 97.5], axis=0)
-            ivals = {
-                m: (float(lo[k]), float(hi[k]))
-                for k, m in enumerate(ranked)
-                if np.isfinite(lo[k]) and np.isfinite(hi[k])
-            }
+            if samples is None:
+                samples = bootstrap_samples(stat, work.metrics, resamples, seed)
+            ivals = _intervals(samples, ranked)
         pos = [names.index(m) for m in ranked]
         p[np.ix_(pos, pos)] = sub_p
     order = sorted(ranked, key=lambda m: -float(values[m] or 0.0))
@@ -545,6 +514,63 @@ def rank_metrics(
         details=details,
         n_outputs=table.n_outputs,
     )
+
+
+def _checked_request(
+    data: MetaEvalData,
+    measure: str,
+    group_by: str,
+    test: str,
+    resamples: int,
+    alpha: float,
+    tie_threshold: float,
+) -> tuple[str, str, float]:
+    """The measure, grouping and tie threshold a ranking runs with; a `UserError` for a
+    request that cannot be answered."""
+    (measure,) = check_measures([measure])
+    group_by = check_grouping(group_by)
+    tie_threshold = check_tie_threshold(tie_threshold, data.scale)
+    if test not in TESTS:
+        raise UserError(f"unknown test {test!r}; known: {', '.join(TESTS)}")
+    if measure == "spa":
+        raise UserError(
+            "spa is built from permutation p-values itself; rank it without a "
+            "test or rank by acc_eq_star / pearson"
+        )
+    if test == "williams" and measure != "pearson":
+        raise UserError("the Williams test compares Pearson correlations: use --measures pearson")
+    if resamples < 1:
+        raise UserError("--resamples must be 1 or more")
+    if not 0 < alpha < 1:
+        raise UserError("--alpha must lie between 0 and 1")
+    if measure in ITEM_PAIRS_ONLY:
+        group_by = "item"
+    return measure, group_by, tie_threshold
+
+
+def _pvalues(
+    stat: _Stat, obs: np.ndarray, test: str, resamples: int, seed: int
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """The metrics' pairwise p-values by `test`, with the bootstrap samples when the test
+    drew them (the intervals reuse them)."""
+    work = stat.data
+    if test == "williams":
+        return _williams(work, stat.group_by), None
+    if test == "boot-both":
+        samples = bootstrap_samples(stat, work.metrics, resamples, seed)
+        return _bootstrap_pvalues(samples, obs), samples
+    z = work.metrics if stat.measure == "tau_like" else _standardise(work.metrics)
+    return permutation_pvalues(stat, z, obs, test, resamples, seed), None
+
+
+def _intervals(samples: np.ndarray, ranked: list[str]) -> dict[str, tuple[float, float]]:
+    """Each metric's 95% percentile interval over the bootstrap samples, where finite."""
+    lo, hi = np.nanpercentile(samples, [2.5, 97.5], axis=0)
+    return {
+        m: (float(lo[k]), float(hi[k]))
+        for k, m in enumerate(ranked)
+        if np.isfinite(lo[k]) and np.isfinite(hi[k])
+    }
 
 
 def _bootstrap_pvalues(samples: np.ndarray, observed: np.ndarray) -> np.ndarray:

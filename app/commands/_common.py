@@ -6,7 +6,7 @@ import argparse
 import contextlib
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -15,6 +15,23 @@ from meaningbench.json_values import clean_json
 
 if TYPE_CHECKING:
     from meaningbench.db.study import Study
+
+
+def add_command(
+    subparsers: Any,
+    name: str,
+    run: Callable[[argparse.Namespace], Any],
+    *,
+    study: bool = True,
+    **options: Any,
+) -> argparse.ArgumentParser:
+    """A subcommand's parser, `run` being what it does; with `study`, STUDY is its first
+    argument. `options` go to argparse (help, description, epilog, formatter_class)."""
+    parser: argparse.ArgumentParser = subparsers.add_parser(name, **options)
+    if study:
+        add_study_argument(parser)
+    parser.set_defaults(func=run)
+    return parser
 
 
 def add_study_argument(parser: argparse.ArgumentParser) -> None:

@@ -5,18 +5,14 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from meaningbench.commands._common import (
-    add_dimension_argument,
-    add_json_flag,
-    add_study_argument,
-    open_existing_study,
-    print_json,
-)
+from meaningbench.commands import _common as common
 
 
 def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
+    parser = common.add_command(
+        subparsers,
         "agreement",
+        run,
         help="inter-annotator agreement: Krippendorff's alpha, ICC, split-half, ceiling",
         description="Agreement of the study's per-rater ratings on one dimension (regular "
         "items only; aggregate labels are no raters): Krippendorff's alpha (interval), ICC, "
@@ -26,15 +22,13 @@ def register(subparsers: Any) -> None:
         "bootstrap over items). Ratings without rater ids (anonymous) get the estimators "
         "that need no rater identity; the output names those left out and why.",
     )
-    add_study_argument(parser)
-    add_dimension_argument(parser)
+    common.add_dimension_argument(parser)
     parser.add_argument("--splits", type=int, default=50, help="random split-half splits")
     parser.add_argument(
         "--boot", type=int, default=1000, help="bootstrap resamples for the intervals (0: none)"
     )
     parser.add_argument("--seed", type=int, default=0)
-    add_json_flag(parser)
-    parser.set_defaults(func=run)
+    common.add_json_flag(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -46,12 +40,12 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("--splits must be at least 1")
     if args.boot < 0:
         raise UserError("--boot must be 0 or more")
-    with open_existing_study(args.study, reading=True) as study:
+    with common.open_existing_study(args.study, reading=True) as study:
         result = study_agreement(
             study, args.dimension, n_splits=args.splits, seed=args.seed, n_boot=args.boot
         )
     if args.json:
-        print_json({"dimension": args.dimension, **result.to_json()})
+        common.print_json({"dimension": args.dimension, **result.to_json()})
         return 0
     if result.n_ratings == 0 and result.n_aggregate:
         print(

@@ -6,21 +6,17 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from meaningbench.commands._common import (
-    add_json_flag,
-    add_study_argument,
-    number_option,
-    open_existing_study,
-    print_json,
-)
+from meaningbench.commands import _common as common
 
 if TYPE_CHECKING:
     from meaningbench.analysis.audit import AuditResult
 
 
 def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
+    parser = common.add_command(
+        subparsers,
         "audit",
+        run,
         help="check aggregate (published) labels against the raw ratings of the same pairs",
         description="Compare every aggregate label with the mean of the raw per-rater ratings "
         "of the same pair (matched on normalised source + output + dimension), per label set "
@@ -29,10 +25,9 @@ def register(subparsers: Any) -> None:
         "mean of another pair, and the mapping that explains most of them). --fix NAME adds a "
         "new label set with the raw means; the published labels stay.",
     )
-    add_study_argument(parser)
     parser.add_argument(
         "--tolerance",
-        type=number_option,
+        type=common.number_option,
         default=0.01,
         help="a label equals the raw mean when they differ by at most this (0–100; default 0.01)",
     )
@@ -81,8 +76,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--worst", type=int, default=5, help="list this many worst mismatches (default 5)"
     )
-    add_json_flag(parser)
-    parser.set_defaults(func=run)
+    common.add_json_flag(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -96,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("--keep-unmatched and --choose go with --fix NAME")
     scale = parse_scale(args.scale) if args.scale else None
     # Only --fix writes: the audit itself reads, so it runs on a read-only study too.
-    with open_existing_study(args.study, reading=not args.fix) as study:
+    with common.open_existing_study(args.study, reading=not args.fix) as study:
         with study.session() as session:
             result = audit_study(
                 session,
@@ -121,7 +115,7 @@ def run(args: argparse.Namespace) -> int:
         out = result.to_json()
         if fixed is not None:
             out["fix"] = fixed.to_json()
-        print_json(out)
+        common.print_json(out)
         return 0
     print(audit_text(result, worst=args.worst))
     if fixed is not None:

@@ -6,12 +6,15 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from meaningbench.commands._common import add_json_flag, open_existing_study, print_json
+from meaningbench.commands import _common as common
 
 
 def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
+    parser = common.add_command(
+        subparsers,
         "baseline",
+        run,
+        study=False,
         help="compute a BERTScore rescaling baseline for a model",
         description="Compute the mean BERTScore P/R/F of shuffled unrelated sentence pairs "
         "for a model and store it as the model's baseline file (used by --rescale).",
@@ -32,14 +35,13 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda", "mps"))
     parser.add_argument("--batch-size", type=int, default=64)
-    add_json_flag(parser)
-    parser.set_defaults(func=run)
+    common.add_json_flag(parser)
 
 
 def _study_sentences(path: Path) -> list[str]:
     from meaningbench.db.frames import items_frame
 
-    with open_existing_study(path) as study, study.session() as session:
+    with common.open_existing_study(path) as study, study.session() as session:
         frame = items_frame(session)
     return [*frame["source"].tolist(), *frame["output"].tolist()]
 
@@ -75,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
         for layer, b in sorted(result.layers.items())
     }
     if args.json:
-        print_json(
+        common.print_json(
             {"model": model, "path": str(result.path), "pairs": result.n_pairs, "layers": rows}
         )
         return 0

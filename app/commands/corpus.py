@@ -5,39 +5,34 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from meaningbench.commands._common import (
-    add_json_flag,
-    add_study_argument,
-    open_existing_study,
-    print_json,
-)
+from meaningbench.commands import _common as common
 from meaningbench.commands.score import REFERENCE_MODES
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
+    parser = common.add_command(
+        subparsers,
         "corpus",
+        run,
         help="corpus-level scores per system (corpus BLEU, EASSE's corpus SARI, ...)",
         description="Score each system's outputs as one corpus: corpus BLEU, chrF and TER "
         "(shown as 100 − TER), corpus SARI as EASSE computes it; other metrics give the mean "
         "of their item values. Regular items only.",
     )
-    add_study_argument(parser)
     parser.add_argument(
         "--metrics", default="sari,bleu", help="comma-separated metrics (default: sari,bleu)"
     )
     parser.add_argument("--reference-mode", choices=REFERENCE_MODES, default=None)
     parser.add_argument("--device", default=None, help="for neural metrics")
     parser.add_argument("--model", default=None, help="for neural metrics")
-    add_json_flag(parser)
-    parser.set_defaults(func=run)
+    common.add_json_flag(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     from meaningbench.jobs.corpus import corpus_scores
 
     # Corpus scores are printed, never stored: a read-only study is fine.
-    open_existing_study(args.study, reading=True).close()
+    common.open_existing_study(args.study, reading=True).close()
     options = {
         k: v
         for k, v in {
@@ -49,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
     }
     result = corpus_scores(args.study, [args.metrics], options)
     if args.json:
-        print_json(result.to_dict())
+        common.print_json(result.to_dict())
     else:
         _print(result)
     return 1 if result.unavailable else 0

@@ -7,27 +7,21 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from meaningbench.commands._common import (
-    add_dimension_argument,
-    add_json_flag,
-    add_labels_argument,
-    add_study_argument,
-    open_existing_study,
-    print_json,
-)
+from meaningbench.commands import _common as common
 
 
 def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
+    parser = common.add_command(
+        subparsers,
         "correlate",
+        run,
         help="correlate every metric run with the human ratings (Pearson, Spearman, Kendall, ...)",
         description="Pearson, Spearman and Kendall with p-values, R² and RMSE of the 0–100 "
         "value as a prediction of the rating, bootstrap 95%% intervals and the system-level "
         "correlation, for every metric run of the study against one human dimension.",
     )
-    add_study_argument(parser)
-    add_dimension_argument(parser)
-    add_labels_argument(parser)
+    common.add_dimension_argument(parser)
+    common.add_labels_argument(parser)
     parser.add_argument(
         "--dataset", default=None, help="only the items of this dataset (default: every item)"
     )
@@ -53,8 +47,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--seed", type=int, default=0, help="bootstrap seed")
     parser.add_argument("--csv", type=Path, default=None, help="also write the table as CSV")
     parser.add_argument("--latex", type=Path, default=None, help="also write the table as LaTeX")
-    add_json_flag(parser)
-    parser.set_defaults(func=run)
+    common.add_json_flag(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -66,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
 
     if args.boot < 0:
         raise UserError("--boot must be 0 or more")
-    with open_existing_study(args.study, reading=True) as study:
+    with common.open_existing_study(args.study, reading=True) as study:
         analysis = StudyAnalysis.from_study(
             study, args.dimension, args.labels, dataset=args.dataset
         )
@@ -100,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
     if args.latex:
         to_latex(table, args.latex, caption=f"Correlation with human {args.dimension} ratings")
     if args.json:
-        print_json(table.to_json())
+        common.print_json(table.to_json())
         return 0
     scale = "z-scores" if args.z else "raw means"
     print(

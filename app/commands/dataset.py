@@ -5,18 +5,14 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from meaningbench.commands._common import (
-    add_json_flag,
-    add_study_argument,
-    open_existing_study,
-    print_json,
-    writing_output,
-)
+from meaningbench.commands import _common as common
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
+    parser = common.add_command(
+        subparsers,
         "dataset",
+        run,
         help="write the ratings as a dataset: Parquet, spans JSONL and a dataset card",
         description="Write FOLDER/README.md (a dataset card: protocol, instructions, rater "
         "counts, QC pass rates, agreement with confidence intervals), FOLDER/ratings.parquet "
@@ -26,7 +22,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "The files are written beside the folder and moved in together once all are "
         "complete: a failure leaves an earlier dataset there as it was. Needs pyarrow (pip install 'meaningbench[parquet]').",
     )
-    add_study_argument(parser)
     parser.add_argument("folder", type=Path, help="the folder to write (created if missing)")
     parser.add_argument("--name", default=None, help="the dataset's name (default: the study's)")
     parser.add_argument(
@@ -37,23 +32,22 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "`meaningbench audit --fix` makes corrected sets",
     )
     parser.add_argument("--boot", type=int, default=1000, help="bootstrap resamples for the CIs")
-    add_json_flag(parser)
-    parser.set_defaults(func=run)
+    common.add_json_flag(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     from meaningbench.analysis.dataset_export import export_dataset
 
-    study = open_existing_study(args.study, reading=True)
+    study = common.open_existing_study(args.study, reading=True)
     try:
-        with writing_output(args.folder):
+        with common.writing_output(args.folder):
             result = export_dataset(
                 study, args.folder, name=args.name, n_boot=args.boot, labels=args.labels
             )
     finally:
         study.close()
     if args.json:
-        print_json(
+        common.print_json(
             {
                 "folder": str(result.folder),
                 "ratings": result.ratings,

@@ -6,10 +6,15 @@ import argparse
 import sys
 from pathlib import Path
 
+from meaningbench.commands import _common as common
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
+    parser = common.add_command(
+        subparsers,
         "demo",
+        run,
+        study=False,
         help="open the demo study (60 illustrative items, two demo raters) in the app",
         description="Build the demo study in your studies folder if it is not there yet "
         "(an existing one is opened, never replaced), then open it in the app.",
@@ -18,7 +23,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--path", type=Path, help="where the demo study lives (default: studies folder)"
     )
-    parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:

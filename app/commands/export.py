@@ -6,19 +6,14 @@ import argparse
 import sys
 from pathlib import Path
 
-from meaningbench.commands._common import (
-    add_json_flag,
-    add_labels_argument,
-    add_study_argument,
-    open_existing_study,
-    print_json,
-    writing_output,
-)
+from meaningbench.commands import _common as common
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
+    parser = common.add_command(
+        subparsers,
         "export",
+        run,
         help="export items (mean ratings, metric scores) or per-rater ratings to CSV/TSV/JSONL",
         description="Export the study's items, one row each, with <dim>_human (the item's "
         "human score: each rater's ratings averaged, then the raters; the aggregate label "
@@ -29,7 +24,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "comment (the long shape, which `meaningbench import` reads back), every label set's "
         "labels unless --labels names one.",
     )
-    add_study_argument(parser)
     parser.add_argument("out", type=Path, help="output file: .csv, .tsv or .jsonl")
     parser.add_argument(
         "--ratings", action="store_true", help="one row per rating instead of one per item"
@@ -40,8 +34,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="write CSV/TSV text cells exactly as stored, even those a spreadsheet would run "
         "as formulas (= + - @ tab CR); for programs, not spreadsheets",
     )
-    add_labels_argument(parser)
-    add_json_flag(parser)
+    common.add_labels_argument(parser)
+    common.add_json_flag(parser)
     parser.epilog = (
         "In CSV/TSV, text cells starting with = + - @, a tab or a carriage return get a "
         "leading ' so that a spreadsheet shows them instead of running them as formulas. "
@@ -49,16 +43,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "on stderr and writes OUT.notice.txt beside the file, and `meaningbench import` "
         "removes the quotes from a file whose notice lies beside it."
     )
-    parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from meaningbench.datasets.exporters import cells_note, export_format, export_study
 
     export_format(args.out)  # a bad extension fails before the study is opened
-    study = open_existing_study(args.study, reading=True)
+    study = common.open_existing_study(args.study, reading=True)
     try:
-        with writing_output(args.out):
+        with common.writing_output(args.out):
             report = export_study(
                 study,
                 args.out,
@@ -69,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
     finally:
         study.close()
     if args.json:
-        print_json(report.to_dict())
+        common.print_json(report.to_dict())
     else:
         print(
             f"wrote {report.rows:,} rows ({report.items:,} items, {report.table}) to {report.path}"

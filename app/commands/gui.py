@@ -5,16 +5,20 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from meaningbench.commands import _common as common
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    parser = subparsers.add_parser(
+    parser = common.add_command(
+        subparsers,
         "gui",
+        run,
+        study=False,
         help="open the desktop app",
         description="Open the desktop app on STUDY, or on the most recent study, or on the "
         "welcome page.",
     )
     parser.add_argument("study", type=Path, nargs="?", help="a study file (.mbstudy) to open")
-    parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:

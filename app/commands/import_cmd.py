@@ -7,7 +7,7 @@ import os
 import sys
 from pathlib import Path
 
-from meaningbench.commands._common import add_json_flag, add_study_argument, print_json
+from meaningbench.commands import _common as common
 
 FORMATS = ("auto", "csv", "tsv", "jsonl", "pairs", "csmd", "long", "wide")
 from meaningbench.datasets.plan import RATINGS_CHOICES  # noqa: E402  (light: no pandas)
@@ -54,15 +54,16 @@ examples:
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
+    parser = common.add_command(
+        subparsers,
         "import",
+        run,
         help="import a rating file (CSV, TSV, JSONL) into a study, creating the study if needed",
         description="Import a rating file into a study. All or nothing: a bad row stops the "
         "import with its file, row and column, and the study is left as it was.",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    add_study_argument(parser)
     parser.add_argument("file", type=Path, help="the data file (.csv, .tsv, .jsonl)")
     parser.add_argument(
         "--format",
@@ -105,8 +106,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="do not keep this unmapped column as an item attribute (repeatable; '*': none "
         "of them)",
     )
-    add_json_flag(parser)
-    parser.set_defaults(func=run)
+    common.add_json_flag(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -171,7 +171,7 @@ def run(args: argparse.Namespace) -> int:
             remove_study_files(built)  # the study did not exist before: leave none
         raise
     if args.json:
-        print_json({"study": str(args.study), "created": created, **report.to_dict()})
+        common.print_json({"study": str(args.study), "created": created, **report.to_dict()})
     else:
         if created:
             print(f"created study {args.study}")

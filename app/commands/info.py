@@ -7,40 +7,35 @@ import argparse
 import contextlib
 from typing import TYPE_CHECKING
 
-from meaningbench.commands._common import (
-    add_json_flag,
-    add_study_argument,
-    open_existing_study,
-    print_json,
-)
+from meaningbench.commands import _common as common
 
 if TYPE_CHECKING:
     from meaningbench.db.study import Study
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
+    parser = common.add_command(
+        subparsers,
         "info",
+        run,
         help="summarise a study: datasets, items, systems, item attributes, annotators, "
         "dimensions, metric runs",
         description="Summarise a study from counts alone (fast on a million items).",
     )
-    add_study_argument(parser)
-    add_json_flag(parser)
-    parser.set_defaults(func=run)
+    common.add_json_flag(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     from meaningbench.datasets.info import study_info
 
-    study = open_existing_study(args.study, reading=True)
+    study = common.open_existing_study(args.study, reading=True)
     try:
         _close_interrupted_runs(study)
         info = study_info(study)
     finally:
         study.close()
     if args.json:
-        print_json(info.to_dict())
+        common.print_json(info.to_dict())
     else:
         print("\n".join(info.lines()))
     return 0

@@ -4,17 +4,14 @@ from __future__ import annotations
 
 import argparse
 
-from meaningbench.commands._common import (
-    add_json_flag,
-    add_study_argument,
-    open_existing_study,
-    print_json,
-)
+from meaningbench.commands import _common as common
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
+    parser = common.add_command(
+        subparsers,
         "language",
+        run,
         help="show or change the language of a study's texts (ISO 639-1)",
         description="Show or change the language of a study's texts. The language chooses "
         "sacrebleu's tokenizer for BLEU, SARI and iBLEU (zh, ja-mecab, ko-mecab, else 13a), "
@@ -23,17 +20,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "metric's config: scores computed under the old language stay stored under their "
         "own config, and the next `score` computes the new ones.",
     )
-    add_study_argument(parser)
     parser.add_argument("code", nargs="?", help="the new language (en, de, fr, zh, ...)")
-    add_json_flag(parser)
-    parser.set_defaults(func=run)
+    common.add_json_flag(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     from meaningbench.datasets.language import set_study_language, study_language
     from meaningbench.metrics.languages import language_label
 
-    study = open_existing_study(args.study, reading=args.code is None)
+    study = common.open_existing_study(args.study, reading=args.code is None)
     try:
         if args.code is None:
             old = new = study_language(study)
@@ -42,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
     finally:
         study.close()
     if args.json:
-        print_json({"study": str(args.study), "language": new, "previous": old})
+        common.print_json({"study": str(args.study), "language": new, "previous": old})
     elif old == new:
         print(f"{args.study}: {language_label(new)}")
     else:

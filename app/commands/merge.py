@@ -6,33 +6,28 @@ import argparse
 from dataclasses import asdict
 from pathlib import Path
 
-from meaningbench.commands._common import (
-    add_json_flag,
-    add_study_argument,
-    open_existing_study,
-    print_json,
-)
+from meaningbench.commands import _common as common
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
+    parser = common.add_command(
+        subparsers,
         "merge",
+        run,
         help="merge the ratings and notes of another copy of the study (conflicts never overwrite)",
         description="Merge the ratings and notes of another copy of this study, e.g. one an "
         "annotator rated on another computer. Items are matched by their texts and system; "
         "where both copies hold a different current rating of the same item, annotator and "
         "dimension, ours stays current and theirs is kept as history and reported.",
     )
-    add_study_argument(parser)
     parser.add_argument("other", type=Path, help="the other copy of the study (.mbstudy)")
-    add_json_flag(parser)
-    parser.set_defaults(func=run)
+    common.add_json_flag(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     from meaningbench.annotation.merge import merge_ratings
 
-    study = open_existing_study(args.study)
+    study = common.open_existing_study(args.study)
     try:
         report = merge_ratings(study, args.other)
     finally:
@@ -40,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         out = asdict(report)
         out["other"] = str(report.other)
-        print_json(out)
+        common.print_json(out)
     else:
         print(f"merged {report.other}: {report.summary()}")
         for c in report.conflicts[:20]:

@@ -5,21 +5,16 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from meaningbench.commands._common import (
-    add_dimension_argument,
-    add_json_flag,
-    add_labels_argument,
-    add_study_argument,
-    open_existing_study,
-    print_json,
-)
+from meaningbench.commands import _common as common
 
 DEFAULT_MEASURES = "pearson,spearman,kendall_b,acc_eq_star,pdp,spa,tau_like"
 
 
 def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
+    parser = common.add_command(
+        subparsers,
         "metaeval",
+        run,
         help="which metric agrees with the humans: tie-aware measures, SPA, tau-like, "
         "permutation tests and significance clusters",
         description="Meta-evaluate every metric run against one human dimension with the "
@@ -28,9 +23,8 @@ def register(subparsers: Any) -> None:
         "tau-like), per item category if asked, and rank the metrics in significance "
         "clusters with a paired resampling test. Prints a methods paragraph.",
     )
-    add_study_argument(parser)
-    add_dimension_argument(parser)
-    add_labels_argument(parser)
+    common.add_dimension_argument(parser)
+    common.add_labels_argument(parser)
     parser.add_argument(
         "--measures",
         default=DEFAULT_MEASURES,
@@ -90,40 +84,15 @@ def register(subparsers: Any) -> None:
         default=None,
         help="metric names (space or comma separated; default: every metric run)",
     )
-    add_json_flag(parser)
-    parser.set_defaults(func=run)
+    common.add_json_flag(parser)
 
 
 def run(args: argparse.Namespace) -> int:
-    from meaningbench.analysis.export import to_text
-    from meaningbench.analysis.metaeval import SYSTEM_ONLY, check_measures, evaluate
-    from meaningbench.analysis.metaeval_significance import rank_metrics
-    from meaningbench.analysis.metaeval_study import metaeval_data_from_study
-    from meaningbench.analysis.metaeval_text import (
-        attach_ranking,
-        methods_paragraph,
-        overview_frame,
-        to_json,
-    )
-    from meaningbench.commands._common import parse_metric_names
-    from meaningbench.errors import UserError
+    from meaningbench.analysis.metaeval import evaluate
+    from meaningbench.analysis.metaeval_text import attach_ranking, methods_paragraph, to_json
 
-    measures = check_measures([m.strip() for m in args.measures.split(",") if m.strip()])
-    if not measures:
-        raise UserError("--measures names no measure")
-    rank_by = args.rank_by or next((m for m in measures if m not in SYSTEM_ONLY), None)
-    if rank_by is not None:
-        check_measures([rank_by])
-    with open_existing_study(args.study, reading=True) as study:
-        names = [n for n, _, _ in parse_metric_names(args.metrics, study)] if args.metrics else None
-        data = metaeval_data_from_study(study, args.dimension, args.labels, names)
-    if not data.metric_names:
-        raise UserError(f"{args.study}: no metric scores yet; run metrics on the study first")
-    if not data.common().any():
-        raise UserError(
-            f"{args.study}: no output has a {args.dimension!r} rating and a score of every "
-            "metric; name fewer metrics with --metrics"
-        )
+    measures, rank_by = _measures(args)
+    data = _read_data(args)
     table = evaluate(
         data,
         measures,
@@ -133,22 +102,67 @@ def run(args: argparse.Namespace) -> int:
         tie_threshold=args.tie_threshold,
         seed=args.seed,
     )
-    ranking = None
-    if rank_by is not None:
-        ranking = rank_metrics(
-            data,
-            rank_by,
-            group_by=args.group_by,
-            test=args.test,
-            resamples=args.resamples,
-            seed=args.seed,
-            alpha=args.alpha,
-            tie_threshold=args.tie_threshold,
-            pairs_within=args.pairs_within,
-        )
+    ranking = _rank(args, data, rank_by) if rank_by is not None else None
     attach_ranking(table, ranking)
     methods = methods_paragraph(table, ranking, dimension=args.dimension)
-    settings = {
+    if args.json:
+        common.print_json(to_json(table, ranking, methods, _settings(args, measures, rank_by)))
+        return 0
+    _print_text(args, data, table, ranking, methods)
+    return 0
+
+
+def _measures(args: argparse.Namespace) -> tuple[list[str], str | None]:
+    """The measures asked for, checked, and the one the ranking is by (None: no ranking)."""
+    from meaningbench.analysis.metaeval import SYSTEM_ONLY, check_measures
+    from meaningbench.errors import UserError
+
+    measures = check_measures([m.strip() for m in args.measures.split(",") if m.strip()])
+    if not measures:
+        raise UserError("--measures names no measure")
+    rank_by = args.rank_by or next((m for m in measures if m not in SYSTEM_ONLY), None)
+    if rank_by is not None:
+        check_measures([rank_by])
+    return measures, rank_by
+
+
+def _read_data(args: argparse.Namespace) -> Any:
+    """The ratings and scores to evaluate; an error when no output has them all."""
+    from meaningbench.analysis.metaeval_study import metaeval_data_from_study
+    from meaningbench.commands._common import parse_metric_names
+    from meaningbench.errors import UserError
+
+    with common.open_existing_study(args.study, reading=True) as study:
+        names = [n for n, _, _ in parse_metric_names(args.metrics, study)] if args.metrics else None
+        data = metaeval_data_from_study(study, args.dimension, args.labels, names)
+    if not data.metric_names:
+        raise UserError(f"{args.study}: no metric scores yet; run metrics on the study first")
+    if not data.common().any():
+        raise UserError(
+            f"{args.study}: no output has a {args.dimension!r} rating and a score of every "
+            "metric; name fewer metrics with --metrics"
+        )
+    return data
+
+
+def _rank(args: argparse.Namespace, data: Any, rank_by: str) -> Any:
+    from meaningbench.analysis.metaeval_significance import rank_metrics
+
+    return rank_metrics(
+        data,
+        rank_by,
+        group_by=args.group_by,
+        test=args.test,
+        resamples=args.resamples,
+        seed=args.seed,
+        alpha=args.alpha,
+        tie_threshold=args.tie_threshold,
+        pairs_within=args.pairs_within,
+    )
+
+
+def _settings(args: argparse.Namespace, measures: list[str], rank_by: str | None) -> dict[str, Any]:
+    return {
         "dimension": args.dimension,
         "measures": measures,
         "rank_by": rank_by,
@@ -161,9 +175,14 @@ def run(args: argparse.Namespace) -> int:
         "seed": args.seed,
         "alpha": args.alpha,
     }
-    if args.json:
-        print_json(to_json(table, ranking, methods, settings))
-        return 0
+
+
+def _print_text(
+    args: argparse.Namespace, data: Any, table: Any, ranking: Any, methods: str
+) -> None:
+    from meaningbench.analysis.export import to_text
+    from meaningbench.analysis.metaeval_text import overview_frame
+
     print(
         f"{args.dimension}: {table.n_outputs:,} outputs scored by all "
         f"{len(data.metric_names)} metrics ({table.n_left_out:,} left out); "
@@ -174,22 +193,7 @@ def run(args: argparse.Namespace) -> int:
             f"\nRanking by {ranking.measure} ({ranking.test}, {ranking.resamples} resamples, "
             f"seed {ranking.seed}, α {ranking.alpha:g})"
         )
-        rows = []
-        for m in ranking.order:
-            lo_hi = ranking.intervals.get(m)
-            rows.append(
-                {
-                    "cluster": ranking.clusters[m],
-                    "metric": m,
-                    "value": round(float(ranking.values[m] or 0.0), 4),
-                    "95% interval": f"[{lo_hi[0]:.3f}, {lo_hi[1]:.3f}]" if lo_hi else "",
-                }
-            )
-        for m, why in ranking.reasons.items():
-            rows.append({"cluster": "", "metric": m, "value": why, "95% interval": ""})
-        import pandas as pd
-
-        print(to_text(pd.DataFrame(rows).set_index("cluster")))
+        print(to_text(_ranking_frame(ranking)))
     print("\nAll measures")
     print(to_text(overview_frame(table)))
     reasons = {(v.measure, v.reason) for v in table.values if v.reason and not v.category}
@@ -200,4 +204,23 @@ def run(args: argparse.Namespace) -> int:
         print(f"\n{args.by} = {c}")
         print(to_text(overview_frame(table, c)))
     print("\nMethods: " + methods)
-    return 0
+
+
+def _ranking_frame(ranking: Any) -> Any:
+    """The ranking as a table: clusters in order, then the metrics left out and why."""
+    import pandas as pd
+
+    rows = []
+    for m in ranking.order:
+        lo_hi = ranking.intervals.get(m)
+        rows.append(
+            {
+                "cluster": ranking.clusters[m],
+                "metric": m,
+                "value": round(float(ranking.values[m] or 0.0), 4),
+                "95% interval": f"[{lo_hi[0]:.3f}, {lo_hi[1]:.3f}]" if lo_hi else "",
+            }
+        )
+    for m, why in ranking.reasons.items():
+        rows.append({"cluster": "", "metric": m, "value": why, "95% interval": ""})
+    return pd.DataFrame(rows).set_index("cluster")

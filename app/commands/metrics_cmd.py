@@ -7,12 +7,15 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from meaningbench.commands._common import add_json_flag, print_json
+from meaningbench.commands import _common as common
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
+    parser = common.add_command(
+        subparsers,
         "metrics",
+        run,
+        study=False,
         help="list every metric with its availability and origin (and why one cannot run)",
         description="List the metric battery: name (what --metrics takes), family, what it "
         "needs, whether it can run on this machine, and the package it comes from (metrics "
@@ -26,8 +29,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="also list the models registered in this study, and say what can run under "
         "its language",
     )
-    add_json_flag(parser)
-    parser.set_defaults(func=run)
+    common.add_json_flag(parser)
 
 
 def metric_status_text(m: dict[str, Any]) -> str:
@@ -54,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
     metrics = list_metrics(args.study)
     broken = broken_plugins()
     if args.json:
-        print_json(
+        common.print_json(
             {
                 "metrics": metrics,
                 "broken_plugins": [

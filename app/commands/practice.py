@@ -5,27 +5,22 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from meaningbench.commands._common import (
-    add_json_flag,
-    add_study_argument,
-    open_existing_study,
-    print_json,
-)
+from meaningbench.commands import _common as common
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
+    parser = common.add_command(
+        subparsers,
         "practice",
+        run,
         help="add practice items with expected ranges, or show raters' practice results",
         description="Practice items are rated first by every new rater, who sees after each "
         "whether the score fell in the expected range, and why. They and their answers are "
         "kept apart from the study's items and ratings and never enter any analysis. With "
         "--add, read a CSV with columns source, output, low, high and optionally explanation.",
     )
-    add_study_argument(parser)
     parser.add_argument("--add", type=Path, default=None, metavar="CSV", help="practice items")
-    add_json_flag(parser)
-    parser.set_defaults(func=run)
+    common.add_json_flag(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -33,23 +28,23 @@ def run(args: argparse.Namespace) -> int:
 
     if args.add is not None:
         rows = read_practice_file(args.add)
-        study = open_existing_study(args.study)
+        study = common.open_existing_study(args.study)
         try:
             n = add_practice(study, rows)
         finally:
             study.close()
         if args.json:
-            print_json({"added": n})
+            common.print_json({"added": n})
         else:
             print(f"added {n:,} practice items from {args.add}")
         return 0
-    study = open_existing_study(args.study, reading=True)
+    study = common.open_existing_study(args.study, reading=True)
     try:
         results = practice_results(study)
     finally:
         study.close()
     if args.json:
-        print_json([r.__dict__ for r in results])
+        common.print_json([r.__dict__ for r in results])
     else:
         print(f"practice results: {len(results)} raters")
         for r in results:

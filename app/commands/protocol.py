@@ -4,19 +4,16 @@ from __future__ import annotations
 
 import argparse
 
-from meaningbench.commands._common import (
-    add_json_flag,
-    add_study_argument,
-    open_existing_study,
-    print_json,
-)
+from meaningbench.commands import _common as common
 
 CHOICES = ("da", "esa", "sxs", "likert")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
+    parser = common.add_command(
+        subparsers,
         "protocol",
+        run,
         help="show or choose the annotation protocol: da, esa, sxs or likert",
         description="Show the study's annotation protocol, or choose it before raters start: "
         "da (a 0–100 slider per dimension), esa (mark meaning errors as minor or major spans "
@@ -24,7 +21,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "on its own slider, in a random order that is recorded) or likert (five labelled "
         "points). Once the study's raters have rated, the protocol can no longer change.",
     )
-    add_study_argument(parser)
     parser.add_argument("--set", dest="protocol", choices=CHOICES, help="the protocol to use")
     number = parser.add_mutually_exclusive_group()
     number.add_argument(
@@ -51,8 +47,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         action="store_false",
         help="esa: spans in the output only",
     )
-    add_json_flag(parser)
-    parser.set_defaults(func=run)
+    common.add_json_flag(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -60,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
 
     changing = args.protocol is not None or args.hidden_number is not None
     changing = changing or args.source_spans is not None
-    study = open_existing_study(args.study, reading=not changing)
+    study = common.open_existing_study(args.study, reading=not changing)
     try:
         if changing:
             choice = set_protocol(
@@ -74,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
     finally:
         study.close()
     if args.json:
-        print_json(choice.to_dict())
+        common.print_json(choice.to_dict())
     else:
         print(f"protocol: {choice.line()}")
     return 0

@@ -5,18 +5,14 @@ from __future__ import annotations
 import argparse
 import math
 
-from meaningbench.commands._common import (
-    add_dimension_argument,
-    add_json_flag,
-    add_study_argument,
-    open_existing_study,
-    print_json,
-)
+from meaningbench.commands import _common as common
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
+    parser = common.add_command(
+        subparsers,
         "raters",
+        run,
         help="per-rater checks: agreement with the others, QC pass rates, straight-lining, speed",
         description="Check each named rater: Pearson r with the mean of the other raters "
         "(leave one rater out), the share of identical and unrelated controls passed, repeat "
@@ -26,8 +22,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "min_agreement, identical_min, unrelated_max, min_qc_pass_rate, max_repeat_mad, "
         "max_same_share, min_median_seconds.",
     )
-    add_study_argument(parser)
-    add_dimension_argument(parser)
+    common.add_dimension_argument(parser)
     parser.add_argument(
         "--threshold",
         action="append",
@@ -35,8 +30,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="NAME=VALUE",
         help="store a threshold for this study (repeatable)",
     )
-    add_json_flag(parser)
-    parser.set_defaults(func=run)
+    common.add_json_flag(parser)
 
 
 def _fmt(x: float, spec: str) -> str:
@@ -61,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
             new[name] = plain_number(value)
         except NumberProblem as exc:
             raise UserError(f"--threshold {spec}: {exc}.") from None
-    study = open_existing_study(args.study, reading=not new)
+    study = common.open_existing_study(args.study, reading=not new)
     try:
         if new:
             with study.session(write=True) as s:
@@ -72,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
     finally:
         study.close()
     if args.json:
-        print_json([c.to_json() for c in checks])
+        common.print_json([c.to_json() for c in checks])
         return 0
     print(f"raters: {len(checks)} ({args.dimension})")
     for c in checks:

@@ -6,14 +6,17 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from meaningbench.commands._common import add_json_flag, print_json
+from meaningbench.commands import _common as common
 
 RECIPES = ("csmd-corrected",)
 
 
 def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
+    parser = common.add_command(
+        subparsers,
         "recipe",
+        run,
+        study=False,
         help="build a documented dataset from public files (csmd-corrected)",
         description="csmd-corrected: trace every row of CSMD's published splits to its raw "
         "source row (rebuilding CSMD's label steps and seeded split when all four sources are "
@@ -35,8 +38,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--asset", type=Path, default=None, help="ASSET human_ratings.csv (CC BY-NC 4.0)"
     )
-    add_json_flag(parser)
-    parser.set_defaults(func=run)
+    common.add_json_flag(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -70,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
         json.dumps(clean_json(summary), indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
     )
     if args.json:
-        print_json(summary)
+        common.print_json(summary)
         return 0
     print(f"csmd-corrected: rows traced by {result.trace}")
     for note in result.notes:

@@ -6,28 +6,22 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from meaningbench.commands._common import (
-    add_dimension_argument,
-    add_labels_argument,
-    add_study_argument,
-    open_existing_study,
-    parse_metric_names,
-    writing_output,
-)
+from meaningbench.commands import _common as common
 
 
 def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
+    parser = common.add_command(
+        subparsers,
         "report",
+        run,
         help="write a self-contained HTML report: correlations, which metric, sanity, agreement, QC",
         description="Write the study summary, the correlation table with its charts, the "
         "sanity checks (MeaningBERT layout), agreement and rater QC as one HTML file with "
         "inline SVG charts and no external assets.",
     )
-    add_study_argument(parser)
     parser.add_argument("out", type=Path, help="the HTML file to write")
-    add_dimension_argument(parser)
-    add_labels_argument(parser)
+    common.add_dimension_argument(parser)
+    common.add_labels_argument(parser)
     parser.add_argument("--z", action="store_true", help="correlate with per-annotator z-scores")
     parser.add_argument("--boot", type=int, default=1000, help="bootstrap resamples (0: none)")
     parser.add_argument("--groups", choices=("items", "sources"), default="items")
@@ -55,7 +49,6 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--sanity-n", type=int, default=200, help="sources for sanity checks")
     parser.add_argument("--unrelated", choices=("wordsoup", "sampled"), default="wordsoup")
-    parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -67,8 +60,10 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("--boot must be 0 or more and --sanity-n at least 1")
     if args.out.parent and not args.out.parent.exists():
         raise UserError(f"{args.out.parent}: no such folder")
-    with open_existing_study(args.study, reading=True) as study:
-        metrics = parse_metric_names(args.sanity_metrics, study) if args.sanity_metrics else None
+    with common.open_existing_study(args.study, reading=True) as study:
+        metrics = (
+            common.parse_metric_names(args.sanity_metrics, study) if args.sanity_metrics else None
+        )
 
         def job(ctx: Any) -> Any:
             ctx.progress(0, None, "computing", force=True)
@@ -90,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
             )
 
         data = run_with_progress_bar(job, description="report", quiet=True)
-    with writing_output(args.out):
+    with common.writing_output(args.out):
         path = write_report(data, args.out)
     print(f"wrote {path}")
     return 0

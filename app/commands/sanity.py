@@ -5,24 +5,19 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from meaningbench.commands._common import (
-    add_json_flag,
-    add_study_argument,
-    open_existing_study,
-    parse_metric_names,
-    print_json,
-)
+from meaningbench.commands import _common as common
 
 
 def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
+    parser = common.add_command(
+        subparsers,
         "sanity",
+        run,
         help="sanity-check metrics on identical and unrelated pairs from the study's sources",
         description="Score (s, s) and (s, unrelated) pairs built from the study's source "
         "sentences and report the pass rates of the MeaningBERT study: identical pairs with "
         "round(value) ≥ 95..99 and = 100, unrelated pairs with round(value) ≤ 5..1 and = 0.",
     )
-    add_study_argument(parser)
     parser.add_argument(
         "--metrics",
         nargs="+",
@@ -37,8 +32,7 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--n", type=int, default=1000, help="source sentences to use (0: all)")
     parser.add_argument("--seed", type=int, default=0)
-    add_json_flag(parser)
-    parser.set_defaults(func=run)
+    common.add_json_flag(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -49,8 +43,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.n < 0:
         raise UserError("--n must be 0 (all) or more")
-    with open_existing_study(args.study, reading=True) as study:
-        names = parse_metric_names(args.metrics, study) if args.metrics else None
+    with common.open_existing_study(args.study, reading=True) as study:
+        names = common.parse_metric_names(args.metrics, study) if args.metrics else None
 
         def job(ctx: Any) -> Any:
             return study_sanity(
@@ -67,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
     if not table.results:
         raise UserError(f"{args.study}: no metric runs; name metrics with --metrics")
     if args.json:
-        print_json(table.to_json())
+        common.print_json(table.to_json())
         return 0
     print(to_text(table))
     for name, result in table.results.items():

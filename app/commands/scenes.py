@@ -5,23 +5,19 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from meaningbench.commands._common import (
-    add_json_flag,
-    add_study_argument,
-    open_existing_study,
-    print_json,
-)
+from meaningbench.commands import _common as common
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    p = subparsers.add_parser(
+    p = common.add_command(
+        subparsers,
         "scenes",
+        run,
         help="import, propose or list the scenes of the study's source sentences (for SAMSA)",
         description="Scenes are the units SAMSA scores: a main relation (Process or State) "
         "and its participants. Import them from UCCA XML, propose them with a dependency "
         "parser (spaCy with an English model), or draw them in the scene editor.",
     )
-    add_study_argument(p)
     action = p.add_mutually_exclusive_group()
     action.add_argument(
         "--import-ucca",
@@ -42,12 +38,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="with --propose: replace earlier proposals for every source",
     )
     p.add_argument("--limit", type=int, default=20, help="with --list: sources to show (0 = all)")
-    add_json_flag(p)
-    p.set_defaults(func=run)
+    common.add_json_flag(p)
 
 
 def run(args: argparse.Namespace) -> int:
-    study = open_existing_study(args.study)
+    study = common.open_existing_study(args.study)
     try:
         if args.import_ucca:
             return _import(study, args)
@@ -70,7 +65,7 @@ def _import(study, args: argparse.Namespace) -> int:
                 f"{args.study}; nothing was stored"
             )
     if args.json:
-        print_json(report.__dict__)
+        common.print_json(report.__dict__)
     else:
         print(report.summary())
         for line in report.unmatched[:10]:
@@ -89,7 +84,7 @@ def _propose(study, args: argparse.Namespace) -> int:
     with study.session() as s:
         report = propose_into_study(s, propose_scenes, overwrite=args.overwrite)
     if args.json:
-        print_json({**report.__dict__, "parser": message})
+        common.print_json({**report.__dict__, "parser": message})
     else:
         print(
             f"proposed {report.scenes} scene(s) for {report.groups} source sentence(s) with "
@@ -128,7 +123,7 @@ def _list(study, args: argparse.Namespace) -> int:
             }
         )
     if args.json:
-        print_json(rows)
+        common.print_json(rows)
         return 0
     with_scenes = sum(1 for r in rows if r["scenes"])
     print(f"{with_scenes} of {len(rows)} source sentence(s) have scenes")

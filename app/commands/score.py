@@ -11,26 +11,22 @@ import argparse
 import sys
 from typing import Any
 
-from meaningbench.commands._common import (
-    add_json_flag,
-    add_study_argument,
-    open_existing_study,
-    print_json,
-)
+from meaningbench.commands import _common as common
 from meaningbench.settings import DEVICE_CHOICES
 
 REFERENCE_MODES = ("source", "references")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
+    parser = common.add_command(
+        subparsers,
         "score",
+        run,
         help="run metrics over a study's items (only missing or stale scores are computed)",
         description="Score a study's items with the metric battery. Scores are cached per "
         "metric, config and item texts, so a second run computes only what changed; an "
         "interrupted run resumes.",
     )
-    add_study_argument(parser)
     parser.add_argument(
         "--metrics",
         default="all",
@@ -69,8 +65,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "of; default: a local Ray instance)",
     )
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
-    add_json_flag(parser)
-    parser.set_defaults(func=run)
+    common.add_json_flag(parser)
 
 
 def options_from_args(args: argparse.Namespace) -> dict[str, Any]:
@@ -101,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("--batch-size must be at least 1")
     if args.workers is not None and args.workers < 1:
         raise InputError("--workers must be at least 1")
-    open_existing_study(args.study).close()  # a clear message for a missing or foreign file
+    common.open_existing_study(args.study).close()  # a clear message for a missing or foreign file
     request = ScoreRequest(
         study_path=args.study, metrics=[args.metrics], options=options_from_args(args)
     )
@@ -117,7 +112,7 @@ def run(args: argparse.Namespace) -> int:
     )
     code = _exit_code([s.status for s in summaries])
     if args.json:
-        print_json({"study": str(args.study), "runs": [s.to_dict() for s in summaries]})
+        common.print_json({"study": str(args.study), "runs": [s.to_dict() for s in summaries]})
     else:
         _print_table(summaries)
     if code == 130:

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from meaningbench.commands._common import add_json_flag, add_study_argument, print_json
+from meaningbench.commands import _common as common
 
 EXECUTORS = ("local", "ray")
 DETAILS_CHOICES = ("full", "compact", "none")
@@ -35,7 +35,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Write the items of STUDY that still miss a current score for one of the "
         "metrics as Parquet shards in OUTDIR (replacing an earlier export there).",
     )
-    add_study_argument(export)
+    common.add_study_argument(export)
     export.add_argument("outdir", type=Path, help="folder for the shards")
     _metrics_argument(export)
     export.add_argument("--rows", type=int, default=None, help="items per shard (default: 50,000)")
@@ -45,7 +45,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default=None,
         help="what reference-based metrics compare with (as in `meaningbench score`)",
     )
-    add_json_flag(export)
+    common.add_json_flag(export)
     export.set_defaults(func=run_export)
 
     score = sub.add_parser(
@@ -78,7 +78,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     score.add_argument("--device", default=None, help="for model metrics (default: auto)")
     score.add_argument("--quiet", action="store_true", help="no progress bar")
-    add_json_flag(score)
+    common.add_json_flag(score)
     score.set_defaults(func=run_score)
 
     merge = sub.add_parser(
@@ -88,9 +88,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "item, input hash), then write the scores into STUDY in one transaction; any problem "
         "refuses the whole merge. Scores already current in the study are left alone.",
     )
-    add_study_argument(merge)
+    common.add_study_argument(merge)
     merge.add_argument("outdir", type=Path, help="a folder written by `shards score`")
-    add_json_flag(merge)
+    common.add_json_flag(merge)
     merge.set_defaults(func=run_merge)
 
 
@@ -137,7 +137,7 @@ def run_export(args: argparse.Namespace) -> int:
         quiet=args.json,
     )
     if args.json:
-        print_json(
+        common.print_json(
             {
                 "folder": str(summary.folder),
                 "study_id": summary.study_id,
@@ -191,7 +191,7 @@ def run_score(args: argparse.Namespace) -> int:
     scored = run_with_progress_bar(job, description="Scoring", quiet=quiet)
     already = sum(work.done.values())
     if args.json:
-        print_json(
+        common.print_json(
             {
                 "outdir": str(args.outdir),
                 "executor": args.executor,
@@ -221,7 +221,7 @@ def run_merge(args: argparse.Namespace) -> int:
         quiet=args.json,
     )
     if args.json:
-        print_json(
+        common.print_json(
             {
                 "study": str(args.study),
                 "files": summary.files,
@@ -259,7 +259,7 @@ def report_cluster_score(args: argparse.Namespace, options: dict[str, Any]) -> i
     )
     merged = summary.merged.metrics if summary.merged else []
     if args.json:
-        print_json(
+        common.print_json(
             {
                 "study": str(args.study),
                 "executor": "ray",

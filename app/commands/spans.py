@@ -5,13 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from meaningbench.commands._common import (
-    add_json_flag,
-    add_study_argument,
-    open_existing_study,
-    print_json,
-    writing_output,
-)
+from meaningbench.commands import _common as common
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -26,31 +20,31 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     export = actions.add_parser("export", help="write every current span rating to a file")
-    add_study_argument(export)
+    common.add_study_argument(export)
     export.add_argument("out", type=Path, help="the .jsonl file to write")
     export.add_argument(
         "--dimension", default=None, help="the score's dimension (default: the first active)"
     )
-    add_json_flag(export)
+    common.add_json_flag(export)
     export.set_defaults(func=run_export)
     imp = actions.add_parser("import", help="read span ratings into the study (all or nothing)")
-    add_study_argument(imp)
+    common.add_study_argument(imp)
     imp.add_argument("file", type=Path, help="a .jsonl file of span ratings")
-    add_json_flag(imp)
+    common.add_json_flag(imp)
     imp.set_defaults(func=run_import)
 
 
 def run_export(args: argparse.Namespace) -> int:
     from meaningbench.annotation.span_io import export_spans
 
-    study = open_existing_study(args.study, reading=True)
+    study = common.open_existing_study(args.study, reading=True)
     try:
-        with writing_output(args.out):
+        with common.writing_output(args.out):
             n = export_spans(study, args.out, args.dimension)
     finally:
         study.close()
     if args.json:
-        print_json({"ratings": n, "path": str(args.out)})
+        common.print_json({"ratings": n, "path": str(args.out)})
     else:
         print(f"wrote {n:,} span ratings to {args.out}")
     return 0
@@ -59,13 +53,13 @@ def run_export(args: argparse.Namespace) -> int:
 def run_import(args: argparse.Namespace) -> int:
     from meaningbench.annotation.span_io import import_spans
 
-    study = open_existing_study(args.study)
+    study = common.open_existing_study(args.study)
     try:
         result = import_spans(study, args.file)
     finally:
         study.close()
     if args.json:
-        print_json({"ratings": result.ratings, "spans": result.spans})
+        common.print_json({"ratings": result.ratings, "spans": result.spans})
     else:
         print(f"imported {result.ratings:,} span ratings ({result.spans:,} spans) from {args.file}")
     return 0

@@ -13,20 +13,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from meaningbench.commands._common import (
-    add_dimension_argument,
-    add_json_flag,
-    add_labels_argument,
-    add_study_argument,
-    open_existing_study,
-    print_json,
-)
+from meaningbench.commands import _common as common
 from meaningbench.settings import DEFAULT_ENCODER, DEVICE_CHOICES
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
+    parser = common.add_command(
+        subparsers,
         "sweep",
+        run,
         help="score BERTScore / SBERT cosine over models × layers × idf × rescaling and "
         "compare them against the human ratings",
         description="Score every configuration of a model/layer sweep as an ordinary metric "
@@ -35,7 +30,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "bootstrap intervals, RMSE and MAE on a common 0–1 scale, the best configuration "
         "marked and tested against the runner-up (Williams test, paired bootstrap).",
     )
-    add_study_argument(parser)
     parser.add_argument(
         "--models",
         default=DEFAULT_ENCODER,
@@ -71,8 +65,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default=None,
         help="BERTScore compares outputs with the source (default) or the human references",
     )
-    add_dimension_argument(parser)
-    add_labels_argument(parser)
+    common.add_dimension_argument(parser)
+    common.add_labels_argument(parser)
     parser.add_argument(
         "--rank-by",
         choices=("pearson", "spearman"),
@@ -90,8 +84,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="also write the table: .csv, or .json (rows, the best-vs-runner-up test)",
     )
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
-    add_json_flag(parser)
-    parser.set_defaults(func=run)
+    common.add_json_flag(parser)
 
 
 def request_from_args(args: argparse.Namespace) -> Any:
@@ -126,7 +119,7 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("--boot must be 0 or more")
     if args.out is not None and args.out.suffix.lower() not in (".csv", ".json"):
         raise InputError(f"--out {args.out}: write a .csv or a .json file")
-    open_existing_study(args.study).close()
+    common.open_existing_study(args.study).close()
     request = request_from_args(args)
     plan_sweep(request)  # bad options fail here, before a progress bar
     outcome = run_with_progress_bar(
@@ -146,7 +139,7 @@ def run(args: argparse.Namespace) -> int:
     if args.out is not None:
         _write(table, args.out)
     if args.json:
-        print_json({"study": str(args.study), **table.to_json()})
+        common.print_json({"study": str(args.study), **table.to_json()})
     else:
         from meaningbench.analysis.sweep_text import table_text
 

@@ -9,12 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from meaningbench.commands._common import (
-    add_json_flag,
-    add_study_argument,
-    number_option,
-    print_json,
-)
+from meaningbench.commands import _common as common
 from meaningbench.settings import DEVICE_CHOICES
 from meaningbench.training.request import (
     BETWEEN_EXACT,
@@ -61,8 +56,10 @@ _LEARNING_OPTIONS = {
 
 
 def register(subparsers: Any) -> None:
-    p = subparsers.add_parser(
+    p = common.add_command(
+        subparsers,
         "train",
+        run,
         help="train a MeaningBERT-style or Sentence-BERT model on the study's ratings",
         description="Fine-tune a cross-encoder (the embedded MiniLM by default) to predict the "
         "study's human ratings, split by source sentence, with the MeaningBERT augmentation. "
@@ -73,7 +70,14 @@ def register(subparsers: Any) -> None:
         "`bertscore@NAME`. Ctrl+C stops after the current step; --resume continues from the "
         "last checkpoint.",
     )
-    add_study_argument(p)
+    _add_model_options(p)
+    _add_schedule_options(p)
+    _add_run_options(p)
+    common.add_json_flag(p)
+
+
+def _add_model_options(p: argparse.ArgumentParser) -> None:
+    """What is trained, on which ratings."""
     p.add_argument("--out", type=Path, required=True, help="new or empty folder for the model")
     p.add_argument(
         "--kind",
@@ -112,8 +116,14 @@ def register(subparsers: Any) -> None:
         const=True,
         help="learn per-annotator z-scores (item mean), re-expressed on 0–100",
     )
+
+
+def _add_schedule_options(p: argparse.ArgumentParser) -> None:
+    """How long and how it learns, and how the ratings are split."""
     p.add_argument("--epochs", type=int, help=f"epochs per run (default: {DEFAULT_EPOCHS})")
-    p.add_argument("--lr", type=number_option, help=f"peak learning rate (default: {DEFAULT_LR:g})")
+    p.add_argument(
+        "--lr", type=common.number_option, help=f"peak learning rate (default: {DEFAULT_LR:g})"
+    )
     p.add_argument(
         "--batch-size", type=int, help=f"examples per step (default: {DEFAULT_BATCH_SIZE})"
     )
@@ -138,12 +148,22 @@ def register(subparsers: Any) -> None:
     p.add_argument("--folds", type=int, help="k-fold cross-validation by source group")
     p.add_argument("--seeds", type=int, nargs="+", help="one run per seed (default: 0)")
     p.add_argument("--split-seed", type=int, help="seed of the group split (default: 0)")
-    p.add_argument("--val-fraction", type=number_option, help="share of groups to validate (0.1)")
-    p.add_argument("--test-fraction", type=number_option, help="share of groups to test (0.1)")
-    p.add_argument("--warmup-ratio", type=number_option, help="share of steps to warm up (0.1)")
+    p.add_argument(
+        "--val-fraction", type=common.number_option, help="share of groups to validate (0.1)"
+    )
+    p.add_argument(
+        "--test-fraction", type=common.number_option, help="share of groups to test (0.1)"
+    )
+    p.add_argument(
+        "--warmup-ratio", type=common.number_option, help="share of steps to warm up (0.1)"
+    )
     p.add_argument("--eval-steps", type=int, help="also validate every N steps")
     p.add_argument("--max-steps", type=int, help="stop each run after N steps")
     p.add_argument("--checkpoint-steps", type=int, help="checkpoint every N steps (200)")
+
+
+def _add_run_options(p: argparse.ArgumentParser) -> None:
+    """Where it runs and what becomes of the result."""
     p.add_argument("--device", choices=DEVICE_CHOICES, default="auto")
     p.add_argument("--threads", type=int, help="CPU threads (default: all usable cores)")
     p.add_argument("--name", help="registered name (default: the --out folder's name)")
@@ -152,8 +172,6 @@ def register(subparsers: Any) -> None:
         "--keep-checkpoints", action="store_true", help="keep every run's checkpoints and model"
     )
     p.add_argument("--resume", action="store_true", help="continue the training in --out")
-    add_json_flag(p)
-    p.set_defaults(func=run)
 
 
 def _augment(text: str) -> tuple[str, ...]:
@@ -331,7 +349,7 @@ def run(args: argparse.Namespace) -> int:
         display.close()
         signal.signal(signal.SIGINT, previous)
     if args.json:
-        print_json(result.to_json())
+        common.print_json(result.to_json())
     else:
         _print_summary(result)
     return 0

@@ -493,6 +493,17 @@ def _finish_report(report: ImportReport, started: float) -> None:
     report.elapsed_s = round(time.perf_counter() - started, 3)
 
 
+def _store_pending(run: _Import, writer: BulkWriter, path: Path, report: ImportReport) -> None:
+    """After the last row: the file-wide checks, then what the rows left to write."""
+    run.check_file(str(path))
+    run.finish_sources()
+    run.finish_attributes()
+    writer.flush()
+    if run.attributes is not None and run.attributes.stored_names:
+        writer.note_attribute_names(sorted(run.attributes.stored_names))
+    _record_import(path, writer, report)
+
+
 def import_file(
     study: Study,
     path: str | Path,
@@ -552,15 +563,8 @@ def import_file(
         announcement.enter_context(announced_writer(study.path, "import"))
         had_items = conn.execute("SELECT 1 FROM item LIMIT 1").fetchone() is not None
         report.language = import_language(conn, language, had_items)  # type: ignore[arg-type]
-        file_name = str(path)
-        _read_rows(source, parser, run, info_by_name, file_name, progress, cancel)
-        run.check_file(file_name)
-        run.finish_sources()
-        run.finish_attributes()
-        writer.flush()
-        if run.attributes is not None and run.attributes.stored_names:
-            writer.note_attribute_names(sorted(run.attributes.stored_names))
-        _record_import(path, writer, report)
+        _read_rows(source, parser, run, info_by_name, str(path), progress, cancel)
+        _store_pending(run, writer, path, report)
         if cancel is not None:
             cancel.check()
         report.items_existing = len(run.touched_existing)

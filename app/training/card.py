@@ -120,10 +120,22 @@ def _before_after_rows(before: dict[str, Any], after: dict[str, Any]) -> list[st
 
 
 def render_markdown(card: dict[str, Any]) -> str:
-    cfg = card.get("config", {})
+    lines = _summary_lines(card)
+    lines += _test_lines(card)
+    lines += _sanity_lines(card.get("sanity") or {})
+    lines += _split_lines(card.get("split", {}).get("parts", {}))
+    lines += _curve_lines(card.get("curve") or [])
+    lines += ["## Configuration", "", "```json", json.dumps(card.get("config", {}), indent=2)]
+    lines += ["```", ""]
+    lines += ["## Versions", "", *(f"- {k} {v}" for k, v in card.get("versions", {}).items()), ""]
+    return "\n".join(lines)
+
+
+def _summary_lines(card: dict[str, Any]) -> list[str]:
+    """The title, what the model is and what it was trained on."""
     data = card.get("data", {})
     split = card.get("split", {})
-    lines = [
+    return [
         f"# {card.get('name', 'model')}",
         "",
         str(
@@ -146,6 +158,12 @@ def render_markdown(card: dict[str, Any]) -> str:
         f"- Selected run: `{card.get('selected_run')}`; device {card.get('device')}; "
         f"{_fmt(card.get('elapsed_s'), 0)} s",
         "",
+    ]
+
+
+def _test_lines(card: dict[str, Any]) -> list[str]:
+    """The held-out test figures, before and after training and over runs where known."""
+    lines = [
         "## Test figures",
         "",
         str(card.get("test_note", "")),
@@ -163,51 +181,61 @@ def render_markdown(card: dict[str, Any]) -> str:
         ]
     if card.get("test_over_runs"):
         lines += ["Mean ± SD over runs:", "", *_stats_rows(card["test_over_runs"]), ""]
-    sanity = card.get("sanity") or {}
-    if sanity.get("identical"):
-        ident = sanity.get("identical", {})
-        unrel = sanity.get("unrelated", {})
-        lines += [
-            f"## Sanity checks ({sanity.get('n')} held-out sources; share of pairs passing)",
-            "",
-            "| identical: round(score) | ≥ 95 | ≥ 96 | ≥ 97 | ≥ 98 | ≥ 99 | = 100 |",
-            "|---|---|---|---|---|---|---|",
-            "| share | "
-            + " | ".join(_fmt(ident.get(k), 2) for k in ("95", "96", "97", "98", "99", "100"))
-            + " |",
-            "",
-            "| unrelated (word soup): round(score) | ≤ 5 | ≤ 4 | ≤ 3 | ≤ 2 | ≤ 1 | = 0 |",
-            "|---|---|---|---|---|---|---|",
-            "| share | "
-            + " | ".join(_fmt(unrel.get(k), 2) for k in ("5", "4", "3", "2", "1", "0"))
-            + " |",
-            "",
-            f"Mean score of identical pairs {_fmt(sanity.get('identical_mean'), 1)}, "
-            f"of unrelated pairs {_fmt(sanity.get('unrelated_mean'), 1)}.",
-            "",
-        ]
-    parts = split.get("parts", {})
-    if parts:
-        lines += ["## Split", "", "| part | groups | items | examples |", "|---|---|---|---|"]
-        for name, part in parts.items():
-            lines.append(
-                f"| {name} | {part.get('groups')} | {part.get('items')} | {part.get('examples', '–')} |"
-            )
-        lines.append("")
-    curve = card.get("curve") or []
-    if curve:
-        lines += [
-            "## Training curve (MSE on the 0–100 scale)",
-            "",
-            "| step | epoch | train | validation |",
-            "|---|---|---|---|",
-        ]
-        for point in curve:
-            lines.append(
-                f"| {point.get('step')} | {_fmt(point.get('epoch'), 2)} | "
-                f"{_fmt(point.get('train_loss'), 1)} | {_fmt(point.get('val_loss'), 1)} |"
-            )
-        lines.append("")
-    lines += ["## Configuration", "", "```json", json.dumps(cfg, indent=2), "```", ""]
-    lines += ["## Versions", "", *(f"- {k} {v}" for k, v in card.get("versions", {}).items()), ""]
-    return "\n".join(lines)
+    return lines
+
+
+def _sanity_lines(sanity: dict[str, Any]) -> list[str]:
+    """The identical and unrelated controls' pass shares."""
+    if not sanity.get("identical"):
+        return []
+    ident = sanity.get("identical", {})
+    unrel = sanity.get("unrelated", {})
+    return [
+        f"## Sanity checks ({sanity.get('n')} held-out sources; share of pairs passing)",
+        "",
+        "| identical: round(score) | ≥ 95 | ≥ 96 | ≥ 97 | ≥ 98 | ≥ 99 | = 100 |",
+        "|---|---|---|---|---|---|---|",
+        "| share | "
+        + " | ".join(_fmt(ident.get(k), 2) for k in ("95", "96", "97", "98", "99", "100"))
+        + " |",
+        "",
+        "| unrelated (word soup): round(score) | ≤ 5 | ≤ 4 | ≤ 3 | ≤ 2 | ≤ 1 | = 0 |",
+        "|---|---|---|---|---|---|---|",
+        "| share | "
+        + " | ".join(_fmt(unrel.get(k), 2) for k in ("5", "4", "3", "2", "1", "0"))
+        + " |",
+        "",
+        f"Mean score of identical pairs {_fmt(sanity.get('identical_mean'), 1)}, "
+        f"of unrelated pairs {_fmt(sanity.get('unrelated_mean'), 1)}.",
+        "",
+    ]
+
+
+def _split_lines(parts: dict[str, Any]) -> list[str]:
+    if not parts:
+        return []
+    lines = ["## Split", "", "| part | groups | items | examples |", "|---|---|---|---|"]
+    for name, part in parts.items():
+        lines.append(
+            f"| {name} | {part.get('groups')} | {part.get('items')} | {part.get('examples', '–')} |"
+        )
+    lines.append("")
+    return lines
+
+
+def _curve_lines(curve: list[dict[str, Any]]) -> list[str]:
+    if not curve:
+        return []
+    lines = [
+        "## Training curve (MSE on the 0–100 scale)",
+        "",
+        "| step | epoch | train | validation |",
+        "|---|---|---|---|",
+    ]
+    for point in curve:
+        lines.append(
+            f"| {point.get('step')} | {_fmt(point.get('epoch'), 2)} | "
+            f"{_fmt(point.get('train_loss'), 1)} | {_fmt(point.get('val_loss'), 1)} |"
+        )
+    lines.append("")
+    return lines

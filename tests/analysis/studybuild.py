@@ -6,16 +6,39 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 from meaningbench.datasets.keys import pair_key, source_group_key
 from meaningbench.db.models import Annotator, Dataset, Dimension, Item, MetricRun, Rating, Score
 from meaningbench.db.study import Study
+
+# Eight everyday source sentences of different topics and lengths.
+SOURCES = [
+    "The cat sat on the mat near the door.",
+    "Stock markets fell sharply after the central bank raised interest rates.",
+    "Photosynthesis converts light energy into chemical energy in plants.",
+    "The committee postponed its decision until next spring.",
+    "Volcanic eruptions can cool the global climate for several years.",
+    "Children learn languages faster than most adults do.",
+    "The bridge was closed because of strong winds.",
+    "Many birds migrate south when the weather turns cold.",
+]
 
 
 @dataclass
 class Built:
     item_ids: list[int] = field(default_factory=list)
     annotators: dict[str, int] = field(default_factory=dict)
+
+
+def dataset_named(s: Session, name: str) -> Dataset:
+    """The dataset of that name, made when the study has none."""
+    ds = s.scalar(select(Dataset).where(Dataset.name == name))
+    if ds is None:
+        ds = Dataset(name=name)
+        s.add(ds)
+        s.flush()
+    return ds
 
 
 def add_items(
@@ -28,11 +51,7 @@ def add_items(
 ) -> list[int]:
     """Items from (source, output, system) rows; returns their ids in order."""
     with study.session() as s:
-        ds = s.scalar(select(Dataset).where(Dataset.name == dataset))
-        if ds is None:
-            ds = Dataset(name=dataset)
-            s.add(ds)
-            s.flush()
+        ds = dataset_named(s, dataset)
         made = []
         for k, (source, output, system) in enumerate(rows):
             item = Item(

@@ -15,18 +15,7 @@ from scipy import stats
 from meaningbench.analysis.export import to_csv, to_latex
 from meaningbench.analysis.live import correlation_table
 from meaningbench.cli import main
-from tests.analysis.studybuild import add_items, add_ratings, add_scores
-
-SOURCES = [
-    "The cat sat on the mat near the door.",
-    "Stock markets fell sharply after the central bank raised interest rates.",
-    "Photosynthesis converts light energy into chemical energy in plants.",
-    "The committee postponed its decision until next spring.",
-    "Volcanic eruptions can cool the global climate for several years.",
-    "Children learn languages faster than most adults do.",
-    "The bridge was closed because of strong winds.",
-    "Many birds migrate south when the weather turns cold.",
-]
+from tests.analysis.studybuild import SOURCES, add_items, add_ratings, add_scores
 
 
 @pytest.fixture

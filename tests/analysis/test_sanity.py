@@ -19,18 +19,7 @@ from meaningbench.analysis.sanity import (
 )
 from meaningbench.metrics.base import ItemScore, Metric, MetricInfo, Pair
 from meaningbench.runtime import CancelToken
-from tests.analysis.studybuild import add_items, add_scores
-
-SOURCES = [
-    "The cat sat on the mat near the door.",
-    "Stock markets fell sharply after the central bank raised interest rates.",
-    "Photosynthesis converts light energy into chemical energy in plants.",
-    "The committee postponed its decision until next spring.",
-    "Volcanic eruptions can cool the global climate for several years.",
-    "Children learn languages faster than most adults do.",
-    "The bridge was closed because of strong winds.",
-    "Many birds migrate south when the weather turns cold.",
-]
+from tests.analysis.studybuild import SOURCES, add_items, add_scores
 
 
 class WordJaccard(Metric):

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import random
 
-from sqlalchemy import select
-
 from meaningbench.datasets.keys import pair_key, source_group_key
-from meaningbench.db.models import Dataset, Item
+from meaningbench.db.models import Item
 from meaningbench.db.study import Study
+from tests.analysis.studybuild import dataset_named
 
 NOUNS = [
     "river",
@@ -92,11 +91,7 @@ def add_items(
     """`n_sources` sources with `outputs_per_source` system outputs each; returns item ids."""
     rng = random.Random(seed)
     with study.session() as s:
-        ds = s.scalar(select(Dataset).where(Dataset.name == dataset))
-        if ds is None:
-            ds = Dataset(name=dataset)
-            s.add(ds)
-            s.flush()
+        ds = dataset_named(s, dataset)
         rows = []
         for i in range(n_sources):
             src = sentence(rng, rng.randint(10, 22)) + f" ({dataset} {seed} {i})"

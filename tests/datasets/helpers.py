@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from meaningbench.db.study import Study
+import pytest
+
+from meaningbench.db.study import Study, open_study
+from meaningbench.errors import InputError
 
 
 def write(path: Path, text: str, encoding: str = "utf-8") -> Path:
@@ -56,3 +60,19 @@ def rows(study: Study, sql: str, *params: Any) -> list[tuple[Any, ...]]:
         return conn.execute(sql, params).fetchall()
     finally:
         conn.close()
+
+
+def refused_unchanged(study_path: Path, attempt: Callable[[Study], object]) -> InputError:
+    """`attempt` on the study raises InputError and leaves the file as it was, byte for
+    byte and row for row; returns the error."""
+    before_bytes = study_path.read_bytes()
+    study = open_study(study_path)
+    before = snapshot(study)
+    try:
+        with pytest.raises(InputError) as info:
+            attempt(study)
+        assert snapshot(study) == before
+    finally:
+        study.close()
+    assert study_path.read_bytes() == before_bytes
+    return info.value

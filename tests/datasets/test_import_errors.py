@@ -12,7 +12,7 @@ from meaningbench.datasets.importer import import_file
 from meaningbench.db.study import create_study, open_study
 from meaningbench.errors import InputError
 from meaningbench.runtime import Cancelled, CancelToken
-from tests.datasets.helpers import snapshot, write
+from tests.datasets.helpers import refused_unchanged, snapshot, write
 
 GOOD = (
     "source,output,system,annotator,meaning\n"
@@ -30,20 +30,6 @@ def study_path(tmp_path: Path) -> Path:
     study.close()
     assert not Path(f"{path}-wal").exists()
     return path
-
-
-def _assert_unchanged(study_path: Path, attempt: Any) -> InputError:
-    before_bytes = study_path.read_bytes()
-    study = open_study(study_path)
-    before = snapshot(study)
-    try:
-        with pytest.raises(InputError) as info:
-            attempt(study)
-        assert snapshot(study) == before
-    finally:
-        study.close()
-    assert study_path.read_bytes() == before_bytes
-    return info.value
 
 
 CASES: list[tuple[str, bytes, dict[str, Any], int | None, str | None, str]] = [
@@ -199,7 +185,7 @@ def test_bad_input_is_located_and_changes_nothing(
 ) -> None:
     f = tmp_path / name
     f.write_bytes(data)
-    err = _assert_unchanged(study_path, lambda s: import_file(s, f, **kwargs))
+    err = refused_unchanged(study_path, lambda s: import_file(s, f, **kwargs))
     assert err.file == str(f)
     assert err.row == row, str(err)
     assert err.column == column, str(err)
@@ -224,7 +210,7 @@ def test_error_after_several_written_batches_rolls_everything_back(
 ) -> None:
     # 45,000 rows: two batches are written to the journal before the bad last row.
     f = _big_file(tmp_path / "big.csv", 45_000, "Last.,Out.,sys,101\n")
-    err = _assert_unchanged(study_path, lambda s: import_file(s, f))
+    err = refused_unchanged(study_path, lambda s: import_file(s, f))
     assert (err.row, err.column) == (45_001, "label")
 
 
@@ -278,7 +264,7 @@ def test_json_values_no_file_can_hold(
     study_path: Path, tmp_path: Path, line: str, column: str | None
 ) -> None:
     f = write(tmp_path / "odd.jsonl", line + "\n")
-    err = _assert_unchanged(study_path, lambda s: import_file(s, f))
+    err = refused_unchanged(study_path, lambda s: import_file(s, f))
     assert (err.row, err.column) == (1, column)
 
 

@@ -5,16 +5,13 @@ study is left byte for byte as it was."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from meaningbench.datasets.importer import import_file
-from meaningbench.db.study import create_study, open_study
-from meaningbench.errors import InputError
-from tests.datasets.helpers import rows, snapshot, write
+from meaningbench.db.study import create_study
+from tests.datasets.helpers import refused_unchanged, rows, write
 
 
 @pytest.fixture
@@ -24,20 +21,6 @@ def study_path(tmp_path: Path) -> Path:
     import_file(study, write(tmp_path / "base.csv", "source,output,label\nA.,B.,50\n"))
     study.close()
     return path
-
-
-def _refused(study_path: Path, attempt: Callable[[Any], object]) -> InputError:
-    before_bytes = study_path.read_bytes()
-    study = open_study(study_path)
-    before = snapshot(study)
-    try:
-        with pytest.raises(InputError) as info:
-            attempt(study)
-        assert snapshot(study) == before
-    finally:
-        study.close()
-    assert study_path.read_bytes() == before_bytes
-    return info.value
 
 
 ACCEPTED = [
@@ -98,7 +81,7 @@ def test_other_numbers_are_refused_as_written(
     d = delimiter
     quoted = f'"{cell}"' if d in cell else cell
     f = write(tmp_path / "r.txt", f"source{d}output{d}label\nS.{d}O.{d}50\nT.{d}P.{d}{quoted}\n")
-    err = _refused(study_path, lambda s: import_file(s, f, fmt="csv"))
+    err = refused_unchanged(study_path, lambda s: import_file(s, f, fmt="csv"))
     assert (err.file, err.row, err.column) == (str(f), 3, "label")
     shown = cell if "outside" not in fragment else cell.replace(",", ".")
     assert repr(shown) in str(err) or f" {shown} " in str(err), str(err)
@@ -107,7 +90,7 @@ def test_other_numbers_are_refused_as_written(
 
 def test_number_of_raters_shows_every_digit(study_path: Path, tmp_path: Path) -> None:
     f = write(tmp_path / "n.csv", "source,output,label,n_raters\nS.,O.,5,2.0000001\n")
-    err = _refused(study_path, lambda s: import_file(s, f))
+    err = refused_unchanged(study_path, lambda s: import_file(s, f))
     assert (err.row, err.column) == (2, "n_raters")
     assert "2.0000001 is not a positive whole number" in str(err)
 
@@ -141,7 +124,7 @@ def test_pathological_json_lines_are_messages(
     study_path: Path, tmp_path: Path, line: str, fragment: str
 ) -> None:
     f = write(tmp_path / "p.jsonl", '{"source": "A.", "output": "B."}\n' + line + "\n")
-    err = _refused(study_path, lambda s: import_file(s, f))
+    err = refused_unchanged(study_path, lambda s: import_file(s, f))
     assert (err.file, err.row) == (str(f), 2)
     assert fragment.replace("a array", "an array") in str(err).replace("a array", "an array")
     assert len(str(err)) < 300  # one line a person reads, not the line echoed back

@@ -18,13 +18,8 @@ from meaningbench.metrics.base import Pair
 from meaningbench.metrics.neural.bleurt import DEFAULT_BLEURT, BleurtMetric
 from meaningbench.metrics.registry import get_metric_class
 from tests.metrics.bleurt_oracle import package_classes
+from tests.metrics.tiny_bleurt import TINY_SIZES, TOKENIZER_FILES
 
-TOKENIZER_FILES = (
-    "vocab.txt",
-    "tokenizer.json",
-    "tokenizer_config.json",
-    "special_tokens_map.json",
-)
 ROWS = [
     ("The cat sat on the mat while the children played.", "A cat sat on the mat."),
     ("Scientists measured the lake at several depths.", "The lake was measured."),
@@ -44,15 +39,7 @@ def tiny_bleurt(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     import torch
 
     config_cls, model_cls = package_classes(monkeypatch)
-    config = config_cls(
-        vocab_size=30522,
-        embedding_size=16,
-        hidden_size=32,
-        num_hidden_layers=2,
-        num_attention_heads=2,
-        intermediate_size=48,
-        max_position_embeddings=128,
-    )
+    config = config_cls(**TINY_SIZES)
     torch.manual_seed(0)
     model = model_cls(config).eval()
     model.save_pretrained(tmp_path)

@@ -16,6 +16,16 @@ TOKENIZER_FILES = (
     "tokenizer_config.json",
     "special_tokens_map.json",
 )
+# The same small shape for the port's classes and the package's own.
+TINY_SIZES = {
+    "vocab_size": 30522,
+    "embedding_size": 16,
+    "hidden_size": 32,
+    "num_hidden_layers": 2,
+    "num_attention_heads": 2,
+    "intermediate_size": 48,
+    "max_position_embeddings": 128,
+}
 
 
 def save_tiny_bleurt(folder: Path) -> str:
@@ -25,15 +35,7 @@ def save_tiny_bleurt(folder: Path) -> str:
 
     from meaningbench.metrics.neural.bleurt_model import BleurtConfig, BleurtRegressor
 
-    config = BleurtConfig(
-        vocab_size=30522,
-        embedding_size=16,
-        hidden_size=32,
-        num_hidden_layers=2,
-        num_attention_heads=2,
-        intermediate_size=48,
-        max_position_embeddings=128,
-    )
+    config = BleurtConfig(**TINY_SIZES)
     torch.manual_seed(0)
     model = BleurtRegressor(config)
     folder.mkdir(parents=True, exist_ok=True)

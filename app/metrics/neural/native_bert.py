@@ -108,18 +108,36 @@ def build_encoder(config: dict[str, Any], state: dict[str, Any]) -> Any:
     Raises `MissingWeights` when a parameter is missing or has another shape; parameters
     it does not use are left out.
     """
-    import torch
-    from torch import nn
-    from torch.nn import functional as F
-
     c = BertConfigView(config)
-    d = c.hidden_size
+    Linear, LayerNorm, Embedding = _parameter_modules(c, _taker(state))
+    Embeddings = _embeddings_module(c, LayerNorm, Embedding)
+    Layer = _layer_module(c, Linear, LayerNorm)
+    model = _model_class(c, Embeddings, Layer)()
+    unused = set(state) - set(model.state_dict())
+    if unused:
+        raise MissingWeights(f"parameters the encoder does not know: {sorted(unused)[:3]}")
+    return model.eval()
+
+
+def _taker(state: dict[str, Any]) -> Any:
+    """`take(name, shape)`: the checkpoint's tensor as a frozen parameter, checked."""
+    from torch import nn
 
     def take(name: str, shape: tuple[int, ...]) -> nn.Parameter:
         tensor = state.get(name)
         if tensor is None or tuple(tensor.shape) != shape:
             raise MissingWeights(name)
         return nn.Parameter(tensor, requires_grad=False)
+
+    return take
+
+
+def _parameter_modules(c: BertConfigView, take: Any) -> tuple[Any, Any, Any]:
+    """The modules that hold parameters: Linear, LayerNorm and Embedding."""
+    from torch import nn
+    from torch.nn import functional as F
+
+    d = c.hidden_size
 
     class Linear(nn.Module):
         def __init__(self, prefix: str, n_in: int, n_out: int) -> None:
@@ -147,6 +165,14 @@ def build_encoder(config: dict[str, Any], state: dict[str, Any]) -> Any:
         def forward(self, ids: Any) -> Any:
             return F.embedding(ids, self.weight)
 
+    return Linear, LayerNorm, Embedding
+
+
+def _embeddings_module(c: BertConfigView, LayerNorm: Any, Embedding: Any) -> Any:
+    """Word + token type + position embeddings, then LayerNorm."""
+    import torch
+    from torch import nn
+
     class Embeddings(nn.Module):
         def __init__(self) -> None:
             super().__init__()
@@ -164,6 +190,16 @@ def build_encoder(config: dict[str, Any], state: dict[str, Any]) -> Any:
             x = self.word_embeddings(input_ids) + self.token_type_embeddings(token_type_ids)
             x = x + self.position_embeddings(positions)[None]
             return self.LayerNorm(x)
+
+    return Embeddings
+
+
+def _layer_module(c: BertConfigView, Linear: Any, LayerNorm: Any) -> Any:
+    """One transformer layer, its parts named as transformers names them."""
+    from torch import nn
+    from torch.nn import functional as F
+
+    d = c.hidden_size
 
     class SelfAttention(nn.Module):
         def __init__(self, prefix: str) -> None:
@@ -222,6 +258,14 @@ def build_encoder(config: dict[str, Any], state: dict[str, Any]) -> Any:
             a = self.attention(x, mask)
             return self.output(self.intermediate(a), a)
 
+    return Layer
+
+
+def _model_class(c: BertConfigView, Embeddings: Any, Layer: Any) -> Any:
+    """The whole encoder: embeddings, then the layers, each layer's output kept on request."""
+    import torch
+    from torch import nn
+
     class Encoder(nn.Module):
         def __init__(self) -> None:
             super().__init__()
@@ -256,11 +300,7 @@ def build_encoder(config: dict[str, Any], state: dict[str, Any]) -> Any:
                 states.append(x)
             return EncoderOutput(x, tuple(states) if output_hidden_states else None)
 
-    model = BertEncoderModel()
-    unused = set(state) - set(model.state_dict())
-    if unused:
-        raise MissingWeights(f"parameters the encoder does not know: {sorted(unused)[:3]}")
-    return model.eval()
+    return BertEncoderModel
 
 
 def _state_dict_key(name: str) -> str | None:

@@ -23,6 +23,15 @@ NAV_MODIFIERS = Qt.KeyboardModifier.AltModifier | Qt.KeyboardModifier.ControlMod
 PAGE_KEYS = (Qt.Key.Key_PageUp, Qt.Key.Key_PageDown)
 
 
+def _painter(widget: QWidget) -> tuple[QPainter, tuple[QColor, QColor, QColor]]:
+    """An antialiased painter on `widget`, and the palette's base, text and accent colours
+    a scale is drawn in."""
+    p = QPainter(widget)
+    p.setRenderHint(QPainter.RenderHint.Antialiasing)
+    pal = widget.palette()
+    return p, (pal.base().color(), pal.text().color(), pal.highlight().color())
+
+
 def blend(a: QColor, b: QColor, t: float) -> QColor:
     """`a` moved a fraction `t` towards `b` (palette-derived tints for light and dark)."""
     return QColor(
@@ -194,11 +203,7 @@ class ContinuousScale(RatingScale):
             event.accept()
 
     def paintEvent(self, _event: QPaintEvent) -> None:
-        p = QPainter(self)
-        p.setRenderHint(QPainter.RenderHint.Antialiasing)
-        pal = self.palette()
-        base, text = pal.base().color(), pal.text().color()
-        accent = pal.highlight().color()
+        p, (base, text, accent) = _painter(self)
         track = self._track()
         empty = blend(base, text, 0.16)
         p.setPen(Qt.PenStyle.NoPen)
@@ -261,11 +266,7 @@ class LikertScale(RatingScale):
         super().mousePressEvent(event)
 
     def paintEvent(self, _event: QPaintEvent) -> None:
-        p = QPainter(self)
-        p.setRenderHint(QPainter.RenderHint.Antialiasing)
-        pal = self.palette()
-        base, text = pal.base().color(), pal.text().color()
-        accent = pal.highlight().color()
+        p, (base, text, accent) = _painter(self)
         font = QFont(self.font())
         font.setPointSizeF(font.pointSizeF() * 1.15)
         font.setWeight(QFont.Weight.DemiBold)
@@ -273,12 +274,13 @@ class LikertScale(RatingScale):
         labels = self.scale.point_labels
         small = QFont(self.font())
         small.setPointSizeF(small.pointSizeF() * 0.9)
+        on_accent = self.palette().highlightedText().color()
         for i, (value, box) in enumerate(self._boxes()):
             chosen = self._value is not None and int(self._value) == value
             p.setPen(QPen(accent if chosen else blend(base, text, 0.25), 1.5))
             p.setBrush(accent if chosen else blend(base, text, 0.05))
             p.drawRoundedRect(box, 8, 8)
-            p.setPen(pal.highlightedText().color() if chosen else text)
+            p.setPen(on_accent if chosen else text)
             if labels:
                 # The number on top, the point's label under it: "3 · about half".
                 top = QRectF(box.left(), box.top() + 4, box.width(), 26)

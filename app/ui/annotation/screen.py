@@ -28,6 +28,7 @@ from meaningbench.annotation.model import ShownItem
 from meaningbench.annotation.session import AnnotationSession
 from meaningbench.errors import UserError
 from meaningbench.queries.annotation import Study
+from meaningbench.ui.annotation import keys
 from meaningbench.ui.annotation.focus import keep_focus_in
 from meaningbench.ui.annotation.pair_view import PairView
 from meaningbench.ui.annotation.panels import FlagDialog, GuidelinesPanel, KeymapOverlay
@@ -536,23 +537,15 @@ class AnnotationScreen(QWidget):
 
     def _action_for(self, event: QKeyEvent):  # noqa: ANN202 - a bound method or None
         key, mods, text = event.key(), event.modifiers(), event.text()
-        nav = bool(mods & NAV_MODIFIERS)
         if text == "?" or key == K.Key_F1:
             return self.toggle_keymap
         if key == K.Key_Escape:
             return self._escape
         if self.keymap.isVisible():
             return None
-        if mods & Qt.KeyboardModifier.ControlModifier and key == K.Key_Z:
-            return self.undo_last
-        if nav and key == K.Key_Left:
-            return self.go_previous
-        if nav and key == K.Key_Right:
-            return self.go_following
-        if nav:
-            return None
-        if key in (K.Key_Return, K.Key_Enter):
-            return self.submit_current
+        handled, action = keys.shared_action(self, key, mods)
+        if handled:
+            return action
         plain = {
             K.Key_S: self.skip_current,
             K.Key_F: self.flag_current,
@@ -571,29 +564,21 @@ class AnnotationScreen(QWidget):
             self.guidelines.hide()
 
     def event(self, event: QEvent) -> bool:
-        if event.type() == QEvent.Type.ShortcutOverride and isinstance(event, QKeyEvent):
-            digit = K.Key_0 <= event.key() <= K.Key_9 and not event.modifiers() & NAV_MODIFIERS
-            if self._action_for(event) is not None or digit:
-                event.accept()
-                return True
-        return super().event(event)
+        return keys.claim_keys(event, self._claims) or super().event(event)
+
+    def _claims(self, event: QKeyEvent) -> bool:
+        digit = K.Key_0 <= event.key() <= K.Key_9 and not event.modifiers() & NAV_MODIFIERS
+        return self._action_for(event) is not None or bool(digit)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
-        action = self._action_for(event)
-        if action is not None:
-            action()
-            event.accept()
+        if keys.run_key_action(self._action_for(event), event):
             return
         if (
             K.Key_0 <= event.key() <= K.Key_9
             and self._item is not None
             and not self.keymap.isVisible()
         ):
-            # Focus is on the screen itself (after a click on the text): type into a scale.
-            target = next((r.scale for r in self.rows if not r.scale.is_set()), self.rows[0].scale)
-            target.setFocus(Qt.FocusReason.OtherFocusReason)
-            target.type_digit(event.key() - K.Key_0)
-            event.accept()
+            keys.type_into_scales([r.scale for r in self.rows], event)
             return
         super().keyPressEvent(event)
 

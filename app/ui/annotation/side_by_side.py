@@ -25,10 +25,11 @@ from meaningbench.annotation.session import AnnotationSession
 from meaningbench.annotation.side_by_side import ShownUnit, SideBySideSession
 from meaningbench.errors import UserError
 from meaningbench.queries.annotation import Study
+from meaningbench.ui.annotation import keys
 from meaningbench.ui.annotation.focus import keep_focus_in
 from meaningbench.ui.annotation.panels import FlagDialog
 from meaningbench.ui.annotation.rows import DimensionRow
-from meaningbench.ui.annotation.scales import NAV_MODIFIERS, blend
+from meaningbench.ui.annotation.scales import blend
 from meaningbench.ui.annotation.text_panel import TextPanel
 
 K = Qt.Key
@@ -285,42 +286,22 @@ class SideBySideScreen(QWidget):
 
     def _action_for(self, event: QKeyEvent):  # noqa: ANN202 - a bound method or None
         key, mods = event.key(), event.modifiers()
-        nav = bool(mods & NAV_MODIFIERS)
-        if mods & Qt.KeyboardModifier.ControlModifier and key == K.Key_Z:
-            return self.undo_last
-        if nav and key == K.Key_Left:
-            return self.go_previous
-        if nav and key == K.Key_Right:
-            return self.go_following
-        if nav:
-            return None
-        if key in (K.Key_Return, K.Key_Enter):
-            return self.submit_current
+        handled, action = keys.shared_action(self, key, mods)
+        if handled:
+            return action
         return {K.Key_S: self.skip_current, K.Key_F: self.flag_current}.get(Qt.Key(key))
 
     def event(self, event: QEvent) -> bool:
-        if (
-            event.type() == QEvent.Type.ShortcutOverride
-            and isinstance(event, QKeyEvent)
-            and self._action_for(event) is not None
-        ):
-            event.accept()
-            return True
-        return super().event(event)
+        return keys.claim_keys(event, self._claims) or super().event(event)
+
+    def _claims(self, event: QKeyEvent) -> bool:
+        return self._action_for(event) is not None
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
-        action = self._action_for(event)
-        if action is not None:
-            action()
-            event.accept()
+        if keys.run_key_action(self._action_for(event), event):
             return
         if K.Key_0 <= event.key() <= K.Key_9 and self.columns:
-            # Focus is on the screen itself (after a click on a text): type into a slider.
-            scales = [c.row.scale for c in self.columns]
-            target = next((sc for sc in scales if not sc.is_set()), scales[0])
-            target.setFocus(Qt.FocusReason.OtherFocusReason)
-            target.type_digit(event.key() - K.Key_0)
-            event.accept()
+            keys.type_into_scales([c.row.scale for c in self.columns], event)
             return
         super().keyPressEvent(event)
 

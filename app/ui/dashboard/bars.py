@@ -11,14 +11,15 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, Qt, Signal
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import QToolTip, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QToolTip, QWidget
 
 from meaningbench.ui.dashboard.model import BarSeries
 from meaningbench.ui.dashboard.plots import (
     PlotColors,
     axis_label,
+    fill_with_plot,
     fit_left_axis,
-    make_plot,
+    metric_rows_plot,
     style_plot,
 )
 
@@ -44,10 +45,7 @@ class CorrelationBars(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.plot = make_plot()
-        self.item = self.plot.getPlotItem()
-        self.item.invertY(True)
-        self.item.showGrid(x=True, y=False, alpha=0.25)
+        self.plot, self.item = metric_rows_plot()
         # pyqtgraph rescales an axis whose values are all below 1 in magnitude to "(x0.001)"
         # with ticks in the hundreds; r is read as it is.
         self.item.getAxis("bottom").enableAutoSIPrefix(False)
@@ -71,9 +69,7 @@ class CorrelationBars(QWidget):
         self._layout: tuple[object, ...] | None = None
         self._x_shown: tuple[float, float] | None = None
         self.colors = PlotColors.from_palette()
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.plot)
+        fill_with_plot(self, self.plot)
         self.plot.scene().sigMouseMoved.connect(self._on_mouse_moved)
         # The labels' room beyond ±1 depends on the plot's width in pixels.
         self.item.getViewBox().sigResized.connect(self._on_view_resized)

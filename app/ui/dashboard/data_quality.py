@@ -122,6 +122,20 @@ class DataQualityPanel(QWidget):
         # The raw rating sources the audit compares with; None: the engine's default (the
         # ratings imported from rating files, never the study's own raters).
         self.raters: list[str] | None = None
+        top = self._label_set_row()
+        against = self._against_row()
+        legend = self._result_widgets()
+        fix = self._fix_row()
+        self._lay_out(top, against, legend, fix)
+        context.study_opened.connect(lambda _s: self.refresh())
+        context.data_changed.connect(self.refresh)
+        self._show_message("Open a study to audit its labels.")
+        if context.study is not None:
+            self.refresh()
+
+    # -- building ------------------------------------------------------------------------
+    def _label_set_row(self) -> QHBoxLayout:
+        """The label set in use, and the one to use instead."""
         self.in_use = QLabel()
         self.in_use.setTextFormat(Qt.TextFormat.RichText)
         self.sets = QComboBox()
@@ -129,6 +143,14 @@ class DataQualityPanel(QWidget):
         self.sets.setToolTip("The label set the dashboard and the commands use by default")
         self.use_button = QPushButton("Use for analyses")
         self.use_button.clicked.connect(self._use)
+        top = QHBoxLayout()
+        top.addWidget(self.in_use, 1)
+        top.addWidget(self.sets)
+        top.addWidget(self.use_button)
+        return top
+
+    def _against_row(self) -> QHBoxLayout:
+        """Which raw ratings the audit compares the published labels with."""
         self.against = QComboBox()
         self.against.setObjectName("auditAgainst")
         self.against.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
@@ -143,11 +165,10 @@ class DataQualityPanel(QWidget):
         against.addWidget(QLabel("Compare with:"))
         against.addWidget(self.against)
         against.addStretch(1)
-        top = QHBoxLayout()
-        top.addWidget(self.in_use, 1)
-        top.addWidget(self.sets)
-        top.addWidget(self.use_button)
+        return against
 
+    def _result_widgets(self) -> QLabel:
+        """The audit's message, table, diagnoses and worst mismatches; returns the legend."""
         self.message = QLabel()
         self.message.setWordWrap(True)
         self.table = FrameTable(fit_rows=10)
@@ -162,7 +183,10 @@ class DataQualityPanel(QWidget):
         self.worst = QWidget()
         self.worst_layout = QVBoxLayout(self.worst)
         self.worst_layout.setContentsMargins(0, 0, 0, 0)
+        return legend
 
+    def _fix_row(self) -> QHBoxLayout:
+        """The new label set a fix writes, and the button that previews it."""
         self.fix_name = QLineEdit("corrected")
         self.fix_name.setToolTip("Name of the new label set")
         self.keep = QCheckBox("copy published labels of pairs without raw ratings")
@@ -182,7 +206,11 @@ class DataQualityPanel(QWidget):
         fix.addWidget(self.choose)
         fix.addStretch(1)
         fix.addWidget(self.fix_button)
+        return fix
 
+    def _lay_out(
+        self, top: QHBoxLayout, against: QHBoxLayout, legend: QLabel, fix: QHBoxLayout
+    ) -> None:
         body = QWidget()
         layout = QVBoxLayout(body)
         layout.addLayout(top)
@@ -200,11 +228,6 @@ class DataQualityPanel(QWidget):
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
         outer.addWidget(scroll)
-        context.study_opened.connect(lambda _s: self.refresh())
-        context.data_changed.connect(self.refresh)
-        self._show_message("Open a study to audit its labels.")
-        if context.study is not None:
-            self.refresh()
 
     # -- jobs ----------------------------------------------------------------------------
     def refresh(self) -> None:

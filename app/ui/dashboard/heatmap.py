@@ -13,9 +13,15 @@ import pandas as pd
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter
-from PySide6.QtWidgets import QApplication, QToolTip, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QApplication, QToolTip, QWidget
 
-from meaningbench.ui.dashboard.plots import PlotColors, fit_left_axis, make_plot, style_plot
+from meaningbench.ui.dashboard.plots import (
+    PlotColors,
+    fill_with_plot,
+    fit_left_axis,
+    make_plot,
+    style_plot,
+)
 
 MAX_CELL_TEXT = 30  # more metrics than this: colours only, values in the tooltip
 SLANT = 45.0
@@ -92,9 +98,7 @@ class CorrelationHeatmap(QWidget):
         self.frame: pd.DataFrame | None = None
         self.method = "pearson"
         self.colors = PlotColors.from_palette()
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.plot)
+        fill_with_plot(self, self.plot)
         self.plot.scene().sigMouseMoved.connect(self._on_mouse_moved)
         self.apply_colors(self.colors)
 

@@ -20,7 +20,7 @@ from typing import Any
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPalette
-from PySide6.QtWidgets import QApplication, QGraphicsItem
+from PySide6.QtWidgets import QApplication, QGraphicsItem, QVBoxLayout, QWidget
 
 PNG_WIDTH = 1600  # pixels of an exported PNG: sharp in a paper or on a slide
 
@@ -71,6 +71,23 @@ def make_plot(*, mouse: bool = False) -> pg.PlotWidget:
     widget.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
     widget.setMinimumSize(260, 200)
     return widget
+
+
+def metric_rows_plot() -> tuple[pg.PlotWidget, pg.PlotItem]:
+    """A plot of horizontal bars, one row per metric from the top down, with vertical grid
+    lines only; returns the widget and its plot item."""
+    widget = make_plot()
+    item = widget.getPlotItem()
+    item.invertY(True)
+    item.showGrid(x=True, y=False, alpha=0.25)
+    return widget, item
+
+
+def fill_with_plot(owner: QWidget, widget: pg.PlotWidget) -> None:
+    """`widget` fills `owner` edge to edge."""
+    layout = QVBoxLayout(owner)
+    layout.setContentsMargins(0, 0, 0, 0)
+    layout.addWidget(widget)
 
 
 def style_plot(widget: pg.PlotWidget, colors: PlotColors) -> None:

@@ -8,14 +8,15 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtWidgets import QVBoxLayout, QWidget
+from PySide6.QtWidgets import QWidget
 
 from meaningbench.analysis.sanity import SanityTable
 from meaningbench.ui.dashboard.plots import (
     PlotColors,
     axis_label,
+    fill_with_plot,
     fit_left_axis,
-    make_plot,
+    metric_rows_plot,
     style_plot,
 )
 
@@ -35,19 +36,14 @@ def _mean(values: np.ndarray) -> float:
 class SanityMeans(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.plot = make_plot()
-        self.item = self.plot.getPlotItem()
-        self.item.invertY(True)
-        self.item.showGrid(x=True, y=False, alpha=0.25)
+        self.plot, self.item = metric_rows_plot()
+        self.colors = PlotColors.from_palette()
         self.identical = pg.BarGraphItem(x0=[], y=[], height=HEIGHT, width=[])
         self.unrelated = pg.BarGraphItem(x0=[], y=[], height=HEIGHT, width=[])
         self.item.addItem(self.identical)
         self.item.addItem(self.unrelated)
         self.means: dict[str, tuple[float, float]] = {}
-        self.colors = PlotColors.from_palette()
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.plot)
+        fill_with_plot(self, self.plot)
         self.apply_colors(self.colors)
 
     def apply_colors(self, colors: PlotColors) -> None:

@@ -18,10 +18,16 @@ import pyqtgraph.functions as fn
 from pyqtgraph.Qt import internals
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QCursor, QPainter, QPen, QPixmap
-from PySide6.QtWidgets import QToolTip, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QToolTip, QWidget
 
 from meaningbench.ui.dashboard.model import least_squares
-from meaningbench.ui.dashboard.plots import PlotColors, axis_label, make_plot, style_plot
+from meaningbench.ui.dashboard.plots import (
+    PlotColors,
+    axis_label,
+    fill_with_plot,
+    make_plot,
+    style_plot,
+)
 
 RADIUS = 3.5  # point radius in pixels
 PICK_PX = 7.0  # how near (pixels) the cursor must be to a point to hover or click it
@@ -242,9 +248,7 @@ class MetricScatter(QWidget):
         self._label_key: tuple[object, ...] | None = None
         self.fit_params: tuple[float, float] | None = None
         self.colors = PlotColors.from_palette()
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.plot)
+        fill_with_plot(self, self.plot)
         self.points.sigHovered.connect(self._on_hovered)
         self.points.sigClicked.connect(self.item_activated)
         self.apply_colors(self.colors)

@@ -43,8 +43,9 @@ from meaningbench.ui.dashboard.plots import (
     PlotColors,
     axis_label,
     export_plot,
+    fill_with_plot,
     fit_left_axis,
-    make_plot,
+    metric_rows_plot,
     style_plot,
 )
 from meaningbench.ui.widgets import ElidedLabel, compact_combo
@@ -80,10 +81,7 @@ class CategoryBars(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.plot = make_plot()
-        self.item = self.plot.getPlotItem()
-        self.item.invertY(True)
-        self.item.showGrid(x=True, y=False, alpha=0.25)
+        self.plot, self.item = metric_rows_plot()
         self.legend = self.item.addLegend(offset=(-10, 10))
         self.zero_line = pg.InfiniteLine(pos=0.0, angle=90, movable=False)
         self.item.addItem(self.zero_line)
@@ -94,9 +92,7 @@ class CategoryBars(QWidget):
         # What is drawn: category → {metric: value}, for tests and the CSV.
         self.drawn: dict[str, dict[str, float]] = {}
         self.colors = PlotColors.from_palette()
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.plot)
+        fill_with_plot(self, self.plot)
         self.apply_colors(self.colors)
 
     def apply_colors(self, colors: PlotColors) -> None:

@@ -101,6 +101,28 @@ class SweepPage(QWidget):
         self.job: JobHandle | None = None
         self.table_data: SweepTable | None = None
 
+        browse = self._choice_widgets()
+        choices = self._choices_box(browse)
+        right = self._results_pane()
+        left = QWidget()
+        left_layout = QVBoxLayout(left)
+        left_layout.setContentsMargins(0, 0, 0, 0)
+        left_layout.addWidget(choices)
+        left_layout.addStretch(1)
+        split = QSplitter(Qt.Orientation.Horizontal)
+        split.addWidget(left)
+        split.addWidget(right)
+        split.setStretchFactor(1, 1)
+        split.setSizes([370, 1130])
+
+        layout = QVBoxLayout(self)
+        layout.addWidget(split, 1)
+        self._update_buttons()
+
+    # -- building ---------------------------------------------------------------------
+    def _choice_widgets(self) -> QPushButton:
+        """The sweep's choices (models, layers, metrics, idf, rescaling, bootstrap, ranking);
+        returns the idf file's Browse button."""
         self.models = QLineEdit(DEFAULT_ENCODER)
         self.models.setToolTip("Comma-separated Hugging Face ids or local model folders")
         self.layers = QLineEdit("all")
@@ -120,7 +142,10 @@ class SweepPage(QWidget):
         self.rank_by = QComboBox()
         self.rank_by.addItem("Pearson", "pearson")
         self.rank_by.addItem("Spearman", "spearman")
+        return browse
 
+    def _choices_box(self, browse: QPushButton) -> QGroupBox:
+        """The choices in a form, with the buttons that run and cancel the sweep."""
         form = QFormLayout()
         form.addRow("Models", self.models)
         form.addRow("Layers", self.layers)
@@ -146,7 +171,10 @@ class SweepPage(QWidget):
         form.addRow("", self.status)
         choices = QGroupBox("Configurations")
         choices.setLayout(form)
+        return choices
 
+    def _results_pane(self) -> QWidget:
+        """The verdict above the results table and the layer curves."""
         self.table = SweepTableWidget()
         self.curves = LayerCurves()
         self.verdict = QLabel("Run a sweep to compare its configurations.")
@@ -162,20 +190,7 @@ class SweepPage(QWidget):
         right_layout.setContentsMargins(0, 0, 0, 0)
         right_layout.addWidget(self.verdict)
         right_layout.addWidget(results, 1)
-        left = QWidget()
-        left_layout = QVBoxLayout(left)
-        left_layout.setContentsMargins(0, 0, 0, 0)
-        left_layout.addWidget(choices)
-        left_layout.addStretch(1)
-        split = QSplitter(Qt.Orientation.Horizontal)
-        split.addWidget(left)
-        split.addWidget(right)
-        split.setStretchFactor(1, 1)
-        split.setSizes([370, 1130])
-
-        layout = QVBoxLayout(self)
-        layout.addWidget(split, 1)
-        self._update_buttons()
+        return right
 
     # -- choices ----------------------------------------------------------------------
     def _browse(self) -> None:

@@ -1,0 +1,78 @@
+"""The keys every rating screen reads the same way: undo, back and forth, submit."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Protocol
+
+from PySide6.QtCore import QEvent, Qt
+from PySide6.QtGui import QKeyEvent
+
+from meaningbench.ui.annotation.scales import NAV_MODIFIERS
+
+K = Qt.Key
+Action = Callable[[], None]
+
+
+class RatingScreen(Protocol):
+    def undo_last(self) -> None: ...
+    def go_previous(self) -> None: ...
+    def go_following(self) -> None: ...
+    def submit_current(self) -> None: ...
+
+
+class DigitScale(Protocol):
+    def is_set(self) -> bool: ...
+    def setFocus(self, reason: Qt.FocusReason) -> None: ...  # noqa: N802 - Qt's name
+    def type_digit(self, digit: int) -> bool: ...
+
+
+def shared_action(
+    screen: RatingScreen, key: int, mods: Qt.KeyboardModifier
+) -> tuple[bool, Action | None]:
+    """Ctrl+Z undoes, Alt/Ctrl+←/→ go back and forth, Enter submits; any other Alt/Ctrl
+    chord does nothing (a scale must not read it as a digit). (True, the action or None)
+    for these keys; (False, None) for a key the screen reads itself."""
+    nav = bool(mods & NAV_MODIFIERS)
+    if mods & Qt.KeyboardModifier.ControlModifier and key == K.Key_Z:
+        return True, screen.undo_last
+    if nav and key == K.Key_Left:
+        return True, screen.go_previous
+    if nav and key == K.Key_Right:
+        return True, screen.go_following
+    if nav:
+        return True, None
+    if key in (K.Key_Return, K.Key_Enter):
+        return True, screen.submit_current
+    return False, None
+
+
+def run_key_action(action: Action | None, event: QKeyEvent) -> bool:
+    """Run the key's action, if it has one, and take the event; True when it did."""
+    if action is None:
+        return False
+    action()
+    event.accept()
+    return True
+
+
+def claim_keys(event: QEvent, claims: Callable[[QKeyEvent], bool]) -> bool:
+    """Take the shortcut check of a key the screen `claims`, so that no shortcut of the
+    window acts on it first; True when it did."""
+    if (
+        event.type() == QEvent.Type.ShortcutOverride
+        and isinstance(event, QKeyEvent)
+        and claims(event)
+    ):
+        event.accept()
+        return True
+    return False
+
+
+def type_into_scales(scales: Sequence[DigitScale], event: QKeyEvent) -> None:
+    """A digit typed while the screen itself has focus (after a click on a text) goes to
+    the first scale not yet set, else to the first scale."""
+    target = next((sc for sc in scales if not sc.is_set()), scales[0])
+    target.setFocus(Qt.FocusReason.OtherFocusReason)
+    target.type_digit(event.key() - K.Key_0)
+    event.accept()
