@@ -20,6 +20,9 @@ from meaningbench.commands._common import (
 from meaningbench.settings import DEVICE_CHOICES
 
 REFERENCE_MODES = ("source", "references")
+# Ctrl+C ends the command within this many seconds, wherever it lands (see
+# meaningbench.interrupts); a clean stop takes well under a second on an idle machine.
+STOP_LIMIT_S = 4.0
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -94,6 +97,9 @@ def _exit_code(statuses: list[str]) -> int:
 
 def run(args: argparse.Namespace) -> int:
     from meaningbench.errors import InputError
+    from meaningbench.interrupts import stop_within
+
+    stop_within(STOP_LIMIT_S)
     from meaningbench.jobs.scoring import ScoreRequest, score_study, validate_request
     from meaningbench.jobs.terminal import run_with_progress_bar
 

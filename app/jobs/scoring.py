@@ -468,8 +468,11 @@ def _score(
     except MetricBroken as exc:
         run.finish("failed", str(exc))
     except Exception as exc:
-        if isinstance(exc, KeyboardInterrupt):
-            raise
+        if ctx.cancel.cancelled:
+            # Ctrl+C lands anywhere: inside SQLAlchemy's commit, a `finally: assert` turns
+            # the KeyboardInterrupt into an AssertionError. After a cancel it is the cancel.
+            run.finish("cancelled")
+            return
         run.finish("failed", describe(exc))
 
 

@@ -1,0 +1,141 @@
+"""Ctrl+C on the command line: the first one stops the command cleanly, a second one at once.
+
+Python turns SIGINT into a KeyboardInterrupt raised wherever the main thread happens to be,
+and it can be lost there. Raised inside a weakref callback or a `__del__` (SQLAlchemy drops
+sessions and connections after every commit, so these run all the time), Python prints
+"Exception ignored" and goes on; raised inside SQLAlchemy's commit, a `finally: assert` turns
+it into an AssertionError, which a job takes for a metric's failure. The command then ran on
+as if nothing had been pressed: `score` sat in its next batch, and the terminal looked frozen.
+
+So the handler does not rely on the exception alone. The first Ctrl+C sets the cancel token
+of every job that runs (`cancelling`), which nothing can lose: jobs check it between
+batches. It still raises KeyboardInterrupt, so that a wait ends at once. A command that
+promises to stop within a time (`stop_within`) is then ended by a watchdog when it has not
+ended by itself: what it committed stays (each batch is its own transaction), and a run it
+could not close counts as interrupted once this process is gone. A second Ctrl+C ends the
+process at once, exit status 130.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass, field
+from typing import Any
+
+from meaningbench.runtime import CancelToken
+
+EXIT_INTERRUPTED = 130
+
+
+@dataclass
+class _State:
+    command: str = "meaningbench"
+    pressed_at: float | None = None  # monotonic time of the first Ctrl+C
+    limit_s: float | None = None  # the command's promise (stop_within)
+    tokens: list[CancelToken] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+_STATE = _State()
+
+
+def _say(text: str) -> None:
+    # os.write: a signal handler must not take the locks of sys.stderr's buffer, which the
+    # interrupted code may hold (a progress bar writing).
+    with suppress(OSError):
+        os.write(2, f"\n{_STATE.command}: {text}\n".encode())
+
+
+def _exit_now(text: str) -> None:
+    _say(text)
+    os._exit(EXIT_INTERRUPTED)
+
+
+def _watch(pressed_at: float, limit_s: float) -> None:
+    time.sleep(max(0.0, pressed_at + limit_s - time.monotonic()))
+    _exit_now(
+        f"still stopping after {limit_s:g} s; quit now. Finished work was kept; a run left "
+        "open counts as interrupted and resumes next time"
+    )
+
+
+def _start_watchdog() -> None:
+    if _STATE.pressed_at is None or _STATE.limit_s is None:
+        return
+    threading.Thread(
+        target=_watch, args=(_STATE.pressed_at, _STATE.limit_s), name="ctrl-c-watch", daemon=True
+    ).start()
+
+
+def _on_sigint(_signum: int, _frame: Any) -> None:
+    if _STATE.pressed_at is not None:
+        _exit_now("interrupted")
+    _STATE.pressed_at = time.monotonic()
+    with _STATE.lock:
+        tokens = list(_STATE.tokens)
+    for token in tokens:
+        token.cancel()
+    _start_watchdog()
+    raise KeyboardInterrupt
+
+
+@contextmanager
+def handled() -> Iterator[None]:
+    """Handle SIGINT as above while the block runs (on the main thread; elsewhere as before).
+
+    A SIGINT that the parent process set to be ignored stays ignored, as Python's own
+    handler would leave it. A watchdog started by a Ctrl+C outlives the block: the process
+    is on its way out, and what is left (exit handlers, threads) must not hang it either.
+    """
+    if (
+        threading.current_thread() is not threading.main_thread()
+        or signal.getsignal(signal.SIGINT) == signal.SIG_IGN
+    ):
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, _on_sigint)
+    try:
+        yield
+    finally:
+        # After a Ctrl+C the process is on its way out: the handler stays, so a further
+        # Ctrl+C still ends it at once, and the watchdog keeps its limit.
+        if _STATE.pressed_at is None:
+            signal.signal(signal.SIGINT, previous)
+            _STATE.command = "meaningbench"
+            _STATE.limit_s = None
+
+
+def name_command(command: str) -> None:
+    """The command that messages name."""
+    _STATE.command = f"meaningbench {command}"
+
+
+def interrupted() -> bool:
+    """Whether Ctrl+C was pressed (the KeyboardInterrupt itself may have been lost)."""
+    return _STATE.pressed_at is not None
+
+
+@contextmanager
+def cancelling(token: CancelToken) -> Iterator[None]:
+    """Ctrl+C cancels `token` while the block runs (at once if it was already pressed)."""
+    with _STATE.lock:
+        _STATE.tokens.append(token)
+    if interrupted():
+        token.cancel()
+    try:
+        yield
+    finally:
+        with _STATE.lock:
+            _STATE.tokens.remove(token)
+
+
+def stop_within(limit_s: float) -> None:
+    """This command ends at most `limit_s` seconds after the first Ctrl+C."""
+    _STATE.limit_s = limit_s
+    if interrupted():
+        _start_watchdog()
