@@ -19,7 +19,7 @@ from meaningbench.cluster.details import kept_details
 from meaningbench.cluster.layout import result_files
 from meaningbench.db.study import copy_study
 from meaningbench.metrics.base import NOT_COMPUTED
-from tests.cluster.helpers import make_study, scores, table_dump
+from tests.cluster.helpers import make_study, query, scores, table_dump
 
 METRICS = "bleu,sari,fkgl"
 BLEU = "bleu[refs=source]"  # its label
@@ -251,7 +251,7 @@ def test_a_lost_result_file_refuses_the_merge_and_allow_missing_marks_the_runs(
         (70, 50, 120)
     ] * 3
     assert sum(m["missing"] for m in merged["metrics"]) == lost_rows
-    runs = _rows_of(sharded, "SELECT status, n_items, error FROM metric_run")
+    runs = query(sharded, "SELECT status, n_items, error FROM metric_run")
     assert [(status, n) for status, n, _ in runs] == [("interrupted", 70)] * 3
     assert all("50 of the 120 results the export asked for were missing" in e for *_, e in runs)
 
@@ -261,15 +261,8 @@ def test_a_lost_result_file_refuses_the_merge_and_allow_missing_marks_the_runs(
     code, data = run(capsys, "score", str(sharded), "--metrics", METRICS, "--workers", "1")
     assert code == 0 and [r["scored"] for r in data["runs"]] == [50] * 3
     assert scores(sharded) == scores(local)
-    statuses = {status for status, *_ in _rows_of(sharded, "SELECT status FROM metric_run")}
+    statuses = {status for status, *_ in query(sharded, "SELECT status FROM metric_run")}
     assert statuses == {"done"}
-
-
-def _rows_of(path: Path, sql: str) -> list[tuple]:
-    import sqlite3
-
-    with sqlite3.connect(path) as conn:
-        return conn.execute(sql).fetchall()
 
 
 def test_a_changed_value_fails_its_checksum(
@@ -321,7 +314,7 @@ def test_nan_and_infinite_scores_are_counted_and_named(
     assert bleu["nonfinite"] == bad and bleu["written"] == N
     shown = ", ".join(str(i) for i in bad)
     assert f"{BLEU}: 3 result(s) scored NaN or infinite (items {shown}); stored as no value" in err
-    stored = _rows_of(
+    stored = query(
         sharded,
         "SELECT s.item_id, s.value, s.raw FROM score s JOIN metric_run r ON r.id = s.run_id "
         f"WHERE r.metric = 'bleu' AND s.item_id IN ({shown}) ORDER BY s.item_id",
