@@ -97,7 +97,7 @@ def _exit_code(statuses: list[str]) -> int:
 
 def run(args: argparse.Namespace) -> int:
     from meaningbench.errors import InputError
-    from meaningbench.interrupts import stop_within
+    from meaningbench.interrupts import interrupted, stop_within
 
     stop_within(STOP_LIMIT_S)
     from meaningbench.jobs.scoring import ScoreRequest, score_study, validate_request
@@ -122,6 +122,8 @@ def run(args: argparse.Namespace) -> int:
         quiet=args.quiet or args.json,
     )
     code = _exit_code([s.status for s in summaries])
+    if interrupted():
+        code = 130  # Ctrl+C came too late to stop anything: still, the user stopped it
     if args.json:
         print_json({"study": str(args.study), "runs": [s.to_dict() for s in summaries]})
     else:

@@ -31,7 +31,8 @@ from tests.jobs.phase_metric import DEAF_ENV, PHASE_ENV
 from tests.jobs.studydata import add_items
 
 ROOT = Path(__file__).resolve().parents[2]
-ITEMS = 1000  # many more than the first batch (32): a batch is always left
+# More than the first chunk (32 items) and the largest (2000): chunks are always left.
+ITEMS = 4000
 HANG_S = 60.0
 START_S = 180.0  # a busy machine may take long to import everything
 # What the `meaningbench` console script runs.
