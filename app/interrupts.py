@@ -38,7 +38,9 @@ class _State:
     pressed_at: float | None = None  # monotonic time of the first Ctrl+C
     limit_s: float | None = None  # the command's promise (stop_within)
     tokens: list[CancelToken] = field(default_factory=list)
-    lock: threading.Lock = field(default_factory=threading.Lock)
+    # Reentrant: the handler runs on the main thread, possibly while that thread is inside
+    # `cancelling` holding the lock; a plain Lock would deadlock there.
+    lock: threading.RLock = field(default_factory=threading.RLock)
 
 
 _STATE = _State()
