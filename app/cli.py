@@ -36,16 +36,18 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from meaningbench.interrupts import EXIT_INTERRUPTED, handled
+    from meaningbench.interrupts import EXIT_INTERRUPTED, handled, leave_if_interrupted
 
     # From the first line: a Ctrl+C while the commands load ends the program as cleanly as
     # one while it works (see meaningbench.interrupts).
     with handled():
         try:
-            return _main(argv)
+            code = _main(argv)
         except KeyboardInterrupt:
             print("meaningbench: interrupted", file=sys.stderr)
-            return EXIT_INTERRUPTED
+            code = EXIT_INTERRUPTED
+        leave_if_interrupted(code)
+        return code
 
 
 def _main(argv: Sequence[str] | None) -> int:

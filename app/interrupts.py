@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -110,6 +111,25 @@ def handled() -> Iterator[None]:
             signal.signal(signal.SIGINT, previous)
             _STATE.command = "meaningbench"
             _STATE.limit_s = None
+
+
+def leave_if_interrupted(code: int) -> None:
+    """After a Ctrl+C, end the process as soon as the command has closed what it writes.
+
+    What Python would still do is its teardown: exit handlers that join worker threads and
+    processes, and the destructors of every library loaded (torch's take a second and more
+    on a busy machine). None of it keeps the user's work, and all of it counts against the
+    promise to stop within seconds.
+    """
+    if _STATE.pressed_at is None:
+        return
+    import logging
+
+    logging.shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        with suppress(Exception):
+            stream.flush()
+    os._exit(code)
 
 
 def name_command(command: str) -> None:
