@@ -39,6 +39,9 @@ class _State:
     pressed_at: float | None = None  # monotonic time of the first Ctrl+C
     limit_s: float | None = None  # the command's promise (stop_within)
     tokens: list[CancelToken] = field(default_factory=list)
+    installed: bool = False  # this module's handler handles SIGINT now
+    watcher: Any = None  # the watcher process (subprocess.Popen), once started
+    wakeup: int = -1  # the write end of its pipe
     # Reentrant: the handler runs on the main thread, possibly while that thread is inside
     # `cancelling` holding the lock; a plain Lock would deadlock there.
     lock: threading.RLock = field(default_factory=threading.RLock)
@@ -102,13 +105,16 @@ def handled() -> Iterator[None]:
         yield
         return
     previous = signal.signal(signal.SIGINT, _on_sigint)
+    _STATE.installed = True
     try:
         yield
     finally:
         # After a Ctrl+C the process is on its way out: the handler stays, so a further
-        # Ctrl+C still ends it at once, and the watchdog keeps its limit.
+        # Ctrl+C still ends it at once, and the watchdogs keep their limit.
         if _STATE.pressed_at is None:
             signal.signal(signal.SIGINT, previous)
+            _STATE.installed = False
+            _stop_watcher()
             _STATE.command = "meaningbench"
             _STATE.limit_s = None
 
@@ -156,8 +162,89 @@ def cancelling(token: CancelToken) -> Iterator[None]:
             _STATE.tokens.remove(token)
 
 
+# The watcher process (see `_start_watcher`): reads the signal numbers that Python's C-level
+# handler writes to its wakeup fd; after the first SIGINT it waits the limit, after a second
+# none, then kills this process, unless it has ended (its end of the pipe closes).
+_WATCHER = """
+import os, select, signal, sys, time
+signal.signal(signal.SIGINT, signal.SIG_IGN)
+limit, parent, words = float(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+deadline, count = None, 0
+while os.getppid() == parent:
+    wait = 1.0 if deadline is None else max(0.0, min(1.0, deadline - time.monotonic()))
+    if select.select([0], [], [], wait)[0]:
+        data = os.read(0, 64)
+        if not data:
+            break
+        count += data.count(signal.SIGINT)
+        if count and deadline is None:
+            deadline = time.monotonic() + limit
+    if count >= 2 or (deadline is not None and time.monotonic() >= deadline):
+        os.write(2, ("\\n" + words + "\\n").encode())
+        os.kill(parent, signal.SIGKILL)
+        break
+"""
+# How much later than the watchdog thread the watcher process acts: it is for when that
+# thread cannot run at all.
+WATCHER_MARGIN_S = 0.5
+
+
+def _start_watcher(limit_s: float) -> None:
+    """A watcher outside the interpreter, for when no Python code can run in it.
+
+    Python runs its signal handlers, and its other threads, only between bytecodes: while
+    compiled code holds the interpreter (loading torch's libraries takes seconds on a busy
+    machine), neither the handler nor the watchdog thread runs. The C-level part of the
+    handler still writes the signal's number to the wakeup fd, at once: a small process
+    reading that pipe keeps the promise then, ending this one with SIGKILL.
+    """
+    import subprocess
+
+    if _STATE.watcher is not None:
+        return
+    read_end, write_end = os.pipe()
+    os.set_blocking(write_end, False)
+    try:
+        signal.set_wakeup_fd(write_end, warn_on_full_buffer=False)
+    except ValueError:  # not the main thread
+        os.close(read_end)
+        os.close(write_end)
+        return
+    words = (
+        f"{_STATE.command}: still stopping after {limit_s + WATCHER_MARGIN_S:g} s; killed. "
+        "Finished work was kept; a run left open counts as interrupted and resumes next time"
+    )
+    try:
+        _STATE.watcher = subprocess.Popen(
+            [sys.executable, "-S", "-c", _WATCHER, str(limit_s + WATCHER_MARGIN_S),
+             str(os.getpid()), words],
+            stdin=read_end,
+            start_new_session=True,  # the terminal's Ctrl+C is not for it
+        )  # fmt: skip
+    except OSError:
+        signal.set_wakeup_fd(-1)
+        os.close(write_end)
+    finally:
+        os.close(read_end)
+    _STATE.wakeup = write_end
+
+
+def _stop_watcher() -> None:
+    if _STATE.watcher is None:
+        return
+    signal.set_wakeup_fd(-1)
+    os.close(_STATE.wakeup)  # the watcher sees the pipe close and ends
+    with suppress(Exception):
+        _STATE.watcher.wait(timeout=5)
+    _STATE.watcher = None
+
+
 def stop_within(limit_s: float) -> None:
-    """This command ends at most `limit_s` seconds after the first Ctrl+C."""
+    """This command ends at most `limit_s` seconds after the first Ctrl+C (a second
+    Ctrl+C: at once), even while compiled code holds the interpreter (then by SIGKILL,
+    `WATCHER_MARGIN_S` later)."""
     _STATE.limit_s = limit_s
+    if _STATE.installed:
+        _start_watcher(limit_s)
     if interrupted():
         _start_watchdog()

@@ -4,6 +4,8 @@ test never opens, so an interrupt sent then always lands in that phase.
 The phase comes from PHASE_ENV:
 - `prepare`: in `prepare`, which the job calls while it checks the cached scores;
 - `batch`: in every batch after the first, once the first batch is committed;
+- `compiled`: as `batch`, but the wait is compiled code that never returns to the
+  interpreter, so no Python code runs in the process (no signal handler, no thread);
 - `finalizer`: as `batch`, but the wait runs inside a weakref finalizer, where Python
   reports a KeyboardInterrupt as "Exception ignored" and drops it. SQLAlchemy runs such
   callbacks after every commit; here one is made long enough to be hit every time.
@@ -16,6 +18,7 @@ fails a test instead of hanging it.
 
 from __future__ import annotations
 
+import itertools
 import os
 import time
 import weakref
@@ -48,6 +51,14 @@ def _wait(phase: str, cancel: CancelToken | None) -> None:
                 raise
 
 
+def _compiled_wait() -> None:
+    """Hours of compiled code that never returns to the interpreter (as loading a large
+    library can, for seconds): no Python signal handler or other thread runs meanwhile."""
+    gate = Path(os.environ[GATE_ENV])
+    gate.with_name(gate.name + ".at").write_text("compiled")
+    sum(itertools.repeat(0, 10**13))
+
+
 class _Holder:
     pass
 
@@ -77,6 +88,8 @@ class PhaseMetric(Metric):
         phase = os.environ.get(PHASE_ENV)
         if self.batches > 1 and phase == "batch":
             _wait("batch", cancel)
+        elif self.batches > 1 and phase == "compiled":
+            _compiled_wait()
         elif self.batches > 1 and phase == "finalizer":
             holder = _Holder()
             weakref.finalize(holder, _wait, "finalizer", cancel)

@@ -237,6 +237,23 @@ def test_a_job_deaf_to_ctrl_c_is_ended_and_resumes(study_path: Path, tmp_path: P
     assert statuses == ["done"], statuses  # the interrupted run was resumed and finished
 
 
+def test_ctrl_c_while_compiled_code_holds_the_interpreter(study_path: Path, tmp_path: Path) -> None:
+    # No Python code runs in the process: a process outside it keeps the promise, by
+    # SIGKILL; what was committed stays and the next `score` resumes the run.
+    score = phase_score(study_path, tmp_path, "compiled")
+    score.wait_until("the second batch", lambda: score.waiting_at() == "compiled")
+    kept = score.scores()
+    score.interrupt()
+    ended = score.ended("compiled code")
+    assert ended.code == -signal.SIGKILL, ended.err
+    assert "still stopping after 4.5 s; killed" in ended.err
+    assert score.scores() >= kept > 0
+    (tmp_path / "again").mkdir()
+    again = Score(study_path, tmp_path / "again", "--metrics", "phase_gated", "--workers", "1")
+    assert again.proc.wait(timeout=START_S) == 0, again.err()
+    assert score.scores() == ITEMS
+
+
 def test_a_second_ctrl_c_exits_at_once(study_path: Path, tmp_path: Path) -> None:
     score = phase_score(study_path, tmp_path, "finalizer", deaf=True)
     score.wait_until("the second batch", lambda: score.waiting_at() == "finalizer")
