@@ -10,9 +10,10 @@ as if nothing had been pressed: `score` sat in its next batch, and the terminal 
 So the handler does not rely on the exception alone. The first Ctrl+C sets the cancel token
 of every job that runs (`cancelling`), which nothing can lose: jobs check it between
 batches. It still raises KeyboardInterrupt, so that a wait ends at once. A command that
-promises to stop within a time (`stop_within`) is then ended by a watchdog when it has not
-ended by itself: what it committed stays (each batch is its own transaction), and a run it
-could not close counts as interrupted once this process is gone. A second Ctrl+C ends the
+promises to stop within a time (`stop_within`) is then ended by a watchdog thread when it
+has not ended by itself, and by a watcher process when no Python code can run to do it:
+what it committed stays (each batch is its own transaction), and a run it could not close
+counts as interrupted once this process is gone. A second Ctrl+C ends the
 process at once, exit status 130.
 """
 
@@ -179,9 +180,15 @@ while os.getppid() == parent:
         count += data.count(signal.SIGINT)
         if count and deadline is None:
             deadline = time.monotonic() + limit
-    if count >= 2 or (deadline is not None and time.monotonic() >= deadline):
-        os.write(2, ("\\n" + words + "\\n").encode())
-        os.kill(parent, signal.SIGKILL)
+        if count >= 2:  # the handler ends it at once when it can run: a moment for that
+            deadline = min(deadline, time.monotonic() + 0.5)
+    if deadline is not None and time.monotonic() >= deadline:
+        if os.getppid() == parent:
+            os.write(2, ("\\n" + words + "\\n").encode())
+            try:
+                os.kill(parent, signal.SIGKILL)
+            except OSError:
+                pass
         break
 """
 # How much later than the watchdog thread the watcher process acts: it is for when that
