@@ -39,11 +39,29 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from meaningbench.interrupts import EXIT_INTERRUPTED, handled, leave_if_interrupted
+
+    # From the first line: a Ctrl+C while the commands load ends the program as cleanly as
+    # one while it works (see meaningbench.interrupts).
+    with handled():
+        try:
+            code = _main(argv)
+        except KeyboardInterrupt:
+            print("meaningbench: interrupted", file=sys.stderr)
+            code = EXIT_INTERRUPTED
+        leave_if_interrupted(code)
+        return code
+
+
+def _main(argv: Sequence[str] | None) -> int:
+    from meaningbench.interrupts import EXIT_INTERRUPTED, name_command
+
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()
         return 0
+    name_command(args.command)
     from meaningbench.db.errors import StudyFileError
     from meaningbench.runtime import Cancelled
 
@@ -54,10 +72,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except Cancelled:
         print(f"meaningbench {args.command}: cancelled; finished work was kept", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
     except KeyboardInterrupt:
         print(f"meaningbench {args.command}: interrupted", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
     except BrokenPipeError:
         # The reader went away (`meaningbench info s | head`): not an error of ours.
         _silence_stdout()

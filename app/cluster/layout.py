@@ -64,6 +64,10 @@ class Manifest:
     metrics: list[ShardMetric]
     items: int = 0  # item rows (items) or result rows (results) when written
     details: str = "full"  # results: the details mode they were scored with
+    # Results: the export they were scored from, and how many (item, metric) pairs it asked
+    # for, by metric label: a merge refuses results that lack some (a lost file).
+    export: str = ""
+    expected: dict[str, int] = field(default_factory=dict)
     format: str = FORMAT
 
     def metric(self, label: str) -> ShardMetric | None:
@@ -147,6 +151,7 @@ def result_schema() -> pa.Schema:
             ("details", pa.string()),  # JSON, as the details mode left it
             ("error", pa.string()),
             ("study_id", pa.string()),
+            ("checksum", pa.string()),  # of the other columns (meaningbench.cluster.checksum)
         ]
     )
 

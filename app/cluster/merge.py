@@ -7,6 +7,16 @@ the whole merge, with the file, row and column of each problem. Then one transac
 everything, through the scoring job's own storage rule (meaningbench.jobs.score_store): an
 item whose current score is already there is left alone (merging twice adds nothing), a
 stale or failed score is replaced, and each metric with new scores gets one `done` run.
+
+Each row carries a checksum of its values (meaningbench.cluster.checksum): a row whose values
+do not match it is a problem like any other. The results manifest says how many (item,
+metric) pairs the export asked for: results that lack some (a lost file) are refused,
+naming the export shards whose results are missing, unless the caller allows it
+(`allow_missing`); then what is there is merged and each incomplete metric's run is closed
+as `interrupted`, saying how many results were missing, so that `meaningbench score` (or
+another export) completes it. A value or raw score that is NaN or infinite is stored as no
+value, the rule of every score (meaningbench.jobs.score_store); the merge counts and names
+those items.
 """
 
 from __future__ import annotations
@@ -40,12 +50,22 @@ from meaningbench.jobs.score_store import (
 from meaningbench.metrics.base import ItemScore, Metric
 from meaningbench.metrics.names import parse_spec
 
-from .layout import Manifest, ShardMetric, read_manifest, require_pyarrow, result_files
+from .checksum import row_checksum
+from .layout import (
+    ITEM_SHARD_GLOB,
+    Manifest,
+    ShardMetric,
+    read_manifest,
+    require_pyarrow,
+    result_files,
+)
 from .study_id import read_study_id
 
 # How many problems a refused merge lists (the count says how many more there were).
 SHOWN_PROBLEMS = 20
-COLUMNS = ("item_id", "metric", "config_hash", "input_hash", "value", "raw", "details", "error", "study_id")  # fmt: skip
+COLUMNS = ("item_id", "metric", "config_hash", "input_hash", "value", "raw", "details", "error", "study_id", "checksum")  # fmt: skip
+# How many items a message names (non-finite scores, shards without results).
+SHOWN_ITEMS = 10
 
 
 @dataclass
@@ -55,6 +75,9 @@ class MetricMerge:
     current: int = 0  # already current in the study: left alone
     failed: int = 0  # of those written, error notes
     run_id: int | None = None
+    expected: int | None = None  # (item, metric) pairs the export asked for; None: not known
+    missing: int = 0  # of those, results the folder lacks (merged anyway: allow_missing)
+    nonfinite: list[int] = field(default_factory=list)  # items scored NaN or ±inf
 
 
 @dataclass
@@ -93,6 +116,7 @@ class _Pending:
     mode: str | None
     rows: dict[int, tuple[Any, ...]] = field(default_factory=dict)  # item id: result
     where: dict[int, str] = field(default_factory=dict)  # item id: "file row n"
+    nonfinite: list[int] = field(default_factory=list)  # item ids with a NaN or ±inf score
 
 
 def _study_metrics(
@@ -146,6 +170,12 @@ def _read_rows(
             )
             continue
         missing = [c for c in COLUMNS if c not in table.column_names]
+        if missing == ["checksum"]:
+            problems.add(
+                f"{path}: no column checksum (written by a version of meaningbench that did "
+                "not check its results); score the export again into a new folder"
+            )
+            continue
         if missing:
             problems.add(f"{path}: no column {', '.join(missing)}")
             continue
@@ -190,17 +220,92 @@ def _read_rows(
                 except ValueError as exc:
                     problems.add(f"{at}, column details: not a JSON object ({exc})")
                     continue
+            if cols["checksum"][r] != row_checksum({c: cols[c][r] for c in COLUMNS}):
+                problems.add(
+                    f"{at}, column checksum: the row's values do not match its checksum (the "
+                    "file was changed after `meaningbench shards score` wrote it); score it again"
+                )
+                continue
             row = (cols["value"][r], cols["raw"][r], details, cols["error"][r], want)
             before = p.rows.get(item_id)
             if before is None:
                 p.rows[item_id] = row
                 p.where[item_id] = at
+                if row[3] is None and not all(_finite_or_none(x) for x in row[:2]):
+                    p.nonfinite.append(item_id)
             elif not _same(before, row):
                 problems.add(
                     f"{at}: a second, different result for item {item_id} {label} "
                     f"(the first is {p.where[item_id]})"
                 )
     return n_rows
+
+
+def _finite_or_none(x: Any) -> bool:
+    return x is None or math.isfinite(x)
+
+
+def _shards_without_results(manifest: Manifest, label: str, have: set[int]) -> list[str]:
+    """The export's item shards holding items that need `label` and have no result, as
+    "items-00001.parquet (300 items)"; empty when the export folder is gone."""
+    import pyarrow.parquet as pq
+
+    folder = Path(manifest.export) if manifest.export else None
+    if folder is None or not folder.is_dir():
+        return []
+    out = []
+    for path in sorted(folder.glob(ITEM_SHARD_GLOB)):
+        try:
+            table = pq.read_table(path, columns=["item_id", "metrics"])
+        except Exception:
+            continue  # named by the count alone
+        ids = table.column("item_id").to_pylist()
+        needs = table.column("metrics").to_pylist()
+        lacking = sum(
+            1 for i, labels in zip(ids, needs, strict=True) if label in labels and i not in have
+        )
+        if lacking:
+            out.append(f"{path.name} ({lacking:,} items)")
+    return out
+
+
+def _check_complete(
+    outdir: Path,
+    manifest: Manifest,
+    pending: dict[str, _Pending],
+    allow_missing: bool,
+    problems: Problems,
+    ctx: JobContext,
+) -> dict[str, tuple[int, int]]:
+    """Each metric's (expected, missing) results; a metric lacking results is a problem
+    unless `allow_missing`, when it is said instead."""
+    out: dict[str, tuple[int, int]] = {}
+    for label, p in pending.items():
+        expected = manifest.expected.get(label)
+        if expected is None:
+            continue  # results scored before manifests said: nothing to check against
+        missing = max(0, expected - len(p.rows))
+        out[label] = (expected, missing)
+        if not missing:
+            continue
+        shards = _shards_without_results(manifest, label, set(p.rows))
+        where = (
+            f"; the results for {', '.join(shards[:SHOWN_ITEMS])} of the export are missing"
+            if shards
+            else ""
+        )
+        text = (
+            f"{label}: {len(p.rows):,} results in {outdir}, the export asked for {expected:,}"
+            f"{where}"
+        )
+        if allow_missing:
+            ctx.notice(f"{text}; merging the {len(p.rows):,} there are (--allow-missing)")
+        else:
+            problems.add(
+                f"{text}. Run `meaningbench shards score` on the export again (it scores "
+                "what is missing), or merge what there is with --allow-missing"
+            )
+    return out
 
 
 def _same(a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:
@@ -210,7 +315,9 @@ def _same(a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:
     return [norm(x) for x in a] == [norm(x) for x in b]
 
 
-def merge_results(study_path: Path, outdir: Path, ctx: JobContext) -> MergeSummary:
+def merge_results(
+    study_path: Path, outdir: Path, ctx: JobContext, *, allow_missing: bool = False
+) -> MergeSummary:
     require_pyarrow()
     manifest = read_manifest(outdir, "results")
     study = open_existing(study_path)
@@ -238,6 +345,8 @@ def merge_results(study_path: Path, outdir: Path, ctx: JobContext) -> MergeSumma
             summary = MergeSummary(files=len(files))
             summary.rows = _read_rows(files, manifest, pending, expected, problems, ctx)
             problems.raise_if_any(outdir)
+            completeness = _check_complete(outdir, manifest, pending, allow_missing, problems, ctx)
+            problems.raise_if_any(outdir)
             labels = list(pending)
             keys = [hashes.cache_key(pending[label].metric) for label in labels]
             states = dict(
@@ -250,16 +359,28 @@ def merge_results(study_path: Path, outdir: Path, ctx: JobContext) -> MergeSumma
                     f"{label}: another job is scoring it now (run {busy[0]}); merge when it is done"
                 )
         problems.raise_if_any(outdir)
-        _write(study, pending, states, summary, ctx)
+        _write(study, pending, states, completeness, summary, ctx)
+        for m in summary.metrics:
+            if m.nonfinite:
+                ctx.notice(f"{m.label}: {describe_nonfinite(m.nonfinite)}")
         return summary
     finally:
         study.close()
+
+
+def describe_nonfinite(items: Sequence[int]) -> str:
+    shown = ", ".join(str(i) for i in items[:SHOWN_ITEMS])
+    more = f" and {len(items) - SHOWN_ITEMS:,} more" if len(items) > SHOWN_ITEMS else ""
+    return (
+        f"{len(items):,} result(s) scored NaN or infinite (items {shown}{more}); stored as no value"
+    )
 
 
 def _write(
     study: Any,
     pending: dict[str, _Pending],
     states: dict[str, CacheState],
+    completeness: dict[str, tuple[int, int]],
     summary: MergeSummary,
     ctx: JobContext,
 ) -> None:
@@ -271,6 +392,8 @@ def _write(
         current = state.current
         todo = sorted(i for i in p.rows if current is not None and i not in current)
         merged = MetricMerge(label, current=len(p.rows) - len(todo))
+        merged.expected, merged.missing = completeness.get(label, (None, 0))
+        merged.nonfinite = sorted(set(p.nonfinite) & set(todo))
         summary.metrics.append(merged)
         if todo:
             old = score_row_ids(study, p.metric.name, p.entry.config_hash) if state.runs else {}
@@ -304,6 +427,14 @@ def _write(
             if merged.failed == merged.written:
                 status = "failed"
                 error = next(sc.error for sc in scores if sc.error is not None)
+            elif merged.missing:
+                # Incomplete: `meaningbench score` resumes an interrupted run, scoring
+                # exactly the items still without a current score.
+                status = "interrupted"
+                error = (
+                    f"merged incomplete: {merged.missing:,} of the {merged.expected:,} results "
+                    "the export asked for were missing"
+                )
             run = RunRow(
                 metric=p.metric.name,
                 config=dict(p.metric.config),

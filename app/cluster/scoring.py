@@ -17,6 +17,7 @@ from meaningbench.errors import InputError
 from meaningbench.jobs.score_exec import score_with_fallback
 from meaningbench.metrics.base import Metric, Pair, input_hash, resolve_references
 
+from .checksum import COVERED, row_checksum
 from .details import details_json
 from .layout import ShardMetric, result_schema
 from .metrics import build_metric
@@ -96,4 +97,5 @@ def score_table(
             out["details"].append(details_json(score.details, details))
             out["error"].append(score.error)
             out["study_id"].append(study_id)
+            out["checksum"].append(row_checksum({c: out[c][-1] for c in COVERED}))
     return pa.table(out, schema=result_schema())

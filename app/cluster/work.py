@@ -134,9 +134,11 @@ def plan_work(
     for label in done:
         work.done[label] = 0
         work.pending[label] = 0
+    item_rows = 0
     for path in sorted(indir.glob(ITEM_SHARD_GLOB)):
         table = pq.read_table(path, columns=["item_id", "metrics"])
         ids = table.column("item_id").to_pylist()
+        item_rows += len(ids)
         for item_id, labels in zip(ids, table.column("metrics").to_pylist(), strict=True):
             for label in labels:
                 if label not in done:
@@ -148,6 +150,16 @@ def plan_work(
                     work.pending[label] += 1
                     if not files[label] or files[label][-1] != path:
                         files[label].append(path)
+
+    if item_rows != exported.items:
+        raise InputError(
+            f"{indir}: its item shards hold {item_rows:,} items, its {MANIFEST} says "
+            f"{exported.items:,}: a shard is missing or was changed; export again"
+        )
+    # What a merge of these results must find (it refuses results that lack some).
+    manifest.export = str(indir.resolve())
+    for label in done:
+        manifest.expected[label] = work.done[label] + work.pending[label]
 
     def group(name: str, entries: list[ShardMetric]) -> None:
         pending = sum(work.pending[e.label] for e in entries)

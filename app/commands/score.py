@@ -15,6 +15,9 @@ from meaningbench.commands import _common as common
 from meaningbench.settings import DEVICE_CHOICES
 
 REFERENCE_MODES = ("source", "references")
+# Ctrl+C ends the command within this many seconds, wherever it lands (see
+# meaningbench.interrupts); a clean stop takes well under a second on an idle machine.
+STOP_LIMIT_S = 4.0
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -89,6 +92,9 @@ def _exit_code(statuses: list[str]) -> int:
 
 def run(args: argparse.Namespace) -> int:
     from meaningbench.errors import InputError
+    from meaningbench.interrupts import interrupted, stop_within
+
+    stop_within(STOP_LIMIT_S)
     from meaningbench.jobs.scoring import ScoreRequest, score_study, validate_request
     from meaningbench.jobs.terminal import run_with_progress_bar
 
@@ -111,6 +117,8 @@ def run(args: argparse.Namespace) -> int:
         quiet=args.quiet or args.json,
     )
     code = _exit_code([s.status for s in summaries])
+    if interrupted():
+        code = 130  # Ctrl+C came too late to stop anything: still, the user stopped it
     if args.json:
         common.print_json({"study": str(args.study), "runs": [s.to_dict() for s in summaries]})
     else:

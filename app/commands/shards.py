@@ -86,10 +86,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="check every result shard and write the scores into the study",
         description="Check every row of the result shards in OUTDIR (study id, config hash, "
         "item, input hash), then write the scores into STUDY in one transaction; any problem "
-        "refuses the whole merge. Scores already current in the study are left alone.",
+        "refuses the whole merge, and so do results the export asked for that are missing "
+        "(unless --allow-missing). Scores already current in the study are left alone.",
     )
     common.add_study_argument(merge)
     merge.add_argument("outdir", type=Path, help="a folder written by `shards score`")
+    merge.add_argument(
+        "--allow-missing",
+        action="store_true",
+        help="merge the results there are when some that the export asked for are missing "
+        "(a lost file); each incomplete metric's run is marked interrupted, and "
+        "`meaningbench score` completes it (default: refuse, naming what is missing)",
+    )
     common.add_json_flag(merge)
     merge.set_defaults(func=run_merge)
 
@@ -216,7 +224,7 @@ def run_merge(args: argparse.Namespace) -> int:
 
     open_existing_study(args.study).close()
     summary = run_with_progress_bar(
-        lambda ctx: merge_results(args.study, args.outdir, ctx),
+        lambda ctx: merge_results(args.study, args.outdir, ctx, allow_missing=args.allow_missing),
         description="Merging",
         quiet=args.json,
     )
@@ -231,12 +239,22 @@ def run_merge(args: argparse.Namespace) -> int:
         )
         return 0
     print(f"{summary.rows:,} results in {summary.files} file(s) checked")
-    for m in summary.metrics:
+    _print_merged(summary.metrics)
+    return 0
+
+
+def _print_merged(metrics: list[Any]) -> None:
+    from meaningbench.cluster.merge import describe_nonfinite
+
+    for m in metrics:
         line = f"  {m.label}: {m.written:,} written, {m.current:,} already current"
         if m.failed:
             line += f", {m.failed:,} with errors"
+        if m.missing:
+            line += f", {m.missing:,} missing (its run is marked interrupted)"
         print(line)
-    return 0
+        if m.nonfinite:
+            print(f"    {describe_nonfinite(m.nonfinite)}")
 
 
 def report_cluster_score(args: argparse.Namespace, options: dict[str, Any]) -> int:
@@ -279,9 +297,5 @@ def report_cluster_score(args: argparse.Namespace, options: dict[str, Any]) -> i
         + (f" ({summary.already:,} scores kept from an interrupted run)" if summary.already else "")
         + f"; work folder {work_folder(args.study)} removed"
     )
-    for m in merged:
-        line = f"  {m.label}: {m.written:,} written, {m.current:,} already current"
-        if m.failed:
-            line += f", {m.failed:,} with errors"
-        print(line)
+    _print_merged(merged)
     return 0

@@ -39,7 +39,7 @@ from meaningbench.db.runs import close_completed, interrupt_gone_runs
 from meaningbench.db.study import Study
 from meaningbench.errors import InputError
 from meaningbench.jobs.base import JobContext
-from meaningbench.jobs.metric_specs import PlannedMetric, expand_specs, plan_metric
+from meaningbench.jobs.metric_specs import PlannedMetric, expand_specs, plan_metric, split_specs
 from meaningbench.jobs.score_claims import Busy, Claimed, try_claim, wait_for_other
 from meaningbench.jobs.score_exec import (
     POOL_MIN_ITEMS,
@@ -178,6 +178,18 @@ def _plan_all(request: ScoreRequest, study: Study) -> list[PlannedMetric]:
             seen.add(same)
         planned.append(plan)
     return planned
+
+
+def _say_broken_plugins(request: ScoreRequest, ctx: JobContext) -> None:
+    """`all` leaves out the plugins that did not load (an explicit name is refused): say
+    which, and why."""
+    if not any(s.lower() == "all" for text in request.metrics for s in split_specs(text)):
+        return
+    for broken in broken_plugins():
+        ctx.notice(
+            f"plugin metric {broken.name} from {broken.distribution} ({broken.module}) did not "
+            f"load: {broken.error}; scoring the others"
+        )
 
 
 def validate_request(request: ScoreRequest) -> None:
@@ -325,6 +337,7 @@ def score_study(
         # first (and resumed below, where their metric is asked for).
         interrupt_gone_runs(study)
         planned = _plan_all(request, study)
+        _say_broken_plugins(request, ctx)
         runnable = [p for p in planned if p.metric is not None and p.availability.ok]
         ctx.progress(0, None, "Checking cached scores", force=True)
         items, hashes, states = _check_caches(study, request, runnable)
@@ -503,8 +516,11 @@ def _score(
     except MetricBroken as exc:
         run.finish("failed", str(exc))
     except Exception as exc:
-        if isinstance(exc, KeyboardInterrupt):
-            raise
+        if ctx.cancel.cancelled:
+            # Ctrl+C lands anywhere: inside SQLAlchemy's commit, a `finally: assert` turns
+            # the KeyboardInterrupt into an AssertionError. After a cancel it is the cancel.
+            run.finish("cancelled")
+            return
         run.finish("failed", describe(exc))
 
 

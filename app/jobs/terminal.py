@@ -1,10 +1,16 @@
-"""Run a job in a terminal with a tqdm progress bar; Ctrl+C cancels it cleanly."""
+"""Run a job in a terminal with a tqdm progress bar; Ctrl+C cancels it cleanly.
+
+Under the `meaningbench` command, Ctrl+C also sets the job's cancel token
+(meaningbench.interrupts), so the job stops at its next check even where the
+KeyboardInterrupt itself is lost.
+"""
 
 from __future__ import annotations
 
 import sys
 from typing import Any
 
+from meaningbench.interrupts import cancelling
 from meaningbench.jobs.base import Job, JobContext
 from meaningbench.runtime import Cancelled, Progress
 
@@ -34,7 +40,8 @@ def run_with_progress_bar(job: Job, *, description: str, quiet: bool = False) ->
 
     ctx = JobContext(report=report, on_notice=notice)
     try:
-        return job(ctx)
+        with cancelling(ctx.cancel):
+            return job(ctx)
     except KeyboardInterrupt:
         ctx.cancel.cancel()
         raise Cancelled() from None

@@ -9,8 +9,9 @@ A metric is one module holding one `Metric` subclass; an entry point names it:
 so the battery shipped here and a lab's own metric in a separate package are found the same
 way. Entry points are read once; a metric's module is imported only when that metric is
 first asked for (a family's modules import torch inside their methods, never at import). A
-plugin that fails to load, names itself differently or is not a `Metric` is reported, with
-its name, module and error, by `broken_plugins()`; the other metrics keep working.
+plugin that fails to load (an import error, or a module that calls `sys.exit()`), names
+itself differently or is not a `Metric` is reported, with its name, module and error, by
+`broken_plugins()`; the other metrics keep working.
 """
 
 from __future__ import annotations
@@ -147,8 +148,10 @@ def _load(name: str) -> type[Metric] | None:
     ep, dist_name, version = _discovered()[name]
     try:
         obj: Any = ep.load()
-    except Exception as exc:  # a plugin's import error must not take the battery down
-        _BROKEN[name] = BrokenPlugin(name, ep.value, dist_name, f"{type(exc).__name__}: {exc}")
+    except (Exception, SystemExit) as exc:
+        # A plugin's import error must not take the battery down, nor a plugin that calls
+        # sys.exit() on import end the program without a word. Ctrl+C still goes through.
+        _BROKEN[name] = BrokenPlugin(name, ep.value, dist_name, _load_error(exc))
         return None
     error = _check_class(name, obj)
     if error:
@@ -157,6 +160,12 @@ def _load(name: str) -> type[Metric] | None:
     _LOADED[name] = obj
     _ORIGINS[name] = MetricOrigin(dist_name, version, ep.value)
     return obj
+
+
+def _load_error(exc: BaseException) -> str:
+    if isinstance(exc, SystemExit):
+        return f"SystemExit: its module called sys.exit({exc.code!r}) while loading"
+    return f"{type(exc).__name__}: {exc}"
 
 
 def _check_class(name: str, obj: Any) -> str:

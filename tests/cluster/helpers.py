@@ -26,7 +26,8 @@ def make_study(path: Path, n: int) -> Path:
     return path
 
 
-def _rows(path: Path, sql: str) -> list[tuple]:
+def query(path: Path, sql: str) -> list[tuple]:
+    """The rows of a query on a study, read-only."""
     conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
     try:
         return conn.execute(sql).fetchall()
@@ -38,7 +39,7 @@ def scores(path: Path) -> dict[ScoreKey, tuple]:
     """Every score row by (label, config hash, item): value, raw, details, error, input hash.
     Two rows for one key would be a duplicate: it fails here."""
     out: dict[ScoreKey, tuple] = {}
-    for label, config_hash, item_id, *rest in _rows(
+    for label, config_hash, item_id, *rest in query(
         path,
         "SELECT r.label, r.config_hash, s.item_id, s.value, s.raw, s.details, s.error, "
         "s.input_hash FROM score s JOIN metric_run r ON r.id = s.run_id",
@@ -52,6 +53,6 @@ def scores(path: Path) -> dict[ScoreKey, tuple]:
 def table_dump(path: Path) -> tuple[list[tuple], list[tuple]]:
     """The score and metric_run tables as they are, for "nothing changed" checks."""
     return (
-        _rows(path, "SELECT * FROM score ORDER BY id"),
-        _rows(path, "SELECT * FROM metric_run ORDER BY id"),
+        query(path, "SELECT * FROM score ORDER BY id"),
+        query(path, "SELECT * FROM metric_run ORDER BY id"),
     )

@@ -6,6 +6,7 @@ file, the row and the column."""
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import pyarrow as pa
@@ -13,13 +14,15 @@ import pyarrow.parquet as pq
 import pytest
 
 from meaningbench.cli import main
+from meaningbench.cluster.checksum import COVERED, row_checksum
 from meaningbench.cluster.details import kept_details
 from meaningbench.cluster.layout import result_files
 from meaningbench.db.study import copy_study
 from meaningbench.metrics.base import NOT_COMPUTED
-from tests.cluster.helpers import make_study, scores, table_dump
+from tests.cluster.helpers import make_study, query, scores, table_dump
 
 METRICS = "bleu,sari,fkgl"
+BLEU = "bleu[refs=source]"  # its label
 N = 120
 
 
@@ -200,3 +203,137 @@ def test_no_details_keeps_the_reason_a_score_was_not_computed() -> None:
     assert kept_details(details, "none") == {NOT_COMPUTED: "not defined: no words"}
     assert kept_details(details, "compact") == {NOT_COMPUTED: "not defined: no words", "n": 3}
     assert kept_details({"p": 0.5, "tokens": ["a"]}, "none") == {}
+
+
+def _set_values(path: Path, changes: dict[int, float], *, checksum: bool) -> None:
+    """Change the value column of some rows; with `checksum`, as `shards score` would have
+    written them (a metric that returned these values), else as a later edit."""
+    table = pq.read_table(path)
+    values = table.column("value").to_pylist()
+    for row, value in changes.items():
+        values[row] = value
+    table = table.set_column(
+        table.column_names.index("value"), "value", pa.array(values, pa.float64())
+    )
+    if checksum:
+        cols = {c: table.column(c).to_pylist() for c in COVERED}
+        sums = [row_checksum({c: cols[c][r] for c in COVERED}) for r in range(table.num_rows)]
+        index = table.column_names.index("checksum")
+        table = table.set_column(index, "checksum", pa.array(sums, pa.string()))
+    pq.write_table(table, path)
+
+
+def test_a_lost_result_file_refuses_the_merge_and_allow_missing_marks_the_runs(
+    twins: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    local, sharded = twins
+    out = export_and_score(capsys, sharded, tmp_path)
+    # One result file per export shard: items-00000 (50 items), -00001 (50), -00002 (20).
+    lost = next(p for p in result_files(out) if p.name.startswith("items-00001"))
+    lost_rows = pq.read_table(lost).num_rows
+    lost.unlink()
+    before = table_dump(sharded)
+    code = main(["shards", "merge", str(sharded), str(out)])
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert "nothing was merged" in err and "--allow-missing" in err
+    for label in ("bleu[refs=source]", "sari[refs=source]", "fkgl"):
+        assert f"{label}: 70 results in {out}, the export asked for 120" in err
+    assert "the results for items-00001.parquet (50 items) of the export are missing" in err
+    assert table_dump(sharded) == before
+
+    code = main(["shards", "merge", str(sharded), str(out), "--allow-missing", "--json"])
+    captured = capsys.readouterr()
+    merged = json.loads(captured.out)
+    assert code == 0
+    assert "merging the 70 there are (--allow-missing)" in captured.err
+    assert [(m["written"], m["missing"], m["expected"]) for m in merged["metrics"]] == [
+        (70, 50, 120)
+    ] * 3
+    assert sum(m["missing"] for m in merged["metrics"]) == lost_rows
+    runs = query(sharded, "SELECT status, n_items, error FROM metric_run")
+    assert [(status, n) for status, n, _ in runs] == [("interrupted", 70)] * 3
+    assert all("50 of the 120 results the export asked for were missing" in e for *_, e in runs)
+
+    # `meaningbench score` completes the incomplete runs: the study then holds what
+    # scoring it here gives.
+    assert run(capsys, "score", str(local), "--metrics", METRICS, "--workers", "1")[0] == 0
+    code, data = run(capsys, "score", str(sharded), "--metrics", METRICS, "--workers", "1")
+    assert code == 0 and [r["scored"] for r in data["runs"]] == [50] * 3
+    assert scores(sharded) == scores(local)
+    statuses = {status for status, *_ in query(sharded, "SELECT status FROM metric_run")}
+    assert statuses == {"done"}
+
+
+def test_a_changed_value_fails_its_checksum(
+    twins: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, sharded = twins
+    out = export_and_score(capsys, sharded, tmp_path)
+    path = result_files(out)[1]
+    value = pq.read_table(path).column("value").to_pylist()[4]
+    _set_values(path, {4: value + 1e-9}, checksum=False)  # a copy that rounds, an edit
+    before = table_dump(sharded)
+    code = main(["shards", "merge", str(sharded), str(out)])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert f"{path.name} row 5, column checksum: the row's values do not match" in err
+    assert "nothing was merged" in err
+    assert table_dump(sharded) == before
+
+
+def test_results_without_checksums_are_refused(
+    twins: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, sharded = twins
+    out = export_and_score(capsys, sharded, tmp_path)
+    path = result_files(out)[0]
+    table = pq.read_table(path)
+    pq.write_table(table.drop_columns(["checksum"]), path)
+    code = main(["shards", "merge", str(sharded), str(out)])
+    err = capsys.readouterr().err
+    assert code == 2 and f"{path}: no column checksum" in err
+
+
+def test_nan_and_infinite_scores_are_counted_and_named(
+    twins: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, sharded = twins
+    out = export_and_score(capsys, sharded, tmp_path)
+    path = result_files(out)[0]
+    table = pq.read_table(path)
+    labels, ids = table.column("metric").to_pylist(), table.column("item_id").to_pylist()
+    rows = [r for r, label in enumerate(labels) if label == BLEU][:3]
+    _set_values(path, dict(zip(rows, [math.nan, math.inf, -math.inf], strict=True)), checksum=True)
+    code = main(["shards", "merge", str(sharded), str(out), "--json"])
+    captured = capsys.readouterr()
+    merged, err = json.loads(captured.out), captured.err
+    assert code == 0
+    bad = sorted(ids[r] for r in rows)
+    [bleu] = [m for m in merged["metrics"] if m["label"] == BLEU]
+    assert bleu["nonfinite"] == bad and bleu["written"] == N
+    shown = ", ".join(str(i) for i in bad)
+    assert f"{BLEU}: 3 result(s) scored NaN or infinite (items {shown}); stored as no value" in err
+    stored = query(
+        sharded,
+        "SELECT s.item_id, s.value, s.raw FROM score s JOIN metric_run r ON r.id = s.run_id "
+        f"WHERE r.metric = 'bleu' AND s.item_id IN ({shown}) ORDER BY s.item_id",
+    )
+    assert [(i, v) for i, v, _ in stored] == [(i, None) for i in bad]
+    assert all(raw is not None for *_, raw in stored)  # the raw score stays
+
+
+def test_an_export_missing_an_item_shard_is_refused(
+    twins: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, sharded = twins
+    code, _ = run(
+        capsys, "shards", "export", str(sharded), str(tmp_path / "in"), "--metrics", METRICS,
+        "--rows", "50",
+    )  # fmt: skip
+    assert code == 0
+    (tmp_path / "in" / "items-00002.parquet").unlink()
+    code = main(["shards", "score", str(tmp_path / "in"), str(tmp_path / "out")])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "its item shards hold 100 items, its manifest.json says 120" in err

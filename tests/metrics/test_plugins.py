@@ -26,6 +26,9 @@ DOC = Path(__file__).resolve().parents[2] / "resources" / "docs" / "plugins.md"
 # A second module of the same package whose import fails, declared beside the example's.
 BROKEN_MODULE = """raise ImportError("this plugin needs the package 'nonexistent-lab-lib'")\n"""
 BROKEN_ENTRY_POINT = 'lab_broken = "mblab_metrics.broken:Metric"\n'
+# And one whose import ends the program, as a script-like module would.
+EXITING_MODULE = "import sys\n\nsys.exit(7)\n"
+EXITING_ENTRY_POINT = 'lab_exits = "mblab_metrics.exits:Metric"\n'
 
 
 def _example(language: str) -> str:
@@ -51,13 +54,16 @@ def plugin_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     # The example's `dependencies = ["meaningbench"]` is installed already: --no-deps.
     pyproject = _example("toml").replace(
         'kept_words = "mblab_metrics.kept:KeptWordsMetric"\n',
-        'kept_words = "mblab_metrics.kept:KeptWordsMetric"\n' + BROKEN_ENTRY_POINT,
+        'kept_words = "mblab_metrics.kept:KeptWordsMetric"\n'
+        + BROKEN_ENTRY_POINT
+        + EXITING_ENTRY_POINT,
     )
     assert BROKEN_ENTRY_POINT in pyproject
     (project / "pyproject.toml").write_text(pyproject, encoding="utf-8")
     (package / "__init__.py").write_text("", encoding="utf-8")
     (package / "kept.py").write_text(_example("python"), encoding="utf-8")
     (package / "broken.py").write_text(BROKEN_MODULE, encoding="utf-8")
+    (package / "exits.py").write_text(EXITING_MODULE, encoding="utf-8")
     site = root / "site"
     subprocess.run(
         [
@@ -96,7 +102,10 @@ def test_an_installed_plugin_is_listed_with_its_package_and_a_broken_one_is_repo
     # the battery is still all there, from the project itself
     assert by_name["bleu"]["package"] == "meaningbench"
     assert by_name["sari"]["origin"].startswith("meaningbench ")
-    (broken,) = listing["broken_plugins"]
+    broken, exits = listing["broken_plugins"]
+    assert exits["name"] == "lab_exits" and exits["module"] == "mblab_metrics.exits:Metric"
+    assert exits["package"] == "mblab-metrics"
+    assert exits["error"] == "SystemExit: its module called sys.exit(7) while loading"
     assert broken["name"] == "lab_broken"
     assert broken["module"] == "mblab_metrics.broken:Metric"
     assert broken["package"] == "mblab-metrics"
@@ -144,3 +153,22 @@ def test_meaningbench_score_runs_the_plugin(plugin_site: Path, tmp_path: Path) -
     broken = _command(plugin_site, "score", str(study), "--metrics", "lab_broken")
     assert broken.returncode != 0
     assert "installed but broken" in broken.stderr and "nonexistent-lab-lib" in broken.stderr
+
+    exits = _command(plugin_site, "score", str(study), "--metrics", "lab_exits")
+    assert exits.returncode == 2, exits.stderr
+    assert (
+        "the metric 'lab_exits' is installed but broken: lab_exits from mblab-metrics "
+        "(mblab_metrics.exits:Metric): SystemExit: its module called sys.exit(7) while loading"
+    ) in exits.stderr
+
+    # `all` scores every metric that loads, and says which plugins did not.
+    # (Exit 1: metrics whose models would be downloaded cannot run offline.)
+    every = _command(plugin_site, "score", str(study), "--metrics", "all", "--json")
+    assert every.returncode in (0, 1), every.stderr
+    status = {r["label"]: r["status"] for r in json.loads(every.stdout)["runs"]}
+    assert status["fkgl"] == "done" and status["kept_words"] == "cached"
+    assert "lab_exits" not in status
+    assert (
+        "plugin metric lab_exits from mblab-metrics (mblab_metrics.exits:Metric) did not "
+        "load: SystemExit: its module called sys.exit(7) while loading; scoring the others"
+    ) in every.stderr
