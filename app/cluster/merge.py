@@ -154,91 +154,119 @@ def _read_rows(
     ctx: JobContext,
 ) -> int:
     """Check every row; keep one result per (metric, item)."""
-    import pyarrow.parquet as pq
-
     hashes_of = {e.label: e.config_hash for e in manifest.metrics}
     n_rows = 0
     for f_no, path in enumerate(files):
         ctx.check()
         ctx.progress(f_no, len(files), "Checking results")
-        try:
-            table = pq.read_table(path)
-        except Exception as exc:
-            problems.add(
-                f"{path}: not a complete Parquet file ({type(exc).__name__}); run "
-                "`meaningbench shards score` again, which removes and redoes it"
-            )
+        cols = _read_columns(path, problems)
+        if cols is None:
             continue
-        missing = [c for c in COLUMNS if c not in table.column_names]
-        if missing == ["checksum"]:
-            problems.add(
-                f"{path}: no column checksum (written by a version of meaningbench that did "
-                "not check its results); score the export again into a new folder"
-            )
-            continue
-        if missing:
-            problems.add(f"{path}: no column {', '.join(missing)}")
-            continue
-        cols = {c: table.column(c).to_pylist() for c in COLUMNS}
-        n_rows += table.num_rows
-        for r in range(table.num_rows):
+        count = len(cols["metric"])
+        n_rows += count
+        for r in range(count):
             at = f"{path.name} row {r + 1}"
-            label, item_id = cols["metric"][r], cols["item_id"][r]
-            if cols["study_id"][r] != manifest.study_id:
-                problems.add(
-                    f"{at}, column study_id: {cols['study_id'][r]!r}, not this study's "
-                    f"{manifest.study_id!r}"
-                )
+            row = {c: cols[c][r] for c in COLUMNS}
+            problem = _row_problem(at, row, manifest, hashes_of, pending, expected)
+            if problem is not None:
+                if problem:
+                    problems.add(problem)
                 continue
-            if label not in hashes_of:
-                problems.add(f"{at}, column metric: {label!r} is not in the results' manifest")
-                continue
-            if cols["config_hash"][r] != hashes_of[label]:
-                problems.add(
-                    f"{at}, column config_hash: {cols['config_hash'][r]!r}, but {label} has "
-                    f"config hash {hashes_of[label]!r}"
-                )
-                continue
-            p = pending.get(label)
-            if p is None:
-                continue  # its metric is refused as a whole
-            want = expected[p.mode].get(item_id)
-            if want is None:
-                problems.add(f"{at}, column item_id: the study has no item {item_id}")
-                continue
-            if cols["input_hash"][r] != want:
-                problems.add(
-                    f"{at}, column input_hash: item {item_id}'s texts changed since the "
-                    "export; export and score it again"
-                )
-                continue
-            details = cols["details"][r]
-            if details is not None:
-                try:
-                    if not isinstance(json.loads(details), dict):
-                        raise ValueError("not an object")
-                except ValueError as exc:
-                    problems.add(f"{at}, column details: not a JSON object ({exc})")
-                    continue
-            if cols["checksum"][r] != row_checksum({c: cols[c][r] for c in COLUMNS}):
-                problems.add(
-                    f"{at}, column checksum: the row's values do not match its checksum (the "
-                    "file was changed after `meaningbench shards score` wrote it); score it again"
-                )
-                continue
-            row = (cols["value"][r], cols["raw"][r], details, cols["error"][r], want)
-            before = p.rows.get(item_id)
-            if before is None:
-                p.rows[item_id] = row
-                p.where[item_id] = at
-                if row[3] is None and not all(_finite_or_none(x) for x in row[:2]):
-                    p.nonfinite.append(item_id)
-            elif not _same(before, row):
-                problems.add(
-                    f"{at}: a second, different result for item {item_id} {label} "
-                    f"(the first is {p.where[item_id]})"
-                )
+            _keep_row(at, row, pending[row["metric"]], expected, problems)
     return n_rows
+
+
+def _read_columns(path: Path, problems: Problems) -> dict[str, list[Any]] | None:
+    """The result file's columns, or None (with the problem said) when it cannot be used."""
+    import pyarrow.parquet as pq
+
+    try:
+        table = pq.read_table(path)
+    except Exception as exc:
+        problems.add(
+            f"{path}: not a complete Parquet file ({type(exc).__name__}); run "
+            "`meaningbench shards score` again, which removes and redoes it"
+        )
+        return None
+    missing = [c for c in COLUMNS if c not in table.column_names]
+    if missing == ["checksum"]:
+        problems.add(
+            f"{path}: no column checksum (written by a version of meaningbench that did "
+            "not check its results); score the export again into a new folder"
+        )
+        return None
+    if missing:
+        problems.add(f"{path}: no column {', '.join(missing)}")
+        return None
+    return {c: table.column(c).to_pylist() for c in COLUMNS}
+
+
+def _row_problem(
+    at: str,
+    row: dict[str, Any],
+    manifest: Manifest,
+    hashes_of: dict[str, str],
+    pending: dict[str, _Pending],
+    expected: dict[str | None, dict[int, str]],
+) -> str | None:
+    """What is wrong with one result row; "" for a row of a metric refused as a whole."""
+    label, item_id = row["metric"], row["item_id"]
+    if row["study_id"] != manifest.study_id:
+        return f"{at}, column study_id: {row['study_id']!r}, not this study's {manifest.study_id!r}"
+    if label not in hashes_of:
+        return f"{at}, column metric: {label!r} is not in the results' manifest"
+    if row["config_hash"] != hashes_of[label]:
+        return (
+            f"{at}, column config_hash: {row['config_hash']!r}, but {label} has "
+            f"config hash {hashes_of[label]!r}"
+        )
+    p = pending.get(label)
+    if p is None:
+        return ""  # its metric is refused as a whole
+    want = expected[p.mode].get(item_id)
+    if want is None:
+        return f"{at}, column item_id: the study has no item {item_id}"
+    if row["input_hash"] != want:
+        return (
+            f"{at}, column input_hash: item {item_id}'s texts changed since the "
+            "export; export and score it again"
+        )
+    details = row["details"]
+    if details is not None:
+        try:
+            if not isinstance(json.loads(details), dict):
+                raise ValueError("not an object")
+        except ValueError as exc:
+            return f"{at}, column details: not a JSON object ({exc})"
+    if row["checksum"] != row_checksum(row):
+        return (
+            f"{at}, column checksum: the row's values do not match its checksum (the "
+            "file was changed after `meaningbench shards score` wrote it); score it again"
+        )
+    return None
+
+
+def _keep_row(
+    at: str,
+    row: dict[str, Any],
+    p: _Pending,
+    expected: dict[str | None, dict[int, str]],
+    problems: Problems,
+) -> None:
+    """Keep a checked row as its item's result; a second, different one is a problem."""
+    item_id = row["item_id"]
+    kept = (row["value"], row["raw"], row["details"], row["error"], expected[p.mode][item_id])
+    before = p.rows.get(item_id)
+    if before is None:
+        p.rows[item_id] = kept
+        p.where[item_id] = at
+        if kept[3] is None and not all(_finite_or_none(x) for x in kept[:2]):
+            p.nonfinite.append(item_id)
+    elif not _same(before, kept):
+        problems.add(
+            f"{at}: a second, different result for item {item_id} {row['metric']} "
+            f"(the first is {p.where[item_id]})"
+        )
 
 
 def _finite_or_none(x: Any) -> bool:
@@ -376,6 +404,36 @@ def describe_nonfinite(items: Sequence[int]) -> str:
     )
 
 
+def _check_runs_unchanged(raw: Any, p: _Pending, state: CacheState) -> None:
+    """Refuse the merge when another job scored the metric since the cache check."""
+    now = tuple(
+        (int(r[0]), str(r[1]))
+        for r in raw.execute(
+            "SELECT id, status FROM metric_run WHERE metric = ? AND config_hash = ? ORDER BY id",
+            (p.metric.name, p.entry.config_hash),
+        )
+    )
+    if now != state.runs:
+        raise InputError(
+            f"{p.entry.label}: another job scored it while the results were checked; "
+            "nothing was merged; merge again"
+        )
+
+
+def _run_status(merged: MetricMerge, scores: Sequence[ItemScore]) -> tuple[str, str | None]:
+    """The merged run's status and message: failed when every result failed; interrupted
+    when results the export asked for are missing (`meaningbench score` resumes such a run,
+    scoring exactly the items still without a current score)."""
+    if merged.failed == merged.written:
+        return "failed", next(sc.error for sc in scores if sc.error is not None)
+    if merged.missing:
+        return "interrupted", (
+            f"merged incomplete: {merged.missing:,} of the {merged.expected:,} results "
+            "the export asked for were missing"
+        )
+    return "done", None
+
+
 def _write(
     study: Any,
     pending: dict[str, _Pending],
@@ -404,37 +462,14 @@ def _write(
     with study.session(write=True) as s, announced_writer(study.path, "shards merge"):
         raw = raw_connection(s)
         for p, merged, todo, old in plans:
-            now = tuple(
-                (int(r[0]), str(r[1]))
-                for r in raw.execute(
-                    "SELECT id, status FROM metric_run WHERE metric = ? AND config_hash = ? "
-                    "ORDER BY id",
-                    (p.metric.name, p.entry.config_hash),
-                )
-            )
-            if now != states[p.entry.label].runs:
-                raise InputError(
-                    f"{p.entry.label}: another job scored it while the results were checked; "
-                    "nothing was merged; merge again"
-                )
+            _check_runs_unchanged(raw, p, states[p.entry.label])
             scores = [
                 ItemScore(v, raw_v, json.loads(d) if d else {}, err)
                 for v, raw_v, d, err, _ in (p.rows[i] for i in todo)
             ]
             merged.written = len(todo)
             merged.failed = sum(1 for sc in scores if sc.error is not None)
-            status, error = "done", None
-            if merged.failed == merged.written:
-                status = "failed"
-                error = next(sc.error for sc in scores if sc.error is not None)
-            elif merged.missing:
-                # Incomplete: `meaningbench score` resumes an interrupted run, scoring
-                # exactly the items still without a current score.
-                status = "interrupted"
-                error = (
-                    f"merged incomplete: {merged.missing:,} of the {merged.expected:,} results "
-                    "the export asked for were missing"
-                )
+            status, error = _run_status(merged, scores)
             run = RunRow(
                 metric=p.metric.name,
                 config=dict(p.metric.config),

@@ -28,7 +28,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "again adds nothing. Needs `pip install 'meaningbench[cluster]'`.",
     )
     sub = parser.add_subparsers(dest="shards_command", metavar="STEP", required=True)
+    _register_export(sub)
+    _register_score(sub)
+    _register_merge(sub)
 
+
+def _register_export(sub: argparse._SubParsersAction) -> None:
     export = sub.add_parser(
         "export",
         help="write the items still missing scores for METRICS as Parquet shards",
@@ -48,6 +53,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     common.add_json_flag(export)
     export.set_defaults(func=run_export)
 
+
+def _register_score(sub: argparse._SubParsersAction) -> None:
     score = sub.add_parser(
         "score",
         help="score exported shards into result shards, here or on Ray",
@@ -81,6 +88,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     common.add_json_flag(score)
     score.set_defaults(func=run_score)
 
+
+def _register_merge(sub: argparse._SubParsersAction) -> None:
     merge = sub.add_parser(
         "merge",
         help="check every result shard and write the scores into the study",

@@ -29,10 +29,8 @@ from typing import Any, ClassVar
 from meaningbench.metrics.base import ItemScore, Metric, MetricInfo, Pair
 from meaningbench.metrics.registry import register
 from meaningbench.runtime import CancelToken
-from tests.jobs.gate import GATE_ENV
+from tests.jobs.gate import DEAF_ENV, GATE_ENV, PHASE_ENV
 
-PHASE_ENV = "MEANINGBENCH_TEST_PHASE"
-DEAF_ENV = "MEANINGBENCH_TEST_DEAF"
 WAIT_LIMIT_S = 120.0
 
 

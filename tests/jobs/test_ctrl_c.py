@@ -26,8 +26,7 @@ import pytest
 
 from meaningbench.db.study import Study
 from tests.jobs.conftest import make_rows
-from tests.jobs.gate import GATE_ENV
-from tests.jobs.phase_metric import DEAF_ENV, PHASE_ENV
+from tests.jobs.gate import DEAF_ENV, GATE_ENV, PHASE_ENV
 from tests.jobs.studydata import add_items
 
 ROOT = Path(__file__).resolve().parents[2]
