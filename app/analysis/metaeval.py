@@ -258,10 +258,13 @@ _ROW_MEASURES = {
 }
 
 
-def row_measure(measure: str, h: np.ndarray, x: np.ndarray, groups: mm.Groups) -> np.ndarray:
-    """A grouped measure on B rows of metric scores (NaN = not defined on that row)."""
+def row_measure(
+    measure: str, h: np.ndarray, x: np.ndarray, groups: mm.Groups, seed: int = 0
+) -> np.ndarray:
+    """A grouped measure on B rows of metric scores (NaN = not defined on that row);
+    `seed` draws acc*_eq's sample of pairs when there are too many to search them all."""
     if measure == "acc_eq_star":
-        return mm.acc_eq_star(h, x, groups).value
+        return mm.acc_eq_star(h, x, groups, seed=seed).value
     return _ROW_MEASURES[measure](h, x, groups)
 
 
@@ -313,6 +316,8 @@ def _value(
         details["sources"] = n_src
         if len(labels) < 2 or n_src == 0:
             return None, "not defined: no source has an output of every system", details
+        if not np.ptp(hm, axis=0).any():  # p = 1 for every pair of systems, whatever the metric
+            return None, "not defined: the human scores do not differ between systems", details
         signs = mm.permutation_signs(seed, SPA_PERMUTATIONS, n_src)
         return mm.spa(hm, xm, signs), None, details
     if group_by == "system":

@@ -140,9 +140,10 @@ class _Stat:
         group_by: str,
         tie_threshold: float,
         pairs_within: np.ndarray | None,
+        seed: int = 0,
     ) -> None:
         self.data, self.measure, self.group_by = data, measure, group_by
-        self.tie_threshold, self.pairs_within = tie_threshold, pairs_within
+        self.tie_threshold, self.pairs_within, self.seed = tie_threshold, pairs_within, seed
         self.groups = None if group_by == "system" else grouping_of(data, group_by)
 
     def rows(
@@ -151,7 +152,10 @@ class _Stat:
         h: np.ndarray | None = None,
         groups: mm.Groups | None = None,
         data: MetaEvalData | None = None,
+        within: np.ndarray | None = None,
     ) -> np.ndarray:
+        """The measure on rows `x` of this stat's outputs, or of a resample `data` whose
+        outputs carry the categories `within` (the resampled `pairs_within`)."""
         d = data or self.data
         hh = d.human if h is None else h
         if self.measure == "tau_like":
@@ -161,9 +165,11 @@ class _Stat:
                 x,
                 d.sources,
                 threshold=self.tie_threshold,
-                within=self.pairs_within if data is None else None,
+                within=self.pairs_within if data is None else within,
             ).tau
-        return row_measure(self.measure, hh, x, groups or self.groups or mm.Groups.single(1))
+        return row_measure(
+            self.measure, hh, x, groups or self.groups or mm.Groups.single(1), seed=self.seed
+        )
 
 
 # ---------------------------------------------------------------- permutation
@@ -258,11 +264,7 @@ def _pearson_r(
     with np.errstate(invalid="ignore", divide="ignore"):
         vx = n * sxx - sx * sx
         vh = n * shh - sh * sh
-        ok = (
-            (n >= 2)
-            & (vx > 1e-9 * np.maximum(n * sxx, 1e-300))
-            & (vh > 1e-9 * np.maximum(n * shh, 1e-300))
-        )
+        ok = (n >= 2) & mm.has_spread(vx, n * sxx) & mm.has_spread(vh, n * shh)
         r = np.where(ok, (n * sxh - sx * sh) / np.sqrt(np.where(ok, vx * vh, 1.0)), 0.0)
         w = ok * (1.0 if weight is None else weight)
         count = w.sum(axis=axis)
@@ -401,29 +403,38 @@ def bootstrap_samples(stat: _Stat, x: np.ndarray, resamples: int, seed: int) -> 
         return _pearson_bootstrap(stat, x, counts_s, counts_j, sys_codes, src_codes)
     out = np.empty((resamples, x.shape[1]))
     for r in range(resamples):  # outputs repeat unevenly per resample: one draw at a time
-        cs, cj = counts_s[r].astype(np.int64), counts_j[r].astype(np.int64)
-        # The grouping's unit first, so that each drawn copy of it is a group of its own.
-        outer, inner = (
-            (sys_codes, src_codes) if stat.group_by == "per-system" else (src_codes, sys_codes)
+        out[r] = resample_values(
+            stat, x, counts_s[r].astype(np.int64), counts_j[r].astype(np.int64)
         )
-        c_out, c_in = (cs, cj) if stat.group_by == "per-system" else (cj, cs)
-        rep = c_out[outer]
-        idx = np.repeat(np.arange(data.n), rep)
-        copy = np.arange(idx.size) - np.repeat(np.cumsum(rep) - rep, rep)
-        rep2 = c_in[inner[idx]]
-        idx2, copy2 = np.repeat(idx, rep2), np.repeat(copy, rep2)
-        if idx2.size < 2:
-            out[r] = np.nan
-            continue
-        sub = data.subset(idx2)
-        if stat.group_by in ("item", "per-system"):
-            groups = mm.Groups.of(outer[idx2] * (int(copy2.max()) + 1) + copy2)
-            if stat.group_by == "item":
-                sub.sources = np.asarray(groups.codes, dtype=object)
-        else:
-            groups = mm.Groups.single(idx2.size)
-        out[r] = stat.rows(x[idx2].T, data.human[idx2], groups, data=sub)
     return out
+
+
+def resample_values(stat: _Stat, x: np.ndarray, cs: np.ndarray, cj: np.ndarray) -> np.ndarray:
+    """(M,) the measure of every metric on one resample in which system k is drawn cs[k]
+    times and source j cj[j] times (every output once per pair of draws)."""
+    data = stat.data
+    sys_codes, src_codes = data.system_codes(), data.source_codes()
+    # The grouping's unit first, so that each drawn copy of it is a group of its own.
+    outer, inner = (
+        (sys_codes, src_codes) if stat.group_by == "per-system" else (src_codes, sys_codes)
+    )
+    c_out, c_in = (cs, cj) if stat.group_by == "per-system" else (cj, cs)
+    rep = c_out[outer]
+    idx = np.repeat(np.arange(data.n), rep)
+    copy = np.arange(idx.size) - np.repeat(np.cumsum(rep) - rep, rep)
+    rep2 = c_in[inner[idx]]
+    idx2, copy2 = np.repeat(idx, rep2), np.repeat(copy, rep2)
+    if idx2.size < 2:
+        return np.full(x.shape[1], np.nan)
+    sub = data.subset(idx2)
+    if stat.group_by in ("item", "per-system"):
+        groups = mm.Groups.of(outer[idx2] * (int(copy2.max()) + 1) + copy2)
+        if stat.group_by == "item":
+            sub.sources = np.asarray(groups.codes, dtype=object)
+    else:
+        groups = mm.Groups.single(idx2.size)
+    within = None if stat.pairs_within is None else stat.pairs_within[idx2]
+    return stat.rows(x[idx2].T, data.human[idx2], groups, data=sub, within=within)
 
 
 # ---------------------------------------------------------------- Williams
@@ -486,7 +497,7 @@ def rank_metrics(
     p = np.full((len(names), len(names)), np.nan)
     ivals: dict[str, tuple[float, float]] = {}
     if len(ranked) >= 1 and work.n >= 2:
-        stat = _Stat(work, measure, group_by, tie_threshold, work.category(pairs_within))
+        stat = _Stat(work, measure, group_by, tie_threshold, work.category(pairs_within), seed)
         obs = np.array([values[m] for m in ranked], dtype=np.float64)
         sub_p, samples = _pvalues(stat, obs, test, resamples, seed)
         if intervals:
@@ -559,7 +570,9 @@ def _pvalues(
     if test == "boot-both":
         samples = bootstrap_samples(stat, work.metrics, resamples, seed)
         return _bootstrap_pvalues(samples, obs), samples
-    z = work.metrics if stat.measure == "tau_like" else _standardise(work.metrics)
+    # Every measure, the tau-like included, sees z-scores: a positive affine map leaves
+    # each metric's value alone but puts the swapped scores on one scale.
+    z = _standardise(work.metrics)
     return permutation_pvalues(stat, z, obs, test, resamples, seed), None
 
 
