@@ -4,10 +4,14 @@ matrix and the ranking of metrics in significance clusters.
 Tests (Deutsch et al. 2021; `nlpstats` is the reference):
 - perm-both: each resample swaps the two metrics' scores of whole systems (each with
   probability ½) and then of whole sources, so an output is swapped when exactly one of
-  its system and its source was; perm-systems / perm-items swap only systems / only
-  sources. Scores are first standardised per metric (z over the compared outputs), as
-  nlpstats does, so that swapped values are on one scale. p(A > B) is the share of
-  resamples whose difference A − B is at least the observed one.
+  its system and its source was (nlpstats' `_permute_both`; MTME's PermutationSigDiff,
+  which WMT uses, swaps each output independently instead); perm-systems / perm-items
+  swap only systems / only sources. Scores are first standardised per metric (z over the
+  compared outputs), as nlpstats and MTME do, for every measure (the tau-like too: a
+  positive affine map leaves its value alone), so that swapped values are on one scale.
+  p(A > B) is the share of resamples whose difference A − B is at least the observed
+  one. acc*_eq searches its ε again on every resample, as MTME's PermutationSigDiff with
+  its tie-optimised Kendall does.
 - boot-both: each resample draws systems and sources with replacement (an output enters
   once per draw of its system times per draw of its source); p(A > B) is the share of
   resamples whose difference is at least twice the observed one (the shifted-null rule
@@ -20,8 +24,9 @@ swap signs, so one matrix product per system gives every resample of every metri
 
 Clusters follow MTME's rule (`AssignRanks`): metrics sorted by value, best first; a
 metric opens a new cluster when a member of the current cluster is significantly better
-than it (p ≤ α). Metrics in one cluster are not significantly different from the
-cluster's first; each cluster is significantly below some member of the one above.
+than it (p ≤ α). So no member of a cluster is significantly worse than a better member
+of the same cluster, and each cluster's first metric is significantly worse than some
+member of the cluster above (other members need not be).
 """
 
 from __future__ import annotations

@@ -55,7 +55,9 @@ def register(subparsers: Any) -> None:
         "--pairs-within",
         default=None,
         metavar="ATTR",
-        help="tau-like: compare two outputs only when they share this attribute",
+        help="tau-like: compare two outputs only when they share this attribute (LENS's "
+        "'All' tau compares only outputs of one sentence type: reproduce it with "
+        "--pairs-within sentence_type)",
     )
     parser.add_argument(
         "--tie-threshold",

@@ -139,3 +139,19 @@ def test_spa_and_acc_eq_star_are_not_defined_when_humans_are_constant() -> None:
     spa = evaluate(same, ["spa"]).get("spa", "m")
     assert spa.value is None and "between systems" in (spa.reason or "")
     assert evaluate(same, ["acc_eq_star"], group_by="none").get("acc_eq_star", "m").value
+
+
+def test_methods_paragraph_names_the_permutation_variant_and_the_epsilon_search() -> None:
+    from meaningbench.analysis.metaeval_text import methods_paragraph
+
+    data = _rated()
+    table = evaluate(data, ["acc_eq_star"], group_by="item")
+    ranking = sig.rank_metrics(
+        data, "acc_eq_star", group_by="item", resamples=20, seed=2, intervals=False
+    )
+    text = methods_paragraph(table, ranking)
+    assert "nlpstats" in text and "swaps each output on its own" in text
+    assert "searches its ε again on every resample" in text
+    assert "standardised per metric" in text
+    other = methods_paragraph(table, sig.rank_metrics(data, "pearson", resamples=20))
+    assert "searches its ε again" not in other
