@@ -393,10 +393,14 @@ def pairwise_system_pvalues(matrix: np.ndarray, signs: np.ndarray) -> np.ndarray
 def spa(human: np.ndarray, metric: np.ndarray, signs: np.ndarray) -> float:
     """Soft pairwise accuracy (Thompson et al. 2024): 1 − mean |p_human − p_metric| over
     system pairs; `human` and `metric` are (S, N) matrices of one metric's scores."""
-    ph = pairwise_system_pvalues(human, signs)
+    return spa_from_pvalues(pairwise_system_pvalues(human, signs), metric, signs)
+
+
+def spa_from_pvalues(human_p: np.ndarray, metric: np.ndarray, signs: np.ndarray) -> float:
+    """SPA given the human p-values already (`human_p`, (S, S) upper triangle)."""
     pm = pairwise_system_pvalues(metric, signs)
-    upper = np.triu_indices(human.shape[0], 1)
-    return float(1.0 - np.mean(np.abs(ph - pm)[upper]))
+    upper = np.triu_indices(human_p.shape[0], 1)
+    return float(1.0 - np.mean(np.abs(human_p - pm)[upper]))
 
 
 # ---------------------------------------------------------------- LENS / SimpEval tau-like

@@ -41,6 +41,7 @@ import pandas as pd
 from meaningbench.analysis import metaeval_measures as mm
 from meaningbench.analysis.metaeval import (
     ITEM_PAIRS_ONLY,
+    SYSTEM_ONLY,
     MetaEvalData,
     check_grouping,
     check_measures,
@@ -48,6 +49,8 @@ from meaningbench.analysis.metaeval import (
     evaluate,
     grouping_of,
     row_measure,
+    spa_signs,
+    system_cells,
 )
 from meaningbench.errors import UserError
 
@@ -150,6 +153,11 @@ class _Stat:
         self.data, self.measure, self.group_by = data, measure, group_by
         self.tie_threshold, self.pairs_within, self.seed = tie_threshold, pairs_within, seed
         self.groups = None if group_by == "system" else grouping_of(data, group_by)
+        if measure == "spa":  # the human p-values and the source flips stay fixed
+            self.cells = system_cells(data)
+            self.spa_signs = spa_signs(seed, self.cells.n_sources)
+            human = self.cells.means(data.human)[0]
+            self.human_p = mm.pairwise_system_pvalues(human, self.spa_signs)
 
     def rows(
         self,
@@ -163,6 +171,11 @@ class _Stat:
         outputs carry the categories `within` (the resampled `pairs_within`)."""
         d = data or self.data
         hh = d.human if h is None else h
+        if self.measure == "spa":
+            assert data is None and h is None, "spa is ranked by permutation tests only"
+            return np.array(
+                [mm.spa_from_pvalues(self.human_p, m, self.spa_signs) for m in self.cells.means(x)]
+            )
         if self.measure == "tau_like":
             assert d.raters is not None
             return mm.tau_like(
@@ -210,7 +223,9 @@ def permutation_pvalues(
     le = np.zeros((m, m))
     valid = np.zeros((m, m))
     signs = Signs(a, b, sys_codes, src_codes)
-    if stat.group_by == "system":
+    if stat.measure == "spa":  # from the system × source matrix, not the system means
+        deltas = _generic_deltas(stat, z, signs)
+    elif stat.group_by == "system":
         deltas = _system_level_deltas(stat, z, signs)
     elif stat.measure == "pearson":
         deltas = _pearson_deltas(stat, z, signs)
@@ -505,7 +520,7 @@ def rank_metrics(
         stat = _Stat(work, measure, group_by, tie_threshold, work.category(pairs_within), seed)
         obs = np.array([values[m] for m in ranked], dtype=np.float64)
         sub_p, samples = _pvalues(stat, obs, test, resamples, seed)
-        if intervals:
+        if intervals and measure != "spa":  # no bootstrap for spa (see _checked_request)
             if samples is None:
                 samples = bootstrap_samples(stat, work.metrics, resamples, seed)
             ivals = _intervals(samples, ranked)
@@ -548,10 +563,10 @@ def _checked_request(
     tie_threshold = check_tie_threshold(tie_threshold, data.scale)
     if test not in TESTS:
         raise UserError(f"unknown test {test!r}; known: {', '.join(TESTS)}")
-    if measure == "spa":
+    if measure == "spa" and test not in ("perm-both", "perm-items", "perm-systems"):
         raise UserError(
-            "spa is built from permutation p-values itself; rank it without a "
-            "test or rank by acc_eq_star / pearson"
+            "spa is ranked with a permutation test (perm-both, perm-items or perm-systems): "
+            "a resample that draws a system twice has no p-value between its copies"
         )
     if test == "williams" and measure != "pearson":
         raise UserError("the Williams test compares Pearson correlations: use --measures pearson")
@@ -561,6 +576,8 @@ def _checked_request(
         raise UserError("--alpha must lie between 0 and 1")
     if measure in ITEM_PAIRS_ONLY:
         group_by = "item"
+    if measure in SYSTEM_ONLY:
+        group_by = "system"
     return measure, group_by, tie_threshold
 
 

@@ -102,6 +102,9 @@ def methods_paragraph(
                 "; acc*_eq searches its ε again on every resample (as MTME's permutation "
                 "test does with its tie-optimised Kendall)"
                 if ranking.measure == "acc_eq_star"
+                else "; SPA is recomputed on each resample with its own source flips and the "
+                "human p-values fixed"
+                if ranking.measure == "spa"
                 else ""
             )
             + ". Metrics are grouped into significance clusters at "

@@ -35,8 +35,8 @@ def register(subparsers: Any) -> None:
         "--rank-by",
         default=None,
         metavar="MEASURE",
-        help="the measure the clusters rank by (default: the first of --measures that a "
-        "test can compare; spa cannot)",
+        help="the measure the clusters rank by (default: the first of --measures other "
+        "than spa; spa is ranked with perm-both, perm-items or perm-systems)",
     )
     parser.add_argument(
         "--group-by",

@@ -11,6 +11,7 @@ import pytest
 from meaningbench.analysis import metaeval_measures as mm
 from meaningbench.analysis import metaeval_significance as sig
 from meaningbench.analysis.metaeval import MetaEvalData, evaluate
+from meaningbench.errors import UserError
 
 
 def _rated(scale_second: float = 1.0, offset: float = 0.0) -> MetaEvalData:
@@ -155,3 +156,55 @@ def test_methods_paragraph_names_the_permutation_variant_and_the_epsilon_search(
     assert "standardised per metric" in text
     other = methods_paragraph(table, sig.rank_metrics(data, "pearson", resamples=20))
     assert "searches its ε again" not in other
+
+
+def _systems_data(s: int = 6, n: int = 25) -> MetaEvalData:
+    """s systems of clearly different quality × n sources; metric m0 follows the humans,
+    m1 is mostly noise."""
+    rng = np.random.default_rng(5)
+    quality = np.linspace(0, 3, s)
+    human = quality[:, None] + rng.normal(0, 1, (s, n))
+    good = human + rng.normal(0, 0.3, (s, n))
+    noise = rng.normal(0, 1, (s, n)) * 40 + 10  # another unit
+    return MetaEvalData(
+        human.ravel(),
+        np.column_stack([good.ravel(), noise.ravel()]),
+        ["m0", "m1"],
+        np.repeat([f"s{k}" for k in range(s)], n).astype(object),
+        np.tile([f"j{k:02d}" for k in range(n)], s),  # label order = layout.astype(object),
+    )
+
+
+def test_spa_ranks_by_permutation_with_fixed_inner_flips() -> None:
+    data = _systems_data()
+    reported = evaluate(data, ["spa"], seed=4)
+    values = [reported.get("spa", m).value for m in ("m0", "m1")]
+    stat = sig._Stat(data, "spa", "system", 5.0, None, seed=4)
+    # The unchanged scores, raw or standardised, give the reported SPA.
+    np.testing.assert_allclose(stat.rows(data.metrics.T), values)
+    np.testing.assert_allclose(stat.rows(sig._standardise(data.metrics).T), values)
+    # One resample by hand: an output takes the other metric's z-score when exactly one of
+    # its system and its source is flipped; SPA of each hybrid, same inner flips.
+    z = sig._standardise(data.metrics)
+    rng = np.random.default_rng(0)
+    a, b = (
+        np.where(rng.random((3, 6)) > 0.5, -1.0, 1.0),
+        np.where(rng.random((3, 25)) > 0.5, -1.0, 1.0),
+    )
+    signs = sig.Signs(a, b, data.system_codes(), data.source_codes())
+    ((_, deltas),) = list(sig._generic_deltas(stat, z, signs))
+    inner = mm.permutation_signs(4, 1000, 25)
+    hm = data.human.reshape(6, 25)
+    for r in range(3):
+        swap = (a[r][:, None] * b[r][None, :]) < 0
+        z0, z1 = z[:, 0].reshape(6, 25), z[:, 1].reshape(6, 25)
+        h0, h1 = np.where(swap, z1, z0), np.where(swap, z0, z1)
+        assert deltas[r] == pytest.approx(mm.spa(hm, h0, inner) - mm.spa(hm, h1, inner))
+    ranking = sig.rank_metrics(data, "spa", test="perm-both", resamples=200, seed=4)
+    assert ranking.order == ["m0", "m1"] and ranking.clusters == {"m0": 1, "m1": 2}
+    assert ranking.values["m0"] == pytest.approx(values[0])
+    assert ranking.p_values.loc["m0", "m1"] <= 0.05
+    again = sig.rank_metrics(data, "spa", test="perm-both", resamples=200, seed=4)
+    assert again.p_values.equals(ranking.p_values)
+    with pytest.raises(UserError, match="permutation test"):
+        sig.rank_metrics(data, "spa", test="boot-both")
