@@ -227,20 +227,52 @@ def grouping_of(data: MetaEvalData, group_by: str) -> mm.Groups:
     raise ValueError(group_by)
 
 
+@dataclass(frozen=True)
+class SystemCells:
+    """Where each output sits in the (S, N) system × source matrix of the sources every
+    system has an output of (the paired design SPA needs): `cells` per output, -1 for an
+    output left out; systems and sources in label order."""
+
+    cells: np.ndarray
+    systems: list[str]
+    n_sources: int
+
+    def means(self, x: np.ndarray) -> np.ndarray:
+        """(B, S, N) mean score of each cell for B rows of scores on the outputs."""
+        x = np.atleast_2d(x)
+        size = len(self.systems) * self.n_sources
+        kept = self.cells >= 0
+        codes = self.cells[kept]
+        count = np.bincount(codes, minlength=size).astype(np.float64)
+        sums = np.stack([np.bincount(codes, weights=row[kept], minlength=size) for row in x])
+        return (sums / np.maximum(count, 1)).reshape(x.shape[0], len(self.systems), -1)
+
+
+def system_cells(data: MetaEvalData) -> SystemCells:
+    ok = np.flatnonzero(data.has_system())
+    systems, sys_code = np.unique([str(s) for s in data.systems[ok]], return_inverse=True)
+    sources, src_code = np.unique([str(s) for s in data.sources[ok]], return_inverse=True)
+    seen = np.zeros((systems.size, sources.size), dtype=bool)
+    seen[sys_code, src_code] = True
+    complete = np.asarray(seen.all(axis=0), dtype=bool)  # (no system: no source either)
+    column = np.cumsum(complete) - 1
+    n_src = int(complete.sum())
+    cells = np.full(data.n, -1, dtype=np.intp)
+    keep = complete[src_code]
+    cells[ok[keep]] = sys_code[keep] * n_src + column[src_code[keep]]
+    return SystemCells(cells, [str(s) for s in systems], n_src)
+
+
 def system_matrix(data: MetaEvalData, column: np.ndarray) -> tuple[np.ndarray, list[str], int]:
     """(S, N) mean scores of each system on the sources every system has an output of
     (the paired design SPA needs), the system labels and N."""
-    ok = data.has_system()
-    frame = pd.DataFrame(
-        {
-            "system": [str(s) for s in data.systems[ok]],
-            "source": [str(s) for s in data.sources[ok]],
-            "v": column[ok],
-        }
-    )
-    wide = frame.pivot_table(index="system", columns="source", values="v", aggfunc="mean")
-    wide = wide.dropna(axis=1, how="any")
-    return wide.to_numpy(dtype=np.float64), [str(s) for s in wide.index], int(wide.shape[1])
+    cells = system_cells(data)
+    return cells.means(column)[0], cells.systems, cells.n_sources
+
+
+def spa_signs(seed: int, n_sources: int) -> np.ndarray:
+    """The source sign flips behind every SPA p-value (one draw per seed)."""
+    return mm.permutation_signs(seed, SPA_PERMUTATIONS, n_sources)
 
 
 # ---------------------------------------------------------------- one measure
@@ -258,10 +290,13 @@ _ROW_MEASURES = {
 }
 
 
-def row_measure(measure: str, h: np.ndarray, x: np.ndarray, groups: mm.Groups) -> np.ndarray:
-    """A grouped measure on B rows of metric scores (NaN = not defined on that row)."""
+def row_measure(
+    measure: str, h: np.ndarray, x: np.ndarray, groups: mm.Groups, seed: int = 0
+) -> np.ndarray:
+    """A grouped measure on B rows of metric scores (NaN = not defined on that row);
+    `seed` draws acc*_eq's sample of pairs when there are too many to search them all."""
     if measure == "acc_eq_star":
-        return mm.acc_eq_star(h, x, groups).value
+        return mm.acc_eq_star(h, x, groups, seed=seed).value
     return _ROW_MEASURES[measure](h, x, groups)
 
 
@@ -313,7 +348,9 @@ def _value(
         details["sources"] = n_src
         if len(labels) < 2 or n_src == 0:
             return None, "not defined: no source has an output of every system", details
-        signs = mm.permutation_signs(seed, SPA_PERMUTATIONS, n_src)
+        if not np.ptp(hm, axis=0).any():  # p = 1 for every pair of systems, whatever the metric
+            return None, "not defined: the human scores do not differ between systems", details
+        signs = spa_signs(seed, n_src)
         return mm.spa(hm, xm, signs), None, details
     if group_by == "system":
         hs, xs, sys_labels = system_means(h, x[None, :], data.systems)

@@ -107,6 +107,17 @@ def _macro(per_group: np.ndarray) -> np.ndarray:
 
 # ---------------------------------------------------------------- correlations
 
+SPREAD_TOLERANCE = 1e-12  # below this share of the raw sum of squares, scores are constant
+
+
+def has_spread(centred_ss: np.ndarray, raw_ss: np.ndarray) -> np.ndarray:
+    """Whether scores vary, from their centred and raw (uncentred) sums of squares.
+
+    Relative, so that the unit of the scores does not matter (×1e-7 and ×1e7 are alike);
+    the tolerance sits far above the rounding of either way of computing the centred sum.
+    """
+    return np.asarray(centred_ss) > SPREAD_TOLERANCE * np.maximum(raw_ss, 1e-300)
+
 
 def pearson(h: np.ndarray, x: np.ndarray, groups: Groups) -> np.ndarray:
     """Pearson r per group, averaged over the groups where it is defined."""
@@ -122,8 +133,12 @@ def pearson(h: np.ndarray, x: np.ndarray, groups: Groups) -> np.ndarray:
         sxy = _group_sum(dx * dh, codes, g)
         sxx = _group_sum(dx * dx, codes, g)
         shh = _group_sum(dh * dh, codes, g)
-        tol = 1e-12 * np.maximum(1.0, np.abs(mx) * np.abs(mx) * n)
-        r = np.where((sxx > tol) & (shh > 1e-12) & (n >= 2), sxy / np.sqrt(sxx * shh), np.nan)
+        ok = (
+            has_spread(sxx, _group_sum(x * x, codes, g))
+            & has_spread(shh, _group_sum(hh * hh, codes, g))
+            & (n >= 2)
+        )
+        r = np.where(ok, sxy / np.sqrt(sxx * shh), np.nan)
     return _macro(np.clip(r, -1.0, 1.0))
 
 
@@ -287,7 +302,8 @@ def acc_eq_star(h: np.ndarray, x: np.ndarray, groups: Groups, seed: int = 0) -> 
     Candidates: ε = 0 and every distinct |metric difference| of a compared pair (an ε
     between two of them gives the same ties as the lower one). The smallest best ε wins.
     Above CALIBRATION_PAIRS pairs the search runs on a seeded uniform sample of pairs
-    and the accuracy at the chosen ε is then counted on every pair.
+    and the accuracy at the chosen ε is then counted on every pair. Not defined (NaN)
+    when the humans tie every compared pair.
     """
     x = _rows(x)
     hh = _rows(h)
@@ -305,6 +321,9 @@ def acc_eq_star(h: np.ndarray, x: np.ndarray, groups: Groups, seed: int = 0) -> 
     for r in range(b):
         hr = hh[r if hh.shape[0] > 1 else 0]
         dh = hr[i] - hr[j]
+        if not dh.any():  # humans tie every pair: any ε that ties every pair would score 1
+            value[r], eps[r], cands[r] = np.nan, np.nan, 0
+            continue
         dx = x[r, i] - x[r, j]
         ad = np.abs(dx)
         order = np.argsort(ad, kind="stable")
@@ -374,10 +393,14 @@ def pairwise_system_pvalues(matrix: np.ndarray, signs: np.ndarray) -> np.ndarray
 def spa(human: np.ndarray, metric: np.ndarray, signs: np.ndarray) -> float:
     """Soft pairwise accuracy (Thompson et al. 2024): 1 − mean |p_human − p_metric| over
     system pairs; `human` and `metric` are (S, N) matrices of one metric's scores."""
-    ph = pairwise_system_pvalues(human, signs)
+    return spa_from_pvalues(pairwise_system_pvalues(human, signs), metric, signs)
+
+
+def spa_from_pvalues(human_p: np.ndarray, metric: np.ndarray, signs: np.ndarray) -> float:
+    """SPA given the human p-values already (`human_p`, (S, S) upper triangle)."""
     pm = pairwise_system_pvalues(metric, signs)
-    upper = np.triu_indices(human.shape[0], 1)
-    return float(1.0 - np.mean(np.abs(ph - pm)[upper]))
+    upper = np.triu_indices(human_p.shape[0], 1)
+    return float(1.0 - np.mean(np.abs(human_p - pm)[upper]))
 
 
 # ---------------------------------------------------------------- LENS / SimpEval tau-like

@@ -4,10 +4,14 @@ matrix and the ranking of metrics in significance clusters.
 Tests (Deutsch et al. 2021; `nlpstats` is the reference):
 - perm-both: each resample swaps the two metrics' scores of whole systems (each with
   probability ½) and then of whole sources, so an output is swapped when exactly one of
-  its system and its source was; perm-systems / perm-items swap only systems / only
-  sources. Scores are first standardised per metric (z over the compared outputs), as
-  nlpstats does, so that swapped values are on one scale. p(A > B) is the share of
-  resamples whose difference A − B is at least the observed one.
+  its system and its source was (nlpstats' `_permute_both`; MTME's PermutationSigDiff,
+  which WMT uses, swaps each output independently instead); perm-systems / perm-items
+  swap only systems / only sources. Scores are first standardised per metric (z over the
+  compared outputs), as nlpstats and MTME do, for every measure (the tau-like too: a
+  positive affine map leaves its value alone), so that swapped values are on one scale.
+  p(A > B) is the share of resamples whose difference A − B is at least the observed
+  one. acc*_eq searches its ε again on every resample, as MTME's PermutationSigDiff with
+  its tie-optimised Kendall does.
 - boot-both: each resample draws systems and sources with replacement (an output enters
   once per draw of its system times per draw of its source); p(A > B) is the share of
   resamples whose difference is at least twice the observed one (the shifted-null rule
@@ -20,8 +24,9 @@ swap signs, so one matrix product per system gives every resample of every metri
 
 Clusters follow MTME's rule (`AssignRanks`): metrics sorted by value, best first; a
 metric opens a new cluster when a member of the current cluster is significantly better
-than it (p ≤ α). Metrics in one cluster are not significantly different from the
-cluster's first; each cluster is significantly below some member of the one above.
+than it (p ≤ α). So no member of a cluster is significantly worse than a better member
+of the same cluster, and each cluster's first metric is significantly worse than some
+member of the cluster above (other members need not be).
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ import pandas as pd
 from meaningbench.analysis import metaeval_measures as mm
 from meaningbench.analysis.metaeval import (
     ITEM_PAIRS_ONLY,
+    SYSTEM_ONLY,
     MetaEvalData,
     check_grouping,
     check_measures,
@@ -43,6 +49,8 @@ from meaningbench.analysis.metaeval import (
     evaluate,
     grouping_of,
     row_measure,
+    spa_signs,
+    system_cells,
 )
 from meaningbench.errors import UserError
 
@@ -140,10 +148,16 @@ class _Stat:
         group_by: str,
         tie_threshold: float,
         pairs_within: np.ndarray | None,
+        seed: int = 0,
     ) -> None:
         self.data, self.measure, self.group_by = data, measure, group_by
-        self.tie_threshold, self.pairs_within = tie_threshold, pairs_within
+        self.tie_threshold, self.pairs_within, self.seed = tie_threshold, pairs_within, seed
         self.groups = None if group_by == "system" else grouping_of(data, group_by)
+        if measure == "spa":  # the human p-values and the source flips stay fixed
+            self.cells = system_cells(data)
+            self.spa_signs = spa_signs(seed, self.cells.n_sources)
+            human = self.cells.means(data.human)[0]
+            self.human_p = mm.pairwise_system_pvalues(human, self.spa_signs)
 
     def rows(
         self,
@@ -151,9 +165,17 @@ class _Stat:
         h: np.ndarray | None = None,
         groups: mm.Groups | None = None,
         data: MetaEvalData | None = None,
+        within: np.ndarray | None = None,
     ) -> np.ndarray:
+        """The measure on rows `x` of this stat's outputs, or of a resample `data` whose
+        outputs carry the categories `within` (the resampled `pairs_within`)."""
         d = data or self.data
         hh = d.human if h is None else h
+        if self.measure == "spa":
+            assert data is None and h is None, "spa is ranked by permutation tests only"
+            return np.array(
+                [mm.spa_from_pvalues(self.human_p, m, self.spa_signs) for m in self.cells.means(x)]
+            )
         if self.measure == "tau_like":
             assert d.raters is not None
             return mm.tau_like(
@@ -161,9 +183,11 @@ class _Stat:
                 x,
                 d.sources,
                 threshold=self.tie_threshold,
-                within=self.pairs_within if data is None else None,
+                within=self.pairs_within if data is None else within,
             ).tau
-        return row_measure(self.measure, hh, x, groups or self.groups or mm.Groups.single(1))
+        return row_measure(
+            self.measure, hh, x, groups or self.groups or mm.Groups.single(1), seed=self.seed
+        )
 
 
 # ---------------------------------------------------------------- permutation
@@ -199,7 +223,9 @@ def permutation_pvalues(
     le = np.zeros((m, m))
     valid = np.zeros((m, m))
     signs = Signs(a, b, sys_codes, src_codes)
-    if stat.group_by == "system":
+    if stat.measure == "spa":  # from the system × source matrix, not the system means
+        deltas = _generic_deltas(stat, z, signs)
+    elif stat.group_by == "system":
         deltas = _system_level_deltas(stat, z, signs)
     elif stat.measure == "pearson":
         deltas = _pearson_deltas(stat, z, signs)
@@ -258,11 +284,7 @@ def _pearson_r(
     with np.errstate(invalid="ignore", divide="ignore"):
         vx = n * sxx - sx * sx
         vh = n * shh - sh * sh
-        ok = (
-            (n >= 2)
-            & (vx > 1e-9 * np.maximum(n * sxx, 1e-300))
-            & (vh > 1e-9 * np.maximum(n * shh, 1e-300))
-        )
+        ok = (n >= 2) & mm.has_spread(vx, n * sxx) & mm.has_spread(vh, n * shh)
         r = np.where(ok, (n * sxh - sx * sh) / np.sqrt(np.where(ok, vx * vh, 1.0)), 0.0)
         w = ok * (1.0 if weight is None else weight)
         count = w.sum(axis=axis)
@@ -401,29 +423,38 @@ def bootstrap_samples(stat: _Stat, x: np.ndarray, resamples: int, seed: int) -> 
         return _pearson_bootstrap(stat, x, counts_s, counts_j, sys_codes, src_codes)
     out = np.empty((resamples, x.shape[1]))
     for r in range(resamples):  # outputs repeat unevenly per resample: one draw at a time
-        cs, cj = counts_s[r].astype(np.int64), counts_j[r].astype(np.int64)
-        # The grouping's unit first, so that each drawn copy of it is a group of its own.
-        outer, inner = (
-            (sys_codes, src_codes) if stat.group_by == "per-system" else (src_codes, sys_codes)
+        out[r] = resample_values(
+            stat, x, counts_s[r].astype(np.int64), counts_j[r].astype(np.int64)
         )
-        c_out, c_in = (cs, cj) if stat.group_by == "per-system" else (cj, cs)
-        rep = c_out[outer]
-        idx = np.repeat(np.arange(data.n), rep)
-        copy = np.arange(idx.size) - np.repeat(np.cumsum(rep) - rep, rep)
-        rep2 = c_in[inner[idx]]
-        idx2, copy2 = np.repeat(idx, rep2), np.repeat(copy, rep2)
-        if idx2.size < 2:
-            out[r] = np.nan
-            continue
-        sub = data.subset(idx2)
-        if stat.group_by in ("item", "per-system"):
-            groups = mm.Groups.of(outer[idx2] * (int(copy2.max()) + 1) + copy2)
-            if stat.group_by == "item":
-                sub.sources = np.asarray(groups.codes, dtype=object)
-        else:
-            groups = mm.Groups.single(idx2.size)
-        out[r] = stat.rows(x[idx2].T, data.human[idx2], groups, data=sub)
     return out
+
+
+def resample_values(stat: _Stat, x: np.ndarray, cs: np.ndarray, cj: np.ndarray) -> np.ndarray:
+    """(M,) the measure of every metric on one resample in which system k is drawn cs[k]
+    times and source j cj[j] times (every output once per pair of draws)."""
+    data = stat.data
+    sys_codes, src_codes = data.system_codes(), data.source_codes()
+    # The grouping's unit first, so that each drawn copy of it is a group of its own.
+    outer, inner = (
+        (sys_codes, src_codes) if stat.group_by == "per-system" else (src_codes, sys_codes)
+    )
+    c_out, c_in = (cs, cj) if stat.group_by == "per-system" else (cj, cs)
+    rep = c_out[outer]
+    idx = np.repeat(np.arange(data.n), rep)
+    copy = np.arange(idx.size) - np.repeat(np.cumsum(rep) - rep, rep)
+    rep2 = c_in[inner[idx]]
+    idx2, copy2 = np.repeat(idx, rep2), np.repeat(copy, rep2)
+    if idx2.size < 2:
+        return np.full(x.shape[1], np.nan)
+    sub = data.subset(idx2)
+    if stat.group_by in ("item", "per-system"):
+        groups = mm.Groups.of(outer[idx2] * (int(copy2.max()) + 1) + copy2)
+        if stat.group_by == "item":
+            sub.sources = np.asarray(groups.codes, dtype=object)
+    else:
+        groups = mm.Groups.single(idx2.size)
+    within = None if stat.pairs_within is None else stat.pairs_within[idx2]
+    return stat.rows(x[idx2].T, data.human[idx2], groups, data=sub, within=within)
 
 
 # ---------------------------------------------------------------- Williams
@@ -486,10 +517,10 @@ def rank_metrics(
     p = np.full((len(names), len(names)), np.nan)
     ivals: dict[str, tuple[float, float]] = {}
     if len(ranked) >= 1 and work.n >= 2:
-        stat = _Stat(work, measure, group_by, tie_threshold, work.category(pairs_within))
+        stat = _Stat(work, measure, group_by, tie_threshold, work.category(pairs_within), seed)
         obs = np.array([values[m] for m in ranked], dtype=np.float64)
         sub_p, samples = _pvalues(stat, obs, test, resamples, seed)
-        if intervals:
+        if intervals and measure != "spa":  # no bootstrap for spa (see _checked_request)
             if samples is None:
                 samples = bootstrap_samples(stat, work.metrics, resamples, seed)
             ivals = _intervals(samples, ranked)
@@ -532,10 +563,10 @@ def _checked_request(
     tie_threshold = check_tie_threshold(tie_threshold, data.scale)
     if test not in TESTS:
         raise UserError(f"unknown test {test!r}; known: {', '.join(TESTS)}")
-    if measure == "spa":
+    if measure == "spa" and test not in ("perm-both", "perm-items", "perm-systems"):
         raise UserError(
-            "spa is built from permutation p-values itself; rank it without a "
-            "test or rank by acc_eq_star / pearson"
+            "spa is ranked with a permutation test (perm-both, perm-items or perm-systems): "
+            "a resample that draws a system twice has no p-value between its copies"
         )
     if test == "williams" and measure != "pearson":
         raise UserError("the Williams test compares Pearson correlations: use --measures pearson")
@@ -545,6 +576,8 @@ def _checked_request(
         raise UserError("--alpha must lie between 0 and 1")
     if measure in ITEM_PAIRS_ONLY:
         group_by = "item"
+    if measure in SYSTEM_ONLY:
+        group_by = "system"
     return measure, group_by, tie_threshold
 
 
@@ -559,7 +592,9 @@ def _pvalues(
     if test == "boot-both":
         samples = bootstrap_samples(stat, work.metrics, resamples, seed)
         return _bootstrap_pvalues(samples, obs), samples
-    z = work.metrics if stat.measure == "tau_like" else _standardise(work.metrics)
+    # Every measure, the tau-like included, sees z-scores: a positive affine map leaves
+    # each metric's value alone but puts the swapped scores on one scale.
+    z = _standardise(work.metrics)
     return permutation_pvalues(stat, z, obs, test, resamples, seed), None
 
 

@@ -30,8 +30,11 @@ GROUPING_WORDS = {
     "per-system": "per-system level (one value per system over its outputs, averaged)",
 }
 TEST_WORDS = {
-    "perm-both": "the PERM-BOTH paired permutation test (Deutsch et al., 2021), which swaps "
-    "the two metrics' scores of whole systems and of whole sources",
+    "perm-both": "the PERM-BOTH paired permutation test (Deutsch et al., 2021) in the variant "
+    "of its reference code nlpstats, which swaps the two metrics' scores of whole systems "
+    "and then of whole sources, so that an output is swapped when exactly one of its system "
+    "and its source was (the WMT metrics tasks' MTME tool instead swaps each output on its "
+    "own)",
     "perm-items": "a paired permutation test that swaps the two metrics' scores of whole sources",
     "perm-systems": "a paired permutation test that swaps the two metrics' scores of whole systems",
     "boot-both": "the BOOT-BOTH paired bootstrap test (Deutsch et al., 2021), which resamples "
@@ -94,10 +97,21 @@ def methods_paragraph(
                 if ranking.test == "williams"
                 else f", {ranking.resamples:,} resamples, seed {ranking.seed}"
             )
-            + ", one-sided. Metrics are grouped into significance clusters at "
+            + ", one-sided, on scores standardised per metric"
+            + (
+                "; acc*_eq searches its ε again on every resample (as MTME's permutation "
+                "test does with its tie-optimised Kendall)"
+                if ranking.measure == "acc_eq_star"
+                else "; SPA is recomputed on each resample with its own source flips and the "
+                "human p-values fixed"
+                if ranking.measure == "spa"
+                else ""
+            )
+            + ". Metrics are grouped into significance clusters at "
             f"α = {ranking.alpha:g}: in order of the measure, a metric opens a new cluster "
             "when a metric of the current cluster is significantly better than it (the rule "
-            "of the WMT metrics tasks' MTME tool)."
+            "of the WMT metrics tasks' MTME tool), so no member of a cluster is "
+            "significantly worse than a better member of the same cluster."
             + (
                 f" Intervals are 95% percentile intervals of {ranking.resamples:,} BOOT-BOTH "
                 "resamples."

@@ -35,8 +35,8 @@ def register(subparsers: Any) -> None:
         "--rank-by",
         default=None,
         metavar="MEASURE",
-        help="the measure the clusters rank by (default: the first of --measures that a "
-        "test can compare; spa cannot)",
+        help="the measure the clusters rank by (default: the first of --measures other "
+        "than spa; spa is ranked with perm-both, perm-items or perm-systems)",
     )
     parser.add_argument(
         "--group-by",
@@ -55,7 +55,9 @@ def register(subparsers: Any) -> None:
         "--pairs-within",
         default=None,
         metavar="ATTR",
-        help="tau-like: compare two outputs only when they share this attribute",
+        help="tau-like: compare two outputs only when they share this attribute (LENS's "
+        "'All' tau compares only outputs of one sentence type: reproduce it with "
+        "--pairs-within sentence_type)",
     )
     parser.add_argument(
         "--tie-threshold",

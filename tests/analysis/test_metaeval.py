@@ -275,7 +275,7 @@ class _Looped(sig._Stat):
         super().__init__(data, "pearson", group_by, 5.0, None)
         self.measure = "pearson (looped)"
 
-    def rows(self, x, h=None, groups=None, data=None):  # type: ignore[no-untyped-def]
+    def rows(self, x, h=None, groups=None, data=None, within=None):  # type: ignore[no-untyped-def]
         d = data or self.data
         return mm.pearson(d.human if h is None else h, x, groups or self.groups)
 

@@ -220,3 +220,18 @@ def test_report_has_a_which_metric_section_with_its_methods(built, tmp_path) -> 
         "per type",
     ):
         assert words in methods
+
+
+def test_metaeval_ranks_by_spa_with_a_permutation_test(built, capsys) -> None:
+    path, *_ = built
+    out = _run_json(
+        capsys, str(path), "--measures", "pearson,spa", "--rank-by", "spa", "--resamples", "50"
+    )
+    ranking = out["ranking"]
+    assert ranking["measure"] == "spa" and ranking["test"] == "perm-both"
+    spa = {v["metric"]: v["value"] for v in out["values"] if v["measure"] == "spa"}
+    assert {r["metric"]: r["value"] for r in ranking["ranking"]} == spa
+    assert all(r["cluster"] >= 1 and r["interval"] is None for r in ranking["ranking"])
+    assert "SPA is recomputed on each resample" in out["methods"]
+    assert main(["metaeval", str(path), "--rank-by", "spa", "--test", "boot-both"]) == 2
+    assert "permutation test" in capsys.readouterr().err
