@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import time
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -150,6 +151,10 @@ def _stamp(value: object) -> str:
 # between chunks, so a rater saving a rating meanwhile waits for one chunk at most (well
 # under a second on a laptop), never for the whole merge.
 MERGE_CHUNK_ITEMS = 500
+# How long the lock stays free between chunks. A writer waiting for it sleeps in SQLite's
+# busy handler, whose naps grow to 100 ms; without a gap longer than that, the next chunk
+# would take the lock before the waiter wakes, chunk after chunk, to the end of the merge.
+CHUNK_GAP_S = 0.12
 
 
 class MergeInterrupted(UserError):
@@ -158,10 +163,15 @@ class MergeInterrupted(UserError):
 
 
 def merge_ratings(
-    target: Study, other_path: str | Path, *, chunk_items: int = MERGE_CHUNK_ITEMS
+    target: Study,
+    other_path: str | Path,
+    *,
+    chunk_items: int = MERGE_CHUNK_ITEMS,
+    chunk_gap_s: float = CHUNK_GAP_S,
 ) -> MergeReport:
     """Bring the other study's ratings and notes into `target`, `chunk_items` items per
-    transaction (see the module notes on a merge that is interrupted)."""
+    transaction, the lock free for `chunk_gap_s` between them (0 for a private copy no one
+    else writes to; see the module notes on a merge that is interrupted)."""
     other_path = Path(other_path)
     if other_path.exists() and os.path.samefile(other_path, target.path):
         raise UserError("A study cannot be merged into itself.")
@@ -192,7 +202,9 @@ def merge_ratings(
         notes_of: dict[int, list[ItemNote]] = defaultdict(list)
         for n in their_notes:
             notes_of[n.item_id].append(n)
-        for chunk in chunks:
+        for number, chunk in enumerate(chunks):
+            if number and chunk_gap_s:
+                time.sleep(chunk_gap_s)
             with target.session(write=True) as dst, announced_writer(target.path, "merge"):
                 item_map = _map_items(dst, report, chunk, their_items, their_datasets, state)
                 ratings = sorted((r for i in chunk for r in ratings_of[i]), key=lambda r: r.id)

@@ -25,7 +25,7 @@ def preview_merge(target_path: str | Path, other_path: str | Path) -> MergeRepor
         scratch = copy_study(target_path, Path(tmp) / target_path.name)
         study = open_study(scratch)
         try:
-            report = merge_ratings(study, other_path)
+            report = merge_ratings(study, other_path, chunk_gap_s=0)
         finally:
             study.close()
     report.other = other_path

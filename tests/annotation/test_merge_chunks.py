@@ -9,6 +9,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -75,6 +76,28 @@ def _state(path: Path) -> list[tuple[object, ...]]:
         conn.close()
 
 
+def _rate_in_thread(target: Path) -> tuple[threading.Thread, list[BaseException]]:
+    """A rater opens the study and saves one rating, in a thread (it may have to wait)."""
+    failures: list[BaseException] = []
+
+    def rate() -> None:
+        try:
+            study = open_study(target)
+            try:
+                session = AnnotationSession(study, "ana")
+                item = session.current()
+                assert item is not None
+                session.submit(item.item_id, {"meaning": 42.0})
+            finally:
+                study.close()
+        except BaseException as exc:  # noqa: BLE001 - handed to the test's thread
+            failures.append(exc)
+
+    thread = threading.Thread(target=rate, daemon=True)
+    thread.start()
+    return thread, failures
+
+
 def test_a_rating_saved_during_a_large_merge_is_stored_before_it_ends(
     copies: tuple[Path, Path], tmp_path: Path
 ) -> None:
@@ -83,16 +106,14 @@ def test_a_rating_saved_during_a_large_merge_is_stored_before_it_ends(
     proc = _start_merge(target, other)
     try:
         _wait_for_first_chunk(proc, target, 20)
-        study = open_study(target)
-        try:
-            session = AnnotationSession(study, "ana")
-            item = session.current()
-            assert item is not None
-            session.submit(item.item_id, {"meaning": 42.0})
-            # The rating is committed while the merge still has chunks to write.
-            assert proc.poll() is None, "the rating waited for the whole merge"
-        finally:
-            study.close()
+        # Frozen early, whatever the machine's speed: in a chunk (holding the lock) or
+        # between two. The rater starts meanwhile and must get in before the later chunks.
+        os.kill(proc.pid, signal.SIGSTOP)
+        thread, failures = _rate_in_thread(target)
+        time.sleep(0.3)
+        os.kill(proc.pid, signal.SIGCONT)
+        thread.join(timeout=600)
+        assert not thread.is_alive() and not failures, failures
         out, err = proc.communicate(timeout=600)
     finally:
         if proc.poll() is None:
@@ -102,6 +123,19 @@ def test_a_rating_saved_during_a_large_merge_is_stored_before_it_ends(
     assert f"{ROWS} ratings added" in out.replace(",", "")
     rows = _state(target)
     assert ("ana", 42.0, "current", "ui") in [r[1:] for r in rows]
+    # Ratings are numbered as they are stored: most of the merge's came after the rater's.
+    conn = sqlite3.connect(target)
+    try:
+        (mine,) = conn.execute(
+            "SELECT r.id FROM rating r JOIN annotator a ON a.id = r.annotator_id "
+            "WHERE a.name = 'ana'"
+        ).fetchone()
+        (later,) = conn.execute(
+            "SELECT COUNT(*) FROM rating WHERE origin LIKE 'merge:%' AND id > ?", (mine,)
+        ).fetchone()
+    finally:
+        conn.close()
+    assert later >= ROWS // 2, f"the rating waited for {ROWS - later} of {ROWS} merged ratings"
 
 
 def test_a_merge_killed_half_way_keeps_whole_chunks_and_merging_again_completes_it(
