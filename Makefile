@@ -41,8 +41,10 @@ run: $(APP_STAMP)
 	$(VENV)/bin/meaningbench demo
 
 # Tests marked `slow` time processes against each other: they run after the rest, alone.
+# mypy (strict, the whole package) runs first as in `make lint`; its cache is .mypy_cache.
 test: $(DEV_STAMP)
 	$(VENV)/bin/lint-imports
+	$(VENV)/bin/mypy
 	$(PY) -m pytest -n 2 --dist loadgroup -m "not slow"
 	$(PY) -m pytest -n 0 -m slow
 

@@ -546,7 +546,7 @@ class AnnotationScreen(QWidget):
         handled, action = keys.shared_action(self, key, mods)
         if handled:
             return action
-        plain = {
+        plain: dict[int, keys.Action] = {
             K.Key_S: self.skip_current,
             K.Key_F: self.flag_current,
             K.Key_G: self.toggle_guidelines,

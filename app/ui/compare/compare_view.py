@@ -105,6 +105,7 @@ class CompareView(QWidget):
             QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
         )
         completer = self.source_combo.completer()
+        assert completer is not None  # an editable combo box has one
         completer.setFilterMode(Qt.MatchFlag.MatchContains)
         completer.setCompletionMode(QCompleter.CompletionMode.PopupCompletion)
         self.source_combo.activated.connect(self._on_source_index)
