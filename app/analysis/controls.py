@@ -183,7 +183,9 @@ def _phrase_start(n_tokens: int, length: int, rng: random.Random) -> int:
     return rng.randint(0, n_tokens - length)
 
 
-def make_degraded(output: str, donors: Sequence[str], rng: random.Random) -> tuple[str, dict[str, int | str]]:
+def make_degraded(
+    output: str, donors: Sequence[str], rng: random.Random
+) -> tuple[str, dict[str, int | str]]:
     """Appraise's "bad reference": a phrase of `output` replaced by a same-length donor phrase.
 
     Tokens are whitespace-separated, as in Appraise; the text around the phrase is kept
