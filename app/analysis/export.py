@@ -41,7 +41,7 @@ def to_csv(table: HasFrame | pd.DataFrame, path: str | Path | None = None) -> st
         column = frame.iloc[:, i]
         if not pd.api.types.is_numeric_dtype(column):
             frame.isetitem(i, column.map(_safe_label))
-    text = frame.to_csv(lineterminator="\n")
+    text: str = frame.to_csv(lineterminator="\n")
     if path is not None:
         write_text_atomically(Path(path), text)
     return text
@@ -136,4 +136,5 @@ def interval_text(value: float, low: float, high: float, digits: int = 3) -> str
 def to_text(table: HasFrame | pd.DataFrame, digits: int = 3) -> str:
     """A plain-text table for terminals."""
     frame = as_frame(table)
-    return frame.to_string(float_format=lambda v: f"{v:.{digits}f}", na_rep="-")
+    text: str = frame.to_string(float_format=lambda v: f"{v:.{digits}f}", na_rep="-")
+    return text

@@ -53,7 +53,7 @@ examples:
 """
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = common.add_command(
         subparsers,
         "import",

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from meaningbench.commands import _common as common
 
+if TYPE_CHECKING:
+    from meaningbench.db.study import Study
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = common.add_command(
         subparsers,
         "scenes",
@@ -53,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
         study.close()
 
 
-def _import(study, args: argparse.Namespace) -> int:
+def _import(study: Study, args: argparse.Namespace) -> int:
     from meaningbench.errors import UserError
     from meaningbench.metrics.structural.scene_import import import_ucca
 
@@ -73,7 +77,7 @@ def _import(study, args: argparse.Namespace) -> int:
     return 0
 
 
-def _propose(study, args: argparse.Namespace) -> int:
+def _propose(study: Study, args: argparse.Namespace) -> int:
     from meaningbench.errors import UserError
     from meaningbench.metrics.structural.propose import parser_status, propose_scenes
     from meaningbench.metrics.structural.scene_import import propose_into_study
@@ -93,7 +97,7 @@ def _propose(study, args: argparse.Namespace) -> int:
     return 0
 
 
-def _list(study, args: argparse.Namespace) -> int:
+def _list(study: Study, args: argparse.Namespace) -> int:
     from meaningbench.metrics.structural.scene_import import source_groups
     from meaningbench.metrics.structural.scene_store import load_scenes, scene_counts
 
@@ -101,7 +105,7 @@ def _list(study, args: argparse.Namespace) -> int:
         sources = source_groups(s)
         counts = scene_counts(s)
         scenes = load_scenes(s)
-    rows = []
+    rows: list[dict[str, Any]] = []
     for group, source in sources.items():
         chosen = scenes.get(group, [])
         rows.append(

@@ -17,7 +17,7 @@ from meaningbench.commands import _common as common
 from meaningbench.settings import DEFAULT_ENCODER, DEVICE_CHOICES
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = common.add_command(
         subparsers,
         "sweep",

@@ -98,7 +98,7 @@ def _positional(rows: pd.DataFrame, sorted_means: pd.Series, what: str) -> np.nd
             f"{what}: {len(rows)} rows but {len(sorted_means)} groups; this is not the file "
             "CSMD was built from"
         )
-    return sorted_means.to_numpy(dtype=np.float64)
+    return np.asarray(sorted_means.to_numpy(dtype=np.float64))
 
 
 def asset_rows(path: Path) -> SourceRows:

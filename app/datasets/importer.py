@@ -543,12 +543,12 @@ def import_file(
     raw = study.engine.raw_connection()
     conn = raw.driver_connection
     assert conn is not None
-    writer = BulkWriter(conn)  # type: ignore[arg-type]
+    writer = BulkWriter(conn)
     # Names this process as the lock's holder while the one transaction runs, so a
     # `score` waiting for the study can say what it waits for.
     announcement = ExitStack()
     try:
-        plan = _plan_file(conn, source, user, fmt, path, ratings, drop)  # type: ignore[arg-type]
+        plan = _plan_file(conn, source, user, fmt, path, ratings, drop)
         _report_plan(report, plan)
         parser = RowParser(plan, source.columns, source.container)
         run = _start_run(
@@ -562,7 +562,7 @@ def import_file(
             raise UserError(f"{study.path}: {exc}") from None
         announcement.enter_context(announced_writer(study.path, "import"))
         had_items = conn.execute("SELECT 1 FROM item LIMIT 1").fetchone() is not None
-        report.language = import_language(conn, language, had_items)  # type: ignore[arg-type]
+        report.language = import_language(conn, language, had_items)
         _read_rows(source, parser, run, info_by_name, str(path), progress, cancel)
         _store_pending(run, writer, path, report)
         if cancel is not None:

@@ -199,7 +199,7 @@ class BertScoreMetric(NeuralMetric):
 
     # --- scoring -----------------------------------------------------------------------------
     def _windowed(self) -> bool:
-        return self.config["long_texts"] == "windows"
+        return bool(self.config["long_texts"] == "windows")
 
     def _window_frame(self) -> tuple[int, int, int]:
         """(ids per window, leading special tokens, trailing special tokens)."""
