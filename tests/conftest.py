@@ -33,17 +33,17 @@ def pytest_configure(config: pytest.Config) -> None:
     until, signal, signals = QtBot.waitUntil, QtBot.waitSignal, QtBot.waitSignals
 
     def wait_until(self: QtBot, callback: object, *, timeout: int = 5000) -> None:
-        until(self, callback, timeout=round(timeout * WAIT_PATIENCE))  # type: ignore[arg-type]
+        until(self, callback, timeout=round(timeout * WAIT_PATIENCE))
 
     def wait_signal(self: QtBot, *args: object, timeout: int = 5000, **kw: object) -> object:
-        return signal(self, *args, timeout=round(timeout * WAIT_PATIENCE), **kw)  # type: ignore[arg-type]
+        return signal(self, *args, timeout=round(timeout * WAIT_PATIENCE), **kw)
 
     def wait_signals(self: QtBot, *args: object, timeout: int = 5000, **kw: object) -> object:
-        return signals(self, *args, timeout=round(timeout * WAIT_PATIENCE), **kw)  # type: ignore[arg-type]
+        return signals(self, *args, timeout=round(timeout * WAIT_PATIENCE), **kw)
 
-    QtBot.waitUntil = wait_until  # type: ignore[method-assign]
-    QtBot.waitSignal = wait_signal  # type: ignore[method-assign,assignment]
-    QtBot.waitSignals = wait_signals  # type: ignore[method-assign,assignment]
+    QtBot.waitUntil = wait_until
+    QtBot.waitSignal = wait_signal
+    QtBot.waitSignals = wait_signals
 
 
 @pytest.fixture(autouse=True)
