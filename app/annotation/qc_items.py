@@ -19,7 +19,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from meaningbench.analysis import controls
-from meaningbench.datasets.keys import pair_key
+from meaningbench.core.keys import pair_key
 from meaningbench.db.models import Item
 
 # Variant (settings name) → item kind.

@@ -27,8 +27,8 @@ from sqlalchemy.orm import Session
 
 from meaningbench.annotation.queue import get_or_create_annotator
 from meaningbench.annotation.spans import Span, check_no_overlap, check_span, spans_of, store_spans
+from meaningbench.core.keys import pair_key
 from meaningbench.datasets.atomic_file import replace_atomically
-from meaningbench.datasets.keys import pair_key
 from meaningbench.datasets.readers import json_objects
 from meaningbench.db.current_ratings import CURRENT, is_current
 from meaningbench.db.models import Annotator, Dataset, Dimension, Item, Rating

@@ -24,7 +24,7 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-from meaningbench.datasets import keys
+from meaningbench.core import keys
 from meaningbench.datasets.attributes import AttributeTracker
 from meaningbench.datasets.language import checked_language, import_language
 from meaningbench.datasets.mapping import UserMapping, parse_map_options

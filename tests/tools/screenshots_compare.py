@@ -25,7 +25,7 @@ SIZE = (1520, 960)
 
 
 def build_study(folder: Path):
-    from meaningbench.datasets.keys import source_group_key
+    from meaningbench.core.keys import source_group_key
     from meaningbench.db.study import create_study
     from meaningbench.metrics.registry import metric_classes
     from meaningbench.metrics.structural.scene_import import import_ucca

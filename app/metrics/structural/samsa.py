@@ -11,7 +11,7 @@ import contextlib
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
-from meaningbench.datasets.keys import source_group_key
+from meaningbench.core.keys import source_group_key
 from meaningbench.metrics.base import Availability, ItemScore, MetricInfo, Pair
 from meaningbench.metrics.explain import ExplainItem, Explanation, NoExplanation, SceneScores
 from meaningbench.metrics.languages import LanguageMetric

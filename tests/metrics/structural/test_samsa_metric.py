@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from meaningbench.datasets.keys import source_group_key
+from meaningbench.core.keys import source_group_key
 from meaningbench.metrics.base import Pair
 from meaningbench.metrics.registry import create_metric, metric_classes
 from meaningbench.metrics.structural.samsa import NO_SCENES, SamsaMetric

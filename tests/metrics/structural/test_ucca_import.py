@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from meaningbench.cli import main
-from meaningbench.datasets.keys import source_group_key
+from meaningbench.core.keys import source_group_key
 from meaningbench.errors import InputError
 from meaningbench.metrics.structural.scene_import import import_ucca
 from meaningbench.metrics.structural.scene_store import load_scenes
