@@ -12,8 +12,8 @@ from typing import Any, Protocol
 
 import pandas as pd
 
+from meaningbench.core.atomic_file import write_text_atomically
 from meaningbench.core.cells import neutralise
-from meaningbench.datasets.atomic_file import write_text_atomically
 
 
 class HasFrame(Protocol):

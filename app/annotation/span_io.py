@@ -12,7 +12,7 @@ through import and export unchanged, byte for byte. The import reads with the da
 JSON Lines reader (`meaningbench.datasets.readers.json_objects`: lines end only at \\n, a
 key twice or absurd nesting is refused). An import is all or nothing: the first bad line
 stops it with its file, line and field, and nothing is stored. The export is written aside
-and renamed when complete (`meaningbench.datasets.atomic_file`).
+and renamed when complete (`meaningbench.core.atomic_file`).
 """
 
 from __future__ import annotations
@@ -27,8 +27,8 @@ from sqlalchemy.orm import Session
 
 from meaningbench.annotation.queue import get_or_create_annotator
 from meaningbench.annotation.spans import Span, check_no_overlap, check_span, spans_of, store_spans
+from meaningbench.core.atomic_file import replace_atomically
 from meaningbench.core.keys import pair_key
-from meaningbench.datasets.atomic_file import replace_atomically
 from meaningbench.datasets.readers import json_objects
 from meaningbench.db.current_ratings import CURRENT, is_current
 from meaningbench.db.models import Annotator, Dataset, Dimension, Item, Rating
