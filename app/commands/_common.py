@@ -10,8 +10,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from meaningbench.core.json_values import clean_json
 from meaningbench.errors import StudyNotFoundError
-from meaningbench.json_values import clean_json
 
 if TYPE_CHECKING:
     from meaningbench.db.study import Study

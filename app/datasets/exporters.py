@@ -46,12 +46,12 @@ from meaningbench.analysis.label_sets import resolve_label_sets, select_labels
 from meaningbench.analysis.score_columns import score_matrix
 from meaningbench.core.atomic_file import replace_atomically
 from meaningbench.core.cells import CellMode, neutralise, notice_path, notice_text
+from meaningbench.core.json_values import json_line
 from meaningbench.datasets.attribute_columns import AttributeColumns
 from meaningbench.db.current_ratings import current_rating_sql
 from meaningbench.db.frames import ITEM_COLUMNS, ratings_frame
 from meaningbench.db.study import Study
 from meaningbench.errors import UserError
-from meaningbench.json_values import json_line
 
 BATCH = 10_000
 PROGRESS_EVERY = 10_000  # rows
