@@ -33,11 +33,11 @@ from meaningbench.annotation.settings import AnnotationSettings, load_settings
 from meaningbench.annotation.span_io import export_spans
 from meaningbench.annotation.spans import spans_of
 from meaningbench.core.atomic_file import files_in_place
+from meaningbench.core.markdown import markdown_text
 from meaningbench.db.current_ratings import current_rating_sql
 from meaningbench.db.frames import attribute_names, item_attributes
 from meaningbench.db.study import Study
 from meaningbench.errors import UserError
-from meaningbench.markdown import markdown_text
 
 RATINGS_FILE = "ratings.parquet"
 SPANS_FILE = "spans.jsonl"
