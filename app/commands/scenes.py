@@ -94,8 +94,8 @@ def _propose(study, args: argparse.Namespace) -> int:
 
 
 def _list(study, args: argparse.Namespace) -> int:
+    from meaningbench.jobs.scene_store import load_scenes, scene_counts
     from meaningbench.metrics.structural.scene_import import source_groups
-    from meaningbench.metrics.structural.scene_store import load_scenes, scene_counts
 
     with study.session() as s:
         sources = source_groups(s)

@@ -327,7 +327,7 @@ def explain_score(study: Study, item_id: int, choice: ExplainChoice) -> Explanat
 
 def source_scenes(study: Study, source_group: str) -> list[SceneSpec]:
     """The scenes of one source, of the best origin it has (annotated, UCCA, parser)."""
-    from meaningbench.metrics.structural.scene_store import load_scenes
+    from meaningbench.jobs.scene_store import load_scenes
 
     with study.session() as s:
         return load_scenes(s, [source_group]).get(source_group, [])
@@ -335,7 +335,7 @@ def source_scenes(study: Study, source_group: str) -> list[SceneSpec]:
 
 def save_scenes(study: Study, source_group: str, specs: Sequence[SceneSpec]) -> None:
     """Store the scenes as the source's annotated ones, replacing those it had."""
-    from meaningbench.metrics.structural.scene_store import replace_scenes
+    from meaningbench.jobs.scene_store import replace_scenes
 
     with study.session() as s:
         replace_scenes(s, source_group, list(specs), origin="manual")

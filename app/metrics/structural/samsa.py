@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
 from meaningbench.core.keys import source_group_key
+from meaningbench.jobs.scene_store import item_groups, load_scenes
 from meaningbench.metrics.base import Availability, ItemScore, MetricInfo, Pair
 from meaningbench.metrics.explain import ExplainItem, Explanation, NoExplanation, SceneScores
 from meaningbench.metrics.languages import LanguageMetric
@@ -19,13 +20,7 @@ from meaningbench.metrics.structural.alignment import WordAligner
 from meaningbench.metrics.structural.embeddings import WordEmbedder
 from meaningbench.metrics.structural.lemmas import lemmatiser_name
 from meaningbench.metrics.structural.samsa_core import score_samsa
-from meaningbench.metrics.structural.scene_store import (
-    SceneChoice,
-    item_groups,
-    load_scenes,
-    scenes_fingerprint,
-)
-from meaningbench.metrics.structural.scenes import SceneSpec
+from meaningbench.metrics.structural.scenes import SceneChoice, SceneSpec, scenes_fingerprint
 from meaningbench.metrics.structural.sentences import split_sentences, splitter_name
 from meaningbench.metrics.structural.tokens import words
 from meaningbench.runtime import CancelToken
