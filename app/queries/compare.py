@@ -343,7 +343,7 @@ def save_scenes(study: Study, source_group: str, specs: Sequence[SceneSpec]) -> 
 
 def import_ucca_files(study: Study, paths: Sequence[Path]) -> str:
     """Import UCCA XML passages as scenes; the report in words."""
-    from meaningbench.metrics.structural.scene_import import import_ucca
+    from meaningbench.jobs.scene_import import import_ucca
 
     with study.session() as s:
         return import_ucca(s, list(paths)).summary()

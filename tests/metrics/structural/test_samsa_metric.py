@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 
 from meaningbench.core.keys import source_group_key
+from meaningbench.jobs.scene_import import import_ucca
 from meaningbench.jobs.scene_store import replace_scenes
 from meaningbench.metrics.base import Pair
 from meaningbench.metrics.registry import create_metric, metric_classes
 from meaningbench.metrics.structural.samsa import NO_SCENES, SamsaMetric
-from meaningbench.metrics.structural.scene_import import import_ucca
 from meaningbench.metrics.structural.scenes import Participant, SceneSpec
 from meaningbench.metrics.structural.tokens import words
 from tests.metrics.structural.helpers import add_items
