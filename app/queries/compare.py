@@ -280,6 +280,7 @@ def explain_choices(study: Study, item_id: int) -> list[ExplainChoice]:
 
 def explain_score(study: Study, item_id: int, choice: ExplainChoice) -> Explanation:
     """Ask the metric of `choice`, configured as its run was, to explain one output."""
+    from meaningbench.jobs.study_inputs import StudyFileInputs
     from meaningbench.metrics.base import Pair, resolve_references
     from meaningbench.metrics.explain import ExplainItem, NoExplanation
     from meaningbench.metrics.registry import get_metric_class
@@ -310,7 +311,7 @@ def explain_score(study: Study, item_id: int, choice: ExplainChoice) -> Explanat
         pair,
         value=stored.value if stored else None,
         details=stored.details if stored else None,
-        study=study,
+        study=StudyFileInputs(study),
         source_group=row.source_group,
     )
     try:
