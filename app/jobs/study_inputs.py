@@ -64,7 +64,9 @@ class StudyFileInputs:
     def scenes(self, pairs: Sequence[Pair], origin: str) -> dict[int, list[SceneSpec]]:
         with self._session() as s:
             groups = item_groups(s, (p.item_id for p in pairs))
-            by_item = {p.item_id: groups.get(p.item_id) or source_group_key(p.source) for p in pairs}
+            by_item = {
+                p.item_id: groups.get(p.item_id) or source_group_key(p.source) for p in pairs
+            }
             scenes = load_scenes(s, set(by_item.values()), origin=origin)
         return {item: scenes[g] for item, g in by_item.items() if g in scenes}
 
