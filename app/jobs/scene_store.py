@@ -106,4 +106,3 @@ def item_groups(session: Session, item_ids: Iterable[int]) -> dict[int, str]:
         ):
             out[int(item_id)] = group
     return out
-

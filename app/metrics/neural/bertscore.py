@@ -173,9 +173,7 @@ class BertScoreMetric(NeuralMetric):
     def prepare(self, pairs: Iterable[Pair]) -> None:
         """Take the idf corpus from the whole study: by default the distinct references of all
         its pairs, else the texts `idf_from` names."""
-        self.set_idf_corpus(
-            idf_corpus(self.config.get("idf_from"), list(pairs), self.study_inputs)
-        )
+        self.set_idf_corpus(idf_corpus(self.config.get("idf_from"), list(pairs), self.study_inputs))
 
     def set_idf_corpus(self, texts: Iterable[str]) -> None:
         self._idf_docs = list(dict.fromkeys(texts))

@@ -35,9 +35,7 @@ def idf_from_problem(value: object) -> str | None:
     return None
 
 
-def idf_corpus(
-    value: object, pairs: Sequence[Pair], study: StudyInputs | None = None
-) -> list[str]:
+def idf_corpus(value: object, pairs: Sequence[Pair], study: StudyInputs | None = None) -> list[str]:
     """The documents of the idf corpus `value` names, for the study whose pairs are given."""
     if value is None:
         return [text for pair in pairs for text in pair_references(pair)]

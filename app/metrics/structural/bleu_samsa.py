@@ -103,7 +103,6 @@ class _BleuSamsaBase(LanguageMetric):
     def availability(self) -> Availability:
         return self.language_availability()
 
-
     @staticmethod
     def mean(bleu: float, samsa: float) -> float:
         raise NotImplementedError
