@@ -12,8 +12,8 @@ from typing import Any, Protocol
 
 import pandas as pd
 
-from meaningbench.datasets.atomic_file import write_text_atomically
-from meaningbench.datasets.cells import neutralise
+from meaningbench.core.atomic_file import write_text_atomically
+from meaningbench.core.cells import neutralise
 
 
 class HasFrame(Protocol):
@@ -32,7 +32,7 @@ def to_csv(table: HasFrame | pd.DataFrame, path: str | Path | None = None) -> st
     """CSV text of a result table (full precision, empty cells for missing values).
 
     Text a spreadsheet would run as a formula (a system or rater named `=cmd`) gets a
-    leading quote, as in study exports (`meaningbench.datasets.cells`); numbers never do.
+    leading quote, as in study exports (`meaningbench.core.cells`); numbers never do.
     """
     frame = as_frame(table).rename(index=_safe_label, columns=_safe_label)
     frame.index.names = [_safe_label(n) for n in frame.index.names]

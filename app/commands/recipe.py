@@ -66,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
         "by_split": result.by_split.reset_index().to_dict(orient="records"),
         "files": [str(p) for p in written],
     }
-    from meaningbench.json_values import clean_json
+    from meaningbench.core.json_values import clean_json
 
     (args.out / "summary.json").write_text(
         json.dumps(clean_json(summary), indent=2, ensure_ascii=False) + "\n", encoding="utf-8"

@@ -59,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _import(study: Study, args: argparse.Namespace) -> int:
     from meaningbench.errors import UserError
-    from meaningbench.metrics.structural.scene_import import import_ucca
+    from meaningbench.jobs.scene_import import import_ucca
 
     with study.session() as s:
         report = import_ucca(s, args.import_ucca)
@@ -79,8 +79,8 @@ def _import(study: Study, args: argparse.Namespace) -> int:
 
 def _propose(study: Study, args: argparse.Namespace) -> int:
     from meaningbench.errors import UserError
+    from meaningbench.jobs.scene_import import propose_into_study
     from meaningbench.metrics.structural.propose import parser_status, propose_scenes
-    from meaningbench.metrics.structural.scene_import import propose_into_study
 
     ok, _, message = parser_status()
     if not ok:
@@ -98,8 +98,8 @@ def _propose(study: Study, args: argparse.Namespace) -> int:
 
 
 def _list(study: Study, args: argparse.Namespace) -> int:
-    from meaningbench.metrics.structural.scene_import import source_groups
-    from meaningbench.metrics.structural.scene_store import load_scenes, scene_counts
+    from meaningbench.jobs.scene_import import source_groups
+    from meaningbench.jobs.scene_store import load_scenes, scene_counts
 
     with study.session() as s:
         sources = source_groups(s)

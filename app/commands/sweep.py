@@ -153,7 +153,7 @@ def run(args: argparse.Namespace) -> int:
 def _write(table: Any, path: Path) -> None:
     import json
 
-    from meaningbench.datasets.atomic_file import write_text_atomically
+    from meaningbench.core.atomic_file import write_text_atomically
 
     path.parent.mkdir(parents=True, exist_ok=True)
     if path.suffix.lower() == ".csv":

@@ -24,12 +24,12 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-from meaningbench.datasets import keys
+from meaningbench.core import keys
+from meaningbench.core.readers import TableSource, open_csv, open_table
 from meaningbench.datasets.attributes import AttributeTracker
 from meaningbench.datasets.language import checked_language, import_language
 from meaningbench.datasets.mapping import UserMapping, parse_map_options
 from meaningbench.datasets.plan import SHAPES, Plan, attribute_name, make_plan
-from meaningbench.datasets.readers import TableSource, open_csv, open_table
 from meaningbench.datasets.report import ImportReport
 from meaningbench.datasets.rows import ParsedRow, RatingValue, RowParser, RowProblem
 from meaningbench.datasets.store import BulkWriter, DatasetState, rating_key

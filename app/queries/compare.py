@@ -280,6 +280,7 @@ def explain_choices(study: Study, item_id: int) -> list[ExplainChoice]:
 
 def explain_score(study: Study, item_id: int, choice: ExplainChoice) -> Explanation:
     """Ask the metric of `choice`, configured as its run was, to explain one output."""
+    from meaningbench.jobs.study_inputs import StudyFileInputs
     from meaningbench.metrics.base import Pair, resolve_references
     from meaningbench.metrics.explain import ExplainItem, NoExplanation
     from meaningbench.metrics.registry import get_metric_class
@@ -310,7 +311,7 @@ def explain_score(study: Study, item_id: int, choice: ExplainChoice) -> Explanat
         pair,
         value=stored.value if stored else None,
         details=stored.details if stored else None,
-        study=study,
+        study=StudyFileInputs(study),
         source_group=row.source_group,
     )
     try:
@@ -327,7 +328,7 @@ def explain_score(study: Study, item_id: int, choice: ExplainChoice) -> Explanat
 
 def source_scenes(study: Study, source_group: str) -> list[SceneSpec]:
     """The scenes of one source, of the best origin it has (annotated, UCCA, parser)."""
-    from meaningbench.metrics.structural.scene_store import load_scenes
+    from meaningbench.jobs.scene_store import load_scenes
 
     with study.session() as s:
         return load_scenes(s, [source_group]).get(source_group, [])
@@ -335,7 +336,7 @@ def source_scenes(study: Study, source_group: str) -> list[SceneSpec]:
 
 def save_scenes(study: Study, source_group: str, specs: Sequence[SceneSpec]) -> None:
     """Store the scenes as the source's annotated ones, replacing those it had."""
-    from meaningbench.metrics.structural.scene_store import replace_scenes
+    from meaningbench.jobs.scene_store import replace_scenes
 
     with study.session() as s:
         replace_scenes(s, source_group, list(specs), origin="manual")
@@ -343,7 +344,7 @@ def save_scenes(study: Study, source_group: str, specs: Sequence[SceneSpec]) -> 
 
 def import_ucca_files(study: Study, paths: Sequence[Path]) -> str:
     """Import UCCA XML passages as scenes; the report in words."""
-    from meaningbench.metrics.structural.scene_import import import_ucca
+    from meaningbench.jobs.scene_import import import_ucca
 
     with study.session() as s:
         return import_ucca(s, list(paths)).summary()

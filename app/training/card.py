@@ -12,7 +12,7 @@ import platform
 from pathlib import Path
 from typing import Any
 
-from meaningbench.json_values import clean_json
+from meaningbench.core.json_values import clean_json
 from meaningbench.training.request import BETWEEN_EXACT
 
 CARD_FORMAT = "meaningbench-model-card/1"

@@ -18,8 +18,8 @@ from typing import Any
 
 import numpy as np
 
+from meaningbench.core.json_values import clean_json
 from meaningbench.errors import StudyNotFoundError, UserError
-from meaningbench.json_values import clean_json
 from meaningbench.runtime import JobContext
 from meaningbench.training import card as cards
 from meaningbench.training.checkpoint import LAST_INFO

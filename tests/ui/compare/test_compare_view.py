@@ -7,7 +7,7 @@ import statistics
 import pytest
 from PySide6.QtCore import Qt
 
-from meaningbench.datasets.keys import source_group_key
+from meaningbench.core.keys import source_group_key
 from meaningbench.metrics.names import metric_canonical_name
 from meaningbench.ui.compare import ComparePage, CompareView
 from meaningbench.ui.compare.systems_model import HTML_ROLE, ITEM_ID_ROLE, SORT_ROLE
