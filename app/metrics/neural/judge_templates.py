@@ -63,6 +63,7 @@ class Template:
 
     def describe(self) -> str:
         first = self.body.strip().splitlines()[0] if self.body.strip() else ""
+        first = first if len(first) <= 72 else first[:71] + "…"
         return f"{self.name}: scale {self.low}–{self.high}, answer {self.answer}; {first}"
 
 
