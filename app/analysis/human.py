@@ -442,15 +442,26 @@ class RatingSet:
 
     def arrays(self, *, human_only: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Active ratings as (item positions, annotator codes, values); `human_only` leaves
-        out aggregate labels."""
+        out aggregate labels and machine ratings."""
         size = self._size
         sel = self._active[:size].copy()
         if human_only and size:
-            sel &= self.annotator_kinds()[self._rater[:size]] != AGGREGATE
+            sel &= ~np.isin(self.annotator_kinds()[self._rater[:size]], (AGGREGATE, MACHINE))
         return self._item[:size][sel], self._rater[:size][sel], self._value[:size][sel]
 
     def annotator_is_aggregate(self) -> np.ndarray:
         return self.annotator_kinds() == AGGREGATE
+
+    def machine_units(self, code: int) -> RaterUnits:
+        """The human raters' units plus those of the machine rater `code`, for agreement
+        with and without it."""
+        items, raters, values = self.arrays()
+        kinds = self.annotator_kinds()
+        own = kinds[raters] if raters.size else np.zeros(0, np.int8)
+        keep = ~np.isin(own, (AGGREGATE, MACHINE)) | (raters == code)
+        return rater_units(
+            items[keep], raters[keep], own[keep], values[keep], len(self._annotators)
+        )
 
     def units(self, *, per_rater_only: bool = True) -> RaterUnits:
         """Step 1 of the rule on the active ratings: one value per (item, rater)."""

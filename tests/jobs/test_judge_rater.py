@@ -48,14 +48,17 @@ def _simpda_part(folder: Path) -> Path:
     return out
 
 
-def _human_scores(path: Path):
+def _ratings(path: Path):
     study = open_study(path)
     try:
         with study.session() as s:
-            frame = ratings_frame(s, dimension="meaning")
+            return ratings_frame(s, dimension="meaning")
     finally:
         study.close()
-    return item_scores(frame).sort_values("item_id").reset_index(drop=True)
+
+
+def _human_scores(path: Path):
+    return item_scores(_ratings(path)).sort_values("item_id").reset_index(drop=True)
 
 
 def test_judge_as_rater_then_raters_shows_it_beside_the_humans(tmp_path, capsys):
@@ -113,6 +116,24 @@ def test_judge_as_rater_then_raters_shows_it_beside_the_humans(tmp_path, capsys)
     assert main(["raters", str(study_path)]) == 0
     text = capsys.readouterr().out
     assert "machine 1" in text and "tiny-judge [machine]" in text
+
+    # agreement: the raters' alpha unchanged by the judge, and alpha with it beside it.
+    import krippendorff
+
+    frame = _ratings(study_path)
+    humans = frame[frame["annotator_kind"] == "named"]
+    with_judge = frame[frame["annotator_kind"].isin(["named", "machine"])]
+
+    def oracle(part) -> float:
+        matrix = part.pivot_table(index="annotator", columns="item_id", values="value")
+        return float(krippendorff.alpha(matrix.to_numpy(), level_of_measurement="interval"))
+
+    assert main(["agreement", str(study_path), "--boot", "0", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["alpha"] == pytest.approx(oracle(humans))
+    machine_alpha = result["machine"]["tiny-judge"]
+    assert machine_alpha["alpha_without"] == pytest.approx(oracle(humans))
+    assert machine_alpha["alpha_with"] == pytest.approx(oracle(with_judge))
 
 
 def test_a_human_raters_name_is_refused(tmp_path, capsys):
