@@ -90,9 +90,7 @@ def judge_as_rater(
                         origin=f"judge:{spec}",
                     )
                 )
-            n_items = int(
-                s.connection().exec_driver_sql("SELECT COUNT(*) FROM item").scalar() or 0
-            )
+            n_items = int(s.connection().exec_driver_sql("SELECT COUNT(*) FROM item").scalar() or 0)
     finally:
         study.close()
     return JudgeRaterResult(rater, spec, summary.status, len(values), n_items - len(values))

@@ -71,7 +71,10 @@ def test_judge_as_rater_then_raters_shows_it_beside_the_humans(tmp_path, capsys)
     args = ["judge", str(study_path), "--model", model, "--max-tokens", "2", "--device", "cpu"]
     assert main([*args, "--as-rater", "tiny-judge"]) == 0
     said = capsys.readouterr().out
-    assert f"tiny-judge [machine]: {ITEMS} items rated by llm_judge[model={model},max_tokens=2]" in said
+    assert (
+        f"tiny-judge [machine]: {ITEMS} items rated by llm_judge[model={model},max_tokens=2]"
+        in said
+    )
 
     conn = sqlite3.connect(study_path)
     try:
@@ -141,7 +144,9 @@ def test_a_human_raters_name_is_refused(tmp_path, capsys):
     assert main(["import", str(study_path), str(_simpda_part(tmp_path))]) == 0
     conn = sqlite3.connect(study_path)
     try:
-        (human,) = conn.execute("SELECT name FROM annotator WHERE kind = 'named' LIMIT 1").fetchone()
+        (human,) = conn.execute(
+            "SELECT name FROM annotator WHERE kind = 'named' LIMIT 1"
+        ).fetchone()
     finally:
         conn.close()
     assert main(["judge", str(study_path), "--as-rater", human]) == 2

@@ -40,7 +40,12 @@ from meaningbench.metrics.neural.judge_local import (
     load_local_judge,
     model_files,
 )
-from meaningbench.metrics.neural.judge_remote import LlamaCppJudge, endpoint_reply, is_endpoint, ping
+from meaningbench.metrics.neural.judge_remote import (
+    LlamaCppJudge,
+    endpoint_reply,
+    is_endpoint,
+    ping,
+)
 from meaningbench.metrics.neural.judge_templates import Template, load_template, read_answer
 from meaningbench.runtime import CancelToken, report_batch
 from meaningbench.settings import Device
@@ -118,7 +123,10 @@ class LlmJudgeMetric(Metric):
             )
         if backend == "llama-cpp" and importlib.util.find_spec("llama_cpp") is None:
             return Availability(
-                False, "backend=llama-cpp needs llama-cpp-python", "extra", "pip install 'meaningbench[llm]'"
+                False,
+                "backend=llama-cpp needs llama-cpp-python",
+                "extra",
+                "pip install 'meaningbench[llm]'",
             )
         try:
             model_files(str(self.config["model"]))
@@ -144,7 +152,10 @@ class LlmJudgeMetric(Metric):
         from importlib.metadata import PackageNotFoundError, version
 
         out: dict[str, str] = {}
-        names = {"transformers": ("torch", "transformers", "gguf"), "llama-cpp": ("llama-cpp-python",)}
+        names = {
+            "transformers": ("torch", "transformers", "gguf"),
+            "llama-cpp": ("llama-cpp-python",),
+        }
         for dist in names.get(self.backend, ()):
             try:
                 out[dist] = version(dist)

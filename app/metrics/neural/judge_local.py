@@ -179,7 +179,9 @@ class LocalJudge:
             return None
         prefix = ids + generated[:k]
         if self.digit_ids is not None and self._writes_digit_by_digit(template):
-            return from_digit_tree(self.next_digit_probs(prefix, template), template.low, template.high)
+            return from_digit_tree(
+                self.next_digit_probs(prefix, template), template.low, template.high
+            )
         whole = self._whole_ids(template)
         if whole is None:
             return None
@@ -215,7 +217,9 @@ class LocalJudge:
             logits = self.model(torch.tensor(sequences, device=self.device)).logits
         return torch.softmax(logits.float(), dim=-1).cpu()
 
-    def next_digit_probs(self, prefix: list[int], template: Template) -> dict[str, dict[str, float]]:
+    def next_digit_probs(
+        self, prefix: list[int], template: Template
+    ) -> dict[str, dict[str, float]]:
         """P(next digit | prefix + digits) for every prefix the digit rule needs; each leaf is
         forwarded once (leaves of one length in one batch) and read at every position."""
         assert self.digit_ids is not None

@@ -74,7 +74,9 @@ def load_template(name_or_path: str) -> Template:
     path = builtin.get(name_or_path) or Path(name_or_path).expanduser()
     if not path.is_file():
         known = ", ".join(builtin)
-        raise UserError(f"judge template {name_or_path!r} is neither a built-in ({known}) nor a file")
+        raise UserError(
+            f"judge template {name_or_path!r} is neither a built-in ({known}) nor a file"
+        )
     text = path.read_text(encoding="utf-8")
     return parse_template(path.stem if name_or_path in builtin else str(path), text, str(path))
 
@@ -96,7 +98,9 @@ def parse_template(name: str, text: str, where: str = "<template>") -> Template:
         low, high = int(low_text), int(high_text)
         max_tokens = int(fields.get("max_tokens", "8"))
     except ValueError as exc:
-        raise UserError(f"{where}: scale must be 'LOW-HIGH' integers and max_tokens an integer") from exc
+        raise UserError(
+            f"{where}: scale must be 'LOW-HIGH' integers and max_tokens an integer"
+        ) from exc
     answer = fields.get("answer", "score")
     if answer not in ANSWER_KINDS or not 0 <= low < high or max_tokens < 1:
         raise UserError(
@@ -132,7 +136,10 @@ def read_answer(text: str, template: Template) -> Answer:
     score = float(match.group())
     if not template.low <= score <= template.high:
         return Answer(
-            None, None, spans, f"the answer's number {match.group()} is outside {template.low}–{template.high}"
+            None,
+            None,
+            spans,
+            f"the answer's number {match.group()} is outside {template.low}–{template.high}",
         )
     return Answer(score, match.start(), spans)
 

@@ -50,7 +50,7 @@ def test_a_0005_study_is_upgraded_keeps_its_data_and_is_english(tmp_path: Path) 
         assert study_language(study) == "en"
     finally:
         study.close()
-    assert SCHEMA_HEAD == head_revision()
+    assert head_revision() == SCHEMA_HEAD
     conn = sqlite3.connect(path)
     try:
         assert conn.execute("SELECT version_num FROM alembic_version").fetchone() == (SCHEMA_HEAD,)

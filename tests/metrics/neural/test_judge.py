@@ -94,7 +94,12 @@ def test_likert_expected_score_is_mapped_to_0_100(digit_judge):
         return
     tok = char_tokenizer(chat=True)
     text = tok.apply_chat_template(
-        [{"role": "user", "content": load_template("likert").render(PAIRS[0].source, PAIRS[0].output)}],
+        [
+            {
+                "role": "user",
+                "content": load_template("likert").render(PAIRS[0].source, PAIRS[0].output),
+            }
+        ],
         tokenize=False,
         add_generation_prompt=True,
     )
@@ -167,7 +172,10 @@ def test_the_template_text_is_in_the_config_hash(tmp_path):
     copy.write_text(text.replace("Ignore grammar", "Ignore spelling"), encoding="utf-8")
     edited = LlmJudgeMetric(template=str(copy)).config_hash()
     assert same != edited
-    assert LlmJudgeMetric(template="da").config_hash() != LlmJudgeMetric(template="likert").config_hash()
+    assert (
+        LlmJudgeMetric(template="da").config_hash()
+        != LlmJudgeMetric(template="likert").config_hash()
+    )
 
 
 def test_a_bad_template_file_is_named(tmp_path):
@@ -178,7 +186,7 @@ def test_a_bad_template_file_is_named(tmp_path):
 
 
 def test_progress_per_item_and_cancel_between_items(digit_judge):
-    from meaningbench.runtime import CancelToken, Cancelled, batch_progress
+    from meaningbench.runtime import Cancelled, CancelToken, batch_progress
 
     seen: list[tuple[int, int]] = []
     with batch_progress(lambda done, total: seen.append((done, total))):

@@ -43,7 +43,9 @@ class ChatServer(BaseHTTPRequestHandler):
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         type(self).requests.append({"path": self.path, **body})
         if "word " * 50 in body["messages"][0]["content"]:
-            self._send(400, {"error": {"message": "the request exceeds the available context size"}})
+            self._send(
+                400, {"error": {"message": "the request exceeds the available context size"}}
+            )
             return
         tokens = [
             {
@@ -107,9 +109,7 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def test_an_unreachable_endpoint_is_named_in_one_line_and_nothing_is_stored(
-    new_study, capsys
-):
+def test_an_unreachable_endpoint_is_named_in_one_line_and_nothing_is_stored(new_study, capsys):
     from meaningbench.cli import main
     from tests.jobs.studydata import add_items
 
