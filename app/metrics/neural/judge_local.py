@@ -154,7 +154,7 @@ class LocalJudge:
         special = set(self.tokenizer.all_special_ids)
         while generated and generated[-1] in special:
             generated.pop()
-        text = self.tokenizer.decode(generated, skip_special_tokens=True)
+        text = str(self.tokenizer.decode(generated, skip_special_tokens=True))
         expected = self._expected(ids, generated, text, template)
         return JudgeReply(text, expected, len(ids))
 
