@@ -199,6 +199,9 @@ class Metric(ABC):
     # True when `explain` can take an output apart from its texts alone, with no stored
     # score (lexical metrics): the compare view then offers it for every output.
     explains_live: ClassVar[bool] = False
+    # False for a metric that runs only when named (an LLM judge: seconds per item on a
+    # CPU): `--metrics all` and the battery leave it out.
+    in_all: ClassVar[bool] = True
 
     def __init__(self, **config: Any) -> None:
         unknown = set(config) - set(self.defaults)

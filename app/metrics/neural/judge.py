@@ -78,6 +78,7 @@ class LlmJudgeMetric(Metric):
     option_types: ClassVar[dict[str, Any]] = {"device": Device}
     runtime_options: ClassVar[frozenset[str]] = frozenset({"device"})
     batches_itself: ClassVar[bool] = True
+    in_all: ClassVar[bool] = False  # seconds per item on a CPU: run only when named
 
     def __init__(self, **config: Any) -> None:
         super().__init__(**config)

@@ -210,3 +210,12 @@ def test_llama_cpp_backend_runs_when_installed(tmp_path):
     metric = LlmJudgeMetric(backend="llama-cpp", template="likert", model=str(default_gguf()))
     score = metric.score_batch(PAIRS[:1])[0]
     assert "answer" in score.details
+
+
+def test_all_leaves_the_judge_out_and_naming_it_runs_it():
+    from meaningbench.jobs.metric_specs import expand_specs
+
+    every, _ = expand_specs(["all"], [])
+    assert "llm_judge" not in {s.name for s in every} and "bertscore" in {s.name for s in every}
+    named, _ = expand_specs(["all", "llm_judge[template=likert]"], [])
+    assert "llm_judge" in {s.name for s in named}
