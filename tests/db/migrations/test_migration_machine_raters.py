@@ -11,6 +11,7 @@ from alembic import command
 
 from meaningbench.db.engine import make_engine
 from meaningbench.db.study import SCHEMA_HEAD, alembic_config, open_study
+from tests.db.migrations.study_at import dump, study_at
 
 ROWS = (
     "INSERT INTO dimension (name, scale, min_value, max_value, label_low, label_high, question, "
@@ -27,23 +28,11 @@ MACHINE = "INSERT INTO annotator (name, kind, created_at, meta) VALUES ('judge',
 
 
 def _study_at_0006(path: Path) -> None:
-    engine = make_engine(path)
-    command.upgrade(alembic_config(engine), "0006")
-    with engine.begin() as conn:
-        for sql in ROWS:
-            conn.exec_driver_sql(sql)
-    engine.dispose()
+    study_at(path, "0006", ROWS)
 
 
 def _dump(path: Path) -> dict[str, list[tuple[object, ...]]]:
-    conn = sqlite3.connect(path)
-    try:
-        return {
-            t: conn.execute(f"SELECT * FROM {t} ORDER BY 1").fetchall()
-            for t in ("item", "annotator", "rating")
-        }
-    finally:
-        conn.close()
+    return dump(path, ("item", "annotator", "rating"))
 
 
 def test_a_0006_study_refuses_a_machine_rater_until_upgraded(tmp_path: Path) -> None:
