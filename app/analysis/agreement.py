@@ -50,7 +50,7 @@ from scipy import stats as sps
 from sqlalchemy.orm import Session
 
 from meaningbench.analysis.data import load_study_data
-from meaningbench.analysis.human import ANONYMOUS, RaterUnits, RatingSet, rater_units
+from meaningbench.analysis.human import ANONYMOUS, MACHINE, RaterUnits, RatingSet, rater_units
 from meaningbench.analysis.stats import pearson_columns
 from meaningbench.db.study import Study
 
@@ -336,6 +336,9 @@ class AgreementResult:
     not_shown: dict[str, str] = field(default_factory=dict)
     # Aggregate labels on the dimension: no raters, so no part of agreement.
     n_aggregate: int = 0
+    # Per machine rater (`judge --as-rater`), never part of the figures above: alpha with
+    # it added to the raters, and the raters' own alpha beside it.
+    machine: dict[str, dict[str, float]] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -602,6 +605,15 @@ def ratings_agreement(
     )
     _, raters, _ = ratings.arrays()
     result.n_aggregate = int(ratings.annotator_is_aggregate()[raters].sum()) if raters.size else 0
+    kinds = ratings.annotator_kinds()
+    for code, name in enumerate(ratings.annotators):
+        if kinds[code] == MACHINE:
+            u = ratings.machine_units(code)
+            result.machine[name] = {
+                "alpha_with": krippendorff_alpha_interval(u.items, u.values),
+                "alpha_without": result.alpha,
+                "items": float(np.count_nonzero(u.raters == code)),
+            }
     return result
 
 

@@ -5,7 +5,10 @@ What a rating is depends on its source's kind (`meaningbench.db.models.ANNOTATOR
   a file);
 - **anonymous**: one row of a file without rater ids, one unknown person's rating. Two
   identical rows are two people who agreed; the annotator row only names the source;
-- **aggregate**: a label published per item (a dataset's mean), standing for its n raters.
+- **aggregate**: a label published per item (a dataset's mean), standing for its n raters;
+- **machine**: a model's ratings (`meaningbench judge --as-rater`). They are shown beside
+  the raters (`raters`, `agreement`) and **never** enter an item's human score: `combine`
+  drops them before step 1.
 
 The rule for an item's human score on one dimension:
 1. each rater's current ratings of the item are averaged first (a named rater who rated
@@ -42,11 +45,11 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-RatingKind = Literal["named", "anonymous", "aggregate"]
-KINDS: tuple[RatingKind, ...] = ("named", "anonymous", "aggregate")
+RatingKind = Literal["named", "anonymous", "aggregate", "machine"]
+KINDS: tuple[RatingKind, ...] = ("named", "anonymous", "aggregate", "machine")
 PER_RATER: tuple[RatingKind, ...] = ("named", "anonymous")
 _CODE: dict[str, int] = {k: i for i, k in enumerate(KINDS)}
-NAMED, ANONYMOUS, AGGREGATE = 0, 1, 2
+NAMED, ANONYMOUS, AGGREGATE, MACHINE = 0, 1, 2, 3
 
 
 @dataclass
@@ -180,7 +183,13 @@ def combine(
 ) -> HumanScores:
     """The rule on arrays: ratings (item position, rater code, kind code, value) → scores.
 
-    `distinct`: see `rater_units`. `rater_weights`: a weight per rater code (None: all 1)."""
+    `distinct`: see `rater_units`. `rater_weights`: a weight per rater code (None: all 1).
+    Machine ratings are dropped first: a model is never one of an item's raters."""
+    kinds = np.asarray(kinds, dtype=np.int8)
+    human = kinds != MACHINE
+    if not human.all():
+        items, raters = np.asarray(items)[human], np.asarray(raters)[human]
+        kinds, values = kinds[human], np.asarray(values)[human]
     u = rater_units(items, raters, kinds, values, n_raters, distinct=distinct)
     per_rater = u.kinds != AGGREGATE
     mean_r, count_r = _means(u.items[per_rater], u.values[per_rater], n_items)
@@ -433,15 +442,26 @@ class RatingSet:
 
     def arrays(self, *, human_only: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Active ratings as (item positions, annotator codes, values); `human_only` leaves
-        out aggregate labels."""
+        out aggregate labels and machine ratings."""
         size = self._size
         sel = self._active[:size].copy()
         if human_only and size:
-            sel &= self.annotator_kinds()[self._rater[:size]] != AGGREGATE
+            sel &= ~np.isin(self.annotator_kinds()[self._rater[:size]], (AGGREGATE, MACHINE))
         return self._item[:size][sel], self._rater[:size][sel], self._value[:size][sel]
 
     def annotator_is_aggregate(self) -> np.ndarray:
         return np.asarray(self.annotator_kinds() == AGGREGATE)
+
+    def machine_units(self, code: int) -> RaterUnits:
+        """The human raters' units plus those of the machine rater `code`, for agreement
+        with and without it."""
+        items, raters, values = self.arrays()
+        kinds = self.annotator_kinds()
+        own = kinds[raters] if raters.size else np.zeros(0, np.int8)
+        keep = ~np.isin(own, (AGGREGATE, MACHINE)) | (raters == code)
+        return rater_units(
+            items[keep], raters[keep], own[keep], values[keep], len(self._annotators)
+        )
 
     def units(self, *, per_rater_only: bool = True) -> RaterUnits:
         """Step 1 of the rule on the active ratings: one value per (item, rater)."""

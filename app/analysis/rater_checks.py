@@ -11,6 +11,11 @@ Per rater, on one dimension:
 - **straight-lining**: the share of the rater's ratings that equal their most frequent value;
 - **speed**: median seconds per item.
 
+A machine rater (`meaningbench judge --as-rater`) is checked beside the named raters: its r
+is with the mean of all the named raters of the same regular items (it is the one left out),
+and its control pass rates are computed as a human's. It never counts among the others of a
+human's leave-one-out r, and it has no weight (it is never one of an item's raters).
+
 A rater-quality weight goes with each rater for analyses that weight raters: on a Likert
 dimension, the rater's MACE competence (`meaningbench.analysis.mace`); otherwise 1 − p of
 Appraise's test where the rater rated degraded pairs, else the leave-one-out r clipped to
@@ -65,6 +70,7 @@ class RaterCheck:
     median_seconds: float
     weight: float
     warnings: list[str] = field(default_factory=list)
+    machine: bool = False  # a model's ratings, shown beside the raters
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -106,8 +112,9 @@ def checks_from_frame(
 
     `likert`: the scale's (low, high) when the dimension is a Likert scale (MACE weights)."""
     named = frame[frame["annotator_kind"] == "named"]
+    machines = _machine_checks(frame, named, thresholds)
     if named.empty:
-        return []
+        return machines
     regular = named[named["item_kind"] == "regular"]
     # One value per (item, rater): the human rule's first step.
     per_item = regular.groupby(["item_id", "annotator"], sort=True)["value"].mean().reset_index()
@@ -126,9 +133,7 @@ def checks_from_frame(
     for name, rows in named.groupby("annotator", sort=True):
         qc = rater_qc(str(name), rows)
         values = rows["value"].to_numpy(dtype=np.float64)
-        kinds = rows["item_kind"].to_numpy()
-        ident = values[kinds == "control-identical"]
-        unrel = values[kinds == "control-unrelated"]
+        identical, unrelated = _control_pass(rows, thresholds)
         same = pd.Series(values).value_counts().iloc[0] / values.size if values.size else 0.0
         i = code[str(name)]
         if str(name) in competence:
@@ -144,17 +149,60 @@ def checks_from_frame(
             n_ratings=int(values.size),
             agreement_r=float(loo_r[i]),
             agreement_n=int(loo_n[i]),
-            identical_pass=float((ident >= thresholds.identical_min).mean())
-            if ident.size
-            else float("nan"),
-            unrelated_pass=float((unrel <= thresholds.unrelated_max).mean())
-            if unrel.size
-            else float("nan"),
+            identical_pass=identical,
+            unrelated_pass=unrelated,
             repeat_mad=qc.repeat_mad,
             appraise_p=qc.appraise_p,
             same_share=float(same),
             median_seconds=qc.median_ms / 1000.0,
             weight=weight,
+        )
+        check.warnings = _warnings(check, thresholds)
+        out.append(check)
+    return out + machines
+
+
+def _control_pass(rows: pd.DataFrame, thresholds: RaterThresholds) -> tuple[float, float]:
+    values = rows["value"].to_numpy(dtype=np.float64)
+    kinds = rows["item_kind"].to_numpy()
+    ident = values[kinds == "control-identical"]
+    unrel = values[kinds == "control-unrelated"]
+    return (
+        float((ident >= thresholds.identical_min).mean()) if ident.size else float("nan"),
+        float((unrel <= thresholds.unrelated_max).mean()) if unrel.size else float("nan"),
+    )
+
+
+def _machine_checks(
+    frame: pd.DataFrame, named: pd.DataFrame, thresholds: RaterThresholds
+) -> list[RaterCheck]:
+    """Each machine rater against the mean of the named raters (human rule step 1 first)."""
+    machines = frame[frame["annotator_kind"] == "machine"]
+    regular = named[named["item_kind"] == "regular"]
+    units = regular.groupby(["item_id", "annotator"])["value"].mean()
+    humans = units.groupby(level="item_id").mean()
+    out = []
+    for name, rows in machines.groupby("annotator", sort=True):
+        own = rows[rows["item_kind"] == "regular"].groupby("item_id")["value"].mean()
+        both = pd.concat([own.rename("m"), humans.rename("h")], axis=1, join="inner")
+        r = float("nan")
+        if len(both) >= 3 and both["m"].std() > 0 and both["h"].std() > 0:
+            r = float(np.corrcoef(both["m"], both["h"])[0, 1])
+        identical, unrelated = _control_pass(rows, thresholds)
+        values = rows["value"]
+        check = RaterCheck(
+            rater=str(name),
+            n_ratings=int(values.size),
+            agreement_r=r,
+            agreement_n=int(len(both)),
+            identical_pass=identical,
+            unrelated_pass=unrelated,
+            repeat_mad=float("nan"),
+            appraise_p=float("nan"),
+            same_share=float(values.value_counts().iloc[0] / values.size),
+            median_seconds=float("nan"),
+            weight=float("nan"),
+            machine=True,
         )
         check.warnings = _warnings(check, thresholds)
         out.append(check)
@@ -171,6 +219,6 @@ def study_rater_checks(
         info = dimension_info(session, dimension)
         if thresholds is None:
             thresholds = RaterThresholds.from_json(load_settings(session).rater_thresholds)
-        frame = ratings_frame(session, dimension=dimension, annotator_kinds=("named",))
+        frame = ratings_frame(session, dimension=dimension, annotator_kinds=("named", "machine"))
     likert = (info.min_value, info.max_value) if info.scale == "likert" else None
     return checks_from_frame(frame, thresholds, likert=likert)

@@ -65,6 +65,11 @@ def run(args: argparse.Namespace) -> int:
         )
         for name, why in result.not_shown.items():
             print(f"  {name}: {why}")
+    for name, m in result.machine.items():
+        print(
+            f"\n{name} [machine]: alpha with it {m['alpha_with']:.3f}, without it "
+            f"{m['alpha_without']:.3f} ({int(m['items'])} items; not one of the raters above)"
+        )
     if result.reliability_basis:
         print(f"\nceiling = sqrt(reliability), reliability from {result.reliability_basis}")
     return 0

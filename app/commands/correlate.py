@@ -66,7 +66,8 @@ def run(args: argparse.Namespace) -> int:
         if args.weighted_raters:
             from meaningbench.analysis.rater_checks import study_rater_checks
 
-            weights = {c.rater: c.weight for c in study_rater_checks(study, args.dimension)}
+            checks = study_rater_checks(study, args.dimension)
+            weights = {c.rater: c.weight for c in checks if not c.machine}
             analysis.data.ratings.rater_weights = weights
     if not analysis.metric_names:
         raise UserError(f"{args.study}: no metric scores yet; run metrics on the study first")

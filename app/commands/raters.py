@@ -20,7 +20,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "seconds per item, with a warning wherever the study's thresholds are crossed, and "
         "a rater-quality weight. --threshold NAME=VALUE stores a threshold in the study: "
         "min_agreement, identical_min, unrelated_max, min_qc_pass_rate, max_repeat_mad, "
-        "max_same_share, min_median_seconds.",
+        "max_same_share, min_median_seconds. A machine rater (`judge --as-rater`) is shown "
+        "beside them with its r against the raters' mean and its control pass rates.",
     )
     common.add_dimension_argument(parser)
     parser.add_argument(
@@ -68,8 +69,21 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         common.print_json([c.to_json() for c in checks])
         return 0
-    print(f"raters: {len(checks)} ({args.dimension})")
+    humans = sum(not c.machine for c in checks)
+    machines = len(checks) - humans
+    shown = f"{humans}, machine {machines}" if machines else f"{humans}"
+    print(f"raters: {shown} ({args.dimension})")
     for c in checks:
+        if c.machine:
+            print(
+                f"  {c.rater} [machine]: {c.n_ratings} ratings, r with the raters' mean = "
+                f"{_fmt(c.agreement_r, '.2f')} (n {c.agreement_n}), identical "
+                f"{_fmt(c.identical_pass, '.0%')}, unrelated {_fmt(c.unrelated_pass, '.0%')}; "
+                "not part of any human score"
+            )
+            for w in c.warnings:
+                print(f"    ! {w}")
+            continue
         print(
             f"  {c.rater}: {c.n_ratings} ratings, r = {_fmt(c.agreement_r, '.2f')} "
             f"(n {c.agreement_n}), identical {_fmt(c.identical_pass, '.0%')}, "

@@ -126,7 +126,12 @@ def expand_specs(
     if not flat:
         raise InputError("no metric given; name some (e.g. --metrics bleu,sari) or use all")
     if any(s.lower() == "all" for s in flat):
-        specs = [MetricSpec(name, text=name, explicit=False) for name in sorted(metric_classes())]
+        classes = metric_classes()
+        specs = [
+            MetricSpec(name, text=name, explicit=False)
+            for name in sorted(classes)
+            if classes[name].in_all
+        ]
         specs += [
             MetricSpec(metric, ref.name, text=f"{metric}@{ref.name}", explicit=False)
             for ref in registered

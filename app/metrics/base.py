@@ -203,6 +203,9 @@ class Metric(ABC):
     # What the metric reads of the study besides the texts (SAMSA's scenes, BLEU-SAMSA's
     # stored scores, BERTScore's references as idf corpus); None outside a study.
     study_inputs: StudyInputs | None = None
+    # False for a metric that runs only when named (an LLM judge: seconds per item on a
+    # CPU): `--metrics all` and the battery leave it out.
+    in_all: ClassVar[bool] = True
 
     def __init__(self, **config: Any) -> None:
         unknown = set(config) - set(self.defaults)

@@ -81,7 +81,7 @@ class NeuralMetric(Metric):
 
         # Read from the installed metadata: importing transformers to ask costs a second
         # of CPU, and a BERT encoder runs without it (meaningbench.metrics.neural.native_bert).
-        out = {"torch": torch.__version__, "transformers": _installed_version("transformers")}
+        out = {"torch": torch.__version__, "transformers": installed_version("transformers")}
         device = self.device()
         if device:
             out["precision"] = effective_precision(str(self.config.get("precision")), device)
@@ -94,7 +94,7 @@ class NeuralMetric(Metric):
         return out
 
 
-def _installed_version(distribution: str) -> str:
+def installed_version(distribution: str) -> str:
     from importlib.metadata import PackageNotFoundError, version
 
     try:

@@ -11,6 +11,7 @@ from alembic import command
 from meaningbench.datasets.language import study_language
 from meaningbench.db.engine import make_engine
 from meaningbench.db.study import SCHEMA_HEAD, alembic_config, head_revision, open_study
+from tests.db.migrations.study_at import dump
 
 
 def _study_at_0005(path: Path) -> None:
@@ -31,14 +32,7 @@ def _study_at_0005(path: Path) -> None:
 
 
 def _dump(path: Path) -> dict[str, list[tuple[object, ...]]]:
-    conn = sqlite3.connect(path)
-    try:
-        return {
-            t: conn.execute(f"SELECT * FROM {t} ORDER BY 1").fetchall()
-            for t in ("dataset", "item", "metric_run")
-        }
-    finally:
-        conn.close()
+    return dump(path, ("dataset", "item", "metric_run"))
 
 
 def test_a_0005_study_is_upgraded_keeps_its_data_and_is_english(tmp_path: Path) -> None:
@@ -50,10 +44,10 @@ def test_a_0005_study_is_upgraded_keeps_its_data_and_is_english(tmp_path: Path) 
         assert study_language(study) == "en"
     finally:
         study.close()
-    assert SCHEMA_HEAD == head_revision() == "0006"
+    assert head_revision() == SCHEMA_HEAD
     conn = sqlite3.connect(path)
     try:
-        assert conn.execute("SELECT version_num FROM alembic_version").fetchone() == ("0006",)
+        assert conn.execute("SELECT version_num FROM alembic_version").fetchone() == (SCHEMA_HEAD,)
         settings = dict(conn.execute("SELECT key, value FROM study_setting").fetchall())
     finally:
         conn.close()

