@@ -15,8 +15,8 @@ from PySide6.QtWidgets import (
 )
 
 from meaningbench.runtime import Progress
+from meaningbench.runtime.rate import RateMeter, format_duration
 from meaningbench.ui.icons import themed_icon
-from meaningbench.ui.rate import RateMeter, format_duration
 from meaningbench.ui.workers import JobHandle, JobRunner
 
 if TYPE_CHECKING:

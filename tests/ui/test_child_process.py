@@ -6,7 +6,7 @@ import os
 import time
 
 from meaningbench.errors import InputError
-from meaningbench.ui.child_process import in_child_process
+from meaningbench.ops.child_process import in_child_process
 from tests.ui.test_workers import close_error_boxes, error_boxes
 
 

@@ -10,8 +10,8 @@ from PySide6.QtCore import Qt
 
 from meaningbench.analysis.sanity import study_sanity
 from meaningbench.db.study import open_study
-from meaningbench.jobs.base import JobContext
 from meaningbench.jobs.scoring import ScoreRequest, score_study
+from meaningbench.runtime import JobContext
 from meaningbench.ui.dashboard.tables import BandedHeader
 from tests.ui.dashboard.studies import synthetic_study
 
