@@ -50,7 +50,7 @@ APP_JOB = """
 import sys
 from pathlib import Path
 from meaningbench.runtime import JobContext
-from meaningbench.ui.child_jobs import score_job
+from meaningbench.ops.score import score_job
 from meaningbench.ops.child_process import in_child_process
 job = in_child_process(score_job, Path(sys.argv[1]), sys.argv[2].split(","), {})
 job(JobContext())

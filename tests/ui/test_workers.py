@@ -168,7 +168,7 @@ def test_the_status_bar_renders_the_jobs_log_and_messages(window, qtbot) -> None
     def job(ctx):  # noqa: ANN001
         ctx.progress(2, 4, "", force=True)
         ctx.log("waiting for bleu: another process is scoring it")
-        ctx.send("batch", [1, 2])
+        ctx.send("loss", [1, 2])
         release.wait(5)
         ctx.progress(4, 4, "", force=True)
         return "scored"
@@ -184,4 +184,4 @@ def test_the_status_bar_renders_the_jobs_log_and_messages(window, qtbot) -> None
     qtbot.waitUntil(lambda: not handle.running, timeout=5000)
     assert handle.value == "scored" and handle.outcome == "done"
     assert handle.log_lines == ["waiting for bleu: another process is scoring it"]
-    assert messages == [("batch", [1, 2])]
+    assert messages == [("loss", [1, 2])]
