@@ -22,7 +22,16 @@ def sweep_job(
     n_boot: int = 1000,
     rank_by: str = "pearson",
 ) -> Wrote[SweepTable]:
-    """The sweep's table; its configurations are new runs, so score columns change."""
-    from meaningbench.queries.sweep import sweep_job as sweep
+    """The sweep and its table, as one background job (the app runs it in a child
+    process). Its configurations are new runs, so the screens' score columns change."""
+    from meaningbench.jobs.sweep import run_sweep
+    from meaningbench.queries.sweep import load_sweep_table
 
-    return Wrote(sweep(ctx, request, dimension, n_boot, rank_by), StudyChanges(runs=True))
+    outcome = run_sweep(request, ctx)
+    ctx.progress(0, None, "Correlating with the human scores", force=True)
+    table = load_sweep_table(
+        request.study_path, outcome, dimension=dimension, n_boot=n_boot, rank_by=rank_by
+    )
+    table.extra["passes"] = outcome.passes
+    table.extra["statuses"] = {s.label: s.status for s in outcome.summaries}
+    return Wrote(table, StudyChanges(runs=True))

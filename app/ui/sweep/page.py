@@ -3,7 +3,7 @@ in the background (each configuration an ordinary metric run); read the table an
 layer curves, the best configuration marked and tested against the runner-up.
 
 The page only gathers choices and shows results: the sweep, its runs and its table are
-the engine's (`meaningbench.queries.sweep.sweep_job`, run in a child process like the Run
+the engine's (`meaningbench.ops.sweep.sweep_job`, run in a child process like the Run
 metrics action).
 """
 
