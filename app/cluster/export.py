@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 from meaningbench.errors import InputError
-from meaningbench.jobs.base import JobContext
 from meaningbench.jobs.metric_specs import PlannedMetric
 from meaningbench.jobs.score_hashes import Hashes, collector_paused
 from meaningbench.jobs.score_store import (
@@ -27,6 +26,7 @@ from meaningbench.jobs.score_store import (
     registered_models,
     study_options,
 )
+from meaningbench.runtime import JobContext
 
 from .layout import (
     DEFAULT_ROWS,

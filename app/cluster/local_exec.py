@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from meaningbench.jobs.base import JobContext
+from meaningbench.runtime import JobContext
 
 from .layout import write_table
 from .scoring import built_metric, score_table

@@ -34,7 +34,6 @@ from meaningbench.db.models import utcnow
 from meaningbench.db.runs import interrupt_gone_runs
 from meaningbench.db.writers import announced_writer
 from meaningbench.errors import InputError
-from meaningbench.jobs.base import JobContext
 from meaningbench.jobs.metric_specs import plan_metric
 from meaningbench.jobs.score_hashes import Hashes, collector_paused, prepare_metric
 from meaningbench.jobs.score_store import (
@@ -49,6 +48,7 @@ from meaningbench.jobs.score_store import (
 )
 from meaningbench.metrics.base import ItemScore, Metric
 from meaningbench.metrics.names import parse_spec
+from meaningbench.runtime import JobContext
 
 from .checksum import row_checksum
 from .layout import (

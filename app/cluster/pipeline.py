@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from meaningbench.jobs.base import JobContext
+from meaningbench.runtime import JobContext
 
 from .export import ExportSummary, export_shards
 from .merge import MergeSummary, merge_results

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from meaningbench.jobs.base import JobContext
+from meaningbench.runtime import JobContext
 
 from .layout import EXTRA_HINT, ShardMetric
 from .metrics import build_metric

@@ -115,8 +115,8 @@ def run(args: argparse.Namespace) -> int:
     from meaningbench.db.errors import StudyFileError
     from meaningbench.db.study import create_study, open_study, publish_study, remove_study_files
     from meaningbench.errors import InputError
-    from meaningbench.jobs.base import JobContext
     from meaningbench.jobs.terminal import run_with_progress_bar
+    from meaningbench.runtime import JobContext
 
     data_file: Path = args.file
     if not data_file.exists():

@@ -319,8 +319,7 @@ def _print_summary(result: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from meaningbench.jobs.base import JobContext
-    from meaningbench.runtime import Cancelled
+    from meaningbench.runtime import Cancelled, JobContext
     from meaningbench.training import train_model
 
     request = build_request(args)

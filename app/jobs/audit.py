@@ -17,7 +17,7 @@ from meaningbench.analysis.label_sets import (
 )
 from meaningbench.db.study import open_study
 from meaningbench.errors import UserError
-from meaningbench.jobs.base import Job, JobContext
+from meaningbench.runtime import Job, JobContext
 
 
 @dataclass

@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 from meaningbench.errors import InputError
-from meaningbench.jobs.base import JobContext
 from meaningbench.jobs.metric_specs import PlannedMetric, expand_specs, plan_metric
 from meaningbench.jobs.score_store import (
     load_items,
@@ -22,6 +21,7 @@ from meaningbench.jobs.score_store import (
     study_options,
 )
 from meaningbench.metrics.base import Availability, Metric, Pair, resolve_references
+from meaningbench.runtime import JobContext
 
 NO_SYSTEM = "(none)"
 

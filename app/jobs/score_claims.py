@@ -22,8 +22,8 @@ from meaningbench.db.models import sql_now
 from meaningbench.db.processes import ProcessId
 from meaningbench.db.runs import RUN_COLUMNS, RunOwner, mark_interrupted
 from meaningbench.db.study import Study
-from meaningbench.jobs.base import JobContext
 from meaningbench.metrics.base import Metric
+from meaningbench.runtime import JobContext
 
 from .score_store import CacheKey, RunsSeen, raw_connection
 

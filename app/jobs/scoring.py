@@ -38,7 +38,6 @@ from meaningbench.db.processes import ProcessId, this_process
 from meaningbench.db.runs import close_completed, interrupt_gone_runs
 from meaningbench.db.study import Study
 from meaningbench.errors import InputError
-from meaningbench.jobs.base import JobContext
 from meaningbench.jobs.metric_specs import PlannedMetric, expand_specs, plan_metric
 from meaningbench.jobs.score_claims import Busy, Claimed, try_claim, wait_for_other
 from meaningbench.jobs.score_exec import (
@@ -85,7 +84,7 @@ from meaningbench.metrics.registry import (
     metric_classes,
     metric_origin,
 )
-from meaningbench.runtime import Cancelled
+from meaningbench.runtime import Cancelled, JobContext
 from meaningbench.settings import resolve_model_path
 
 # How long a write waits for a lock held by a program that does not name itself (a long

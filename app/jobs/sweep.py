@@ -15,7 +15,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from meaningbench.jobs.base import JobContext
 from meaningbench.jobs.metric_specs import plan_metric
 from meaningbench.jobs.score_hashes import Hashes, prepare_metric
 from meaningbench.jobs.score_runs import MetricRunSummary
@@ -24,7 +23,7 @@ from meaningbench.jobs.scoring import ScoreRequest, score_study
 from meaningbench.jobs.sweep_plan import SweepConfig, SweepRequest, plan_sweep
 from meaningbench.metrics.names import parse_spec
 from meaningbench.metrics.neural.common import NeuralMetric
-from meaningbench.runtime import batch_progress
+from meaningbench.runtime import JobContext, batch_progress
 
 # Options of the request handed to every configuration (the rest is the sweep's own).
 SCORING_OPTIONS = ("device", "batch_size", "precision", "embedding_cache_mb")

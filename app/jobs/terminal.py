@@ -11,8 +11,7 @@ import sys
 from typing import Any
 
 from meaningbench.interrupts import cancelling
-from meaningbench.jobs.base import Job, JobContext
-from meaningbench.runtime import Cancelled, Progress
+from meaningbench.runtime import Cancelled, Job, JobContext, Progress
 
 
 def run_with_progress_bar(job: Job, *, description: str, quiet: bool = False) -> Any:

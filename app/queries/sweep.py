@@ -16,8 +16,6 @@ from meaningbench.analysis.sweep_table import SweepEntry, SweepTable, sweep_tabl
 from meaningbench.db.study import Study, open_study
 from meaningbench.errors import StudyNotFoundError, UserError
 from meaningbench.jobs.sweep import SweepOutcome
-from meaningbench.jobs.sweep_plan import SweepRequest
-from meaningbench.runtime import JobContext
 
 
 def _columns_of_runs(study: Study, run_ids: Sequence[int]) -> dict[int, str]:
@@ -80,22 +78,3 @@ def load_sweep_table(
         raise UserError(f"{study_path}: no {dimension!r} ratings of regular items to compare with")
     return sweep_table(analysis, table_entries, n_boot=n_boot, seed=seed, rank_by=rank_by)
 
-
-def sweep_job(
-    ctx: JobContext,
-    request: SweepRequest,
-    dimension: str = "meaning",
-    n_boot: int = 1000,
-    rank_by: str = "pearson",
-) -> SweepTable:
-    """The sweep and its table, as one background job (the app runs it in a child process)."""
-    from meaningbench.jobs.sweep import run_sweep
-
-    outcome = run_sweep(request, ctx)
-    ctx.progress(0, None, "Correlating with the human scores", force=True)
-    table = load_sweep_table(
-        request.study_path, outcome, dimension=dimension, n_boot=n_boot, rank_by=rank_by
-    )
-    table.extra["passes"] = outcome.passes
-    table.extra["statuses"] = {s.label: s.status for s in outcome.summaries}
-    return table

@@ -92,7 +92,7 @@ class AnnotatePage(QWidget):
         self.stack = QStackedLayout(self)
         self.stack.addWidget(self.intro)
         context.study_closed.connect(self.stop)
-        context.data_changed.connect(self._refresh_intro)
+        context.study_changed.connect(lambda changes: changes.everything and self._refresh_intro())
         context.study_opened.connect(lambda _study: self._refresh_intro())
 
     def start(self, annotator: str | None = None) -> bool:
@@ -134,9 +134,7 @@ class AnnotatePage(QWidget):
         if study is None:
             return False
         screen_class = SideBySideScreen if protocol_of(study) == "sxs" else AnnotationScreen
-        screen = screen_class(study, annotator, self)
-        screen.submitted.connect(lambda item_id: self.context.ratings_changed.emit([int(item_id)]))
-        screen.undone.connect(lambda item_id: self.context.ratings_changed.emit([int(item_id)]))
+        screen = screen_class(study, annotator, self, runner=self.context.runner)
         where = self.context.path
         screen.submitted.connect(lambda _id, at=(where, annotator): self._count(at, +1))
         screen.undone.connect(lambda _id, at=(where, annotator): self._count(at, -1))
@@ -162,7 +160,6 @@ class AnnotatePage(QWidget):
         who = self.annotator or "This annotator"
         self.stop()
         self.message.setText(f"{who} has rated every item in their queue. Thank you!")
-        self.context.ratings_changed.emit([])
         self.refresh_rater_checks()
 
     def _count(self, at: tuple[Path | None, str], delta: int) -> None:

@@ -1,17 +1,17 @@
 """The open study as the screens see it, and the change notifications they refresh from.
 
 Screens never talk to each other: they read the study through their own connections and
-listen here. Workers report changes (a batch of scores landed) through these signals,
-which are always delivered on the GUI thread.
+listen here. What any write changed arrives once, as one `StudyChanges` on
+`study_changed` (the job runner's broadcast, on the GUI thread); each screen decides
+from it what to refresh.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, Signal, Slot
+from PySide6.QtCore import QObject, Signal
 
 from meaningbench.ui.workers import JobRunner
 
@@ -22,24 +22,16 @@ if TYPE_CHECKING:
 class StudyContext(QObject):
     study_opened = Signal(object)  # meaningbench.queries.files.Study
     study_closed = Signal()
-    # (run label, item ids): a batch of scores was committed by a worker.
-    scores_changed = Signal(str, list)
-    # item ids whose ratings changed (annotation screen, imports).
-    ratings_changed = Signal(list)
-    # Anything else changed wholesale (an import added items, settings changed).
-    data_changed = Signal()
-    settings_changed = Signal()
+    # meaningbench.runtime.changes.StudyChanges: what one write changed, sent once.
+    study_changed = Signal(object)
     # A page with nothing to show asks for the import dialog (the window owns it).
     import_requested = Signal()
-
-    # Carries on_batch calls from worker threads to the GUI thread (queued by Qt).
-    _batch_from_worker = Signal(str, list)
 
     def __init__(self, runner: JobRunner | None = None, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.study: Study | None = None
         self.runner = runner or JobRunner(self)
-        self._batch_from_worker.connect(self._relay_batch)
+        self.runner.study_changed.connect(self.study_changed)
 
     @property
     def path(self) -> Path | None:
@@ -62,11 +54,3 @@ class StudyContext(QObject):
         if study is not None:
             self.study = study
             self.study_opened.emit(study)
-
-    def notify_batch(self, label: str, item_ids: Iterable[int]) -> None:
-        """Thread-safe: workers call this (through `on_batch`) after each committed batch."""
-        self._batch_from_worker.emit(label, [int(i) for i in item_ids])
-
-    @Slot(str, list)
-    def _relay_batch(self, label: str, item_ids: list[int]) -> None:
-        self.scores_changed.emit(label, item_ids)

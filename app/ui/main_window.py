@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from meaningbench.runtime.changes import StudyChanges
 from meaningbench.settings import APP_NAME, UserPrefs
 from meaningbench.ui.context import StudyContext
 from meaningbench.ui.icons import app_icon, themed_icon
@@ -111,10 +112,8 @@ class MainWindow(QMainWindow):
         self._counts_timer.timeout.connect(self.refresh_counts)
         self.context.study_opened.connect(self._on_study_opened)
         self.context.study_closed.connect(self._on_study_closed)
-        self.context.settings_changed.connect(self._show_study_name)
+        self.context.study_changed.connect(self._on_study_changed)
         self.context.import_requested.connect(self.show_import_dialog)
-        for sig in (self.context.data_changed, self.context.ratings_changed):
-            sig.connect(lambda *_: self._counts_timer.start())
         self.runner.job_finished.connect(lambda *_: self._counts_timer.start())
         self.studies.recent_changed.connect(self._fill_recent)
         self._fill_recent(self.prefs.recent_studies)
@@ -260,6 +259,12 @@ class MainWindow(QMainWindow):
             stop()
 
     # -- study events -----------------------------------------------------------------
+
+    def _on_study_changed(self, changes: StudyChanges) -> None:
+        if changes.settings:
+            self._show_study_name()
+        if changes.ratings or changes.items or changes.everything:
+            self._counts_timer.start()
 
     def _show_study_name(self) -> None:
         study = self.context.study
@@ -453,7 +458,7 @@ class MainWindow(QMainWindow):
         if not self.runner.wait(CLOSE_WAIT_MS):
             # A job still busy (a model loading cannot stop mid-way): end its process;
             # what it committed stays, and running it again resumes.
-            from meaningbench.ui.child_process import terminate_all
+            from meaningbench.ops.child_process import terminate_all
 
             self.runner.show_error_dialogs = False
             terminate_all()

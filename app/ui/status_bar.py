@@ -1,4 +1,4 @@
-"""The status bar: the study's name and counts, and the progress of background jobs."""
+"""The status bar: the study's name and counts, and the job panel (what runs, and its cancel)."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
+    QMenu,
     QProgressBar,
     QStatusBar,
     QToolButton,
@@ -15,17 +16,27 @@ from PySide6.QtWidgets import (
 )
 
 from meaningbench.runtime import Progress
+from meaningbench.runtime.rate import RateMeter, format_duration
 from meaningbench.ui.icons import themed_icon
-from meaningbench.ui.rate import RateMeter, format_duration
 from meaningbench.ui.workers import JobHandle, JobRunner
 
 if TYPE_CHECKING:
     from meaningbench.queries.study import StudyCounts
 
 
+def _job_line(handle: JobHandle) -> str:
+    p = handle.last_progress
+    if handle.ctx.cancelled:
+        return f"{handle.title}: cancelling…"
+    if p is not None and p.total:
+        return f"{handle.title}: {p.done:,}/{p.total:,}"
+    return handle.title
+
+
 class JobIndicator(QWidget):
-    """The app's rendering of a job context: the most recent running job's title, a bar,
-    time left or its latest log line, and a cancel button."""
+    """The job panel, the app's rendering of job contexts: the most recent running job's
+    title, a bar, time left or its latest log line, and a cancel button; with several
+    jobs running, a list of them, each with its cancel."""
 
     def __init__(self, runner: JobRunner, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -41,12 +52,22 @@ class JobIndicator(QWidget):
         self.cancel_button.setToolTip("Cancel this job (finished work is kept)")
         self.cancel_button.setAutoRaise(True)
         self.cancel_button.clicked.connect(self._cancel)
+        # Every running job, each with its cancel (shown while more than one runs).
+        self.jobs_button = QToolButton()
+        self.jobs_button.setObjectName("runningJobs")
+        self.jobs_button.setToolTip("The jobs running now; choose one to cancel it")
+        self.jobs_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.jobs_menu = QMenu(self.jobs_button)
+        self.jobs_menu.aboutToShow.connect(self._fill_jobs_menu)
+        self.jobs_button.setMenu(self.jobs_menu)
+        self.jobs_button.hide()
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 4, 0)
         layout.setSpacing(6)
         layout.addWidget(self.label)
         layout.addWidget(self.bar)
         layout.addWidget(self.cancel_button)
+        layout.addWidget(self.jobs_button)
         self._handle: JobHandle | None = None
         self._meter = RateMeter()
         runner.job_started.connect(self._on_started)
@@ -60,7 +81,22 @@ class JobIndicator(QWidget):
     def _on_started(self, handle: JobHandle) -> None:
         handle.progress.connect(lambda p, h=handle: self._on_progress(h, p))
         handle.log.connect(lambda line, h=handle: self._on_log(h, line))
+        handle.cancelling.connect(lambda h=handle: self._on_log(h, "cancelling…"))
         self._show(handle)
+
+    def _show_count(self) -> None:
+        running = self.runner.active
+        self.jobs_button.setText(f"{len(running)} jobs")
+        self.jobs_button.setVisible(len(running) > 1)
+
+    def _fill_jobs_menu(self) -> None:
+        """One entry per running job, newest first; choosing one cancels it."""
+        self.jobs_menu.clear()
+        for handle in reversed(self.runner.active):
+            action = self.jobs_menu.addAction(themed_icon("cancel"), _job_line(handle))
+            action.setToolTip(f"Cancel {handle.title} (finished work is kept)")
+            action.setEnabled(not handle.ctx.cancelled)
+            action.triggered.connect(handle.cancel)
 
     def _show(self, handle: JobHandle) -> None:
         """Follow `handle` (already connected when it started)."""
@@ -68,6 +104,7 @@ class JobIndicator(QWidget):
         self._meter.reset()
         self.label.setText(handle.title)
         self.bar.setRange(0, 0)
+        self._show_count()
         self.show()
 
     def _on_progress(self, handle: JobHandle, p: Progress) -> None:
@@ -89,6 +126,7 @@ class JobIndicator(QWidget):
             self.label.setText(f"{handle.title}: {line}")
 
     def _on_finished(self, handle: JobHandle) -> None:
+        self._show_count()
         if handle is not self._handle:
             return
         others = self.runner.active
@@ -101,7 +139,6 @@ class JobIndicator(QWidget):
     def _cancel(self) -> None:
         if self._handle is not None:
             self._handle.cancel()
-            self.label.setText(f"{self._handle.title}: cancelling…")
 
 
 class MainStatusBar(QStatusBar):

@@ -1,10 +1,15 @@
 """The app's one way to run background work: jobs (`job(ctx: JobContext)`) on worker
 threads, with their progress, log, messages, result and error as signals on the GUI thread.
 
-Every screen starts its work here (`JobRunner.start`), and the status bar's progress
-widget follows whatever runs. Heavy jobs (the battery, imports, exports) go one step
-further and run in a child process (`meaningbench.ui.child_process.in_child_process`);
-the worker thread then only relays.
+Every screen starts its work here (`JobRunner.start`, or `JobRunner.run_now` for a write
+a keystroke makes, such as a rating), and the status bar's job panel lists whatever runs
+and cancels it. Heavy jobs (the battery, imports, exports) go one step further and run in
+a child process (`meaningbench.ops.child_process.in_child_process`); the worker thread
+then only relays.
+
+What a write changed (`StudyChanges`: what it told with `ctx.changed` while it ran, then
+whatever its result says besides) is broadcast once, on `JobRunner.study_changed`; every
+screen listens there and decides what to refresh. No screen tells another.
 
 The job itself stays Qt-free (it is the same function the CLI runs with a terminal bar,
 `meaningbench.runtime` describes the idiom); this module only carries what it reports back
@@ -27,6 +32,7 @@ from PySide6.QtWidgets import QWidget
 
 from meaningbench.errors import UserError
 from meaningbench.runtime import Job, JobContext, JobResult, Progress, run_job
+from meaningbench.runtime.changes import EMPTY, StudyChanges, Wrote, changes_of
 
 
 @dataclass(frozen=True)
@@ -62,6 +68,7 @@ class _Bridge(QObject):
     progress = Signal(object)
     log = Signal(str)
     message = Signal(str, object)
+    changes = Signal(object)
     result = Signal(object)
     failed = Signal(object)
     cancelled = Signal()
@@ -107,9 +114,13 @@ class JobHandle(QObject):
     progress = Signal(object)  # meaningbench.runtime.Progress
     log = Signal(str)  # a line the job wrote with ctx.log(line)
     message = Signal(str, object)  # what the job sent with ctx.send(kind, payload)
-    result = Signal(object)
+    # What the job changed (StudyChanges), each change once: told mid-run, then the rest.
+    changed = Signal(object)
+    result = Signal(object)  # the job's value (a write's `Wrote` arrives unwrapped)
     failed = Signal(object)  # JobFailure
     cancelled = Signal()
+    # Someone asked the job to stop (its own screen or the status bar's job panel).
+    cancelling = Signal()
     finished = Signal()
 
     def __init__(self, title: str, parent: QObject | None = None) -> None:
@@ -121,10 +132,12 @@ class JobHandle(QObject):
         self.outcome: str = "running"  # running | done | failed | cancelled
         self.value: Any = None
         self.failure: JobFailure | None = None
+        self.changes: StudyChanges = EMPTY  # everything broadcast for this job so far
         self._bridge = _Bridge(self)
         self._bridge.progress.connect(self._on_progress)
         self._bridge.log.connect(self._on_log)
         self._bridge.message.connect(self.message)
+        self._bridge.changes.connect(self._on_changes)
         self._bridge.result.connect(self._on_result)
         self._bridge.failed.connect(self._on_failed)
         self._bridge.cancelled.connect(self._on_cancelled)
@@ -133,11 +146,17 @@ class JobHandle(QObject):
             report=self._bridge.progress.emit,
             on_notice=self._bridge.log.emit,
             on_message=self._bridge.message.emit,
+            on_changes=self._bridge.changes.emit,
         )
 
     def cancel(self) -> None:
-        """Ask the job to stop at its next check; what it committed stays."""
+        """Ask the job to stop at its next check; what it committed stays. The one cancel:
+        every button that stops a job calls this, and every view of the job hears
+        `cancelling`, wherever the cancel came from."""
+        if not self.running or self.ctx.cancelled:
+            return
         self.ctx.cancel.cancel()
+        self.cancelling.emit()
 
     @Slot(object)
     def _on_progress(self, p: Progress) -> None:
@@ -150,7 +169,18 @@ class JobHandle(QObject):
         self.log.emit(line)
 
     @Slot(object)
+    def _on_changes(self, changes: StudyChanges) -> None:
+        """Broadcast what is new in `changes` (a job's result repeats what it told)."""
+        fresh = changes - self.changes
+        if fresh:
+            self.changes |= fresh
+            self.changed.emit(fresh)
+
+    @Slot(object)
     def _on_result(self, value: Any) -> None:
+        self._on_changes(changes_of(value))
+        if isinstance(value, Wrote):
+            value = value.value
         self.value = value
         if self.outcome == "running":
             self.outcome = "done"
@@ -182,6 +212,8 @@ class JobRunner(QObject):
 
     job_started = Signal(object)  # JobHandle
     job_finished = Signal(object)  # JobHandle
+    # The one broadcast of what a write changed (StudyChanges); the StudyContext relays it.
+    study_changed = Signal(object)
 
     def __init__(self, parent: QObject | None = None, *, max_threads: int = 2) -> None:
         super().__init__(parent)
@@ -211,11 +243,24 @@ class JobRunner(QObject):
             handle.failed.connect(on_failed)
         if show_errors:
             handle.failed.connect(self._show_failure)
+        handle.changed.connect(self.study_changed)
         handle.finished.connect(lambda: self._retire(handle))
         self._handles.append(handle)
         self._pool.start(_Runnable(job, handle.ctx, handle._bridge, title))
         self.job_started.emit(handle)
         return handle
+
+    def run_now(self, job: Job) -> Any:
+        """Run a fast write here, on the GUI thread (a rating: instant, keyboard-first), and
+        broadcast what it changed like any job's. Its exceptions reach the caller."""
+        value = job(JobContext())
+        self.broadcast(changes_of(value))
+        return value.value if isinstance(value, Wrote) else value
+
+    def broadcast(self, changes: StudyChanges) -> None:
+        """Tell every screen what a write changed (nothing when it changed nothing)."""
+        if changes:
+            self.study_changed.emit(changes)
 
     def cancel_all(self) -> None:
         for handle in self._handles:

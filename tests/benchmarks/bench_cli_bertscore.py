@@ -62,12 +62,12 @@ APP_JOB = textwrap.dedent(
     """
     import sys
     from pathlib import Path
-    from meaningbench.jobs.base import JobContext
-    from meaningbench.ui.child_jobs import score_job
-    from meaningbench.ui.child_process import in_child_process
+    from meaningbench.runtime import JobContext
+    from meaningbench.ops.score import score_job
+    from meaningbench.ops.child_process import in_child_process
     if __name__ == "__main__":  # the job's process is spawned: it imports this file
         job = in_child_process(score_job, Path(sys.argv[1]), ["bertscore"], {})
-        summaries = job(JobContext())
+        summaries = job(JobContext()).value
         assert [s.status for s in summaries] == ["done"], summaries
     """
 )

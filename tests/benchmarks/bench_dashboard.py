@@ -33,6 +33,7 @@ from PySide6.QtWidgets import QApplication
 from sqlalchemy import select
 
 from meaningbench.db.models import Annotator, Dimension, Rating
+from meaningbench.runtime.changes import StudyChanges
 from tests.benchmarks.machine import describe_machine
 from tests.ui.dashboard.conftest import ready
 from tests.ui.dashboard.studies import synthetic_study
@@ -126,7 +127,7 @@ def test_refresh_after_one_rating(qtbot) -> None:
     for item_id in targets:
         before = c.version
         _add_rating(study, annotator_id, dimension_id, item_id, float(rng.randint(0, 100)))
-        context.ratings_changed.emit([item_id])
+        context.runner.broadcast(StudyChanges.of(ratings=[item_id]))
         start, cpu_start = time.perf_counter(), time.thread_time()
         c.flush()  # what the 250 ms coalescing timer calls
         refreshed = time.perf_counter()

@@ -115,7 +115,9 @@ def _battery_run(window, qtbot, n_items: int, tmp_path: Path) -> dict[str, objec
     job = dialog.start()
     assert job is not None
     batches: list[int] = []
-    window.context.scores_changed.connect(lambda _label, ids: batches.append(len(ids)))
+    window.context.study_changed.connect(
+        lambda changes: batches.extend(len(ids) for _, ids in changes.scores)
+    )
     qtbot.waitUntil(lambda: not job.running, timeout=600_000)
     elapsed = time.perf_counter() - started
     gaps = ticks.stop()

@@ -48,7 +48,7 @@ TARGET_SARI = 3000.0
 _RUN = """
 import json, resource, sys, time
 from pathlib import Path
-from meaningbench.jobs.base import JobContext
+from meaningbench.runtime import JobContext
 from meaningbench.jobs.scoring import ScoreRequest, score_study
 
 def cpu():

@@ -24,12 +24,12 @@ import pytest
 
 from meaningbench.db.processes import this_process
 from meaningbench.db.study import create_study, open_study
-from meaningbench.jobs.base import JobContext
 from meaningbench.jobs.score_claims import Claimed, try_claim
 from meaningbench.jobs.score_store import CacheKey, finish_run, load_items
 from meaningbench.jobs.scoring import ScoreRequest, score_study
 from meaningbench.metrics.base import input_hash, resolve_references
 from meaningbench.metrics.lexical import LEXICAL_METRICS
+from meaningbench.runtime import JobContext
 from tests.benchmarks.machine import describe_machine
 from tests.conftest import SHARED_DATASETS
 from tests.jobs.studydata import add_items, benchmark_rows

@@ -49,9 +49,9 @@ while True:
 APP_JOB = """
 import sys
 from pathlib import Path
-from meaningbench.jobs.base import JobContext
-from meaningbench.ui.child_jobs import score_job
-from meaningbench.ui.child_process import in_child_process
+from meaningbench.runtime import JobContext
+from meaningbench.ops.score import score_job
+from meaningbench.ops.child_process import in_child_process
 job = in_child_process(score_job, Path(sys.argv[1]), sys.argv[2].split(","), {})
 job(JobContext())
 print("APP JOB DONE", flush=True)

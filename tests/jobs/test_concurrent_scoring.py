@@ -298,11 +298,11 @@ def test_a_run_left_open_by_this_process_is_resumed_not_waited_for(new_study: St
     import threading
 
     from meaningbench.db.processes import this_process
-    from meaningbench.jobs.base import JobContext
     from meaningbench.jobs.score_claims import Claimed, release, try_claim
     from meaningbench.jobs.score_store import CacheKey
     from meaningbench.jobs.scoring import ScoreRequest, score_study
     from meaningbench.metrics.registry import get_metric_class
+    from meaningbench.runtime import JobContext
 
     add_items(new_study, make_rows(40))
     metric = get_metric_class("compression")()

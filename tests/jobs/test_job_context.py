@@ -7,7 +7,6 @@ import threading
 
 import pytest
 
-from meaningbench.jobs import base
 from meaningbench.jobs.terminal import run_with_progress_bar
 from meaningbench.runtime import Cancelled, JobContext, Progress, run_job
 
@@ -18,13 +17,15 @@ def counting(ctx: JobContext) -> str:
     for i in range(3):
         ctx.check()
         ctx.progress(i + 1, 3, f"item {i + 1}", force=True)
-        ctx.send("batch", [i])
+        ctx.send("loss", [i])
     return "counted"
 
 
-def test_the_executors_name_is_the_one_context() -> None:
-    # Executors written against meaningbench.jobs.base keep working with the same class.
-    assert base.JobContext is JobContext and base.run_job is run_job
+def test_the_job_context_has_one_import_path() -> None:
+    import importlib
+
+    with pytest.raises(ModuleNotFoundError):
+        importlib.import_module("meaningbench.jobs.base")
 
 
 def test_progress_log_and_messages_reach_their_listeners() -> None:
@@ -37,7 +38,7 @@ def test_progress_log_and_messages_reach_their_listeners() -> None:
     assert run_job(counting, ctx).value == "counted"
     assert [(p.done, p.total) for p in progress] == [(0, 3), (1, 3), (2, 3), (3, 3)]
     assert lines == ["waiting for bleu: another process is scoring it"]
-    assert sent == [("batch", [0]), ("batch", [1]), ("batch", [2])]
+    assert sent == [("loss", [0]), ("loss", [1]), ("loss", [2])]
 
 
 def test_without_a_log_listener_the_line_becomes_the_progress_message() -> None:
@@ -46,7 +47,7 @@ def test_without_a_log_listener_the_line_becomes_the_progress_message() -> None:
     ctx.progress(2, 5, "scoring", force=True)
     ctx.notice("waiting for the lock")  # the name older jobs use
     assert progress[-1] == Progress(2, 5, "waiting for the lock")
-    ctx.send("batch", [1])  # nobody listens: dropped, not an error
+    ctx.send("loss", [1])  # nobody listens: dropped, not an error
 
 
 def test_progress_is_throttled_but_the_last_step_always_shows() -> None:

@@ -13,14 +13,13 @@ from typing import Any, ClassVar
 import pytest
 
 from meaningbench.db.study import Study
-from meaningbench.jobs.base import JobContext
 from meaningbench.jobs.score_exec import FIRST_CHUNK, MODEL_SLICE
 from meaningbench.jobs.scoring import ScoreRequest, score_study
 from meaningbench.metrics.base import ItemScore, Metric, MetricInfo, Pair
 from meaningbench.metrics.lexical.sacrebleu_metrics import BleuMetric
 from meaningbench.metrics.neural.bertscore import BertScoreMetric
 from meaningbench.metrics.registry import metric_classes, register, unregister
-from meaningbench.runtime import CancelToken, Progress
+from meaningbench.runtime import CancelToken, JobContext, Progress
 from tests.jobs.conftest import fill
 
 ITEMS = 160

@@ -4,11 +4,10 @@ and a neural one not started is a small share of the work, not three quarters of
 from __future__ import annotations
 
 from meaningbench.db.study import Study
-from meaningbench.jobs.base import JobContext
 from meaningbench.jobs.scoring import ScoreRequest, score_study
 from meaningbench.metrics.cost import FAMILY_COST, item_cost
 from meaningbench.metrics.registry import metric_classes
-from meaningbench.runtime import Progress
+from meaningbench.runtime import JobContext, Progress
 from tests.jobs.conftest import fill
 
 LEXICAL = ["bleu", "chrf", "sari"]

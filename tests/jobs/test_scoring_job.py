@@ -14,7 +14,6 @@ from meaningbench.analysis.score_columns import score_matrix
 from meaningbench.db.models import MetricRun, RegisteredModel, Score
 from meaningbench.db.study import Study
 from meaningbench.errors import InputError
-from meaningbench.jobs.base import JobContext
 from meaningbench.jobs.metric_specs import expand_specs
 from meaningbench.jobs.score_exec import BROKEN_AFTER, FIRST_CHUNK
 from meaningbench.jobs.score_store import load_items, registered_models
@@ -23,6 +22,7 @@ from meaningbench.metrics.base import input_hash
 from meaningbench.metrics.lexical.sacrebleu_metrics import BleuMetric
 from meaningbench.metrics.names import parse_spec, split_specs
 from meaningbench.metrics.registry import metric_classes
+from meaningbench.runtime import JobContext
 from tests.jobs.conftest import fill
 
 NEVER = {"pool": "never"}

@@ -11,9 +11,9 @@ import time
 import pytest
 
 from meaningbench.cli import main
-from meaningbench.jobs.base import JobContext
 from meaningbench.jobs.scoring import ScoreRequest, list_metrics, score_study
 from meaningbench.metrics.neural.questeval import PYTHON_VARIABLE
+from meaningbench.runtime import JobContext
 from tests.jobs.studydata import add_items
 from tests.metrics.tiny_bleurt import save_tiny_bleurt
 

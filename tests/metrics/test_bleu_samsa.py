@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from meaningbench.jobs.base import JobContext
 from meaningbench.jobs.scene_import import import_ucca
 from meaningbench.jobs.scoring import ScoreRequest, score_study
 from meaningbench.metrics.base import Pair
@@ -17,6 +16,7 @@ from meaningbench.metrics.structural.bleu_samsa import (
     arithmetic_mean,
     geometric_mean,
 )
+from meaningbench.runtime import JobContext
 from tests.jobs.studydata import add_items
 
 DATA = Path(__file__).parent / "structural" / "data"

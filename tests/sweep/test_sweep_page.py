@@ -83,7 +83,7 @@ def test_cancel_stops_the_sweep_in_the_background(qtbot, page, tiny_encoder) -> 
     page.models.setText(tiny_encoder)
     job = page.start()
     assert job is not None
-    page.cancel()
+    page.cancel_button.click()
     assert "Cancelling" in page.status.text()
     qtbot.waitUntil(lambda: page.job is None, timeout=180_000)
     assert job.outcome in ("cancelled", "done")

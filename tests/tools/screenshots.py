@@ -46,8 +46,8 @@ def grab(app, window, name: str) -> Path:  # noqa: ANN001
 
 
 def prescore(path: Path) -> None:
-    from meaningbench.jobs.base import JobContext
     from meaningbench.jobs.scoring import ScoreRequest, score_study
+    from meaningbench.runtime import JobContext
 
     summaries = score_study(ScoreRequest(study_path=path, metrics=PRESCORED), JobContext())
     for s in summaries:

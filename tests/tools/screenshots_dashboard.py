@@ -39,8 +39,8 @@ NEURAL = ["sbert_cosine"]
 
 def build_study(folder: Path) -> Path:
     from meaningbench.datasets.demo import build_demo_study
-    from meaningbench.jobs.base import JobContext
     from meaningbench.jobs.scoring import ScoreRequest, score_study
+    from meaningbench.runtime import JobContext
 
     path = build_demo_study(folder / "demo.mbstudy")
     request = ScoreRequest(path, METRICS + NEURAL, {"workers": 1, "pool": "never"})
@@ -183,8 +183,8 @@ WHICH_METRIC_METRICS = ["bleu", "chrf", "ter", "rouge1", "rougel", "sari", "edit
 def build_questeval_study(folder: Path) -> Path:
     from meaningbench.datasets.importer import import_file
     from meaningbench.db.study import create_study
-    from meaningbench.jobs.base import JobContext
     from meaningbench.jobs.scoring import ScoreRequest, score_study
+    from meaningbench.runtime import JobContext
     from tests.conftest import unpack_datasets
 
     data = unpack_datasets(folder / "data") / "csmd_sources"

@@ -51,8 +51,8 @@ def copy_for_docs(out: Path) -> None:
 
 
 def prescore(path: Path) -> None:
-    from meaningbench.jobs.base import JobContext
     from meaningbench.jobs.scoring import ScoreRequest, score_study
+    from meaningbench.runtime import JobContext
 
     score_study(ScoreRequest(study_path=path, metrics=LEXICAL), JobContext())
     options = {"reference_mode": "references"}

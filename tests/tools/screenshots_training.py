@@ -116,7 +116,7 @@ def main(bi_encoder: bool = False) -> int:
             save(dialog, "training-running.png")
         if not wait(app, lambda: not dialog.running, TIMEOUT_S):
             print("the training did not finish in time")
-            dialog.cancel()
+            dialog.job.cancel()
             wait(app, lambda: not dialog.running, 120)
             return 1
         if dialog.trained is None:

@@ -7,8 +7,8 @@ import json
 import pytest
 
 from meaningbench.analysis.score_columns import scores_frame
-from meaningbench.jobs.base import JobContext
 from meaningbench.jobs.scoring import ScoreRequest, score_study
+from meaningbench.runtime import JobContext
 from meaningbench.training import train_model
 
 from .conftest import tiny_request

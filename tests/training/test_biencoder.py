@@ -13,11 +13,11 @@ import pytest
 from meaningbench.analysis.score_columns import scores_frame
 from meaningbench.db.models import RegisteredModel
 from meaningbench.errors import UserError
-from meaningbench.jobs.base import JobContext
 from meaningbench.jobs.metric_specs import expand_specs
 from meaningbench.jobs.score_store import registered_models
 from meaningbench.jobs.scoring import ScoreRequest, list_metrics, score_study
 from meaningbench.metrics.base import Pair
+from meaningbench.runtime import JobContext
 from meaningbench.training import Evaluated, train_model
 from meaningbench.training.labels import parse_label_map
 

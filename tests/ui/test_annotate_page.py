@@ -7,6 +7,7 @@ import sqlite3
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication
 
+from meaningbench.runtime.changes import StudyChanges
 from tests.ui.conftest import open_in
 
 
@@ -26,8 +27,8 @@ def test_rating_inside_the_window_updates_the_browser(window, qtbot, study_with_
     path, _ = study_with_facts
     open_in(window, path, qtbot)
     browser = window.page("browser")
-    changed: list[list[int]] = []
-    window.context.ratings_changed.connect(changed.append)
+    changed: list[StudyChanges] = []
+    window.context.study_changed.connect(changed.append)
     assert window.show_page("annotate")
     page = window.page("annotate")
     assert page.start("tester")
@@ -38,7 +39,7 @@ def test_rating_inside_the_window_updates_the_browser(window, qtbot, study_with_
     qtbot.keyClicks(target, "75")
     qtbot.keyClick(QApplication.focusWidget() or screen, Qt.Key.Key_Return)
     assert ratings_by(path, "tester") == [(item_id, 75.0)]
-    assert changed and changed[-1] == [item_id]
+    assert changed == [StudyChanges.of(ratings=[item_id])]  # told once, nothing else
     row = browser.model.row_of(item_id)
     if row is not None:  # a control item is not in the default (regular) view
         n = browser.model.data(browser.model.index(row, browser.model.column_of("ratings")))
@@ -54,7 +55,7 @@ def test_rating_inside_the_window_updates_the_browser(window, qtbot, study_with_
         QApplication.focusWidget() or screen, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier
     )
     assert ratings_by(path, "tester") == []
-    assert changed == [[item_id]]
+    assert changed == [StudyChanges.of(ratings=[item_id])]
     page.stop()
     assert page.screen is None and page.stack.currentWidget() is page.intro
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt
 
+from meaningbench.runtime.changes import StudyChanges
 from meaningbench.ui.browser.model import FIXED_COLUMNS, PAGE_SIZE
 from tests.ui.conftest import open_in
 from tests.ui.factories import add_scores, bulk_study
@@ -159,7 +160,7 @@ def test_scores_appear_as_batches_land(window, qtbot, study_with_facts) -> None:
     n_cols = model.columnCount()
     batch = {i: float(k) for k, i in enumerate(facts.item_ids[:10])}
     add_scores(path, "chrf", batch)
-    window.context.notify_batch("chrf", list(batch))  # what on_batch does, from any thread
+    window.runner.broadcast(StudyChanges.of(scores={"chrf": batch}))  # a battery's batch
     qtbot.waitUntil(lambda: model.columnCount() == n_cols + 1, timeout=5000)
     col = next(
         c for c in range(model.columnCount())
@@ -172,25 +173,28 @@ def test_scores_appear_as_batches_land(window, qtbot, study_with_facts) -> None:
     later = {i: 50.0 for i in facts.item_ids[10:20]}
     conn_run = add_scores(path, "chrf", later)
     assert conn_run > 0
-    window.context.notify_batch("chrf", list(later))
+    window.runner.broadcast(StudyChanges.of(scores={"chrf": later}))
     row = model.row_of(facts.item_ids[12])
     qtbot.waitUntil(lambda: model.data(model.index(row, col)) == "50.0", timeout=5000)
     assert model.columnCount() == n_cols + 1
 
 
-def test_notify_batch_from_a_worker_thread(window, qtbot, study_with_facts) -> None:
+def test_changes_told_from_a_worker_thread_arrive_once(window, qtbot, study_with_facts) -> None:
     path, facts = study_with_facts
     open_in(window, path, qtbot)
-    received: list[tuple[str, list[int]]] = []
-    window.context.scores_changed.connect(lambda label, ids: received.append((label, ids)))
+    received: list[StudyChanges] = []
+    window.context.study_changed.connect(received.append)
+    batch = StudyChanges.of(scores={"ter": [facts.item_ids[0]]})
 
     def job(ctx):  # noqa: ANN001
         add_scores(path, "ter", {facts.item_ids[0]: 12.0})
-        window.context.notify_batch("ter", [facts.item_ids[0]])
+        ctx.changed(batch)  # told mid-run, on the worker thread
+        return batch | StudyChanges(runs=True)  # the result repeats it: not told twice
 
     handle = window.runner.start(job, title="scores")
     qtbot.waitUntil(lambda: not handle.running, timeout=5000)
-    qtbot.waitUntil(lambda: received == [("ter", [facts.item_ids[0]])], timeout=5000)
+    qtbot.waitUntil(lambda: len(received) == 2, timeout=5000)
+    assert received == [batch, StudyChanges(runs=True)]
 
 
 def test_large_study_pages_lazily(window, qtbot, tmp_path: Path) -> None:

@@ -22,9 +22,9 @@ from typing import Any
 import pytest
 
 from meaningbench.cli import main
+from meaningbench.ops.child_process import in_child_process
 from meaningbench.queries.files import open_study
 from meaningbench.runtime import JobContext
-from meaningbench.ui.child_process import in_child_process
 
 
 def read_items(_ctx: Any, path: str) -> int:

@@ -6,7 +6,8 @@ import os
 import time
 
 from meaningbench.errors import InputError
-from meaningbench.ui.child_process import in_child_process
+from meaningbench.ops.child_process import in_child_process
+from meaningbench.runtime.changes import EMPTY, StudyChanges, Wrote
 from tests.ui.test_workers import close_error_boxes, error_boxes
 
 
@@ -15,6 +16,15 @@ def counting(ctx, n: int) -> dict[str, int]:  # noqa: ANN001 - runs in the child
         ctx.progress(i + 1, n, f"step {i + 1}", force=True)
         ctx.send("tick", i)
     return {"pid": os.getpid(), "n": n}
+
+
+def telling(ctx, labels: list[str]) -> Wrote[int]:  # noqa: ANN001 - runs in the child
+    told = EMPTY
+    for k, label in enumerate(labels):
+        batch = StudyChanges.of(scores={label: [k]})
+        ctx.changed(batch)  # what the battery does after each committed batch
+        told |= batch
+    return Wrote(len(labels), told | StudyChanges(runs=True))
 
 
 def dividing(ctx) -> float:  # noqa: ANN001
@@ -43,6 +53,20 @@ def test_result_progress_and_messages_come_back(window, qtbot) -> None:
     assert handle.value["n"] == 5 and handle.value["pid"] != os.getpid()  # another process
     assert ticks == [0, 1, 2, 3, 4]
     assert done[-1] == 5
+
+
+def test_changes_told_in_the_child_reach_the_screens_once(window, qtbot) -> None:
+    received: list[StudyChanges] = []
+    window.context.study_changed.connect(received.append)
+    handle = window.runner.start(in_child_process(telling, ["bleu", "sari"]), title="Score")
+    qtbot.waitUntil(lambda: not handle.running, timeout=60_000)
+    assert handle.outcome == "done", handle.failure
+    assert handle.value == 2  # the screen's result, unwrapped
+    assert received == [
+        StudyChanges.of(scores={"bleu": [0]}),
+        StudyChanges.of(scores={"sari": [1]}),
+        StudyChanges(runs=True),  # the result's rest; the batches are not told twice
+    ]
 
 
 def test_a_bug_in_the_child_shows_its_traceback(window, qtbot) -> None:

@@ -9,6 +9,7 @@ from PySide6.QtCore import Qt
 
 from meaningbench.annotation.session import AnnotationSession
 from meaningbench.db.study import copy_study, open_study
+from meaningbench.runtime.changes import StudyChanges
 from tests.ui.conftest import open_in
 
 
@@ -68,14 +69,14 @@ def test_merge_studies_previews_then_merges(window, qtbot, study_with_facts, tmp
     )
     assert current_ratings(path) == before  # a preview changes nothing
     changed: list[object] = []
-    window.context.ratings_changed.connect(changed.append)
+    window.context.study_changed.connect(changed.append)
     qtbot.mouseClick(dialog.merge_button, Qt.MouseButton.LeftButton)
     assert dialog.merged and "were added" in dialog.summary.text()
     # The merge did what the preview said.
     assert dialog.report.ratings_added == preview.ratings_added
     assert len(dialog.report.conflicts) == len(preview.conflicts) == 1
     assert current_ratings(path) == before + 2  # carol's two; ann1's other value is history
-    assert changed
+    assert changed == [StudyChanges(everything=True)]  # every screen reloads, once
     # Merging the same copy again brings nothing new.
     dialog.set_file(other)
     assert not dialog.merge_button.isEnabled() and "Nothing to merge" in dialog.summary.text()

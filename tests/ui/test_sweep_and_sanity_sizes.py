@@ -91,8 +91,8 @@ LEXICAL = ["bleu", "chrf", "compression", "rouge1", "rouge2", "rougel", "ter"]
 @pytest.fixture
 def scored_demo(tmp_path: Path) -> Path:
     from meaningbench.datasets.demo import build_demo_study
-    from meaningbench.jobs.base import JobContext
     from meaningbench.jobs.scoring import ScoreRequest, score_study
+    from meaningbench.runtime import JobContext
 
     path = build_demo_study(tmp_path / "demo.mbstudy")
     score_study(ScoreRequest(path, LEXICAL, {"pool": "never"}), JobContext())

@@ -124,6 +124,35 @@ def test_the_status_bar_shows_a_running_job_and_can_cancel_it(window, qtbot) -> 
     assert not indicator.isVisible()
 
 
+def test_the_job_panel_lists_every_running_job_and_cancels_the_one_chosen(window, qtbot) -> None:
+    release = threading.Event()
+
+    def job(ctx):  # noqa: ANN001
+        ctx.progress(1, 4, "", force=True)
+        while not release.wait(0.01):
+            ctx.check()
+        return "done"
+
+    older = window.runner.start(job, title="Importing")
+    newer = window.runner.start(job, title="Running metrics")
+    heard: list[str] = []
+    older.cancelling.connect(lambda: heard.append("older"))  # what its own dialog hears
+    indicator = window.status.jobs
+    qtbot.waitUntil(lambda: indicator.jobs_button.isVisible())
+    qtbot.waitUntil(lambda: older.last_progress is not None and newer.last_progress is not None)
+    assert indicator.jobs_button.text() == "2 jobs"
+    indicator.jobs_menu.aboutToShow.emit()
+    entries = [a.text() for a in indicator.jobs_menu.actions()]
+    assert entries == ["Running metrics: 1/4", "Importing: 1/4"]
+    indicator.jobs_menu.actions()[1].trigger()  # cancel the older job from the panel
+    qtbot.waitUntil(lambda: not older.running, timeout=5000)
+    assert older.outcome == "cancelled" and heard == ["older"] and newer.running
+    assert not indicator.jobs_button.isVisible()  # one job left: no list
+    release.set()
+    qtbot.waitUntil(lambda: not newer.running, timeout=5000)
+    assert newer.outcome == "done"
+
+
 def test_the_status_bar_follows_the_next_job_without_handling_its_progress_twice(
     window, qtbot
 ) -> None:
@@ -168,7 +197,7 @@ def test_the_status_bar_renders_the_jobs_log_and_messages(window, qtbot) -> None
     def job(ctx):  # noqa: ANN001
         ctx.progress(2, 4, "", force=True)
         ctx.log("waiting for bleu: another process is scoring it")
-        ctx.send("batch", [1, 2])
+        ctx.send("loss", [1, 2])
         release.wait(5)
         ctx.progress(4, 4, "", force=True)
         return "scored"
@@ -184,4 +213,4 @@ def test_the_status_bar_renders_the_jobs_log_and_messages(window, qtbot) -> None
     qtbot.waitUntil(lambda: not handle.running, timeout=5000)
     assert handle.value == "scored" and handle.outcome == "done"
     assert handle.log_lines == ["waiting for bleu: another process is scoring it"]
-    assert messages == [("batch", [1, 2])]
+    assert messages == [("loss", [1, 2])]

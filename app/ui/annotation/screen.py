@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 from meaningbench.annotation.model import ShownItem
 from meaningbench.annotation.session import AnnotationSession
 from meaningbench.errors import UserError
+from meaningbench.ops.rate import submit_rating, undo_rating
 from meaningbench.queries.annotation import Study
 from meaningbench.ui.annotation import keys
 from meaningbench.ui.annotation.focus import keep_focus_in
@@ -35,6 +36,7 @@ from meaningbench.ui.annotation.panels import FlagDialog, GuidelinesPanel, Keyma
 from meaningbench.ui.annotation.rows import DimensionRow
 from meaningbench.ui.annotation.scales import NAV_MODIFIERS, PAGE_KEYS, blend
 from meaningbench.ui.annotation.span_editor import SpanEditor
+from meaningbench.ui.workers import JobRunner
 
 K = Qt.Key
 HINT_UNSET = "Move the slider or type a number (7 5 → 75), then press Enter."
@@ -66,10 +68,18 @@ class AnnotationScreen(QWidget):
     undone = Signal(int)
     finished = Signal()
 
-    def __init__(self, study: Study, annotator_name: str, parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        study: Study,
+        annotator_name: str,
+        parent: QWidget | None = None,
+        runner: JobRunner | None = None,
+    ) -> None:
         super().__init__(parent)
         self.setObjectName("annotationScreen")
         self.session = AnnotationSession(study, annotator_name)
+        # Ratings are written through the app's runner, which tells every screen.
+        self.runner = runner if runner is not None else JobRunner(self)
         self._item: ShownItem | None = None
         self._finished_sent = False
         self._flag_dialog: FlagDialog | None = None
@@ -385,12 +395,15 @@ class AnnotationScreen(QWidget):
         values = {row.name: row.scale.value() for row in self.rows}
         starts = {row.name: row.scale.start_value() for row in self.rows}
         try:
-            self.session.submit(
-                item.item_id,
-                values,  # type: ignore[arg-type]
-                starts,
-                item.shown_at,
-                spans=spans,
+            self.runner.run_now(
+                submit_rating(
+                    self.session,
+                    item.item_id,
+                    values,  # type: ignore[arg-type]
+                    starts,
+                    item.shown_at,
+                    spans=spans,
+                )
             )
         except UserError as exc:
             self.notice(str(exc))
@@ -413,7 +426,7 @@ class AnnotationScreen(QWidget):
         return True
 
     def undo_last(self) -> None:
-        item = self.session.undo_last()
+        item = self.runner.run_now(undo_rating(self.session))
         if item is None:
             self.notice("Nothing to undo.")
             return

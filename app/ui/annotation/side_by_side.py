@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 from meaningbench.annotation.session import AnnotationSession
 from meaningbench.annotation.side_by_side import ShownUnit, SideBySideSession
 from meaningbench.errors import UserError
+from meaningbench.ops.rate import submit_unit, undo_unit
 from meaningbench.queries.annotation import Study
 from meaningbench.ui.annotation import keys
 from meaningbench.ui.annotation.focus import keep_focus_in
@@ -31,6 +32,7 @@ from meaningbench.ui.annotation.panels import FlagDialog
 from meaningbench.ui.annotation.rows import DimensionRow
 from meaningbench.ui.annotation.scales import blend
 from meaningbench.ui.annotation.text_panel import TextPanel
+from meaningbench.ui.workers import JobRunner
 
 K = Qt.Key
 HINT_UNSET = "Rate every output: Tab moves between them, digits or arrows set the slider."
@@ -66,10 +68,18 @@ class SideBySideScreen(QWidget):
     undone = Signal(int)
     finished = Signal()
 
-    def __init__(self, study: Study, annotator_name: str, parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        study: Study,
+        annotator_name: str,
+        parent: QWidget | None = None,
+        runner: JobRunner | None = None,
+    ) -> None:
         super().__init__(parent)
         self.setObjectName("sideBySideScreen")
         self.session = AnnotationSession(study, annotator_name)
+        # Ratings are written through the app's runner, which tells every screen.
+        self.runner = runner if runner is not None else JobRunner(self)
         self.sxs = SideBySideSession(self.session)
         self._unit: ShownUnit | None = None
         self._finished_sent = False
@@ -215,7 +225,7 @@ class SideBySideScreen(QWidget):
             for item, c in zip(unit.items, self.columns, strict=True)
         }
         try:
-            self.sxs.submit_unit(unit, values, starts)
+            self.runner.run_now(submit_unit(self.sxs, unit, values, starts))
         except UserError as exc:
             self.notice(str(exc))
             return False
@@ -226,7 +236,7 @@ class SideBySideScreen(QWidget):
         return True
 
     def undo_last(self) -> None:
-        unit = self.sxs.undo_unit()
+        unit = self.runner.run_now(undo_unit(self.sxs))
         if unit is None:
             self.notice("Nothing to undo.")
             return

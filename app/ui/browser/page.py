@@ -28,6 +28,7 @@ from meaningbench.queries.browser import (
     has_items,
     score_columns,
 )
+from meaningbench.runtime.changes import StudyChanges
 from meaningbench.ui.browser.detail import DetailPane
 from meaningbench.ui.browser.model import FIXED_COLUMNS, ItemTableModel
 from meaningbench.ui.icons import themed_icon
@@ -63,10 +64,7 @@ class BrowserPage(QWidget):
         self._build()
         context.study_opened.connect(self._on_study_opened)
         context.study_closed.connect(self._on_study_closed)
-        context.scores_changed.connect(self._on_scores_changed)
-        context.ratings_changed.connect(self._on_ratings_changed)
-        context.data_changed.connect(self.reload_all)
-        context.settings_changed.connect(self.reload_all)
+        context.study_changed.connect(self._on_study_changed)
         if context.study is not None:
             self._on_study_opened(context.study)
 
@@ -386,6 +384,19 @@ class BrowserPage(QWidget):
         self._refresh_filter_values()
         self.model.set_score_columns(score_columns(study))
         self.apply_filters()
+
+    def _on_study_changed(self, changes: StudyChanges) -> None:
+        """A wholesale change rereads the table; new ratings and scores refresh their rows."""
+        if changes.everything or changes.settings or changes.label_sets:
+            self.reload_all()
+            return
+        if changes.runs and self.context.study is not None:
+            # Runs came or went (a sweep, a training): the score columns follow.
+            self.model.set_score_columns(score_columns(self.context.study))
+        for label, ids in changes.scores:
+            self._on_scores_changed(label, list(ids))
+        if changes.ratings:
+            self._on_ratings_changed(sorted(changes.ratings))
 
     def _on_scores_changed(self, label: str, item_ids: list[int]) -> None:
         self._pending_labels.add(label)

@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 
 from meaningbench.metrics.structural.samsa import preview_details
 from meaningbench.queries import compare as compare_data
+from meaningbench.runtime.changes import StudyChanges
 from meaningbench.ui.compare.columns import ColumnFitter
 from meaningbench.ui.compare.explain_view import ExplainView
 from meaningbench.ui.compare.html_delegate import HtmlDelegate
@@ -422,9 +423,13 @@ class ComparePage(QWidget):
         self._timer.timeout.connect(self._refresh_if_visible)
         ctx.study_opened.connect(self.view.set_study)
         ctx.study_closed.connect(lambda: self.view.set_study(None))
-        ctx.data_changed.connect(self.view.reload_sources)
-        ctx.scores_changed.connect(lambda *_: self._mark_stale())
-        ctx.ratings_changed.connect(lambda *_: self._mark_stale())
+        ctx.study_changed.connect(self._on_study_changed)
+
+    def _on_study_changed(self, changes: StudyChanges) -> None:
+        if changes.everything or changes.runs or changes.label_sets:
+            self.view.reload_sources()  # new items, runs or labels to compare
+        elif changes.scores or changes.ratings:
+            self._mark_stale()
 
     def show_source_group(self, source_group: str) -> None:
         self.view.show_source_group(source_group)

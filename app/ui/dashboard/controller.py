@@ -26,17 +26,19 @@ from meaningbench.analysis.correlation import CorrelationTable
 from meaningbench.analysis.live import StudyAnalysis
 from meaningbench.analysis.qc import QCResult
 from meaningbench.analysis.sanity import SanityTable
-from meaningbench.jobs.base import Job
 from meaningbench.queries.dashboard import apply_rating_changes
-from meaningbench.ui.dashboard.jobs import (
+from meaningbench.queries.dashboard_jobs import (
     Loaded,
     Refreshed,
     Snapshot,
+    empty_table,
     load_job,
     points_job,
     refresh_job,
 )
-from meaningbench.ui.dashboard.model import STATISTICS, combine, empty_table
+from meaningbench.runtime import Job
+from meaningbench.runtime.changes import StudyChanges
+from meaningbench.ui.dashboard.model import STATISTICS, combine
 from meaningbench.ui.workers import JobFailure, JobHandle, JobRunner
 
 if TYPE_CHECKING:
@@ -105,10 +107,7 @@ class DashboardController(QObject):
         self._score_timer = self._timer(SCORE_RELOAD_MS, self.reload)
         context.study_opened.connect(lambda _s: self.open())
         context.study_closed.connect(self.close)
-        context.ratings_changed.connect(self.on_ratings_changed)
-        context.scores_changed.connect(self.on_scores_changed)
-        context.data_changed.connect(self.reload)
-        context.settings_changed.connect(self.reload)
+        context.study_changed.connect(self.on_study_changed)
 
     def _timer(self, ms: int, slot: Any) -> QTimer:
         timer = QTimer(self)
@@ -244,6 +243,16 @@ class DashboardController(QObject):
             self.live_changed.emit()
 
     # -- live updates ----------------------------------------------------------------------
+    def on_study_changed(self, changes: StudyChanges) -> None:
+        """New ratings update the live statistics; anything else rereads the analysis."""
+        if changes.everything or changes.settings or changes.label_sets:
+            self.reload()
+            return
+        if changes.ratings:
+            self.on_ratings_changed(sorted(changes.ratings))
+        if changes.scores or changes.runs:
+            self.on_scores_changed()
+
     def on_ratings_changed(self, item_ids: list[int]) -> None:
         if not item_ids:
             self._pending_all = True
@@ -254,7 +263,7 @@ class DashboardController(QObject):
         if not self._rating_timer.isActive():
             self._rating_timer.start()
 
-    def on_scores_changed(self, _label: str, _item_ids: list[int]) -> None:
+    def on_scores_changed(self) -> None:
         if not self._score_timer.isActive():
             self._score_timer.start()
 

@@ -28,7 +28,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from meaningbench.jobs.audit import AuditView, audit_job, choose_job, fix_job, preview_fix_job
+from meaningbench.ops.labels import AuditView, audit_job, choose_job, fix_job, preview_fix_job
+from meaningbench.runtime.changes import StudyChanges
 from meaningbench.ui.dashboard.tables import Fmt, FrameTable
 
 if TYPE_CHECKING:
@@ -128,7 +129,7 @@ class DataQualityPanel(QWidget):
         fix = self._fix_row()
         self._lay_out(top, against, legend, fix)
         context.study_opened.connect(lambda _s: self.refresh())
-        context.data_changed.connect(self.refresh)
+        context.study_changed.connect(self._on_study_changed)
         self._show_message("Open a study to audit its labels.")
         if context.study is not None:
             self.refresh()
@@ -230,6 +231,11 @@ class DataQualityPanel(QWidget):
         outer.addWidget(scroll)
 
     # -- jobs ----------------------------------------------------------------------------
+    def _on_study_changed(self, changes: StudyChanges) -> None:
+        # The audit compares label sets with the raw ratings imported from files.
+        if changes.everything or changes.label_sets:
+            self.refresh()
+
     def refresh(self) -> None:
         path = self.context.path
         if path is None:
@@ -277,7 +283,6 @@ class DataQualityPanel(QWidget):
                 self.raters,
             ),
             title="Fix labels",
-            on_result=lambda _r: self.context.data_changed.emit(),
         )
 
     def _on_against(self, index: int) -> None:
@@ -305,7 +310,6 @@ class DataQualityPanel(QWidget):
         self.context.runner.start(
             choose_job(path, name),
             title="Label set",
-            on_result=lambda _r: self.context.data_changed.emit(),
         )
 
     # -- display -------------------------------------------------------------------------

@@ -132,11 +132,6 @@ def combine(
     )
 
 
-def empty_table(dimension: str, z: bool, n_items: int) -> CorrelationTable:
-    """The table of a study without metric runs (the analysis needs one column at least)."""
-    return CorrelationTable(results={}, dimension=dimension, z=z, n_items=n_items)
-
-
 def least_squares(x: np.ndarray, y: np.ndarray) -> tuple[float, float] | None:
     """Slope and intercept of y on x, or None when x does not vary."""
     keep = np.isfinite(x) & np.isfinite(y)

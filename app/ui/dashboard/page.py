@@ -25,11 +25,11 @@ from PySide6.QtWidgets import (
 )
 
 from meaningbench.analysis.export import to_csv, to_latex
+from meaningbench.queries.dashboard_jobs import ReportRequest, report_job
 from meaningbench.ui.dashboard.controller import DashboardController
 from meaningbench.ui.dashboard.correlations_tab import CorrelationsTab, select_data
 from meaningbench.ui.dashboard.data_quality import DataQualityPanel
 from meaningbench.ui.dashboard.heatmap import CorrelationHeatmap, heat_frame_for
-from meaningbench.ui.dashboard.jobs import ReportRequest, report_job
 from meaningbench.ui.dashboard.panel import FORMATS, Panel
 from meaningbench.ui.dashboard.plots import PlotColors, export_plot
 from meaningbench.ui.dashboard.quality_panel import QualityPanel
@@ -391,7 +391,8 @@ class DashboardPage(QWidget):
             self.controller.set_dimension(dimension)
 
     def shutdown(self) -> None:
-        self.sanity.cancel()
+        if self.sanity.handle is not None:
+            self.sanity.handle.cancel()
         self.controller.shutdown()
 
 

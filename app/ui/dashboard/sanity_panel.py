@@ -26,9 +26,9 @@ from PySide6.QtWidgets import (
 
 from meaningbench.analysis.export import to_csv, to_latex
 from meaningbench.analysis.sanity import SanityTable
+from meaningbench.queries.dashboard_jobs import SanityRequest, sanity_job
 from meaningbench.runtime import Progress
 from meaningbench.ui.dashboard.formats import sanity_display
-from meaningbench.ui.dashboard.jobs import SanityRequest, sanity_job
 from meaningbench.ui.dashboard.panel import Panel
 from meaningbench.ui.dashboard.plots import export_plot
 from meaningbench.ui.dashboard.sanity_chart import SanityMeans
@@ -78,7 +78,7 @@ class SanityPanel(QWidget):
         layout.addWidget(note)
         layout.addStretch(0)  # takes the room the table does not use while the chart is hidden
         self.run_button.clicked.connect(self.run)
-        self.cancel_button.clicked.connect(self.cancel)
+        self.cancel_button.clicked.connect(lambda: self.handle is not None and self.handle.cancel())
         self.mode.currentIndexChanged.connect(lambda _i: self.show_cached())
         self.count.valueChanged.connect(lambda _v: self.show_cached())
         self._set_running(False)
@@ -235,10 +235,6 @@ class SanityPanel(QWidget):
         self.progress.setRange(0, 0)
         self._set_running(True)
         self.status.setText("Building pairs and scoring…")
-
-    def cancel(self) -> None:
-        if self.handle is not None:
-            self.handle.cancel()
 
     def _on_progress(self, p: Progress) -> None:
         if p.total:

@@ -51,7 +51,7 @@ from meaningbench.ui.dashboard.plots import (
 from meaningbench.ui.widgets import ElidedLabel, compact_combo
 
 if TYPE_CHECKING:
-    from meaningbench.jobs.base import Job, JobContext
+    from meaningbench.runtime import Job, JobContext
     from meaningbench.ui.dashboard.controller import DashboardController
     from meaningbench.ui.workers import JobFailure, JobHandle
 

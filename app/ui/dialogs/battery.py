@@ -31,12 +31,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from meaningbench.ops.child_process import in_child_process
+from meaningbench.ops.score import list_metrics_job, score_job
 from meaningbench.queries.study import reference_coverage
 from meaningbench.runtime import Progress
+from meaningbench.runtime.rate import RateMeter, format_duration, format_rate
 from meaningbench.settings import DEFAULT_ENCODER, DEVICE_CHOICES, UserPrefs
-from meaningbench.ui.child_jobs import list_metrics_job, score_job
-from meaningbench.ui.child_process import in_child_process
-from meaningbench.ui.rate import RateMeter, format_duration, format_rate
 from meaningbench.ui.workers import JobFailure, JobHandle
 
 if TYPE_CHECKING:
@@ -211,7 +211,7 @@ class BatteryDialog(QDialog):
         self.run_button.clicked.connect(self.start)
         self.cancel_button = QPushButton("Cancel run")
         self.cancel_button.setEnabled(False)
-        self.cancel_button.clicked.connect(self.cancel)
+        self.cancel_button.clicked.connect(lambda: self.job is not None and self.job.cancel())
         self.close_button = QPushButton("Close")
         self.close_button.clicked.connect(self.close)
         buttons = QHBoxLayout()
@@ -401,7 +401,9 @@ class BatteryDialog(QDialog):
             on_result=self._on_result,
         )
         self.job.progress.connect(self._on_progress)
-        self.job.message.connect(self._on_message)
+        self.job.cancelling.connect(
+            lambda: self.phase_label.setText("Cancelling after the current batch…")
+        )
         self.job.cancelled.connect(
             lambda: self.phase_label.setText("Cancelled; finished work kept")
         )
@@ -409,16 +411,6 @@ class BatteryDialog(QDialog):
         self.job.finished.connect(self._on_finished)
         self._update_buttons()
         return self.job
-
-    def _on_message(self, kind: str, payload: Any) -> None:
-        if kind == "batch":
-            label, item_ids = payload
-            self.context.scores_changed.emit(label, item_ids)
-
-    def cancel(self) -> None:
-        if self.job is not None:
-            self.job.cancel()
-            self.phase_label.setText("Cancelling after the current batch…")
 
     def _on_progress(self, p: Progress) -> None:
         if p.message:

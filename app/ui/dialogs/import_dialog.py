@@ -29,6 +29,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from meaningbench.ops.child_process import in_child_process
+from meaningbench.ops.importing import import_job
 from meaningbench.queries.import_preview import (
     LANGUAGE_CHOICES,
     MAPPED_FIELDS,
@@ -38,8 +40,6 @@ from meaningbench.queries.import_preview import (
     known_dimensions,
     make_mapping,
 )
-from meaningbench.ui.child_jobs import import_job
-from meaningbench.ui.child_process import in_child_process
 from meaningbench.ui.dialogs.dialog_terms import in_dialog_terms
 from meaningbench.ui.widgets import is_enter
 from meaningbench.ui.workers import JobFailure, JobHandle
@@ -228,7 +228,7 @@ class ImportDialog(QDialog):
         self.import_button.setDefault(True)
         self.import_button.clicked.connect(self.start)
         self.cancel_button = QPushButton("Cancel import")
-        self.cancel_button.clicked.connect(self.cancel)
+        self.cancel_button.clicked.connect(lambda: self.job is not None and self.job.cancel())
         self.cancel_button.setEnabled(False)
         close = QPushButton("Close")
         close.clicked.connect(self.close)
@@ -397,15 +397,10 @@ class ImportDialog(QDialog):
         self._update_buttons()
         return self.job
 
-    def cancel(self) -> None:
-        if self.job is not None:
-            self.job.cancel()
-
     def _on_result(self, report: Any) -> None:
         self.report = report
         self.report_view.setPlainText(in_dialog_terms("\n".join(report.summary_lines())))
         self.report_view.show()
-        self.context.data_changed.emit()
 
     def _on_failed(self, failure: JobFailure) -> None:
         if failure.is_user_error:

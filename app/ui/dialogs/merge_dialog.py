@@ -29,7 +29,7 @@ from meaningbench.errors import UserError
 from meaningbench.ui.widgets import is_enter
 
 if TYPE_CHECKING:
-    from meaningbench.annotation.merge import MergeReport
+    from meaningbench.ops.merge import MergeReport
     from meaningbench.ui.context import StudyContext
 
 FILE_FILTER = "MeaningBench studies (*.mbstudy);;All files (*)"
@@ -197,14 +197,14 @@ class MergeDialog(QDialog):
         if self.merged:
             self.accept()
             return
-        from meaningbench.annotation.merge import merge_ratings
+        from meaningbench.ops.merge import merge_job
 
         study = self.context.study
         path = self.path_edit.text().strip()
         if study is None or not path or self.report is None:
             return
         try:
-            report = merge_ratings(study, Path(path).expanduser())
+            report = self.context.runner.run_now(merge_job(study, Path(path).expanduser()))
         except UserError as exc:
             self._fail(str(exc))
             return
@@ -213,9 +213,6 @@ class MergeDialog(QDialog):
         self._show_conflicts(report)
         self.merge_button.setText("Close")
         self.buttons.button(QDialogButtonBox.StandardButton.Cancel).hide()
-        # Every view that shows ratings, items or annotators refreshes.
-        self.context.data_changed.emit()
-        self.context.ratings_changed.emit([])
 
 
 def open_merge_dialog(window: Any) -> MergeDialog:

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from meaningbench.queries.study import NAME_KEY, get_setting, set_setting, study_counts
+from meaningbench.runtime.changes import StudyChanges
 from meaningbench.ui.annotation.settings_widget import AnnotationSettingsWidget
 from meaningbench.ui.dialogs.errors import show_exception
 
@@ -111,7 +112,7 @@ class StudySettingsDialog(QDialog):
                 if ok:
                     self.tabs.setCurrentWidget(widget)
                 ok = False
-        self.context.settings_changed.emit()
+        self.context.runner.broadcast(StudyChanges(settings=True))
         return ok
 
     def accept(self) -> None:

@@ -3,7 +3,7 @@ in the background (each configuration an ordinary metric run); read the table an
 layer curves, the best configuration marked and tested against the runner-up.
 
 The page only gathers choices and shows results: the sweep, its runs and its table are
-the engine's (`meaningbench.queries.sweep.sweep_job`, run in a child process like the Run
+the engine's (`meaningbench.ops.sweep.sweep_job`, run in a child process like the Run
 metrics action).
 """
 
@@ -33,11 +33,10 @@ from PySide6.QtWidgets import (
 
 from meaningbench.analysis.sweep_table import SweepTable
 from meaningbench.errors import UserError
-from meaningbench.jobs.sweep_plan import SweepRequest, plan_sweep, split_list
-from meaningbench.queries.sweep import sweep_job
+from meaningbench.ops.child_process import in_child_process
+from meaningbench.ops.sweep import SweepRequest, plan_sweep, split_list, sweep_job
 from meaningbench.runtime import Progress
 from meaningbench.settings import DEFAULT_ENCODER
-from meaningbench.ui.child_process import in_child_process
 from meaningbench.ui.context import StudyContext
 from meaningbench.ui.sweep.curves import LayerCurves
 from meaningbench.ui.sweep.table import SweepTableWidget
@@ -161,7 +160,7 @@ class SweepPage(QWidget):
         self.run_button.setObjectName("runSweep")
         self.run_button.clicked.connect(self.start)
         self.cancel_button = QPushButton("Cancel")
-        self.cancel_button.clicked.connect(self.cancel)
+        self.cancel_button.clicked.connect(lambda: self.job is not None and self.job.cancel())
         self.progress = QProgressBar()
         self.status = QLabel("")
         self.status.setObjectName("sweepStatus")
@@ -238,16 +237,14 @@ class SweepPage(QWidget):
         )
         self.job.progress.connect(self._on_progress)
         self.job.log.connect(self.status.setText)
+        self.job.cancelling.connect(
+            lambda: self.status.setText("Cancelling after the current batch…")
+        )
         self.job.cancelled.connect(lambda: self.status.setText("Cancelled; finished runs kept"))
         self.job.failed.connect(lambda f: self.status.setText(f"Failed: {f.message}"))
         self.job.finished.connect(self._on_finished)
         self._update_buttons()
         return self.job
-
-    def cancel(self) -> None:
-        if self.job is not None:
-            self.job.cancel()
-            self.status.setText("Cancelling after the current batch…")
 
     def _on_progress(self, p: Progress) -> None:
         if p.message:
@@ -263,7 +260,6 @@ class SweepPage(QWidget):
         self.progress.setRange(0, 1)
         self.progress.setValue(1)
         self._update_buttons()
-        self.context.data_changed.emit()  # new runs: other pages reload their columns
 
     def _update_buttons(self) -> None:
         running = self.job is not None

@@ -30,8 +30,9 @@ from PySide6.QtWidgets import (
 )
 
 from meaningbench.errors import UserError
+from meaningbench.ops.train import TRAIN_EVENT, train_job
+from meaningbench.runtime.rate import format_duration
 from meaningbench.settings import UserPrefs
-from meaningbench.ui.rate import format_duration
 from meaningbench.ui.training.curves import LossCurves
 from meaningbench.ui.training.describe import checkpoint_lines, loss_text
 from meaningbench.ui.training.form import TrainingForm
@@ -40,7 +41,6 @@ from meaningbench.ui.training.panels import CardPanel, Notice
 from meaningbench.ui.workers import JobFailure, JobHandle
 
 if TYPE_CHECKING:
-    from meaningbench.runtime import JobContext
     from meaningbench.training.request import TrainRequest, TrainResult
     from meaningbench.training.status import TrainingState
     from meaningbench.ui.context import StudyContext
@@ -48,12 +48,6 @@ if TYPE_CHECKING:
 REDRAW_MS = 200  # the curves and labels follow the training at most five times a second
 FOLDER_CHECK_MS = 300  # typing a folder path: look at it once the typing pauses
 JOB_TITLE = "Training a model"
-
-
-def _train_job(request: TrainRequest, ctx: JobContext) -> TrainResult:
-    from meaningbench.training import train_model
-
-    return train_model(request, ctx)
 
 
 def study_dimensions(context: StudyContext) -> list[str]:
@@ -175,7 +169,7 @@ class TrainingDialog(QDialog):
         self.cancel_button = QPushButton("Cancel training")
         self.cancel_button.setObjectName("cancelButton")
         self.cancel_button.setToolTip("Stop after the current step and write a checkpoint")
-        self.cancel_button.clicked.connect(self.cancel)
+        self.cancel_button.clicked.connect(lambda: self.job is not None and self.job.cancel())
         self.close_button = QPushButton("Close")
         self.close_button.setToolTip("Hide this window; a running training goes on")
         self.close_button.clicked.connect(self.close)
@@ -327,13 +321,14 @@ class TrainingDialog(QDialog):
         self.phase_label.setText("Starting: loading the model and the study's ratings…")
         self.detail_label.setText("")
         self.job = self.context.runner.start(
-            partial(_train_job, request),
+            partial(train_job, request),
             title=JOB_TITLE,
             on_result=self._on_result,
             on_failed=self._on_failed,
             show_errors=False,
         )
         self.job.message.connect(self._on_message)
+        self.job.cancelling.connect(self._on_cancelling)
         self.job.cancelled.connect(self._on_cancelled)
         self.job.finished.connect(self._on_finished)
         self.form.set_running(True)
@@ -341,16 +336,12 @@ class TrainingDialog(QDialog):
         self._update_buttons()
         return self.job
 
-    def cancel(self) -> None:
-        if self.job is not None:
-            self.job.cancel()
-            self.cancel_button.setEnabled(False)
-            self.phase_label.setText("Stopping after the current step; writing a checkpoint…")
+    def _on_cancelling(self) -> None:
+        self.cancel_button.setEnabled(False)
+        self.phase_label.setText("Stopping after the current step; writing a checkpoint…")
 
     @Slot(str, object)
     def _on_message(self, kind: str, event: Any) -> None:
-        from meaningbench.training.events import TRAIN_EVENT
-
         if kind == TRAIN_EVENT:
             self.events_seen += 1
             self.monitor.feed(event)

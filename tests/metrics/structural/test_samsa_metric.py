@@ -133,8 +133,8 @@ def test_embedding_similarity_aligns_a_synonym_main_relation() -> None:
 def test_the_scoring_job_runs_samsa_on_the_study_scenes(new_study) -> None:
     """Through the battery's job: scores land in the study, items without scenes say why."""
     from meaningbench.analysis.score_columns import score_matrix
-    from meaningbench.jobs.base import JobContext
     from meaningbench.jobs.scoring import ScoreRequest, score_study
+    from meaningbench.runtime import JobContext
 
     ids = add_items(
         new_study,
@@ -158,8 +158,8 @@ def test_the_scoring_job_runs_samsa_on_the_study_scenes(new_study) -> None:
 
 
 def test_editing_scenes_makes_exactly_their_scores_stale(new_study) -> None:
-    from meaningbench.jobs.base import JobContext
     from meaningbench.jobs.scoring import ScoreRequest, score_study
+    from meaningbench.runtime import JobContext
 
     src_a = "The cat sat on the mat and the dog barked."
     src_b = "The bird sang in the tree."

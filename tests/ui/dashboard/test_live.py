@@ -8,6 +8,7 @@ from PySide6.QtWidgets import QApplication
 
 from meaningbench.analysis.live import StudyAnalysis, correlation_table
 from meaningbench.annotation.session import AnnotationSession
+from meaningbench.runtime.changes import StudyChanges
 from meaningbench.ui.dashboard import controller as controller_module
 from tests.ui.dashboard.conftest import wait_ready
 
@@ -35,7 +36,7 @@ def test_a_submitted_rating_updates_the_dashboard(open_page, synth, qtbot) -> No
     targets = facts.item_ids[:6]
     _rate(study, "newcomer", {i: (0.0 if k % 2 else 100.0) for k, i in enumerate(targets)})
     with qtbot.waitSignal(c.live_changed, timeout=5000):
-        page.context.ratings_changed.emit(targets)
+        page.context.runner.broadcast(StudyChanges.of(ratings=targets))
     expected = _fresh(study)
     after = page.correlations.bars.values()
     for name, value in after.items():
@@ -60,7 +61,7 @@ def test_notifications_are_coalesced(open_page, synth, qtbot) -> None:
     study = page.context.study
     for k, item_id in enumerate(facts.item_ids[:5]):
         _rate(study, "burst", {item_id: 10.0 * k})
-        page.context.ratings_changed.emit([item_id])
+        page.context.runner.broadcast(StudyChanges.of(ratings=[item_id]))
     qtbot.wait(controller_module.RATING_COALESCE_MS + 300)
     assert len(flushes) == 1, "five notifications within 250 ms make one refresh"
     expected = _fresh(study)
@@ -78,7 +79,7 @@ def test_revisions_and_withdrawn_ratings_are_reconciled(open_page, synth, qtbot)
     session.submit(facts.item_ids[4], {"meaning": 95.0})
     session.submit(item, {"meaning": 90.0})  # a revision supersedes the first rating
     session.undo_last()  # and an undo brings the 5.0 back
-    page.context.ratings_changed.emit([item, facts.item_ids[4]])
+    page.context.runner.broadcast(StudyChanges.of(ratings=[item, facts.item_ids[4]]))
     qtbot.waitUntil(lambda: not c_pending(page), timeout=5000)
     live = page.controller.analysis
     fresh = StudyAnalysis.from_study(study)
@@ -109,12 +110,12 @@ def test_the_cheap_path_moves_to_a_worker_when_over_budget(
     for k in range(2):
         _rate(study, "slow", {facts.item_ids[k]: 50.0})
         with qtbot.waitSignal(c.live_changed, timeout=5000):
-            page.context.ratings_changed.emit([facts.item_ids[k]])
+            page.context.runner.broadcast(StudyChanges.of(ratings=[facts.item_ids[k]]))
     assert not c.live_on_gui[False]
     titles = []
     c.runner.job_started.connect(lambda handle: titles.append(handle.title))
     _rate(study, "slow", {facts.item_ids[2]: 0.0})
-    page.context.ratings_changed.emit([facts.item_ids[2]])
+    page.context.runner.broadcast(StudyChanges.of(ratings=[facts.item_ids[2]]))
     with qtbot.waitSignal(c.live_changed, timeout=5000):
         pass  # the statistics now come from a worker job
     assert "Dashboard statistics" in titles
@@ -132,8 +133,8 @@ def test_scores_that_land_reload_the_metrics(open_page, synth, qtbot) -> None:
     study = page.context.study
     add_scores(study, "late_metric", {i: float(k % 7) for k, i in enumerate(facts.item_ids)})
     with qtbot.waitSignal(page.controller.loaded, timeout=10_000):
-        page.context.notify_batch("late_metric", facts.item_ids[:50])
-        page.context.notify_batch("late_metric", facts.item_ids[50:])
+        page.context.runner.broadcast(StudyChanges.of(scores={"late_metric": facts.item_ids[:50]}))
+        page.context.runner.broadcast(StudyChanges.of(scores={"late_metric": facts.item_ids[50:]}))
     assert "late_metric" in page.correlations.bars.values()
     assert page.correlations.metric_combo.findData("late_metric") >= 0
 

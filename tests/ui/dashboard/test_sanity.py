@@ -10,8 +10,8 @@ from PySide6.QtCore import Qt
 
 from meaningbench.analysis.sanity import study_sanity
 from meaningbench.db.study import open_study
-from meaningbench.jobs.base import JobContext
 from meaningbench.jobs.scoring import ScoreRequest, score_study
+from meaningbench.runtime import JobContext
 from meaningbench.ui.dashboard.tables import BandedHeader
 from tests.ui.dashboard.studies import synthetic_study
 
@@ -99,7 +99,7 @@ def test_cancel_stops_the_checks(open_page, scored, qtbot) -> None:
     assert panel.cancel_button.isVisibleTo(panel) and not panel.run_button.isEnabled()
     # The job opens the study and builds its pairs before scoring: a cancel sent now is
     # seen at its first check, before any metric runs.
-    panel.cancel()
+    panel.cancel_button.click()
     qtbot.waitUntil(lambda: panel.handle is None, timeout=60_000)
     assert panel.status.text() == "Cancelled."
     assert page.controller.sanity == {} and panel.panel.showing_message

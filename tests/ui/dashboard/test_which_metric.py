@@ -17,6 +17,7 @@ from meaningbench.annotation.session import AnnotationSession
 from meaningbench.datasets.importer import import_file
 from meaningbench.db.study import open_study
 from meaningbench.queries.which_metric import compute_which_metric
+from meaningbench.runtime.changes import StudyChanges
 from tests.ui.dashboard.studies import Synthetic, synthetic_study
 
 TYPES = ("paraphrase", "splitting", "deletion")
@@ -132,7 +133,7 @@ def test_ratings_that_arrive_are_ranked_again_in_a_worker(open_page, categorised
     ticker.setInterval(5)
     ticker.timeout.connect(lambda: seen_while_computing.append(tab.computing))
     ticker.start()
-    page.context.ratings_changed.emit(unrated)
+    page.context.runner.broadcast(StudyChanges.of(ratings=unrated))
     qtbot.waitUntil(lambda: tab.computing, timeout=20_000)
     assert "computing…" in tab.status.text()
     qtbot.waitUntil(lambda: not tab.computing and tab.result.n_outputs == before + 5, timeout=60_000)

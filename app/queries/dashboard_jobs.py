@@ -1,4 +1,4 @@
-"""The dashboard's background work, as plain jobs (`job(ctx)`) with no Qt in them.
+"""The dashboard's background reads, as plain jobs (`job(ctx)`) with no Qt in them.
 
 A job never touches the GUI thread's StudyAnalysis: ratings keep landing in it and score
 batches fill its matrix in place. Jobs that need its numbers get a `Snapshot` (copies
@@ -19,16 +19,20 @@ from meaningbench.analysis.human import RaterUnits
 from meaningbench.analysis.live import StudyAnalysis
 from meaningbench.analysis.qc import QCResult, study_qc
 from meaningbench.analysis.sanity import SanityTable, study_sanity
-from meaningbench.jobs.base import Job, JobContext
 from meaningbench.queries.dashboard import load_analysis, report_summary
 from meaningbench.queries.files import open_study
-from meaningbench.ui.dashboard.model import empty_table
+from meaningbench.runtime import Job, JobContext
 
 HEATMAP_METHODS = ("pearson", "spearman")
 N_BOOT = 1000
 # Fewer resamples for the agreement intervals: they refresh with every bootstrap job.
 AGREEMENT_BOOT = 200
 SEED = 0
+
+
+def empty_table(dimension: str, z: bool, n_items: int) -> CorrelationTable:
+    """The table of a study without metric runs (the analysis needs one column at least)."""
+    return CorrelationTable(results={}, dimension=dimension, z=z, n_items=n_items)
 
 
 @dataclass

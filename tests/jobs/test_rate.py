@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from meaningbench.ui.rate import RateMeter, format_duration, format_rate
+from meaningbench.runtime.rate import RateMeter, format_duration, format_rate
 
 
 def test_rate_and_eta_by_hand() -> None:

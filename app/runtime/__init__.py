@@ -4,9 +4,12 @@ The context carries the four things every job needs, whoever runs it:
 - progress (`ctx.progress(done, total, message)`), throttled;
 - cancel (`ctx.check()` at safe points raises `Cancelled`; `ctx.cancel` is the token);
 - log (`ctx.log(line)`: what the job waits for, what it leaves to another process);
-- messages (`ctx.send(kind, payload)`: results that arrive while the job runs, such as a
-  batch of new scores or a training's loss events).
-The job's return value is its result; `run_job` turns a call into a `JobResult`.
+- changes (`ctx.changed(changes)`: a `StudyChanges` the job has committed while it runs,
+  such as a batch of new scores, so the screens refresh before the job ends);
+- messages (`ctx.send(kind, payload)`: other results that arrive while the job runs, such
+  as a training's loss events).
+The job's return value is its result (a write returns its `StudyChanges`, see
+`meaningbench.runtime.changes`); `run_job` turns a call into a `JobResult`.
 
 Who listens decides how it looks: the command line renders the context as a text progress
 bar (`meaningbench.jobs.terminal`), the app as a progress widget in the status bar
@@ -23,7 +26,10 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from meaningbench.runtime.changes import StudyChanges
 
 
 class Cancelled(Exception):
@@ -85,6 +91,8 @@ class JobContext:
     min_interval_s: float = 0.05
     # Where `send` delivers; without a listener messages are dropped.
     on_message: MessageFn | None = None
+    # Where `changed` delivers (the app's runner broadcasts it to the screens).
+    on_changes: Callable[[StudyChanges], None] | None = None
     _last: float = field(default=0.0, repr=False)
     _shown: Progress = field(default=Progress(0, None), repr=False)
 
@@ -120,6 +128,11 @@ class JobContext:
         """A named message to whoever runs the job, delivered while it runs."""
         if self.on_message is not None:
             self.on_message(kind, payload)
+
+    def changed(self, changes: StudyChanges) -> None:
+        """Say what the job has committed so far; screens refresh from it while it runs."""
+        if self.on_changes is not None and changes:
+            self.on_changes(changes)
 
     def check(self) -> None:
         self.cancel.check()

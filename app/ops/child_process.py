@@ -8,8 +8,8 @@ child process the window's thread only waits on a queue. The child is started wi
 "spawn" (no fork of a threaded Qt process) and imports only what the job needs: no Qt.
 
 The job is `target(ctx, *args)`, a module-level function (it is pickled by name), and
-`ctx` a `JobContext` whose progress, log lines and messages (`send(kind, payload)`: the
-battery's "batch" of new scores) cross back on a queue to the parent's context.
+`ctx` a `JobContext` whose progress, log lines, changes (`ctx.changed(...)`: the battery's
+batches of new scores) and messages cross back on a queue to the parent's context.
 This module is Qt-free so that the child never loads Qt.
 """
 
@@ -96,6 +96,7 @@ def _child_main(
         report=report,
         on_notice=lambda line: out.put(("log", line)),
         on_message=lambda kind, payload: out.put(("send", kind, payload)),
+        on_changes=lambda changes: out.put(("changes", changes)),
     )
     try:
         ended = run_job(lambda c: target(c, *args), ctx)
@@ -194,6 +195,9 @@ def _handle(msg: tuple[Any, ...], ctx: JobContext) -> Any:
         return None
     if kind == "send":
         ctx.send(msg[1], msg[2])
+        return None
+    if kind == "changes":
+        ctx.changed(msg[1])
         return None
     return msg  # result | cancelled | error: the last message
 

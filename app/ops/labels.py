@@ -1,0 +1,43 @@
+"""The label audit's writes: add a fixed label set, choose the set analyses read.
+
+The audit itself and the fix's preview are reads, started as jobs beside them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from meaningbench.jobs.audit import AuditView, audit_job, preview_fix_job
+from meaningbench.jobs.audit import choose_job as _choose
+from meaningbench.jobs.audit import fix_job as _fix
+from meaningbench.runtime import Job, JobContext
+from meaningbench.runtime.changes import StudyChanges, Wrote
+
+if TYPE_CHECKING:
+    from meaningbench.analysis.label_sets import FixResult
+
+__all__ = ["AuditView", "audit_job", "choose_job", "fix_job", "preview_fix_job"]
+
+
+def fix_job(
+    path: Path, name: str, keep_unmatched: bool, choose: bool, raters: list[str] | None = None
+) -> Job:
+    """Add the label set `name` from the raw ratings (and make it the one read, if asked)."""
+    write = _fix(path, name, keep_unmatched, choose, raters)
+
+    def run(ctx: JobContext) -> Wrote[FixResult]:
+        return Wrote(write(ctx), StudyChanges.of(label_sets=[name]))
+
+    return run
+
+
+def choose_job(path: Path, name: str | None) -> Job:
+    """Make `name` the label set analyses read (None: the published labels)."""
+    write = _choose(path, name)
+
+    def run(ctx: JobContext) -> StudyChanges:
+        write(ctx)
+        return StudyChanges.of(label_sets=[name or ""])
+
+    return run

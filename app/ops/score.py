@@ -1,0 +1,39 @@
+"""The battery: score a study's items with a list of metrics (a child-process job)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from meaningbench.runtime import JobContext
+from meaningbench.runtime.changes import StudyChanges, Wrote
+
+
+def list_metrics_job(_ctx: JobContext, study_path: Path | None) -> list[dict[str, Any]]:
+    """What the battery offers (a read, in the child: it imports every metric library)."""
+    from meaningbench.jobs.scoring import list_metrics
+
+    return list_metrics(study_path)
+
+
+def score_job(
+    ctx: JobContext, study_path: Path, metrics: list[str], options: dict[str, Any]
+) -> Wrote[list[Any]]:
+    """Score the study; each committed batch is told at once (`ctx.changed`), so screens
+    show new scores while the battery runs. Returns the run summaries and every change."""
+    from meaningbench.jobs.scoring import ScoreRequest, score_study
+
+    told: list[StudyChanges] = []
+
+    def on_batch(label: str, item_ids: list[int]) -> None:
+        batch = StudyChanges.of(scores={label: item_ids})
+        told.append(batch)
+        ctx.changed(batch)
+
+    request = ScoreRequest(study_path=study_path, metrics=metrics, options=options)
+    summaries = score_study(request, ctx, on_batch=on_batch)
+    # New or finished runs change the lists of score columns, scores or not.
+    changes = StudyChanges(runs=True)
+    for batch in told:
+        changes |= batch
+    return Wrote(summaries, changes)
