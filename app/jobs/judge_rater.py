@@ -21,8 +21,8 @@ from meaningbench.db.frames import current_scores_sql
 from meaningbench.db.models import Annotator, Dimension, MetricRun, Rating
 from meaningbench.db.study import open_study
 from meaningbench.errors import UserError
-from meaningbench.jobs.base import JobContext
 from meaningbench.jobs.scoring import ScoreRequest, score_study
+from meaningbench.runtime import JobContext
 
 MACHINE = "machine"
 

@@ -30,6 +30,7 @@ from meaningbench.ui.icons import themed_icon
 from meaningbench.ui.widgets import HeadingLabel
 
 if TYPE_CHECKING:
+    from meaningbench.runtime.changes import StudyChanges
     from meaningbench.ui.context import StudyContext
 
 
@@ -92,7 +93,7 @@ class AnnotatePage(QWidget):
         self.stack = QStackedLayout(self)
         self.stack.addWidget(self.intro)
         context.study_closed.connect(self.stop)
-        context.study_changed.connect(lambda changes: changes.everything and self._refresh_intro())
+        context.study_changed.connect(self._on_study_changed)
         context.study_opened.connect(lambda _study: self._refresh_intro())
 
     def start(self, annotator: str | None = None) -> bool:
@@ -222,6 +223,10 @@ class AnnotatePage(QWidget):
         else:
             self._show_empty_hint()
             self.refresh_rater_checks()
+
+    def _on_study_changed(self, changes: StudyChanges) -> None:
+        if changes.everything:  # an import or a merge: the counts on the intro page
+            self._refresh_intro()
 
     def _refresh_intro(self) -> None:
         if self.screen is None and self.practice is None:

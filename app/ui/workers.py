@@ -108,6 +108,12 @@ class _Runnable(QRunnable):
             bridge.done.emit()
 
 
+def cancel_job(handle: JobHandle | None) -> None:
+    """What a view's Cancel button does: cancel its job, if it has one."""
+    if handle is not None:
+        handle.cancel()
+
+
 class JobHandle(QObject):
     """One running job as the GUI sees it. Every signal arrives on the GUI thread."""
 

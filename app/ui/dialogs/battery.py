@@ -37,7 +37,7 @@ from meaningbench.queries.study import reference_coverage
 from meaningbench.runtime import Progress
 from meaningbench.runtime.rate import RateMeter, format_duration, format_rate
 from meaningbench.settings import DEFAULT_ENCODER, DEVICE_CHOICES, UserPrefs
-from meaningbench.ui.workers import JobFailure, JobHandle
+from meaningbench.ui.workers import JobFailure, JobHandle, cancel_job
 
 if TYPE_CHECKING:
     from meaningbench.ui.context import StudyContext
@@ -211,7 +211,7 @@ class BatteryDialog(QDialog):
         self.run_button.clicked.connect(self.start)
         self.cancel_button = QPushButton("Cancel run")
         self.cancel_button.setEnabled(False)
-        self.cancel_button.clicked.connect(lambda: self.job is not None and self.job.cancel())
+        self.cancel_button.clicked.connect(lambda: cancel_job(self.job))
         self.close_button = QPushButton("Close")
         self.close_button.clicked.connect(self.close)
         buttons = QHBoxLayout()

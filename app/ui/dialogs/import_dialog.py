@@ -42,7 +42,7 @@ from meaningbench.queries.import_preview import (
 )
 from meaningbench.ui.dialogs.dialog_terms import in_dialog_terms
 from meaningbench.ui.widgets import is_enter
-from meaningbench.ui.workers import JobFailure, JobHandle
+from meaningbench.ui.workers import JobFailure, JobHandle, cancel_job
 
 if TYPE_CHECKING:
     from meaningbench.ui.context import StudyContext
@@ -228,7 +228,7 @@ class ImportDialog(QDialog):
         self.import_button.setDefault(True)
         self.import_button.clicked.connect(self.start)
         self.cancel_button = QPushButton("Cancel import")
-        self.cancel_button.clicked.connect(lambda: self.job is not None and self.job.cancel())
+        self.cancel_button.clicked.connect(lambda: cancel_job(self.job))
         self.cancel_button.setEnabled(False)
         close = QPushButton("Close")
         close.clicked.connect(self.close)

@@ -40,7 +40,7 @@ from meaningbench.settings import DEFAULT_ENCODER
 from meaningbench.ui.context import StudyContext
 from meaningbench.ui.sweep.curves import LayerCurves
 from meaningbench.ui.sweep.table import SweepTableWidget
-from meaningbench.ui.workers import JobHandle
+from meaningbench.ui.workers import JobHandle, cancel_job
 
 IDF_CHOICES = (("none", "none"), ("sources", "sources"), ("references", "references"),
                ("outputs", "outputs"))  # fmt: skip
@@ -160,7 +160,7 @@ class SweepPage(QWidget):
         self.run_button.setObjectName("runSweep")
         self.run_button.clicked.connect(self.start)
         self.cancel_button = QPushButton("Cancel")
-        self.cancel_button.clicked.connect(lambda: self.job is not None and self.job.cancel())
+        self.cancel_button.clicked.connect(lambda: cancel_job(self.job))
         self.progress = QProgressBar()
         self.status = QLabel("")
         self.status.setObjectName("sweepStatus")

@@ -38,7 +38,7 @@ from meaningbench.ui.training.describe import checkpoint_lines, loss_text
 from meaningbench.ui.training.form import TrainingForm
 from meaningbench.ui.training.monitor import TrainingMonitor
 from meaningbench.ui.training.panels import CardPanel, Notice
-from meaningbench.ui.workers import JobFailure, JobHandle
+from meaningbench.ui.workers import JobFailure, JobHandle, cancel_job
 
 if TYPE_CHECKING:
     from meaningbench.training.request import TrainRequest, TrainResult
@@ -169,7 +169,7 @@ class TrainingDialog(QDialog):
         self.cancel_button = QPushButton("Cancel training")
         self.cancel_button.setObjectName("cancelButton")
         self.cancel_button.setToolTip("Stop after the current step and write a checkpoint")
-        self.cancel_button.clicked.connect(lambda: self.job is not None and self.job.cancel())
+        self.cancel_button.clicked.connect(lambda: cancel_job(self.job))
         self.close_button = QPushButton("Close")
         self.close_button.setToolTip("Hide this window; a running training goes on")
         self.close_button.clicked.connect(self.close)
