@@ -38,7 +38,7 @@ from meaningbench.datasets.language import LANGUAGE_KEY
 from meaningbench.db.models import ATTRIBUTE_NAMES_KEY, Base, Item, QueueEntry, utcnow
 from meaningbench.db.study import Study, copy_study
 from meaningbench.errors import UserError
-from meaningbench.kits.coverage import short_items
+from meaningbench.kits.coverage import required_k, short_items
 from meaningbench.kits.record import (
     KIT_SUFFIX,
     MARKER_KEY,
@@ -152,8 +152,6 @@ def _top_up_plans(s: Session, raters: Sequence[str], study_id: str) -> list[KitP
     queued = {
         (int(a), int(i)) for a, i in s.execute(select(QueueEntry.annotator_id, QueueEntry.item_id))
     }
-    from meaningbench.kits.coverage import required_k
-
     k = required_k(s)
     load: dict[int, list[int]] = {a.id: [] for a in annotators}
     for item in short_items(s):
@@ -191,7 +189,7 @@ def kit_item_ids(s: Session, queue: Sequence[tuple[int, float, bool]]) -> set[in
     """The items a kit holds: its queue and the originals its controls were made from."""
     ids = {i for i, _p, _d in queue}
     parents = s.scalars(select(Item.parent_id).where(Item.id.in_(ids), Item.parent_id.is_not(None)))
-    return ids | {int(p) for p in parents}
+    return ids | {int(p) for p in parents if p is not None}
 
 
 def _record(s: Session, plans: Sequence[KitPlan], top_up: bool) -> None:
