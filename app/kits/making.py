@@ -35,7 +35,7 @@ from meaningbench.annotation.settings import SETTINGS_KEY, AnnotationSettings
 from meaningbench.cluster.study_id import ensure_study_id
 from meaningbench.core.atomic_file import files_in_place
 from meaningbench.datasets.language import LANGUAGE_KEY
-from meaningbench.db.models import ATTRIBUTE_NAMES_KEY, Base, Item, QueueEntry, utcnow
+from meaningbench.db.models import ATTRIBUTE_NAMES_KEY, Annotator, Base, Item, QueueEntry, utcnow
 from meaningbench.db.study import Study, copy_study
 from meaningbench.errors import UserError
 from meaningbench.kits.coverage import required_k, short_items
@@ -50,11 +50,11 @@ from meaningbench.kits.record import (
     signature,
     store_records,
 )
+from meaningbench.queries.study import NAME_KEY
 
 # The study settings a kit keeps; the others (label set, study id, the lead's kits and
 # secret) stay with the lead.
-KIT_SETTINGS = ("annotation", "language", "name", ATTRIBUTE_NAMES_KEY)
-assert SETTINGS_KEY in KIT_SETTINGS and LANGUAGE_KEY in KIT_SETTINGS
+KIT_SETTINGS = (SETTINGS_KEY, LANGUAGE_KEY, NAME_KEY, ATTRIBUTE_NAMES_KEY)
 # Tables emptied whole: nothing in them belongs to a rater.
 EMPTIED = ("score", "metric_run", "scene", "registered_model")
 
@@ -82,6 +82,11 @@ class MadeKit:
 def parse_raters(text: str) -> list[str]:
     """`ana,ben, carla` → the names, each once, in order; an empty name is refused."""
     names = [n.strip() for n in text.split(",")]
+    # A name is also the kit's file name: nothing that would reach into another folder.
+    if any(n.startswith(".") or "/" in n or "\\" in n for n in names):
+        raise UserError(
+            f"--raters {text!r}: a rater's name may not hold / or \\ or start with a dot."
+        )
     if not names or any(not n for n in names):
         raise UserError(
             f"--raters {text!r}: give the raters' names separated by commas, e.g. ana,ben."
@@ -116,8 +121,14 @@ def make_kits(
     return made
 
 
-def _marker(study_id: str, rater: str) -> KitMarker:
-    return KitMarker(study_id=study_id, kit_id=uuid.uuid4().hex, rater=rater)
+def _plan(
+    annotator: Annotator, queue: list[tuple[int, float, bool]], study_id: str, tag: str
+) -> KitPlan:
+    """A new kit (new kit id) of `queue` for `annotator`, written as NAME{tag}.mbkit."""
+    marker = KitMarker(study_id=study_id, kit_id=uuid.uuid4().hex, rater=annotator.name)
+    return KitPlan(
+        annotator.name, annotator.id, queue, marker, f"{annotator.name}{tag}{KIT_SUFFIX}"
+    )
 
 
 def _queue_plans(s: Session, raters: Sequence[str], study_id: str) -> list[KitPlan]:
@@ -133,15 +144,7 @@ def _queue_plans(s: Session, raters: Sequence[str], study_id: str) -> list[KitPl
             .order_by(QueueEntry.position)
         ).all()
         queue = [(int(i), float(p), bool(d)) for i, p, d in rows]
-        plans.append(
-            KitPlan(
-                annotator.name,
-                annotator.id,
-                queue,
-                _marker(study_id, annotator.name),
-                f"{annotator.name}{KIT_SUFFIX}",
-            )
-        )
+        plans.append(_plan(annotator, queue, study_id, ""))
     return plans
 
 
@@ -172,16 +175,7 @@ def _top_up_plans(s: Session, raters: Sequence[str], study_id: str) -> list[KitP
         )
         base = 0.0 if start is None else float(start) + 1.0
         queue = [(item_id, base + n, False) for n, item_id in enumerate(load[a.id])]
-        stamp = utcnow().strftime("%Y%m%d-%H%M%S")
-        plans.append(
-            KitPlan(
-                a.name,
-                a.id,
-                queue,
-                _marker(study_id, a.name),
-                f"{a.name}-top-up-{stamp}{KIT_SUFFIX}",
-            )
-        )
+        plans.append(_plan(a, queue, study_id, utcnow().strftime("-top-up-%Y%m%d-%H%M%S")))
     return plans
 
 
@@ -221,6 +215,8 @@ def _build_kit(lead: Path, dest: Path, plan: KitPlan) -> None:
     conn = sqlite3.connect(str(dest))
     try:
         conn.execute("PRAGMA foreign_keys=OFF")
+        # Deleted rows are overwritten, not only unlinked (some SQLite builds default to off).
+        conn.execute("PRAGMA secure_delete=ON")
         with conn:
             _strip(conn, plan)
             _kit_settings(conn, plan)

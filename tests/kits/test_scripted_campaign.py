@@ -153,6 +153,9 @@ def test_a_scripted_campaign(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     for rater in RATERS:
         contents = _kit_contents(kits / f"{rater}.mbkit")
         assert contents == {"annotators": [rater], "ratings": 0, "scores": 0, "label_settings": 0}
+        # Vacuumed: no deleted page still holds the labels' source or the lead's secret.
+        raw = (kits / f"{rater}.mbkit").read_bytes()
+        assert b"aggregate:published" not in raw and b"kit_secret" not in raw
     assert (
         main(
             [
