@@ -217,6 +217,19 @@ def test_a_scripted_campaign(tmp_path: Path, capsys: pytest.CaptureFixture[str])
         raters["ana"]["done"] == raters["ana"]["assigned"] and raters["ana"]["kits_returned"] == 1
     )
     assert raters["ana"]["identical_pass"] == 1.0
+    # The quality figures are the rater checks' own, rater by rater.
+    code, checks = _run_json(capsys, "raters", str(tmp_path / "lead.mbstudy"))
+    for c in checks:
+        mine = raters[c["rater"]]
+        assert (mine["agreement_r"], mine["median_seconds"]) == (
+            c["agreement_r"],
+            c["median_seconds"],
+        )
+        assert (mine["identical_pass"], mine["unrelated_pass"]) == (
+            c["identical_pass"],
+            c["unrelated_pass"],
+        )
+    assert isinstance(raters["ana"]["agreement_r"], float)
     short = [k for k, n in by_key.items() if n < 2]
     assert short and figures["items_short"] == len(short)
 
