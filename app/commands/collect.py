@@ -35,6 +35,10 @@ def _pct(x: float) -> str:
     return "–" if not math.isfinite(x) else f"{x:.0%}"
 
 
+def _p(x: float) -> str:
+    return "–" if not math.isfinite(x) else f"{x:.3f}"
+
+
 def run(args: argparse.Namespace) -> int:
     from meaningbench.kits.collecting import collect_kits
 
@@ -63,11 +67,15 @@ def run(args: argparse.Namespace) -> int:
         )
     else:
         for k in report.collected:
+            if not (k.merge.ratings_added or k.merge.duplicates):
+                print(f"{k.path.name} ({k.rater}): no ratings in it yet")
+                continue
             print(f"{k.path.name} ({k.rater}): {k.merge.summary()}")
             if k.controls is not None:
                 print(
                     f"  controls: identical passed {_pct(k.controls.identical_pass)}, "
-                    f"unrelated passed {_pct(k.controls.unrelated_pass)}"
+                    f"unrelated passed {_pct(k.controls.unrelated_pass)}, degraded rated "
+                    f"below their originals: p = {_p(k.controls.appraise_p)}"
                 )
         for _path, why in report.refused:
             print(f"refused: {why}", file=sys.stderr)

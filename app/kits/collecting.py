@@ -81,7 +81,9 @@ def collect_kits(
             continue
         # One chunk, no pause: the kit comes in whole in one transaction or not at all.
         merged = merge_ratings(study, path, chunk_items=1 << 30, chunk_gap_s=0)
-        _note_return(study, marker)
+        if merged.ratings_added or merged.duplicates:
+            # A kit with no rating in it (not rated yet) is no return.
+            _note_return(study, marker)
         report.collected.append(
             KitReturn(path, marker.rater, marker.kit_id, merged, _kit_checks(study, path, marker))
         )

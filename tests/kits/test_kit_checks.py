@@ -144,3 +144,28 @@ def test_kits_are_listed_with_their_ids(tmp_path: Path, capsys: pytest.CaptureFi
     finally:
         study.close()
     assert {m["kit_id"]: m["rater"] for m in made} == {k: r.rater for k, r in records.items()}
+
+
+def test_a_kit_not_rated_yet_is_no_return(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _lead(tmp_path / "lead.mbstudy", seed=1).close()
+    kits = tmp_path / "kits"
+    assert (
+        main(["kit", str(tmp_path / "lead.mbstudy"), "--raters", "ana,ben", "--out", str(kits)])
+        == 0
+    )
+    _rate_kit(kits / "ben.mbkit", "ben", 3)
+    capsys.readouterr()
+    assert main(["collect", str(tmp_path / "lead.mbstudy"), str(kits)]) == 0
+    out = capsys.readouterr().out
+    assert (
+        "ana.mbkit (ana): no ratings in it yet" in out and "ben.mbkit (ben): 3 ratings added" in out
+    )
+    study = open_study(tmp_path / "lead.mbstudy")
+    try:
+        with study.session() as s:
+            returned = {r.rater: len(r.returns) for r in kit_records(s).values()}
+    finally:
+        study.close()
+    assert returned == {"ana": 0, "ben": 1}
