@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import sqlite3
 from collections.abc import Iterator
@@ -33,11 +34,13 @@ from meaningbench.db.errors import (
 )
 from meaningbench.db.faults import describe_fault, fault_reason, read_only_message
 from meaningbench.db.models import Dimension
+from meaningbench.db.network_fs import network_warning
 from meaningbench.db.partials import COMPANION_SUFFIXES, remove_stale_parts
 
 if TYPE_CHECKING:
     from alembic.config import Config
 
+LOG = logging.getLogger("meaningbench.db")
 MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
 # The newest migration's revision. Opening a study at this revision needs no Alembic at all
 # (importing it and scanning the scripts costs most of a second); a test keeps it equal to
@@ -188,6 +191,8 @@ class Study:
     read_only: bool = False
     # Why it is read-only, in words ("its folder is read-only"); empty when writable.
     read_only_reason: str = ""
+    # Set when the file is on a network file system, where SQLite's locking is not safe.
+    network_warning: str | None = None
 
     def __post_init__(self) -> None:
         # One registry of the process's handles on study files: see meaningbench.db.study_files.
@@ -279,8 +284,18 @@ def open_study(path: str | Path, *, create: bool = False, allow_read_only: bool 
 
     A study this process may not write (read-only file, folder or medium) is refused with
     a `StudyReadOnlyError`, or, with `allow_read_only`, opened for reading only.
+    A study on a network file system is opened with a warning, logged once per open and
+    kept as `network_warning` (see meaningbench.db.network_fs).
     """
-    path = Path(path)
+    study = _open_study(Path(path), create=create, allow_read_only=allow_read_only)
+    warning = network_warning(study.path)
+    if warning is not None:
+        study.network_warning = warning
+        LOG.warning(warning)
+    return study
+
+
+def _open_study(path: Path, *, create: bool, allow_read_only: bool) -> Study:
     # What a killed import or export left in this folder goes now, not at the next import.
     remove_stale_parts(path.parent if str(path.parent) else Path("."))
     if not path.exists() or path.stat().st_size == 0:

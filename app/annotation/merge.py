@@ -97,7 +97,9 @@ class MergeReport:
         return "; ".join(parts)
 
 
-def _open_other(path: Path) -> Session:
+def open_copy(path: Path) -> Session:
+    """A read-only session on another copy of a study, refused (with the file named) when
+    it is no study or is at another schema; the caller closes it and disposes its engine."""
     if not path.is_file():
         raise UserError(f"{path}: no such study file")
     # Read only, and only through SQLite: the header check included (a plain open and
@@ -178,7 +180,7 @@ def merge_ratings(
         raise UserError("A study cannot be merged into itself.")
     report = MergeReport(other=other_path)
     origin = f"merge:{other_path.name}"
-    src = _open_other(other_path)
+    src = open_copy(other_path)
     done = 0
     try:
         their_ratings = src.scalars(select(Rating).order_by(Rating.id)).all()

@@ -1,0 +1,278 @@
+"""Making rater kits: one study file per rater, holding that rater's queue and nothing more.
+
+A kit is a copy of the lead's study (made through SQLite's backup API) from which
+everything the rater should not see is deleted before it is written out: other raters'
+ratings, notes and practice answers, the other raters themselves (and with them the
+aggregate labels and label sets), metric runs and scores, scenes, registered models, and
+every item outside the rater's queue. The queue keeps its order and its hidden controls
+(with the originals the controls were made from); practice with its gold, the protocol,
+the guidelines and the seed stay. The file is then vacuumed, so no deleted page lingers
+in it. The kit's queue takes every item it holds (no overlap in the kit: the lead's study
+made that choice).
+
+A top-up kit holds items still short of k ratings, shared among the chosen raters (each
+item goes to raters who have neither rated it nor hold it in their queue).
+
+All kits of one call are built in a hidden folder beside `out` and take their place
+together once every one is complete (`meaningbench.core.atomic_file.files_in_place`); the
+lead's study records them in the same step.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from meaningbench.annotation.queue import ensure_queue, get_or_create_annotator
+from meaningbench.annotation.settings import SETTINGS_KEY, AnnotationSettings
+from meaningbench.cluster.study_id import ensure_study_id
+from meaningbench.core.atomic_file import files_in_place
+from meaningbench.datasets.language import LANGUAGE_KEY
+from meaningbench.db.models import ATTRIBUTE_NAMES_KEY, Annotator, Base, Item, QueueEntry, utcnow
+from meaningbench.db.study import Study, copy_study
+from meaningbench.errors import UserError
+from meaningbench.kits.coverage import required_k, short_items
+from meaningbench.kits.record import (
+    KIT_SUFFIX,
+    MARKER_KEY,
+    KitMarker,
+    KitRecord,
+    ensure_secret,
+    item_identities,
+    kit_records,
+    signature,
+    store_records,
+)
+from meaningbench.queries.study import NAME_KEY
+
+# The study settings a kit keeps; the others (label set, study id, the lead's kits and
+# secret) stay with the lead.
+KIT_SETTINGS = (SETTINGS_KEY, LANGUAGE_KEY, NAME_KEY, ATTRIBUTE_NAMES_KEY)
+# Tables emptied whole: nothing in them belongs to a rater.
+EMPTIED = ("score", "metric_run", "scene", "registered_model")
+
+
+@dataclass(frozen=True)
+class KitPlan:
+    """One kit to write: whose, which queue entries (item id, position, done), under which ids."""
+
+    rater: str
+    annotator_id: int
+    queue: list[tuple[int, float, bool]]
+    marker: KitMarker
+    file: str
+
+
+@dataclass(frozen=True)
+class MadeKit:
+    rater: str
+    path: Path
+    kit_id: str
+    items: int  # queue entries, controls included
+    top_up: bool
+
+
+def parse_raters(text: str) -> list[str]:
+    """`ana,ben, carla` → the names, each once, in order; an empty name is refused."""
+    names = [n.strip() for n in text.split(",")]
+    # A name is also the kit's file name: nothing that would reach into another folder.
+    if any(n.startswith(".") or "/" in n or "\\" in n for n in names):
+        raise UserError(
+            f"--raters {text!r}: a rater's name may not hold / or \\ or start with a dot."
+        )
+    if not names or any(not n for n in names):
+        raise UserError(
+            f"--raters {text!r}: give the raters' names separated by commas, e.g. ana,ben."
+        )
+    return list(dict.fromkeys(names))
+
+
+def make_kits(
+    study: Study, raters: Sequence[str], out: Path, *, top_up: bool = False
+) -> list[MadeKit]:
+    """Write a kit per rater into `out` (made if missing); returns what was written."""
+    if study.read_only:
+        raise UserError(
+            f"{study.path}: read-only; kits are recorded in the study, so it must be writable."
+        )
+    study_id = ensure_study_id(study)
+    with study.session(write=True) as s:
+        plans = _top_up_plans(s, raters, study_id) if top_up else _queue_plans(s, raters, study_id)
+    if not plans:
+        raise UserError("No item is short of its ratings: no top-up kit is needed.")
+    out.mkdir(parents=True, exist_ok=True)
+    made = []
+    with files_in_place(out) as staging:
+        for plan in plans:
+            _build_kit(study.path, staging / plan.file, plan)
+        with study.session(write=True) as s:
+            _record(s, plans, top_up)
+    for plan in plans:
+        made.append(
+            MadeKit(plan.rater, out / plan.file, plan.marker.kit_id, len(plan.queue), top_up)
+        )
+    return made
+
+
+def _plan(
+    annotator: Annotator, queue: list[tuple[int, float, bool]], study_id: str, tag: str
+) -> KitPlan:
+    """A new kit (new kit id) of `queue` for `annotator`, written as NAME{tag}.mbkit."""
+    marker = KitMarker(study_id=study_id, kit_id=uuid.uuid4().hex, rater=annotator.name)
+    return KitPlan(
+        annotator.name, annotator.id, queue, marker, f"{annotator.name}{tag}{KIT_SUFFIX}"
+    )
+
+
+def _queue_plans(s: Session, raters: Sequence[str], study_id: str) -> list[KitPlan]:
+    plans = []
+    for name in raters:
+        annotator = get_or_create_annotator(s, name)
+        if annotator.kind != "named":
+            raise UserError(f"{name!r} is an imported {annotator.kind} rating source, not a rater.")
+        ensure_queue(s, annotator)
+        rows = s.execute(
+            select(QueueEntry.item_id, QueueEntry.position, QueueEntry.done)
+            .where(QueueEntry.annotator_id == annotator.id)
+            .order_by(QueueEntry.position)
+        ).all()
+        queue = [(int(i), float(p), bool(d)) for i, p, d in rows]
+        plans.append(_plan(annotator, queue, study_id, ""))
+    return plans
+
+
+def _top_up_plans(s: Session, raters: Sequence[str], study_id: str) -> list[KitPlan]:
+    """The short items shared among `raters`: each item to as many raters as it lacks,
+    the least loaded first, never to a rater who rated it or holds it in their queue."""
+    annotators = [get_or_create_annotator(s, name) for name in raters]
+    queued = {
+        (int(a), int(i)) for a, i in s.execute(select(QueueEntry.annotator_id, QueueEntry.item_id))
+    }
+    k = required_k(s)
+    load: dict[int, list[int]] = {a.id: [] for a in annotators}
+    for item in short_items(s):
+        free = [
+            a
+            for a in annotators
+            if a.name not in item.raters and (a.id, item.item_id) not in queued
+        ]
+        free.sort(key=lambda a: (len(load[a.id]), a.name))
+        for a in free[: k - item.ratings]:
+            load[a.id].append(item.item_id)
+    plans = []
+    for a in annotators:
+        if not load[a.id]:
+            continue
+        start = s.scalar(
+            select(func.max(QueueEntry.position)).where(QueueEntry.annotator_id == a.id)
+        )
+        base = 0.0 if start is None else float(start) + 1.0
+        queue = [(item_id, base + n, False) for n, item_id in enumerate(load[a.id])]
+        plans.append(_plan(a, queue, study_id, utcnow().strftime("-top-up-%Y%m%d-%H%M%S")))
+    return plans
+
+
+def kit_item_ids(s: Session, queue: Sequence[tuple[int, float, bool]]) -> set[int]:
+    """The items a kit holds: its queue and the originals its controls were made from."""
+    ids = {i for i, _p, _d in queue}
+    parents = s.scalars(select(Item.parent_id).where(Item.id.in_(ids), Item.parent_id.is_not(None)))
+    return ids | {int(p) for p in parents if p is not None}
+
+
+def _record(s: Session, plans: Sequence[KitPlan], top_up: bool) -> None:
+    """The kits in the lead's study (and a top-up's items in its raters' queues)."""
+    secret = ensure_secret(s)
+    records = kit_records(s)
+    made_at = utcnow().isoformat(timespec="seconds")
+    for plan in plans:
+        identities = item_identities(s, kit_item_ids(s, plan.queue))
+        records[plan.marker.kit_id] = KitRecord(
+            kit_id=plan.marker.kit_id,
+            rater=plan.rater,
+            file=plan.file,
+            made_at=made_at,
+            items=len(plan.queue),
+            signature=signature(secret, plan.marker, identities),
+            top_up=top_up,
+        )
+        if top_up:
+            s.add_all(
+                QueueEntry(annotator_id=plan.annotator_id, item_id=i, position=p, skips=0, done=d)
+                for i, p, d in plan.queue
+            )
+    store_records(s, records)
+
+
+def _build_kit(lead: Path, dest: Path, plan: KitPlan) -> None:
+    copy_study(lead, dest)
+    conn = sqlite3.connect(str(dest))
+    try:
+        conn.execute("PRAGMA foreign_keys=OFF")
+        # Deleted rows are overwritten, not only unlinked (some SQLite builds default to off).
+        conn.execute("PRAGMA secure_delete=ON")
+        with conn:
+            _strip(conn, plan)
+            _kit_settings(conn, plan)
+        conn.execute("VACUUM")  # no page of what was deleted stays in the file
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    finally:
+        conn.close()
+
+
+def _strip(conn: sqlite3.Connection, plan: KitPlan) -> None:
+    """Delete from the copy everything that is not this rater's queue."""
+    a = plan.annotator_id
+    conn.execute(
+        "CREATE TEMP TABLE keep_queue (item_id INTEGER PRIMARY KEY, position REAL, done INTEGER)"
+    )
+    conn.executemany("INSERT INTO keep_queue VALUES (?, ?, ?)", plan.queue)
+    conn.execute(
+        "CREATE TEMP TABLE keep_item AS SELECT item_id AS id FROM keep_queue UNION "
+        "SELECT parent_id FROM item WHERE id IN (SELECT item_id FROM keep_queue) "
+        "AND parent_id IS NOT NULL"
+    )
+    known = set(Base.metadata.tables) | {"alembic_version"}
+    for (table,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall():
+        if table not in known and not str(table).startswith("sqlite_"):
+            conn.execute(f'DROP TABLE "{table}"')  # a job's scratch table: scores again
+    for table in EMPTIED:
+        conn.execute(f"DELETE FROM {table}")
+    keep = "(SELECT id FROM keep_item)"
+    conn.execute(f"DELETE FROM rating WHERE annotator_id != ? OR item_id NOT IN {keep}", (a,))
+    conn.execute(
+        "UPDATE rating SET supersedes_id = NULL WHERE supersedes_id NOT IN (SELECT id FROM rating)"
+    )
+    conn.execute("DELETE FROM rating_span WHERE rating_id NOT IN (SELECT id FROM rating)")
+    conn.execute(
+        f"DELETE FROM item_note WHERE annotator_id IS NULL OR annotator_id != ? OR item_id NOT IN {keep}",
+        (a,),
+    )
+    conn.execute("DELETE FROM practice_answer WHERE annotator_id != ?", (a,))
+    conn.execute("DELETE FROM queue_entry")
+    conn.execute(
+        "INSERT INTO queue_entry (annotator_id, item_id, position, skips, done) "
+        "SELECT ?, item_id, position, 0, done FROM keep_queue",
+        (a,),
+    )
+    conn.execute(f"DELETE FROM item WHERE id NOT IN {keep}")
+    conn.execute("DELETE FROM dataset WHERE id NOT IN (SELECT dataset_id FROM item)")
+    conn.execute("DELETE FROM annotator WHERE id != ?", (a,))
+
+
+def _kit_settings(conn: sqlite3.Connection, plan: KitPlan) -> None:
+    marks = ", ".join("?" for _ in KIT_SETTINGS)
+    conn.execute(f"DELETE FROM study_setting WHERE key NOT IN ({marks})", KIT_SETTINGS)
+    row = conn.execute("SELECT value FROM study_setting WHERE key = ?", (SETTINGS_KEY,)).fetchone()
+    settings = AnnotationSettings.from_json(json.loads(row[0]) if row and row[0] else None)
+    # The lead's study chose who rates what; in the kit the rater rates all it holds.
+    settings.overlap_k = None
+    upsert = "INSERT OR REPLACE INTO study_setting (key, value) VALUES (?, ?)"
+    conn.execute(upsert, (SETTINGS_KEY, json.dumps(settings.to_json())))
+    conn.execute(upsert, (MARKER_KEY, json.dumps(plan.marker.to_json())))

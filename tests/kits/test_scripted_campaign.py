@@ -1,0 +1,262 @@
+"""The scripted campaign: a lead, three raters with overlap 2 of 3 on 60 items, kits out,
+rated through the rating screen's engine, back, collected (one twice, a tampered one and
+one of another study refused), a top-up for the items still short, and the figures."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from sqlalchemy import func, select
+
+from meaningbench.annotation.session import AnnotationSession
+from meaningbench.annotation.settings import load_settings, save_settings
+from meaningbench.cli import main
+from meaningbench.db.models import Annotator, Item, MetricRun, Rating, Score
+from meaningbench.db.study import Study, copy_study, create_study, open_study
+from tests.annotation.factories import add_items
+
+RATERS = ("ana", "ben", "carla")
+# carla rates only this many of her queue before she sends her kit back.
+CARLA_RATES = 20
+
+
+def _lead(path: Path, seed: int) -> Study:
+    """A study of 60 items, overlap 2 of 3, with published labels and metric scores that a
+    kit must not carry."""
+    study = create_study(path)
+    ids = add_items(study, 30, 2, seed=seed)
+    with study.session(write=True) as s:
+        cfg = load_settings(s)
+        cfg.overlap_k, cfg.pool_size, cfg.seed = 2, 3, 11
+        save_settings(s, cfg)
+        labels = Annotator(name="aggregate:published", kind="aggregate", meta={})
+        run = MetricRun(metric="bleu", config={}, config_hash="x", label="BLEU", status="done")
+        s.add_all([labels, run])
+        s.flush()
+        for i in ids:
+            s.add(
+                Rating(
+                    item_id=i, annotator_id=labels.id, dimension_id=1, value=50.0, origin="import:x"
+                )
+            )
+            s.add(Score(run_id=run.id, item_id=i, value=0.5))
+    return study
+
+
+def _value(rater: str, key: str, kind: str) -> float:
+    if kind == "control-identical":
+        return 100.0
+    digest = hashlib.sha256(f"{rater}|{key}".encode()).digest()
+    return float(digest[0] % 101)
+
+
+def _rate_kit(
+    path: Path, rater: str, limit: int | None = None
+) -> dict[tuple[str, str, str], float]:
+    """Rate a kit as its rater does, through the rating screen's engine; returns what was given."""
+    given = {}
+    kit = open_study(path)
+    try:
+        session = AnnotationSession(kit, rater)
+        while (shown := session.current()) is not None and (limit is None or len(given) < limit):
+            with kit.session() as s:
+                item = s.get(Item, shown.item_id)
+                assert item is not None
+                key, kind = item.pair_key, item.kind
+            value = _value(rater, key, kind)
+            session.submit(shown.item_id, {"meaning": value})
+            session.advance()
+            given[(rater, key, kind)] = value
+    finally:
+        kit.close()
+    return given
+
+
+def _held(study: Study) -> tuple[dict[tuple[str, str, str], float], int]:
+    """The named raters' current ratings, and the number of their rating rows of any state."""
+    with study.session() as s:
+        rows = s.execute(
+            select(Annotator.name, Item.pair_key, Item.kind, Rating.value)
+            .join(Annotator, Annotator.id == Rating.annotator_id)
+            .join(Item, Item.id == Rating.item_id)
+            .where(Annotator.kind == "named", Rating.state == "current")
+        ).all()
+        n = s.scalar(
+            select(func.count())
+            .select_from(Rating)
+            .join(Annotator)
+            .where(Annotator.kind == "named")
+        )
+    return {(a, k, kind): v for a, k, kind, v in rows}, int(n or 0)
+
+
+def _run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, object]:
+    code = main([*argv, "--json"])
+    out = capsys.readouterr()
+    assert out.out, out.err
+    return code, json.loads(out.out)
+
+
+def _kit_contents(path: Path) -> dict[str, object]:
+    conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        one = lambda sql: conn.execute(sql).fetchone()[0]  # noqa: E731
+        return {
+            "annotators": [r[0] for r in conn.execute("SELECT name FROM annotator")],
+            "ratings": one("SELECT COUNT(*) FROM rating"),
+            "scores": one("SELECT COUNT(*) FROM score") + one("SELECT COUNT(*) FROM metric_run"),
+            "label_settings": one(
+                "SELECT COUNT(*) FROM study_setting WHERE key IN ('label_set', 'kits', 'kit_secret')"
+            ),
+        }
+    finally:
+        conn.close()
+
+
+def _tamper(src: Path, dest: Path) -> None:
+    """A returned kit with one pair's output edited (and its rating left as it was)."""
+    copy_study(src, dest)
+    conn = sqlite3.connect(str(dest))
+    with conn:
+        conn.execute(
+            "UPDATE item SET output = output || ' (edited)' WHERE id = (SELECT MIN(id) FROM item)"
+        )
+    conn.close()
+
+
+def test_a_scripted_campaign(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    lead = _lead(tmp_path / "lead.mbstudy", seed=1)
+    lead.close()
+    other = _lead(tmp_path / "other.mbstudy", seed=2)  # another lab's study
+    other.close()
+    kits, back = tmp_path / "kits", tmp_path / "returned"
+    back.mkdir()
+
+    started = time.perf_counter()
+    code, made = _run_json(
+        capsys,
+        "kit",
+        str(tmp_path / "lead.mbstudy"),
+        "--raters",
+        ",".join(RATERS),
+        "--out",
+        str(kits),
+    )
+    lead_seconds = time.perf_counter() - started
+    assert code == 0 and [m["rater"] for m in made] == list(RATERS)
+    for rater in RATERS:
+        contents = _kit_contents(kits / f"{rater}.mbkit")
+        assert contents == {"annotators": [rater], "ratings": 0, "scores": 0, "label_settings": 0}
+        # Vacuumed: no deleted page still holds the labels' source or the lead's secret.
+        raw = (kits / f"{rater}.mbkit").read_bytes()
+        assert b"aggregate:published" not in raw and b"kit_secret" not in raw
+    assert (
+        main(
+            [
+                "kit",
+                str(tmp_path / "other.mbstudy"),
+                "--raters",
+                "ana",
+                "--out",
+                str(tmp_path / "other-kits"),
+            ]
+        )
+        == 0
+    )
+    capsys.readouterr()
+
+    given: dict[tuple[str, str, str], float] = {}
+    for rater in RATERS:
+        given |= _rate_kit(
+            kits / f"{rater}.mbkit", rater, CARLA_RATES if rater == "carla" else None
+        )
+        copy_study(kits / f"{rater}.mbkit", back / f"{rater}.mbkit")  # sent back
+    _tamper(kits / "ben.mbkit", back / "ben-edited.mbkit")
+    copy_study(tmp_path / "other-kits" / "ana.mbkit", back / "ana-other-lab.mbkit")
+
+    started = time.perf_counter()
+    code, report = _run_json(capsys, "collect", str(tmp_path / "lead.mbstudy"), str(back))
+    lead_seconds += time.perf_counter() - started
+    with capsys.disabled():
+        print(f"\nlead's time from making kits to collected: {lead_seconds:.2f} s")
+    assert code == 1  # some refused, the others collected
+    refused = {Path(r["file"]).name: r["reason"] for r in report["refused"]}
+    assert set(refused) == {"ben-edited.mbkit", "ana-other-lab.mbkit"}
+    assert "another study" in refused["ana-other-lab.mbkit"]
+    assert "changed since it was made" in refused["ben-edited.mbkit"]
+    added = {r["rater"]: r["ratings_added"] for r in report["collected"]}
+    assert added == dict(Counter(a for a, _k, _kind in given))
+    assert all(r["conflicts"] == [] for r in report["collected"])
+
+    # Collected again: nothing more.
+    code, again = _run_json(capsys, "collect", str(tmp_path / "lead.mbstudy"), str(back))
+    assert code == 1 and [r["ratings_added"] for r in again["collected"]] == [0, 0, 0]
+
+    study = open_study(tmp_path / "lead.mbstudy")
+    try:
+        held, rows = _held(study)
+    finally:
+        study.close()
+    assert held == given and rows == len(given)  # exactly the ratings given, each once
+
+    regular = Counter(k for _a, k, kind in given if kind == "regular")
+    code, figures = _run_json(capsys, "campaign", str(tmp_path / "lead.mbstudy"))
+    assert code == 0 and figures["k"] == 2
+    by_key = {i["pair_key"]: i["ratings"] for i in figures["items"]}
+    assert len(by_key) == 60
+    assert by_key == {k: regular.get(k, 0) for k in by_key}
+    raters = {r["rater"]: r for r in figures["raters"]}
+    assert raters["carla"]["done"] == CARLA_RATES < raters["carla"]["assigned"]
+    assert (
+        raters["ana"]["done"] == raters["ana"]["assigned"] and raters["ana"]["kits_returned"] == 1
+    )
+    assert raters["ana"]["identical_pass"] == 1.0
+    # The quality figures are the rater checks' own, rater by rater.
+    code, checks = _run_json(capsys, "raters", str(tmp_path / "lead.mbstudy"))
+    for c in checks:
+        mine = raters[c["rater"]]
+        assert (mine["agreement_r"], mine["median_seconds"]) == (
+            c["agreement_r"],
+            c["median_seconds"],
+        )
+        assert (mine["identical_pass"], mine["unrelated_pass"]) == (
+            c["identical_pass"],
+            c["unrelated_pass"],
+        )
+    assert isinstance(raters["ana"]["agreement_r"], float)
+    short = [k for k, n in by_key.items() if n < 2]
+    assert short and figures["items_short"] == len(short)
+
+    # A top-up of the short items for ana and ben; rated, collected: every item has its 2.
+    code, top_up = _run_json(
+        capsys,
+        "kit",
+        str(tmp_path / "lead.mbstudy"),
+        "--top-up",
+        "--raters",
+        "ana,ben",
+        "--out",
+        str(kits),
+    )
+    assert code == 0 and sum(m["items"] for m in top_up) == len(short)
+    for m in top_up:
+        assert _kit_contents(Path(m["file"]))["ratings"] == 0  # no one's ratings travel
+        more = _rate_kit(Path(m["file"]), m["rater"])
+        assert not set(more) & set(given)
+        given |= more
+        copy_study(Path(m["file"]), back / Path(m["file"]).name)
+    code, _report = _run_json(capsys, "collect", str(tmp_path / "lead.mbstudy"), str(back))
+    code, figures = _run_json(capsys, "campaign", str(tmp_path / "lead.mbstudy"))
+    assert {i["ratings"] for i in figures["items"]} == {2} and figures["items_short"] == 0
+    study = open_study(tmp_path / "lead.mbstudy")
+    try:
+        held, rows = _held(study)
+    finally:
+        study.close()
+    assert held == given and rows == len(given)
