@@ -23,9 +23,6 @@ from PySide6.QtWidgets import (
 from meaningbench.queries.browser import (
     AttributeChoice,
     BrowserFilter,
-    attribute_choices,
-    distinct_values,
-    has_items,
     score_columns,
 )
 from meaningbench.ui.browser.detail import DetailPane
@@ -344,27 +341,27 @@ class BrowserPage(QWidget):
         self._labels_seen = set()
         self._fit_pending = True
         self.model.set_study(study.path)
-        self.detail.set_connection(lambda: self.model.connection)
+        self.detail.set_reader(lambda: self.model.reader)
         self._refresh_filter_values()
         self.model.set_score_columns(score_columns(study))
         self.apply_filters()
 
     def _on_study_closed(self) -> None:
         self._show_empty_hint(False)
-        self.detail.set_connection(lambda: None)
+        self.detail.set_reader(lambda: None)
         self.model.set_study(None)
         self.count_label.setText("")
 
     def _refresh_filter_values(self) -> None:
-        conn = self.model.connection
-        if conn is None:
+        reader = self.model.reader
+        if reader is None:
             return
-        datasets, systems = distinct_values(conn)
+        datasets, systems = reader.filter_values()
         self._fill_combo(self.dataset_combo, datasets, "All datasets")
         self._fill_combo(self.system_combo, systems, "All systems")
         self.dataset_combo.setToolTip("Show the items of one dataset")
         self.system_combo.setToolTip("Show the outputs of one system")
-        self._fill_attribute_combo(attribute_choices(conn))
+        self._fill_attribute_combo(reader.attribute_choices())
 
     def _fill_attribute_combo(self, choices: list[AttributeChoice]) -> None:
         combo = self.attribute_combo
@@ -424,8 +421,8 @@ class BrowserPage(QWidget):
             return
         self.count_label.setToolTip("")
         self.count_label.setText(f"{count:,} items")
-        conn = self.model.connection
-        self._show_empty_hint(count == 0 and conn is not None and not has_items(conn))
+        reader = self.model.reader
+        self._show_empty_hint(count == 0 and reader is not None and not reader.has_items())
         if self._fit_pending and count:
             self._fit_pending = False
             self.fit_columns()

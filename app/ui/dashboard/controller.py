@@ -36,7 +36,7 @@ from meaningbench.ui.dashboard.jobs import (
     points_job,
     refresh_job,
 )
-from meaningbench.ui.dashboard.model import STATISTICS, combine, empty_table
+from meaningbench.queries.dashboard_stats import STATISTICS, combine, empty_table
 from meaningbench.ui.workers import JobFailure, JobHandle, JobRunner
 
 if TYPE_CHECKING:

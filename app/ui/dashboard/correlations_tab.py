@@ -12,7 +12,7 @@ from meaningbench.analysis.correlation import CorrelationTable
 from meaningbench.analysis.export import to_csv, to_latex
 from meaningbench.ui.dashboard.bars import CorrelationBars
 from meaningbench.ui.dashboard.formats import statistics_display
-from meaningbench.ui.dashboard.model import SORTS, STATISTICS, BarSeries, bar_series
+from meaningbench.queries.dashboard_stats import SORTS, STATISTICS, BarSeries, bar_series
 from meaningbench.ui.dashboard.panel import Panel
 from meaningbench.ui.dashboard.plots import PlotColors, export_plot
 from meaningbench.ui.dashboard.scatter import MetricScatter

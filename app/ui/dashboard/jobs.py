@@ -22,7 +22,7 @@ from meaningbench.analysis.sanity import SanityTable, study_sanity
 from meaningbench.jobs.base import Job, JobContext
 from meaningbench.queries.dashboard import load_analysis, report_summary
 from meaningbench.queries.files import open_study
-from meaningbench.ui.dashboard.model import empty_table
+from meaningbench.queries.dashboard_stats import empty_table
 
 HEATMAP_METHODS = ("pearson", "spearman")
 N_BOOT = 1000
