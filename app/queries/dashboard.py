@@ -20,8 +20,12 @@ import numpy as np
 import pandas as pd
 from sqlalchemy import select
 
+from meaningbench.analysis.agreement import AgreementResult
+from meaningbench.analysis.correlation import CorrelationTable
 from meaningbench.analysis.label_sets import select_labels
 from meaningbench.analysis.live import StudyAnalysis
+from meaningbench.analysis.qc import QCResult
+from meaningbench.analysis.sanity import IDENTICAL_THRESHOLDS, UNRELATED_THRESHOLDS, SanityTable
 from meaningbench.db.current_ratings import is_current
 from meaningbench.db.models import Annotator, Dimension, Rating
 from meaningbench.db.study import open_study
@@ -29,6 +33,24 @@ from meaningbench.queries.study import dimension_names
 
 if TYPE_CHECKING:
     from meaningbench.db.study import Study
+
+# The result types the dashboard's questions answer with (its screens name them), and the
+# similarity thresholds the sanity table is laid out by.
+__all__ = [
+    "IDENTICAL_THRESHOLDS",
+    "UNRELATED_THRESHOLDS",
+    "AgreementResult",
+    "CorrelationTable",
+    "LoadedAnalysis",
+    "QCResult",
+    "SanityTable",
+    "StudyAnalysis",
+    "apply_rating_changes",
+    "current_ratings",
+    "load_analysis",
+    "pick_dimension",
+    "report_summary",
+]
 
 CHUNK = 500  # SQLite's parameter limit is far above; keeps each IN list small
 RATING_COLUMNS = ["rating_id", "item_id", "annotator", "annotator_kind", "value"]

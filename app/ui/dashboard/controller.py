@@ -21,13 +21,16 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from meaningbench.analysis.agreement import AgreementResult
-from meaningbench.analysis.correlation import CorrelationTable
-from meaningbench.analysis.live import StudyAnalysis
-from meaningbench.analysis.qc import QCResult
-from meaningbench.analysis.sanity import SanityTable
 from meaningbench.jobs.base import Job
-from meaningbench.queries.dashboard import apply_rating_changes
+from meaningbench.queries.dashboard import (
+    AgreementResult,
+    CorrelationTable,
+    QCResult,
+    SanityTable,
+    StudyAnalysis,
+    apply_rating_changes,
+)
+from meaningbench.queries.dashboard_stats import STATISTICS, combine, empty_table
 from meaningbench.ui.dashboard.jobs import (
     Loaded,
     Refreshed,
@@ -36,7 +39,6 @@ from meaningbench.ui.dashboard.jobs import (
     points_job,
     refresh_job,
 )
-from meaningbench.queries.dashboard_stats import STATISTICS, combine, empty_table
 from meaningbench.ui.workers import JobFailure, JobHandle, JobRunner
 
 if TYPE_CHECKING:

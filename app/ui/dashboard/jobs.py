@@ -21,8 +21,8 @@ from meaningbench.analysis.qc import QCResult, study_qc
 from meaningbench.analysis.sanity import SanityTable, study_sanity
 from meaningbench.jobs.base import Job, JobContext
 from meaningbench.queries.dashboard import load_analysis, report_summary
-from meaningbench.queries.files import open_study
 from meaningbench.queries.dashboard_stats import empty_table
+from meaningbench.queries.files import open_study
 
 HEATMAP_METHODS = ("pearson", "spearman")
 N_BOOT = 1000
