@@ -11,21 +11,51 @@ from dataclasses import dataclass
 
 from sqlalchemy import select
 
+from meaningbench.annotation.model import Scale, ShownItem
 from meaningbench.annotation.overview import AnnotatorSummary, annotator_overview
-from meaningbench.annotation.settings import AnnotationSettings, load_settings, save_settings
+from meaningbench.annotation.practice import Feedback, Practice
+from meaningbench.annotation.settings import (
+    MAX_QC_PER_100,
+    PROTOCOLS,
+    QC_KINDS,
+    AnnotationSettings,
+    DimensionConfig,
+    QCMix,
+    load_settings,
+    save_settings,
+)
+from meaningbench.annotation.side_by_side import ShownUnit
+from meaningbench.annotation.spans import Span, make_span, words
 from meaningbench.db.models import Annotator, Dataset
 from meaningbench.db.study import Study
 
+# Besides its questions, the module names what the rating screens show (an item, a unit of
+# side-by-side outputs, a scale, a practice item and its feedback, error spans over a
+# text's words) and the settings' vocabulary, as `meaningbench.annotation` defines them.
 __all__ = [
+    "MAX_QC_PER_100",
+    "PROTOCOLS",
+    "QC_KINDS",
+    "AnnotationSettings",
     "AnnotatorChoices",
     "AnnotatorSummary",
+    "DimensionConfig",
+    "Feedback",
+    "Practice",
+    "QCMix",
+    "Scale",
+    "ShownItem",
+    "ShownUnit",
+    "Span",
     "SettingsView",
     "Study",
     "annotator_choices",
     "protocol_of",
     "rater_warnings",
     "settings_view",
+    "make_span",
     "store_settings",
+    "words",
 ]
 
 

@@ -10,9 +10,8 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
-from meaningbench.annotation.model import Scale
-from meaningbench.annotation.practice import Feedback, Practice, PracticeSession
-from meaningbench.queries.annotation import Study
+from meaningbench.annotation.practice import PracticeSession
+from meaningbench.queries.annotation import Feedback, Practice, Scale, Study
 from meaningbench.ui.annotation.pair_view import PairView
 from meaningbench.ui.annotation.rows import DimensionRow
 

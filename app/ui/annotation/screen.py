@@ -24,10 +24,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from meaningbench.annotation.model import ShownItem
 from meaningbench.annotation.session import AnnotationSession
 from meaningbench.errors import UserError
-from meaningbench.queries.annotation import Study
+from meaningbench.queries.annotation import ShownItem, Study
 from meaningbench.ui.annotation import keys
 from meaningbench.ui.annotation.focus import keep_focus_in
 from meaningbench.ui.annotation.pair_view import PairView

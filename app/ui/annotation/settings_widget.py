@@ -35,16 +35,18 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from meaningbench.annotation.settings import (
+from meaningbench.errors import UserError
+from meaningbench.queries.annotation import (
     MAX_QC_PER_100,
     PROTOCOLS,
     QC_KINDS,
     AnnotationSettings,
     DimensionConfig,
     QCMix,
+    Study,
+    settings_view,
+    store_settings,
 )
-from meaningbench.errors import UserError
-from meaningbench.queries.annotation import Study, settings_view, store_settings
 
 SCALE_CHOICES = (("continuous", "Slider 0–100"), ("likert", "Likert 1–5"))
 QC_LABELS = {

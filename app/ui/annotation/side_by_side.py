@@ -22,9 +22,9 @@ from PySide6.QtWidgets import (
 )
 
 from meaningbench.annotation.session import AnnotationSession
-from meaningbench.annotation.side_by_side import ShownUnit, SideBySideSession
+from meaningbench.annotation.side_by_side import SideBySideSession
 from meaningbench.errors import UserError
-from meaningbench.queries.annotation import Study
+from meaningbench.queries.annotation import ShownUnit, Study
 from meaningbench.ui.annotation import keys
 from meaningbench.ui.annotation.focus import keep_focus_in
 from meaningbench.ui.annotation.panels import FlagDialog

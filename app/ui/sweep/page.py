@@ -31,10 +31,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from meaningbench.analysis.sweep_table import SweepTable
 from meaningbench.errors import UserError
 from meaningbench.jobs.sweep_plan import SweepRequest, plan_sweep, split_list
-from meaningbench.queries.sweep import sweep_job
+from meaningbench.queries.sweep import SweepTable, sweep_job
 from meaningbench.runtime import Progress
 from meaningbench.settings import DEFAULT_ENCODER
 from meaningbench.ui.child_process import in_child_process

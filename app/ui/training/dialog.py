@@ -30,19 +30,19 @@ from PySide6.QtWidgets import (
 )
 
 from meaningbench.errors import UserError
+from meaningbench.queries.training import checkpoint_lines, loss_text
+from meaningbench.queries.training_progress import TrainingMonitor
 from meaningbench.settings import UserPrefs
 from meaningbench.ui.rate import format_duration
 from meaningbench.ui.training.curves import LossCurves
-from meaningbench.ui.training.describe import checkpoint_lines, loss_text
 from meaningbench.ui.training.form import TrainingForm
-from meaningbench.ui.training.monitor import TrainingMonitor
 from meaningbench.ui.training.panels import CardPanel, Notice
 from meaningbench.ui.workers import JobFailure, JobHandle
 
 if TYPE_CHECKING:
+    from meaningbench.queries.training import TrainingState
     from meaningbench.runtime import JobContext
     from meaningbench.training.request import TrainRequest, TrainResult
-    from meaningbench.training.status import TrainingState
     from meaningbench.ui.context import StudyContext
 
 REDRAW_MS = 200  # the curves and labels follow the training at most five times a second
@@ -231,8 +231,7 @@ class TrainingDialog(QDialog):
 
     def check_folder(self) -> None:
         """Look at the output folder: new, not empty, or holding a training to resume."""
-        from meaningbench.training.card import read_card
-        from meaningbench.training.status import training_state
+        from meaningbench.queries.training import read_card, training_state
 
         if self.running:
             return
@@ -297,7 +296,7 @@ class TrainingDialog(QDialog):
 
     def resume(self) -> JobHandle | None:
         """Continue the training in the output folder, with its saved settings."""
-        from meaningbench.training.request import load_request
+        from meaningbench.queries.training import load_request
 
         path = self.context.path
         if self.running or path is None:
@@ -349,7 +348,7 @@ class TrainingDialog(QDialog):
 
     @Slot(str, object)
     def _on_message(self, kind: str, event: Any) -> None:
-        from meaningbench.training.events import TRAIN_EVENT
+        from meaningbench.queries.training_progress import TRAIN_EVENT
 
         if kind == TRAIN_EVENT:
             self.events_seen += 1
