@@ -21,6 +21,8 @@ __all__ = [
     "Study",
     "StudyFileError",
     "create_study",
+    "demo_available",
+    "demo_builder",
     "describe_fault",
     "discard_if_empty",
     "holds_nothing",
@@ -89,3 +91,24 @@ def import_study_modules() -> None:
     app does it on a side thread while its window paints)."""
     import meaningbench.db.study  # noqa: F401 - SQLAlchemy and Alembic
     import meaningbench.queries.browser  # noqa: F401 - pandas, for the score columns
+
+
+def demo_available() -> tuple[bool, str]:
+    """Whether the demo study can be built here, found without importing the importer."""
+    import importlib.util
+
+    if importlib.util.find_spec("meaningbench.datasets.demo") is None:
+        return False, "The demo study is not part of this installation."
+    return True, ""
+
+
+def demo_builder() -> tuple[object | None, str]:
+    """The demo study builder when the datasets package provides one, else why not."""
+    try:
+        from meaningbench.datasets import demo
+    except ImportError:
+        return None, "The demo study is not part of this installation."
+    build = getattr(demo, "build_demo_study", None)
+    if build is None:
+        return None, "The demo study is not part of this installation."
+    return build, ""

@@ -121,7 +121,7 @@ class ExportDialog(QDialog):
         return self.job
 
     def _on_result(self, report: Any) -> None:
-        from meaningbench.datasets.exporters import cells_note
+        from meaningbench.queries.export import cells_note
 
         self.report = report
         self.status.setText(
