@@ -37,10 +37,11 @@ from meaningbench.db.frames import (
     decode_attribute_names,
 )
 from meaningbench.db.models import ATTRIBUTES_JSON_PATH
+from meaningbench.queries.files import StudyHandle, study_of
 from meaningbench.queries.item_detail import ItemDetail, fetch_detail
 
 if TYPE_CHECKING:
-    from meaningbench.db.study import Study
+    pass
 
 # An attribute with more values than this is an identifier or a number, not a category:
 # the filter does not offer it.
@@ -307,8 +308,9 @@ class ScoreColumn:
     column: str
 
 
-def score_columns(study: Study) -> list[ScoreColumn]:
+def score_columns(handle: StudyHandle) -> list[ScoreColumn]:
     """The study's score columns, named as the exports and tables name them."""
+    study = study_of(handle)
     from meaningbench.analysis.score_columns import runs_frame
 
     with study.engine.connect() as conn:

@@ -1,14 +1,16 @@
 """Opening and creating study files, and telling the user's problems from bugs.
 
-The screens hold an open study as an opaque handle that they pass back to the queries.
-Opening one loads SQLAlchemy and Alembic, so those imports wait for the first call: the
-window is drawn before they load.
+The screens hold an open study as a `StudyHandle` that they pass back to the queries: it
+tells where the file is and whether it may be written, and nothing more, so no screen
+opens a session or reaches the ORM; the queries take the open study behind it. Opening
+one loads SQLAlchemy and Alembic, so those imports wait for the first call: the window is
+drawn before they load.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from meaningbench.db.errors import StudyFileError
 from meaningbench.db.faults import describe_fault
@@ -18,8 +20,8 @@ if TYPE_CHECKING:
     from meaningbench.db.study import Study
 
 __all__ = [
-    "Study",
     "StudyFileError",
+    "StudyHandle",
     "create_study",
     "demo_available",
     "demo_builder",
@@ -33,6 +35,31 @@ __all__ = [
 ]
 
 
+class StudyHandle(Protocol):
+    """An open study as the screens hold it: its file, whether it is read-only and why,
+    and closing it. Everything else is asked of the queries, which take the handle."""
+
+    @property
+    def path(self) -> Path: ...
+
+    @property
+    def read_only(self) -> bool: ...
+
+    @property
+    def read_only_reason(self) -> str: ...
+
+    def close(self) -> None: ...
+
+
+def study_of(handle: StudyHandle) -> Study:
+    """The open study behind a handle, for the queries' own use (never the screens')."""
+    from meaningbench.db.study import Study
+
+    if not isinstance(handle, Study):
+        raise TypeError(f"not an open study: {handle!r}")
+    return handle
+
+
 def work_as_guest() -> None:
     """A job's child process: its study connections leave the log to the app that holds the
     study open (see `meaningbench.db.study_files.work_as_guest`)."""
@@ -41,14 +68,14 @@ def work_as_guest() -> None:
     guest()
 
 
-def open_study(path: str | Path, *, allow_read_only: bool = False) -> Study:
+def open_study(path: str | Path, *, allow_read_only: bool = False) -> StudyHandle:
     """Open an existing study (upgrading an older schema); see `meaningbench.db.study`."""
     from meaningbench.db.study import open_study as open_file
 
     return open_file(path, allow_read_only=allow_read_only)
 
 
-def create_study(path: str | Path) -> Study:
+def create_study(path: str | Path) -> StudyHandle:
     """Create a new, empty study at `path` (an existing file is refused)."""
     from meaningbench.db.study import create_study as create_file
 

@@ -16,11 +16,11 @@ from PySide6.QtCore import QObject, Signal, Slot
 from meaningbench.ui.workers import JobRunner
 
 if TYPE_CHECKING:
-    from meaningbench.queries.files import Study
+    from meaningbench.queries.files import StudyHandle
 
 
 class StudyContext(QObject):
-    study_opened = Signal(object)  # meaningbench.queries.files.Study
+    study_opened = Signal(object)  # meaningbench.queries.files.StudyHandle
     study_closed = Signal()
     # (run label, item ids): a batch of scores was committed by a worker.
     scores_changed = Signal(str, list)
@@ -37,7 +37,7 @@ class StudyContext(QObject):
 
     def __init__(self, runner: JobRunner | None = None, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self.study: Study | None = None
+        self.study: StudyHandle | None = None
         self.runner = runner or JobRunner(self)
         self._batch_from_worker.connect(self._relay_batch)
 
@@ -54,7 +54,7 @@ class StudyContext(QObject):
 
         return study_name(self.study)
 
-    def set_study(self, study: Study | None) -> None:
+    def set_study(self, study: StudyHandle | None) -> None:
         old, self.study = self.study, None
         if old is not None:
             self.study_closed.emit()

@@ -11,7 +11,8 @@ from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from meaningbench.annotation.practice import PracticeSession
-from meaningbench.queries.annotation import Feedback, Practice, Scale, Study
+from meaningbench.queries.annotation import Feedback, Practice, Scale
+from meaningbench.queries.files import StudyHandle
 from meaningbench.ui.annotation.pair_view import PairView
 from meaningbench.ui.annotation.rows import DimensionRow
 
@@ -30,7 +31,7 @@ PRACTICE_SCALE = Scale(
 class PracticeScreen(QWidget):
     done = Signal()
 
-    def __init__(self, study: Study, annotator_name: str, parent: QWidget | None = None) -> None:
+    def __init__(self, study: StudyHandle, annotator_name: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("practiceScreen")
         self.session = PracticeSession(study, annotator_name)

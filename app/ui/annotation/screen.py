@@ -26,7 +26,8 @@ from PySide6.QtWidgets import (
 
 from meaningbench.annotation.session import AnnotationSession
 from meaningbench.errors import UserError
-from meaningbench.queries.annotation import ShownItem, Study
+from meaningbench.queries.annotation import ShownItem
+from meaningbench.queries.files import StudyHandle
 from meaningbench.ui.annotation import keys
 from meaningbench.ui.annotation.focus import keep_focus_in
 from meaningbench.ui.annotation.pair_view import PairView
@@ -65,7 +66,7 @@ class AnnotationScreen(QWidget):
     undone = Signal(int)
     finished = Signal()
 
-    def __init__(self, study: Study, annotator_name: str, parent: QWidget | None = None) -> None:
+    def __init__(self, study: StudyHandle, annotator_name: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("annotationScreen")
         self.session = AnnotationSession(study, annotator_name)

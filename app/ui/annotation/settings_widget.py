@@ -43,10 +43,10 @@ from meaningbench.queries.annotation import (
     AnnotationSettings,
     DimensionConfig,
     QCMix,
-    Study,
     settings_view,
     store_settings,
 )
+from meaningbench.queries.files import StudyHandle
 
 SCALE_CHOICES = (("continuous", "Slider 0–100"), ("likert", "Likert 1–5"))
 QC_LABELS = {
@@ -79,7 +79,7 @@ class AnnotationSettingsWidget(QWidget):
 
     def __init__(
         self,
-        study: Study,
+        study: StudyHandle,
         parent: QWidget | None = None,
         *,
         sections: tuple[str, ...] = SECTIONS,

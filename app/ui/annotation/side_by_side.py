@@ -24,7 +24,8 @@ from PySide6.QtWidgets import (
 from meaningbench.annotation.session import AnnotationSession
 from meaningbench.annotation.side_by_side import SideBySideSession
 from meaningbench.errors import UserError
-from meaningbench.queries.annotation import ShownUnit, Study
+from meaningbench.queries.annotation import ShownUnit
+from meaningbench.queries.files import StudyHandle
 from meaningbench.ui.annotation import keys
 from meaningbench.ui.annotation.focus import keep_focus_in
 from meaningbench.ui.annotation.panels import FlagDialog
@@ -66,7 +67,7 @@ class SideBySideScreen(QWidget):
     undone = Signal(int)
     finished = Signal()
 
-    def __init__(self, study: Study, annotator_name: str, parent: QWidget | None = None) -> None:
+    def __init__(self, study: StudyHandle, annotator_name: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("sideBySideScreen")
         self.session = AnnotationSession(study, annotator_name)

@@ -30,7 +30,7 @@ from meaningbench.ui.browser.model import FIXED_COLUMNS, ItemTableModel
 from meaningbench.ui.icons import themed_icon
 
 if TYPE_CHECKING:
-    from meaningbench.queries.files import Study
+    from meaningbench.queries.files import StudyHandle
     from meaningbench.ui.context import StudyContext
 
 SEARCH_DELAY_MS = 300
@@ -337,7 +337,7 @@ class BrowserPage(QWidget):
 
     # -- study events -----------------------------------------------------------------
 
-    def _on_study_opened(self, study: Study) -> None:
+    def _on_study_opened(self, study: StudyHandle) -> None:
         self._labels_seen = set()
         self._fit_pending = True
         self.model.set_study(study.path)
