@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import sqlite3
 from dataclasses import dataclass
+from typing import Any
 
 from meaningbench.db.models import sql_now
 from meaningbench.db.processes import ProcessId, is_alive
@@ -23,7 +24,7 @@ class RunOwner:
     owner: ProcessId | None
 
     @classmethod
-    def from_row(cls, row: tuple) -> RunOwner:
+    def from_row(cls, row: tuple[Any, ...]) -> RunOwner:
         run_id, status, pid, host, started = row[:5]
         owner = None if pid is None else ProcessId(int(pid), str(host or ""), started)
         return cls(int(run_id), str(status), owner)

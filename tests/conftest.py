@@ -21,6 +21,31 @@ FIXTURE_DATASETS = Path(__file__).resolve().parent / "fixtures" / "datasets"
 SHARED_DATASETS = Path(__file__).resolve().parents[1].parent / "shared" / "datasets"
 
 
+# A wait that ends in a blink on an idle machine can take minutes beside CPU burners: a job's
+# child process, spawned, imports its libraries at a tenth of the speed. Every qtbot wait is
+# stretched by this factor, which costs nothing where the wait succeeds.
+WAIT_PATIENCE = float(os.environ.get("MEANINGBENCH_TEST_PATIENCE", "5"))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    from pytestqt.qtbot import QtBot
+
+    until, signal, signals = QtBot.waitUntil, QtBot.waitSignal, QtBot.waitSignals
+
+    def wait_until(self: QtBot, callback: object, *, timeout: int = 5000) -> None:
+        until(self, callback, timeout=round(timeout * WAIT_PATIENCE))
+
+    def wait_signal(self: QtBot, *args: object, timeout: int = 5000, **kw: object) -> object:
+        return signal(self, *args, timeout=round(timeout * WAIT_PATIENCE), **kw)
+
+    def wait_signals(self: QtBot, *args: object, timeout: int = 5000, **kw: object) -> object:
+        return signals(self, *args, timeout=round(timeout * WAIT_PATIENCE), **kw)
+
+    QtBot.waitUntil = wait_until
+    QtBot.waitSignal = wait_signal
+    QtBot.waitSignals = wait_signals
+
+
 @pytest.fixture(autouse=True)
 def _private_data_dir(
     tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch

@@ -107,7 +107,7 @@ def _standardise_rows(v: np.ndarray, mask: np.ndarray) -> np.ndarray:
 
 def _standardise(v: np.ndarray) -> np.ndarray:
     sd = v.std()
-    return (v - v.mean()) / (sd if sd > 0 else 1.0)
+    return np.asarray((v - v.mean()) / (sd if sd > 0 else 1.0))
 
 
 def _column_block(xt: np.ndarray, mask_t: np.ndarray, ys: np.ndarray, dtype: type) -> np.ndarray:

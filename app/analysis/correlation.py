@@ -276,7 +276,7 @@ def metric_correlations(
 ) -> pd.DataFrame:
     """Metric × metric correlations over the items both metrics scored (the heatmap)."""
     frame = pd.DataFrame(as_matrix(metric_values), columns=list(names))
-    return frame.corr(method=method)  # type: ignore[arg-type]
+    return frame.corr(method=method)
 
 
 def williams_matrix(

@@ -10,7 +10,7 @@ is imported only here, when a dataset is written. Asked for one label set (`labe
 dataset also holds that set's aggregate labels in their own file.
 
 The files are written as one set: beside the folder first, moved in only when all are
-complete (`meaningbench.datasets.atomic_file.files_in_place`), so a failure leaves an
+complete (`meaningbench.core.atomic_file.files_in_place`), so a failure leaves an
 earlier dataset in the folder as it was. The card's YAML header is written by a YAML
 library and every name in its Markdown is escaped.
 """
@@ -32,12 +32,12 @@ from meaningbench.annotation.protocols import ProtocolChoice, describe
 from meaningbench.annotation.settings import AnnotationSettings, load_settings
 from meaningbench.annotation.span_io import export_spans
 from meaningbench.annotation.spans import spans_of
-from meaningbench.datasets.atomic_file import files_in_place
+from meaningbench.core.atomic_file import files_in_place
+from meaningbench.core.markdown import markdown_text
 from meaningbench.db.current_ratings import current_rating_sql
 from meaningbench.db.frames import attribute_names, item_attributes
 from meaningbench.db.study import Study
 from meaningbench.errors import UserError
-from meaningbench.markdown import markdown_text
 
 RATINGS_FILE = "ratings.parquet"
 SPANS_FILE = "spans.jsonl"

@@ -12,8 +12,8 @@ from typing import Any, Protocol
 
 import pandas as pd
 
-from meaningbench.datasets.atomic_file import write_text_atomically
-from meaningbench.datasets.cells import neutralise
+from meaningbench.core.atomic_file import write_text_atomically
+from meaningbench.core.cells import neutralise
 
 
 class HasFrame(Protocol):
@@ -32,7 +32,7 @@ def to_csv(table: HasFrame | pd.DataFrame, path: str | Path | None = None) -> st
     """CSV text of a result table (full precision, empty cells for missing values).
 
     Text a spreadsheet would run as a formula (a system or rater named `=cmd`) gets a
-    leading quote, as in study exports (`meaningbench.datasets.cells`); numbers never do.
+    leading quote, as in study exports (`meaningbench.core.cells`); numbers never do.
     """
     frame = as_frame(table).rename(index=_safe_label, columns=_safe_label)
     frame.index.names = [_safe_label(n) for n in frame.index.names]
@@ -41,7 +41,7 @@ def to_csv(table: HasFrame | pd.DataFrame, path: str | Path | None = None) -> st
         column = frame.iloc[:, i]
         if not pd.api.types.is_numeric_dtype(column):
             frame.isetitem(i, column.map(_safe_label))
-    text = frame.to_csv(lineterminator="\n")
+    text: str = frame.to_csv(lineterminator="\n")
     if path is not None:
         write_text_atomically(Path(path), text)
     return text
@@ -136,4 +136,5 @@ def interval_text(value: float, low: float, high: float, digits: int = 3) -> str
 def to_text(table: HasFrame | pd.DataFrame, digits: int = 3) -> str:
     """A plain-text table for terminals."""
     frame = as_frame(table)
-    return frame.to_string(float_format=lambda v: f"{v:.{digits}f}", na_rep="-")
+    text: str = frame.to_string(float_format=lambda v: f"{v:.{digits}f}", na_rep="-")
+    return text

@@ -81,7 +81,7 @@ def zscores(raters: np.ndarray, values: np.ndarray, n_raters: int) -> np.ndarray
     with np.errstate(invalid="ignore", divide="ignore"):
         sd = np.sqrt(ss / (count - 1))
     sd = np.where(np.isfinite(sd) & (sd > 0), sd, 1.0)
-    return dev / sd[raters]
+    return np.asarray(dev / sd[raters])
 
 
 @dataclass
@@ -441,7 +441,7 @@ class RatingSet:
         return self._item[:size][sel], self._rater[:size][sel], self._value[:size][sel]
 
     def annotator_is_aggregate(self) -> np.ndarray:
-        return self.annotator_kinds() == AGGREGATE
+        return np.asarray(self.annotator_kinds() == AGGREGATE)
 
     def units(self, *, per_rater_only: bool = True) -> RaterUnits:
         """Step 1 of the rule on the active ratings: one value per (item, rater)."""

@@ -75,7 +75,7 @@ class MetaEvalData:
 
     def common(self) -> np.ndarray:
         """Outputs with a human score and a score of every metric."""
-        return np.isfinite(self.human) & np.isfinite(self.metrics).all(axis=1)
+        return np.asarray(np.isfinite(self.human) & np.isfinite(self.metrics).all(axis=1))
 
     def subset(self, keep: np.ndarray, metrics: Sequence[int] | None = None) -> MetaEvalData:
         cols = list(range(self.metrics.shape[1])) if metrics is None else list(metrics)

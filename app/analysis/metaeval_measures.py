@@ -91,7 +91,7 @@ def _group_sum(values: np.ndarray, codes: np.ndarray, n_groups: int) -> np.ndarr
     v = _rows(values)
     b = v.shape[0]
     if n_groups == 1:
-        return v.sum(axis=1, keepdims=True)
+        return np.asarray(v.sum(axis=1, keepdims=True))
     flat = (np.arange(b)[:, None] * n_groups + codes[None, :]).ravel()
     return np.bincount(flat, weights=v.ravel(), minlength=b * n_groups).reshape(b, n_groups)
 
@@ -116,7 +116,7 @@ def has_spread(centred_ss: np.ndarray, raw_ss: np.ndarray) -> np.ndarray:
     Relative, so that the unit of the scores does not matter (×1e-7 and ×1e7 are alike);
     the tolerance sits far above the rounding of either way of computing the centred sum.
     """
-    return np.asarray(centred_ss) > SPREAD_TOLERANCE * np.maximum(raw_ss, 1e-300)
+    return np.asarray(np.asarray(centred_ss) > SPREAD_TOLERANCE * np.maximum(raw_ss, 1e-300))
 
 
 def pearson(h: np.ndarray, x: np.ndarray, groups: Groups) -> np.ndarray:
@@ -145,7 +145,7 @@ def pearson(h: np.ndarray, x: np.ndarray, groups: Groups) -> np.ndarray:
 def _group_ranks(v: np.ndarray, groups: Groups) -> np.ndarray:
     v = _rows(v)
     if groups.n_groups == 1:
-        return rankdata(v, axis=1)
+        return np.asarray(rankdata(v, axis=1))
     out = np.empty_like(v)
     for idx in groups.members():
         if idx.size:
@@ -174,7 +174,7 @@ class PairCounts:
 
     @property
     def total(self) -> np.ndarray:
-        return self.c + self.d + self.th + self.tm + self.thm
+        return np.asarray(self.c + self.d + self.th + self.tm + self.thm)
 
 
 def pair_counts(h: np.ndarray, x: np.ndarray, groups: Groups, epsilon: float = 0.0) -> PairCounts:

@@ -3,6 +3,7 @@ p-value matrix and the methods paragraph, as HTML."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from html import escape
 
 import pandas as pd
@@ -18,7 +19,7 @@ def which_metric_section(
     ranking: Ranking | None,
     *,
     dimension: str,
-    render_table,  # type: ignore[no-untyped-def]  # the report's html_table
+    render_table: Callable[[pd.DataFrame], str],  # the report's html_table
     note: str | None = None,
 ) -> str:
     head = "<h2 id='which-metric'>Which metric</h2>"

@@ -135,7 +135,7 @@ def assign_clusters(p_sorted: np.ndarray, alpha: float) -> list[int]:
 def _standardise(x: np.ndarray) -> np.ndarray:
     mu = x.mean(axis=0)
     sd = x.std(axis=0)
-    return (x - mu) / np.where(sd > 0, sd, 1.0)
+    return np.asarray((x - mu) / np.where(sd > 0, sd, 1.0))
 
 
 class _Stat:
@@ -473,7 +473,7 @@ def _williams(data: MetaEvalData, group_by: str) -> np.ndarray:
         raise UserError(
             "the Williams test compares Pearson correlations at --group-by none or system"
         )
-    return williams_matrix(x, h, data.metric_names).to_numpy()
+    return np.asarray(williams_matrix(x, h, data.metric_names).to_numpy())
 
 
 # ---------------------------------------------------------------- ranking

@@ -39,7 +39,7 @@ def zscore(values: np.ndarray) -> np.ndarray:
     if values.size == 0:
         return values
     sd = values.std(ddof=1) if values.size > 1 else 0.0
-    return (values - values.mean()) / (sd if np.isfinite(sd) and sd > 0 else 1.0)
+    return np.asarray((values - values.mean()) / (sd if np.isfinite(sd) and sd > 0 else 1.0))
 
 
 def appraise_test(degraded: np.ndarray, original: np.ndarray) -> float:
@@ -110,7 +110,7 @@ def _durations_ms(frame: pd.DataFrame) -> np.ndarray:
         submitted = pd.to_datetime(frame["submitted_at"], errors="coerce")
         spent = (submitted - shown).dt.total_seconds().to_numpy(dtype=np.float64) * 1000.0
         ms = np.where(missing, spent, ms)
-    return ms
+    return np.asarray(ms)
 
 
 def rater_qc(

@@ -31,7 +31,7 @@ from meaningbench.analysis.metaeval_significance import Ranking
 from meaningbench.analysis.qc import QCResult, study_qc
 from meaningbench.analysis.sanity import SanityTable, study_sanity
 from meaningbench.analysis.svg import bar_chart, scatter
-from meaningbench.datasets.atomic_file import write_text_atomically
+from meaningbench.core.atomic_file import write_text_atomically
 from meaningbench.db.current_ratings import is_current
 from meaningbench.db.models import Annotator, Dataset, Item, MetricRun, Rating
 from meaningbench.db.study import Study

@@ -24,9 +24,9 @@ import pandas as pd
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from meaningbench.analysis import controls
 from meaningbench.analysis.data import study_session
 from meaningbench.analysis.score_columns import runs_frame
+from meaningbench.core import controls
 from meaningbench.db.frames import items_frame
 from meaningbench.db.models import MetricRun
 from meaningbench.db.study import Study

@@ -10,6 +10,7 @@ selects the same scores.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 from sqlalchemy import Connection
@@ -32,7 +33,7 @@ def _registered_by_path(session: Session | Connection) -> dict[tuple[str, str], 
     }
 
 
-def run_column(metric: str, config: dict, registered: dict[tuple[str, str], str]) -> str:
+def run_column(metric: str, config: dict[str, Any], registered: dict[tuple[str, str], str]) -> str:
     classes = metric_classes()
     cls = classes.get(metric)
     if cls is None:  # a metric this version does not know: its name and options as stored

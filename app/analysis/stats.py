@@ -28,7 +28,7 @@ def as_matrix(values: np.ndarray) -> np.ndarray:
 
 def valid_mask(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """(n, m): items where the metric value and the human value both exist."""
-    return np.isfinite(x) & np.isfinite(np.asarray(y, dtype=np.float64))[:, None]
+    return np.asarray(np.isfinite(x) & np.isfinite(np.asarray(y, dtype=np.float64))[:, None])
 
 
 def pearson_columns(x: np.ndarray, y: np.ndarray, mask: np.ndarray) -> np.ndarray:

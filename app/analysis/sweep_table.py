@@ -130,7 +130,7 @@ class SweepTable:
                 return [clean(v) for v in value]
             return value
 
-        return clean(
+        cleaned: dict[str, Any] = clean(
             {
                 "dimension": self.dimension,
                 "n_items": self.n_items,
@@ -144,6 +144,7 @@ class SweepTable:
                 **self.extra,
             }
         )
+        return cleaned
 
 
 def sweep_table(

@@ -33,6 +33,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy import create_engine, select, text
 from sqlalchemy.orm import Session
@@ -394,7 +395,7 @@ def _copy_spans(
         store_spans(dst, added[their_id].id, spans)
 
 
-def _add_missing_attributes(dst: Session, item_id: int, their_meta: dict | None) -> None:
+def _add_missing_attributes(dst: Session, item_id: int, their_meta: dict[str, Any] | None) -> None:
     """Attributes (categories) the other copy's item has and ours lacks come in; a value
     we hold is never overwritten."""
     theirs = (their_meta or {}).get("attributes") or {}

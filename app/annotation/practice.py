@@ -14,10 +14,10 @@ from pathlib import Path
 from sqlalchemy import func, select
 
 from meaningbench.annotation.queue import get_or_create_annotator
+from meaningbench.core.numbers import NumberProblem, plain_number
 from meaningbench.db.models import Annotator, PracticeAnswer, PracticeItem
 from meaningbench.db.study import Study
 from meaningbench.errors import UserError
-from meaningbench.numbers import NumberProblem, plain_number
 
 PRACTICE_COLUMNS = ("source", "output", "low", "high", "explanation")
 

@@ -2,7 +2,7 @@
 
 A control item is an ordinary `item` row of a control kind whose `parent_id` is the regular
 item it was made from, so the screen shows it exactly like any other pair. The texts come
-from `meaningbench.analysis.controls`, the same constructions the metric sanity checks use.
+from `meaningbench.core.controls`, the same constructions the metric sanity checks use.
 
 One control per (kind, variant, parent) is kept: when two annotators draw the same parent,
 they rate the same control pair, which makes their control ratings comparable.
@@ -18,8 +18,8 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from meaningbench.analysis import controls
-from meaningbench.datasets.keys import pair_key
+from meaningbench.core import controls
+from meaningbench.core.keys import pair_key
 from meaningbench.db.models import Item
 
 # Variant (settings name) → item kind.

@@ -1,7 +1,7 @@
 """Error span ratings as JSON Lines: one line per rater and item, spans with offsets.
 
 A line reads (keys in this order, UTF-8, no ASCII escaping but for U+2028, U+2029 and
-U+0085, which `meaningbench.json_values.json_line` escapes so that no reader splits a text):
+U+0085, which `meaningbench.core.json_values.json_line` escapes so that no reader splits a text):
 
     {"dataset": "wiki", "system": "sys-a", "source": "...", "output": "...",
      "rater": "alice", "dimension": "meaning", "score": 70.0,
@@ -9,10 +9,10 @@ U+0085, which `meaningbench.json_values.json_line` escapes so that no reader spl
 
 The export writes exactly what the import reads, so a file of the export's shape goes
 through import and export unchanged, byte for byte. The import reads with the data files'
-JSON Lines reader (`meaningbench.datasets.readers.json_objects`: lines end only at \\n, a
+JSON Lines reader (`meaningbench.core.readers.json_objects`: lines end only at \\n, a
 key twice or absurd nesting is refused). An import is all or nothing: the first bad line
 stops it with its file, line and field, and nothing is stored. The export is written aside
-and renamed when complete (`meaningbench.datasets.atomic_file`).
+and renamed when complete (`meaningbench.core.atomic_file`).
 """
 
 from __future__ import annotations
@@ -27,14 +27,14 @@ from sqlalchemy.orm import Session
 
 from meaningbench.annotation.queue import get_or_create_annotator
 from meaningbench.annotation.spans import Span, check_no_overlap, check_span, spans_of, store_spans
-from meaningbench.datasets.atomic_file import replace_atomically
-from meaningbench.datasets.keys import pair_key
-from meaningbench.datasets.readers import json_objects
+from meaningbench.core.atomic_file import replace_atomically
+from meaningbench.core.json_values import json_line
+from meaningbench.core.keys import pair_key
+from meaningbench.core.readers import json_objects
 from meaningbench.db.current_ratings import CURRENT, is_current
 from meaningbench.db.models import Annotator, Dataset, Dimension, Item, Rating
 from meaningbench.db.study import Study
 from meaningbench.errors import InputError, UserError
-from meaningbench.json_values import json_line
 
 KEYS = ("dataset", "system", "source", "output", "rater", "dimension", "score", "spans")
 SPAN_KEYS = ("side", "start", "end", "severity", "text")

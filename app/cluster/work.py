@@ -72,7 +72,9 @@ def slug(label: str) -> str:
     return "".join(ch if ch.isalnum() else "-" for ch in label).strip("-") or "metric"
 
 
-def _results_manifest(outdir: Path, exported: Manifest, chosen: list[ShardMetric], details: str):
+def _results_manifest(
+    outdir: Path, exported: Manifest, chosen: list[ShardMetric], details: str
+) -> Manifest:
     """The results folder's manifest, made on its first run; later runs must match it."""
     if not (outdir / MANIFEST).exists():
         manifest = Manifest("results", exported.study_id, exported.study, [], details=details)

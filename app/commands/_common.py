@@ -10,8 +10,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from meaningbench.core.json_values import clean_json
 from meaningbench.errors import StudyNotFoundError
-from meaningbench.json_values import clean_json
 
 if TYPE_CHECKING:
     from meaningbench.db.study import Study
@@ -56,8 +56,8 @@ def add_labels_argument(parser: argparse.ArgumentParser) -> None:
 
 def number_option(text: str) -> float:
     """argparse `type` of every option that takes a number with a fraction: plain ASCII
-    decimal, finite (`meaningbench.numbers`); argparse names the option in its message."""
-    from meaningbench.numbers import NumberProblem, plain_number
+    decimal, finite (`meaningbench.core.numbers`); argparse names the option in its message."""
+    from meaningbench.core.numbers import NumberProblem, plain_number
 
     try:
         return plain_number(text)
@@ -67,8 +67,8 @@ def number_option(text: str) -> float:
 
 def whole_number_option(text: str) -> int:
     """argparse `type` of every option that takes a count or a seed: ASCII digits with an
-    optional sign (`meaningbench.numbers`); Python's int() also takes "1_000" and "１０"."""
-    from meaningbench.numbers import NumberProblem, plain_whole_number
+    optional sign (`meaningbench.core.numbers`); Python's int() also takes "1_000" and "１０"."""
+    from meaningbench.core.numbers import NumberProblem, plain_whole_number
 
     try:
         return plain_whole_number(text)

@@ -108,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
                 if args.choose:
                     choose_label_set(session, args.fix)
     if args.csv:
-        from meaningbench.datasets.atomic_file import write_text_atomically
+        from meaningbench.core.atomic_file import write_text_atomically
 
         write_text_atomically(Path(args.csv), result.labels.to_csv(index=False))
     if args.json:

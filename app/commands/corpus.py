@@ -9,7 +9,7 @@ from meaningbench.commands import _common as common
 from meaningbench.commands.score import REFERENCE_MODES
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = common.add_command(
         subparsers,
         "corpus",

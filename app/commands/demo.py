@@ -9,7 +9,7 @@ from pathlib import Path
 from meaningbench.commands import _common as common
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = common.add_command(
         subparsers,
         "demo",

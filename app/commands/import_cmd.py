@@ -53,7 +53,7 @@ examples:
 """
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = common.add_command(
         subparsers,
         "import",
@@ -110,7 +110,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from meaningbench.datasets.atomic_file import part_path, remove_stale_parts
+    from meaningbench.core.atomic_file import part_path, remove_stale_parts
     from meaningbench.datasets.importer import import_file
     from meaningbench.db.errors import StudyFileError
     from meaningbench.db.study import create_study, open_study, publish_study, remove_study_files

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from meaningbench.db.study import Study
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = common.add_command(
         subparsers,
         "info",

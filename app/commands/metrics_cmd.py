@@ -10,7 +10,7 @@ from typing import Any
 from meaningbench.commands import _common as common
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = common.add_command(
         subparsers,
         "metrics",

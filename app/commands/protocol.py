@@ -9,7 +9,7 @@ from meaningbench.commands import _common as common
 CHOICES = ("da", "esa", "sxs", "likert")
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = common.add_command(
         subparsers,
         "protocol",

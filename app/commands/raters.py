@@ -8,7 +8,7 @@ import math
 from meaningbench.commands import _common as common
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = common.add_command(
         subparsers,
         "raters",
@@ -40,8 +40,8 @@ def _fmt(x: float, spec: str) -> str:
 def run(args: argparse.Namespace) -> int:
     from meaningbench.analysis.rater_checks import RaterThresholds, study_rater_checks
     from meaningbench.annotation.settings import load_settings, save_settings
+    from meaningbench.core.numbers import NumberProblem, plain_number
     from meaningbench.errors import UserError
-    from meaningbench.numbers import NumberProblem, plain_number
 
     known = set(RaterThresholds.__dataclass_fields__)
     new: dict[str, float] = {}

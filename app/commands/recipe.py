@@ -42,10 +42,8 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import json
-
     from meaningbench.analysis.export import to_text
-    from meaningbench.datasets.csmd_recipe import build_corrected_csmd, write_result
+    from meaningbench.datasets.csmd_recipe import build_corrected_csmd, split_files, write_result
 
     splits = {"train": args.csmd / "train.tsv", "dev": args.csmd / "dev.tsv"}
     if args.test is not None:
@@ -58,19 +56,14 @@ def run(args: argparse.Namespace) -> int:
     }
     sources = {k: v for k, v in given.items() if v is not None}
     result = build_corrected_csmd(splits, sources)
-    written = write_result(result, args.out)
     summary = {
         "trace": result.trace,
         "notes": result.notes,
         "by_source": result.by_source.reset_index().to_dict(orient="records"),
         "by_split": result.by_split.reset_index().to_dict(orient="records"),
-        "files": [str(p) for p in written],
+        "files": [str(p) for p in split_files(result, args.out)],
     }
-    from meaningbench.json_values import clean_json
-
-    (args.out / "summary.json").write_text(
-        json.dumps(clean_json(summary), indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
-    )
+    write_result(result, args.out, summary)
     if args.json:
         common.print_json(summary)
         return 0
@@ -81,7 +74,9 @@ def run(args: argparse.Namespace) -> int:
     print(to_text(_percent(result.by_source, ["equal to own mean"])))
     print("\nper split:")
     print(to_text(_percent(result.by_split, ["correct"])))
-    print("\nwrote " + ", ".join(str(p) for p in written) + f", {args.out / 'summary.json'}")
+    print(
+        "\nwrote " + ", ".join(str(p) for p in summary["files"]) + f", {args.out / 'summary.json'}"
+    )
     return 0
 
 

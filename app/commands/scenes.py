@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from meaningbench.commands import _common as common
 
+if TYPE_CHECKING:
+    from meaningbench.db.study import Study
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = common.add_command(
         subparsers,
         "scenes",
@@ -53,9 +57,9 @@ def run(args: argparse.Namespace) -> int:
         study.close()
 
 
-def _import(study, args: argparse.Namespace) -> int:
+def _import(study: Study, args: argparse.Namespace) -> int:
     from meaningbench.errors import UserError
-    from meaningbench.metrics.structural.scene_import import import_ucca
+    from meaningbench.jobs.scene_import import import_ucca
 
     with study.session() as s:
         report = import_ucca(s, args.import_ucca)
@@ -73,10 +77,10 @@ def _import(study, args: argparse.Namespace) -> int:
     return 0
 
 
-def _propose(study, args: argparse.Namespace) -> int:
+def _propose(study: Study, args: argparse.Namespace) -> int:
     from meaningbench.errors import UserError
+    from meaningbench.jobs.scene_import import propose_into_study
     from meaningbench.metrics.structural.propose import parser_status, propose_scenes
-    from meaningbench.metrics.structural.scene_import import propose_into_study
 
     ok, _, message = parser_status()
     if not ok:
@@ -93,15 +97,15 @@ def _propose(study, args: argparse.Namespace) -> int:
     return 0
 
 
-def _list(study, args: argparse.Namespace) -> int:
-    from meaningbench.metrics.structural.scene_import import source_groups
-    from meaningbench.metrics.structural.scene_store import load_scenes, scene_counts
+def _list(study: Study, args: argparse.Namespace) -> int:
+    from meaningbench.jobs.scene_import import source_groups
+    from meaningbench.jobs.scene_store import load_scenes, scene_counts
 
     with study.session() as s:
         sources = source_groups(s)
         counts = scene_counts(s)
         scenes = load_scenes(s)
-    rows = []
+    rows: list[dict[str, Any]] = []
     for group, source in sources.items():
         chosen = scenes.get(group, [])
         rows.append(

@@ -20,7 +20,7 @@ REFERENCE_MODES = ("source", "references")
 STOP_LIMIT_S = 4.0
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = common.add_command(
         subparsers,
         "score",

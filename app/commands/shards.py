@@ -17,7 +17,7 @@ EXECUTORS = ("local", "ray")
 DETAILS_CHOICES = ("full", "compact", "none")
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "shards",
         help="score a study on a Ray cluster or another machine: export Parquet shards, "
@@ -33,7 +33,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     _register_merge(sub)
 
 
-def _register_export(sub: argparse._SubParsersAction) -> None:
+def _register_export(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     export = sub.add_parser(
         "export",
         help="write the items still missing scores for METRICS as Parquet shards",
@@ -54,7 +54,7 @@ def _register_export(sub: argparse._SubParsersAction) -> None:
     export.set_defaults(func=run_export)
 
 
-def _register_score(sub: argparse._SubParsersAction) -> None:
+def _register_score(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     score = sub.add_parser(
         "score",
         help="score exported shards into result shards, here or on Ray",
@@ -89,7 +89,7 @@ def _register_score(sub: argparse._SubParsersAction) -> None:
     score.set_defaults(func=run_score)
 
 
-def _register_merge(sub: argparse._SubParsersAction) -> None:
+def _register_merge(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     merge = sub.add_parser(
         "merge",
         help="check every result shard and write the scores into the study",

@@ -8,7 +8,7 @@ from pathlib import Path
 from meaningbench.commands import _common as common
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "spans",
         help="export or import error span ratings (esa) as JSON Lines",

@@ -17,7 +17,7 @@ from meaningbench.commands import _common as common
 from meaningbench.settings import DEFAULT_ENCODER, DEVICE_CHOICES
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = common.add_command(
         subparsers,
         "sweep",
@@ -153,7 +153,7 @@ def run(args: argparse.Namespace) -> int:
 def _write(table: Any, path: Path) -> None:
     import json
 
-    from meaningbench.datasets.atomic_file import write_text_atomically
+    from meaningbench.core.atomic_file import write_text_atomically
 
     path.parent.mkdir(parents=True, exist_ok=True)
     if path.suffix.lower() == ".csv":

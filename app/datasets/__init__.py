@@ -4,8 +4,8 @@
   nothing, streaming (readers -> plan -> rows -> store), with an `ImportReport`;
 - `exporters.export_study`: items with mean ratings and metric columns, or per-rater ratings;
 - `info.study_info`: a summary from COUNT queries;
-- `demo.build_demo_study`: the illustrative demo study;
-- `keys`: the item and source-group keys every part of the program shares.
+- `demo.build_demo_study`: the illustrative demo study.
 
-Nothing is imported here, so `meaningbench.datasets.keys` stays cheap to import.
+The item and source-group keys every part of the program shares live in
+`meaningbench.core.keys`. Nothing is imported here.
 """

@@ -39,8 +39,9 @@ and `origin` (the source it came from). Unchecked rows keep the published label 
 from __future__ import annotations
 
 import csv
+import json
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -98,7 +99,7 @@ def _positional(rows: pd.DataFrame, sorted_means: pd.Series, what: str) -> np.nd
             f"{what}: {len(rows)} rows but {len(sorted_means)} groups; this is not the file "
             "CSMD was built from"
         )
-    return sorted_means.to_numpy(dtype=np.float64)
+    return np.asarray(sorted_means.to_numpy(dtype=np.float64))
 
 
 def asset_rows(path: Path) -> SourceRows:
@@ -354,14 +355,22 @@ def build_corrected_csmd(splits: dict[str, Path], sources: dict[str, Path]) -> R
     return _by_text(published, table)
 
 
-def write_result(result: RecipeResult, out_dir: Path) -> list[Path]:
-    """The annotated splits as TSV (CSV quoting, like the published files) and a summary."""
+def split_files(result: RecipeResult, out_dir: Path) -> list[Path]:
+    """Where `write_result` puts each annotated split."""
+    return [out_dir / f"{name}.tsv" for name in result.splits]
+
+
+def write_result(result: RecipeResult, out_dir: Path, summary: Mapping[str, object]) -> None:
+    """The annotated splits as TSV (CSV quoting, like the published files) and `summary` as
+    summary.json, all in place together or, on an error (a full disk), none changed."""
+    from meaningbench.core.atomic_file import files_in_place
+    from meaningbench.core.json_values import clean_json
+
     out_dir.mkdir(parents=True, exist_ok=True)
-    written = []
-    for name, frame in result.splits.items():
-        path = out_dir / f"{name}.tsv"
-        frame.to_csv(path, sep="\t", index=False)
-        written.append(path)
+    with files_in_place(out_dir) as staging:
+        for path, frame in zip(split_files(result, staging), result.splits.values(), strict=True):
+            frame.to_csv(path, sep="\t", index=False)
+        text = json.dumps(clean_json(dict(summary)), indent=2, ensure_ascii=False) + "\n"
+        (staging / "summary.json").write_text(text, encoding="utf-8")
     # A test split rebuilt without the published file is reported, not written: the recipe
     # annotates published files, it does not publish splits of its own.
-    return written

@@ -23,8 +23,8 @@ bounded memory (the metric matrix aside: one float per item and metric).
 
 CSV/TSV text cells that a spreadsheet would run as formulas get a leading quote unless
 `raw_cells` is asked for, and a notice file beside the table says so when any cell got one
-(`meaningbench.datasets.cells`); the file is written whole or not at all
-(`meaningbench.datasets.atomic_file`).
+(`meaningbench.core.cells`); the file is written whole or not at all
+(`meaningbench.core.atomic_file`).
 """
 
 from __future__ import annotations
@@ -44,14 +44,14 @@ from sqlalchemy import Connection, text
 from meaningbench.analysis.human import item_scores
 from meaningbench.analysis.label_sets import resolve_label_sets, select_labels
 from meaningbench.analysis.score_columns import score_matrix
-from meaningbench.datasets.atomic_file import replace_atomically
+from meaningbench.core.atomic_file import replace_atomically
+from meaningbench.core.cells import CellMode, neutralise, notice_path, notice_text
+from meaningbench.core.json_values import json_line
 from meaningbench.datasets.attribute_columns import AttributeColumns
-from meaningbench.datasets.cells import CellMode, neutralise, notice_path, notice_text
 from meaningbench.db.current_ratings import current_rating_sql
 from meaningbench.db.frames import ITEM_COLUMNS, ratings_frame
 from meaningbench.db.study import Study
 from meaningbench.errors import UserError
-from meaningbench.json_values import json_line
 
 BATCH = 10_000
 PROGRESS_EVERY = 10_000  # rows

@@ -24,12 +24,12 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-from meaningbench.datasets import keys
+from meaningbench.core import keys
+from meaningbench.core.readers import TableSource, open_csv, open_table
 from meaningbench.datasets.attributes import AttributeTracker
 from meaningbench.datasets.language import checked_language, import_language
 from meaningbench.datasets.mapping import UserMapping, parse_map_options
 from meaningbench.datasets.plan import SHAPES, Plan, attribute_name, make_plan
-from meaningbench.datasets.readers import TableSource, open_csv, open_table
 from meaningbench.datasets.report import ImportReport
 from meaningbench.datasets.rows import ParsedRow, RatingValue, RowParser, RowProblem
 from meaningbench.datasets.store import BulkWriter, DatasetState, rating_key
@@ -543,12 +543,12 @@ def import_file(
     raw = study.engine.raw_connection()
     conn = raw.driver_connection
     assert conn is not None
-    writer = BulkWriter(conn)  # type: ignore[arg-type]
+    writer = BulkWriter(conn)
     # Names this process as the lock's holder while the one transaction runs, so a
     # `score` waiting for the study can say what it waits for.
     announcement = ExitStack()
     try:
-        plan = _plan_file(conn, source, user, fmt, path, ratings, drop)  # type: ignore[arg-type]
+        plan = _plan_file(conn, source, user, fmt, path, ratings, drop)
         _report_plan(report, plan)
         parser = RowParser(plan, source.columns, source.container)
         run = _start_run(
@@ -562,7 +562,7 @@ def import_file(
             raise UserError(f"{study.path}: {exc}") from None
         announcement.enter_context(announced_writer(study.path, "import"))
         had_items = conn.execute("SELECT 1 FROM item LIMIT 1").fetchone() is not None
-        report.language = import_language(conn, language, had_items)  # type: ignore[arg-type]
+        report.language = import_language(conn, language, had_items)
         _read_rows(source, parser, run, info_by_name, str(path), progress, cancel)
         _store_pending(run, writer, path, report)
         if cancel is not None:

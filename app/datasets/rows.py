@@ -15,10 +15,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from meaningbench.core.numbers import PLAIN_NUMBER, is_non_finite, why_not_plain
 from meaningbench.datasets.mapping import dimension_for
 from meaningbench.datasets.plan import DimInfo, Plan
 from meaningbench.db.models import ANNOTATOR_KINDS, ITEM_KINDS
-from meaningbench.numbers import PLAIN_NUMBER, is_non_finite, why_not_plain
 
 Getter = Callable[[Any], Any]
 
@@ -75,7 +75,7 @@ def _text(value: Any, column: str) -> str:
     raise RowProblem(f"expected text, found a JSON {type(value).__name__}", column)
 
 
-# What a rating cell may hold: the one rule of `meaningbench.numbers`, plus a decimal comma.
+# What a rating cell may hold: the one rule of `meaningbench.core.numbers`, plus a decimal comma.
 # A decimal comma ("72,5"): one comma between digits, no exponent.
 _COMMA_NUMBER = re.compile(r"[+-]?[0-9]+,[0-9]+")
 # Digits grouped in threes after a comma read both as thousands ("1,000" = 1000) and as a
@@ -130,7 +130,7 @@ def _json_number(value: int | float, column: str) -> float:
 def parse_number(value: Any, column: str) -> float | None:
     """A rating as a float; None for an empty cell.
 
-    Text must be a plain decimal (`meaningbench.numbers`) or use a decimal comma ("72,5");
+    Text must be a plain decimal (`meaningbench.core.numbers`) or use a decimal comma ("72,5");
     anything else is refused, quoting the cell as written. JSON numbers are numbers.
     """
     if value is None:

@@ -11,6 +11,8 @@ table and export shows (the one printer).
 
 The common options (reference_mode, device, model, batch_size) reach each metric that
 declares them in its `defaults`; a metric ignores the others. Options written in a spec win.
+The `study` option (a path) is not a metric's: each metric reads that study through
+`meaningbench.jobs.study_inputs`.
 """
 
 from __future__ import annotations
@@ -92,6 +94,11 @@ def plan_metric(
         metric = cls(**config)
     except (TypeError, ValueError) as exc:
         raise InputError(f"{spec.text or spec.name}: {exc}") from exc
+    if options.get("study"):
+        # The metric reads the study only through what the job hands it.
+        from meaningbench.jobs.study_inputs import StudyFileInputs
+
+        metric.use_study(StudyFileInputs(str(options["study"])))
     label = metric_canonical_name(metric, spec.model)
     if not check_availability:
         return PlannedMetric(spec, metric, label, Availability(True))

@@ -90,9 +90,10 @@ def registered_models(study: Study) -> list[RegisteredModelRef]:
 
 
 def study_options(study: Study) -> dict[str, Any]:
-    """What every metric may learn of the study as an option, if it declares it: where the
-    study lies (SAMSA reads its scenes) and the language of its texts (which tokenizer,
-    stemmer or formula a metric uses; part of its config hash, so languages never mix)."""
+    """What every metric may learn of the study: where the study lies (each planned metric
+    reads it through `jobs.study_inputs`: SAMSA's scenes, BERTScore's references) and, as
+    an option if it declares it, the language of its texts (which tokenizer, stemmer or
+    formula a metric uses; part of its config hash, so languages never mix)."""
     from meaningbench.datasets.language import study_language
 
     return {"study": str(study.path), "language": study_language(study)}

@@ -39,7 +39,7 @@ from meaningbench.db.runs import close_completed, interrupt_gone_runs
 from meaningbench.db.study import Study
 from meaningbench.errors import InputError
 from meaningbench.jobs.base import JobContext
-from meaningbench.jobs.metric_specs import PlannedMetric, expand_specs, plan_metric, split_specs
+from meaningbench.jobs.metric_specs import PlannedMetric, expand_specs, plan_metric
 from meaningbench.jobs.score_claims import Busy, Claimed, try_claim, wait_for_other
 from meaningbench.jobs.score_exec import (
     POOL_MIN_ITEMS,
@@ -77,6 +77,7 @@ from meaningbench.metrics.base import (
 )
 from meaningbench.metrics.cost import CACHED_COST, item_cost
 from meaningbench.metrics.model_roles import metrics_for_model
+from meaningbench.metrics.names import split_specs
 from meaningbench.metrics.neural.models import prefer_passive_thread_waits
 from meaningbench.metrics.registry import (
     BrokenPlugin,

@@ -17,6 +17,7 @@ from meaningbench.runtime import CancelToken
 
 if TYPE_CHECKING:
     from meaningbench.metrics.explain import ExplainItem, Explanation
+    from meaningbench.metrics.study_inputs import StudyInputs
 
 ReferenceMode = Literal["source", "references"]
 REFERENCE_MODES: tuple[str, ...] = get_args(ReferenceMode)
@@ -199,6 +200,9 @@ class Metric(ABC):
     # True when `explain` can take an output apart from its texts alone, with no stored
     # score (lexical metrics): the compare view then offers it for every output.
     explains_live: ClassVar[bool] = False
+    # What the metric reads of the study besides the texts (SAMSA's scenes, BLEU-SAMSA's
+    # stored scores, BERTScore's references as idf corpus); None outside a study.
+    study_inputs: StudyInputs | None = None
 
     def __init__(self, **config: Any) -> None:
         unknown = set(config) - set(self.defaults)
@@ -260,6 +264,11 @@ class Metric(ABC):
 
     def model_id(self) -> str | None:
         return None
+
+    def use_study(self, study: StudyInputs | None) -> None:
+        """Read the study through `study` (the job that scores the metric hands it over; a
+        metric never opens the study file itself)."""
+        self.study_inputs = study
 
     def prepare(self, pairs: Sequence[Pair]) -> None:
         """See every pair of the study before scoring a part of it (e.g. an idf corpus).

@@ -13,9 +13,12 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from meaningbench.metrics.base import Pair
+
+if TYPE_CHECKING:
+    from meaningbench.metrics.study_inputs import StudyInputs
 
 
 @dataclass(frozen=True)
@@ -26,9 +29,8 @@ class ExplainItem:
     pair: Pair
     value: float | None = None  # the stored 0–100 value; None: nothing stored
     details: Mapping[str, Any] | None = None  # the stored details; None: nothing stored
-    # The open study (`meaningbench.db.study.Study`), for metrics that read study data
-    # besides the texts (SAMSA's scenes); None outside a study.
-    study: Any = None
+    # What metrics read of the study besides the texts (SAMSA's scenes); None outside a study.
+    study: StudyInputs | None = None
     source_group: str | None = None
 
     @property

@@ -157,9 +157,10 @@ def _load(name: str) -> type[Metric] | None:
     if error:
         _BROKEN[name] = BrokenPlugin(name, ep.value, dist_name, error)
         return None
-    _LOADED[name] = obj
+    metric: type[Metric] = obj  # _check_class found a Metric subclass
+    _LOADED[name] = metric
     _ORIGINS[name] = MetricOrigin(dist_name, version, ep.value)
-    return obj
+    return metric
 
 
 def _load_error(exc: BaseException) -> str:

@@ -184,7 +184,7 @@ def fresh_connection(conn: sqlite3.Connection | None, path: str) -> sqlite3.Conn
 
 def load_ids(
     conn: sqlite3.Connection, f: BrowserFilter, *, chunk: int = 65536, cancelled: Any = None
-) -> array:
+) -> array[int]:
     """The ids of the items passing `f`, in display order."""
     sql, params = ids_sql(f)
     ids = array("q")
@@ -233,8 +233,8 @@ def human_scores(
 
 
 def _by_human_score(
-    conn: sqlite3.Connection, ids: array, dimension_id: int | None, *, descending: bool
-) -> array:
+    conn: sqlite3.Connection, ids: array[int], dimension_id: int | None, *, descending: bool
+) -> array[int]:
     """`ids` ordered by human score (unscored last), ties by id, in the chosen direction."""
     scores = human_scores(conn, dimension_id)
     order_ids = np.frombuffer(ids, dtype=np.int64) if ids.itemsize == 8 else np.asarray(ids)

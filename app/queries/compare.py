@@ -285,6 +285,7 @@ def explain_choices(handle: StudyHandle, item_id: int) -> list[ExplainChoice]:
 def explain_score(handle: StudyHandle, item_id: int, choice: ExplainChoice) -> Explanation:
     """Ask the metric of `choice`, configured as its run was, to explain one output."""
     study = study_of(handle)
+    from meaningbench.jobs.study_inputs import StudyFileInputs
     from meaningbench.metrics.base import Pair, resolve_references
     from meaningbench.metrics.explain import ExplainItem, NoExplanation
     from meaningbench.metrics.registry import get_metric_class
@@ -315,7 +316,7 @@ def explain_score(handle: StudyHandle, item_id: int, choice: ExplainChoice) -> E
         pair,
         value=stored.value if stored else None,
         details=stored.details if stored else None,
-        study=study,
+        study=StudyFileInputs(study),
         source_group=row.source_group,
     )
     try:
@@ -333,7 +334,7 @@ def explain_score(handle: StudyHandle, item_id: int, choice: ExplainChoice) -> E
 def source_scenes(handle: StudyHandle, source_group: str) -> list[SceneSpec]:
     """The scenes of one source, of the best origin it has (annotated, UCCA, parser)."""
     study = study_of(handle)
-    from meaningbench.metrics.structural.scene_store import load_scenes
+    from meaningbench.jobs.scene_store import load_scenes
 
     with study.session() as s:
         return load_scenes(s, [source_group]).get(source_group, [])
@@ -342,7 +343,7 @@ def source_scenes(handle: StudyHandle, source_group: str) -> list[SceneSpec]:
 def save_scenes(handle: StudyHandle, source_group: str, specs: Sequence[SceneSpec]) -> None:
     """Store the scenes as the source's annotated ones, replacing those it had."""
     study = study_of(handle)
-    from meaningbench.metrics.structural.scene_store import replace_scenes
+    from meaningbench.jobs.scene_store import replace_scenes
 
     with study.session() as s:
         replace_scenes(s, source_group, list(specs), origin="manual")
@@ -351,7 +352,7 @@ def save_scenes(handle: StudyHandle, source_group: str, specs: Sequence[SceneSpe
 def import_ucca_files(handle: StudyHandle, paths: Sequence[Path]) -> str:
     """Import UCCA XML passages as scenes; the report in words."""
     study = study_of(handle)
-    from meaningbench.metrics.structural.scene_import import import_ucca
+    from meaningbench.jobs.scene_import import import_ucca
 
     with study.session() as s:
         return import_ucca(s, list(paths)).summary()

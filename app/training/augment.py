@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from meaningbench.analysis.controls import build_vocabulary, make_word_soup, sample_unrelated
+from meaningbench.core.controls import build_vocabulary, make_word_soup, sample_unrelated
 
 IDENTICAL_TARGET = 100.0
 UNRELATED_TARGET = 0.0

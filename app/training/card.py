@@ -12,7 +12,7 @@ import platform
 from pathlib import Path
 from typing import Any
 
-from meaningbench.json_values import clean_json
+from meaningbench.core.json_values import clean_json
 from meaningbench.training.request import BETWEEN_EXACT
 
 CARD_FORMAT = "meaningbench-model-card/1"
@@ -46,7 +46,8 @@ def write_card(card: dict[str, Any], out_dir: Path) -> None:
 
 def read_card(out_dir: Path) -> dict[str, Any] | None:
     try:
-        return json.loads((out_dir / CARD_JSON).read_text(encoding="utf-8"))
+        card: dict[str, Any] = json.loads((out_dir / CARD_JSON).read_text(encoding="utf-8"))
+        return card
     except (OSError, ValueError):
         return None
 

@@ -86,7 +86,7 @@ def load_checkpoint(path: Path, *, fingerprint: str) -> dict[str, Any]:
     import torch
 
     try:
-        payload = torch.load(path, map_location="cpu", weights_only=True)
+        payload: dict[str, Any] = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as exc:  # a truncated or foreign file: say which and why
         raise UserError(f"{path}: cannot read the checkpoint ({exc})") from exc
     if payload.get("format") != CHECKPOINT_FORMAT:

@@ -84,7 +84,7 @@ def rescale_like(z: np.ndarray, raw: np.ndarray) -> np.ndarray:
     sd_z = float(np.std(z, ddof=1)) if len(z) > 1 else 0.0
     if not np.isfinite(sd_z) or sd_z <= 0:
         return np.full(len(z), np.clip(mean_raw, 0.0, 100.0))
-    return np.clip(mean_raw + (z - np.mean(z)) * (sd_raw / sd_z), 0.0, 100.0)
+    return np.asarray(np.clip(mean_raw + (z - np.mean(z)) * (sd_raw / sd_z), 0.0, 100.0))
 
 
 def load_targets(

@@ -20,7 +20,7 @@ BOOTSTRAP_SAMPLES = 1000
 
 
 def clip_scores(values: np.ndarray) -> np.ndarray:
-    return np.clip(values, 0.0, 100.0)
+    return np.asarray(np.clip(values, 0.0, 100.0))
 
 
 def regression_stats(

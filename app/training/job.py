@@ -18,8 +18,9 @@ from typing import Any
 
 import numpy as np
 
+from meaningbench.core.atomic_file import write_text_atomically
+from meaningbench.core.json_values import clean_json
 from meaningbench.errors import StudyNotFoundError, UserError
-from meaningbench.json_values import clean_json
 from meaningbench.runtime import JobContext
 from meaningbench.training import card as cards
 from meaningbench.training.checkpoint import LAST_INFO
@@ -109,7 +110,7 @@ def _check_fingerprint(ckpt: Path, request: TrainRequest, data_hash: str) -> str
         "data_hash": data_hash,
         "config": request.learning_config(),
     }
-    path.write_text(json.dumps(payload, indent=2), encoding="utf-8")
+    write_text_atomically(path, json.dumps(payload, indent=2))
     return fingerprint
 
 

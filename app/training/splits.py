@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from meaningbench.datasets.keys import source_group_key
+from meaningbench.core.keys import source_group_key
 
 
 @dataclass(frozen=True)

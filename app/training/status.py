@@ -50,7 +50,8 @@ def run_names(request: TrainRequest) -> list[str]:
 
 def _read(path: Path) -> dict[str, Any] | None:
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        status: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+        return status
     except (OSError, ValueError):
         return None
 

@@ -44,7 +44,8 @@ class AnnotatePage(QWidget):
         super().__init__(parent)
         self.setObjectName("annotatePage")
         self.context = context
-        self.screen: AnnotationScreen | SideBySideScreen | None = None
+        # Shadows QWidget.screen() (the display), which the page never asks for.
+        self.screen: AnnotationScreen | SideBySideScreen | None = None  # type: ignore[assignment]
         self.practice: PracticeScreen | None = None
         self.annotator: str | None = None
         # Ratings saved while the window was open, per study file and rater: the quit summary.

@@ -11,12 +11,16 @@ import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QObject, QTimer
 from PySide6.QtWidgets import QApplication, QWidget
 
 from meaningbench import __version__
 from meaningbench.settings import APP_NAME, UserPrefs
+
+if TYPE_CHECKING:
+    from meaningbench.ui.main_window import MainWindow
 
 ORGANIZATION = "MeaningBench"
 DESKTOP_FILE = "meaningbench"
@@ -34,7 +38,7 @@ def create_application(argv: list[str] | None = None) -> QApplication:
     return QApplication([sys.argv[0] if sys.argv else "meaningbench", *(argv or [])])
 
 
-def start(argv: list[str] | None = None, *, open_initial: bool = True):  # -> MainWindow
+def start(argv: list[str] | None = None, *, open_initial: bool = True) -> MainWindow:
     """Create the application and the main window, show it, and schedule the study to open.
 
     Returns the window; the caller runs the event loop (`launch` does, tests use qtbot).
@@ -111,7 +115,7 @@ def after_first_paint(window: QWidget, callback: Callable[[], None]) -> None:
     _FirstPaint(window, callback)
 
 
-def open_initial_study(window, study: str | None) -> None:  # noqa: ANN001 - MainWindow
+def open_initial_study(window: MainWindow, study: str | None) -> None:
     """The study named on the command line, else the most recent one, else the welcome page."""
     if study:
         window.studies.open_path(Path(study))

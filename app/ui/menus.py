@@ -61,12 +61,15 @@ class WindowActions:
 
 
 def _action(
-    window: MainWindow, text: str, slot: object, shortcut: QKeySequence | str | None = None
+    window: MainWindow,
+    text: str,
+    slot: object,
+    shortcut: QKeySequence | QKeySequence.StandardKey | str | None = None,
 ) -> QAction:
     action = QAction(text, window)
     if shortcut is not None:
         action.setShortcut(QKeySequence(shortcut))
-    action.triggered.connect(slot)  # type: ignore[arg-type]
+    action.triggered.connect(slot)
     window.addAction(action)  # shortcuts work even when the menu bar is hidden
     return action
 

@@ -87,12 +87,12 @@ class _Runnable(QRunnable):
             if ended.outcome == "cancelled":
                 bridge.cancelled.emit()
             elif ended.error is not None:  # reaches the GUI as a dialog, never a crash
-                exc = ended.error
+                error = ended.error
                 # A job run in a child process brings the child's traceback along.
-                trace = getattr(exc, "child_trace", "") or "".join(
-                    traceback.format_exception(exc)
+                trace = getattr(error, "child_trace", "") or "".join(
+                    traceback.format_exception(error)
                 )
-                bridge.failed.emit(JobFailure(self._title, exc, trace))
+                bridge.failed.emit(JobFailure(self._title, error, trace))
             else:
                 if self._ctx.cancelled:  # it returned what it finished before the cancel
                     bridge.cancelled.emit()

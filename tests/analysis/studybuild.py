@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from meaningbench.datasets.keys import pair_key, source_group_key
+from meaningbench.core.keys import pair_key, source_group_key
 from meaningbench.db.models import Annotator, Dataset, Dimension, Item, MetricRun, Rating, Score
 from meaningbench.db.study import Study
 

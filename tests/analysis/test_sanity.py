@@ -9,7 +9,6 @@ from typing import ClassVar
 import numpy as np
 import pytest
 
-from meaningbench.analysis.controls import under_overlap_bar
 from meaningbench.analysis.sanity import (
     build_sanity_pairs,
     identical_rates,
@@ -17,6 +16,7 @@ from meaningbench.analysis.sanity import (
     study_sanity,
     unrelated_rates,
 )
+from meaningbench.core.controls import under_overlap_bar
 from meaningbench.metrics.base import ItemScore, Metric, MetricInfo, Pair
 from meaningbench.runtime import CancelToken
 from tests.analysis.studybuild import SOURCES, add_items, add_scores
@@ -137,8 +137,8 @@ def test_progress_and_cancel(mode: str) -> None:
 def test_a_single_source_still_gets_a_word_soup() -> None:
     """With one source sentence every study word is in it: the soup falls back to common
     words, still sharing none with the source."""
-    from meaningbench.analysis.controls import words
     from meaningbench.analysis.sanity import build_sanity_pairs
+    from meaningbench.core.controls import words
 
     source = "The quiet river carried the old boat to the sea."
     pairs = build_sanity_pairs([source], unrelated="wordsoup", seed=1)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from meaningbench.datasets.keys import pair_key, source_group_key
+from meaningbench.core.keys import pair_key, source_group_key
 from meaningbench.db.models import Item
 from meaningbench.db.study import Study
 from tests.analysis.studybuild import dataset_named

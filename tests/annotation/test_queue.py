@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-from meaningbench.analysis import controls
 from meaningbench.annotation.ordering import back_to_back, repeat_gap
 from meaningbench.annotation.queue import ensure_queue, get_or_create_annotator
 from meaningbench.annotation.settings import QCMix, load_settings, save_settings
+from meaningbench.core import controls
 from meaningbench.db.models import Item, QueueEntry
 from meaningbench.db.study import Study, create_study
 from tests.annotation.factories import add_items

@@ -1,4 +1,4 @@
-"""Numbers on the command line and in settings: one rule (meaningbench.numbers), finite,
+"""Numbers on the command line and in settings: one rule (meaningbench.core.numbers), finite,
 plain ASCII; whatever is stored stays valid JSON."""
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ import pytest
 
 from meaningbench.annotation.settings import load_settings, save_settings
 from meaningbench.cli import main
+from meaningbench.core.numbers import NumberProblem, plain_number
 from meaningbench.db.study import create_study, open_study
 from meaningbench.errors import UserError
-from meaningbench.numbers import NumberProblem, plain_number
 
 BAD = ["nan", "inf", "-Infinity", "5_0", "１０", "1e999", "1,5", ""]
 

@@ -12,6 +12,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -23,13 +24,18 @@ from tests.conftest import SHARED_DATASETS
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _recipe(out: Path, csmd: Path, **sources: Path) -> subprocess.CompletedProcess[str]:
+def _recipe(
+    out: Path, csmd: Path, preexec: Callable[[], None] | None = None, **sources: Path
+) -> subprocess.CompletedProcess[str]:
     argv = [sys.executable, "-m", "meaningbench.cli", "recipe", "csmd-corrected", str(out)]
     argv += ["--csmd", str(csmd), "--json"]
     for name, path in sources.items():
         argv += [f"--{name.replace('_', '-')}", str(path)]
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    return subprocess.run(argv, capture_output=True, text=True, env=env, timeout=300, check=False)
+    return subprocess.run(
+        argv, capture_output=True, text=True, env=env, timeout=300, check=False,
+        preexec_fn=preexec,
+    )  # fmt: skip
 
 
 def _strip(text: str) -> str:
@@ -95,6 +101,24 @@ def test_corrected_labels_equal_pandas_means_on_every_checked_row(
 def test_a_missing_source_file_is_refused(shared_datasets: Path, tmp_path: Path) -> None:
     proc = _recipe(tmp_path / "o", shared_datasets / "csmd", simpda=tmp_path / "nope.csv")
     assert proc.returncode == 2 and "no such file" in proc.stderr
+
+
+def test_a_full_disk_leaves_the_earlier_outputs_as_they_were(
+    shared_datasets: Path, tmp_path: Path
+) -> None:
+    from tests.fault_tools import file_size_limit
+
+    out = tmp_path / "out"
+    sources = {"simpda": shared_datasets / "simpda2022" / "simpDA_2022.csv"}
+    assert _recipe(out, shared_datasets / "csmd", **sources).returncode == 0
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    assert {"train.tsv", "dev.tsv", "summary.json"} <= set(before)
+    # Train's file fits under the limit, dev's does not: half a new set must not replace
+    # the old one.
+    limit = max(len(before["train.tsv"]), len(before["dev.tsv"])) - 1
+    proc = _recipe(out, shared_datasets / "csmd", preexec=file_size_limit(limit), **sources)
+    assert proc.returncode != 0 and "Traceback" not in proc.stderr, proc.stderr
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
 
 
 FULL = {

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from meaningbench.cli import main
-from meaningbench.datasets.cells import notice_path
+from meaningbench.core.cells import notice_path
 from meaningbench.datasets.exporters import export_study
 from meaningbench.datasets.importer import import_file
 from meaningbench.db.models import MetricRun, Score

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from meaningbench.datasets.atomic_file import PART_SUFFIX, part_path
+from meaningbench.core.atomic_file import PART_SUFFIX, part_path
 from meaningbench.datasets.exporters import export_study
 from meaningbench.datasets.importer import import_file
 from meaningbench.db.study import create_study, open_study
@@ -23,7 +23,7 @@ ITEMS = 30_000
 # test kills it there. With "named" it writes as on systems without unnamed files.
 WRITER = """
 import sys
-from meaningbench.datasets import atomic_file
+from meaningbench.core import atomic_file
 from meaningbench.datasets.exporters import export_study
 from meaningbench.db.study import open_study
 
@@ -100,7 +100,7 @@ def test_a_killed_export_leaves_nothing_behind(big_study: Path, tmp_path: Path, 
 
 
 def test_a_live_writers_part_is_kept(tmp_path: Path) -> None:
-    from meaningbench.datasets.atomic_file import remove_stale_parts
+    from meaningbench.core.atomic_file import remove_stale_parts
 
     live = part_path(tmp_path / "a.csv", os.getppid())  # a process that is surely alive
     live.write_text("being written", encoding="utf-8")

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from meaningbench.core.keys import pair_key, source_group_key
 from meaningbench.datasets.importer import import_file
-from meaningbench.datasets.keys import pair_key, source_group_key
 from tests.datasets.helpers import count, rows, write, write_jsonl
 
 

@@ -1,4 +1,4 @@
-"""Column mapping: --map parsing, synonyms, misspelling hints, keys equal to meaningbench.datasets.keys."""
+"""Column mapping: --map parsing, synonyms, misspelling hints, keys equal to meaningbench.core.keys."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from meaningbench.core.keys import normalise_text, pair_key, source_group_key
 from meaningbench.datasets.importer import item_keys
-from meaningbench.datasets.keys import normalise_text, pair_key, source_group_key
 from meaningbench.datasets.mapping import (
     closest,
     dimension_for,

@@ -7,7 +7,7 @@ import json
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from meaningbench.datasets.keys import pair_key, source_group_key
+from meaningbench.core.keys import pair_key, source_group_key
 from meaningbench.db.study import Study
 
 ItemRow = tuple[str, str, Sequence[str], str | None]  # source, output, references, system

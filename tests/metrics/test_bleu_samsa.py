@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from meaningbench.jobs.base import JobContext
+from meaningbench.jobs.scene_import import import_ucca
 from meaningbench.jobs.scoring import ScoreRequest, score_study
 from meaningbench.metrics.base import Pair
 from meaningbench.metrics.structural.bleu_samsa import (
@@ -16,7 +17,6 @@ from meaningbench.metrics.structural.bleu_samsa import (
     arithmetic_mean,
     geometric_mean,
 )
-from meaningbench.metrics.structural.scene_import import import_ucca
 from tests.jobs.studydata import add_items
 
 DATA = Path(__file__).parent / "structural" / "data"

@@ -18,7 +18,7 @@ from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QApplication, QMainWindow
 
 from meaningbench.annotation.settings import load_settings, save_settings
-from meaningbench.datasets.keys import pair_key, source_group_key
+from meaningbench.core.keys import pair_key, source_group_key
 from meaningbench.db.models import Dataset, Item
 from meaningbench.db.study import Study, create_study
 

@@ -25,11 +25,11 @@ SIZE = (1520, 960)
 
 
 def build_study(folder: Path):
-    from meaningbench.datasets.keys import source_group_key
+    from meaningbench.core.keys import source_group_key
     from meaningbench.db.study import create_study
+    from meaningbench.jobs.scene_import import import_ucca
+    from meaningbench.jobs.scene_store import replace_scenes
     from meaningbench.metrics.registry import metric_classes
-    from meaningbench.metrics.structural.scene_import import import_ucca
-    from meaningbench.metrics.structural.scene_store import replace_scenes
     from meaningbench.metrics.structural.scenes import Participant, SceneSpec
     from meaningbench.metrics.structural.tokens import words
     from tests.ui.compare import studies as demo_data

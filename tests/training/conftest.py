@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from meaningbench.datasets.keys import pair_key, source_group_key
+from meaningbench.core.keys import pair_key, source_group_key
 from meaningbench.db.models import Annotator, Dataset, Dimension, Item, Rating
 
 WORDS = [

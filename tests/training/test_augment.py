@@ -8,7 +8,7 @@ from collections import Counter
 import pandas as pd
 import pytest
 
-from meaningbench.analysis.controls import under_overlap_bar, words
+from meaningbench.core.controls import under_overlap_bar, words
 from meaningbench.training.augment import (
     build_examples,
     control_counts,

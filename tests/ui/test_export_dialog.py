@@ -5,7 +5,7 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-from meaningbench.datasets.cells import notice_path
+from meaningbench.core.cells import notice_path
 from tests.ui.test_import_dialog import write_csv
 
 ROWS = [

@@ -114,9 +114,10 @@ def test_the_sanity_table_shows_several_rows(window, qtbot, scored_demo, size) -
     dashboard.tabs.setCurrentIndex(dashboard.tabs.indexOf(sanity))
     sanity.run()
     qtbot.waitUntil(lambda: sanity.handle is None and sanity.shown is not None, timeout=120_000)
-    qtbot.wait(50)
     table = sanity.table
+    # The chart takes its height when the layout settles, a few events after the result.
+    qtbot.waitUntil(lambda: sanity.chart_panel.isVisible(), timeout=10_000)
+    qtbot.waitUntil(lambda: sanity.chart_panel.height() >= 150, timeout=10_000)
     assert table.model_.rowCount() == len(LEXICAL)
     rows_shown = table.viewport().height() / table.verticalHeader().defaultSectionSize()
     assert rows_shown >= 5, rows_shown
-    assert sanity.chart_panel.isVisible() and sanity.chart_panel.height() >= 150

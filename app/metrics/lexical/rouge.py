@@ -58,7 +58,7 @@ class _CachedTokenizer:
         stemmer = None
         if use_stemmer:
             stemmer = porter.PorterStemmer()
-            stemmer.stem = lru_cache(maxsize=2**17)(stemmer.stem)  # type: ignore[method-assign]
+            stemmer.stem = lru_cache(maxsize=2**17)(stemmer.stem)
         self.tokenize = lru_cache(maxsize=2**16)(
             lambda text: tuple(tokenize.tokenize(text, stemmer))
         )

@@ -8,14 +8,16 @@ from collections.abc import Sequence
 from functools import cached_property, lru_cache
 from typing import Any, ClassVar
 
-from meaningbench.metrics.base import Availability, ItemScore, MetricInfo, Pair, too_long
-from meaningbench.metrics.languages import LanguageMetric
-from meaningbench.metrics.lexical.common import (
-    LexicalMetric,
-    clip,
+from meaningbench.metrics.base import (
+    Availability,
+    ItemScore,
+    MetricInfo,
+    Pair,
     pair_references,
-    reference_streams,
+    too_long,
 )
+from meaningbench.metrics.languages import LanguageMetric
+from meaningbench.metrics.lexical.common import LexicalMetric, clip, reference_streams
 from meaningbench.metrics.lexical.ter_core import translation_edit_rate
 from meaningbench.metrics.lexical.text import (
     SacrebleuTokenizer,

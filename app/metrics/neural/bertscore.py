@@ -100,14 +100,12 @@ class BertScoreMetric(NeuralMetric):
         "alignment": True,
         "embedding_cache_mb": DEFAULT_DISK_MB,
         "long_texts": "windows",
-        "study": None,  # set by the scoring job: where `idf_from=references` reads them
         **MODEL_OPTIONS,
     }
     option_types: ClassVar[dict[str, Any]] = {
         **NeuralMetric.option_types,
         "long_texts": LongTexts,
     }
-    runtime_options: ClassVar[frozenset[str]] = NeuralMetric.runtime_options | {"study"}
     # Added after scores existed: runs with the default corpus keep their config hash.
     hashed_when_set: ClassVar[frozenset[str]] = frozenset({"idf_from"})
 
@@ -175,9 +173,7 @@ class BertScoreMetric(NeuralMetric):
     def prepare(self, pairs: Iterable[Pair]) -> None:
         """Take the idf corpus from the whole study: by default the distinct references of all
         its pairs, else the texts `idf_from` names."""
-        self.set_idf_corpus(
-            idf_corpus(self.config.get("idf_from"), list(pairs), self.config.get("study"))
-        )
+        self.set_idf_corpus(idf_corpus(self.config.get("idf_from"), list(pairs), self.study_inputs))
 
     def set_idf_corpus(self, texts: Iterable[str]) -> None:
         self._idf_docs = list(dict.fromkeys(texts))
@@ -199,7 +195,7 @@ class BertScoreMetric(NeuralMetric):
 
     # --- scoring -----------------------------------------------------------------------------
     def _windowed(self) -> bool:
-        return self.config["long_texts"] == "windows"
+        return bool(self.config["long_texts"] == "windows")
 
     def _window_frame(self) -> tuple[int, int, int]:
         """(ids per window, leading special tokens, trailing special tokens)."""

@@ -19,13 +19,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from meaningbench.heap import trim_heap
+from meaningbench.core.heap import trim_heap
 from meaningbench.settings import data_dir
 
 DEFAULT_MEMORY_MB = 256
 DEFAULT_DISK_MB = 512
 # After this many bytes of new embeddings the cache asks the allocator to return freed
-# pages (see meaningbench.heap): about once per batch of 256 items of 30 words.
+# pages (see meaningbench.core.heap): about once per batch of 256 items of 30 words.
 TRIM_AFTER_MB = 16
 
 
@@ -60,7 +60,7 @@ class MemoryLRU:
     50 kB tensors freed in LRU order between model activations of every size fragment
     the heap, and the process grows by hundreds of megabytes although the bytes in use
     stay flat. Every `trim_after_bytes` written, `release()` also hands freed heap pages
-    back to the system for what remains (see meaningbench.heap).
+    back to the system for what remains (see meaningbench.core.heap).
     """
 
     def __init__(self, max_bytes: int, trim_after_bytes: int = TRIM_AFTER_MB * 2**20) -> None:

@@ -9,12 +9,15 @@ one document per line.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from meaningbench.errors import UserError
 from meaningbench.metrics.base import Pair, pair_references
+
+if TYPE_CHECKING:
+    from meaningbench.metrics.study_inputs import StudyInputs
 
 IDF_CORPORA = ("sources", "references", "outputs")
 
@@ -32,7 +35,7 @@ def idf_from_problem(value: object) -> str | None:
     return None
 
 
-def idf_corpus(value: object, pairs: Sequence[Pair], study: object = None) -> list[str]:
+def idf_corpus(value: object, pairs: Sequence[Pair], study: StudyInputs | None = None) -> list[str]:
     """The documents of the idf corpus `value` names, for the study whose pairs are given."""
     if value is None:
         return [text for pair in pairs for text in pair_references(pair)]
@@ -59,29 +62,12 @@ def read_corpus_file(path: Path) -> list[str]:
     return docs
 
 
-def _study_references(study: object, pairs: Sequence[Pair]) -> list[str]:
-    """The human references of the pairs' items, read from the study (pairs in source mode
-    carry the source in their place)."""
-    if not study:
+def _study_references(study: StudyInputs | None, pairs: Sequence[Pair]) -> list[str]:
+    """The human references of the pairs' items, as the study holds them (pairs in source
+    mode carry the source in their place)."""
+    if study is None:
         raise UserError("idf_from=references reads the study's references: score a study")
-    from meaningbench.db.study import open_study
-
-    ids = sorted({pair.item_id for pair in pairs})
-    docs: list[str] = []
-    handle = open_study(str(study))
-    try:
-        with handle.session() as s:
-            conn = s.connection()
-            for start in range(0, len(ids), 500):
-                chunk = ids[start : start + 500]
-                marks = ",".join("?" * len(chunk))
-                rows = conn.exec_driver_sql(
-                    f"SELECT refs FROM item WHERE id IN ({marks}) ORDER BY id", tuple(chunk)
-                )
-                for (refs,) in rows:
-                    docs.extend(r for r in json.loads(refs or "[]") if r and r.strip())
-    finally:
-        handle.close()
+    docs = study.references(sorted({pair.item_id for pair in pairs}))
     if not docs:
         raise UserError("idf_from=references: no item of the study has a human reference")
     return docs

@@ -108,7 +108,7 @@ class LayerMix(nn.Module):
             mean = (masked.reshape(t.shape[0], -1).sum(1) / count).view(-1, 1, 1)
             var = (((masked - mean) * broadcast) ** 2).reshape(t.shape[0], -1).sum(1) / count
             pieces.append(w * ((t - mean) / torch.sqrt(var + 1e-12).view(-1, 1, 1)))
-        return self.gamma * sum(pieces)  # type: ignore[no-any-return]
+        return self.gamma * sum(pieces)
 
 
 def _activation(name: str) -> nn.Module:
@@ -153,7 +153,7 @@ class LensRegressor(nn.Module):
     ) -> torch.Tensor:
         encoder: Any = self.encoder.model
         out = encoder(input_ids=input_ids, attention_mask=attention_mask, output_hidden_states=True)
-        mixed = self.layerwise_attention(tuple(out.hidden_states), attention_mask)
+        mixed: torch.Tensor = self.layerwise_attention(tuple(out.hidden_states), attention_mask)
         # lens.models.pooling_utils.average_pooling: pad tokens zeroed, divided by the mask.
         mixed = mixed.float().masked_fill(input_ids.eq(pad_id).unsqueeze(-1), 0.0)
         return mixed.sum(1) / attention_mask.unsqueeze(-1).expand(mixed.shape).float().sum(1)
@@ -162,7 +162,8 @@ class LensRegressor(nn.Module):
         features = torch.cat(
             (src, mt, ref, mt * ref, torch.abs(mt - ref), mt * src, torch.abs(mt - src)), dim=1
         )
-        return self.estimator(features).view(-1)
+        estimated: torch.Tensor = self.estimator(features)
+        return estimated.view(-1)
 
 
 def checkpoint_files(location: Path) -> tuple[Path, Path]:

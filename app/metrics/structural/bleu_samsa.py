@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from meaningbench.metrics.base import (
     Availability,
@@ -29,6 +29,9 @@ from meaningbench.metrics.base import (
 )
 from meaningbench.metrics.languages import LanguageMetric
 from meaningbench.runtime import CancelToken
+
+if TYPE_CHECKING:
+    from meaningbench.metrics.study_inputs import StudyInputs
 
 # Per item id: its stored (BLEU value, SAMSA value); a missing or stale score is an error text.
 Stored = Mapping[int, tuple[float | str, float | str]]
@@ -43,49 +46,19 @@ def geometric_mean(bleu: float, samsa: float) -> float:
     return math.sqrt(max(bleu, 0.0) * max(samsa, 0.0))
 
 
-def _newest_scores(
-    study_path: str, metric: str, config_hash: str, item_ids: Sequence[int]
-) -> dict[int, tuple[float | None, str | None]]:
-    """The newest error-free (value, input hash) of a (metric, config) per item."""
-    from sqlalchemy import text
-
-    from meaningbench.db.frames import current_scores_sql
-    from meaningbench.db.study import open_study
-
-    study = open_study(study_path)
-    out: dict[int, tuple[float | None, str | None]] = {}
-    try:
-        with study.session() as s:
-            # The score that counts, with the input hash of the row it comes from.
-            current = current_scores_sql("m.metric = :m AND m.config_hash = :h")
-            rows = s.execute(
-                text(
-                    f"SELECT c.item_id, c.value, s.input_hash FROM ({current}) c "
-                    "JOIN score s ON s.run_id = c.run_id AND s.item_id = c.item_id"
-                ),
-                {"m": metric, "h": config_hash},
-            )
-            wanted = set(item_ids)
-            for item_id, value, digest in rows:
-                if item_id in wanted:
-                    out[int(item_id)] = (None if value is None else float(value), digest)
-    finally:
-        study.close()
-    return out
-
-
-def study_stored_provider(study_path: str, mode: str, samsa_embeddings: bool) -> StoredProvider:
+def study_stored_provider(study: StudyInputs, mode: str, samsa_embeddings: bool) -> StoredProvider:
     """Read each pair's BLEU and SAMSA scores from the study, checked against its texts."""
     from meaningbench.metrics.lexical.sacrebleu_metrics import BleuMetric
     from meaningbench.metrics.structural.samsa import SamsaMetric
 
     bleu = BleuMetric(reference_mode=mode)
-    samsa = SamsaMetric(study=study_path, embeddings=samsa_embeddings)
+    samsa = SamsaMetric(embeddings=samsa_embeddings)
+    samsa.use_study(study)
 
     def provide(pairs: Sequence[Pair]) -> dict[int, tuple[float | str, float | str]]:
         ids = [p.item_id for p in pairs]
-        stored_bleu = _newest_scores(study_path, "bleu", bleu.config_hash(), ids)
-        stored_samsa = _newest_scores(study_path, "samsa", samsa.config_hash(), ids)
+        stored_bleu = study.newest_scores("bleu", bleu.config_hash(), ids)
+        stored_samsa = study.newest_scores("samsa", samsa.config_hash(), ids)
         scenes = samsa.extra_inputs(pairs) or [""] * len(pairs)
         out: dict[int, tuple[float | str, float | str]] = {}
         for pair, scene_print in zip(pairs, scenes, strict=True):
@@ -121,7 +94,6 @@ class _BleuSamsaBase(LanguageMetric):
     defaults: ClassVar[dict[str, Any]] = {
         "reference_mode": "source",
         "samsa_embeddings": True,
-        "study": None,
         "language": "en",
     }
     option_types: ClassVar[dict[str, Any]] = {"language": str}
@@ -130,8 +102,6 @@ class _BleuSamsaBase(LanguageMetric):
 
     def availability(self) -> Availability:
         return self.language_availability()
-
-    runtime_options: ClassVar[frozenset[str]] = frozenset({"device", "batch_size", "study"})
 
     @staticmethod
     def mean(bleu: float, samsa: float) -> float:
@@ -142,17 +112,17 @@ class _BleuSamsaBase(LanguageMetric):
         self._provider: StoredProvider | None = None
 
     def use_stored(self, provider: StoredProvider) -> None:
-        """Take the BLEU and SAMSA values from `provider` instead of the study file."""
+        """Take the BLEU and SAMSA values from `provider` instead of the study."""
         self._provider = provider
 
     def _stored(self, pairs: Sequence[Pair]) -> Stored:
         if self._provider is not None:
             return self._provider(pairs)
-        if not self.config["study"]:
+        if self.study_inputs is None:
             reason = "BLEU-SAMSA reads stored BLEU and SAMSA scores and needs a study"
             return {p.item_id: (reason, reason) for p in pairs}
         return study_stored_provider(
-            str(self.config["study"]), self.reference_mode, bool(self.config["samsa_embeddings"])
+            self.study_inputs, self.reference_mode, bool(self.config["samsa_embeddings"])
         )(pairs)
 
     def extra_inputs(self, pairs: Sequence[Pair]) -> list[str] | None:

@@ -1,7 +1,7 @@
 """SAMSA and SAMSA_abl as metrics of the battery.
 
-The scenes of each pair's source come from the study file named by the `study` option (the
-scoring job sets it; the path is not part of the config hash, so a moved study keeps its
+The scenes of each pair's source come from the study the scoring job hands over
+(`use_study`; where the study lies is not part of the config, so a moved study keeps its
 cached scores) or from a provider set with `use_scenes` (tests, embedding programs).
 """
 
@@ -11,7 +11,6 @@ import contextlib
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
-from meaningbench.datasets.keys import source_group_key
 from meaningbench.metrics.base import Availability, ItemScore, MetricInfo, Pair
 from meaningbench.metrics.explain import ExplainItem, Explanation, NoExplanation, SceneScores
 from meaningbench.metrics.languages import LanguageMetric
@@ -19,13 +18,7 @@ from meaningbench.metrics.structural.alignment import WordAligner
 from meaningbench.metrics.structural.embeddings import WordEmbedder
 from meaningbench.metrics.structural.lemmas import lemmatiser_name
 from meaningbench.metrics.structural.samsa_core import score_samsa
-from meaningbench.metrics.structural.scene_store import (
-    SceneChoice,
-    item_groups,
-    load_scenes,
-    scenes_fingerprint,
-)
-from meaningbench.metrics.structural.scenes import SceneSpec
+from meaningbench.metrics.structural.scenes import SceneChoice, SceneSpec, scenes_fingerprint
 from meaningbench.metrics.structural.sentences import split_sentences, splitter_name
 from meaningbench.metrics.structural.tokens import words
 from meaningbench.runtime import CancelToken
@@ -40,31 +33,9 @@ NO_SCENES = (
 SceneProvider = Callable[[Sequence[Pair]], Mapping[int, Sequence[SceneSpec]]]
 
 
-def study_scene_provider(study_path: str, origin: str = "best") -> SceneProvider:
-    """Read scenes from a study file: by each item's stored source group, else by its text."""
-
-    def provide(pairs: Sequence[Pair]) -> dict[int, list[SceneSpec]]:
-        from meaningbench.db.study import open_study
-
-        study = open_study(study_path)
-        try:
-            with study.session() as s:
-                groups = item_groups(s, (p.item_id for p in pairs))
-                by_item = {
-                    p.item_id: groups.get(p.item_id) or source_group_key(p.source) for p in pairs
-                }
-                scenes = load_scenes(s, set(by_item.values()), origin=origin)
-        finally:
-            study.close()
-        return {item: scenes[g] for item, g in by_item.items() if g in scenes}
-
-    return provide
-
-
 class _SamsaBase(LanguageMetric):
     defaults: ClassVar[dict[str, Any]] = {
         "language": "en",
-        "study": None,
         "scene_origin": "best",
         "lemmas": True,
         "embeddings": True,
@@ -74,7 +45,6 @@ class _SamsaBase(LanguageMetric):
         "embedding_model": DEFAULT_ENCODER,
     }
     option_types: ClassVar[dict[str, Any]] = {
-        "study": str | None,
         "scene_origin": SceneChoice,
         "embedding_threshold": float,
         "language": str,
@@ -84,8 +54,6 @@ class _SamsaBase(LanguageMetric):
         "its lemmas come from the English WordNet and its scene proposals from English "
         "dependency rules"
     )
-    # Where the study lies says nothing about how scores are computed: not hashed.
-    runtime_options: ClassVar[frozenset[str]] = frozenset({"device", "batch_size", "study"})
     # Which of the two numbers of one SAMSA computation this metric reports.
     result_field: ClassVar[str] = "samsa"
 
@@ -95,7 +63,7 @@ class _SamsaBase(LanguageMetric):
         self._embedder: WordEmbedder | None = None
 
     def use_scenes(self, provider: SceneProvider) -> None:
-        """Take scenes from `provider` instead of the study file."""
+        """Take scenes from `provider` instead of the study."""
         self._provider = provider
 
     def availability(self) -> Availability:
@@ -138,10 +106,8 @@ class _SamsaBase(LanguageMetric):
     def _scenes(self, pairs: Sequence[Pair]) -> Mapping[int, Sequence[SceneSpec]]:
         if self._provider is not None:
             return self._provider(pairs)
-        if self.config["study"]:
-            return study_scene_provider(str(self.config["study"]), self.config["scene_origin"])(
-                pairs
-            )
+        if self.study_inputs is not None:
+            return self.study_inputs.scenes(pairs, self.config["scene_origin"])
         return {}
 
     def extra_inputs(self, pairs: Sequence[Pair]) -> list[str] | None:
@@ -200,9 +166,8 @@ class _SamsaBase(LanguageMetric):
     def _explain_scenes(self, item: ExplainItem) -> list[SceneSpec]:
         if item.study is None:
             return list(self._scenes([item.pair]).get(item.pair.item_id, ()))
-        group = item.source_group or source_group_key(item.pair.source)
-        with item.study.session() as s:
-            return load_scenes(s, [group], origin=self.config["scene_origin"]).get(group, [])
+        scenes = item.study.scenes([item.pair], self.config["scene_origin"])
+        return scenes.get(item.pair.item_id, [])
 
 
 def preview_details(scenes: Sequence[SceneSpec], output: str) -> dict[str, Any]:

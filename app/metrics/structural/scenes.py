@@ -9,7 +9,9 @@ on, so a scene stays valid whatever tokenizer later changes.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import hashlib
+import json
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, get_args
 
@@ -97,3 +99,28 @@ def scene_from_row(row: Any) -> SceneSpec:
         position=int(row.position or 0),
         id=row.id,
     )
+
+
+# Which scenes to read: those of one origin, or the best one a source has.
+SceneChoice = Literal["best", SceneOrigin]
+ORIGIN_CHOICES: tuple[str, ...] = get_args(SceneChoice)
+ORIGIN_PREFERENCE = ("manual", "ucca", "parser")
+
+
+def pick_origin(by_origin: dict[str, list[SceneSpec]], origin: str = "best") -> list[SceneSpec]:
+    if origin != "best":
+        return by_origin.get(origin, [])
+    for name in ORIGIN_PREFERENCE:
+        if by_origin.get(name):
+            return by_origin[name]
+    return []
+
+
+def scenes_fingerprint(scenes: Sequence[SceneSpec]) -> str:
+    """A short hash of the scenes an output was scored against (changes when they are edited)."""
+    payload = [
+        [list(s.tokens), list(s.main_relation), [p.to_json() for p in s.participants], s.origin]
+        for s in scenes
+    ]
+    data = json.dumps(payload, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    return hashlib.blake2b(data, digest_size=8).hexdigest()

@@ -11,14 +11,14 @@ from PySide6.QtGui import QKeyEvent
 from meaningbench.ui.annotation.scales import NAV_MODIFIERS
 
 K = Qt.Key
-Action = Callable[[], None]
+Action = Callable[[], object]  # what a key's action returns is not read
 
 
 class RatingScreen(Protocol):
     def undo_last(self) -> None: ...
     def go_previous(self) -> None: ...
     def go_following(self) -> None: ...
-    def submit_current(self) -> None: ...
+    def submit_current(self) -> object: ...
 
 
 class DigitScale(Protocol):

@@ -17,7 +17,7 @@ from __future__ import annotations
 import html
 
 from PySide6.QtCore import QSize, Qt
-from PySide6.QtGui import QColor, QPalette, QTextDocument
+from PySide6.QtGui import QColor, QPalette, QResizeEvent, QTextDocument
 from PySide6.QtWidgets import (
     QAbstractScrollArea,
     QBoxLayout,
@@ -85,7 +85,7 @@ class PairView(QWidget):
         stacked = 2 if self.stacked else 1
         return QSize(200, stacked * MIN_TEXT_HEIGHT + (stacked - 1) * self._layout.spacing())
 
-    def resizeEvent(self, event) -> None:  # noqa: ANN001 - Qt's event type
+    def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         if event.oldSize().width() != event.size().width():
             self.updateGeometry()  # a new width wraps the texts to a new height

@@ -67,15 +67,18 @@ class KeymapOverlay(QWidget):
         self.hide()
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if watched is self.parent() and event.type() == QEvent.Type.Resize:
-            self.setGeometry(self.parentWidget().rect())
+        host = self.parentWidget()
+        if host is not None and watched is host and event.type() == QEvent.Type.Resize:
+            self.setGeometry(host.rect())
         return False
 
     def toggle(self) -> None:
         if self.isVisible():
             self.hide()
         else:
-            self.setGeometry(self.parentWidget().rect())
+            host = self.parentWidget()
+            if host is not None:
+                self.setGeometry(host.rect())
             self.raise_()
             self.show()
 

@@ -7,7 +7,7 @@ lead's explanation; Enter again goes on. Practice answers are stored apart from 
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QKeyEvent
+from PySide6.QtGui import QFocusEvent, QKeyEvent
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from meaningbench.annotation.practice import PracticeSession
@@ -98,7 +98,7 @@ class PracticeScreen(QWidget):
             return
         super().keyPressEvent(event)
 
-    def focusInEvent(self, event) -> None:  # noqa: ANN001 - Qt's event type
+    def focusInEvent(self, event: QFocusEvent) -> None:
         # A host that focuses the screen means "rate now": the slider takes the keys.
         super().focusInEvent(event)
         if self.items:

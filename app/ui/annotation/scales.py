@@ -118,7 +118,7 @@ class RatingScale(QWidget):
             event.ignore()  # Shift+Page Up / Down scroll the texts: the screen handles them
             return
         big = 10.0 if not self.scale.is_likert else 1.0
-        steps = {
+        steps: dict[int, float] = {
             Qt.Key.Key_Left: -1.0,
             Qt.Key.Key_Down: -1.0,
             Qt.Key.Key_Right: 1.0,

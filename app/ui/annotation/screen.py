@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from PySide6.QtCore import QEvent, Qt, QTimer, Signal
-from PySide6.QtGui import QFont, QKeyEvent, QPalette
+from PySide6.QtGui import QFocusEvent, QFont, QKeyEvent, QPalette, QShowEvent
 from PySide6.QtWidgets import (
     QApplication,
     QFrame,
@@ -520,12 +520,12 @@ class AnnotationScreen(QWidget):
         finally:
             self._restyling = False
 
-    def focusInEvent(self, event) -> None:  # noqa: ANN001 - Qt's event type
+    def focusInEvent(self, event: QFocusEvent) -> None:
         # A host that focuses the screen (page shown, window activated) means "rate now".
         super().focusInEvent(event)
         self._focus_scale()
 
-    def showEvent(self, event) -> None:  # noqa: ANN001 - Qt's event type
+    def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
         self._focus_scale()  # focus given while hidden does not stick
 
@@ -535,7 +535,7 @@ class AnnotationScreen(QWidget):
 
     # -- keys ------------------------------------------------------------------------------
 
-    def _action_for(self, event: QKeyEvent):  # noqa: ANN202 - a bound method or None
+    def _action_for(self, event: QKeyEvent) -> keys.Action | None:
         key, mods, text = event.key(), event.modifiers(), event.text()
         if text == "?" or key == K.Key_F1:
             return self.toggle_keymap
@@ -546,7 +546,7 @@ class AnnotationScreen(QWidget):
         handled, action = keys.shared_action(self, key, mods)
         if handled:
             return action
-        plain = {
+        plain: dict[int, keys.Action] = {
             K.Key_S: self.skip_current,
             K.Key_F: self.flag_current,
             K.Key_G: self.toggle_guidelines,

@@ -11,7 +11,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from PySide6.QtCore import QEvent, Qt, QTimer, Signal
-from PySide6.QtGui import QKeyEvent, QPalette
+from PySide6.QtGui import QFocusEvent, QKeyEvent, QPalette, QShowEvent
 from PySide6.QtWidgets import (
     QApplication,
     QGridLayout,
@@ -285,7 +285,7 @@ class SideBySideScreen(QWidget):
 
     # -- keys ------------------------------------------------------------------------------
 
-    def _action_for(self, event: QKeyEvent):  # noqa: ANN202 - a bound method or None
+    def _action_for(self, event: QKeyEvent) -> keys.Action | None:
         key, mods = event.key(), event.modifiers()
         handled, action = keys.shared_action(self, key, mods)
         if handled:
@@ -306,13 +306,13 @@ class SideBySideScreen(QWidget):
             return
         super().keyPressEvent(event)
 
-    def focusInEvent(self, event) -> None:  # noqa: ANN001 - Qt's event type
+    def focusInEvent(self, event: QFocusEvent) -> None:
         # A host that focuses the screen (queue opened or resumed, page shown) means
         # "rate now": the first output's slider takes the keys.
         super().focusInEvent(event)
         keep_focus_in([c.row.scale for c in self.columns])
 
-    def showEvent(self, event) -> None:  # noqa: ANN001 - Qt's event type
+    def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
         keep_focus_in([c.row.scale for c in self.columns])  # focus given while hidden is lost
 

@@ -108,7 +108,8 @@ class SpanEditor(QLabel):
         self.spansChanged.emit()
         return True
 
-    def move(self, delta: int, *, extend: bool = False) -> None:
+    # The word cursor's move; nothing calls QWidget.move on the editor, a child of its pane.
+    def move(self, delta: int, *, extend: bool = False) -> None:  # type: ignore[override]
         if not self._words:
             return
         self._cursor = min(len(self._words) - 1, max(0, self._cursor + delta))
@@ -151,8 +152,9 @@ class SpanEditor(QLabel):
                 b = min(hi, block.position() + line.textStart() + line.textLength())
                 if a >= b:
                     continue
-                x1 = line.cursorToX(a - block.position())[0]
-                x2 = line.cursorToX(b - block.position())[0]
+                # PySide6 types cursorToX's (x, position) pair as object.
+                x1 = line.cursorToX(a - block.position())[0]  # type: ignore[index]
+                x2 = line.cursorToX(b - block.position())[0]  # type: ignore[index]
                 rects.append(
                     QRectF(origin.x() + x1, origin.y() + top + line.y(), x2 - x1, line.height())
                 )
@@ -174,10 +176,11 @@ class SpanEditor(QLabel):
         area = self.parentWidget()
         while area is not None and not isinstance(area, QScrollArea):
             area = area.parentWidget()
-        if area is None or area.widget() is None:
+        inner = area.widget() if area is not None else None
+        if area is None or inner is None:
             return
         top, height = self.cursor_line()
-        at = self.mapTo(area.widget(), self.rect().topLeft())
+        at = self.mapTo(inner, self.rect().topLeft())
         area.ensureVisible(at.x(), at.y() + top + height // 2, 0, height * 2)
 
     # -- keys ------------------------------------------------------------------------------

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 
 from PySide6.QtCore import QEvent, QObject, QSize, Qt, Signal
-from PySide6.QtGui import QFont
+from PySide6.QtGui import QFont, QKeyEvent, QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractScrollArea,
     QApplication,
@@ -52,7 +52,7 @@ class _Pane(QScrollArea):
         self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
 
-    def keyPressEvent(self, event) -> None:  # noqa: ANN001 - Qt's event type
+    def keyPressEvent(self, event: QKeyEvent) -> None:
         event.ignore()
 
 
@@ -93,7 +93,7 @@ class _TextView(QTextBrowser):
     def text(self) -> str:
         return self._text
 
-    def keyPressEvent(self, event) -> None:  # noqa: ANN001 - Qt's event type
+    def keyPressEvent(self, event: QKeyEvent) -> None:
         event.ignore()
 
 
@@ -229,7 +229,7 @@ class TextPanel(QFrame):
     def minimumSizeHint(self) -> QSize:
         return QSize(160, MIN_TEXT_HEIGHT)
 
-    def resizeEvent(self, event) -> None:  # noqa: ANN001 - Qt's event type
+    def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         if event.oldSize().width() != event.size().width():
             self.updateGeometry()  # a new width wraps the text to a new height

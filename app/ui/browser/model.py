@@ -78,7 +78,7 @@ class _Page:
         self.texts = {i: tuple(_display(r, k) for k in keys) for i, r in self.rows.items()}
 
 
-def _load_ids_job(path: str, f: BrowserFilter, ctx: JobContext) -> array:
+def _load_ids_job(path: str, f: BrowserFilter, ctx: JobContext) -> array[int]:
     reader = BrowserReader(path)
     try:
         ids = reader.ids(f, cancelled=lambda: ctx.cancelled)
@@ -90,7 +90,7 @@ def _load_ids_job(path: str, f: BrowserFilter, ctx: JobContext) -> array:
 
 @dataclass
 class _State:
-    ids: array = field(default_factory=lambda: array("q"))
+    ids: array[int] = field(default_factory=lambda: array("q"))
     pages: OrderedDict[int, _Page] = field(default_factory=OrderedDict)
 
 
@@ -161,7 +161,7 @@ class ItemTableModel(QAbstractTableModel):
             show_errors=False,  # shown in the table as an empty list with the message
         )
 
-    def _on_ids_loaded(self, generation: int, ids: array | BaseException) -> None:
+    def _on_ids_loaded(self, generation: int, ids: array[int] | BaseException) -> None:
         if generation != self._generation:
             return  # a newer filter superseded this load
         self._set_loading(False)

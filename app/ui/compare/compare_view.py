@@ -12,6 +12,7 @@ import html
 from typing import Any
 
 from PySide6.QtCore import QItemSelectionModel, Qt, QTimer, Signal
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -105,6 +106,7 @@ class CompareView(QWidget):
             QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
         )
         completer = self.source_combo.completer()
+        assert completer is not None  # an editable combo box has one
         completer.setFilterMode(Qt.MatchFlag.MatchContains)
         completer.setCompletionMode(QCompleter.CompletionMode.PopupCompletion)
         self.source_combo.activated.connect(self._on_source_index)
@@ -280,7 +282,7 @@ class CompareView(QWidget):
         self.source_changed.emit(source_group)
         self.select_item(keep if keep in {r.item_id for r in comparison.rows} else None)
 
-    def resizeEvent(self, event) -> None:  # noqa: ANN001, N802 - Qt override
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt override
         super().resizeEvent(event)
         # A smaller window must not leave the table a row high: share the height again.
         self._fit_timer.start()

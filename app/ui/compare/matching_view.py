@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from PySide6.QtCore import QPointF, QRectF, QSize, Qt, Signal
+from PySide6.QtCore import QEvent, QPointF, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import (
     QColor,
     QFont,
@@ -24,6 +24,7 @@ from PySide6.QtGui import (
     QPainterPath,
     QPaintEvent,
     QPen,
+    QResizeEvent,
     QWheelEvent,
 )
 from PySide6.QtWidgets import QScrollArea, QSizePolicy, QWidget
@@ -169,7 +170,7 @@ class MatchingView(QWidget):
         labels = [label for label, *_ in LEGEND_LINES] + ["cosine similarity", UNPICKED_LABEL]
         return sum(fm.horizontalAdvance(t) for t in labels) + 180 + 10 + 22 + 3 * 50 + 24
 
-    def resizeEvent(self, event) -> None:  # noqa: ANN001 - Qt's QResizeEvent
+    def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         self._layout()
 
@@ -369,7 +370,7 @@ class MatchingView(QWidget):
             self.update()
         super().mouseMoveEvent(event)
 
-    def leaveEvent(self, event) -> None:  # noqa: ANN001 - Qt's QEvent
+    def leaveEvent(self, event: QEvent) -> None:
         if self.hovered is not None:
             self.hovered = None
             self.hovered_changed.emit(None)

@@ -131,7 +131,7 @@ class SceneEditor(QWidget):
         ):
             button = QRadioButton(label)
             button.setObjectName(f"mode_{key}")
-            button.toggled.connect(lambda on, k=key: on and self.set_mode(k))
+            button.toggled.connect(lambda on, k=key: self.set_mode(k) if on else None)
             self.mode_group.addButton(button)
             mode_row.addWidget(button)
         mode_row.addStretch(1)

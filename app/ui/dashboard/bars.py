@@ -212,7 +212,7 @@ class CorrelationBars(QWidget):
             if getattr(label, "shown_key", None) != key:  # re-laying out text is the slow part
                 label.setText(text, color=color)
                 label.setAnchor(anchor)
-                label.shown_key = key  # type: ignore[attr-defined]
+                label.shown_key = key
             label.setPos(x, pos[k])
             label.show()
 

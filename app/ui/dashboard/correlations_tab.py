@@ -130,7 +130,7 @@ class CorrelationsTab(QWidget):
         menu.addSeparator()
         for action in self.scatter_panel.menu.actions():
             menu.addAction(action)
-        menu.popup(self.scatter.plot.mapToGlobal(pos))  # type: ignore[arg-type]
+        menu.popup(self.scatter.plot.mapToGlobal(pos))
 
     def apply_colors(self, colors: PlotColors) -> None:
         self.bars.apply_colors(colors)

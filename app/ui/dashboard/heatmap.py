@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF
-from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPen
 from PySide6.QtWidgets import QApplication, QToolTip, QWidget
 
 from meaningbench.ui.dashboard.plots import (
@@ -54,9 +54,18 @@ class SlantedAxis(pg.AxisItem):
 
     def boundingRect(self) -> QRectF:  # noqa: N802 - Qt's name
         # The names reach left of the axis, into the empty corner under the left axis.
-        return super().boundingRect().adjusted(-self.extent, 0, 0, 0)
+        rect: QRectF = super().boundingRect()
+        return rect.adjusted(-self.extent, 0, 0, 0)
 
-    def drawPicture(self, p: QPainter, axisSpec, tickSpecs, textSpecs) -> None:  # noqa: ANN001, N802, N803
+    # The specs as pyqtgraph's generateDrawSpecs makes them: (pen, start, end) per line and
+    # (rect, flags, text) per label.
+    def drawPicture(  # noqa: N802 - pyqtgraph's name
+        self,
+        p: QPainter,
+        axisSpec: tuple[QPen, QPointF, QPointF],  # noqa: N803
+        tickSpecs: list[tuple[QPen, QPointF, QPointF]],  # noqa: N803
+        textSpecs: list[tuple[QRectF, int, str]],  # noqa: N803
+    ) -> None:
         super().drawPicture(p, axisSpec, tickSpecs, [])
         view = self.linkedView()
         if view is None or not self.names:

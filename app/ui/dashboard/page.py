@@ -307,7 +307,7 @@ class DashboardPage(QWidget):
             tab = self.tabs.widget(i)
             if panel is tab:
                 return False
-            if tab.isAncestorOf(panel):
+            if tab is not None and tab.isAncestorOf(panel):
                 return not panel.isVisibleTo(tab)
         return panel.isHidden()
 

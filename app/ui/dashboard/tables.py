@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
-from PySide6.QtCore import QRect, Qt
+from PySide6.QtCore import QRect, QSize, Qt
 from PySide6.QtGui import QColor, QPainter, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -158,7 +158,7 @@ class BandedHeader(QHeaderView):
     def _in_band(self, section: int) -> bool:
         return any(first <= section <= last for first, last, _ in self.bands)
 
-    def sizeHint(self):  # noqa: ANN201, N802 - Qt's name
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt's name
         size = super().sizeHint()
         if self.bands:
             size.setHeight(size.height() * 2)
@@ -251,7 +251,7 @@ class FrameTable(QTableView):
         row_h = self.verticalHeader().defaultSectionSize()
         return header + max(rows, 1) * row_h + 2 * self.frameWidth() + extra + 2
 
-    def sizeHint(self):  # noqa: ANN201, N802 - Qt's name
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt's name
         hint = super().sizeHint()
         if self.fit_rows:
             hint.setHeight(self.content_height(self.fit_rows))

@@ -342,10 +342,12 @@ class BatteryDialog(QDialog):
                 item.setText(2, "needs weights")
 
     def _metric_items(self) -> list[QTreeWidgetItem]:
-        out = []
+        out: list[QTreeWidgetItem] = []
         for i in range(self.tree.topLevelItemCount()):
             parent = self.tree.topLevelItem(i)
-            out.extend(parent.child(j) for j in range(parent.childCount()))
+            if parent is not None:
+                children = (parent.child(j) for j in range(parent.childCount()))
+                out.extend(c for c in children if c is not None)
         return out
 
     def check_all(self, checked: bool) -> None:

@@ -219,7 +219,7 @@ class MergeDialog(QDialog):
 
 
 def open_merge_dialog(window: Any) -> MergeDialog:
-    dialog = window.findChild(QDialog, "mergeDialog")
+    dialog: MergeDialog | None = window.findChild(QDialog, "mergeDialog")
     if dialog is None:
         dialog = MergeDialog(window.context, window)
     dialog.show()

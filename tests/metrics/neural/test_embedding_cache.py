@@ -9,7 +9,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from meaningbench.heap import trim_available, trim_heap
+from meaningbench.core.heap import trim_available, trim_heap
 from meaningbench.metrics.neural.cache import Embedding, MemoryLRU
 
 

@@ -1,4 +1,5 @@
-"""SAMSA and SAMSA_abl as battery metrics reading scenes from a real study file."""
+"""SAMSA and SAMSA_abl as battery metrics reading scenes from a real study file, through
+what the scoring job hands them (`jobs.study_inputs`)."""
 
 from __future__ import annotations
 
@@ -6,12 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from meaningbench.datasets.keys import source_group_key
+from meaningbench.core.keys import source_group_key
+from meaningbench.jobs.scene_import import import_ucca
+from meaningbench.jobs.scene_store import replace_scenes
+from meaningbench.jobs.study_inputs import StudyFileInputs
 from meaningbench.metrics.base import Pair
 from meaningbench.metrics.registry import create_metric, metric_classes
 from meaningbench.metrics.structural.samsa import NO_SCENES, SamsaMetric
-from meaningbench.metrics.structural.scene_import import import_ucca
-from meaningbench.metrics.structural.scene_store import replace_scenes
 from meaningbench.metrics.structural.scenes import Participant, SceneSpec
 from meaningbench.metrics.structural.tokens import words
 from tests.metrics.structural.helpers import add_items
@@ -25,6 +27,11 @@ def _pairs(study, rows) -> list[Pair]:
     return [
         Pair(i, src, out, (src,), system) for i, (src, out, system) in zip(ids, rows, strict=True)
     ]
+
+
+def _reading(metric, study):
+    metric.use_study(StudyFileInputs(study.path))
+    return metric
 
 
 def test_both_metrics_are_registered() -> None:
@@ -46,8 +53,8 @@ def test_scores_from_imported_ucca_scenes(new_study) -> None:
     with new_study.session() as s:
         import_ucca(s, [DATA / "storm.xml"])
 
-    samsa = create_metric("samsa", study=str(new_study.path), embeddings=False)
-    abl = create_metric("samsa_abl", study=str(new_study.path), embeddings=False)
+    samsa = _reading(create_metric("samsa", embeddings=False), new_study)
+    abl = _reading(create_metric("samsa_abl", embeddings=False), new_study)
     got, got_abl = samsa.score_batch(pairs), abl.score_batch(pairs)
     for (_, expected, expected_abl), score, score_abl in zip(outputs, got, got_abl, strict=True):
         assert score.error is None
@@ -62,7 +69,7 @@ def test_scores_from_imported_ucca_scenes(new_study) -> None:
 
 def test_pairs_without_scenes_get_the_explaining_error(new_study) -> None:
     pairs = _pairs(new_study, [("A source nobody annotated.", "An output.", "x")])
-    scores = SamsaMetric(study=str(new_study.path), embeddings=False).score_batch(pairs)
+    scores = _reading(SamsaMetric(embeddings=False), new_study).score_batch(pairs)
     assert scores[0].value is None and scores[0].error == NO_SCENES
     # without any study the same message explains what to do
     assert SamsaMetric(embeddings=False).score_batch(pairs)[0].error == NO_SCENES
@@ -80,21 +87,26 @@ def test_manual_scenes_win_over_parser_scenes(new_study) -> None:
     with new_study.session() as s:
         replace_scenes(s, source_group_key(src), parser, origin="parser")
         replace_scenes(s, source_group_key(src), manual, origin="manual")
-    best = SamsaMetric(study=str(new_study.path), embeddings=False).score_batch(pairs)[0]
+    best = _reading(SamsaMetric(embeddings=False), new_study).score_batch(pairs)[0]
     assert best.details["scene_origin"] == "manual" and best.details["n_scenes"] == 2
     assert best.value == pytest.approx(100.0)
-    only_parser = SamsaMetric(
-        study=str(new_study.path), embeddings=False, scene_origin="parser"
+    only_parser = _reading(
+        SamsaMetric(embeddings=False, scene_origin="parser"), new_study
     ).score_batch(pairs)[0]
     # one scene, two sentences: penalised to 0
     assert only_parser.details["n_scenes"] == 1 and only_parser.value == 0.0
 
 
 def test_config_hash_ignores_where_the_study_lies() -> None:
-    a = SamsaMetric(study="/a/one.mbstudy", embeddings=False)
-    b = SamsaMetric(study="/b/two.mbstudy", embeddings=False)
+    a = SamsaMetric(embeddings=False)
+    a.use_study(StudyFileInputs("/a/one.mbstudy"))
+    b = SamsaMetric(embeddings=False)
+    b.use_study(StudyFileInputs("/b/two.mbstudy"))
     assert a.config_hash() == b.config_hash()
-    assert a.config_hash() != SamsaMetric(study="/a/one.mbstudy").config_hash()
+    assert a.config_hash() != SamsaMetric().config_hash()
+    # The study is the job's to hand over, not an option a metric is configured with.
+    with pytest.raises(ValueError):
+        SamsaMetric(study="/a/one.mbstudy")
     with pytest.raises(ValueError):
         SamsaMetric(scene_origin="guess")
 

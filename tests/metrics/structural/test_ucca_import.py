@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from meaningbench.cli import main
-from meaningbench.datasets.keys import source_group_key
+from meaningbench.core.keys import source_group_key
 from meaningbench.errors import InputError
-from meaningbench.metrics.structural.scene_import import import_ucca
-from meaningbench.metrics.structural.scene_store import load_scenes
+from meaningbench.jobs.scene_import import import_ucca
+from meaningbench.jobs.scene_store import load_scenes
 from meaningbench.metrics.structural.ucca import parse_ucca_xml
 from tests.metrics.structural.helpers import add_items
 

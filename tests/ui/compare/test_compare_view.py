@@ -7,7 +7,7 @@ import statistics
 import pytest
 from PySide6.QtCore import Qt
 
-from meaningbench.datasets.keys import source_group_key
+from meaningbench.core.keys import source_group_key
 from meaningbench.metrics.names import metric_canonical_name
 from meaningbench.queries.word_diff import diff_html, inline_diff
 from meaningbench.ui.compare import ComparePage, CompareView

@@ -6,8 +6,8 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt
 
-from meaningbench.datasets.keys import source_group_key
-from meaningbench.metrics.structural.scene_store import load_scenes, replace_scenes
+from meaningbench.core.keys import source_group_key
+from meaningbench.jobs.scene_store import load_scenes, replace_scenes
 from meaningbench.metrics.structural.scenes import Participant, SceneSpec
 from meaningbench.metrics.structural.tokens import words
 from meaningbench.ui.compare.scene_editor import SceneEditor

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 from sqlalchemy import insert, select
 
-from meaningbench.datasets.keys import pair_key, source_group_key
+from meaningbench.core.keys import pair_key, source_group_key
 from meaningbench.db.models import Annotator, Dataset, Dimension, Item, MetricRun, Rating, Score
 from meaningbench.db.study import Study, create_study
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from meaningbench.datasets.readers import open_csv, open_table
+from meaningbench.core.readers import open_csv, open_table
 from meaningbench.errors import InputError
 from tests.datasets.helpers import write
 

@@ -8,35 +8,19 @@ scenes over imported UCCA over a parser's guess.
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Iterable, Sequence
-from typing import Literal, get_args
 
 from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
 from meaningbench.db.models import Item, Scene
 from meaningbench.metrics.structural.scenes import (
+    ORIGIN_CHOICES,
     SCENE_ORIGINS,
-    SceneOrigin,
     SceneSpec,
+    pick_origin,
     scene_from_row,
 )
-
-# Which scenes to read: those of one origin, or the best one a source has.
-SceneChoice = Literal["best", SceneOrigin]
-ORIGIN_CHOICES: tuple[str, ...] = get_args(SceneChoice)
-ORIGIN_PREFERENCE = ("manual", "ucca", "parser")
-
-
-def pick_origin(by_origin: dict[str, list[SceneSpec]], origin: str = "best") -> list[SceneSpec]:
-    if origin != "best":
-        return by_origin.get(origin, [])
-    for name in ORIGIN_PREFERENCE:
-        if by_origin.get(name):
-            return by_origin[name]
-    return []
 
 
 def load_scenes(
@@ -122,13 +106,3 @@ def item_groups(session: Session, item_ids: Iterable[int]) -> dict[int, str]:
         ):
             out[int(item_id)] = group
     return out
-
-
-def scenes_fingerprint(scenes: Sequence[SceneSpec]) -> str:
-    """A short hash of the scenes an output was scored against (changes when they are edited)."""
-    payload = [
-        [list(s.tokens), list(s.main_relation), [p.to_json() for p in s.participants], s.origin]
-        for s in scenes
-    ]
-    data = json.dumps(payload, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
-    return hashlib.blake2b(data, digest_size=8).hexdigest()

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from meaningbench.datasets.cells import SAFE_CELLS_MARKER, has_notice, restore
+from meaningbench.core.cells import SAFE_CELLS_MARKER, has_notice, restore
 from meaningbench.errors import InputError
 
 SNIFF_BYTES = 64 * 1024

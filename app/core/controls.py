@@ -183,7 +183,9 @@ def _phrase_start(n_tokens: int, length: int, rng: random.Random) -> int:
     return rng.randint(0, n_tokens - length)
 
 
-def make_degraded(output: str, donors: Sequence[str], rng: random.Random) -> tuple[str, dict]:
+def make_degraded(
+    output: str, donors: Sequence[str], rng: random.Random
+) -> tuple[str, dict[str, int | str]]:
     """Appraise's "bad reference": a phrase of `output` replaced by a same-length donor phrase.
 
     Tokens are whitespace-separated, as in Appraise; the text around the phrase is kept
@@ -219,7 +221,7 @@ def make_degraded(output: str, donors: Sequence[str], rng: random.Random) -> tup
     donor_span = " ".join(donor_tokens[donor_start : donor_start + length])
 
     text = output[: spans[start][0]] + donor_span + output[spans[start + length - 1][1] :]
-    details = {
+    details: dict[str, int | str] = {
         "start": start,
         "length": length,
         "replaced": replaced,

@@ -8,7 +8,7 @@ import pytest
 import sacrebleu
 from rouge_score import rouge_scorer
 
-from meaningbench.analysis.controls import (
+from meaningbench.core.controls import (
     build_vocabulary,
     degraded_phrase_length,
     make_degraded,

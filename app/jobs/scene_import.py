@@ -15,7 +15,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from meaningbench.db.models import Item
-from meaningbench.metrics.structural.scene_store import replace_scenes, scene_counts
+from meaningbench.jobs.scene_store import replace_scenes, scene_counts
 from meaningbench.metrics.structural.scenes import SceneSpec
 from meaningbench.metrics.structural.ucca import iter_ucca_files, parse_ucca_xml
 
