@@ -394,7 +394,7 @@ class BrowserReader:
     def primary_dimension(self) -> tuple[int, str] | None:
         return primary_dimension(self._connection())
 
-    def ids(self, f: BrowserFilter, *, cancelled: Any = None) -> array:
+    def ids(self, f: BrowserFilter, *, cancelled: Any = None) -> array[int]:
         return load_ids(self._connection(), f, cancelled=cancelled)
 
     def rows(self, ids: Sequence[int], dimension_id: int | None) -> dict[int, ItemRow]:

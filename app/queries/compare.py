@@ -93,7 +93,9 @@ def group_of_item(handle: StudyHandle, item_id: int) -> str | None:
         ).scalar()
 
 
-def comparison(handle: StudyHandle, source_group: str, dimension: str = "meaning") -> SourceComparison:
+def comparison(
+    handle: StudyHandle, source_group: str, dimension: str = "meaning"
+) -> SourceComparison:
     """Every system's output of one source, with its ratings and metric values."""
     study = study_of(handle)
     with study.session() as s:

@@ -82,7 +82,9 @@ def current_ratings(handle: StudyHandle, item_ids: list[int], dimension: str) ->
     return pd.DataFrame(rows, columns=RATING_COLUMNS)
 
 
-def apply_rating_changes(analysis: StudyAnalysis, handle: StudyHandle, item_ids: Iterable[int]) -> int:
+def apply_rating_changes(
+    analysis: StudyAnalysis, handle: StudyHandle, item_ids: Iterable[int]
+) -> int:
     """Reconcile the analysis with the study file for these items; returns how many of its
     ratings (regular items only) were added, revised or removed."""
     study = study_of(handle)

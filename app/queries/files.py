@@ -68,14 +68,16 @@ def work_as_guest() -> None:
     guest()
 
 
-def open_study(path: str | Path, *, allow_read_only: bool = False) -> StudyHandle:
-    """Open an existing study (upgrading an older schema); see `meaningbench.db.study`."""
+def open_study(path: str | Path, *, allow_read_only: bool = False) -> Study:
+    """Open an existing study (upgrading an older schema); see `meaningbench.db.study`.
+
+    The window keeps it as a `StudyHandle`; a job run in a process of its own works on it."""
     from meaningbench.db.study import open_study as open_file
 
     return open_file(path, allow_read_only=allow_read_only)
 
 
-def create_study(path: str | Path) -> StudyHandle:
+def create_study(path: str | Path) -> Study:
     """Create a new, empty study at `path` (an existing file is refused)."""
     from meaningbench.db.study import create_study as create_file
 

@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from meaningbench.annotation.practice import PracticeSession
 from meaningbench.queries.annotation import Feedback, Practice, Scale
-from meaningbench.queries.files import StudyHandle
+from meaningbench.queries.files import StudyHandle, study_of
 from meaningbench.ui.annotation.pair_view import PairView
 from meaningbench.ui.annotation.rows import DimensionRow
 
@@ -31,10 +31,12 @@ PRACTICE_SCALE = Scale(
 class PracticeScreen(QWidget):
     done = Signal()
 
-    def __init__(self, study: StudyHandle, annotator_name: str, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, study: StudyHandle, annotator_name: str, parent: QWidget | None = None
+    ) -> None:
         super().__init__(parent)
         self.setObjectName("practiceScreen")
-        self.session = PracticeSession(study, annotator_name)
+        self.session = PracticeSession(study_of(study), annotator_name)
         self.items: list[Practice] = self.session.pending()
         self.total = len(self.items)
         self.feedback: Feedback | None = None

@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 from meaningbench.annotation.session import AnnotationSession
 from meaningbench.errors import UserError
 from meaningbench.queries.annotation import ShownItem
-from meaningbench.queries.files import StudyHandle
+from meaningbench.queries.files import StudyHandle, study_of
 from meaningbench.ui.annotation import keys
 from meaningbench.ui.annotation.focus import keep_focus_in
 from meaningbench.ui.annotation.pair_view import PairView
@@ -66,10 +66,12 @@ class AnnotationScreen(QWidget):
     undone = Signal(int)
     finished = Signal()
 
-    def __init__(self, study: StudyHandle, annotator_name: str, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, study: StudyHandle, annotator_name: str, parent: QWidget | None = None
+    ) -> None:
         super().__init__(parent)
         self.setObjectName("annotationScreen")
-        self.session = AnnotationSession(study, annotator_name)
+        self.session = AnnotationSession(study_of(study), annotator_name)
         self._item: ShownItem | None = None
         self._finished_sent = False
         self._flag_dialog: FlagDialog | None = None

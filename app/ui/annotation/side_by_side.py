@@ -25,7 +25,7 @@ from meaningbench.annotation.session import AnnotationSession
 from meaningbench.annotation.side_by_side import SideBySideSession
 from meaningbench.errors import UserError
 from meaningbench.queries.annotation import ShownUnit
-from meaningbench.queries.files import StudyHandle
+from meaningbench.queries.files import StudyHandle, study_of
 from meaningbench.ui.annotation import keys
 from meaningbench.ui.annotation.focus import keep_focus_in
 from meaningbench.ui.annotation.panels import FlagDialog
@@ -67,10 +67,12 @@ class SideBySideScreen(QWidget):
     undone = Signal(int)
     finished = Signal()
 
-    def __init__(self, study: StudyHandle, annotator_name: str, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, study: StudyHandle, annotator_name: str, parent: QWidget | None = None
+    ) -> None:
         super().__init__(parent)
         self.setObjectName("sideBySideScreen")
-        self.session = AnnotationSession(study, annotator_name)
+        self.session = AnnotationSession(study_of(study), annotator_name)
         self.sxs = SideBySideSession(self.session)
         self._unit: ShownUnit | None = None
         self._finished_sent = False

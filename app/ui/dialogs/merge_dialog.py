@@ -198,13 +198,14 @@ class MergeDialog(QDialog):
             self.accept()
             return
         from meaningbench.annotation.merge import merge_ratings
+        from meaningbench.queries.files import study_of
 
         study = self.context.study
         path = self.path_edit.text().strip()
         if study is None or not path or self.report is None:
             return
         try:
-            report = merge_ratings(study, Path(path).expanduser())
+            report = merge_ratings(study_of(study), Path(path).expanduser())
         except UserError as exc:
             self._fail(str(exc))
             return
