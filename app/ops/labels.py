@@ -15,9 +15,19 @@ from meaningbench.runtime import Job, JobContext
 from meaningbench.runtime.changes import StudyChanges, Wrote
 
 if TYPE_CHECKING:
+    from meaningbench.analysis.audit import AuditResult
     from meaningbench.analysis.label_sets import FixResult
 
-__all__ = ["AuditView", "audit_job", "choose_job", "fix_job", "preview_fix_job"]
+# The result types are named here for the screens that show them.
+__all__ = [
+    "AuditResult",
+    "AuditView",
+    "FixResult",
+    "audit_job",
+    "choose_job",
+    "fix_job",
+    "preview_fix_job",
+]
 
 
 def fix_job(

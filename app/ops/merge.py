@@ -3,24 +3,21 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from meaningbench.annotation.merge import MergeReport, merge_ratings
+from meaningbench.queries.files import StudyHandle, study_of
 from meaningbench.runtime import Job, JobContext
 from meaningbench.runtime.changes import StudyChanges, Wrote
-
-if TYPE_CHECKING:
-    from meaningbench.queries.files import Study
 
 __all__ = ["MergeReport", "merge_job"]
 
 
-def merge_job(study: Study, other: Path) -> Job:
+def merge_job(study: StudyHandle, other: Path) -> Job:
     """Merge `other` into the open `study`; the job's value is the merge report. Items,
     raters and ratings may all be new, so every screen reloads."""
 
     def run(_ctx: JobContext) -> Wrote[MergeReport]:
-        report = merge_ratings(study, other)
+        report = merge_ratings(study_of(study), other)
         return Wrote(report, StudyChanges(everything=True))
 
     return run

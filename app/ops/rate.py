@@ -11,14 +11,40 @@ from datetime import datetime
 from functools import partial
 from typing import TYPE_CHECKING
 
+from meaningbench.annotation.practice import PracticeSession
+from meaningbench.annotation.session import AnnotationSession
+from meaningbench.annotation.side_by_side import SideBySideSession
+from meaningbench.queries.files import StudyHandle, study_of
 from meaningbench.runtime import Job, JobContext
 from meaningbench.runtime.changes import StudyChanges, Wrote
 
 if TYPE_CHECKING:
     from meaningbench.annotation.model import ShownItem
-    from meaningbench.annotation.session import AnnotationSession
-    from meaningbench.annotation.side_by_side import ShownUnit, SideBySideSession
+    from meaningbench.annotation.side_by_side import ShownUnit
     from meaningbench.annotation.spans import Span
+
+# The sessions a rating screen holds: what it shows next, and where its writes go.
+__all__ = [
+    "AnnotationSession",
+    "PracticeSession",
+    "SideBySideSession",
+    "practice_session",
+    "rating_session",
+    "submit_rating",
+    "submit_unit",
+    "undo_rating",
+    "undo_unit",
+]
+
+
+def rating_session(study: StudyHandle, annotator: str) -> AnnotationSession:
+    """The annotator's rating session on the open study (created as a rater if new)."""
+    return AnnotationSession(study_of(study), annotator)
+
+
+def practice_session(study: StudyHandle, annotator: str) -> PracticeSession:
+    """The annotator's practice on the open study: items with gold answers, feedback."""
+    return PracticeSession(study_of(study), annotator)
 
 
 def submit_rating(

@@ -8,7 +8,7 @@ from meaningbench.runtime import JobContext
 from meaningbench.runtime.changes import StudyChanges, Wrote
 from meaningbench.training.events import TRAIN_EVENT
 
-__all__ = ["TRAIN_EVENT", "train_job"]
+__all__ = ["TRAIN_EVENT", "TrainRequest", "TrainResult", "train_job"]
 
 if TYPE_CHECKING:
     from meaningbench.training.request import TrainRequest, TrainResult

@@ -11,21 +11,50 @@ from dataclasses import dataclass
 
 from sqlalchemy import select
 
+from meaningbench.annotation.model import Scale, ShownItem
 from meaningbench.annotation.overview import AnnotatorSummary, annotator_overview
-from meaningbench.annotation.settings import AnnotationSettings, load_settings, save_settings
+from meaningbench.annotation.practice import Feedback, Practice
+from meaningbench.annotation.settings import (
+    MAX_QC_PER_100,
+    PROTOCOLS,
+    QC_KINDS,
+    AnnotationSettings,
+    DimensionConfig,
+    QCMix,
+    load_settings,
+    save_settings,
+)
+from meaningbench.annotation.side_by_side import ShownUnit
+from meaningbench.annotation.spans import Span, make_span, words
 from meaningbench.db.models import Annotator, Dataset
-from meaningbench.db.study import Study
+from meaningbench.queries.files import StudyHandle, study_of
 
+# Besides its questions, the module names what the rating screens show (an item, a unit of
+# side-by-side outputs, a scale, a practice item and its feedback, error spans over a
+# text's words) and the settings' vocabulary, as `meaningbench.annotation` defines them.
 __all__ = [
+    "MAX_QC_PER_100",
+    "PROTOCOLS",
+    "QC_KINDS",
+    "AnnotationSettings",
     "AnnotatorChoices",
     "AnnotatorSummary",
+    "DimensionConfig",
+    "Feedback",
+    "Practice",
+    "QCMix",
+    "Scale",
+    "ShownItem",
+    "ShownUnit",
+    "Span",
     "SettingsView",
-    "Study",
     "annotator_choices",
     "protocol_of",
     "rater_warnings",
     "settings_view",
+    "make_span",
     "store_settings",
+    "words",
 ]
 
 
@@ -37,16 +66,18 @@ class AnnotatorChoices:
     taken: frozenset[str]
 
 
-def annotator_choices(study: Study) -> AnnotatorChoices:
+def annotator_choices(handle: StudyHandle) -> AnnotatorChoices:
+    study = study_of(handle)
     with study.session() as s:
         raters = annotator_overview(s)
         taken = frozenset(s.scalars(select(Annotator.name).where(Annotator.kind != "named")))
     return AnnotatorChoices(raters=raters, taken=taken)
 
 
-def rater_warnings(study: Study, dimension: str | None = None) -> dict[str, list[str]]:
+def rater_warnings(handle: StudyHandle, dimension: str | None = None) -> dict[str, list[str]]:
     """The coordinator's warnings per rater (only raters with warnings), on the first active
     dimension unless named; empty for a study without one."""
+    study = study_of(handle)
     from meaningbench.analysis.rater_checks import study_rater_checks
 
     with study.session() as s:
@@ -58,8 +89,9 @@ def rater_warnings(study: Study, dimension: str | None = None) -> dict[str, list
     return {c.rater: c.warnings for c in study_rater_checks(study, name) if c.warnings}
 
 
-def protocol_of(study: Study) -> str:
+def protocol_of(handle: StudyHandle) -> str:
     """The study's annotation protocol: da, esa, sxs or likert."""
+    study = study_of(handle)
     with study.session() as s:
         return load_settings(s).protocol
 
@@ -70,7 +102,8 @@ class SettingsView:
     datasets: list[str]  # every dataset's name, sorted
 
 
-def settings_view(study: Study) -> SettingsView:
+def settings_view(handle: StudyHandle) -> SettingsView:
+    study = study_of(handle)
     with study.session() as s:
         settings = load_settings(s)
         datasets = list(s.scalars(select(Dataset.name).order_by(Dataset.name)))
@@ -78,13 +111,14 @@ def settings_view(study: Study) -> SettingsView:
 
 
 def store_settings(
-    study: Study, mine: AnnotationSettings, fields_by_section: dict[str, tuple[str, ...]]
+    handle: StudyHandle, mine: AnnotationSettings, fields_by_section: dict[str, tuple[str, ...]]
 ) -> None:
     """Write the given fields of `mine` over what the file holds now (UserError if invalid).
 
     Fields of sections not shown keep the file's values: another tab of the dialog may have
     changed them since the widget was opened.
     """
+    study = study_of(handle)
     with study.session() as s:
         st = load_settings(s)
         for names in fields_by_section.values():

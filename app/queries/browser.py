@@ -37,9 +37,11 @@ from meaningbench.db.frames import (
     decode_attribute_names,
 )
 from meaningbench.db.models import ATTRIBUTES_JSON_PATH
+from meaningbench.queries.files import StudyHandle, study_of
+from meaningbench.queries.item_detail import ItemDetail, fetch_detail
 
 if TYPE_CHECKING:
-    from meaningbench.db.study import Study
+    pass
 
 # An attribute with more values than this is an identifier or a number, not a category:
 # the filter does not offer it.
@@ -306,8 +308,9 @@ class ScoreColumn:
     column: str
 
 
-def score_columns(study: Study) -> list[ScoreColumn]:
+def score_columns(handle: StudyHandle) -> list[ScoreColumn]:
     """The study's score columns, named as the exports and tables name them."""
+    study = study_of(handle)
     from meaningbench.analysis.score_columns import runs_frame
 
     with study.engine.connect() as conn:
@@ -368,3 +371,51 @@ def attribute_choices(conn: sqlite3.Connection) -> list[AttributeChoice]:
     for name, value, items in attribute_counts(conn.execute(ITEM_META_COUNTS_SQL)):
         by_name.setdefault(str(name), []).append(AttributeChoice(str(name), str(value), int(items)))
     return [c for values in by_name.values() if len(values) <= MAX_FILTER_VALUES for c in values]
+
+
+class BrowserReader:
+    """The browser's own reading connection to one study, kept private: the screens hold
+    this handle and ask it questions, and it answers with ids, rows and dataclasses.
+
+    Each question goes through `fresh_connection`, so a connection closed because the
+    study's write-ahead log was replaced under it is opened again transparently.
+    """
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self._conn: sqlite3.Connection | None = connect_readonly(path)
+
+    def _connection(self) -> sqlite3.Connection:
+        if self._conn is None:
+            raise RuntimeError(f"the browser's connection to {self.path} is closed")
+        self._conn = fresh_connection(self._conn, self.path)
+        return self._conn
+
+    def primary_dimension(self) -> tuple[int, str] | None:
+        return primary_dimension(self._connection())
+
+    def ids(self, f: BrowserFilter, *, cancelled: Any = None) -> array[int]:
+        return load_ids(self._connection(), f, cancelled=cancelled)
+
+    def rows(self, ids: Sequence[int], dimension_id: int | None) -> dict[int, ItemRow]:
+        return fetch_rows(self._connection(), ids, dimension_id)
+
+    def scores(self, ids: Sequence[int]) -> dict[tuple[int, str, str], float | None]:
+        return fetch_scores(self._connection(), ids)
+
+    def filter_values(self) -> tuple[list[str], list[str]]:
+        return distinct_values(self._connection())
+
+    def attribute_choices(self) -> list[AttributeChoice]:
+        return attribute_choices(self._connection())
+
+    def has_items(self) -> bool:
+        return has_items(self._connection())
+
+    def detail(self, item_id: int) -> ItemDetail | None:
+        return fetch_detail(self._connection(), item_id)
+
+    def close(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None

@@ -28,9 +28,9 @@ from meaningbench.analysis.label_sets import resolve_label_sets, select_labels
 from meaningbench.analysis.score_columns import runs_frame
 from meaningbench.db.current_ratings import current_rating_sql
 from meaningbench.db.frames import current_scores_sql
-from meaningbench.db.study import Study
 from meaningbench.metrics.explain import Explanation
 from meaningbench.metrics.structural.scenes import SceneSpec
+from meaningbench.queries.files import StudyHandle, study_of
 
 
 @dataclass
@@ -78,21 +78,26 @@ class StudyOverview:
     dimensions: list[str]  # rating dimensions, the active ones first
 
 
-def overview(study: Study) -> StudyOverview:
+def overview(handle: StudyHandle) -> StudyOverview:
     """The sources to navigate and the rating dimensions to choose from."""
+    study = study_of(handle)
     with study.session() as s:
         return StudyOverview(list_sources(s), dimensions(s))
 
 
-def group_of_item(study: Study, item_id: int) -> str | None:
+def group_of_item(handle: StudyHandle, item_id: int) -> str | None:
+    study = study_of(handle)
     with study.session() as s:
         return s.execute(
             text("SELECT source_group FROM item WHERE id = :i"), {"i": item_id}
         ).scalar()
 
 
-def comparison(study: Study, source_group: str, dimension: str = "meaning") -> SourceComparison:
+def comparison(
+    handle: StudyHandle, source_group: str, dimension: str = "meaning"
+) -> SourceComparison:
     """Every system's output of one source, with its ratings and metric values."""
+    study = study_of(handle)
     with study.session() as s:
         return load_comparison(s, source_group, dimension)
 
@@ -261,8 +266,9 @@ class ExplainChoice:
     stored: StoredScore | None = None
 
 
-def explain_choices(study: Study, item_id: int) -> list[ExplainChoice]:
+def explain_choices(handle: StudyHandle, item_id: int) -> list[ExplainChoice]:
     """The stored scores of one output, by name, then the live explanations not stored."""
+    study = study_of(handle)
     from meaningbench.metrics.registry import metric_classes
 
     with study.session() as s:
@@ -278,8 +284,9 @@ def explain_choices(study: Study, item_id: int) -> list[ExplainChoice]:
     return out
 
 
-def explain_score(study: Study, item_id: int, choice: ExplainChoice) -> Explanation:
+def explain_score(handle: StudyHandle, item_id: int, choice: ExplainChoice) -> Explanation:
     """Ask the metric of `choice`, configured as its run was, to explain one output."""
+    study = study_of(handle)
     from meaningbench.jobs.study_inputs import StudyFileInputs
     from meaningbench.metrics.base import Pair, resolve_references
     from meaningbench.metrics.explain import ExplainItem, NoExplanation
@@ -326,24 +333,27 @@ def explain_score(study: Study, item_id: int, choice: ExplainChoice) -> Explanat
         )
 
 
-def source_scenes(study: Study, source_group: str) -> list[SceneSpec]:
+def source_scenes(handle: StudyHandle, source_group: str) -> list[SceneSpec]:
     """The scenes of one source, of the best origin it has (annotated, UCCA, parser)."""
+    study = study_of(handle)
     from meaningbench.jobs.scene_store import load_scenes
 
     with study.session() as s:
         return load_scenes(s, [source_group]).get(source_group, [])
 
 
-def save_scenes(study: Study, source_group: str, specs: Sequence[SceneSpec]) -> None:
+def save_scenes(handle: StudyHandle, source_group: str, specs: Sequence[SceneSpec]) -> None:
     """Store the scenes as the source's annotated ones, replacing those it had."""
+    study = study_of(handle)
     from meaningbench.jobs.scene_store import replace_scenes
 
     with study.session() as s:
         replace_scenes(s, source_group, list(specs), origin="manual")
 
 
-def import_ucca_files(study: Study, paths: Sequence[Path]) -> str:
+def import_ucca_files(handle: StudyHandle, paths: Sequence[Path]) -> str:
     """Import UCCA XML passages as scenes; the report in words."""
+    study = study_of(handle)
     from meaningbench.jobs.scene_import import import_ucca
 
     with study.session() as s:

@@ -20,23 +20,47 @@ import numpy as np
 import pandas as pd
 from sqlalchemy import select
 
+from meaningbench.analysis.agreement import AgreementResult
+from meaningbench.analysis.correlation import CorrelationTable
 from meaningbench.analysis.label_sets import select_labels
 from meaningbench.analysis.live import StudyAnalysis
+from meaningbench.analysis.qc import QCResult
+from meaningbench.analysis.sanity import IDENTICAL_THRESHOLDS, UNRELATED_THRESHOLDS, SanityTable
 from meaningbench.db.current_ratings import is_current
 from meaningbench.db.models import Annotator, Dimension, Rating
 from meaningbench.db.study import open_study
+from meaningbench.queries.files import StudyHandle, study_of
 from meaningbench.queries.study import dimension_names
 
 if TYPE_CHECKING:
-    from meaningbench.db.study import Study
+    pass
+
+# The result types the dashboard's questions answer with (its screens name them), and the
+# similarity thresholds the sanity table is laid out by.
+__all__ = [
+    "IDENTICAL_THRESHOLDS",
+    "UNRELATED_THRESHOLDS",
+    "AgreementResult",
+    "CorrelationTable",
+    "LoadedAnalysis",
+    "QCResult",
+    "SanityTable",
+    "StudyAnalysis",
+    "apply_rating_changes",
+    "current_ratings",
+    "load_analysis",
+    "pick_dimension",
+    "report_summary",
+]
 
 CHUNK = 500  # SQLite's parameter limit is far above; keeps each IN list small
 RATING_COLUMNS = ["rating_id", "item_id", "annotator", "annotator_kind", "value"]
 
 
-def current_ratings(study: Study, item_ids: list[int], dimension: str) -> pd.DataFrame:
+def current_ratings(handle: StudyHandle, item_ids: list[int], dimension: str) -> pd.DataFrame:
     """The items' current ratings on `dimension`: rating_id, item_id, annotator,
     annotator_kind, value (every label set's aggregates included)."""
+    study = study_of(handle)
     rows: list[tuple[int, int, str, str, float]] = []
     with study.session() as session:
         for start in range(0, len(item_ids), CHUNK):
@@ -58,9 +82,12 @@ def current_ratings(study: Study, item_ids: list[int], dimension: str) -> pd.Dat
     return pd.DataFrame(rows, columns=RATING_COLUMNS)
 
 
-def apply_rating_changes(analysis: StudyAnalysis, study: Study, item_ids: Iterable[int]) -> int:
+def apply_rating_changes(
+    analysis: StudyAnalysis, handle: StudyHandle, item_ids: Iterable[int]
+) -> int:
     """Reconcile the analysis with the study file for these items; returns how many of its
     ratings (regular items only) were added, revised or removed."""
+    study = study_of(handle)
     ratings = analysis.data.ratings
     known = ratings.item_ids
     ids = np.unique(np.asarray(list(item_ids), dtype=np.int64))
@@ -110,8 +137,9 @@ def load_analysis(path: Path, dimension: str | None) -> LoadedAnalysis:
     return LoadedAnalysis(analysis, known)
 
 
-def report_summary(study: Study) -> dict[str, Any]:
+def report_summary(handle: StudyHandle) -> dict[str, Any]:
     """The counts a study report opens with."""
+    study = study_of(handle)
     from meaningbench.analysis.report import study_summary
 
     with study.session() as session:

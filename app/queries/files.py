@@ -1,14 +1,16 @@
 """Opening and creating study files, and telling the user's problems from bugs.
 
-The screens hold an open study as an opaque handle that they pass back to the queries.
-Opening one loads SQLAlchemy and Alembic, so those imports wait for the first call: the
-window is drawn before they load.
+The screens hold an open study as a `StudyHandle` that they pass back to the queries: it
+tells where the file is and whether it may be written, and nothing more, so no screen
+opens a session or reaches the ORM; the queries take the open study behind it. Opening
+one loads SQLAlchemy and Alembic, so those imports wait for the first call: the window is
+drawn before they load.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from meaningbench.db.errors import StudyFileError
 from meaningbench.db.faults import describe_fault
@@ -18,9 +20,11 @@ if TYPE_CHECKING:
     from meaningbench.db.study import Study
 
 __all__ = [
-    "Study",
     "StudyFileError",
+    "StudyHandle",
     "create_study",
+    "demo_available",
+    "demo_builder",
     "describe_fault",
     "discard_if_empty",
     "holds_nothing",
@@ -29,6 +33,31 @@ __all__ = [
     "open_study",
     "work_as_guest",
 ]
+
+
+class StudyHandle(Protocol):
+    """An open study as the screens hold it: its file, whether it is read-only and why,
+    and closing it. Everything else is asked of the queries, which take the handle."""
+
+    @property
+    def path(self) -> Path: ...
+
+    @property
+    def read_only(self) -> bool: ...
+
+    @property
+    def read_only_reason(self) -> str: ...
+
+    def close(self) -> None: ...
+
+
+def study_of(handle: StudyHandle) -> Study:
+    """The open study behind a handle, for the queries' own use (never the screens')."""
+    from meaningbench.db.study import Study
+
+    if not isinstance(handle, Study):
+        raise TypeError(f"not an open study: {handle!r}")
+    return handle
 
 
 def work_as_guest() -> None:
@@ -40,7 +69,9 @@ def work_as_guest() -> None:
 
 
 def open_study(path: str | Path, *, allow_read_only: bool = False) -> Study:
-    """Open an existing study (upgrading an older schema); see `meaningbench.db.study`."""
+    """Open an existing study (upgrading an older schema); see `meaningbench.db.study`.
+
+    The window keeps it as a `StudyHandle`; a job run in a process of its own works on it."""
     from meaningbench.db.study import open_study as open_file
 
     return open_file(path, allow_read_only=allow_read_only)
@@ -89,3 +120,24 @@ def import_study_modules() -> None:
     app does it on a side thread while its window paints)."""
     import meaningbench.db.study  # noqa: F401 - SQLAlchemy and Alembic
     import meaningbench.queries.browser  # noqa: F401 - pandas, for the score columns
+
+
+def demo_available() -> tuple[bool, str]:
+    """Whether the demo study can be built here, found without importing the importer."""
+    import importlib.util
+
+    if importlib.util.find_spec("meaningbench.datasets.demo") is None:
+        return False, "The demo study is not part of this installation."
+    return True, ""
+
+
+def demo_builder() -> tuple[object | None, str]:
+    """The demo study builder when the datasets package provides one, else why not."""
+    try:
+        from meaningbench.datasets import demo
+    except ImportError:
+        return None, "The demo study is not part of this installation."
+    build = getattr(demo, "build_demo_study", None)
+    if build is None:
+        return None, "The demo study is not part of this installation."
+    return build, ""

@@ -12,9 +12,10 @@ from typing import TYPE_CHECKING, Any
 
 from meaningbench.errors import InputError
 from meaningbench.metrics.languages import LANGUAGE_NAMES
+from meaningbench.queries.files import StudyHandle, study_of
 
 if TYPE_CHECKING:
-    from meaningbench.db.study import Study
+    pass
 
 PREVIEW_ROWS = 20
 # The languages the dialog offers: (ISO 639-1 code, "German (de)"), by name.
@@ -24,8 +25,9 @@ LANGUAGE_CHOICES = tuple(
 )
 
 
-def current_language(study: Study) -> str:
+def current_language(handle: StudyHandle) -> str:
     """The study's language, which the dialog proposes for the next import."""
+    study = study_of(handle)
     from meaningbench.datasets.language import study_language
 
     return study_language(study)

@@ -9,6 +9,7 @@ from typing import Any
 
 from meaningbench.db.current_ratings import current_rating_sql
 from meaningbench.db.frames import shown_scores_sql
+from meaningbench.metrics.base import NOT_COMPUTED
 
 
 @dataclass(frozen=True)
@@ -33,6 +34,12 @@ class ScoreLine:
     raw: float | None
     details: dict[str, Any]
     error: str | None
+
+    @property
+    def not_computed(self) -> str | None:
+        """Why the metric gave no value for this item (meaningbench.metrics.base), if it said."""
+        reason = self.details.get(NOT_COMPUTED)
+        return str(reason) if reason else None
 
 
 @dataclass(frozen=True)

@@ -7,10 +7,9 @@ SQLAlchemy is imported in the functions: the window is drawn before it loads.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from meaningbench.db.study import Study
+from meaningbench.queries.files import StudyHandle, study_of
 
 NAME_KEY = "name"
 
@@ -34,7 +33,8 @@ class StudyCounts:
         return " · ".join(parts)
 
 
-def get_setting(study: Study, key: str, default: Any = None) -> Any:
+def get_setting(handle: StudyHandle, key: str, default: Any = None) -> Any:
+    study = study_of(handle)
     from sqlalchemy import select
 
     from meaningbench.db.models import StudySetting
@@ -44,7 +44,8 @@ def get_setting(study: Study, key: str, default: Any = None) -> Any:
     return default if value is None else value
 
 
-def set_setting(study: Study, key: str, value: Any) -> None:
+def set_setting(handle: StudyHandle, key: str, value: Any) -> None:
+    study = study_of(handle)
     from meaningbench.db.models import StudySetting
 
     with study.session() as s:
@@ -55,15 +56,17 @@ def set_setting(study: Study, key: str, value: Any) -> None:
             row.value = value
 
 
-def study_name(study: Study) -> str:
+def study_name(handle: StudyHandle) -> str:
+    study = study_of(handle)
     name = get_setting(study, NAME_KEY)
     if isinstance(name, str) and name.strip():
         return name.strip()
     return study.path.stem
 
 
-def dimension_names(study: Study) -> list[str]:
+def dimension_names(handle: StudyHandle) -> list[str]:
     """The study's rating dimensions, in the order the study lists them."""
+    study = study_of(handle)
     from sqlalchemy import select
 
     from meaningbench.db.models import Dimension
@@ -72,7 +75,8 @@ def dimension_names(study: Study) -> list[str]:
         return list(s.scalars(select(Dimension.name).order_by(Dimension.position, Dimension.id)))
 
 
-def study_counts(study: Study) -> StudyCounts:
+def study_counts(handle: StudyHandle) -> StudyCounts:
+    study = study_of(handle)
     from sqlalchemy import text
 
     from meaningbench.db.current_ratings import current_rating_sql
@@ -96,9 +100,10 @@ def study_counts(study: Study) -> StudyCounts:
         )
 
 
-def reference_coverage(study: Study) -> tuple[int, int]:
+def reference_coverage(handle: StudyHandle) -> tuple[int, int]:
     """(regular items with human references, regular items): whether scoring against the
     source throws references away."""
+    study = study_of(handle)
     from sqlalchemy import text
 
     with study.engine.connect() as conn:

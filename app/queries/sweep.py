@@ -12,10 +12,13 @@ from pathlib import Path
 
 from meaningbench.analysis.live import StudyAnalysis
 from meaningbench.analysis.score_columns import runs_frame
-from meaningbench.analysis.sweep_table import SweepEntry, SweepTable, sweep_table
+from meaningbench.analysis.sweep_table import SweepEntry, SweepRow, SweepTable, sweep_table
 from meaningbench.db.study import Study, open_study
 from meaningbench.errors import StudyNotFoundError, UserError
 from meaningbench.jobs.sweep import SweepOutcome
+
+# A sweep's table and its rows are what the Sweep page draws.
+__all__ = ["SweepRow", "SweepTable", "entries", "load_sweep_table"]
 
 
 def _columns_of_runs(study: Study, run_ids: Sequence[int]) -> dict[int, str]:

@@ -18,8 +18,8 @@ import pandas as pd
 from meaningbench.analysis.metaeval import MetaEvalData, evaluate
 from meaningbench.analysis.metaeval_significance import Ranking, rank_metrics
 from meaningbench.analysis.metaeval_study import metaeval_data_from_study
+from meaningbench.db.study import open_study
 from meaningbench.errors import UserError
-from meaningbench.queries.files import open_study
 
 # The measures a ranking can use (SPA is made of p-values itself: the engine refuses to
 # rank by it), with the names the tab shows.

@@ -16,11 +16,11 @@ from PySide6.QtCore import QObject, Signal
 from meaningbench.ui.workers import JobRunner
 
 if TYPE_CHECKING:
-    from meaningbench.queries.files import Study
+    from meaningbench.queries.files import StudyHandle
 
 
 class StudyContext(QObject):
-    study_opened = Signal(object)  # meaningbench.queries.files.Study
+    study_opened = Signal(object)  # meaningbench.queries.files.StudyHandle
     study_closed = Signal()
     # meaningbench.runtime.changes.StudyChanges: what one write changed, sent once.
     study_changed = Signal(object)
@@ -29,7 +29,7 @@ class StudyContext(QObject):
 
     def __init__(self, runner: JobRunner | None = None, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self.study: Study | None = None
+        self.study: StudyHandle | None = None
         self.runner = runner or JobRunner(self)
         self.runner.study_changed.connect(self.study_changed)
 
@@ -46,7 +46,7 @@ class StudyContext(QObject):
 
         return study_name(self.study)
 
-    def set_study(self, study: Study | None) -> None:
+    def set_study(self, study: StudyHandle | None) -> None:
         old, self.study = self.study, None
         if old is not None:
             self.study_closed.emit()

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from meaningbench.queries.files import demo_available
 from meaningbench.runtime.changes import StudyChanges
 from meaningbench.settings import APP_NAME, UserPrefs
 from meaningbench.ui.context import StudyContext
@@ -30,7 +31,7 @@ from meaningbench.ui.icons import app_icon, themed_icon
 from meaningbench.ui.menus import build_actions, refresh_icons
 from meaningbench.ui.pages import PageFactory, PageSpec
 from meaningbench.ui.status_bar import MainStatusBar
-from meaningbench.ui.study_controller import StudyController, demo_available
+from meaningbench.ui.study_controller import StudyController
 from meaningbench.ui.theme import SCALE_STEP, ThemeManager
 from meaningbench.ui.welcome import WelcomePage
 from meaningbench.ui.window_state import DEFAULT_SIZE, default_geometry, window_settings

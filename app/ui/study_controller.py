@@ -7,33 +7,13 @@ from pathlib import Path
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QFileDialog, QWidget
 
+from meaningbench.queries.files import demo_builder
 from meaningbench.settings import STUDY_SUFFIX, UserPrefs, studies_dir
 from meaningbench.ui.context import StudyContext
 from meaningbench.ui.dialogs.errors import show_exception
 
 STUDY_FILTER = f"MeaningBench studies (*{STUDY_SUFFIX});;All files (*)"
 DEMO_FILE = f"demo{STUDY_SUFFIX}"
-
-
-def demo_available() -> tuple[bool, str]:
-    """Whether the demo study can be built here, found without importing the importer."""
-    import importlib.util
-
-    if importlib.util.find_spec("meaningbench.datasets.demo") is None:
-        return False, "The demo study is not part of this installation."
-    return True, ""
-
-
-def demo_builder() -> tuple[object | None, str]:
-    """The demo study builder when the datasets package provides one, else why not."""
-    try:
-        from meaningbench.datasets import demo
-    except ImportError:
-        return None, "The demo study is not part of this installation."
-    build = getattr(demo, "build_demo_study", None)
-    if build is None:
-        return None, "The demo study is not part of this installation."
-    return build, ""
 
 
 class StudyController(QObject):

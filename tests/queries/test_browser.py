@@ -10,6 +10,7 @@ from meaningbench.analysis.score_columns import score_matrix
 from meaningbench.db.frames import ratings_frame
 from meaningbench.queries.browser import (
     BrowserFilter,
+    BrowserReader,
     distinct_values,
     fetch_rows,
     fetch_scores,
@@ -144,3 +145,23 @@ def test_a_newer_not_defined_score_replaces_an_older_value_everywhere(
     assert not any(name.startswith("bleu") for name in shown.get(first, {}))
     other = next(i for i in facts.bleu if i != first)
     assert fetch_scores(conn, [other])[(other, "bleu", HASH)] == facts.bleu[other]
+
+
+def test_the_reader_answers_as_the_queries_and_keeps_its_connection(study_with_facts, conn) -> None:
+    study, facts = study_with_facts
+    reader = BrowserReader(str(study.path))
+    everything = BrowserFilter(kinds="all")
+    assert list(reader.ids(everything)) == list(load_ids(conn, everything))
+    dimension = reader.primary_dimension()
+    assert dimension is not None and dimension == primary_dimension(conn)
+    assert reader.rows(facts.item_ids, dimension[0]) == fetch_rows(
+        conn, facts.item_ids, dimension[0]
+    )
+    assert reader.scores(facts.item_ids) == fetch_scores(conn, facts.item_ids)
+    assert reader.filter_values() == distinct_values(conn)
+    assert reader.has_items()
+    first = facts.item_ids[0]
+    assert reader.detail(first) == fetch_detail(conn, first)
+    reader.close()
+    with pytest.raises(RuntimeError, match="closed"):
+        reader.ids(everything)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -15,7 +16,9 @@ from meaningbench.queries.files import (
     describe_fault,
     is_user_error,
     open_study,
+    study_of,
 )
+from meaningbench.queries.study import set_setting, study_name
 
 
 def test_create_then_open_and_refuse_to_overwrite(tmp_path: Path) -> None:
@@ -48,3 +51,20 @@ def test_the_queries_package_loads_no_database_library_until_asked() -> None:
         "assert 'sqlalchemy' in sys.modules and 'pandas' in sys.modules\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_the_queries_take_the_handle_and_nothing_else(tmp_path: Path) -> None:
+    handle = create_study(tmp_path / "handled.mbstudy")
+    try:
+        assert study_name(handle) == "handled"
+        set_setting(handle, "name", "Pilot")
+        assert study_name(handle) == "Pilot"
+        assert not handle.read_only and handle.path == tmp_path / "handled.mbstudy"
+        # Something shaped like a handle is no open study: the queries refuse it.
+        lookalike = SimpleNamespace(path=handle.path, read_only=False, read_only_reason="")
+        with pytest.raises(TypeError, match="not an open study"):
+            study_of(lookalike)  # type: ignore[arg-type]
+        with pytest.raises(TypeError, match="not an open study"):
+            study_name(lookalike)  # type: ignore[arg-type]
+    finally:
+        handle.close()

@@ -195,7 +195,7 @@ def test_a_log_deleted_under_the_app_is_noticed_and_the_study_reopened(
     assert "after" in seen.stdout and "renamed" in seen.stdout, (seen.stdout, seen.stderr)
     assert any("opened again" in r.getMessage() for r in caplog.records), caplog.text
     assert error_texts() == []
-    conn = browser.model.connection
-    assert conn is not None
-    assert conn.execute("SELECT system FROM item WHERE id = 1").fetchone()[0] == "renamed"
+    reader = browser.model.reader
+    assert reader is not None
+    assert reader.rows([1], None)[1].system == "renamed"
     assert_study_sound(study)

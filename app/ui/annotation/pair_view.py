@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from meaningbench.annotation.diff import Segment, word_diff
+from meaningbench.queries.word_diff import Segment, word_diff
 from meaningbench.ui.annotation.scales import blend
 from meaningbench.ui.annotation.text_panel import MIN_TEXT_HEIGHT, TextPanel
 

@@ -15,7 +15,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from meaningbench.queries.annotation import Study, annotator_choices
+from meaningbench.queries.annotation import annotator_choices
+from meaningbench.queries.files import StudyHandle
 
 NAME_ROLE = Qt.ItemDataRole.UserRole
 
@@ -31,7 +32,7 @@ class AnnotatorPicker(QDialog):
     not know yet needs a second, explicit confirmation before a new rater is made.
     """
 
-    def __init__(self, study: Study, parent: QWidget | None = None) -> None:
+    def __init__(self, study: StudyHandle, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Who is rating?")
         self.setObjectName("annotatorPicker")
@@ -169,7 +170,7 @@ class AnnotatorPicker(QDialog):
         self.error.show()
 
     @classmethod
-    def choose(cls, study: Study, parent: QWidget | None = None) -> str | None:
+    def choose(cls, study: StudyHandle, parent: QWidget | None = None) -> str | None:
         """Run the picker modally; the chosen name, or None when cancelled."""
         dialog = cls(study, parent)
         if dialog.exec() == QDialog.DialogCode.Accepted:

@@ -10,9 +10,9 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFocusEvent, QKeyEvent
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
-from meaningbench.annotation.model import Scale
-from meaningbench.annotation.practice import Feedback, Practice, PracticeSession
-from meaningbench.queries.annotation import Study
+from meaningbench.ops.rate import practice_session
+from meaningbench.queries.annotation import Feedback, Practice, Scale
+from meaningbench.queries.files import StudyHandle
 from meaningbench.ui.annotation.pair_view import PairView
 from meaningbench.ui.annotation.rows import DimensionRow
 
@@ -31,10 +31,12 @@ PRACTICE_SCALE = Scale(
 class PracticeScreen(QWidget):
     done = Signal()
 
-    def __init__(self, study: Study, annotator_name: str, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, study: StudyHandle, annotator_name: str, parent: QWidget | None = None
+    ) -> None:
         super().__init__(parent)
         self.setObjectName("practiceScreen")
-        self.session = PracticeSession(study, annotator_name)
+        self.session = practice_session(study, annotator_name)
         self.items: list[Practice] = self.session.pending()
         self.total = len(self.items)
         self.feedback: Feedback | None = None

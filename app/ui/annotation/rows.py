@@ -6,7 +6,7 @@ from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QFont, QPalette
 from PySide6.QtWidgets import QApplication, QGridLayout, QLabel, QSizePolicy, QWidget
 
-from meaningbench.annotation.model import Scale
+from meaningbench.queries.annotation import Scale
 from meaningbench.ui.annotation.scales import blend, make_scale
 
 UNSET_TEXT = "—"

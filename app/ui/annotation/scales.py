@@ -15,7 +15,7 @@ from PySide6.QtCore import QPointF, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QKeyEvent, QMouseEvent, QPainter, QPaintEvent, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
-from meaningbench.annotation.model import Scale
+from meaningbench.queries.annotation import Scale
 
 # Digits typed within this many seconds of each other form one number (7, 5 → 75).
 DIGIT_TIMEOUT_S = 0.9

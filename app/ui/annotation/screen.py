@@ -24,11 +24,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from meaningbench.annotation.model import ShownItem
-from meaningbench.annotation.session import AnnotationSession
 from meaningbench.errors import UserError
-from meaningbench.ops.rate import submit_rating, undo_rating
-from meaningbench.queries.annotation import Study
+from meaningbench.ops.rate import rating_session, submit_rating, undo_rating
+from meaningbench.queries.annotation import ShownItem
+from meaningbench.queries.files import StudyHandle
 from meaningbench.ui.annotation import keys
 from meaningbench.ui.annotation.focus import keep_focus_in
 from meaningbench.ui.annotation.pair_view import PairView
@@ -70,14 +69,14 @@ class AnnotationScreen(QWidget):
 
     def __init__(
         self,
-        study: Study,
+        study: StudyHandle,
         annotator_name: str,
         parent: QWidget | None = None,
         runner: JobRunner | None = None,
     ) -> None:
         super().__init__(parent)
         self.setObjectName("annotationScreen")
-        self.session = AnnotationSession(study, annotator_name)
+        self.session = rating_session(study, annotator_name)
         # Ratings are written through the app's runner, which tells every screen.
         self.runner = runner if runner is not None else JobRunner(self)
         self._item: ShownItem | None = None

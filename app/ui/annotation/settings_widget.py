@@ -35,16 +35,18 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from meaningbench.annotation.settings import (
+from meaningbench.errors import UserError
+from meaningbench.queries.annotation import (
     MAX_QC_PER_100,
     PROTOCOLS,
     QC_KINDS,
     AnnotationSettings,
     DimensionConfig,
     QCMix,
+    settings_view,
+    store_settings,
 )
-from meaningbench.errors import UserError
-from meaningbench.queries.annotation import Study, settings_view, store_settings
+from meaningbench.queries.files import StudyHandle
 
 SCALE_CHOICES = (("continuous", "Slider 0–100"), ("likert", "Likert 1–5"))
 QC_LABELS = {
@@ -77,7 +79,7 @@ class AnnotationSettingsWidget(QWidget):
 
     def __init__(
         self,
-        study: Study,
+        study: StudyHandle,
         parent: QWidget | None = None,
         *,
         sections: tuple[str, ...] = SECTIONS,

@@ -28,7 +28,7 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QLabel, QScrollArea, QSizePolicy, QWidget
 
-from meaningbench.annotation.spans import Span, make_span, words
+from meaningbench.queries.annotation import Span, make_span, words
 from meaningbench.ui.annotation.scales import NAV_MODIFIERS, blend
 
 SEVERITY_KEYS = {Qt.Key.Key_1: "minor", Qt.Key.Key_2: "major"}

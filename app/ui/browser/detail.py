@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import html
 import json
-import sqlite3
 from collections.abc import Callable
 
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QTextBrowser, QVBoxLayout, QWidget
 
-from meaningbench.metrics.base import NOT_COMPUTED
-from meaningbench.queries.item_detail import ItemDetail, fetch_detail
+from meaningbench.queries.browser import BrowserReader
+from meaningbench.queries.item_detail import ItemDetail
 from meaningbench.ui.browser.model import EMPTY_OUTPUT_TIP
 
 
@@ -51,14 +50,14 @@ class DetailPane(QWidget):
         layout.addWidget(self.view)
         self.item_id: int | None = None
         self.detail: ItemDetail | None = None
-        # The browser's connection, asked for at each use: it is replaced when the study is
-        # opened again under the browser (its write-ahead log replaced by another program).
-        self._conn: Callable[[], sqlite3.Connection | None] = lambda: None
+        # The browser's reader, asked for at each use: it is replaced when another study is
+        # opened under the browser.
+        self._reader: Callable[[], BrowserReader | None] = lambda: None
         self.column_name: Callable[[str, str], str | None] = lambda _m, _h: None
         self.show_empty()
 
-    def set_connection(self, conn: Callable[[], sqlite3.Connection | None]) -> None:
-        self._conn = conn
+    def set_reader(self, reader: Callable[[], BrowserReader | None]) -> None:
+        self._reader = reader
         self.item_id = None
         self.detail = None
         self.show_empty()
@@ -71,12 +70,12 @@ class DetailPane(QWidget):
 
     def show_item(self, item_id: int | None) -> None:
         self.item_id = item_id
-        conn = self._conn() if item_id is not None else None
-        if item_id is None or conn is None:
+        reader = self._reader() if item_id is not None else None
+        if item_id is None or reader is None:
             self.detail = None
             self.show_empty()
             return
-        self.detail = fetch_detail(conn, item_id)
+        self.detail = reader.detail(item_id)
         self.render()
 
     def refresh(self) -> None:
@@ -112,9 +111,9 @@ class DetailPane(QWidget):
                 if s.error:
                     value = "<span style='color:#d04040'>error</span>"
                     info = _esc(s.error[:120])
-                elif s.details.get(NOT_COMPUTED):
+                elif s.not_computed:
                     value = f"<span style='color:{muted}'>not computed</span>"
-                    info = _esc(s.details[NOT_COMPUTED])
+                    info = _esc(s.not_computed)
                 else:
                     value = f"<b>{_fmt(s.value)}</b>"
                     raw = "" if s.raw is None else f"raw {s.raw:.4g}"

@@ -8,7 +8,6 @@ whenever the filter changes (see `meaningbench.queries.browser` for why).
 
 from __future__ import annotations
 
-import sqlite3
 from array import array
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -25,17 +24,7 @@ from PySide6.QtCore import (
     Signal,
 )
 
-from meaningbench.queries.browser import (
-    BrowserFilter,
-    ItemRow,
-    ScoreColumn,
-    connect_readonly,
-    fetch_rows,
-    fetch_scores,
-    fresh_connection,
-    load_ids,
-    primary_dimension,
-)
+from meaningbench.queries.browser import BrowserFilter, BrowserReader, ItemRow, ScoreColumn
 from meaningbench.runtime import JobContext
 from meaningbench.ui.workers import JobHandle, JobRunner
 
@@ -90,11 +79,11 @@ class _Page:
 
 
 def _load_ids_job(path: str, f: BrowserFilter, ctx: JobContext) -> array[int]:
-    conn = connect_readonly(path)
+    reader = BrowserReader(path)
     try:
-        ids = load_ids(conn, f, cancelled=lambda: ctx.cancelled)
+        ids = reader.ids(f, cancelled=lambda: ctx.cancelled)
     finally:
-        conn.close()
+        reader.close()
     ctx.check()  # a superseded load's partial list is never shown
     return ids
 
@@ -113,7 +102,7 @@ class ItemTableModel(QAbstractTableModel):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._path: str | None = None
-        self._conn: sqlite3.Connection | None = None
+        self._reader: BrowserReader | None = None
         self._filter = BrowserFilter()
         self._state = _State()
         self._score_columns: list[ScoreColumn] = []
@@ -127,16 +116,16 @@ class ItemTableModel(QAbstractTableModel):
 
     def set_study(self, path: Path | None) -> None:
         self.beginResetModel()
-        if self._conn is not None:
-            self._conn.close()
-            self._conn = None
+        if self._reader is not None:
+            self._reader.close()
+            self._reader = None
         self._path = str(path) if path is not None else None
         self._state = _State()
         self._score_columns = []
         self._dimension = None
         if self._path is not None:
-            self._conn = connect_readonly(self._path)
-            self._dimension = primary_dimension(self._conn)
+            self._reader = BrowserReader(self._path)
+            self._dimension = self._reader.primary_dimension()
         self.endResetModel()
         self._generation += 1  # results of a load for the previous study are dropped
 
@@ -145,8 +134,8 @@ class ItemTableModel(QAbstractTableModel):
         return self._filter
 
     @property
-    def connection(self) -> sqlite3.Connection | None:
-        return self._require_conn() if self._conn is not None else None
+    def reader(self) -> BrowserReader | None:
+        return self._reader
 
     def set_filter(self, f: BrowserFilter) -> None:
         """Load the ids passing `f` on a worker thread; the table updates when they arrive."""
@@ -335,16 +324,15 @@ class ItemTableModel(QAbstractTableModel):
             texts = page.texts.get(item_id)
             return texts[col] if texts is not None else None
         if page.scores is None:
-            page.scores = fetch_scores(self._require_conn(), list(page.rows))
+            page.scores = self._require_reader().scores(list(page.rows))
         sc = self._score_columns[col - len(FIXED_COLUMNS)]
         value = page.scores.get((item_id, sc.metric, sc.config_hash))
         return None if value is None else f"{value:.1f}"
 
-    def _require_conn(self) -> sqlite3.Connection:
-        if self._conn is None or self._path is None:
+    def _require_reader(self) -> BrowserReader:
+        if self._reader is None:
             raise RuntimeError("no study is open")
-        self._conn = fresh_connection(self._conn, self._path)
-        return self._conn
+        return self._reader
 
     def _page(self, number: int) -> _Page:
         pages = self._state.pages
@@ -355,7 +343,7 @@ class ItemTableModel(QAbstractTableModel):
         start = number * PAGE_SIZE
         ids = self._state.ids[start : start + PAGE_SIZE].tolist()
         dim = self._dimension[0] if self._dimension else None
-        page = _Page(rows=fetch_rows(self._require_conn(), ids, dim))
+        page = _Page(rows=self._require_reader().rows(ids, dim))
         pages[number] = page
         while len(pages) > MAX_PAGES:
             pages.popitem(last=False)
@@ -380,9 +368,9 @@ class ItemTableModel(QAbstractTableModel):
     def close(self) -> None:
         self._runner.cancel_all()
         self._runner.wait(5000)
-        if self._conn is not None:
-            self._conn.close()
-            self._conn = None
+        if self._reader is not None:
+            self._reader.close()
+            self._reader = None
 
 
 def _one_line(text: str, limit: int = 400) -> str:

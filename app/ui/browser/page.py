@@ -23,9 +23,6 @@ from PySide6.QtWidgets import (
 from meaningbench.queries.browser import (
     AttributeChoice,
     BrowserFilter,
-    attribute_choices,
-    distinct_values,
-    has_items,
     score_columns,
 )
 from meaningbench.runtime.changes import StudyChanges
@@ -34,7 +31,7 @@ from meaningbench.ui.browser.model import FIXED_COLUMNS, ItemTableModel
 from meaningbench.ui.icons import themed_icon
 
 if TYPE_CHECKING:
-    from meaningbench.queries.files import Study
+    from meaningbench.queries.files import StudyHandle
     from meaningbench.ui.context import StudyContext
 
 SEARCH_DELAY_MS = 300
@@ -338,31 +335,31 @@ class BrowserPage(QWidget):
 
     # -- study events -----------------------------------------------------------------
 
-    def _on_study_opened(self, study: Study) -> None:
+    def _on_study_opened(self, study: StudyHandle) -> None:
         self._labels_seen = set()
         self._fit_pending = True
         self.model.set_study(study.path)
-        self.detail.set_connection(lambda: self.model.connection)
+        self.detail.set_reader(lambda: self.model.reader)
         self._refresh_filter_values()
         self.model.set_score_columns(score_columns(study))
         self.apply_filters()
 
     def _on_study_closed(self) -> None:
         self._show_empty_hint(False)
-        self.detail.set_connection(lambda: None)
+        self.detail.set_reader(lambda: None)
         self.model.set_study(None)
         self.count_label.setText("")
 
     def _refresh_filter_values(self) -> None:
-        conn = self.model.connection
-        if conn is None:
+        reader = self.model.reader
+        if reader is None:
             return
-        datasets, systems = distinct_values(conn)
+        datasets, systems = reader.filter_values()
         self._fill_combo(self.dataset_combo, datasets, "All datasets")
         self._fill_combo(self.system_combo, systems, "All systems")
         self.dataset_combo.setToolTip("Show the items of one dataset")
         self.system_combo.setToolTip("Show the outputs of one system")
-        self._fill_attribute_combo(attribute_choices(conn))
+        self._fill_attribute_combo(reader.attribute_choices())
 
     def _fill_attribute_combo(self, choices: list[AttributeChoice]) -> None:
         combo = self.attribute_combo
@@ -435,8 +432,8 @@ class BrowserPage(QWidget):
             return
         self.count_label.setToolTip("")
         self.count_label.setText(f"{count:,} items")
-        conn = self.model.connection
-        self._show_empty_hint(count == 0 and conn is not None and not has_items(conn))
+        reader = self.model.reader
+        self._show_empty_hint(count == 0 and reader is not None and not reader.has_items())
         if self._fit_pending and count:
             self._fit_pending = False
             self.fit_columns()

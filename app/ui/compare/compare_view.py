@@ -28,8 +28,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from meaningbench.metrics.structural.samsa import preview_details
 from meaningbench.queries import compare as compare_data
+from meaningbench.queries.scenes import preview_details
+from meaningbench.queries.word_diff import diff_html, inline_diff
 from meaningbench.runtime.changes import StudyChanges
 from meaningbench.ui.compare.columns import ColumnFitter
 from meaningbench.ui.compare.explain_view import ExplainView
@@ -42,7 +43,6 @@ from meaningbench.ui.compare.systems_model import (
     SystemsModel,
     SystemsProxy,
 )
-from meaningbench.ui.compare.word_diff import diff_html, inline_diff
 
 SOURCE_LABEL_CHARS = 110
 TAB_OUTPUT, TAB_EXPLAIN, TAB_SCENES = range(3)

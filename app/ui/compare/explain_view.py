@@ -21,16 +21,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from meaningbench.metrics.explain import (
+from meaningbench.queries import compare as compare_queries
+from meaningbench.queries.compare import ExplainChoice
+from meaningbench.queries.explanations import (
     Explanation,
     NgramMatches,
     NoExplanation,
+    SariExplanation,
     SceneScores,
     TokenMatching,
 )
-from meaningbench.metrics.lexical.sari import SariExplanation
-from meaningbench.queries import compare as compare_queries
-from meaningbench.queries.compare import ExplainChoice
 from meaningbench.ui.compare.matching_view import MatchingScroll, MatchingView
 from meaningbench.ui.compare.ngram_view import ngram_html
 from meaningbench.ui.compare.samsa_view import SamsaView

@@ -29,8 +29,13 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QScrollArea, QSizePolicy, QWidget
 
-from meaningbench.metrics.explain import TokenAlignment
-from meaningbench.ui.compare.alignment import Line, alignment_lines, display_token, is_special
+from meaningbench.queries.explanations import (
+    Line,
+    TokenAlignment,
+    alignment_lines,
+    display_token,
+    is_special,
+)
 
 # Viridis without its pale yellow end, which vanishes on a white background.
 RAMP = ("#440154", "#3b528b", "#21918c", "#35b779", "#8fd744")

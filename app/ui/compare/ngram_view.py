@@ -6,7 +6,7 @@ from __future__ import annotations
 import html
 from collections.abc import Sequence
 
-from meaningbench.metrics.explain import NgramMatches
+from meaningbench.queries.explanations import NgramMatches
 from meaningbench.ui.compare.sari_view import (
     SUPPORTED,
     SUPPORTED_DARK,

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from PySide6.QtWidgets import QTextBrowser, QVBoxLayout, QWidget
 
-from meaningbench.metrics.lexical.sari import NgramOperations, SariExplanation
+from meaningbench.queries.explanations import NgramOperations, SariExplanation
 
 SUPPORTED = "background:#d7f0dc; color:#0f5c22;"
 UNSUPPORTED = "background:#f6d9d7; color:#8c1d18;"

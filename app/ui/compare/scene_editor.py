@@ -27,9 +27,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from meaningbench.metrics.structural.scenes import Participant, SceneSpec
-from meaningbench.metrics.structural.tokens import is_punct, words
 from meaningbench.queries import compare as compare_queries
+from meaningbench.queries.scenes import Participant, SceneSpec, is_punct, source_words
 from meaningbench.ui.compare.chips import FlowLayout, TokenChip
 
 MODES = ("main", "participant", "centre")
@@ -194,7 +193,7 @@ class SceneEditor(QWidget):
         return actions
 
     def _update_parser_button(self) -> None:
-        from meaningbench.metrics.structural.propose import parser_status
+        from meaningbench.queries.scenes import parser_status
 
         ok, _, message = parser_status()
         self.propose_button.setEnabled(ok)
@@ -215,7 +214,7 @@ class SceneEditor(QWidget):
         self.load_specs(specs, origin)
 
     def load_specs(self, specs: list[SceneSpec], origin: str) -> None:
-        self.tokens = specs[0].tokens if specs else tuple(words(self.source))
+        self.tokens = specs[0].tokens if specs else tuple(source_words(self.source))
         self.scenes = [EditScene.from_spec(s) for s in specs]
         self.loaded_origin = origin
         notes = {
@@ -415,7 +414,7 @@ class SceneEditor(QWidget):
         return True
 
     def propose(self) -> None:
-        from meaningbench.metrics.structural.propose import parser_status, propose_scenes
+        from meaningbench.queries.scenes import parser_status, propose_scenes
 
         ok, _, message = parser_status()
         if not ok:

@@ -21,7 +21,7 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QColor
 
 from meaningbench.queries.compare import SourceComparison, SystemRow
-from meaningbench.ui.compare.word_diff import diff_counts, diff_html, inline_diff
+from meaningbench.queries.word_diff import diff_counts, diff_html, inline_diff
 
 HTML_ROLE = Qt.ItemDataRole.UserRole + 1
 SORT_ROLE = Qt.ItemDataRole.UserRole + 2

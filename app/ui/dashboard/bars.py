@@ -13,7 +13,7 @@ from PySide6.QtCore import QPointF, Qt, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QToolTip, QWidget
 
-from meaningbench.ui.dashboard.model import BarSeries
+from meaningbench.queries.dashboard_stats import BarSeries
 from meaningbench.ui.dashboard.plots import (
     PlotColors,
     axis_label,

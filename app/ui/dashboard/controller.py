@@ -21,12 +21,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from meaningbench.analysis.agreement import AgreementResult
-from meaningbench.analysis.correlation import CorrelationTable
-from meaningbench.analysis.live import StudyAnalysis
-from meaningbench.analysis.qc import QCResult
-from meaningbench.analysis.sanity import SanityTable
-from meaningbench.queries.dashboard import apply_rating_changes
+from meaningbench.queries.dashboard import (
+    AgreementResult,
+    CorrelationTable,
+    QCResult,
+    SanityTable,
+    StudyAnalysis,
+    apply_rating_changes,
+)
 from meaningbench.queries.dashboard_jobs import (
     Loaded,
     Refreshed,
@@ -36,9 +38,9 @@ from meaningbench.queries.dashboard_jobs import (
     points_job,
     refresh_job,
 )
+from meaningbench.queries.dashboard_stats import STATISTICS, combine
 from meaningbench.runtime import Job
 from meaningbench.runtime.changes import StudyChanges
-from meaningbench.ui.dashboard.model import STATISTICS, combine
 from meaningbench.ui.workers import JobFailure, JobHandle, JobRunner
 
 if TYPE_CHECKING:

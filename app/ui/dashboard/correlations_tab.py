@@ -8,11 +8,11 @@ import numpy as np
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QComboBox, QMenu, QSplitter, QVBoxLayout, QWidget
 
-from meaningbench.analysis.correlation import CorrelationTable
-from meaningbench.analysis.export import to_csv, to_latex
+from meaningbench.queries.dashboard import CorrelationTable
+from meaningbench.queries.dashboard_stats import SORTS, STATISTICS, BarSeries, bar_series
+from meaningbench.queries.tables import table_csv, table_latex
 from meaningbench.ui.dashboard.bars import CorrelationBars
 from meaningbench.ui.dashboard.formats import statistics_display
-from meaningbench.ui.dashboard.model import SORTS, STATISTICS, BarSeries, bar_series
 from meaningbench.ui.dashboard.panel import Panel
 from meaningbench.ui.dashboard.plots import PlotColors, export_plot
 from meaningbench.ui.dashboard.scatter import MetricScatter
@@ -76,10 +76,12 @@ class CorrelationsTab(QWidget):
         self.stats_panel = Panel(
             "All statistics", self.stats, formats=("csv", "tex"), name="correlations"
         )
-        self.stats_panel.set_exporter("csv", lambda p: to_csv(self._table(), p))
+        self.stats_panel.set_exporter("csv", lambda p: table_csv(self._table(), p))
         self.stats_panel.set_exporter(
             "tex",
-            lambda p: to_latex(self._table(), p, caption=self._caption(), label="tab:correlations"),
+            lambda p: table_latex(
+                self._table(), p, caption=self._caption(), label="tab:correlations"
+            ),
         )
 
         top = QSplitter(Qt.Orientation.Horizontal)

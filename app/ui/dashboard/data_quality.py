@@ -33,8 +33,7 @@ from meaningbench.runtime.changes import StudyChanges
 from meaningbench.ui.dashboard.tables import Fmt, FrameTable
 
 if TYPE_CHECKING:
-    from meaningbench.analysis.audit import AuditResult
-    from meaningbench.analysis.label_sets import FixResult
+    from meaningbench.ops.labels import AuditResult, FixResult
     from meaningbench.ui.context import StudyContext
 
 WORST = 8

@@ -10,10 +10,14 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from meaningbench.analysis.agreement import AgreementResult
-from meaningbench.analysis.correlation import CorrelationTable
-from meaningbench.analysis.qc import QCResult
-from meaningbench.analysis.sanity import IDENTICAL_THRESHOLDS, UNRELATED_THRESHOLDS, SanityTable
+from meaningbench.queries.dashboard import (
+    IDENTICAL_THRESHOLDS,
+    UNRELATED_THRESHOLDS,
+    AgreementResult,
+    CorrelationTable,
+    QCResult,
+    SanityTable,
+)
 from meaningbench.ui.dashboard.tables import Fmt
 
 

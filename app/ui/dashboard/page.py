@@ -24,8 +24,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from meaningbench.analysis.export import to_csv, to_latex
 from meaningbench.queries.dashboard_jobs import ReportRequest, report_job
+from meaningbench.queries.tables import table_csv, table_latex
 from meaningbench.ui.dashboard.controller import DashboardController
 from meaningbench.ui.dashboard.correlations_tab import CorrelationsTab, select_data
 from meaningbench.ui.dashboard.data_quality import DataQualityPanel
@@ -138,10 +138,10 @@ class DashboardPage(QWidget):
         self.heat_panel.add_header_widget(self.heat_method)
         for fmt in ("png", "svg"):
             self.heat_panel.set_exporter(fmt, lambda p: export_plot(self.heatmap.plot, p))
-        self.heat_panel.set_exporter("csv", lambda p: to_csv(self._heat_frame(), p))
+        self.heat_panel.set_exporter("csv", lambda p: table_csv(self._heat_frame(), p))
         self.heat_panel.set_exporter(
             "tex",
-            lambda p: to_latex(self._heat_frame(), p, caption="Metric × metric correlation"),
+            lambda p: table_latex(self._heat_frame(), p, caption="Metric × metric correlation"),
         )
         self.heatmap.plot.customContextMenuRequested.connect(
             lambda pos: self.heat_panel.show_context_menu(self.heatmap.plot, pos)

@@ -5,9 +5,8 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
-from meaningbench.analysis.agreement import AgreementResult
-from meaningbench.analysis.export import to_csv, to_latex
-from meaningbench.analysis.qc import QCResult
+from meaningbench.queries.dashboard import AgreementResult, QCResult
+from meaningbench.queries.tables import table_csv, table_latex
 from meaningbench.ui.dashboard.formats import agreement_display, loo_display, qc_display
 from meaningbench.ui.dashboard.panel import Panel
 from meaningbench.ui.dashboard.tables import FrameTable
@@ -41,26 +40,26 @@ class QualityPanel(QWidget):
         )
         self.qc_panel, self.qc_table = _table_panel("Rater quality control", "rater-qc")
         self.summary_panel.set_exporter(
-            "csv", lambda p: to_csv(self._agreement().summary_frame(), p)
+            "csv", lambda p: table_csv(self._agreement().summary_frame(), p)
         )
         self.summary_panel.set_exporter(
             "tex",
-            lambda p: to_latex(self._agreement().summary_frame(), p, caption="Agreement"),
+            lambda p: table_latex(self._agreement().summary_frame(), p, caption="Agreement"),
         )
         self.loo_panel.set_exporter(
-            "csv", lambda p: to_csv(self._agreement().annotators_frame(), p)
+            "csv", lambda p: table_csv(self._agreement().annotators_frame(), p)
         )
         self.loo_panel.set_exporter(
             "tex",
-            lambda p: to_latex(
+            lambda p: table_latex(
                 self._agreement().annotators_frame(),
                 p,
                 caption="Each annotator against the leave-one-out mean",
             ),
         )
-        self.qc_panel.set_exporter("csv", lambda p: to_csv(self._qc(), p))
+        self.qc_panel.set_exporter("csv", lambda p: table_csv(self._qc(), p))
         self.qc_panel.set_exporter(
-            "tex", lambda p: to_latex(self._qc(), p, caption="Rater quality control")
+            "tex", lambda p: table_latex(self._qc(), p, caption="Rater quality control")
         )
         self.qc_note = QLabel()
         self.qc_note.setObjectName("mutedLabel")

@@ -10,7 +10,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtWidgets import QWidget
 
-from meaningbench.analysis.sanity import SanityTable
+from meaningbench.queries.dashboard import SanityTable
 from meaningbench.ui.dashboard.plots import (
     PlotColors,
     axis_label,

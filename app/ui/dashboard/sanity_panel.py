@@ -24,9 +24,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from meaningbench.analysis.export import to_csv, to_latex
-from meaningbench.analysis.sanity import SanityTable
+from meaningbench.queries.dashboard import SanityTable
 from meaningbench.queries.dashboard_jobs import SanityRequest, sanity_job
+from meaningbench.queries.tables import table_csv, table_latex
 from meaningbench.runtime import Progress
 from meaningbench.ui.dashboard.formats import sanity_display
 from meaningbench.ui.dashboard.panel import Panel
@@ -123,10 +123,12 @@ class SanityPanel(QWidget):
         self.table = FrameTable(banded=True, fit_rows=20)
         self.panel = Panel("Sanity checks: pass rates", self.table, formats=("csv", "tex"))
         self.panel.name = "sanity-checks"
-        self.panel.set_exporter("csv", lambda p: to_csv(self._require(), p))
+        self.panel.set_exporter("csv", lambda p: table_csv(self._require(), p))
         self.panel.set_exporter(
             "tex",
-            lambda p: to_latex(self._require(), p, caption="Sanity checks: pass rates", digits=3),
+            lambda p: table_latex(
+                self._require(), p, caption="Sanity checks: pass rates", digits=3
+            ),
         )
         self.table.customContextMenuRequested.connect(
             lambda pos: self.panel.show_context_menu(self.table.viewport(), pos)

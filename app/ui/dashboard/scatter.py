@@ -20,7 +20,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QCursor, QPainter, QPen, QPixmap
 from PySide6.QtWidgets import QToolTip, QWidget
 
-from meaningbench.ui.dashboard.model import least_squares
+from meaningbench.queries.dashboard_stats import least_squares
 from meaningbench.ui.dashboard.plots import (
     PlotColors,
     axis_label,

@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from meaningbench.analysis.export import to_csv
+from meaningbench.queries.tables import table_csv
 from meaningbench.queries.which_metric import (
     GROUPING_CHOICES,
     MEASURE_CHOICES,
@@ -322,7 +322,7 @@ class WhichMetricTab(QWidget):
             formats=("csv",),
             name="which-metric-ranking",
         )
-        self.ranking_panel.set_exporter("csv", lambda p: to_csv(self._frame("ranking"), p))
+        self.ranking_panel.set_exporter("csv", lambda p: table_csv(self._frame("ranking"), p))
         self.pvalues = PValueTable()
         self.pvalue_panel = Panel(
             "p-values: the row's metric better than the column's (shaded: p ≤ α)",
@@ -330,14 +330,14 @@ class WhichMetricTab(QWidget):
             formats=("csv",),
             name="which-metric-p-values",
         )
-        self.pvalue_panel.set_exporter("csv", lambda p: to_csv(self._frame("p"), p))
+        self.pvalue_panel.set_exporter("csv", lambda p: table_csv(self._frame("p"), p))
         self.bars = CategoryBars()
         self.bars_panel = Panel(
             "By category", self.bars, formats=("png", "svg", "csv"), name="which-metric-categories"
         )
         for fmt in ("png", "svg"):
             self.bars_panel.set_exporter(fmt, lambda p: export_plot(self.bars.plot, p))
-        self.bars_panel.set_exporter("csv", lambda p: to_csv(self._frame("categories"), p))
+        self.bars_panel.set_exporter("csv", lambda p: table_csv(self._frame("categories"), p))
 
         top = QSplitter(Qt.Orientation.Horizontal)
         top.addWidget(self.ranking_panel)

@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from meaningbench.ops.child_process import in_child_process
-from meaningbench.ops.export import cells_note, export_job
+from meaningbench.ops.export import export_job
 from meaningbench.ui.workers import JobHandle
 
 if TYPE_CHECKING:
@@ -121,6 +121,8 @@ class ExportDialog(QDialog):
         return self.job
 
     def _on_result(self, report: Any) -> None:
+        from meaningbench.queries.export import cells_note
+
         self.report = report
         self.status.setText(
             f"Wrote {report.rows:,} rows ({report.items:,} items) to {report.path} "

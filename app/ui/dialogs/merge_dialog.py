@@ -29,7 +29,7 @@ from meaningbench.errors import UserError
 from meaningbench.ui.widgets import is_enter
 
 if TYPE_CHECKING:
-    from meaningbench.ops.merge import MergeReport
+    from meaningbench.queries.merge import MergeReport
     from meaningbench.ui.context import StudyContext
 
 FILE_FILTER = "MeaningBench studies (*.mbstudy);;All files (*)"
@@ -145,7 +145,7 @@ class MergeDialog(QDialog):
 
     def set_file(self, path: str | Path) -> MergeReport | None:
         """Preview merging `path`: what comes in, what conflicts; the study is unchanged."""
-        from meaningbench.annotation.merge_preview import preview_merge
+        from meaningbench.queries.merge import preview_merge
 
         self.path_edit.setText(str(path))
         self.report = None

@@ -12,7 +12,7 @@ from PySide6.QtCore import QEvent
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QApplication, QVBoxLayout, QWidget
 
-from meaningbench.analysis.sweep_table import SweepRow, SweepTable
+from meaningbench.queries.sweep import SweepRow, SweepTable
 from meaningbench.ui.dashboard.plots import PlotColors, axis_label, make_plot, style_plot
 
 # Colour-blind-safe (Tol's bright scheme), enough for a handful of curves.

@@ -31,10 +31,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from meaningbench.analysis.sweep_table import SweepTable
 from meaningbench.errors import UserError
 from meaningbench.ops.child_process import in_child_process
 from meaningbench.ops.sweep import SweepRequest, plan_sweep, split_list, sweep_job
+from meaningbench.queries.sweep import SweepTable
 from meaningbench.runtime import Progress
 from meaningbench.settings import DEFAULT_ENCODER
 from meaningbench.ui.context import StudyContext

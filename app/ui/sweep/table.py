@@ -9,7 +9,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont, QResizeEvent
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem
 
-from meaningbench.analysis.sweep_table import SweepRow, SweepTable
+from meaningbench.queries.sweep import SweepRow, SweepTable
 
 # What a configuration is and how it ranks come first, so that a narrow window shows them
 # without scrolling: the intervals (wide cells) come last and are in each value's tooltip.

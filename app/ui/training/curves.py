@@ -13,8 +13,8 @@ from PySide6.QtCore import QEvent
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QApplication, QCheckBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
+from meaningbench.queries.training_progress import RunCurves, TrainingMonitor
 from meaningbench.ui.dashboard.plots import PlotColors, axis_label, make_plot, style_plot
-from meaningbench.ui.training.monitor import RunCurves, TrainingMonitor
 
 
 def _faded(color: QColor, alpha: int) -> QColor:

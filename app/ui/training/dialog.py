@@ -31,18 +31,18 @@ from PySide6.QtWidgets import (
 
 from meaningbench.errors import UserError
 from meaningbench.ops.train import TRAIN_EVENT, train_job
+from meaningbench.queries.training import checkpoint_lines, loss_text
+from meaningbench.queries.training_progress import TrainingMonitor
 from meaningbench.runtime.rate import format_duration
 from meaningbench.settings import UserPrefs
 from meaningbench.ui.training.curves import LossCurves
-from meaningbench.ui.training.describe import checkpoint_lines, loss_text
 from meaningbench.ui.training.form import TrainingForm
-from meaningbench.ui.training.monitor import TrainingMonitor
 from meaningbench.ui.training.panels import CardPanel, Notice
 from meaningbench.ui.workers import JobFailure, JobHandle, cancel_job
 
 if TYPE_CHECKING:
-    from meaningbench.training.request import TrainRequest, TrainResult
-    from meaningbench.training.status import TrainingState
+    from meaningbench.ops.train import TrainRequest, TrainResult
+    from meaningbench.queries.training import TrainingState
     from meaningbench.ui.context import StudyContext
 
 REDRAW_MS = 200  # the curves and labels follow the training at most five times a second
@@ -225,8 +225,7 @@ class TrainingDialog(QDialog):
 
     def check_folder(self) -> None:
         """Look at the output folder: new, not empty, or holding a training to resume."""
-        from meaningbench.training.card import read_card
-        from meaningbench.training.status import training_state
+        from meaningbench.queries.training import read_card, training_state
 
         if self.running:
             return
@@ -291,7 +290,7 @@ class TrainingDialog(QDialog):
 
     def resume(self) -> JobHandle | None:
         """Continue the training in the output folder, with its saved settings."""
-        from meaningbench.training.request import load_request
+        from meaningbench.queries.training import load_request
 
         path = self.context.path
         if self.running or path is None:

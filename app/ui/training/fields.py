@@ -20,15 +20,16 @@ from PySide6.QtWidgets import (
 )
 
 from meaningbench.errors import UserError
-from meaningbench.training.labels import (
+from meaningbench.queries.training import (
+    BETWEEN_EXACT,
+    BETWEEN_LINEAR,
+    EMBEDDED_LABEL,
     OPUSPARCUS,
     LabelMap,
     describe_between,
     format_label_map,
     parse_label_map,
 )
-from meaningbench.training.request import BETWEEN_EXACT, BETWEEN_LINEAR
-from meaningbench.ui.training.describe import EMBEDDED_LABEL
 
 # Learning rates span orders of magnitude: the arrows walk a 1-2-5 ladder, as one tunes them.
 _LADDER = sorted(m * 10.0**e for e in range(-9, 1) for m in (1, 2, 5))

@@ -27,8 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from meaningbench.errors import UserError
-from meaningbench.settings import DEVICE_CHOICES
-from meaningbench.training.request import (
+from meaningbench.queries.training import (
     AUGMENTATIONS,
     BETWEEN_EXACT,
     BI_ENCODER,
@@ -37,6 +36,7 @@ from meaningbench.training.request import (
     MIN_RATED_SHARE,
     TrainRequest,
 )
+from meaningbench.settings import DEVICE_CHOICES
 from meaningbench.ui.training.fields import (
     FolderField,
     LabelMapField,
@@ -374,7 +374,7 @@ class TrainingForm(QWidget):
         self.name.setToolTip(f"The model's name in the battery: {metrics}")
 
     def _on_out_dir(self, text: str) -> None:
-        from meaningbench.training.register import default_model_name
+        from meaningbench.queries.training import default_model_name
 
         self.name.setPlaceholderText(default_model_name(Path(text)) if text.strip() else "")
         self.out_dir_changed.emit(text)

@@ -22,8 +22,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from meaningbench.training.card import CARD_MD
-from meaningbench.ui.training.describe import FigureRow, heldout_caption, heldout_rows, sanity_rows
+from meaningbench.queries.training import (
+    CARD_MD,
+    FigureRow,
+    heldout_caption,
+    heldout_rows,
+    sanity_rows,
+)
 from meaningbench.ui.widgets import HeadingLabel
 
 KINDS = {"info": None, "error": QColor("#d0343f"), "success": QColor("#2e9b57")}

@@ -9,9 +9,9 @@ from PySide6.QtCore import Qt
 
 from meaningbench.core.keys import source_group_key
 from meaningbench.metrics.names import metric_canonical_name
+from meaningbench.queries.word_diff import diff_html, inline_diff
 from meaningbench.ui.compare import ComparePage, CompareView
 from meaningbench.ui.compare.systems_model import HTML_ROLE, ITEM_ID_ROLE, SORT_ROLE
-from meaningbench.ui.compare.word_diff import diff_html, inline_diff
 from tests.ui.compare import studies
 from tests.ui.compare.studies import (
     COMMITTEE,

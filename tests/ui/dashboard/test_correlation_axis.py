@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from meaningbench.queries.dashboard_stats import STATISTICS, BarSeries
 from meaningbench.ui.dashboard.bars import CorrelationBars
-from meaningbench.ui.dashboard.model import STATISTICS, BarSeries
 from meaningbench.ui.dashboard.plots import export_plot
 
 

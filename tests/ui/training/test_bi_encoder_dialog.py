@@ -71,7 +71,7 @@ def test_the_kind_brings_its_label_map_and_defaults(form, qtbot, tmp_path) -> No
 
 
 def test_the_table_can_be_read_linearly_between_its_rows(form, qtbot, tmp_path) -> None:
-    from meaningbench.ui.training.describe import request_summary
+    from meaningbench.queries.training import request_summary
 
     study, out = tmp_path / "s.mbstudy", tmp_path / "m"
     form.out_dir.set_text(str(out))

@@ -10,8 +10,8 @@ import pytest
 from PySide6.QtCore import Qt
 from scipy import stats
 
+from meaningbench.queries.training_progress import SMOOTHING
 from meaningbench.training.events import TRAIN_EVENT, Evaluated, RunStarted, StepEnd
-from meaningbench.ui.training.monitor import SMOOTHING
 
 from .conftest import use_tiny_model, wait_idle
 

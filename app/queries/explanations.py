@@ -1,4 +1,8 @@
-"""A token alignment as the matching view draws it (Qt-free).
+"""What a metric's explanation of one score holds, and a token alignment as the matching
+view draws it.
+
+The explanations are the metrics' own dataclasses (`meaningbench.metrics.explain`, SARI's
+n-gram operations), answered by `meaningbench.queries.compare.explain_score`.
 
 The alignment (`meaningbench.metrics.explain.TokenAlignment`) carries, for the candidate and
 the reference, the tokens, each token's best match on the other side and that match's cosine
@@ -11,7 +15,30 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from meaningbench.metrics.explain import TokenAlignment
+from meaningbench.metrics.explain import (
+    Explanation,
+    NgramMatches,
+    NoExplanation,
+    SceneScores,
+    TokenAlignment,
+    TokenMatching,
+)
+from meaningbench.metrics.lexical.sari import NgramOperations, SariExplanation
+
+__all__ = [
+    "Explanation",
+    "Line",
+    "NgramMatches",
+    "NgramOperations",
+    "NoExplanation",
+    "SariExplanation",
+    "SceneScores",
+    "TokenAlignment",
+    "TokenMatching",
+    "alignment_lines",
+    "display_token",
+    "is_special",
+]
 
 SPECIAL_TOKENS = frozenset({"[CLS]", "[SEP]", "<s>", "</s>", "[PAD]", "<pad>", "<cls>", "<sep>"})
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from meaningbench.training.events import (
+    TRAIN_EVENT,
     Checkpointed,
     EpochEnd,
     Evaluated,
@@ -21,6 +22,10 @@ from meaningbench.training.events import (
     StepEnd,
     TrainEvent,
 )
+
+# The message kind a training job reports its events under; the dialog feeds those to the
+# monitor.
+__all__ = ["SMOOTHING", "TRAIN_EVENT", "RunCurves", "TrainingMonitor"]
 
 # Smoothing of the per-batch loss (an exponential moving average, corrected for its start
 # at zero as TensorBoard does): one batch of 16 pairs is too noisy to read a trend from.

@@ -6,8 +6,8 @@ import math
 
 import pytest
 
+from meaningbench.queries.training_progress import SMOOTHING, TrainingMonitor
 from meaningbench.training.events import Checkpointed, Evaluated, Phase, RunStarted, StepEnd
-from meaningbench.ui.training.monitor import SMOOTHING, TrainingMonitor
 
 
 def started(run: str = "seed-0", *, index: int = 0, n_runs: int = 1, total: int = 10,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from meaningbench.ui.compare.word_diff import diff_counts, diff_html, inline_diff
+from meaningbench.queries.word_diff import diff_counts, diff_html, inline_diff
 
 WORDS = st.lists(
     st.sampled_from(["the", "cat", "sat", "on", "a", "mat", "dog", "ran"]), max_size=12

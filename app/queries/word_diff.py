@@ -12,7 +12,10 @@ from __future__ import annotations
 import html
 from dataclasses import dataclass
 
-from meaningbench.annotation.diff import tokens, word_opcodes
+from meaningbench.annotation.diff import Segment, tokens, word_diff, word_opcodes
+
+# The rating screen's diff (segments of both texts) comes from the same rule.
+__all__ = ["DiffOp", "Segment", "diff_counts", "diff_html", "inline_diff", "word_diff"]
 
 ADDED_STYLE = "background-color:{add_bg}; color:{add_fg};"
 DELETED_STYLE = "color:{del_fg}; text-decoration:line-through;"
