@@ -1,7 +1,7 @@
 """Pages of the main window's navigation, and the slot other features plug pages into.
 
 A page is any QWidget made by a factory that receives the StudyContext; it refreshes
-itself from the context's signals. Optional hooks the window calls when present:
+itself from the context's `study_changed`. Optional hooks the window calls when present:
 `page_shown()`, `save_state() -> dict`, `restore_state(dict)`, `shutdown()`.
 """
 
