@@ -1,4 +1,5 @@
-"""What the annotation screens ask of a study: who rates, the settings, storing them.
+"""What the annotation screens ask of a study: who rates, the settings (stored by
+`meaningbench.ops.settings`).
 
 The rating screen itself talks to `meaningbench.annotation.session.AnnotationSession`;
 everything else the annotation widgets read or write goes through here, as plain
@@ -22,7 +23,6 @@ from meaningbench.annotation.settings import (
     DimensionConfig,
     QCMix,
     load_settings,
-    save_settings,
 )
 from meaningbench.annotation.side_by_side import ShownUnit
 from meaningbench.annotation.spans import Span, make_span, words
@@ -53,7 +53,6 @@ __all__ = [
     "rater_warnings",
     "settings_view",
     "make_span",
-    "store_settings",
     "words",
 ]
 
@@ -108,20 +107,3 @@ def settings_view(handle: StudyHandle) -> SettingsView:
         settings = load_settings(s)
         datasets = list(s.scalars(select(Dataset.name).order_by(Dataset.name)))
     return SettingsView(settings=settings, datasets=datasets)
-
-
-def store_settings(
-    handle: StudyHandle, mine: AnnotationSettings, fields_by_section: dict[str, tuple[str, ...]]
-) -> None:
-    """Write the given fields of `mine` over what the file holds now (UserError if invalid).
-
-    Fields of sections not shown keep the file's values: another tab of the dialog may have
-    changed them since the widget was opened.
-    """
-    study = study_of(handle)
-    with study.session() as s:
-        st = load_settings(s)
-        for names in fields_by_section.values():
-            for name in names:
-                setattr(st, name, getattr(mine, name))
-        save_settings(s, st)

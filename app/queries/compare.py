@@ -342,15 +342,6 @@ def source_scenes(handle: StudyHandle, source_group: str) -> list[SceneSpec]:
         return load_scenes(s, [source_group]).get(source_group, [])
 
 
-def save_scenes(handle: StudyHandle, source_group: str, specs: Sequence[SceneSpec]) -> None:
-    """Store the scenes as the source's annotated ones, replacing those it had."""
-    study = study_of(handle)
-    from meaningbench.jobs.scene_store import replace_scenes
-
-    with study.session() as s:
-        replace_scenes(s, source_group, list(specs), origin="manual")
-
-
 def import_ucca_files(handle: StudyHandle, paths: Sequence[Path]) -> str:
     """Import UCCA XML passages as scenes; the report in words."""
     study = study_of(handle)

@@ -1,8 +1,8 @@
 """What the scene editor asks: a source's words, a parser's proposal, SAMSA's preview.
 
 Scenes are SAMSA's own dataclasses (`meaningbench.metrics.structural.scenes`); reading
-and storing a source's scenes are `meaningbench.queries.compare.source_scenes` and
-`save_scenes`. spaCy loads only when a proposal is asked for.
+a source's scenes is `meaningbench.queries.compare.source_scenes`, storing them
+`meaningbench.ops.scenes.save_scenes`. spaCy loads only when a proposal is asked for.
 """
 
 from __future__ import annotations

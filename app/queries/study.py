@@ -1,4 +1,6 @@
-"""Small reads and writes of a study the window needs: its name, counts, dimensions, settings.
+"""Small reads of a study the window needs: its name, counts, dimensions, settings.
+
+The settings are written by `meaningbench.ops.settings`.
 
 Plain SQL on the caller's thread, cheap enough for the GUI thread (counts use indexes).
 SQLAlchemy is imported in the functions: the window is drawn before it loads.
@@ -42,18 +44,6 @@ def get_setting(handle: StudyHandle, key: str, default: Any = None) -> Any:
     with study.session() as s:
         value = s.scalar(select(StudySetting.value).where(StudySetting.key == key))
     return default if value is None else value
-
-
-def set_setting(handle: StudyHandle, key: str, value: Any) -> None:
-    study = study_of(handle)
-    from meaningbench.db.models import StudySetting
-
-    with study.session() as s:
-        row = s.get(StudySetting, key)
-        if row is None:
-            s.add(StudySetting(key=key, value=value))
-        else:
-            row.value = value
 
 
 def study_name(handle: StudyHandle) -> str:

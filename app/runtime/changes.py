@@ -39,6 +39,7 @@ class StudyChanges:
     `items`: items added or removed; `everything` says a write changed the study wholesale
     (an import or a merge whose rows are not counted one by one), so every screen reloads.
     `scores` is per run label (`metric@config`): the items that got new scores.
+    `scenes` are the source groups whose stored scenes changed (scores stay until rerun).
     """
 
     ratings: frozenset[int] = frozenset()
@@ -49,6 +50,7 @@ class StudyChanges:
     everything: bool = False
     # New or removed runs, models or sweeps: lists of what exists, not their values.
     runs: bool = False
+    scenes: frozenset[str] = frozenset()
 
     @classmethod
     def of(
@@ -61,6 +63,7 @@ class StudyChanges:
         settings: bool = False,
         everything: bool = False,
         runs: bool = False,
+        scenes: Iterable[str] = (),
     ) -> StudyChanges:
         """Build one from any iterables (ids are normalised to frozensets of int)."""
         return cls(
@@ -71,6 +74,7 @@ class StudyChanges:
             settings=settings,
             everything=everything,
             runs=runs,
+            scenes=frozenset(str(s) for s in scenes),
         )
 
     @property
@@ -90,6 +94,7 @@ class StudyChanges:
             or self.settings
             or self.everything
             or self.runs
+            or self.scenes
         )
 
     def __or__(self, other: StudyChanges) -> StudyChanges:
@@ -101,6 +106,7 @@ class StudyChanges:
             settings=self.settings or other.settings,
             everything=self.everything or other.everything,
             runs=self.runs or other.runs,
+            scenes=self.scenes | other.scenes,
         )
 
     def __sub__(self, other: StudyChanges) -> StudyChanges:
@@ -115,6 +121,7 @@ class StudyChanges:
             settings=self.settings and not other.settings,
             everything=self.everything and not other.everything,
             runs=self.runs and not other.runs,
+            scenes=self.scenes - other.scenes,
         )
 
 

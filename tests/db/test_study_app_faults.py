@@ -35,8 +35,10 @@ if opened:
     # A write on the GUI thread from a Qt slot, outside any handler (as a settings or
     # scene edit does): the hook says why it failed.
     from PySide6.QtCore import QTimer
-    from meaningbench.queries.study import set_setting
-    QTimer.singleShot(0, lambda: set_setting(window.context.study, "name", "renamed"))
+    from meaningbench.ops.settings import set_setting
+    QTimer.singleShot(
+        0, lambda: window.runner.run_now(set_setting(window.context.study, "name", "renamed"))
+    )
     for _ in range(20):
         app.processEvents()
         time.sleep(0.01)

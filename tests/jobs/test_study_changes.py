@@ -54,3 +54,11 @@ def test_a_job_tells_its_changes_while_it_runs() -> None:
     assert ended.value == StudyChanges.of(scores={"bleu": [1, 2]})
     # Without a listener, telling is no error.
     assert run_job(job, JobContext()).outcome == "done"
+
+
+def test_scenes_combine_by_source_and_tell_what_is_new() -> None:
+    a = StudyChanges.of(scenes=["s1"])
+    b = StudyChanges.of(scenes=["s1", "s2"], settings=True)
+    assert a and (a | b).scenes == {"s1", "s2"} and (a | b).settings
+    assert b - a == StudyChanges.of(scenes=["s2"], settings=True)
+    assert not (a - b) and a != StudyChanges(everything=True)

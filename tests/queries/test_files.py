@@ -10,6 +10,7 @@ from types import SimpleNamespace
 import pytest
 
 from meaningbench.errors import InputError
+from meaningbench.ops.settings import set_setting
 from meaningbench.queries.files import (
     StudyFileError,
     create_study,
@@ -18,7 +19,8 @@ from meaningbench.queries.files import (
     open_study,
     study_of,
 )
-from meaningbench.queries.study import set_setting, study_name
+from meaningbench.queries.study import study_name
+from meaningbench.runtime import JobContext
 
 
 def test_create_then_open_and_refuse_to_overwrite(tmp_path: Path) -> None:
@@ -57,7 +59,7 @@ def test_the_queries_take_the_handle_and_nothing_else(tmp_path: Path) -> None:
     handle = create_study(tmp_path / "handled.mbstudy")
     try:
         assert study_name(handle) == "handled"
-        set_setting(handle, "name", "Pilot")
+        set_setting(handle, "name", "Pilot")(JobContext())
         assert study_name(handle) == "Pilot"
         assert not handle.read_only and handle.path == tmp_path / "handled.mbstudy"
         # Something shaped like a handle is no open study: the queries refuse it.

@@ -5,15 +5,17 @@ from __future__ import annotations
 import sqlite3
 
 from meaningbench.db.study import DEFAULT_DIMENSIONS
+from meaningbench.ops.settings import set_setting
 from meaningbench.queries.study import (
     NAME_KEY,
     dimension_names,
     get_setting,
     reference_coverage,
-    set_setting,
     study_counts,
     study_name,
 )
+from meaningbench.runtime import JobContext
+from meaningbench.runtime.changes import StudyChanges
 
 
 def test_counts_match_what_was_written(study_with_facts) -> None:
@@ -45,11 +47,11 @@ def test_cancelled_runs_are_not_counted_as_metric_runs(study_with_facts) -> None
 def test_name_falls_back_to_the_file_name_and_settings_round_trip(study_with_facts) -> None:
     study, _facts = study_with_facts
     assert study_name(study) == "facts"
-    set_setting(study, NAME_KEY, "  Pilot  ")
+    assert set_setting(study, NAME_KEY, "  Pilot  ")(JobContext()) == StudyChanges(settings=True)
     assert study_name(study) == "Pilot"
     assert get_setting(study, "nothing here", default=3) == 3
-    set_setting(study, "threshold", {"low": 10})
-    set_setting(study, "threshold", {"low": 20})  # replaces, never duplicates
+    set_setting(study, "threshold", {"low": 10})(JobContext())
+    set_setting(study, "threshold", {"low": 20})(JobContext())  # replaces, never duplicates
     conn = sqlite3.connect(study.path)
     try:
         rows = conn.execute("SELECT value FROM study_setting WHERE key = 'threshold'").fetchall()

@@ -131,3 +131,18 @@ def test_the_batterys_scores_reach_every_screen_once_while_it_runs(
     assert union == handle.changes and [label for label, _ in union.scores] == ["compression"]
     # The browser shows the new run's column.
     qtbot.waitUntil(lambda: browser.model.columnCount() == columns + 1, timeout=10_000)
+
+
+def test_saving_the_study_settings_is_one_broadcast_to_every_screen(
+    all_screens, heard, qtbot
+) -> None:
+    window, _path, _facts = all_screens
+    dialog = window.show_settings_dialog()
+    dialog.name_edit.setText("Pilot")
+    guidelines = dialog.sections["guidelines"]
+    guidelines.guidelines.setPlainText("Rate meaning only.")
+    assert dialog.save()
+    # The name and every protocol tab are one write: each screen hears it once.
+    assert dict(heard) == {name: [StudyChanges(settings=True)] for name in SLOTS}
+    assert window.windowTitle() == "Pilot — MeaningBench"
+    dialog.reject()

@@ -161,12 +161,13 @@ def test_a_plain_open_in_the_app_is_refused_and_its_log_survives(
 def test_a_log_deleted_under_the_app_is_noticed_and_the_study_reopened(
     window, qtbot, study: Path, caplog
 ) -> None:
-    from meaningbench.queries.study import get_setting, set_setting
+    from meaningbench.ops.settings import set_setting
+    from meaningbench.queries.study import get_setting
 
     window.runner.show_error_dialogs = True
     open_in(window, study, qtbot)
     browser = window.page("browser")
-    set_setting(window.context.study, "probe", "before")
+    window.runner.run_now(set_setting(window.context.study, "probe", "before"))
     assert_study_sound(study)
     # What another program's last close does: checkpoint, then delete the log and the
     # shared memory; then another process writes to a new log.
@@ -179,7 +180,8 @@ def test_a_log_deleted_under_the_app_is_noticed_and_the_study_reopened(
     subprocess.run([sys.executable, "-c", code, str(study)], check=True, timeout=120)
     assert any(t.endswith("(deleted)") or t.endswith("(stale)") for t in held_wal(study))
     with caplog.at_level(logging.WARNING, logger="meaningbench.db"):
-        set_setting(window.context.study, "probe", "after")  # the app's next write
+        # The app's next write.
+        window.runner.run_now(set_setting(window.context.study, "probe", "after"))
         browser.reload_all()
         qtbot.waitUntil(lambda: not browser.model.loading, timeout=30_000)
         assert get_setting(window.context.study, "probe") == "after"

@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
 )
 
 from meaningbench.errors import UserError
+from meaningbench.ops.settings import store_settings
 from meaningbench.queries.annotation import (
     MAX_QC_PER_100,
     PROTOCOLS,
@@ -44,9 +45,9 @@ from meaningbench.queries.annotation import (
     DimensionConfig,
     QCMix,
     settings_view,
-    store_settings,
 )
 from meaningbench.queries.files import StudyHandle
+from meaningbench.ui.workers import JobRunner
 
 SCALE_CHOICES = (("continuous", "Slider 0–100"), ("likert", "Likert 1–5"))
 QC_LABELS = {
@@ -83,9 +84,12 @@ class AnnotationSettingsWidget(QWidget):
         parent: QWidget | None = None,
         *,
         sections: tuple[str, ...] = SECTIONS,
+        runner: JobRunner | None = None,
     ) -> None:
         super().__init__(parent)
         self.study = study
+        # Writes run through the window's runner, which tells every screen once.
+        self.runner = runner or JobRunner(self)
         self.sections = tuple(x for x in SECTIONS if x in sections)
         view = settings_view(study)
         self._loaded = view.settings
@@ -319,28 +323,33 @@ class AnnotationSettingsWidget(QWidget):
             esa_source_spans=self.source_spans.isChecked(),
         )
 
-    def save(self) -> None:
-        """Write the shown sections to the study; raises UserError when they are invalid.
-
-        The sections not shown keep the values the file holds now (another tab of the
-        dialog may have changed them since this widget was opened).
-        """
+    def fields(self) -> dict[str, tuple[str, ...]]:
+        """The settings' fields the shown sections write; the others keep the file's values
+        (another tab of the dialog may have changed them since this widget was opened)."""
         chosen = {
             "scales": ("dimensions", *PROTOCOL_FIELDS),
             "queues": QUEUE_FIELDS,
             "guidelines": ("guidelines",),
         }
-        store_settings(
-            self.study, self.settings(), {k: v for k, v in chosen.items() if k in self.sections}
-        )
+        return {k: v for k, v in chosen.items() if k in self.sections}
+
+    def save(self) -> None:
+        """Write the shown sections to the study; raises UserError when they are invalid."""
+        self.runner.run_now(store_settings(self.study, self.settings(), self.fields()))
 
     def apply(self) -> bool:
         """`save()`, showing the reason in the widget instead of raising; False if refused."""
         try:
             self.save()
         except UserError as exc:
-            self.error.setText(str(exc))
-            self.error.show()
-            return False
-        self.error.hide()
-        return True
+            return self.show_refusal(exc)
+        return self.show_refusal(None)
+
+    def show_refusal(self, exc: UserError | None) -> bool:
+        """Say why the study refused the sections (hide it when stored); False if refused."""
+        if exc is None:
+            self.error.hide()
+            return True
+        self.error.setText(str(exc))
+        self.error.show()
+        return False

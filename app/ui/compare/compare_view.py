@@ -43,6 +43,7 @@ from meaningbench.ui.compare.systems_model import (
     SystemsModel,
     SystemsProxy,
 )
+from meaningbench.ui.workers import JobRunner
 
 SOURCE_LABEL_CHARS = 110
 TAB_OUTPUT, TAB_EXPLAIN, TAB_SCENES = range(3)
@@ -54,9 +55,12 @@ class CompareView(QWidget):
     source_changed = Signal(str)  # source group
     item_selected = Signal(int)
 
-    def __init__(self, study: Any = None, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, study: Any = None, parent: QWidget | None = None, *, runner: JobRunner | None = None
+    ) -> None:
         super().__init__(parent)
         self.study = study
+        self.runner = runner
         self.group: str | None = None
         self.comparison: compare_data.SourceComparison | None = None
         self.dimension = "meaning"
@@ -168,7 +172,7 @@ class CompareView(QWidget):
         """The tabs on the selected output: its texts, the explanation of a score, scenes."""
         self.output_view = QTextBrowser()
         self.explain = ExplainView()
-        self.scene_editor = SceneEditor(self.study)
+        self.scene_editor = SceneEditor(self.study, runner=self.runner)
         self.scene_editor.scenes_saved.connect(lambda _g: self._scenes_saved())
         self.scene_editor.scenes_edited.connect(self._show_scene_preview)
         self.scene_preview = SamsaView()
@@ -412,7 +416,7 @@ class ComparePage(QWidget):
     def __init__(self, ctx: Any, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.ctx = ctx
-        self.view = CompareView(ctx.study, self)
+        self.view = CompareView(ctx.study, self, runner=ctx.runner)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.view)

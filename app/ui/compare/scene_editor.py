@@ -27,9 +27,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from meaningbench.ops.scenes import save_scenes
 from meaningbench.queries import compare as compare_queries
 from meaningbench.queries.scenes import Participant, SceneSpec, is_punct, source_words
 from meaningbench.ui.compare.chips import FlowLayout, TokenChip
+from meaningbench.ui.workers import JobRunner
 
 MODES = ("main", "participant", "centre")
 MAIN_FILL, MAIN_BORDER = "#ffd8a8", "#e8590c"
@@ -73,9 +75,13 @@ class SceneEditor(QWidget):
     scenes_saved = Signal(str)  # source group
     scenes_edited = Signal()  # the scenes on screen changed (saved or not)
 
-    def __init__(self, study: Any = None, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, study: Any = None, parent: QWidget | None = None, *, runner: JobRunner | None = None
+    ) -> None:
         super().__init__(parent)
         self.study = study
+        # Saves run through the window's runner, which tells every screen once.
+        self.runner = runner or JobRunner(self)
         self.group: str | None = None
         self.source = ""
         self.tokens: tuple[str, ...] = ()
@@ -405,7 +411,7 @@ class SceneEditor(QWidget):
             except ValueError as exc:
                 self.status.setText(f"Scene {k}: {exc}.")
                 return False
-        compare_queries.save_scenes(self.study, self.group, specs)
+        self.runner.run_now(save_scenes(self.study, self.group, specs))
         self.dirty = False
         self.loaded_origin = "manual"
         self.origin_label.setText("Annotated scenes (used by SAMSA).")

@@ -22,8 +22,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from meaningbench.queries.study import NAME_KEY, get_setting, set_setting, study_counts
-from meaningbench.runtime.changes import StudyChanges
+from meaningbench.ops.settings import save_study_settings
+from meaningbench.queries.study import NAME_KEY, get_setting, study_counts
 from meaningbench.ui.annotation.settings_widget import AnnotationSettingsWidget
 from meaningbench.ui.dialogs.errors import show_exception
 
@@ -77,7 +77,9 @@ class StudySettingsDialog(QDialog):
             return
         for key, title in SECTIONS:
             try:
-                widget = AnnotationSettingsWidget(study, self, sections=(key,))
+                widget = AnnotationSettingsWidget(
+                    study, self, sections=(key,), runner=self.context.runner
+                )
             except Exception as exc:  # one broken section must not cost the others
                 show_exception(self, f"{title} settings", exc)
                 continue
@@ -97,22 +99,29 @@ class StudySettingsDialog(QDialog):
         )
 
     def save(self) -> bool:
-        """Store every tab; a refused section (a scale that has ratings) says why and stays."""
+        """Store every tab; a refused section (a scale that has ratings) says why and stays.
+
+        One write for the whole dialog, so the screens hear of it once.
+        """
         study = self.context.study
         if study is None:
             return False
+        widgets = list(self.sections.values())
+        name = self.name_edit.text().strip() or None
         try:
-            set_setting(study, NAME_KEY, self.name_edit.text().strip() or None)
+            sections = [(w.settings(), w.fields()) for w in widgets]
+            refused = self.context.runner.run_now(
+                save_study_settings(study, NAME_KEY, name, sections)
+            )
         except Exception as exc:
             show_exception(self, "Cannot save the settings", exc)
             return False
         ok = True
-        for widget in self.sections.values():
-            if not widget.apply():  # shows its own reason
+        for widget, refusal in zip(widgets, refused, strict=True):
+            if not widget.show_refusal(refusal):
                 if ok:
                     self.tabs.setCurrentWidget(widget)
                 ok = False
-        self.context.runner.broadcast(StudyChanges(settings=True))
         return ok
 
     def accept(self) -> None:

@@ -10,15 +10,17 @@ from meaningbench.core.keys import source_group_key
 from meaningbench.jobs.scene_store import load_scenes, replace_scenes
 from meaningbench.metrics.structural.scenes import Participant, SceneSpec
 from meaningbench.metrics.structural.tokens import words
+from meaningbench.runtime.changes import StudyChanges
 from meaningbench.ui.compare.scene_editor import SceneEditor
+from meaningbench.ui.workers import JobRunner
 from tests.ui.compare.studies import STORM
 
 SOURCE = "The cat sat on the mat and the dog barked."
 UCCA_DATA = Path(__file__).parents[2] / "metrics" / "structural" / "data"
 
 
-def _editor(qtbot, study, source: str = SOURCE) -> SceneEditor:
-    editor = SceneEditor(study)
+def _editor(qtbot, study, source: str = SOURCE, runner: JobRunner | None = None) -> SceneEditor:
+    editor = SceneEditor(study, runner=runner)
     qtbot.addWidget(editor)
     editor.resize(700, 500)
     editor.show()
@@ -40,7 +42,10 @@ def _mode(qtbot, editor: SceneEditor, mode: str) -> None:
 
 
 def test_clicks_build_two_scenes_that_are_saved_as_manual(qtbot, new_study) -> None:
-    editor = _editor(qtbot, new_study)
+    runner = JobRunner()
+    told: list[StudyChanges] = []
+    runner.study_changed.connect(told.append)
+    editor = _editor(qtbot, new_study, runner=runner)
     tokens = words(SOURCE)
     assert [c.text() for c in editor.chips] == tokens
 
@@ -69,6 +74,8 @@ def test_clicks_build_two_scenes_that_are_saved_as_manual(qtbot, new_study) -> N
         qtbot.mouseClick(editor.save_button, Qt.MouseButton.LeftButton)
     assert saved.args == [source_group_key(SOURCE)]
     assert not editor.dirty
+    # The save is one write through the runner, told once: this source's scenes changed.
+    assert told == [StudyChanges.of(scenes=[source_group_key(SOURCE)])]
 
     with new_study.session() as s:
         stored = load_scenes(s)[source_group_key(SOURCE)]

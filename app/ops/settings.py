@@ -1,0 +1,89 @@
+"""The study's settings: one setting (its name), the annotation protocol's sections, and
+the study settings dialog's save of both, broadcast once.
+
+Instant writes: the screens run them on the GUI thread through `JobRunner.run_now`, whose
+caller gets a refusal (`UserError`) to show where the user is looking.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from meaningbench.annotation.settings import AnnotationSettings, load_settings, save_settings
+from meaningbench.errors import UserError
+from meaningbench.queries.files import StudyHandle, study_of
+from meaningbench.runtime import Job, JobContext
+from meaningbench.runtime.changes import StudyChanges, Wrote
+
+SETTINGS = StudyChanges(settings=True)
+
+# Which fields of `AnnotationSettings` each section of the settings widget writes.
+Fields = dict[str, tuple[str, ...]]
+
+
+def set_setting(handle: StudyHandle, key: str, value: Any) -> Job:
+    """Store one study setting (None clears it to its default)."""
+
+    study = study_of(handle)
+
+    def run(_ctx: JobContext) -> StudyChanges:
+        from meaningbench.db.models import StudySetting
+
+        with study.session() as s:
+            row = s.get(StudySetting, key)
+            if row is None:
+                s.add(StudySetting(key=key, value=value))
+            else:
+                row.value = value
+        return SETTINGS
+
+    return run
+
+
+def store_settings(handle: StudyHandle, mine: AnnotationSettings, fields: Fields) -> Job:
+    """Write the given fields of `mine` over what the file holds now (UserError if refused).
+
+    Fields of sections not shown keep the file's values: another tab of the dialog may have
+    changed them since the widget was opened.
+    """
+    study = study_of(handle)
+
+    def run(_ctx: JobContext) -> StudyChanges:
+        with study.session() as s:
+            stored = load_settings(s)
+            for names in fields.values():
+                for name in names:
+                    setattr(stored, name, getattr(mine, name))
+            save_settings(s, stored)
+        return SETTINGS
+
+    return run
+
+
+def save_study_settings(
+    handle: StudyHandle,
+    key: str,
+    value: Any,
+    sections: Sequence[tuple[AnnotationSettings, Fields]],
+) -> Job:
+    """The settings dialog's save: the setting, then each section on its own.
+
+    A refused section (a scale that has ratings) keeps the file's values and its refusal is
+    returned in its place (None where stored), so the others are still stored; a refused
+    setting raises before any section is written.
+    """
+
+    def run(ctx: JobContext) -> Wrote[list[UserError | None]]:
+        set_setting(handle, key, value)(ctx)
+        refused: list[UserError | None] = []
+        for mine, fields in sections:
+            try:
+                store_settings(handle, mine, fields)(ctx)
+            except UserError as exc:
+                refused.append(exc)
+            else:
+                refused.append(None)
+        return Wrote(refused, SETTINGS)
+
+    return run
