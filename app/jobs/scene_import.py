@@ -38,6 +38,7 @@ class SceneImportReport:
     passages: int = 0
     matched_groups: int = 0
     scenes: int = 0
+    groups: list[str] = field(default_factory=list)  # the source groups given scenes
     unmatched: list[str] = field(default_factory=list)  # "file: passage id" of passages not found
 
     def summary(self) -> str:
@@ -72,6 +73,7 @@ def import_ucca(
                     session, group, passage.scenes, origin="ucca", annotator_id=annotator_id
                 )
                 report.matched_groups += 1
+                report.groups.append(group)
                 report.scenes += len(passage.scenes)
     return report
 

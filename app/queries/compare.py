@@ -16,7 +16,6 @@ import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -340,12 +339,3 @@ def source_scenes(handle: StudyHandle, source_group: str) -> list[SceneSpec]:
 
     with study.session() as s:
         return load_scenes(s, [source_group]).get(source_group, [])
-
-
-def import_ucca_files(handle: StudyHandle, paths: Sequence[Path]) -> str:
-    """Import UCCA XML passages as scenes; the report in words."""
-    study = study_of(handle)
-    from meaningbench.jobs.scene_import import import_ucca
-
-    with study.session() as s:
-        return import_ucca(s, list(paths)).summary()

@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from meaningbench.ops.scenes import save_scenes
+from meaningbench.ops.scenes import import_ucca_files, save_scenes
 from meaningbench.queries import compare as compare_queries
 from meaningbench.queries.scenes import Participant, SceneSpec, is_punct, source_words
 from meaningbench.ui.compare.chips import FlowLayout, TokenChip
@@ -432,7 +432,7 @@ class SceneEditor(QWidget):
         self.status.setText(f"{len(specs)} scene(s) proposed by {message}; save to keep them.")
 
     def import_ucca(self, paths: list[Path]) -> str:
-        summary = compare_queries.import_ucca_files(self.study, paths)
+        summary: str = self.runner.run_now(import_ucca_files(self.study, paths))
         self.reload()
         self.status.setText(summary)
         return summary

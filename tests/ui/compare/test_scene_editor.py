@@ -124,10 +124,15 @@ def test_ucca_import_from_the_editor(qtbot, new_study) -> None:
     from tests.metrics.structural.helpers import add_items
 
     add_items(new_study, [(STORM, "The storm passed.", "A")])
-    editor = _editor(qtbot, new_study, STORM)
+    runner = JobRunner()
+    told: list[StudyChanges] = []
+    runner.study_changed.connect(told.append)
+    editor = _editor(qtbot, new_study, STORM, runner=runner)
     assert editor.scenes == []
     summary = editor.import_ucca([UCCA_DATA / "storm.xml"])
     assert "3 scene(s) stored" in summary
+    # One write through the runner, told once: the matched source's scenes changed.
+    assert told == [StudyChanges.of(scenes=[source_group_key(STORM)])]
     assert editor.loaded_origin == "ucca" and len(editor.scenes) == 3
     # the remote participant of "sailed" survives an edit and a save
     assert editor.save()
