@@ -90,21 +90,25 @@ def light_palette() -> QPalette:
     return pal
 
 
-def add_pairs(s: Session, dataset: str, pairs: list[tuple[str, str]]) -> None:
-    """A dataset of (source, output) pairs of the system "demo"."""
+def add_pairs(
+    s: Session, dataset: str, pairs: list[tuple[str, str]], systems: list[str] | None = None
+) -> None:
+    """A dataset of (source, output) pairs, each of its system in `systems` ("demo" when
+    none are given)."""
     ds = Dataset(name=dataset)
     s.add(ds)
     s.flush()
-    for source, output in pairs:
+    for k, (source, output) in enumerate(pairs):
+        system = systems[k] if systems is not None else "demo"
         s.add(
             Item(
                 dataset_id=ds.id,
                 source=source,
                 output=output,
                 references=[],
-                system="demo",
+                system=system,
                 source_group=source_group_key(source),
-                pair_key=pair_key(source, output, "demo"),
+                pair_key=pair_key(source, output, system),
                 meta={},
             )
         )
