@@ -19,9 +19,9 @@ from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QApplication, QMainWindow
 
 from meaningbench.annotation.settings import load_settings, save_settings
-from meaningbench.core.keys import pair_key, source_group_key
-from meaningbench.db.models import Dataset, Item
+from meaningbench.db.models import Dataset
 from meaningbench.db.study import Study, create_study
+from tests.annotation.factories import regular_item
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
@@ -100,18 +100,7 @@ def add_pairs(
     s.flush()
     for k, (source, output) in enumerate(pairs):
         system = systems[k] if systems is not None else "demo"
-        s.add(
-            Item(
-                dataset_id=ds.id,
-                source=source,
-                output=output,
-                references=[],
-                system=system,
-                source_group=source_group_key(source),
-                pair_key=pair_key(source, output, system),
-                meta={},
-            )
-        )
+        s.add(regular_item(ds.id, source, output, system))
 
 
 def rating_window(study: Study) -> tuple[QMainWindow, AnnotationScreen]:
