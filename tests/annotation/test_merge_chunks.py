@@ -76,6 +76,15 @@ def _state(path: Path) -> list[tuple[object, ...]]:
         conn.close()
 
 
+def _merged_whole_and_target(lead: Path, other: Path, tmp_path: Path) -> tuple[Path, Path]:
+    """A copy of `lead` with `other` merged in uninterrupted (the state to reach), and a
+    fresh copy of `lead` to merge into."""
+    whole = copy_study(lead, tmp_path / "whole.mbstudy")
+    assert cli("merge", whole, other).returncode == 0
+    target = copy_study(lead, tmp_path / "lead.mbstudy")
+    return whole, target
+
+
 def _rate_in_thread(target: Path) -> tuple[threading.Thread, list[BaseException]]:
     """A rater opens the study and saves one rating, in a thread (it may have to wait)."""
     failures: list[BaseException] = []
@@ -142,9 +151,7 @@ def test_a_merge_killed_half_way_keeps_whole_chunks_and_merging_again_completes_
     copies: tuple[Path, Path], tmp_path: Path
 ) -> None:
     lead, other = copies
-    whole = copy_study(lead, tmp_path / "whole.mbstudy")
-    assert cli("merge", whole, other).returncode == 0
-    target = copy_study(lead, tmp_path / "lead.mbstudy")
+    whole, target = _merged_whole_and_target(lead, other, tmp_path)
     proc = _start_merge(target, other)
     _wait_for_first_chunk(proc, target, 20)
     os.kill(proc.pid, signal.SIGKILL)
@@ -162,9 +169,7 @@ def test_a_merge_stopped_by_a_full_disk_says_what_it_kept(
     from tests.fault_tools import assert_one_line_error, file_size_limit
 
     lead, other = copies
-    whole = copy_study(lead, tmp_path / "whole.mbstudy")
-    assert cli("merge", whole, other).returncode == 0
-    target = copy_study(lead, tmp_path / "lead.mbstudy")
+    whole, target = _merged_whole_and_target(lead, other, tmp_path)
     done = cli("merge", target, other, preexec=file_size_limit(1_500_000))
     line = assert_one_line_error(done, str(target), "cannot write", "which are kept")
     assert f"of {ROWS:,} items" in line and "merge the same file again" in line

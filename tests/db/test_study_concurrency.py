@@ -43,6 +43,15 @@ study.close()
 """
 
 
+def _start_holder(path: Path) -> subprocess.Popen[str]:
+    """A process that opens the study and holds its write lock (see HOLDER)."""
+    return subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(path)],
+        cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+
+
 @linux_only
 def test_a_process_is_known_by_pid_and_start_time() -> None:
     me = this_process()
@@ -59,11 +68,7 @@ def test_a_process_is_known_by_pid_and_start_time() -> None:
 def test_a_write_waits_for_a_long_writer_and_names_it(tmp_path: Path) -> None:
     path = tmp_path / "s.mbstudy"
     study = create_study(path)
-    holder = subprocess.Popen(
-        [sys.executable, "-c", HOLDER, str(path)],
-        cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-    )  # fmt: skip
+    holder = _start_holder(path)
     notices: list[str] = []
     heard = threading.Event()
     errors: list[BaseException] = []
@@ -171,11 +176,7 @@ def test_a_0003_study_gets_run_owners_and_its_stray_running_run_is_interrupted(
 def test_the_name_of_a_killed_writer_is_ignored_and_tidied(tmp_path: Path) -> None:
     path = tmp_path / "s.mbstudy"
     study = create_study(path)
-    holder = subprocess.Popen(
-        [sys.executable, "-c", HOLDER, str(path)],
-        cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-    )  # fmt: skip
+    holder = _start_holder(path)
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "holding"
         assert current_writer(path) == f"import, pid {holder.pid}"

@@ -69,6 +69,18 @@ def _runs(out: str) -> dict[str, dict]:
     return {r["metric"]: r for r in json.loads(out)["runs"]}
 
 
+def _gated_study(
+    study: Study, tmp_path: Path, n: int
+) -> tuple[Path, Path, dict[str, str], list[str]]:
+    """`n` items in `study`; its path, the gate file (shut), and the environment and
+    arguments of a `score` of the gated metric."""
+    add_items(study, make_rows(n))
+    path, gate = study.path, tmp_path / "gate"
+    env = {GATE_ENV: str(gate)}
+    args = ["score", str(path), "--metrics", "gated", "--workers", "1", "--json"]
+    return path, gate, env, args
+
+
 def test_two_processes_score_each_metric_once(new_study: Study) -> None:
     """The issue's measurement, smaller: 8 lexical metrics, two processes started at once."""
     n = 1500
@@ -91,15 +103,9 @@ def test_two_processes_score_each_metric_once(new_study: Study) -> None:
 
 def test_a_second_process_scores_other_metrics_then_waits(new_study: Study, tmp_path: Path) -> None:
     n = 4000
-    add_items(new_study, make_rows(n))
-    path, gate = new_study.path, tmp_path / "gate"
-    env = {GATE_ENV: str(gate)}
+    path, gate, env, args = _gated_study(new_study, tmp_path, n)
     # The first process claims `gated` and stops at its second batch, the gate being shut.
-    first = Command(
-        ["score", str(path), "--metrics", "gated", "--workers", "1", "--json"],
-        modules=[GATED],
-        env=env,
-    )
+    first = Command(args, modules=[GATED], env=env)
     try:
         wait_until(lambda: _scores(path, "gated") > 0, "the first batch of gated")
         second = Command(
@@ -134,10 +140,7 @@ def test_a_waiting_process_resumes_a_run_whose_owner_was_killed(
     new_study: Study, tmp_path: Path
 ) -> None:
     n = 4000
-    add_items(new_study, make_rows(n))
-    path, gate = new_study.path, tmp_path / "gate"
-    env = {GATE_ENV: str(gate)}
-    args = ["score", str(path), "--metrics", "gated", "--workers", "1", "--json"]
+    path, gate, env, args = _gated_study(new_study, tmp_path, n)
     first = Command(args, modules=[GATED], env=env)
     try:
         wait_until(lambda: _scores(path, "gated") > 0, "the first batch of gated")
@@ -166,10 +169,7 @@ def test_a_waiting_process_resumes_a_run_whose_owner_was_killed(
 
 def test_a_killed_run_is_shown_interrupted_and_resumed(new_study: Study, tmp_path: Path) -> None:
     n = 4000
-    add_items(new_study, make_rows(n))
-    path, gate = new_study.path, tmp_path / "gate"
-    env = {GATE_ENV: str(gate)}
-    args = ["score", str(path), "--metrics", "gated", "--workers", "1", "--json"]
+    path, gate, env, args = _gated_study(new_study, tmp_path, n)
     first = Command(args, modules=[GATED], env=env)
     try:
         wait_until(lambda: _scores(path, "gated") > 0, "the first batch of gated")

@@ -12,15 +12,21 @@ import os
 import sys
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QApplication, QMainWindow
 
 from meaningbench.annotation.settings import load_settings, save_settings
-from meaningbench.core.keys import pair_key, source_group_key
-from meaningbench.db.models import Dataset, Item
+from meaningbench.db.models import Dataset
 from meaningbench.db.study import Study, create_study
+from tests.annotation.factories import regular_item
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
+
+    from meaningbench.ui.annotation.screen import AnnotationScreen
 
 OUT_DIR = Path(__file__).resolve().parents[2] / "resources" / "screenshots"
 
@@ -84,25 +90,45 @@ def light_palette() -> QPalette:
     return pal
 
 
+def add_pairs(
+    s: Session, dataset: str, pairs: list[tuple[str, str]], systems: list[str] | None = None
+) -> None:
+    """A dataset of (source, output) pairs, each of its system in `systems` ("demo" when
+    none are given)."""
+    ds = Dataset(name=dataset)
+    s.add(ds)
+    s.flush()
+    for k, (source, output) in enumerate(pairs):
+        system = systems[k] if systems is not None else "demo"
+        s.add(regular_item(ds.id, source, output, system))
+
+
+def rating_window(study: Study) -> tuple[QMainWindow, AnnotationScreen]:
+    """The rating screen of rater "alice" in a shown window of the pictures' size."""
+    from meaningbench.ui.annotation.screen import AnnotationScreen
+
+    window = QMainWindow()
+    window.setWindowTitle("MeaningBench — rating")
+    screen = AnnotationScreen(study, "alice")
+    window.setCentralWidget(screen)
+    window.resize(1400, 860)
+    window.show()
+    return window, screen
+
+
+def screenshot_app() -> QApplication:
+    """The application as the pictures show it: a real display where there is one, Fusion."""
+    os.environ.pop("QT_QPA_PLATFORM", None) if os.environ.get("DISPLAY") else None
+    app = cast(QApplication, QApplication.instance() or QApplication(sys.argv))
+    QApplication.setStyle("Fusion")
+    app.setAttribute(Qt.ApplicationAttribute.AA_DontShowIconsInMenus, True)
+    return app
+
+
 def make_study(folder: Path, *, highlight: bool) -> Study:
     study = create_study(folder / f"screens-{int(highlight)}.mbstudy")
     with study.session() as s:
-        ds = Dataset(name="examples")
-        s.add(ds)
-        s.flush()
-        for source, output in PAIRS:
-            s.add(
-                Item(
-                    dataset_id=ds.id,
-                    source=source,
-                    output=output,
-                    references=[],
-                    system="demo",
-                    source_group=source_group_key(source),
-                    pair_key=pair_key(source, output, "demo"),
-                    meta={},
-                )
-            )
+        add_pairs(s, "examples", PAIRS)
         cfg = load_settings(s)
         cfg.seed = 7
         cfg.qc_enabled = False
@@ -117,16 +143,9 @@ def make_study(folder: Path, *, highlight: bool) -> Study:
 def shoot(
     app: QApplication, palette: QPalette, name: str, folder: Path, *, highlight: bool
 ) -> Path:
-    from meaningbench.ui.annotation.screen import AnnotationScreen
-
     app.setPalette(palette)
     study = make_study(folder, highlight=highlight)
-    window = QMainWindow()
-    window.setWindowTitle("MeaningBench — rating")
-    screen = AnnotationScreen(study, "alice")
-    window.setCentralWidget(screen)
-    window.resize(1400, 860)
-    window.show()
+    window, screen = rating_window(study)
     # One rating done, the next item half rated: the picture shows a set and an unset scale.
     screen.rows[0].scale.set_value(80)
     screen.rows[1].scale.set_value(5)
@@ -146,10 +165,7 @@ def shoot(
 
 
 def main() -> int:
-    os.environ.pop("QT_QPA_PLATFORM", None) if os.environ.get("DISPLAY") else None
-    app = QApplication.instance() or QApplication(sys.argv)
-    QApplication.setStyle("Fusion")
-    app.setAttribute(Qt.ApplicationAttribute.AA_DontShowIconsInMenus, True)
+    app = screenshot_app()
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         for name, palette, highlight in (

@@ -14,12 +14,12 @@ import sys
 import tempfile
 from pathlib import Path
 
+from tests.tools.shot_output import ROOT, save
+
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-ROOT = Path(__file__).resolve().parents[2]
-OUT = ROOT / "resources" / "screenshots"
 UCCA = ROOT / "tests" / "metrics" / "structural" / "data" / "storm.xml"
 SIZE = (1520, 960)
 
@@ -88,18 +88,6 @@ def build_study(folder: Path):
         demo_data.store_scores(study, metric, use, scores)
         print(f"  scored {name}")
     return study, demo
-
-
-def save(widget, name: str) -> Path:
-    from PySide6.QtWidgets import QApplication
-
-    for _ in range(5):
-        QApplication.processEvents()
-    OUT.mkdir(parents=True, exist_ok=True)
-    path = OUT / name
-    widget.grab().save(str(path), "PNG", 9)
-    print(f"  {path.relative_to(ROOT)}  {path.stat().st_size // 1024} KB")
-    return path
 
 
 def main() -> int:

@@ -26,12 +26,12 @@ import time
 from datetime import datetime, timedelta
 from pathlib import Path
 
+from tests.tools.shot_output import save
+
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-ROOT = Path(__file__).resolve().parents[2]
-OUT = ROOT / "resources" / "screenshots"
 SIZE = (1520, 960)
 METRICS = ["bleu", "chrf", "ter", "rouge1", "rougel", "meteor", "sari", "edit_similarity"]
 NEURAL = ["sbert_cosine"]
@@ -113,18 +113,6 @@ def settle(app, done, timeout: float = 180.0) -> None:  # noqa: ANN001
     for _ in range(10):
         app.processEvents()
         time.sleep(0.02)
-
-
-def save(window, name: str) -> Path:  # noqa: ANN001
-    from PySide6.QtWidgets import QApplication
-
-    for _ in range(5):
-        QApplication.processEvents()
-    OUT.mkdir(parents=True, exist_ok=True)
-    path = OUT / name
-    window.grab().save(str(path), "PNG", 9)
-    print(f"  {path.relative_to(ROOT)}  {path.stat().st_size // 1024} KB")
-    return path
 
 
 def open_dashboard(app, path: Path):  # noqa: ANN001, ANN201

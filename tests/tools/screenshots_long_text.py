@@ -8,19 +8,20 @@ rater sees them after Shift+Page Down. `tests.tools.screenshots_annotation` take
 
 from __future__ import annotations
 
-import os
-import sys
 import tempfile
 from pathlib import Path
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication, QMainWindow
+from PySide6.QtWidgets import QApplication
 
 from meaningbench.annotation.settings import load_settings, save_settings
-from meaningbench.core.keys import pair_key, source_group_key
-from meaningbench.db.models import Dataset, Item
 from meaningbench.db.study import Study, create_study
-from tests.tools.screenshots_annotation import OUT_DIR, light_palette
+from tests.tools.screenshots_annotation import (
+    OUT_DIR,
+    add_pairs,
+    light_palette,
+    rating_window,
+    screenshot_app,
+)
 
 # Written for this picture (no dataset text is copied into the project).
 SOURCE = """Die Brücke über die Mulde, die das Dorf Lindenau seit dem späten Mittelalter mit der gegenüberliegenden Handelsstadt verband, galt über Jahrhunderte als eines der wichtigsten Bauwerke der gesamten Region. Sie wurde im Jahr 1412 zunächst aus Eichenholz errichtet und musste nach den verheerenden Hochwassern von 1501 und 1573 jeweils fast vollständig erneuert werden, was die Gemeinde jedes Mal an den Rand des Ruins brachte.
@@ -51,21 +52,7 @@ Heute ist die Brücke ein Denkmal. Nur Fußgänger und Radfahrer dürfen sie ben
 def make_study(folder: Path) -> Study:
     study = create_study(folder / "long.mbstudy")
     with study.session() as s:
-        ds = Dataset(name="lindenau")
-        s.add(ds)
-        s.flush()
-        s.add(
-            Item(
-                dataset_id=ds.id,
-                source=SOURCE,
-                output=OUTPUT,
-                references=[],
-                system="demo",
-                source_group=source_group_key(SOURCE),
-                pair_key=pair_key(SOURCE, OUTPUT, "demo"),
-                meta={},
-            )
-        )
+        add_pairs(s, "lindenau", [(SOURCE, OUTPUT)])
         cfg = load_settings(s)
         cfg.qc_enabled = False
         cfg.diff_highlighting = True
@@ -74,17 +61,10 @@ def make_study(folder: Path) -> Study:
 
 
 def shoot_long(app: QApplication) -> Path:
-    from meaningbench.ui.annotation.screen import AnnotationScreen
-
     app.setPalette(light_palette())
     with tempfile.TemporaryDirectory() as tmp:
         study = make_study(Path(tmp))
-        window = QMainWindow()
-        window.setWindowTitle("MeaningBench — rating")
-        screen = AnnotationScreen(study, "alice")
-        window.setCentralWidget(screen)
-        window.resize(1400, 860)
-        window.show()
+        window, screen = rating_window(study)
         for _ in range(20):
             app.processEvents()
         screen.page_texts(1)  # what Shift+Page Down does
@@ -100,10 +80,7 @@ def shoot_long(app: QApplication) -> Path:
 
 
 def main() -> int:
-    os.environ.pop("QT_QPA_PLATFORM", None) if os.environ.get("DISPLAY") else None
-    app = QApplication.instance() or QApplication(sys.argv)
-    QApplication.setStyle("Fusion")
-    app.setAttribute(Qt.ApplicationAttribute.AA_DontShowIconsInMenus, True)
+    app = screenshot_app()
     path = shoot_long(app)
     print(f"{path} ({path.stat().st_size // 1024} KB)")
     return 0

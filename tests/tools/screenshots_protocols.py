@@ -8,20 +8,16 @@ temporary folder, printed).
 
 from __future__ import annotations
 
-import os
 import sys
 import tempfile
 from pathlib import Path
 
-from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QMainWindow, QWidget
 
 from meaningbench.annotation.protocols import set_protocol
 from meaningbench.annotation.settings import load_settings, save_settings
-from meaningbench.core.keys import pair_key, source_group_key
-from meaningbench.db.models import Dataset, Item
 from meaningbench.db.study import Study, create_study
-from tests.tools.screenshots_annotation import light_palette
+from tests.tools.screenshots_annotation import add_pairs, light_palette, screenshot_app
 
 SOURCE = (
     "The committee, which had been meeting since early morning, finally approved the "
@@ -45,23 +41,9 @@ SXS_OUTPUTS = [
 def make_study(folder: Path, protocol: str) -> Study:
     study = create_study(folder / f"{protocol}.mbstudy")
     with study.session() as s:
-        ds = Dataset(name="examples")
-        s.add(ds)
-        s.flush()
-        for k, output in enumerate(SXS_OUTPUTS if protocol == "sxs" else OUTPUTS):
-            system = f"system-{k}"
-            s.add(
-                Item(
-                    dataset_id=ds.id,
-                    source=SOURCE,
-                    output=output,
-                    references=[],
-                    system=system,
-                    source_group=source_group_key(SOURCE),
-                    pair_key=pair_key(SOURCE, output, system),
-                    meta={},
-                )
-            )
+        outputs = SXS_OUTPUTS if protocol == "sxs" else OUTPUTS
+        systems = [f"system-{k}" for k in range(len(outputs))]
+        add_pairs(s, "examples", [(SOURCE, o) for o in outputs], systems)
         cfg = load_settings(s)
         cfg.seed, cfg.qc_enabled = 7, False
         save_settings(s, cfg)
@@ -114,11 +96,7 @@ def shoot(app: QApplication, folder: Path, protocol: str) -> Path:
 
 
 def main() -> int:
-    if os.environ.get("DISPLAY"):
-        os.environ.pop("QT_QPA_PLATFORM", None)
-    app = QApplication.instance() or QApplication(sys.argv)
-    QApplication.setStyle("Fusion")
-    app.setAttribute(Qt.ApplicationAttribute.AA_DontShowIconsInMenus, True)
+    app = screenshot_app()
     app.setPalette(light_palette())
     out = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(tempfile.mkdtemp())
     out.mkdir(parents=True, exist_ok=True)

@@ -19,30 +19,18 @@ import tempfile
 import time
 from pathlib import Path
 
+from tests.tools.shot_output import ROOT, save
+
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-ROOT = Path(__file__).resolve().parents[2]
-OUT = ROOT / "resources" / "screenshots"
 CSMD = ROOT.parent / "shared" / "datasets" / "csmd"
 SIZE = (1360, 860)
 MAX_STEPS = 60
 EVAL_STEPS = 5
 RUNNING_AT_STEP = 32
 TIMEOUT_S = 1500
-
-
-def save(widget, name: str) -> Path:  # noqa: ANN001
-    from PySide6.QtWidgets import QApplication
-
-    for _ in range(5):
-        QApplication.processEvents()
-    OUT.mkdir(parents=True, exist_ok=True)
-    path = OUT / name
-    widget.grab().save(str(path), "PNG", 9)
-    print(f"  {path.relative_to(ROOT)}  {path.stat().st_size // 1024} KB")
-    return path
 
 
 def wait(app, until, timeout_s: float) -> bool:  # noqa: ANN001

@@ -251,6 +251,46 @@ def _forward_layers(
     ]
 
 
+def checked_layers(loaded: LoadedModel, layers: Sequence[int]) -> list[int]:
+    """The distinct `layers`, lowest first; an out-of-range one fails here, before any work."""
+    wanted = sorted(dict.fromkeys(int(layer) for layer in layers))
+    for layer in wanted:
+        layer_view(loaded, layer)
+    return wanted
+
+
+def layers_through_caches(
+    texts: Sequence[str],
+    layers: Sequence[int],
+    caches: Callable[[int], tuple[str, DiskStore | None]],
+    encode: Callable[[list[str]], list[dict[int, Embedding]]],
+    keep: Callable[[str], bool] | None = None,
+) -> dict[int, dict[str, Embedding]]:
+    """Per layer of `layers`, the vectors of `texts` through that layer's caches, each
+    text that any cache lacks encoded once for all layers.
+
+    Each layer's cache is asked in turn; `encode` turns the texts not yet encoded here into
+    their vectors at every layer, and the other layers' vectors are held until their own
+    cache asks for them.
+    """
+    encoded: dict[str, dict[int, Embedding]] = {}
+
+    def compute_for(layer: int) -> Callable[[list[str]], list[Embedding]]:
+        def compute(missing: list[str]) -> list[Embedding]:
+            new = [t for t in missing if t not in encoded]
+            if new:
+                encoded.update(zip(new, encode(new), strict=True))
+            return [encoded[t][layer] for t in missing]
+
+        return compute
+
+    out: dict[int, dict[str, Embedding]] = {}
+    for layer in layers:
+        namespace, disk = caches(layer)
+        out[layer] = get_or_compute(namespace, texts, compute_for(layer), disk, keep)
+    return out
+
+
 def token_embeddings_layers(
     loaded: LoadedModel,
     layers: Sequence[int],
@@ -270,36 +310,26 @@ def token_embeddings_layers(
     until their own cache asks for them. What lands in the caches is what the one-layer path
     would have put there, so a later run of one layer finds it.
     """
-    wanted = sorted(dict.fromkeys(int(layer) for layer in layers))
-    if not wanted:
-        return {}
-    for layer in wanted:
-        layer_view(loaded, layer)  # an out-of-range layer fails here, before any work
-    encoded: dict[str, dict[int, Embedding]] = {}
+    wanted = checked_layers(loaded, layers)
 
-    def compute_for(layer: int) -> Callable[[list[str]], list[Embedding]]:
-        def compute(missing: list[str]) -> list[Embedding]:
-            new = [t for t in missing if t not in encoded]
-            if new:
-                plans = _plans(loaded, new, long_texts)
-                flat = _windows(plans)
-                found = run_in_batches(
-                    flat,
-                    [len(w) for w in flat],
-                    lambda b: _forward_layers(loaded, wanted, b),
-                    batch_size,
-                    cancel,
-                )
-                per_layer = {w: _stitched(plans, [f[w] for f in found]) for w in wanted}
-                for row, text in enumerate(new):
-                    encoded[text] = {w: per_layer[w][row] for w in wanted}
-            return [encoded[t][layer] for t in missing]
-
-        return compute
+    def encode(new: list[str]) -> list[dict[int, Embedding]]:
+        plans = _plans(loaded, new, long_texts)
+        flat = _windows(plans)
+        found = run_in_batches(
+            flat,
+            [len(w) for w in flat],
+            lambda b: _forward_layers(loaded, wanted, b),
+            batch_size,
+            cancel,
+        )
+        per_layer = {w: _stitched(plans, [f[w] for f in found]) for w in wanted}
+        return [{w: per_layer[w][row] for w in wanted} for row in range(len(new))]
 
     keep = (lambda t: t in persist) if persist is not None else None
-    out: dict[int, dict[str, Embedding]] = {}
-    for layer in wanted:
-        namespace, disk = _layer_caches(loaded, layer, disk_mb, long_texts)
-        out[layer] = get_or_compute(namespace, texts, compute_for(layer), disk, keep)
-    return out
+    return layers_through_caches(
+        texts,
+        wanted,
+        lambda layer: _layer_caches(loaded, layer, disk_mb, long_texts),
+        encode,
+        keep,
+    )

@@ -16,7 +16,7 @@ exactly as sentence-transformers embeds it. `long_texts="truncate"` cuts as it d
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
@@ -33,14 +33,16 @@ from meaningbench.metrics.neural.cache import (
 from meaningbench.metrics.neural.common import MODEL_OPTIONS, NeuralMetric
 from meaningbench.metrics.neural.encoding import (
     LongTexts,
+    checked_layers,
     embed_windowed,
     hidden_states_at,
+    layers_through_caches,
     padded,
     plan_texts,
     special_frame,
     window_length,
 )
-from meaningbench.metrics.neural.models import LoadedModel, layer_view
+from meaningbench.metrics.neural.models import LoadedModel
 from meaningbench.metrics.neural.windows import WindowPlan, count_windows, window_stride
 from meaningbench.runtime import CancelToken
 from meaningbench.settings import DEFAULT_ENCODER
@@ -365,38 +367,26 @@ def sentence_vectors_layers(
     """`sentence_vectors(layer=L)` for every L of `layers`, through the same caches, each
     text that fits the model encoded once for all of them (see
     `encoding.token_embeddings_layers`)."""
-    wanted = sorted(dict.fromkeys(int(layer) for layer in layers))
-    if not wanted:
-        return {}
-    for layer in wanted:
-        layer_view(loaded, layer)  # an out-of-range layer fails here, before any work
+    wanted = checked_layers(loaded, layers)
     pooling = pooling_config(loaded)
-    encoded: dict[str, dict[int, Embedding]] = {}
 
-    def compute_for(layer: int) -> Callable[[list[str]], list[Embedding]]:
-        def compute(missing: list[str]) -> list[Embedding]:
-            new = [t for t in missing if t not in encoded]
-            if new and long_texts == "windows":
-                found = _pooled_layers_windowed(loaded, pooling, new, wanted, batch_size, cancel)
-                encoded.update(zip(new, found, strict=True))
-            elif new:
-                found = run_in_batches(
-                    new,
-                    [len(t) for t in new],
-                    lambda b: _forward_pooled_layers(loaded, pooling, b, wanted),
-                    batch_size,
-                    cancel,
-                )
-                encoded.update(zip(new, found, strict=True))
-            return [encoded[t][layer] for t in missing]
+    def encode(new: list[str]) -> list[dict[int, Embedding]]:
+        if long_texts == "windows":
+            return _pooled_layers_windowed(loaded, pooling, new, wanted, batch_size, cancel)
+        return run_in_batches(
+            new,
+            [len(t) for t in new],
+            lambda b: _forward_pooled_layers(loaded, pooling, b, wanted),
+            batch_size,
+            cancel,
+        )
 
-        return compute
-
-    out: dict[int, dict[str, Embedding]] = {}
-    for layer in wanted:
-        namespace, disk = _pooled_caches(loaded, pooling, layer, disk_mb, long_texts)
-        out[layer] = get_or_compute(namespace, texts, compute_for(layer), disk)
-    return out
+    return layers_through_caches(
+        texts,
+        wanted,
+        lambda layer: _pooled_caches(loaded, pooling, layer, disk_mb, long_texts),
+        encode,
+    )
 
 
 class SentenceCosineMetric(NeuralMetric):
