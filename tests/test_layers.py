@@ -35,7 +35,7 @@ def test_one_layers_contract_covers_the_package_without_exceptions() -> None:
 
 
 def test_no_import_reaches_up_a_layer() -> None:
-    graph = grimp.build_graph("meaningbench")
+    graph = grimp.build_graph("meaningbench", cache_dir=None)
     layers = [_layer(text) for text in _contract()["layers"]]
     illegal = graph.find_illegal_dependencies_for_layers(layers, containers={"meaningbench"})
     found = sorted(f"{route.heads} -> {route.tails}" for dep in illegal for route in dep.routes)
@@ -46,7 +46,7 @@ def test_no_import_reaches_up_a_layer() -> None:
 
 
 def test_no_metric_imports_the_database() -> None:
-    graph = grimp.build_graph("meaningbench", include_external_packages=True)
+    graph = grimp.build_graph("meaningbench", include_external_packages=True, cache_dir=None)
     direct = [
         f"{module} -> {imported}"
         for module in graph.find_descendants("meaningbench.metrics")

@@ -127,9 +127,19 @@ def test_bertscore_without_a_stored_score_says_how_to_get_one() -> None:
     assert "Run BERTScore from the metric battery" in explanation.body.reason
 
 
+def test_the_llm_judge_without_a_stored_judgement_says_to_score_first() -> None:
+    explanation = create_metric("llm_judge").explain(ExplainItem(Pair(1, SOURCE, OUTPUT, ())))
+    assert isinstance(explanation.body, NoExplanation)
+    assert "score it first" in explanation.body.reason
+
+
 @pytest.mark.parametrize(
     "name",
-    sorted(n for n, c in metric_classes().items() if not c.explains_live and n != "bertscore"),
+    sorted(
+        n
+        for n, c in metric_classes().items()
+        if not c.explains_live and n not in ("bertscore", "llm_judge")
+    ),
 )
 def test_metrics_without_parts_to_show_say_so_plainly(name: str) -> None:
     cls: Any = metric_classes()[name]

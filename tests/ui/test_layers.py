@@ -34,7 +34,7 @@ def _contract() -> dict:
 
 
 def _direct_engine_imports() -> set[str]:
-    graph = grimp.build_graph("meaningbench", include_external_packages=True)
+    graph = grimp.build_graph("meaningbench", include_external_packages=True, cache_dir=None)
     found = set()
     for module in graph.find_children("meaningbench.ui") | graph.find_descendants(
         "meaningbench.ui"
