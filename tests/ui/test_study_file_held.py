@@ -168,6 +168,9 @@ def test_a_log_deleted_under_the_app_is_noticed_and_the_study_reopened(
     open_in(window, study, qtbot)
     browser = window.page("browser")
     window.runner.run_now(set_setting(window.context.study, "probe", "before"))
+    # The screens reread what the write changed; a reader that opened its connection after
+    # the log is replaced below would hold the new log, not the one deleted.
+    qtbot.waitUntil(lambda: not browser.model.loading, timeout=30_000)
     assert_study_sound(study)
     # What another program's last close does: checkpoint, then delete the log and the
     # shared memory; then another process writes to a new log.
