@@ -36,6 +36,7 @@ from meaningbench.cluster.study_id import ensure_study_id
 from meaningbench.core.atomic_file import files_in_place
 from meaningbench.datasets.language import LANGUAGE_KEY
 from meaningbench.db.models import ATTRIBUTE_NAMES_KEY, Annotator, Base, Item, QueueEntry, utcnow
+from meaningbench.db.setting_keys import NAME_KEY
 from meaningbench.db.study import Study, copy_study
 from meaningbench.errors import UserError
 from meaningbench.kits.coverage import required_k, short_items
@@ -50,7 +51,6 @@ from meaningbench.kits.record import (
     signature,
     store_records,
 )
-from meaningbench.queries.study import NAME_KEY
 
 # The study settings a kit keeps; the others (label set, study id, the lead's kits and
 # secret) stay with the lead.
