@@ -106,7 +106,7 @@ def make_kits(
     with study.session(write=True) as s:
         plans = _top_up_plans(s, raters, study_id) if top_up else _queue_plans(s, raters, study_id)
     if not plans:
-        raise UserError("No item is short of its ratings: no top-up kit is needed.")
+        raise UserError(_no_top_up(study, raters))
     out.mkdir(parents=True, exist_ok=True)
     made = []
     with files_in_place(out) as staging:
@@ -119,6 +119,17 @@ def make_kits(
             MadeKit(plan.rater, out / plan.file, plan.marker.kit_id, len(plan.queue), top_up)
         )
     return made
+
+
+def _no_top_up(study: Study, raters: Sequence[str]) -> str:
+    with study.session() as s:
+        short = len(short_items(s))
+    if not short:
+        return "No item is short of its ratings: no top-up kit is needed."
+    return (
+        f"{short} items are short of their ratings, but {', '.join(raters) or 'no rater'} "
+        "rated or already holds each of them: choose other raters."
+    )
 
 
 def _plan(

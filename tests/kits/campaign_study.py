@@ -1,0 +1,37 @@
+"""A lead's study in mid-campaign, for the Campaign page's tests and screenshots: the
+scripted campaign's 60 items with overlap 2 of 3, kits made, rated through the rating
+screen's engine (carla only part of hers), sent back and collected."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from meaningbench.db.study import copy_study, open_study
+from meaningbench.kits.collecting import collect_kits
+from meaningbench.kits.making import make_kits
+from tests.kits.test_scripted_campaign import CARLA_RATES, RATERS, _lead, _rate_kit
+
+
+def campaign_study(
+    folder: Path, raters: tuple[str, ...] = RATERS, returned: tuple[str, ...] = RATERS
+) -> Path:
+    """The lead's study in `folder`; the kits are in folder/kits, the returns in
+    folder/returned. Only the raters in `returned` rate and send their kit back."""
+    path = folder / "lead.mbstudy"
+    _lead(path, seed=1).close()
+    kits, back = folder / "kits", folder / "returned"
+    back.mkdir(parents=True)
+    study = open_study(path)
+    try:
+        make_kits(study, raters, kits)
+    finally:
+        study.close()
+    for rater in returned:
+        _rate_kit(kits / f"{rater}.mbkit", rater, CARLA_RATES if rater == "carla" else None)
+        copy_study(kits / f"{rater}.mbkit", back / f"{rater}.mbkit")
+    study = open_study(path)
+    try:
+        collect_kits(study, back)
+    finally:
+        study.close()
+    return path
