@@ -1,0 +1,94 @@
+"""The Campaign page's reads: the figures `meaningbench campaign --json` prints, and their
+words, on a lead's study in mid-campaign."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from meaningbench.cli import main
+from meaningbench.db.study import open_study
+from meaningbench.queries.campaign import (
+    campaign_figures,
+    coverage_summary,
+    has_kits,
+    items_shown,
+    when,
+)
+from tests.kits.campaign_study import campaign_study
+
+
+def _ratings_per_item(path: Path) -> dict[int, int]:
+    """Named raters with a current rating of each regular item, counted in SQL."""
+    conn = sqlite3.connect(path)
+    try:
+        rows = conn.execute(
+            "SELECT i.id, COUNT(DISTINCT r.annotator_id) FROM item i "
+            "LEFT JOIN rating r ON r.item_id = i.id AND r.state = 'current' AND r.annotator_id "
+            "IN (SELECT id FROM annotator WHERE kind = 'named') "
+            "WHERE i.kind = 'regular' GROUP BY i.id"
+        ).fetchall()
+    finally:
+        conn.close()
+    return {int(i): int(n) for i, n in rows}
+
+
+@pytest.fixture(scope="module")
+def lead(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return campaign_study(tmp_path_factory.mktemp("campaign"))
+
+
+def test_the_page_reads_what_the_command_prints(
+    lead: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["campaign", str(lead), "--json"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    study = open_study(lead)
+    try:
+        figures = campaign_figures(study)
+    finally:
+        study.close()
+    # The same figures, NaN written as null as the command writes it.
+    from meaningbench.core.json_values import clean_json
+
+    assert json.loads(json.dumps(clean_json(figures.to_json()))) == printed
+    assert has_kits(figures) and [r["rater"] for r in printed["raters"]] == [
+        "ana",
+        "ben",
+        "carla",
+    ]
+
+
+def test_the_items_counts_in_words_and_the_filters(lead: Path) -> None:
+    study = open_study(lead)
+    try:
+        figures = campaign_figures(study)
+    finally:
+        study.close()
+    counted = _ratings_per_item(lead)
+    assert {c.item_id: c.ratings for c in figures.items} == counted
+    by_n = Counter(counted.values())
+    complete = sum(c for n, c in by_n.items() if n >= 2)
+    short = [f"{by_n[n]} {'has' if by_n[n] == 1 else 'have'} {n}" for n in (1, 0) if by_n[n]]
+    assert coverage_summary(figures) == f"k = 2: {complete} items complete, " + ", ".join(short)
+    shown = items_shown(figures, "short")
+    assert {c.item_id for c in shown} == {i for i, n in counted.items() if n < 2}
+    assert [c.ratings for c in shown] == sorted(c.ratings for c in shown)
+    assert {c.item_id for c in items_shown(figures, "complete")} == {
+        i for i, n in counted.items() if n >= 2
+    }
+    assert len(items_shown(figures, "all")) == len(counted)
+
+
+def test_times_are_shown_on_the_leads_clock() -> None:
+    assert when(None) == "–"
+    # A stored UTC time, to the minute, in the local zone (UTC here unless TZ is set).
+    from datetime import datetime, timezone
+
+    stamp = "2026-03-01T09:30:59"
+    local = datetime(2026, 3, 1, 9, 30, 59, tzinfo=timezone.utc).astimezone()
+    assert when(stamp) == local.strftime("%Y-%m-%d %H:%M")
