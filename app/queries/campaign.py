@@ -8,8 +8,7 @@ rater's row of cells, the items' count of ratings in, the items a filter keeps.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from meaningbench.kits.campaign import Campaign, RaterProgress, campaign
 from meaningbench.kits.coverage import ItemCoverage
@@ -24,6 +23,7 @@ __all__ = [
     "RaterProgress",
     "campaign_figures",
     "coverage_summary",
+    "filter_text",
     "has_kits",
     "items_shown",
     "rater_cells",
@@ -31,15 +31,16 @@ __all__ = [
 ]
 
 NO_VALUE = "–"
+# Two-line headings keep the table within a 1024-pixel window.
 RATER_COLUMNS = (
     "Rater",
-    "Kits sent",
-    "Returned",
-    "Items done",
-    "Identical passed",
-    "Unrelated passed",
-    "r with others",
-    "s / item",
+    "Kits\nsent",
+    "Kits\nreturned",
+    "Items done\nof assigned",
+    "Identical\npassed",
+    "Unrelated\npassed",
+    "r with\nothers",
+    "Seconds\nper item",
     "Last return",
 )
 # What the items' filter offers: its key and words.
@@ -68,7 +69,7 @@ def when(stamp: str | None) -> str:
     except ValueError:
         return stamp
     if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
+        moment = moment.replace(tzinfo=UTC)
     return moment.astimezone().strftime("%Y-%m-%d %H:%M")
 
 
@@ -101,6 +102,12 @@ def coverage_summary(figures: Campaign) -> str:
         else:
             parts.append(f"{count} {'has' if count == 1 else 'have'} {n}")
     return f"k = {figures.k}: " + ", ".join(parts)
+
+
+def filter_text(figures: Campaign, which: str) -> str:
+    """A filter's words with the number of items it keeps: `Short of k (21)`."""
+    words = dict(ITEM_FILTERS)[which]
+    return f"{words} ({len(items_shown(figures, which))})"
 
 
 def items_shown(figures: Campaign, which: str) -> list[ItemCoverage]:

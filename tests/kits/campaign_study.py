@@ -4,6 +4,7 @@ screen's engine (carla only part of hers), sent back and collected."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from meaningbench.db.study import copy_study, open_study
@@ -13,10 +14,14 @@ from tests.kits.test_scripted_campaign import CARLA_RATES, RATERS, _lead, _rate_
 
 
 def campaign_study(
-    folder: Path, raters: tuple[str, ...] = RATERS, returned: tuple[str, ...] = RATERS
+    folder: Path,
+    raters: tuple[str, ...] = RATERS,
+    returned: tuple[str, ...] = RATERS,
+    rated: Callable[[Path], None] | None = None,
 ) -> Path:
     """The lead's study in `folder`; the kits are in folder/kits, the returns in
-    folder/returned. Only the raters in `returned` rate and send their kit back."""
+    folder/returned. Only the raters in `returned` rate and send their kit back; `rated`
+    sees each of those kits once rated, before it goes back."""
     path = folder / "lead.mbstudy"
     _lead(path, seed=1).close()
     kits, back = folder / "kits", folder / "returned"
@@ -28,6 +33,8 @@ def campaign_study(
         study.close()
     for rater in returned:
         _rate_kit(kits / f"{rater}.mbkit", rater, CARLA_RATES if rater == "carla" else None)
+        if rated is not None:
+            rated(kits / f"{rater}.mbkit")
         copy_study(kits / f"{rater}.mbkit", back / f"{rater}.mbkit")
     study = open_study(path)
     try:

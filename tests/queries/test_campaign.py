@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections import Counter
+from datetime import UTC
 from pathlib import Path
 
 import pytest
@@ -87,8 +88,8 @@ def test_the_items_counts_in_words_and_the_filters(lead: Path) -> None:
 def test_times_are_shown_on_the_leads_clock() -> None:
     assert when(None) == "–"
     # A stored UTC time, to the minute, in the local zone (UTC here unless TZ is set).
-    from datetime import datetime, timezone
+    from datetime import datetime
 
     stamp = "2026-03-01T09:30:59"
-    local = datetime(2026, 3, 1, 9, 30, 59, tzinfo=timezone.utc).astimezone()
+    local = datetime(2026, 3, 1, 9, 30, 59, tzinfo=UTC).astimezone()
     assert when(stamp) == local.strftime("%Y-%m-%d %H:%M")

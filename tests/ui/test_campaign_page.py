@@ -127,10 +127,10 @@ def test_each_raters_figures_and_the_items_ratings_in(
     short = {k for k, n in counted.items() if n < 2}
     assert short, "carla's unfinished kit leaves items short"
     items = _table(page.items)  # the filter starts on the short items
-    assert {r[2]: r[3] for r in items} == {k: f"{counted[k]} of 2" for k in short}
+    assert {r[4]: r[1] for r in items} == {k: f"{counted[k]} of 2" for k in short}
     page.filter.setCurrentIndex(page.filter.findData("all"))
     items = _table(page.items)
-    assert {r[2]: r[3] for r in items} == {k: f"{n} of 2" for k, n in counted.items()}
+    assert {r[4]: r[1] for r in items} == {k: f"{n} of 2" for k, n in counted.items()}
     complete = len(counted) - len(short)
     assert page.coverage.text().startswith(f"k = 2: {complete} items complete")
     assert page.complete_bar.value() == complete
@@ -190,7 +190,7 @@ def test_the_page_follows_a_collect(
     assert done == total
     assert _table(page.raters)[2][3] == f"{total} / {total} (100%)"
     page.filter.setCurrentIndex(page.filter.findData("all"))
-    assert {r[2]: r[3] for r in _table(page.items)} == {k: f"{n} of 2" for k, n in after.items()}
+    assert {r[4]: r[1] for r in _table(page.items)} == {k: f"{n} of 2" for k, n in after.items()}
 
 
 def test_a_study_without_kits_says_how_to_make_them(window, qtbot, study_with_facts) -> None:

@@ -21,7 +21,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QProgressBar,
     QPushButton,
-    QSplitter,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -34,6 +33,7 @@ from meaningbench.queries.campaign import (
     Campaign,
     campaign_figures,
     coverage_summary,
+    filter_text,
     has_kits,
     items_shown,
     rater_cells,
@@ -64,7 +64,9 @@ RATER_TIPS = (
     "Median seconds spent per item",
     "When the rater's last kit came back (your clock)",
 )
-ITEM_COLUMNS = ("Item", "Dataset", "Pair", "Ratings in", "Rated by")
+ITEM_COLUMNS = ("Item", "Ratings in", "Rated by", "Dataset", "Pair")
+# The raters' table grows with its rows up to this many, then scrolls.
+RATER_ROWS = 8
 # Changes that move the figures: ratings, queues and kit records (settings), new items.
 MOVES_FIGURES = ("ratings", "items", "settings", "everything")
 
@@ -106,13 +108,9 @@ class CampaignPage(QWidget):
         self.empty.setWordWrap(True)
         self.empty.setTextFormat(Qt.TextFormat.RichText)
         layout.addWidget(self.empty)
-        split = QSplitter(Qt.Orientation.Vertical)
-        split.setChildrenCollapsible(False)
-        split.addWidget(self._build_raters())
-        split.addWidget(self._build_items())
-        split.setStretchFactor(0, 2)
-        split.setStretchFactor(1, 3)
-        layout.addWidget(split, 1)
+        self.raters_box = self._build_raters()
+        layout.addWidget(self.raters_box)
+        layout.addWidget(self._build_items(), 1)
 
         context.study_changed.connect(self._on_study_changed)
         context.study_opened.connect(lambda _s: self._mark_stale())
@@ -160,7 +158,7 @@ class CampaignPage(QWidget):
         self.complete_bar = QProgressBar()
         self.complete_bar.setObjectName("campaignComplete")
         self.complete_bar.setTextVisible(True)
-        self.complete_bar.setMaximumWidth(260)
+        self.complete_bar.setFixedWidth(self.fontMetrics().horizontalAdvance("0" * 24))
         self.filter = QComboBox()
         for key, text in ITEM_FILTERS:
             self.filter.addItem(text, key)
@@ -221,17 +219,21 @@ class CampaignPage(QWidget):
 
     def _show(self, figures: Campaign, read_only: bool) -> None:
         n_items = len(figures.items)
+        ratings = "rating" if figures.k == 1 else "ratings"
         self.status.setText(
-            f"{len(figures.raters)} raters · {n_items} items · k = {figures.k} ratings per "
+            f"{len(figures.raters)} raters · {n_items} items · k = {figures.k} {ratings} per "
             f"item ({figures.dimension})"
         )
         self.empty.setVisible(not has_kits(figures))
+        self.raters_box.setVisible(bool(figures.raters))
         self._fill_raters(figures)
         complete = n_items - len(figures.short)
         self.complete_bar.setRange(0, max(1, n_items))
         self.complete_bar.setValue(complete)
-        self.complete_bar.setFormat(f"{complete} of {n_items} items complete")
+        self.complete_bar.setFormat(f"{complete} of {n_items} complete")
         self.coverage.setText(coverage_summary(figures))
+        for index, (key, _words) in enumerate(ITEM_FILTERS):
+            self.filter.setItemText(index, filter_text(figures, key))
         self._fill_items()
         self.top_up_button.setEnabled(bool(figures.short) and not read_only)
         self.top_up_button.setToolTip(
@@ -250,6 +252,16 @@ class CampaignPage(QWidget):
                 if column == 1 and rater.last_sent:
                     cell.setToolTip(f"Last kit made {when(rater.last_sent)}")
                 self.raters.setItem(row, column, cell)
+        self._fit_raters(len(figures.raters))
+
+    def _fit_raters(self, rows: int) -> None:
+        """As tall as its rows (up to `RATER_ROWS`): the items below get the rest."""
+        table = self.raters
+        height = table.horizontalHeader().sizeHint().height() + 2 * table.frameWidth()
+        height += table.verticalHeader().defaultSectionSize() * max(1, min(rows, RATER_ROWS))
+        if table.horizontalScrollBar().isVisible():
+            height += table.horizontalScrollBar().sizeHint().height()
+        table.setFixedHeight(height)
 
     def _fill_items(self) -> None:
         figures = self.figures
@@ -262,10 +274,10 @@ class CampaignPage(QWidget):
         for row, c in enumerate(shown):
             cells = (
                 _cell(str(c.item_id), True),
-                _cell(c.dataset),
-                _cell(c.pair_key),
                 _cell(f"{c.ratings} of {figures.k}", True),
                 _cell(", ".join(c.raters) or "–"),
+                _cell(c.dataset),
+                _cell(c.pair_key),
             )
             for column, cell in enumerate(cells):
                 self.items.setItem(row, column, cell)

@@ -57,7 +57,8 @@ class TopUpDialog(QDialog):
         intro = QLabel(
             f"{len(figures.short)} items are short of k = {figures.k} ratings. Each goes to "
             "as many of the raters below as it lacks, never to a rater who rated it or "
-            "already has it in their queue. Each chosen rater gets one kit file."
+            "already has it in their queue. Each chosen rater gets one kit file; the raters "
+            "who finished their queue are ticked."
         )
         intro.setWordWrap(True)
         self.raters = QListWidget()
@@ -95,7 +96,7 @@ class TopUpDialog(QDialog):
         layout.addLayout(folder_row)
         layout.addWidget(self.status)
         layout.addLayout(buttons)
-        self.resize(520, 420)
+        self.resize(500, 340)
         self._update_button()
 
     def chosen(self) -> list[str]:
