@@ -159,7 +159,7 @@ def test_top_up_kits_hold_the_short_items_for_the_raters_chosen(
     qtbot.mouseClick(dialog.make_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: dialog.job is None and bool(dialog.made), timeout=20_000)
 
-    kits = sorted(out.iterdir())
+    kits = sorted(out.iterdir())  # the kits, before a read opens a log beside them
     assert [k.name.startswith("ana-top-up-") and k.suffix == ".mbkit" for k in kits] == [True]
     # Every short item ana has not rated herself, and nothing else.
     assert _kit_items(kits[0]) == short - _rated_by(path, "ana")
@@ -167,6 +167,14 @@ def test_top_up_kits_hold_the_short_items_for_the_raters_chosen(
     # The page heard the write: ana's second kit is counted.
     qtbot.waitUntil(lambda: _table(page.raters)[0][1] == "2")
     assert _table(page.raters)[0][:3] == ["ana", "2", "1"]
+
+    # Again for ana alone: she rated or now holds every short item, and is told so.
+    window.runner.show_error_dialogs = False
+    dialog.set_chosen(["ana"])
+    qtbot.mouseClick(dialog.make_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: dialog.job is None and "No kit was made" in dialog.status.text())
+    assert "ana rated or already holds each of them" in dialog.status.text()
+    assert sorted(out.glob("*.mbkit")) == kits
 
 
 def test_the_page_follows_a_collect(
