@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import math
 from datetime import UTC, datetime
+from pathlib import Path
 
 from meaningbench.kits.campaign import Campaign, RaterProgress, campaign
 from meaningbench.kits.coverage import ItemCoverage
-from meaningbench.queries.files import StudyHandle, study_of
+from meaningbench.queries.files import open_study
+from meaningbench.runtime import Job, JobContext
 
 # The page draws these; the command line's `--json` is `Campaign.to_json()`.
 __all__ = [
@@ -21,7 +23,7 @@ __all__ = [
     "ITEM_FILTERS",
     "ItemCoverage",
     "RaterProgress",
-    "campaign_figures",
+    "campaign_job",
     "coverage_summary",
     "filter_text",
     "has_kits",
@@ -47,9 +49,19 @@ RATER_COLUMNS = (
 ITEM_FILTERS = (("short", "Short of k"), ("all", "All items"), ("complete", "Complete"))
 
 
-def campaign_figures(study: StudyHandle, dimension: str | None = None) -> Campaign:
-    """The campaign's figures, as `meaningbench campaign STUDY --json` gives them."""
-    return campaign(study_of(study), dimension)
+def campaign_job(study_path: Path, dimension: str | None = None) -> Job:
+    """The campaign's figures, as `meaningbench campaign STUDY --json` gives them, read in
+    the background (the rater checks take a while on a large study) from the study file
+    the job opens itself."""
+
+    def run(_ctx: JobContext) -> Campaign:
+        study = open_study(study_path, allow_read_only=True)
+        try:
+            return campaign(study, dimension)
+        finally:
+            study.close()
+
+    return run
 
 
 def has_kits(figures: Campaign) -> bool:

@@ -12,14 +12,14 @@ from pathlib import Path
 import pytest
 
 from meaningbench.cli import main
-from meaningbench.db.study import open_study
 from meaningbench.queries.campaign import (
-    campaign_figures,
+    campaign_job,
     coverage_summary,
     has_kits,
     items_shown,
     when,
 )
+from meaningbench.runtime import JobContext
 from tests.kits.campaign_study import campaign_study
 
 
@@ -48,11 +48,7 @@ def test_the_page_reads_what_the_command_prints(
 ) -> None:
     assert main(["campaign", str(lead), "--json"]) == 0
     printed = json.loads(capsys.readouterr().out)
-    study = open_study(lead)
-    try:
-        figures = campaign_figures(study)
-    finally:
-        study.close()
+    figures = campaign_job(lead)(JobContext())
     # The same figures, NaN written as null as the command writes it.
     from meaningbench.core.json_values import clean_json
 
@@ -65,11 +61,7 @@ def test_the_page_reads_what_the_command_prints(
 
 
 def test_the_items_counts_in_words_and_the_filters(lead: Path) -> None:
-    study = open_study(lead)
-    try:
-        figures = campaign_figures(study)
-    finally:
-        study.close()
+    figures = campaign_job(lead)(JobContext())
     counted = _ratings_per_item(lead)
     assert {c.item_id: c.ratings for c in figures.items} == counted
     by_n = Counter(counted.values())

@@ -196,7 +196,7 @@ def test_the_page_follows_a_collect(
     window.runner.broadcast(StudyChanges.of(ratings=[1]))
     total, done = _queues(path)["carla"]
     assert done == total
-    assert _table(page.raters)[2][3] == f"{total} / {total} (100%)"
+    qtbot.waitUntil(lambda: _table(page.raters)[2][3] == f"{total} / {total} (100%)")
     page.filter.setCurrentIndex(page.filter.findData("all"))
     assert {r[4]: r[1] for r in _table(page.items)} == {k: f"{n} of 2" for k, n in after.items()}
 

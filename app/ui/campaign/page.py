@@ -31,7 +31,7 @@ from meaningbench.queries.campaign import (
     ITEM_FILTERS,
     RATER_COLUMNS,
     Campaign,
-    campaign_figures,
+    campaign_job,
     coverage_summary,
     filter_text,
     has_kits,
@@ -45,6 +45,7 @@ from meaningbench.ui.widgets import ElidedLabel, HeadingLabel
 if TYPE_CHECKING:
     from meaningbench.ui.campaign.top_up import TopUpDialog
     from meaningbench.ui.context import StudyContext
+    from meaningbench.ui.workers import JobHandle
 
 NO_KITS = (
     "No rater kits yet. Make one file per rater with <b>File ▸ Make rater kits…</b> "
@@ -98,6 +99,9 @@ class CampaignPage(QWidget):
         self.figures: Campaign | None = None
         self.stale = True
         self.dialog: TopUpDialog | None = None
+        self.job: JobHandle | None = None  # the figures being read
+        self._read_again = False
+        self._generation = 0  # a result read for a study since closed is dropped
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(14, 10, 14, 10)
@@ -200,15 +204,37 @@ class CampaignPage(QWidget):
         self.page_shown()
 
     def refresh(self) -> None:
-        study = self.context.study
-        if study is None:
+        """Read the figures in the background; a change while they are read reads again."""
+        path = self.context.path
+        if path is None:
             self._clear()
             return
         self.stale = False
-        self.figures = campaign_figures(study)
-        self._show(self.figures, study.read_only)
+        if self.job is not None:
+            self._read_again = True
+            return
+        generation = self._generation
+
+        def shown(figures: Campaign) -> None:
+            study = self.context.study
+            if generation == self._generation and study is not None:
+                self.figures = figures
+                self._show(figures, study.read_only)
+
+        self.job = self.context.runner.start(
+            campaign_job(path), title="Reading the campaign", on_result=shown
+        )
+        self.job.finished.connect(self._on_read)
+
+    def _on_read(self) -> None:
+        self.job = None
+        if self._read_again:
+            self._read_again = False
+            self.refresh()
 
     def _clear(self) -> None:
+        self._generation += 1
+        self._read_again = False
         self.figures = None
         self.stale = True
         self.raters.setRowCount(0)
@@ -288,7 +314,6 @@ class CampaignPage(QWidget):
         """The top-up dialog for the figures on screen (None: nothing is short)."""
         from meaningbench.ui.campaign.top_up import TopUpDialog
 
-        self.refresh()
         if self.figures is None or not self.figures.short or self.context.path is None:
             return None
         if self.dialog is not None:
