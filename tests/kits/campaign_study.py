@@ -10,6 +10,7 @@ from pathlib import Path
 from meaningbench.db.study import copy_study, open_study
 from meaningbench.kits.collecting import collect_kits
 from meaningbench.kits.making import make_kits
+from tests.cluster.helpers import query
 from tests.kits.test_scripted_campaign import CARLA_RATES, RATERS, _lead, _rate_kit
 
 
@@ -42,3 +43,15 @@ def campaign_study(
     finally:
         study.close()
     return path
+
+
+def ratings_in(path: Path) -> dict[str, int]:
+    """Named raters with a current rating of each regular item, by pair key, in SQL."""
+    rows = query(
+        path,
+        "SELECT i.pair_key, COUNT(DISTINCT r.annotator_id) FROM item i "
+        "LEFT JOIN rating r ON r.item_id = i.id AND r.state = 'current' AND r.annotator_id "
+        "IN (SELECT id FROM annotator WHERE kind = 'named') "
+        "WHERE i.kind = 'regular' GROUP BY i.id",
+    )
+    return {str(k): int(n) for k, n in rows}

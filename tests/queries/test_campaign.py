@@ -4,7 +4,6 @@ words, on a lead's study in mid-campaign."""
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections import Counter
 from datetime import UTC
 from pathlib import Path
@@ -20,22 +19,7 @@ from meaningbench.queries.campaign import (
     when,
 )
 from meaningbench.runtime import JobContext
-from tests.kits.campaign_study import campaign_study
-
-
-def _ratings_per_item(path: Path) -> dict[int, int]:
-    """Named raters with a current rating of each regular item, counted in SQL."""
-    conn = sqlite3.connect(path)
-    try:
-        rows = conn.execute(
-            "SELECT i.id, COUNT(DISTINCT r.annotator_id) FROM item i "
-            "LEFT JOIN rating r ON r.item_id = i.id AND r.state = 'current' AND r.annotator_id "
-            "IN (SELECT id FROM annotator WHERE kind = 'named') "
-            "WHERE i.kind = 'regular' GROUP BY i.id"
-        ).fetchall()
-    finally:
-        conn.close()
-    return {int(i): int(n) for i, n in rows}
+from tests.kits.campaign_study import campaign_study, ratings_in
 
 
 @pytest.fixture(scope="module")
@@ -62,17 +46,17 @@ def test_the_page_reads_what_the_command_prints(
 
 def test_the_items_counts_in_words_and_the_filters(lead: Path) -> None:
     figures = campaign_job(lead)(JobContext())
-    counted = _ratings_per_item(lead)
-    assert {c.item_id: c.ratings for c in figures.items} == counted
+    counted = ratings_in(lead)
+    assert {c.pair_key: c.ratings for c in figures.items} == counted
     by_n = Counter(counted.values())
     complete = sum(c for n, c in by_n.items() if n >= 2)
     short = [f"{by_n[n]} {'has' if by_n[n] == 1 else 'have'} {n}" for n in (1, 0) if by_n[n]]
     assert coverage_summary(figures) == f"k = 2: {complete} items complete, " + ", ".join(short)
     shown = items_shown(figures, "short")
-    assert {c.item_id for c in shown} == {i for i, n in counted.items() if n < 2}
+    assert {c.pair_key for c in shown} == {k for k, n in counted.items() if n < 2}
     assert [c.ratings for c in shown] == sorted(c.ratings for c in shown)
-    assert {c.item_id for c in items_shown(figures, "complete")} == {
-        i for i, n in counted.items() if n >= 2
+    assert {c.pair_key for c in items_shown(figures, "complete")} == {
+        k for k, n in counted.items() if n >= 2
     }
     assert len(items_shown(figures, "all")) == len(counted)
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import math
-import sqlite3
 from pathlib import Path
 
 import pytest
@@ -14,22 +13,15 @@ from PySide6.QtCore import Qt
 from meaningbench.cli import main
 from meaningbench.db.study import copy_study
 from meaningbench.runtime.changes import StudyChanges
-from tests.kits.campaign_study import campaign_study
+from tests.cluster.helpers import query
+from tests.kits.campaign_study import campaign_study, ratings_in
 from tests.kits.test_scripted_campaign import CARLA_RATES, RATERS, _rate_kit
 from tests.ui.conftest import open_in
 
 
-def _sql(path: Path, query: str) -> list[tuple]:
-    conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
-    try:
-        return conn.execute(query).fetchall()
-    finally:
-        conn.close()
-
-
 def _queues(path: Path) -> dict[str, tuple[int, int]]:
     """Each rater's queue in the study: (entries, done)."""
-    rows = _sql(
+    rows = query(
         path,
         "SELECT a.name, COUNT(*), SUM(q.done) FROM queue_entry q "
         "JOIN annotator a ON a.id = q.annotator_id GROUP BY a.name",
@@ -37,20 +29,8 @@ def _queues(path: Path) -> dict[str, tuple[int, int]]:
     return {str(n): (int(total), int(done or 0)) for n, total, done in rows}
 
 
-def _ratings_in(path: Path) -> dict[str, int]:
-    """Named raters with a current rating of each regular item, by pair key."""
-    rows = _sql(
-        path,
-        "SELECT i.pair_key, COUNT(DISTINCT r.annotator_id) FROM item i "
-        "LEFT JOIN rating r ON r.item_id = i.id AND r.state = 'current' AND r.annotator_id "
-        "IN (SELECT id FROM annotator WHERE kind = 'named') "
-        "WHERE i.kind = 'regular' GROUP BY i.id",
-    )
-    return {str(k): int(n) for k, n in rows}
-
-
 def _rated_by(path: Path, rater: str) -> set[str]:
-    rows = _sql(
+    rows = query(
         path,
         "SELECT DISTINCT i.pair_key FROM rating r JOIN item i ON i.id = r.item_id "
         f"JOIN annotator a ON a.id = r.annotator_id WHERE a.name = '{rater}' "
@@ -62,7 +42,7 @@ def _rated_by(path: Path, rater: str) -> set[str]:
 def _kit_items(kit: Path) -> set[str]:
     return {
         str(k)
-        for (k,) in _sql(
+        for (k,) in query(
             kit, "SELECT i.pair_key FROM queue_entry q JOIN item i ON i.id = q.item_id"
         )
     }
@@ -123,7 +103,7 @@ def test_each_raters_figures_and_the_items_ratings_in(
         assert row[8] != "–"  # returned: a time
     assert queues["carla"][1] == CARLA_RATES < queues["carla"][0]
 
-    counted = _ratings_in(path)
+    counted = ratings_in(path)
     short = {k for k, n in counted.items() if n < 2}
     assert short, "carla's unfinished kit leaves items short"
     items = _table(page.items)  # the filter starts on the short items
@@ -142,7 +122,7 @@ def test_top_up_kits_hold_the_short_items_for_the_raters_chosen(
 ) -> None:
     path = campaign_study(tmp_path)
     page = _campaign_page(window, qtbot, path)
-    short = {k for k, n in _ratings_in(path).items() if n < 2}
+    short = {k for k, n in ratings_in(path).items() if n < 2}
     dialog = page.show_top_up_dialog()
     assert dialog is not None and dialog.isVisible()
     # carla did not finish her kit: she is not offered by default.
@@ -182,7 +162,7 @@ def test_the_page_follows_a_collect(
 ) -> None:
     path = campaign_study(tmp_path)
     page = _campaign_page(window, qtbot, path)
-    before = _ratings_in(path)
+    before = ratings_in(path)
     carla_before = _table(page.raters)[2]
     # carla rates the rest of her kit and sends it again; the lead collects it.
     kit = tmp_path / "kits" / "carla.mbkit"
@@ -190,7 +170,7 @@ def test_the_page_follows_a_collect(
     copy_study(kit, tmp_path / "returned" / "carla.mbkit")
     assert main(["collect", str(path), str(tmp_path / "returned")]) == 0
     capsys.readouterr()
-    after = _ratings_in(path)
+    after = ratings_in(path)
     assert after != before
     assert _table(page.raters)[2] == carla_before  # nothing told the page yet
     window.runner.broadcast(StudyChanges.of(ratings=[1]))
