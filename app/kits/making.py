@@ -36,6 +36,7 @@ from meaningbench.cluster.study_id import ensure_study_id
 from meaningbench.core.atomic_file import files_in_place
 from meaningbench.datasets.language import LANGUAGE_KEY
 from meaningbench.db.models import ATTRIBUTE_NAMES_KEY, Annotator, Base, Item, QueueEntry, utcnow
+from meaningbench.db.setting_keys import NAME_KEY
 from meaningbench.db.study import Study, copy_study
 from meaningbench.errors import UserError
 from meaningbench.kits.coverage import required_k, short_items
@@ -50,7 +51,6 @@ from meaningbench.kits.record import (
     signature,
     store_records,
 )
-from meaningbench.queries.study import NAME_KEY
 
 # The study settings a kit keeps; the others (label set, study id, the lead's kits and
 # secret) stay with the lead.
@@ -106,7 +106,7 @@ def make_kits(
     with study.session(write=True) as s:
         plans = _top_up_plans(s, raters, study_id) if top_up else _queue_plans(s, raters, study_id)
     if not plans:
-        raise UserError("No item is short of its ratings: no top-up kit is needed.")
+        raise UserError(_no_top_up(study, raters))
     out.mkdir(parents=True, exist_ok=True)
     made = []
     with files_in_place(out) as staging:
@@ -119,6 +119,17 @@ def make_kits(
             MadeKit(plan.rater, out / plan.file, plan.marker.kit_id, len(plan.queue), top_up)
         )
     return made
+
+
+def _no_top_up(study: Study, raters: Sequence[str]) -> str:
+    with study.session() as s:
+        short = len(short_items(s))
+    if not short:
+        return "No item is short of its ratings: no top-up kit is needed."
+    return (
+        f"{short} items are short of their ratings, but {', '.join(raters) or 'no rater'} "
+        "rated or already holds each of them: choose other raters."
+    )
 
 
 def _plan(

@@ -11,9 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from meaningbench.db.setting_keys import NAME_KEY as NAME_KEY  # the settings dialog names it
 from meaningbench.queries.files import StudyHandle, study_of
-
-NAME_KEY = "name"
 
 
 @dataclass(frozen=True)

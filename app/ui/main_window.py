@@ -76,12 +76,18 @@ def _default_pages() -> list[PageSpec]:
 
         return SweepPage(ctx)
 
+    def campaign(ctx: StudyContext) -> QWidget:
+        from meaningbench.ui.campaign import CampaignPage
+
+        return CampaignPage(ctx)
+
     return [
         PageSpec("browser", "Browser", browser, icon="browser"),
         PageSpec("annotate", "Annotate", annotate, icon="annotate"),
         PageSpec("dashboard", "Dashboard", dashboard, icon="dashboard"),
         PageSpec("compare", "Compare", compare, icon="compare"),
         PageSpec("sweep", "Sweep", sweep, icon="run"),
+        PageSpec("campaign", "Campaign", campaign, icon="campaign"),
     ]
 
 

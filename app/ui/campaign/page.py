@@ -1,0 +1,323 @@
+"""The Campaign page: the lead's view of a round of rater kits.
+
+Per rater: kits sent and returned, items done of assigned, the controls passed, r with
+the other raters, seconds per item, the last return. Per item: how many of its k ratings
+are in. The figures are `meaningbench campaign`'s (`meaningbench.queries.campaign`); the
+"Make top-up kits…" button starts `meaningbench.ops.campaign.top_up_job` from its dialog.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QShowEvent
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QGroupBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from meaningbench.queries.campaign import (
+    ITEM_FILTERS,
+    RATER_COLUMNS,
+    Campaign,
+    campaign_job,
+    coverage_summary,
+    filter_text,
+    has_kits,
+    items_shown,
+    rater_cells,
+    when,
+)
+from meaningbench.runtime.changes import StudyChanges
+from meaningbench.ui.widgets import ElidedLabel, HeadingLabel
+
+if TYPE_CHECKING:
+    from meaningbench.ui.campaign.top_up import TopUpDialog
+    from meaningbench.ui.context import StudyContext
+    from meaningbench.ui.workers import JobHandle
+
+NO_KITS = (
+    "No rater kits yet. Make one file per rater with <b>File ▸ Make rater kits…</b> "
+    "(or <code>meaningbench kit STUDY --raters ana,ben --out kits</code>), send each rater "
+    "their file, and collect the returned files with <b>File ▸ Collect rater kits…</b>. "
+    "This page then follows each rater's progress and quality, and how many of its ratings "
+    "each item has."
+)
+RATER_TIPS = (
+    "",
+    "Kits made for this rater, top-ups included",
+    "Kits that came back with ratings in them",
+    "Items rated out of the items in the rater's queue (hidden controls included)",
+    "Share of identical controls (an output that is its source) rated high enough",
+    "Share of unrelated controls (an output of another source) rated low enough",
+    "Pearson r with the mean of the other raters on shared items (leave one out)",
+    "Median seconds spent per item",
+    "When the rater's last kit came back (your clock)",
+)
+ITEM_COLUMNS = ("Item", "Ratings in", "Rated by", "Dataset", "Pair")
+# The raters' table grows with its rows up to this many, then scrolls.
+RATER_ROWS = 8
+# Changes that move the figures: ratings, queues and kit records (settings), new items.
+MOVES_FIGURES = ("ratings", "items", "settings", "everything")
+
+
+def _table(columns: tuple[str, ...]) -> QTableWidget:
+    table = QTableWidget(0, len(columns))
+    table.setHorizontalHeaderLabels(list(columns))
+    table.verticalHeader().hide()
+    table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    table.setAlternatingRowColors(True)
+    table.setWordWrap(False)
+    table.verticalHeader().setDefaultSectionSize(table.fontMetrics().height() + 8)
+    return table
+
+
+def _cell(text: str, align_right: bool = False) -> QTableWidgetItem:
+    item = QTableWidgetItem(text)
+    if align_right:
+        item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+    return item
+
+
+class CampaignPage(QWidget):
+    def __init__(self, context: StudyContext, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("campaignPage")
+        self.context = context
+        self.figures: Campaign | None = None
+        self.stale = True
+        self.dialog: TopUpDialog | None = None
+        self.job: JobHandle | None = None  # the figures being read
+        self._read_again = False
+        self._generation = 0  # a result read for a study since closed is dropped
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(14, 10, 14, 10)
+        layout.setSpacing(8)
+        layout.addLayout(self._build_header())
+        self.empty = QLabel(NO_KITS)
+        self.empty.setObjectName("campaignEmpty")
+        self.empty.setWordWrap(True)
+        self.empty.setTextFormat(Qt.TextFormat.RichText)
+        layout.addWidget(self.empty)
+        self.raters_box = self._build_raters()
+        layout.addWidget(self.raters_box)
+        layout.addWidget(self._build_items(), 1)
+
+        context.study_changed.connect(self._on_study_changed)
+        context.study_opened.connect(lambda _s: self._mark_stale())
+        context.study_closed.connect(self._clear)
+        self.refresh()
+
+    # -- building ---------------------------------------------------------------------
+    def _build_header(self) -> QHBoxLayout:
+        heading = HeadingLabel("Campaign", 1.4)
+        heading.setObjectName("pageHeading")
+        self.status = ElidedLabel()
+        self.status.setObjectName("mutedLabel")
+        self.top_up_button = QPushButton("Make top-up kits…")
+        self.top_up_button.setToolTip(
+            "Kits of the items still short of their ratings, for the raters you choose"
+        )
+        self.top_up_button.clicked.connect(self.show_top_up_dialog)
+        header = QHBoxLayout()
+        header.setSpacing(8)
+        header.addWidget(heading)
+        header.addSpacing(12)
+        header.addWidget(self.status, 1)
+        header.addWidget(self.top_up_button)
+        return header
+
+    def _build_raters(self) -> QGroupBox:
+        box = QGroupBox("Raters")
+        self.raters = _table(RATER_COLUMNS)
+        self.raters.setObjectName("campaignRaters")
+        for column, tip in enumerate(RATER_TIPS):
+            header = self.raters.horizontalHeaderItem(column)
+            if header is not None and tip:
+                header.setToolTip(tip)
+        head = self.raters.horizontalHeader()
+        head.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        head.setStretchLastSection(True)
+        v = QVBoxLayout(box)
+        v.addWidget(self.raters)
+        return box
+
+    def _build_items(self) -> QGroupBox:
+        box = QGroupBox("Items")
+        self.coverage = QLabel()
+        self.coverage.setObjectName("campaignCoverage")
+        self.complete_bar = QProgressBar()
+        self.complete_bar.setObjectName("campaignComplete")
+        self.complete_bar.setTextVisible(True)
+        self.complete_bar.setFixedWidth(self.fontMetrics().horizontalAdvance("0" * 24))
+        self.filter = QComboBox()
+        for key, text in ITEM_FILTERS:
+            self.filter.addItem(text, key)
+        self.filter.setToolTip("Which items the table lists")
+        self.filter.currentIndexChanged.connect(lambda _i: self._fill_items())
+        top = QHBoxLayout()
+        top.addWidget(self.complete_bar)
+        top.addWidget(self.coverage, 1)
+        top.addWidget(QLabel("Show"))
+        top.addWidget(self.filter)
+        self.items = _table(ITEM_COLUMNS)
+        self.items.setObjectName("campaignItems")
+        head = self.items.horizontalHeader()
+        head.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        head.setStretchLastSection(True)
+        v = QVBoxLayout(box)
+        v.addLayout(top)
+        v.addWidget(self.items, 1)
+        return box
+
+    # -- reading ----------------------------------------------------------------------
+    def _on_study_changed(self, changes: StudyChanges) -> None:
+        if any(getattr(changes, name) for name in MOVES_FIGURES):
+            self._mark_stale()
+
+    def _mark_stale(self) -> None:
+        """Read again now when on screen, else when next shown (a rating elsewhere must
+        not pay for a page nobody looks at)."""
+        self.stale = True
+        if self.isVisible():
+            self.refresh()
+
+    def page_shown(self) -> None:
+        if self.stale:
+            self.refresh()
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt override
+        super().showEvent(event)
+        self.page_shown()
+
+    def refresh(self) -> None:
+        """Read the figures in the background; a change while they are read reads again."""
+        path = self.context.path
+        if path is None:
+            self._clear()
+            return
+        self.stale = False
+        if self.job is not None:
+            self._read_again = True
+            return
+        generation = self._generation
+
+        def shown(figures: Campaign) -> None:
+            study = self.context.study
+            if generation == self._generation and study is not None:
+                self.figures = figures
+                self._show(figures, study.read_only)
+
+        self.job = self.context.runner.start(
+            campaign_job(path), title="Reading the campaign", on_result=shown
+        )
+        self.job.finished.connect(self._on_read)
+
+    def _on_read(self) -> None:
+        self.job = None
+        if self._read_again:
+            self._read_again = False
+            self.refresh()
+
+    def _clear(self) -> None:
+        self._generation += 1
+        self._read_again = False
+        self.figures = None
+        self.stale = True
+        self.raters.setRowCount(0)
+        self.items.setRowCount(0)
+        self.status.setText("")
+        self.coverage.setText("")
+        self.top_up_button.setEnabled(False)
+
+    def _show(self, figures: Campaign, read_only: bool) -> None:
+        n_items = len(figures.items)
+        ratings = "rating" if figures.k == 1 else "ratings"
+        self.status.setText(
+            f"{len(figures.raters)} raters · {n_items} items · k = {figures.k} {ratings} per "
+            f"item ({figures.dimension})"
+        )
+        self.empty.setVisible(not has_kits(figures))
+        self.raters_box.setVisible(bool(figures.raters))
+        self._fill_raters(figures)
+        complete = n_items - len(figures.short)
+        self.complete_bar.setRange(0, max(1, n_items))
+        self.complete_bar.setValue(complete)
+        self.complete_bar.setFormat(f"{complete} of {n_items} complete")
+        self.coverage.setText(coverage_summary(figures))
+        for index, (key, _words) in enumerate(ITEM_FILTERS):
+            self.filter.setItemText(index, filter_text(figures, key))
+        self._fill_items()
+        self.top_up_button.setEnabled(bool(figures.short) and not read_only)
+        self.top_up_button.setToolTip(
+            "The study is read-only: top-up kits are recorded in it"
+            if read_only
+            else "Kits of the items still short of their ratings, for the raters you choose"
+            if figures.short
+            else "Every item has its ratings: no top-up is needed"
+        )
+
+    def _fill_raters(self, figures: Campaign) -> None:
+        self.raters.setRowCount(len(figures.raters))
+        for row, rater in enumerate(figures.raters):
+            for column, text in enumerate(rater_cells(rater)):
+                cell = _cell(text, align_right=0 < column < len(RATER_COLUMNS) - 1)
+                if column == 1 and rater.last_sent:
+                    cell.setToolTip(f"Last kit made {when(rater.last_sent)}")
+                self.raters.setItem(row, column, cell)
+        self._fit_raters(len(figures.raters))
+
+    def _fit_raters(self, rows: int) -> None:
+        """As tall as its rows (up to `RATER_ROWS`): the items below get the rest."""
+        table = self.raters
+        height = table.horizontalHeader().sizeHint().height() + 2 * table.frameWidth()
+        height += table.verticalHeader().defaultSectionSize() * max(1, min(rows, RATER_ROWS))
+        if table.horizontalScrollBar().isVisible():
+            height += table.horizontalScrollBar().sizeHint().height()
+        table.setFixedHeight(height)
+
+    def _fill_items(self) -> None:
+        figures = self.figures
+        if figures is None:
+            self.items.setRowCount(0)
+            return
+        shown = items_shown(figures, str(self.filter.currentData()))
+        self.items.setUpdatesEnabled(False)
+        self.items.setRowCount(len(shown))
+        for row, c in enumerate(shown):
+            cells = (
+                _cell(str(c.item_id), True),
+                _cell(f"{c.ratings} of {figures.k}", True),
+                _cell(", ".join(c.raters) or "–"),
+                _cell(c.dataset),
+                _cell(c.pair_key),
+            )
+            for column, cell in enumerate(cells):
+                self.items.setItem(row, column, cell)
+        self.items.setUpdatesEnabled(True)
+
+    # -- writing ----------------------------------------------------------------------
+    def show_top_up_dialog(self) -> TopUpDialog | None:
+        """The top-up dialog for the figures on screen (None: nothing is short)."""
+        from meaningbench.ui.campaign.top_up import TopUpDialog
+
+        if self.figures is None or not self.figures.short or self.context.path is None:
+            return None
+        if self.dialog is not None:
+            self.dialog.close()
+        self.dialog = TopUpDialog(self.context, self.figures, self)
+        self.dialog.show()
+        return self.dialog

@@ -1,0 +1,156 @@
+"""Make top-up kits…: the raters who get the items still short of their k ratings, and
+the folder the kits go to; the kits are `meaningbench kit --top-up`'s
+(`meaningbench.ops.campaign.top_up_job`, run by the window's job runner)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QDialog,
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from meaningbench.ops.campaign import MadeKit, top_up_job
+from meaningbench.queries.campaign import Campaign, RaterProgress
+
+if TYPE_CHECKING:
+    from meaningbench.ui.context import StudyContext
+    from meaningbench.ui.workers import JobFailure, JobHandle
+
+
+def _finished(r: RaterProgress) -> bool:
+    return r.assigned > 0 and r.done >= r.assigned
+
+
+def _rater_item(r: RaterProgress) -> QListWidgetItem:
+    item = QListWidgetItem(f"{r.rater}  ·  {r.done} of {r.assigned} done")
+    item.setData(Qt.ItemDataRole.UserRole, r.rater)
+    item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+    # Raters who finished their queue are the likely helpers; the lead decides.
+    item.setCheckState(Qt.CheckState.Checked if _finished(r) else Qt.CheckState.Unchecked)
+    return item
+
+
+class TopUpDialog(QDialog):
+    def __init__(self, context: StudyContext, figures: Campaign, parent: QWidget) -> None:
+        super().__init__(parent)
+        self.setObjectName("topUpDialog")
+        self.setWindowTitle("Make top-up kits")
+        self.context = context
+        self.job: JobHandle | None = None
+        self.made: list[MadeKit] = []
+        study = context.path
+        assert study is not None, "the page opens the dialog on an open study"
+        self.study_path = study
+
+        intro = QLabel(
+            f"{len(figures.short)} items are short of k = {figures.k} ratings. Each goes to "
+            "as many of the raters below as it lacks, never to a rater who rated it or "
+            "already has it in their queue. Each chosen rater gets one kit file; the raters "
+            "who finished their queue are ticked."
+        )
+        intro.setWordWrap(True)
+        self.raters = QListWidget()
+        self.raters.setObjectName("topUpRaters")
+        for r in figures.raters:
+            self.raters.addItem(_rater_item(r))
+        self.raters.itemChanged.connect(lambda _i: self._update_button())
+        self.folder = QLineEdit(str(study.parent / "kits"))
+        self.folder.setObjectName("topUpFolder")
+        self.folder.textChanged.connect(lambda _t: self._update_button())
+        browse = QPushButton("Browse…")
+        browse.clicked.connect(self._browse)
+        folder_row = QHBoxLayout()
+        folder_row.addWidget(QLabel("Folder"))
+        folder_row.addWidget(self.folder, 1)
+        folder_row.addWidget(browse)
+        self.status = QLabel()
+        self.status.setObjectName("topUpStatus")
+        self.status.setWordWrap(True)
+        self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.make_button = QPushButton("Make kits")
+        self.make_button.setDefault(True)
+        self.make_button.clicked.connect(self.start)
+        close = QPushButton("Close")
+        close.clicked.connect(self.close)
+        buttons = QHBoxLayout()
+        buttons.addStretch(1)
+        buttons.addWidget(self.make_button)
+        buttons.addWidget(close)
+
+        layout = QVBoxLayout(self)
+        layout.addWidget(intro)
+        layout.addWidget(QLabel("Raters"))
+        layout.addWidget(self.raters, 1)
+        layout.addLayout(folder_row)
+        layout.addWidget(self.status)
+        layout.addLayout(buttons)
+        self.resize(500, 340)
+        self._update_button()
+
+    def chosen(self) -> list[str]:
+        out = []
+        for row in range(self.raters.count()):
+            item = self.raters.item(row)
+            if item.checkState() == Qt.CheckState.Checked:
+                out.append(str(item.data(Qt.ItemDataRole.UserRole)))
+        return out
+
+    def set_chosen(self, names: list[str]) -> None:
+        for row in range(self.raters.count()):
+            item = self.raters.item(row)
+            on = item.data(Qt.ItemDataRole.UserRole) in names
+            item.setCheckState(Qt.CheckState.Checked if on else Qt.CheckState.Unchecked)
+
+    def _update_button(self) -> None:
+        ready = bool(self.chosen()) and bool(self.folder.text().strip()) and self.job is None
+        self.make_button.setEnabled(ready)
+
+    def _browse(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Folder for the kits", self.folder.text())
+        if folder:
+            self.folder.setText(folder)
+
+    def start(self) -> JobHandle | None:
+        raters, text = self.chosen(), self.folder.text().strip()
+        if not raters or not text or self.job is not None:
+            return None
+        out = Path(text).expanduser()
+        self.status.setText(f"Making top-up kits for {', '.join(raters)}…")
+        self.job = self.context.runner.start(
+            top_up_job(self.study_path, raters, out),
+            title="Making top-up kits",
+            on_result=self._on_result,
+            on_failed=self._on_failed,
+        )
+        self.job.finished.connect(self._on_finished)
+        self._update_button()
+        return self.job
+
+    def _on_result(self, made: list[MadeKit]) -> None:
+        self.made = made
+        folder = made[0].path.parent if made else Path(self.folder.text())
+        lines = [f"{m.path.name}: {m.rater}, {m.items} items" for m in made]
+        self.status.setText(
+            f"Wrote {len(made)} top-up kit{'s' if len(made) != 1 else ''} to {folder}:\n"
+            + "\n".join(lines)
+            + "\nSend each rater their file, then collect the returned files."
+        )
+
+    def _on_failed(self, failure: JobFailure) -> None:
+        self.status.setText(f"No kit was made: {failure.message}")
+
+    def _on_finished(self) -> None:
+        self.job = None
+        self._update_button()

@@ -1,0 +1,57 @@
+"""A lead's study in mid-campaign, for the Campaign page's tests and screenshots: the
+scripted campaign's 60 items with overlap 2 of 3, kits made, rated through the rating
+screen's engine (carla only part of hers), sent back and collected."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from meaningbench.db.study import copy_study, open_study
+from meaningbench.kits.collecting import collect_kits
+from meaningbench.kits.making import make_kits
+from tests.cluster.helpers import query
+from tests.kits.test_scripted_campaign import CARLA_RATES, RATERS, _lead, _rate_kit
+
+
+def campaign_study(
+    folder: Path,
+    raters: tuple[str, ...] = RATERS,
+    returned: tuple[str, ...] = RATERS,
+    rated: Callable[[Path], None] | None = None,
+) -> Path:
+    """The lead's study in `folder`; the kits are in folder/kits, the returns in
+    folder/returned. Only the raters in `returned` rate and send their kit back; `rated`
+    sees each of those kits once rated, before it goes back."""
+    path = folder / "lead.mbstudy"
+    _lead(path, seed=1).close()
+    kits, back = folder / "kits", folder / "returned"
+    back.mkdir(parents=True)
+    study = open_study(path)
+    try:
+        make_kits(study, raters, kits)
+    finally:
+        study.close()
+    for rater in returned:
+        _rate_kit(kits / f"{rater}.mbkit", rater, CARLA_RATES if rater == "carla" else None)
+        if rated is not None:
+            rated(kits / f"{rater}.mbkit")
+        copy_study(kits / f"{rater}.mbkit", back / f"{rater}.mbkit")
+    study = open_study(path)
+    try:
+        collect_kits(study, back)
+    finally:
+        study.close()
+    return path
+
+
+def ratings_in(path: Path) -> dict[str, int]:
+    """Named raters with a current rating of each regular item, by pair key, in SQL."""
+    rows = query(
+        path,
+        "SELECT i.pair_key, COUNT(DISTINCT r.annotator_id) FROM item i "
+        "LEFT JOIN rating r ON r.item_id = i.id AND r.state = 'current' AND r.annotator_id "
+        "IN (SELECT id FROM annotator WHERE kind = 'named') "
+        "WHERE i.kind = 'regular' GROUP BY i.id",
+    )
+    return {str(k): int(n) for k, n in rows}
