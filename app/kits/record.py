@@ -23,12 +23,19 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from meaningbench.db.models import Dataset, Item, StudySetting
+from meaningbench.queries.rater_kit import KIT_SUFFIX, MARKER_KEY, KitMarker, read_marker
 
-# Study settings: the lead's kits and secret; a kit's marker.
+__all__ = [
+    "KIT_SUFFIX",
+    "MARKER_KEY",
+    "KitMarker",
+    "KitRecord",
+    "read_marker",
+]
+
+# Study settings: the lead's kits and secret (a kit's marker: `meaningbench.queries.rater_kit`).
 KITS_KEY = "kits"
 SECRET_KEY = "kit_secret"
-MARKER_KEY = "kit"
-KIT_SUFFIX = ".mbkit"
 
 
 @dataclass
@@ -50,27 +57,6 @@ class KitRecord:
         return cls(**{k: v for k, v in raw.items() if k in known})
 
 
-@dataclass(frozen=True)
-class KitMarker:
-    """What a kit says of itself (the `kit` setting of the kit file)."""
-
-    study_id: str
-    kit_id: str
-    rater: str
-
-    def to_json(self) -> dict[str, str]:
-        return asdict(self)
-
-    @classmethod
-    def from_json(cls, raw: Any) -> KitMarker | None:
-        if not isinstance(raw, dict):
-            return None
-        try:
-            return cls(str(raw["study_id"]), str(raw["kit_id"]), str(raw["rater"]))
-        except KeyError:
-            return None
-
-
 def _setting(session: Session, key: str) -> Any:
     row = session.get(StudySetting, key)
     return row.value if row is not None else None
@@ -82,11 +68,6 @@ def _put(session: Session, key: str, value: Any) -> None:
         session.add(StudySetting(key=key, value=value))
     else:
         row.value = value
-
-
-def read_marker(session: Session) -> KitMarker | None:
-    """The kit marker of a study file; None for a study that is not a kit."""
-    return KitMarker.from_json(_setting(session, MARKER_KEY))
 
 
 def write_marker(session: Session, marker: KitMarker) -> None:
