@@ -94,8 +94,10 @@ class RaterMode(QObject):
         for slot in self.window.slots().values():
             slot.nav_item.setHidden(False)
             slot.nav_item.setText(slot.spec.title)
-        if self.dialog is not None:
+        if self.dialog is not None:  # it belongs to the kit that closed
             self.dialog.close()
+            self.dialog.deleteLater()
+            self.dialog = None
         self.window.update_enabled()
 
     def restrict(self) -> None:
