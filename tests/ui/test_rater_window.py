@@ -207,8 +207,6 @@ def test_a_small_campaign_through_the_window(window: Any, qtbot: Any, tmp_path: 
 
 
 @pytest.mark.slow
-def test_the_scripted_campaign_through_the_window(
-    window: Any, qtbot: Any, tmp_path: Path
-) -> None:
+def test_the_scripted_campaign_through_the_window(window: Any, qtbot: Any, tmp_path: Path) -> None:
     """3 raters, overlap 2 of 3, 60 items; carla rates 20 of hers before sending back."""
     _campaign(window, qtbot, tmp_path, n_sources=30, last_rates=20)
