@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from meaningbench.errors import UserError
+from meaningbench.ui.widgets import grow_to_fit
 
 if TYPE_CHECKING:
     from meaningbench.ops.kits import SentBack
@@ -237,7 +238,7 @@ class SendBackDialog(QDialog):
             return None
         self.sent = sent
         self._say(
-            f"Sent back ✓  {sent.ratings} rating{'s' if sent.ratings != 1 else ''} by "
+            f"Sent back ✓ {sent.ratings} rating{'s' if sent.ratings != 1 else ''} by "
             f"{sent.rater} are in\n{sent.path}\n\nGive this file to your study lead (by "
             "e-mail, on a USB stick or in a shared folder). They put it in one folder with "
             "the other returned kits and choose File ▸ Collect rater kits…",
@@ -252,4 +253,4 @@ class SendBackDialog(QDialog):
         self.result.style().unpolish(self.result)
         self.result.style().polish(self.result)
         self.result.show()
-        self.adjustSize()
+        grow_to_fit(self)

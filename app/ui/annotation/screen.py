@@ -152,6 +152,9 @@ class AnnotationScreen(QWidget):
         self.saved_label.setToolTip(
             "Each rating is written to the study file the moment you submit it."
         )
+        # Shown only after a first rating: it must not widen the screen past a 1024 px
+        # laptop's window then (a label's minimum is otherwise its whole text).
+        self.saved_label.setMinimumWidth(1)
         header.addSpacing(12)
         header.addWidget(self.saved_label)
         header.addStretch(1)

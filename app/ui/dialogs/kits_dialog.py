@@ -27,6 +27,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from meaningbench.ui.widgets import grow_to_fit
+
 if TYPE_CHECKING:
     from meaningbench.ops.kits import CollectReport, MadeKit
     from meaningbench.ui.context import StudyContext
@@ -82,6 +84,7 @@ class _KitsDialog(QDialog):
         self.result.style().unpolish(self.result)
         self.result.style().polish(self.result)
         self.result.show()
+        grow_to_fit(self)
 
     def _failed(self, failure: JobFailure) -> None:
         self.running = False
@@ -295,13 +298,15 @@ class CollectKitsDialog(_KitsDialog):
         self.table.setVisible(bool(report.collected))
         if report.refused:
             lines = "".join(
-                f"<li><b>{escape(p.name)}</b>: {escape(why)}</li>" for p, why in report.refused
+                f"<li><b>{escape(p.name)}</b>: {escape(why.removeprefix(f'{p}: '))}</li>"
+                for p, why in report.refused
             )
             self.refused.setText(
                 f"{_plural(len(report.refused), 'kit')} refused, nothing of them merged:"
                 f"<ul>{lines}</ul>"
             )
             self.refused.show()
+        grow_to_fit(self)
 
 
 def _open(window: Any, name: str, make: Any) -> Any:
