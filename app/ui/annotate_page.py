@@ -226,8 +226,13 @@ class AnnotatePage(QWidget):
         return (
             "\n".join(lines)
             + f"\n\nEvery rating was written to {where} when it was submitted{when}; "
-            "nothing is waiting to be saved. Start again from the Annotate page to go on "
-            "where you stopped."
+            "nothing is waiting to be saved. "
+            + (
+                "Open the kit again to go on where you stopped, and choose Send back to "
+                "return your ratings."
+                if self.rater is not None
+                else "Start again from the Annotate page to go on where you stopped."
+            )
         )
 
     def shutdown(self) -> None:

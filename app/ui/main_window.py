@@ -400,6 +400,16 @@ class MainWindow(QMainWindow):
 
         return self._dialog("export", lambda: ExportDialog(self.context, self))
 
+    def show_make_kits_dialog(self) -> Any:
+        from meaningbench.ui.dialogs.kits_dialog import MakeKitsDialog
+
+        return self._dialog("make_kits", lambda: MakeKitsDialog(self.context, self))
+
+    def show_collect_kits_dialog(self) -> Any:
+        from meaningbench.ui.dialogs.kits_dialog import CollectKitsDialog
+
+        return self._dialog("collect_kits", lambda: CollectKitsDialog(self.context, self))
+
     def show_battery_dialog(self) -> Any:
         from meaningbench.ui.dialogs.battery import BatteryDialog
 

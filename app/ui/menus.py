@@ -22,12 +22,6 @@ def _open_merge(window: MainWindow) -> None:
     open_merge_dialog(window)
 
 
-def _open_kits(window: MainWindow, which: str) -> None:
-    from meaningbench.ui.dialogs.kits_dialog import open_collect_dialog, open_make_dialog
-
-    (open_make_dialog if which == "make" else open_collect_dialog)(window)
-
-
 @dataclass
 class WindowActions:
     new: QAction
@@ -97,8 +91,8 @@ def build_actions(window: MainWindow) -> WindowActions:
         import_=_action(window, "&Import…", window.show_import_dialog, "Ctrl+I"),
         export=_action(window, "&Export…", window.show_export_dialog, "Ctrl+E"),
         merge=_action(window, "&Merge studies…", lambda: _open_merge(window)),
-        make_kits=_action(window, "Make rater &kits…", lambda: _open_kits(window, "make")),
-        collect_kits=_action(window, "Co&llect rater kits…", lambda: _open_kits(window, "collect")),
+        make_kits=_action(window, "Make rater &kits…", window.show_make_kits_dialog),
+        collect_kits=_action(window, "Co&llect rater kits…", window.show_collect_kits_dialog),
         send_back=_action(window, "Send &back…", lambda: window.rater_mode.send_back()),
         close=_action(window, "&Close study", studies.close_study, std.Close),
         quit=_action(window, "&Quit", window.close, std.Quit),

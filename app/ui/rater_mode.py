@@ -187,11 +187,11 @@ class SendBackDialog(QDialog):
         row.addWidget(QLabel("Folder:"))
         row.addWidget(self.folder_edit, 1)
         row.addWidget(choose)
-        self.result = QLabel()
-        self.result.setObjectName("sendBackResult")
-        self.result.setWordWrap(True)
-        self.result.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.result.hide()
+        self.result_label = QLabel()
+        self.result_label.setObjectName("sendBackResult")
+        self.result_label.setWordWrap(True)
+        self.result_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.result_label.hide()
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         self.send_button = self.buttons.addButton(
             "Send back", QDialogButtonBox.ButtonRole.ActionRole
@@ -203,12 +203,12 @@ class SendBackDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.addWidget(self.intro)
         layout.addLayout(row)
-        layout.addWidget(self.result)
+        layout.addWidget(self.result_label)
         layout.addWidget(self.buttons)
         self.resize(620, self.sizeHint().height())
 
     def prepare(self, rated: int) -> None:
-        self.result.hide()
+        self.result_label.hide()
         self.intro.setText(
             f"Your {rated} rating{'s' if rated != 1 else ''} go into a copy of this kit, "
             f"{self.study.path.name}, in the folder below. You can send back more than once: "
@@ -248,9 +248,9 @@ class SendBackDialog(QDialog):
         return sent
 
     def _say(self, text: str, *, error: bool) -> None:
-        self.result.setText(text)
-        self.result.setProperty("role", "error" if error else "")
-        self.result.style().unpolish(self.result)
-        self.result.style().polish(self.result)
-        self.result.show()
+        self.result_label.setText(text)
+        self.result_label.setProperty("role", "error" if error else "")
+        self.result_label.style().unpolish(self.result_label)
+        self.result_label.style().polish(self.result_label)
+        self.result_label.show()
         grow_to_fit(self)

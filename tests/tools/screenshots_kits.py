@@ -18,10 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from tests.tools.screenshots import wait
-from tests.tools.screenshots_laptop import grab
+from tests.tools.screenshots_laptop import copy_for_docs, grab
 
 SIZES = [(1280, 720), (1024, 640)]
-DOCS_DIR = Path(__file__).resolve().parents[2] / "resources" / "screenshots"
 DOCS = {"rater-1280-light.png": "rater-mode.png"}
 # Written for these pictures (no dataset text is copied into the project).
 PRACTICE = [
@@ -40,22 +39,6 @@ PRACTICE = [
         "The simplified text says the vote took place; it was postponed.",
     ),
 ]
-
-
-def copy_for_docs(out: Path) -> None:
-    """The docs' shot, small: a 128-colour palette."""
-    import shutil
-
-    for shot, name in DOCS.items():
-        dest = DOCS_DIR / name
-        try:
-            from PIL import Image
-        except ImportError:
-            shutil.copyfile(out / shot, dest)
-            continue
-        image = Image.open(out / shot).convert("RGB")
-        image.quantize(colors=128, dither=Image.Dither.NONE).save(dest, optimize=True)
-        print(f"wrote {dest} ({dest.stat().st_size // 1024} KB)")
 
 
 def lead_study(home: Path) -> Path:
@@ -185,7 +168,7 @@ def main() -> int:
     show_dialog(app, window, collect, out, "collect-kits.png")
     collect.close()
     window.close()
-    copy_for_docs(out)
+    copy_for_docs(out, DOCS)
     print(out)
     return 0
 

@@ -63,12 +63,12 @@ def test_send_back_refuses_the_kits_own_folder_and_says_where_it_went(
     dialog.folder_edit.setText(str(kit.parent))
     qtbot.mouseClick(dialog.send_button, Qt.MouseButton.LeftButton)
     assert dialog.sent is None
-    assert "is the folder the kit is opened from" in dialog.result.text()
+    assert "is the folder the kit is opened from" in dialog.result_label.text()
     dialog.folder_edit.setText(str(kit.parent / "Send back"))
     qtbot.mouseClick(dialog.send_button, Qt.MouseButton.LeftButton)
     returned = kit.parent / "Send back" / kit.name
     assert dialog.sent is not None and dialog.sent.path == returned
-    assert str(returned) in dialog.result.text()
+    assert str(returned) in dialog.result_label.text()
     window.studies.close_study()
     copy = open_study(returned)  # a whole study file, with the ratings in it
     try:

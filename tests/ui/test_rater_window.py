@@ -124,7 +124,7 @@ def _rate_in_window(
     qtbot.mouseClick(dialog.send_button, Qt.MouseButton.LeftButton)
     assert dialog.sent is not None and dialog.sent.path == back / kit.name
     assert dialog.sent.ratings == len(given)
-    said = dialog.result.text()
+    said = dialog.result_label.text()
     assert str(back / kit.name) in said and "Collect rater kits" in said
     return given
 
@@ -140,7 +140,7 @@ def _make_kits(window: Any, qtbot: Any, lead: Path, out: Path) -> None:
     qtbot.waitUntil(lambda: dialog.made is not None, timeout=60_000)
     assert [m.rater for m in dialog.made] == list(RATERS)
     assert all((out / f"{r}.mbkit").is_file() for r in RATERS)
-    assert "3 kits made" in dialog.result.text()
+    assert "3 kits made" in dialog.result_label.text()
     dialog.close()
 
 
@@ -190,7 +190,7 @@ def _campaign(window: Any, qtbot: Any, tmp_path: Path, n_sources: int, last_rate
 
     again = _collect(window, qtbot, back).report  # collected twice: adds nothing
     assert [k.merge.ratings_added for k in again.collected] == [0, 0, 0]
-    assert "0 new ratings" in dialog.result.text()
+    assert "0 new ratings" in dialog.result_label.text()
 
     window.studies.close_study()
     study = open_study(lead)

@@ -61,11 +61,11 @@ class _KitsDialog(QDialog):
         self.context = context
         self.setWindowTitle(title)
         self.folder_edit = QLineEdit()
-        self.result = QLabel()
-        self.result.setWordWrap(True)
-        self.result.setTextFormat(Qt.TextFormat.RichText)
-        self.result.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.result.hide()
+        self.result_label = QLabel()
+        self.result_label.setWordWrap(True)
+        self.result_label.setTextFormat(Qt.TextFormat.RichText)
+        self.result_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.result_label.hide()
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         self.buttons.rejected.connect(self.close)
         self.running = False
@@ -79,17 +79,17 @@ class _KitsDialog(QDialog):
             self.folder_edit.setText(chosen)
 
     def _say(self, html: str, *, error: bool = False) -> None:
-        self.result.setText(html)
-        self.result.setProperty("role", "error" if error else "")
-        self.result.style().unpolish(self.result)
-        self.result.style().polish(self.result)
-        self.result.show()
+        self.result_label.setText(html)
+        self.result_label.setProperty("role", "error" if error else "")
+        self.result_label.style().unpolish(self.result_label)
+        self.result_label.style().polish(self.result_label)
+        self.result_label.show()
         grow_to_fit(self)
 
     def _failed(self, failure: JobFailure) -> None:
         self.running = False
         self._set_busy(False)
-        self._say(escape(failure.message()), error=True)
+        self._say(escape(failure.message), error=True)
 
     def _set_busy(self, busy: bool) -> None:
         raise NotImplementedError
@@ -129,11 +129,11 @@ class MakeKitsDialog(_KitsDialog):
         self.make_button.setObjectName("makeKitsButton")
         self.make_button.setDefault(True)
         self.make_button.clicked.connect(self.make)
-        self.result.setObjectName("makeKitsResult")
+        self.result_label.setObjectName("makeKitsResult")
         layout = QVBoxLayout(self)
         layout.addWidget(intro)
         layout.addLayout(form)
-        layout.addWidget(self.result)
+        layout.addWidget(self.result_label)
         layout.addStretch(1)
         layout.addWidget(self.buttons)
         self.resize(600, self.sizeHint().height())
@@ -221,11 +221,11 @@ class CollectKitsDialog(_KitsDialog):
         self.collect_button.setObjectName("collectButton")
         self.collect_button.setDefault(True)
         self.collect_button.clicked.connect(self.collect)
-        self.result.setObjectName("collectResult")
+        self.result_label.setObjectName("collectResult")
         layout = QVBoxLayout(self)
         layout.addWidget(intro)
         layout.addLayout(form)
-        layout.addWidget(self.result)
+        layout.addWidget(self.result_label)
         layout.addWidget(self.table, 1)
         layout.addWidget(self.refused)
         layout.addWidget(self.buttons)
@@ -307,23 +307,3 @@ class CollectKitsDialog(_KitsDialog):
             )
             self.refused.show()
         grow_to_fit(self)
-
-
-def _open(window: Any, name: str, make: Any) -> Any:
-    dialog = window.findChild(QDialog, name)
-    if dialog is None:
-        dialog = make(window.context, window)
-    dialog.show()
-    dialog.raise_()
-    dialog.activateWindow()
-    return dialog
-
-
-def open_make_dialog(window: Any) -> MakeKitsDialog:
-    found: MakeKitsDialog = _open(window, "makeKitsDialog", MakeKitsDialog)
-    return found
-
-
-def open_collect_dialog(window: Any) -> CollectKitsDialog:
-    found: CollectKitsDialog = _open(window, "collectKitsDialog", CollectKitsDialog)
-    return found
