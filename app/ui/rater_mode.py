@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from meaningbench.errors import UserError
-from meaningbench.ui.widgets import grow_to_fit
+from meaningbench.ui.widgets import grow_to_fit, say_in
 
 if TYPE_CHECKING:
     from meaningbench.ops.kits import SentBack
@@ -214,6 +214,7 @@ class SendBackDialog(QDialog):
             f"{self.study.path.name}, in the folder below. You can send back more than once: "
             "each copy holds every rating so far, and your study lead counts each rating once."
         )
+        grow_to_fit(self)
 
     def choose_folder(self) -> None:
         chosen = QFileDialog.getExistingDirectory(
@@ -248,9 +249,4 @@ class SendBackDialog(QDialog):
         return sent
 
     def _say(self, text: str, *, error: bool) -> None:
-        self.result_label.setText(text)
-        self.result_label.setProperty("role", "error" if error else "")
-        self.result_label.style().unpolish(self.result_label)
-        self.result_label.style().polish(self.result_label)
-        self.result_label.show()
-        grow_to_fit(self)
+        say_in(self.result_label, text, error=error)

@@ -130,3 +130,14 @@ def grow_to_fit(dialog: QWidget) -> None:
     )
     if need > dialog.height():
         dialog.resize(width, need)
+
+
+def say_in(label: QLabel, text: str, *, error: bool) -> None:
+    """Show `text` in `label`, coloured as an error or not (the style sheet's `role`), and
+    make the dialog holding it tall enough to show it."""
+    label.setText(text)
+    label.setProperty("role", "error" if error else "")
+    label.style().unpolish(label)
+    label.style().polish(label)
+    label.show()
+    grow_to_fit(label.window())

@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from meaningbench.ui.widgets import grow_to_fit
+from meaningbench.ui.widgets import grow_to_fit, say_in
 
 if TYPE_CHECKING:
     from meaningbench.ops.kits import CollectReport, MadeKit
@@ -79,12 +79,7 @@ class _KitsDialog(QDialog):
             self.folder_edit.setText(chosen)
 
     def _say(self, html: str, *, error: bool = False) -> None:
-        self.result_label.setText(html)
-        self.result_label.setProperty("role", "error" if error else "")
-        self.result_label.style().unpolish(self.result_label)
-        self.result_label.style().polish(self.result_label)
-        self.result_label.show()
-        grow_to_fit(self)
+        say_in(self.result_label, html, error=error)
 
     def _failed(self, failure: JobFailure) -> None:
         self.running = False
