@@ -2,7 +2,8 @@
 kits…; each rater opens their kit, which shows the rating page alone, does the practice and
 rates by keys on the focused slider (Enter submits), and sends the kit back; the lead
 collects the returned folder with File ▸ Collect rater kits… (a kit collected twice adds
-nothing, a tampered one is refused) and holds exactly the ratings given, each once."""
+nothing, a tampered one is refused) and holds exactly the ratings given, each once; a
+top-up for the items still short is made from the same dialog."""
 
 from __future__ import annotations
 
@@ -191,6 +192,17 @@ def _campaign(window: Any, qtbot: Any, tmp_path: Path, n_sources: int, last_rate
     again = _collect(window, qtbot, back).report  # collected twice: adds nothing
     assert [k.merge.ratings_added for k in again.collected] == [0, 0, 0]
     assert "0 new ratings" in dialog.result_label.text()
+
+    # carla stopped early: a top-up of her short items for ana and ben (the dialog's option).
+    window.actions_.make_kits.trigger()
+    make = window.findChild(QDialog, "makeKitsDialog")
+    make.raters_edit.setText("ana, ben")
+    make.top_up.setChecked(True)
+    make.made = None
+    qtbot.mouseClick(make.make_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: make.made is not None, timeout=60_000)
+    assert make.made and all(m.top_up and "-top-up-" in m.path.name for m in make.made)
+    assert {m.rater for m in make.made} <= {"ana", "ben"}
 
     window.studies.close_study()
     study = open_study(lead)
