@@ -3,9 +3,10 @@
 Reads live in `meaningbench.queries`; everything that changes a study lives here, one
 module per write: `rate` (a rating and its undo), `importing`, `score` (the battery),
 `merge`, `labels` (the audit's fix and the choice of label set), `train`, `sweep`,
-`settings` and `scenes`. Each is a plain job (`job(ctx: JobContext)`, see `meaningbench.runtime`) that
-opens the study itself (or, for the instant writes a keystroke makes, is handed the
-screen's open session) and returns a `StudyChanges`, or a `Wrote(value, changes)` when its
+`settings`, `scenes` and `kits` (rater kits made, collected and sent back). Each is a
+plain job (`job(ctx: JobContext)`, see `meaningbench.runtime`) that opens the study
+itself (or, for the instant writes a keystroke makes, is handed the screen's open
+session) and returns a `StudyChanges`, or a `Wrote(value, changes)` when its
 screen needs a result besides (an import's report). The app's `JobRunner` broadcasts the
 changes once to every screen; the command line runs the same jobs with a terminal bar.
 
