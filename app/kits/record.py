@@ -23,12 +23,14 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from meaningbench.db.models import Dataset, Item, StudySetting
+from meaningbench.settings import KIT_SUFFIX
+
+__all__ = ["KIT_SUFFIX", "MARKER_KEY", "KitMarker", "KitRecord", "read_marker"]
 
 # Study settings: the lead's kits and secret; a kit's marker.
 KITS_KEY = "kits"
 SECRET_KEY = "kit_secret"
 MARKER_KEY = "kit"
-KIT_SUFFIX = ".mbkit"
 
 
 @dataclass

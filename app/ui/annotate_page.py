@@ -38,6 +38,14 @@ INTRO = (
     "Each annotator has their own queue. Choose who is rating, then use the keyboard: "
     "arrows or digits set the slider, Enter submits, S skips, F flags, Ctrl+Z undoes."
 )
+KIT_INTRO = (
+    "This kit holds your own items. Use the keyboard: arrows or digits set the slider, "
+    "Enter submits, S skips, F flags, Ctrl+Z undoes. Each rating is saved when you submit it."
+)
+SEND_BACK_NOTE = (
+    "Now return your ratings: choose Send back (in the toolbar, or File ▸ Send back…) "
+    "and give the file it makes to your study lead."
+)
 
 
 class AnnotatePage(QWidget):
@@ -49,6 +57,8 @@ class AnnotatePage(QWidget):
         self.screen: AnnotationScreen | SideBySideScreen | None = None  # type: ignore[assignment]
         self.practice: PracticeScreen | None = None
         self.annotator: str | None = None
+        # A rater kit's rater (rater mode): the page rates as them, with no picker.
+        self.rater: str | None = None
         # Ratings saved while the window was open, per study file and rater: the quit summary.
         self.saved: dict[tuple[Path | None, str], int] = {}
         self.last_saved_at: datetime | None = None
@@ -103,6 +113,8 @@ class AnnotatePage(QWidget):
             return False
         if annotator is not None and not isinstance(annotator, str):
             raise TypeError(f"an annotator is a name, not {annotator!r}")
+        if annotator is None and self.rater is not None:
+            annotator = self.rater
         if annotator is None:
             picker = AnnotatorPicker(study, self)
             if picker.exec() != QDialog.DialogCode.Accepted:
@@ -140,6 +152,8 @@ class AnnotatePage(QWidget):
         screen.submitted.connect(lambda _id, at=(where, annotator): self._count(at, +1))
         screen.undone.connect(lambda _id, at=(where, annotator): self._count(at, -1))
         screen.finished.connect(self._on_finished)
+        if self.rater is not None:
+            screen.set_done_note(SEND_BACK_NOTE)
         self.screen, self.annotator = screen, annotator
         self.stack.addWidget(screen)
         self.stack.setCurrentWidget(screen)
@@ -157,7 +171,28 @@ class AnnotatePage(QWidget):
             self.screen = None
         self.stack.setCurrentWidget(self.intro)
 
+    def set_rater(self, rater: str | None) -> None:
+        """Rate as a kit's `rater` (rater mode: no picker, no rater checks), or as anyone
+        chosen (None)."""
+        self.stop()
+        self.rater = rater
+        self.start_button.setText("Start rating" if rater else "Choose annotator and start")
+        self.message.setText(KIT_INTRO if rater else INTRO)
+        self.refresh_rater_checks()
+
+    def notice(self, text: str) -> None:
+        """Say `text` where the rater is looking: the rating screen's hint line, the
+        practice's, or the page's message."""
+        if self.screen is not None:
+            self.screen.notice(text)
+        elif self.practice is not None:
+            self.practice.hint.setText(text)
+        else:
+            self.message.setText(text)
+
     def _on_finished(self) -> None:
+        if self.rater is not None:
+            return  # the screen stays, saying how to send the ratings back
         who = self.annotator or "This annotator"
         self.stop()
         self.message.setText(f"{who} has rated every item in their queue. Thank you!")
@@ -191,8 +226,13 @@ class AnnotatePage(QWidget):
         return (
             "\n".join(lines)
             + f"\n\nEvery rating was written to {where} when it was submitted{when}; "
-            "nothing is waiting to be saved. Start again from the Annotate page to go on "
-            "where you stopped."
+            "nothing is waiting to be saved. "
+            + (
+                "Open the kit again to go on where you stopped, and choose Send back to "
+                "return your ratings."
+                if self.rater is not None
+                else "Start again from the Annotate page to go on where you stopped."
+            )
         )
 
     def shutdown(self) -> None:
@@ -243,12 +283,13 @@ class AnnotatePage(QWidget):
                 "simplified sentences first."
             )
         elif self.message.text().startswith("This study has no items"):
-            self.message.setText(INTRO)
+            self.message.setText(KIT_INTRO if self.rater else INTRO)
 
     def refresh_rater_checks(self) -> None:
         """Warn about raters below the study's thresholds (shown between rating sessions)."""
         study = self.context.study
-        warnings = rater_warnings(study) if study is not None else {}
+        # A kit holds one rater: the checks are the study lead's, on the collected ratings.
+        warnings = rater_warnings(study) if study is not None and self.rater is None else {}
         if not warnings:
             self.rater_checks.hide()
             return

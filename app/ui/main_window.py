@@ -30,6 +30,7 @@ from meaningbench.ui.context import StudyContext
 from meaningbench.ui.icons import app_icon, themed_icon
 from meaningbench.ui.menus import build_actions, refresh_icons
 from meaningbench.ui.pages import PageFactory, PageSpec
+from meaningbench.ui.rater_mode import RaterMode
 from meaningbench.ui.status_bar import MainStatusBar
 from meaningbench.ui.study_controller import StudyController
 from meaningbench.ui.theme import SCALE_STEP, ThemeManager
@@ -110,6 +111,7 @@ class MainWindow(QMainWindow):
         self._page_states: dict[str, dict[str, Any]] = {}
         self._build()
         self.actions_ = build_actions(self)
+        self.rater_mode = RaterMode(self)
         self.actions_.theme.get(self.theme.choice, self.actions_.theme["system"]).setChecked(True)
         for spec in _default_pages():
             self.register_page(spec.key, spec.title, spec.factory, icon=spec.icon)
@@ -215,6 +217,15 @@ class MainWindow(QMainWindow):
     def page_keys(self) -> list[str]:
         return list(self._slots)
 
+    def slots(self) -> dict[str, _PageSlot]:
+        """The registered pages by key: their navigation entry, action and widget."""
+        return dict(self._slots)
+
+    def existing_page(self, key: str) -> QWidget | None:
+        """The page's widget if it was created (never creates it)."""
+        slot = self._slots.get(key)
+        return slot.widget if slot is not None else None
+
     def page(self, key: str) -> QWidget | None:
         """The page's widget, created on first use (None without a study, for study pages)."""
         slot = self._slots[key]
@@ -287,11 +298,14 @@ class MainWindow(QMainWindow):
         self._show_study_name()
         self._update_enabled()
         self.refresh_counts()
+        if self.rater_mode.enter_if_kit(study):
+            return  # a rater kit: straight to its rating screen
         last = str(window_settings().value("window/page", "browser"))
         if not self.show_page(last if last in self._slots else "browser"):
             self.show_page("browser")
 
     def _on_study_closed(self) -> None:
+        self.rater_mode.leave()
         self.setWindowTitle(APP_NAME)
         self.status.clear_study()
         self.stack.setCurrentWidget(self.welcome)
@@ -309,6 +323,9 @@ class MainWindow(QMainWindow):
 
         self.status.set_counts(study_counts(study))
 
+    def update_enabled(self) -> None:
+        self._update_enabled()
+
     def _update_enabled(self) -> None:
         has_study = self.context.study is not None
         for slot in self._slots.values():
@@ -321,6 +338,9 @@ class MainWindow(QMainWindow):
         if self.actions_ is not None:
             for action in self.actions_.needs_study:
                 action.setEnabled(has_study)
+        rater_mode: RaterMode | None = getattr(self, "rater_mode", None)
+        if rater_mode is not None:
+            rater_mode.restrict()
 
     def _fill_recent(self, paths: list[str]) -> None:
         self.welcome.set_recent(paths)
@@ -386,6 +406,16 @@ class MainWindow(QMainWindow):
 
         return self._dialog("export", lambda: ExportDialog(self.context, self))
 
+    def show_make_kits_dialog(self) -> Any:
+        from meaningbench.ui.dialogs.kits_dialog import MakeKitsDialog
+
+        return self._dialog("make_kits", lambda: MakeKitsDialog(self.context, self))
+
+    def show_collect_kits_dialog(self) -> Any:
+        from meaningbench.ui.dialogs.kits_dialog import CollectKitsDialog
+
+        return self._dialog("collect_kits", lambda: CollectKitsDialog(self.context, self))
+
     def show_battery_dialog(self) -> Any:
         from meaningbench.ui.dialogs.battery import BatteryDialog
 
@@ -449,7 +479,8 @@ class MainWindow(QMainWindow):
         s.setValue("window/geometry", self.saveGeometry())
         s.setValue("window/state", self.saveState())
         page = self.current_page()
-        if page is not None:
+        # A kit's rating page says nothing of where the lead's next study should open.
+        if page is not None and not self.rater_mode.active:
             s.setValue("window/page", page)
         for slot in self._slots.values():
             save = getattr(slot.widget, "save_state", None)

@@ -30,6 +30,9 @@ class WindowActions:
     import_: QAction
     export: QAction
     merge: QAction
+    make_kits: QAction
+    collect_kits: QAction
+    send_back: QAction
     close: QAction
     quit: QAction
     settings: QAction
@@ -41,8 +44,10 @@ class WindowActions:
     keymap: QAction
     guide: QAction
     about: QAction
+    train: QAction | None = None
     theme: dict[str, QAction] = field(default_factory=dict)
     recent_menu: QMenu | None = None
+    study_menu: QMenu | None = None
     pages_menu: QMenu | None = None
     toolbar: QToolBar | None = None
     icons: dict[str, QAction] = field(default_factory=dict)
@@ -53,6 +58,8 @@ class WindowActions:
             self.import_,
             self.export,
             self.merge,
+            self.make_kits,
+            self.collect_kits,
             self.close,
             self.settings,
             self.annotate,
@@ -84,6 +91,9 @@ def build_actions(window: MainWindow) -> WindowActions:
         import_=_action(window, "&Import…", window.show_import_dialog, "Ctrl+I"),
         export=_action(window, "&Export…", window.show_export_dialog, "Ctrl+E"),
         merge=_action(window, "&Merge studies…", lambda: _open_merge(window)),
+        make_kits=_action(window, "Make rater &kits…", window.show_make_kits_dialog),
+        collect_kits=_action(window, "Co&llect rater kits…", window.show_collect_kits_dialog),
+        send_back=_action(window, "Send &back…", lambda: window.rater_mode.send_back()),
         close=_action(window, "&Close study", studies.close_study, std.Close),
         quit=_action(window, "&Quit", window.close, std.Quit),
         settings=_action(window, "Study &settings…", window.show_settings_dialog, "Ctrl+,"),
@@ -111,6 +121,11 @@ def build_actions(window: MainWindow) -> WindowActions:
         "settings": a.settings,
         "demo": a.demo,
     }
+    # Only a kit opened in rater mode has something to send back (see rater_mode).
+    a.send_back.setVisible(False)
+    a.send_back.setToolTip(
+        "Save a copy of this kit, with your ratings, to return to the study lead"
+    )
 
     _build_menus(window, a)
     a.toolbar = _build_toolbar(window, a)
@@ -126,13 +141,15 @@ def _build_menus(window: MainWindow, a: WindowActions) -> None:
     file_menu.addAction(a.demo)
     file_menu.addSeparator()
     file_menu.addActions([a.import_, a.export, a.merge])
+    file_menu.addActions([a.make_kits, a.collect_kits, a.send_back])
     file_menu.addSeparator()
     file_menu.addActions([a.close, a.quit])
 
     study_menu = bar.addMenu("&Study")
+    a.study_menu = study_menu
     study_menu.addActions([a.settings, a.annotate, a.run_metrics])
-    train = _action(window, "&Train a model…", lambda: open_training_dialog(window))
-    study_menu.addAction(train)
+    a.train = _action(window, "&Train a model…", lambda: open_training_dialog(window))
+    study_menu.addAction(a.train)
 
     view_menu = bar.addMenu("&View")
     a.pages_menu = view_menu.addMenu("&Go to")
@@ -159,7 +176,7 @@ def _build_toolbar(window: MainWindow, a: WindowActions) -> QToolBar:
     toolbar.setToolButtonStyle(window.toolbar_style())
     toolbar.addActions([a.open, a.import_])
     toolbar.addSeparator()
-    toolbar.addActions([a.annotate, a.run_metrics, a.settings])
+    toolbar.addActions([a.annotate, a.run_metrics, a.settings, a.send_back])
     window.addToolBar(toolbar)
     return toolbar
 
@@ -168,6 +185,7 @@ def refresh_icons(a: WindowActions) -> None:
     """Redraw the icons in the current theme's colour (after a theme switch)."""
     for name, action in a.icons.items():
         action.setIcon(themed_icon(name))
+    a.send_back.setIcon(themed_icon("export"))  # a copy goes out, as an export does
 
 
 def shortcut_rows(a: WindowActions) -> list[tuple[str, str]]:
@@ -178,6 +196,6 @@ def shortcut_rows(a: WindowActions) -> list[tuple[str, str]]:
         a.run_metrics, a.larger, a.smaller, a.reset_size, a.guide, a.keymap,
     ):  # fmt: skip
         keys = action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
-        if keys:
+        if keys and action.isVisible():  # rater mode hides the lead's actions
             rows.append((action.text().replace("&", "").rstrip("…"), keys))
     return rows

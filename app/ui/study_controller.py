@@ -8,11 +8,16 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QFileDialog, QWidget
 
 from meaningbench.queries.files import demo_builder
-from meaningbench.settings import STUDY_SUFFIX, UserPrefs, studies_dir
+from meaningbench.settings import KIT_SUFFIX, STUDY_SUFFIX, UserPrefs, studies_dir
 from meaningbench.ui.context import StudyContext
 from meaningbench.ui.dialogs.errors import show_exception
 
 STUDY_FILTER = f"MeaningBench studies (*{STUDY_SUFFIX});;All files (*)"
+# A rater kit opens like a study (in rater mode).
+OPEN_FILTER = (
+    f"MeaningBench studies and rater kits (*{STUDY_SUFFIX} *{KIT_SUFFIX});;"
+    f"Rater kits (*{KIT_SUFFIX});;All files (*)"
+)
 DEMO_FILE = f"demo{STUDY_SUFFIX}"
 
 
@@ -111,7 +116,7 @@ class StudyController(QObject):
 
     def open_dialog(self) -> None:
         path, _ = QFileDialog.getOpenFileName(
-            self.window, "Open a study", self._start_dir(), STUDY_FILTER
+            self.window, "Open a study or a rater kit", self._start_dir(), OPEN_FILTER
         )
         if path:
             self.open_path(path)

@@ -113,3 +113,31 @@ def is_enter(event: QEvent) -> bool:
         and isinstance(event, QKeyEvent)
         and event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter)
     )
+
+
+def grow_to_fit(dialog: QWidget) -> None:
+    """Make `dialog` tall enough for what it now shows at its present width (wrapped text
+    that appeared after it opened), never narrower: `adjustSize` would shrink it to the
+    narrow width that wrapped labels allow."""
+    layout = dialog.layout()
+    if layout is None:
+        return
+    width = dialog.width()
+    need = (
+        layout.totalHeightForWidth(width)
+        if layout.hasHeightForWidth()
+        else layout.totalSizeHint().height()
+    )
+    if need > dialog.height():
+        dialog.resize(width, need)
+
+
+def say_in(label: QLabel, text: str, *, error: bool) -> None:
+    """Show `text` in `label`, coloured as an error or not (the style sheet's `role`), and
+    make the dialog holding it tall enough to show it."""
+    label.setText(text)
+    label.setProperty("role", "error" if error else "")
+    label.style().unpolish(label)
+    label.style().polish(label)
+    label.show()
+    grow_to_fit(label.window())

@@ -45,8 +45,10 @@ Name: "{autoprograms}\{#AppName}"; Filename: "{app}\MeaningBench.exe"
 Name: "{autodesktop}\{#AppName}"; Filename: "{app}\MeaningBench.exe"; Tasks: desktopicon
 
 [Registry]
-; .mbstudy files open in MeaningBench (per user, or for all users in an administrator install).
+; .mbstudy files and rater kits (.mbkit) open in MeaningBench (per user, or for all users in an
+; administrator install).
 Root: HKA; Subkey: "Software\Classes\.mbstudy"; ValueType: string; ValueName: ""; ValueData: "MeaningBench.Study"; Flags: uninsdeletevalue
+Root: HKA; Subkey: "Software\Classes\.mbkit"; ValueType: string; ValueName: ""; ValueData: "MeaningBench.Study"; Flags: uninsdeletevalue
 Root: HKA; Subkey: "Software\Classes\MeaningBench.Study"; ValueType: string; ValueName: ""; ValueData: "MeaningBench study"; Flags: uninsdeletekey
 Root: HKA; Subkey: "Software\Classes\MeaningBench.Study\DefaultIcon"; ValueType: string; ValueName: ""; ValueData: "{app}\MeaningBench.exe,0"
 Root: HKA; Subkey: "Software\Classes\MeaningBench.Study\shell\open\command"; ValueType: string; ValueName: ""; ValueData: """{app}\MeaningBench.exe"" ""%1"""

@@ -11,7 +11,8 @@ from meaningbench.db.study import copy_study, open_study
 from meaningbench.kits.collecting import collect_kits
 from meaningbench.kits.making import make_kits
 from tests.cluster.helpers import query
-from tests.kits.test_scripted_campaign import CARLA_RATES, RATERS, _lead, _rate_kit
+from tests.kits.campaign_helpers import RATERS, lead_study, rate_kit
+from tests.kits.test_scripted_campaign import CARLA_RATES
 
 
 def campaign_study(
@@ -24,7 +25,7 @@ def campaign_study(
     folder/returned. Only the raters in `returned` rate and send their kit back; `rated`
     sees each of those kits once rated, before it goes back."""
     path = folder / "lead.mbstudy"
-    _lead(path, seed=1).close()
+    lead_study(path, seed=1).close()
     kits, back = folder / "kits", folder / "returned"
     back.mkdir(parents=True)
     study = open_study(path)
@@ -33,7 +34,7 @@ def campaign_study(
     finally:
         study.close()
     for rater in returned:
-        _rate_kit(kits / f"{rater}.mbkit", rater, CARLA_RATES if rater == "carla" else None)
+        rate_kit(kits / f"{rater}.mbkit", rater, CARLA_RATES if rater == "carla" else None)
         if rated is not None:
             rated(kits / f"{rater}.mbkit")
         copy_study(kits / f"{rater}.mbkit", back / f"{rater}.mbkit")

@@ -14,7 +14,7 @@ from meaningbench.cli import main
 from meaningbench.db.models import Rating
 from meaningbench.db.study import copy_study, open_study
 from meaningbench.kits.record import kit_records
-from tests.kits.test_scripted_campaign import _lead, _rate_kit
+from tests.kits.campaign_helpers import lead_study, rate_kit
 
 
 def _edit(sql: str) -> Callable[[sqlite3.Connection], None]:
@@ -42,7 +42,7 @@ TAMPERING = {
 def test_a_tampered_kit_is_refused_and_nothing_of_it_merged(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], how: str
 ) -> None:
-    _lead(tmp_path / "lead.mbstudy", seed=1).close()
+    lead_study(tmp_path / "lead.mbstudy", seed=1).close()
     assert (
         main(
             [
@@ -56,7 +56,7 @@ def test_a_tampered_kit_is_refused_and_nothing_of_it_merged(
         )
         == 0
     )
-    _rate_kit(tmp_path / "kits" / "ana.mbkit", "ana", 5)
+    rate_kit(tmp_path / "kits" / "ana.mbkit", "ana", 5)
     back = tmp_path / "back"
     back.mkdir()
     copy_study(tmp_path / "kits" / "ana.mbkit", back / "ana.mbkit")
@@ -85,7 +85,7 @@ def test_a_tampered_kit_is_refused_and_nothing_of_it_merged(
 def test_a_study_that_is_no_kit_is_refused(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    _lead(tmp_path / "lead.mbstudy", seed=1).close()
+    lead_study(tmp_path / "lead.mbstudy", seed=1).close()
     back = tmp_path / "back"
     back.mkdir()
     copy_study(tmp_path / "lead.mbstudy", back / "copy.mbkit")
@@ -96,7 +96,7 @@ def test_a_study_that_is_no_kit_is_refused(
 def test_a_failed_kit_command_writes_no_kit_and_records_none(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    _lead(tmp_path / "lead.mbstudy", seed=1).close()
+    lead_study(tmp_path / "lead.mbstudy", seed=1).close()
     out = tmp_path / "kits"
     # The second name is the published labels, no rater: refused after ana's kit was planned.
     code = main(
@@ -120,7 +120,7 @@ def test_a_failed_kit_command_writes_no_kit_and_records_none(
 
 
 def test_kits_are_listed_with_their_ids(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    _lead(tmp_path / "lead.mbstudy", seed=1).close()
+    lead_study(tmp_path / "lead.mbstudy", seed=1).close()
     capsys.readouterr()
     assert (
         main(
@@ -149,13 +149,13 @@ def test_kits_are_listed_with_their_ids(tmp_path: Path, capsys: pytest.CaptureFi
 def test_a_kit_not_rated_yet_is_no_return(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    _lead(tmp_path / "lead.mbstudy", seed=1).close()
+    lead_study(tmp_path / "lead.mbstudy", seed=1).close()
     kits = tmp_path / "kits"
     assert (
         main(["kit", str(tmp_path / "lead.mbstudy"), "--raters", "ana,ben", "--out", str(kits)])
         == 0
     )
-    _rate_kit(kits / "ben.mbkit", "ben", 3)
+    rate_kit(kits / "ben.mbkit", "ben", 3)
     capsys.readouterr()
     assert main(["collect", str(tmp_path / "lead.mbstudy"), str(kits)]) == 0
     out = capsys.readouterr().out

@@ -4,7 +4,6 @@ one of another study refused), a top-up for the items still short, and the figur
 
 from __future__ import annotations
 
-import hashlib
 import json
 import sqlite3
 import time
@@ -12,88 +11,13 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from sqlalchemy import func, select
 
-from meaningbench.annotation.session import AnnotationSession
-from meaningbench.annotation.settings import load_settings, save_settings
 from meaningbench.cli import main
-from meaningbench.db.models import Annotator, Item, MetricRun, Rating, Score
-from meaningbench.db.study import Study, copy_study, create_study, open_study
-from tests.annotation.factories import add_items
+from meaningbench.db.study import copy_study, open_study
+from tests.kits.campaign_helpers import RATERS, held_ratings, lead_study, rate_kit, tamper
 
-RATERS = ("ana", "ben", "carla")
 # carla rates only this many of her queue before she sends her kit back.
 CARLA_RATES = 20
-
-
-def _lead(path: Path, seed: int) -> Study:
-    """A study of 60 items, overlap 2 of 3, with published labels and metric scores that a
-    kit must not carry."""
-    study = create_study(path)
-    ids = add_items(study, 30, 2, seed=seed)
-    with study.session(write=True) as s:
-        cfg = load_settings(s)
-        cfg.overlap_k, cfg.pool_size, cfg.seed = 2, 3, 11
-        save_settings(s, cfg)
-        labels = Annotator(name="aggregate:published", kind="aggregate", meta={})
-        run = MetricRun(metric="bleu", config={}, config_hash="x", label="BLEU", status="done")
-        s.add_all([labels, run])
-        s.flush()
-        for i in ids:
-            s.add(
-                Rating(
-                    item_id=i, annotator_id=labels.id, dimension_id=1, value=50.0, origin="import:x"
-                )
-            )
-            s.add(Score(run_id=run.id, item_id=i, value=0.5))
-    return study
-
-
-def _value(rater: str, key: str, kind: str) -> float:
-    if kind == "control-identical":
-        return 100.0
-    digest = hashlib.sha256(f"{rater}|{key}".encode()).digest()
-    return float(digest[0] % 101)
-
-
-def _rate_kit(
-    path: Path, rater: str, limit: int | None = None
-) -> dict[tuple[str, str, str], float]:
-    """Rate a kit as its rater does, through the rating screen's engine; returns what was given."""
-    given = {}
-    kit = open_study(path)
-    try:
-        session = AnnotationSession(kit, rater)
-        while (shown := session.current()) is not None and (limit is None or len(given) < limit):
-            with kit.session() as s:
-                item = s.get(Item, shown.item_id)
-                assert item is not None
-                key, kind = item.pair_key, item.kind
-            value = _value(rater, key, kind)
-            session.submit(shown.item_id, {"meaning": value})
-            session.advance()
-            given[(rater, key, kind)] = value
-    finally:
-        kit.close()
-    return given
-
-
-def _held(study: Study) -> tuple[dict[tuple[str, str, str], float], int]:
-    """The named raters' current ratings, and the number of their rating rows of any state."""
-    with study.session() as s:
-        rows = s.execute(
-            select(Annotator.name, Item.pair_key, Item.kind, Rating.value)
-            .join(Annotator, Annotator.id == Rating.annotator_id)
-            .join(Item, Item.id == Rating.item_id)
-            .where(Annotator.kind == "named", Rating.state == "current")
-        ).all()
-        n = s.scalar(
-            select(func.count())
-            .select_from(Rating)
-            .join(Annotator)
-            .where(Annotator.kind == "named")
-        )
-    return {(a, k, kind): v for a, k, kind, v in rows}, int(n or 0)
 
 
 def _run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, object]:
@@ -119,21 +43,10 @@ def _kit_contents(path: Path) -> dict[str, object]:
         conn.close()
 
 
-def _tamper(src: Path, dest: Path) -> None:
-    """A returned kit with one pair's output edited (and its rating left as it was)."""
-    copy_study(src, dest)
-    conn = sqlite3.connect(str(dest))
-    with conn:
-        conn.execute(
-            "UPDATE item SET output = output || ' (edited)' WHERE id = (SELECT MIN(id) FROM item)"
-        )
-    conn.close()
-
-
 def test_a_scripted_campaign(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    lead = _lead(tmp_path / "lead.mbstudy", seed=1)
+    lead = lead_study(tmp_path / "lead.mbstudy", seed=1)
     lead.close()
-    other = _lead(tmp_path / "other.mbstudy", seed=2)  # another lab's study
+    other = lead_study(tmp_path / "other.mbstudy", seed=2)  # another lab's study
     other.close()
     kits, back = tmp_path / "kits", tmp_path / "returned"
     back.mkdir()
@@ -173,11 +86,11 @@ def test_a_scripted_campaign(tmp_path: Path, capsys: pytest.CaptureFixture[str])
 
     given: dict[tuple[str, str, str], float] = {}
     for rater in RATERS:
-        given |= _rate_kit(
+        given |= rate_kit(
             kits / f"{rater}.mbkit", rater, CARLA_RATES if rater == "carla" else None
         )
         copy_study(kits / f"{rater}.mbkit", back / f"{rater}.mbkit")  # sent back
-    _tamper(kits / "ben.mbkit", back / "ben-edited.mbkit")
+    tamper(kits / "ben.mbkit", back / "ben-edited.mbkit")
     copy_study(tmp_path / "other-kits" / "ana.mbkit", back / "ana-other-lab.mbkit")
 
     started = time.perf_counter()
@@ -200,7 +113,7 @@ def test_a_scripted_campaign(tmp_path: Path, capsys: pytest.CaptureFixture[str])
 
     study = open_study(tmp_path / "lead.mbstudy")
     try:
-        held, rows = _held(study)
+        held, rows = held_ratings(study)
     finally:
         study.close()
     assert held == given and rows == len(given)  # exactly the ratings given, each once
@@ -247,7 +160,7 @@ def test_a_scripted_campaign(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     assert code == 0 and sum(m["items"] for m in top_up) == len(short)
     for m in top_up:
         assert _kit_contents(Path(m["file"]))["ratings"] == 0  # no one's ratings travel
-        more = _rate_kit(Path(m["file"]), m["rater"])
+        more = rate_kit(Path(m["file"]), m["rater"])
         assert not set(more) & set(given)
         given |= more
         copy_study(Path(m["file"]), back / Path(m["file"]).name)
@@ -256,7 +169,7 @@ def test_a_scripted_campaign(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     assert {i["ratings"] for i in figures["items"]} == {2} and figures["items_short"] == 0
     study = open_study(tmp_path / "lead.mbstudy")
     try:
-        held, rows = _held(study)
+        held, rows = held_ratings(study)
     finally:
         study.close()
     assert held == given and rows == len(given)

@@ -34,11 +34,12 @@ DOCS = {
 }
 
 
-def copy_for_docs(out: Path) -> None:
-    """The docs' shots, small: a 128-colour palette keeps them near 30 KB."""
+def copy_for_docs(out: Path, docs: dict[str, str] | None = None) -> None:
+    """The docs' shots (`docs`: shot -> name, DOCS unless given), small: a 128-colour
+    palette keeps them near 30 KB."""
     import shutil
 
-    for shot, name in DOCS.items():
+    for shot, name in (DOCS if docs is None else docs).items():
         dest = DOCS_DIR / name
         try:
             from PIL import Image

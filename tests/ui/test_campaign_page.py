@@ -14,8 +14,9 @@ from meaningbench.cli import main
 from meaningbench.db.study import copy_study
 from meaningbench.runtime.changes import StudyChanges
 from tests.cluster.helpers import query
+from tests.kits.campaign_helpers import RATERS, rate_kit
 from tests.kits.campaign_study import campaign_study, ratings_in
-from tests.kits.test_scripted_campaign import CARLA_RATES, RATERS, _rate_kit
+from tests.kits.test_scripted_campaign import CARLA_RATES
 from tests.ui.conftest import open_in
 
 
@@ -166,7 +167,7 @@ def test_the_page_follows_a_collect(
     carla_before = _table(page.raters)[2]
     # carla rates the rest of her kit and sends it again; the lead collects it.
     kit = tmp_path / "kits" / "carla.mbkit"
-    _rate_kit(kit, "carla")
+    rate_kit(kit, "carla")
     copy_study(kit, tmp_path / "returned" / "carla.mbkit")
     assert main(["collect", str(path), str(tmp_path / "returned")]) == 0
     capsys.readouterr()

@@ -6,7 +6,7 @@ lead's explanation; Enter again goes on. Practice answers are stored apart from 
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QFocusEvent, QKeyEvent
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
@@ -52,9 +52,13 @@ class PracticeScreen(QWidget):
         self.result.setObjectName("practiceFeedback")
         self.result.setWordWrap(True)
         self.hint = QLabel("Set the slider, then press Enter to see how you did.")
+        # Laid out as the rating screen is: the pair in cards, a little above the middle.
+        self.pair.style_panels(self.palette())
+        layout.setSpacing(14)
+        layout.addStretch(1)
         for w in (self.banner, self.pair, self.row, self.result, self.hint):
             layout.addWidget(w)
-        layout.addStretch(1)
+        layout.addStretch(2)
         self._show()
 
     def _show(self) -> None:
@@ -99,6 +103,11 @@ class PracticeScreen(QWidget):
             event.accept()
             return
         super().keyPressEvent(event)
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange:  # light or dark: the cards follow
+            self.pair.style_panels(self.palette())
 
     def focusInEvent(self, event: QFocusEvent) -> None:
         # A host that focuses the screen means "rate now": the slider takes the keys.

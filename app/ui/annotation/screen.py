@@ -66,6 +66,8 @@ class AnnotationScreen(QWidget):
     # An undo changes the study's ratings as much as a submission: views must refresh.
     undone = Signal(int)
     finished = Signal()
+    # Said under "All items are rated" (a kit's rater: how to send the ratings back).
+    done_note = ""
 
     def __init__(
         self,
@@ -150,6 +152,9 @@ class AnnotationScreen(QWidget):
         self.saved_label.setToolTip(
             "Each rating is written to the study file the moment you submit it."
         )
+        # Shown only after a first rating: it must not widen the screen past a 1024 px
+        # laptop's window then (a label's minimum is otherwise its whole text).
+        self.saved_label.setMinimumWidth(1)
         header.addSpacing(12)
         header.addWidget(self.saved_label)
         header.addStretch(1)
@@ -317,7 +322,8 @@ class AnnotationScreen(QWidget):
             self.stack.setCurrentIndex(1)
             self.done_page.setText(
                 "All items are rated — thank you.\n\n"
-                "Alt+← goes back through your ratings to revise them."
+                + (f"{self.done_note}\n\n" if self.done_note else "")
+                + "Alt+← goes back through your ratings to revise them."
             )
             for b in (self.skip_button, self.flag_button, self.submit_button, self.next_button):
                 b.setEnabled(False)
@@ -367,6 +373,11 @@ class AnnotationScreen(QWidget):
         else:
             self.hint.setText(HINT_READY if ready else HINT_UNSET)
         self.submit_button.setEnabled(ready)
+
+    def set_done_note(self, note: str) -> None:
+        self.done_note = note
+        if self._item is None:  # already done: say it now
+            self._show(None)
 
     def notice(self, text: str) -> None:
         """A short message in the hint line (what just happened, or why nothing did)."""

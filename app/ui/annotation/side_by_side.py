@@ -66,6 +66,8 @@ class SideBySideScreen(QWidget):
     submitted = Signal(int)
     undone = Signal(int)
     finished = Signal()
+    # Said under "All outputs are rated" (a kit's rater: how to send the ratings back).
+    done_note = ""
 
     def __init__(
         self,
@@ -165,7 +167,8 @@ class SideBySideScreen(QWidget):
         if unit is None:
             self.source.hide()
             self.banner.hide()
-            self.done_label.setText("All outputs are rated — thank you.")
+            note = f"\n\n{self.done_note}" if self.done_note else ""
+            self.done_label.setText(f"All outputs are rated — thank you.{note}")
             self.done_label.show()
             self.hint.setText("")
             if not self._finished_sent:
@@ -198,6 +201,11 @@ class SideBySideScreen(QWidget):
             return
         ready = all(c.row.scale.is_set() for c in self.columns)
         self.hint.setText(HINT_READY if ready else HINT_UNSET)
+
+    def set_done_note(self, note: str) -> None:
+        self.done_note = note
+        if self._unit is None:  # already done: say it now
+            self._show(None)
 
     def notice(self, text: str) -> None:
         self.hint.setText(text)

@@ -1,0 +1,304 @@
+"""File ▸ Make rater kits… and File ▸ Collect rater kits…: a campaign's two steps for the
+study lead. The work is the engine's (`meaningbench.ops.kits`), run by the window's job
+runner; these dialogs ask for the raters and folders and show what came of it.
+"""
+
+from __future__ import annotations
+
+from html import escape
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from meaningbench.ui.widgets import grow_to_fit, say_in
+
+if TYPE_CHECKING:
+    from meaningbench.ops.kits import CollectReport, MadeKit
+    from meaningbench.ui.context import StudyContext
+    from meaningbench.ui.workers import JobFailure
+
+KITS_FOLDER = "kits"
+RETURNED_FOLDER = "returned"
+REPORT_COLUMNS = ["Rater", "Kit file", "New ratings", "Already in", "Conflicts", "Controls passed"]
+
+
+def _plural(n: int, noun: str) -> str:
+    return f"{n:,} {noun}" if n == 1 else f"{n:,} {noun}s"
+
+
+def _folder_row(edit: QLineEdit, choose: Any) -> QHBoxLayout:
+    button = QPushButton("Choose…")
+    button.setAutoDefault(False)
+    button.clicked.connect(choose)
+    row = QHBoxLayout()
+    row.addWidget(edit, 1)
+    row.addWidget(button)
+    return row
+
+
+class _KitsDialog(QDialog):
+    """What both dialogs share: the study, a folder to choose, a result or error line."""
+
+    def __init__(self, context: StudyContext, parent: QWidget | None, title: str) -> None:
+        super().__init__(parent)
+        self.context = context
+        self.setWindowTitle(title)
+        self.folder_edit = QLineEdit()
+        self.result_label = QLabel()
+        self.result_label.setWordWrap(True)
+        self.result_label.setTextFormat(Qt.TextFormat.RichText)
+        self.result_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.result_label.hide()
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        self.buttons.rejected.connect(self.close)
+        self.running = False
+
+    def _study_folder(self) -> Path:
+        return self.context.path.parent if self.context.path else Path.home()
+
+    def _choose(self, title: str) -> None:
+        chosen = QFileDialog.getExistingDirectory(self, title, self.folder_edit.text())
+        if chosen:
+            self.folder_edit.setText(chosen)
+
+    def _say(self, html: str, *, error: bool = False) -> None:
+        say_in(self.result_label, html, error=error)
+
+    def _failed(self, failure: JobFailure) -> None:
+        self.running = False
+        self._set_busy(False)
+        self._say(escape(failure.message), error=True)
+
+    def _set_busy(self, busy: bool) -> None:
+        raise NotImplementedError
+
+
+class MakeKitsDialog(_KitsDialog):
+    def __init__(self, context: StudyContext, parent: QWidget | None = None) -> None:
+        super().__init__(context, parent, "Make rater kits")
+        self.setObjectName("makeKitsDialog")
+        self.made: list[MadeKit] | None = None
+        intro = QLabel(
+            "A kit is a small file per rater holding only their own items (by the study's "
+            "overlap), the controls, the practice and the guidelines: no other rater's "
+            "ratings, no scores. Send each rater their file; they open it in MeaningBench, "
+            "rate, and choose Send back."
+        )
+        intro.setWordWrap(True)
+        self.raters_edit = QLineEdit()
+        self.raters_edit.setObjectName("kitRaters")
+        self.raters_edit.setPlaceholderText("ana, ben, carla")
+        self.folder_edit.setObjectName("kitFolder")
+        self.folder_edit.setText(str(self._study_folder() / KITS_FOLDER))
+        self.top_up = QCheckBox(
+            "Top-up: only the items still short of their ratings, shared among these raters"
+        )
+        self.top_up.setObjectName("kitTopUp")
+        form = QFormLayout()
+        form.addRow("Raters:", self.raters_edit)
+        form.addRow(
+            "Into folder:",
+            _folder_row(self.folder_edit, lambda: self._choose("Put the kits into which folder?")),
+        )
+        form.addRow("", self.top_up)
+        self.make_button = self.buttons.addButton(
+            "Make kits", QDialogButtonBox.ButtonRole.ActionRole
+        )
+        self.make_button.setObjectName("makeKitsButton")
+        self.make_button.setDefault(True)
+        self.make_button.clicked.connect(self.make)
+        self.result_label.setObjectName("makeKitsResult")
+        layout = QVBoxLayout(self)
+        layout.addWidget(intro)
+        layout.addLayout(form)
+        layout.addWidget(self.result_label)
+        layout.addStretch(1)
+        layout.addWidget(self.buttons)
+        self.resize(600, self.sizeHint().height())
+
+    def _set_busy(self, busy: bool) -> None:
+        self.make_button.setEnabled(not busy)
+
+    def make(self) -> None:
+        from meaningbench.ops.kits import make_kits_job
+
+        study = self.context.study
+        if study is None or self.running:
+            return
+        raters = self.raters_edit.text().strip()
+        if not raters:
+            self._say("Name the raters first, separated by commas (ana, ben).", error=True)
+            return
+        folder = self.folder_edit.text().strip()
+        if not folder:
+            self._say("Choose the folder to put the kits in.", error=True)
+            return
+        self.running = True
+        self._set_busy(True)
+        self._say("Making the kits…")
+        self.context.runner.start(
+            make_kits_job(study, raters, Path(folder).expanduser(), top_up=self.top_up.isChecked()),
+            title="Making rater kits",
+            on_result=self._made,
+            on_failed=self._failed,
+            show_errors=False,
+        )
+
+    def _made(self, made: list[MadeKit]) -> None:
+        self.running = False
+        self._set_busy(False)
+        self.made = made
+        folder = made[0].path.parent if made else Path(self.folder_edit.text())
+        rows = "".join(
+            f"<li>{escape(m.path.name)}: {escape(m.rater)}, {_plural(m.items, 'item')}</li>"
+            for m in made
+        )
+        self._say(
+            f"<b>{_plural(len(made), 'kit')} made</b> in {escape(str(folder))}:<ul>{rows}</ul>"
+            "Send each rater their own file. When they send their kits back, put the files in "
+            "one folder and choose File ▸ Collect rater kits…"
+        )
+
+
+class CollectKitsDialog(_KitsDialog):
+    def __init__(self, context: StudyContext, parent: QWidget | None = None) -> None:
+        super().__init__(context, parent, "Collect rater kits")
+        self.setObjectName("collectKitsDialog")
+        self.report: CollectReport | None = None
+        intro = QLabel(
+            "Put the kits your raters sent back into one folder and choose it here. Each kit "
+            "comes in whole or not at all; a kit collected again adds nothing, so you can "
+            "collect the whole folder each time more kits arrive."
+        )
+        intro.setWordWrap(True)
+        self.folder_edit.setObjectName("collectFolder")
+        self.folder_edit.setText(str(self._study_folder() / RETURNED_FOLDER))
+        form = QFormLayout()
+        form.addRow(
+            "Folder:",
+            _folder_row(
+                self.folder_edit, lambda: self._choose("Collect the kits of which folder?")
+            ),
+        )
+        self.table = QTableWidget(0, len(REPORT_COLUMNS))
+        self.table.setObjectName("collectReport")
+        self.table.setHorizontalHeaderLabels(REPORT_COLUMNS)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.verticalHeader().setVisible(False)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.hide()
+        self.refused = QLabel()
+        self.refused.setObjectName("collectRefused")
+        self.refused.setWordWrap(True)
+        self.refused.setProperty("role", "error")
+        self.refused.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.refused.hide()
+        self.collect_button = self.buttons.addButton(
+            "Collect", QDialogButtonBox.ButtonRole.ActionRole
+        )
+        self.collect_button.setObjectName("collectButton")
+        self.collect_button.setDefault(True)
+        self.collect_button.clicked.connect(self.collect)
+        self.result_label.setObjectName("collectResult")
+        layout = QVBoxLayout(self)
+        layout.addWidget(intro)
+        layout.addLayout(form)
+        layout.addWidget(self.result_label)
+        layout.addWidget(self.table, 1)
+        layout.addWidget(self.refused)
+        layout.addWidget(self.buttons)
+        self.resize(760, 440)
+
+    def _set_busy(self, busy: bool) -> None:
+        self.collect_button.setEnabled(not busy)
+
+    def collect(self) -> None:
+        from meaningbench.ops.kits import collect_job
+
+        study = self.context.study
+        if study is None or self.running:
+            return
+        folder = self.folder_edit.text().strip()
+        if not folder:
+            self._say("Choose the folder that holds the returned kits.", error=True)
+            return
+        self.running = True
+        self._set_busy(True)
+        self.table.hide()
+        self.refused.hide()
+        self._say("Collecting…")
+        self.context.runner.start(
+            collect_job(study, Path(folder).expanduser()),
+            title="Collecting rater kits",
+            on_result=self._collected,
+            on_failed=self._failed,
+            show_errors=False,
+        )
+
+    def _collected(self, report: CollectReport) -> None:
+        from meaningbench.ops.kits import controls_passed
+
+        self.running = False
+        self._set_busy(False)
+        self.report = report
+        new = sum(k.merge.ratings_added for k in report.collected)
+        conflicts = sum(len(k.merge.conflicts) for k in report.collected)
+        summary = (
+            f"<b>{_plural(new, 'new rating')}</b> from {_plural(len(report.collected), 'kit')}"
+        )
+        if conflicts:
+            summary += (
+                f"; <b>{_plural(conflicts, 'conflict')}</b> (a rater rated an item differently "
+                "in two returns: the rating already here stays current)"
+            )
+        if not report.collected and not report.refused:
+            summary = "No kit (.mbkit file) in this folder."
+        self._say(summary + ".")
+        self.table.setRowCount(len(report.collected))
+        for r, kit in enumerate(report.collected):
+            passed = controls_passed(kit.controls)
+            values: list[Any] = [
+                kit.rater,
+                kit.path.name,
+                kit.merge.ratings_added,
+                kit.merge.duplicates,
+                len(kit.merge.conflicts),
+                passed,
+            ]
+            for k, value in enumerate(values):
+                cell = QTableWidgetItem(str(value))
+                if isinstance(value, int):
+                    cell.setTextAlignment(
+                        Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+                    )
+                self.table.setItem(r, k, cell)
+        self.table.resizeColumnsToContents()
+        self.table.setVisible(bool(report.collected))
+        if report.refused:
+            lines = "".join(
+                f"<li><b>{escape(p.name)}</b>: {escape(why.removeprefix(f'{p}: '))}</li>"
+                for p, why in report.refused
+            )
+            self.refused.setText(
+                f"{_plural(len(report.refused), 'kit')} refused, nothing of them merged:"
+                f"<ul>{lines}</ul>"
+            )
+            self.refused.show()
+        grow_to_fit(self)

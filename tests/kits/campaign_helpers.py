@@ -1,0 +1,100 @@
+"""What the scripted campaigns share: the lead's study, the value each rater gives each
+item, the ratings a study holds and a tampered kit (the campaign through the rating
+engine, `test_scripted_campaign`, and through the real window, `test_rater_window`)."""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from pathlib import Path
+
+from sqlalchemy import func, select
+
+from meaningbench.annotation.session import AnnotationSession
+from meaningbench.annotation.settings import load_settings, save_settings
+from meaningbench.db.models import Annotator, Item, MetricRun, Rating, Score
+from meaningbench.db.study import Study, copy_study, create_study, open_study
+from tests.annotation.factories import add_items
+
+RATERS = ("ana", "ben", "carla")
+
+
+def lead_study(path: Path, seed: int, n_sources: int = 30) -> Study:
+    """A study of `n_sources` × 2 items (60 by default), overlap 2 of 3, with published labels and metric scores that a
+    kit must not carry."""
+    study = create_study(path)
+    ids = add_items(study, n_sources, 2, seed=seed)
+    with study.session(write=True) as s:
+        cfg = load_settings(s)
+        cfg.overlap_k, cfg.pool_size, cfg.seed = 2, 3, 11
+        save_settings(s, cfg)
+        labels = Annotator(name="aggregate:published", kind="aggregate", meta={})
+        run = MetricRun(metric="bleu", config={}, config_hash="x", label="BLEU", status="done")
+        s.add_all([labels, run])
+        s.flush()
+        for i in ids:
+            s.add(
+                Rating(
+                    item_id=i, annotator_id=labels.id, dimension_id=1, value=50.0, origin="import:x"
+                )
+            )
+            s.add(Score(run_id=run.id, item_id=i, value=0.5))
+    return study
+
+
+def rating_value(rater: str, key: str, kind: str) -> float:
+    if kind == "control-identical":
+        return 100.0
+    digest = hashlib.sha256(f"{rater}|{key}".encode()).digest()
+    return float(digest[0] % 101)
+
+
+def rate_kit(
+    path: Path, rater: str, limit: int | None = None
+) -> dict[tuple[str, str, str], float]:
+    """Rate a kit as its rater does, through the rating screen's engine; returns what was given."""
+    given = {}
+    kit = open_study(path)
+    try:
+        session = AnnotationSession(kit, rater)
+        while (shown := session.current()) is not None and (limit is None or len(given) < limit):
+            with kit.session() as s:
+                item = s.get(Item, shown.item_id)
+                assert item is not None
+                key, kind = item.pair_key, item.kind
+            value = rating_value(rater, key, kind)
+            session.submit(shown.item_id, {"meaning": value})
+            session.advance()
+            given[(rater, key, kind)] = value
+    finally:
+        kit.close()
+    return given
+
+
+def held_ratings(study: Study) -> tuple[dict[tuple[str, str, str], float], int]:
+    """The named raters' current ratings, and the number of their rating rows of any state."""
+    with study.session() as s:
+        rows = s.execute(
+            select(Annotator.name, Item.pair_key, Item.kind, Rating.value)
+            .join(Annotator, Annotator.id == Rating.annotator_id)
+            .join(Item, Item.id == Rating.item_id)
+            .where(Annotator.kind == "named", Rating.state == "current")
+        ).all()
+        n = s.scalar(
+            select(func.count())
+            .select_from(Rating)
+            .join(Annotator)
+            .where(Annotator.kind == "named")
+        )
+    return {(a, k, kind): v for a, k, kind, v in rows}, int(n or 0)
+
+
+def tamper(src: Path, dest: Path) -> None:
+    """A returned kit with one pair's output edited (and its rating left as it was)."""
+    copy_study(src, dest)
+    conn = sqlite3.connect(str(dest))
+    with conn:
+        conn.execute(
+            "UPDATE item SET output = output || ' (edited)' WHERE id = (SELECT MIN(id) FROM item)"
+        )
+    conn.close()

@@ -1,0 +1,77 @@
+"""Rater mode's edges: a kit given on the command line opens in it, the lead's shortcuts are
+gone with their menus, Send back refuses the kit's own folder and says why, and a study
+opened after a kit has every page back."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import Qt
+
+from meaningbench.db.study import open_study
+from meaningbench.kits.making import make_kits
+from meaningbench.queries.rater_kit import kit_ratings
+from meaningbench.ui.launch import open_initial_study
+from meaningbench.ui.menus import shortcut_rows
+from tests.kits.campaign_helpers import lead_study, rate_kit
+
+
+def _kits(tmp_path: Path) -> tuple[Path, Path]:
+    lead = lead_study(tmp_path / "lead.mbstudy", seed=1, n_sources=2)
+    made = make_kits(lead, ["ana", "ben"], tmp_path / "kits")
+    lead.close()
+    return tmp_path / "lead.mbstudy", made[0].path
+
+
+def test_a_kit_from_the_command_line_opens_in_rater_mode(
+    window: Any, qtbot: Any, tmp_path: Path
+) -> None:
+    lead, kit = _kits(tmp_path)
+    open_initial_study(window, str(kit))  # `meaningbench gui ana.mbkit`, or a double-click
+    assert window.rater_mode.rater == "ana"
+    assert window.current_page() == "annotate"
+    page = window.page("annotate")
+    assert page.screen is not None and page.screen.session.annotator_name == "ana"
+    assert "ana" in window.windowTitle()
+    # Page shortcuts (Ctrl+1…) and the lead's actions are off, and the keymap leaves them out.
+    for key, slot in window.slots().items():
+        assert slot.action.isEnabled() == (key == "annotate"), key
+    listed = {what for what, _keys in shortcut_rows(window.actions_)}
+    assert not listed & {"Study settings", "Run metrics", "Import", "Export", "Annotate"}
+    assert "Keyboard shortcuts" in listed
+
+    # Another study opened after the kit: the lead's window again.
+    assert window.studies.open_path(lead)
+    assert not window.rater_mode.active
+    assert all(not s.nav_item.isHidden() for s in window.slots().values())
+    assert window.actions_.settings.isVisible() and window.actions_.settings.isEnabled()
+    assert not window.actions_.send_back.isVisible()
+    assert window.page("annotate").start_button.text() == "Choose annotator and start"
+
+
+def test_send_back_refuses_the_kits_own_folder_and_says_where_it_went(
+    window: Any, qtbot: Any, tmp_path: Path
+) -> None:
+    _lead, kit = _kits(tmp_path)
+    rate_kit(kit, "ana", limit=2)
+    assert window.studies.open_path(kit)
+    dialog = window.rater_mode.send_back()
+    assert dialog is not None and "Your 2 ratings" in dialog.intro.text()
+    # The default: a folder beside the kit, never the kit itself.
+    assert Path(dialog.folder_edit.text()) == kit.parent / "Send back"
+    dialog.folder_edit.setText(str(kit.parent))
+    qtbot.mouseClick(dialog.send_button, Qt.MouseButton.LeftButton)
+    assert dialog.sent is None
+    assert "is the folder the kit is opened from" in dialog.result_label.text()
+    dialog.folder_edit.setText(str(kit.parent / "Send back"))
+    qtbot.mouseClick(dialog.send_button, Qt.MouseButton.LeftButton)
+    returned = kit.parent / "Send back" / kit.name
+    assert dialog.sent is not None and dialog.sent.path == returned
+    assert str(returned) in dialog.result_label.text()
+    window.studies.close_study()
+    copy = open_study(returned)  # a whole study file, with the ratings in it
+    try:
+        assert kit_ratings(copy) == 2
+    finally:
+        copy.close()
