@@ -23,6 +23,7 @@ class ItemCoverage:
     item_id: int
     dataset: str
     pair_key: str
+    source: str  # the original text, so that the lead can tell the items apart
     ratings: int  # named raters with a current rating of the item
     raters: tuple[str, ...]
 
@@ -39,7 +40,7 @@ def item_coverage(session: Session) -> list[ItemCoverage]:
     """Every regular item of the queues with the named raters who rated it, in id order."""
     settings = load_settings(session)
     query = (
-        select(Item.id, Dataset.name, Item.pair_key)
+        select(Item.id, Dataset.name, Item.pair_key, Item.source)
         .join(Dataset, Dataset.id == Item.dataset_id)
         .where(Item.kind == "regular")
     )
@@ -55,9 +56,11 @@ def item_coverage(session: Session) -> list[ItemCoverage]:
     for item_id, name in session.execute(rated):
         raters.setdefault(int(item_id), set()).add(str(name))
     out = []
-    for item_id, dataset, key in items:
+    for item_id, dataset, key, source in items:
         names = tuple(sorted(raters.get(int(item_id), ())))
-        out.append(ItemCoverage(int(item_id), str(dataset), str(key), len(names), names))
+        out.append(
+            ItemCoverage(int(item_id), str(dataset), str(key), str(source), len(names), names)
+        )
     return out
 
 

@@ -107,11 +107,15 @@ def test_each_raters_figures_and_the_items_ratings_in(
     counted = ratings_in(path)
     short = {k for k, n in counted.items() if n < 2}
     assert short, "carla's unfinished kit leaves items short"
+    # Each row names its item and shows its original text (not the pair's key).
+    pairs = {str(i): (str(k), " ".join(str(src).split())) for i, k, src in query(
+        path, "SELECT id, pair_key, source FROM item")}  # fmt: skip
     items = _table(page.items)  # the filter starts on the short items
-    assert {r[4]: r[1] for r in items} == {k: f"{counted[k]} of 2" for k in short}
+    assert all(r[4] == pairs[r[0]][1] for r in items)
+    assert {pairs[r[0]][0]: r[1] for r in items} == {k: f"{counted[k]} of 2" for k in short}
     page.filter.setCurrentIndex(page.filter.findData("all"))
     items = _table(page.items)
-    assert {r[4]: r[1] for r in items} == {k: f"{n} of 2" for k, n in counted.items()}
+    assert {pairs[r[0]][0]: r[1] for r in items} == {k: f"{n} of 2" for k, n in counted.items()}
     complete = len(counted) - len(short)
     assert page.coverage.text().startswith(f"k = 2: {complete} items complete")
     assert page.complete_bar.value() == complete
@@ -179,7 +183,9 @@ def test_the_page_follows_a_collect(
     assert done == total
     qtbot.waitUntil(lambda: _table(page.raters)[2][3] == f"{total} / {total} (100%)")
     page.filter.setCurrentIndex(page.filter.findData("all"))
-    assert {r[4]: r[1] for r in _table(page.items)} == {k: f"{n} of 2" for k, n in after.items()}
+    pair_of = {str(i): str(k) for i, k in query(path, "SELECT id, pair_key FROM item")}
+    shown = {pair_of[r[0]]: r[1] for r in _table(page.items)}
+    assert shown == {k: f"{n} of 2" for k, n in after.items()}
 
 
 def test_a_study_without_kits_says_how_to_make_them(window, qtbot, study_with_facts) -> None:

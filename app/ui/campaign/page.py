@@ -65,7 +65,7 @@ RATER_TIPS = (
     "Median seconds spent per item",
     "When the rater's last kit came back (your clock)",
 )
-ITEM_COLUMNS = ("Item", "Ratings in", "Rated by", "Dataset", "Pair")
+ITEM_COLUMNS = ("Item", "Ratings in", "Rated by", "Dataset", "Original")
 # The raters' table grows with its rows up to this many, then scrolls.
 RATER_ROWS = 8
 # Changes that move the figures: ratings, queues and kit records (settings), new items.
@@ -303,7 +303,7 @@ class CampaignPage(QWidget):
                 _cell(f"{c.ratings} of {figures.k}", True),
                 _cell(", ".join(c.raters) or "–"),
                 _cell(c.dataset),
-                _cell(c.pair_key),
+                _cell(" ".join(c.source.split())),
             )
             for column, cell in enumerate(cells):
                 self.items.setItem(row, column, cell)
