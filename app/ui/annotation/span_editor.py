@@ -112,7 +112,11 @@ class SpanEditor(QLabel):
         ]
         self._cursor = self._anchor = 0
         self._render()
-        self.next_proposal()
+        first = next((m.span.start for m in self._marks if m.pending), None)
+        if first is not None:  # the rater starts on the first proposal to decide
+            self._cursor = self._anchor = next(
+                i for i, (_a, b) in enumerate(self._words) if b > first
+            )
 
     def spans(self) -> list[Span]:
         return [m.span for m in self._marks]
@@ -192,7 +196,7 @@ class SpanEditor(QLabel):
             return False
         here = self._words[self._cursor][0]
         after = [s for s in starts if s > here] or starts
-        target = next(i for i, (a, b) in enumerate(self._words) if b > after[0])
+        target = next(i for i, (_a, b) in enumerate(self._words) if b > after[0])
         self._cursor = self._anchor = target
         self.update()
         self.reveal_cursor()
