@@ -13,7 +13,6 @@ from meaningbench.annotation.settings import (
     save_settings,
 )
 from meaningbench.db.study import Study
-from meaningbench.errors import UserError
 
 
 @dataclass(frozen=True)
@@ -94,10 +93,5 @@ def set_protocol(
             settings.esa_prefill = None
         elif prefill is not None:
             settings.esa_prefill = find_prefill(s, prefill)
-        if settings.esa_prefill is not None and settings.protocol != "esa":
-            raise UserError(
-                "pre-filled error spans belong to the esa protocol, not "
-                f"{settings.protocol!r}; choose --set esa too, or --no-prefill-spans"
-            )
         save_settings(s, settings)
         return describe(settings)

@@ -203,6 +203,11 @@ class AnnotationSettings:
                 f"Unknown annotation protocol {self.protocol!r}; choose one of "
                 f"{', '.join(PROTOCOLS)}."
             )
+        if self.esa_prefill is not None and self.protocol != "esa":
+            raise UserError(
+                "Pre-filled error spans belong to the esa protocol, not "
+                f"{self.protocol!r}; choose esa, or no pre-filled spans."
+            )
         if len(self.likert_labels) != 5:
             raise UserError("Likert: give one label for each of the five points.")
         if self.sxs_width < 2:

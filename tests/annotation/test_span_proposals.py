@@ -206,6 +206,6 @@ def test_protocol_command_sets_and_clears_the_prefill(tmp_path: Path, capsys) ->
     said = capsys.readouterr().out
     assert "error spans pre-filled from llm_judge[template=esa] (model smollm2" in said
     assert main(["protocol", path, "--set", "da"]) == 2
-    assert "pre-filled error spans belong to the esa protocol" in capsys.readouterr().err
+    assert "Pre-filled error spans belong to the esa protocol" in capsys.readouterr().err
     assert main(["protocol", path, "--no-prefill-spans"]) == 0
     assert "pre-filled" not in capsys.readouterr().out

@@ -132,3 +132,30 @@ def test_a_revision_shows_the_decided_spans_and_keeps_the_record(qtbot, make_scr
     )
     assert [f for state, f in rows if state == "current"] == ["deleted", "kept", "kept"]
     assert [f for state, f in rows if state == "superseded"] == ["deleted", "kept", "kept"]
+
+
+def test_the_settings_offer_the_stored_judge_runs_with_spans(qtbot, study) -> None:
+    from meaningbench.annotation.protocols import study_protocol
+    from meaningbench.ui.annotation.settings_widget import AnnotationSettingsWidget
+
+    with study.session() as s:
+        first = s.query(Item).first()
+        assert first is not None
+        item_id, output = first.id, first.output
+    label = store_judge_answers(study, {item_id: _answer(output)})
+    store_judge_answers(study, {item_id: "Score: 40"}, template="da")  # no spans: not offered
+    widget = AnnotationSettingsWidget(study)
+    qtbot.addWidget(widget)
+    choices = [widget.prefill.itemText(i) for i in range(widget.prefill.count())]
+    assert len(choices) == 2 and choices[0].startswith("none")
+    assert choices[1].startswith(f"{label} (model smollm2, template esa")
+    widget.prefill.setCurrentIndex(1)
+    assert not widget.apply(), "the da protocol takes no pre-filled spans"
+    assert "belong to the esa protocol" in widget.error.text()
+    widget.protocol.setCurrentIndex(widget.protocol.findData("esa"))
+    assert widget.apply()
+    stored = study_protocol(study).prefill
+    assert stored is not None and stored.label == label
+    again = AnnotationSettingsWidget(study)
+    qtbot.addWidget(again)
+    assert again.prefill.currentIndex() == 1
