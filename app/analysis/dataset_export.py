@@ -359,11 +359,15 @@ def _pct(part: int, whole: int) -> str:
 def _prefill_lines(summary: PrefillSummary) -> list[str]:
     """The card's account of the judge's pre-filled spans (ESA^AI)."""
     s = summary
+    by = [
+        f"{markdown_text(model)} with template {markdown_text(template)} (config {h[:10]})"
+        for model, template, h in s.sources
+    ]
     return [
         "",
         "## Pre-filled error spans",
         "",
-        f"- proposed by: {', '.join(map(markdown_text, s.sources)) or 'no proposal shown yet'}",
+        f"- proposed by: {'; '.join(by) or 'no proposal shown yet'}",
         f"- {s.proposed} spans proposed on {s.prefilled} of {s.ratings} ratings: kept unchanged "
         f"{_pct(s.kept, s.proposed)}, edited {_pct(s.edited, s.proposed)}, deleted "
         f"{_pct(s.deleted, s.proposed)}",

@@ -343,7 +343,7 @@ def _proposal_of(raw: Any, where: str) -> ProposedSpan:
 class PrefillSummary:
     """What raters made of the proposals, over a set of ratings."""
 
-    sources: tuple[str, ...]  # who proposed: "model (template, config hash)"
+    sources: tuple[tuple[str, str, str], ...]  # who proposed: (model, template, config hash)
     ratings: int  # ratings with a span dimension (each a rater and an item)
     prefilled: int  # of them, ratings made with proposals shown
     proposed: int
@@ -373,10 +373,7 @@ def summarise_fates(
     fates = [f for _spans, fs in ratings for f in fs]
     made = sum(1 for _spans, fs in ratings for f in fs if f.span is not None)
     sources = sorted(
-        {
-            f"{f.proposal.model} ({f.proposal.template}, {f.proposal.config_hash[:10]})"
-            for f in fates
-        }
+        {(f.proposal.model, f.proposal.template, f.proposal.config_hash) for f in fates}
     )
     return PrefillSummary(
         sources=tuple(sources),
