@@ -284,7 +284,7 @@ class AnnotationScreen(QWidget):
                 legend.text()
                 + f"<br>Pre-marked by {html.escape(prefill.model)} ({html.escape(prefill.template)}): "
                 + proposed
-                + " in a dashed frame until you decide — <b>A</b> keeps, <b>1</b> / <b>2</b> or a new "
+                + " (paler, in a dashed frame) until you decide — <b>A</b> keeps, <b>1</b> / <b>2</b> or a new "
                 "selection edits, <b>Del</b> deletes, <b>N</b> next proposal."
             )
         legend.setObjectName("spanLegend")
