@@ -41,7 +41,7 @@ from meaningbench.annotation.proposals import (
 )
 from meaningbench.annotation.protocols import ProtocolChoice, describe
 from meaningbench.annotation.settings import AnnotationSettings, load_settings
-from meaningbench.annotation.span_io import export_spans
+from meaningbench.annotation.span_io import SPAN_KEYS, export_spans
 from meaningbench.annotation.spans import Span, spans_of
 from meaningbench.core.atomic_file import files_in_place
 from meaningbench.core.markdown import markdown_text
@@ -126,30 +126,11 @@ def _item_fields(pa: Any) -> list[tuple[str, Any]]:
 
 def write_parquet(rows: list[dict[str, Any]], path: Path) -> None:
     pa, pq = _arrow()
-    span = pa.struct(
-        [
-            ("side", pa.string()),
-            ("start", pa.int64()),
-            ("end", pa.int64()),
-            ("severity", pa.string()),
-            ("text", pa.string()),
-            ("origin", pa.string()),
-            ("proposal", pa.int64()),
-        ]
-    )
-    proposal = pa.struct(
-        [
-            ("side", pa.string()),
-            ("start", pa.int64()),
-            ("end", pa.int64()),
-            ("severity", pa.string()),
-            ("text", pa.string()),
-            ("model", pa.string()),
-            ("config_hash", pa.string()),
-            ("template", pa.string()),
-            ("fate", pa.string()),
-        ]
-    )
+    # A span's own fields, then where it came from; a proposal's, then who made it and its fate.
+    where = [(k, pa.int64() if k in ("start", "end") else pa.string()) for k in SPAN_KEYS]
+    span = pa.struct([*where, ("origin", pa.string()), ("proposal", pa.int64())])
+    by = [(k, pa.string()) for k in ("model", "config_hash", "template", "fate")]
+    proposal = pa.struct([*where, *by])
     schema = pa.schema(
         [
             *_item_fields(pa),
