@@ -102,11 +102,11 @@ def rating_rows(study: Study) -> list[dict[str, Any]]:
             display = json.loads(display)
         r["display_position"] = display.get("position") if isinstance(display, dict) else None
         rid = r.pop("rating_id")
-        mine = fates.get(rid, ())
+        proposed = fates.get(rid, ())
         r["spans"] = [
-            {"proposal": None, **sp} for sp in spans_with_origin(spans.get(rid, ()), mine)
+            {"proposal": None, **sp} for sp in spans_with_origin(spans.get(rid, ()), proposed)
         ]
-        r["proposals"] = [proposal_json(f) for f in mine]
+        r["proposals"] = [proposal_json(f) for f in proposed]
         r["flagged"] = bool(r["flagged"])
         r["submitted_at"] = str(r["submitted_at"]) if r["submitted_at"] is not None else None
         out.append(r)

@@ -58,7 +58,6 @@ __all__ = [
     "Span",
     "SettingsView",
     "annotator_choices",
-    "prefill_choices",
     "protocol_of",
     "rater_warnings",
     "settings_view",
@@ -121,9 +120,3 @@ def settings_view(handle: StudyHandle) -> SettingsView:
         sources = prefill_candidates(s)
     return SettingsView(settings=settings, datasets=datasets, prefill_sources=sources)
 
-
-def prefill_choices(handle: StudyHandle) -> list[PrefillSource]:
-    """The stored llm_judge configurations with error spans, newest first."""
-    study = study_of(handle)
-    with study.session() as s:
-        return prefill_candidates(s)
