@@ -103,21 +103,23 @@ def _widen(text_: str, start: int, end: int) -> tuple[int, int]:
 def locate(raw_spans: Sequence[Any], output: str) -> list[Span]:
     """The judge's spans as output spans, in the judge's order, none overlapping another."""
     placed: list[Span] = []
-    lowered = output.lower()
+    # Case does not matter where lower-casing keeps every offset (it does not for "İ").
+    fold = (lambda t: t.lower()) if len(output.lower()) == len(output) else (lambda t: t)
+    haystack = fold(output)
     for raw in raw_spans:
         if not isinstance(raw, dict):
             continue
-        wanted = str(raw.get("text") or "").strip()
+        wanted = fold(str(raw.get("text") or "").strip())
         if not wanted:
             continue
         found = None
-        at = lowered.find(wanted.lower())
+        at = haystack.find(wanted)
         while at >= 0:
             start, end = _widen(output, at, at + len(wanted))
             if all(end <= s.start or start >= s.end for s in placed):
                 found = (start, end)
                 break
-            at = lowered.find(wanted.lower(), at + 1)
+            at = haystack.find(wanted, at + 1)
         if found is not None:
             placed.append(make_span("output", output, *found, severity_of(raw.get("severity"))))
     return placed

@@ -65,6 +65,12 @@ def test_locate_finds_the_judges_words_widened_to_whole_words_without_overlap() 
     ]
 
 
+def test_locate_keeps_the_offsets_of_a_text_that_lower_casing_lengthens() -> None:
+    out = "İİİİ sail on the Bosphorus."  # lower-cased, each İ is two code points
+    (span,) = locate([{"text": "sail", "severity": "minor"}], out)
+    assert out[span.start : span.end] == span.text == "sail"
+
+
 def test_the_setting_names_a_stored_judge_run_and_shows_its_proposals(study) -> None:
     (source,) = prefill_candidates_of(study)
     choice = study_protocol(study)
