@@ -104,12 +104,13 @@ def locate(raw_spans: Sequence[Any], output: str) -> list[Span]:
     """The judge's spans as output spans, in the judge's order, none overlapping another."""
     placed: list[Span] = []
     # Case does not matter where lower-casing keeps every offset (it does not for "İ").
-    fold = (lambda t: t.lower()) if len(output.lower()) == len(output) else (lambda t: t)
-    haystack = fold(output)
+    blind = len(output.lower()) == len(output)
+    haystack = output.lower() if blind else output
     for raw in raw_spans:
         if not isinstance(raw, dict):
             continue
-        wanted = fold(str(raw.get("text") or "").strip())
+        wanted = str(raw.get("text") or "").strip()
+        wanted = wanted.lower() if blind else wanted
         if not wanted:
             continue
         found = None
