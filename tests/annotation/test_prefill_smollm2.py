@@ -7,7 +7,6 @@ refused with the fix, and nothing is pre-filled. About five minutes on a busy CP
 
 from __future__ import annotations
 
-import csv
 import json
 import sqlite3
 
@@ -19,7 +18,7 @@ from meaningbench.cli import main
 from meaningbench.db.study import open_study
 from meaningbench.metrics.neural.judge import LlmJudgeMetric
 from tests.conftest import SHARED_DATASETS
-from tests.jobs.studydata import add_items
+from tests.jobs.studydata import add_items, csmd_rows
 
 CSMD_DEV = SHARED_DATASETS / "csmd" / "dev.tsv"
 ITEMS = 2
@@ -36,9 +35,8 @@ def test_the_embedded_judges_spans_are_proposed_where_its_words_stand(
     if not found.ok:
         pytest.skip(f"the embedded judge is not installed: {found.reason}")
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    with CSMD_DEV.open(encoding="utf-8", newline="") as fh:
-        rows = list(csv.DictReader(fh, delimiter="\t"))[:ITEMS]
-    add_items(new_study, [(r["original"], r["simplification"], (), None) for r in rows])
+    pairs = csmd_rows(SHARED_DATASETS, "dev")[:ITEMS]
+    add_items(new_study, [(src, out, (), None) for src, out in pairs])
     path = str(new_study.path)
     new_study.close()
     assert main(["score", path, "--metrics", SPEC, "--device", "cpu"]) == 0
