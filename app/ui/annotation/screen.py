@@ -263,7 +263,12 @@ class AnnotationScreen(QWidget):
 
     def _span_legend(self) -> QLabel:
         """What the marks mean and how to make them, always in sight under the texts."""
-        from meaningbench.ui.annotation.span_editor import MAJOR_TINT, MINOR_TINT, PROPOSED
+        from meaningbench.ui.annotation.span_editor import (
+            MAJOR_TINT,
+            MINOR_TINT,
+            PROPOSED,
+            SOLID,
+        )
 
         base = self.palette().color(QPalette.ColorRole.Base)
         chip = '<span style="background-color:{};">&nbsp;{}&nbsp;</span>'
@@ -272,9 +277,9 @@ class AnnotationScreen(QWidget):
         )
         legend = QLabel(
             f"Mark meaning errors in {where}: "
-            + chip.format(blend(base, MINOR_TINT, 0.55).name(), "minor  1")
+            + chip.format(blend(base, MINOR_TINT, SOLID["minor"]).name(), "minor  1")
             + " "
-            + chip.format(blend(base, MAJOR_TINT, 0.5).name(), "<b>major  2</b>")
+            + chip.format(blend(base, MAJOR_TINT, SOLID["major"]).name(), "<b>major  2</b>")
             + " — ← → move, Shift+← → select words, Del removes, Tab goes to the score."
         )
         prefill = self.session.settings.esa_prefill
@@ -282,10 +287,10 @@ class AnnotationScreen(QWidget):
             proposed = chip.format(blend(base, MINOR_TINT, PROPOSED["minor"]).name(), "proposed")
             legend.setText(
                 legend.text()
-                + f"<br>Pre-marked by {html.escape(prefill.model)} ({html.escape(prefill.template)}): "
-                + proposed
-                + " (paler, in a dashed frame) until you decide — <b>A</b> keeps, <b>1</b> / <b>2</b> or a new "
-                "selection edits, <b>Del</b> deletes, <b>N</b> next proposal."
+                + f"<br>Pre-marked by {html.escape(prefill.model)} "
+                + f"({html.escape(prefill.template)}): {proposed} (paler, in a dashed frame) "
+                + "until you decide — <b>A</b> keeps, <b>1</b> / <b>2</b> or a new selection "
+                + "edits, <b>Del</b> deletes, <b>N</b> next proposal."
             )
         legend.setObjectName("spanLegend")
         legend.setWordWrap(True)
