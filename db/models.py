@@ -61,6 +61,9 @@ ATTRIBUTE_NAMES_KEY = "item_attribute_names"
 # An error span marks a stretch of the output (or, for an omission, of the source).
 SPAN_SIDES = ("output", "source")
 SPAN_SEVERITIES = ("minor", "major")
+# What became of a span a model proposed (pre-filled error spans): kept as proposed, kept
+# with another extent or severity, or deleted by the rater.
+PROPOSAL_FATES = ("kept", "edited", "deleted")
 
 
 def utcnow() -> datetime:
@@ -209,6 +212,37 @@ class RatingSpan(Base):
     end: Mapped[int] = mapped_column(Integer)
     severity: Mapped[str] = mapped_column(String(10))
     text: Mapped[str] = mapped_column(Text)
+
+
+class SpanProposal(Base):
+    """An error span a model proposed for a rating (pre-filled on the ESA screen) and what
+    the rater made of it: the span kept as proposed or edited (`span_id`), or deleted (no
+    span; the proposal stays as a record). A span of the rating that no proposal points at
+    is the rater's own."""
+
+    __tablename__ = "span_proposal"
+    __table_args__ = (
+        CheckConstraint(f"side IN {SPAN_SIDES!r}", name="proposal_side"),
+        CheckConstraint(f"severity IN {SPAN_SEVERITIES!r}", name="proposal_severity"),
+        CheckConstraint('start >= 0 AND "end" > start', name="proposal_offsets"),
+        CheckConstraint(f"fate IN {PROPOSAL_FATES!r}", name="proposal_fate"),
+        CheckConstraint("(fate = 'deleted') = (span_id IS NULL)", name="proposal_span"),
+        Index("ix_proposal_rating", "rating_id"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    rating_id: Mapped[int] = mapped_column(ForeignKey("rating.id", ondelete="CASCADE"))
+    span_id: Mapped[int | None] = mapped_column(ForeignKey("rating_span.id", ondelete="CASCADE"))
+    side: Mapped[str] = mapped_column(String(10), default="output")
+    start: Mapped[int] = mapped_column(Integer)
+    end: Mapped[int] = mapped_column(Integer)
+    severity: Mapped[str] = mapped_column(String(10))
+    text: Mapped[str] = mapped_column(Text)
+    # Who proposed it: the model, the metric configuration's hash and the prompt template.
+    model: Mapped[str] = mapped_column(Text)
+    config_hash: Mapped[str] = mapped_column(String(64))
+    template: Mapped[str] = mapped_column(Text)
+    fate: Mapped[str] = mapped_column(String(10))
 
 
 class PracticeItem(Base):

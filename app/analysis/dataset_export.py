@@ -4,7 +4,9 @@ a dataset card that says how the ratings were gathered and how far raters agree.
 The Parquet file holds one row per current rating of a regular item by a rater (named or
 anonymous; aggregate labels and hidden controls are the study's business, not the
 dataset's), with the item's texts, the rater, the dimension and value, the timing, the
-flag, error spans as a list of structs and, for side-by-side ratings, the position shown.
+flag, error spans as a list of structs (each with its origin: the rater's, or a judge's
+proposal kept or edited), the proposals a rater saw pre-filled with their fate and, for
+side-by-side ratings, the position shown.
 Hugging Face `datasets` reads it with `load_dataset("parquet", data_files=...)`. pyarrow
 is imported only here, when a dataset is written. Asked for one label set (`labels`), the
 dataset also holds that set's aggregate labels in their own file.
@@ -28,10 +30,19 @@ from sqlalchemy import text
 from meaningbench.analysis.agreement import AgreementResult, study_agreement
 from meaningbench.analysis.label_sets import resolve_label_sets
 from meaningbench.analysis.rater_checks import RaterCheck, study_rater_checks
+from meaningbench.annotation.proposals import (
+    PrefillSummary,
+    ProposalFate,
+    ProposedSpan,
+    fates_of,
+    proposal_json,
+    spans_with_origin,
+    summarise_fates,
+)
 from meaningbench.annotation.protocols import ProtocolChoice, describe
 from meaningbench.annotation.settings import AnnotationSettings, load_settings
-from meaningbench.annotation.span_io import export_spans
-from meaningbench.annotation.spans import spans_of
+from meaningbench.annotation.span_io import SPAN_KEYS, export_spans
+from meaningbench.annotation.spans import Span, spans_of
 from meaningbench.core.atomic_file import files_in_place
 from meaningbench.core.markdown import markdown_text
 from meaningbench.db.current_ratings import current_rating_sql
@@ -76,6 +87,7 @@ def rating_rows(study: Study) -> list[dict[str, Any]]:
     with study.session() as s:
         rows = [dict(r._mapping) for r in s.execute(text(_ROWS_SQL))]
         spans = spans_of(s, [r["rating_id"] for r in rows])
+        fates = fates_of(s, [r["rating_id"] for r in rows])
         names = attribute_names(s)
         ids = sorted({r["item_id"] for r in rows})
         attributes = item_attributes(s, (ids[0], ids[-1])) if names and ids else {}
@@ -89,7 +101,12 @@ def rating_rows(study: Study) -> list[dict[str, Any]]:
         if isinstance(display, str):
             display = json.loads(display)
         r["display_position"] = display.get("position") if isinstance(display, dict) else None
-        r["spans"] = [sp.to_json() for sp in spans.get(r.pop("rating_id"), ())]
+        rid = r.pop("rating_id")
+        proposed = fates.get(rid, ())
+        r["spans"] = [
+            {"proposal": None, **sp} for sp in spans_with_origin(spans.get(rid, ()), proposed)
+        ]
+        r["proposals"] = [proposal_json(f) for f in proposed]
         r["flagged"] = bool(r["flagged"])
         r["submitted_at"] = str(r["submitted_at"]) if r["submitted_at"] is not None else None
         out.append(r)
@@ -109,15 +126,11 @@ def _item_fields(pa: Any) -> list[tuple[str, Any]]:
 
 def write_parquet(rows: list[dict[str, Any]], path: Path) -> None:
     pa, pq = _arrow()
-    span = pa.struct(
-        [
-            ("side", pa.string()),
-            ("start", pa.int64()),
-            ("end", pa.int64()),
-            ("severity", pa.string()),
-            ("text", pa.string()),
-        ]
-    )
+    # A span's own fields, then where it came from; a proposal's, then who made it and its fate.
+    where = [(k, pa.int64() if k in ("start", "end") else pa.string()) for k in SPAN_KEYS]
+    span = pa.struct([*where, ("origin", pa.string()), ("proposal", pa.int64())])
+    by = [(k, pa.string()) for k in ("model", "config_hash", "template", "fate")]
+    proposal = pa.struct([*where, *by])
     schema = pa.schema(
         [
             *_item_fields(pa),
@@ -132,6 +145,7 @@ def write_parquet(rows: list[dict[str, Any]], path: Path) -> None:
             ("comment", pa.string()),
             ("display_position", pa.int64()),
             ("spans", pa.list_(span)),
+            ("proposals", pa.list_(proposal)),
         ]
     )
     names = list(rows[0]["attributes"]) if rows and "attributes" in rows[0] else []
@@ -297,6 +311,54 @@ def _agreement_lines(agreement: AgreementResult | None) -> list[str]:
     return lines
 
 
+def prefill_summary(rows: list[dict[str, Any]]) -> PrefillSummary:
+    """What the raters made of pre-filled spans, over the rows of the span dimension."""
+
+    def span(d: dict[str, Any]) -> Span:
+        return Span(d["side"], d["start"], d["end"], d["severity"], d["text"])
+
+    ratings = []
+    for r in rows:
+        spans = [span(d) for d in r["spans"]]
+        made = {
+            d["proposal"]: spans[k] for k, d in enumerate(r["spans"]) if d["proposal"] is not None
+        }
+        fates = [
+            ProposalFate(
+                ProposedSpan(span(p), p["model"], p["config_hash"], p["template"]), made.get(i)
+            )
+            for i, p in enumerate(r["proposals"])
+        ]
+        ratings.append((spans, fates))
+    return summarise_fates(ratings)
+
+
+def _pct(part: int, whole: int) -> str:
+    return f"{part} ({part / whole:.0%})" if whole else str(part)
+
+
+def _prefill_lines(summary: PrefillSummary) -> list[str]:
+    """The card's account of the judge's pre-filled spans (ESA^AI)."""
+    s = summary
+    by = [
+        f"{markdown_text(model)} with template {markdown_text(template)} (config {h[:10]})"
+        for model, template, h in s.sources
+    ]
+    return [
+        "",
+        "## Pre-filled error spans",
+        "",
+        f"- proposed by: {'; '.join(by) or 'no proposal shown yet'}",
+        f"- {s.proposed} spans proposed on {s.prefilled} of {s.ratings} ratings: kept unchanged "
+        f"{_pct(s.kept, s.proposed)}, edited {_pct(s.edited, s.proposed)}, deleted "
+        f"{_pct(s.deleted, s.proposed)}",
+        f"- share of model spans kept (unchanged or edited): {_num(s.kept_share, '.1%')}; "
+        f"kept unchanged: {_num(s.unchanged_share, '.1%')}",
+        f"- rater-added spans per item: {_num(s.added_per_item, '.2f')} "
+        f"({s.rater_added} spans over {s.ratings} ratings)",
+    ]
+
+
 def _files_lines(span_ratings: int, label_set: str | None, n_labels: int) -> list[str]:
     lines = [
         "",
@@ -304,7 +366,10 @@ def _files_lines(span_ratings: int, label_set: str | None, n_labels: int) -> lis
         "",
         f"- `{RATINGS_FILE}`: one row per rating (item_id, dataset, system, source, output, "
         "rater, rater_kind, dimension, scale, value, submitted_at, duration_ms, flagged, "
-        "comment, display_position, spans, and attributes: the item's categories, such as "
+        "comment, display_position, spans (each with its origin: rater, kept or edited, and "
+        "the index of its proposal), proposals (error spans a judge pre-filled, with model, "
+        "config_hash, template and fate: kept, edited or deleted), and attributes: the item's "
+        "categories, such as "
         "a sentence type, when the study has any). Hidden control items and practice "
         "answers are not included.",
     ]
@@ -350,6 +415,13 @@ def export_dataset(
     items = len({r["item_id"] for r in rows})
     title = name or Path(study.path).stem
     folder.parent.mkdir(parents=True, exist_ok=True)
+    # The ratings that carry spans (esa: the first dimension), when spans were pre-filled.
+    prefilled = settings.esa_prefill is not None or any(r["proposals"] for r in rows)
+    span_rows = (
+        [r for r in rows if r["dimension"] == first and r["rater_kind"] == "named"]
+        if prefilled and settings.protocol == "esa"
+        else []
+    )
     with files_in_place(folder, replaces=(SPANS_FILE, LABELS_FILE)) as staging:
         write_parquet(rows, staging / RATINGS_FILE)
         span_ratings = 0
@@ -363,6 +435,7 @@ def export_dataset(
             *_rater_lines(rows, raters, anonymous, items, dims),
             *_quality_lines(checks),
             *_agreement_lines(agreement),
+            *(_prefill_lines(prefill_summary(span_rows)) if span_rows else []),
             *_files_lines(span_ratings, label_set, len(labelled)),
         ]
         card = card_header(title, label_set) + "\n" + "\n".join(lines) + "\n"

@@ -38,6 +38,7 @@ from typing import Any
 from sqlalchemy import create_engine, select, text
 from sqlalchemy.orm import Session
 
+from meaningbench.annotation.proposals import fates_of, store_fates
 from meaningbench.annotation.spans import spans_of, store_spans
 from meaningbench.db.access import read_only_uris, study_access
 from meaningbench.db.current_ratings import current_rating_sql, holds_current
@@ -395,6 +396,9 @@ def _copy_spans(
     added = {their_id: row for their_id, row in rating_map.items() if row in new_rows}
     for their_id, spans in spans_of(src, list(added)).items():
         store_spans(dst, added[their_id].id, spans)
+    # And so do the records of pre-filled spans: which model proposed each, and its fate.
+    for their_id, fates in fates_of(src, list(added)).items():
+        store_fates(dst, added[their_id].id, fates)
 
 
 def _add_missing_attributes(dst: Session, item_id: int, their_meta: dict[str, Any] | None) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from meaningbench.annotation.proposals import ProposalFate, ProposedSpan
 from meaningbench.annotation.spans import Span
 
 
@@ -44,6 +45,10 @@ class ShownItem:
     shown_at: datetime | None = None
     # Error span annotation: the spans of this annotator's current rating of the item.
     spans: tuple[Span, ...] = ()
+    # Pre-filled error spans: on an unrated item the judge's proposals to show; on a rated
+    # one what became of the proposals its rater saw (kept and edited ones are among `spans`).
+    proposals: tuple[ProposedSpan, ...] = ()
+    fates: tuple[ProposalFate, ...] = ()
 
     @property
     def rated(self) -> bool:

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
+from meaningbench.annotation.proposals import PrefillSource, find_prefill
 from meaningbench.annotation.settings import (
     PROTOCOLS,
     AnnotationSettings,
@@ -23,6 +24,8 @@ class ProtocolChoice:
     hidden_number: bool
     source_spans: bool
     likert_labels: tuple[str, ...]
+    # esa: the stored judge configuration whose error spans are pre-filled; None: none.
+    prefill: PrefillSource | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -32,6 +35,7 @@ class ProtocolChoice:
         }
         if self.protocol == "esa":
             out["source_spans"] = self.source_spans
+            out["prefill_spans"] = None if self.prefill is None else self.prefill.to_json()
         if self.protocol == "likert":
             out["likert_labels"] = list(self.likert_labels)
         return out
@@ -42,6 +46,8 @@ class ProtocolChoice:
             extras.append("numbers hidden")
         if self.protocol == "esa" and self.source_spans:
             extras.append("omissions marked in the source")
+        if self.protocol == "esa" and self.prefill is not None:
+            extras.append(f"error spans pre-filled from {self.prefill.describe()}")
         tail = f" ({', '.join(extras)})" if extras else ""
         return f"{self.protocol} — {self.description}{tail}"
 
@@ -53,6 +59,7 @@ def describe(settings: AnnotationSettings) -> ProtocolChoice:
         hidden_number=settings.hidden_number,
         source_spans=settings.esa_source_spans,
         likert_labels=tuple(settings.likert_labels),
+        prefill=settings.esa_prefill,
     )
 
 
@@ -68,8 +75,10 @@ def set_protocol(
     hidden_number: bool | None = None,
     source_spans: bool | None = None,
     likert_labels: list[str] | None = None,
+    prefill: str | Literal[False] | None = None,
 ) -> ProtocolChoice:
-    """Store the study's protocol and its options (None: leave as it is)."""
+    """Store the study's protocol and its options (None: leave as it is). `prefill` names a
+    stored llm_judge run (its label) whose error spans pre-fill the ESA screen; False: none."""
     with study.session(write=True) as s:
         settings = load_settings(s)
         if protocol is not None:
@@ -80,5 +89,9 @@ def set_protocol(
             settings.esa_source_spans = source_spans
         if likert_labels is not None:
             settings.likert_labels = list(likert_labels)
+        if prefill is False:
+            settings.esa_prefill = None
+        elif prefill is not None:
+            settings.esa_prefill = find_prefill(s, prefill)
         save_settings(s, settings)
         return describe(settings)

@@ -13,6 +13,7 @@ rating it had superseded, if any).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime
 
@@ -20,6 +21,14 @@ from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
 from meaningbench.annotation.model import Progress, Scale, ShownItem, Submission
+from meaningbench.annotation.proposals import (
+    ProposalFate,
+    ProposedSpan,
+    check_fates,
+    fates_of,
+    proposals_for,
+    store_fates,
+)
 from meaningbench.annotation.queue import ensure_queue, get_or_create_annotator
 from meaningbench.annotation.settings import (
     SINGLE_SCORE_PROTOCOLS,
@@ -108,6 +117,11 @@ class AnnotationSession:
         first = self.scales[0].name
         span_rating = [rid for name, _v, rid in rows if name == first]
         spans = spans_of(s, span_rating).get(span_rating[0], ()) if span_rating else ()
+        fates = fates_of(s, span_rating).get(span_rating[0], ()) if span_rating else ()
+        proposals: tuple[ProposedSpan, ...] = ()
+        prefill = self.settings.esa_prefill
+        if not span_rating and prefill is not None and self.protocol == "esa":
+            proposals = proposals_for(s, prefill, item_id, item.output)
         self._shown = ShownItem(
             item_id=item_id,
             source=item.source,
@@ -118,6 +132,8 @@ class AnnotationSession:
             reviewing=reviewing,
             shown_at=utcnow(),
             spans=spans,
+            proposals=proposals,
+            fates=fates,
         )
         return self._shown
 
@@ -251,14 +267,17 @@ class AnnotationSession:
         submitted_at: datetime | None = None,
         spans: tuple[Span, ...] | list[Span] = (),
         display: dict[str, object] | None = None,
+        proposals: Sequence[ProposalFate] = (),
     ) -> Submission:
         """Store the ratings of one item (all active dimensions) in one transaction.
 
         `spans` (error span annotation) go with the rating of the first dimension, the
-        protocol's score; `display` records where a side-by-side output stood on screen.
+        protocol's score, and so do `proposals`: each pre-filled span the rater saw, with the
+        span it became (among `spans`) or None where the rater deleted it. `display` records
+        where a side-by-side output stood on screen.
         """
         self._check_values(values_by_dimension)
-        if spans and self.protocol != "esa":
+        if (spans or proposals) and self.protocol != "esa":
             raise UserError(f"Error spans belong to the esa protocol, not {self.protocol!r}.")
         start_values = start_values or {}
         if shown_at is None and self._shown is not None and self._shown.item_id == item_id:
@@ -270,8 +289,8 @@ class AnnotationSession:
         shown = self._shown if self._shown is not None and self._shown.item_id == item_id else None
         with self.study.session(write=True) as s:
             entry = self._entry(s, item_id)
-            if spans:
-                self._check_spans(s, item_id, spans)
+            if spans or proposals:
+                self._check_spans(s, item_id, spans, proposals)
             if shown is not None:  # read when shown, and kept current by flag()
                 flagged, comment = shown.flagged, shown.comment
             else:
@@ -308,6 +327,7 @@ class AnnotationSession:
             s.flush()
             ids = tuple(r.id for r in new_rows)
             store_spans(s, ids[0], spans)
+            store_fates(s, ids[0], proposals)
         if newly_done:
             self._adjust(rated=1, skipped=-1 if was_skipped else 0)
         return Submission(
@@ -319,12 +339,18 @@ class AnnotationSession:
         )
 
     @staticmethod
-    def _check_spans(s: Session, item_id: int, spans: tuple[Span, ...] | list[Span]) -> None:
+    def _check_spans(
+        s: Session,
+        item_id: int,
+        spans: tuple[Span, ...] | list[Span],
+        proposals: Sequence[ProposalFate],
+    ) -> None:
         item = s.get(Item, item_id)
         assert item is not None
         for span in spans:
             check_span(span, item.source, item.output, f"item {item_id}")
         check_no_overlap(list(spans), f"item {item_id}")
+        check_fates(proposals, list(spans), item.source, item.output, f"item {item_id}")
 
     def _current_ratings(self, s: Session, item_id: int) -> dict[int, Rating]:
         """This annotator's ratings of the item now in force, by dimension id."""
@@ -443,15 +469,4 @@ class AnnotationSession:
                 .values(flagged=flagged, comment=comment)
             )
         if self._shown is not None and self._shown.item_id == item_id:
-            shown = self._shown
-            self._shown = ShownItem(
-                item_id=shown.item_id,
-                source=shown.source,
-                output=shown.output,
-                values=shown.values,
-                flagged=flagged,
-                comment=comment,
-                reviewing=shown.reviewing,
-                shown_at=shown.shown_at,
-                spans=shown.spans,
-            )
+            self._shown = replace(self._shown, flagged=flagged, comment=comment)

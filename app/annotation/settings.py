@@ -20,6 +20,7 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from meaningbench.annotation.proposals import PrefillSource
 from meaningbench.db.models import Dimension, Rating, StudySetting
 from meaningbench.errors import UserError
 
@@ -144,6 +145,9 @@ class AnnotationSettings:
     hidden_number: bool = False
     # Error span annotation: omissions may be marked in the source too.
     esa_source_spans: bool = False
+    # Error span annotation: the stored judge configuration whose spans are pre-filled on
+    # the screen for the rater to keep, edit or delete (None: the rater starts blank).
+    esa_prefill: PrefillSource | None = None
     likert_labels: list[str] = field(default_factory=lambda: list(DEFAULT_LIKERT_LABELS))
     sxs_width: int = DEFAULT_SXS_WIDTH
     # Live rater checks: the thresholds below which the coordinator is warned about a rater
@@ -174,6 +178,7 @@ class AnnotationSettings:
                 for k, v in thresholds.items()
                 if isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
             }
+        kwargs["esa_prefill"] = PrefillSource.from_json(raw.get("esa_prefill"))
         return cls(qc=qc, **kwargs)
 
     def validate(self) -> None:
@@ -197,6 +202,11 @@ class AnnotationSettings:
             raise UserError(
                 f"Unknown annotation protocol {self.protocol!r}; choose one of "
                 f"{', '.join(PROTOCOLS)}."
+            )
+        if self.esa_prefill is not None and self.protocol != "esa":
+            raise UserError(
+                "Pre-filled error spans belong to the esa protocol, not "
+                f"{self.protocol!r}; choose esa, or no pre-filled spans."
             )
         if len(self.likert_labels) != 5:
             raise UserError("Likert: give one label for each of the five points.")

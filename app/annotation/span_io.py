@@ -7,6 +7,15 @@ U+0085, which `meaningbench.core.json_values.json_line` escapes so that no reade
      "rater": "alice", "dimension": "meaning", "score": 70.0,
      "spans": [{"side": "output", "start": 4, "end": 9, "severity": "major", "text": "..."}]}
 
+A rating made with pre-filled spans (a judge's proposals) also tells what became of them:
+its spans carry `origin` (`rater`, `kept` or `edited`) and, for the judge's, `proposal`, the
+index of their proposal; the line ends with `proposals`, each with its offsets, severity,
+text, `model`, `config_hash`, `template` and `fate` (`kept`, `edited` or `deleted`):
+
+    ..., "spans": [{..., "origin": "edited", "proposal": 0}],
+     "proposals": [{"side": "output", ..., "model": "smollm2", "config_hash": "...",
+                    "template": "esa", "fate": "edited"}]}
+
 The export writes exactly what the import reads, so a file of the export's shape goes
 through import and export unchanged, byte for byte. The import reads with the data files'
 JSON Lines reader (`meaningbench.core.readers.json_objects`: lines end only at \\n, a
@@ -25,6 +34,14 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from meaningbench.annotation.proposals import (
+    check_fates,
+    fates_from_json,
+    fates_of,
+    proposal_json,
+    spans_with_origin,
+    store_fates,
+)
 from meaningbench.annotation.queue import get_or_create_annotator
 from meaningbench.annotation.spans import Span, check_no_overlap, check_span, spans_of, store_spans
 from meaningbench.core.atomic_file import replace_atomically
@@ -59,21 +76,23 @@ def export_spans(study: Study, out: Path, dimension: str | None = None) -> int:
             .order_by(Item.id, Annotator.name)
         ).all()
         spans = spans_of(s, [r[0] for r in rows])
-        lines = [
-            json_line(
-                {
-                    "dataset": ds,
-                    "system": item.system,
-                    "source": item.source,
-                    "output": item.output,
-                    "rater": rater,
-                    "dimension": dim.name,
-                    "score": float(value),
-                    "spans": [sp.to_json() for sp in spans.get(rid, ())],
-                }
-            )
-            for rid, value, rater, item, ds in rows
-        ]
+        fates = fates_of(s, [r[0] for r in rows])
+        lines = []
+        for rid, value, rater, item, ds in rows:
+            line: dict[str, Any] = {
+                "dataset": ds,
+                "system": item.system,
+                "source": item.source,
+                "output": item.output,
+                "rater": rater,
+                "dimension": dim.name,
+                "score": float(value),
+                "spans": [sp.to_json() for sp in spans.get(rid, ())],
+            }
+            if rid in fates:  # pre-filled: where each span came from, and every proposal
+                line["spans"] = spans_with_origin(spans.get(rid, ()), fates[rid])
+                line["proposals"] = [proposal_json(f) for f in fates[rid]]
+            lines.append(json_line(line))
     with replace_atomically(out) as f:  # a failed write leaves the old file as it was
         f.writelines(lines)
     return len(lines)
@@ -193,6 +212,7 @@ def import_spans(study: Study, path: Path) -> SpanImport:
             line = _read_line(record, where, dims)
             item = _item_of_line(s, line, where)
             spans = _spans(record, where, line.source, line.output)
+            fates = _fates(record, where, spans, line)
             annotator = get_or_create_annotator(s, line.rater)
             if annotator.kind != "named":
                 raise UserError(f"{where}: field 'rater': {line.rater!r} is not a named rater.")
@@ -208,6 +228,7 @@ def import_spans(study: Study, path: Path) -> SpanImport:
             s.add(rating)
             s.flush()
             store_spans(s, rating.id, spans)
+            store_fates(s, rating.id, fates)
             n_ratings += 1
             n_spans += len(spans)
     return SpanImport(ratings=n_ratings, spans=n_spans)
@@ -243,3 +264,13 @@ def _spans(record: dict[str, Any], where: str, source: str, output: str) -> list
         out.append(span)
     check_no_overlap(out, f"{where}, field 'spans'")
     return out
+
+
+def _fates(record: dict[str, Any], where: str, spans: list[Span], line: _SpanLine) -> list[Any]:
+    """What became of the line's pre-filled spans (none: the line has no `proposals`)."""
+    if "proposals" not in record:
+        return []
+    raw = _field(record, "proposals", list, where)
+    fates = fates_from_json(raw, record["spans"], spans, where)
+    check_fates(fates, spans, line.source, line.output, where)
+    return fates

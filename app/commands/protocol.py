@@ -47,6 +47,22 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         action="store_false",
         help="esa: spans in the output only",
     )
+    prefill = parser.add_mutually_exclusive_group()
+    prefill.add_argument(
+        "--prefill-spans",
+        dest="prefill",
+        metavar="RUN",
+        default=None,
+        help="esa: pre-fill the screen with the error spans of a stored llm_judge run "
+        "(its label, e.g. 'llm_judge[template=esa]'; score it first), for the rater to keep, "
+        "edit or delete",
+    )
+    prefill.add_argument(
+        "--no-prefill-spans",
+        dest="prefill",
+        action="store_false",
+        help="esa: raters start with no spans",
+    )
     common.add_json_flag(parser)
 
 
@@ -54,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
     from meaningbench.annotation.protocols import set_protocol, study_protocol
 
     changing = args.protocol is not None or args.hidden_number is not None
-    changing = changing or args.source_spans is not None
+    changing = changing or args.source_spans is not None or args.prefill is not None
     study = common.open_existing_study(args.study, reading=not changing)
     try:
         if changing:
@@ -63,6 +79,7 @@ def run(args: argparse.Namespace) -> int:
                 args.protocol,
                 hidden_number=args.hidden_number,
                 source_spans=args.source_spans,
+                prefill=args.prefill,
             )
         else:
             choice = study_protocol(study)

@@ -237,6 +237,26 @@ def _build_kit(lead: Path, dest: Path, plan: KitPlan) -> None:
         conn.close()
 
 
+def _empty(conn: sqlite3.Connection) -> None:
+    """Empty the tables that hold nothing of a rater's, but for the judge's scores that
+    pre-fill the ESA screen on the kit's items: the rater's screen reads its proposals there."""
+    row = conn.execute(
+        "SELECT json_extract(value, '$.esa_prefill.metric'), "
+        "json_extract(value, '$.esa_prefill.config_hash') FROM study_setting WHERE key = ?",
+        (SETTINGS_KEY,),
+    ).fetchone()
+    prefill = tuple(row) if row is not None and row[0] is not None else None
+    for table in EMPTIED:
+        if prefill is None or table not in ("score", "metric_run"):
+            conn.execute(f"DELETE FROM {table}")
+    if prefill is not None:
+        conn.execute("DELETE FROM metric_run WHERE NOT (metric = ? AND config_hash = ?)", prefill)
+        conn.execute(
+            "DELETE FROM score WHERE run_id NOT IN (SELECT id FROM metric_run) "
+            "OR item_id NOT IN (SELECT id FROM keep_item)"
+        )
+
+
 def _strip(conn: sqlite3.Connection, plan: KitPlan) -> None:
     """Delete from the copy everything that is not this rater's queue."""
     a = plan.annotator_id
@@ -253,14 +273,14 @@ def _strip(conn: sqlite3.Connection, plan: KitPlan) -> None:
     for (table,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall():
         if table not in known and not str(table).startswith("sqlite_"):
             conn.execute(f'DROP TABLE "{table}"')  # a job's scratch table: scores again
-    for table in EMPTIED:
-        conn.execute(f"DELETE FROM {table}")
+    _empty(conn)
     keep = "(SELECT id FROM keep_item)"
     conn.execute(f"DELETE FROM rating WHERE annotator_id != ? OR item_id NOT IN {keep}", (a,))
     conn.execute(
         "UPDATE rating SET supersedes_id = NULL WHERE supersedes_id NOT IN (SELECT id FROM rating)"
     )
     conn.execute("DELETE FROM rating_span WHERE rating_id NOT IN (SELECT id FROM rating)")
+    conn.execute("DELETE FROM span_proposal WHERE rating_id NOT IN (SELECT id FROM rating)")
     conn.execute(
         f"DELETE FROM item_note WHERE annotator_id IS NULL OR annotator_id != ? OR item_id NOT IN {keep}",
         (a,),

@@ -20,6 +20,7 @@ from meaningbench.runtime.changes import StudyChanges, Wrote
 
 if TYPE_CHECKING:
     from meaningbench.annotation.model import ShownItem
+    from meaningbench.annotation.proposals import ProposalFate
     from meaningbench.annotation.side_by_side import ShownUnit
     from meaningbench.annotation.spans import Span
 
@@ -54,11 +55,13 @@ def submit_rating(
     starts: dict[str, float | None],
     shown_at: datetime | None,
     spans: tuple[Span, ...] = (),
+    proposals: tuple[ProposalFate, ...] = (),
 ) -> Job:
-    """Store one item's ratings (all its dimensions, in one transaction)."""
+    """Store one item's ratings (all its dimensions, in one transaction), with its error
+    spans and what became of the pre-filled ones."""
 
     def run(_ctx: JobContext) -> StudyChanges:
-        session.submit(item_id, values, starts, shown_at, spans=spans)
+        session.submit(item_id, values, starts, shown_at, spans=spans, proposals=proposals)
         return StudyChanges.of(ratings=[item_id])
 
     return run

@@ -15,6 +15,12 @@ from sqlalchemy import select
 from meaningbench.annotation.model import Scale, ShownItem
 from meaningbench.annotation.overview import AnnotatorSummary, annotator_overview
 from meaningbench.annotation.practice import Feedback, Practice
+from meaningbench.annotation.proposals import (
+    PrefillSource,
+    ProposalFate,
+    ProposedSpan,
+    prefill_candidates,
+)
 from meaningbench.annotation.settings import (
     MAX_QC_PER_100,
     PROTOCOLS,
@@ -40,6 +46,9 @@ __all__ = [
     "AnnotatorChoices",
     "AnnotatorSummary",
     "DimensionConfig",
+    "PrefillSource",
+    "ProposalFate",
+    "ProposedSpan",
     "Feedback",
     "Practice",
     "QCMix",
@@ -99,6 +108,8 @@ def protocol_of(handle: StudyHandle) -> str:
 class SettingsView:
     settings: AnnotationSettings
     datasets: list[str]  # every dataset's name, sorted
+    # The stored judge configurations whose error spans may pre-fill the ESA screen.
+    prefill_sources: list[PrefillSource]
 
 
 def settings_view(handle: StudyHandle) -> SettingsView:
@@ -106,4 +117,6 @@ def settings_view(handle: StudyHandle) -> SettingsView:
     with study.session() as s:
         settings = load_settings(s)
         datasets = list(s.scalars(select(Dataset.name).order_by(Dataset.name)))
-    return SettingsView(settings=settings, datasets=datasets)
+        sources = prefill_candidates(s)
+    return SettingsView(settings=settings, datasets=datasets, prefill_sources=sources)
+

@@ -27,6 +27,8 @@ KEYMAP: tuple[tuple[str, str], ...] = (
     ("Shift+← / Shift+→ in a text", "Error spans: stretch the selection over words"),
     ("1 / 2 in a text", "Error spans: mark the selection a minor / major error"),
     ("Del in a text", "Error spans: remove the span under the cursor"),
+    ("A in a text", "Pre-marked spans: keep the proposal under the cursor"),
+    ("N in a text", "Pre-marked spans: go to the next proposal not yet decided"),
     ("? or F1", "Show or hide this list"),
     ("Esc", "Close this list or the guidelines"),
 )

@@ -7,6 +7,7 @@ shortcuts of the window around it (an Edit ▸ Undo on Ctrl+Z, say) cannot take 
 
 from __future__ import annotations
 
+import html
 from datetime import datetime
 
 from PySide6.QtCore import QEvent, Qt, QTimer, Signal
@@ -44,6 +45,10 @@ HINT_BLOCKED = "Not submitted: every scale needs a value first — move the slid
 HINT_SPANS = (
     "Mark meaning errors: ← → move, Shift+← → stretch, 1 minor, 2 major, Del removes; "
     "Tab goes on to the score."
+)
+HINT_PROPOSALS = (
+    "{n} proposed span(s) to decide: A keeps, 1 / 2 changes the severity, Del deletes, "
+    "N goes to the next; left as they are, they count as kept."
 )
 NOTICE_MS = 4000
 
@@ -188,6 +193,7 @@ class AnnotationScreen(QWidget):
                 editor = SpanEditor(side)
                 panel.use_text_widget(editor)
                 editor.focused.connect(self._refresh_hint)
+                editor.spansChanged.connect(self._refresh_hint)
                 self.span_editors.append(editor)
         hidden = bool(self.session.settings.hidden_number)
         self.rows = [DimensionRow(sc, hidden_number=hidden) for sc in self.session.scales]
@@ -262,7 +268,12 @@ class AnnotationScreen(QWidget):
 
     def _span_legend(self) -> QLabel:
         """What the marks mean and how to make them, always in sight under the texts."""
-        from meaningbench.ui.annotation.span_editor import MAJOR_TINT, MINOR_TINT
+        from meaningbench.ui.annotation.span_editor import (
+            MAJOR_TINT,
+            MINOR_TINT,
+            PROPOSED,
+            SOLID,
+        )
 
         base = self.palette().color(QPalette.ColorRole.Base)
         chip = '<span style="background-color:{};">&nbsp;{}&nbsp;</span>'
@@ -271,11 +282,21 @@ class AnnotationScreen(QWidget):
         )
         legend = QLabel(
             f"Mark meaning errors in {where}: "
-            + chip.format(blend(base, MINOR_TINT, 0.55).name(), "minor  1")
+            + chip.format(blend(base, MINOR_TINT, SOLID["minor"]).name(), "minor  1")
             + " "
-            + chip.format(blend(base, MAJOR_TINT, 0.5).name(), "<b>major  2</b>")
+            + chip.format(blend(base, MAJOR_TINT, SOLID["major"]).name(), "<b>major  2</b>")
             + " — ← → move, Shift+← → select words, Del removes, Tab goes to the score."
         )
+        prefill = self.session.settings.esa_prefill
+        if prefill is not None:
+            proposed = chip.format(blend(base, MINOR_TINT, PROPOSED["minor"]).name(), "proposed")
+            legend.setText(
+                legend.text()
+                + f"<br>Pre-marked by {html.escape(prefill.model)} "
+                + f"({html.escape(prefill.template)}): {proposed} (paler, in a dashed frame) "
+                + "until you decide — <b>A</b> keeps, <b>1</b> / <b>2</b> or a new selection "
+                + "edits, <b>Del</b> deletes, <b>N</b> next proposal."
+            )
         legend.setObjectName("spanLegend")
         legend.setWordWrap(True)
         return legend
@@ -340,7 +361,12 @@ class AnnotationScreen(QWidget):
         self.stack.setCurrentIndex(0)
         self.pair.set_pair(item.source, item.output)
         for editor in self.span_editors:
-            editor.load(item.output if editor.side == "output" else item.source, item.spans)
+            editor.load(
+                item.output if editor.side == "output" else item.source,
+                item.spans,
+                item.proposals,
+                item.fates,
+            )
         for row in self.rows:
             row.scale.reset(item.values.get(row.name))
         if item.reviewing:
@@ -368,7 +394,10 @@ class AnnotationScreen(QWidget):
         if self._notice_timer.isActive() or self._item is None:
             return
         ready = all(row.scale.is_set() for row in self.rows)
-        if not ready and QApplication.focusWidget() in self.span_editors:
+        pending = sum(editor.pending() for editor in self.span_editors)
+        if pending and QApplication.focusWidget() in self.span_editors:
+            self.hint.setText(HINT_PROPOSALS.format(n=pending))
+        elif not ready and QApplication.focusWidget() in self.span_editors:
             self.hint.setText(HINT_SPANS)
         else:
             self.hint.setText(HINT_READY if ready else HINT_UNSET)
@@ -394,7 +423,8 @@ class AnnotationScreen(QWidget):
             self.notice(HINT_BLOCKED)
             return False
         spans = tuple(sorted(s for editor in self.span_editors for s in editor.spans()))
-        spans_changed = spans != tuple(sorted(item.spans))
+        fates = tuple(f for editor in self.span_editors for f in editor.fates())
+        spans_changed = spans != tuple(sorted(item.spans)) or set(fates) != set(item.fates)
         if (
             item.reviewing
             and not spans_changed
@@ -413,6 +443,7 @@ class AnnotationScreen(QWidget):
                     starts,
                     item.shown_at,
                     spans=spans,
+                    proposals=fates,
                 )
             )
         except UserError as exc:

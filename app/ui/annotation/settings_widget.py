@@ -62,7 +62,7 @@ COLUMNS = ("Active", "Dimension", "Scale", "Low end label", "High end label", "Q
 
 SECTIONS = ("scales", "queues", "guidelines")
 # Stored with the scales: the protocol decides what the scales are.
-PROTOCOL_FIELDS = ("protocol", "hidden_number", "esa_source_spans")
+PROTOCOL_FIELDS = ("protocol", "hidden_number", "esa_source_spans", "esa_prefill")
 QUEUE_FIELDS = (
     "seed",
     "overlap_k",
@@ -94,6 +94,7 @@ class AnnotationSettingsWidget(QWidget):
         view = settings_view(study)
         self._loaded = view.settings
         self._datasets = view.datasets
+        self._prefill_sources = view.prefill_sources
         pages = {
             "scales": (self._scales_tab(), "Scales"),
             "queues": (self._queue_tab(), "Queues and QC"),
@@ -137,6 +138,13 @@ class AnnotationSettingsWidget(QWidget):
         self.source_spans = QCheckBox("Error spans: omissions may be marked in the original too")
         form.addRow(self.hidden_number)
         form.addRow(self.source_spans)
+        self.prefill = QComboBox()
+        self.prefill.setObjectName("prefillChoice")
+        self.prefill.setToolTip(
+            "Error spans: show a judge's stored spans pre-marked, for the rater to keep, edit "
+            "or delete. Score the items with llm_judge[template=esa] first."
+        )
+        form.addRow("Pre-fill error spans", self.prefill)
         v.addLayout(form)
         v.addWidget(QLabel("Raters see one scale per active dimension, in this order."))
         self.table = QTableWidget(0, len(COLUMNS))
@@ -242,6 +250,7 @@ class AnnotationSettingsWidget(QWidget):
         self.protocol.setCurrentIndex(max(0, self.protocol.findData(st.protocol)))
         self.hidden_number.setChecked(st.hidden_number)
         self.source_spans.setChecked(st.esa_source_spans)
+        self._load_prefill(st)
         self._table_dims = list(st.dimensions)  # the rows of the table, in order
         self.table.setRowCount(len(st.dimensions))
         for r, d in enumerate(st.dimensions):
@@ -321,7 +330,19 @@ class AnnotationSettingsWidget(QWidget):
             protocol=str(self.protocol.currentData()),
             hidden_number=self.hidden_number.isChecked(),
             esa_source_spans=self.source_spans.isChecked(),
+            esa_prefill=self.prefill.currentData(),
         )
+
+    def _load_prefill(self, st: AnnotationSettings) -> None:
+        self.prefill.clear()
+        self.prefill.addItem("none: raters start with no spans", None)
+        sources = list(self._prefill_sources)
+        if st.esa_prefill is not None and st.esa_prefill not in sources:
+            sources.append(st.esa_prefill)  # its run is gone, but the setting stands
+        for source in sources:
+            self.prefill.addItem(source.describe(), source)
+        chosen = sources.index(st.esa_prefill) + 1 if st.esa_prefill is not None else 0
+        self.prefill.setCurrentIndex(chosen)
 
     def fields(self) -> dict[str, tuple[str, ...]]:
         """The settings' fields the shown sections write; the others keep the file's values

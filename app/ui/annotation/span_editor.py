@@ -5,6 +5,12 @@ selection a minor error and 2 a major one, Delete (or Backspace) removes the spa
 the cursor. Every other key goes on to the screen (Enter submits, Tab moves on to the
 score). The spans are character offsets into the text, over whole words.
 
+Pre-filled spans (a judge's proposals) are drawn paler, in a dashed frame, until the rater
+decides: A keeps the proposal under the cursor, 1 / 2 over it (or a new selection across
+it) edits it, Delete deletes it, N goes to the next undecided one. A proposal left
+undecided at submission counts as kept. Each proposal remembers the span it became, so the
+rating records its fate (`ProposalFate`).
+
 The text with its span tints is set once per change of the spans; the word cursor and the
 selection are painted over it. On a 2,000-word text, setting the text costs a layout of the
 whole of it, far too slow for every arrow key. Where the words stand on screen comes from a
@@ -15,6 +21,8 @@ scroll to keep the cursor's word in sight.
 from __future__ import annotations
 
 import html
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 from PySide6.QtCore import QRectF, Qt, Signal
 from PySide6.QtGui import (
@@ -24,16 +32,34 @@ from PySide6.QtGui import (
     QPainter,
     QPaintEvent,
     QPalette,
+    QPen,
     QTextDocument,
 )
 from PySide6.QtWidgets import QLabel, QScrollArea, QSizePolicy, QWidget
 
-from meaningbench.queries.annotation import Span, make_span, words
+from meaningbench.queries.annotation import ProposalFate, ProposedSpan, Span, make_span, words
 from meaningbench.ui.annotation.scales import NAV_MODIFIERS, blend
 
 SEVERITY_KEYS = {Qt.Key.Key_1: "minor", Qt.Key.Key_2: "major"}
 MINOR_TINT = QColor("#f2b84b")
 MAJOR_TINT = QColor("#e0564f")
+# How strongly a span's tint shows: a rater's (or a decided proposal's), an undecided one.
+SOLID = {"minor": 0.55, "major": 0.5}
+PROPOSED = {"minor": 0.28, "major": 0.25}
+
+
+@dataclass(frozen=True)
+class Mark:
+    """A span on the text; `proposal`: the judge's span it comes from (None: the rater's);
+    `decided`: the rater kept or edited it (an undecided proposal is drawn as proposed)."""
+
+    span: Span
+    proposal: ProposedSpan | None = None
+    decided: bool = True
+
+    @property
+    def pending(self) -> bool:
+        return self.proposal is not None and not self.decided
 
 
 class SpanEditor(QLabel):
@@ -54,7 +80,8 @@ class SpanEditor(QLabel):
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Minimum)
         self._text = ""
         self._words: list[tuple[int, int]] = []
-        self._spans: list[Span] = []
+        self._marks: list[Mark] = []
+        self._deleted: list[ProposedSpan] = []  # proposals the rater deleted
         self._cursor = 0  # word index
         self._anchor = 0  # word index where the selection started
         self._markup = ""
@@ -63,15 +90,49 @@ class SpanEditor(QLabel):
 
     # -- state ---------------------------------------------------------------------------
 
-    def load(self, text: str, spans: tuple[Span, ...] | list[Span] = ()) -> None:
+    def load(
+        self,
+        text: str,
+        spans: Sequence[Span] = (),
+        proposals: Sequence[ProposedSpan] = (),
+        fates: Sequence[ProposalFate] = (),
+    ) -> None:
+        """Show the text with its spans; an unrated item's `proposals` as undecided marks,
+        a rated item's `fates` (what became of its proposals) on the spans they became."""
         self._text = text
         self._words = words(text)
-        self._spans = sorted(s for s in spans if s.side == self.side)
+        origin = {f.span: f.proposal for f in fates if f.span is not None}
+        self._marks = [Mark(s, origin.get(s)) for s in spans if s.side == self.side]
+        self._marks += [
+            Mark(p.span, p, decided=False) for p in proposals if p.span.side == self.side
+        ]
+        self._marks.sort(key=lambda m: m.span)
+        self._deleted = [
+            f.proposal for f in fates if f.span is None and f.proposal.span.side == self.side
+        ]
         self._cursor = self._anchor = 0
         self._render()
+        first = next((m.span.start for m in self._marks if m.pending), None)
+        if first is not None:  # the rater starts on the first proposal to decide
+            self._cursor = self._anchor = next(
+                i for i, (_a, b) in enumerate(self._words) if b > first
+            )
 
     def spans(self) -> list[Span]:
-        return list(self._spans)
+        return [m.span for m in self._marks]
+
+    def marks(self) -> list[Mark]:
+        return list(self._marks)
+
+    def fates(self) -> list[ProposalFate]:
+        """Each proposal of this text with the span it became (None: deleted)."""
+        made = [ProposalFate(m.proposal, m.span) for m in self._marks if m.proposal is not None]
+        gone = [ProposalFate(p, None) for p in self._deleted]
+        return sorted(made + gone, key=lambda f: f.proposal.span)
+
+    def pending(self) -> int:
+        """How many proposals wait for the rater's decision."""
+        return sum(m.pending for m in self._marks)
 
     def plain_text(self) -> str:
         return self._text
@@ -89,23 +150,56 @@ class SpanEditor(QLabel):
             return
         start, end = sel
         # A new span replaces the spans it overlaps: re-marking a word changes its severity.
-        self._spans = [s for s in self._spans if s.end <= start or s.start >= end]
-        self._spans.append(make_span(self.side, self._text, start, end, severity))
-        self._spans.sort()
+        # Over a proposal it is that proposal edited; other proposals it covers are deleted.
+        covered = [m for m in self._marks if m.span.end > start and m.span.start < end]
+        proposals = [m.proposal for m in covered if m.proposal is not None]
+        self._deleted += proposals[1:]
+        self._marks = [m for m in self._marks if m not in covered]
+        span = make_span(self.side, self._text, start, end, severity)
+        self._marks.append(Mark(span, proposals[0] if proposals else None))
+        self._marks.sort(key=lambda m: m.span)
         self._anchor = self._cursor
         self._render()
         self.spansChanged.emit()
 
-    def remove_at_cursor(self) -> bool:
+    def _at_cursor(self) -> list[Mark]:
         if not self._words:
-            return False
+            return []
         a, b = self._words[self._cursor]
-        kept = [s for s in self._spans if s.end <= a or s.start >= b]
-        if len(kept) == len(self._spans):
+        return [m for m in self._marks if m.span.end > a and m.span.start < b]
+
+    def remove_at_cursor(self) -> bool:
+        gone = self._at_cursor()
+        if not gone:
             return False
-        self._spans = kept
+        self._deleted += [m.proposal for m in gone if m.proposal is not None]
+        self._marks = [m for m in self._marks if m not in gone]
         self._render()
         self.spansChanged.emit()
+        return True
+
+    def accept_at_cursor(self) -> bool:
+        """Keep the undecided proposal under the cursor as it is; False if there is none."""
+        here = [m for m in self._at_cursor() if m.pending]
+        if not here:
+            return False
+        self._marks = [Mark(m.span, m.proposal) if m in here else m for m in self._marks]
+        self._render()
+        self.spansChanged.emit()
+        self.next_proposal()
+        return True
+
+    def next_proposal(self) -> bool:
+        """Put the cursor over the next undecided proposal (from the start past the last)."""
+        starts = [m.span.start for m in self._marks if m.pending]
+        if not starts or not self._words:
+            return False
+        here = self._words[self._cursor][0]
+        after = [s for s in starts if s > here] or starts
+        target = next(i for i, (_a, b) in enumerate(self._words) if b > after[0])
+        self._cursor = self._anchor = target
+        self.update()
+        self.reveal_cursor()
         return True
 
     # The word cursor's move; nothing calls QWidget.move on the editor, a child of its pane.
@@ -201,6 +295,10 @@ class SpanEditor(QLabel):
             self.mark(SEVERITY_KEYS[Qt.Key(key)])
         elif key in (Qt.Key.Key_Delete, Qt.Key.Key_Backspace):
             self.remove_at_cursor()
+        elif key == Qt.Key.Key_A and self.pending():
+            self.accept_at_cursor()
+        elif key == Qt.Key.Key_N and self.pending():
+            self.next_proposal()
         elif Qt.Key.Key_0 <= key <= Qt.Key.Key_9:
             pass  # other digits mean nothing here; they must not reach the score
         else:
@@ -223,20 +321,22 @@ class SpanEditor(QLabel):
         """Set the text with its span tints (the selection is painted, not set)."""
         pal = self.palette()
         base = pal.color(QPalette.ColorRole.Base)
-        tints = {"minor": blend(base, MINOR_TINT, 0.55), "major": blend(base, MAJOR_TINT, 0.5)}
+        tint = {"minor": MINOR_TINT, "major": MAJOR_TINT}
         cuts = {0, len(self._text)}
-        for s in self._spans:
-            cuts.update((s.start, s.end))
+        for m in self._marks:
+            cuts.update((m.span.start, m.span.end))
         points = sorted(cuts)
         out = []
         for a, b in zip(points, points[1:], strict=False):
             piece = html.escape(self._text[a:b])
-            span = next((s for s in self._spans if s.start <= a and b <= s.end), None)
-            if span is None:
+            mark = next((m for m in self._marks if m.span.start <= a and b <= m.span.end), None)
+            if mark is None:
                 out.append(piece)
                 continue
-            style = f"background-color:{tints[span.severity].name()}"
-            if span.severity == "major":
+            severity = mark.span.severity
+            share = (PROPOSED if mark.pending else SOLID)[severity]
+            style = f"background-color:{blend(base, tint[severity], share).name()}"
+            if severity == "major":
                 style += "; font-weight:600"
             out.append(f'<span style="{style}">{piece}</span>')
         self._markup = '<div style="white-space:pre-wrap;">' + "".join(out) + "</div>"
@@ -246,6 +346,7 @@ class SpanEditor(QLabel):
 
     def paintEvent(self, event: QPaintEvent) -> None:
         super().paintEvent(event)
+        self._paint_proposals(event)
         sel = self.selection()
         if sel is None:
             return
@@ -267,4 +368,20 @@ class SpanEditor(QLabel):
                 painter.fillRect(rect, accent)
                 accent.setAlpha(255)
             painter.fillRect(QRectF(rect.left(), rect.bottom() - 2, rect.width(), 2), accent)
+        painter.end()
+
+    def _paint_proposals(self, event: QPaintEvent) -> None:
+        """A dashed frame, in the severity's colour, around each undecided proposal."""
+        pending = [m for m in self._marks if m.pending]
+        if not pending:
+            return
+        painter = QPainter(self)
+        for m in pending:
+            pen = QPen(MAJOR_TINT if m.span.severity == "major" else MINOR_TINT.darker(130))
+            pen.setStyle(Qt.PenStyle.DashLine)
+            pen.setWidthF(1.5)
+            painter.setPen(pen)
+            for rect in self._line_rects(m.span.start, m.span.end):
+                if rect.intersects(QRectF(event.rect())):
+                    painter.drawRect(rect.adjusted(0.5, 0.5, -0.5, -0.5))
         painter.end()

@@ -1,0 +1,161 @@
+"""The ESA screen pre-filled with a stored judge run's error spans: the proposals show as
+undecided marks, and the keys keep (A), edit (1 / 2), delete (Del) and skip between (N)
+them; the rater adds a span of their own and scores. The file records each fate."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
+
+from meaningbench.annotation.protocols import set_protocol
+from meaningbench.annotation.spans import words
+from meaningbench.db.models import Item
+from meaningbench.ui.annotation.span_editor import SpanEditor
+from tests.annotation.judge_spans import store_judge_answers
+from tests.ui.annotation.conftest import press, type_text
+
+K = Qt.Key
+
+
+def _answer(output: str) -> str:
+    """Three errors named by their words: the first word (minor), words 3–4 (major) and
+    the last word (minor), then a score, as the ESA template asks."""
+    w = words(output)
+    parts = [
+        (output[w[0][0] : w[0][1]], "minor"),
+        (output[w[2][0] : w[3][1]], "major"),
+        (output[w[-1][0] : w[-1][1]], "minor"),
+    ]
+    spans = ", ".join(f'{{"text": "{t}", "severity": "{sev}"}}' for t, sev in parts)
+    return f"[{spans}]\nScore: 55"
+
+
+def _prefill(study) -> None:
+    with study.session() as s:
+        outputs = {i.id: i.output for i in s.query(Item)}
+    label = store_judge_answers(study, {i: _answer(o) for i, o in outputs.items()})
+    set_protocol(study, "esa", prefill=label)
+
+
+def _stored(study, sql: str) -> list[tuple[object, ...]]:
+    conn = sqlite3.connect(study.path)
+    try:
+        return conn.execute(sql).fetchall()
+    finally:
+        conn.close()
+
+
+def test_proposals_are_kept_edited_deleted_by_keys_then_scored(qtbot, make_screen, study) -> None:
+    _prefill(study)
+    screen = make_screen()
+    item = screen.current_item()
+    editor = QApplication.focusWidget()
+    assert isinstance(editor, SpanEditor)
+    marks = editor.marks()
+    assert len(marks) == 3 and all(m.pending for m in marks) == (editor.pending() == 3)
+    assert [m.span for m in marks] == [p.span for p in item.proposals]
+    assert "3 proposed span(s) to decide" in screen.hint.text()
+    assert "Pre-marked by smollm2 (esa)" in screen.findChild(type(screen.hint), "spanLegend").text()
+    first, second, third = item.proposals
+    # The cursor starts on the first proposal: A keeps it and goes on to the next.
+    assert editor.selection() == (first.span.start, words(item.output)[0][1])
+    press(qtbot, screen, K.Key_A)
+    assert editor.pending() == 2 and not editor.marks()[0].pending
+    assert editor.selection()[0] == second.span.start
+    # The other severity over the second: an edit of its severity, and of its extent
+    # (the selection is its first word).
+    press(qtbot, screen, K.Key_1 if second.span.severity == "major" else K.Key_2)
+    press(qtbot, screen, K.Key_N)  # on to the third: deleted
+    assert editor.selection()[0] == third.span.start
+    press(qtbot, screen, K.Key_Delete)
+    assert editor.pending() == 0 and len(editor.spans()) == 2
+    # A span of the rater's own, on a word no proposal touched.
+    taken = [(m.span.start, m.span.end) for m in editor.marks()]
+    free = next(
+        k for k, (a, b) in enumerate(words(item.output)) if all(b <= s or a >= e for s, e in taken)
+    )
+    press(qtbot, screen, K.Key_Home)
+    for _ in range(free):
+        press(qtbot, screen, K.Key_Right)
+    press(qtbot, screen, K.Key_2)
+    press(qtbot, screen, K.Key_Tab)
+    type_text(qtbot, screen, "6")
+    press(qtbot, screen, K.Key_Return)
+    assert screen.current_item().item_id != item.item_id
+    fates = _stored(
+        study,
+        'SELECT p.start, p.fate, p.model, p.template, s.start, s."end", s.severity '
+        "FROM span_proposal p LEFT JOIN rating_span s ON s.id = p.span_id ORDER BY p.start",
+    )
+    w = words(item.output)
+    edited_to = "minor" if second.span.severity == "major" else "major"
+    assert fates == [
+        (first.span.start, "kept", "smollm2", "esa", first.span.start, first.span.end, "minor"),
+        (second.span.start, "edited", "smollm2", "esa", second.span.start,
+         next(b for a, b in w if a == second.span.start), edited_to),
+        (third.span.start, "deleted", "smollm2", "esa", None, None, None),
+    ]  # fmt: skip
+    own = _stored(
+        study,
+        "SELECT start, severity FROM rating_span WHERE id NOT IN "
+        "(SELECT span_id FROM span_proposal WHERE span_id IS NOT NULL)",
+    )
+    assert own == [(w[free][0], "major")]
+    assert _stored(study, "SELECT value FROM rating WHERE state = 'current'") == [(60.0,)]
+
+
+def test_a_revision_shows_the_decided_spans_and_keeps_the_record(qtbot, make_screen, study) -> None:
+    _prefill(study)
+    screen = make_screen()
+    item = screen.current_item()
+    press(qtbot, screen, K.Key_Delete)  # the first proposal deleted, the others left: kept
+    press(qtbot, screen, K.Key_Tab)
+    type_text(qtbot, screen, "7")
+    press(qtbot, screen, K.Key_Return)
+    press(qtbot, screen, K.Key_Left, Qt.KeyboardModifier.AltModifier)
+    back = screen.current_item()
+    assert back.item_id == item.item_id and back.reviewing and back.proposals == ()
+    editor = screen.span_editors[0]
+    assert editor.pending() == 0
+    assert [m.proposal for m in editor.marks()] == list(item.proposals[1:])
+    assert sorted(f.fate for f in back.fates) == ["deleted", "kept", "kept"]
+    # Enter without a change writes nothing; a new score revises with the same record.
+    press(qtbot, screen, K.Key_Tab)
+    type_text(qtbot, screen, "3")
+    press(qtbot, screen, K.Key_Return)
+    rows = _stored(
+        study,
+        "SELECT r.state, p.fate FROM span_proposal p JOIN rating r ON r.id = p.rating_id "
+        "ORDER BY r.id, p.start",
+    )
+    assert [f for state, f in rows if state == "current"] == ["deleted", "kept", "kept"]
+    assert [f for state, f in rows if state == "superseded"] == ["deleted", "kept", "kept"]
+
+
+def test_the_settings_offer_the_stored_judge_runs_with_spans(qtbot, study) -> None:
+    from meaningbench.annotation.protocols import study_protocol
+    from meaningbench.ui.annotation.settings_widget import AnnotationSettingsWidget
+
+    with study.session() as s:
+        first = s.query(Item).first()
+        assert first is not None
+        item_id, output = first.id, first.output
+    label = store_judge_answers(study, {item_id: _answer(output)})
+    store_judge_answers(study, {item_id: "Score: 40"}, template="da")  # no spans: not offered
+    widget = AnnotationSettingsWidget(study)
+    qtbot.addWidget(widget)
+    choices = [widget.prefill.itemText(i) for i in range(widget.prefill.count())]
+    assert len(choices) == 2 and choices[0].startswith("none")
+    assert choices[1].startswith(f"{label} (model smollm2, template esa")
+    widget.prefill.setCurrentIndex(1)
+    assert not widget.apply(), "the da protocol takes no pre-filled spans"
+    assert "belong to the esa protocol" in widget.error.text()
+    widget.protocol.setCurrentIndex(widget.protocol.findData("esa"))
+    assert widget.apply()
+    stored = study_protocol(study).prefill
+    assert stored is not None and stored.label == label
+    again = AnnotationSettingsWidget(study)
+    qtbot.addWidget(again)
+    assert again.prefill.currentIndex() == 1
