@@ -12,7 +12,27 @@ import sqlite3
 from dataclasses import dataclass
 from typing import Any
 
+import pandas as pd
+
 from meaningbench.analysis.human import KINDS, MACHINE
+from meaningbench.analysis.rater_checks import RaterCheck
+from meaningbench.analysis.score_columns import runs_frame
+from meaningbench.db.study import Study
+
+__all__ = [
+    "MACHINE_KIND",
+    "MACHINE_MARK",
+    "MACHINE_TAG",
+    "RATER_CHOICES",
+    "MachineRater",
+    "RaterCheck",
+    "judge_and_model",
+    "machine_raters",
+    "machine_columns",
+    "machine_raters_frame",
+    "machine_tooltip",
+    "rater_kind_sql",
+]
 
 MACHINE_KIND = KINDS[MACHINE]  # the annotator kind of a machine rater
 MACHINE_TAG = "machine"  # the word beside a machine rater's name
@@ -71,3 +91,62 @@ def rater_kind_sql(raters: str, alias: str = "r") -> str:
     machine_ids = f"SELECT id FROM annotator WHERE kind = '{MACHINE_KIND}'"
     negation = "" if raters == "machine" else "NOT "
     return f"{alias}.annotator_id {negation}IN ({machine_ids})"
+
+
+MACHINE_COLUMNS = (
+    "ratings",
+    "r",
+    "n",
+    "alpha_with",
+    "alpha_without",
+    "identical_pass",
+    "unrelated_pass",
+)
+
+
+def machine_raters_frame(
+    checks: list[RaterCheck], alphas: dict[str, dict[str, float]]
+) -> pd.DataFrame:
+    """One row per machine rater, as `raters` and `agreement` print them: its ratings, its r
+    with the raters' mean (n items), alpha with and without it, and its control pass rates.
+
+    `checks`: `analysis.rater_checks` (machine ones are kept); `alphas`:
+    `AgreementResult.machine`."""
+    rows = []
+    for c in (c for c in checks if c.machine):
+        alpha = alphas.get(c.rater, {})
+        rows.append(
+            {
+                "rater": c.rater,
+                "ratings": c.n_ratings,
+                "r": c.agreement_r,
+                "n": c.agreement_n,
+                "alpha_with": alpha.get("alpha_with", float("nan")),
+                "alpha_without": alpha.get("alpha_without", float("nan")),
+                "identical_pass": c.identical_pass,
+                "unrelated_pass": c.unrelated_pass,
+            }
+        )
+    frame = pd.DataFrame(rows, columns=["rater", *MACHINE_COLUMNS])
+    return frame.set_index("rater")
+
+
+def machine_columns(study: Study) -> dict[str, list[str]]:
+    """Score column → the machine raters whose ratings are that run's scores: a judge run
+    with `--as-rater` is both a metric (ranked against the humans) and a machine rater
+    (whose ratings never make the human score it is ranked against)."""
+    with study.engine.connect() as conn:
+        rows = conn.exec_driver_sql(
+            "SELECT name, json_extract(meta, '$.config_hash') FROM annotator "
+            "WHERE kind = ? ORDER BY name",
+            (MACHINE_KIND,),
+        ).fetchall()
+        if not rows:
+            return {}
+        runs = runs_frame(conn)
+    column = dict(zip(runs["config_hash"].astype(str), runs["column"].astype(str), strict=True))
+    out: dict[str, list[str]] = {}
+    for name, config_hash in rows:
+        if str(config_hash) in column:
+            out.setdefault(column[str(config_hash)], []).append(str(name))
+    return out

@@ -363,8 +363,8 @@ class BatteryDialog(QDialog):
         return out
 
     def check_all(self, checked: bool) -> None:
-        """"All available" ticks every runnable metric of "all" (`Metric.in_all`), as
-        `--metrics all` runs them, and leaves the others (the LLM judge) as the user set
+        """The "All available" button ticks every runnable metric of "all" (`Metric.in_all`),
+        as `--metrics all` runs them, and leaves the others (the LLM judge) as the user set
         them; "None" unticks everything."""
         for item in self._metric_items():
             if not item.flags() & Qt.ItemFlag.ItemIsEnabled:
