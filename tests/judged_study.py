@@ -1,7 +1,7 @@
-"""A study of real CSMD dev pairs (read from ../shared/datasets at test time) judged by a tiny
-LLM judge stored as a machine rater (`meaningbench judge --as-rater`), then given more items
-the judge never saw: the browser's, the dashboard's and the metaeval's tests of machine raters
-start from it."""
+"""Studies of real rating data (read from ../shared/datasets at test time) judged by a tiny
+LLM judge stored as a machine rater (`meaningbench judge --as-rater`): CSMD dev pairs, then
+more items the judge never saw (the browser's tests), and SimpDA 2022's per-rater ratings
+(the judge beside named raters: agreement, rater checks, metaeval)."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from tests.conftest import SHARED_DATASETS
 from tests.metrics.neural.judge_models import tiny_judge
 
 CSMD_DEV = SHARED_DATASETS / "csmd" / "dev.tsv"
+SIMPDA = SHARED_DATASETS / "simpda2022" / "simpDA_2022.csv"
 RATER = "tiny-judge"
 
 
@@ -51,3 +52,38 @@ def judged_csmd_study(folder: Path, *, judged: int = 5, more: int = 2) -> Judged
     assert main(["import", str(path), str(later), "--format", "csmd"]) == 0
     ids = list(range(1, judged + more + 1))
     return JudgedStudy(path, model, ids[:judged], ids[judged:])
+
+
+def simpda_part(folder: Path, items: int) -> Path:
+    """The rows of SimpDA's first `items` (original, simplified, system) pairs, all raters."""
+    if not SIMPDA.exists():
+        pytest.skip(f"the shared rating data is not beside the project ({SIMPDA})")
+    with SIMPDA.open(encoding="utf-8", newline="") as fh:
+        reader = csv.DictReader(fh)
+        header = list(reader.fieldnames or [])
+        keys: list[tuple[str, str, str]] = []
+        rows = []
+        for row in reader:
+            key = (row["Input.original"], row["Input.simplified"], row["Input.system"])
+            if key not in keys:
+                if len(keys) == items:
+                    continue
+                keys.append(key)
+            rows.append(row)
+    out = folder / "simpda_part.csv"
+    with out.open("w", encoding="utf-8", newline="") as fh:
+        writer = csv.DictWriter(fh, header)
+        writer.writeheader()
+        writer.writerows(rows)
+    return out
+
+
+def judged_simpda_study(folder: Path, *, items: int = 8) -> JudgedStudy:
+    """SimpDA 2022's per-rater ratings of its first `items` pairs, every item judged."""
+    path = folder / "simpda.mbstudy"
+    assert main(["import", str(path), str(simpda_part(folder, items))]) == 0
+    # Characters are tokens: SimpDA's long sentences need a long context.
+    model = tiny_judge(folder / "judge", writes="0123456789", context=4096)
+    args = ["judge", str(path), "--model", model, "--max-tokens", "2", "--device", "cpu"]
+    assert main([*args, "--as-rater", RATER]) == 0
+    return JudgedStudy(path, model, list(range(1, items + 1)), [])
