@@ -84,8 +84,9 @@ def test_all_available_leaves_the_llm_judge_out_and_says_why(
     all_names = {s.text for s in expand_specs(["all"], [])[0]}
     assert set(dialog.checked_metrics()) == all_names & runnable
     # The row says why, in the column and in its tooltip.
-    assert "not in “All available”" in judge.text(2) and "slow" in judge.text(2)
-    assert "language model" in judge.toolTip(2)
+    assert judge.text(2) == "available · not in All: slow: a language model per item"
+    assert "“All available” leaves it out" in judge.toolTip(2)
+    assert "tick it by hand" in judge.toolTip(2)
     # Ticked by hand it runs with the others, and "All available" again keeps it.
     judge.setCheckState(0, Qt.CheckState.Checked)
     dialog.check_all(True)

@@ -60,18 +60,25 @@ def availability_text(m: dict[str, Any]) -> str:
     return status
 
 
-def not_in_all_text(m: dict[str, Any]) -> str:
-    """What the row adds for a metric that "All available" leaves out (the LLM judge)."""
+def not_in_all_text(m: dict[str, Any], *, long: bool = False) -> str:
+    """What the row adds for a metric that "All available" leaves out (the LLM judge);
+    `long`: the tooltip's wording."""
     if m.get("in_all", True):
         return ""
-    return f"not in “All available”: {m.get('not_in_all_why') or 'runs only when ticked'}"
+    why = m.get("not_in_all_why") or "runs only when named"
+    if not long:
+        return f"not in All: {why}"
+    return (
+        f"“All available” leaves it out ({why}), as `--metrics all` does: "
+        "tick it by hand to run it."
+    )
 
 
 def availability_tooltip(m: dict[str, Any]) -> str:
     """Why, and the exact option, command or variable that makes the metric available."""
     reason = str(m.get("reason") or "")
     if m.get("available", True):
-        lines = [reason or "ready to run", not_in_all_text(m)]
+        lines = [reason or "ready to run", not_in_all_text(m, long=True)]
         return "\n".join(line for line in lines if line)
     fix = str(m.get("fix") or "")
     lines = [reason or "unavailable"]
