@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -131,10 +132,11 @@ def machine_raters_frame(
     return frame.set_index("rater")
 
 
-def machine_columns(study: Study) -> dict[str, list[str]]:
+def machine_columns(study: Study, among: Iterable[str] | None = None) -> dict[str, list[str]]:
     """Score column → the machine raters whose ratings are that run's scores: a judge run
     with `--as-rater` is both a metric (ranked against the humans) and a machine rater
-    (whose ratings never make the human score it is ranked against)."""
+    (whose ratings never make the human score it is ranked against). `among`: only these
+    columns (the metrics an analysis holds)."""
     with study.engine.connect() as conn:
         rows = conn.exec_driver_sql(
             "SELECT name, json_extract(meta, '$.config_hash') FROM annotator "
@@ -145,8 +147,10 @@ def machine_columns(study: Study) -> dict[str, list[str]]:
             return {}
         runs = runs_frame(conn)
     column = dict(zip(runs["config_hash"].astype(str), runs["column"].astype(str), strict=True))
+    wanted = None if among is None else set(among)
     out: dict[str, list[str]] = {}
     for name, config_hash in rows:
-        if str(config_hash) in column:
-            out.setdefault(column[str(config_hash)], []).append(str(name))
+        shown = column.get(str(config_hash))
+        if shown is not None and (wanted is None or shown in wanted):
+            out.setdefault(shown, []).append(str(name))
     return out

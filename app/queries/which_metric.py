@@ -190,7 +190,7 @@ def compute_which_metric(path: Path, options: WhichMetricOptions) -> WhichMetric
             data = metaeval_data_from_study(study, options.dimension)
         except UserError as exc:
             return WhichMetric(options=options, message=str(exc))
-        machine = machine_columns(study)
+        machine = machine_columns(study, data.metric_names)
     out = which_metric_of(data, options)
-    out.machine = {m: raters for m, raters in machine.items() if m in data.metric_names}
+    out.machine = machine
     return out
