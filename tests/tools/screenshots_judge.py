@@ -19,7 +19,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from tests.tools.screenshots import OUT_DIR, grab, wait
+from tests.tools.screenshots import OUT_DIR, grab, open_browser, wait
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -55,19 +55,10 @@ def main() -> int:
     os.environ["MEANINGBENCH_HOME"] = str(home)
     study = Path(sys.argv[1]) if len(sys.argv) > 1 else judged_study(home)
 
-    from PySide6.QtCore import QPoint, Qt
+    from PySide6.QtCore import Qt
 
-    from meaningbench.ui.launch import create_application, start
-
-    app = create_application()
-    window = start([str(study)])
-    window.resize(*SIZE)
-    window.move(QPoint(40, 30))
-    window.set_theme("light")
-    wait(app, 30, lambda: window.context.study is not None)
+    app, window = open_browser(study, SIZE, detail_width=520)
     page = window.page("browser")
-    page.splitter.setSizes([SIZE[0] - 560, 520])
-    wait(app, 30, lambda: not page.model.loading and page.model.rowCount() > 0)
     page.fit_columns()
     page.select_item(page.model.item_id(1) or 1)
     grab(app, window, "browser-machine-rater.png")
