@@ -94,3 +94,15 @@ def test_rows_count_machine_ratings_apart_and_the_mean_stays_human(judged, conn)
         machine = 1 if item in judged.judged else 0
         assert (rows[item].n_ratings, rows[item].n_machine) == (1 + machine, machine)
         assert rows[item].mean_rating == pytest.approx(label)
+
+
+def test_the_status_counts_say_the_machine_ratings_apart(judged) -> None:
+    from meaningbench.db.study import open_study
+    from meaningbench.queries.study import study_counts
+
+    every = len(judged.judged) + len(judged.unjudged)
+    with open_study(judged.path) as study:
+        counts = study_counts(study)
+    assert counts.ratings == every + len(judged.judged)
+    assert counts.machine_ratings == len(judged.judged)
+    assert f"{every} ratings + {len(judged.judged)} ⚙ machine" in counts.summary()
