@@ -19,6 +19,14 @@ def wait_metrics(qtbot, dialog) -> None:  # noqa: ANN001
     qtbot.waitUntil(lambda: bool(dialog.metrics), timeout=120_000)
 
 
+def battery_on(window, qtbot, path: Path):  # noqa: ANN001, ANN201
+    """The window on the study at `path`, its Run metrics dialog open with the list read."""
+    open_in(window, path, qtbot)
+    dialog = window.show_battery_dialog()
+    wait_metrics(qtbot, dialog)
+    return dialog
+
+
 def metric_item(dialog, name: str):  # noqa: ANN001, ANN201
     return next(
         i for i in dialog._metric_items() if i.data(0, Qt.ItemDataRole.UserRole + 1) == name
@@ -70,10 +78,7 @@ def test_all_available_leaves_the_llm_judge_out_and_says_why(
 ) -> None:
     from meaningbench.jobs.metric_specs import expand_specs
 
-    path, _ = study_with_facts
-    open_in(window, path, qtbot)
-    dialog = window.show_battery_dialog()
-    wait_metrics(qtbot, dialog)
+    dialog = battery_on(window, qtbot, study_with_facts[0])
     judge = metric_item(dialog, "llm_judge")
     assert judge.flags() & Qt.ItemFlag.ItemIsEnabled  # the embedded SmolLM2 can run here
     dialog.check_all(True)
