@@ -605,16 +605,33 @@ def ratings_agreement(
     )
     _, raters, _ = ratings.arrays()
     result.n_aggregate = int(ratings.annotator_is_aggregate()[raters].sum()) if raters.size else 0
-    kinds = ratings.annotator_kinds()
-    for code, name in enumerate(ratings.annotators):
-        if kinds[code] == MACHINE:
-            u = ratings.machine_units(code)
-            result.machine[name] = {
-                "alpha_with": krippendorff_alpha_interval(u.items, u.values),
-                "alpha_without": result.alpha,
-                "items": float(np.count_nonzero(u.raters == code)),
-            }
+    result.machine = machine_agreement(machine_rater_units(ratings), result.alpha)
     return result
+
+
+def machine_rater_units(ratings: RatingSet) -> dict[str, tuple[int, RaterUnits]]:
+    """Per machine rater: its code and the human raters' units plus its own."""
+    kinds = ratings.annotator_kinds()
+    return {
+        name: (code, ratings.machine_units(code))
+        for code, name in enumerate(ratings.annotators)
+        if kinds[code] == MACHINE
+    }
+
+
+def machine_agreement(
+    units: dict[str, tuple[int, RaterUnits]], alpha_without: float
+) -> dict[str, dict[str, float]]:
+    """Per machine rater: alpha with it among the raters, alpha without it (the raters'
+    own, `alpha_without`) and the items it rated."""
+    out: dict[str, dict[str, float]] = {}
+    for name, (code, u) in units.items():
+        out[name] = {
+            "alpha_with": krippendorff_alpha_interval(u.items, u.values),
+            "alpha_without": alpha_without,
+            "items": float(np.count_nonzero(u.raters == code)),
+        }
+    return out
 
 
 def study_agreement(

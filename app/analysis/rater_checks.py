@@ -213,6 +213,22 @@ def study_rater_checks(
     study: Study, dimension: str = "meaning", thresholds: RaterThresholds | None = None
 ) -> list[RaterCheck]:
     """The checks of a study's named raters, against the study's thresholds unless given."""
+    frame, thresholds, likert = _checks_input(study, dimension, thresholds)
+    return checks_from_frame(frame, thresholds, likert=likert)
+
+
+def study_machine_checks(
+    study: Study, dimension: str = "meaning", thresholds: RaterThresholds | None = None
+) -> list[RaterCheck]:
+    """The checks of a study's machine raters only (what `study_rater_checks` gives them),
+    without the named raters' own checks."""
+    frame, thresholds, _likert = _checks_input(study, dimension, thresholds)
+    return _machine_checks(frame, frame[frame["annotator_kind"] == "named"], thresholds)
+
+
+def _checks_input(
+    study: Study, dimension: str, thresholds: RaterThresholds | None
+) -> tuple[pd.DataFrame, RaterThresholds, tuple[float, float] | None]:
     from meaningbench.annotation.settings import load_settings
 
     with study_session(study) as session:
@@ -221,4 +237,4 @@ def study_rater_checks(
             thresholds = RaterThresholds.from_json(load_settings(session).rater_thresholds)
         frame = ratings_frame(session, dimension=dimension, annotator_kinds=("named", "machine"))
     likert = (info.min_value, info.max_value) if info.scale == "likert" else None
-    return checks_from_frame(frame, thresholds, likert=likert)
+    return frame, thresholds, likert

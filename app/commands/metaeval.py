@@ -94,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
     from meaningbench.analysis.metaeval_text import attach_ranking, methods_paragraph, to_json
 
     measures, rank_by = _measures(args)
-    data = _read_data(args)
+    data, machine = _read_data(args)
     table = evaluate(
         data,
         measures,
@@ -108,9 +108,15 @@ def run(args: argparse.Namespace) -> int:
     attach_ranking(table, ranking)
     methods = methods_paragraph(table, ranking, dimension=args.dimension)
     if args.json:
-        common.print_json(to_json(table, ranking, methods, _settings(args, measures, rank_by)))
+        out = to_json(table, ranking, methods, _settings(args, measures, rank_by))
+        common.print_json({**out, "machine_raters": machine})
         return 0
     _print_text(args, data, table, ranking, methods)
+    for metric, raters in machine.items():
+        print(
+            f"\n{metric} is also the machine rater {', '.join(raters)} (judge --as-rater): "
+            "ranked here as a metric; its ratings are not part of the human scores"
+        )
     return 0
 
 
@@ -128,15 +134,18 @@ def _measures(args: argparse.Namespace) -> tuple[list[str], str | None]:
     return measures, rank_by
 
 
-def _read_data(args: argparse.Namespace) -> Any:
-    """The ratings and scores to evaluate; an error when no output has them all."""
+def _read_data(args: argparse.Namespace) -> tuple[Any, dict[str, list[str]]]:
+    """The ratings and scores to evaluate, and the metrics that are also machine raters
+    (`queries.raters.machine_columns`); an error when no output has them all."""
     from meaningbench.analysis.metaeval_study import metaeval_data_from_study
     from meaningbench.commands._common import parse_metric_names
     from meaningbench.errors import UserError
+    from meaningbench.queries.raters import machine_columns
 
     with common.open_existing_study(args.study, reading=True) as study:
         names = [n for n, _, _ in parse_metric_names(args.metrics, study)] if args.metrics else None
         data = metaeval_data_from_study(study, args.dimension, args.labels, names)
+        machine = machine_columns(study, data.metric_names)
     if not data.metric_names:
         raise UserError(f"{args.study}: no metric scores yet; run metrics on the study first")
     if not data.common().any():
@@ -144,7 +153,7 @@ def _read_data(args: argparse.Namespace) -> Any:
             f"{args.study}: no output has a {args.dimension!r} rating and a score of every "
             "metric; name fewer metrics with --metrics"
         )
-    return data
+    return data, machine
 
 
 def _rank(args: argparse.Namespace, data: Any, rank_by: str) -> Any:

@@ -545,6 +545,8 @@ def _metric_entry(name: str, cls: type[Metric], study: dict[str, Any]) -> dict[s
         "options": dict(cls.defaults),
         "package": metric_origin(name).distribution,
         "origin": metric_origin(name).describe(),
+        "in_all": cls.in_all,
+        "not_in_all_why": "" if cls.in_all else cls.not_in_all_why or "runs only when named",
     }
 
 
@@ -610,8 +612,9 @@ def list_metrics(study_path: Path | str | None = None) -> list[dict[str, Any]]:
     Keys: name (the spec to run it), label, family, needs_references, needs_model,
     available, status (`Availability.status`), reason, fix (the option, command or
     variable that makes an unavailable metric available), description, options (the
-    metric's defaults), package (the distribution it comes from) and origin (that package,
-    its version and the module).
+    metric's defaults), package (the distribution it comes from), origin (that package,
+    its version and the module), and, where present, in_all (False: "all" leaves it out)
+    with not_in_all_why.
     """
     study: dict[str, Any] = {}
     if study_path is not None:

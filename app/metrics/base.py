@@ -204,8 +204,10 @@ class Metric(ABC):
     # stored scores, BERTScore's references as idf corpus); None outside a study.
     study_inputs: StudyInputs | None = None
     # False for a metric that runs only when named (an LLM judge: seconds per item on a
-    # CPU): `--metrics all` and the battery leave it out.
+    # CPU): `--metrics all` and the battery's "All available" leave it out, and the
+    # battery's row says why (`not_in_all_why`).
     in_all: ClassVar[bool] = True
+    not_in_all_why: ClassVar[str] = ""
 
     def __init__(self, **config: Any) -> None:
         unknown = set(config) - set(self.defaults)

@@ -39,6 +39,7 @@ from meaningbench.db.frames import (
 from meaningbench.db.models import ATTRIBUTES_JSON_PATH
 from meaningbench.queries.files import StudyHandle, study_of
 from meaningbench.queries.item_detail import ItemDetail, fetch_detail
+from meaningbench.queries.raters import MachineRater, machine_raters, rater_kind_sql
 
 if TYPE_CHECKING:
     pass
@@ -54,7 +55,10 @@ SORT_KEYS = ("id", "dataset", "system", "kind", "source", "output", "ratings", "
 class BrowserFilter:
     dataset: str | None = None
     system: str | None = None
-    rated: str = "any"  # any | rated | unrated (current ratings of any annotator)
+    rated: str = "any"  # any | rated | unrated (current ratings of the `raters`)
+    # Whose ratings count for `rated` and the sort by ratings: all | people | machine
+    # (`meaningbench.queries.raters`).
+    raters: str = "all"
     flagged: bool = False  # only items flagged in a note or a rating
     kinds: str = "regular"  # regular | control | all
     search: str = ""  # substring of the source or the output (case-insensitive for ASCII)
@@ -90,13 +94,16 @@ def where_clause(f: BrowserFilter) -> tuple[str, list[Any]]:
     if f.system:
         conds.append("i.system = ?")
         params.append(f.system)
+    whose = rater_kind_sql(f.raters)
     if f.rated == "rated":
         conds.append(
-            f"EXISTS (SELECT 1 FROM rating r WHERE r.item_id = i.id AND {current_rating_sql()})"
+            "EXISTS (SELECT 1 FROM rating r WHERE r.item_id = i.id"
+            f" AND {current_rating_sql()} AND {whose})"
         )
     elif f.rated == "unrated":
         conds.append(
-            f"NOT EXISTS (SELECT 1 FROM rating r WHERE r.item_id = i.id AND {current_rating_sql()})"
+            "NOT EXISTS (SELECT 1 FROM rating r WHERE r.item_id = i.id"
+            f" AND {current_rating_sql()} AND {whose})"
         )
     if f.flagged:
         conds.append(
@@ -137,7 +144,8 @@ def ids_sql(f: BrowserFilter) -> tuple[str, list[Any]]:
         order = f"{simple[f.sort]} {direction}, i.id {direction}"
     elif f.sort == "ratings":
         order = (
-            f"(SELECT COUNT(*) FROM rating r WHERE r.item_id = i.id AND {current_rating_sql()}) "
+            "(SELECT COUNT(*) FROM rating r WHERE r.item_id = i.id"
+            f" AND {current_rating_sql()} AND {rater_kind_sql(f.raters)}) "
             f"{direction}, i.id {direction}"
         )
     elif f.sort == "mean":
@@ -254,9 +262,10 @@ class ItemRow:
     kind: str
     source: str
     output: str
-    n_ratings: int
+    n_ratings: int  # current ratings, people's and machines'
     mean_rating: float | None  # the item's human score on the primary dimension
     flagged: bool
+    n_machine: int = 0  # of `n_ratings`, those of machine raters (never in the mean)
 
 
 def primary_dimension(conn: sqlite3.Connection) -> tuple[int, str] | None:
@@ -278,7 +287,10 @@ def fetch_rows(
                  WHERE r.item_id = i.id AND {current_rating_sql()}),
                EXISTS (SELECT 1 FROM item_note n WHERE n.item_id = i.id AND n.flagged)
                OR EXISTS (SELECT 1 FROM rating r
-                 WHERE r.item_id = i.id AND {current_rating_sql()} AND r.flagged)
+                 WHERE r.item_id = i.id AND {current_rating_sql()} AND r.flagged),
+               (SELECT COUNT(*) FROM rating r
+                 WHERE r.item_id = i.id AND {current_rating_sql()}
+                 AND {rater_kind_sql("machine")})
         FROM item i JOIN dataset d ON d.id = i.dataset_id
         WHERE i.id IN ({marks})
     """
@@ -295,6 +307,7 @@ def fetch_rows(
             n_ratings=int(r[6]),
             mean_rating=scores.get(int(r[0])),
             flagged=bool(r[7]),
+            n_machine=int(r[8]),
         )
     return out
 
@@ -408,6 +421,9 @@ class BrowserReader:
 
     def attribute_choices(self) -> list[AttributeChoice]:
         return attribute_choices(self._connection())
+
+    def machine_raters(self) -> list[MachineRater]:
+        return machine_raters(self._connection())
 
     def has_items(self) -> bool:
         return has_items(self._connection())

@@ -13,11 +13,18 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from meaningbench.analysis.agreement import AgreementResult, agreement_of_units, ratings_agreement
+from meaningbench.analysis.agreement import (
+    AgreementResult,
+    agreement_of_units,
+    machine_agreement,
+    machine_rater_units,
+    ratings_agreement,
+)
 from meaningbench.analysis.correlation import CorrelationTable, correlate_many
 from meaningbench.analysis.human import RaterUnits
 from meaningbench.analysis.live import StudyAnalysis
 from meaningbench.analysis.qc import QCResult, study_qc
+from meaningbench.analysis.rater_checks import RaterCheck, study_machine_checks
 from meaningbench.analysis.sanity import SanityTable, study_sanity
 from meaningbench.queries.dashboard import load_analysis, report_summary
 from meaningbench.queries.files import open_study
@@ -51,6 +58,9 @@ class Snapshot:
     n_from_aggregate: int
     units: RaterUnits  # per-rater ratings by the rule, for agreement
     rater_names: list[str]
+    # Per machine rater (an LLM judge stored as a rater): its code and the raters' units
+    # plus its own, for alpha with it; never part of `units`.
+    machine_units: dict[str, tuple[int, RaterUnits]] = field(default_factory=dict)
 
     @classmethod
     def of(cls, analysis: StudyAnalysis, *, z: bool, version: int) -> Snapshot:
@@ -69,6 +79,7 @@ class Snapshot:
             n_from_aggregate=int(scores.from_aggregate.sum()),
             units=data.ratings.units(),
             rater_names=data.ratings.annotators,
+            machine_units=machine_rater_units(data.ratings),
         )
 
     def correlations(
@@ -94,9 +105,11 @@ class Snapshot:
         return table
 
     def agreement(self) -> AgreementResult:
-        return agreement_of_units(
+        result = agreement_of_units(
             self.units, rater_names=self.rater_names, n_boot=AGREEMENT_BOOT, seed=SEED
         )
+        result.machine = machine_agreement(self.machine_units, result.alpha)
+        return result
 
 
 @dataclass
@@ -116,6 +129,7 @@ class Refreshed:
     table: CorrelationTable
     agreement: AgreementResult | None = None
     qc: QCResult | None = None
+    machines: list[RaterCheck] = field(default_factory=list)  # the machine raters' checks
 
 
 def load_job(path: Path, dimension: str | None) -> Job:
@@ -151,6 +165,7 @@ def refresh_job(
             out.agreement = snapshot.agreement()
             with open_study(path, allow_read_only=True) as study:
                 out.qc = study_qc(study, snapshot.dimension)
+                out.machines = study_machine_checks(study, snapshot.dimension)
         return out
 
     return run

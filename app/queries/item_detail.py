@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from meaningbench.db.current_ratings import current_rating_sql
 from meaningbench.db.frames import shown_scores_sql
 from meaningbench.metrics.base import NOT_COMPUTED
+from meaningbench.queries.raters import MACHINE_KIND, judge_and_model, machine_tooltip
 
 
 @dataclass(frozen=True)
@@ -23,6 +25,16 @@ class RatingLine:
     flagged: bool
     comment: str | None
     n_raters: int | None
+    judge: str | None = None  # a machine rater's judge spec and model (annotator meta)
+    model: str | None = None
+
+    @property
+    def machine(self) -> bool:
+        return self.annotator_kind == MACHINE_KIND
+
+    @property
+    def machine_tooltip(self) -> str:
+        return machine_tooltip(self.annotator, self.judge, self.model) if self.machine else ""
 
 
 @dataclass(frozen=True)
@@ -76,6 +88,23 @@ def _json(text: str | None, default: Any) -> Any:
         return default
 
 
+def _rating_line(r: Sequence[Any]) -> RatingLine:
+    judge, model = judge_and_model(r[9]) if r[1] == MACHINE_KIND else (None, None)
+    return RatingLine(
+        annotator=r[0],
+        annotator_kind=r[1],
+        dimension=r[2],
+        value=float(r[3]),
+        submitted_at=r[4],
+        duration_ms=r[5],
+        flagged=bool(r[6]),
+        comment=r[7],
+        n_raters=r[8],
+        judge=judge,
+        model=model,
+    )
+
+
 def fetch_detail(conn: sqlite3.Connection, item_id: int) -> ItemDetail | None:
     row = conn.execute(
         """
@@ -88,25 +117,15 @@ def fetch_detail(conn: sqlite3.Connection, item_id: int) -> ItemDetail | None:
     if row is None:
         return None
     ratings = [
-        RatingLine(
-            annotator=r[0],
-            annotator_kind=r[1],
-            dimension=r[2],
-            value=float(r[3]),
-            submitted_at=r[4],
-            duration_ms=r[5],
-            flagged=bool(r[6]),
-            comment=r[7],
-            n_raters=r[8],
-        )
+        _rating_line(r)
         for r in conn.execute(
             f"""
             SELECT a.name, a.kind, dm.name, r.value, r.submitted_at, r.duration_ms, r.flagged,
-                   r.comment, r.n_raters
+                   r.comment, r.n_raters, a.meta
             FROM rating r JOIN annotator a ON a.id = r.annotator_id
             JOIN dimension dm ON dm.id = r.dimension_id
             WHERE r.item_id = ? AND {current_rating_sql()}
-            ORDER BY dm.position, a.kind DESC, a.name
+            ORDER BY dm.position, a.kind = '{MACHINE_KIND}', a.kind DESC, a.name
             """,
             (item_id,),
         )

@@ -23,13 +23,21 @@ class StudyCounts:
     annotators: int
     metric_runs: int
     datasets: int
+    machine_ratings: int = 0  # of `ratings`, those of machine raters (an LLM judge)
 
     def summary(self) -> str:
         # No count of control items: the status bar is on screen while a rater rates, and
         # hidden quality-control items must stay hidden from raters (the study lead sees
         # them in the browser's kind filter and the study settings).
         parts = [f"{self.items:,} items"]
-        parts.append(f"{self.ratings:,} ratings")
+        people = self.ratings - self.machine_ratings
+        ratings = f"{people:,} ratings"
+        if self.machine_ratings:
+            # Imported here: the window's first drawing does not wait for the analysis.
+            from meaningbench.queries.raters import MACHINE_MARK, MACHINE_TAG
+
+            ratings += f" + {self.machine_ratings:,} {MACHINE_MARK} {MACHINE_TAG}"
+        parts.append(ratings)
         parts.append(f"{self.metric_runs:,} metric runs")
         return " · ".join(parts)
 
@@ -69,6 +77,7 @@ def study_counts(handle: StudyHandle) -> StudyCounts:
     from sqlalchemy import text
 
     from meaningbench.db.current_ratings import current_rating_sql
+    from meaningbench.queries.raters import rater_kind_sql
 
     with study.engine.connect() as conn:
 
@@ -86,6 +95,10 @@ def study_counts(handle: StudyHandle) -> StudyCounts:
             # scores (a cancelled one is resumed by the next run of its metric).
             metric_runs=one("SELECT COUNT(*) FROM metric_run WHERE status = 'done'"),
             datasets=one("SELECT COUNT(*) FROM dataset"),
+            machine_ratings=one(
+                f"SELECT COUNT(*) FROM rating r WHERE {current_rating_sql()} "
+                f"AND {rater_kind_sql('machine')}"
+            ),
         )
 
 

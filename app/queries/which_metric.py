@@ -20,6 +20,7 @@ from meaningbench.analysis.metaeval_significance import Ranking, rank_metrics
 from meaningbench.analysis.metaeval_study import metaeval_data_from_study
 from meaningbench.db.study import open_study
 from meaningbench.errors import UserError
+from meaningbench.queries.raters import MACHINE_MARK, MACHINE_TAG, machine_columns
 
 # The measures a ranking can use (SPA is made of p-values itself: the engine refuses to
 # rank by it), with the names the tab shows.
@@ -74,6 +75,22 @@ class WhichMetric:
     categories: pd.DataFrame = field(default_factory=pd.DataFrame)
     n_outputs: int = 0
     message: str | None = None  # why there is nothing to rank
+    # Metric → the machine raters its scores were stored as (`judge --as-rater`).
+    machine: dict[str, list[str]] = field(default_factory=dict)
+
+    def shown_name(self, metric: str) -> str:
+        """The metric as the tab names it: a judge stored as a rater carries the mark."""
+        return f"{metric} {MACHINE_MARK}" if metric in self.machine else metric
+
+    def machine_note(self, metric: str) -> str:
+        raters = self.machine.get(metric)
+        if not raters:
+            return ""
+        return (
+            f"{MACHINE_MARK} {MACHINE_TAG}: also stored as the machine rater "
+            f"{', '.join(raters)}. It is ranked here as a metric; its ratings are never part "
+            "of the human scores it is ranked against."
+        )
 
     @property
     def by(self) -> str | None:
@@ -101,7 +118,10 @@ class WhichMetric:
         for m, why in r.reasons.items():
             rows.append({"cluster": None, "metric": m, "value": None, "low": None, "high": None,
                          "not_defined": why})  # fmt: skip
-        return pd.DataFrame(rows)
+        frame = pd.DataFrame(rows)
+        if self.machine:
+            frame["machine_rater"] = [", ".join(self.machine.get(m, [])) for m in frame["metric"]]
+        return frame
 
 
 def _category_frame(data: MetaEvalData, options: WhichMetricOptions, by: str | None) -> Any:
@@ -170,4 +190,7 @@ def compute_which_metric(path: Path, options: WhichMetricOptions) -> WhichMetric
             data = metaeval_data_from_study(study, options.dimension)
         except UserError as exc:
             return WhichMetric(options=options, message=str(exc))
-    return which_metric_of(data, options)
+        machine = machine_columns(study, data.metric_names)
+    out = which_metric_of(data, options)
+    out.machine = machine
+    return out

@@ -5,7 +5,6 @@ the humans."""
 
 from __future__ import annotations
 
-import csv
 import json
 import sqlite3
 from pathlib import Path
@@ -17,35 +16,10 @@ from meaningbench.analysis.human import item_scores
 from meaningbench.cli import main
 from meaningbench.db.frames import ratings_frame
 from meaningbench.db.study import open_study
-from tests.conftest import SHARED_DATASETS
+from tests.judged_study import simpda_part
 from tests.metrics.neural.judge_models import tiny_judge
 
-SIMPDA = SHARED_DATASETS / "simpda2022" / "simpDA_2022.csv"
 ITEMS = 6
-
-
-def _simpda_part(folder: Path) -> Path:
-    """The rows of SimpDA's first ITEMS (original, simplified, system) pairs, all raters."""
-    if not SIMPDA.exists():
-        pytest.skip(f"the shared rating data is not beside the project ({SIMPDA})")
-    with SIMPDA.open(encoding="utf-8", newline="") as fh:
-        reader = csv.DictReader(fh)
-        header = list(reader.fieldnames or [])
-        keys: list[tuple[str, str, str]] = []
-        rows = []
-        for row in reader:
-            key = (row["Input.original"], row["Input.simplified"], row["Input.system"])
-            if key not in keys:
-                if len(keys) == ITEMS:
-                    continue
-                keys.append(key)
-            rows.append(row)
-    out = folder / "simpda_part.csv"
-    with out.open("w", encoding="utf-8", newline="") as fh:
-        writer = csv.DictWriter(fh, header)
-        writer.writeheader()
-        writer.writerows(rows)
-    return out
 
 
 def _ratings(path: Path):
@@ -63,7 +37,7 @@ def _human_scores(path: Path):
 
 def test_judge_as_rater_then_raters_shows_it_beside_the_humans(tmp_path, capsys):
     study_path = tmp_path / "simpda.mbstudy"
-    assert main(["import", str(study_path), str(_simpda_part(tmp_path))]) == 0
+    assert main(["import", str(study_path), str(simpda_part(tmp_path, ITEMS))]) == 0
     before = _human_scores(study_path)
     # Characters are tokens: SimpDA's long sentences need a long context.
     model = tiny_judge(tmp_path / "judge", writes="0123456789", context=4096)
@@ -141,7 +115,7 @@ def test_judge_as_rater_then_raters_shows_it_beside_the_humans(tmp_path, capsys)
 
 def test_a_human_raters_name_is_refused(tmp_path, capsys):
     study_path = tmp_path / "simpda.mbstudy"
-    assert main(["import", str(study_path), str(_simpda_part(tmp_path))]) == 0
+    assert main(["import", str(study_path), str(simpda_part(tmp_path, ITEMS))]) == 0
     conn = sqlite3.connect(study_path)
     try:
         (human,) = conn.execute(

@@ -54,6 +54,24 @@ def prescore(path: Path) -> None:
         print(f"  {s.label}: {s.status}, {s.scored} scored" + (f" ({s.error})" if s.error else ""))
 
 
+def open_browser(study: Path, size: tuple[int, int], *, detail_width: int):  # noqa: ANN201
+    """(app, window): the main window on `study`, light, at `size`, its browser filled."""
+    from PySide6.QtCore import QPoint
+
+    from meaningbench.ui.launch import create_application, start
+
+    app = create_application()
+    window = start([str(study)])
+    window.resize(*size)
+    window.move(QPoint(40, 30))
+    window.set_theme("light")
+    wait(app, 30, lambda: window.context.study is not None)
+    page = window.page("browser")
+    page.splitter.setSizes([size[0] - 150 - detail_width, detail_width])
+    wait(app, 30, lambda: not page.model.loading and page.model.rowCount() > 0)
+    return app, window
+
+
 def main() -> int:
     home = Path(tempfile.mkdtemp(prefix="mb-shots-"))
     os.environ["MEANINGBENCH_HOME"] = str(home)
@@ -65,19 +83,8 @@ def main() -> int:
     prescore(scored)
     fresh = build_demo_study(home / "battery" / "demo.mbstudy")
 
-    from PySide6.QtCore import QPoint
-
-    from meaningbench.ui.launch import create_application, start
-
-    app = create_application()
-    window = start([str(scored)])
-    window.resize(*SIZE)
-    window.move(QPoint(40, 30))
-    window.set_theme("light")
-    wait(app, 30, lambda: window.context.study is not None)
+    app, window = open_browser(scored, SIZE, detail_width=330)
     page = window.page("browser")
-    page.splitter.setSizes([SIZE[0] - 480, 330])
-    wait(app, 30, lambda: not page.model.loading and page.model.rowCount() > 0)
     page.fit_columns()  # for the width the splitter now gives the table
     # An item several people rated, with every metric's score, in the detail pane.
     page.select_item(page.model.item_id(6) or 1)

@@ -19,6 +19,14 @@ def wait_metrics(qtbot, dialog) -> None:  # noqa: ANN001
     qtbot.waitUntil(lambda: bool(dialog.metrics), timeout=120_000)
 
 
+def battery_on(window, qtbot, path: Path):  # noqa: ANN001, ANN201
+    """The window on the study at `path`, its Run metrics dialog open with the list read."""
+    open_in(window, path, qtbot)
+    dialog = window.show_battery_dialog()
+    wait_metrics(qtbot, dialog)
+    return dialog
+
+
 def metric_item(dialog, name: str):  # noqa: ANN001, ANN201
     return next(
         i for i in dialog._metric_items() if i.data(0, Qt.ItemDataRole.UserRole + 1) == name
@@ -60,7 +68,36 @@ def test_metric_list_shows_availability_and_reasons(window, qtbot, study_with_fa
                 assert item.text(2) == m["reason"]
             assert item.checkState(0) == Qt.CheckState.Unchecked
     dialog.check_all(True)
-    assert set(dialog.checked_metrics()) == {n for n, m in oracle.items() if m["available"]}
+    every = {n for n, m in oracle.items() if m["available"] and m.get("in_all", True)}
+    assert set(dialog.checked_metrics()) == every
+    dialog.close()
+
+
+def test_all_available_leaves_the_llm_judge_out_and_says_why(
+    window, qtbot, study_with_facts
+) -> None:
+    from meaningbench.jobs.metric_specs import expand_specs
+
+    dialog = battery_on(window, qtbot, study_with_facts[0])
+    judge = metric_item(dialog, "llm_judge")
+    assert judge.flags() & Qt.ItemFlag.ItemIsEnabled  # the embedded SmolLM2 can run here
+    dialog.check_all(True)
+    assert judge.checkState(0) == Qt.CheckState.Unchecked
+    assert "llm_judge" not in dialog.checked_metrics()
+    # What "All available" ticks is what `--metrics all` runs, of what can run here.
+    runnable = {m["name"] for m in dialog.metrics if m["available"]}
+    all_names = {s.text for s in expand_specs(["all"], [])[0]}
+    assert set(dialog.checked_metrics()) == all_names & runnable
+    # The row says why, in the column and in its tooltip.
+    assert judge.text(2) == "available · not in All: slow: a language model per item"
+    assert "“All available” leaves it out" in judge.toolTip(2)
+    assert "tick it by hand" in judge.toolTip(2)
+    # Ticked by hand it runs with the others, and "All available" again keeps it.
+    judge.setCheckState(0, Qt.CheckState.Checked)
+    dialog.check_all(True)
+    assert "llm_judge" in dialog.checked_metrics()
+    dialog.check_all(False)
+    assert dialog.checked_metrics() == []
     dialog.close()
 
 

@@ -79,6 +79,7 @@ class LlmJudgeMetric(Metric):
     runtime_options: ClassVar[frozenset[str]] = frozenset({"device"})
     batches_itself: ClassVar[bool] = True
     in_all: ClassVar[bool] = False  # seconds per item on a CPU: run only when named
+    not_in_all_why: ClassVar[str] = "slow: a language model per item"
 
     def __init__(self, **config: Any) -> None:
         super().__init__(**config)

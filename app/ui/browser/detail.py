@@ -14,7 +14,8 @@ from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QTextBrowser, QVBoxLayout, QWidget
 
 from meaningbench.queries.browser import BrowserReader
-from meaningbench.queries.item_detail import ItemDetail
+from meaningbench.queries.item_detail import ItemDetail, RatingLine
+from meaningbench.queries.raters import MACHINE_MARK, MACHINE_TAG
 from meaningbench.ui.browser.model import EMPTY_OUTPUT_TIP
 
 
@@ -159,6 +160,8 @@ def _ratings_html(d: ItemDetail, muted: str, cell: str) -> list[str]:
             if r.annotator_kind == "aggregate":
                 n = f", {r.n_raters} raters" if r.n_raters else ""
                 who += f" <span style='color:{muted}'>(mean{n})</span>"
+            elif r.machine:
+                who += " " + _machine_tag(r)
             extra = []
             if r.duration_ms is not None:
                 extra.append(f"{r.duration_ms / 1000:.1f} s")
@@ -172,9 +175,25 @@ def _ratings_html(d: ItemDetail, muted: str, cell: str) -> list[str]:
                 f"<td {cell}>{'; '.join(extra)}</td></tr>"
             )
         parts.append(f"<table cellspacing='0'>{''.join(rows)}</table>")
+        machines = [r for r in d.ratings if r.machine]
+        if machines:
+            models = sorted({r.model or r.judge or r.annotator for r in machines})
+            parts.append(
+                f"<p style='color:{muted}'>{MACHINE_MARK} {MACHINE_TAG}: a model's rating "
+                f"({_esc(', '.join(models))}), never part of the item's human score.</p>"
+            )
     else:
         parts.append(f"<p style='color:{muted}'>No ratings yet.</p>")
     return parts
+
+
+def _machine_tag(r: RatingLine) -> str:
+    """The mark of a machine rater's rating; hovering it names the judge and its model."""
+    return (
+        f"<span title='{html.escape(r.machine_tooltip, quote=True)}' "
+        "style='background-color:#6a4fb3; color:#ffffff; font-size:small'>"
+        f"&nbsp;{MACHINE_MARK}&nbsp;{MACHINE_TAG}&nbsp;</span>"
+    )
 
 
 def _notes_html(d: ItemDetail) -> list[str]:

@@ -25,6 +25,7 @@ from PySide6.QtCore import (
 )
 
 from meaningbench.queries.browser import BrowserFilter, BrowserReader, ItemRow, ScoreColumn
+from meaningbench.queries.raters import MACHINE_MARK, MACHINE_TAG
 from meaningbench.runtime import JobContext
 from meaningbench.ui.workers import JobHandle, JobRunner
 
@@ -271,8 +272,10 @@ class ItemTableModel(QAbstractTableModel):
                 return f"{col.metric} (config {col.config_hash[:8]}), 0–100"
             key = FIXED_COLUMNS[section][0]
             return {
-                "ratings": "Current ratings of this item, all annotators and dimensions",
-                "mean": "Mean current rating of the primary dimension, all annotators",
+                "ratings": "Current ratings of this item, all annotators and dimensions; "
+                f"{MACHINE_MARK} n: of them, n by machine raters (an LLM judge)",
+                "mean": "The item's human score on the primary dimension: people's "
+                "ratings only, never a machine rater's",
                 "flag": "Flagged by an annotator",
             }.get(key)
         return None
@@ -302,10 +305,12 @@ class ItemTableModel(QAbstractTableModel):
             return _ALIGNMENTS[min(index.column(), len(_ALIGNMENTS) - 1)]
         if role == Qt.ItemDataRole.ToolTipRole:
             key = self.column_key(index.column())
-            if key in ("source", "output"):
+            if key in ("source", "output", "ratings"):
                 item = self.item_row(index.row())
                 if item is None:
                     return None
+                if key == "ratings":
+                    return _ratings_tip(item)
                 if key == "output" and not item.output:
                     return EMPTY_OUTPUT_TIP
                 return getattr(item, key)
@@ -373,6 +378,17 @@ class ItemTableModel(QAbstractTableModel):
             self._reader = None
 
 
+def _ratings_tip(item: ItemRow) -> str | None:
+    """Who rated: the machine raters' share is said apart, never counted as people's."""
+    if not item.n_machine:
+        return None
+    people = item.n_ratings - item.n_machine
+    return (
+        f"{people} rating{'' if people == 1 else 's'} by people, {item.n_machine} by "
+        f"machine raters ({MACHINE_TAG}: a model's, never part of the human score)"
+    )
+
+
 def _one_line(text: str, limit: int = 400) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
@@ -392,6 +408,8 @@ def _display(item: ItemRow, key: str) -> Any:
     if key == "output":
         return _one_line(item.output) if item.output else EMPTY_OUTPUT
     if key == "ratings":
+        if item.n_machine:
+            return f"{item.n_ratings - item.n_machine} {MACHINE_MARK} {item.n_machine}"
         return str(item.n_ratings) if item.n_ratings else ""
     if key == "mean":
         return "" if item.mean_rating is None else f"{item.mean_rating:.1f}"

@@ -25,6 +25,7 @@ from meaningbench.queries.browser import (
     BrowserFilter,
     score_columns,
 )
+from meaningbench.queries.raters import RATER_CHOICES, MachineRater
 from meaningbench.runtime.changes import StudyChanges
 from meaningbench.ui.browser.detail import DetailPane
 from meaningbench.ui.browser.model import FIXED_COLUMNS, ItemTableModel
@@ -35,6 +36,9 @@ if TYPE_CHECKING:
     from meaningbench.ui.context import StudyContext
 
 SEARCH_DELAY_MS = 300
+RATER_LABELS = tuple(
+    zip(("All raters", "People only", "Machine raters"), RATER_CHOICES, strict=True)
+)
 SCORE_REFRESH_MS = 400
 
 # Column fitting: padding for cell margins (and the header's sort arrow), the widest a
@@ -119,6 +123,13 @@ class BrowserPage(QWidget):
         self.rated_combo = QComboBox()
         for label, value in (("Rated or not", "any"), ("Rated", "rated"), ("Unrated", "unrated")):
             self.rated_combo.addItem(label, value)
+        # Whose ratings "Rated", "Unrated" and the Ratings sort count; shown when the study
+        # has a machine rater (an LLM judge stored as a rater).
+        self.raters_combo = QComboBox()
+        self.raters_combo.setObjectName("browserRaters")
+        for label, value in RATER_LABELS:
+            self.raters_combo.addItem(label, value)
+        self.raters_combo.hide()
         self.kind_combo = QComboBox()
         for label, value in (
             ("Regular items", "regular"),
@@ -147,6 +158,7 @@ class BrowserPage(QWidget):
         bar.addWidget(self.system_combo)
         bar.addWidget(self.attribute_combo)
         bar.addWidget(self.rated_combo)
+        bar.addWidget(self.raters_combo)
         bar.addWidget(self.kind_combo)
         bar.addWidget(self.flagged_check)
         bar.addWidget(self.search_edit, 1)
@@ -159,6 +171,7 @@ class BrowserPage(QWidget):
             self.system_combo,
             self.attribute_combo,
             self.rated_combo,
+            self.raters_combo,
             self.kind_combo,
         )
 
@@ -282,6 +295,7 @@ class BrowserPage(QWidget):
             system=system or None,
             attribute=tuple(attribute) if attribute else None,
             rated=self.rated_combo.currentData() or "any",
+            raters=self.raters_combo.currentData() or "all",
             kinds=self.kind_combo.currentData() or "regular",
             flagged=self.flagged_check.isChecked(),
             search=self.search_edit.text(),
@@ -360,6 +374,22 @@ class BrowserPage(QWidget):
         self.dataset_combo.setToolTip("Show the items of one dataset")
         self.system_combo.setToolTip("Show the outputs of one system")
         self._fill_attribute_combo(reader.attribute_choices())
+        self._fill_raters_combo(reader.machine_raters())
+
+    def _fill_raters_combo(self, machines: list[MachineRater]) -> None:
+        """Offered when the study has machine raters; their tooltips name judge and model."""
+        combo = self.raters_combo
+        named = "\n".join(m.tooltip for m in machines)
+        combo.setItemData(combo.findData("machine"), named, Qt.ItemDataRole.ToolTipRole)
+        combo.setToolTip(
+            "Whose ratings count for Rated, Unrated and the Ratings column: everyone's, "
+            "people's only, or the machine raters' only. Machine raters:\n" + named
+            if machines
+            else ""
+        )
+        if not machines and combo.currentData() != "all":
+            combo.setCurrentIndex(0)  # no machine rater left: no hidden filter either
+        combo.setVisible(bool(machines))
 
     def _fill_attribute_combo(self, choices: list[AttributeChoice]) -> None:
         combo = self.attribute_combo

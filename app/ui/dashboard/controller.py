@@ -39,6 +39,7 @@ from meaningbench.queries.dashboard_jobs import (
     refresh_job,
 )
 from meaningbench.queries.dashboard_stats import STATISTICS, combine
+from meaningbench.queries.raters import RaterCheck
 from meaningbench.runtime import Job
 from meaningbench.runtime.changes import StudyChanges
 from meaningbench.ui.workers import JobFailure, JobHandle, JobRunner
@@ -84,6 +85,7 @@ class DashboardController(QObject):
         self.boot_version = -1
         self.agreement: AgreementResult | None = None
         self.qc: QCResult | None = None
+        self.machines: list[RaterCheck] = []  # the machine raters' checks
         self.sanity: dict[tuple[str, int], SanityTable] = {}
         self.version = 0
         self.generation = 0
@@ -170,6 +172,7 @@ class DashboardController(QObject):
             timer.stop()
         self.analysis, self.live, self.boot = None, None, None
         self.agreement = self.qc = None
+        self.machines = []
         self.heatmaps, self.dimensions, self.sanity = {}, [], {}
         self._pending.clear()
         self._touched.clear()
@@ -221,6 +224,7 @@ class DashboardController(QObject):
         self._load = self._refresh = self._points = None
         self.live = self.boot = None
         self.agreement = self.qc = None
+        self.machines = []
         self.reload()
 
     def set_z(self, z: bool) -> None:
@@ -347,6 +351,7 @@ class DashboardController(QObject):
             return
         self.boot, self.boot_version = result.table, result.version
         self.agreement, self.qc = result.agreement, result.qc
+        self.machines = result.machines
         if result.version != self.version:
             self._refresh_again = True
         self.intervals_changed.emit()

@@ -129,3 +129,16 @@ def qc_display(result: QCResult) -> tuple[pd.DataFrame, dict[str, Fmt]]:
         "n_ratings": Fmt("int", label="ratings"),
     }
     return frame, formats
+
+
+def machine_display(frame: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, Fmt]]:
+    """The machine raters' table (`queries.raters.machine_raters_frame`)."""
+    return frame, {
+        "ratings": Fmt("int", label="ratings"),
+        "r": Fmt(label="r with the raters' mean"),
+        "n": Fmt("int", label="items"),
+        "alpha_with": Fmt(label="α with it"),
+        "alpha_without": Fmt(label="α without it"),
+        "identical_pass": Fmt("percent", 0, label="identical passed"),
+        "unrelated_pass": Fmt("percent", 0, label="unrelated passed"),
+    }

@@ -220,7 +220,7 @@ class DashboardPage(QWidget):
 
     def _on_quality(self) -> None:
         c = self.controller
-        self.quality.set_results(c.agreement, c.qc)
+        self.quality.set_results(c.agreement, c.qc, c.machines)
         self.correlations.draw()  # the human ceiling comes with the agreement
 
     def _show_status(self) -> None:

@@ -1,13 +1,21 @@
-"""The agreement and rater QC tab: three tables, refreshed with the bootstrap job."""
+"""The agreement and rater QC tab: three tables, refreshed with the bootstrap job, and a
+fourth for the machine raters (an LLM judge stored as a rater) when the study has any."""
 
 from __future__ import annotations
 
+import pandas as pd
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from meaningbench.queries.dashboard import AgreementResult, QCResult
+from meaningbench.queries.raters import MACHINE_MARK, RaterCheck, machine_raters_frame
 from meaningbench.queries.tables import table_csv, table_latex
-from meaningbench.ui.dashboard.formats import agreement_display, loo_display, qc_display
+from meaningbench.ui.dashboard.formats import (
+    agreement_display,
+    loo_display,
+    machine_display,
+    qc_display,
+)
 from meaningbench.ui.dashboard.panel import Panel
 from meaningbench.ui.dashboard.tables import FrameTable
 
@@ -16,6 +24,11 @@ QC_NOTE = (
     "with their originals, one-sided Mann–Whitney U (degraded lower); p < {p} passes. "
     "Identical controls should be rated high, unrelated ones low; repeat |Δ| is the mean "
     "absolute change between an item and its hidden repeat."
+)
+MACHINE_NOTE = (
+    "A machine rater's ratings are a model's (meaningbench judge --as-rater): shown beside "
+    "the people, never part of an item's human score nor of the figures above. r is with "
+    "the mean of the named raters of the same items; α with it counts it as one more rater."
 )
 
 
@@ -39,6 +52,18 @@ class QualityPanel(QWidget):
             "Each annotator against the others", "agreement-annotators"
         )
         self.qc_panel, self.qc_table = _table_panel("Rater quality control", "rater-qc")
+        self.machines: list[RaterCheck] = []
+        self.machine_panel, self.machine_table = _table_panel(
+            f"{MACHINE_MARK} Machine raters, beside the people", "machine-raters"
+        )
+        self.machine_panel.set_exporter("csv", lambda p: table_csv(self._machine_frame(), p))
+        self.machine_panel.set_exporter(
+            "tex",
+            lambda p: table_latex(self._machine_frame(), p, caption="Machine raters"),
+        )
+        self.machine_note = QLabel(MACHINE_NOTE)
+        self.machine_note.setObjectName("mutedLabel")
+        self.machine_note.setWordWrap(True)
         self.summary_panel.set_exporter(
             "csv", lambda p: table_csv(self._agreement().summary_frame(), p)
         )
@@ -74,6 +99,8 @@ class QualityPanel(QWidget):
         layout.addLayout(top)
         layout.addWidget(self.qc_panel)
         layout.addWidget(self.qc_note)
+        layout.addWidget(self.machine_panel)
+        layout.addWidget(self.machine_note)
         layout.addStretch(1)
         self.set_results(None, None)
 
@@ -82,13 +109,35 @@ class QualityPanel(QWidget):
             raise RuntimeError("no agreement to export yet")
         return self.agreement
 
+    def _machine_frame(self) -> pd.DataFrame:
+        alphas = self.agreement.machine if self.agreement is not None else {}
+        return machine_raters_frame(self.machines, alphas)
+
+    def _show_machines(self) -> None:
+        """The machine raters' table, shown only when the study has one."""
+        has = bool(self.machines)
+        self.machine_panel.setVisible(has)
+        self.machine_note.setVisible(has)
+        self.machine_panel.export_button.setEnabled(has)
+        if has:
+            frame, formats = machine_display(self._machine_frame())
+            self.machine_table.set_frame(frame, formats, "machine rater")
+            self.machine_panel.show_content()
+
     def _qc(self) -> QCResult:
         if self.qc is None:
             raise RuntimeError("no rater QC to export yet")
         return self.qc
 
-    def set_results(self, agreement: AgreementResult | None, qc: QCResult | None) -> None:
+    def set_results(
+        self,
+        agreement: AgreementResult | None,
+        qc: QCResult | None,
+        machines: list[RaterCheck] | None = None,
+    ) -> None:
         self.agreement, self.qc = agreement, qc
+        self.machines = list(machines or [])
+        self._show_machines()
         if agreement is None or agreement.n_ratings == 0:
             text = "Computing…" if agreement is None else "No human ratings on this dimension yet."
             self.summary_panel.show_message(text)

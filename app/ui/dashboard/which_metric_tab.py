@@ -142,12 +142,13 @@ class CategoryBars(QWidget):
             n = int(rows["n_outputs"].max()) if len(rows) else 0
             self.legend.addItem(bar, f"{category or ALL_OUTPUTS} (n = {n:,})")
         axis = self.item.getAxis("left")
-        axis.setTicks([[(i, m) for i, m in enumerate(metrics)]])
-        fit_left_axis(self.plot, metrics)
+        shown = [result.shown_name(m) for m in metrics]
+        axis.setTicks([list(enumerate(shown))])
+        fit_left_axis(self.plot, shown)
         label = MEASURE_CHOICES.get(result.options.measure, result.options.measure)
         axis_label(self.plot, "bottom", label, self.colors)
-        shown = [v for d in self.drawn.values() for v in d.values()] or [0.0]
-        lo, hi = min(0.0, *shown), max(0.0, *shown)
+        drawn = [v for d in self.drawn.values() for v in d.values()] or [0.0]
+        lo, hi = min(0.0, *drawn), max(0.0, *drawn)
         self.item.setXRange(lo, hi + 0.35 * (hi - lo or 1.0), padding=0.02)
         self.item.setYRange(-0.6, len(metrics) - 0.4, padding=0)
 
@@ -181,7 +182,9 @@ class PValueTable(QTableWidget):
         if ranking is None:
             return
         # Rows by rank and name, columns by rank alone: long metric specs fit once.
-        self.setVerticalHeaderLabels([f"{k + 1}. {n}" for k, n in enumerate(names)])
+        self.setVerticalHeaderLabels(
+            [f"{k + 1}. {result.shown_name(n)}" for k, n in enumerate(names)]
+        )
         self.setHorizontalHeaderLabels([str(k + 1) for k in range(len(names))])
         for k, n in enumerate(names):
             header = self.horizontalHeaderItem(k)
@@ -240,7 +243,7 @@ class RankingTable(QTableWidget):
             low, high = row.get("low"), row.get("high")
             cells = [
                 str(int(cluster)) if cluster is not None and defined else "",
-                str(row["metric"]),
+                result.shown_name(str(row["metric"])),
                 _fmt(row["value"]) if defined else str(row.get("not_defined") or "not defined"),
                 f"[{_fmt(low)}, {_fmt(high)}]" if defined and low is not None else "",
             ]
@@ -250,6 +253,8 @@ class RankingTable(QTableWidget):
                     cell.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
                 if defined and cluster is not None and int(cluster) % 2 == 0:
                     cell.setBackground(shade)
+                if c == 1 and result.machine_note(str(row["metric"])):
+                    cell.setToolTip(result.machine_note(str(row["metric"])))
                 self.setItem(r, c, cell)
 
 

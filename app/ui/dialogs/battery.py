@@ -45,6 +45,7 @@ if TYPE_CHECKING:
 NAME_ROLE = Qt.ItemDataRole.UserRole + 1
 STATUS_ROLE = Qt.ItemDataRole.UserRole + 2
 LACKS_MODEL = "lacks-model"  # STATUS_ROLE of a metric that only needs its `model` weights
+IN_ALL_ROLE = Qt.ItemDataRole.UserRole + 3  # False: "All available" leaves it unticked
 FAMILY_ORDER = ("lexical", "readability", "neural", "structural", "trained")
 EACH_DEFAULT = "Each metric's default"
 WORK_STEPS = 1000  # the progress bar's steps when the job reports its share of the work
@@ -59,11 +60,26 @@ def availability_text(m: dict[str, Any]) -> str:
     return status
 
 
+def not_in_all_text(m: dict[str, Any], *, long: bool = False) -> str:
+    """What the row adds for a metric that "All available" leaves out (the LLM judge);
+    `long`: the tooltip's wording."""
+    if m.get("in_all", True):
+        return ""
+    why = m.get("not_in_all_why") or "runs only when named"
+    if not long:
+        return f"not in All: {why}"
+    return (
+        f"“All available” leaves it out ({why}), as `--metrics all` does: "
+        "tick it by hand to run it."
+    )
+
+
 def availability_tooltip(m: dict[str, Any]) -> str:
     """Why, and the exact option, command or variable that makes the metric available."""
     reason = str(m.get("reason") or "")
     if m.get("available", True):
-        return reason or "ready to run"
+        lines = [reason or "ready to run", not_in_all_text(m, long=True)]
+        return "\n".join(line for line in lines if line)
     fix = str(m.get("fix") or "")
     lines = [reason or "unavailable"]
     if fix:
@@ -302,7 +318,10 @@ class BatteryDialog(QDialog):
             available = bool(m.get("available", True))
             child = QTreeWidgetItem([str(m.get("label") or m["name"]), ", ".join(uses), ""])
             child.setData(0, NAME_ROLE, m["name"])
-            child.setText(2, availability_text(m))
+            # The judge's row says why "All available" leaves it out; ticking it still works.
+            outside_all = not_in_all_text(m)
+            child.setText(2, " · ".join(x for x in (availability_text(m), outside_all) if x))
+            child.setData(0, IN_ALL_ROLE, bool(m.get("in_all", True)))
             child.setToolTip(0, m["name"])
             child.setToolTip(2, availability_tooltip(m))
             # Only weights given through `model` can come from the Options' model field.
@@ -351,9 +370,15 @@ class BatteryDialog(QDialog):
         return out
 
     def check_all(self, checked: bool) -> None:
+        """The "All available" button ticks every runnable metric of "all" (`Metric.in_all`),
+        as `--metrics all` runs them, and leaves the others (the LLM judge) as the user set
+        them; "None" unticks everything."""
         for item in self._metric_items():
-            if item.flags() & Qt.ItemFlag.ItemIsEnabled:
-                item.setCheckState(0, Qt.CheckState.Checked if checked else Qt.CheckState.Unchecked)
+            if not item.flags() & Qt.ItemFlag.ItemIsEnabled:
+                continue
+            if checked and item.data(0, IN_ALL_ROLE) is False:
+                continue
+            item.setCheckState(0, Qt.CheckState.Checked if checked else Qt.CheckState.Unchecked)
 
     def set_checked(self, names: list[str]) -> None:
         wanted = set(names)
