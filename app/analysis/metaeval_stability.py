@@ -122,6 +122,12 @@ class Stability:
     unchanged_since: float | None  # the earliest history fraction from which top is today's
     message: str | None = None  # why there is no signal
 
+    @classmethod
+    def nothing(cls, options: StabilityOptions, message: str) -> Stability:
+        """No signal, and why."""
+        return cls(options, 0, None, None, None, None, [], [], Trend(None, message), None,
+                   message=message)  # fmt: skip
+
     @property
     def unchanged_share(self) -> float | None:
         """The share of the ratings over which the top cluster has stayed as it is."""
@@ -311,8 +317,7 @@ def ranking_stability(
     snaps = sorted(snapshots, key=lambda s: s.fraction)
     empty = Trend(None, "Too few ratings to tell.")
     if not snaps or snaps[-1].ratings == 0:
-        return Stability(options, 0, None, None, None, None, [], [], empty, None,
-                         message="No ratings yet: too few ratings to tell.")  # fmt: skip
+        return Stability.nothing(options, "No ratings yet: too few ratings to tell.")
 
     def at(fractions: Sequence[float]) -> list[Snapshot]:
         return [s for s in snaps if any(abs(s.fraction - f) < 1e-9 for f in fractions)]
