@@ -296,8 +296,9 @@ def fit_trend(points: Sequence[Checkpoint], now: int, options: StabilityOptions)
     base.target_ratings = math.ceil(need)
     if need > MAX_EXTRAPOLATION * now:
         base.reason = (
-            f"The trend points beyond {MAX_EXTRAPOLATION:g} times the ratings in so far: "
-            "too far to estimate."
+            f"Too few ratings to tell how many more: the trend points to about "
+            f"{base.target_ratings:,} ratings in all, beyond {MAX_EXTRAPOLATION:g} times "
+            f"the {now:,} in so far, too far to extrapolate."
         )
         return base
     base.more = max(1, math.ceil(need - now))

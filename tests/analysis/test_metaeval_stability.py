@@ -179,6 +179,7 @@ def test_the_trend_says_why_when_it_cannot_tell() -> None:
     far = fit_trend(_points(-3.0, 0.05, [200, 300, 400]), 400, opts)
     assert far.more is None and f"{MAX_EXTRAPOLATION:g} times" in (far.reason or "")
     assert far.target_ratings is not None and far.target_ratings > MAX_EXTRAPOLATION * 400
+    assert f"about {far.target_ratings:,} ratings in all" in (far.reason or "")
 
 
 def test_no_ratings_is_too_few_to_tell() -> None:

@@ -14,6 +14,11 @@ dashboard-agreement.png.
 imports the QuestEval ratings shipped with the tests (its `simplification_type` column
 becomes an item attribute), scores them with lexical metrics and saves the "Which metric"
 tab as which-metric.png (light) and which-metric-dark.png.
+
+    xvfb-run -a -s "-screen 0 1600x1000x24" python -m tests.tools.screenshots_dashboard which-metric-stability
+
+imports CSMD dev (`--format csmd`), scores it with BLEU, SARI, chrF and BERTScore and
+saves the tab with its stopping signal at 1280 × 720 as which-metric-stability.png.
 """
 
 from __future__ import annotations
@@ -115,7 +120,7 @@ def settle(app, done, timeout: float = 180.0) -> None:  # noqa: ANN001
         time.sleep(0.02)
 
 
-def open_dashboard(app, path: Path):  # noqa: ANN001, ANN201
+def open_dashboard(app, path: Path, size: tuple[int, int] = SIZE):  # noqa: ANN001, ANN201
     """The main window, light theme, on the study's Dashboard page."""
     from meaningbench.settings import UserPrefs
     from meaningbench.ui.main_window import MainWindow
@@ -124,7 +129,7 @@ def open_dashboard(app, path: Path):  # noqa: ANN001, ANN201
     theme = ThemeManager(app)
     theme.apply(choice="light")
     window = MainWindow(theme=theme, prefs=UserPrefs())
-    window.resize(*SIZE)
+    window.resize(*size)
     window.show()
     assert window.studies.open_path(path)
     assert window.show_page("dashboard")
@@ -211,7 +216,52 @@ def which_metric_main() -> int:
     return 0
 
 
+STABILITY_METRICS = ["bleu", "sari", "chrf", "bertscore"]
+
+
+def build_csmd_dev_study(folder: Path) -> Path:
+    from meaningbench.datasets.importer import import_file
+    from meaningbench.db.study import create_study
+    from meaningbench.jobs.scoring import ScoreRequest, score_study
+    from meaningbench.runtime import JobContext
+    from tests.conftest import unpack_datasets
+
+    data = unpack_datasets(folder / "data") / "csmd"
+    path = folder / "csmd-dev.mbstudy"
+    with create_study(path) as study:
+        import_file(study, data / "dev.tsv", fmt="csmd", dataset="csmd-dev")
+    request = ScoreRequest(path, STABILITY_METRICS, {"workers": 1, "pool": "never"})
+    for summary in score_study(request, JobContext()):
+        print(f"  {summary.metric}: {summary.status} ({summary.scored} items)")
+    return path
+
+
+def which_metric_stability_main() -> int:
+    from PySide6.QtWidgets import QApplication
+
+    with tempfile.TemporaryDirectory() as tmp:
+        os.environ["MEANINGBENCH_HOME"] = str(Path(tmp) / "home")
+        path = build_csmd_dev_study(Path(tmp))
+        app = QApplication(sys.argv)
+        window = open_dashboard(app, path, (1280, 720))
+        page = window.page("dashboard")
+        tab = page.which_metric
+        page.tabs.setCurrentWidget(tab)
+
+        def shown() -> bool:
+            return tab.stability is not None and tab.stability_job is None and not tab.computing
+
+        settle(app, shown, timeout=600)
+        print(f"  {tab.stability_view.sentence.text()}")
+        print(f"  {tab.stability_view.trend.text()}")
+        save(window, "which-metric-stability.png")
+        window.close()
+    return 0
+
+
 if __name__ == "__main__":
     if sys.argv[1:] == ["which-metric"]:
         raise SystemExit(which_metric_main())
+    if sys.argv[1:] == ["which-metric-stability"]:
+        raise SystemExit(which_metric_stability_main())
     raise SystemExit(main())

@@ -29,11 +29,11 @@ class AgreementBars(QWidget):
         # (share of ratings, ratings, agreement or None), for tests and the tooltip
         self.points: list[tuple[float, int, float | None]] = []
         self.target = 0.95
-        self.setMinimumSize(QSize(220, 84))
+        self.setMinimumSize(QSize(300, 72))
         self.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Expanding)
 
     def sizeHint(self) -> QSize:  # noqa: N802 - Qt override
-        return QSize(260, 96)
+        return QSize(320, 84)
 
     def set_stability(self, stability: Stability | None) -> None:
         self.points = []
@@ -73,6 +73,12 @@ class AgreementBars(QWidget):
                     color = QColor(self.colors.bar if agreement >= self.target else self.colors.muted)
                     h = area.height() * agreement
                     painter.fillRect(QRectF(x, area.bottom() - h, width, h), color)
+                    # The share itself, inside the bar's top (or just above a short bar).
+                    inside = h >= LABEL_HEIGHT + 2
+                    top = area.bottom() - h - (0 if inside else LABEL_HEIGHT)
+                    painter.setPen(QPen(self.colors.background if inside else self.colors.text))
+                    value = QRectF(x, top, width, LABEL_HEIGHT)
+                    painter.drawText(value, Qt.AlignmentFlag.AlignCenter, f"{agreement:.0%}")
                 painter.setPen(QPen(self.colors.text))
                 label = QRectF(x - BAR_GAP / 2, area.bottom() + 1, width + BAR_GAP, LABEL_HEIGHT)
                 painter.drawText(label, Qt.AlignmentFlag.AlignCenter, f"{fraction:.0%}")
@@ -102,6 +108,14 @@ class StabilityView(QWidget):
         self.basis.setObjectName("mutedLabel")
         self.basis.setWordWrap(True)
         self.bars = AgreementBars()
+        caption = QLabel("Resamples that agree, after each share of the ratings")
+        caption.setObjectName("mutedLabel")
+        caption.setToolTip("Dashed line: the target agreement")
+        bars = QVBoxLayout()
+        bars.setContentsMargins(0, 0, 0, 0)
+        bars.setSpacing(2)
+        bars.addWidget(caption)
+        bars.addWidget(self.bars, 1)
         text = QVBoxLayout()
         text.setContentsMargins(0, 0, 0, 0)
         text.setSpacing(3)
@@ -113,7 +127,7 @@ class StabilityView(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(12)
         layout.addLayout(text, 1)
-        layout.addWidget(self.bars)
+        layout.addLayout(bars)
 
     def set_stability(self, stability: Stability) -> None:
         self.stability = stability

@@ -354,6 +354,7 @@ class WhichMetricTab(QWidget):
         )
         self.pvalue_panel.set_exporter("csv", lambda p: table_csv(self._frame("p"), p))
         self.bars = CategoryBars()
+        self.bars.plot.setMinimumHeight(60)  # the splitter may fold it away when it is empty
         self.bars_panel = Panel(
             "By category", self.bars, formats=("png", "svg", "csv"), name="which-metric-categories"
         )
@@ -375,6 +376,7 @@ class WhichMetricTab(QWidget):
         split.addWidget(top)
         split.addWidget(self.bars_panel)
         split.setSizes([330, 330])
+        self.split = split
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 6, 0, 0)
         layout.setSpacing(6)
@@ -538,6 +540,9 @@ class WhichMetricTab(QWidget):
             if self.stability is None:
                 self.stability_panel.show_message("Measuring how settled the ranking is…")
             if result.by is None:
+                # Nothing to draw there: the ranking and p-values take the room.
+                total = sum(self.split.sizes())
+                self.split.setSizes([total - total // 5, total // 5])
                 self.bars_panel.show_message(
                     "No item attributes: import a file with a category column (such as "
                     "sentence_type) to compare the metrics per category."
