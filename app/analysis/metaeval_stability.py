@@ -189,9 +189,7 @@ def order_tau(a: Sequence[str], b: Sequence[str]) -> float | None:
     pos = {m: k for k, m in enumerate(b)}
     ranks = [pos[m] for m in common]  # `common` is in a's order
     n = len(ranks)
-    score = sum(
-        1 if ranks[j] > ranks[i] else -1 for i in range(n) for j in range(i + 1, n)
-    )
+    score = sum(1 if ranks[j] > ranks[i] else -1 for i in range(n) for j in range(i + 1, n))
     return score / (n * (n - 1) / 2)
 
 
@@ -272,9 +270,8 @@ def fit_trend(points: Sequence[Checkpoint], now: int, options: StabilityOptions)
     """The probit-in-√n line through the checkpoints' agreement (see the module text)."""
     usable = [p for p in points if p.agreement is not None and p.ratings > 0]
     last = usable[-1] if usable else None
-    if last is not None and last.ratings == now and last.agreement is not None:
-        if last.agreement >= options.target:
-            return Trend(more=0, reason=None, points=len(usable))
+    if last is not None and last.ratings == now and (last.agreement or 0.0) >= options.target:
+        return Trend(more=0, reason=None, points=len(usable))
     if len(usable) < MIN_TREND_POINTS:
         return Trend(None, "Too few ratings to tell how many more would settle it.", len(usable))
     lo = 0.5 / max(options.resamples, 1)

@@ -41,8 +41,7 @@ class AgreementBars(QWidget):
             self.target = stability.options.target
             self.points = [(p.fraction, p.ratings, p.agreement) for p in stability.trend_points]
         lines = [
-            f"{f:.0%} of ratings ({n:,}): "
-            + ("–" if a is None else f"{a:.0%} of resamples agree")
+            f"{f:.0%} of ratings ({n:,}): " + ("–" if a is None else f"{a:.0%} of resamples agree")
             for f, n, a in self.points
         ]
         self.setToolTip(
@@ -70,7 +69,9 @@ class AgreementBars(QWidget):
             for k, (fraction, _ratings, agreement) in enumerate(self.points):
                 x = area.left() + k * (width + BAR_GAP)
                 if agreement is not None:
-                    color = QColor(self.colors.bar if agreement >= self.target else self.colors.muted)
+                    color = QColor(
+                        self.colors.bar if agreement >= self.target else self.colors.muted
+                    )
                     h = area.height() * agreement
                     painter.fillRect(QRectF(x, area.bottom() - h, width, h), color)
                     # The share itself, inside the bar's top (or just above a short bar).

@@ -43,7 +43,6 @@ from meaningbench.queries.which_metric import (
     compute_which_metric,
 )
 from meaningbench.ui.dashboard.panel import Panel
-from meaningbench.ui.dashboard.stability_panel import StabilityView
 from meaningbench.ui.dashboard.plots import (
     PlotColors,
     axis_label,
@@ -53,6 +52,7 @@ from meaningbench.ui.dashboard.plots import (
     metric_rows_plot,
     style_plot,
 )
+from meaningbench.ui.dashboard.stability_panel import StabilityView
 from meaningbench.ui.widgets import ElidedLabel, compact_combo
 
 if TYPE_CHECKING:
