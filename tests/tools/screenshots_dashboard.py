@@ -173,21 +173,29 @@ def main() -> int:
 WHICH_METRIC_METRICS = ["bleu", "chrf", "ter", "rouge1", "rougel", "sari", "edit_similarity"]
 
 
-def build_questeval_study(folder: Path) -> Path:
+def build_scored_study(
+    folder: Path, file: str, name: str, metrics: list[str], fmt: str = "auto"
+) -> Path:
+    """A study of one file of the shipped test data (`file` under it), scored."""
     from meaningbench.datasets.importer import import_file
     from meaningbench.db.study import create_study
     from meaningbench.jobs.scoring import ScoreRequest, score_study
     from meaningbench.runtime import JobContext
     from tests.conftest import unpack_datasets
 
-    data = unpack_datasets(folder / "data") / "csmd_sources"
-    path = folder / "questeval.mbstudy"
+    data = unpack_datasets(folder / "data")
+    path = folder / f"{name}.mbstudy"
     with create_study(path) as study:
-        import_file(study, data / "questeval_likert_ratings_cleaned.csv", dataset="questeval")
-    request = ScoreRequest(path, WHICH_METRIC_METRICS, {"workers": 1, "pool": "never"})
+        import_file(study, data / file, fmt=fmt, dataset=name)
+    request = ScoreRequest(path, metrics, {"workers": 1, "pool": "never"})
     for summary in score_study(request, JobContext()):
         print(f"  {summary.metric}: {summary.status} ({summary.scored} items)")
     return path
+
+
+def build_questeval_study(folder: Path) -> Path:
+    questeval = "csmd_sources/questeval_likert_ratings_cleaned.csv"
+    return build_scored_study(folder, questeval, "questeval", WHICH_METRIC_METRICS)
 
 
 def which_metric_main() -> int:
@@ -219,29 +227,12 @@ def which_metric_main() -> int:
 STABILITY_METRICS = ["bleu", "sari", "chrf", "bertscore"]
 
 
-def build_csmd_dev_study(folder: Path) -> Path:
-    from meaningbench.datasets.importer import import_file
-    from meaningbench.db.study import create_study
-    from meaningbench.jobs.scoring import ScoreRequest, score_study
-    from meaningbench.runtime import JobContext
-    from tests.conftest import unpack_datasets
-
-    data = unpack_datasets(folder / "data") / "csmd"
-    path = folder / "csmd-dev.mbstudy"
-    with create_study(path) as study:
-        import_file(study, data / "dev.tsv", fmt="csmd", dataset="csmd-dev")
-    request = ScoreRequest(path, STABILITY_METRICS, {"workers": 1, "pool": "never"})
-    for summary in score_study(request, JobContext()):
-        print(f"  {summary.metric}: {summary.status} ({summary.scored} items)")
-    return path
-
-
 def which_metric_stability_main() -> int:
     from PySide6.QtWidgets import QApplication
 
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["MEANINGBENCH_HOME"] = str(Path(tmp) / "home")
-        path = build_csmd_dev_study(Path(tmp))
+        path = build_scored_study(Path(tmp), "csmd/dev.tsv", "csmd-dev", STABILITY_METRICS, "csmd")
         app = QApplication(sys.argv)
         window = open_dashboard(app, path, (1280, 720))
         page = window.page("dashboard")

@@ -5,24 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
-from meaningbench.analysis.metaeval_study import metaeval_data_from_study
 from meaningbench.annotation.session import AnnotationSession
-from meaningbench.db.study import open_study
 from meaningbench.queries.which_metric import compute_stability
 from meaningbench.runtime.changes import StudyChanges
-from tests.ui.dashboard.studies import Synthetic, synthetic_study
-
-
-@pytest.fixture
-def partly_rated(tmp_path: Path) -> tuple[Path, Synthetic]:
-    study, facts = synthetic_study(
-        tmp_path / "stop.mbstudy", n_items=80, n_metrics=4, n_raters=3, rated_share=0.4
-    )
-    path = study.path
-    study.close()
-    return path, facts
 
 
 def _wait_signal(qtbot, tab, ratings: int | None = None) -> None:  # noqa: ANN001
@@ -38,17 +23,22 @@ def _wait_signal(qtbot, tab, ratings: int | None = None) -> None:  # noqa: ANN00
     qtbot.waitUntil(ready, timeout=120_000)
 
 
+def _open_tab(open_page, path: Path, qtbot):  # noqa: ANN001, ANN202
+    page = open_page(path)
+    tab = page.which_metric
+    page.tabs.setCurrentWidget(tab)
+    _wait_signal(qtbot, tab)
+    return page, tab
+
+
 def _shown(tab) -> tuple[str, str, str]:  # noqa: ANN001
     view = tab.stability_view
     return view.sentence.text(), view.trend.text(), view.basis.text()
 
 
-def test_the_tab_says_whether_the_ranking_has_settled(open_page, partly_rated, qtbot) -> None:
-    path, _facts = partly_rated
-    page = open_page(path)
-    tab = page.which_metric
-    page.tabs.setCurrentWidget(tab)
-    _wait_signal(qtbot, tab)
+def test_the_tab_says_whether_the_ranking_has_settled(open_page, synth, qtbot) -> None:
+    path, _facts = synth
+    _page, tab = _open_tab(open_page, path, qtbot)
     expected = compute_stability(path, tab.result.options)
     sentence, trend, basis = _shown(tab)
     assert sentence == expected.sentence()
@@ -65,21 +55,15 @@ def test_the_tab_says_whether_the_ranking_has_settled(open_page, partly_rated, q
     assert [round(f, 2) for f, _n, _a in bars] == [0.5, 0.6, 0.7, 0.8, 0.9, 1.0]
 
 
-def test_new_ratings_broadcast_update_the_signal(open_page, partly_rated, qtbot) -> None:
-    path, facts = partly_rated
-    page = open_page(path)
-    tab = page.which_metric
-    page.tabs.setCurrentWidget(tab)
-    _wait_signal(qtbot, tab)
+def test_new_ratings_broadcast_update_the_signal(open_page, synth, qtbot) -> None:
+    path, facts = synth
+    page, tab = _open_tab(open_page, path, qtbot)
     before = tab.stability.ratings
-    with open_study(path) as s:
-        rated = metaeval_data_from_study(s).common()
-    unrated = [i for i, ok in zip(facts.item_ids, rated, strict=True) if not ok][:12]
-    assert len(unrated) == 12
+    rated = facts.item_ids[::6][:12]
     session = AnnotationSession(page.context.study, "newcomer")
-    for k, item_id in enumerate(unrated):
+    for k, item_id in enumerate(rated):
         session.submit(item_id, {"meaning": float(10 + 7 * k)})
-    page.context.runner.broadcast(StudyChanges.of(ratings=unrated))
+    page.context.runner.broadcast(StudyChanges.of(ratings=rated))
     _wait_signal(qtbot, tab, ratings=before + 12)
     expected = compute_stability(path, tab.result.options)
     assert expected.ratings == before + 12
