@@ -302,25 +302,24 @@ def fit_trend(points: Sequence[Checkpoint], now: int, options: StabilityOptions)
     return base
 
 
-def ranking_stability(
-    snapshots: Sequence[Snapshot],
-    options: StabilityOptions | None = None,
-    progress: Progress | None = None,
-) -> Stability:
-    """The signal from snapshots of the study in rating order (the last one is now).
+def _unchanged_since(history: Sequence[Checkpoint], top: tuple[str, ...] | None) -> float | None:
+    """The earliest history fraction from which every top cluster is `top`."""
+    unchanged: float | None = None
+    if top is not None:
+        for p in reversed(history):
+            if p.top != top:
+                break
+            unchanged = p.fraction
+    return unchanged
 
-    History checkpoints are the snapshots at `HISTORY` fractions, trend checkpoints those
-    at `TREND` fractions (matched to 1e-9); others are ignored."""
-    options = options or StabilityOptions()
-    snaps = sorted(snapshots, key=lambda s: s.fraction)
-    empty = Trend(None, "Too few ratings to tell.")
-    if not snaps or snaps[-1].ratings == 0:
-        return Stability.nothing(options, "No ratings yet: too few ratings to tell.")
 
-    def at(fractions: Sequence[float]) -> list[Snapshot]:
-        return [s for s in snaps if any(abs(s.fraction - f) < 1e-9 for f in fractions)]
-
-    history_snaps, trend_snaps = at(HISTORY), at(TREND)
+def _checkpoints(
+    history_snaps: Sequence[Snapshot],
+    trend_snaps: Sequence[Snapshot],
+    options: StabilityOptions,
+    progress: Progress | None,
+) -> tuple[list[Checkpoint], list[Checkpoint]]:
+    """The history's checkpoints (rankings) and the trend's (rankings and agreement)."""
     total = len(trend_snaps) * options.resamples
     done = 0
 
@@ -331,7 +330,7 @@ def ranking_stability(
             progress(done, total)
 
     rankings: dict[float, Ranking | None] = {}
-    for s in {id(x): x for x in history_snaps + trend_snaps}.values():
+    for s in {id(x): x for x in [*history_snaps, *trend_snaps]}.values():
         try:
             rankings[s.fraction] = _rank(s.data, options, options.ranking_resamples)
         except UserError:
@@ -357,33 +356,41 @@ def ranking_stability(
             for _ in range(options.resamples):
                 step()
         trend_points.append(point)
+    return history, trend_points
+
+
+def ranking_stability(
+    snapshots: Sequence[Snapshot],
+    options: StabilityOptions | None = None,
+    progress: Progress | None = None,
+) -> Stability:
+    """The signal from snapshots of the study in rating order (the last one is now).
+
+    History checkpoints are the snapshots at `HISTORY` fractions, trend checkpoints those
+    at `TREND` fractions (matched to 1e-9); others are ignored. The last snapshot must be
+    at 100 % (a fraction both lists hold)."""
+    options = options or StabilityOptions()
+    snaps = sorted(snapshots, key=lambda s: s.fraction)
+    if not snaps or snaps[-1].ratings == 0:
+        return Stability.nothing(options, "No ratings yet: too few ratings to tell.")
+
+    def at(fractions: Sequence[float]) -> list[Snapshot]:
+        return [s for s in snaps if any(abs(s.fraction - f) < 1e-9 for f in fractions)]
+
+    history, trend_points = _checkpoints(at(HISTORY), at(TREND), options, progress)
     now = snaps[-1]
-    current = rankings.get(now.fraction)
-    top = None if current is None else top_cluster(current)
     now_point = next((p for p in trend_points if p.fraction == now.fraction), None)
-    agreement = None if now_point is None else now_point.agreement
-    tau = None if now_point is None else now_point.tau
-    first = None if now_point is None else now_point.first
-    unchanged: float | None = None
-    if top is not None:
-        for p in reversed(history):
-            if p.top != top:
-                break
-            unchanged = p.fraction
-    message = None
-    if top is None or agreement is None:
-        message = "Too few ratings to tell."
-    trend = fit_trend(trend_points, now.ratings, options) if message is None else empty
+    if now_point is None or now_point.top is None or now_point.agreement is None:
+        return Stability.nothing(options, "Too few ratings to tell.")
     return Stability(
         options=options,
         ratings=now.ratings,
-        top=top,
-        agreement=agreement,
-        tau=tau,
-        first=first,
+        top=now_point.top,
+        agreement=now_point.agreement,
+        tau=now_point.tau,
+        first=now_point.first,
         history=history,
         trend_points=trend_points,
-        trend=trend,
-        unchanged_since=unchanged,
-        message=message,
+        trend=fit_trend(trend_points, now.ratings, options),
+        unchanged_since=_unchanged_since(history, now_point.top),
     )
