@@ -21,8 +21,10 @@ the chosen measure, grouping and test):
   agreement behaves like Φ(α + β·√n): the probit of the agreement (clipped to
   [½/R, 1 − ½/R] for R resamples) is fitted by least squares as a line in √n, and solved
   for the target agreement. No estimate is given when fewer than three checkpoints have
-  an agreement, when the fitted line does not rise (β ≤ 0), or when the target lies
-  beyond `MAX_EXTRAPOLATION` times the ratings in: then the signal says why.
+  an agreement, when the fitted line does not rise clearly (β ≤ 0, or β's t statistic
+  below the one-sided 95 % point of Student's t with k − 2 degrees of freedom for k
+  checkpoints), or when the target lies beyond `MAX_EXTRAPOLATION` times the ratings in:
+  then the signal says why.
 
 Arrays only (`MetaEvalData` snapshots); the study's timeline is read by
 `meaningbench.analysis.metaeval_study.metaeval_snapshots`.
@@ -36,6 +38,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from scipy.stats import norm
+from scipy.stats import t as student_t
 
 from meaningbench.analysis.metaeval import MetaEvalData
 from meaningbench.analysis.metaeval_significance import Ranking, rank_metrics
@@ -104,6 +107,7 @@ class Trend:
     intercept: float | None = None  # α of Φ⁻¹(agreement) = α + β·√n
     slope: float | None = None  # β
     target_ratings: int | None = None  # n where the line reaches the target
+    slope_t: float | None = None  # β over its standard error
 
 
 @dataclass
@@ -266,6 +270,18 @@ def bootstrap_agreement(
     return Agreement(same / ranked, tau, first / ranked, ranked)
 
 
+def _slope_t(x: np.ndarray, y: np.ndarray, slope: float, intercept: float) -> float:
+    """The least-squares slope over its standard error (inf on an exact line)."""
+    resid = y - (intercept + slope * x)
+    dof = x.size - 2
+    spread = float(((x - x.mean()) ** 2).sum())
+    s2 = float((resid**2).sum()) / dof if dof > 0 else math.inf
+    se = math.sqrt(s2 / spread) if spread > 0 else math.inf
+    if se == 0:
+        return math.inf if slope > 0 else -math.inf
+    return slope / se
+
+
 def fit_trend(points: Sequence[Checkpoint], now: int, options: StabilityOptions) -> Trend:
     """The probit-in-√n line through the checkpoints' agreement (see the module text)."""
     usable = [p for p in points if p.agreement is not None and p.ratings > 0]
@@ -283,10 +299,18 @@ def fit_trend(points: Sequence[Checkpoint], now: int, options: StabilityOptions)
     slope, intercept = np.polyfit(n, y, 1)
     since = usable[0].fraction
     base = Trend(None, None, len(usable), since, float(intercept), float(slope))
+    base.slope_t = _slope_t(n, y, float(slope), float(intercept))
     if slope <= 0:
         base.reason = (
             "Agreement has not grown with the ratings so far: no trend to tell how many "
             "more ratings would settle it."
+        )
+        return base
+    if base.slope_t < float(student_t.ppf(0.95, len(usable) - 2)):
+        base.reason = (
+            "Agreement has not grown clearly with the ratings so far (the trend's rise is "
+            f"not significant, t = {base.slope_t:.1f} over {len(usable)} points): too noisy "
+            "to tell how many more ratings would settle it."
         )
         return base
     need = ((float(norm.ppf(options.target)) - intercept) / slope) ** 2

@@ -180,6 +180,16 @@ def test_the_trend_says_why_when_it_cannot_tell() -> None:
     assert far.more is None and f"{MAX_EXTRAPOLATION:g} times" in (far.reason or "")
     assert far.target_ratings is not None and far.target_ratings > MAX_EXTRAPOLATION * 400
     assert f"about {far.target_ratings:,} ratings in all" in (far.reason or "")
+    # Rising, but by less than the points scatter (QuestEval's meaning ratings gave these).
+    ns = [2471, 2965, 3459, 3953, 4447, 4941]
+    noisy = [
+        Checkpoint(n / ns[-1], n, ("m0",), agreement=a)
+        for n, a in zip(ns, [0.225, 0.35, 0.825, 0.625, 0.575, 0.45], strict=True)
+    ]
+    shaky = fit_trend(noisy, 4941, opts)
+    assert shaky.slope is not None and shaky.slope > 0
+    assert shaky.slope_t is not None and shaky.slope_t < 2.132  # t(0.95, 4 dof)
+    assert shaky.more is None and "not grown clearly" in (shaky.reason or "")
 
 
 def test_no_ratings_is_too_few_to_tell() -> None:

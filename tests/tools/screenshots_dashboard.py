@@ -18,7 +18,8 @@ tab as which-metric.png (light) and which-metric-dark.png.
     xvfb-run -a -s "-screen 0 1600x1000x24" python -m tests.tools.screenshots_dashboard which-metric-stability
 
 imports CSMD dev (`--format csmd`), scores it with BLEU, SARI, chrF and BERTScore and
-saves the tab with its stopping signal at 1280 × 720 as which-metric-stability.png.
+saves the tab with its stopping signal at 1280 × 720 as which-metric-stability.png (light)
+and which-metric-stability-dark.png.
 """
 
 from __future__ import annotations
@@ -212,7 +213,8 @@ def which_metric_main() -> int:
 
         def shown() -> bool:
             r = tab.result
-            return r is not None and r.by is not None and not tab.computing
+            settled = tab.stability is not None and tab.stability_job is None
+            return r is not None and r.by is not None and not tab.computing and settled
 
         settle(app, shown, timeout=600)
         save(window, "which-metric.png")
@@ -246,6 +248,10 @@ def which_metric_stability_main() -> int:
         print(f"  {tab.stability_view.sentence.text()}")
         print(f"  {tab.stability_view.trend.text()}")
         save(window, "which-metric-stability.png")
+        window.set_theme("dark")
+        settle(app, lambda: True, timeout=1)
+        save(window, "which-metric-stability-dark.png")
+        window.set_theme("light")
         window.close()
     return 0
 

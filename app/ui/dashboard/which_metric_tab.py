@@ -377,6 +377,7 @@ class WhichMetricTab(QWidget):
         split.addWidget(self.bars_panel)
         split.setSizes([330, 330])
         self.split = split
+        self._folded = False
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 6, 0, 0)
         layout.setSpacing(6)
@@ -539,10 +540,8 @@ class WhichMetricTab(QWidget):
                 panel.show_content()
             if self.stability is None:
                 self.stability_panel.show_message("Measuring how settled the ranking is…")
+            self._fold_categories(not result.attributes)
             if result.by is None:
-                # Nothing to draw there: the ranking and p-values take the room.
-                total = sum(self.split.sizes())
-                self.split.setSizes([total - total // 5, total // 5])
                 self.bars_panel.show_message(
                     "No item attributes: import a file with a category column (such as "
                     "sentence_type) to compare the metrics per category."
@@ -551,6 +550,16 @@ class WhichMetricTab(QWidget):
                 self.bars_panel.show_content()
         self._show_status()
         self.computed.emit()
+
+    def _fold_categories(self, fold: bool) -> None:
+        """A study without item attributes has no bars to draw: the ranking and the
+        p-values take that room (given back once attributes appear)."""
+        if fold == self._folded:
+            return
+        self._folded = fold
+        total = sum(self.split.sizes())
+        share = total // 5 if fold else total // 2
+        self.split.setSizes([total - share, share])
 
     def _fill_attributes(self, names: list[str]) -> None:
         combo = self.attribute
