@@ -199,6 +199,15 @@ def build_questeval_study(folder: Path) -> Path:
     return build_scored_study(folder, questeval, "questeval", WHICH_METRIC_METRICS)
 
 
+def save_light_and_dark(app, window, stem: str) -> None:  # noqa: ANN001
+    """`stem`.png in the light theme and `stem`-dark.png in the dark one."""
+    save(window, f"{stem}.png")
+    window.set_theme("dark")
+    settle(app, lambda: True, timeout=1)
+    save(window, f"{stem}-dark.png")
+    window.set_theme("light")
+
+
 def which_metric_main() -> int:
     from PySide6.QtWidgets import QApplication
 
@@ -217,11 +226,7 @@ def which_metric_main() -> int:
             return r is not None and r.by is not None and not tab.computing and settled
 
         settle(app, shown, timeout=600)
-        save(window, "which-metric.png")
-        window.set_theme("dark")
-        settle(app, lambda: True, timeout=1)
-        save(window, "which-metric-dark.png")
-        window.set_theme("light")
+        save_light_and_dark(app, window, "which-metric")
         window.close()
     return 0
 
@@ -247,11 +252,7 @@ def which_metric_stability_main() -> int:
         settle(app, shown, timeout=600)
         print(f"  {tab.stability_view.sentence.text()}")
         print(f"  {tab.stability_view.trend.text()}")
-        save(window, "which-metric-stability.png")
-        window.set_theme("dark")
-        settle(app, lambda: True, timeout=1)
-        save(window, "which-metric-stability-dark.png")
-        window.set_theme("light")
+        save_light_and_dark(app, window, "which-metric-stability")
         window.close()
     return 0
 
