@@ -3,14 +3,18 @@ metric runs, systems, sources, per-rater raw ratings (for tau_like) and item att
 
 from __future__ import annotations
 
+import copy
+import math
 from collections.abc import Sequence
 
 import numpy as np
+import pandas as pd
 
 from meaningbench.analysis.data import StudyData, load_study_data, study_session
 from meaningbench.analysis.human import NAMED
 from meaningbench.analysis.metaeval import MetaEvalData
-from meaningbench.db.frames import item_attributes_frame
+from meaningbench.analysis.metaeval_stability import Snapshot
+from meaningbench.db.frames import item_attributes_frame, ratings_frame
 from meaningbench.db.study import Study
 from meaningbench.errors import UserError
 
@@ -35,6 +39,15 @@ def metaeval_data_from_study(
 ) -> MetaEvalData:
     """`metrics`: canonical metric names (default: every metric run of the study)."""
     data = load_study_data(study, dimension, labels)
+    with study_session(study) as session:
+        attrs = item_attributes_frame(session).reindex(data.item_ids)
+    return metaeval_data_of(data, attrs, metrics)
+
+
+def metaeval_data_of(
+    data: StudyData, attrs: pd.DataFrame, metrics: Sequence[str] | None = None
+) -> MetaEvalData:
+    """`data` (with `attrs`, its items' attributes in item order) as `MetaEvalData`."""
     names = list(data.metric_names)
     if metrics:
         missing = [m for m in metrics if m not in names]
@@ -45,8 +58,6 @@ def metaeval_data_from_study(
         cols = [names.index(m) for m in metrics]
     else:
         cols = list(range(len(names)))
-    with study_session(study) as session:
-        attrs = item_attributes_frame(session).reindex(data.item_ids)
     scores = data.ratings.scores()
     systems = data.items["system"].to_numpy(dtype=object)
     return MetaEvalData(
@@ -59,3 +70,33 @@ def metaeval_data_from_study(
         categories={str(c): attrs[c].to_numpy(dtype=object) for c in attrs.columns},
         scale=(data.dimension.min_value, data.dimension.max_value),
     )
+
+
+def metaeval_snapshots(
+    study: Study, fractions: Sequence[float], dimension: str = "meaning"
+) -> list[Snapshot]:
+    """The study's outputs as they stood after each share of its ratings (`fractions`),
+    the ratings in the order they were given (submitted time, then rating id).
+
+    After a share f of the N ratings in, the first ceil(f·N) of them count; the human
+    scores are the project's rule on those alone."""
+    data = load_study_data(study, dimension)
+    with study_session(study) as session:
+        attrs = item_attributes_frame(session).reindex(data.item_ids)
+        times = ratings_frame(session, dimension=dimension, kinds=("regular",))
+    active = data.ratings.active_keys(data.item_ids)
+    times = times[times["rating_id"].isin(active)]
+    order = times.sort_values(["submitted_at", "rating_id"], kind="stable")["rating_id"].tolist()
+    # Keys that are not rating ids (none when read from a study) count as given first.
+    given = set(order)
+    order = [k for k in active if k not in given] + order
+    out = []
+    for f in sorted(set(fractions)):
+        keep = math.ceil(f * len(order) - 1e-9)
+        ratings = copy.deepcopy(data.ratings)
+        for key in order[keep:]:
+            ratings.discard(key)
+        snap = copy.copy(data)
+        snap.ratings = ratings
+        out.append(Snapshot(f, keep, metaeval_data_of(snap, attrs)))
+    return out

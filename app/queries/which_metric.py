@@ -1,5 +1,6 @@
 """What the dashboard's "Which metric" tab shows: the metrics ranked in significance
-clusters, the ranking measure per category of an item attribute, and the p-value matrix.
+clusters, the ranking measure per category of an item attribute, the p-value matrix, and
+whether that ranking has settled (`compute_stability`).
 
 Everything is the meta-evaluation engine's (`meaningbench.analysis.metaeval`,
 `meaningbench.analysis.metaeval_significance`) on the study file as it is now, read by
@@ -17,7 +18,15 @@ import pandas as pd
 
 from meaningbench.analysis.metaeval import MetaEvalData, evaluate
 from meaningbench.analysis.metaeval_significance import Ranking, rank_metrics
-from meaningbench.analysis.metaeval_study import metaeval_data_from_study
+from meaningbench.analysis.metaeval_stability import (
+    HISTORY,
+    TREND,
+    Progress,
+    Stability,
+    StabilityOptions,
+    ranking_stability,
+)
+from meaningbench.analysis.metaeval_study import metaeval_data_from_study, metaeval_snapshots
 from meaningbench.db.study import open_study
 from meaningbench.errors import UserError
 from meaningbench.queries.raters import MACHINE_MARK, MACHINE_TAG, machine_columns
@@ -46,6 +55,18 @@ TEST_CHOICES = {
 }
 RESAMPLES = 1000
 ALPHA = 0.05
+__all__ = [
+    "GROUPING_CHOICES",
+    "MEASURE_CHOICES",
+    "TEST_CHOICES",
+    "Stability",  # the screens read the signal's type from here
+    "WhichMetric",
+    "WhichMetricOptions",
+    "compute_stability",
+    "compute_which_metric",
+    "stability_options",
+    "which_metric_of",
+]
 
 
 @dataclass(frozen=True)
@@ -194,3 +215,30 @@ def compute_which_metric(path: Path, options: WhichMetricOptions) -> WhichMetric
     out = which_metric_of(data, options)
     out.machine = machine
     return out
+
+
+def stability_options(options: WhichMetricOptions) -> StabilityOptions:
+    """The stopping signal tests the ranking the tab shows, with its test and seed."""
+    return StabilityOptions(
+        measure=options.measure,
+        group_by=options.group_by,
+        test=options.test,
+        alpha=options.alpha,
+        tie_threshold=options.tie_threshold,
+        seed=options.seed,
+        ranking_resamples=options.resamples,
+    )
+
+
+def compute_stability(
+    path: Path, options: WhichMetricOptions, progress: Progress | None = None
+) -> Stability:
+    """How settled the tab's ranking is, from the study's ratings as they are now and as
+    they stood along the way (a worker's job; `progress` is told after each resample)."""
+    settings = stability_options(options)
+    with open_study(path, allow_read_only=True) as study:
+        try:
+            snaps = metaeval_snapshots(study, HISTORY + TREND, options.dimension)
+        except UserError as exc:
+            return Stability.nothing(settings, str(exc))
+    return ranking_stability(snaps, settings, progress)

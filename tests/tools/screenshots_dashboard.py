@@ -14,6 +14,12 @@ dashboard-agreement.png.
 imports the QuestEval ratings shipped with the tests (its `simplification_type` column
 becomes an item attribute), scores them with lexical metrics and saves the "Which metric"
 tab as which-metric.png (light) and which-metric-dark.png.
+
+    xvfb-run -a -s "-screen 0 1600x1000x24" python -m tests.tools.screenshots_dashboard which-metric-stability
+
+imports CSMD dev (`--format csmd`), scores it with BLEU, SARI, chrF and BERTScore and
+saves the tab with its stopping signal at 1280 × 720 as which-metric-stability.png (light)
+and which-metric-stability-dark.png.
 """
 
 from __future__ import annotations
@@ -115,7 +121,7 @@ def settle(app, done, timeout: float = 180.0) -> None:  # noqa: ANN001
         time.sleep(0.02)
 
 
-def open_dashboard(app, path: Path):  # noqa: ANN001, ANN201
+def open_dashboard(app, path: Path, size: tuple[int, int] = SIZE):  # noqa: ANN001, ANN201
     """The main window, light theme, on the study's Dashboard page."""
     from meaningbench.settings import UserPrefs
     from meaningbench.ui.main_window import MainWindow
@@ -124,7 +130,7 @@ def open_dashboard(app, path: Path):  # noqa: ANN001, ANN201
     theme = ThemeManager(app)
     theme.apply(choice="light")
     window = MainWindow(theme=theme, prefs=UserPrefs())
-    window.resize(*SIZE)
+    window.resize(*size)
     window.show()
     assert window.studies.open_path(path)
     assert window.show_page("dashboard")
@@ -168,21 +174,38 @@ def main() -> int:
 WHICH_METRIC_METRICS = ["bleu", "chrf", "ter", "rouge1", "rougel", "sari", "edit_similarity"]
 
 
-def build_questeval_study(folder: Path) -> Path:
+def build_scored_study(
+    folder: Path, file: str, name: str, metrics: list[str], fmt: str = "auto"
+) -> Path:
+    """A study of one file of the shipped test data (`file` under it), scored."""
     from meaningbench.datasets.importer import import_file
     from meaningbench.db.study import create_study
     from meaningbench.jobs.scoring import ScoreRequest, score_study
     from meaningbench.runtime import JobContext
     from tests.conftest import unpack_datasets
 
-    data = unpack_datasets(folder / "data") / "csmd_sources"
-    path = folder / "questeval.mbstudy"
+    data = unpack_datasets(folder / "data")
+    path = folder / f"{name}.mbstudy"
     with create_study(path) as study:
-        import_file(study, data / "questeval_likert_ratings_cleaned.csv", dataset="questeval")
-    request = ScoreRequest(path, WHICH_METRIC_METRICS, {"workers": 1, "pool": "never"})
+        import_file(study, data / file, fmt=fmt, dataset=name)
+    request = ScoreRequest(path, metrics, {"workers": 1, "pool": "never"})
     for summary in score_study(request, JobContext()):
         print(f"  {summary.metric}: {summary.status} ({summary.scored} items)")
     return path
+
+
+def build_questeval_study(folder: Path) -> Path:
+    questeval = "csmd_sources/questeval_likert_ratings_cleaned.csv"
+    return build_scored_study(folder, questeval, "questeval", WHICH_METRIC_METRICS)
+
+
+def save_light_and_dark(app, window, stem: str) -> None:  # noqa: ANN001
+    """`stem`.png in the light theme and `stem`-dark.png in the dark one."""
+    save(window, f"{stem}.png")
+    window.set_theme("dark")
+    settle(app, lambda: True, timeout=1)
+    save(window, f"{stem}-dark.png")
+    window.set_theme("light")
 
 
 def which_metric_main() -> int:
@@ -199,14 +222,37 @@ def which_metric_main() -> int:
 
         def shown() -> bool:
             r = tab.result
-            return r is not None and r.by is not None and not tab.computing
+            settled = tab.stability is not None and tab.stability_job is None
+            return r is not None and r.by is not None and not tab.computing and settled
 
         settle(app, shown, timeout=600)
-        save(window, "which-metric.png")
-        window.set_theme("dark")
-        settle(app, lambda: True, timeout=1)
-        save(window, "which-metric-dark.png")
-        window.set_theme("light")
+        save_light_and_dark(app, window, "which-metric")
+        window.close()
+    return 0
+
+
+STABILITY_METRICS = ["bleu", "sari", "chrf", "bertscore"]
+
+
+def which_metric_stability_main() -> int:
+    from PySide6.QtWidgets import QApplication
+
+    with tempfile.TemporaryDirectory() as tmp:
+        os.environ["MEANINGBENCH_HOME"] = str(Path(tmp) / "home")
+        path = build_scored_study(Path(tmp), "csmd/dev.tsv", "csmd-dev", STABILITY_METRICS, "csmd")
+        app = QApplication(sys.argv)
+        window = open_dashboard(app, path, (1280, 720))
+        page = window.page("dashboard")
+        tab = page.which_metric
+        page.tabs.setCurrentWidget(tab)
+
+        def shown() -> bool:
+            return tab.stability is not None and tab.stability_job is None and not tab.computing
+
+        settle(app, shown, timeout=600)
+        print(f"  {tab.stability_view.sentence.text()}")
+        print(f"  {tab.stability_view.trend.text()}")
+        save_light_and_dark(app, window, "which-metric-stability")
         window.close()
     return 0
 
@@ -214,4 +260,6 @@ def which_metric_main() -> int:
 if __name__ == "__main__":
     if sys.argv[1:] == ["which-metric"]:
         raise SystemExit(which_metric_main())
+    if sys.argv[1:] == ["which-metric-stability"]:
+        raise SystemExit(which_metric_stability_main())
     raise SystemExit(main())

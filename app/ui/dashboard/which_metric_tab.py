@@ -1,10 +1,12 @@
 """The dashboard's "Which metric" tab: the metrics ranked in significance clusters, the
-ranking measure per category of an item attribute, and the p-values behind the clusters.
+ranking measure per category of an item attribute, the p-values behind the clusters, and
+whether the ranking has settled (the stopping signal).
 
 The figures are `meaningbench.queries.which_metric` on the study file, computed by a worker
 job of the dashboard's runner: after the study loads, and again (debounced) as ratings
 arrive, one job at a time. While one runs the tab says "computing…" and keeps showing the
-previous figures; the window never waits for it.
+previous figures; the window never waits for it. Each ranking that arrives starts the
+stopping signal's own job (a newer one cancels one still running).
 """
 
 from __future__ import annotations
@@ -34,8 +36,10 @@ from meaningbench.queries.which_metric import (
     GROUPING_CHOICES,
     MEASURE_CHOICES,
     TEST_CHOICES,
+    Stability,
     WhichMetric,
     WhichMetricOptions,
+    compute_stability,
     compute_which_metric,
 )
 from meaningbench.ui.dashboard.panel import Panel
@@ -48,6 +52,7 @@ from meaningbench.ui.dashboard.plots import (
     metric_rows_plot,
     style_plot,
 )
+from meaningbench.ui.dashboard.stability_panel import StabilityView
 from meaningbench.ui.widgets import ElidedLabel, compact_combo
 
 if TYPE_CHECKING:
@@ -72,6 +77,19 @@ def which_metric_job(path: Path, options: WhichMetricOptions) -> Job:
     def run(ctx: JobContext) -> WhichMetric:
         ctx.progress(0, None, "Ranking the metrics", force=True)
         return compute_which_metric(path, options)
+
+    return run
+
+
+def stability_job(path: Path, options: WhichMetricOptions) -> Job:
+    def run(ctx: JobContext) -> Stability:
+        ctx.progress(0, None, "Measuring how settled the ranking is", force=True)
+
+        def step(done: int, total: int) -> None:
+            ctx.progress(done, total, "Measuring how settled the ranking is")
+            ctx.check()  # a newer ranking cancels this one
+
+        return compute_stability(path, options, step)
 
     return run
 
@@ -271,6 +289,7 @@ class WhichMetricTab(QWidget):
     """The tab; `result` is the figures shown, `computing` whether a job is running."""
 
     computed = Signal()  # a result arrived and is shown
+    stability_computed = Signal()  # a stopping signal arrived and is shown
 
     def __init__(self, controller: DashboardController, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -278,6 +297,9 @@ class WhichMetricTab(QWidget):
         self.controller = controller
         self.result: WhichMetric | None = None
         self.job: JobHandle | None = None
+        self.stability: Stability | None = None
+        self.stability_job: JobHandle | None = None
+        self._stability_next: tuple[Path, WhichMetricOptions] | None = None
         self.generation = 0
         self._again = False
         self._dirty = False
@@ -337,12 +359,19 @@ class WhichMetricTab(QWidget):
         )
         self.pvalue_panel.set_exporter("csv", lambda p: table_csv(self._frame("p"), p))
         self.bars = CategoryBars()
+        self.bars.plot.setMinimumHeight(60)  # the splitter may fold it away when it is empty
         self.bars_panel = Panel(
             "By category", self.bars, formats=("png", "svg", "csv"), name="which-metric-categories"
         )
         for fmt in ("png", "svg"):
             self.bars_panel.set_exporter(fmt, lambda p: export_plot(self.bars.plot, p))
         self.bars_panel.set_exporter("csv", lambda p: table_csv(self._frame("categories"), p))
+
+        self.stability_view = StabilityView()
+        self.stability_panel = Panel(
+            "Is it time to stop rating?", self.stability_view, name="which-metric-stability"
+        )
+        self.stability_panel.setMaximumHeight(150)
 
         top = QSplitter(Qt.Orientation.Horizontal)
         top.addWidget(self.ranking_panel)
@@ -352,10 +381,13 @@ class WhichMetricTab(QWidget):
         split.addWidget(top)
         split.addWidget(self.bars_panel)
         split.setSizes([330, 330])
+        self.split = split
+        self._folded = False
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 6, 0, 0)
         layout.setSpacing(6)
         layout.addLayout(controls)
+        layout.addWidget(self.stability_panel)
         layout.addWidget(split, 1)
         for combo in (self.measure, self.grouping, self.test):
             combo.currentIndexChanged.connect(lambda _i: self.schedule(immediate=True))
@@ -372,7 +404,12 @@ class WhichMetricTab(QWidget):
         return self.result.categories
 
     def _show_message(self, text: str) -> None:
-        for panel in (self.ranking_panel, self.pvalue_panel, self.bars_panel):
+        for panel in (
+            self.ranking_panel,
+            self.pvalue_panel,
+            self.bars_panel,
+            self.stability_panel,
+        ):
             panel.show_message(text)
 
     # -- options ----------------------------------------------------------------------------
@@ -416,6 +453,8 @@ class WhichMetricTab(QWidget):
         def done(result: WhichMetric) -> None:
             if generation == self.generation:
                 self._show(result)
+                if result.ranking is not None:
+                    self._start_stability(path, options)
 
         self.job = self.controller.runner.start(
             which_metric_job(path, options),
@@ -426,6 +465,45 @@ class WhichMetricTab(QWidget):
         )
         self.job.finished.connect(self._on_finished)
         self._show_status()
+
+    def _start_stability(self, path: Path, options: WhichMetricOptions) -> None:
+        """Measure the new ranking's stability; a run still going is for an older one."""
+        if self.stability_job is not None:
+            self._stability_next = (path, options)
+            self.stability_job.cancel()
+            return
+        generation = self.generation
+
+        def done(stability: Stability) -> None:
+            if generation == self.generation and self._stability_next is None:
+                self._show_stability(stability)
+
+        def failed(failure: JobFailure) -> None:
+            if generation == self.generation:
+                self.stability_panel.show_message(f"{failure.title}: {failure.message}")
+
+        self.stability_job = self.controller.runner.start(
+            stability_job(path, options),
+            title="Measuring how settled the ranking is",
+            on_result=done,
+            on_failed=failed,
+            show_errors=False,
+        )
+        self.stability_job.finished.connect(self._on_stability_finished)
+        self._show_status()
+
+    def _on_stability_finished(self) -> None:
+        self.stability_job = None
+        later, self._stability_next = self._stability_next, None
+        if later is not None:
+            self._start_stability(*later)
+        self._show_status()
+
+    def _show_stability(self, stability: Stability) -> None:
+        self.stability = stability
+        self.stability_view.set_stability(stability)
+        self.stability_panel.show_content()
+        self.stability_computed.emit()
 
     def _on_failed(self, failure: JobFailure) -> None:
         self._show_message(f"{failure.title}: {failure.message}")
@@ -440,7 +518,11 @@ class WhichMetricTab(QWidget):
     def _on_closed(self) -> None:
         self.generation += 1
         self._timer.stop()
+        self._stability_next = None
+        if self.stability_job is not None:
+            self.stability_job.cancel()
         self.result = None
+        self.stability = None
         self._show_message("Reading the study…")
         self.status.clear()
 
@@ -461,6 +543,9 @@ class WhichMetricTab(QWidget):
             self.bars.set_result(result)
             for panel in (self.ranking_panel, self.pvalue_panel):
                 panel.show_content()
+            if self.stability is None:
+                self.stability_panel.show_message("Measuring how settled the ranking is…")
+            self._fold_categories(not result.attributes)
             if result.by is None:
                 self.bars_panel.show_message(
                     "No item attributes: import a file with a category column (such as "
@@ -470,6 +555,16 @@ class WhichMetricTab(QWidget):
                 self.bars_panel.show_content()
         self._show_status()
         self.computed.emit()
+
+    def _fold_categories(self, fold: bool) -> None:
+        """A study without item attributes has no bars to draw: the ranking and the
+        p-values take that room (given back once attributes appear)."""
+        if fold == self._folded:
+            return
+        self._folded = fold
+        total = sum(self.split.sizes())
+        share = total // 5 if fold else total // 2
+        self.split.setSizes([total - share, share])
 
     def _fill_attributes(self, names: list[str]) -> None:
         combo = self.attribute
@@ -497,12 +592,15 @@ class WhichMetricTab(QWidget):
             )
         if self.computing:
             parts.append("computing…")
+        elif self.stability_job is not None:
+            parts.append("measuring stability…")
         self.status.setText(" · ".join(parts))
 
     def apply_colors(self, colors: PlotColors) -> None:
         self.bars.apply_colors(colors)
+        self.stability_view.apply_colors(colors)
         self.pvalues.apply_colors(colors)
         self.ranking.refresh_colors()
 
     def panels(self) -> list[Panel]:
-        return [self.ranking_panel, self.pvalue_panel, self.bars_panel]
+        return [self.stability_panel, self.ranking_panel, self.pvalue_panel, self.bars_panel]
