@@ -34,7 +34,13 @@ def metaeval_data_from_study(
     metrics: Sequence[str] | None = None,
 ) -> MetaEvalData:
     """`metrics`: canonical metric names (default: every metric run of the study)."""
-    data = load_study_data(study, dimension, labels)
+    return metaeval_data_of(study, load_study_data(study, dimension, labels), metrics)
+
+
+def metaeval_data_of(
+    study: Study, data: StudyData, metrics: Sequence[str] | None = None
+) -> MetaEvalData:
+    """`metaeval_data_from_study` on study data already loaded (`load_study_data`)."""
     names = list(data.metric_names)
     if metrics:
         missing = [m for m in metrics if m not in names]

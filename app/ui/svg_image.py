@@ -1,0 +1,41 @@
+"""An SVG chart (the analysis's own, drawn by hand) written as a PNG, with Qt's renderer.
+
+The command line reaches this lazily for `--out chart.png`; without a display it renders
+offscreen. The PNG is written beside the target and renamed when complete.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from PySide6.QtCore import QByteArray, QRectF, Qt
+from PySide6.QtGui import QGuiApplication, QImage, QPainter
+from PySide6.QtSvg import QSvgRenderer
+
+from meaningbench.core.atomic_file import part_path
+
+SCALE = 2.0  # pixels per SVG unit: sharp on high-density screens and in documents
+
+
+_APP: list[QGuiApplication] = []  # the command line's own application, kept alive
+
+
+def write_png(svg: str, target: Path) -> None:
+    if QGuiApplication.instance() is None:
+        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+        _APP.append(QGuiApplication([]))
+    renderer = QSvgRenderer(QByteArray(svg.encode("utf-8")))
+    size = renderer.defaultSize()
+    width, height = int(size.width() * SCALE), int(size.height() * SCALE)
+    image = QImage(width, height, QImage.Format.Format_ARGB32)
+    image.fill(Qt.GlobalColor.white)
+    painter = QPainter(image)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    renderer.render(painter, QRectF(0, 0, image.width(), image.height()))
+    painter.end()
+    part = part_path(target)
+    if not image.save(str(part), "PNG"):
+        part.unlink(missing_ok=True)
+        raise OSError(f"could not write {target}")
+    os.replace(part, target)
