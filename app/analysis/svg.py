@@ -218,12 +218,12 @@ def line_chart(
     for i, (name, mean, low, high) in enumerate(series):
         colour = LINE_COLOURS[i % len(LINE_COLOURS)]
         band = [f"{_num(sx(a))},{_num(sy(b))}" for a, b in zip(x, high, strict=True)]
-        band += [f"{_num(sx(a))},{_num(sy(b))}" for a, b in reversed(list(zip(x, low, strict=True)))]
+        band += [
+            f"{_num(sx(a))},{_num(sy(b))}" for a, b in reversed(list(zip(x, low, strict=True)))
+        ]
         parts.append(f"<polygon points='{' '.join(band)}' fill='{colour}' fill-opacity='0.12'/>")
         line = " ".join(f"{_num(sx(a))},{_num(sy(b))}" for a, b in zip(x, mean, strict=True))
-        parts.append(
-            f"<polyline points='{line}' fill='none' stroke='{colour}' stroke-width='2'/>"
-        )
+        parts.append(f"<polyline points='{line}' fill='none' stroke='{colour}' stroke-width='2'/>")
         mark = markers[i] if i < len(markers) else None
         if mark is not None and math.isfinite(mark):
             parts.append(

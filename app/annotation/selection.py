@@ -83,7 +83,9 @@ def resolve_runs(runs: Sequence[ScoreRun], names: Sequence[str] | None) -> list[
     return out
 
 
-def stored_scores(session: Session, item_ids: Sequence[int], runs: Sequence[ScoreRun]) -> np.ndarray:
+def stored_scores(
+    session: Session, item_ids: Sequence[int], runs: Sequence[ScoreRun]
+) -> np.ndarray:
     """(n items, m runs) of the scores that count (NaN where an item has none)."""
     out = np.full((len(item_ids), len(runs)), np.nan)
     row_of = {int(i): r for r, i in enumerate(item_ids)}

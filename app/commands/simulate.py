@@ -33,9 +33,7 @@ def register(subparsers: Any) -> None:
         help="comma-separated strategies to compare with random (default: all of "
         f"{', '.join(s for s in SELECTIONS if s != 'random')}); random is always included",
     )
-    parser.add_argument(
-        "--seeds", type=int, default=20, help="seeds per strategy (default 20)"
-    )
+    parser.add_argument("--seeds", type=int, default=20, help="seeds per strategy (default 20)")
     parser.add_argument(
         "--step",
         type=float,
