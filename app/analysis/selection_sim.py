@@ -62,11 +62,13 @@ class Curve:
     tau: list[float | None]
     same_top: list[bool]
     settled: float  # the settled share (100 at worst: all the data is the reference)
+    settled_tau: float  # the same for τ ≥ goal alone, whatever the clusters
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "seed": self.seed,
             "settled_share": self.settled,
+            "settled_share_tau_only": self.settled_tau,
             "steps": [
                 {"share": s, "items": n, "tau": t, "same_top_cluster": c}
                 for s, n, t, c in zip(self.shares, self.items, self.tau, self.same_top, strict=True)
@@ -84,6 +86,8 @@ class Summary:
     low: float
     high: float
     of_random: float | None  # mean settled share / random's mean settled share
+    tau_only_mean: float  # mean settled share for τ ≥ goal alone
+    tau_only_of_random: float | None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -93,6 +97,8 @@ class Summary:
             "settled_share_min": self.low,
             "settled_share_max": self.high,
             "of_random": self.of_random,
+            "tau_only_settled_share_mean": self.tau_only_mean,
+            "tau_only_of_random": self.tau_only_of_random,
         }
 
 
@@ -112,10 +118,13 @@ class Simulation:
 
     def summaries(self) -> list[Summary]:
         settled = {k: np.array([c.settled for c in v]) for k, v in self.curves.items()}
+        tau_only = {k: np.array([c.settled_tau for c in v]) for k, v in self.curves.items()}
         base = float(settled["random"].mean()) if "random" in settled else None
+        tau_base = float(tau_only["random"].mean()) if "random" in tau_only else None
         out = []
         for strategy, values in settled.items():
             mean = float(values.mean())
+            tau_mean = float(tau_only[strategy].mean())
             out.append(
                 Summary(
                     strategy=strategy,
@@ -124,6 +133,8 @@ class Simulation:
                     low=float(values.min()),
                     high=float(values.max()),
                     of_random=None if not base else mean / base,
+                    tau_only_mean=tau_mean,
+                    tau_only_of_random=None if not tau_base else tau_mean / tau_base,
                 )
             )
         return out
@@ -284,9 +295,19 @@ def simulate(
                 snap = ranker.snapshot(ranked[:n])
                 taus.append(kendall(snap.values, full.values))
                 tops.append(snap.top == full.top)
-            ok = [t is not None and t >= tau_goal and c for t, c in zip(taus, tops, strict=True)]
+            close = [t is not None and t >= tau_goal for t in taus]
+            ok = [t and c for t, c in zip(close, tops, strict=True)]
             sim.curves[strategy].append(
-                Curve(strategy, s, shares, sizes, taus, tops, settled_share(shares, ok))
+                Curve(
+                    strategy,
+                    s,
+                    shares,
+                    sizes,
+                    taus,
+                    tops,
+                    settled_share(shares, ok),
+                    settled_share(shares, close),
+                )
             )
             if progress is not None:
                 progress(k * seeds + (s - first_seed) + 1, total)
@@ -320,9 +341,11 @@ def plot_svg(sim: Simulation, title: str = "") -> str:
         mean, low, high = sim.mean_tau(strategy)
         series.append((strategy, mean, low, high))
         marks.append(by_name[strategy].mean)
+    lowest = min(min(low) for _, _, low, _ in series)
     return line_chart(
         first.shares,
         series,
+        y_domain=(max(-1.0, min(0.0, np.floor(lowest * 2) / 2)), 1.0),
         title=title,
         x_label="share of the ratings budget (%)",
         y_label="Kendall τ with the full-data ranking",
@@ -345,8 +368,9 @@ def summary_lines(sim: Simulation) -> list[str]:
     for s in sim.summaries():
         ratio = "" if s.of_random is None else f"  {s.of_random:.0%} of random"
         n = len(sim.curves[s.strategy])
+        tau_ratio = "" if s.tau_only_of_random is None else f" ({s.tau_only_of_random:.0%})"
         lines.append(
             f"  {s.strategy:<13} {s.mean:5.1f} % ± {s.sd:4.1f} [{s.low:g}–{s.high:g}] "
-            f"over {n} seeds{ratio}"
+            f"over {n} seeds{ratio}; tau alone: {s.tau_only_mean:.1f} %{tau_ratio}"
         )
     return lines

@@ -211,9 +211,7 @@ def ensure_queue(session: Session, annotator: Annotator) -> int:
     ranks = None
     if settings.selection != "random":
         ranks = selection_ranks(session, settings, annotator_seed(seed, annotator.name, batch))
-    order = [
-        i for i in plan_batch(session, new, settings, rng, factory, ranks) if i not in have
-    ]
+    order = [i for i in plan_batch(session, new, settings, rng, factory, ranks) if i not in have]
     start = session.scalar(
         select(func.max(QueueEntry.position)).where(QueueEntry.annotator_id == annotator.id)
     )
