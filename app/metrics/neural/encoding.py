@@ -105,9 +105,7 @@ def embed_windowed(
 ) -> list[Embedding]:
     """Embed every window of every text in length-sorted batches, and stitch each text."""
     flat = _windows(plans)
-    return _stitched(
-        plans, run_in_batches(flat, [len(w) for w in flat], forward, batch_size, cancel)
-    )
+    return _stitched(plans, run_in_batches(flat, [len(w) for w in flat], forward, batch_size, cancel))
 
 
 def _plans(loaded: LoadedModel, texts: Sequence[str], long_texts: LongTexts) -> list[WindowPlan]:
