@@ -21,6 +21,7 @@ from meaningbench.annotation.proposals import (
     ProposedSpan,
     prefill_candidates,
 )
+from meaningbench.annotation.selection import done_runs
 from meaningbench.annotation.settings import (
     MAX_QC_PER_100,
     PROTOCOLS,
@@ -31,7 +32,6 @@ from meaningbench.annotation.settings import (
     QCMix,
     load_settings,
 )
-from meaningbench.annotation.selection import done_runs
 from meaningbench.annotation.side_by_side import ShownUnit
 from meaningbench.annotation.spans import Span, make_span, words
 from meaningbench.db.models import Annotator, Dataset

@@ -75,7 +75,10 @@ def test_simulation_ends_on_the_full_data_ranking_for_every_strategy(simpda: Pat
             assert curve.items == sorted(curve.items) and curve.items[-1] == 360
             assert curve.tau[-1] == 1.0 and curve.same_top[-1]
             assert 10.0 <= curve.settled <= 100.0
-            ok = [t is not None and t >= 0.9 and c for t, c in zip(curve.tau, curve.same_top)]
+            ok = [
+                t is not None and t >= 0.9 and c
+                for t, c in zip(curve.tau, curve.same_top, strict=True)
+            ]
             assert all(ok[curve.shares.index(curve.settled) :])
     summary = {s.strategy: s for s in sim.summaries()}
     assert summary["random"].of_random == 1.0
