@@ -236,5 +236,8 @@ def order(strategy: str, scores: np.ndarray, groups: Sequence[str], seed: int) -
     if strategy == "diversity":
         return _stratified(clusters(scores, rng.randrange(2**32)), rng)
     utility = disagreement(scores, g) if strategy == "disagreement" else variance(scores, g)
+    # Equal in exact arithmetic must be equal here: the order of the metric columns changes
+    # the last bits of a sum, and a tie belongs to the seed.
+    utility = np.round(utility, 10)
     tie = [rng.random() for _ in range(n)]
     return sorted(range(n), key=lambda i: (-float(utility[i]), tie[i]))

@@ -35,7 +35,8 @@ def write_png(svg: str, target: Path) -> None:
     renderer.render(painter, QRectF(0, 0, image.width(), image.height()))
     painter.end()
     part = part_path(target)
-    if not image.save(str(part), b"PNG"):
+    # PySide6 takes the format as text; its stubs say bytes, which it refuses at run time.
+    if not image.save(str(part), "PNG"):  # type: ignore[call-overload]
         part.unlink(missing_ok=True)
         raise OSError(f"could not write {target}")
     os.replace(part, target)

@@ -96,6 +96,8 @@ def test_order_is_a_function_of_seed_and_scores() -> None:
         a = selection.order(strategy, scores, groups, seed=11)
         assert a == selection.order(strategy, scores.copy(), list(groups), seed=11)
         assert sorted(a) == list(range(50))
+        # The order of the metric columns does not matter.
+        assert a == selection.order(strategy, scores[:, ::-1].copy(), groups, seed=11)
     assert selection.order("random", scores, groups, 11) != selection.order(
         "random", scores, groups, 12
     )
