@@ -172,7 +172,7 @@ def line_chart(
 ) -> str:
     """Lines (name, mean, low, high) over `x` with shaded low–high bands, an optional
     dashed horizontal `guide`, and per series an optional vertical tick at `markers[i]`."""
-    left, right, top, bottom = 56, 150, 30 if title else 10, 44
+    left, right, top, bottom = 64, 150, 30 if title else 10, 44
     pw, ph = width - left - right, height - top - bottom
     x0, x1 = (float(min(x)), float(max(x))) if len(x) else (0.0, 1.0)
     x0 = min(x0, 0.0)
@@ -199,7 +199,8 @@ def line_chart(
         parts.append(
             f"<text x='{_num(sx(v))}' y='{top + ph + 16}' text-anchor='middle'>{v:.3g}</text>"
         )
-    for v in np.linspace(y0, y1, 5):
+    y_step = 0.5 if y1 - y0 > 1 else 0.25
+    for v in np.arange(np.ceil(y0 / y_step) * y_step, y1 + 1e-9, y_step):
         parts.append(
             f"<line x1='{left}' y1='{_num(sy(v))}' x2='{left + pw}' y2='{_num(sy(v))}' "
             f"stroke='{GRID}'/><text x='{left - 6}' y='{_num(sy(v) + 4)}' "
