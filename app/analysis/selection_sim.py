@@ -176,7 +176,7 @@ def prefix_sizes(order: Sequence[int], n_ratings: np.ndarray, shares: Sequence[f
     cum = np.cumsum(n_ratings[np.asarray(order, dtype=np.int64)])
     total = float(cum[-1]) if cum.size else 0.0
     return [
-        int(min(len(order), np.searchsorted(cum, share / 100.0 * total - 1e-9) + 1))
+        min(len(order), int(np.searchsorted(cum, share / 100.0 * total - 1e-9)) + 1)
         for share in shares
     ]
 

@@ -101,11 +101,14 @@ def stored_scores(
 
 
 def _standardised(scores: np.ndarray) -> np.ndarray:
-    """Each metric's scores as z-scores; NaN stays NaN; a constant metric is all 0."""
-    mean = np.nanmean(scores, axis=0) if scores.size else np.zeros(scores.shape[1])
-    sd = np.nanstd(scores, axis=0) if scores.size else np.ones(scores.shape[1])
-    sd = np.where(np.isfinite(sd) & (sd > 0), sd, 1.0)
-    return np.asarray((scores - np.nan_to_num(mean)) / sd)
+    """Each metric's scores as z-scores; NaN stays NaN; a constant or empty metric is 0."""
+    ok = np.isfinite(scores)
+    count = np.maximum(ok.sum(axis=0), 1)
+    mean = np.where(ok, scores, 0.0).sum(axis=0) / count
+    centred = np.where(ok, scores - mean, 0.0)
+    sd = np.sqrt((centred**2).sum(axis=0) / count)
+    sd = np.where(sd > 0, sd, 1.0)
+    return np.asarray(np.where(ok, centred / sd, np.nan))
 
 
 def _oriented(z: np.ndarray) -> np.ndarray:
@@ -173,8 +176,10 @@ def variance(scores: np.ndarray, groups: np.ndarray) -> np.ndarray:
     for idx in _comparison_sets(groups):
         block = z[idx]
         if idx.size and np.unique(groups[idx]).size == 1:
-            per_metric = np.nanvar(block, axis=0) if np.isfinite(block).any() else np.zeros(1)
-            out[idx] = float(np.nanmean(per_metric)) if np.isfinite(per_metric).any() else 0.0
+            # Per metric with two or more scores here; a metric that scored fewer says nothing.
+            scored = np.isfinite(block).sum(axis=0) >= 2
+            if scored.any():
+                out[idx] = float(np.nanvar(block[:, scored], axis=0).mean())
         else:
             sq = block**2
             filled = np.isfinite(sq).any(axis=1)

@@ -301,3 +301,10 @@ def test_the_same_ratings_give_the_same_correlations_whatever_the_selection(
         assert orders[strategy] != orders["random"]  # the order did change...
         assert tables[strategy] == tables["random"]  # ...and the analysis did not
     assert len(tables["random"]) == 4
+
+
+def test_the_command_line_offers_the_engines_strategies() -> None:
+    from meaningbench.annotation.settings import SELECTIONS
+    from meaningbench.commands.protocol import SELECTIONS as OFFERED
+
+    assert tuple(SELECTIONS) == OFFERED
