@@ -41,6 +41,8 @@ DEFAULT_TEST = "perm-both"
 # Modest on purpose: a simulation ranks the metrics (steps × seeds × strategies) times.
 DEFAULT_RESAMPLES = 200
 TAU_GOAL = 0.9
+# The strategies compared with random order by default.
+SIMULATED = ("disagreement", "variance", "diversity")
 
 
 @dataclass(frozen=True)

@@ -127,3 +127,21 @@ def test_simulate_refuses_bad_requests(
     assert main(["simulate", str(simpda), "--seeds", "1", *extra]) == 2
     assert message in capsys.readouterr().err
     assert not (Path.cwd() / "plot.pdf").exists()
+
+
+def test_the_report_shows_the_simulation_when_asked(
+    simpda: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    plain, asked = tmp_path / "plain.html", tmp_path / "asked.html"
+    args = ["report", str(simpda), "--no-sanity", "--boot", "20"]
+    assert main([*args, str(plain)]) == 0
+    assert main([*args, str(asked), "--simulate-selection", "2"]) == 0
+    capsys.readouterr()
+    assert "Rating fewer items" not in plain.read_text(encoding="utf-8")
+    html = asked.read_text(encoding="utf-8")
+    section = html[html.index("<h2 id='rating-fewer-items'>") :]
+    section = section[: section.index("<h2", 5)]
+    for strategy in ("random", "disagreement", "variance", "diversity"):
+        assert f"<td>{strategy}</td>" in section or f">{strategy}<" in section
+    assert "<svg" in section and "Kendall τ with the full-data ranking" in section
+    assert "360 items" in section
