@@ -39,9 +39,13 @@ def metaeval_data_from_study(
 ) -> MetaEvalData:
     """`metrics`: canonical metric names (default: every metric run of the study)."""
     data = load_study_data(study, dimension, labels)
+    return metaeval_data_of(data, attributes_of(study, data), metrics)
+
+
+def attributes_of(study: Study, data: StudyData) -> pd.DataFrame:
+    """The attributes of `data`'s items, in its item order (metaeval's categories)."""
     with study_session(study) as session:
-        attrs = item_attributes_frame(session).reindex(data.item_ids)
-    return metaeval_data_of(data, attrs, metrics)
+        return item_attributes_frame(session).reindex(data.item_ids)
 
 
 def metaeval_data_of(

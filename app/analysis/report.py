@@ -30,6 +30,8 @@ from meaningbench.analysis.metaeval_report import which_metric_section
 from meaningbench.analysis.metaeval_significance import Ranking
 from meaningbench.analysis.qc import QCResult, study_qc
 from meaningbench.analysis.sanity import SanityTable, study_sanity
+from meaningbench.analysis.selection_report import selection_section
+from meaningbench.analysis.selection_sim import SIMULATED, Simulation, simulate_study
 from meaningbench.analysis.svg import bar_chart, scatter
 from meaningbench.core.atomic_file import write_text_atomically
 from meaningbench.db.current_ratings import is_current
@@ -65,6 +67,7 @@ class ReportData:
     metaeval: MetaEvalTable | None = None
     ranking: Ranking | None = None
     metaeval_note: str | None = None  # why there is no "Which metric" table
+    selection: Simulation | None = None  # the selection strategies replayed (opt-in)
     dimension: str = "meaning"
     notes: list[str] = field(default_factory=list)
 
@@ -231,6 +234,7 @@ def render_html(data: ReportData) -> str:
             render_table=html_table,
             note=data.metaeval_note,
         ),
+        selection_section(data.selection, render_table=html_table),
         audit_section(data.audit, data.label_sets),
         _sanity_section(data),
         _agreement_section(data),
@@ -288,7 +292,9 @@ def build_report(
     labels: str | None = None,
     group_by: str = "item",
     by: str | None = None,
+    selection_seeds: int = 0,
 ) -> ReportData:
+    """`selection_seeds` > 0 adds the selection strategies replayed with that many seeds."""
     with study.session() as session:
         summary = study_summary(session)
     analysis = StudyAnalysis.from_study(study, dimension, labels)
@@ -305,6 +311,10 @@ def build_report(
     data.label_sets = analysis.data.label_sets
     data.dimension = dimension
     add_which_metric(data, study, dimension, labels, group_by, by, n_boot, seed)
+    if selection_seeds > 0 and data.metaeval is not None:
+        data.selection = simulate_study(
+            study, SIMULATED, dimension=dimension, labels=labels, seeds=selection_seeds
+        )
     data.audit = _audit(study)
     data.agreement = ratings_agreement(analysis.data.ratings, seed=seed)
     data.qc = study_qc(study, dimension)

@@ -151,3 +151,91 @@ def scatter(
         )
     parts.append("</svg>")
     return "".join(parts)
+
+
+# Colour-blind-safe (Paul Tol's bright scheme), one per line of a line chart.
+LINE_COLOURS = ("#4477aa", "#ee6677", "#228833", "#ccbb44", "#66ccee", "#aa3377", "#bbbbbb")
+
+
+def line_chart(
+    x: Sequence[float],
+    series: Sequence[tuple[str, Sequence[float], Sequence[float], Sequence[float]]],
+    *,
+    title: str = "",
+    x_label: str = "",
+    y_label: str = "",
+    y_domain: tuple[float, float] = (-1.0, 1.0),
+    guide: float | None = None,
+    markers: Sequence[float | None] = (),
+    width: int = 640,
+    height: int = 340,
+) -> str:
+    """Lines (name, mean, low, high) over `x` with shaded low–high bands, an optional
+    dashed horizontal `guide`, and per series an optional vertical tick at `markers[i]`."""
+    left, right, top, bottom = 64, 150, 30 if title else 10, 44
+    pw, ph = width - left - right, height - top - bottom
+    x0, x1 = (float(min(x)), float(max(x))) if len(x) else (0.0, 1.0)
+    x0 = min(x0, 0.0)
+    x1 = x1 if x1 > x0 else x0 + 1
+    y0, y1 = y_domain
+
+    def sx(v: float) -> float:
+        return left + (v - x0) / (x1 - x0) * pw
+
+    def sy(v: float) -> float:
+        return top + ph - (min(max(v, y0), y1) - y0) / (y1 - y0) * ph
+
+    parts = [
+        f"<svg xmlns='http://www.w3.org/2000/svg' width='{width}' height='{height}' "
+        f"viewBox='0 0 {width} {height}' role='img' {FONT}>",
+        f"<rect width='{width}' height='{height}' fill='white'/>",
+    ]
+    if title:
+        parts.append(f"<text x='{left}' y='18' font-weight='bold'>{escape(title)}</text>")
+    parts.append(
+        f"<rect x='{left}' y='{top}' width='{pw}' height='{ph}' fill='none' stroke='{GRID}'/>"
+    )
+    for v in np.linspace(x0, x1, 6):
+        parts.append(
+            f"<text x='{_num(sx(v))}' y='{top + ph + 16}' text-anchor='middle'>{v:.3g}</text>"
+        )
+    y_step = 0.5 if y1 - y0 > 1 else 0.25
+    for v in np.arange(np.ceil(y0 / y_step) * y_step, y1 + 1e-9, y_step):
+        parts.append(
+            f"<line x1='{left}' y1='{_num(sy(v))}' x2='{left + pw}' y2='{_num(sy(v))}' "
+            f"stroke='{GRID}'/><text x='{left - 6}' y='{_num(sy(v) + 4)}' "
+            f"text-anchor='end'>{v:.3g}</text>"
+        )
+    if guide is not None:
+        parts.append(
+            f"<line x1='{left}' y1='{_num(sy(guide))}' x2='{left + pw}' y2='{_num(sy(guide))}' "
+            "stroke='#555555' stroke-dasharray='5 4'/>"
+        )
+    parts.append(
+        f"<text x='{left + pw / 2}' y='{height - 6}' text-anchor='middle'>{escape(x_label)}</text>"
+        f"<text transform='translate(14 {top + ph / 2}) rotate(-90)' text-anchor='middle'>"
+        f"{escape(y_label)}</text>"
+    )
+    for i, (name, mean, low, high) in enumerate(series):
+        colour = LINE_COLOURS[i % len(LINE_COLOURS)]
+        band = [f"{_num(sx(a))},{_num(sy(b))}" for a, b in zip(x, high, strict=True)]
+        band += [
+            f"{_num(sx(a))},{_num(sy(b))}" for a, b in reversed(list(zip(x, low, strict=True)))
+        ]
+        parts.append(f"<polygon points='{' '.join(band)}' fill='{colour}' fill-opacity='0.12'/>")
+        line = " ".join(f"{_num(sx(a))},{_num(sy(b))}" for a, b in zip(x, mean, strict=True))
+        parts.append(f"<polyline points='{line}' fill='none' stroke='{colour}' stroke-width='2'/>")
+        mark = markers[i] if i < len(markers) else None
+        if mark is not None and math.isfinite(mark):
+            parts.append(
+                f"<line x1='{_num(sx(mark))}' y1='{top + ph - 10}' x2='{_num(sx(mark))}' "
+                f"y2='{top + ph}' stroke='{colour}' stroke-width='3'/>"
+            )
+        ly = top + 14 + i * 18
+        parts.append(
+            f"<line x1='{left + pw + 12}' y1='{ly - 4}' x2='{left + pw + 30}' y2='{ly - 4}' "
+            f"stroke='{colour}' stroke-width='3'/><text x='{left + pw + 36}' y='{ly}'>"
+            f"{escape(name)}</text>"
+        )
+    parts.append("</svg>")
+    return "".join(parts)

@@ -6,9 +6,12 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from meaningbench.annotation.proposals import PrefillSource, find_prefill
+from meaningbench.annotation.selection import done_runs, resolve_runs
 from meaningbench.annotation.settings import (
     PROTOCOLS,
+    SELECTIONS,
     AnnotationSettings,
+    check_selection,
     load_settings,
     save_settings,
 )
@@ -26,6 +29,9 @@ class ProtocolChoice:
     likert_labels: tuple[str, ...]
     # esa: the stored judge configuration whose error spans are pre-filled; None: none.
     prefill: PrefillSource | None = None
+    # Which items the queues ask first, and from which metric runs' scores (None: all).
+    selection: str = "random"
+    selection_metrics: tuple[str, ...] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -38,6 +44,10 @@ class ProtocolChoice:
             out["prefill_spans"] = None if self.prefill is None else self.prefill.to_json()
         if self.protocol == "likert":
             out["likert_labels"] = list(self.likert_labels)
+        out["selection"] = self.selection
+        out["selection_metrics"] = (
+            None if self.selection_metrics is None else list(self.selection_metrics)
+        )
         return out
 
     def line(self) -> str:
@@ -51,6 +61,14 @@ class ProtocolChoice:
         tail = f" ({', '.join(extras)})" if extras else ""
         return f"{self.protocol} — {self.description}{tail}"
 
+    def selection_line(self) -> str:
+        runs = "every finished metric run"
+        if self.selection_metrics is not None:
+            runs = ", ".join(self.selection_metrics)
+        if self.selection == "random":
+            return f"{self.selection} — {SELECTIONS[self.selection]}"
+        return f"{self.selection} — {SELECTIONS.get(self.selection, 'unknown')} (scores of {runs})"
+
 
 def describe(settings: AnnotationSettings) -> ProtocolChoice:
     return ProtocolChoice(
@@ -60,6 +78,10 @@ def describe(settings: AnnotationSettings) -> ProtocolChoice:
         source_spans=settings.esa_source_spans,
         likert_labels=tuple(settings.likert_labels),
         prefill=settings.esa_prefill,
+        selection=settings.selection,
+        selection_metrics=(
+            None if settings.selection_metrics is None else tuple(settings.selection_metrics)
+        ),
     )
 
 
@@ -76,9 +98,13 @@ def set_protocol(
     source_spans: bool | None = None,
     likert_labels: list[str] | None = None,
     prefill: str | Literal[False] | None = None,
+    selection: str | None = None,
+    selection_metrics: list[str] | Literal[False] | None = None,
 ) -> ProtocolChoice:
     """Store the study's protocol and its options (None: leave as it is). `prefill` names a
-    stored llm_judge run (its label) whose error spans pre-fill the ESA screen; False: none."""
+    stored llm_judge run (its label) whose error spans pre-fill the ESA screen; False: none.
+    `selection_metrics` names the finished metric runs the selection reads (False: all);
+    a queue already built keeps its order, a new one (or a new batch) takes the choice."""
     with study.session(write=True) as s:
         settings = load_settings(s)
         if protocol is not None:
@@ -93,5 +119,12 @@ def set_protocol(
             settings.esa_prefill = None
         elif prefill is not None:
             settings.esa_prefill = find_prefill(s, prefill)
+        if selection is not None:
+            settings.selection = check_selection(selection)
+        if selection_metrics is False:
+            settings.selection_metrics = None
+        elif selection_metrics is not None:
+            runs = resolve_runs(done_runs(s), selection_metrics)
+            settings.selection_metrics = [r.label for r in runs]
         save_settings(s, settings)
         return describe(settings)

@@ -18,6 +18,8 @@ from sqlalchemy.orm import Session
 
 from meaningbench.annotation.ordering import insert_repeats, repeat_gap, spread_groups
 from meaningbench.annotation.qc_items import ControlFactory, Parent
+from meaningbench.annotation.selection import done_runs, resolve_runs, stored_scores
+from meaningbench.annotation.selection import order as selection_order
 from meaningbench.annotation.settings import AnnotationSettings, ensure_seed, load_settings
 from meaningbench.db.current_ratings import is_current
 from meaningbench.db.models import Annotator, Dataset, Item, QueueEntry, Rating
@@ -66,15 +68,8 @@ def _slot_of(session: Session, annotator: Annotator) -> int:
     return int(meta["slot"])
 
 
-def assigned_items(
-    session: Session, annotator: Annotator, settings: AnnotationSettings, seed: int
-) -> list[Parent]:
-    """The regular items this annotator rates, in id order.
-
-    With overlap k of n, each item starts at a slot fixed by a hash of its key and goes to
-    the k slots from there; annotator i holds slot i mod n. Hashing (not a permutation)
-    keeps every earlier assignment when items are added later.
-    """
+def regular_items(session: Session, settings: AnnotationSettings) -> list[Parent]:
+    """The regular items the study's queues draw from (its chosen datasets), in id order."""
     query = select(
         Item.id,
         Item.dataset_id,
@@ -88,13 +83,35 @@ def assigned_items(
         query = query.join(Dataset, Dataset.id == Item.dataset_id).where(
             Dataset.name.in_(settings.datasets)
         )
-    rows = [Parent(*row) for row in session.execute(query.order_by(Item.id)).all()]
+    return [Parent(*row) for row in session.execute(query.order_by(Item.id)).all()]
+
+
+def assigned_items(
+    session: Session, annotator: Annotator, settings: AnnotationSettings, seed: int
+) -> list[Parent]:
+    """The regular items this annotator rates, in id order.
+
+    With overlap k of n, each item starts at a slot fixed by a hash of its key and goes to
+    the k slots from there; annotator i holds slot i mod n. Hashing (not a permutation)
+    keeps every earlier assignment when items are added later.
+    """
+    rows = regular_items(session, settings)
     if settings.overlap_k is None:
         return rows
     n = max(settings.pool_size, settings.overlap_k)
     slot = _slot_of(session, annotator) % n
     k = settings.overlap_k
     return [p for p in rows if (slot - _int_digest(seed, p.pair_key)) % n < k]
+
+
+def selection_ranks(session: Session, settings: AnnotationSettings, seed: int) -> dict[int, int]:
+    """Item id → its place in the study's selection order (`settings.selection`), from the
+    stored scores of the selection's metric runs and `seed`; no human rating is read."""
+    items = regular_items(session, settings)
+    runs = resolve_runs(done_runs(session), settings.selection_metrics)
+    scores = stored_scores(session, [p.id for p in items], runs)
+    ranked = selection_order(settings.selection, scores, [p.source_group for p in items], seed)
+    return {items[i].id: place for place, i in enumerate(ranked)}
 
 
 def _pick(rng: random.Random, pool: list[Parent], n: int) -> list[Parent]:
@@ -107,8 +124,12 @@ def plan_batch(
     settings: AnnotationSettings,
     rng: random.Random,
     factory: ControlFactory,
+    ranks: dict[int, int] | None = None,
 ) -> list[int]:
-    """The item ids of one batch of the queue, controls included, in their shown order."""
+    """The item ids of one batch of the queue, controls included, in their shown order.
+
+    `ranks` (item id → place; None: the random order) puts the regular items in the
+    selection's order, with the controls at random places among them."""
     slots = [Slot(p.id, p.source_group) for p in new]
     if settings.qc_enabled:
         counts = settings.qc.counts_for(len(new))
@@ -123,7 +144,10 @@ def plan_batch(
         n_repeat = counts["repeat"]
     else:
         n_repeat = 0
-    rng.shuffle(slots)
+    if ranks is None:
+        rng.shuffle(slots)
+    else:
+        slots = _ranked(slots, {p.id for p in new}, ranks, rng)
     if not settings.same_source_back_to_back:
         slots = spread_groups(slots, lambda s: s.group)
     if n_repeat:
@@ -146,6 +170,16 @@ def plan_batch(
         slots = insert_repeats(slots, pairs, lambda s: s.group, rng)
     # A fallback (unrelated → word soup) can meet the same control twice: keep the first.
     return list(dict.fromkeys(s.item_id for s in slots))
+
+
+def _ranked(
+    slots: list[Slot], regular: set[int], ranks: dict[int, int], rng: random.Random
+) -> list[Slot]:
+    """The regular slots by rank, each control inserted at a random place among them."""
+    out = sorted((s for s in slots if s.item_id in regular), key=lambda s: ranks[s.item_id])
+    for control in (s for s in slots if s.item_id not in regular):
+        out.insert(rng.randint(0, len(out)), control)
+    return out
 
 
 def rated_item_ids(session: Session, annotator_id: int) -> set[int]:
@@ -174,7 +208,10 @@ def ensure_queue(session: Session, annotator: Annotator) -> int:
     batch = int(meta.get("queue_batches", 0))
     rng = random.Random(annotator_seed(seed, annotator.name, batch))
     factory = ControlFactory(session, assigned, rng)
-    order = [i for i in plan_batch(session, new, settings, rng, factory) if i not in have]
+    ranks = None
+    if settings.selection != "random":
+        ranks = selection_ranks(session, settings, annotator_seed(seed, annotator.name, batch))
+    order = [i for i in plan_batch(session, new, settings, rng, factory, ranks) if i not in have]
     start = session.scalar(
         select(func.max(QueueEntry.position)).where(QueueEntry.annotator_id == annotator.id)
     )

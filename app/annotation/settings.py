@@ -51,6 +51,21 @@ DEFAULT_LIKERT_LABELS = [
     "most meaning preserved",
     "all meaning preserved",
 ]
+# The queue's selection strategies (described in `meaningbench.annotation.selection`).
+SELECTIONS = {
+    "random": "a random order (the default)",
+    "disagreement": "items the candidate metrics rank most differently first",
+    "variance": "sources whose outputs the metrics score most differently first",
+    "diversity": "every cluster of metric-score profiles in proportion, from the start",
+}
+
+
+def check_selection(name: str) -> str:
+    if name not in SELECTIONS:
+        raise UserError(f"Unknown selection {name!r}; choose one of {', '.join(SELECTIONS)}.")
+    return name
+
+
 # Side by side: at most this many outputs of one source on one screen.
 DEFAULT_SXS_WIDTH = 4
 
@@ -153,6 +168,10 @@ class AnnotationSettings:
     # Live rater checks: the thresholds below which the coordinator is warned about a rater
     # (names of `meaningbench.analysis.rater_checks.RaterThresholds`; missing: defaults).
     rater_thresholds: dict[str, float] = field(default_factory=dict)
+    # Which items a queue asks first (`meaningbench.annotation.selection.STRATEGIES`), from
+    # the stored scores of `selection_metrics` (run labels; None: every finished run).
+    selection: str = "random"
+    selection_metrics: list[str] | None = None
 
     def active_dimensions(self) -> list[DimensionConfig]:
         return sorted((d for d in self.dimensions if d.active), key=lambda d: d.position)
@@ -212,6 +231,9 @@ class AnnotationSettings:
             raise UserError("Likert: give one label for each of the five points.")
         if self.sxs_width < 2:
             raise UserError("Side by side: at least two outputs go on one screen.")
+        check_selection(self.selection)
+        if self.selection_metrics is not None and not self.selection_metrics:
+            raise UserError("Name at least one metric run for the selection, or none for all.")
         if self.datasets is not None and not self.datasets:
             raise UserError("Choose at least one dataset for the queues.")
         if self.dimensions and not any(d.active for d in self.dimensions):

@@ -7,6 +7,9 @@ import argparse
 from meaningbench.commands import _common as common
 
 CHOICES = ("da", "esa", "sxs", "likert")
+# The names of `meaningbench.annotation.settings.SELECTIONS`, kept here so that the parser
+# is built without importing the engine.
+SELECTIONS = ("random", "disagreement", "variance", "diversity")
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -63,6 +66,28 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         action="store_false",
         help="esa: raters start with no spans",
     )
+    parser.add_argument(
+        "--selection",
+        choices=SELECTIONS,
+        help="which items the queues ask first, from the stored metric scores only: random "
+        "(the default), disagreement (items the metrics rank most differently), variance "
+        "(sources whose outputs the metrics score most differently) or diversity (every "
+        "cluster of score profiles in proportion); see `meaningbench simulate`",
+    )
+    runs = parser.add_mutually_exclusive_group()
+    runs.add_argument(
+        "--selection-metrics",
+        metavar="RUNS",
+        default=None,
+        help="comma-separated finished metric runs the selection reads (labels such as "
+        "'bleu[refs=source]' or bare names with one configuration); default: every one",
+    )
+    runs.add_argument(
+        "--all-selection-metrics",
+        dest="selection_metrics",
+        action="store_false",
+        help="the selection reads every finished metric run",
+    )
     common.add_json_flag(parser)
 
 
@@ -71,6 +96,10 @@ def run(args: argparse.Namespace) -> int:
 
     changing = args.protocol is not None or args.hidden_number is not None
     changing = changing or args.source_spans is not None or args.prefill is not None
+    changing = changing or args.selection is not None or args.selection_metrics is not None
+    names = args.selection_metrics
+    if isinstance(names, str):
+        names = [n.strip() for n in names.split(",") if n.strip()]
     study = common.open_existing_study(args.study, reading=not changing)
     try:
         if changing:
@@ -80,6 +109,8 @@ def run(args: argparse.Namespace) -> int:
                 hidden_number=args.hidden_number,
                 source_spans=args.source_spans,
                 prefill=args.prefill,
+                selection=args.selection,
+                selection_metrics=names,
             )
         else:
             choice = study_protocol(study)
@@ -89,4 +120,5 @@ def run(args: argparse.Namespace) -> int:
         common.print_json(choice.to_dict())
     else:
         print(f"protocol: {choice.line()}")
+        print(f"selection: {choice.selection_line()}")
     return 0

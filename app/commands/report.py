@@ -49,6 +49,14 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--sanity-n", type=int, default=200, help="sources for sanity checks")
     parser.add_argument("--unrelated", choices=("wordsoup", "sampled"), default="wordsoup")
+    parser.add_argument(
+        "--simulate-selection",
+        type=int,
+        default=0,
+        metavar="SEEDS",
+        help='add "Rating fewer items": the selection strategies replayed on the ratings '
+        "with this many seeds (see `meaningbench simulate`; default 0: left out)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -56,8 +64,10 @@ def run(args: argparse.Namespace) -> int:
     from meaningbench.errors import UserError
     from meaningbench.jobs.terminal import run_with_progress_bar
 
-    if args.boot < 0 or args.sanity_n < 1:
-        raise UserError("--boot must be 0 or more and --sanity-n at least 1")
+    if args.boot < 0 or args.sanity_n < 1 or args.simulate_selection < 0:
+        raise UserError(
+            "--boot and --simulate-selection must be 0 or more and --sanity-n at least 1"
+        )
     if args.out.parent and not args.out.parent.exists():
         raise UserError(f"{args.out.parent}: no such folder")
     with common.open_existing_study(args.study, reading=True) as study:
@@ -82,6 +92,7 @@ def run(args: argparse.Namespace) -> int:
                 labels=args.labels,
                 group_by=args.group_by,
                 by=args.by,
+                selection_seeds=args.simulate_selection,
             )
 
         data = run_with_progress_bar(job, description="report", quiet=True)

@@ -21,10 +21,12 @@ from meaningbench.annotation.proposals import (
     ProposedSpan,
     prefill_candidates,
 )
+from meaningbench.annotation.selection import done_runs
 from meaningbench.annotation.settings import (
     MAX_QC_PER_100,
     PROTOCOLS,
     QC_KINDS,
+    SELECTIONS,
     AnnotationSettings,
     DimensionConfig,
     QCMix,
@@ -42,6 +44,7 @@ __all__ = [
     "MAX_QC_PER_100",
     "PROTOCOLS",
     "QC_KINDS",
+    "SELECTIONS",
     "AnnotationSettings",
     "AnnotatorChoices",
     "AnnotatorSummary",
@@ -110,6 +113,8 @@ class SettingsView:
     datasets: list[str]  # every dataset's name, sorted
     # The stored judge configurations whose error spans may pre-fill the ESA screen.
     prefill_sources: list[PrefillSource]
+    # The finished metric runs (labels) a selection strategy may read the scores of.
+    selection_runs: list[str]
 
 
 def settings_view(handle: StudyHandle) -> SettingsView:
@@ -118,5 +123,7 @@ def settings_view(handle: StudyHandle) -> SettingsView:
         settings = load_settings(s)
         datasets = list(s.scalars(select(Dataset.name).order_by(Dataset.name)))
         sources = prefill_candidates(s)
-    return SettingsView(settings=settings, datasets=datasets, prefill_sources=sources)
-
+        runs = [r.label for r in done_runs(s)]
+    return SettingsView(
+        settings=settings, datasets=datasets, prefill_sources=sources, selection_runs=runs
+    )

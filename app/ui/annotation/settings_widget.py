@@ -1,7 +1,7 @@
 """The study lead's annotation settings, as a widget the settings dialog embeds.
 
 Three sections: the scales (dimensions), the queues (overlap, datasets, hidden QC items,
-seed, order, diff highlighting) and the guidelines. A dialog that edits some of these
+seed, order and which items first, diff highlighting) and the guidelines. A dialog that edits some of these
 itself shows only the others (`sections=("queues",)`); `save()` writes only the sections
 shown and keeps the file's values for the rest. Nothing reaches the study file before
 that. Queues already built keep their order and their control items (raters must not see
@@ -41,6 +41,7 @@ from meaningbench.queries.annotation import (
     MAX_QC_PER_100,
     PROTOCOLS,
     QC_KINDS,
+    SELECTIONS,
     AnnotationSettings,
     DimensionConfig,
     QCMix,
@@ -72,6 +73,8 @@ QUEUE_FIELDS = (
     "diff_highlighting",
     "same_source_back_to_back",
     "datasets",
+    "selection",
+    "selection_metrics",
 )
 
 
@@ -95,6 +98,7 @@ class AnnotationSettingsWidget(QWidget):
         self._loaded = view.settings
         self._datasets = view.datasets
         self._prefill_sources = view.prefill_sources
+        self._selection_runs = view.selection_runs
         pages = {
             "scales": (self._scales_tab(), "Scales"),
             "queues": (self._queue_tab(), "Queues and QC"),
@@ -216,6 +220,26 @@ class AnnotationSettingsWidget(QWidget):
         of.addRow("Random seed", seed_row)
         self.back_to_back = QCheckBox("Outputs of the same original may come back to back")
         of.addRow(self.back_to_back)
+        self.selection = QComboBox()
+        self.selection.setObjectName("selectionChoice")
+        for key, text in SELECTIONS.items():
+            self.selection.addItem(f"{key} — {text}", key)
+        self.selection.setToolTip(
+            "Chosen from the stored metric scores only, never from ratings; "
+            "`meaningbench simulate` shows on a pilot how soon each one settles the ranking."
+        )
+        of.addRow("Items first", self.selection)
+        self.selection_list = QListWidget()
+        self.selection_list.setObjectName("selectionMetrics")
+        self.selection_list.setMaximumHeight(90)
+        for label in self._selection_runs:
+            item = QListWidgetItem(label)
+            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+            self.selection_list.addItem(item)
+        self.selection_note = QLabel("No finished metric run yet: score the study first.")
+        of.addRow("From the scores of", self.selection_list)
+        of.addRow("", self.selection_note)
+        self.selection.currentIndexChanged.connect(self._update_selection)
         self.highlight = QCheckBox("Highlight word differences between original and output")
         self.highlight.setToolTip("Off by default: highlighting can steer raters to the changes.")
         of.addRow(self.highlight)
@@ -281,6 +305,12 @@ class AnnotationSettingsWidget(QWidget):
             spin.setValue(getattr(st.qc, kind))
         self.seed.setValue(st.seed if st.seed is not None else secrets.randbits(31))
         self.back_to_back.setChecked(st.same_source_back_to_back)
+        self.selection.setCurrentIndex(max(0, self.selection.findData(st.selection)))
+        for i in range(self.selection_list.count()):
+            item = self.selection_list.item(i)
+            on = st.selection_metrics is None or item.text() in st.selection_metrics
+            item.setCheckState(Qt.CheckState.Checked if on else Qt.CheckState.Unchecked)
+        self._update_selection()
         self.guidelines.setPlainText(st.guidelines)
         self._update_normal()
 
@@ -292,6 +322,24 @@ class AnnotationSettingsWidget(QWidget):
             f"{mix.normal()} of 100" if self.qc_enabled.isChecked() else "100 of 100 (no controls)"
         )
         self.changed.emit()
+
+    def _update_selection(self, *_args: object) -> None:
+        chosen = self.selection.currentData() != "random"
+        self.selection_list.setEnabled(chosen)
+        self.selection_note.setVisible(chosen and not self._selection_runs)
+
+    def _selection_metrics(self) -> list[str] | None:
+        """The checked runs; None when all are (every finished run, later ones too)."""
+        checked = [
+            self.selection_list.item(i).text()
+            for i in range(self.selection_list.count())
+            if self.selection_list.item(i).checkState() == Qt.CheckState.Checked
+        ]
+        if len(checked) == self.selection_list.count():
+            return None
+        # A stored choice whose run is gone (not in the list) is kept, as the prefill is.
+        kept = [m for m in self._loaded.selection_metrics or [] if m not in self._selection_runs]
+        return [*kept, *checked]
 
     def settings(self) -> AnnotationSettings:
         """The settings as the widget shows them (not yet written)."""
@@ -331,6 +379,8 @@ class AnnotationSettingsWidget(QWidget):
             hidden_number=self.hidden_number.isChecked(),
             esa_source_spans=self.source_spans.isChecked(),
             esa_prefill=self.prefill.currentData(),
+            selection=str(self.selection.currentData()),
+            selection_metrics=self._selection_metrics(),
         )
 
     def _load_prefill(self, st: AnnotationSettings) -> None:

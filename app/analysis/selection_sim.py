@@ -1,0 +1,378 @@
+"""Replaying a study's ratings in the order a selection strategy would have asked for them.
+
+The study's items (those with a human score and a score of every candidate metric) are put
+in a strategy's order (`meaningbench.annotation.selection.order`, the queues' own rule),
+and the budget is the study's ratings: after every `step` % of them, the items whose
+ratings fit in it are meta-evaluated with the engine (`rank_metrics`), and the ranking of
+the metrics and its significance clusters are compared with those of all the data:
+Kendall's τ-b between the metrics' values, and whether the top cluster holds the same
+metrics. A seed's *settled share* is the smallest budget from which on τ ≥ `tau_goal` and
+the top cluster is the same at every later step.
+
+An item enters with all of its ratings (its human score by the project's one rule, over
+all its raters), so the replay asks for whole items, as a queue with full overlap does.
+The significance test runs with a fixed seed at every step and for every strategy, so two
+identical subsets give identical answers and are computed once (cached).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from scipy import stats
+
+from meaningbench.analysis.data import load_study_data
+from meaningbench.analysis.metaeval import MetaEvalData
+from meaningbench.analysis.metaeval_significance import Ranking, rank_metrics
+from meaningbench.analysis.metaeval_study import attributes_of, metaeval_data_of
+from meaningbench.analysis.svg import line_chart
+from meaningbench.annotation.selection import order as selection_order
+from meaningbench.annotation.settings import check_selection
+from meaningbench.db.study import Study
+from meaningbench.errors import UserError
+
+DEFAULT_MEASURE = "pearson"
+DEFAULT_GROUPING = "none"
+DEFAULT_TEST = "perm-both"
+# Modest on purpose: a simulation ranks the metrics (steps × seeds × strategies) times.
+DEFAULT_RESAMPLES = 200
+TAU_GOAL = 0.9
+# The strategies compared with random order by default.
+SIMULATED = ("disagreement", "variance", "diversity")
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """The ranking on one budget: the metrics' values (None: not defined) and clusters."""
+
+    values: tuple[float | None, ...]
+    top: frozenset[str]
+
+
+@dataclass
+class Curve:
+    """One strategy and seed over the budget steps."""
+
+    strategy: str
+    seed: int
+    shares: list[float]  # % of the ratings budget spent at each step
+    items: list[int]  # items rated by then
+    tau: list[float | None]
+    same_top: list[bool]
+    settled: float  # the settled share (100 at worst: all the data is the reference)
+    settled_tau: float  # the same for τ ≥ goal alone, whatever the clusters
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "seed": self.seed,
+            "settled_share": self.settled,
+            "settled_share_tau_only": self.settled_tau,
+            "steps": [
+                {"share": s, "items": n, "tau": t, "same_top_cluster": c}
+                for s, n, t, c in zip(self.shares, self.items, self.tau, self.same_top, strict=True)
+            ],
+        }
+
+
+@dataclass
+class Summary:
+    """A strategy's settled shares over the seeds, and its mean against random's."""
+
+    strategy: str
+    mean: float
+    sd: float
+    low: float
+    high: float
+    of_random: float | None  # mean settled share / random's mean settled share
+    tau_only_mean: float  # mean settled share for τ ≥ goal alone
+    tau_only_of_random: float | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "strategy": self.strategy,
+            "settled_share_mean": self.mean,
+            "settled_share_sd": self.sd,
+            "settled_share_min": self.low,
+            "settled_share_max": self.high,
+            "of_random": self.of_random,
+            "tau_only_settled_share_mean": self.tau_only_mean,
+            "tau_only_of_random": self.tau_only_of_random,
+        }
+
+
+@dataclass
+class Simulation:
+    measure: str
+    group_by: str
+    test: str
+    resamples: int
+    alpha: float
+    tau_goal: float
+    metrics: list[str]
+    n_items: int
+    n_ratings: int
+    reference: Ranking
+    curves: dict[str, list[Curve]] = field(default_factory=dict)
+
+    def summaries(self) -> list[Summary]:
+        settled = {k: np.array([c.settled for c in v]) for k, v in self.curves.items()}
+        tau_only = {k: np.array([c.settled_tau for c in v]) for k, v in self.curves.items()}
+        base = float(settled["random"].mean()) if "random" in settled else None
+        tau_base = float(tau_only["random"].mean()) if "random" in tau_only else None
+        out = []
+        for strategy, values in settled.items():
+            mean = float(values.mean())
+            tau_mean = float(tau_only[strategy].mean())
+            out.append(
+                Summary(
+                    strategy=strategy,
+                    mean=mean,
+                    sd=float(values.std(ddof=1)) if values.size > 1 else 0.0,
+                    low=float(values.min()),
+                    high=float(values.max()),
+                    of_random=None if not base else mean / base,
+                    tau_only_mean=tau_mean,
+                    tau_only_of_random=None if not tau_base else tau_mean / tau_base,
+                )
+            )
+        return out
+
+    def mean_tau(self, strategy: str) -> tuple[list[float], list[float], list[float]]:
+        """Per step: the mean τ over seeds and its lowest and highest (undefined τ = 0)."""
+        rows = np.array([[0.0 if t is None else t for t in c.tau] for c in self.curves[strategy]])
+        return rows.mean(axis=0).tolist(), rows.min(axis=0).tolist(), rows.max(axis=0).tolist()
+
+    def to_dict(self) -> dict[str, Any]:
+        top = sorted(m for m, c in self.reference.clusters.items() if c == 1)
+        return {
+            "measure": self.measure,
+            "group_by": self.group_by,
+            "test": self.test,
+            "resamples": self.resamples,
+            "alpha": self.alpha,
+            "tau_goal": self.tau_goal,
+            "metrics": self.metrics,
+            "items": self.n_items,
+            "ratings": self.n_ratings,
+            "full_data_ranking": self.reference.order,
+            "full_data_top_cluster": top,
+            "summary": [s.to_dict() for s in self.summaries()],
+            "curves": {k: [c.to_dict() for c in v] for k, v in self.curves.items()},
+        }
+
+
+def budget_steps(step: float) -> list[float]:
+    if not 0 < step <= 100:
+        raise UserError("--step must lie between 0 and 100 (a share of the ratings, in %)")
+    n = int(np.ceil(100.0 / step - 1e-9))
+    return [min(100.0, round(step * (i + 1), 6)) for i in range(n)]
+
+
+def prefix_sizes(order: Sequence[int], n_ratings: np.ndarray, shares: Sequence[float]) -> list[int]:
+    """How many items of `order` the budget of each share buys: the shortest prefix whose
+    ratings reach the share of all ratings."""
+    cum = np.cumsum(n_ratings[np.asarray(order, dtype=np.int64)])
+    total = float(cum[-1]) if cum.size else 0.0
+    return [
+        min(len(order), int(np.searchsorted(cum, share / 100.0 * total - 1e-9)) + 1)
+        for share in shares
+    ]
+
+
+def settled_share(shares: Sequence[float], ok: Sequence[bool]) -> float:
+    """The smallest share from which on every step is ok (100 when only the last is)."""
+    at = 100.0
+    for share, good in zip(reversed(shares), reversed(ok), strict=True):
+        if not good:
+            break
+        at = share
+    return at
+
+
+def kendall(a: Sequence[float | None], b: Sequence[float | None]) -> float | None:
+    """τ-b between two rankings' values; None where either has an undefined value."""
+    if any(v is None for v in a) or any(v is None for v in b) or len(a) < 2:
+        return None
+    tau = stats.kendalltau(np.asarray(a, dtype=float), np.asarray(b, dtype=float)).statistic
+    return None if not np.isfinite(tau) else float(tau)
+
+
+class _Ranker:
+    """Ranks subsets of one data set, each distinct subset once."""
+
+    def __init__(self, data: MetaEvalData, options: dict[str, Any]) -> None:
+        self.data = data
+        self.options = options
+        self.cache: dict[bytes, Snapshot] = {}
+
+    def ranking(self, keep: np.ndarray) -> Ranking:
+        return rank_metrics(self.data.subset(keep), intervals=False, **self.options)
+
+    def snapshot(self, rows: np.ndarray) -> Snapshot:
+        key = hashlib.blake2b(np.sort(rows).astype(np.int64).tobytes(), digest_size=16).digest()
+        hit = self.cache.get(key)
+        if hit is None:
+            keep = np.zeros(self.data.n, dtype=bool)
+            keep[rows] = True
+            try:
+                r = self.ranking(keep)
+                hit = _snapshot(r, self.data.metric_names)
+            except UserError:  # too few outputs for the measure: nothing settled yet
+                hit = Snapshot(tuple(None for _ in self.data.metric_names), frozenset())
+            self.cache[key] = hit
+        return hit
+
+
+def _snapshot(r: Ranking, names: Sequence[str]) -> Snapshot:
+    return Snapshot(
+        tuple(r.values.get(m) for m in names),
+        frozenset(m for m, c in r.clusters.items() if c == 1),
+    )
+
+
+def simulate(
+    data: MetaEvalData,
+    n_ratings: np.ndarray,
+    strategies: Sequence[str],
+    *,
+    seeds: int = 20,
+    first_seed: int = 0,
+    step: float = 5.0,
+    measure: str = DEFAULT_MEASURE,
+    group_by: str = DEFAULT_GROUPING,
+    test: str = DEFAULT_TEST,
+    resamples: int = DEFAULT_RESAMPLES,
+    alpha: float = 0.05,
+    tau_goal: float = TAU_GOAL,
+    progress: Callable[[int, int], None] | None = None,
+    check: Callable[[], None] | None = None,
+) -> Simulation:
+    """Replay `data`'s outputs in each strategy's order (`n_ratings` per output: what each
+    costs) for `seeds` seeds; random is always included, as the baseline."""
+    if seeds < 1:
+        raise UserError("--seeds must be 1 or more")
+    if len(data.metric_names) < 2:
+        raise UserError("a simulation ranks metrics: give it at least two scored metrics")
+    wanted = ["random"] + [check_selection(s) for s in strategies if s != "random"]
+    keep = data.common()
+    if int(keep.sum()) < 3:
+        raise UserError("fewer than three items have a human score and every metric's score")
+    work = data.subset(keep)
+    cost = np.asarray(n_ratings, dtype=np.float64)[keep]
+    options: dict[str, Any] = dict(
+        measure=measure, group_by=group_by, test=test, resamples=resamples, alpha=alpha, seed=0
+    )
+    ranker = _Ranker(work, options)
+    reference = ranker.ranking(np.ones(work.n, dtype=bool))
+    full = _snapshot(reference, work.metric_names)
+    shares = budget_steps(step)
+    sim = Simulation(
+        measure=reference.measure,
+        group_by=reference.group_by,
+        test=test,
+        resamples=resamples,
+        alpha=alpha,
+        tau_goal=tau_goal,
+        metrics=list(work.metric_names),
+        n_items=work.n,
+        n_ratings=int(cost.sum()),
+        reference=reference,
+    )
+    total = len(wanted) * seeds
+    for k, strategy in enumerate(dict.fromkeys(wanted)):
+        sim.curves[strategy] = []
+        for s in range(first_seed, first_seed + seeds):
+            if check is not None:
+                check()
+            order = selection_order(strategy, work.metrics, list(work.sources), s)
+            sizes = prefix_sizes(order, cost, shares)
+            ranked = np.asarray(order, dtype=np.int64)
+            taus: list[float | None] = []
+            tops: list[bool] = []
+            for n in sizes:
+                snap = ranker.snapshot(ranked[:n])
+                taus.append(kendall(snap.values, full.values))
+                tops.append(snap.top == full.top)
+            close = [t is not None and t >= tau_goal for t in taus]
+            ok = [t and c for t, c in zip(close, tops, strict=True)]
+            sim.curves[strategy].append(
+                Curve(
+                    strategy,
+                    s,
+                    shares,
+                    sizes,
+                    taus,
+                    tops,
+                    settled_share(shares, ok),
+                    settled_share(shares, close),
+                )
+            )
+            if progress is not None:
+                progress(k * seeds + (s - first_seed) + 1, total)
+    return sim
+
+
+def simulate_study(
+    study: Study,
+    strategies: Sequence[str],
+    *,
+    dimension: str = "meaning",
+    labels: str | None = None,
+    metrics: Sequence[str] | None = None,
+    **options: Any,
+) -> Simulation:
+    """`simulate` over a study's items: human scores by the one rule, each item costing
+    the ratings behind its score, and the stored scores of `metrics` (default: all)."""
+    data = load_study_data(study, dimension, labels)
+    meta = metaeval_data_of(data, attributes_of(study, data), metrics)
+    return simulate(meta, data.ratings.scores().n_ratings, strategies, **options)
+
+
+def plot_svg(sim: Simulation, title: str = "") -> str:
+    """τ against the full-data ranking over the budget: per strategy the mean over seeds,
+    a band from the lowest to the highest seed, and a tick at the mean settled share."""
+    first = next(iter(sim.curves.values()))[0]
+    series = []
+    marks: list[float | None] = []
+    by_name = {s.strategy: s for s in sim.summaries()}
+    for strategy in sim.curves:
+        mean, low, high = sim.mean_tau(strategy)
+        series.append((strategy, mean, low, high))
+        marks.append(by_name[strategy].mean)
+    lowest = min(min(low) for _, _, low, _ in series)
+    return line_chart(
+        first.shares,
+        series,
+        y_domain=(max(-1.0, min(0.0, np.floor(lowest * 2) / 2)), 1.0),
+        title=title,
+        x_label="share of the ratings budget (%)",
+        y_label="Kendall τ with the full-data ranking",
+        guide=sim.tau_goal,
+        markers=marks,
+    )
+
+
+def summary_lines(sim: Simulation) -> list[str]:
+    top = ", ".join(sorted(m for m, c in sim.reference.clusters.items() if c == 1))
+    lines = [
+        f"{sim.n_items} items, {sim.n_ratings} ratings; metrics ranked by {sim.measure} "
+        f"(grouping {sim.group_by}), clusters by {sim.test} with {sim.resamples} resamples "
+        f"at alpha {sim.alpha:g}",
+        f"full-data ranking: {' > '.join(sim.reference.order)}",
+        f"full-data top cluster: {top or 'none'}",
+        f"settled: tau >= {sim.tau_goal:g} and the same top cluster from this share of the "
+        "ratings on (mean ± SD over seeds [min–max]; vs random's mean)",
+    ]
+    for s in sim.summaries():
+        ratio = "" if s.of_random is None else f"  {s.of_random:.0%} of random"
+        n = len(sim.curves[s.strategy])
+        tau_ratio = "" if s.tau_only_of_random is None else f" ({s.tau_only_of_random:.0%})"
+        lines.append(
+            f"  {s.strategy:<13} {s.mean:5.1f} % ± {s.sd:4.1f} [{s.low:g}–{s.high:g}] "
+            f"over {n} seeds{ratio}; tau alone: {s.tau_only_mean:.1f} %{tau_ratio}"
+        )
+    return lines

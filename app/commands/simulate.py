@@ -1,0 +1,136 @@
+"""`meaningbench simulate STUDY`: how early each selection strategy settles the metric ranking."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from meaningbench.commands import _common as common
+from meaningbench.commands.protocol import SELECTIONS
+
+
+def register(subparsers: Any) -> None:
+    parser = common.add_command(
+        subparsers,
+        "simulate",
+        run,
+        help="replay the study's ratings in a selection strategy's order: how soon the "
+        "ranking of metrics settles, against random order",
+        description="Replay the study's existing ratings in the order a selection strategy "
+        "(see `protocol --selection`) would have asked for them, and after every --step % "
+        "of the ratings rank the metrics as `metaeval` does (Pearson over all outputs, "
+        "clusters by PERM-BOTH) against the ranking on all the data: Kendall's τ between "
+        "the rankings and whether the top cluster is the same. Reports, per strategy and "
+        "over --seeds seeds, the share of the ratings from which τ ≥ 0.9 and the top "
+        "cluster stay the same, beside random order's. Uses no rating to choose items.",
+    )
+    common.add_dimension_argument(parser)
+    common.add_labels_argument(parser)
+    parser.add_argument(
+        "--selection",
+        default="disagreement,variance,diversity",
+        help="comma-separated strategies to compare with random (default: all of "
+        f"{', '.join(s for s in SELECTIONS if s != 'random')}); random is always included",
+    )
+    parser.add_argument("--seeds", type=int, default=20, help="seeds per strategy (default 20)")
+    parser.add_argument(
+        "--step",
+        type=float,
+        default=5.0,
+        help="budget step, in %% of the study's ratings (default 5)",
+    )
+    parser.add_argument(
+        "--metrics",
+        nargs="+",
+        default=None,
+        help="the candidate metrics: ranked, and read by the strategies (default: every "
+        "metric run)",
+    )
+    parser.add_argument(
+        "--measure",
+        default="pearson",
+        help="the measure the metrics are ranked by (default pearson; any of `metaeval`'s)",
+    )
+    parser.add_argument(
+        "--group-by",
+        choices=("none", "item", "system", "per-system"),
+        default="none",
+        help="grouping of the measure (default none: over all outputs, defined for any "
+        "study, one output per source included)",
+    )
+    parser.add_argument(
+        "--resamples",
+        type=int,
+        default=200,
+        help="PERM-BOTH resamples per ranking (default 200: a simulation ranks "
+        "steps × seeds × strategies times)",
+    )
+    parser.add_argument(
+        "--alpha", type=float, default=0.05, help="significance level of the clusters"
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        help="write the plot of τ over the budget: .svg or .png",
+    )
+    common.add_json_flag(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    from meaningbench.analysis.selection_sim import plot_svg, simulate_study, summary_lines
+    from meaningbench.commands._common import parse_metric_names
+    from meaningbench.errors import UserError
+    from meaningbench.jobs.terminal import run_with_progress_bar
+
+    strategies = [s.strip() for s in args.selection.split(",") if s.strip()]
+    unknown = [s for s in strategies if s not in SELECTIONS]
+    if unknown:
+        raise UserError(
+            f"--selection: unknown strategy {unknown[0]!r}; choose from {', '.join(SELECTIONS)}"
+        )
+    suffix = args.out.suffix.lower() if args.out is not None else ""
+    if args.out is not None and suffix not in (".svg", ".png"):
+        raise UserError(f"--out {args.out}: write the plot as .svg or .png")
+
+    def job(ctx: Any) -> Any:
+        with common.open_existing_study(args.study, reading=True) as study:
+            names = None
+            if args.metrics:
+                names = [n for n, _, _ in parse_metric_names(args.metrics, study)]
+            return simulate_study(
+                study,
+                strategies,
+                dimension=args.dimension,
+                labels=args.labels,
+                metrics=names,
+                seeds=args.seeds,
+                step=args.step,
+                measure=args.measure,
+                group_by=args.group_by,
+                resamples=args.resamples,
+                alpha=args.alpha,
+                progress=lambda done, total: ctx.progress(done, total, "replaying"),
+                check=ctx.check,
+            )
+
+    sim = run_with_progress_bar(job, description="simulate", quiet=args.json)
+    if args.out is not None:
+        svg = plot_svg(sim, title=Path(args.study).stem)
+        with common.writing_output(args.out):
+            if suffix == ".png":
+                from meaningbench.ui.svg_image import write_png
+
+                write_png(svg, args.out)
+            else:
+                from meaningbench.core.atomic_file import write_text_atomically
+
+                write_text_atomically(args.out, svg)
+    if args.json:
+        common.print_json(sim.to_dict())
+        return 0
+    print("\n".join(summary_lines(sim)))
+    if args.out is not None:
+        print(f"plot: {args.out}")
+    return 0

@@ -1,0 +1,147 @@
+"""`meaningbench simulate`: replaying SimpDA 2022's real ratings in each strategy's order."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from meaningbench.analysis.metaeval_significance import rank_metrics
+from meaningbench.analysis.metaeval_study import metaeval_data_from_study
+from meaningbench.analysis.selection_sim import (
+    budget_steps,
+    prefix_sizes,
+    settled_share,
+    simulate_study,
+)
+from meaningbench.cli import main
+from meaningbench.db.study import open_study
+from meaningbench.errors import UserError
+
+METRICS = "bleu,chrf,ter,sari"
+STRATEGIES = ("disagreement", "variance", "diversity")
+
+
+@pytest.fixture(scope="module")
+def simpda(shared_datasets: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("sim") / "simpda.mbstudy"
+    source = shared_datasets / "simpda2022" / "simpDA_2022.csv"
+    assert main(["import", str(path), str(source), "--dataset", "simpda"]) == 0
+    assert main(["score", str(path), "--metrics", METRICS, "--workers", "1", "--quiet"]) == 0
+    return path
+
+
+def test_budget_steps_and_prefixes() -> None:
+    assert budget_steps(5)[:3] == [5.0, 10.0, 15.0] and budget_steps(5)[-1] == 100.0
+    assert budget_steps(30) == [30.0, 60.0, 90.0, 100.0]
+    with pytest.raises(UserError, match="--step"):
+        budget_steps(0)
+    # Items cost 1, 3, 1, 5 ratings (10 in all): 30 % is the first two items, 100 % all.
+    costs = np.array([1.0, 3.0, 1.0, 5.0])
+    assert prefix_sizes([0, 1, 2, 3], costs, [10, 30, 50, 100]) == [1, 2, 3, 4]
+    assert prefix_sizes([3, 2, 1, 0], costs, [10, 50, 60, 100]) == [1, 1, 2, 4]
+    assert settled_share([25, 50, 75, 100], [True, False, True, True]) == 75
+    assert settled_share([25, 50, 75, 100], [False, False, False, True]) == 100
+
+
+def test_simulation_ends_on_the_full_data_ranking_for_every_strategy(simpda: Path) -> None:
+    study = open_study(simpda)
+    try:
+        opts = dict(seeds=3, step=10.0, resamples=50)
+        sim = simulate_study(study, STRATEGIES, **opts)
+        again = simulate_study(study, STRATEGIES, **opts)
+        full = rank_metrics(
+            metaeval_data_from_study(study),
+            "pearson",
+            group_by="none",
+            resamples=50,
+            intervals=False,
+        )
+    finally:
+        study.close()
+    assert sim.to_dict() == again.to_dict()  # reproducible from the seeds
+    assert list(sim.curves) == ["random", *STRATEGIES]
+    assert sim.n_items == 360 and sim.n_ratings == 1080
+    # The reference is the engine's own ranking of all the data.
+    assert sim.reference.order == full.order
+    assert sim.reference.clusters == full.clusters
+    for curves in sim.curves.values():
+        assert len(curves) == 3
+        for curve in curves:
+            assert curve.shares == sorted(curve.shares) and curve.shares[-1] == 100.0
+            assert curve.items == sorted(curve.items) and curve.items[-1] == 360
+            assert curve.tau[-1] == 1.0 and curve.same_top[-1]
+            assert 10.0 <= curve.settled <= 100.0
+            ok = [
+                t is not None and t >= 0.9 and c
+                for t, c in zip(curve.tau, curve.same_top, strict=True)
+            ]
+            assert all(ok[curve.shares.index(curve.settled) :])
+    summary = {s.strategy: s for s in sim.summaries()}
+    assert summary["random"].of_random == 1.0
+    for s in summary.values():
+        assert s.low <= s.mean <= s.high
+
+
+def test_simulate_command_writes_json_and_plots(
+    simpda: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    study = tmp_path / "s.mbstudy"
+    shutil.copyfile(simpda, study)
+    svg, png = tmp_path / "plot.svg", tmp_path / "plot.png"
+    args = ["simulate", str(study), "--seeds", "2", "--step", "25", "--resamples", "20"]
+    capsys.readouterr()
+    assert main([*args, "--selection", "variance", "--out", str(svg), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [s["strategy"] for s in out["summary"]] == ["random", "variance"]
+    assert out["measure"] == "pearson" and out["group_by"] == "none"
+    assert len(out["curves"]["variance"]) == 2
+    text = svg.read_text(encoding="utf-8")
+    assert text.startswith("<svg") and "variance" in text and "random" in text
+    assert main([*args, "--out", str(png)]) == 0
+    printed = capsys.readouterr().out
+    assert "settled" in printed and "diversity" in printed
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--selection", "smart"], "unknown strategy 'smart'"),
+        (["--step", "0"], "--step must lie between 0 and 100"),
+        (["--out", "plot.pdf"], "write the plot as .svg or .png"),
+        (["--metrics", "bleu"], "at least two scored metrics"),
+    ],
+)
+def test_simulate_refuses_bad_requests(
+    simpda: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    extra: list[str],
+    message: str,
+) -> None:
+    capsys.readouterr()
+    assert main(["simulate", str(simpda), "--seeds", "1", *extra]) == 2
+    assert message in capsys.readouterr().err
+    assert not (Path.cwd() / "plot.pdf").exists()
+
+
+def test_the_report_shows_the_simulation_when_asked(
+    simpda: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    plain, asked = tmp_path / "plain.html", tmp_path / "asked.html"
+    args = ["report", str(simpda), "--no-sanity", "--boot", "20"]
+    assert main([*args, str(plain)]) == 0
+    assert main([*args, str(asked), "--simulate-selection", "2"]) == 0
+    capsys.readouterr()
+    assert "Rating fewer items" not in plain.read_text(encoding="utf-8")
+    html = asked.read_text(encoding="utf-8")
+    section = html[html.index("<h2 id='rating-fewer-items'>") :]
+    section = section[: section.index("<h2", 5)]
+    for strategy in ("random", "disagreement", "variance", "diversity"):
+        assert f"<td>{strategy}</td>" in section or f">{strategy}<" in section
+    assert "<svg" in section and "Kendall τ with the full-data ranking" in section
+    assert "360 items" in section
