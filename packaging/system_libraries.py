@@ -120,30 +120,50 @@ def needed_sonames(path: Path) -> list[str]:
     return names
 
 
-def is_required(relative: Path) -> bool:
-    """Whether a file of the bundle is loaded when the window opens on X11."""
+def is_plugin(relative: Path) -> bool:
     parts = relative.as_posix().split("/plugins/", 1)
-    if len(parts) == 1 or "/Qt/" not in f"/{parts[0]}/":
-        return True
-    plugin = parts[1]
-    return any(plugin == f or plugin.startswith(f + "/") for f in REQUIRED_PLUGIN_FOLDERS)
+    return len(parts) == 2 and "/Qt/" in f"/{parts[0]}/"
+
+
+def is_root(relative: Path) -> bool:
+    """Whether a file of the bundle is loaded by name when the program needs it: the
+    programs, Python's extension modules and the Qt plugins of an X11 window (the
+    libraries they link are loaded through them)."""
+    if is_plugin(relative):
+        plugin = relative.as_posix().split("/plugins/", 1)[1]
+        return any(plugin == f or plugin.startswith(f + "/") for f in REQUIRED_PLUGIN_FOLDERS)
+    return not relative.name.startswith("lib")
 
 
 def system_needs(bundle: Path, known: dict[str, str] | None = None) -> SystemNeeds:
     """What the bundle's ELF files need from the system, as Debian packages; raises
-    UnknownLibraries naming each library that the list does not map to a package."""
+    UnknownLibraries naming each library that the list does not map to a package.
+
+    Depends: what the roots (is_root) need, directly or through the libraries the bundle
+    carries. Recommends: what only the rest needs (Wayland, EGL on the console, the GTK
+    theme: Qt's other plugins and the libraries only they link)."""
     known = PACKAGES if known is None else known
     files = elf_files(bundle)
     carried = {p.name for p in bundle.rglob("*")}
+    by_name = {p.name: p for p in files}
+    needs = {p: needed_sonames(p) for p in files}
     sonames: dict[str, list[str]] = {}
+    for path, names in needs.items():
+        for soname in names:
+            if soname not in carried:
+                sonames.setdefault(soname, []).append(path.relative_to(bundle).as_posix())
     required: set[str] = set()
-    for path in files:
-        relative = path.relative_to(bundle)
-        for soname in needed_sonames(path):
-            if soname in carried:
-                continue
-            sonames.setdefault(soname, []).append(relative.as_posix())
-            if is_required(relative):
+    seen: set[Path] = set()
+    todo = [p for p in files if is_root(p.relative_to(bundle))]
+    while todo:
+        path = todo.pop()
+        if path in seen:
+            continue
+        seen.add(path)
+        for soname in needs[path]:
+            if soname in by_name:
+                todo.append(by_name[soname])
+            elif soname not in carried:
                 required.add(soname)
     unknown = sorted(s for s in sonames if s not in known)
     if unknown:
