@@ -16,10 +16,15 @@
 5. `apt-get remove`, then `apt-get purge`: every file the package installed is gone, and
    nothing is left in /opt/meaningbench or under /usr with the package's name;
 6. with `--archive`, the portable archive is unpacked into a temporary folder and its `run`
-   script is checked the same way (version, window, rating).
+   script is checked the same way (version, window, rating);
+7. with `--bare ROOT`, the Depends are checked on a bare Debian: a minimal system
+   (`debootstrap --variant=minbase`, made in ROOT on first use and kept) gets the .deb
+   through apt, which installs its Depends and nothing else; there every program,
+   extension and X11 plugin of the bundle must find its libraries (`ldd`),
+   `meaningbench --version` must answer, and the window must come up under Xvfb (xvfb and
+   xdotool are then added to that system, as tools of the check).
 
-Runs on this machine, as root (apt): in a clean container where one is at hand, the same
-command there checks the Depends against a bare system. Exits non-zero on the first failure.
+Runs on this machine, as root (apt, chroot). Exits non-zero on the first failure.
 """
 
 from __future__ import annotations
@@ -143,6 +148,74 @@ def check_archive(archive: Path, shots: Path | None) -> None:
             raise CheckFailed("bundle-check of the unpacked archive failed")
 
 
+def in_root(root: Path, *cmd: str, timeout: float = 900) -> subprocess.CompletedProcess[str]:
+    env = {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "HOME": "/root", "LANG": "C.UTF-8",
+           "DEBIAN_FRONTEND": "noninteractive"}  # fmt: skip
+    return subprocess.run(["chroot", str(root), *cmd], env=env, capture_output=True, text=True,
+                          timeout=timeout)  # fmt: skip
+
+
+def check_bare_system(deb: Path, root: Path, mirror: str) -> None:
+    """The .deb on a minimal Debian where only its Depends are added (see the module's 7.)."""
+    if not (root / "usr" / "bin" / "apt-get").exists():
+        step(f"making a minimal Debian in {root} (debootstrap, from {mirror})")
+        codename = subprocess.run(["sh", "-c", ". /etc/os-release; echo $VERSION_CODENAME"],
+                                  capture_output=True, text=True).stdout.strip() or "bookworm"  # fmt: skip
+        subprocess.run(["debootstrap", "--variant=minbase", codename, str(root), mirror],
+                       check=True, stdout=subprocess.DEVNULL)  # fmt: skip
+    subprocess.run(["mount", "-t", "proc", "proc", str(root / "proc")], check=True)
+    try:
+        in_root(root, "apt-get", "-y", "-q", "purge", PACKAGE)
+        shutil.copyfile(deb, root / "tmp" / deb.name)
+        in_root(root, "apt-get", "-q", "update")
+        done = in_root(root, "apt-get", "-y", "-q", "--no-install-recommends", "install",
+                       f"/tmp/{deb.name}")  # fmt: skip
+        if done.returncode != 0:
+            raise CheckFailed(f"apt-get install on the bare system: {done.stdout[-1500:]}{done.stderr}")
+        missing = bare_missing_libraries(root)
+        if missing:
+            raise CheckFailed("on the bare system, not found: " + "; ".join(missing[:20]))
+        step("bare system: every program, extension and X11 plugin finds its libraries")
+        version = in_root(root, PACKAGE, "--version")
+        if not version.stdout.startswith(f"{PACKAGE} "):
+            raise CheckFailed(f"bare system: --version said {version.stdout!r} {version.stderr!r}")
+        step(f"bare system: {version.stdout.strip()}")
+        done = in_root(root, "apt-get", "-y", "-q", "--no-install-recommends", "install",
+                       "xvfb", "xauth", "xdotool")  # fmt: skip
+        if done.returncode != 0:
+            raise CheckFailed(f"apt-get install xvfb on the bare system: {done.stderr}")
+        script = (
+            f"MEANINGBENCH_HOME=/tmp/mb-home QT_QPA_PLATFORM=xcb {PACKAGE} gui & "
+            "xdotool search --sync --onlyvisible --name '^MeaningBench$' >/dev/null; "
+            "echo window; kill %1"
+        )
+        window = in_root(root, "timeout", "120", "xvfb-run", "-a", "sh", "-c", script)
+        if "window" not in window.stdout:
+            raise CheckFailed(f"bare system: no window ({window.stdout[-500:]}{window.stderr[-1500:]})")
+        step("bare system: the window comes up under Xvfb")
+        in_root(root, "apt-get", "-y", "-q", "purge", PACKAGE)
+    finally:
+        subprocess.run(["umount", str(root / "proc")], check=False)
+
+
+def bare_missing_libraries(root: Path) -> list[str]:
+    """`ldd` inside the root on the bundle's roots (system_libraries.is_root)."""
+    from system_libraries import elf_files, is_root
+
+    bundle = root / PREFIX.relative_to("/")
+    missing = []
+    for path in elf_files(bundle):
+        relative = path.relative_to(bundle)
+        if not is_root(relative):
+            continue
+        done = in_root(root, "env", f"LD_LIBRARY_PATH={PREFIX}/_internal", "ldd",
+                       str(PREFIX / relative))  # fmt: skip
+        for line in done.stdout.splitlines():
+            if "not found" in line:
+                missing.append(f"{line.split()[0]} (by {relative})")
+    return missing
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("deb", type=Path)
@@ -151,6 +224,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--venv", type=Path, default=ROOT / ".venv")
     parser.add_argument("--shots", type=Path, default=None)
     parser.add_argument("--report", type=Path, default=None, help="write the figures as JSON")
+    parser.add_argument("--bare", type=Path, default=None, help="a minimal Debian to check in")
+    parser.add_argument("--mirror", default="http://deb.debian.org/debian")
     args = parser.parse_args(argv)
     if os.geteuid() != 0:
         print("deb-check installs a package: run it as root (sudo make deb-check)", file=sys.stderr)
@@ -169,6 +244,8 @@ def main(argv: list[str] | None = None) -> int:
             check_removed(files)
         if args.archive:
             check_archive(args.archive, args.shots)
+        if args.bare:
+            check_bare_system(args.deb, args.bare.resolve(), args.mirror)
     except CheckFailed as exc:
         print(f"deb-check: FAILED: {exc}", file=sys.stderr)
         return 1
