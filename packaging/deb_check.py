@@ -186,8 +186,8 @@ def check_bare_system(deb: Path, root: Path, mirror: str) -> None:
             raise CheckFailed(f"apt-get install xvfb on the bare system: {done.stderr}")
         script = (
             f"MEANINGBENCH_HOME=/tmp/mb-home QT_QPA_PLATFORM=xcb {PACKAGE} gui & "
-            "xdotool search --sync --onlyvisible --name '^MeaningBench$' >/dev/null; "
-            "echo window; kill %1"
+            "xdotool search --sync --onlyvisible --name '^MeaningBench$' >/dev/null "
+            "&& echo window; kill %1"
         )
         window = in_root(root, "timeout", "120", "xvfb-run", "-a", "sh", "-c", script)
         if "window" not in window.stdout:
