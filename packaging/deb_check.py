@@ -13,7 +13,7 @@
    start to the window from the installed package and from the development environment
    (`.venv/bin/meaningbench gui`), alternating, each after its files were dropped from the
    page cache;
-5. `apt-get remove`, then `apt-get purge`: every file the package installed is gone, and
+5. `apt-get remove`, then `dpkg --purge`: every file the package installed is gone, and
    nothing is left in /opt/meaningbench or under /usr with the package's name;
 6. with `--archive`, the portable archive is unpacked into a temporary folder and its `run`
    script is checked the same way (version, window, rating);
@@ -122,13 +122,17 @@ def cold_starts(runs: int, venv: Path) -> dict[str, list[float]]:
 
 def check_removed(files: list[Path]) -> None:
     apt("remove", PACKAGE)
-    apt("purge", PACKAGE)
+    # The package has no conffiles, so remove leaves nothing for purge; dpkg --purge says so.
+    subprocess.run(["dpkg", "--purge", PACKAGE], capture_output=True, check=False)
+    status = subprocess.run(["dpkg", "-s", PACKAGE], capture_output=True, text=True)
+    if status.returncode == 0 and "Status: deinstall ok config-files" not in status.stdout:
+        raise CheckFailed(f"dpkg still lists {PACKAGE} after removal:\n{status.stdout[:500]}")
     left = [p for p in files if p.is_file() or p.is_symlink()]
     left += [p for p in (PREFIX, Path("/usr/share/doc", PACKAGE)) if p.exists()]
     left += list(Path("/usr").rglob("*meaningbench*"))
     if left:
         raise CheckFailed("left behind after apt-get purge: " + ", ".join(map(str, left[:10])))
-    step("removed and purged: nothing left in /opt or /usr")
+    step("removed (apt-get remove, dpkg --purge): nothing left in /opt or /usr")
 
 
 def check_archive(archive: Path, shots: Path | None) -> None:
