@@ -10,7 +10,8 @@ APP_STAMP := $(VENV)/.app-$(HASH)
 DEV_STAMP := $(VENV)/.dev-$(HASH)
 
 # `make dev` only sets up the development environment (what `make test` would use).
-.PHONY: run dev test lint bench screenshots clean bundle appimage bundle-check bundle-start-time
+.PHONY: run dev test lint bench screenshots clean bundle appimage bundle-check bundle-start-time \
+	deb dist deb-check
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -97,6 +98,28 @@ bundle-check:
 	test -x $(BUNDLE)/MeaningBench || $(MAKE) bundle
 	xvfb-run -a -s "-screen 0 1600x1000x24" $(PY) packaging/bundle_check.py $(BUNDLE) \
 		--shots dist/bundle-check --report dist/bundle-check/figures.json
+
+# The Debian package and the portable archive of the bundle; deb-check installs the package
+# with apt (as root), uses it under Xvfb, measures it beside the venv, removes it, and installs
+# it again on a minimal Debian (debootstrap, kept in build/bare-debian) to check its Depends.
+VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' pyproject.toml | head -1)
+DEB := dist/meaningbench_$(VERSION)_$(shell dpkg --print-architecture 2>/dev/null || echo amd64).deb
+ARCHIVE := dist/meaningbench-$(VERSION)-linux-$(shell uname -m).tar.xz
+
+deb: $(APP_STAMP)
+	test -x $(BUNDLE)/MeaningBench || $(MAKE) bundle
+	$(PY) packaging/debian_package.py $(BUNDLE) dist
+
+dist: $(APP_STAMP)
+	test -x $(BUNDLE)/MeaningBench || $(MAKE) bundle
+	$(PY) packaging/portable_archive.py $(BUNDLE) dist
+
+deb-check: $(APP_STAMP)
+	test -f $(DEB) || $(MAKE) deb
+	test -f $(ARCHIVE) || $(MAKE) dist
+	xvfb-run -a -s "-screen 0 1600x1000x24" $(PY) packaging/deb_check.py $(DEB) \
+		--archive $(ARCHIVE) --bare build/bare-debian --shots dist/deb-check \
+		--report dist/deb-check/figures.json
 
 bundle-start-time:
 	test -x $(BUNDLE)/MeaningBench || $(MAKE) bundle
