@@ -191,6 +191,26 @@ while os.getppid() == parent:
                 pass
         break
 """
+# The frozen program (the desktop bundle) is not a Python interpreter: `-S -c CODE` would
+# start the app itself, with a window, holding the terminal's output open. It runs the
+# watcher when asked with this flag instead (packaging/entry.py).
+WATCHER_FLAG = "--meaningbench-interrupt-watcher"
+
+
+def watcher_command(args: list[str]) -> list[str]:
+    """The command line of the watcher process, with its arguments (limit, pid, words)."""
+    if getattr(sys, "frozen", False):
+        return [sys.executable, WATCHER_FLAG, *args]
+    return [sys.executable, "-S", "-c", _WATCHER, *args]
+
+
+def run_watcher(args: list[str]) -> int:
+    """The watcher's code in this process (the frozen program's way to start it)."""
+    sys.argv = ["watcher", *args]
+    exec(compile(_WATCHER, "<interrupt watcher>", "exec"), {"__name__": "__main__"})
+    return 0
+
+
 # How much later than the watchdog thread the watcher process acts: it is for when that
 # thread cannot run at all.
 WATCHER_MARGIN_S = 0.5
@@ -223,8 +243,7 @@ def _start_watcher(limit_s: float) -> None:
     )
     try:
         _STATE.watcher = subprocess.Popen(
-            [sys.executable, "-S", "-c", _WATCHER, str(limit_s + WATCHER_MARGIN_S),
-             str(os.getpid()), words],
+            watcher_command([str(limit_s + WATCHER_MARGIN_S), str(os.getpid()), words]),
             stdin=read_end,
             start_new_session=True,  # the terminal's Ctrl+C is not for it
         )  # fmt: skip

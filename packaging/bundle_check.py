@@ -261,6 +261,11 @@ def check_scoring(bundle: Path, env: dict[str, str], study: Path, work: Path) ->
     cmd = [str(bundle / "meaningbench"), "score", str(copy), "--metrics", metrics, "--quiet"]
     run([*prefix, *cmd, "--workers", "1"], offline, timeout=1200)
     step(f"scored {metrics} in {time.monotonic() - started:.1f} s")
+    # The command line's helpers (its Ctrl+C watcher, scoring workers) are the bundle's own
+    # program started again: none of them may open the app's window.
+    stray = xdotool("search", "--onlyvisible", "--name", "MeaningBench")
+    if stray:
+        raise CheckFailed(f"`meaningbench score` left a MeaningBench window open ({stray})")
     out = work / "items.csv"
     run([str(bundle / "meaningbench"), "export", str(copy), str(out)], env)
     with out.open(encoding="utf-8", newline="") as f:

@@ -26,6 +26,12 @@ def main() -> int:
     # Background jobs and scoring workers start child processes with "spawn": a frozen
     # program must let such a child run its job instead of starting the program again.
     multiprocessing.freeze_support()
+    from meaningbench.interrupts import WATCHER_FLAG
+
+    if sys.argv[1:2] == [WATCHER_FLAG]:  # Ctrl+C's watcher for the command line's jobs
+        from meaningbench.interrupts import run_watcher
+
+        return run_watcher(sys.argv[2:])
     if started_as() != GUI_NAME:
         from meaningbench.cli import main as cli
 
