@@ -101,15 +101,20 @@ Comment: The Python interpreter, libraries and models the program bundles keep t
 """
 
 
-def stage(bundle: Path, root: Path, version: str, needs: SystemNeeds) -> None:
-    """The package's file tree under root, with its DEBIAN/control."""
-    target = root / PREFIX
-    target.parent.mkdir(parents=True)
-    # Hard links where the file system allows: the tree is only read by dpkg-deb.
+def link_copy(bundle: Path, target: Path) -> None:
+    """The bundle at target: hard links where the file system allows (the tree is only
+    read, by dpkg-deb or tar), a copy elsewhere."""
     done = subprocess.run(["cp", "-al", str(bundle), str(target)], capture_output=True)
     if done.returncode != 0:
         shutil.rmtree(target, ignore_errors=True)
         shutil.copytree(bundle, target, symlinks=True)
+
+
+def stage(bundle: Path, root: Path, version: str, needs: SystemNeeds) -> None:
+    """The package's file tree under root, with its DEBIAN/control."""
+    target = root / PREFIX
+    target.parent.mkdir(parents=True)
+    link_copy(bundle, target)
     usr = root / "usr"
     (usr / "bin").mkdir(parents=True)
     (usr / "bin" / PACKAGE).symlink_to(Path("/", PREFIX, "meaningbench"))

@@ -23,7 +23,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from debian_package import project  # beside this script
+from debian_package import link_copy, project  # beside this script
 from meaningbench.desktop import PACKAGES as QT_PACKAGES
 from system_libraries import SystemNeeds, apt_command, system_needs
 
@@ -94,10 +94,7 @@ def build(bundle: Path, out: Path) -> Path:
     with tempfile.TemporaryDirectory(dir=out, prefix=".dist-") as tmp:
         top = Path(tmp, name)
         top.mkdir()
-        done = subprocess.run(["cp", "-al", str(bundle), str(top / "meaningbench")])
-        if done.returncode != 0:
-            shutil.rmtree(top / "meaningbench", ignore_errors=True)
-            shutil.copytree(bundle, top / "meaningbench", symlinks=True)
+        link_copy(bundle, top / "meaningbench")
         for script, text in (("run", RUN), ("install-desktop-entry", INSTALL_DESKTOP_ENTRY)):
             (top / script).write_text(text)
             (top / script).chmod(0o755)
