@@ -316,7 +316,9 @@ class MainWindow(QMainWindow):
 
     def refresh_counts(self) -> None:
         study = self.context.study
-        if study is None:
+        # A kit's rater sees no study counts: items against their queue's length would
+        # tell how many hidden control items it holds.
+        if study is None or self.rater_mode.active:
             self.status.set_counts(None)
             return
         from meaningbench.queries.study import study_counts

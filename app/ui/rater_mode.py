@@ -66,6 +66,7 @@ class RaterMode(QObject):
         self.rater = marker.rater
         self.restrict()
         w = self.window
+        w.refresh_counts()
         w.setWindowTitle(f"{study.path.name} — rating as {marker.rater} — MeaningBench")
         page = self.rating_page()
         if page is None:
@@ -92,6 +93,7 @@ class RaterMode(QObject):
         for action in self._lead_actions():
             action.setVisible(True)
         self.window.actions_.send_back.setVisible(False)
+        self.window.refresh_counts()
         for slot in self.window.slots().values():
             slot.nav_item.setHidden(False)
             slot.nav_item.setText(slot.spec.title)

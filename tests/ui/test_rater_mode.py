@@ -40,10 +40,14 @@ def test_a_kit_from_the_command_line_opens_in_rater_mode(
     listed = {what for what, _keys in shortcut_rows(window.actions_)}
     assert not listed & {"Study settings", "Run metrics", "Import", "Export", "Annotate"}
     assert "Keyboard shortcuts" in listed
+    # No study counts for a rater: items against the queue's length would tell how many
+    # hidden control items it holds.
+    assert window.status.counts_label.text() == ""
 
     # Another study opened after the kit: the lead's window again.
     assert window.studies.open_path(lead)
     assert not window.rater_mode.active
+    assert "items" in window.status.counts_label.text()
     assert all(not s.nav_item.isHidden() for s in window.slots().values())
     assert window.actions_.settings.isVisible() and window.actions_.settings.isEnabled()
     assert not window.actions_.send_back.isVisible()
