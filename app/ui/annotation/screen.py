@@ -47,7 +47,7 @@ HINT_SPANS = (
     "Tab goes on to the score."
 )
 HINT_PROPOSALS = (
-    "{n} proposed span(s) to decide: A keeps, 1 / 2 changes the severity, Del deletes, "
+    "{n} to decide: A keeps, 1 / 2 changes the severity, Del deletes, "
     "N goes to the next; left as they are, they count as kept."
 )
 NOTICE_MS = 4000
@@ -396,7 +396,8 @@ class AnnotationScreen(QWidget):
         ready = all(row.scale.is_set() for row in self.rows)
         pending = sum(editor.pending() for editor in self.span_editors)
         if pending and QApplication.focusWidget() in self.span_editors:
-            self.hint.setText(HINT_PROPOSALS.format(n=pending))
+            spans = "1 proposed span" if pending == 1 else f"{pending} proposed spans"
+            self.hint.setText(HINT_PROPOSALS.format(n=spans))
         elif not ready and QApplication.focusWidget() in self.span_editors:
             self.hint.setText(HINT_SPANS)
         else:

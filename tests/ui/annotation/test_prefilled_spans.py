@@ -56,7 +56,7 @@ def test_proposals_are_kept_edited_deleted_by_keys_then_scored(qtbot, make_scree
     marks = editor.marks()
     assert len(marks) == 3 and all(m.pending for m in marks) == (editor.pending() == 3)
     assert [m.span for m in marks] == [p.span for p in item.proposals]
-    assert "3 proposed span(s) to decide" in screen.hint.text()
+    assert "3 proposed spans to decide" in screen.hint.text()
     assert "Pre-marked by smollm2 (esa)" in screen.findChild(type(screen.hint), "spanLegend").text()
     first, second, third = item.proposals
     # The cursor starts on the first proposal: A keeps it and goes on to the next.
