@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from html import escape
 
 import numpy as np
@@ -216,26 +217,55 @@ def line_chart(
         f"<text transform='translate(14 {top + ph / 2}) rotate(-90)' text-anchor='middle'>"
         f"{escape(y_label)}</text>"
     )
+    plot = _Plot(sx, sy, left, top, pw, ph)
     for i, (name, mean, low, high) in enumerate(series):
-        colour = LINE_COLOURS[i % len(LINE_COLOURS)]
-        band = [f"{_num(sx(a))},{_num(sy(b))}" for a, b in zip(x, high, strict=True)]
-        band += [
-            f"{_num(sx(a))},{_num(sy(b))}" for a, b in reversed(list(zip(x, low, strict=True)))
-        ]
-        parts.append(f"<polygon points='{' '.join(band)}' fill='{colour}' fill-opacity='0.12'/>")
-        line = " ".join(f"{_num(sx(a))},{_num(sy(b))}" for a, b in zip(x, mean, strict=True))
-        parts.append(f"<polyline points='{line}' fill='none' stroke='{colour}' stroke-width='2'/>")
         mark = markers[i] if i < len(markers) else None
-        if mark is not None and math.isfinite(mark):
-            parts.append(
-                f"<line x1='{_num(sx(mark))}' y1='{top + ph - 10}' x2='{_num(sx(mark))}' "
-                f"y2='{top + ph}' stroke='{colour}' stroke-width='3'/>"
-            )
-        ly = top + 14 + i * 18
-        parts.append(
-            f"<line x1='{left + pw + 12}' y1='{ly - 4}' x2='{left + pw + 30}' y2='{ly - 4}' "
-            f"stroke='{colour}' stroke-width='3'/><text x='{left + pw + 36}' y='{ly}'>"
-            f"{escape(name)}</text>"
-        )
+        parts += _series(plot, i, name, x, (mean, low, high), mark)
     parts.append("</svg>")
     return "".join(parts)
+
+
+@dataclass(frozen=True)
+class _Plot:
+    """A line chart's plotting area: data to pixels, and its box."""
+
+    sx: Callable[[float], float]
+    sy: Callable[[float], float]
+    left: float
+    top: float
+    width: float
+    height: float
+
+
+def _series(
+    plot: _Plot,
+    i: int,
+    name: str,
+    x: Sequence[float],
+    lines: tuple[Sequence[float], Sequence[float], Sequence[float]],
+    mark: float | None,
+) -> list[str]:
+    """One series of a line chart: its low–high band, its mean, its tick and legend row."""
+    sx, sy = plot.sx, plot.sy
+    mean, low, high = lines
+    colour = LINE_COLOURS[i % len(LINE_COLOURS)]
+    band = [f"{_num(sx(a))},{_num(sy(b))}" for a, b in zip(x, high, strict=True)]
+    band += [f"{_num(sx(a))},{_num(sy(b))}" for a, b in reversed(list(zip(x, low, strict=True)))]
+    line = " ".join(f"{_num(sx(a))},{_num(sy(b))}" for a, b in zip(x, mean, strict=True))
+    out = [
+        f"<polygon points='{' '.join(band)}' fill='{colour}' fill-opacity='0.12'/>",
+        f"<polyline points='{line}' fill='none' stroke='{colour}' stroke-width='2'/>",
+    ]
+    bottom = plot.top + plot.height
+    if mark is not None and math.isfinite(mark):
+        out.append(
+            f"<line x1='{_num(sx(mark))}' y1='{bottom - 10}' x2='{_num(sx(mark))}' "
+            f"y2='{bottom}' stroke='{colour}' stroke-width='3'/>"
+        )
+    ly, lx = plot.top + 14 + i * 18, plot.left + plot.width
+    out.append(
+        f"<line x1='{lx + 12}' y1='{ly - 4}' x2='{lx + 30}' y2='{ly - 4}' "
+        f"stroke='{colour}' stroke-width='3'/><text x='{lx + 36}' y='{ly}'>"
+        f"{escape(name)}</text>"
+    )
+    return out

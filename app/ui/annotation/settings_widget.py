@@ -161,7 +161,19 @@ class AnnotationSettingsWidget(QWidget):
     def _queue_tab(self) -> QWidget:
         page = QWidget()
         v = QVBoxLayout(page)
+        v.addWidget(self._overlap_group())
+        v.addWidget(self._qc_group())
+        v.addWidget(self._order_group())
+        note = QLabel(
+            "Queues already started keep their order and control items; changes apply to "
+            "new annotators and to items added later."
+        )
+        note.setWordWrap(True)
+        v.addWidget(note)
+        v.addStretch(1)
+        return page
 
+    def _overlap_group(self) -> QGroupBox:
         overlap = QGroupBox("Who rates what")
         f = QFormLayout(overlap)
         self.all_items = QRadioButton("Every annotator rates every item")
@@ -189,8 +201,9 @@ class AnnotationSettingsWidget(QWidget):
             item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
             self.dataset_list.addItem(item)
         f.addRow("Datasets in the queues", self.dataset_list)
-        v.addWidget(overlap)
+        return overlap
 
+    def _qc_group(self) -> QGroupBox:
         qc = QGroupBox("Hidden control items (per 100 queue entries)")
         qf = QFormLayout(qc)
         self.qc_enabled = QCheckBox("Mix control items into every queue")
@@ -205,8 +218,9 @@ class AnnotationSettingsWidget(QWidget):
         self.normal_label = QLabel()
         qf.addRow("Normal items", self.normal_label)
         self.qc_enabled.toggled.connect(self._update_normal)
-        v.addWidget(qc)
+        return qc
 
+    def _order_group(self) -> QGroupBox:
         order = QGroupBox("Order and display")
         of = QFormLayout(order)
         seed_row = QHBoxLayout()
@@ -243,15 +257,7 @@ class AnnotationSettingsWidget(QWidget):
         self.highlight = QCheckBox("Highlight word differences between original and output")
         self.highlight.setToolTip("Off by default: highlighting can steer raters to the changes.")
         of.addRow(self.highlight)
-        v.addWidget(order)
-        note = QLabel(
-            "Queues already started keep their order and control items; changes apply to "
-            "new annotators and to items added later."
-        )
-        note.setWordWrap(True)
-        v.addWidget(note)
-        v.addStretch(1)
-        return page
+        return order
 
     def _guidelines_tab(self) -> QWidget:
         page = QWidget()
