@@ -104,8 +104,10 @@ def is_elf(path: Path) -> bool:
         return False
 
 
-def elf_files(bundle: Path) -> list[Path]:
-    return sorted(p for p in bundle.rglob("*") if p.is_file() and not p.is_symlink() and is_elf(p))
+def elf_files(bundle: Path, paths: list[Path] | None = None) -> list[Path]:
+    """The bundle's ELF files (of `paths`, when the caller has listed the bundle already)."""
+    paths = list(bundle.rglob("*")) if paths is None else paths
+    return sorted(p for p in paths if p.is_file() and not p.is_symlink() and is_elf(p))
 
 
 def needed_sonames(path: Path) -> list[str]:
@@ -143,8 +145,9 @@ def system_needs(bundle: Path, known: dict[str, str] | None = None) -> SystemNee
     carries. Recommends: what only the rest needs (Wayland, EGL on the console, the GTK
     theme: Qt's other plugins and the libraries only they link)."""
     known = PACKAGES if known is None else known
-    files = elf_files(bundle)
-    carried = {p.name for p in bundle.rglob("*")}
+    listed = list(bundle.rglob("*"))  # one walk of the bundle's thousands of files
+    files = elf_files(bundle, listed)
+    carried = {p.name for p in listed}
     by_name = {p.name: p for p in files}
     needs = {p: needed_sonames(p) for p in files}
     sonames: dict[str, list[str]] = {}
