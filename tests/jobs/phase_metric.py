@@ -35,18 +35,27 @@ WAIT_LIMIT_S = 120.0
 
 
 def _wait(phase: str, cancel: CancelToken | None) -> None:
-    gate = Path(os.environ[GATE_ENV])
-    gate.with_name(gate.name + ".at").write_text(phase)
     deaf = bool(os.environ.get(DEAF_ENV))
     deadline = time.monotonic() + WAIT_LIMIT_S
+    while True:
+        try:
+            _wait_for_gate(phase, cancel, deaf, deadline)
+            return
+        except KeyboardInterrupt:
+            # Deaf means deaf wherever the interrupt lands, in the gate check as well as in
+            # the sleep: one that escaped from `gate.exists()` ended a deaf wait at once.
+            if not deaf:
+                raise
+
+
+def _wait_for_gate(phase: str, cancel: CancelToken | None, deaf: bool, deadline: float) -> None:
+    gate = Path(os.environ[GATE_ENV])
+    # Written inside the caller's `try`: a test interrupts only once it sees this file.
+    gate.with_name(gate.name + ".at").write_text(phase)
     while not gate.exists() and time.monotonic() < deadline:
         if cancel is not None and cancel.cancelled and not deaf:
             return
-        try:
-            time.sleep(0.01)
-        except KeyboardInterrupt:
-            if not deaf:
-                raise
+        time.sleep(0.01)
 
 
 def _compiled_wait() -> None:
