@@ -36,6 +36,7 @@ from meaningbench.ui.annotation.panels import FlagDialog, GuidelinesPanel, Keyma
 from meaningbench.ui.annotation.rows import DimensionRow
 from meaningbench.ui.annotation.scales import NAV_MODIFIERS, PAGE_KEYS, blend
 from meaningbench.ui.annotation.span_editor import SpanEditor
+from meaningbench.ui.wording import counted
 from meaningbench.ui.workers import JobRunner
 
 K = Qt.Key
@@ -396,8 +397,7 @@ class AnnotationScreen(QWidget):
         ready = all(row.scale.is_set() for row in self.rows)
         pending = sum(editor.pending() for editor in self.span_editors)
         if pending and QApplication.focusWidget() in self.span_editors:
-            spans = "1 proposed span" if pending == 1 else f"{pending} proposed spans"
-            self.hint.setText(HINT_PROPOSALS.format(n=spans))
+            self.hint.setText(HINT_PROPOSALS.format(n=counted(pending, "proposed span")))
         elif not ready and QApplication.focusWidget() in self.span_editors:
             self.hint.setText(HINT_SPANS)
         else:

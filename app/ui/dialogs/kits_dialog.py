@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from meaningbench.ui.widgets import grow_to_fit, say_in
+from meaningbench.ui.wording import counted
 
 if TYPE_CHECKING:
     from meaningbench.ops.kits import CollectReport, MadeKit
@@ -37,10 +38,6 @@ if TYPE_CHECKING:
 KITS_FOLDER = "kits"
 RETURNED_FOLDER = "returned"
 REPORT_COLUMNS = ["Rater", "Kit file", "New ratings", "Already in", "Conflicts", "Controls passed"]
-
-
-def _plural(n: int, noun: str) -> str:
-    return f"{n:,} {noun}" if n == 1 else f"{n:,} {noun}s"
 
 
 def _folder_row(edit: QLineEdit, choose: Any) -> QHBoxLayout:
@@ -167,11 +164,11 @@ class MakeKitsDialog(_KitsDialog):
         self.made = made
         folder = made[0].path.parent if made else Path(self.folder_edit.text())
         rows = "".join(
-            f"<li>{escape(m.path.name)}: {escape(m.rater)}, {_plural(m.items, 'item')}</li>"
+            f"<li>{escape(m.path.name)}: {escape(m.rater)}, {counted(m.items, 'item')}</li>"
             for m in made
         )
         self._say(
-            f"<b>{_plural(len(made), 'kit')} made</b> in {escape(str(folder))}:<ul>{rows}</ul>"
+            f"<b>{counted(len(made), 'kit')} made</b> in {escape(str(folder))}:<ul>{rows}</ul>"
             "Send each rater their own file. When they send their kits back, put the files in "
             "one folder and choose File ▸ Collect rater kits…"
         )
@@ -261,11 +258,11 @@ class CollectKitsDialog(_KitsDialog):
         new = sum(k.merge.ratings_added for k in report.collected)
         conflicts = sum(len(k.merge.conflicts) for k in report.collected)
         summary = (
-            f"<b>{_plural(new, 'new rating')}</b> from {_plural(len(report.collected), 'kit')}"
+            f"<b>{counted(new, 'new rating')}</b> from {counted(len(report.collected), 'kit')}"
         )
         if conflicts:
             summary += (
-                f"; <b>{_plural(conflicts, 'conflict')}</b> (a rater rated an item differently "
+                f"; <b>{counted(conflicts, 'conflict')}</b> (a rater rated an item differently "
                 "in two returns: the rating already here stays current)"
             )
         if not report.collected and not report.refused:
@@ -297,7 +294,7 @@ class CollectKitsDialog(_KitsDialog):
                 for p, why in report.refused
             )
             self.refused.setText(
-                f"{_plural(len(report.refused), 'kit')} refused, nothing of them merged:"
+                f"{counted(len(report.refused), 'kit')} refused, nothing of them merged:"
                 f"<ul>{lines}</ul>"
             )
             self.refused.show()
