@@ -26,13 +26,15 @@ PAIRS = [
 ]
 
 
-def _study(path: Path, protocol: str = "esa") -> Study:
+def _study(
+    path: Path, protocol: str = "esa", pairs: list[tuple[str, str, str | None]] = PAIRS
+) -> Study:
     st = create_study(path)
     with st.session() as s:
         ds = Dataset(name="wiki")
         s.add(ds)
         s.flush()
-        for src, out, system in PAIRS:
+        for src, out, system in pairs:
             s.add(regular_item(ds.id, src, out, system))
         cfg = load_settings(s)
         cfg.seed, cfg.qc_enabled = 3, False

@@ -25,7 +25,7 @@ KEYMAP: tuple[tuple[str, str], ...] = (
     ("Tab (error spans)", "From the texts to the score and back"),
     ("← → in a text", "Error spans: move the word cursor"),
     ("Shift+← / Shift+→ in a text", "Error spans: stretch the selection over words"),
-    ("1 / 2 in a text", "Error spans: mark the selection a minor / major error"),
+    ("1 / 2 in a text", "Error spans: mark a minor / major error; on a span, its severity"),
     ("Del in a text", "Error spans: remove the span under the cursor"),
     ("A in a text", "Pre-marked spans: keep the proposal under the cursor"),
     ("N in a text", "Pre-marked spans: go to the next proposal not yet decided"),

@@ -295,8 +295,8 @@ class AnnotationScreen(QWidget):
                 legend.text()
                 + f"<br>Pre-marked by {html.escape(prefill.model)} "
                 + f"({html.escape(prefill.template)}): {proposed} (paler, in a dashed frame) "
-                + "until you decide — <b>A</b> keeps, <b>1</b> / <b>2</b> or a new selection "
-                + "edits, <b>Del</b> deletes, <b>N</b> next proposal."
+                + "until you decide — <b>A</b> keeps, <b>1</b> / <b>2</b> set its severity "
+                + "(after Shift+← →: a new extent), <b>Del</b> deletes, <b>N</b> next proposal."
             )
         legend.setObjectName("spanLegend")
         legend.setWordWrap(True)

@@ -2,12 +2,13 @@
 
 ← / → move the cursor a word, Shift+← / Shift+→ stretch the selection, 1 marks the
 selection a minor error and 2 a major one, Delete (or Backspace) removes the span under
-the cursor. Every other key goes on to the screen (Enter submits, Tab moves on to the
+the cursor. On a span, 1 / 2 without a stretched selection change its severity and keep
+its whole extent; a selection stretched with Shift replaces the spans it overlaps. Every other key goes on to the screen (Enter submits, Tab moves on to the
 score). The spans are character offsets into the text, over whole words.
 
 Pre-filled spans (a judge's proposals) are drawn paler, in a dashed frame, until the rater
-decides: A keeps the proposal under the cursor, 1 / 2 over it (or a new selection across
-it) edits it, Delete deletes it, N goes to the next undecided one. A proposal left
+decides: A keeps the proposal under the cursor, 1 / 2 on it sets its severity (a new
+selection across it, its extent), Delete deletes it, N goes to the next undecided one. A proposal left
 undecided at submission counts as kept. Each proposal remembers the span it became, so the
 rating records its fate (`ProposalFate`).
 
@@ -84,6 +85,9 @@ class SpanEditor(QLabel):
         self._deleted: list[ProposedSpan] = []  # proposals the rater deleted
         self._cursor = 0  # word index
         self._anchor = 0  # word index where the selection started
+        # Whether the selection was stretched with Shift: only then do 1 / 2 give a span a
+        # new extent; on the cursor's word alone they change the severity of the span there.
+        self._stretched = False
         self._markup = ""
         self._layout_doc: QTextDocument | None = None
         self._layout_key: tuple[str, int, str] | None = None
@@ -111,6 +115,7 @@ class SpanEditor(QLabel):
             f.proposal for f in fates if f.span is None and f.proposal.span.side == self.side
         ]
         self._cursor = self._anchor = 0
+        self._stretched = False
         self._render()
         first = next((m.span.start for m in self._marks if m.pending), None)
         if first is not None:  # the rater starts on the first proposal to decide
@@ -145,8 +150,14 @@ class SpanEditor(QLabel):
         return self._words[lo][0], self._words[hi][1]
 
     def mark(self, severity: str) -> None:
+        """Mark the selection with `severity`; on a span with no stretched selection, give
+        that span the severity and keep its extent (a proposal keeps its words)."""
         sel = self.selection()
         if sel is None:
+            return
+        here = self._at_cursor()
+        if not self._stretched and len(here) == 1:
+            self._set_severity(here[0], severity)
             return
         start, end = sel
         # A new span replaces the spans it overlaps: re-marking a word changes its severity.
@@ -159,6 +170,13 @@ class SpanEditor(QLabel):
         self._marks.append(Mark(span, proposals[0] if proposals else None))
         self._marks.sort(key=lambda m: m.span)
         self._anchor = self._cursor
+        self._stretched = False
+        self._render()
+        self.spansChanged.emit()
+
+    def _set_severity(self, old: Mark, severity: str) -> None:
+        span = make_span(self.side, self._text, old.span.start, old.span.end, severity)
+        self._marks = [Mark(span, m.proposal) if m is old else m for m in self._marks]
         self._render()
         self.spansChanged.emit()
 
@@ -198,6 +216,7 @@ class SpanEditor(QLabel):
         after = [s for s in starts if s > here] or starts
         target = next(i for i, (_a, b) in enumerate(self._words) if b > after[0])
         self._cursor = self._anchor = target
+        self._stretched = False
         self.update()
         self.reveal_cursor()
         return True
@@ -209,6 +228,7 @@ class SpanEditor(QLabel):
         self._cursor = min(len(self._words) - 1, max(0, self._cursor + delta))
         if not extend:
             self._anchor = self._cursor
+        self._stretched = extend
         self.update()  # the selection is painted over the text: no new markup
         self.reveal_cursor()
 

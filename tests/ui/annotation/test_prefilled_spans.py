@@ -4,6 +4,7 @@ them; the rater adds a span of their own and scores. The file records each fate.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 
 from PySide6.QtCore import Qt
@@ -11,9 +12,11 @@ from PySide6.QtWidgets import QApplication
 
 from meaningbench.annotation.protocols import set_protocol
 from meaningbench.annotation.spans import words
+from meaningbench.cli import main
 from meaningbench.db.models import Item
 from meaningbench.ui.annotation.span_editor import SpanEditor
 from tests.annotation.judge_spans import store_judge_answers
+from tests.annotation.test_spans import _study
 from tests.ui.annotation.conftest import press, type_text
 
 K = Qt.Key
@@ -64,9 +67,9 @@ def test_proposals_are_kept_edited_deleted_by_keys_then_scored(qtbot, make_scree
     press(qtbot, screen, K.Key_A)
     assert editor.pending() == 2 and not editor.marks()[0].pending
     assert editor.selection()[0] == second.span.start
-    # The other severity over the second: an edit of its severity, and of its extent
-    # (the selection is its first word).
+    # The other severity over the second: an edit of its severity; its two words stay.
     press(qtbot, screen, K.Key_1 if second.span.severity == "major" else K.Key_2)
+    assert (second.span.start, second.span.end) in [(s.start, s.end) for s in editor.spans()]
     press(qtbot, screen, K.Key_N)  # on to the third: deleted
     assert editor.selection()[0] == third.span.start
     press(qtbot, screen, K.Key_Delete)
@@ -93,8 +96,8 @@ def test_proposals_are_kept_edited_deleted_by_keys_then_scored(qtbot, make_scree
     edited_to = "minor" if second.span.severity == "major" else "major"
     assert fates == [
         (first.span.start, "kept", "smollm2", "esa", first.span.start, first.span.end, "minor"),
-        (second.span.start, "edited", "smollm2", "esa", second.span.start,
-         next(b for a, b in w if a == second.span.start), edited_to),
+        (second.span.start, "edited", "smollm2", "esa", second.span.start, second.span.end,
+         edited_to),
         (third.span.start, "deleted", "smollm2", "esa", None, None, None),
     ]  # fmt: skip
     own = _stored(
@@ -159,3 +162,59 @@ def test_the_settings_offer_the_stored_judge_runs_with_spans(qtbot, study) -> No
     again = AnnotationSettingsWidget(study)
     qtbot.addWidget(again)
     assert again.prefill.currentIndex() == 1
+
+
+MUSHROOMS = (
+    "Mycologists are scientists who study fungi such as mushrooms.",
+    "Mycology is read by other people who study mushrooms.",
+)
+
+
+def test_1_on_a_proposal_reached_with_n_changes_its_severity_and_keeps_its_words(
+    qtbot, make_screen, tmp_path
+) -> None:
+    """N onto a major proposal, then 1: the whole proposal turns minor (fate `edited`, its
+    words unchanged), and `spans export` records that; Shift+→ then 2 gives a new extent."""
+    study = _study(tmp_path / "mushrooms.mbstudy", pairs=[(*MUSHROOMS, "sys-a")])
+    try:
+        label = store_judge_answers(
+            study,
+            {1: '[{"text": "Mycology", "severity": "minor"}, '
+                '{"text": "other people who study mushrooms.", "severity": "major"}]\nScore: 30'},
+        )  # fmt: skip
+        set_protocol(study, prefill=label)
+        screen = make_screen(target=study)
+        editor = screen.span_editors[0]
+        first, whole = screen.current_item().proposals
+        assert whole.span.text == "other people who study mushrooms." and editor.pending() == 2
+        press(qtbot, screen, K.Key_N)
+        assert editor.selection()[0] == whole.span.start
+        press(qtbot, screen, K.Key_1)
+        assert [(m.span.text, m.span.severity, m.pending) for m in editor.marks()] == [
+            ("Mycology", "minor", True),
+            ("other people who study mushrooms.", "minor", False),
+        ]
+        # A selection stretched with Shift is a new extent: the first proposal, widened.
+        press(qtbot, screen, K.Key_Home)
+        press(qtbot, screen, K.Key_Right, Qt.KeyboardModifier.ShiftModifier)
+        press(qtbot, screen, K.Key_2)
+        assert [(m.span.text, m.span.severity) for m in editor.marks()] == [
+            ("Mycology is", "major"),
+            ("other people who study mushrooms.", "minor"),
+        ]
+        press(qtbot, screen, K.Key_Tab)
+        type_text(qtbot, screen, "4")
+        press(qtbot, screen, K.Key_Return)
+        out = tmp_path / "spans.jsonl"
+        assert main(["spans", "export", str(study.path), str(out)]) == 0
+    finally:
+        study.close()
+    (line,) = [json.loads(text) for text in out.read_text("utf-8").splitlines()]
+    assert [(s["text"], s["severity"], s["origin"]) for s in line["spans"]] == [
+        ("Mycology is", "major", "edited"),
+        ("other people who study mushrooms.", "minor", "edited"),
+    ]
+    assert [(p["text"], p["severity"], p["fate"]) for p in line["proposals"]] == [
+        ("Mycology", "minor", "edited"),
+        ("other people who study mushrooms.", "major", "edited"),
+    ]
