@@ -1,8 +1,8 @@
-"""Words the screens build from numbers."""
+"""Words the screens build from numbers: the engine's own rule (`meaningbench.core.wording`),
+so that a screen and the command line say a count alike."""
 
 from __future__ import annotations
 
+from meaningbench.core.wording import counted
 
-def counted(n: int, noun: str) -> str:
-    """'1 kit', '1,204 kits': the count with its noun, plural by an s."""
-    return f"{n:,} {noun}" if n == 1 else f"{n:,} {noun}s"
+__all__ = ["counted"]
