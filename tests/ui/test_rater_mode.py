@@ -79,3 +79,52 @@ def test_send_back_refuses_the_kits_own_folder_and_says_where_it_went(
         assert kit_ratings(copy) == 2
     finally:
         copy.close()
+
+
+def test_ctrl_digits_set_no_value_in_rater_mode_and_help_lists_no_lead_pages(
+    window: Any, qtbot: Any, tmp_path: Path
+) -> None:
+    """The lead's page keys (Ctrl+1…Ctrl+9) are off in a kit: on the rating screen they set
+    no value (Ctrl+3 was 30, Ctrl+3 Ctrl+6 36, stored by Enter); Help ▸ Keyboard shortcuts,
+    opened before the kit and again in it, lists only what the rater has."""
+    from PySide6.QtWidgets import QApplication
+
+    from meaningbench.ui.annotation.scales import RatingScale
+    from meaningbench.ui.annotation.screen import HINT_BLOCKED
+    from meaningbench.ui.dialogs.help import keymap_rows
+
+    lead, kit = _kits(tmp_path)
+    window.show()
+    lead_keys = window.show_keymap()
+    assert "Go to Browser" in {what for _s, what, _k in keymap_rows(window.actions_)}
+    lead_keys.close()
+    assert window.studies.open_path(kit)
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow, timeout=10_000)
+    screen = window.page("annotate").screen
+    scale = QApplication.focusWidget()
+    assert isinstance(scale, RatingScale) and scale is screen.rows[0].scale
+    for number in (*range(1, 10), 3, 6):
+        qtbot.keyClick(
+            QApplication.focusWidget(),
+            Qt.Key(Qt.Key.Key_0 + number),
+            Qt.KeyboardModifier.ControlModifier,
+        )
+    assert window.current_page() == "annotate" and QApplication.focusWidget() is scale
+    assert scale.value() is None and not screen.submit_button.isEnabled()
+    qtbot.keyClick(scale, Qt.Key.Key_Return)
+    assert screen.hint.text() == HINT_BLOCKED
+    window.studies.close_study()
+    study = open_study(kit)
+    try:
+        assert kit_ratings(study) == 0
+    finally:
+        study.close()
+    assert window.studies.open_path(kit)
+    dialog = window.show_keymap()
+    assert dialog is lead_keys, "the window keeps the dialog: it must read the keys again"
+    listed = {what for _s, what, _k in keymap_rows(window.actions_)}
+    shown = {dialog.table.item(r, 0).text() for r in range(dialog.table.rowCount())}
+    lead_pages = {f"Go to {s.spec.title}" for k, s in window.slots().items() if k != "annotate"}
+    assert lead_pages and not (listed | shown) & lead_pages
+    assert "Keyboard shortcuts" in shown and "Go to Annotate" in shown

@@ -8,7 +8,7 @@ from typing import Protocol
 from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QKeyEvent
 
-from meaningbench.ui.annotation.scales import NAV_MODIFIERS
+from meaningbench.ui.annotation.scales import CHORD_MODIFIERS, NAV_MODIFIERS, typed_digit
 
 K = Qt.Key
 Action = Callable[[], object]  # what a key's action returns is not read
@@ -30,8 +30,8 @@ class DigitScale(Protocol):
 def shared_action(
     screen: RatingScreen, key: int, mods: Qt.KeyboardModifier
 ) -> tuple[bool, Action | None]:
-    """Ctrl+Z undoes, Alt/Ctrl+←/→ go back and forth, Enter submits; any other Alt/Ctrl
-    chord does nothing (a scale must not read it as a digit). (True, the action or None)
+    """Ctrl+Z undoes, Alt/Ctrl+←/→ go back and forth, Enter submits; any other Alt, Ctrl or
+    Meta chord does nothing (a scale must not read it as a digit). (True, the action or None)
     for these keys; (False, None) for a key the screen reads itself."""
     nav = bool(mods & NAV_MODIFIERS)
     if mods & Qt.KeyboardModifier.ControlModifier and key == K.Key_Z:
@@ -40,7 +40,7 @@ def shared_action(
         return True, screen.go_previous
     if nav and key == K.Key_Right:
         return True, screen.go_following
-    if nav:
+    if mods & CHORD_MODIFIERS:
         return True, None
     if key in (K.Key_Return, K.Key_Enter):
         return True, screen.submit_current
@@ -69,10 +69,15 @@ def claim_keys(event: QEvent, claims: Callable[[QKeyEvent], bool]) -> bool:
     return False
 
 
-def type_into_scales(scales: Sequence[DigitScale], event: QKeyEvent) -> None:
+def type_into_scales(scales: Sequence[DigitScale], event: QKeyEvent) -> bool:
     """A digit typed while the screen itself has focus (after a click on a text) goes to
-    the first scale not yet set, else to the first scale."""
+    the first scale not yet set, else to the first scale; False for a key that types no
+    digit (Ctrl+3 and the like), which is left alone."""
+    digit = typed_digit(event)
+    if digit is None or not scales:
+        return False
     target = next((sc for sc in scales if not sc.is_set()), scales[0])
     target.setFocus(Qt.FocusReason.OtherFocusReason)
-    target.type_digit(event.key() - K.Key_0)
+    target.type_digit(digit)
     event.accept()
+    return True

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 from meaningbench.ops.rate import practice_session
 from meaningbench.queries.annotation import Feedback, Practice, Scale
 from meaningbench.queries.files import StudyHandle
+from meaningbench.ui.annotation import keys
 from meaningbench.ui.annotation.pair_view import PairView
 from meaningbench.ui.annotation.rows import DimensionRow
 
@@ -96,11 +97,8 @@ class PracticeScreen(QWidget):
             self.submit()
             event.accept()
             return
-        if Qt.Key.Key_0 <= event.key() <= Qt.Key.Key_9 and self.items:
-            # Focus is on the screen itself (the host focused it): type into the slider.
-            self.row.scale.setFocus(Qt.FocusReason.OtherFocusReason)
-            self.row.scale.type_digit(event.key() - Qt.Key.Key_0)
-            event.accept()
+        # Focus is on the screen itself (the host focused it): type into the slider.
+        if self.items and keys.type_into_scales([self.row.scale], event):
             return
         super().keyPressEvent(event)
 

@@ -20,7 +20,19 @@ from meaningbench.queries.annotation import Scale
 # Digits typed within this many seconds of each other form one number (7, 5 → 75).
 DIGIT_TIMEOUT_S = 0.9
 NAV_MODIFIERS = Qt.KeyboardModifier.AltModifier | Qt.KeyboardModifier.ControlModifier
+# A digit held with one of these is a chord (Ctrl+3 goes to a page of the window), never a
+# value. Shift is not among them: some layouts (French AZERTY) type digits with Shift.
+CHORD_MODIFIERS = NAV_MODIFIERS | Qt.KeyboardModifier.MetaModifier
 PAGE_KEYS = (Qt.Key.Key_PageUp, Qt.Key.Key_PageDown)
+
+
+def typed_digit(event: QKeyEvent) -> int | None:
+    """The digit a key types into a scale (the number row or the keypad), or None: not a
+    digit, or a digit held with Ctrl, Alt or Meta."""
+    key = event.key()
+    if not Qt.Key.Key_0 <= key <= Qt.Key.Key_9 or event.modifiers() & CHORD_MODIFIERS:
+        return None
+    return key - Qt.Key.Key_0
 
 
 def _painter(widget: QWidget) -> tuple[QPainter, tuple[QColor, QColor, QColor]]:
@@ -110,7 +122,7 @@ class RatingScale(QWidget):
     # -- keys ------------------------------------------------------------------------------
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
-        if event.modifiers() & NAV_MODIFIERS:
+        if event.modifiers() & CHORD_MODIFIERS:
             event.ignore()  # Alt/Ctrl + arrows navigate: the screen handles them
             return
         key = event.key()
@@ -133,10 +145,10 @@ class RatingScale(QWidget):
             self.set_value(self.scale.min_value)
         elif key == Qt.Key.Key_End:
             self.set_value(self.scale.max_value)
-        elif Qt.Key.Key_0 <= key <= Qt.Key.Key_9:
+        elif (digit := typed_digit(event)) is not None:
             # Consumed even when meaningless here (9 on a 1–5 scale): it must not fall
             # through to the screen and land on another scale.
-            self.type_digit(key - Qt.Key.Key_0)
+            self.type_digit(digit)
         else:
             event.ignore()
             return

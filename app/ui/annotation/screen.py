@@ -34,7 +34,7 @@ from meaningbench.ui.annotation.focus import keep_focus_in
 from meaningbench.ui.annotation.pair_view import PairView
 from meaningbench.ui.annotation.panels import FlagDialog, GuidelinesPanel, KeymapOverlay
 from meaningbench.ui.annotation.rows import DimensionRow
-from meaningbench.ui.annotation.scales import NAV_MODIFIERS, PAGE_KEYS, blend
+from meaningbench.ui.annotation.scales import PAGE_KEYS, blend, typed_digit
 from meaningbench.ui.annotation.span_editor import SpanEditor
 from meaningbench.ui.wording import counted
 from meaningbench.ui.workers import JobRunner
@@ -199,7 +199,7 @@ class AnnotationScreen(QWidget):
         hidden = bool(self.session.settings.hidden_number)
         self.rows = [DimensionRow(sc, hidden_number=hidden) for sc in self.session.scales]
         for row in self.rows:
-            row.scale.valueChanged.connect(self._refresh_hint)
+            row.scale.valueChanged.connect(self._value_changed)
         scales_box = QFrame()
         scales_box.setObjectName("scalesBox")
         sb = QVBoxLayout(scales_box)
@@ -391,10 +391,20 @@ class AnnotationScreen(QWidget):
         """What Tab cycles through: the span editors (error span annotation), then the scales."""
         return [*self.span_editors, *(row.scale for row in self.rows)]
 
+    def _value_changed(self, *_args: object) -> None:
+        # A notice ("Not submitted: …") spoke of the values before this change: the hint
+        # says what Enter does now.
+        self._notice_timer.stop()
+        self._refresh_hint()
+
     def _refresh_hint(self, *_args: object) -> None:
-        if self._notice_timer.isActive() or self._item is None:
+        if self._item is None:
             return
         ready = all(row.scale.is_set() for row in self.rows)
+        # Submit looks as ready as Enter is, even while a notice holds the hint line.
+        self.submit_button.setEnabled(ready)
+        if self._notice_timer.isActive():
+            return
         pending = sum(editor.pending() for editor in self.span_editors)
         if pending and QApplication.focusWidget() in self.span_editors:
             self.hint.setText(HINT_PROPOSALS.format(n=counted(pending, "proposed span")))
@@ -402,7 +412,6 @@ class AnnotationScreen(QWidget):
             self.hint.setText(HINT_SPANS)
         else:
             self.hint.setText(HINT_READY if ready else HINT_UNSET)
-        self.submit_button.setEnabled(ready)
 
     def set_done_note(self, note: str) -> None:
         self.done_note = note
@@ -622,18 +631,16 @@ class AnnotationScreen(QWidget):
         return keys.claim_keys(event, self._claims) or super().event(event)
 
     def _claims(self, event: QKeyEvent) -> bool:
-        digit = K.Key_0 <= event.key() <= K.Key_9 and not event.modifiers() & NAV_MODIFIERS
-        return self._action_for(event) is not None or bool(digit)
+        return self._action_for(event) is not None or typed_digit(event) is not None
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         if keys.run_key_action(self._action_for(event), event):
             return
         if (
-            K.Key_0 <= event.key() <= K.Key_9
-            and self._item is not None
+            self._item is not None
             and not self.keymap.isVisible()
+            and keys.type_into_scales([r.scale for r in self.rows], event)
         ):
-            keys.type_into_scales([r.scale for r in self.rows], event)
             return
         super().keyPressEvent(event)
 

@@ -185,7 +185,7 @@ class SideBySideScreen(QWidget):
             col = OutputColumn(letter, row)
             col.panel.set_plain(item.output)
             row.scale.reset(item.values.get(self.sxs.scale.name))
-            row.scale.valueChanged.connect(self._refresh_hint)
+            row.scale.valueChanged.connect(self._value_changed)
             col.place(self.columns_box, len(self.columns))
             self.columns.append(col)
         self.banner.setVisible(unit.reviewing)
@@ -194,6 +194,10 @@ class SideBySideScreen(QWidget):
         )
         self.columns[0].row.scale.setFocus(Qt.FocusReason.OtherFocusReason)
         self._notice_timer.stop()
+        self._refresh_hint()
+
+    def _value_changed(self, *_args: object) -> None:
+        self._notice_timer.stop()  # a notice spoke of the values before this change
         self._refresh_hint()
 
     def _refresh_hint(self, *_args: object) -> None:
@@ -317,8 +321,7 @@ class SideBySideScreen(QWidget):
     def keyPressEvent(self, event: QKeyEvent) -> None:
         if keys.run_key_action(self._action_for(event), event):
             return
-        if K.Key_0 <= event.key() <= K.Key_9 and self.columns:
-            keys.type_into_scales([c.row.scale for c in self.columns], event)
+        if keys.type_into_scales([c.row.scale for c in self.columns], event):
             return
         super().keyPressEvent(event)
 

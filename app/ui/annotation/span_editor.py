@@ -39,7 +39,7 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QLabel, QScrollArea, QSizePolicy, QWidget
 
 from meaningbench.queries.annotation import ProposalFate, ProposedSpan, Span, make_span, words
-from meaningbench.ui.annotation.scales import NAV_MODIFIERS, blend
+from meaningbench.ui.annotation.scales import CHORD_MODIFIERS, blend
 
 SEVERITY_KEYS = {Qt.Key.Key_1: "minor", Qt.Key.Key_2: "major"}
 MINOR_TINT = QColor("#f2b84b")
@@ -301,8 +301,9 @@ class SpanEditor(QLabel):
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         key, mods = event.key(), event.modifiers()
-        if mods & NAV_MODIFIERS:
-            event.ignore()  # Alt/Ctrl + arrows and Ctrl+Z belong to the screen
+        if mods & CHORD_MODIFIERS:
+            # Alt/Ctrl + arrows and Ctrl+Z belong to the screen; Ctrl+1 marks nothing.
+            event.ignore()
             return
         extend = bool(mods & Qt.KeyboardModifier.ShiftModifier)
         if key in (Qt.Key.Key_Left, Qt.Key.Key_Right):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -34,15 +35,29 @@ def annotation_keys() -> list[tuple[str, str]]:
 
 
 def page_rows(actions: WindowActions) -> list[tuple[str, str]]:
-    """(page, keys) for every page the window has now: plug-in pages add their own."""
+    """(page, keys) for every page the window offers now: plug-in pages add their own, and
+    rater mode hides the lead's pages with their shortcuts."""
     menu = actions.pages_menu
     if menu is None:
         return []
     return [
         (action.text(), action.shortcut().toString())
         for action in menu.actions()
-        if not action.shortcut().isEmpty()
+        if not action.shortcut().isEmpty() and action.isVisible()
     ]
+
+
+def keymap_rows(actions: WindowActions) -> list[tuple[str, str, str]]:
+    """(section, action, keys): the window's shortcuts as they stand now, then the rating
+    screen's keys."""
+    rows = [("Window", "", "")]
+    rows += [("", what, keys) for what, keys in shortcut_rows(actions)]
+    rows += [("", f"Go to {what}", keys) for what, keys in page_rows(actions)]
+    annotation = annotation_keys()
+    if annotation:
+        rows += [("Rating screen", "", "")]
+        rows += [("", what, keys) for what, keys in annotation]
+    return rows
 
 
 class KeymapDialog(QDialog):
@@ -50,19 +65,35 @@ class KeymapDialog(QDialog):
         super().__init__(parent)
         self.setObjectName("keymapDialog")
         self.setWindowTitle("Keyboard shortcuts")
-        rows = [("Window", "", "")]
-        rows += [("", what, keys) for what, keys in shortcut_rows(actions)]
-        rows += [("", f"Go to {what}", keys) for what, keys in page_rows(actions)]
-        annotation = annotation_keys()
-        if annotation:
-            rows += [("Rating screen", "", "")]
-            rows += [("", what, keys) for what, keys in annotation]
-        self.table = QTableWidget(len(rows), 2)
+        self.actions_ = actions
+        self.table = QTableWidget(0, 2)
         self.table.setHorizontalHeaderLabels(["Action", "Keys"])
         self.table.verticalHeader().hide()
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.table.setSelectionMode(QTableWidget.SelectionMode.NoSelection)
         self.table.setShowGrid(False)
+        self.fill()
+        hh = self.table.horizontalHeader()
+        hh.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        hh.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        buttons.rejected.connect(self.close)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.table)
+        layout.addWidget(buttons)
+        self.resize(640, 620)
+
+    def showEvent(self, event: QShowEvent) -> None:
+        # The window keeps this dialog: a kit opened (rater mode) or closed since it was
+        # made changes which shortcuts there are.
+        self.fill()
+        super().showEvent(event)
+
+    def fill(self) -> None:
+        rows = keymap_rows(self.actions_)
+        self.table.clearSpans()
+        self.table.clearContents()
+        self.table.setRowCount(len(rows))
         for r, (section, what, keys) in enumerate(rows):
             if section:
                 item = QTableWidgetItem(section)
@@ -74,15 +105,6 @@ class KeymapDialog(QDialog):
                 continue
             self.table.setItem(r, 0, QTableWidgetItem(what))
             self.table.setItem(r, 1, QTableWidgetItem(keys))
-        hh = self.table.horizontalHeader()
-        hh.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        hh.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
-        buttons.rejected.connect(self.close)
-        layout = QVBoxLayout(self)
-        layout.addWidget(self.table)
-        layout.addWidget(buttons)
-        self.resize(640, 620)
 
 
 def show_about(parent: QWidget | None) -> QMessageBox:

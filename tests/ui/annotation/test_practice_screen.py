@@ -29,6 +29,10 @@ def test_practice_gives_feedback_and_then_ends(qtbot, study) -> None:
     assert "Practice 1 of 2" in screen.banner.text()
     press(qtbot, screen, K.Key_Return)
     assert screen.result.text() == "", "no score yet: no answer"
+    for mod in (Qt.KeyboardModifier.ControlModifier, Qt.KeyboardModifier.AltModifier):
+        qtbot.keyClick(screen, K.Key_3, mod)  # a chord, not a value
+    press(qtbot, screen, K.Key_Return)
+    assert screen.row.scale.value() is None and screen.result.text() == ""
     type_text(qtbot, screen, "7")
     press(qtbot, screen, K.Key_Return)
     assert screen.result.text().startswith("✓ You gave 70: within the expected 60–90.")

@@ -336,3 +336,55 @@ def test_keys_win_over_window_shortcuts(qtbot, make_screen, study) -> None:
     press(qtbot, screen, K.Key_Z, CTRL)
     assert fired == []
     assert [r.state for r in _ratings(study)] == ["undone"]
+
+
+CHORDS = (CTRL, ALT, Qt.KeyboardModifier.MetaModifier)
+
+
+def test_a_digit_held_with_ctrl_alt_or_meta_sets_no_value(qtbot, make_screen, study) -> None:
+    """Ctrl+3 is a page of the window, never 30: on the slider, on the screen itself (after
+    a click on a text) and in a span editor, a chorded digit changes nothing."""
+    from meaningbench.annotation.protocols import set_protocol
+    from meaningbench.ui.annotation.span_editor import SpanEditor
+
+    screen = make_screen()
+    scale = screen.rows[0].scale
+    for target in (scale, screen):
+        for mod in CHORDS:
+            for key in (K.Key_3, K.Key_6, K.Key_9):
+                qtbot.keyClick(target, key, mod)
+    assert scale.value() is None and not scale.touched()
+    assert not screen.submit_button.isEnabled()
+    press(qtbot, screen, K.Key_Return)
+    assert _ratings(study) == [] and screen.hint.text() == HINT_BLOCKED
+    # Shift stays a plain digit (AZERTY types digits with it), and so does the keypad.
+    qtbot.keyClick(scale, K.Key_4, SHIFT)
+    assert scale.value() == 40
+    qtbot.keyClick(scale, K.Key_2, Qt.KeyboardModifier.KeypadModifier)
+    assert scale.value() == 42
+    screen.close()
+    set_protocol(study, "esa")
+    esa = make_screen("bo")
+    editor = QApplication.focusWidget()
+    assert isinstance(editor, SpanEditor)
+    for mod in CHORDS:
+        qtbot.keyClick(editor, K.Key_1, mod)
+    assert editor.spans() == [] and esa.rows[0].scale.value() is None
+
+
+def test_a_value_set_while_a_notice_shows_enables_submit_and_says_so(
+    qtbot, make_screen, study
+) -> None:
+    """Enter on an unset slider says "Not submitted"; a digit typed within the notice's
+    seconds must show the screen ready (Submit enabled, the hint that Enter submits)
+    before Enter stores the value."""
+    from meaningbench.ui.annotation.screen import HINT_READY
+
+    screen = make_screen()
+    press(qtbot, screen, K.Key_Return)
+    assert screen.hint.text() == HINT_BLOCKED
+    type_text(qtbot, screen, "5")
+    assert screen.submit_button.isEnabled() and screen.hint.text() == HINT_READY
+    assert screen.rows[0].number.text() == "50"
+    press(qtbot, screen, K.Key_Return)
+    assert [r.value for r in _ratings(study)] == [50.0]

@@ -152,3 +152,14 @@ def test_the_sliders_stand_level_whatever_the_lengths_of_the_outputs(qtbot, stud
         tops = [c.row.scale.mapTo(screen, c.row.scale.rect().topLeft()).y() for c in screen.columns]
         assert len(set(tops)) == 1, f"{size}: slider tops at {tops}"
         assert len({c.panel.height() for c in screen.columns}) == 1
+
+
+def test_chorded_digits_set_no_slider_side_by_side(qtbot, make_sxs, study) -> None:
+    screen = make_sxs()
+    first = screen.columns[0].row.scale
+    for target in (first, screen):
+        for mod in (CTRL, ALT, Qt.KeyboardModifier.MetaModifier):
+            qtbot.keyClick(target, K.Key_5, mod)
+    assert all(c.row.scale.value() is None for c in screen.columns)
+    press(qtbot, screen, K.Key_Return)
+    assert _current(study) == []
