@@ -28,6 +28,7 @@ from meaningbench.ui.annotation.screen import AnnotationScreen
 from meaningbench.ui.annotation.side_by_side import SideBySideScreen
 from meaningbench.ui.icons import themed_icon
 from meaningbench.ui.widgets import HeadingLabel
+from meaningbench.ui.wording import counted
 
 if TYPE_CHECKING:
     from meaningbench.runtime.changes import StudyChanges
@@ -217,7 +218,7 @@ class AnnotatePage(QWidget):
             return str(path) if names.count(path.name) > 1 else path.name
 
         lines = [
-            f"{who}: {n} rating{'s' if n != 1 else ''} saved to {study_name(path)}"
+            f"{who}: {counted(n, 'rating')} saved to {study_name(path)}"
             for (path, who), n in sorted(done.items(), key=lambda kv: (str(kv[0][0]), kv[0][1]))
         ]
         studies = {path for path, _who in done}
@@ -253,7 +254,12 @@ class AnnotatePage(QWidget):
         layout = QVBoxLayout(box)
         layout.addWidget(label)
         layout.addWidget(buttons)
-        box.resize(420, box.sizeHint().height())
+        # As tall as the wrapped text is at the box's width: the box's own size hint wraps
+        # it at another width, and the first and last lines (how to send back) were cut.
+        width = max(460, box.sizeHint().width())
+        tall = layout.totalHeightForWidth(width)
+        box.setMinimumSize(width, tall)
+        box.resize(width, tall)
         box.show()
         self.summary_dialog = box
 

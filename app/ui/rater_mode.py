@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 
 from meaningbench.errors import UserError
 from meaningbench.ui.widgets import grow_to_fit, say_in
+from meaningbench.ui.wording import counted
 
 if TYPE_CHECKING:
     from meaningbench.ops.kits import SentBack
@@ -195,6 +196,9 @@ class SendBackDialog(QDialog):
         self.result_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.result_label.hide()
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        # Close must never become the default button by having had the focus: Enter in a
+        # dialog opened again would close it without sending.
+        self.buttons.button(QDialogButtonBox.StandardButton.Close).setAutoDefault(False)
         self.send_button = self.buttons.addButton(
             "Send back", QDialogButtonBox.ButtonRole.ActionRole
         )
@@ -211,9 +215,11 @@ class SendBackDialog(QDialog):
 
     def prepare(self, rated: int) -> None:
         self.result_label.hide()
+        self.send_button.setDefault(True)  # Enter sends, however the dialog was left
+        self.folder_edit.setFocus(Qt.FocusReason.OtherFocusReason)
         self.intro.setText(
-            f"Your {rated} rating{'s' if rated != 1 else ''} go into a copy of this kit, "
-            f"{self.study.path.name}, in the folder below. You can send back more than once: "
+            f"A copy of this kit, {self.study.path.name}, with your "
+            f"{counted(rated, 'rating')} goes into the folder below. You can send back more than once: "
             "each copy holds every rating so far, and your study lead counts each rating once."
         )
         grow_to_fit(self)
@@ -241,7 +247,7 @@ class SendBackDialog(QDialog):
             return None
         self.sent = sent
         self._say(
-            f"Sent back ✓ {sent.ratings} rating{'s' if sent.ratings != 1 else ''} by "
+            f"Sent back ✓ {counted(sent.ratings, 'rating')} by "
             f"{sent.rater} are in\n{sent.path}\n\nGive this file to your study lead (by "
             "e-mail, on a USB stick or in a shared folder). They put it in one folder with "
             "the other returned kits and choose File ▸ Collect rater kits…",

@@ -61,7 +61,7 @@ def test_send_back_refuses_the_kits_own_folder_and_says_where_it_went(
     rate_kit(kit, "ana", limit=2)
     assert window.studies.open_path(kit)
     dialog = window.rater_mode.send_back()
-    assert dialog is not None and "Your 2 ratings" in dialog.intro.text()
+    assert dialog is not None and "with your 2 ratings" in dialog.intro.text()
     # The default: a folder beside the kit, never the kit itself.
     assert Path(dialog.folder_edit.text()) == kit.parent / "Send back"
     dialog.folder_edit.setText(str(kit.parent))
@@ -128,3 +128,54 @@ def test_ctrl_digits_set_no_value_in_rater_mode_and_help_lists_no_lead_pages(
     lead_pages = {f"Go to {s.spec.title}" for k, s in window.slots().items() if k != "annotate"}
     assert lead_pages and not (listed | shown) & lead_pages
     assert "Keyboard shortcuts" in shown and "Go to Annotate" in shown
+
+
+def test_enter_sends_back_the_second_time_too(window: Any, qtbot: Any, tmp_path: Path) -> None:
+    """Send back, Close, then Send back again: Enter sends (Close, clicked the first time,
+    must not have become the default button)."""
+    from PySide6.QtWidgets import QApplication, QDialogButtonBox
+
+    _lead, kit = _kits(tmp_path)
+    rate_kit(kit, "ana", limit=1)
+    window.show()
+    assert window.studies.open_path(kit)
+    folder = tmp_path / "returned"
+    for _round in range(2):
+        dialog = window.rater_mode.send_back()
+        assert dialog is not None
+        qtbot.waitExposed(dialog)
+        dialog.activateWindow()
+        qtbot.waitUntil(dialog.isActiveWindow, timeout=10_000)
+        dialog.folder_edit.setText(str(folder))
+        dialog.sent = None
+        assert dialog.send_button.isDefault()
+        qtbot.keyClick(QApplication.focusWidget() or dialog, Qt.Key.Key_Return)
+        assert dialog.sent is not None and dialog.sent.path == folder / kit.name
+        assert dialog.isVisible(), "Enter sent back; the dialog stays to say where"
+        close = dialog.buttons.button(QDialogButtonBox.StandardButton.Close)
+        qtbot.mouseClick(close, Qt.MouseButton.LeftButton)
+        assert not dialog.isVisible()
+
+
+def test_the_quit_summary_shows_all_of_its_text(window: Any, qtbot: Any, tmp_path: Path) -> None:
+    """The box a rater sees on quit ends with how to send the ratings back: every line of it
+    shows, in the box (its first and last lines were cut)."""
+    from PySide6.QtWidgets import QApplication, QLabel
+
+    _lead, kit = _kits(tmp_path)
+    window.show()
+    assert window.studies.open_path(kit)
+    page = window.page("annotate")
+    for digits in ("40", "70"):
+        qtbot.keyClicks(QApplication.focusWidget(), digits)
+        qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Return)
+    window.close()
+    box = page.summary_dialog
+    assert box is not None
+    qtbot.waitExposed(box)
+    label = box.findChild(QLabel, "quitSummaryText")
+    assert label.text().startswith("ana: 2 ratings saved to ana.mbkit")
+    assert label.text().endswith("choose Send back to return your ratings.")
+    assert box.rect().contains(label.geometry())
+    assert label.heightForWidth(label.width()) <= label.height()
+    box.close()
