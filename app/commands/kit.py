@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from meaningbench.commands import _common as common
+from meaningbench.core.wording import counted
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -22,7 +23,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "it in MeaningBench, rates, and sends the file back; `meaningbench collect` brings "
         "the ratings in. Each kit is signed for this study: a kit from another study, or "
         "one whose items or ids were edited, is refused when collected. --top-up makes kits "
-        "of the items still short of their ratings, shared among the raters named.",
+        "of the items still short of their ratings, shared among the raters named, as "
+        "NAME-top-up-N.mbkit (the rater's N-th top-up). A kit already in the folder under a "
+        "new kit's name is never replaced when it holds ratings, and otherwise only with "
+        "--replace.",
     )
     parser.add_argument(
         "--raters", required=True, metavar="NAMES", help="the raters, separated by commas: ana,ben"
@@ -35,17 +39,26 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         action="store_true",
         help="kits of the items still short of their ratings only (see `meaningbench campaign`)",
     )
+    parser.add_argument(
+        "--replace",
+        action="store_true",
+        help="replace kits already in the folder under the new kits' names, when they hold "
+        "no ratings (a kit with ratings is never replaced)",
+    )
     common.add_json_flag(parser)
 
 
 def run(args: argparse.Namespace) -> int:
-    from meaningbench.kits.making import make_kits, parse_raters
+    from meaningbench.errors import UserError
+    from meaningbench.kits.making import KitsInTheWay, make_kits, parse_raters
 
     raters = parse_raters(args.raters)
     study = common.open_existing_study(args.study)
     try:
         with common.writing_output(args.out):
-            made = make_kits(study, raters, args.out, top_up=args.top_up)
+            made = make_kits(study, raters, args.out, top_up=args.top_up, replace=args.replace)
+    except KitsInTheWay as exc:
+        raise UserError(f"{exc}; --replace replaces them, or choose another --out") from None
     finally:
         study.close()
     if args.json:
@@ -63,8 +76,9 @@ def run(args: argparse.Namespace) -> int:
         )
         return 0
     for m in made:
-        print(f"{m.path}: kit for {m.rater}, {m.items} items to rate")
+        print(f"{m.path}: kit for {m.rater}, {counted(m.items, 'item')} to rate")
     print(
-        f"{len(made)} kits written; send each rater their file, then `meaningbench collect {args.study} FOLDER`."
+        f"{counted(len(made), 'kit')} written; send each rater their file, then "
+        f"`meaningbench collect {args.study} FOLDER`."
     )
     return 0

@@ -100,10 +100,11 @@ def _progress(
 ) -> RaterProgress:
     returns = sorted(t for r in kits for t in r.returns)
     assigned, done = queues.get(name, (0, 0))
+    # Counted by round: a kit made again for the same round replaces the one sent before.
     return RaterProgress(
         rater=name,
-        kits_sent=len(kits),
-        kits_returned=sum(1 for r in kits if r.returns),
+        kits_sent=len({r.round_key() for r in kits}),
+        kits_returned=len({r.round_key() for r in kits if r.returns}),
         last_sent=max((r.made_at for r in kits), default=None),
         last_return=returns[-1] if returns else None,
         assigned=assigned,

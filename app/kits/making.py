@@ -10,12 +10,23 @@ the guidelines and the seed stay. The file is then vacuumed, so no deleted page 
 in it. The kit's queue takes every item it holds (no overlap in the kit: the lead's study
 made that choice).
 
+A kit holds only what its rater needs: no item attributes (a file's unmapped columns, a
+gold label among them) and no path of the lead's imported files. A rater whose earlier
+kit came back with ratings has done the practice: their next kits hold none.
+
 A top-up kit holds items still short of k ratings, shared among the chosen raters (each
-item goes to raters who have neither rated it nor hold it in their queue).
+item goes to raters who have neither rated it nor hold it in their queue); it is the
+rater's next round, `NAME-top-up-N.mbkit`.
+
+A kit already in the folder under a new kit's name is never replaced when it holds
+ratings, and otherwise only when asked (`replace`); a kit this study never recorded (left
+by a `kit` stopped before its record) is replaced without asking.
 
 All kits of one call are built in a hidden folder beside `out` and take their place
 together once every one is complete (`meaningbench.core.atomic_file.files_in_place`); the
-lead's study records them in the same step.
+lead's study records them only then. Stopped between the two, the folder holds kits the
+study never recorded (never collected, replaced by the next `kit`), never a record of a
+kit that does not exist, nor a top-up's items in a queue without their kit.
 """
 
 from __future__ import annotations
@@ -34,8 +45,9 @@ from meaningbench.annotation.queue import ensure_queue, get_or_create_annotator
 from meaningbench.annotation.settings import SETTINGS_KEY, AnnotationSettings
 from meaningbench.cluster.study_id import ensure_study_id
 from meaningbench.core.atomic_file import files_in_place
+from meaningbench.core.wording import counted
 from meaningbench.datasets.language import LANGUAGE_KEY
-from meaningbench.db.models import ATTRIBUTE_NAMES_KEY, Annotator, Base, Item, QueueEntry, utcnow
+from meaningbench.db.models import Annotator, Base, Item, QueueEntry, utcnow
 from meaningbench.db.setting_keys import NAME_KEY
 from meaningbench.db.study import Study, copy_study
 from meaningbench.errors import UserError
@@ -48,13 +60,14 @@ from meaningbench.kits.record import (
     ensure_secret,
     item_identities,
     kit_records,
+    read_marker,
     signature,
     store_records,
 )
 
 # The study settings a kit keeps; the others (label set, study id, the lead's kits and
-# secret) stay with the lead.
-KIT_SETTINGS = (SETTINGS_KEY, LANGUAGE_KEY, NAME_KEY, ATTRIBUTE_NAMES_KEY)
+# secret, the names of the items' attributes) stay with the lead.
+KIT_SETTINGS = (SETTINGS_KEY, LANGUAGE_KEY, NAME_KEY)
 # Tables emptied whole: nothing in them belongs to a rater.
 EMPTIED = ("score", "metric_run", "scene", "registered_model")
 
@@ -68,6 +81,8 @@ class KitPlan:
     queue: list[tuple[int, float, bool]]
     marker: KitMarker
     file: str
+    round: int  # 0: the rater's queue; 1, 2, ...: their top-ups
+    practised: bool  # an earlier kit of theirs came back rated: no practice in this one
 
 
 @dataclass(frozen=True)
@@ -94,31 +109,134 @@ def parse_raters(text: str) -> list[str]:
     return list(dict.fromkeys(names))
 
 
+class KitsInTheWay(UserError):
+    """Kits with no ratings in them already in the folder under the new kits' names:
+    replaced only when asked (the command's --replace, the dialog's question)."""
+
+    def __init__(self, folder: Path, paths: Sequence[Path]) -> None:
+        self.paths = list(paths)
+        names = ", ".join(p.name for p in self.paths)
+        verb = "is" if len(self.paths) == 1 else "are"
+        super().__init__(
+            f"{folder}: {names} {verb} already there (made earlier, no ratings in "
+            f"{'it' if len(self.paths) == 1 else 'them'}); nothing was written"
+        )
+
+
 def make_kits(
-    study: Study, raters: Sequence[str], out: Path, *, top_up: bool = False
+    study: Study,
+    raters: Sequence[str],
+    out: Path,
+    *,
+    top_up: bool = False,
+    replace: bool = False,
 ) -> list[MadeKit]:
-    """Write a kit per rater into `out` (made if missing); returns what was written."""
+    """Write a kit per rater into `out` (made if missing); returns what was written.
+    `replace`: kits without ratings already there under the new names are replaced."""
+    _check_lead(study)
+    study_id = ensure_study_id(study)
+    with study.session(write=True) as s:
+        records = kit_records(s)
+        plans = (
+            _top_up_plans(s, raters, study_id, records)
+            if top_up
+            else _queue_plans(s, raters, study_id, records)
+        )
+    if not plans:
+        raise UserError(_no_top_up(study, raters))
+    _check_targets(out, plans, study_id, records, replace)
+    out.mkdir(parents=True, exist_ok=True)
+    with files_in_place(out) as staging:
+        for plan in plans:
+            _build_kit(study.path, staging / plan.file, plan)
+    _record_placed(study, out, plans, top_up)
+    return [
+        MadeKit(plan.rater, out / plan.file, plan.marker.kit_id, len(plan.queue), top_up)
+        for plan in plans
+    ]
+
+
+def _check_lead(study: Study) -> None:
+    """Kits are made from the lead's writable study, never from a kit."""
     if study.read_only:
         raise UserError(
             f"{study.path}: read-only; kits are recorded in the study, so it must be writable."
         )
-    study_id = ensure_study_id(study)
-    with study.session(write=True) as s:
-        plans = _top_up_plans(s, raters, study_id) if top_up else _queue_plans(s, raters, study_id)
-    if not plans:
-        raise UserError(_no_top_up(study, raters))
-    out.mkdir(parents=True, exist_ok=True)
-    made = []
-    with files_in_place(out) as staging:
-        for plan in plans:
-            _build_kit(study.path, staging / plan.file, plan)
+    with study.session() as s:
+        marker = read_marker(s)
+    if marker is not None:
+        raise UserError(
+            f"{study.path}: a rater's kit (made for {marker.rater}), not the lead's study; "
+            "make kits from the study it was made from"
+        )
+
+
+def _record_placed(study: Study, out: Path, plans: Sequence[KitPlan], top_up: bool) -> None:
+    """Record the kits now in place; when the record cannot be written, the kits go
+    (a kit the study has no record of could never be collected)."""
+    try:
         with study.session(write=True) as s:
             _record(s, plans, top_up)
+    except BaseException:
+        for plan in plans:
+            (out / plan.file).unlink(missing_ok=True)
+        raise
+
+
+def _existing(path: Path) -> tuple[int, KitMarker | None]:
+    """The rating rows and the kit marker of a file already at a kit's name (none of
+    either for a file SQLite cannot read). Read as immutable: nothing is left beside it."""
+    try:
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}?immutable=1", uri=True)
+        try:
+            ratings = int(conn.execute("SELECT COUNT(*) FROM rating").fetchone()[0])
+            row = conn.execute(
+                "SELECT value FROM study_setting WHERE key = ?", (MARKER_KEY,)
+            ).fetchone()
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError:
+        return 0, None
+    try:
+        marker = KitMarker.from_json(json.loads(row[0])) if row and row[0] else None
+    except (TypeError, ValueError):
+        marker = None
+    return ratings, marker
+
+
+def _check_targets(
+    out: Path,
+    plans: Sequence[KitPlan],
+    study_id: str,
+    records: dict[str, KitRecord],
+    replace: bool,
+) -> None:
+    """Refuse before anything is written: a file holding ratings at a new kit's name
+    (never replaced), other files there unless `replace`."""
+    in_way = []
     for plan in plans:
-        made.append(
-            MadeKit(plan.rater, out / plan.file, plan.marker.kit_id, len(plan.queue), top_up)
-        )
-    return made
+        path = out / plan.file
+        if not path.exists():
+            continue
+        log = path.with_name(path.name + "-wal")
+        if log.exists() and log.stat().st_size > 0:
+            raise UserError(
+                f"{path}: open in MeaningBench, or not closed cleanly (its -wal file is beside "
+                "it), so it may hold ratings: it is never replaced; nothing was written. Close "
+                "it, or choose another folder"
+            )
+        ratings, marker = _existing(path)
+        if ratings:
+            raise UserError(
+                f"{path}: holds {counted(ratings, 'rating')}; a kit with ratings in it is never "
+                f"replaced and nothing was written. Collect it and move it out of {out}, or "
+                "choose another folder"
+            )
+        if marker is not None and marker.study_id == study_id and marker.kit_id not in records:
+            continue  # written by a `kit` stopped before its record: never a kit to send
+        in_way.append(path)
+    if in_way and not replace:
+        raise KitsInTheWay(out, in_way)
 
 
 def _no_top_up(study: Study, raters: Sequence[str]) -> str:
@@ -133,16 +251,36 @@ def _no_top_up(study: Study, raters: Sequence[str]) -> str:
 
 
 def _plan(
-    annotator: Annotator, queue: list[tuple[int, float, bool]], study_id: str, tag: str
+    annotator: Annotator,
+    queue: list[tuple[int, float, bool]],
+    study_id: str,
+    records: dict[str, KitRecord],
+    round_: int,
 ) -> KitPlan:
-    """A new kit (new kit id) of `queue` for `annotator`, written as NAME{tag}.mbkit."""
+    """A new kit (new kit id) of `queue` for `annotator`: NAME.mbkit for the queue,
+    NAME-top-up-N.mbkit for the rater's N-th top-up."""
     marker = KitMarker(study_id=study_id, kit_id=uuid.uuid4().hex, rater=annotator.name)
+    tag = f"-top-up-{round_}" if round_ else ""
+    practised = any(r.rater == annotator.name and r.returns for r in records.values())
     return KitPlan(
-        annotator.name, annotator.id, queue, marker, f"{annotator.name}{tag}{KIT_SUFFIX}"
+        annotator.name,
+        annotator.id,
+        queue,
+        marker,
+        f"{annotator.name}{tag}{KIT_SUFFIX}",
+        round_,
+        practised,
     )
 
 
-def _queue_plans(s: Session, raters: Sequence[str], study_id: str) -> list[KitPlan]:
+def _next_top_up(records: dict[str, KitRecord], rater: str) -> int:
+    """The number of the rater's next top-up round."""
+    return 1 + len({r.round_key() for r in records.values() if r.rater == rater and r.top_up})
+
+
+def _queue_plans(
+    s: Session, raters: Sequence[str], study_id: str, records: dict[str, KitRecord]
+) -> list[KitPlan]:
     plans = []
     for name in raters:
         annotator = get_or_create_annotator(s, name)
@@ -155,11 +293,13 @@ def _queue_plans(s: Session, raters: Sequence[str], study_id: str) -> list[KitPl
             .order_by(QueueEntry.position)
         ).all()
         queue = [(int(i), float(p), bool(d)) for i, p, d in rows]
-        plans.append(_plan(annotator, queue, study_id, ""))
+        plans.append(_plan(annotator, queue, study_id, records, 0))
     return plans
 
 
-def _top_up_plans(s: Session, raters: Sequence[str], study_id: str) -> list[KitPlan]:
+def _top_up_plans(
+    s: Session, raters: Sequence[str], study_id: str, records: dict[str, KitRecord]
+) -> list[KitPlan]:
     """The short items shared among `raters`: each item to as many raters as it lacks,
     the least loaded first, never to a rater who rated it or holds it in their queue."""
     annotators = [get_or_create_annotator(s, name) for name in raters]
@@ -186,7 +326,7 @@ def _top_up_plans(s: Session, raters: Sequence[str], study_id: str) -> list[KitP
         )
         base = 0.0 if start is None else float(start) + 1.0
         queue = [(item_id, base + n, False) for n, item_id in enumerate(load[a.id])]
-        plans.append(_plan(a, queue, study_id, utcnow().strftime("-top-up-%Y%m%d-%H%M%S")))
+        plans.append(_plan(a, queue, study_id, records, _next_top_up(records, a.name)))
     return plans
 
 
@@ -212,6 +352,7 @@ def _record(s: Session, plans: Sequence[KitPlan], top_up: bool) -> None:
             items=len(plan.queue),
             signature=signature(secret, plan.marker, identities),
             top_up=top_up,
+            round=plan.round,
         )
         if top_up:
             s.add_all(
@@ -295,6 +436,21 @@ def _strip(conn: sqlite3.Connection, plan: KitPlan) -> None:
     conn.execute(f"DELETE FROM item WHERE id NOT IN {keep}")
     conn.execute("DELETE FROM dataset WHERE id NOT IN (SELECT dataset_id FROM item)")
     conn.execute("DELETE FROM annotator WHERE id != ?", (a,))
+    _only_what_the_rater_needs(conn, plan)
+
+
+def _only_what_the_rater_needs(conn: sqlite3.Connection, plan: KitPlan) -> None:
+    """No item attribute (an unmapped column may be a gold label), no path or import
+    record of the lead's files, and no practice for a rater who has done it. A control
+    keeps its variant (`control`), by which the study finds its controls again."""
+    conn.execute(
+        "UPDATE item SET meta = CASE WHEN json_extract(meta, '$.control') IS NULL THEN '{}' "
+        "ELSE json_object('control', json_extract(meta, '$.control')) END"
+    )
+    conn.execute("UPDATE dataset SET source_file = NULL, meta = '{}'")
+    if plan.practised:
+        conn.execute("DELETE FROM practice_answer")
+        conn.execute("DELETE FROM practice_item")
 
 
 def _kit_settings(conn: sqlite3.Connection, plan: KitPlan) -> None:

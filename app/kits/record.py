@@ -45,6 +45,15 @@ class KitRecord:
     signature: str
     top_up: bool = False
     returns: list[str] = field(default_factory=list)
+    # 0: the rater's queue; N: their N-th top-up. None: recorded before rounds were kept.
+    round: int | None = None
+
+    def round_key(self) -> int | str:
+        """Which of the rater's rounds the kit belongs to: a kit made again for the same
+        round (a remade queue kit) is the same round, so it is counted once."""
+        if self.round is not None:
+            return self.round
+        return self.kit_id if self.top_up else 0
 
     @classmethod
     def from_json(cls, raw: dict[str, Any]) -> KitRecord:

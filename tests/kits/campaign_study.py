@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from meaningbench.db.study import copy_study, open_study
+from meaningbench.db.study import Study, copy_study, open_study
 from meaningbench.kits.collecting import collect_kits
 from meaningbench.kits.making import make_kits
 from tests.cluster.helpers import query
@@ -20,12 +20,19 @@ def campaign_study(
     raters: tuple[str, ...] = RATERS,
     returned: tuple[str, ...] = RATERS,
     rated: Callable[[Path], None] | None = None,
+    prepare: Callable[[Study], None] | None = None,
 ) -> Path:
     """The lead's study in `folder`; the kits are in folder/kits, the returns in
     folder/returned. Only the raters in `returned` rate and send their kit back; `rated`
-    sees each of those kits once rated, before it goes back."""
+    sees each of those kits once rated, before it goes back; `prepare` sees the lead's
+    study before the kits are made."""
     path = folder / "lead.mbstudy"
-    lead_study(path, seed=1).close()
+    study = lead_study(path, seed=1)
+    try:
+        if prepare is not None:
+            prepare(study)
+    finally:
+        study.close()
     kits, back = folder / "kits", folder / "returned"
     back.mkdir(parents=True)
     study = open_study(path)
