@@ -13,7 +13,7 @@ from meaningbench.core.atomic_file import files_in_place
 from meaningbench.db.study import copy_study
 from meaningbench.errors import UserError
 from meaningbench.kits.collecting import CollectReport, KitReturn, collect_kits
-from meaningbench.kits.making import MadeKit, make_kits, parse_raters
+from meaningbench.kits.making import KitsInTheWay, MadeKit, make_kits, parse_raters
 from meaningbench.queries.files import StudyHandle, study_of
 from meaningbench.queries.rater_kit import KIT_SUFFIX, kit_marker, kit_ratings
 from meaningbench.runtime import Job, JobContext
@@ -22,6 +22,7 @@ from meaningbench.runtime.changes import StudyChanges, Wrote
 __all__ = [
     "CollectReport",
     "KitReturn",
+    "KitsInTheWay",
     "MadeKit",
     "SentBack",
     "collect_job",
@@ -42,14 +43,18 @@ class SentBack:
     ratings: int
 
 
-def make_kits_job(study: StudyHandle, raters: str, out: Path, *, top_up: bool = False) -> Job:
+def make_kits_job(
+    study: StudyHandle, raters: str, out: Path, *, top_up: bool = False, replace: bool = False
+) -> Job:
     """Write a kit per rater (`raters`: names separated by commas) into `out`; the job's
-    value is the kits made. The lead's study records them (and a top-up's queues)."""
+    value is the kits made. The lead's study records them (and a top-up's queues). Kits
+    without ratings already there under the new names fail the job (`KitsInTheWay`)
+    unless `replace`; a kit with ratings is never replaced."""
 
     def run(ctx: JobContext) -> Wrote[list[MadeKit]]:
         names = parse_raters(raters)
         ctx.progress(0, len(names), "Making the kits")
-        made = make_kits(study_of(study), names, out, top_up=top_up)
+        made = make_kits(study_of(study), names, out, top_up=top_up, replace=replace)
         return Wrote(made, StudyChanges(settings=True, everything=top_up))
 
     return run

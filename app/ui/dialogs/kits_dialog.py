@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
+    QMessageBox,
     QPushButton,
     QTableWidget,
     QTableWidgetItem,
@@ -121,6 +122,8 @@ class MakeKitsDialog(_KitsDialog):
         self.make_button.setObjectName("makeKitsButton")
         self.make_button.setDefault(True)
         self.make_button.clicked.connect(self.make)
+        # Asks whether to replace kits without ratings already in the folder (None: not asking).
+        self.replace_box: QMessageBox | None = None
         self.result_label.setObjectName("makeKitsResult")
         layout = QVBoxLayout(self)
         layout.addWidget(intro)
@@ -133,7 +136,9 @@ class MakeKitsDialog(_KitsDialog):
     def _set_busy(self, busy: bool) -> None:
         self.make_button.setEnabled(not busy)
 
-    def make(self) -> None:
+    def make(self, *, replace: bool = False) -> None:
+        """Make the kits; `replace`: the lead said yes to replacing the kits (without
+        ratings) already in the folder under the new names."""
         from meaningbench.ops.kits import make_kits_job
 
         study = self.context.study
@@ -150,13 +155,60 @@ class MakeKitsDialog(_KitsDialog):
         self.running = True
         self._set_busy(True)
         self._say("Making the kits…")
+        job = make_kits_job(
+            study,
+            raters,
+            Path(folder).expanduser(),
+            top_up=self.top_up.isChecked(),
+            replace=replace,
+        )
         self.context.runner.start(
-            make_kits_job(study, raters, Path(folder).expanduser(), top_up=self.top_up.isChecked()),
+            job,
             title="Making rater kits",
             on_result=self._made,
-            on_failed=self._failed,
+            on_failed=self._make_failed,
             show_errors=False,
         )
+
+    def _make_failed(self, failure: JobFailure) -> None:
+        from meaningbench.ops.kits import KitsInTheWay
+
+        self._failed(failure)
+        if isinstance(failure.exception, KitsInTheWay):
+            self._ask_to_replace(failure.exception.paths)
+
+    def _ask_to_replace(self, paths: list[Path]) -> None:
+        """Kits without ratings are in the way: replaced only when the lead says so."""
+        names = ", ".join(p.name for p in paths)
+        one = len(paths) == 1
+        self._say(
+            f"Nothing was written: {escape(names)} {'is' if one else 'are'} already in "
+            f"{escape(str(paths[0].parent))}.",
+            error=True,
+        )
+        box = QMessageBox(self)
+        box.setObjectName("replaceKitsBox")
+        box.setIcon(QMessageBox.Icon.Question)
+        box.setWindowTitle("Replace the kits?")
+        box.setText(
+            f"{names} {'is' if one else 'are'} already in {paths[0].parent}, with no ratings "
+            f"in {'it' if one else 'them'}. Replace {'it' if one else 'them'} with the new "
+            "kits? A rater who already has the earlier file can still send it back."
+        )
+        box.setStandardButtons(QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No)
+        box.setDefaultButton(QMessageBox.StandardButton.No)
+        box.button(QMessageBox.StandardButton.Yes).setText("Replace")
+        box.button(QMessageBox.StandardButton.No).setText("Keep them")
+        box.finished.connect(lambda _code: self._replace_answered(box))
+        self.replace_box = box
+        box.open()
+
+    def _replace_answered(self, box: QMessageBox) -> None:
+        self.replace_box = None
+        if box.clickedButton() is box.button(QMessageBox.StandardButton.Yes):
+            self.make(replace=True)
+        else:
+            self._say("Nothing was written: choose another folder for the new kits.", error=True)
 
     def _made(self, made: list[MadeKit]) -> None:
         self.running = False
