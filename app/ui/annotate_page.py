@@ -60,6 +60,8 @@ class AnnotatePage(QWidget):
         self.annotator: str | None = None
         # A rater kit's rater (rater mode): the page rates as them, with no picker.
         self.rater: str | None = None
+        # Why nothing can be rated here (a kit where it cannot be written): no Start then.
+        self.blocked: str | None = None
         # Ratings saved while the window was open, per study file and rater: the quit summary.
         self.saved: dict[tuple[Path | None, str], int] = {}
         self.last_saved_at: datetime | None = None
@@ -111,6 +113,9 @@ class AnnotatePage(QWidget):
         """Ask who is rating (unless given) and open their queue."""
         study = self.context.study
         if study is None:
+            return False
+        if self.blocked is not None:
+            self.message.setText(self.blocked)
             return False
         if annotator is not None and not isinstance(annotator, str):
             raise TypeError(f"an annotator is a name, not {annotator!r}")
@@ -177,9 +182,17 @@ class AnnotatePage(QWidget):
         chosen (None)."""
         self.stop()
         self.rater = rater
+        self.blocked = None
         self.start_button.setText("Start rating" if rater else "Choose annotator and start")
         self.message.setText(KIT_INTRO if rater else INTRO)
         self.refresh_rater_checks()
+
+    def block(self, why: str) -> None:
+        """Say why nothing can be rated in this file, and offer no way to start."""
+        self.stop()
+        self.blocked = why
+        self.message.setText(why)
+        self.start_button.hide()
 
     def notice(self, text: str) -> None:
         """Say `text` where the rater is looking: the rating screen's hint line, the
@@ -281,7 +294,7 @@ class AnnotatePage(QWidget):
     def _show_empty_hint(self) -> None:
         study = self.context.study
         empty = study is not None and study_counts(study).items == 0
-        self.start_button.setVisible(not empty)
+        self.start_button.setVisible(not empty and self.blocked is None)
         self.import_button.setVisible(empty)
         if empty:
             self.message.setText(

@@ -75,7 +75,7 @@ class RaterMode(QObject):
         page.set_rater(marker.rater)
         w.show_page(RATING_PAGE)
         if study.read_only:
-            page.notice(
+            page.block(
                 f"This kit cannot be rated where it is: {study.read_only_reason}. Save "
                 f"{study.path.name} into a folder of your own (your Documents, say) and open "
                 "it from there."

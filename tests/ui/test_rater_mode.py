@@ -4,9 +4,15 @@ opened after a kit has every page back."""
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import pytest
 from PySide6.QtCore import Qt
 
 from meaningbench.db.study import open_study
@@ -179,3 +185,44 @@ def test_the_quit_summary_shows_all_of_its_text(window: Any, qtbot: Any, tmp_pat
     assert box.rect().contains(label.geometry())
     assert label.heightForWidth(label.width()) <= label.height()
     box.close()
+
+
+@contextmanager
+def _read_only(path: Path) -> Iterator[None]:
+    """The file made read-only for this process: by its mode, or, for root (whom modes do
+    not stop), by the immutable attribute; skipped where neither holds."""
+    mode = path.stat().st_mode
+    path.chmod(0o444)
+    immutable = False
+    if os.access(path, os.W_OK):
+        chattr = shutil.which("chattr")
+        immutable = chattr is not None and subprocess.run([chattr, "+i", str(path)]).returncode == 0
+        if not immutable or os.access(path, os.W_OK):
+            path.chmod(mode)
+            pytest.skip("cannot make a file read-only for this user here")
+    try:
+        yield
+    finally:
+        if immutable:
+            subprocess.run(["chattr", "-i", str(path)], check=True)
+        path.chmod(mode)
+
+
+def test_a_kit_that_cannot_be_written_offers_no_start(
+    window: Any, qtbot: Any, tmp_path: Path
+) -> None:
+    _lead, kit = _kits(tmp_path)
+    window.show()
+    with _read_only(kit):
+        assert window.studies.open_path(kit)
+        page = window.page("annotate")
+        assert window.rater_mode.rater == "ana" and window.context.study.read_only
+        assert page.screen is None and page.practice is None
+        assert "cannot be rated where it is" in page.message.text()
+        window.show_page("annotate")
+        assert not page.start_button.isVisible(), "Start rating in a file that takes no rating"
+        assert not page.start()
+        assert "cannot be rated where it is" in page.message.text()
+        window.studies.close_study()
+    assert window.studies.open_path(kit)  # writable again: rated as any kit
+    assert window.page("annotate").screen is not None

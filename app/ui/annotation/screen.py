@@ -211,6 +211,7 @@ class AnnotationScreen(QWidget):
         col.addStretch(1)
         col.addWidget(self.banner)
         col.addWidget(self.pair)
+        self.prefill_legend: QLabel | None = None
         if self.span_editors:
             col.addWidget(self._span_legend())
         col.addSpacing(18)
@@ -267,8 +268,9 @@ class AnnotationScreen(QWidget):
         footer.addWidget(self.submit_button)
         outer.addLayout(footer)
 
-    def _span_legend(self) -> QLabel:
-        """What the marks mean and how to make them, always in sight under the texts."""
+    def _span_legend(self) -> QWidget:
+        """What the marks mean and how to make them, always in sight under the texts; what
+        a proposal is, on items that have proposals."""
         from meaningbench.ui.annotation.span_editor import (
             MAJOR_TINT,
             MINOR_TINT,
@@ -288,19 +290,28 @@ class AnnotationScreen(QWidget):
             + chip.format(blend(base, MAJOR_TINT, SOLID["major"]).name(), "<b>major  2</b>")
             + " — ← → move, Shift+← → select words, Del removes, Tab goes to the score."
         )
+        legend.setObjectName("spanLegend")
+        legend.setWordWrap(True)
+        box = QWidget()
+        column = QVBoxLayout(box)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(2)
+        column.addWidget(legend)
         prefill = self.session.settings.esa_prefill
         if prefill is not None:
             proposed = chip.format(blend(base, MINOR_TINT, PROPOSED["minor"]).name(), "proposed")
-            legend.setText(
-                legend.text()
-                + f"<br>Pre-marked by {html.escape(prefill.model)} "
+            # Shown only on an item with proposals (see `_show`): a judge that found no
+            # error in an output, or a revised rating, has none to explain.
+            self.prefill_legend = QLabel(
+                f"Pre-marked by {html.escape(prefill.model)} "
                 + f"({html.escape(prefill.template)}): {proposed} (paler, in a dashed frame) "
                 + "until you decide — <b>A</b> keeps, <b>1</b> / <b>2</b> set its severity "
                 + "(after Shift+← →: a new extent), <b>Del</b> deletes, <b>N</b> next proposal."
             )
-        legend.setObjectName("spanLegend")
-        legend.setWordWrap(True)
-        return legend
+            self.prefill_legend.setObjectName("prefillLegend")
+            self.prefill_legend.setWordWrap(True)
+            column.addWidget(self.prefill_legend)
+        return box
 
     def _style(self) -> None:
         pal = self.palette()
@@ -368,6 +379,8 @@ class AnnotationScreen(QWidget):
                 item.proposals,
                 item.fates,
             )
+        if self.prefill_legend is not None:
+            self.prefill_legend.setVisible(bool(item.proposals))
         for row in self.rows:
             row.scale.reset(item.values.get(row.name))
         if item.reviewing:

@@ -60,7 +60,8 @@ def test_proposals_are_kept_edited_deleted_by_keys_then_scored(qtbot, make_scree
     assert len(marks) == 3 and all(m.pending for m in marks) == (editor.pending() == 3)
     assert [m.span for m in marks] == [p.span for p in item.proposals]
     assert "3 proposed spans to decide" in screen.hint.text()
-    assert "Pre-marked by smollm2 (esa)" in screen.findChild(type(screen.hint), "spanLegend").text()
+    legend = screen.findChild(type(screen.hint), "prefillLegend")
+    assert "Pre-marked by smollm2 (esa)" in legend.text() and legend.isVisible()
     first, second, third = item.proposals
     # The cursor starts on the first proposal: A keeps it and goes on to the next.
     assert editor.selection() == (first.span.start, words(item.output)[0][1])
@@ -135,6 +136,31 @@ def test_a_revision_shows_the_decided_spans_and_keeps_the_record(qtbot, make_scr
     )
     assert [f for state, f in rows if state == "current"] == ["deleted", "kept", "kept"]
     assert [f for state, f in rows if state == "superseded"] == ["deleted", "kept", "kept"]
+
+
+def test_the_pre_marked_legend_shows_only_on_items_with_proposals(
+    qtbot, make_screen, study
+) -> None:
+    """The judge found errors in half the outputs: "Pre-marked by …" shows on those alone,
+    and not on a revised rating (whose proposals are decided)."""
+    with study.session() as s:
+        outputs = {i.id: i.output for i in s.query(Item)}
+    answers = {i: _answer(o) if i % 2 else "[]\nScore: 90" for i, o in outputs.items()}
+    set_protocol(study, "esa", prefill=store_judge_answers(study, answers))
+    screen = make_screen()
+    legend = screen.findChild(type(screen.hint), "prefillLegend")
+    seen = []
+    while (item := screen.current_item()) is not None:
+        assert legend.isVisible() == bool(item.proposals), item.item_id
+        seen.append(bool(item.proposals))
+        press(qtbot, screen, K.Key_Tab)
+        type_text(qtbot, screen, "5")
+        press(qtbot, screen, K.Key_Return)
+    assert seen.count(True) == seen.count(False) == len(outputs) // 2
+    press(qtbot, screen, K.Key_Left, Qt.KeyboardModifier.AltModifier)
+    while not (item := screen.current_item()).fates:
+        press(qtbot, screen, K.Key_Left, Qt.KeyboardModifier.AltModifier)
+    assert item.reviewing and item.proposals == () and not legend.isVisible()
 
 
 def test_the_settings_offer_the_stored_judge_runs_with_spans(qtbot, study) -> None:
