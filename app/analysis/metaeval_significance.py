@@ -70,6 +70,10 @@ class Signs(NamedTuple):
 
 TESTS = ("perm-both", "boot-both", "perm-items", "perm-systems", "williams")
 ROW_CELLS = 2_000_000  # resample rows × outputs per block of the generic path
+# Beyond these a run would not finish (or not fit in memory) on any machine it is meant for;
+# a seed is what numpy's generators take on every platform.
+MAX_RESAMPLES = 100_000
+MAX_SEED = 2**32 - 1
 
 
 @dataclass
@@ -499,6 +503,7 @@ def rank_metrics(
     measure, group_by, tie_threshold = _checked_request(
         data, measure, group_by, test, resamples, alpha, tie_threshold
     )
+    check_resampling(seed=seed)
     table = evaluate(
         data,
         [measure],
@@ -547,6 +552,26 @@ def rank_metrics(
     )
 
 
+def check_resampling(
+    *,
+    resamples: int | None = None,
+    seed: int | None = None,
+    alpha: float | None = None,
+    boot: int | None = None,
+) -> None:
+    """The one rule for resamples (`boot`: bootstrap intervals, 0 for none), seeds and the
+    significance level of every analysis command (a `UserError` naming the option);
+    None: not asked."""
+    if resamples is not None and not 1 <= resamples <= MAX_RESAMPLES:
+        raise UserError(f"--resamples must lie between 1 and {MAX_RESAMPLES:,}, not {resamples:,}")
+    if boot is not None and not 0 <= boot <= MAX_RESAMPLES:
+        raise UserError(f"--boot must lie between 0 and {MAX_RESAMPLES:,}, not {boot:,}")
+    if seed is not None and not 0 <= seed <= MAX_SEED:
+        raise UserError(f"--seed must lie between 0 and {MAX_SEED:,}, not {seed:,}")
+    if alpha is not None and not 0 < alpha < 1:
+        raise UserError(f"--alpha must lie between 0 and 1, not {alpha:g}")
+
+
 def _checked_request(
     data: MetaEvalData,
     measure: str,
@@ -570,10 +595,7 @@ def _checked_request(
         )
     if test == "williams" and measure != "pearson":
         raise UserError("the Williams test compares Pearson correlations: use --measures pearson")
-    if resamples < 1:
-        raise UserError("--resamples must be 1 or more")
-    if not 0 < alpha < 1:
-        raise UserError("--alpha must lie between 0 and 1")
+    check_resampling(resamples=resamples, alpha=alpha)
     if measure in ITEM_PAIRS_ONLY:
         group_by = "item"
     if measure in SYSTEM_ONLY:

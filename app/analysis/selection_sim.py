@@ -27,7 +27,7 @@ from scipy import stats
 
 from meaningbench.analysis.data import load_study_data
 from meaningbench.analysis.metaeval import MetaEvalData
-from meaningbench.analysis.metaeval_significance import Ranking, rank_metrics
+from meaningbench.analysis.metaeval_significance import Ranking, check_resampling, rank_metrics
 from meaningbench.analysis.metaeval_study import attributes_of, metaeval_data_of
 from meaningbench.analysis.svg import line_chart
 from meaningbench.annotation.selection import order as selection_order
@@ -43,6 +43,10 @@ DEFAULT_RESAMPLES = 200
 TAU_GOAL = 0.9
 # The strategies compared with random order by default.
 SIMULATED = ("disagreement", "variance", "diversity")
+# A simulation ranks (100 / step) × seeds × strategies times: beyond these it would run for
+# days, and finer steps than one per 1,000th of the ratings tell nothing more.
+MAX_SEEDS = 1000
+MIN_STEP = 0.1
 
 
 @dataclass(frozen=True)
@@ -165,9 +169,22 @@ class Simulation:
         }
 
 
+def check_options(
+    *, seeds: int, step: float, resamples: int | None = None, alpha: float | None = None
+) -> None:
+    """The one rule for a simulation's options (a `UserError` naming the option)."""
+    if not 1 <= seeds <= MAX_SEEDS:
+        raise UserError(f"--seeds must lie between 1 and {MAX_SEEDS:,}, not {seeds:,}")
+    if not MIN_STEP <= step <= 100:
+        raise UserError(
+            f"--step must lie between {MIN_STEP:g} and 100 (a share of the ratings, in %), "
+            f"not {step:g}"
+        )
+    check_resampling(resamples=resamples, alpha=alpha)
+
+
 def budget_steps(step: float) -> list[float]:
-    if not 0 < step <= 100:
-        raise UserError("--step must lie between 0 and 100 (a share of the ratings, in %)")
+    check_options(seeds=1, step=step)
     n = int(np.ceil(100.0 / step - 1e-9))
     return [min(100.0, round(step * (i + 1), 6)) for i in range(n)]
 
@@ -253,8 +270,7 @@ def simulate(
 ) -> Simulation:
     """Replay `data`'s outputs in each strategy's order (`n_ratings` per output: what each
     costs) for `seeds` seeds; random is always included, as the baseline."""
-    if seeds < 1:
-        raise UserError("--seeds must be 1 or more")
+    check_options(seeds=seeds, step=step, resamples=resamples, alpha=alpha)
     if len(data.metric_names) < 2:
         raise UserError("a simulation ranks metrics: give it at least two scored metrics")
     wanted = ["random"] + [check_selection(s) for s in strategies if s != "random"]

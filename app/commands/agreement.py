@@ -34,12 +34,12 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from meaningbench.analysis.agreement import study_agreement
     from meaningbench.analysis.export import to_text
+    from meaningbench.analysis.metaeval_significance import MAX_RESAMPLES, check_resampling
     from meaningbench.errors import UserError
 
-    if args.splits < 1:
-        raise UserError("--splits must be at least 1")
-    if args.boot < 0:
-        raise UserError("--boot must be 0 or more")
+    if not 1 <= args.splits <= MAX_RESAMPLES:
+        raise UserError(f"--splits must lie between 1 and {MAX_RESAMPLES:,}, not {args.splits:,}")
+    check_resampling(boot=args.boot, seed=args.seed)
     with common.open_existing_study(args.study, reading=True) as study:
         result = study_agreement(
             study, args.dimension, n_splits=args.splits, seed=args.seed, n_boot=args.boot

@@ -91,8 +91,10 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from meaningbench.analysis.metaeval import evaluate
+    from meaningbench.analysis.metaeval_significance import check_resampling
     from meaningbench.analysis.metaeval_text import attach_ranking, methods_paragraph, to_json
 
+    check_resampling(resamples=args.resamples, seed=args.seed, alpha=args.alpha)
     measures, rank_by = _measures(args)
     data, machine = _read_data(args)
     table = evaluate(

@@ -60,13 +60,19 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from meaningbench.analysis.metaeval_significance import check_resampling
     from meaningbench.analysis.report import build_report, write_report
+    from meaningbench.analysis.selection_sim import MAX_SEEDS
     from meaningbench.errors import UserError
     from meaningbench.jobs.terminal import run_with_progress_bar
 
-    if args.boot < 0 or args.sanity_n < 1 or args.simulate_selection < 0:
+    check_resampling(boot=args.boot, seed=args.seed)
+    if args.sanity_n < 1:
+        raise UserError(f"--sanity-n must be at least 1, not {args.sanity_n:,}")
+    if not 0 <= args.simulate_selection <= MAX_SEEDS:
         raise UserError(
-            "--boot and --simulate-selection must be 0 or more and --sanity-n at least 1"
+            f"--simulate-selection must lie between 0 and {MAX_SEEDS:,}, "
+            f"not {args.simulate_selection:,}"
         )
     if args.out.parent and not args.out.parent.exists():
         raise UserError(f"{args.out.parent}: no such folder")

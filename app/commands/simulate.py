@@ -78,8 +78,28 @@ def register(subparsers: Any) -> None:
     common.add_json_flag(parser)
 
 
+def _plot_suffix(out: Path | None) -> str:
+    """The plot's kind (.svg or .png; "" without --out), checked before any work is done."""
+    from meaningbench.errors import UserError
+
+    if out is None:
+        return ""
+    suffix = out.suffix.lower()
+    if suffix not in (".svg", ".png"):
+        raise UserError(f"--out {out}: write the plot as .svg or .png")
+    folder = out.parent if str(out.parent) else Path(".")
+    if not folder.is_dir():
+        raise UserError(f"--out {out}: no folder {folder} to write the plot into")
+    return suffix
+
+
 def run(args: argparse.Namespace) -> int:
-    from meaningbench.analysis.selection_sim import plot_svg, simulate_study, summary_lines
+    from meaningbench.analysis.selection_sim import (
+        check_options,
+        plot_svg,
+        simulate_study,
+        summary_lines,
+    )
     from meaningbench.commands._common import parse_metric_names
     from meaningbench.errors import UserError
     from meaningbench.jobs.terminal import run_with_progress_bar
@@ -90,9 +110,8 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(
             f"--selection: unknown strategy {unknown[0]!r}; choose from {', '.join(SELECTIONS)}"
         )
-    suffix = args.out.suffix.lower() if args.out is not None else ""
-    if args.out is not None and suffix not in (".svg", ".png"):
-        raise UserError(f"--out {args.out}: write the plot as .svg or .png")
+    check_options(seeds=args.seeds, step=args.step, resamples=args.resamples, alpha=args.alpha)
+    suffix = _plot_suffix(args.out)
 
     def job(ctx: Any) -> Any:
         with common.open_existing_study(args.study, reading=True) as study:

@@ -111,7 +111,7 @@ def test_simulate_command_writes_json_and_plots(
     ("extra", "message"),
     [
         (["--selection", "smart"], "unknown strategy 'smart'"),
-        (["--step", "0"], "--step must lie between 0 and 100"),
+        (["--step", "0"], "--step must lie between 0.1 and 100"),
         (["--out", "plot.pdf"], "write the plot as .svg or .png"),
         (["--metrics", "bleu"], "at least two scored metrics"),
     ],
