@@ -11,6 +11,7 @@ import math
 from datetime import UTC, datetime
 from pathlib import Path
 
+from meaningbench.core.wording import counted
 from meaningbench.kits.campaign import Campaign, RaterProgress, campaign
 from meaningbench.kits.coverage import ItemCoverage
 from meaningbench.queries.files import open_study
@@ -107,10 +108,9 @@ def coverage_summary(figures: Campaign) -> str:
         return f"k = {figures.k}: no items in the raters' queues yet"
     parts = []
     for n, count in sorted(figures.counts().items(), reverse=True):
-        items = "item" if count == 1 else "items"
         if n >= figures.k:
-            label = f"complete ({n} ratings)" if n > figures.k else "complete"
-            parts.append(f"{count} {items} {label}")
+            label = f"complete ({counted(n, 'rating')})" if n > figures.k else "complete"
+            parts.append(f"{counted(count, 'item')} {label}")
         else:
             parts.append(f"{count} {'has' if count == 1 else 'have'} {n}")
     return f"k = {figures.k}: " + ", ".join(parts)

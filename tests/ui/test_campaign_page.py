@@ -8,13 +8,14 @@ import math
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPoint, Qt
+from PySide6.QtWidgets import QApplication, QStyle, QStyleOptionComboBox
 
 from meaningbench.cli import main
 from meaningbench.db.study import copy_study
 from meaningbench.runtime.changes import StudyChanges
 from tests.cluster.helpers import query
-from tests.kits.campaign_helpers import RATERS, rate_kit
+from tests.kits.campaign_helpers import RATERS, lead_study, rate_kit
 from tests.kits.campaign_study import campaign_study, ratings_in
 from tests.kits.test_scripted_campaign import CARLA_RATES
 from tests.ui.conftest import open_in
@@ -195,3 +196,85 @@ def test_a_study_without_kits_says_how_to_make_them(window, qtbot, study_with_fa
     text = page.empty.text()
     assert "File ▸ Make rater kits…" in text and "meaningbench kit" in text
     assert "File ▸ Collect rater kits…" in text
+
+
+def _ratings_column(page) -> list[int]:  # noqa: ANN001
+    return [int(row[1].split(" of ")[0]) for row in _table(page.items)]
+
+
+def _click_heading(qtbot, table, column: int) -> None:  # noqa: ANN001
+    head = table.horizontalHeader()
+    x = head.sectionViewportPosition(column) + head.sectionSize(column) // 2
+    qtbot.mouseClick(head.viewport(), Qt.MouseButton.LeftButton, pos=QPoint(x, head.height() // 2))
+
+
+def test_the_items_sort_by_their_numbers(window, qtbot, tmp_path: Path) -> None:
+    page = _campaign_page(window, qtbot, campaign_study(tmp_path))
+    # Until a heading is clicked, the short items come fewest ratings first.
+    assert _ratings_column(page) == sorted(_ratings_column(page))
+    page.filter.setCurrentIndex(page.filter.findData("all"))
+    in_id_order = _ratings_column(page)
+    assert in_id_order != sorted(in_id_order)
+    _click_heading(qtbot, page.items, 1)
+    assert _ratings_column(page) in (sorted(in_id_order), sorted(in_id_order, reverse=True))
+    _click_heading(qtbot, page.items, 0)
+    ids = [int(row[0]) for row in _table(page.items)]
+    assert len(ids) > 10 and ids in (sorted(ids), sorted(ids, reverse=True))
+    # A refill (a collect, another filter) keeps the order the lead chose.
+    page.filter.setCurrentIndex(page.filter.findData("short"))
+    ids = [int(row[0]) for row in _table(page.items)]
+    assert ids in (sorted(ids), sorted(ids, reverse=True))
+
+
+def test_the_show_box_is_wide_enough_for_its_counts(window, qtbot, tmp_path: Path) -> None:
+    page = _campaign_page(window, qtbot, campaign_study(tmp_path))
+    combo = page.filter
+    for index in range(combo.count()):
+        combo.setCurrentIndex(index)
+        QApplication.processEvents()
+        option = QStyleOptionComboBox()
+        combo.initStyleOption(option)
+        field = combo.style().subControlRect(
+            QStyle.ComplexControl.CC_ComboBox,
+            option,
+            QStyle.SubControl.SC_ComboBoxEditField,
+            combo,
+        )
+        text = combo.itemText(index)
+        assert "(" in text  # the count the figures added
+        assert field.width() >= combo.fontMetrics().horizontalAdvance(text), text
+
+
+def test_the_top_up_list_follows_the_top_up(window, qtbot, tmp_path: Path) -> None:
+    path = campaign_study(tmp_path)
+    page = _campaign_page(window, qtbot, path)
+    dialog = page.show_top_up_dialog()
+    assert dialog is not None
+    dialog.set_chosen(["ana"])
+    dialog.folder.setText(str(tmp_path / "top-up"))
+    before = _queues(path)["ana"]
+
+    def ana_line() -> str:
+        return next(
+            dialog.raters.item(r).text()
+            for r in range(dialog.raters.count())
+            if dialog.raters.item(r).data(Qt.ItemDataRole.UserRole) == "ana"
+        )
+
+    assert ana_line() == f"ana  ·  {before[1]} of {before[0]} done"
+    qtbot.mouseClick(dialog.make_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: dialog.job is None and bool(dialog.made), timeout=20_000)
+    total, done = _queues(path)["ana"]
+    assert total > before[0]  # her queue grew by the top-up
+    qtbot.waitUntil(lambda: ana_line() == f"ana  ·  {done} of {total} done", timeout=10_000)
+    assert dialog.chosen() == ["ana"]  # the lead's ticks stay
+
+
+def test_a_study_without_raters_lists_no_item_short(window, qtbot, tmp_path: Path) -> None:
+    path = tmp_path / "lead.mbstudy"
+    lead_study(path, seed=1).close()
+    page = _campaign_page(window, qtbot, path)
+    assert page.empty.isVisible()
+    assert not page.items_box.isVisible() and not page.raters_box.isVisible()
+    assert page.status.text() == "No kits yet · 60 items"
+    assert not page.top_up_button.isEnabled()

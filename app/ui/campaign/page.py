@@ -41,6 +41,7 @@ from meaningbench.queries.campaign import (
 )
 from meaningbench.runtime.changes import StudyChanges
 from meaningbench.ui.widgets import ElidedLabel, HeadingLabel
+from meaningbench.ui.wording import counted
 
 if TYPE_CHECKING:
     from meaningbench.ui.campaign.top_up import TopUpDialog
@@ -91,6 +92,20 @@ def _cell(text: str, align_right: bool = False) -> QTableWidgetItem:
     return item
 
 
+class _NumberCell(QTableWidgetItem):
+    """A cell that sorts by its number, not its text (9 before 10, "2 of 3" before "10 of 3")."""
+
+    def __init__(self, text: str, number: float) -> None:
+        super().__init__(text)
+        self.number = number
+        self.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+
+    def __lt__(self, other: QTableWidgetItem) -> bool:
+        if isinstance(other, _NumberCell):
+            return self.number < other.number
+        return super().__lt__(other)
+
+
 class CampaignPage(QWidget):
     def __init__(self, context: StudyContext, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -111,10 +126,12 @@ class CampaignPage(QWidget):
         self.empty.setObjectName("campaignEmpty")
         self.empty.setWordWrap(True)
         self.empty.setTextFormat(Qt.TextFormat.RichText)
+        self.empty.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
         layout.addWidget(self.empty)
         self.raters_box = self._build_raters()
         layout.addWidget(self.raters_box)
-        layout.addWidget(self._build_items(), 1)
+        self.items_box = self._build_items()
+        layout.addWidget(self.items_box, 1)
 
         context.study_changed.connect(self._on_study_changed)
         context.study_opened.connect(lambda _s: self._mark_stale())
@@ -167,6 +184,8 @@ class CampaignPage(QWidget):
         for key, text in ITEM_FILTERS:
             self.filter.addItem(text, key)
         self.filter.setToolTip("Which items the table lists")
+        # Its texts carry counts read later: the box grows with them instead of eliding.
+        self.filter.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.filter.currentIndexChanged.connect(lambda _i: self._fill_items())
         top = QHBoxLayout()
         top.addWidget(self.complete_bar)
@@ -178,6 +197,9 @@ class CampaignPage(QWidget):
         head = self.items.horizontalHeader()
         head.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         head.setStretchLastSection(True)
+        # A click on a heading sorts; until then the rows keep the filter's order.
+        self.items.setSortingEnabled(True)
+        head.setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
         v = QVBoxLayout(box)
         v.addLayout(top)
         v.addWidget(self.items, 1)
@@ -246,12 +268,16 @@ class CampaignPage(QWidget):
     def _show(self, figures: Campaign, read_only: bool) -> None:
         n_items = len(figures.items)
         ratings = "rating" if figures.k == 1 else "ratings"
+        # Without a rater nothing is assigned: no k, no item "0 of 1" short of it.
         self.status.setText(
-            f"{len(figures.raters)} raters · {n_items} items · k = {figures.k} {ratings} per "
-            f"item ({figures.dimension})"
+            f"{counted(len(figures.raters), 'rater')} · {counted(n_items, 'item')} · k = "
+            f"{figures.k} {ratings} per item ({figures.dimension})"
+            if figures.raters
+            else f"No kits yet · {counted(n_items, 'item')}"
         )
         self.empty.setVisible(not has_kits(figures))
         self.raters_box.setVisible(bool(figures.raters))
+        self.items_box.setVisible(bool(figures.raters))
         self._fill_raters(figures)
         complete = n_items - len(figures.short)
         self.complete_bar.setRange(0, max(1, n_items))
@@ -261,14 +287,18 @@ class CampaignPage(QWidget):
         for index, (key, _words) in enumerate(ITEM_FILTERS):
             self.filter.setItemText(index, filter_text(figures, key))
         self._fill_items()
-        self.top_up_button.setEnabled(bool(figures.short) and not read_only)
+        self.top_up_button.setEnabled(bool(figures.raters and figures.short) and not read_only)
         self.top_up_button.setToolTip(
             "The study is read-only: top-up kits are recorded in it"
             if read_only
             else "Kits of the items still short of their ratings, for the raters you choose"
-            if figures.short
+            if figures.raters and figures.short
             else "Every item has its ratings: no top-up is needed"
+            if figures.raters
+            else "No rater has items yet: make their kits first"
         )
+        if self.dialog is not None and self.dialog.isVisible():
+            self.dialog.show_figures(figures)
 
     def _fill_raters(self, figures: Campaign) -> None:
         self.raters.setRowCount(len(figures.raters))
@@ -296,17 +326,19 @@ class CampaignPage(QWidget):
             return
         shown = items_shown(figures, str(self.filter.currentData()))
         self.items.setUpdatesEnabled(False)
+        self.items.setSortingEnabled(False)  # rows stay where they are put while filled
         self.items.setRowCount(len(shown))
         for row, c in enumerate(shown):
             cells = (
-                _cell(str(c.item_id), True),
-                _cell(f"{c.ratings} of {figures.k}", True),
+                _NumberCell(str(c.item_id), c.item_id),
+                _NumberCell(f"{c.ratings} of {figures.k}", c.ratings),
                 _cell(", ".join(c.raters) or "–"),
                 _cell(c.dataset),
                 _cell(" ".join(c.source.split())),
             )
             for column, cell in enumerate(cells):
                 self.items.setItem(row, column, cell)
+        self.items.setSortingEnabled(True)  # sorted again by the heading clicked, if any
         self.items.setUpdatesEnabled(True)
 
     # -- writing ----------------------------------------------------------------------

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 
 from meaningbench.ops.campaign import MadeKit, top_up_job
 from meaningbench.queries.campaign import Campaign, RaterProgress
+from meaningbench.ui.wording import counted
 
 if TYPE_CHECKING:
     from meaningbench.ui.context import StudyContext
@@ -54,17 +55,11 @@ class TopUpDialog(QDialog):
         assert study is not None, "the page opens the dialog on an open study"
         self.study_path = study
 
-        intro = QLabel(
-            f"{len(figures.short)} items are short of k = {figures.k} ratings. Each goes to "
-            "as many of the raters below as it lacks, never to a rater who rated it or "
-            "already has it in their queue. Each chosen rater gets one kit file; the raters "
-            "who finished their queue are ticked."
-        )
-        intro.setWordWrap(True)
+        self.intro = QLabel()
+        self.intro.setObjectName("topUpIntro")
+        self.intro.setWordWrap(True)
         self.raters = QListWidget()
         self.raters.setObjectName("topUpRaters")
-        for r in figures.raters:
-            self.raters.addItem(_rater_item(r))
         self.raters.itemChanged.connect(lambda _i: self._update_button())
         self.folder = QLineEdit(str(study.parent / "kits"))
         self.folder.setObjectName("topUpFolder")
@@ -90,13 +85,37 @@ class TopUpDialog(QDialog):
         buttons.addWidget(close)
 
         layout = QVBoxLayout(self)
-        layout.addWidget(intro)
+        layout.addWidget(self.intro)
         layout.addWidget(QLabel("Raters"))
         layout.addWidget(self.raters, 1)
         layout.addLayout(folder_row)
         layout.addWidget(self.status)
         layout.addLayout(buttons)
         self.resize(500, 340)
+        self.show_figures(figures)
+
+    def show_figures(self, figures: Campaign) -> None:
+        """The short items and each rater's progress as the page now reads them (after a
+        top-up, the raters' queues have grown); the ticks the lead set stay."""
+        short = len(figures.short)
+        self.intro.setText(
+            f"{counted(short, 'item')} {'is' if short == 1 else 'are'} short of k = "
+            f"{figures.k} {'rating' if figures.k == 1 else 'ratings'}. Each goes to as many of the raters below as it lacks, never "
+            "to a rater who rated it or already has it in their queue. Each chosen rater gets "
+            "one kit file; the raters who finished their queue are ticked."
+        )
+        ticked = {
+            str(item.data(Qt.ItemDataRole.UserRole)): item.checkState()
+            for item in (self.raters.item(row) for row in range(self.raters.count()))
+        }
+        self.raters.blockSignals(True)
+        self.raters.clear()
+        for r in figures.raters:
+            item = _rater_item(r)
+            if r.rater in ticked:
+                item.setCheckState(ticked[r.rater])
+            self.raters.addItem(item)
+        self.raters.blockSignals(False)
         self._update_button()
 
     def chosen(self) -> list[str]:
@@ -141,9 +160,9 @@ class TopUpDialog(QDialog):
     def _on_result(self, made: list[MadeKit]) -> None:
         self.made = made
         folder = made[0].path.parent if made else Path(self.folder.text())
-        lines = [f"{m.path.name}: {m.rater}, {m.items} items" for m in made]
+        lines = [f"{m.path.name}: {m.rater}, {counted(m.items, 'item')}" for m in made]
         self.status.setText(
-            f"Wrote {len(made)} top-up kit{'s' if len(made) != 1 else ''} to {folder}:\n"
+            f"Wrote {counted(len(made), 'top-up kit')} to {folder}:\n"
             + "\n".join(lines)
             + "\nSend each rater their file, then collect the returned files."
         )
