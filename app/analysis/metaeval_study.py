@@ -79,8 +79,8 @@ def metaeval_data_of(
 def metaeval_snapshots(
     study: Study, fractions: Sequence[float], dimension: str = "meaning"
 ) -> list[Snapshot]:
-    """The study's outputs as they stood after each share of its ratings (`fractions`),
-    the ratings in the order they were given (submitted time, then rating id).
+    """The study's outputs as they stood after each share of its human ratings
+    (`fractions`), the ratings in the order they were given (submitted time, then rating id).
 
     After a share f of the N ratings in, the first ceil(f·N) of them count; the human
     scores are the project's rule on those alone."""
@@ -88,7 +88,10 @@ def metaeval_snapshots(
     with study_session(study) as session:
         attrs = item_attributes_frame(session).reindex(data.item_ids)
         times = ratings_frame(session, dimension=dimension, kinds=("regular",))
-    active = data.ratings.active_keys(data.item_ids)
+    # A machine rater's ratings (`judge --as-rater`) are no human's: they never enter the
+    # human scores, so they are neither counted nor replayed; they stay where they are.
+    machine = set(times.loc[times["annotator_kind"] == "machine", "rating_id"])
+    active = {k: v for k, v in data.ratings.active_keys(data.item_ids).items() if k not in machine}
     times = times[times["rating_id"].isin(active)]
     order = times.sort_values(["submitted_at", "rating_id"], kind="stable")["rating_id"].tolist()
     # Keys that are not rating ids (none when read from a study) count as given first.

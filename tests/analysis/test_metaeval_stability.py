@@ -29,6 +29,7 @@ from meaningbench.analysis.metaeval_stability import (
 from meaningbench.analysis.metaeval_study import metaeval_data_from_study, metaeval_snapshots
 from meaningbench.db.models import Rating
 from meaningbench.db.study import open_study
+from tests.analysis.studybuild import add_ratings
 from tests.ui.dashboard.studies import synthetic_study
 
 FRACTIONS = sorted(set(HISTORY + TREND))
@@ -225,3 +226,20 @@ def test_the_study_timeline_counts_ratings_in_the_order_they_were_given(tmp_path
     np.testing.assert_array_equal(half.metrics, full.metrics)
     keep = np.isfinite(half.human)
     np.testing.assert_array_equal(half.human[keep], full.human[keep])  # one rating per item
+
+
+def test_the_timeline_counts_human_ratings_only(tmp_path: Path) -> None:
+    """A judge stored as a machine rater adds ratings that are no human's: the signal
+    counts the 15 human ratings, not 20, and its human scores are the humans' alone."""
+    study, facts = synthetic_study(tmp_path / "m.mbstudy", n_items=15, n_metrics=3, n_raters=1)
+    add_ratings(study, "judge", {i: 50.0 for i in facts.item_ids[:5]}, kind="machine")
+    path = study.path
+    study.close()
+    with open_study(path) as st:
+        snaps = metaeval_snapshots(st, [0.6, 1.0])
+        full = metaeval_data_from_study(st)
+    assert [s.ratings for s in snaps] == [9, 15]
+    np.testing.assert_array_equal(snaps[1].data.human, full.human)
+    assert np.isfinite(snaps[0].data.human).sum() == 9
+    st2 = ranking_stability(snaps, StabilityOptions(resamples=5, inner_resamples=10))
+    assert st2.ratings == 15
