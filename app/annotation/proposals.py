@@ -159,25 +159,48 @@ def _json(raw: object) -> Any:
         return None
 
 
+SCORE_WITH_SPANS = "meaningbench score STUDY --metrics 'llm_judge[template=esa]'"
+
+
+def _hash_named(name: str, config_hash: str) -> bool:
+    """Whether `name` is a prefix, long enough to tell runs apart, of a configuration hash."""
+    return len(name) >= 6 and config_hash.startswith(name)
+
+
+def _judge_runs_named(session: Session, name: str) -> list[str]:
+    """The labels of the stored llm_judge runs `name` names, with error spans or not."""
+    rows = session.execute(
+        text("SELECT DISTINCT label, config_hash FROM metric_run WHERE metric = :judge"),
+        {"judge": JUDGE},
+    ).all()
+    return sorted({label for label, h in rows if label == name or _hash_named(name, h)})
+
+
 def find_prefill(session: Session, name: str) -> PrefillSource:
     """The stored judge configuration a run label (or config hash prefix) names."""
     found = prefill_candidates(session)
     match = [c for c in found if c.label == name] or [
-        c for c in found if len(name) >= 6 and c.config_hash.startswith(name)
+        c for c in found if _hash_named(name, c.config_hash)
     ]
     if len(match) == 1:
         return match[0]
+    if len(match) > 1:
+        raise UserError(f"{name!r} names more than one stored judge configuration; give its label")
     known = "; ".join(c.label for c in found)
+    without = _judge_runs_named(session, name)
+    if without:
+        others = f"; runs with error spans: {known}" if known else ""
+        raise UserError(
+            f"the stored llm_judge run {without[0]!r} has no error spans to pre-fill from: "
+            "none of its answers holds a list of spans (the esa template asks the judge for "
+            f"them: {SCORE_WITH_SPANS}){others}"
+        )
     if not found:
         raise UserError(
             f"no stored llm_judge run of this study has error spans to pre-fill from ({name!r}); "
-            "score the items first: meaningbench score STUDY --metrics 'llm_judge[template=esa]'"
+            f"score the items first: {SCORE_WITH_SPANS}"
         )
-    if not match:
-        raise UserError(
-            f"no stored llm_judge run with error spans is named {name!r}; known: {known}"
-        )
-    raise UserError(f"{name!r} names more than one stored judge configuration; give its label")
+    raise UserError(f"no stored llm_judge run with error spans is named {name!r}; known: {known}")
 
 
 def proposals_for(

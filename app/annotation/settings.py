@@ -233,7 +233,10 @@ class AnnotationSettings:
             raise UserError("Side by side: at least two outputs go on one screen.")
         check_selection(self.selection)
         if self.selection_metrics is not None and not self.selection_metrics:
-            raise UserError("Name at least one metric run for the selection, or none for all.")
+            raise UserError(
+                "The selection needs at least one metric run to read: choose one or more, "
+                "or all of them for every finished run."
+            )
         if self.datasets is not None and not self.datasets:
             raise UserError("Choose at least one dataset for the queues.")
         if self.dimensions and not any(d.active for d in self.dimensions):

@@ -100,6 +100,13 @@ def run(args: argparse.Namespace) -> int:
     names = args.selection_metrics
     if isinstance(names, str):
         names = [n.strip() for n in names.split(",") if n.strip()]
+        if not names:
+            from meaningbench.errors import UserError
+
+            raise UserError(
+                "--selection-metrics names no run: give one or more finished metric runs "
+                "(e.g. 'bleu[refs=source]'), or --all-selection-metrics for every one"
+            )
     study = common.open_existing_study(args.study, reading=not changing)
     try:
         if changing:

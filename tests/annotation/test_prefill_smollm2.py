@@ -54,8 +54,8 @@ def test_the_embedded_judges_spans_are_proposed_where_its_words_stand(
     rc = main(["protocol", path, "--set", "esa", "--prefill-spans", SPEC])
     said = capsys.readouterr()
     if not any(isinstance(json.loads(d).get("spans"), list) for d in stored.values()):
-        # No answer held a span list: nothing to pre-fill, and the message says what to do.
-        assert rc == 2 and "score the items first" in said.err
+        # No answer held a span list: nothing to pre-fill, and the message says so.
+        assert rc == 2 and "none of its answers holds a list of spans" in said.err
         return
     assert rc == 0 and f"error spans pre-filled from {SPEC}" in said.out
     study = open_study(path)

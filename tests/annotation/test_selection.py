@@ -262,6 +262,11 @@ def test_selection_metrics_limit_what_the_selection_reads(
     assert two != every
     assert main(["protocol", str(path), "--selection-metrics", "meteor"]) == 2
     assert "Selection metric 'meteor': no finished run" in capsys.readouterr().err
+    # None is refused, and the message offers no "none for all".
+    assert main(["protocol", str(path), "--selection-metrics", " , "]) == 2
+    err = capsys.readouterr().err
+    assert "--selection-metrics names no run" in err and "--all-selection-metrics" in err
+    assert "none for all" not in err
     # Nothing was changed by the refused call.
     study = open_study(path)
     with study.session() as s:

@@ -200,14 +200,21 @@ def test_protocol_command_sets_and_clears_the_prefill(tmp_path: Path, capsys) ->
     path = str(st.path)
     with pytest.raises(UserError, match="score the items first"):
         set_protocol(st, prefill="llm_judge[template=esa]")
-    label = store_judge_answers(st, {1: ANSWERS[0]})
-    # A judge run without spans (the da template) is no source of spans.
+    # A judge run without spans (the da template) is no source of spans, and is named so.
     store_judge_answers(st, {1: "Score: 50"}, template="da")
+    with pytest.raises(UserError, match="'llm_judge' has no error spans to pre-fill from"):
+        set_protocol(st, prefill="llm_judge")
+    label = store_judge_answers(st, {1: ANSWERS[0]})
     st.close()
-    assert main(["protocol", path, "--prefill-spans", "llm_judge"]) == 2
-    assert "no stored llm_judge run with error spans is named 'llm_judge'" in (
-        capsys.readouterr().err
-    )
+    # A run that exists but holds no span list is named as such, not "score the items first".
+    da_run = "llm_judge"  # the da template, the default
+    assert main(["protocol", path, "--prefill-spans", da_run]) == 2
+    err = capsys.readouterr().err
+    assert f"the stored llm_judge run '{da_run}' has no error spans to pre-fill from" in err
+    assert "none of its answers holds a list of spans" in err and label in err
+    assert "score the items first" not in err and len(err.strip().splitlines()) == 1
+    assert main(["protocol", path, "--prefill-spans", "llm_judge[template=xyz]"]) == 2
+    assert "no stored llm_judge run with error spans is named" in capsys.readouterr().err
     assert main(["protocol", path, "--prefill-spans", label]) == 0
     said = capsys.readouterr().out
     assert "error spans pre-filled from llm_judge[template=esa] (model smollm2" in said

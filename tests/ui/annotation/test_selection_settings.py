@@ -54,4 +54,6 @@ def test_no_run_checked_is_refused_with_the_reason(qtbot, study) -> None:
     widget.selection_list.item(0).setCheckState(Qt.CheckState.Unchecked)
     assert not widget.apply()
     assert "at least one metric run" in widget.error.text()
+    # Unticking every run is what was refused: the reason must not offer it ("none for all").
+    assert "none for all" not in widget.error.text() and "or all of them" in widget.error.text()
     assert study_protocol(study).selection == "random"
