@@ -245,8 +245,9 @@ def _no_top_up(study: Study, raters: Sequence[str]) -> str:
     if not short:
         return "No item is short of its ratings: no top-up kit is needed."
     return (
-        f"{short} items are short of their ratings, but {', '.join(raters) or 'no rater'} "
-        "rated or already holds each of them: choose other raters."
+        f"{counted(short, 'item')} {'is' if short == 1 else 'are'} short of their ratings, but "
+        f"{', '.join(raters) or 'no rater'} rated or already holds each of them: choose "
+        "other raters."
     )
 
 

@@ -7,10 +7,12 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from sqlalchemy import select
 
 from meaningbench.annotation.practice import PracticeSession, add_practice
 from meaningbench.cli import main
 from meaningbench.datasets.importer import import_file
+from meaningbench.db.models import Annotator, Item, Rating
 from meaningbench.db.study import Study, copy_study, create_study, open_study
 from meaningbench.kits.campaign import campaign
 from meaningbench.kits.collecting import collect_kits
@@ -198,3 +200,25 @@ def _dump(path: Path) -> str:
         return "\n".join(conn.iterdump())
     finally:
         conn.close()
+
+
+def test_a_top_up_with_no_rater_free_names_the_short_items_in_words(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lead = tmp_path / "lead.mbstudy"
+    study = lead_study(lead, seed=1, n_sources=1)  # 2 items, k = 2
+    try:
+        with study.session(write=True) as s:
+            ana, ben = Annotator(name="ana", kind="named"), Annotator(name="ben", kind="named")
+            s.add_all([ana, ben])
+            s.flush()
+            items = list(s.scalars(select(Item.id).where(Item.kind == "regular")))
+            given = [(ana, items[0]), (ana, items[1]), (ben, items[0])]
+            s.add_all(
+                Rating(item_id=i, annotator_id=a.id, dimension_id=1, value=50.0) for a, i in given
+            )
+    finally:
+        study.close()
+    code, said = _kit(capsys, lead, "--top-up", "--raters", "ana", "--out", str(tmp_path / "k"))
+    assert code == 2, said
+    assert "1 item is short of their ratings, but ana rated or already holds" in said
