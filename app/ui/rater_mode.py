@@ -98,6 +98,7 @@ class RaterMode(QObject):
         for slot in self.window.slots().values():
             slot.nav_item.setHidden(False)
             slot.nav_item.setText(slot.spec.title)
+            slot.action.setText(slot.spec.title)
         if self.dialog is not None:  # it belongs to the kit that closed
             self.dialog.close()
             self.dialog.deleteLater()
@@ -117,8 +118,9 @@ class RaterMode(QObject):
         send_back.setEnabled(True)
         for key, slot in self.window.slots().items():
             slot.nav_item.setHidden(key != RATING_PAGE)
-            if key == RATING_PAGE:
+            if key == RATING_PAGE:  # named as the rater sees it, in Help's list too
                 slot.nav_item.setText("Rate")
+                slot.action.setText("Rate")
 
     def _lead_actions(self) -> list[QAction]:
         a = self.window.actions_

@@ -55,6 +55,7 @@ def test_a_kit_from_the_command_line_opens_in_rater_mode(
     assert not window.rater_mode.active
     assert "items" in window.status.counts_label.text()
     assert all(not s.nav_item.isHidden() for s in window.slots().values())
+    assert window.slots()["annotate"].action.text() == window.slots()["annotate"].spec.title
     assert window.actions_.settings.isVisible() and window.actions_.settings.isEnabled()
     assert not window.actions_.send_back.isVisible()
     assert window.page("annotate").start_button.text() == "Choose annotator and start"
@@ -133,7 +134,7 @@ def test_ctrl_digits_set_no_value_in_rater_mode_and_help_lists_no_lead_pages(
     shown = {dialog.table.item(r, 0).text() for r in range(dialog.table.rowCount())}
     lead_pages = {f"Go to {s.spec.title}" for k, s in window.slots().items() if k != "annotate"}
     assert lead_pages and not (listed | shown) & lead_pages
-    assert "Keyboard shortcuts" in shown and "Go to Annotate" in shown
+    assert "Keyboard shortcuts" in shown and "Go to Rate" in shown
 
 
 def test_enter_sends_back_the_second_time_too(window: Any, qtbot: Any, tmp_path: Path) -> None:
