@@ -57,8 +57,9 @@ NO_KITS = (
 )
 RATER_TIPS = (
     "",
-    "Kits made for this rater, top-ups included",
-    "Kits that came back with ratings in them",
+    "Kits made for this rater, one per round: the first and each top-up (a kit made "
+    "again for the same round counts once)",
+    "Rounds whose kit came back with ratings in it",
     "Items rated out of the items in the rater's queue (hidden controls included)",
     "Share of identical controls (an output that is its source) rated high enough",
     "Share of unrelated controls (an output of another source) rated low enough",
