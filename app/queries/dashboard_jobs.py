@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from meaningbench.analysis.agreement import N_BOOT as AGREEMENT_BOOT
 from meaningbench.analysis.agreement import (
     AgreementResult,
     agreement_of_units,
@@ -32,8 +33,6 @@ from meaningbench.runtime import Job, JobContext
 
 HEATMAP_METHODS = ("pearson", "spearman")
 N_BOOT = 1000
-# Fewer resamples for the agreement intervals: they refresh with every bootstrap job.
-AGREEMENT_BOOT = 200
 SEED = 0
 
 
@@ -105,6 +104,8 @@ class Snapshot:
         return table
 
     def agreement(self) -> AgreementResult:
+        # The resamples, splits and seed of `meaningbench agreement` (its defaults): the
+        # tab's intervals are the command's to the last digit (under a second on 10,000 items).
         result = agreement_of_units(
             self.units, rater_names=self.rater_names, n_boot=AGREEMENT_BOOT, seed=SEED
         )
