@@ -35,7 +35,7 @@ import json
 import sqlite3
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from sqlalchemy import func, select
@@ -52,6 +52,7 @@ from meaningbench.db.setting_keys import NAME_KEY
 from meaningbench.db.study import Study, copy_study
 from meaningbench.errors import UserError
 from meaningbench.kits.coverage import required_k, short_items
+from meaningbench.annotation.kit_log import new_log_key, start_log_in
 from meaningbench.kits.record import (
     KIT_SUFFIX,
     MARKER_KEY,
@@ -83,6 +84,8 @@ class KitPlan:
     file: str
     round: int  # 0: the rater's queue; 1, 2, ...: their top-ups
     practised: bool  # an earlier kit of theirs came back rated: no practice in this one
+    # The first key of the kit's log of ratings (`meaningbench.annotation.kit_log`).
+    log_key: str = field(default_factory=new_log_key)
 
 
 @dataclass(frozen=True)
@@ -135,6 +138,7 @@ def make_kits(
     `replace`: kits without ratings already there under the new names are replaced."""
     _check_lead(study)
     study_id = ensure_study_id(study)
+    # A refusal rolls the planning back: no rater or queue is made for kits not written.
     with study.session(write=True) as s:
         records = kit_records(s)
         plans = (
@@ -142,9 +146,9 @@ def make_kits(
             if top_up
             else _queue_plans(s, raters, study_id, records)
         )
-    if not plans:
-        raise UserError(_no_top_up(study, raters))
-    _check_targets(out, plans, study_id, records, replace)
+        if not plans:
+            raise UserError(_no_top_up(s, raters))
+        _check_targets(out, plans, study_id, records, replace)
     out.mkdir(parents=True, exist_ok=True)
     with files_in_place(out) as staging:
         for plan in plans:
@@ -239,9 +243,8 @@ def _check_targets(
         raise KitsInTheWay(out, in_way)
 
 
-def _no_top_up(study: Study, raters: Sequence[str]) -> str:
-    with study.session() as s:
-        short = len(short_items(s))
+def _no_top_up(s: Session, raters: Sequence[str]) -> str:
+    short = len(short_items(s))
     if not short:
         return "No item is short of its ratings: no top-up kit is needed."
     return (
@@ -354,6 +357,7 @@ def _record(s: Session, plans: Sequence[KitPlan], top_up: bool) -> None:
             signature=signature(secret, plan.marker, identities),
             top_up=top_up,
             round=plan.round,
+            log_key=plan.log_key,
         )
         if top_up:
             s.add_all(
@@ -373,6 +377,7 @@ def _build_kit(lead: Path, dest: Path, plan: KitPlan) -> None:
         with conn:
             _strip(conn, plan)
             _kit_settings(conn, plan)
+        start_log_in(dest, plan.log_key)
         conn.execute("VACUUM")  # no page of what was deleted stays in the file
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     finally:

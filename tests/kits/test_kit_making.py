@@ -17,6 +17,7 @@ from meaningbench.db.study import Study, copy_study, create_study, open_study
 from meaningbench.kits.campaign import campaign
 from meaningbench.kits.collecting import collect_kits
 from meaningbench.kits.record import kit_records
+from tests.cluster.helpers import query
 from tests.fault_tools import file_digest
 from tests.kits.campaign_helpers import lead_study, rate_kit
 from tests.kits.campaign_study import campaign_study
@@ -63,11 +64,14 @@ def test_a_kit_holding_ratings_is_never_replaced(
     rate_kit(kits / "ana.mbkit", "ana", 30)
     before = file_digest(kits / "ana.mbkit"), file_digest(kits / "ben.mbkit")
     for extra in ((), ("--replace",)):
-        code, said = _kit(capsys, lead, "--raters", "ana,ben", "--out", str(kits), *extra)
+        code, said = _kit(capsys, lead, "--raters", "ana,ben,zoe", "--out", str(kits), *extra)
         assert code == 2 and "Traceback" not in said, said
         assert "ana.mbkit" in said and "30 ratings" in said and "never replaced" in said
         assert (file_digest(kits / "ana.mbkit"), file_digest(kits / "ben.mbkit")) == before
         assert _records(lead) == {"ana": 1, "ben": 1}
+        assert not (kits / "zoe.mbkit").exists()
+        # Nothing changed in the lead's study either: no rater, no queue for zoe.
+        assert query(lead, "SELECT name FROM annotator WHERE name = 'zoe'") == []
     # Into another folder it is made (the 30 ratings are still safe in the first one).
     assert _kit(capsys, lead, "--raters", "ana", "--out", str(tmp_path / "again"))[0] == 0
 
