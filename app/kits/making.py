@@ -35,7 +35,7 @@ import json
 import sqlite3
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from sqlalchemy import func, select
@@ -52,7 +52,6 @@ from meaningbench.db.setting_keys import NAME_KEY
 from meaningbench.db.study import Study, copy_study
 from meaningbench.errors import UserError
 from meaningbench.kits.coverage import required_k, short_items
-from meaningbench.annotation.kit_log import new_log_key, start_log_in
 from meaningbench.kits.record import (
     KIT_SUFFIX,
     MARKER_KEY,
@@ -84,8 +83,6 @@ class KitPlan:
     file: str
     round: int  # 0: the rater's queue; 1, 2, ...: their top-ups
     practised: bool  # an earlier kit of theirs came back rated: no practice in this one
-    # The first key of the kit's log of ratings (`meaningbench.annotation.kit_log`).
-    log_key: str = field(default_factory=new_log_key)
 
 
 @dataclass(frozen=True)
@@ -357,7 +354,6 @@ def _record(s: Session, plans: Sequence[KitPlan], top_up: bool) -> None:
             signature=signature(secret, plan.marker, identities),
             top_up=top_up,
             round=plan.round,
-            log_key=plan.log_key,
         )
         if top_up:
             s.add_all(
@@ -377,7 +373,6 @@ def _build_kit(lead: Path, dest: Path, plan: KitPlan) -> None:
         with conn:
             _strip(conn, plan)
             _kit_settings(conn, plan)
-        start_log_in(dest, plan.log_key)
         conn.execute("VACUUM")  # no page of what was deleted stays in the file
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     finally:
