@@ -20,6 +20,7 @@ from datetime import datetime
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
+from meaningbench.annotation.kit_log import record_event
 from meaningbench.annotation.model import Progress, Scale, ShownItem, Submission
 from meaningbench.annotation.proposals import (
     ProposalFate,
@@ -328,6 +329,7 @@ class AnnotationSession:
             ids = tuple(r.id for r in new_rows)
             store_spans(s, ids[0], spans)
             store_fates(s, ids[0], proposals)
+            record_event(s, "rate", item_id)
         if newly_done:
             self._adjust(rated=1, skipped=-1 if was_skipped else 0)
         return Submission(
@@ -403,6 +405,7 @@ class AnnotationSession:
                         prior.state = CURRENT
                         restored = True
             s.flush()
+            record_event(s, "undo", latest.item_id)
             entry = self._entry(s, latest.item_id)
             if restored:
                 self._cursor = entry.item_id
@@ -438,6 +441,7 @@ class AnnotationSession:
                 self._adjust(skipped=1)
             entry.skips += 1
             entry.position = float(last or 0.0) + 1.0
+            record_event(s, "skip", item_id)
         if self._shown is not None and self._shown.item_id == item_id:
             self._shown = None
         return True
@@ -468,5 +472,6 @@ class AnnotationSession:
                 )
                 .values(flagged=flagged, comment=comment)
             )
+            record_event(s, "flag", item_id)
         if self._shown is not None and self._shown.item_id == item_id:
             self._shown = replace(self._shown, flagged=flagged, comment=comment)

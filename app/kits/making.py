@@ -35,12 +35,13 @@ import json
 import sqlite3
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from meaningbench.annotation.kit_log import new_log_key, start_log_in
 from meaningbench.annotation.queue import ensure_queue, get_or_create_annotator
 from meaningbench.annotation.settings import SETTINGS_KEY, AnnotationSettings
 from meaningbench.cluster.study_id import ensure_study_id
@@ -83,6 +84,8 @@ class KitPlan:
     file: str
     round: int  # 0: the rater's queue; 1, 2, ...: their top-ups
     practised: bool  # an earlier kit of theirs came back rated: no practice in this one
+    # The first key of the kit's log of ratings (`meaningbench.annotation.kit_log`).
+    log_key: str = field(default_factory=new_log_key)
 
 
 @dataclass(frozen=True)
@@ -354,6 +357,7 @@ def _record(s: Session, plans: Sequence[KitPlan], top_up: bool) -> None:
             signature=signature(secret, plan.marker, identities),
             top_up=top_up,
             round=plan.round,
+            log_key=plan.log_key,
         )
         if top_up:
             s.add_all(
@@ -373,6 +377,7 @@ def _build_kit(lead: Path, dest: Path, plan: KitPlan) -> None:
         with conn:
             _strip(conn, plan)
             _kit_settings(conn, plan)
+        start_log_in(dest, plan.log_key)
         conn.execute("VACUUM")  # no page of what was deleted stays in the file
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     finally:

@@ -47,6 +47,9 @@ class KitRecord:
     returns: list[str] = field(default_factory=list)
     # 0: the rater's queue; N: their N-th top-up. None: recorded before rounds were kept.
     round: int | None = None
+    # The first key of the kit's log of ratings (`meaningbench.annotation.kit_log`), never in
+    # any kit. None: a kit made before kits kept a log.
+    log_key: str | None = None
 
     def round_key(self) -> int | str:
         """Which of the rater's rounds the kit belongs to: a kit made again for the same
