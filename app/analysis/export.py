@@ -109,8 +109,9 @@ def to_latex(
         " & ".join(header) + r" \\",
         r"\midrule",
     ]
-    for index, row in frame.iterrows():
-        cells = [latex_escape(str(index)), *(_cell(v, digits) for v in row.tolist())]
+    # itertuples keeps each column's type: iterrows would print a count beside a float as 45.000.
+    for index, *values in frame.itertuples(index=True, name=None):
+        cells = [latex_escape(str(index)), *(_cell(v, digits) for v in values)]
         lines.append(" & ".join(cells) + r" \\")
     lines += [r"\bottomrule", r"\end{tabular}"]
     if caption:

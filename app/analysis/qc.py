@@ -18,6 +18,7 @@ Per named annotator, on one dimension (anonymous ratings have no rater to check)
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -102,6 +103,13 @@ class QCResult:
         return pd.DataFrame(rows, columns=columns).set_index("annotator")
 
 
+def name_order(name: object) -> tuple[tuple[int, int | str], ...]:
+    """Annotators in the order a reader expects: the numbers in a name by value (rater 2
+    before rater 10), the rest by its letters."""
+    parts = re.split(r"(\d+)", str(name).casefold())
+    return tuple((0, int(p)) if p.isdigit() else (1, p) for p in parts if p)
+
+
 def _durations_ms(frame: pd.DataFrame) -> np.ndarray:
     ms = pd.to_numeric(frame["duration_ms"], errors="coerce").to_numpy(dtype=np.float64)
     missing = ~np.isfinite(ms)
@@ -178,7 +186,9 @@ def qc_from_frame(
     if ratings.empty:
         return result
     human = ratings[ratings["annotator_kind"] == "named"]
-    for name, frame in human.groupby("annotator", sort=True):
+    groups = dict(list(human.groupby("annotator", sort=False)))
+    for name in sorted(groups, key=name_order):
+        frame = groups[name]
         result.raters[str(name)] = rater_qc(
             str(name), frame, fast_ms=fast_ms, p_threshold=p_threshold
         )

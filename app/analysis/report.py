@@ -94,9 +94,11 @@ def html_table(
 ) -> str:
     head = "".join(f"<th>{escape(str(c))}</th>" for c in [frame.index.name or "", *frame.columns])
     rows = []
-    for index, row in frame.iterrows():
+    # Row by row across the columns: iterrows would make one dtype of a row, so a count
+    # beside a float would print as 45.000.
+    for index, *values in frame.itertuples(index=True, name=None):
         cls = f" class='{classes[str(index)]}'" if classes and str(index) in classes else ""
-        cells = "".join(f"<td>{_fmt(v, digits)}</td>" for v in row.tolist())
+        cells = "".join(f"<td>{_fmt(v, digits)}</td>" for v in values)
         rows.append(f"<tr{cls}><td>{escape(str(index))}</td>{cells}</tr>")
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
 
