@@ -34,6 +34,7 @@ from meaningbench.ui.dashboard.plots import export_plot
 from meaningbench.ui.dashboard.sanity_chart import SanityMeans
 from meaningbench.ui.dashboard.tables import BandedHeader, FrameTable
 from meaningbench.ui.icons import themed_icon
+from meaningbench.ui.widgets import ElidedLabel
 from meaningbench.ui.workers import JobHandle
 
 if TYPE_CHECKING:
@@ -107,7 +108,8 @@ class SanityPanel(QWidget):
         self.progress = QProgressBar()
         self.progress.setMaximumWidth(260)
         self.progress.setTextVisible(True)
-        self.status = QLabel()
+        # "Not run — <run>: <error>; …" can name every run: shortened, the whole in its tooltip.
+        self.status = ElidedLabel()
         self.status.setObjectName("mutedLabel")
         controls = QHBoxLayout()
         controls.addWidget(QLabel("Unrelated texts:"))
