@@ -58,7 +58,8 @@ def run(args: argparse.Namespace) -> int:
         with common.writing_output(args.out):
             made = make_kits(study, raters, args.out, top_up=args.top_up, replace=args.replace)
     except KitsInTheWay as exc:
-        raise UserError(f"{exc}; --replace replaces them, or choose another --out") from None
+        them = "it" if len(exc.paths) == 1 else "them"
+        raise UserError(f"{exc}; --replace replaces {them}, or choose another --out") from None
     finally:
         study.close()
     if args.json:

@@ -89,7 +89,7 @@ def test_a_kit_is_replaced_only_when_asked_and_counted_once(
     code, said = _kit(capsys, lead, "--raters", "ana", "--out", str(kits))
     errors = [line for line in said.splitlines() if ": error: " in line]
     assert code == 2 and len(errors) == 1, said
-    assert "ana.mbkit is already there" in errors[0] and "--replace" in errors[0]
+    assert "ana.mbkit is already there" in errors[0] and "--replace replaces it," in errors[0]
     assert file_digest(kits / "ana.mbkit") == first and _records(lead) == {"ana": 1}
 
     assert _kit(capsys, lead, "--raters", "ana", "--out", str(kits), "--replace")[0] == 0
