@@ -10,6 +10,7 @@ import pytest
 from sqlalchemy import select
 
 from meaningbench.annotation.practice import PracticeSession, add_practice
+from meaningbench.annotation.session import AnnotationSession
 from meaningbench.cli import main
 from meaningbench.datasets.importer import import_file
 from meaningbench.db.models import Annotator, Item, Rating
@@ -226,3 +227,24 @@ def test_a_top_up_with_no_rater_free_names_the_short_items_in_words(
     code, said = _kit(capsys, lead, "--top-up", "--raters", "ana", "--out", str(tmp_path / "k"))
     assert code == 2, said
     assert "1 item is short of their ratings, but ana rated or already holds" in said
+
+
+def test_a_kit_open_for_rating_is_never_replaced(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lead = tmp_path / "lead.mbstudy"
+    lead_study(lead, seed=1).close()
+    kits = tmp_path / "kits"
+    assert _kit(capsys, lead, "--raters", "ana", "--out", str(kits))[0] == 0
+    kit = open_study(kits / "ana.mbkit")  # the rater's app holds it open
+    try:
+        session = AnnotationSession(kit, "ana")
+        shown = session.current()
+        assert shown is not None
+        session.submit(shown.item_id, {"meaning": 40.0})  # in the kit's log, not yet its file
+        assert (kits / "ana.mbkit-wal").stat().st_size > 0
+        code, said = _kit(capsys, lead, "--raters", "ana", "--out", str(kits), "--replace")
+        assert code == 2 and "open in MeaningBench" in said and "never replaced" in said, said
+    finally:
+        kit.close()
+    assert query(kits / "ana.mbkit", "SELECT value FROM rating") == [(40.0,)]
