@@ -322,8 +322,7 @@ class AnnotationSession:
                     )
                 )
             s.add_all(new_rows)
-            newly_done = not entry.done
-            was_skipped = entry.skips > 0
+            newly_done, was_skipped = not entry.done, entry.skips > 0
             entry.done = True
             s.flush()
             ids = tuple(r.id for r in new_rows)
