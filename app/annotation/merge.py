@@ -75,6 +75,8 @@ class MergeReport:
     annotators_added: list[str] = field(default_factory=list)
     dimensions_added: list[str] = field(default_factory=list)
     ratings_added: int = 0
+    # Of `ratings_added`, their earlier values (superseded, undone) kept as history here.
+    history_added: int = 0
     duplicates: int = 0
     conflicts: list[Conflict] = field(default_factory=list)
     notes_added: int = 0
@@ -98,9 +100,10 @@ class MergeReport:
         return "; ".join(parts)
 
 
-def open_copy(path: Path) -> Session:
+def open_copy(path: Path, *, immutable: bool = False) -> Session:
     """A read-only session on another copy of a study, refused (with the file named) when
-    it is no study or is at another schema; the caller closes it and disposes its engine."""
+    it is no study or is at another schema; the caller closes it and disposes its engine.
+    `immutable`: read as a file nothing writes (a returned kit), leaving nothing beside it."""
     if not path.is_file():
         raise UserError(f"{path}: no such study file")
     # Read only, and only through SQLite: the header check included (a plain open and
@@ -109,6 +112,8 @@ def open_copy(path: Path) -> Session:
     # it needs: such a study is read as immutable (see meaningbench.db.access).
     access = study_access(path)
     uris = read_only_uris(path) if not access.writable else [f"{path.resolve().as_uri()}?mode=ro"]
+    if immutable:
+        uris = [f"{path.resolve().as_uri()}?immutable=1"]
     for uri in uris:
         engine = create_engine("sqlite://", creator=lambda uri=uri: sqlite3.connect(uri, uri=True))
         try:
@@ -172,16 +177,20 @@ def merge_ratings(
     *,
     chunk_items: int = MERGE_CHUNK_ITEMS,
     chunk_gap_s: float = CHUNK_GAP_S,
+    kit: bool = False,
 ) -> MergeReport:
     """Bring the other study's ratings and notes into `target`, `chunk_items` items per
     transaction, the lock free for `chunk_gap_s` between them (0 for a private copy no one
-    else writes to; see the module notes on a merge that is interrupted)."""
+    else writes to; see the module notes on a merge that is interrupted).
+
+    `kit`: the other file is a returned rater kit, read as immutable; only its ratings,
+    spans and notes come in, never an item, an item's attributes or a dimension."""
     other_path = Path(other_path)
     if other_path.exists() and os.path.samefile(other_path, target.path):
         raise UserError("A study cannot be merged into itself.")
     report = MergeReport(other=other_path)
     origin = f"merge:{other_path.name}"
-    src = open_copy(other_path)
+    src = open_copy(other_path, immutable=kit)
     done = 0
     try:
         their_ratings = src.scalars(select(Rating).order_by(Rating.id)).all()
@@ -199,6 +208,7 @@ def merge_ratings(
                 annotator_map=_map_annotators(src, dst, report),
                 dims=_map_dimensions(src, dst, report),
                 names={a.id: a.name for a in dst.scalars(select(Annotator))},
+                kit=kit,
             )
         ratings_of: dict[int, list[Rating]] = defaultdict(list)
         for r in their_ratings:
@@ -250,6 +260,7 @@ class _MergeState:
     item_map: dict[int, int] = field(default_factory=dict)
     ours: dict[tuple[str, str, str], int] | None = None
     datasets: dict[str, int] | None = None
+    kit: bool = False
 
 
 def _merge(
@@ -351,7 +362,9 @@ def _copy_rating(
     state = theirs.state
     # The copy it came from, whatever brought it into that copy (rated, imported there).
     row_origin = origin
-    if holds_current(theirs) and current is not None:
+    if not holds_current(theirs):
+        report.history_added += 1
+    elif current is not None:
         state = "superseded"
         row_origin = f"merge-conflict:{name}"
         report.conflicts.append(
@@ -459,8 +472,11 @@ def _map_items(
         if found is not None:
             item_map[item_id] = found
             report.items_matched += 1
-            _add_missing_attributes(dst, found, it.meta)
+            if not state.kit:
+                _add_missing_attributes(dst, found, it.meta)
             continue
+        if state.kit:
+            raise UserError(f"{report.other}: item {dset.name}/{it.pair_key} is not in this study")
         if dset.name not in datasets:
             made = Dataset(
                 name=dset.name, source_file=dset.source_file, format=dset.format, meta=dset.meta

@@ -1,28 +1,44 @@
 """Collecting returned kits: each checked against the lead's record, then merged whole.
 
 A kit is refused, with its file named and nothing of it merged, when it is no kit, a kit
-of another study, a kit this study has no record of, or a tampered one (its items, ids or
-raters no longer those it was made with: see `meaningbench.kits.record`). The others are
-still collected. Each accepted kit goes through the merge (`meaningbench.annotation.merge`)
-in one transaction, so it comes in whole or not at all; a kit collected again adds
+of another study, a kit this study has no record of, a damaged or partial file, or a
+tampered one: its items, ids or raters no longer those it was made with (see
+`meaningbench.kits.record`), its ratings no longer those its sealed log holds (see
+`meaningbench.annotation.kit_log`), or a value that the lead's own definitions refuse (a
+rating outside its dimension's scale, text where a number belongs, a row pointing at an
+item, rater or dimension that is not there). The others are still collected.
+
+A kit is only read, as an immutable file: nothing is written beside it, so the folder of
+returned kits stays byte for byte as it was. Each accepted kit goes through the merge
+(`meaningbench.annotation.merge`) in one transaction, so it comes in whole or not at all,
+and only its ratings, spans, notes and their times come in; a kit collected again adds
 nothing, as the merge recognises what is already here.
 """
 
 from __future__ import annotations
 
+import math
+import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
+from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import select, text
+from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
 
 from meaningbench.analysis.rater_checks import RaterCheck, RaterThresholds, checks_from_frame
+from meaningbench.annotation.kit_log import LogMismatch, check_log
 from meaningbench.annotation.merge import MergeReport, merge_ratings, open_copy
 from meaningbench.annotation.settings import load_settings
 from meaningbench.cluster.study_id import read_study_id
+from meaningbench.core.wording import counted
+from meaningbench.db.errors import StudyFileError
+from meaningbench.db.faults import describe_fault
 from meaningbench.db.frames import ratings_frame
-from meaningbench.db.models import Annotator, Dimension, utcnow
+from meaningbench.db.models import RATING_STATES, Annotator, Dimension, utcnow
 from meaningbench.db.study import Study
 from meaningbench.errors import UserError
 from meaningbench.kits.record import (
@@ -37,10 +53,12 @@ from meaningbench.kits.record import (
     store_records,
 )
 
+NOTHING_MERGED = "nothing was merged"
+
 
 @dataclass
 class KitReturn:
-    """One kit collected: whose, what the merge brought in, and the kit's controls."""
+    """One kit collected: whose, what the merge wrote, and the kit's controls."""
 
     path: Path
     rater: str
@@ -48,6 +66,32 @@ class KitReturn:
     merge: MergeReport
     # The rater's checks on this kit's ratings alone (controls passed); None: no ratings.
     controls: RaterCheck | None
+    # Made before kits kept a sealed log: its ratings could not be checked for edits.
+    unchecked: bool = False
+
+    @property
+    def new_ratings(self) -> int:
+        """Ratings written that are now in force (not a conflict, not an earlier value)."""
+        m = self.merge
+        return m.ratings_added - len(m.conflicts) - m.history_added
+
+    @property
+    def rows_written(self) -> int:
+        return self.merge.ratings_added
+
+    def summary(self) -> str:
+        """What the collect wrote, in rows: every count is rows added to the study."""
+        m = self.merge
+        parts = [counted(self.new_ratings, "new rating")]
+        if m.conflicts:
+            parts.append(f"{counted(len(m.conflicts), 'conflict')} kept as history")
+        if m.history_added:
+            parts.append(f"{counted(m.history_added, 'earlier value')} kept as history")
+        if m.duplicates:
+            parts.append(f"{m.duplicates:,} already here")
+        if m.notes_added:
+            parts.append(counted(m.notes_added, "note"))
+        return ", ".join(parts)
 
 
 @dataclass
@@ -55,60 +99,131 @@ class CollectReport:
     collected: list[KitReturn] = field(default_factory=list)
     refused: list[tuple[Path, str]] = field(default_factory=list)
 
+    @property
+    def new_ratings(self) -> int:
+        return sum(k.new_ratings for k in self.collected)
+
+    @property
+    def conflicts(self) -> int:
+        return sum(len(k.merge.conflicts) for k in self.collected)
+
 
 def returned_kits(folder: Path) -> list[Path]:
     """The kit files of a folder, by name (hidden partial files left out)."""
     if not folder.is_dir():
         raise UserError(f"{folder}: no such folder")
-    return sorted(p for p in folder.glob(f"*{KIT_SUFFIX}") if not p.name.startswith("."))
+    return sorted(
+        p for p in folder.glob(f"*{KIT_SUFFIX}") if not p.name.startswith(".") and p.is_file()
+    )
 
 
 def collect_kits(
     study: Study, folder: Path, *, on_kit: Callable[[Path], None] | None = None
 ) -> CollectReport:
-    """Merge every kit in `folder` into `study`; a refused kit is reported, not raised."""
+    """Merge every kit in `folder` into `study`; a refused kit is reported, not raised. A
+    write of the lead's study that fails (a full disk) stops the collect with a message
+    naming the kits collected before it, the one it stopped at and those not read."""
     if study.read_only:
         raise UserError(f"{study.path}: read-only; collected ratings could not be stored.")
     study_id = read_study_id(study)
     report = CollectReport()
-    for path in returned_kits(folder):
+    kits = returned_kits(folder)
+    for number, path in enumerate(kits):
         if on_kit is not None:
             on_kit(path)
         try:
-            marker = verify_kit(study, study_id, path)
+            checked = check_kit(study, study_id, path)
         except UserError as exc:
             report.refused.append((path, str(exc)))
             continue
-        # One chunk, no pause: the kit comes in whole in one transaction or not at all.
-        merged = merge_ratings(study, path, chunk_items=1 << 30, chunk_gap_s=0)
-        if merged.ratings_added or merged.duplicates:
-            # A kit with no rating in it (not rated yet) is no return.
-            _note_return(study, marker)
-        report.collected.append(
-            KitReturn(path, marker.rater, marker.kit_id, merged, _kit_checks(study, path, marker))
-        )
+        try:
+            report.collected.append(_merge_kit(study, path, checked))
+        except UserError as exc:
+            report.refused.append((path, str(exc)))
+        except Exception as exc:
+            fault = describe_fault(exc, study.path)
+            if fault is None:
+                raise
+            raise StudyFileError(_stopped(fault, report, path, kits[number + 1 :])) from exc
     return report
 
 
-def verify_kit(study: Study, study_id: str | None, path: Path) -> KitMarker:
-    """The kit's marker when the kit is this study's and untouched; else a UserError."""
-    src = open_copy(path)
+def _stopped(fault: StudyFileError, report: CollectReport, at: Path, unread: list[Path]) -> str:
+    """A fault of the lead's study in the middle of a collect: what is what."""
+    done = ", ".join(k.path.name for k in report.collected) or "none"
+    message = (
+        f"{str(fault).split('; ')[0]}: the collect stopped at {at.name}, of which "
+        f"{NOTHING_MERGED}. Collected before it and kept: {done}."
+    )
+    if unread:
+        message += f" Not read yet: {', '.join(p.name for p in unread)}."
+    return message + " Free some disk space and collect again (nothing is added twice)."
+
+
+@dataclass(frozen=True)
+class _Checked:
+    marker: KitMarker
+    unchecked: bool
+
+
+def _merge_kit(study: Study, path: Path, checked: _Checked) -> KitReturn:
+    # One chunk, no pause: the kit comes in whole in one transaction or not at all.
+    merged = merge_ratings(study, path, chunk_items=1 << 30, chunk_gap_s=0, kit=True)
+    if merged.ratings_added or merged.notes_added:
+        # A kit that brought nothing new (not rated yet, or collected before) is no return.
+        _note_return(study, checked.marker)
+    marker = checked.marker
+    controls = _kit_checks(study, path, marker)
+    return KitReturn(path, marker.rater, marker.kit_id, merged, controls, checked.unchecked)
+
+
+def check_kit(study: Study, study_id: str | None, path: Path) -> _Checked:
+    """What a collect needs of a kit that is this study's and untouched; else a UserError
+    naming the file (whatever is wrong with it: a damaged file is refused, not raised)."""
+    wal = Path(f"{path}-wal")
+    if wal.exists() and wal.stat().st_size > 0:
+        raise UserError(
+            f"{path}: a {wal.name} file lies beside it (the kit is open in MeaningBench, or "
+            "was copied with a file that may not be its own); close it and use Send back, "
+            f"which writes the kit as one file, then collect again; {NOTHING_MERGED}"
+        )
     try:
+        return _read_and_check(study, study_id, path)
+    except (sqlite3.Error, SQLAlchemyError, StudyFileError, ValueError, TypeError) as exc:
+        why = str(getattr(exc, "orig", None) or exc).splitlines()[0]
+        raise UserError(f"{path}: damaged or not a whole kit ({why}); {NOTHING_MERGED}") from exc
+    except LogMismatch as exc:
+        raise UserError(
+            f"{path}: the kit was changed outside MeaningBench ({exc}); {NOTHING_MERGED}"
+        ) from exc
+
+
+def _read_and_check(study: Study, study_id: str | None, path: Path) -> _Checked:
+    src = open_copy(path, immutable=True)
+    try:
+        damage = src.execute(text("PRAGMA quick_check")).scalars().all()
+        if damage != ["ok"]:
+            raise UserError(f"{path}: damaged ({damage[0]}); {NOTHING_MERGED}")
         marker = read_marker(src)
         if marker is None:
             raise UserError(f"{path}: not a rater kit (a study file without a kit marker)")
         if study_id is None or marker.study_id != study_id:
-            raise UserError(f"{path}: a kit of another study; nothing was merged")
+            raise UserError(f"{path}: a kit of another study; {NOTHING_MERGED}")
         with study.session() as s:
             record = kit_records(s).get(marker.kit_id)
             secret = read_secret(s)
-            dimensions = set(s.scalars(select(Dimension.name)))
+            dimensions = {d.name: d for d in s.scalars(select(Dimension))}
+            for d in dimensions.values():
+                s.expunge(d)
         if record is None or secret is None:
             raise UserError(
-                f"{path}: this study made no kit with this id (edited?); nothing was merged"
+                f"{path}: this study made no kit with this id (edited?); {NOTHING_MERGED}"
             )
-        _check_contents(src, path, marker, record, secret, dimensions)
-        return marker
+        _check_contents(src, path, marker, record, secret, set(dimensions))
+        _check_values(src, path, marker.rater, dimensions)
+        if record.log_key is not None:
+            check_log(src, record.log_key)
+        return _Checked(marker, unchecked=record.log_key is None)
     finally:
         bind = src.get_bind()
         src.close()
@@ -126,19 +241,91 @@ def _check_contents(
     tampered = f"{path}: the kit was changed since it was made"
     if record.rater != marker.rater:
         raise UserError(
-            f"{tampered} (its rater is now {marker.rater!r}, not {record.rater!r}); nothing was merged"
+            f"{tampered} (its rater is now {marker.rater!r}, not {record.rater!r}); "
+            f"{NOTHING_MERGED}"
         )
     names = set(src.scalars(select(Annotator.name)))
     if names - {marker.rater}:
         others = ", ".join(sorted(names - {marker.rater}))
-        raise UserError(f"{tampered} (it holds other raters: {others}); nothing was merged")
+        raise UserError(f"{tampered} (it holds other raters: {others}); {NOTHING_MERGED}")
     if not signature_matches(secret, marker, item_identities(src), record.signature):
-        raise UserError(f"{tampered} (its items were added to or edited); nothing was merged")
+        raise UserError(f"{tampered} (its items were added to or edited); {NOTHING_MERGED}")
     extra = set(src.scalars(select(Dimension.name))) - dimensions
     if extra:
         raise UserError(
-            f"{tampered} (new dimensions: {', '.join(sorted(extra))}); nothing was merged"
+            f"{tampered} (new dimensions: {', '.join(sorted(extra))}); {NOTHING_MERGED}"
         )
+
+
+_KIT_RATINGS = """
+    SELECT r.id, r.item_id, i.id, r.annotator_id, a.name, r.dimension_id, d.name,
+           r.value, r.start_value, r.state, r.submitted_at, r.shown_at, r.duration_ms,
+           r.supersedes_id, s.id
+    FROM rating r
+    LEFT JOIN item i ON i.id = r.item_id
+    LEFT JOIN annotator a ON a.id = r.annotator_id
+    LEFT JOIN dimension d ON d.id = r.dimension_id
+    LEFT JOIN rating s ON s.id = r.supersedes_id
+    ORDER BY r.id"""
+
+
+def _check_values(src: Session, path: Path, rater: str, dimensions: dict[str, Dimension]) -> None:
+    """Every rating of the kit against the lead's own definitions: its item, rater and
+    dimension there, a number on the lead's scale of that dimension, a known state and
+    readable times; the first that fails refuses the kit."""
+    for row in src.execute(text(_KIT_RATINGS)).all():
+        problem = _rating_problem(row, rater, dimensions)
+        if problem is not None:
+            raise UserError(f"{path}: rating {row[0]} {problem}; {NOTHING_MERGED}")
+
+
+def _rating_problem(row: Any, rater: str, dimensions: dict[str, Dimension]) -> str | None:
+    (_id, item_id, item, annotator_id, name, dimension_id, dim_name) = row[:7]
+    value, start, state, submitted, shown, duration, supersedes, prior = row[7:]
+    if item is None:
+        return f"points at item {item_id}, which the kit does not hold"
+    if name != rater:
+        return f"points at annotator {annotator_id}, not at the kit's rater {rater!r}"
+    dimension = dimensions.get(dim_name) if dim_name is not None else None
+    if dimension is None:
+        return f"points at dimension {dimension_id}, which this study does not have"
+    for what, v in (("value", value), ("start value", start)):
+        if v is None and what == "start value":
+            continue
+        wrong = _off_scale(v, dimension)
+        if wrong is not None:
+            return f"has {what} {v!r}: {wrong}"
+    if state not in RATING_STATES:
+        return f"has state {state!r}, not one of {', '.join(RATING_STATES)}"
+    if not _is_time(submitted) or (shown is not None and not _is_time(shown)):
+        return "has a time that is not a date and time"
+    if duration is not None and (not isinstance(duration, int) or duration < 0):
+        return f"has duration {duration!r}, not a number of milliseconds"
+    if supersedes is not None and prior is None:
+        return f"replaces rating {supersedes}, which the kit does not hold"
+    return None
+
+
+def _off_scale(value: Any, dimension: Dimension) -> str | None:
+    """Why `value` is no rating on the lead's `dimension`; None when it is one."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return "not a number"
+    low, high = dimension.min_value, dimension.max_value
+    if not math.isfinite(value) or not low <= value <= high:
+        return f"outside {dimension.name}'s scale {low:g}–{high:g}"
+    if dimension.scale == "likert" and value != int(value):
+        return f"not a whole number on {dimension.name}'s Likert scale"
+    return None
+
+
+def _is_time(value: Any) -> bool:
+    if not isinstance(value, str):
+        return False
+    try:
+        datetime.fromisoformat(value)
+    except ValueError:
+        return False
+    return True
 
 
 def _note_return(study: Study, marker: KitMarker) -> None:
@@ -154,7 +341,7 @@ def _kit_checks(study: Study, path: Path, marker: KitMarker) -> RaterCheck | Non
         settings = load_settings(s)
         thresholds = RaterThresholds.from_json(settings.rater_thresholds)
         dimension = next((d.name for d in settings.active_dimensions()), "meaning")
-    src = open_copy(path)
+    src = open_copy(path, immutable=True)
     try:
         frame = ratings_frame(src, dimension=dimension, annotator_kinds=("named",))
     finally:

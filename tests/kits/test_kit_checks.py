@@ -160,7 +160,7 @@ def test_a_kit_not_rated_yet_is_no_return(
     assert main(["collect", str(tmp_path / "lead.mbstudy"), str(kits)]) == 0
     out = capsys.readouterr().out
     assert (
-        "ana.mbkit (ana): no ratings in it yet" in out and "ben.mbkit (ben): 3 ratings added" in out
+        "ana.mbkit (ana): no ratings in it yet" in out and "ben.mbkit (ben): 3 new ratings" in out
     )
     study = open_study(tmp_path / "lead.mbstudy")
     try:
