@@ -183,7 +183,7 @@ def check_kit(study: Study, study_id: str | None, path: Path) -> _Checked:
     wal = Path(f"{path}-wal")
     if wal.exists() and wal.stat().st_size > 0:
         raise UserError(
-            f"{path}: a {wal.name} file lies beside it (the kit is open in MeaningBench, or "
+            f"{path}: {wal.name} lies beside it (the kit is open in MeaningBench, or "
             "was copied with a file that may not be its own); close it and use Send back, "
             f"which writes the kit as one file, then collect again; {NOTHING_MERGED}"
         )
@@ -191,7 +191,7 @@ def check_kit(study: Study, study_id: str | None, path: Path) -> _Checked:
         return _read_and_check(study, study_id, path)
     except (sqlite3.Error, SQLAlchemyError, StudyFileError, ValueError, TypeError) as exc:
         why = str(getattr(exc, "orig", None) or exc).splitlines()[0]
-        raise UserError(f"{path}: damaged or not a whole kit ({why}); {NOTHING_MERGED}") from exc
+        raise UserError(f"{path}: damaged or cut short ({why}); {NOTHING_MERGED}") from exc
     except LogMismatch as exc:
         raise UserError(
             f"{path}: the kit was changed outside MeaningBench ({exc}); {NOTHING_MERGED}"
@@ -199,7 +199,11 @@ def check_kit(study: Study, study_id: str | None, path: Path) -> _Checked:
 
 
 def _read_and_check(study: Study, study_id: str | None, path: Path) -> _Checked:
-    src = open_copy(path, immutable=True)
+    try:
+        src = open_copy(path, immutable=True)
+    except UserError as exc:
+        why = str(exc).removeprefix(f"{path}: ")
+        raise UserError(f"{path}: damaged or cut short ({why}); {NOTHING_MERGED}") from exc
     try:
         damage = src.execute(text("PRAGMA quick_check")).scalars().all()
         if damage != ["ok"]:
@@ -284,6 +288,8 @@ def _rating_problem(row: Any, rater: str, dimensions: dict[str, Dimension]) -> s
     value, start, state, submitted, shown, duration, supersedes, prior = row[7:]
     if item is None:
         return f"points at item {item_id}, which the kit does not hold"
+    if name is None:
+        return f"points at annotator {annotator_id}, which the kit does not hold"
     if name != rater:
         return f"points at annotator {annotator_id}, not at the kit's rater {rater!r}"
     dimension = dimensions.get(dim_name) if dim_name is not None else None
