@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -278,6 +279,19 @@ class CollectKitsDialog(_KitsDialog):
     def _set_busy(self, busy: bool) -> None:
         self.collect_button.setEnabled(not busy)
 
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt's name)
+        # Opened again from the menu: a fresh dialog, not the last collect's result (a
+        # collect still running keeps its state, and says so when it ends).
+        if not self.running and not event.spontaneous():
+            self.report = None
+            self.result_label.clear()
+            self.result_label.hide()
+            self.table.setRowCount(0)
+            self.table.hide()
+            self.refused.clear()
+            self.refused.hide()
+        super().showEvent(event)
+
     def collect(self) -> None:
         from meaningbench.ops.kits import collect_job
 
@@ -307,11 +321,17 @@ class CollectKitsDialog(_KitsDialog):
         self.running = False
         self._set_busy(False)
         self.report = report
-        new = sum(k.merge.ratings_added for k in report.collected)
-        conflicts = sum(len(k.merge.conflicts) for k in report.collected)
+        conflicts = report.conflicts
         summary = (
-            f"<b>{counted(new, 'new rating')}</b> from {counted(len(report.collected), 'kit')}"
+            f"<b>{counted(report.new_ratings, 'new rating')}</b> from "
+            f"{counted(len(report.collected), 'kit')}"
         )
+        unchecked = [k.path.name for k in report.collected if k.unchecked]
+        if unchecked:
+            summary += (
+                f"; made before kits kept a sealed log, so not checked for edits: "
+                f"{escape(', '.join(unchecked))}"
+            )
         if conflicts:
             summary += (
                 f"; <b>{counted(conflicts, 'conflict')}</b> (a rater rated an item differently "
@@ -326,7 +346,7 @@ class CollectKitsDialog(_KitsDialog):
             values: list[Any] = [
                 kit.rater,
                 kit.path.name,
-                kit.merge.ratings_added,
+                kit.new_ratings,
                 kit.merge.duplicates,
                 len(kit.merge.conflicts),
                 passed,
