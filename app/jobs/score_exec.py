@@ -113,13 +113,14 @@ def iterate_in_process(
     any_scored: bool = False,
     partial: Callable[[int], None] | None = None,
 ) -> Iterator[tuple[int, int, list[ItemScore]]]:
-    """Yield (start, end, scores) chunk by chunk: slices of MODEL_SLICE for metrics that
-    batch themselves, otherwise chunks sized to about TARGET_CHUNK_S.
+    """Yield (start, end, scores) chunk by chunk: slices of MODEL_SLICE (or the metric's
+    `slice_items`) for metrics that batch themselves, otherwise chunks sized to about
+    TARGET_CHUNK_S.
 
     `any_scored` says whether the run already has scores (see `score_with_fallback`);
     `partial(n)` hears, inside a slice, how many of its items are about done.
     """
-    size = MODEL_SLICE if metric.batches_itself else FIRST_CHUNK
+    size = (metric.slice_items or MODEL_SLICE) if metric.batches_itself else FIRST_CHUNK
     start = 0
     while start < len(pairs):
         cancel.check()

@@ -190,6 +190,9 @@ class Metric(ABC):
     # hands them large slices instead of small timed chunks, since a model's speed comes
     # from length-sorted batches, and follows their progress through `report_batch`.
     batches_itself: ClassVar[bool] = False
+    # For such a metric that takes seconds per item (an LLM judge): the slice size instead,
+    # since each slice is committed whole and Ctrl+C or a kill loses the one under way.
+    slice_items: ClassVar[int | None] = None
     # Options added after scores existed: in the config hash only when they differ from
     # the default, so that scores computed before them stay cached.
     hashed_when_set: ClassVar[frozenset[str]] = frozenset()

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import math
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
@@ -42,12 +43,19 @@ from meaningbench.metrics.neural.judge_local import (
     model_files,
 )
 from meaningbench.metrics.neural.judge_remote import (
+    TIMEOUT_S,
+    Endpoint,
     LlamaCppJudge,
     endpoint_reply,
     is_endpoint,
     ping,
 )
-from meaningbench.metrics.neural.judge_templates import Template, load_template, read_answer
+from meaningbench.metrics.neural.judge_templates import (
+    Template,
+    kept_answer,
+    load_template,
+    read_answer,
+)
 from meaningbench.runtime import CancelToken, report_batch
 from meaningbench.settings import Device
 
@@ -74,9 +82,13 @@ class LlmJudgeMetric(Metric):
         "max_tokens": 0,  # 0: the template's own
         "seed": 0,
         "device": "auto",
+        "timeout": TIMEOUT_S,  # an endpoint's whole answer, in seconds
     }
     option_types: ClassVar[dict[str, Any]] = {"device": Device}
-    runtime_options: ClassVar[frozenset[str]] = frozenset({"device"})
+    runtime_options: ClassVar[frozenset[str]] = frozenset({"device", "timeout"})
+    # An answer takes seconds: each one is committed as it comes, so that Ctrl+C or a kill
+    # loses none that was received.
+    slice_items: ClassVar[int | None] = 1
     batches_itself: ClassVar[bool] = True
     in_all: ClassVar[bool] = False  # seconds per item on a CPU: run only when named
     not_in_all_why: ClassVar[str] = "slow: a language model per item"
@@ -99,6 +111,18 @@ class LlmJudgeMetric(Metric):
         value = int(self.config["max_tokens"])
         return value if value > 0 else self.template().max_tokens
 
+    def timeout_s(self) -> float:
+        try:
+            value = float(self.config["timeout"])
+        except (TypeError, ValueError):
+            value = math.nan
+        if not 0 < value <= TIMEOUT_S * 10:
+            raise UserError(
+                f"llm_judge: timeout must be seconds between 0 and {TIMEOUT_S * 10:g}, "
+                f"not {self.config['timeout']!r}"
+            )
+        return value
+
     def score_config(self) -> dict[str, Any]:
         # The template's text, not only its name: an edited template gives new scores.
         config = super().score_config()
@@ -116,6 +140,7 @@ class LlmJudgeMetric(Metric):
         backend = self.backend
         if is_endpoint(backend):
             try:
+                self.timeout_s()
                 ping(backend)
             except UserError as exc:
                 return Availability(False, str(exc), "environment", "llm_judge[backend=URL]")
@@ -167,7 +192,8 @@ class LlmJudgeMetric(Metric):
         template, n, seed = self.template(), self.max_tokens(), int(self.config["seed"])
         model = str(self.config["model"])
         if is_endpoint(self.backend):
-            return endpoint_reply(self.backend, model, template, pair.source, pair.output, n, seed)
+            endpoint = Endpoint(self.backend, model, self.timeout_s())
+            return endpoint_reply(endpoint, template, pair.source, pair.output, n, seed)
         if self.backend == "llama-cpp":
             if self._llama is None:
                 path, name, _ = model_files(model)
@@ -194,14 +220,21 @@ class LlmJudgeMetric(Metric):
 
     def item_score(self, reply: JudgeReply) -> ItemScore:
         template = self.template()
-        answer = read_answer(reply.text, template)
-        details: dict[str, Any] = {"answer": reply.text}
+        # Only what max_tokens can hold is read and stored: a server that ignores the limit
+        # cannot fill the study.
+        text = kept_answer(reply.text, self.max_tokens())
+        answer = read_answer(text, template)
+        details: dict[str, Any] = {"answer": text}
+        if len(text) < len(reply.text):
+            details["answer_chars"] = len(reply.text)
         if reply.prompt_tokens is not None:
             details["prompt_tokens"] = reply.prompt_tokens
+        if reply.note:
+            details["note"] = reply.note
         if answer.spans is not None:
             details["spans"] = answer.spans
         if answer.score is None:
-            score = not_defined(f"{answer.problem}: {reply.text!r}")
+            score = not_defined(f"{answer.problem}: {_quoted(text)}")
             score.details.update(details)
             return score
         details["parsed"] = answer.score
@@ -219,10 +252,21 @@ class LlmJudgeMetric(Metric):
         return Explanation(NoExplanation(describe_judgement(item.details)), self.template().name)
 
 
+def _quoted(text: str, limit: int = 300) -> str:
+    return repr(text) if len(text) <= limit else repr(text[: limit - 1] + "…")
+
+
 def describe_judgement(details: Any) -> str:
     """The judge's answer and how its score was read, in words."""
     answer = details.get("answer")
     lines = [f"The judge answered: {answer!r}" if answer is not None else "No answer stored."]
+    if details.get("answer_chars"):
+        lines.append(
+            f"(its first {len(answer or ''):,} of {details['answer_chars']:,} characters: "
+            "more than max_tokens tokens can hold; the rest was neither read nor kept)"
+        )
+    if details.get("note"):
+        lines.append(str(details["note"]))
     if details.get(NOT_COMPUTED):
         lines.append(str(details[NOT_COMPUTED]))
     if "parsed" in details:

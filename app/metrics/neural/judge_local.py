@@ -40,6 +40,8 @@ class JudgeReply:
     text: str  # the answer as the model wrote it
     expected: Expected | None  # from token probabilities, where the backend gives them
     prompt_tokens: int | None = None
+    # Why token probabilities the backend sent gave no expected score (unreadable ones).
+    note: str | None = None
 
 
 def default_gguf() -> Path:

@@ -2,7 +2,8 @@
 server, Ollama, vLLM) and, with the extra `meaningbench[llm]`, llama-cpp-python on a .gguf.
 
 Both answer in the chat-completions shape, so one reader serves them. The network is used
-only here, only for the URL the user gave (standard library `urllib`, no other client).
+only here, only for the URL the user gave (standard library `http.client`, bounded in time,
+size and redirects by `judge_http`).
 
 Expected score from an endpoint: it returns the top alternatives of each answer token only,
 so the digit rule of `judge_expected` cannot run. Where the answer's score is one token, the
@@ -14,18 +15,23 @@ from __future__ import annotations
 
 import json
 import math
-import urllib.error
-import urllib.request
+from dataclasses import dataclass
 from typing import Any
 
 from meaningbench.errors import UserError
 from meaningbench.metrics.neural.judge_expected import Expected, from_whole_tokens
+from meaningbench.metrics.neural.judge_http import Limits, fetch, one_line
 from meaningbench.metrics.neural.judge_local import JudgeReply, PromptTooLong
-from meaningbench.metrics.neural.judge_templates import Template, read_answer
+from meaningbench.metrics.neural.judge_templates import Template, kept_answer, read_answer
 
 TOP_LOGPROBS = 20
-TIMEOUT_S = 600.0  # one answer of a large model on a busy CPU server
+TIMEOUT_S = 600.0  # one answer of a large model on a busy CPU server, start to end
 PING_TIMEOUT_S = 5.0
+PING_MAX_BYTES = 1 << 20
+# The answer's size cap: the envelope, then per answer token its text and its TOP_LOGPROBS
+# alternatives (about 1.5 KB in llama.cpp's and vLLM's format), with room to spare.
+BODY_BASE_BYTES = 64 << 10
+BODY_PER_TOKEN_BYTES = 8 << 10
 CONTEXT_WORDS = ("context", "too long", "exceed")
 
 
@@ -33,21 +39,14 @@ def is_endpoint(backend: str) -> bool:
     return backend.startswith(("http://", "https://"))
 
 
-def unreachable(url: str, exc: BaseException) -> UserError:
-    reason = getattr(exc, "reason", exc)
-    return UserError(f"cannot reach the judge endpoint {url}: {reason}")
+def answer_cap(max_tokens: int) -> int:
+    return BODY_BASE_BYTES + max(1, max_tokens) * BODY_PER_TOKEN_BYTES
 
 
 def ping(base: str) -> None:
     """Raise a one-line `UserError` naming the URL when nothing answers there."""
-    url = base.rstrip("/") + "/models"
-    try:
-        with urllib.request.urlopen(url, timeout=PING_TIMEOUT_S) as response:
-            response.read()
-    except urllib.error.HTTPError:
-        return  # something answers; a server without /models still serves chat
-    except (urllib.error.URLError, OSError) as exc:
-        raise unreachable(url, exc) from exc
+    # Any HTTP status will do: a server without /models still serves chat.
+    fetch(base.rstrip("/") + "/models", None, Limits(PING_TIMEOUT_S, PING_MAX_BYTES))
 
 
 def chat_request(model: str, prompt: str, max_tokens: int, seed: int) -> dict[str, Any]:
@@ -62,67 +61,125 @@ def chat_request(model: str, prompt: str, max_tokens: int, seed: int) -> dict[st
     }
 
 
+@dataclass(frozen=True)
+class Endpoint:
+    base: str
+    model: str
+    timeout_s: float = TIMEOUT_S
+
+
 def endpoint_reply(
-    base: str, model: str, template: Template, source: str, output: str, max_tokens: int, seed: int
+    endpoint: Endpoint, template: Template, source: str, output: str, max_tokens: int, seed: int
 ) -> JudgeReply:
-    url = base.rstrip("/") + "/chat/completions"
-    body = json.dumps(chat_request(model, template.render(source, output), max_tokens, seed))
-    request = urllib.request.Request(
-        url, body.encode("utf-8"), {"Content-Type": "application/json"}, method="POST"
+    url = endpoint.base.rstrip("/") + "/chat/completions"
+    request = chat_request(endpoint.model, template.render(source, output), max_tokens, seed)
+    answer = fetch(
+        url,
+        json.dumps(request).encode("utf-8"),
+        Limits(endpoint.timeout_s, answer_cap(max_tokens)),
     )
+    text = answer.body.decode("utf-8", "replace")
+    if answer.status >= 300:
+        if answer.status == 400 and any(w in text.lower() for w in CONTEXT_WORDS):
+            raise PromptTooLong(f"prompt too long: the endpoint refused it ({one_line(text)})")
+        raise UserError(f"the judge endpoint {url} answered HTTP {answer.status}: {one_line(text)}")
     try:
-        with urllib.request.urlopen(request, timeout=TIMEOUT_S) as response:
-            data = json.loads(response.read().decode("utf-8"))
-    except urllib.error.HTTPError as exc:
-        text = exc.read().decode("utf-8", "replace")[:300]
-        if exc.code == 400 and any(w in text.lower() for w in CONTEXT_WORDS):
-            raise PromptTooLong(f"prompt too long: the endpoint refused it ({text})") from exc
-        raise UserError(f"the judge endpoint {url} answered HTTP {exc.code}: {text}") from exc
-    except (urllib.error.URLError, OSError) as exc:
-        raise unreachable(url, exc) from exc
+        data = json.loads(text)
     except ValueError as exc:
         raise UserError(f"the judge endpoint {url} did not answer JSON: {exc}") from exc
-    return completion_reply(data, template, url)
+    return completion_reply(data, template, url, max_tokens)
 
 
-def completion_reply(data: Any, template: Template, where: str) -> JudgeReply:
+def completion_reply(data: Any, template: Template, where: str, max_tokens: int) -> JudgeReply:
     """The answer and expected score of a chat-completions response."""
     try:
         choice = data["choices"][0]
-        text = str(choice["message"]["content"] or "")
+        text = choice["message"]["content"] or ""
     except (KeyError, IndexError, TypeError) as exc:
-        raise UserError(f"{where}: not a chat-completions answer ({exc!r})") from exc
-    tokens = ((choice.get("logprobs") or {}).get("content")) or []
-    usage = data.get("usage") or {}
-    prompt_tokens = usage.get("prompt_tokens")
+        raise UserError(f"{where}: not a chat-completions answer (no {exc})") from exc
+    if not isinstance(text, str):
+        raise UserError(f"{where}: not a chat-completions answer (its content is not text)")
+    usage = data.get("usage") if isinstance(data, dict) else None
+    prompt_tokens = usage.get("prompt_tokens") if isinstance(usage, dict) else None
+    kept = kept_answer(text, max_tokens)
+    expected, problem = _expected(kept, choice, template)
     return JudgeReply(
         text,
-        _expected(text, tokens, template),
-        int(prompt_tokens) if isinstance(prompt_tokens, int) else None,
+        expected,
+        prompt_tokens if isinstance(prompt_tokens, int) else None,
+        problem,
     )
 
 
-def _expected(text: str, tokens: list[Any], template: Template) -> Expected | None:
+def _expected(text: str, choice: Any, template: Template) -> tuple[Expected | None, str | None]:
+    """The expected score from the answer's token probabilities, or why they cannot give
+    one when they are there but unreadable (then the parsed number is the score)."""
     answer = read_answer(text, template)
-    if answer.start is None or answer.score is None or not tokens:
-        return None
+    if answer.start is None or answer.score is None:
+        return None, None
+    try:
+        tokens = answer_tokens(choice)
+    except ValueError as exc:
+        return None, f"token probabilities not readable: {exc}"
     shown = 0
-    for token in tokens:
-        piece = str(token.get("token", ""))
+    for token, logprob, alternatives in tokens:
         if shown == answer.start:
-            number = piece.strip()
-            if number != _score_text(answer.score) or piece != number:
-                return None  # the score spans several tokens, or shares one with a space
-            probs = {
-                str(alt.get("token", "")): math.exp(float(alt.get("logprob", -math.inf)))
-                for alt in token.get("top_logprobs") or []
-            }
-            probs.setdefault(piece, math.exp(float(token.get("logprob", -math.inf))))
-            return from_whole_tokens(probs, template.low, template.high)
-        shown += len(piece)
+            number = token.strip()
+            if number != _score_text(answer.score) or token != number:
+                return None, None  # the score spans several tokens, or shares one with a space
+            probs = {alt: math.exp(lp) for alt, lp in alternatives}
+            probs.setdefault(token, math.exp(logprob))
+            return from_whole_tokens(probs, template.low, template.high), None
+        shown += len(token)
         if shown > answer.start:
-            return None
-    return None
+            return None, None
+    return None, None
+
+
+Token = tuple[str, float, list[tuple[str, float]]]  # text, logprob, top alternatives
+
+
+def answer_tokens(choice: Any) -> list[Token]:
+    """The answer's tokens with their log-probabilities; `ValueError` saying what is wrong
+    when they are not the chat-completions shape or not finite log-probabilities."""
+    logprobs = choice.get("logprobs") if isinstance(choice, dict) else None
+    content = logprobs.get("content") if isinstance(logprobs, dict) else None
+    if content is None:
+        return []
+    if not isinstance(content, list):
+        raise ValueError("logprobs.content is not a list")
+    out: list[Token] = []
+    for i, token in enumerate(content):
+        if not isinstance(token, dict):
+            raise ValueError(f"token {i} is not an object")
+        alternatives = token.get("top_logprobs") or []
+        if not isinstance(alternatives, list):
+            raise ValueError(f"token {i}: top_logprobs is not a list")
+        out.append(
+            (
+                _token_text(token, i),
+                _logprob(token, i),
+                [(_token_text(alt, i), _logprob(alt, i)) for alt in alternatives],
+            )
+        )
+    return out
+
+
+def _token_text(entry: Any, i: int) -> str:
+    text = entry.get("token") if isinstance(entry, dict) else None
+    if not isinstance(text, str):
+        raise ValueError(f"token {i}: a token without its text")
+    return text
+
+
+def _logprob(entry: dict[str, Any], i: int) -> float:
+    value = entry.get("logprob")
+    # A log-probability is a finite number ≤ 0 (a rounding hair above 0 is allowed).
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError(f"token {i}: logprob {value!r} is not a number")
+    if not math.isfinite(value) or value > 1e-6:
+        raise ValueError(f"token {i}: logprob {value!r} is not a log-probability")
+    return float(min(value, 0.0))
 
 
 def _score_text(score: float) -> str:
@@ -160,4 +217,4 @@ class LlamaCppJudge:
             top_logprobs=TOP_LOGPROBS,
             seed=seed,
         )
-        return completion_reply(data, template, "llama-cpp")
+        return completion_reply(data, template, "llama-cpp", max_tokens)

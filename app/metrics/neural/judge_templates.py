@@ -26,8 +26,12 @@ from meaningbench.errors import UserError
 from meaningbench.settings import resources_dir
 
 ANSWER_KINDS = ("score", "spans")
-# A number as the judge writes it: digits, optionally a decimal part ("1.15", "85").
-NUMBER = re.compile(r"(?<![\d.])\d+(?:\.\d+)?")
+# A number as the judge writes it: digits, optionally a decimal part ("1.15", "85") and an
+# exponent, read whole: "1e999" is a number off every scale, not the 1 it starts with.
+NUMBER = re.compile(r"(?<![\d.])\d+(?:\.\d+)?(?:[eE][+-]?\d+)?")
+# No tokenizer has a token this long: an answer's characters past max_tokens × this were not
+# written within max_tokens (a server that ignores the limit); neither read nor stored.
+CHARS_PER_TOKEN = 64
 PLAIN_SUFFIX = "\n\nAnswer: "
 
 
@@ -123,6 +127,11 @@ class Answer:
     problem: str = ""
 
 
+def kept_answer(text: str, max_tokens: int) -> str:
+    """The part of an answer that is read and stored: what max_tokens tokens can hold."""
+    return text[: max(1, max_tokens) * CHARS_PER_TOKEN]
+
+
 def read_answer(text: str, template: Template) -> Answer:
     """The score of an answer: the first number (after the span list for `spans` answers),
     which must lie on the template's scale."""
@@ -134,7 +143,7 @@ def read_answer(text: str, template: Template) -> Answer:
     if match is None:
         return Answer(None, None, spans, "the answer holds no number")
     score = float(match.group())
-    if not template.low <= score <= template.high:
+    if not template.low <= score <= template.high:  # inf ("1e999") included
         return Answer(
             None,
             None,
