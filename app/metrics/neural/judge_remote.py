@@ -33,6 +33,7 @@ PING_MAX_BYTES = 1 << 20
 BODY_BASE_BYTES = 64 << 10
 BODY_PER_TOKEN_BYTES = 8 << 10
 CONTEXT_WORDS = ("context", "too long", "exceed")
+NOT_CHAT = "not a chat-completions answer"
 
 
 def is_endpoint(backend: str) -> bool:
@@ -96,9 +97,9 @@ def completion_reply(data: Any, template: Template, where: str, max_tokens: int)
         choice = data["choices"][0]
         text = choice["message"]["content"] or ""
     except (KeyError, IndexError, TypeError) as exc:
-        raise UserError(f"{where}: not a chat-completions answer (no {exc})") from exc
+        raise UserError(f"{where}: {NOT_CHAT} (no choices[0].message.content)") from exc
     if not isinstance(text, str):
-        raise UserError(f"{where}: not a chat-completions answer (its content is not text)")
+        raise UserError(f"{where}: {NOT_CHAT} (choices[0].message.content is not text)")
     usage = data.get("usage") if isinstance(data, dict) else None
     prompt_tokens = usage.get("prompt_tokens") if isinstance(usage, dict) else None
     kept = kept_answer(text, max_tokens)

@@ -79,6 +79,18 @@ def test_unreadable_token_probabilities_give_the_parsed_number_and_say_so(tokens
     assert note in describe_judgement(score.details)
 
 
+@pytest.mark.parametrize(
+    "body",
+    [{"choices": []}, {"choices": ["4"]}, {"choices": [{"message": {"content": 4}}]}, [1]],
+    ids=["no-choice", "text-choice", "number-content", "list"],
+)
+def test_an_answer_not_in_the_chat_shape_is_named_in_one_line(body):
+    with fake_endpoint(_answering(body)) as server, pytest.raises(UserError) as refused:
+        _judge(server.url).score_batch([PAIR])
+    assert str(refused.value).startswith(f"{server.url}/chat/completions: not a chat-completions")
+    assert "choices[0].message.content" in str(refused.value)
+
+
 def _stored(path: str) -> list[tuple[float | None, str]]:
     conn = sqlite3.connect(path)
     try:
