@@ -33,6 +33,7 @@ from meaningbench.analysis.rater_checks import RaterCheck, RaterThresholds, chec
 from meaningbench.annotation.kit_log import LogMismatch, check_log
 from meaningbench.annotation.merge import MergeReport, merge_ratings, open_copy
 from meaningbench.annotation.settings import load_settings
+from meaningbench.annotation.spans import Span, check_span
 from meaningbench.cluster.study_id import read_study_id
 from meaningbench.core.wording import counted
 from meaningbench.db.errors import StudyFileError
@@ -225,6 +226,7 @@ def _read_and_check(study: Study, study_id: str | None, path: Path) -> _Checked:
             )
         _check_contents(src, path, marker, record, secret, set(dimensions))
         _check_values(src, path, marker.rater, dimensions)
+        _check_spans(src, path)
         if record.log_key is not None:
             check_log(src, record.log_key)
         return _Checked(marker, unchecked=record.log_key is None)
@@ -281,6 +283,26 @@ def _check_values(src: Session, path: Path, rater: str, dimensions: dict[str, Di
         problem = _rating_problem(row, rater, dimensions)
         if problem is not None:
             raise UserError(f"{path}: rating {row[0]} {problem}; {NOTHING_MERGED}")
+
+
+_KIT_SPANS = """
+    SELECT s.rating_id, s.side, s.start, s."end", s.severity, s.text, i.source, i.output
+    FROM rating_span s JOIN rating r ON r.id = s.rating_id JOIN item i ON i.id = r.item_id
+    ORDER BY s.id"""
+
+
+def _check_spans(src: Session, path: Path) -> None:
+    """Every error span of the kit's ratings fits its item's text, as the screen made it."""
+    for rating_id, side, start, end, severity, words, source, output in src.execute(
+        text(_KIT_SPANS)
+    ):
+        if not (isinstance(start, int) and isinstance(end, int) and isinstance(words, str)):
+            raise UserError(f"{path}: a span of rating {rating_id} is damaged; {NOTHING_MERGED}")
+        span = Span(side=str(side), start=start, end=end, severity=str(severity), text=words)
+        try:
+            check_span(span, str(source), str(output), f"a span of rating {rating_id}")
+        except UserError as exc:
+            raise UserError(f"{path}: {str(exc).rstrip('.')}; {NOTHING_MERGED}") from exc
 
 
 def _rating_problem(row: Any, rater: str, dimensions: dict[str, Dimension]) -> str | None:

@@ -308,3 +308,38 @@ def test_collecting_unchanged_kits_again_records_no_new_return(
             assert [len(r.returns) for r in kit_records(s).values()] == [1]
     finally:
         study.close()
+
+
+def test_a_span_that_does_not_fit_its_item_is_refused_even_without_a_log(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from meaningbench.annotation.session import AnnotationSession
+    from meaningbench.annotation.settings import load_settings, save_settings
+    from meaningbench.annotation.spans import make_span
+
+    lead = tmp_path / "lead.mbstudy"
+    study = lead_study(lead, seed=1, n_sources=8)
+    with study.session(write=True) as s:
+        cfg = load_settings(s)
+        cfg.protocol = "esa"
+        save_settings(s, cfg)
+    study.close()
+    made, back = tmp_path / "made", tmp_path / "back"
+    assert main(["kit", str(lead), "--raters", "ana", "--out", str(made)]) == 0
+    kit = open_study(made / "ana.mbkit")
+    try:
+        session = AnnotationSession(kit, "ana")
+        shown = session.current()
+        assert shown is not None
+        span = make_span("output", shown.output, 0, shown.output.index(" "), "minor")
+        session.submit(shown.item_id, {"meaning": 40.0}, spans=(span,))
+    finally:
+        kit.close()
+    back.mkdir()
+    copy_study(made / "ana.mbkit", back / "ana.mbkit")
+    _without_log(lead, back / "ana.mbkit")
+    _sql(back / "ana.mbkit", 'UPDATE rating_span SET "end" = 100000')
+    code, _out, err = _collect(lead, back, capsys)
+    assert code == 1
+    assert "ana.mbkit: a span of rating 1: offsets 0–100000 do not fit the output" in err, err
+    assert _merged_of(lead) == {}
