@@ -343,3 +343,33 @@ def test_a_span_that_does_not_fit_its_item_is_refused_even_without_a_log(
     assert code == 1
     assert "ana.mbkit: a span of rating 1: offsets 0–100000 do not fit the output" in err, err
     assert _merged_of(lead) == {}
+
+
+def test_a_kit_worked_every_way_the_screen_allows_is_collected(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Skips, undos, revisions and flags are all in the log: the genuine kit comes in."""
+    from meaningbench.annotation.session import AnnotationSession
+
+    lead, back = _kits(tmp_path, raters="ana", rated=0)
+    kit = open_study(tmp_path / "made" / "ana.mbkit")
+    try:
+        session = AnnotationSession(kit, "ana")
+        skipped = session.current()
+        assert skipped is not None and session.skip(skipped.item_id)  # never rated
+        for value in (10.0, 20.0, 30.0):
+            shown = session.current()
+            assert shown is not None
+            session.submit(shown.item_id, {"meaning": value})
+            session.advance()
+        session.undo_last()  # the third rating withdrawn
+        revised = session.previous()
+        assert revised is not None
+        session.submit(revised.item_id, {"meaning": 25.0})
+        session.flag(revised.item_id, "two readings")
+    finally:
+        kit.close()
+    copy_study(tmp_path / "made" / "ana.mbkit", back / "ana.mbkit")
+    code, out, err = _collect(lead, back, capsys)
+    assert code == 0, err
+    assert "ana.mbkit (ana): 2 new ratings, 2 earlier values kept as history, 1 note" in out
