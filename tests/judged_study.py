@@ -1,4 +1,4 @@
-"""Studies of real rating data (read from ../shared/datasets at test time) judged by a tiny
+"""Studies of real rating data (the copies in tests/fixtures/datasets) judged by a tiny
 LLM judge stored as a machine rater (`meaningbench judge --as-rater`): CSMD dev pairs, then
 more items the judge never saw (the browser's tests), and SimpDA 2022's per-rater ratings
 (the judge beside named raters: agreement, rater checks, metaeval)."""
@@ -6,17 +6,16 @@ more items the judge never saw (the browser's tests), and SimpDA 2022's per-rate
 from __future__ import annotations
 
 import csv
+import gzip
 from dataclasses import dataclass
 from pathlib import Path
 
-import pytest
-
 from meaningbench.cli import main
-from tests.conftest import SHARED_DATASETS
+from tests.conftest import FIXTURE_DATASETS
 from tests.metrics.neural.judge_models import tiny_judge
 
-CSMD_DEV = SHARED_DATASETS / "csmd" / "dev.tsv"
-SIMPDA = SHARED_DATASETS / "simpda2022" / "simpDA_2022.csv"
+CSMD_DEV = FIXTURE_DATASETS / "csmd" / "dev.tsv"
+SIMPDA = FIXTURE_DATASETS / "simpda2022" / "simpDA_2022.csv.gz"
 RATER = "tiny-judge"
 
 
@@ -29,8 +28,6 @@ class JudgedStudy:
 
 
 def _csmd_part(path: Path, rows: range) -> Path:
-    if not CSMD_DEV.exists():
-        pytest.skip(f"the shared rating data is not beside the project ({CSMD_DEV})")
     with CSMD_DEV.open(encoding="utf-8", newline="") as fh:
         lines = list(csv.reader(fh, delimiter="\t"))
     with path.open("w", encoding="utf-8", newline="") as fh:
@@ -56,9 +53,7 @@ def judged_csmd_study(folder: Path, *, judged: int = 5, more: int = 2) -> Judged
 
 def simpda_part(folder: Path, items: int) -> Path:
     """The rows of SimpDA's first `items` (original, simplified, system) pairs, all raters."""
-    if not SIMPDA.exists():
-        pytest.skip(f"the shared rating data is not beside the project ({SIMPDA})")
-    with SIMPDA.open(encoding="utf-8", newline="") as fh:
+    with gzip.open(SIMPDA, "rt", encoding="utf-8", newline="") as fh:
         reader = csv.DictReader(fh)
         header = list(reader.fieldnames or [])
         keys: list[tuple[str, str, str]] = []

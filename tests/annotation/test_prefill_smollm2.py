@@ -1,5 +1,5 @@
 """The embedded judge's own error spans (SmolLM2-135M, `esa` template) on real CSMD dev
-pairs read from ../shared/datasets at test time, pre-filled on the ESA screen's engine: each
+pairs (the copy in tests/fixtures/datasets), pre-filled on the ESA screen's engine: each
 proposal is the judge's stored span found in the output, nothing else. The tiny model often
 answers without a span list (it did on both pairs on this machine): then the setting is
 refused with the fix, and nothing is pre-filled. About five minutes on a busy CPU, hence
@@ -17,10 +17,10 @@ from meaningbench.annotation.session import AnnotationSession
 from meaningbench.cli import main
 from meaningbench.db.study import open_study
 from meaningbench.metrics.neural.judge import LlmJudgeMetric
-from tests.conftest import SHARED_DATASETS
+from tests.conftest import FIXTURE_DATASETS
 from tests.jobs.studydata import add_items, csmd_rows
 
-CSMD_DEV = SHARED_DATASETS / "csmd" / "dev.tsv"
+CSMD_DEV = FIXTURE_DATASETS / "csmd" / "dev.tsv"
 ITEMS = 2
 SPEC = "llm_judge[template=esa]"
 
@@ -29,13 +29,11 @@ SPEC = "llm_judge[template=esa]"
 def test_the_embedded_judges_spans_are_proposed_where_its_words_stand(
     new_study, monkeypatch, capsys
 ) -> None:
-    if not CSMD_DEV.exists():
-        pytest.skip(f"the shared rating data is not beside the project ({CSMD_DEV})")
     found = LlmJudgeMetric().availability()
     if not found.ok:
         pytest.skip(f"the embedded judge is not installed: {found.reason}")
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    pairs = csmd_rows(SHARED_DATASETS, "dev")[:ITEMS]
+    pairs = csmd_rows(FIXTURE_DATASETS, "dev")[:ITEMS]
     add_items(new_study, [(src, out, (), None) for src, out in pairs])
     path = str(new_study.path)
     new_study.close()

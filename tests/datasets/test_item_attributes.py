@@ -19,7 +19,6 @@ from meaningbench.db.frames import item_attributes_frame
 from meaningbench.db.models import Rating
 from meaningbench.db.study import Study, copy_study, create_study, open_study
 from meaningbench.errors import InputError
-from tests.conftest import SHARED_DATASETS
 from tests.datasets.helpers import rows, snapshot, write, write_jsonl
 
 QUESTEVAL = "csmd_sources/questeval_likert_ratings_cleaned.csv"
@@ -46,15 +45,9 @@ def attributes_by_text(study: Study) -> dict[tuple[str, str, str | None], dict[s
     return out
 
 
-def _questeval_paths(shared_datasets: Path) -> list[Path]:
-    return [shared_datasets / QUESTEVAL, SHARED_DATASETS / QUESTEVAL]
-
-
-@pytest.mark.parametrize("where", ["fixture copy", "../shared"])
-def test_questeval_keeps_simplification_type(tmp_path: Path, shared_datasets: Path, where) -> None:
-    path = _questeval_paths(shared_datasets)[0 if where == "fixture copy" else 1]
-    if not path.is_file():
-        pytest.skip(f"{path} is not beside the project")
+def test_questeval_keeps_simplification_type(tmp_path: Path, shared_datasets: Path) -> None:
+    # The copy in tests/fixtures/datasets: the same bytes as the public file.
+    path = shared_datasets / QUESTEVAL
     study = create_study(tmp_path / "q.mbstudy")
     report = import_file(study, path)
     assert report.attribute_columns == ["simplification_type"]

@@ -1,5 +1,5 @@
-"""`judge --as-rater` on a real study (SimpDA 2022's per-rater ratings, read from
-../shared/datasets at test time) with a tiny judge built from a config: the machine rater's
+"""`judge --as-rater` on a real study (SimpDA 2022's per-rater ratings, the copy in
+tests/fixtures/datasets) with a tiny judge built from a config: the machine rater's
 ratings are stored, never change any item's human score, and `raters` shows the judge beside
 the humans."""
 

