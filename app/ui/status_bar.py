@@ -7,9 +7,9 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtWidgets import (
     QHBoxLayout,
-    QLabel,
     QMenu,
     QProgressBar,
+    QSizePolicy,
     QStatusBar,
     QToolButton,
     QWidget,
@@ -18,10 +18,17 @@ from PySide6.QtWidgets import (
 from meaningbench.runtime import Progress
 from meaningbench.runtime.rate import RateMeter, format_duration
 from meaningbench.ui.icons import themed_icon
+from meaningbench.ui.widgets import ElidedLabel
 from meaningbench.ui.workers import JobHandle, JobRunner
 
 if TYPE_CHECKING:
     from meaningbench.queries.study import StudyCounts
+
+
+def _titled(title: str, line: str) -> str:
+    """`title: line`, once: a job whose own messages start with its title ("Sanity checks:
+    building the pairs") is not named twice."""
+    return line if line.startswith(title) else f"{title}: {line}"
 
 
 def _job_line(handle: JobHandle) -> str:
@@ -42,7 +49,10 @@ class JobIndicator(QWidget):
         super().__init__(parent)
         self.setObjectName("jobIndicator")
         self.runner = runner
-        self.label = QLabel()
+        # A job's line can name a long metric run: it is shortened, never the window widened.
+        self.label = ElidedLabel()
+        self.label.setObjectName("jobLine")
+        self.label.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
         self.bar = QProgressBar()
         self.bar.setMaximumWidth(180)
         self.bar.setTextVisible(False)
@@ -119,11 +129,11 @@ class JobIndicator(QWidget):
             self.label.setText(f"{handle.title}: {p.done:,}/{p.total:,}{suffix}")
         else:
             self.bar.setRange(0, 0)
-            self.label.setText(f"{handle.title}: {p.message}" if p.message else handle.title)
+            self.label.setText(_titled(handle.title, p.message) if p.message else handle.title)
 
     def _on_log(self, handle: JobHandle, line: str) -> None:
         if handle is self._handle:
-            self.label.setText(f"{handle.title}: {line}")
+            self.label.setText(_titled(handle.title, line))
 
     def _on_finished(self, handle: JobHandle) -> None:
         self._show_count()
@@ -145,9 +155,11 @@ class MainStatusBar(QStatusBar):
     def __init__(self, runner: JobRunner, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("mainStatusBar")
-        self.study_label = QLabel()
+        # The study's name and counts are shortened too when the window is narrow.
+        self.study_label = ElidedLabel()
         self.study_label.setObjectName("statusStudy")
-        self.counts_label = QLabel()
+        self.study_label.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
+        self.counts_label = ElidedLabel()
         self.counts_label.setObjectName("statusCounts")
         self.jobs = JobIndicator(runner)
         self.addWidget(self.study_label)

@@ -82,6 +82,36 @@ class ElidedLabel(QLabel):
         super().setText(shown)
 
 
+# Where a run's name or a path may break across lines: after these characters, as a
+# zero-width space allows (a spec such as "bertscore@org/model[layer=3,idf=sources]" has no
+# space, and a word-wrapped label is at least as wide as its longest word).
+BREAK_AFTER = "/\\,;=[@_"
+ZERO_WIDTH_SPACE = "\u200b"
+
+
+def breakable(text: str) -> str:
+    """`text` with a line-break opportunity after each of `BREAK_AFTER` (shown the same)."""
+    return "".join(c + ZERO_WIDTH_SPACE if c in BREAK_AFTER else c for c in text)
+
+
+class WrappedLabel(QLabel):
+    """A word-wrapped status line that may name long runs or paths: it breaks inside them
+    instead of widening its window; `text()` gives back the text as it was set."""
+
+    def __init__(self, text: str = "", parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._full = ""
+        self.setWordWrap(True)
+        self.setText(text)
+
+    def setText(self, text: str) -> None:  # noqa: N802 - Qt override
+        self._full = text
+        super().setText(breakable(text))
+
+    def text(self) -> str:
+        return self._full
+
+
 def compact_combo(combo: QComboBox, chars: int = 10) -> QComboBox:
     """A combo box whose width follows `chars` characters, not its longest entry.
 

@@ -40,6 +40,7 @@ from meaningbench.settings import DEFAULT_ENCODER
 from meaningbench.ui.context import StudyContext
 from meaningbench.ui.sweep.curves import LayerCurves
 from meaningbench.ui.sweep.table import SweepTableWidget
+from meaningbench.ui.widgets import WrappedLabel
 from meaningbench.ui.workers import JobHandle, cancel_job
 
 IDF_CHOICES = (("none", "none"), ("sources", "sources"), ("references", "references"),
@@ -162,9 +163,10 @@ class SweepPage(QWidget):
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.clicked.connect(lambda: cancel_job(self.job))
         self.progress = QProgressBar()
-        self.status = QLabel("")
+        # Progress names each run ("bertscore@org/model[layer=3,...]"): it wraps inside
+        # the name rather than widening the window while the sweep runs.
+        self.status = WrappedLabel("")
         self.status.setObjectName("sweepStatus")
-        self.status.setWordWrap(True)
         form.addRow("", _row(self.run_button, self.cancel_button))
         form.addRow("", self.progress)
         form.addRow("", self.status)
@@ -176,9 +178,8 @@ class SweepPage(QWidget):
         """The verdict above the results table and the layer curves."""
         self.table = SweepTableWidget()
         self.curves = LayerCurves()
-        self.verdict = QLabel("Run a sweep to compare its configurations.")
+        self.verdict = WrappedLabel("Run a sweep to compare its configurations.")
         self.verdict.setObjectName("sweepVerdict")
-        self.verdict.setWordWrap(True)
         self.verdict.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         results = QSplitter(Qt.Orientation.Vertical)
         results.addWidget(self.table)
