@@ -16,6 +16,7 @@ from sqlalchemy import Connection, text
 from meaningbench.annotation.protocols import describe as describe_protocol
 from meaningbench.annotation.settings import SETTINGS_KEY, AnnotationSettings
 from meaningbench.datasets.language import LANGUAGE_KEY, stored_language
+from meaningbench.datasets.rows import listed
 from meaningbench.db.current_ratings import current_rating_sql
 from meaningbench.db.frames import ITEM_META_COUNTS_SQL, attribute_counts, attribute_names
 from meaningbench.db.models import ANNOTATOR_KIND_LABELS
@@ -100,10 +101,12 @@ class StudyInfo:
         if self.attributes:
             out.append(f"item attributes: {len(self.attributes)}")
         for a in self.attributes:
-            values = ", ".join(f"{v['value']} {v['items']:,}" for v in a["values"])
+            values = ", ".join(f"{listed(v['value'])} {v['items']:,}" for v in a["values"])
             more = a["distinct"] - len(a["values"])
             values += f" and {more:,} more values" if more > 0 else ""
-            out.append(f"  {a['name']} ({a['items']:,} items, {a['distinct']:,} values): {values}")
+            out.append(
+                f"  {listed(a['name'])} ({a['items']:,} items, {a['distinct']:,} values): {values}"
+            )
         out.append(f"annotators: {self.annotators_total}")
         for a in self.annotators:
             out.append(f"  {a['name']} ({a['kind']}): {a['ratings']:,} ratings")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from meaningbench.datasets.rows import listed
 from meaningbench.db.models import ANNOTATOR_KIND_LABELS
 from meaningbench.metrics.languages import language_label
 
@@ -119,12 +120,14 @@ class ImportReport:
         lines = []
         for name, counts in self.attributes.items():
             shown = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
-            values = ", ".join(f"{v or '(empty)'} {n:,}" for v, n in shown[:MAX_VALUES_SHOWN])
+            values = ", ".join(
+                f"{listed(v) if v else '(empty)'} {n:,}" for v, n in shown[:MAX_VALUES_SHOWN]
+            )
             rest = len(shown) - MAX_VALUES_SHOWN
             more = self.attributes_more.get(name, 0)
             if rest > 0 or more:
                 values += " and others" if not values else ", …"
-            lines.append(f"{name}: {values}" if values else name)
+            lines.append(f"{listed(name)}: {values}" if values else listed(name))
         return lines
 
     def source(self, kind: str) -> SourceSummary:

@@ -91,6 +91,14 @@ def shown_text(text: str) -> str:
     return repr(text)
 
 
+def listed(text: str) -> str:
+    """A name or value in a list of them (an attribute's, by `info` and the import summary):
+    a plain one as it is; any other (long, with spaces at an end, line breaks or other
+    characters that do not print) as `shown_text` gives it, on its line and readable."""
+    plain = text.isprintable() and text == text.strip()
+    return text if text and plain and len(text) <= _SHOWN_CHARS else shown_text(text)
+
+
 def shown_number(number: float) -> str:
     """A float with every digit it has: 100.0000001 must not print as "100"."""
     if number == int(number) and abs(number) < 1e16:
@@ -274,10 +282,13 @@ class RowParser:
         return dim
 
     def _attributes(self, rec: Any) -> tuple[str, ...]:
+        # Kept exactly as written, spaces and line separators included: the export writes
+        # them back, and import must read back what it wrote. Only a cell with nothing in
+        # it is empty.
         values = []
         for column, get in self.attribute_getters:
             raw = get(rec)
-            value = (_text(raw, column) if self.jsonl else (raw or "")).strip()
+            value = _text(raw, column) if self.jsonl else (raw or "")
             values.append(self._interned.setdefault(value, value))
         return tuple(values)
 
