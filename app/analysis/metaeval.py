@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from meaningbench.analysis import metaeval_measures as mm
+from meaningbench.core.wording import counted
 from meaningbench.errors import UserError
 
 MEASURES = (
@@ -41,6 +42,20 @@ GROUPINGS = ("none", "item", "system", "per-system")
 SYSTEM_ONLY = ("spa",)  # measures defined at system level whatever the grouping
 ITEM_PAIRS_ONLY = ("tau_like",)  # pairs of outputs of one source, whatever the grouping
 SPA_PERMUTATIONS = 1000
+# A correlation over two points is ±1 whatever the metric: a measure needs this many
+# systems (at system level) or outputs (over all outputs together) to mean anything.
+MIN_UNITS = 3
+# Below this many systems or outputs a correlation swings widely between resamples: the
+# figures carry a warning (`small_n_warning`).
+SMALL_N = 10
+# One name for each grouping, in the tab, the report and the command's output.
+GROUPING_NAMES = {
+    "none": "all outputs together",
+    "item": "per source, averaged",
+    "system": "system level",
+    "per-system": "per system, averaged",
+}
+DEFAULT_GROUPING = "none"
 
 
 @dataclass
@@ -217,6 +232,42 @@ def system_means(
     return hm, xm, labels
 
 
+@dataclass(frozen=True)
+class Units:
+    """What a measure at a grouping runs over: `n` systems, sources or outputs."""
+
+    n: int
+    noun: str  # "system", "source" or "output"
+
+    def __str__(self) -> str:
+        return counted(self.n, self.noun)
+
+    @property
+    def small(self) -> bool:
+        return self.n < SMALL_N
+
+
+def units_of(data: MetaEvalData, group_by: str) -> Units:
+    """The systems (system level), sources (per source) or outputs (all together) a
+    measure at `group_by` is computed over, on the outputs every metric scored."""
+    work = data.subset(data.common())
+    if group_by in ("system", "per-system"):
+        return Units(len({str(s) for s in work.systems[work.has_system()]}), "system")
+    if group_by == "item":
+        return Units(len({str(s) for s in work.sources}), "source")
+    return Units(work.n, "output")
+
+
+def small_n_warning(units: Units) -> str | None:
+    """The warning small-n figures carry (None when there are enough)."""
+    if not units.small:
+        return None
+    return (
+        f"Only {units}: a correlation over so few {units.noun}s swings widely between "
+        "samples (see the intervals)."
+    )
+
+
 def grouping_of(data: MetaEvalData, group_by: str) -> mm.Groups:
     if group_by == "none":
         return mm.Groups.single(data.n)
@@ -340,8 +391,14 @@ def _value(
             return None, why, details
         return float(t.tau[0]), None, details
     n_systems = len({str(s) for s in data.systems[data.has_system()]})
-    if (measure == "spa" or group_by == "system") and n_systems < 2:
-        return None, "not defined: fewer than two systems", details
+    # SPA judges pairs of systems, and two systems are one pair; a correlation over two
+    # systems' means is ±1 whatever the metric.
+    if measure == "spa" and n_systems < 2:
+        return None, f"not defined: {counted(n_systems, 'system')}", details
+    if measure != "spa" and group_by == "system" and n_systems < MIN_UNITS:
+        return None, f"not defined: {counted(n_systems, 'system')}", details
+    if group_by == "none" and data.n < MIN_UNITS:
+        return None, f"not defined: {counted(data.n, 'output')}", details
     if measure == "spa":
         hm, labels, n_src = system_matrix(data, h)
         xm, _, _ = system_matrix(data, x)
@@ -375,7 +432,7 @@ def evaluate(
     data: MetaEvalData,
     measures: Sequence[str] = DEFAULT_MEASURES,
     *,
-    group_by: str = "item",
+    group_by: str = DEFAULT_GROUPING,
     by: str | None = None,
     pairs_within: str | None = None,
     tie_threshold: float = 5.0,
@@ -414,7 +471,7 @@ def evaluate(
                 why: str | None
                 det: dict[str, Any]
                 if sub.n < 2:
-                    v, why, det = None, f"not defined: the category has {sub.n} output", {}
+                    v, why, det = None, f"not defined: {counted(sub.n, 'output')}", {}
                 else:
                     v, why, det = _value(
                         measure,

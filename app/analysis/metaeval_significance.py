@@ -40,18 +40,23 @@ import pandas as pd
 
 from meaningbench.analysis import metaeval_measures as mm
 from meaningbench.analysis.metaeval import (
+    GROUPING_NAMES,
     ITEM_PAIRS_ONLY,
     SYSTEM_ONLY,
     MetaEvalData,
+    Units,
     check_grouping,
     check_measures,
     check_tie_threshold,
     evaluate,
     grouping_of,
     row_measure,
+    small_n_warning,
     spa_signs,
     system_cells,
+    units_of,
 )
+from meaningbench.core.wording import counted
 from meaningbench.errors import UserError
 
 # (metric i, metric j) → the difference i − j on every resample
@@ -94,17 +99,44 @@ class Ranking:
     intervals: dict[str, tuple[float, float]] = field(default_factory=dict)
     details: dict[str, dict[str, Any]] = field(default_factory=dict)
     n_outputs: int = 0
+    units: Units | None = None  # what the measure runs over (6 systems, 360 outputs)
+
+    @property
+    def over(self) -> str:
+        """What the correlation runs over, as the screens and the report say it."""
+        if self.units is None or self.units.noun == "output":
+            return counted(self.n_outputs, "output")
+        return f"{self.units} ({counted(self.n_outputs, 'output')})"
+
+    @property
+    def warning(self) -> str | None:
+        """What a reader must know before trusting the clusters: too few systems or
+        outputs, or no metric that agrees with the humans at all."""
+        parts = [] if self.units is None else [small_n_warning(self.units)]
+        values = [self.values.get(m) for m in self.order]
+        if values and all(v is not None and v <= 0 for v in values):
+            parts.append("Every value is 0 or below: no metric agrees with the humans here.")
+        return " ".join(p for p in parts if p) or None
+
+    def p_text(self, p: float) -> str:
+        """A p-value as the tables print it (see `p_text`)."""
+        return p_text(p, None if self.test == "williams" else self.resamples)
 
     def to_dict(self) -> dict[str, Any]:
         names = list(self.p_values.index)
         return {
             "measure": self.measure,
             "group_by": self.group_by,
+            "grouping": GROUPING_NAMES.get(self.group_by, self.group_by),
             "test": self.test,
             "resamples": self.resamples,
             "seed": self.seed,
             "alpha": self.alpha,
             "n_outputs": self.n_outputs,
+            "n_units": None if self.units is None else self.units.n,
+            "units": None if self.units is None else f"{self.units.noun}s",
+            "small_n_warning": self.warning,
+            "clusters_meaning": CLUSTER_MEANING,
             "ranking": [
                 {
                     "metric": m,
@@ -121,6 +153,32 @@ class Ranking:
                 for a, row in self.p_values.to_dict(orient="index").items()
             },
         }
+
+
+# What a cluster is, in the words of every place that shows one (MTME's rule below).
+CLUSTER_LINE = (
+    "A new cluster starts at a metric that one of the cluster above beats significantly "
+    "(p ≤ α); not all of that cluster need beat it."
+)
+CLUSTER_MEANING = (
+    "Metrics are taken best first; a metric opens a new cluster when a metric of the "
+    "current cluster is significantly better than it (p ≤ α, the rule of the WMT metrics "
+    "tasks). So within a cluster no metric is significantly worse than a better one, but a "
+    "cluster is not significantly below the one above it: only its first metric is "
+    "significantly worse than some metric there, and two metrics of neighbouring clusters "
+    "may not differ significantly at all (see the p-values)."
+)
+
+
+def p_text(p: float, resamples: int | None) -> str:
+    """A p-value to 3 decimals; one below what the resamples can tell (1 / resamples, or
+    0.001 for an analytic test) reads "< 0.001", never 0.000."""
+    if not np.isfinite(p):
+        return "–"
+    floor = max(1.0 / resamples, 0.001) if resamples else 0.001
+    if p < floor:
+        return f"< {floor:.3g}"
+    return f"{p:.3f}"
 
 
 def assign_clusters(p_sorted: np.ndarray, alpha: float) -> list[int]:
@@ -549,6 +607,7 @@ def rank_metrics(
         intervals=ivals,
         details=details,
         n_outputs=table.n_outputs,
+        units=units_of(data, group_by),
     )
 
 

@@ -35,12 +35,13 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 from scipy.stats import norm
 from scipy.stats import t as student_t
 
-from meaningbench.analysis.metaeval import MetaEvalData
+from meaningbench.analysis.metaeval import DEFAULT_GROUPING, MetaEvalData
 from meaningbench.analysis.metaeval_significance import Ranking, rank_metrics
 from meaningbench.errors import UserError
 
@@ -71,7 +72,7 @@ class StabilityOptions:
     """The ranking to test (as the tab ranks) and how hard to resample it."""
 
     measure: str = "pearson"
-    group_by: str = "none"
+    group_by: str = DEFAULT_GROUPING
     test: str = "perm-both"
     alpha: float = 0.05
     tie_threshold: float = 5.0
@@ -146,6 +147,41 @@ class Stability:
             and self.unchanged_since is not None
             and self.unchanged_since <= self.history[0].fraction
         )
+
+    def verdict(self) -> str:
+        """The signal as a plain answer to "may I stop rating?"."""
+        if self.message is not None or self.top is None or self.agreement is None:
+            return "too few ratings to tell — keep rating"
+        if self.settled:
+            return "settled — you can stop rating"
+        return "not settled — keep rating"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The signal as plain numbers and words (`metaeval --json`)."""
+        o = self.options
+        return {
+            "verdict": self.verdict(),
+            "settled": self.settled,
+            "sentence": self.sentence(),
+            "trend": self.trend_sentence(),
+            "ratings": self.ratings,
+            "top_cluster": list(self.top) if self.top else None,
+            "agreement": self.agreement,
+            "tau": self.tau,
+            "same_best": self.first,
+            "unchanged_share": self.unchanged_share,
+            "more_ratings": self.trend.more,
+            "target": o.target,
+            "settings": {
+                "measure": o.measure,
+                "group_by": o.group_by,
+                "test": o.test,
+                "alpha": o.alpha,
+                "seed": o.seed,
+                "resamples": o.resamples,
+                "inner_resamples": o.inner_resamples,
+            },
+        }
 
     def sentence(self) -> str:
         """The signal in words: the history and the agreement."""

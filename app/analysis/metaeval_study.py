@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import math
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -13,10 +14,20 @@ import pandas as pd
 from meaningbench.analysis.data import StudyData, load_study_data, study_session
 from meaningbench.analysis.human import NAMED
 from meaningbench.analysis.metaeval import MetaEvalData
-from meaningbench.analysis.metaeval_stability import Snapshot
+from meaningbench.analysis.metaeval_significance import Ranking
+from meaningbench.analysis.metaeval_stability import (
+    HISTORY,
+    TREND,
+    Snapshot,
+    Stability,
+    StabilityOptions,
+    ranking_stability,
+)
+from meaningbench.analysis.score_columns import runs_frame
 from meaningbench.db.frames import item_attributes_frame, ratings_frame
 from meaningbench.db.study import Study
 from meaningbench.errors import UserError
+from meaningbench.metrics.registry import metric_classes
 
 
 def rater_matrix(data: StudyData) -> np.ndarray:
@@ -107,3 +118,37 @@ def metaeval_snapshots(
         snap.ratings = ratings
         out.append(Snapshot(f, keep, metaeval_data_of(snap, attrs)))
     return out
+
+
+def metric_configs(study: Study, names: Sequence[str]) -> dict[str, tuple[str, dict[str, Any]]]:
+    """Each named score column's metric and the configuration that produced it, runtime
+    options (device, batch size, caches) left out: what a methods section must name."""
+    with study_session(study) as session:
+        runs = runs_frame(session)
+    classes = metric_classes()
+    out: dict[str, tuple[str, dict[str, Any]]] = {}
+    for metric, config, column in zip(runs["metric"], runs["config"], runs["column"], strict=True):
+        if column not in names:
+            continue
+        cls = classes.get(str(metric))
+        skip = cls.runtime_options if cls is not None else frozenset()
+        out[str(column)] = (str(metric), {k: v for k, v in dict(config).items() if k not in skip})
+    return out
+
+
+def stopping_signal(
+    study: Study, ranking: Ranking, dimension: str = "meaning", tie_threshold: float = 5.0
+) -> Stability:
+    """Is it time to stop rating, for the ranking just made (its measure, grouping, test,
+    resamples and seed): the study's ratings replayed in the order they were given."""
+    options = StabilityOptions(
+        measure=ranking.measure,
+        group_by=ranking.group_by,
+        test=ranking.test,
+        alpha=ranking.alpha,
+        tie_threshold=tie_threshold,
+        seed=ranking.seed,
+        ranking_resamples=ranking.resamples,
+    )
+    snaps = metaeval_snapshots(study, HISTORY + TREND, dimension)
+    return ranking_stability(snaps, options)

@@ -7,8 +7,9 @@ from typing import Any
 
 import pandas as pd
 
-from meaningbench.analysis.metaeval import MetaEvalTable
+from meaningbench.analysis.metaeval import GROUPING_NAMES, MetaEvalTable
 from meaningbench.analysis.metaeval_significance import Ranking
+from meaningbench.core.wording import counted
 
 MEASURE_TITLES = {
     "pearson": "Pearson's r",
@@ -24,10 +25,24 @@ MEASURE_TITLES = {
     "tau_like": "the Kendall tau-like of LENS/SimpEval (Maddela et al., 2023)",
 }
 GROUPING_WORDS = {
-    "none": "global level (one value over all outputs)",
-    "item": "item level (one value per source over its outputs, averaged over sources)",
-    "system": "system level (over the systems' mean scores)",
-    "per-system": "per-system level (one value per system over its outputs, averaged)",
+    "none": "one value over all outputs",
+    "item": "one value per source over its outputs, averaged over sources",
+    "system": "one value over the systems' mean scores",
+    "per-system": "one value per system over its outputs, averaged over systems",
+}
+# How a methods section names a metric's options (others print as key = value).
+OPTION_WORDS = {
+    "reference_mode": "references",
+    "model": "model",
+    "layer": "layer",
+    "idf": "idf weighting",
+    "rescale": "baseline rescaling",
+}
+REFERENCE_WORDS = {
+    "source": "the source sentence",
+    "references": "the reference simplifications",
+    "both": "the source and the references",
+    "none": "none",
 }
 TEST_WORDS = {
     "perm-both": "the PERM-BOTH paired permutation test (Deutsch et al., 2021) in the variant "
@@ -45,24 +60,75 @@ TEST_WORDS = {
 
 
 def methods_paragraph(
-    table: MetaEvalTable, ranking: Ranking | None, *, dimension: str = "meaning"
+    table: MetaEvalTable,
+    ranking: Ranking | None,
+    *,
+    dimension: str = "meaning",
+    configs: dict[str, tuple[str, dict[str, Any]]] | None = None,
 ) -> str:
+    """The methods a paper needs, in short paragraphs separated by a blank line: the data
+    and measures, each metric's configuration, the measures' rules, the ranking."""
     measures = list(dict.fromkeys(v.measure for v in table.values))
-    metrics = list(dict.fromkeys(v.metric for v in table.values))
-    parts = [
-        f"We compare {len(metrics)} metric{'s' if len(metrics) != 1 else ''} with the human "
-        f"{dimension} ratings of {table.n_outputs:,} outputs scored by every metric"
-        + (
-            f" ({table.n_left_out:,} outputs without a score of every metric left out)"
-            if table.n_left_out
-            else ""
+    paragraphs = [_data_paragraph(table, measures, dimension)]
+    if configs:
+        paragraphs.append(configurations_paragraph(configs))
+    paragraphs.extend(_measure_paragraphs(table, measures))
+    if table.by:
+        paragraphs.append(
+            f"Every measure is also reported per {table.by}, on that category's outputs."
         )
-        + ". Measures: "
+    if ranking is not None:
+        paragraphs.append(_ranking_paragraph(ranking))
+    return "\n\n".join(paragraphs)
+
+
+def _data_paragraph(table: MetaEvalTable, measures: list[str], dimension: str) -> str:
+    metrics = list(dict.fromkeys(v.metric for v in table.values))
+    left_out = (
+        f" ({counted(table.n_left_out, 'output')} without a score of every metric left out)"
+        if table.n_left_out
+        else ""
+    )
+    return (
+        f"We compare {counted(len(metrics), 'metric')} with the human {dimension} ratings of "
+        f"{counted(table.n_outputs, 'output')} scored by every metric{left_out}. Measures: "
         + "; ".join(MEASURE_TITLES[m] for m in measures)
-        + f". Correlations and pairwise measures are computed at the "
-        f"{GROUPING_WORDS[table.group_by]}; SPA is always system-level and the tau-like "
-        "always compares outputs of one source."
-    ]
+        + f". Correlations and pairwise measures use the grouping {grouping_text(table.group_by)}; "
+        "SPA is always system-level and the tau-like always compares outputs of one source."
+    )
+
+
+def grouping_text(group_by: str) -> str:
+    """A grouping's one name with what it means: 'all outputs together' (one value …)."""
+    return f"“{GROUPING_NAMES[group_by]}” ({GROUPING_WORDS[group_by]})"
+
+
+def option_text(key: str, value: Any) -> str:
+    """One option of a metric's configuration, as a methods section says it."""
+    if key == "reference_mode":
+        return f"references: {REFERENCE_WORDS.get(str(value), str(value))}"
+    if key == "layer" and value is None:
+        return "layer: the model's default"
+    if isinstance(value, bool):
+        value = "yes" if value else "no"
+    return f"{OPTION_WORDS.get(key, key.replace('_', ' '))}: {value}"
+
+
+def configurations_paragraph(configs: dict[str, tuple[str, dict[str, Any]]]) -> str:
+    """Each metric with its configuration: references, model, layer, idf and the rest."""
+    first = [k for k in OPTION_WORDS]
+    parts = []
+    for name, (metric, config) in configs.items():
+        keys = [k for k in first if k in config] + sorted(k for k in config if k not in first)
+        shown = ", ".join(
+            option_text(k, config[k]) for k in keys if config[k] is not None or k == "layer"
+        )
+        parts.append(f"{name} ({metric}; {shown})" if shown else f"{name} ({metric})")
+    return "Metric configurations: " + "; ".join(parts) + "."
+
+
+def _measure_paragraphs(table: MetaEvalTable, measures: list[str]) -> list[str]:
+    parts = []
     if "acc_eq_star" in measures:
         parts.append(
             "acc*_eq uses one tie threshold ε for a metric: the one that maximises acc_eq, "
@@ -85,41 +151,40 @@ def methods_paragraph(
             "that output higher, otherwise (a metric tie included) discordant; "
             "τ = (C − D) / (C + D)."
         )
-    if table.by:
-        parts.append(f"Every measure is also reported per {table.by}, on that category's outputs.")
-    if ranking is not None:
-        parts.append(
-            f"Metrics are ranked by {MEASURE_TITLES[ranking.measure]} at the "
-            f"{GROUPING_WORDS[ranking.group_by].split(' (')[0]}. Each pair of metrics is "
-            f"compared with {TEST_WORDS[ranking.test]}"
-            + (
-                ""
-                if ranking.test == "williams"
-                else f", {ranking.resamples:,} resamples, seed {ranking.seed}"
-            )
-            + ", one-sided, on scores standardised per metric"
-            + (
-                "; acc*_eq searches its ε again on every resample (as MTME's permutation "
-                "test does with its tie-optimised Kendall)"
-                if ranking.measure == "acc_eq_star"
-                else "; SPA is recomputed on each resample with its own source flips and the "
-                "human p-values fixed"
-                if ranking.measure == "spa"
-                else ""
-            )
-            + ". Metrics are grouped into significance clusters at "
-            f"α = {ranking.alpha:g}: in order of the measure, a metric opens a new cluster "
-            "when a metric of the current cluster is significantly better than it (the rule "
-            "of the WMT metrics tasks' MTME tool), so no member of a cluster is "
-            "significantly worse than a better member of the same cluster."
-            + (
-                f" Intervals are 95% percentile intervals of {ranking.resamples:,} BOOT-BOTH "
-                "resamples."
-                if ranking.intervals
-                else ""
-            )
-        )
-    return " ".join(parts)
+    return parts
+
+
+def _ranking_paragraph(ranking: Ranking) -> str:
+    resampled = (
+        ""
+        if ranking.test == "williams"
+        else f", {ranking.resamples:,} resamples, seed {ranking.seed}"
+    )
+    again = (
+        "; acc*_eq searches its ε again on every resample (as MTME's permutation "
+        "test does with its tie-optimised Kendall)"
+        if ranking.measure == "acc_eq_star"
+        else "; SPA is recomputed on each resample with its own source flips and the "
+        "human p-values fixed"
+        if ranking.measure == "spa"
+        else ""
+    )
+    intervals = (
+        f" Intervals are 95% percentile intervals of {ranking.resamples:,} BOOT-BOTH resamples."
+        if ranking.intervals
+        else ""
+    )
+    return (
+        f"Metrics are ranked by {MEASURE_TITLES[ranking.measure]}, "
+        f"{GROUPING_NAMES[ranking.group_by]}, over {ranking.over}. Each pair of metrics is "
+        f"compared with {TEST_WORDS[ranking.test]}{resampled}, one-sided, on scores "
+        f"standardised per metric{again}. Metrics are grouped into significance clusters at "
+        f"α = {ranking.alpha:g}: in order of the measure, a metric opens a new cluster "
+        "when a metric of the current cluster is significantly better than it (the rule "
+        "of the WMT metrics tasks' MTME tool), so no member of a cluster is "
+        "significantly worse than a better member of the same cluster; a cluster is not "
+        f"significantly below every metric of the cluster above.{intervals}"
+    )
 
 
 def attach_ranking(table: MetaEvalTable, ranking: Ranking | None) -> None:

@@ -25,9 +25,10 @@ from meaningbench.analysis.audit import AuditResult
 from meaningbench.analysis.audit_report import audit_section
 from meaningbench.analysis.correlation import CorrelationTable
 from meaningbench.analysis.live import StudyAnalysis
-from meaningbench.analysis.metaeval import MetaEvalTable
-from meaningbench.analysis.metaeval_report import which_metric_section
+from meaningbench.analysis.metaeval import DEFAULT_GROUPING, MetaEvalTable
+from meaningbench.analysis.metaeval_report import CorrelationView, which_metric_section
 from meaningbench.analysis.metaeval_significance import Ranking
+from meaningbench.analysis.metaeval_stability import Stability
 from meaningbench.analysis.qc import QCResult, study_qc
 from meaningbench.analysis.sanity import SanityTable, study_sanity
 from meaningbench.analysis.selection_report import selection_section
@@ -67,6 +68,9 @@ class ReportData:
     metaeval: MetaEvalTable | None = None
     ranking: Ranking | None = None
     metaeval_note: str | None = None  # why there is no "Which metric" table
+    # Each metric's configuration, for the methods (`metaeval_study.metric_configs`).
+    metaeval_configs: dict[str, tuple[str, dict[str, Any]]] = field(default_factory=dict)
+    stopping: Stability | None = None  # is it time to stop rating (with the ranking)
     selection: Simulation | None = None  # the selection strategies replayed (opt-in)
     dimension: str = "meaning"
     notes: list[str] = field(default_factory=list)
@@ -235,6 +239,9 @@ def render_html(data: ReportData) -> str:
             dimension=data.dimension,
             render_table=html_table,
             note=data.metaeval_note,
+            configs=data.metaeval_configs,
+            stopping=data.stopping,
+            correlations=_correlation_table_view(data.correlations),
         ),
         selection_section(data.selection, render_table=html_table),
         audit_section(data.audit, data.label_sets),
@@ -292,7 +299,7 @@ def build_report(
     unrelated: str = "wordsoup",
     cancel: CancelToken | None = None,
     labels: str | None = None,
-    group_by: str = "item",
+    group_by: str = DEFAULT_GROUPING,
     by: str | None = None,
     selection_seeds: int = 0,
 ) -> ReportData:
@@ -340,7 +347,11 @@ def add_which_metric(
     """The default measures, ranked by Pearson with PERM-BOTH (`n_boot` resamples)."""
     from meaningbench.analysis.metaeval import DEFAULT_MEASURES, evaluate
     from meaningbench.analysis.metaeval_significance import rank_metrics
-    from meaningbench.analysis.metaeval_study import metaeval_data_from_study
+    from meaningbench.analysis.metaeval_study import (
+        metaeval_data_from_study,
+        metric_configs,
+        stopping_signal,
+    )
     from meaningbench.analysis.metaeval_text import attach_ranking
 
     meta = metaeval_data_from_study(study, dimension, labels)
@@ -348,11 +359,21 @@ def add_which_metric(
         data.metaeval_note = "No output has a rating and a score of every metric."
         return
     data.metaeval = evaluate(meta, DEFAULT_MEASURES, group_by=group_by, by=by, seed=seed)
+    data.metaeval_configs = metric_configs(study, meta.metric_names)
     if n_boot > 0:
         data.ranking = rank_metrics(
             meta, "pearson", group_by=group_by, test="perm-both", resamples=n_boot, seed=seed
         )
         attach_ranking(data.metaeval, data.ranking)
+        data.stopping = stopping_signal(study, data.ranking, dimension)
+
+
+def _correlation_table_view(table: CorrelationTable | None) -> CorrelationView | None:
+    """What the correlation table correlates, for the Which metric section to compare."""
+    if table is None or not table.results:
+        return None
+    pearson = {k: float(r.pearson) for k, r in table.results.items()}
+    return CorrelationView(pearson=pearson, z=bool(table.z))
 
 
 def _audit(study: Study) -> AuditResult | None:

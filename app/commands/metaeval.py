@@ -38,13 +38,7 @@ def register(subparsers: Any) -> None:
         help="the measure the clusters rank by (default: the first of --measures other "
         "than spa; spa is ranked with perm-both, perm-items or perm-systems)",
     )
-    parser.add_argument(
-        "--group-by",
-        choices=("none", "item", "system", "per-system"),
-        default="item",
-        help="none: over all outputs; item: per source, averaged (default); system: over "
-        "system means; per-system: per system, averaged",
-    )
+    add_grouping_argument(parser)
     parser.add_argument(
         "--by",
         default=None,
@@ -86,7 +80,27 @@ def register(subparsers: Any) -> None:
         default=None,
         help="metric names (space or comma separated; default: every metric run)",
     )
+    parser.add_argument(
+        "--no-stopping",
+        action="store_true",
+        help="leave out the stopping signal (is it time to stop rating?), which replays "
+        "the ratings in the order they were given and resamples the ranking (seconds)",
+    )
     common.add_json_flag(parser)
+
+
+def add_grouping_argument(parser: argparse.ArgumentParser) -> None:
+    """--group-by with the one default and the one name of each grouping (the tab's and
+    the report's)."""
+    from meaningbench.analysis.metaeval import DEFAULT_GROUPING, GROUPING_NAMES
+
+    words = "; ".join(
+        f"{key}: {name}" + (" (default)" if key == DEFAULT_GROUPING else "")
+        for key, name in GROUPING_NAMES.items()
+    )
+    parser.add_argument(
+        "--group-by", choices=tuple(GROUPING_NAMES), default=DEFAULT_GROUPING, help=words
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -96,7 +110,7 @@ def run(args: argparse.Namespace) -> int:
 
     check_resampling(resamples=args.resamples, seed=args.seed, alpha=args.alpha)
     measures, rank_by = _measures(args)
-    data, machine = _read_data(args)
+    data, machine, configs = _read_data(args)
     table = evaluate(
         data,
         measures,
@@ -108,18 +122,33 @@ def run(args: argparse.Namespace) -> int:
     )
     ranking = _rank(args, data, rank_by) if rank_by is not None else None
     attach_ranking(table, ranking)
-    methods = methods_paragraph(table, ranking, dimension=args.dimension)
+    methods = methods_paragraph(table, ranking, dimension=args.dimension, configs=configs)
+    stopping = _stopping(args, ranking)
     if args.json:
         out = to_json(table, ranking, methods, _settings(args, measures, rank_by))
-        common.print_json({**out, "machine_raters": machine})
+        stop = None if stopping is None else stopping.to_dict()
+        common.print_json({**out, "stopping": stop, "machine_raters": machine})
         return 0
     _print_text(args, data, table, ranking, methods)
+    if stopping is not None:
+        print(f"\nStopping signal: {stopping.verdict()}.")
+        print(f"  {stopping.sentence()} {stopping.trend_sentence()}")
     for metric, raters in machine.items():
         print(
             f"\n{metric} is also the machine rater {', '.join(raters)} (judge --as-rater): "
             "ranked here as a metric; its ratings are not part of the human scores"
         )
     return 0
+
+
+def _stopping(args: argparse.Namespace, ranking: Any) -> Any:
+    """The stopping signal on the ranking just made (None: not asked, or no ranking)."""
+    if ranking is None or args.no_stopping:
+        return None
+    from meaningbench.analysis.metaeval_study import stopping_signal
+
+    with common.open_existing_study(args.study, reading=True) as study:
+        return stopping_signal(study, ranking, args.dimension, args.tie_threshold)
 
 
 def _measures(args: argparse.Namespace) -> tuple[list[str], str | None]:
@@ -136,10 +165,11 @@ def _measures(args: argparse.Namespace) -> tuple[list[str], str | None]:
     return measures, rank_by
 
 
-def _read_data(args: argparse.Namespace) -> tuple[Any, dict[str, list[str]]]:
-    """The ratings and scores to evaluate, and the metrics that are also machine raters
-    (`queries.raters.machine_columns`); an error when no output has them all."""
-    from meaningbench.analysis.metaeval_study import metaeval_data_from_study
+def _read_data(args: argparse.Namespace) -> tuple[Any, dict[str, list[str]], dict[str, Any]]:
+    """The ratings and scores to evaluate, the metrics that are also machine raters
+    (`queries.raters.machine_columns`) and each metric's stored configuration; an error
+    when no output has them all."""
+    from meaningbench.analysis.metaeval_study import metaeval_data_from_study, metric_configs
     from meaningbench.commands._common import parse_metric_names
     from meaningbench.errors import UserError
     from meaningbench.queries.raters import machine_columns
@@ -148,6 +178,7 @@ def _read_data(args: argparse.Namespace) -> tuple[Any, dict[str, list[str]]]:
         names = [n for n, _, _ in parse_metric_names(args.metrics, study)] if args.metrics else None
         data = metaeval_data_from_study(study, args.dimension, args.labels, names)
         machine = machine_columns(study, data.metric_names)
+        configs = metric_configs(study, data.metric_names)
     if not data.metric_names:
         raise UserError(f"{args.study}: no metric scores yet; run metrics on the study first")
     if not data.common().any():
@@ -155,7 +186,7 @@ def _read_data(args: argparse.Namespace) -> tuple[Any, dict[str, list[str]]]:
             f"{args.study}: no output has a {args.dimension!r} rating and a score of every "
             "metric; name fewer metrics with --metrics"
         )
-    return data, machine
+    return data, machine, configs
 
 
 def _rank(args: argparse.Namespace, data: Any, rank_by: str) -> Any:
@@ -194,19 +225,25 @@ def _print_text(
     args: argparse.Namespace, data: Any, table: Any, ranking: Any, methods: str
 ) -> None:
     from meaningbench.analysis.export import to_text
+    from meaningbench.analysis.metaeval import GROUPING_NAMES
+    from meaningbench.analysis.metaeval_significance import CLUSTER_MEANING
     from meaningbench.analysis.metaeval_text import overview_frame
 
     print(
         f"{args.dimension}: {table.n_outputs:,} outputs scored by all "
         f"{len(data.metric_names)} metrics ({table.n_left_out:,} left out); "
-        f"grouping: {args.group_by}"
+        f"grouping: {GROUPING_NAMES[args.group_by]} (--group-by {args.group_by})"
     )
     if ranking is not None:
         print(
-            f"\nRanking by {ranking.measure} ({ranking.test}, {ranking.resamples} resamples, "
+            f"\nRanking by {ranking.measure}, {GROUPING_NAMES[ranking.group_by]}, over "
+            f"{ranking.over} ({ranking.test}, {ranking.resamples} resamples, "
             f"seed {ranking.seed}, α {ranking.alpha:g})"
         )
+        if ranking.warning:
+            print(f"warning: {ranking.warning}")
         print(to_text(_ranking_frame(ranking)))
+        print(CLUSTER_MEANING)
     print("\nAll measures")
     print(to_text(overview_frame(table)))
     reasons = {(v.measure, v.reason) for v in table.values if v.reason and not v.category}
@@ -216,7 +253,7 @@ def _print_text(
     for c in cats:
         print(f"\n{args.by} = {c}")
         print(to_text(overview_frame(table, c)))
-    print("\nMethods: " + methods)
+    print("\nMethods:\n" + methods)
 
 
 def _ranking_frame(ranking: Any) -> Any:

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from meaningbench.commands import _common as common
+from meaningbench.commands.metaeval import add_grouping_argument
 
 
 def register(subparsers: Any) -> None:
@@ -26,12 +27,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--boot", type=int, default=1000, help="bootstrap resamples (0: none)")
     parser.add_argument("--groups", choices=("items", "sources"), default="items")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument(
-        "--group-by",
-        choices=("none", "item", "system", "per-system"),
-        default="item",
-        help='grouping of the "Which metric" section (see `meaningbench metaeval`)',
-    )
+    add_grouping_argument(parser)
     parser.add_argument(
         "--by",
         default=None,

@@ -16,8 +16,14 @@ from typing import Any
 
 import pandas as pd
 
-from meaningbench.analysis.metaeval import MetaEvalData, evaluate
-from meaningbench.analysis.metaeval_significance import Ranking, rank_metrics
+from meaningbench.analysis.metaeval import DEFAULT_GROUPING, GROUPING_NAMES, MetaEvalData, evaluate
+from meaningbench.analysis.metaeval_significance import (
+    CLUSTER_LINE,
+    CLUSTER_MEANING,
+    Ranking,
+    p_text,
+    rank_metrics,
+)
 from meaningbench.analysis.metaeval_stability import (
     HISTORY,
     TREND,
@@ -42,10 +48,10 @@ MEASURE_CHOICES = {
     "pdp": "PDP",
     "tau_like": "tau-like (LENS)",
 }
+# The groupings the tab offers, by their one name (the report's and the command's too).
 GROUPING_CHOICES = {
-    "none": "All outputs together",
-    "item": "Per source, averaged",
-    "system": "System level",
+    key: GROUPING_NAMES[key][:1].upper() + GROUPING_NAMES[key][1:]
+    for key in ("none", "item", "system")
 }
 TEST_CHOICES = {
     "perm-both": "PERM-BOTH",
@@ -56,6 +62,8 @@ TEST_CHOICES = {
 RESAMPLES = 1000
 ALPHA = 0.05
 __all__ = [
+    "CLUSTER_LINE",
+    "CLUSTER_MEANING",
     "GROUPING_CHOICES",
     "MEASURE_CHOICES",
     "TEST_CHOICES",
@@ -64,6 +72,7 @@ __all__ = [
     "WhichMetricOptions",
     "compute_stability",
     "compute_which_metric",
+    "p_text",
     "stability_options",
     "which_metric_of",
 ]
@@ -75,7 +84,7 @@ class WhichMetricOptions:
 
     dimension: str = "meaning"
     measure: str = "pearson"
-    group_by: str = "none"
+    group_by: str = DEFAULT_GROUPING
     test: str = "perm-both"
     by: str | None = None  # the item attribute whose categories the bars show
     resamples: int = RESAMPLES

@@ -11,7 +11,7 @@ from scipy import stats
 
 from meaningbench.analysis import metaeval_measures as mm
 from meaningbench.analysis import metaeval_significance as sig
-from meaningbench.analysis.metaeval import MetaEvalData, evaluate
+from meaningbench.analysis.metaeval import MetaEvalData, evaluate, small_n_warning, units_of
 from meaningbench.errors import UserError
 
 GOLD5 = np.array([1, 2, 2, 3, 4.0])
@@ -72,8 +72,10 @@ def test_groupings_match_mtme_two_systems_three_items() -> None:
     assert _one(d, "pdp", "item") == pytest.approx(0.926, abs=5e-4)
     assert _one(d, "kendall_b", "none") == pytest.approx(0.552, abs=5e-4)
     assert _one(d, "kendall_b", "per-system") == pytest.approx(0.575, abs=5e-4)
-    # System level: the correlation of the two systems' means, 2 points.
-    assert _one(d, "pearson", "system") == pytest.approx(1.0)
+    # System level: MTME reads 1.0 for the correlation of two systems' means, 2 points,
+    # whatever the metric; it is no figure.
+    two = evaluate(d, ["pearson"], group_by="system").get("pearson", "m0")
+    assert two.value is None and two.reason == "not defined: 2 systems"
 
 
 def test_spa_reproduces_the_published_value_and_exact_enumeration() -> None:
@@ -144,7 +146,7 @@ def test_not_defined_cases_have_a_named_reason_never_nan() -> None:
         categories={"c": np.array(["p", "q", "q", "q"], object)},
     )
     sys_level = evaluate(d, ["pearson", "spa"], group_by="system").values
-    assert all(v.value is None and "fewer than two systems" in (v.reason or "") for v in sys_level)
+    assert all(v.value is None and v.reason == "not defined: 1 system" for v in sys_level)
     one = evaluate(d, ["pearson"], group_by="none", by="c").get("pearson", "m0", "p")
     assert one.value is None and "1 output" in (one.reason or "")
     const = _data([1, 2, 3, 4.0], [2, 2, 2, 2.0], list("ABAB"), list("aabb"))
@@ -320,3 +322,39 @@ def test_boot_both_resamples_equal_nlpstats_resampled_matrices(group_by: str, le
             assert np.isnan(got)
         else:
             assert got == pytest.approx(expected, abs=1e-9)
+
+
+def test_two_systems_or_outputs_are_not_a_correlation() -> None:
+    """A correlation over two points is ±1 whatever the metric: a category of 2 systems
+    reads "not defined: 2 systems", not 1.000; a third system makes it a figure."""
+    rng = np.random.default_rng(2)
+    systems = ["A", "B", "A", "B", "C", "D", "C", "D", "E", "C"]
+    d = _data(
+        rng.uniform(0, 100, 10),
+        rng.uniform(0, 100, 10),
+        systems,
+        [f"s{k // 2}" for k in range(10)],
+        categories={"c": np.array(["two"] * 4 + ["three"] * 6, object)},
+    )
+    table = evaluate(d, ["pearson", "spearman", "kendall_b", "pdp"], group_by="system", by="c")
+    for measure in ("pearson", "spearman", "kendall_b", "pdp"):
+        two = table.get(measure, "m0", "two")
+        assert two.value is None and two.reason == "not defined: 2 systems", measure
+    assert table.get("pearson", "m0", "three").value is not None
+    assert table.get("pearson", "m0").value is not None
+    pair = evaluate(d.subset(np.arange(10) < 2), ["pearson"], group_by="none")
+    assert pair.get("pearson", "m0").reason == "not defined: 2 outputs"
+
+
+def test_the_units_a_measure_runs_over_and_the_small_n_warning() -> None:
+    systems = [f"sys{k % 6}" for k in range(60)]
+    d = _data(np.arange(60.0), np.arange(60.0) ** 2, systems, [f"s{k // 6}" for k in range(60)])
+    assert str(units_of(d, "system")) == "6 systems"
+    assert str(units_of(d, "item")) == "10 sources"
+    assert str(units_of(d, "none")) == "60 outputs"
+    warning = small_n_warning(units_of(d, "system"))
+    assert (
+        warning
+        == "Only 6 systems: a correlation over so few systems swings widely between samples (see the intervals)."
+    )
+    assert small_n_warning(units_of(d, "none")) is None

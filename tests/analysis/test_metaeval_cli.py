@@ -216,7 +216,7 @@ def test_report_has_a_which_metric_section_with_its_methods(built, tmp_path) -> 
         "100 resamples, seed 7",
         "α = 0.05",
         "at most 5 points",
-        "item level",
+        "“all outputs together”",
         "per type",
     ):
         assert words in methods

@@ -145,3 +145,32 @@ def test_the_report_shows_the_simulation_when_asked(
         assert f"<td>{strategy}</td>" in section or f">{strategy}<" in section
     assert "<svg" in section and "Kendall τ with the full-data ranking" in section
     assert "360 items" in section
+
+
+def test_metaeval_on_simpda_names_its_n_configurations_and_verdict(
+    simpda: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """SimpDA 2022's 6 systems: the ranking says it runs over 6 systems and warns; the
+    methods name each metric's configuration in short paragraphs; the JSON carries the
+    stopping signal's verdict."""
+    capsys.readouterr()
+    args = ["metaeval", str(simpda), "--measures", "pearson", "--resamples", "100", "--json"]
+    assert main([*args, "--group-by", "system"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    ranking = out["ranking"]
+    assert (ranking["n_units"], ranking["units"], ranking["n_outputs"]) == (6, "systems", 360)
+    assert ranking["small_n_warning"].startswith("Only 6 systems:")
+    assert "not significantly below" in ranking["clusters_meaning"]
+    paragraphs = out["methods"].split("\n\n")
+    assert len(paragraphs) >= 3 and all(len(p) < 1200 for p in paragraphs)
+    configs = next(p for p in paragraphs if p.startswith("Metric configurations: "))
+    assert "bleu[refs=source] (bleu; references: the source sentence, " in configs
+    assert "tokenize: 13a" in configs and "batch" not in configs
+    assert "over 6 systems (360 outputs)" in paragraphs[-1]
+    stop = out["stopping"]
+    assert stop["verdict"] in ("not settled — keep rating", "settled — you can stop rating")
+    assert stop["ratings"] == 1080 and stop["settings"]["group_by"] == "system"
+    assert main([*args[:-1], "--no-stopping"]) == 0
+    printed = capsys.readouterr().out
+    assert "grouping: all outputs together (--group-by none)" in printed
+    assert "Stopping signal" not in printed and "over 360 outputs" in printed

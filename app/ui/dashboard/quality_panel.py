@@ -5,7 +5,15 @@ from __future__ import annotations
 
 import pandas as pd
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QScrollArea,
+    QSizePolicy,
+    QVBoxLayout,
+    QWidget,
+)
 
 from meaningbench.queries.dashboard import AgreementResult, QCResult
 from meaningbench.queries.raters import MACHINE_MARK, RaterCheck, machine_raters_frame
@@ -33,13 +41,17 @@ MACHINE_NOTE = (
 
 
 def _table_panel(title: str, name: str) -> tuple[Panel, FrameTable]:
-    table = FrameTable(fit_rows=16)
+    table = FrameTable(fit_rows=16, min_rows=MIN_ROWS)
     panel = Panel(title, table, formats=("csv", "tex"), name=name)
     panel.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
     table.customContextMenuRequested.connect(
         lambda pos: panel.show_context_menu(table.viewport(), pos)
     )
     return panel, table
+
+
+# Rows each table keeps however short the window: below that the tab scrolls.
+MIN_ROWS = 5
 
 
 class QualityPanel(QWidget):
@@ -93,7 +105,8 @@ class QualityPanel(QWidget):
         top.setSpacing(8)
         top.addWidget(self.summary_panel, 3, Qt.AlignmentFlag.AlignTop)
         top.addWidget(self.loo_panel, 2, Qt.AlignmentFlag.AlignTop)
-        layout = QVBoxLayout(self)
+        body = QWidget()
+        layout = QVBoxLayout(body)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(8)
         layout.addLayout(top)
@@ -102,6 +115,16 @@ class QualityPanel(QWidget):
         layout.addWidget(self.machine_panel)
         layout.addWidget(self.machine_note)
         layout.addStretch(1)
+        # On a short screen the tab scrolls: every table keeps MIN_ROWS rows in sight.
+        self.scroll_area = QScrollArea()
+        self.scroll_area.setObjectName("qualityScroll")
+        self.scroll_area.setWidgetResizable(True)
+        self.scroll_area.setFrameShape(QFrame.Shape.NoFrame)
+        self.scroll_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.scroll_area.setWidget(body)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(self.scroll_area)
         self.set_results(None, None)
 
     def _agreement(self) -> AgreementResult:

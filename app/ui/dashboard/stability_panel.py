@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWi
 
 from meaningbench.queries.which_metric import Stability
 from meaningbench.ui.dashboard.plots import PlotColors
+from meaningbench.ui.wording import counted
 
 BAR_GAP = 6
 LABEL_HEIGHT = 16
@@ -96,12 +97,14 @@ class StabilityView(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.stability: Stability | None = None
+        self.verdict = QLabel()
+        self.verdict.setObjectName("whichMetricVerdict")
+        font = self.verdict.font()
+        font.setBold(True)
+        self.verdict.setFont(font)
         self.sentence = QLabel()
         self.sentence.setObjectName("whichMetricStability")
         self.sentence.setWordWrap(True)
-        font = self.sentence.font()
-        font.setBold(True)
-        self.sentence.setFont(font)
         self.trend = QLabel()
         self.trend.setObjectName("whichMetricStabilityTrend")
         self.trend.setWordWrap(True)
@@ -120,7 +123,7 @@ class StabilityView(QWidget):
         text = QVBoxLayout()
         text.setContentsMargins(0, 0, 0, 0)
         text.setSpacing(3)
-        for label in (self.sentence, self.trend, self.basis):
+        for label in (self.verdict, self.sentence, self.trend, self.basis):
             label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
             text.addWidget(label)
         text.addStretch(1)
@@ -132,18 +135,26 @@ class StabilityView(QWidget):
 
     def set_stability(self, stability: Stability) -> None:
         self.stability = stability
+        verdict = stability.verdict()
+        self.verdict.setText(f"{verdict[:1].upper()}{verdict[1:]}.")
         self.sentence.setText(stability.sentence())
         self.trend.setText("" if stability.message else stability.trend_sentence())
+        self.trend.setVisible(bool(self.trend.text()))
         o = stability.options
-        self.basis.setText(
+        basis = (
             ""
             if stability.message
             else (
-                f"{stability.ratings:,} ratings · {o.resamples} resamples of sources at each "
-                f"share of the ratings (bars), each ranked again with {o.inner_resamples} "
-                f"resamples · seed {o.seed} · target {o.target:.0%}"
+                f"{counted(stability.ratings, 'human rating')} · {o.resamples} resamples of "
+                f"sources at each share of the ratings (bars), each ranked again with "
+                f"{o.inner_resamples} resamples · seed {o.seed} · target {o.target:.0%}"
             )
         )
+        # What the figures rest on: on hover, so that the sentences keep the room.
+        self.basis.setText(basis)
+        self.basis.hide()
+        for label in (self.verdict, self.sentence, self.trend):
+            label.setToolTip(basis)
         self.bars.set_stability(stability)
 
     def apply_colors(self, colors: PlotColors) -> None:

@@ -195,11 +195,19 @@ class FrameTable(QTableView):
     """A read-only table of a result frame, sized to its contents."""
 
     def __init__(
-        self, parent: QWidget | None = None, *, banded: bool = False, fit_rows: int = 0
+        self,
+        parent: QWidget | None = None,
+        *,
+        banded: bool = False,
+        fit_rows: int = 0,
+        min_rows: int = 0,
     ) -> None:
         super().__init__(parent)
         self.setObjectName("dashboardTable")
         self.fit_rows = fit_rows  # > 0: as tall as its rows, up to this many, no taller
+        # > 0: never shorter than this many rows (or all, when fewer): a short window
+        # scrolls the page rather than squeezing the table to a row.
+        self.min_rows = min_rows
         self.model_ = FrameModel(self)
         self.setModel(self.model_)
         if banded:
@@ -223,6 +231,8 @@ class FrameTable(QTableView):
             self._spread()  # a live refresh changes numbers only: the widths stay
         if self.fit_rows:
             self.setMaximumHeight(self.content_height(self.fit_rows))
+            if self.min_rows:
+                self.setMinimumHeight(self._minimum_height())
             self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Maximum)
 
     def resizeEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
@@ -250,6 +260,15 @@ class FrameTable(QTableView):
         )
         row_h = self.verticalHeader().defaultSectionSize()
         return header + max(rows, 1) * row_h + 2 * self.frameWidth() + extra + 2
+
+    def _minimum_height(self) -> int:
+        """`min_rows` rows (all, when fewer) with the header and room for a horizontal
+        scroll bar, which a wide table shows over its rows."""
+        rows = min(self.model_.rowCount(), self.min_rows)
+        header = self.horizontalHeader().sizeHint().height()
+        bar = self.horizontalScrollBar().sizeHint().height()
+        row_h = self.verticalHeader().defaultSectionSize()
+        return header + max(rows, 1) * row_h + 2 * self.frameWidth() + bar + 2
 
     def sizeHint(self) -> QSize:  # noqa: N802 - Qt's name
         hint = super().sizeHint()

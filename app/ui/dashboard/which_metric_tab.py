@@ -33,6 +33,8 @@ from PySide6.QtWidgets import (
 
 from meaningbench.queries.tables import table_csv
 from meaningbench.queries.which_metric import (
+    CLUSTER_LINE,
+    CLUSTER_MEANING,
     GROUPING_CHOICES,
     MEASURE_CHOICES,
     TEST_CHOICES,
@@ -66,11 +68,21 @@ RECOMPUTE_DEBOUNCE_MS = 1500
 # bar for all outputs takes the plots' own bar colour.
 CATEGORY_COLORS = ("#ee6677", "#228833", "#ccbb44", "#66ccee", "#aa3377", "#bbbbbb", "#4477aa")
 ALL_OUTPUTS = "all outputs"
+ATTRIBUTE_TIP = "The item attribute whose categories the bars compare"
+NO_ATTRIBUTES = (
+    "No item attributes: import a file with a category column (such as sentence_type) to "
+    "compare the metrics per category."
+)
 GROUP_HEIGHT = 0.8
 
 
 def _fmt(value: float | None, digits: int = 3) -> str:
     return "–" if value is None or not np.isfinite(value) else f"{value:.{digits}f}"
+
+
+def _p_words(text: str) -> str:
+    """ "= 0.312" or "< 0.001": a p-value below what the resamples tell is no equality."""
+    return text if text.startswith("<") else f"= {text}"
 
 
 def which_metric_job(path: Path, options: WhichMetricOptions) -> Job:
@@ -142,6 +154,8 @@ class CategoryBars(QWidget):
                 for m, v in zip(rows["metric"], rows["value"], strict=True)
                 if v is not None and np.isfinite(v)
             }
+            if not values:  # not defined in this category (2 systems): no bar, no legend
+                continue
             self.drawn[category or ALL_OUTPUTS] = values
             ys = [metrics.index(m) - GROUP_HEIGHT / 2 + (k + 0.5) * height for m in values]
             color = QColor(
@@ -215,11 +229,11 @@ class PValueTable(QTableWidget):
         for i, a in enumerate(names):
             for j, b in enumerate(names):
                 value = float(p.iloc[i, j])
-                cell = QTableWidgetItem("" if i == j else _fmt(value))
+                cell = QTableWidgetItem("" if i == j else ranking.p_text(value))
                 cell.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
                 if i != j and np.isfinite(value):
                     cell.setToolTip(
-                        f"{a} better than {b}: p = {value:.4f} ({test}, "
+                        f"{a} better than {b}: p {_p_words(ranking.p_text(value))} ({test}, "
                         f"{ranking.resamples:,} resamples, seed {ranking.seed})"
                     )
                     if value <= alpha:
@@ -240,9 +254,14 @@ class RankingTable(QTableWidget):
         self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.verticalHeader().hide()
+        # Rows as tall as the text needs: a short screen shows every cluster.
+        self.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
         header = self.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        cluster = self.horizontalHeaderItem(0)
+        if cluster is not None:
+            cluster.setToolTip(CLUSTER_MEANING)
         self.result: WhichMetric | None = None
 
     def refresh_colors(self) -> None:
@@ -271,6 +290,8 @@ class RankingTable(QTableWidget):
                     cell.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
                 if defined and cluster is not None and int(cluster) % 2 == 0:
                     cell.setBackground(shade)
+                if c == 0 and cells[0]:
+                    cell.setToolTip(CLUSTER_MEANING)
                 if c == 1 and result.machine_note(str(row["metric"])):
                     cell.setToolTip(result.machine_note(str(row["metric"])))
                 self.setItem(r, c, cell)
@@ -314,6 +335,16 @@ class WhichMetricTab(QWidget):
 
     # -- layout -----------------------------------------------------------------------------
     def _build(self) -> None:
+        controls = self._build_controls()
+        self._build_panels()
+        self._build_layout(controls)
+        for combo in (self.measure, self.grouping, self.test):
+            combo.currentIndexChanged.connect(lambda _i: self.schedule(immediate=True))
+        self.attribute.currentIndexChanged.connect(lambda _i: self.schedule(immediate=True))
+        self._show_message("Reading the study…")
+
+    def _build_controls(self) -> QHBoxLayout:
+        """The options row; the status and warning lines below it."""
         self.measure = _combo(MEASURE_CHOICES, "The measure the metrics are ranked by")
         self.grouping = _combo(
             GROUPING_CHOICES,
@@ -326,7 +357,7 @@ class WhichMetricTab(QWidget):
             "systems and sources together)",
         )
         self.attribute = QComboBox()
-        self.attribute.setToolTip("The item attribute whose categories the bars compare")
+        self.attribute.setToolTip(ATTRIBUTE_TIP)
         compact_combo(self.attribute, 11)
         self.status = ElidedLabel()
         self.status.setObjectName("whichMetricStatus")
@@ -340,9 +371,19 @@ class WhichMetricTab(QWidget):
         ):
             controls.addWidget(QLabel(label))
             controls.addWidget(widget)
-        controls.addWidget(self.status, 1)
+        controls.addStretch(1)
+        self.warning = QLabel()
+        self.warning.setObjectName("whichMetricWarning")
+        self.warning.setWordWrap(True)
+        self.warning.hide()
+        return controls
 
+    def _build_panels(self) -> None:
         self.ranking = RankingTable()
+        self.cluster_line = QLabel(CLUSTER_LINE)
+        self.cluster_line.setWordWrap(True)
+        self.cluster_line.setToolTip(CLUSTER_MEANING)
+        self.cluster_line.setObjectName("mutedLabel")
         self.ranking_panel = Panel(
             "Metrics in significance clusters",
             self.ranking,
@@ -371,28 +412,34 @@ class WhichMetricTab(QWidget):
         self.stability_panel = Panel(
             "Is it time to stop rating?", self.stability_view, name="which-metric-stability"
         )
+        # The verdict beside the question: a line of the panel's height saved for the ranking.
+        self.stability_panel.add_header_widget(self.stability_view.verdict)
         self.stability_panel.setMaximumHeight(150)
 
+    def _build_layout(self, controls: QHBoxLayout) -> None:
         top = QSplitter(Qt.Orientation.Horizontal)
         top.addWidget(self.ranking_panel)
         top.addWidget(self.pvalue_panel)
-        top.setSizes([420, 560])
+        top.setSizes([520, 460])
         split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(top)
         split.addWidget(self.bars_panel)
-        split.setSizes([330, 330])
+        split.setSizes([400, 260])
+        # The ranking is what the tab is for: on a short screen it keeps the most rows.
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 2)
+        split.setChildrenCollapsible(False)
         self.split = split
         self._folded = False
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 6, 0, 0)
         layout.setSpacing(6)
         layout.addLayout(controls)
+        layout.addWidget(self.status)  # a line of its own: it names the n, never elided away
+        layout.addWidget(self.warning)
         layout.addWidget(self.stability_panel)
         layout.addWidget(split, 1)
-        for combo in (self.measure, self.grouping, self.test):
-            combo.currentIndexChanged.connect(lambda _i: self.schedule(immediate=True))
-        self.attribute.currentIndexChanged.connect(lambda _i: self.schedule(immediate=True))
-        self._show_message("Reading the study…")
+        layout.addWidget(self.cluster_line)
 
     def _frame(self, which: str) -> Any:
         if self.result is None or self.result.ranking is None:
@@ -545,26 +592,31 @@ class WhichMetricTab(QWidget):
                 panel.show_content()
             if self.stability is None:
                 self.stability_panel.show_message("Measuring how settled the ranking is…")
-            self._fold_categories(not result.attributes)
-            if result.by is None:
-                self.bars_panel.show_message(
-                    "No item attributes: import a file with a category column (such as "
-                    "sentence_type) to compare the metrics per category."
-                )
-            else:
+            self._fold_categories(result.by is None)
+            if result.by is not None:
                 self.bars_panel.show_content()
+        self._show_warning(result)
         self._show_status()
         self.computed.emit()
 
+    def _show_warning(self, result: WhichMetric) -> None:
+        """Small-n and all-negative rankings carry their warning in plain sight."""
+        warning = result.ranking.warning if result.ranking is not None else None
+        self.warning.setText(f"⚠ {warning}" if warning else "")
+        self.warning.setVisible(bool(warning))
+
     def _fold_categories(self, fold: bool) -> None:
-        """A study without item attributes has no bars to draw: the ranking and the
-        p-values take that room (given back once attributes appear)."""
+        """A study without item attributes has no bars to draw: the panel folds away and
+        the ranking and the p-values take its room (given back once attributes appear);
+        the Categories list says how to get them."""
+        self.attribute.setToolTip(NO_ATTRIBUTES if fold else ATTRIBUTE_TIP)
         if fold == self._folded:
             return
         self._folded = fold
-        total = sum(self.split.sizes())
-        share = total // 5 if fold else total // 2
-        self.split.setSizes([total - share, share])
+        self.bars_panel.setVisible(not fold)
+        if not fold:
+            total = sum(self.split.sizes())
+            self.split.setSizes([total - total * 2 // 5, total * 2 // 5])
 
     def _fill_attributes(self, names: list[str]) -> None:
         combo = self.attribute
@@ -587,7 +639,7 @@ class WhichMetricTab(QWidget):
         if r is not None and r.ranking is not None:
             rk = r.ranking
             parts.append(
-                f"{r.n_outputs:,} outputs · {TEST_CHOICES.get(rk.test, rk.test)}, "
+                f"over {rk.over} · {TEST_CHOICES.get(rk.test, rk.test)}, "
                 f"{rk.resamples:,} resamples, seed {rk.seed}, α = {rk.alpha:g}"
             )
         if self.computing:

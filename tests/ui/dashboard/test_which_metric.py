@@ -16,7 +16,7 @@ from meaningbench.analysis.metaeval_study import metaeval_data_from_study
 from meaningbench.annotation.session import AnnotationSession
 from meaningbench.datasets.importer import import_file
 from meaningbench.db.study import open_study
-from meaningbench.queries.which_metric import compute_which_metric
+from meaningbench.queries.which_metric import compute_which_metric, p_text
 from meaningbench.runtime.changes import StudyChanges
 from tests.ui.dashboard.studies import Synthetic, synthetic_study
 
@@ -96,7 +96,7 @@ def test_the_tab_shows_the_engines_ranking_p_values_and_categories(
                 assert cell == ""
                 continue
             p = float(ranking.p_values.loc[a, b])
-            assert cell == f"{p:.3f}"
+            assert cell == p_text(p, options.resamples)  # "< 0.001" below 1 / resamples
             shaded = tab.pvalues.item(i, j).background().style() != Qt.BrushStyle.NoBrush
             assert shaded == (p <= options.alpha)
     # The bars: every category's value of every metric, as the engine gives them.
@@ -136,7 +136,9 @@ def test_ratings_that_arrive_are_ranked_again_in_a_worker(open_page, categorised
     page.context.runner.broadcast(StudyChanges.of(ratings=unrated))
     qtbot.waitUntil(lambda: tab.computing, timeout=20_000)
     assert "computing…" in tab.status.text()
-    qtbot.waitUntil(lambda: not tab.computing and tab.result.n_outputs == before + 5, timeout=60_000)
+    qtbot.waitUntil(
+        lambda: not tab.computing and tab.result.n_outputs == before + 5, timeout=60_000
+    )
     ticker.stop()
     assert any(seen_while_computing)
     assert "computing…" not in tab.status.text()

@@ -41,11 +41,14 @@ def test_the_tab_says_whether_the_ranking_has_settled(open_page, synth, qtbot) -
     _page, tab = _open_tab(open_page, path, qtbot)
     expected = compute_stability(path, tab.result.options)
     sentence, trend, basis = _shown(tab)
+    verdict = expected.verdict()
+    assert verdict in ("settled — you can stop rating", "not settled — keep rating")
+    assert tab.stability_view.verdict.text() == f"{verdict.capitalize()}."
     assert sentence == expected.sentence()
-    assert sentence.startswith("The top cluster ")
+    assert expected.sentence().startswith("The top cluster ")
     assert "of resamples agree" in sentence
     assert trend == expected.trend_sentence() and trend
-    assert f"{expected.ratings:,} ratings" in basis
+    assert f"{expected.ratings:,} human ratings" in basis
     assert tab.stability_panel.showing_message is False
     # The current top cluster is the one the ranking table shows as cluster 1.
     top = tuple(sorted(m for m, c in tab.result.ranking.clusters.items() if c == 1))
@@ -68,7 +71,7 @@ def test_new_ratings_broadcast_update_the_signal(open_page, synth, qtbot) -> Non
     expected = compute_stability(path, tab.result.options)
     assert expected.ratings == before + 12
     sentence, trend, basis = _shown(tab)
-    assert (sentence, trend) == (expected.sentence(), expected.trend_sentence())
-    assert f"{before + 12:,} ratings" in basis
+    assert sentence.endswith(expected.sentence()) and trend == expected.trend_sentence()
+    assert f"{before + 12:,} human ratings" in basis
     # The newest ratings are the last share of the timeline: the 100 % bar holds them.
     assert tab.stability_view.bars.points[-1][1] == before + 12
