@@ -20,6 +20,7 @@ value: the parsed number is the score.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -73,6 +74,9 @@ def from_whole_tokens(probs: Mapping[str, float], low: int, high: int) -> Expect
 
 def _expected(weights: Mapping[int, float]) -> Expected | None:
     mass = sum(weights.values())
-    if mass <= 0.0:
+    # NaN fails both tests: a model or server that gives it gets no expected score, and
+    # nothing that is not a finite number reaches the stored details.
+    if not 0.0 < mass < math.inf:
         return None
-    return Expected(sum(n * w for n, w in weights.items()) / mass, mass)
+    value = sum(n * w for n, w in weights.items()) / mass
+    return Expected(value, mass) if math.isfinite(value) else None

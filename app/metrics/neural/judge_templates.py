@@ -17,6 +17,7 @@ part of the metric's config hash, so an edited template never reuses old scores.
 from __future__ import annotations
 
 import json
+import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -153,13 +154,29 @@ def read_answer(text: str, template: Template) -> Answer:
     return Answer(score, match.start(), spans)
 
 
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"{text} is not a finite number")
+    return value
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+# Python's decoder takes NaN, Infinity and 1e999 (as inf): none of them may reach the stored
+# details, which must stay JSON. A span list holding one is no span list.
+_STRICT_JSON = json.JSONDecoder(parse_constant=_no_constant, parse_float=_finite)
+
+
 def _span_list(text: str) -> tuple[list[Any] | None, int]:
     """The JSON list of error spans an ESA answer starts with, and where it ends."""
     start = text.find("[")
     if start < 0:
         return None, 0
     try:
-        value, end = json.JSONDecoder().raw_decode(text, start)
+        value, end = _STRICT_JSON.raw_decode(text, start)
     except ValueError:
         return None, 0
     if not isinstance(value, list):

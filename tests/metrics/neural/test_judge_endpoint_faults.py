@@ -18,6 +18,7 @@ from meaningbench.cli import main
 from meaningbench.errors import UserError
 from meaningbench.metrics.base import Pair
 from meaningbench.metrics.neural.judge import LlmJudgeMetric, describe_judgement
+from meaningbench.metrics.neural.judge_expected import from_whole_tokens
 from meaningbench.metrics.neural.judge_remote import answer_cap
 from tests.jobs.studydata import add_items
 from tests.metrics.neural.judge_endpoint import (
@@ -223,3 +224,22 @@ def test_a_number_in_exponent_form_is_read_whole(answer):
     assert score.value is None
     number = answer.removeprefix("Score: ")
     assert f"the answer's number {number} is outside 0–100" in score.not_computed
+
+
+@pytest.mark.parametrize(("bad", "value"), [("NaN", 40.0), ("Infinity", 40.0), ("1e999", None)])
+def test_a_span_list_with_a_non_finite_number_is_not_stored(new_study, bad, value):
+    # Python's JSON reader takes these; the stored details must stay JSON.
+    answer = f'[{{"text": "cat", "severity": "major", "weight": {bad}}}] Score: 40'
+    path = _study_with(new_study)
+    with fake_endpoint(_answering(completion(answer, []))) as server:
+        spec = f"llm_judge[backend={server.url},template=esa]"
+        assert main(["score", path, "--metrics", spec, "--quiet"]) == 0
+    [(stored, details)] = _stored(path)
+    parsed = json.loads(details, parse_constant=_no_constant)
+    assert stored == value and "spans" not in parsed
+
+
+def test_non_finite_probabilities_from_any_backend_give_no_expected_score():
+    assert from_whole_tokens({"4": math.nan, "3": 0.3}, 1, 5) is None
+    assert from_whole_tokens({"4": math.inf, "3": 0.3}, 1, 5) is None
+    assert from_whole_tokens({"4": 0.6, "3": 0.3}, 1, 5) is not None
