@@ -400,7 +400,7 @@ class WhichMetricTab(QWidget):
         )
         self.pvalue_panel.set_exporter("csv", lambda p: table_csv(self._frame("p"), p))
         self.bars = CategoryBars()
-        self.bars.plot.setMinimumHeight(60)  # the splitter may fold it away when it is empty
+        self.bars.plot.setMinimumHeight(60)
         self.bars_panel = Panel(
             "By category", self.bars, formats=("png", "svg", "csv"), name="which-metric-categories"
         )
@@ -417,18 +417,18 @@ class WhichMetricTab(QWidget):
         self.stability_panel.setMaximumHeight(150)
 
     def _build_layout(self, controls: QHBoxLayout) -> None:
+        # The ranking is what the tab is for: it takes the whole height on the left (every
+        # cluster in sight on a 1024×640 screen); the p-values and the bars share the right.
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.addWidget(self.pvalue_panel)
+        split.addWidget(self.bars_panel)
+        split.setSizes([300, 300])
+        split.setChildrenCollapsible(False)
         top = QSplitter(Qt.Orientation.Horizontal)
         top.addWidget(self.ranking_panel)
-        top.addWidget(self.pvalue_panel)
-        top.setSizes([520, 460])
-        split = QSplitter(Qt.Orientation.Vertical)
-        split.addWidget(top)
-        split.addWidget(self.bars_panel)
-        split.setSizes([400, 260])
-        # The ranking is what the tab is for: on a short screen it keeps the most rows.
-        split.setStretchFactor(0, 3)
-        split.setStretchFactor(1, 2)
-        split.setChildrenCollapsible(False)
+        top.addWidget(split)
+        top.setSizes([480, 500])
+        self.columns = top
         self.split = split
         self._folded = False
         layout = QVBoxLayout(self)
@@ -438,7 +438,7 @@ class WhichMetricTab(QWidget):
         layout.addWidget(self.status)  # a line of its own: it names the n, never elided away
         layout.addWidget(self.warning)
         layout.addWidget(self.stability_panel)
-        layout.addWidget(split, 1)
+        layout.addWidget(top, 1)
         layout.addWidget(self.cluster_line)
 
     def _frame(self, which: str) -> Any:
@@ -616,7 +616,7 @@ class WhichMetricTab(QWidget):
         self.bars_panel.setVisible(not fold)
         if not fold:
             total = sum(self.split.sizes())
-            self.split.setSizes([total - total * 2 // 5, total * 2 // 5])
+            self.split.setSizes([total // 2, total - total // 2])
 
     def _fill_attributes(self, names: list[str]) -> None:
         combo = self.attribute

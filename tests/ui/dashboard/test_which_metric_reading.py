@@ -164,3 +164,32 @@ def test_a_1024_by_640_window_shows_every_cluster_and_folds_empty_panels(
     for t in (dashboard.quality.summary, dashboard.quality.qc_table):
         rows = min(5, t.model().rowCount())
         assert t.viewport().height() >= rows * t.rowHeight(0), t.objectName()
+
+
+def test_at_1024_by_640_the_ranking_keeps_every_cluster_beside_the_categories(
+    window, qtbot, paired
+) -> None:
+    """With item attributes too, the ranking takes the whole height on the left: its 7
+    rows stay in sight while the bars and p-values share the right."""
+    from tests.ui.conftest import open_in
+    from tests.ui.dashboard.conftest import wait_ready
+
+    path, facts = paired
+    window.show()
+    open_in(window, path, qtbot)
+    window.resize(1024, 640)
+    assert window.show_page("dashboard")
+    dashboard = window.page("dashboard")
+    wait_ready(qtbot, dashboard)
+    tab = dashboard.which_metric
+    dashboard.tabs.setCurrentWidget(tab)
+    qtbot.waitUntil(
+        lambda: tab.result is not None and not tab.computing and tab.result.by == "pair",
+        timeout=60_000,
+    )
+    QApplication.processEvents()
+    assert tab.bars_panel.isVisible()
+    table = tab.ranking
+    assert table.rowCount() == len(facts.metric_names) == 7
+    last = table.rowCount() - 1
+    assert table.rowViewportPosition(last) + table.rowHeight(last) <= table.viewport().height()
