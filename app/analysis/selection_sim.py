@@ -23,7 +23,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy import stats
 
 from meaningbench.analysis.data import load_study_data
 from meaningbench.analysis.metaeval import MetaEvalData
@@ -214,8 +213,16 @@ def kendall(a: Sequence[float | None], b: Sequence[float | None]) -> float | Non
     """τ-b between two rankings' values; None where either has an undefined value."""
     if any(v is None for v in a) or any(v is None for v in b) or len(a) < 2:
         return None
-    tau = stats.kendalltau(np.asarray(a, dtype=float), np.asarray(b, dtype=float)).statistic
-    return None if not np.isfinite(tau) else float(tau)
+    # τ-b over the pairs, written out: scipy's kendalltau costs a millisecond of checks per
+    # call, and a simulation compares a handful of metrics thousands of times.
+    x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    upper = np.triu_indices(x.size, 1)
+    dx = np.sign(x[:, None] - x[None, :])[upper]
+    dy = np.sign(y[:, None] - y[None, :])[upper]
+    ties = float(np.count_nonzero(dx)) * float(np.count_nonzero(dy))
+    if ties == 0:
+        return None
+    return float((dx * dy).sum() / np.sqrt(ties))
 
 
 class _Ranker:

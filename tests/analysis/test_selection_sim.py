@@ -174,3 +174,22 @@ def test_metaeval_on_simpda_names_its_n_configurations_and_verdict(
     printed = capsys.readouterr().out
     assert "grouping: all outputs together (--group-by none)" in printed
     assert "Stopping signal" not in printed and "over 360 outputs" in printed
+
+
+def test_kendall_is_scipys_tau_b_ties_included() -> None:
+    from scipy import stats
+
+    from meaningbench.analysis.selection_sim import kendall
+
+    rng = np.random.default_rng(0)
+    for n in (2, 3, 5, 7, 12):
+        for _ in range(200):
+            a = list(np.round(rng.normal(size=n), 1))  # rounded: ties on both sides
+            b = list(np.round(rng.normal(size=n), 1))
+            expected = stats.kendalltau(a, b).statistic
+            got = kendall(a, b)
+            if np.isfinite(expected):
+                assert got == pytest.approx(expected, abs=1e-12)
+            else:
+                assert got is None
+    assert kendall([1.0, None], [1.0, 2.0]) is None and kendall([1.0], [2.0]) is None
