@@ -8,6 +8,7 @@ from html import escape
 
 import pandas as pd
 
+from meaningbench.analysis.metaeval import GROUPING_NAMES
 from meaningbench.analysis.selection_sim import Simulation, plot_svg
 
 
@@ -36,7 +37,7 @@ def selection_section(
     note = (
         f"The study's {sim.n_ratings:,} ratings of {sim.n_items:,} items replayed in each "
         f"strategy's order ({seeds} seeds). After every step of the budget the metrics are "
-        f"ranked by {sim.measure} (grouping {sim.group_by}, clusters by {sim.test} with "
+        f"ranked by {sim.measure} ({GROUPING_NAMES.get(sim.group_by, sim.group_by)}, clusters by {sim.test} with "
         f"{sim.resamples} resamples); the settled share is the budget from which on Kendall's "
         f"τ with the full-data ranking stays ≥ {sim.tau_goal:g} and the top cluster "
         f"({top}) stays the same. Strategies use only the stored metric scores."

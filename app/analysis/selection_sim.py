@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from meaningbench.analysis.data import load_study_data
-from meaningbench.analysis.metaeval import MetaEvalData
+from meaningbench.analysis.metaeval import DEFAULT_GROUPING, GROUPING_NAMES, MetaEvalData
 from meaningbench.analysis.metaeval_significance import Ranking, check_resampling, rank_metrics
 from meaningbench.analysis.metaeval_study import attributes_of, metaeval_data_of
 from meaningbench.analysis.svg import line_chart
@@ -35,7 +35,6 @@ from meaningbench.db.study import Study
 from meaningbench.errors import UserError
 
 DEFAULT_MEASURE = "pearson"
-DEFAULT_GROUPING = "none"
 DEFAULT_TEST = "perm-both"
 # Modest on purpose: a simulation ranks the metrics (steps × seeds × strategies) times.
 DEFAULT_RESAMPLES = 200
@@ -383,7 +382,7 @@ def summary_lines(sim: Simulation) -> list[str]:
     top = ", ".join(sorted(m for m, c in sim.reference.clusters.items() if c == 1))
     lines = [
         f"{sim.n_items} items, {sim.n_ratings} ratings; metrics ranked by {sim.measure} "
-        f"(grouping {sim.group_by}), clusters by {sim.test} with {sim.resamples} resamples "
+        f"({GROUPING_NAMES.get(sim.group_by, sim.group_by)}), clusters by {sim.test} with {sim.resamples} resamples "
         f"at alpha {sim.alpha:g}",
         f"full-data ranking: {' > '.join(sim.reference.order)}",
         f"full-data top cluster: {top or 'none'}",

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from meaningbench.commands import _common as common
+from meaningbench.commands.metaeval import add_grouping_argument
 from meaningbench.commands.protocol import SELECTIONS
 
 
@@ -52,13 +53,7 @@ def register(subparsers: Any) -> None:
         default="pearson",
         help="the measure the metrics are ranked by (default pearson; any of `metaeval`'s)",
     )
-    parser.add_argument(
-        "--group-by",
-        choices=("none", "item", "system", "per-system"),
-        default="none",
-        help="grouping of the measure (default none: over all outputs, defined for any "
-        "study, one output per source included)",
-    )
+    add_grouping_argument(parser)
     parser.add_argument(
         "--resamples",
         type=int,
