@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QSize, Qt
 from PySide6.QtGui import QFont, QKeyEvent, QResizeEvent
-from PySide6.QtWidgets import QApplication, QComboBox, QLabel, QSizePolicy, QWidget
+from PySide6.QtWidgets import (
+    QApplication,
+    QComboBox,
+    QFrame,
+    QLabel,
+    QScrollArea,
+    QSizePolicy,
+    QWidget,
+)
 
 
 class HeadingLabel(QLabel):
@@ -133,6 +141,17 @@ def compact_combo(combo: QComboBox, chars: int = 10) -> QComboBox:
     combo.currentTextChanged.connect(tip)
     tip(combo.currentText())
     return combo
+
+
+def scrolling(widget: QWidget) -> QScrollArea:
+    """`widget` in a frameless scroll area that follows its width: a tall form scrolls inside
+    its dialog instead of pushing the dialog's buttons below a small screen."""
+    area = QScrollArea()
+    area.setWidgetResizable(True)
+    area.setFrameShape(QFrame.Shape.NoFrame)
+    area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+    area.setWidget(widget)
+    return area
 
 
 def is_enter(event: QEvent) -> bool:

@@ -7,6 +7,8 @@ platform's registry, so a portable install and the tests keep their state to the
 from __future__ import annotations
 
 from PySide6.QtCore import QRect, QSettings, QSize
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QWidget
 
 from meaningbench.settings import data_dir
 
@@ -30,3 +32,19 @@ def default_geometry(available: QRect) -> QRect:
     rect = QRect(0, 0, width, height)
     rect.moveCenter(available.center())
     return rect
+
+
+def fitted_size(wanted: QSize, available: QSize) -> QSize:
+    """`wanted`, or less where the screen's free area (less the frame) has not that room."""
+    room = available - FRAME_ALLOWANCE
+    return wanted.boundedTo(QSize(max(1, room.width()), max(1, room.height())))
+
+
+def open_at(widget: QWidget, wanted: QSize) -> None:
+    """Give a dialog its opening size: `wanted` where its screen has room, else what the
+    screen leaves (1024×640 leaves about 1008×592); what then does not fit scrolls inside."""
+    screen = widget.screen() or QGuiApplication.primaryScreen()
+    if screen is None:
+        widget.resize(wanted)
+        return
+    widget.resize(fitted_size(wanted, screen.availableGeometry().size()))

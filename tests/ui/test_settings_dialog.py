@@ -59,7 +59,7 @@ def test_protocol_tabs_write_dimensions_and_refuse_a_rated_scale(
     combo.setCurrentIndex(combo.findData("likert"))
     dialog.accept()
     assert dialog.isVisible()  # refused: the dialog stays open on the tab that says why
-    assert dialog.tabs.currentWidget() is scales
+    assert dialog.tabs.currentIndex() == dialog.tab_of(scales)
     assert "ratings" in scales.error.text()
     assert dimension_rows(path)["meaning"] == (1, "continuous")
     dialog.reject()

@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSize, Qt
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
@@ -37,6 +37,8 @@ from meaningbench.queries.study import reference_coverage
 from meaningbench.runtime import Progress
 from meaningbench.runtime.rate import RateMeter, format_duration, format_rate
 from meaningbench.settings import DEFAULT_ENCODER, DEVICE_CHOICES, UserPrefs
+from meaningbench.ui.widgets import ElidedLabel, WrappedLabel
+from meaningbench.ui.window_state import open_at
 from meaningbench.ui.workers import JobFailure, JobHandle, cancel_job
 
 if TYPE_CHECKING:
@@ -131,7 +133,7 @@ class BatteryDialog(QDialog):
         layout.addLayout(top, 1)
         layout.addLayout(progress_box)
         layout.addLayout(buttons)
-        self.resize(1040, 640)
+        open_at(self, QSize(1040, 640))
         self._update_buttons()
 
     def _build_tree(self) -> None:
@@ -157,7 +159,11 @@ class BatteryDialog(QDialog):
         picks.addWidget(self.all_button)
         picks.addWidget(self.none_button)
         picks.addStretch(1)
-        self.list_status = QLabel("Checking which metrics can run…")
+        # A failure to list the metrics can be long: it wraps, never widening the dialog.
+        self.list_status = WrappedLabel("Checking which metrics can run…")
+        self.list_status.setMinimumWidth(
+            self.list_status.fontMetrics().horizontalAdvance("00 of 00 metrics can run here") + 8
+        )  # the usual line on one line
         self.list_status.setObjectName("mutedLabel")
         picks.addWidget(self.list_status)
         return picks
@@ -201,7 +207,9 @@ class BatteryDialog(QDialog):
         return options
 
     def _build_progress(self) -> QVBoxLayout:
-        self.phase_label = QLabel("")
+        # "Now: <run's name>" names long runs (a model folder, an idf corpus): elided, the
+        # whole line in its tooltip, so the dialog keeps its width while it runs.
+        self.phase_label = ElidedLabel("")
         self.phase_label.setObjectName("phaseLabel")
         self.progress = QProgressBar()
         self.progress.setObjectName("batteryProgress")

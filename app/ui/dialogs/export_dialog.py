@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from PySide6.QtCore import QSize
 from PySide6.QtWidgets import (
     QButtonGroup,
     QCheckBox,
@@ -26,6 +27,7 @@ from PySide6.QtWidgets import (
 
 from meaningbench.ops.child_process import in_child_process
 from meaningbench.ops.export import export_job
+from meaningbench.ui.window_state import open_at
 from meaningbench.ui.workers import JobHandle
 
 if TYPE_CHECKING:
@@ -94,7 +96,7 @@ class ExportDialog(QDialog):
         layout.addWidget(self.status)
         layout.addStretch(1)
         layout.addLayout(buttons)
-        self.resize(620, 240)
+        open_at(self, QSize(620, 240))
 
     def choose_file(self) -> None:
         path, _ = QFileDialog.getSaveFileName(self, "Export", self.path_edit.text(), FILE_FILTER)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, QUrl
+from PySide6.QtCore import QSize, Qt, QUrl
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
 )
 
 from meaningbench.guides import Guide, guides
+from meaningbench.ui.window_state import open_at
 
 
 class GuidesDialog(QDialog):
@@ -55,7 +56,7 @@ class GuidesDialog(QDialog):
         layout.addLayout(row)
         layout.addWidget(buttons)
         self.list.currentRowChanged.connect(self.show_guide)
-        self.resize(1000, 700)
+        open_at(self, QSize(1000, 700))
         if self.guides:
             self.list.setCurrentRow(0)
 

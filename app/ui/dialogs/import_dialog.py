@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QEvent, QObject, Qt, QTimer
+from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -42,6 +42,7 @@ from meaningbench.queries.import_preview import (
 )
 from meaningbench.ui.dialogs.dialog_terms import in_dialog_terms
 from meaningbench.ui.widgets import is_enter
+from meaningbench.ui.window_state import open_at
 from meaningbench.ui.workers import JobFailure, JobHandle, cancel_job
 
 if TYPE_CHECKING:
@@ -103,7 +104,7 @@ class ImportDialog(QDialog):
         layout.addWidget(split, 1)
         layout.addWidget(self.report_view)
         layout.addLayout(buttons)
-        self.resize(1040, 640)
+        open_at(self, QSize(1040, 640))
         self._update_buttons()
 
     def _build_file_form(self) -> QFormLayout:

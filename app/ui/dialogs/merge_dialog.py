@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtCore import QEvent, QObject, QSize, Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QDialog,
@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 
 from meaningbench.errors import UserError
 from meaningbench.ui.widgets import is_enter
+from meaningbench.ui.window_state import open_at
 
 if TYPE_CHECKING:
     from meaningbench.queries.merge import MergeReport
@@ -129,7 +130,7 @@ class MergeDialog(QDialog):
         layout.addWidget(self.error_label)
         layout.addWidget(self.conflicts, 1)
         layout.addWidget(self.buttons)
-        self.resize(640, 420)
+        open_at(self, QSize(640, 420))
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
         if watched is self.path_edit and is_enter(event):

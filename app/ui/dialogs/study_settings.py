@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSize, Qt
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -26,6 +26,8 @@ from meaningbench.ops.settings import save_study_settings
 from meaningbench.queries.study import NAME_KEY, get_setting, study_counts
 from meaningbench.ui.annotation.settings_widget import AnnotationSettingsWidget
 from meaningbench.ui.dialogs.errors import show_exception
+from meaningbench.ui.widgets import scrolling
+from meaningbench.ui.window_state import open_at
 
 if TYPE_CHECKING:
     from meaningbench.ui.context import StudyContext
@@ -55,7 +57,7 @@ class StudySettingsDialog(QDialog):
         form.addRow("Name", self.name_edit)
         form.addRow("File", self.path_label)
         form.addRow("Contents", self.contents_label)
-        self.tabs.addTab(study_tab, "Study")
+        self.tabs.addTab(scrolling(study_tab), "Study")
         self._add_protocol_tabs()
         buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok
@@ -68,7 +70,7 @@ class StudySettingsDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.addWidget(self.tabs, 1)
         layout.addWidget(buttons)
-        self.resize(900, 600)
+        open_at(self, QSize(900, 600))
         self.load()
 
     def _add_protocol_tabs(self) -> None:
@@ -84,7 +86,16 @@ class StudySettingsDialog(QDialog):
                 show_exception(self, f"{title} settings", exc)
                 continue
             self.sections[key] = widget
-            self.tabs.addTab(widget, title)
+            # A scale table or a guideline can be taller than a laptop's screen: each tab
+            # scrolls, and OK / Cancel / Apply stay on screen.
+            self.tabs.addTab(scrolling(widget), title)
+
+    def tab_of(self, section: QWidget) -> int:
+        """The tab index of a section (each sits in its tab's scroll area)."""
+        tabs = [self.tabs.widget(i) for i in range(self.tabs.count())]
+        return next(
+            i for i, tab in enumerate(tabs) if tab is not None and tab.isAncestorOf(section)
+        )
 
     def load(self) -> None:
         study = self.context.study
@@ -120,7 +131,7 @@ class StudySettingsDialog(QDialog):
         for widget, refusal in zip(widgets, refused, strict=True):
             if not widget.show_refusal(refusal):
                 if ok:
-                    self.tabs.setCurrentWidget(widget)
+                    self.tabs.setCurrentIndex(self.tab_of(widget))
                 ok = False
         return ok
 

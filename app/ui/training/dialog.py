@@ -16,7 +16,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import Qt, QTimer, Signal, Slot
+from PySide6.QtCore import QSize, Qt, QTimer, Signal, Slot
 from PySide6.QtWidgets import (
     QDialog,
     QHBoxLayout,
@@ -38,6 +38,7 @@ from meaningbench.settings import UserPrefs
 from meaningbench.ui.training.curves import LossCurves
 from meaningbench.ui.training.form import TrainingForm
 from meaningbench.ui.training.panels import CardPanel, Notice
+from meaningbench.ui.window_state import open_at
 from meaningbench.ui.workers import JobFailure, JobHandle, cancel_job
 
 if TYPE_CHECKING:
@@ -182,7 +183,7 @@ class TrainingDialog(QDialog):
         layout.addWidget(self.intro)
         layout.addWidget(split, 1)
         layout.addLayout(buttons)
-        self.resize(1220, 780)
+        open_at(self, QSize(1220, 780))
 
     # -- study and folder ---------------------------------------------------------------
 
