@@ -74,7 +74,10 @@ class ElidedLabel(QLabel):
 
     def sizeHint(self) -> QSize:  # noqa: N802 - Qt override
         hint = super().sizeHint()
-        return QSize(self.fontMetrics().horizontalAdvance(self._full) + 8, hint.height())
+        # The style sheet's padding is in the contents margins: room for the whole text.
+        margins = self.contentsMargins()
+        text = self.fontMetrics().horizontalAdvance(self._full) + 4
+        return QSize(text + margins.left() + margins.right(), hint.height())
 
     def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt override
         return QSize(40, super().minimumSizeHint().height())
@@ -85,7 +88,7 @@ class ElidedLabel(QLabel):
 
     def _elide(self) -> None:
         shown = self.fontMetrics().elidedText(
-            self._full, Qt.TextElideMode.ElideRight, max(0, self.width() - 2)
+            self._full, Qt.TextElideMode.ElideRight, max(0, self.contentsRect().width() - 2)
         )
         super().setText(shown)
 

@@ -305,6 +305,8 @@ class ItemTableModel(QAbstractTableModel):
             return _ALIGNMENTS[min(index.column(), len(_ALIGNMENTS) - 1)]
         if role == Qt.ItemDataRole.ToolTipRole:
             key = self.column_key(index.column())
+            if key in ("dataset", "system"):  # narrowed to a few words: whole here
+                return self._display_value(index.row(), index.column())
             if key in ("source", "output", "ratings"):
                 item = self.item_row(index.row())
                 if item is None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, QTimer
+from PySide6.QtCore import QEvent, QItemSelectionModel, QModelIndex, QObject, Qt, QTimer
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -42,11 +42,16 @@ RATER_LABELS = tuple(
 SCORE_REFRESH_MS = 400
 
 # Column fitting: padding for cell margins (and the header's sort arrow), the widest a
-# fitted column gets, the narrowest the source and output columns get, rows sampled.
+# fitted column gets (a dataset or system name: narrower, whole in its tooltip), the
+# narrowest the source and output columns get, rows sampled. On a 1024-px screen the
+# table has about 600 px: names and texts give way so that Ratings and Mean stay in view.
 CELL_PAD = 18
 HEADER_PAD = 34
 MAX_FIT_CHARS = 28
-MIN_TEXT_CHARS = 22
+NAME_FIT_CHARS = 12
+NAME_KEYS = ("dataset", "system")
+WANT_TEXT_CHARS = 22
+MIN_TEXT_CHARS = 10
 FIT_SAMPLE_ROWS = 60
 
 
@@ -145,12 +150,16 @@ class BrowserPage(QWidget):
         self.count_label = QLabel()
         self.count_label.setObjectName("countLabel")
         self.search_edit.setMinimumWidth(100)
-        # Combos as wide as their entries when there is room, narrower when the window is
-        # (a long dataset name must not set the window's minimum width).
+        # Combos of names as wide as their entries when there is room, narrower when the
+        # window is (a long dataset name must not set the window's minimum width, nor
+        # squeeze the other filters); the combos of fixed choices always show them whole.
         for combo in self._filter_combos():
             combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
-            combo.setMinimumWidth(72)
-            combo.setMaximumWidth(240)
+            if combo in (self.dataset_combo, self.system_combo, self.attribute_combo):
+                combo.setMinimumWidth(72)
+                combo.setMaximumWidth(170)
+            else:
+                combo.setMinimumWidth(combo.sizeHint().width())
 
         bar = QHBoxLayout()
         bar.setSpacing(8)
@@ -197,6 +206,8 @@ class BrowserPage(QWidget):
         hh.setSectionsClickable(True)
         hh.setSortIndicator(0, Qt.SortOrder.AscendingOrder)
         hh.sortIndicatorChanged.connect(self._on_sort_changed)
+        # Source and output follow the table's width (its viewport's, once laid out).
+        self.table.viewport().installEventFilter(self)
         self.detail = DetailPane()
         self.detail.column_name = self._column_name
 
@@ -258,25 +269,44 @@ class BrowserPage(QWidget):
             self.table.setColumnWidth(col, fit(col, number))
         if scores_only:
             return
-        text_cols = [model.column_of("source"), model.column_of("output")]
-        used = 0
-        for col in range(model.columnCount()):
-            if col in text_cols:
+        names = fm.horizontalAdvance("x") * NAME_FIT_CHARS
+        for col, (key, _h, _s) in enumerate(FIXED_COLUMNS):
+            if key in ("source", "output"):
                 continue
-            if col < first_score:
-                key = FIXED_COLUMNS[col][0]
-                width = fm.horizontalAdvance("⚑") + CELL_PAD if key == "flag" else fit(col)
-                self.table.setColumnWidth(col, width)
-            if not self.table.isColumnHidden(col):
-                used += self.table.columnWidth(col)
-        free = self.table.viewport().width() - used
-        text_width = max(fm.horizontalAdvance("x") * MIN_TEXT_CHARS, free // 2)
+            width = fm.horizontalAdvance("⚑") + CELL_PAD if key == "flag" else fit(col)
+            self.table.setColumnWidth(col, min(width, names) if key in NAME_KEYS else width)
+        self.share_text_width()
+
+    def share_text_width(self) -> None:
+        """Source and output share what the other columns leave of the table's width, again
+        whenever it changes: with the score columns in view where there is room, else at
+        least WANT_TEXT_CHARS characters each, but never so wide that the item's own columns
+        (Ratings, Mean, the flag) leave the view, nor under MIN_TEXT_CHARS."""
+        model, table = self.model, self.table
+        text_cols = [model.column_of("source"), model.column_of("output")]
+
+        def width_of(cols: range) -> int:
+            return sum(
+                table.columnWidth(c)
+                for c in cols
+                if c not in text_cols and not table.isColumnHidden(c)
+            )
+
+        own = table.viewport().width() - width_of(range(len(FIXED_COLUMNS)))
+        with_scores = own - width_of(range(len(FIXED_COLUMNS), model.columnCount()))
+        chars = table.fontMetrics().horizontalAdvance("x")
+        text_width = max(
+            with_scores // 2, min(WANT_TEXT_CHARS * chars, own // 2), MIN_TEXT_CHARS * chars
+        )
         for col in text_cols:
-            self.table.setColumnWidth(col, text_width)
+            table.setColumnWidth(col, text_width)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
+        if watched is self.table.viewport() and event.type() == QEvent.Type.Resize:
+            self.share_text_width()
+        return super().eventFilter(watched, event)
 
     def changeEvent(self, event: object) -> None:  # noqa: N802 - Qt override
-        from PySide6.QtCore import QEvent
-
         if getattr(event, "type", lambda: None)() in (
             QEvent.Type.FontChange,
             QEvent.Type.ApplicationFontChange,
