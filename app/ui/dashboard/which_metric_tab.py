@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -268,6 +268,13 @@ class RankingTable(QTableWidget):
         """Cluster shading comes from the palette: fill again when the theme changes."""
         if self.result is not None:
             self.set_result(self.result)
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt override
+        # The theme's palette reaches the table after the dashboard's own colour update:
+        # shade again when it arrives, or a dark theme keeps the light shade (white rows).
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange:
+            self.refresh_colors()
 
     def set_result(self, result: WhichMetric) -> None:
         self.result = result

@@ -193,3 +193,21 @@ def test_at_1024_by_640_the_ranking_keeps_every_cluster_beside_the_categories(
     assert table.rowCount() == len(facts.metric_names) == 7
     last = table.rowCount() - 1
     assert table.rowViewportPosition(last) + table.rowHeight(last) <= table.viewport().height()
+
+
+def test_cluster_shading_follows_a_new_palette(open_page, paired, qtbot) -> None:
+    """A dark theme's palette arrives after the tab's own colour update: the shaded
+    clusters take its colour, not the light theme's (white rows under light text)."""
+    from meaningbench.ui.theme import build_palette
+
+    path, _ = paired
+    _page, tab = _tab(open_page, path, qtbot)
+    table = tab.ranking
+    shaded = [r for r in range(table.rowCount()) if int(table.item(r, 0).text() or 1) % 2 == 0]
+    if not shaded:
+        pytest.skip("a single cluster: nothing shaded")
+    for kind in ("dark", "light"):
+        table.setPalette(build_palette(kind))
+        QApplication.processEvents()
+        want = build_palette(kind).alternateBase().color()
+        assert table.item(shaded[0], 1).background().color() == want, kind
