@@ -330,7 +330,11 @@ class AnnotationScreen(QWidget):
             f"QPushButton#primaryButton {{ background: {accent.name()}; "
             f"color: {pal.color(QPalette.ColorRole.HighlightedText).name()}; border: none; "
             "border-radius: 6px; padding: 6px 18px; font-weight: 600; }"
-            f"QPushButton#primaryButton:disabled {{ background: {blend(window, accent, 0.35).name()}; }}"
+            # Disabled, it looks like any disabled button: a pale accent read as ready.
+            "QPushButton#primaryButton:disabled { "
+            f"background: {pal.color(QPalette.ColorRole.Button).name()}; "
+            f"color: {pal.color(QPalette.ColorGroup.Disabled, QPalette.ColorRole.ButtonText).name()}; "
+            f"border: 1px solid {pal.color(QPalette.ColorRole.Mid).name()}; font-weight: normal; }}"
         )
         self.pair.style_panels(pal)
         f = QFont(self.done_page.font())
