@@ -67,3 +67,39 @@ def test_no_machine_rater_no_rater_filter(window, qtbot, study_with_facts) -> No
     page = window.page("browser")
     assert page.raters_combo.isHidden()
     assert page.current_filter().raters == "all"
+
+
+def test_the_machine_tag_tooltip_reads_as_written(window, qtbot, study_with_facts) -> None:
+    """The tag's tooltip is plain words: "an item's", not "an item&#x27;s"."""
+    from meaningbench.db.models import Annotator, Dimension, Rating
+    from meaningbench.db.study import open_study
+    from meaningbench.queries.raters import MACHINE_KIND, machine_tooltip
+
+    path, facts = study_with_facts
+    judge, model = 'llm_judge[template="da"]', "HuggingFaceTB/SmolLM2-360M-Instruct"
+    study = open_study(path)
+    with study.session(write=True) as s:
+        rater = Annotator(
+            name="judge:smol", kind=MACHINE_KIND, meta={"judge": judge, "model": model}
+        )
+        s.add(rater)
+        s.flush()
+        meaning = s.query(Dimension).filter_by(name="meaning").one()
+        s.add(
+            Rating(
+                item_id=facts.item_ids[0],
+                annotator_id=rater.id,
+                dimension_id=meaning.id,
+                value=60.0,
+                origin="judge",
+            )
+        )
+    study.close()
+    open_in(window, path, qtbot)
+    page = window.page("browser")
+    page.detail.show_item(facts.item_ids[0])
+    cursor = page.detail.view.document().find("⚙")
+    assert not cursor.isNull()
+    tip = cursor.charFormat().toolTip()
+    assert tip == machine_tooltip("judge:smol", judge, model)
+    assert "'s" in tip and "&#" not in tip and "&quot;" not in tip

@@ -23,6 +23,14 @@ def _esc(text: object) -> str:
     return html.escape(str(text)).replace("\n", "<br>")
 
 
+def _attribute(text: str) -> str:
+    """`text` inside a double-quoted attribute. Not html.escape(quote=True): Qt's rich text
+    leaves its `&#x27;` for an apostrophe as it is, and the tooltip showed it."""
+    return (
+        text.replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;").replace(">", "&gt;")
+    )
+
+
 def _fmt(value: float | None, digits: int = 1) -> str:
     return "–" if value is None else f"{value:.{digits}f}"
 
@@ -190,7 +198,7 @@ def _ratings_html(d: ItemDetail, muted: str, cell: str) -> list[str]:
 def _machine_tag(r: RatingLine) -> str:
     """The mark of a machine rater's rating; hovering it names the judge and its model."""
     return (
-        f"<span title='{html.escape(r.machine_tooltip, quote=True)}' "
+        f'<span title="{_attribute(r.machine_tooltip)}" '
         "style='background-color:#6a4fb3; color:#ffffff; font-size:small'>"
         f"&nbsp;{MACHINE_MARK}&nbsp;{MACHINE_TAG}&nbsp;</span>"
     )
