@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtGui import QPalette
 
+from tests.sweep.sweep_rows import MODEL as MODEL_NAME
 from tests.sweep.sweep_rows import sweep_table
 
 # The columns a 1024-px window must show without scrolling, and those 1366 px adds.
@@ -47,7 +48,33 @@ def test_the_sweep_plot_follows_the_theme(window, qtbot, tmp_path: Path) -> None
     for theme in ("dark", "light"):
         expected = switch_theme(window, qtbot, theme)
         assert plot_colours(page) == expected, (theme, "with a sweep")
-        assert page.curves.legend.brush().color().name() == expected[0]
+        assert page.curves.legend.palette().color(QPalette.ColorRole.WindowText).name() == (
+            window.palette().color(QPalette.ColorRole.WindowText).name()
+        )
+
+
+def test_the_sweep_legend_covers_no_curve(window, qtbot, tmp_path: Path) -> None:
+    """The legend is under the plot (it was drawn on it, over the curves it names), each
+    curve in its colour, without the model every curve shares (the verdict names it)."""
+    from meaningbench.ui.sweep.curves import SERIES_COLORS
+
+    page = sweep_page(window, tmp_path)
+    window.resize(1024, 640)
+    page.show_result(sweep_table())
+    qtbot.wait(50)
+    curves = page.curves
+    plot_item = curves.plot.getPlotItem()
+    assert plot_item.legend is None, "no legend item inside the plot"
+    legend = curves.legend
+    assert legend.isVisible() and legend.parent() is curves
+    plot_box, legend_box = curves.plot.geometry(), legend.geometry()
+    assert not plot_box.intersects(legend_box), (plot_box, legend_box)
+    assert legend_box.height() >= legend.heightForWidth(legend.width())
+    text = legend.text()
+    assert MODEL_NAME not in text and "best&nbsp;configuration" in text
+    for n, name in enumerate(curves.curves):
+        assert SERIES_COLORS[n] in text
+        assert name.split(" · ", 1)[1].replace(" ", "&nbsp;") in text
 
 
 def fully_shown(table) -> list[str]:  # noqa: ANN001

@@ -4,13 +4,14 @@ starred."""
 
 from __future__ import annotations
 
+import html
 import math
 from collections import defaultdict
 
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent
-from PySide6.QtGui import QColor
-from PySide6.QtWidgets import QApplication, QVBoxLayout, QWidget
+from PySide6.QtCore import QEvent, Qt
+from PySide6.QtGui import QColor, QResizeEvent
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from meaningbench.queries.sweep import SweepRow, SweepTable
 from meaningbench.ui.dashboard.plots import PlotColors, axis_label, make_plot, style_plot
@@ -35,26 +36,62 @@ def series_of(table: SweepTable) -> dict[str, list[SweepRow]]:
     return {k: sorted(v, key=lambda r: r.entry.layer) for k, v in out.items()}
 
 
+def legend_names(keys: list[str]) -> dict[str, str]:
+    """Each curve's name as the legend shows it: without the model when every curve is of
+    the same one (the verdict above names it)."""
+    models = {key.split(" · ", 1)[0] for key in keys}
+    if len(models) != 1:
+        return {key: key for key in keys}
+    return {key: key.split(" · ", 1)[1] if " · " in key else key for key in keys}
+
+
+def legend_html(entries: list[tuple[str, str]], marks: int) -> str:
+    """Swatches and names, one after the other (wrapping): a line for the curves, a star
+    for the best configuration."""
+    parts = []
+    for n, (color, name) in enumerate(entries):
+        mark = "━●" if n < marks else "★"
+        words = html.escape(name).replace(" ", "&nbsp;")  # an entry wraps as a whole
+        parts.append(f"<span style='color:{color}'>{mark}</span>&nbsp;{words}")
+    return "&nbsp;&nbsp; ".join(parts)
+
+
 class LayerCurves(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("sweepCurves")
         self.plot = make_plot(mouse=True)
         self.plot.setObjectName("sweepPlot")
-        self.plot.setMinimumSize(420, 260)
+        self.plot.setMinimumSize(420, 200)  # and the legend under it
         item = self.plot.getPlotItem()
         item.showGrid(x=True, y=True, alpha=0.25)
         item.getAxis("left").enableAutoSIPrefix(False)
-        self.legend = item.addLegend(
-            offset=(-10, -10), labelTextSize=f"{QApplication.font().pointSizeF():.1f}pt"
-        )
+        # The legend is under the plot, not on it: names as long as "model · metric ·
+        # variant" covered the curves they name.
+        self.legend = QLabel()
+        self.legend.setObjectName("sweepLegend")
+        self.legend.setTextFormat(Qt.TextFormat.RichText)
+        self.legend.setWordWrap(True)
+        self.legend.setMinimumWidth(120)  # a long model folder is cut, never the window widened
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.plot, 1)
+        layout.addWidget(self.legend)
         self.curves: dict[str, pg.PlotDataItem] = {}
         self.table: SweepTable | None = None
         self.colors = PlotColors.from_palette()
         style_plot(self.plot, self.colors)  # the theme's colours before the first sweep too
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt override
+        # The splitter above reads minimum heights, not heights for a width: the legend's
+        # wrapped lines are made its minimum, so the plot never slides under it.
+        super().resizeEvent(event)
+        self._hold_legend_height()
+
+    def _hold_legend_height(self) -> None:
+        need = self.legend.heightForWidth(max(1, self.width()))
+        if need > 0 and need != self.legend.minimumHeight():
+            self.legend.setMinimumHeight(need)
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt override
         # A theme switch: the plot follows the palette (pyqtgraph keeps its own colours).
@@ -74,15 +111,16 @@ class LayerCurves(QWidget):
         style_plot(self.plot, colors)
         item = self.plot.getPlotItem()
         item.clear()
-        self.legend.clear()
-        self.legend.setLabelTextColor(colors.text)
-        self.legend.setBrush(pg.mkBrush(_faded(colors.background, 220)))
         axis_label(self.plot, "bottom", "layer", colors)
         axis_label(self.plot, "left", f"{table.rank_by.capitalize()} with human scores", colors)
         self.curves = {}
+        series = series_of(table)
+        names = legend_names(list(series))
+        entries: list[tuple[str, str]] = []
         ci = "pearson_ci" if table.rank_by == "pearson" else "spearman_ci"
-        for n, (name, rows) in enumerate(series_of(table).items()):
+        for n, (name, rows) in enumerate(series.items()):
             color = QColor(SERIES_COLORS[n % len(SERIES_COLORS)])
+            entries.append((color.name(), names[name]))
             x = [float(r.entry.layer) for r in rows]
             y = [float(getattr(r, table.rank_by)) for r in rows]
             low = [getattr(r, ci)[0] for r in rows]
@@ -93,7 +131,7 @@ class LayerCurves(QWidget):
                 band = pg.FillBetweenItem(lower, upper, brush=pg.mkBrush(_faded(color, 28)))
                 item.addItem(band)
             curve = item.plot(
-                x, y, name=name, pen=pg.mkPen(color, width=2.2), symbol="o", symbolSize=7,
+                x, y, pen=pg.mkPen(color, width=2.2), symbol="o", symbolSize=7,
                 symbolBrush=pg.mkBrush(color), symbolPen=pg.mkPen(colors.background, width=1),
             )  # fmt: skip
             self.curves[name] = curve
@@ -102,8 +140,11 @@ class LayerCurves(QWidget):
             star = pg.ScatterPlotItem(
                 [float(best.entry.layer)], [float(getattr(best, table.rank_by))],
                 symbol="star", size=20, brush=pg.mkBrush(colors.accent),
-                pen=pg.mkPen(colors.background, width=1), name="best configuration",
+                pen=pg.mkPen(colors.background, width=1),
             )  # fmt: skip
             item.addItem(star)
+            entries.append((colors.accent.name(), "best configuration"))
+        self.legend.setText(legend_html(entries, marks=len(series)))
+        self._hold_legend_height()
         item.getAxis("bottom").setTickSpacing(major=1, minor=1)
         item.enableAutoRange()
