@@ -142,6 +142,11 @@ def test_a_1024_by_640_window_shows_every_cluster_and_folds_empty_panels(
     from tests.ui.dashboard.conftest import wait_ready
 
     path, facts = synth  # no item attributes
+    from meaningbench.db.study import open_study
+    from tests.analysis.studybuild import add_ratings
+
+    with open_study(path) as study:  # a judge stored as a rater: the fourth table
+        add_ratings(study, "judge", {i: 40.0 + i % 50 for i in facts.item_ids}, kind="machine")
     window.show()
     open_in(window, path, qtbot)
     window.resize(1024, 640)
@@ -161,9 +166,11 @@ def test_a_1024_by_640_window_shows_every_cluster_and_folds_empty_panels(
     # Agreement and rater QC: each table keeps five rows in sight (the tab scrolls).
     dashboard.tabs.setCurrentWidget(dashboard.quality)
     QApplication.processEvents()
-    for t in (dashboard.quality.summary, dashboard.quality.qc_table):
+    quality = dashboard.quality
+    assert quality.machine_panel.isVisibleTo(quality)
+    for t in (quality.summary, quality.loo, quality.qc_table, quality.machine_table):
         rows = min(5, t.model().rowCount())
-        assert t.viewport().height() >= rows * t.rowHeight(0), t.objectName()
+        assert rows >= 1 and t.viewport().height() >= rows * t.rowHeight(0), t.objectName()
 
 
 def test_at_1024_by_640_the_ranking_keeps_every_cluster_beside_the_categories(
