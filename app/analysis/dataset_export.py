@@ -45,6 +45,7 @@ from meaningbench.annotation.span_io import SPAN_KEYS, export_spans
 from meaningbench.annotation.spans import Span, spans_of
 from meaningbench.core.atomic_file import files_in_place
 from meaningbench.core.markdown import markdown_text
+from meaningbench.core.wording import counted
 from meaningbench.db.current_ratings import current_rating_sql
 from meaningbench.db.frames import attribute_names, item_attributes
 from meaningbench.db.study import Study
@@ -266,13 +267,13 @@ def _rater_lines(
     lines = [
         "## Raters and ratings",
         "",
-        f"- {len(raters)} named raters, {anonymous} anonymous ratings",
-        f"- {len(rows)} ratings of {items} items on "
+        f"- {counted(len(raters), 'named rater')}, {counted(anonymous, 'anonymous rating')}",
+        f"- {counted(len(rows), 'rating')} of {counted(items, 'item')} on "
         f"{', '.join(map(markdown_text, dims)) or 'no dimension'}",
     ]
     for who in raters:
         n = sum(1 for r in rows if r["rater"] == who)
-        lines.append(f"  - {markdown_text(who)}: {n} ratings")
+        lines.append(f"  - {markdown_text(who)}: {counted(n, 'rating')}")
     return lines
 
 
@@ -349,13 +350,14 @@ def _prefill_lines(summary: PrefillSummary) -> list[str]:
         "## Pre-filled error spans",
         "",
         f"- proposed by: {'; '.join(by) or 'no proposal shown yet'}",
-        f"- {s.proposed} spans proposed on {s.prefilled} of {s.ratings} ratings: kept unchanged "
+        f"- {counted(s.proposed, 'span')} proposed on {s.prefilled} of "
+        f"{counted(s.ratings, 'rating')}: kept unchanged "
         f"{_pct(s.kept, s.proposed)}, edited {_pct(s.edited, s.proposed)}, deleted "
         f"{_pct(s.deleted, s.proposed)}",
         f"- share of model spans kept (unchanged or edited): {_num(s.kept_share, '.1%')}; "
         f"kept unchanged: {_num(s.unchanged_share, '.1%')}",
         f"- rater-added spans per item: {_num(s.added_per_item, '.2f')} "
-        f"({s.rater_added} spans over {s.ratings} ratings)",
+        f"({counted(s.rater_added, 'span')} over {counted(s.ratings, 'rating')})",
     ]
 
 

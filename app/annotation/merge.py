@@ -40,6 +40,7 @@ from sqlalchemy.orm import Session
 
 from meaningbench.annotation.proposals import fates_of, store_fates
 from meaningbench.annotation.spans import spans_of, store_spans
+from meaningbench.core.wording import counted
 from meaningbench.db.access import read_only_uris, study_access
 from meaningbench.db.current_ratings import current_rating_sql, holds_current
 from meaningbench.db.faults import describe_fault
@@ -85,18 +86,18 @@ class MergeReport:
 
     def summary(self) -> str:
         parts = [
-            f"{self.ratings_added} ratings added",
+            f"{counted(self.ratings_added, 'rating')} added",
             f"{self.duplicates} already present",
-            f"{len(self.conflicts)} conflicts kept as history",
+            f"{counted(len(self.conflicts), 'conflict')} kept as history",
         ]
         if self.items_added:
-            parts.append(f"{self.items_added} items added")
+            parts.append(f"{counted(self.items_added, 'item')} added")
         if self.annotators_added:
             parts.append(f"annotators added: {', '.join(self.annotators_added)}")
         if self.notes_added:
-            parts.append(f"{self.notes_added} notes added")
+            parts.append(f"{counted(self.notes_added, 'note')} added")
         if self.skipped:
-            parts.append(f"{len(self.skipped)} ratings skipped")
+            parts.append(f"{counted(len(self.skipped), 'rating')} skipped")
         return "; ".join(parts)
 
 

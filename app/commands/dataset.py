@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from meaningbench.commands import _common as common
+from meaningbench.core.wording import counted
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -60,8 +61,8 @@ def run(args: argparse.Namespace) -> int:
         )
     else:
         print(
-            f"wrote {result.ratings:,} ratings of {result.items:,} items by {result.raters} "
-            f"named raters to {result.folder}"
+            f"wrote {counted(result.ratings, 'rating')} of {counted(result.items, 'item')} by "
+            f"{counted(result.raters, 'named rater')} to {result.folder}"
         )
         if result.label_set is not None:
             print(f"with {result.labels:,} labels of the label set {result.label_set}")

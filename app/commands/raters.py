@@ -6,6 +6,7 @@ import argparse
 import math
 
 from meaningbench.commands import _common as common
+from meaningbench.core.wording import counted
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -76,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
     for c in checks:
         if c.machine:
             print(
-                f"  {c.rater} [machine]: {c.n_ratings} ratings, r with the raters' mean = "
+                f"  {c.rater} [machine]: {counted(c.n_ratings, 'rating')}, r with the raters' mean = "
                 f"{_fmt(c.agreement_r, '.2f')} (n {c.agreement_n}), identical "
                 f"{_fmt(c.identical_pass, '.0%')}, unrelated {_fmt(c.unrelated_pass, '.0%')}; "
                 "not part of any human score"
@@ -85,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
                 print(f"    ! {w}")
             continue
         print(
-            f"  {c.rater}: {c.n_ratings} ratings, r = {_fmt(c.agreement_r, '.2f')} "
+            f"  {c.rater}: {counted(c.n_ratings, 'rating')}, r = {_fmt(c.agreement_r, '.2f')} "
             f"(n {c.agreement_n}), identical {_fmt(c.identical_pass, '.0%')}, "
             f"unrelated {_fmt(c.unrelated_pass, '.0%')}, repeats ±{_fmt(c.repeat_mad, '.1f')}, "
             f"one value {c.same_share:.0%}, {_fmt(c.median_seconds, '.1f')} s/item, "

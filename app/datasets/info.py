@@ -15,6 +15,7 @@ from sqlalchemy import Connection, text
 
 from meaningbench.annotation.protocols import describe as describe_protocol
 from meaningbench.annotation.settings import SETTINGS_KEY, AnnotationSettings
+from meaningbench.core.wording import counted
 from meaningbench.datasets.language import LANGUAGE_KEY, stored_language
 from meaningbench.datasets.rows import listed
 from meaningbench.db.current_ratings import current_rating_sql
@@ -83,8 +84,9 @@ class StudyInfo:
                 for src in imp.get("sources", []):
                     label = KIND_LABELS.get(src["kind"], src["kind"])
                     out.append(
-                        f"    imported {imp['file']}: {label}, {src['rating_rows']:,} rating "
-                        f"rows, {src['stored']:,} ratings stored"
+                        f"    imported {imp['file']}: {label}, "
+                        f"{counted(src['rating_rows'], 'rating row')}, "
+                        f"{counted(src['stored'], 'rating')} stored"
                         + (
                             f", {src['already_there']:,} already there"
                             if src.get("already_there")
@@ -94,7 +96,8 @@ class StudyInfo:
         out.append(f"systems: {self.systems_total}")
         for s in self.systems:
             out.append(
-                f"  {s['name'] if s['name'] is not None else '(none)'}: {s['items']:,} items"
+                f"  {s['name'] if s['name'] is not None else '(none)'}: "
+                f"{counted(s['items'], 'item')}"
             )
         if self.systems_total > len(self.systems):
             out.append(f"  ... and {self.systems_total - len(self.systems)} more")
@@ -109,7 +112,7 @@ class StudyInfo:
             )
         out.append(f"annotators: {self.annotators_total}")
         for a in self.annotators:
-            out.append(f"  {a['name']} ({a['kind']}): {a['ratings']:,} ratings")
+            out.append(f"  {a['name']} ({a['kind']}): {counted(a['ratings'], 'rating')}")
         if self.annotators_total > len(self.annotators):
             out.append(f"  ... and {self.annotators_total - len(self.annotators)} more")
         out.append(f"rating sources: {len(self.rating_sources)}")
@@ -119,13 +122,14 @@ class StudyInfo:
         for d in self.dimensions:
             scale = f"{d['min_value']:g}–{d['max_value']:g} {d['scale']}"
             active = "" if d["active"] else ", inactive"
-            out.append(f"  {d['name']} ({scale}{active}): {d['ratings']:,} ratings")
+            out.append(f"  {d['name']} ({scale}{active}): {counted(d['ratings'], 'rating')}")
         if self.annotation_protocol_line:
             out.append(f"annotation protocol: {self.annotation_protocol_line}")
         out.append(f"metric runs: {len(self.metric_runs)} ({self.scores:,} scores)")
         for r in self.metric_runs:
             line = (
-                f"  #{r['id']} {r['label'] or r['metric']}: {r['status']}, {r['n_items']:,} items"
+                f"  #{r['id']} {r['label'] or r['metric']}: {r['status']}, "
+                f"{counted(r['n_items'], 'item')}"
             )
             if r["status"] == "interrupted" and r.get("error"):
                 line += f" ({r['error']})"

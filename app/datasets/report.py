@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from meaningbench.core.wording import counted
 from meaningbench.datasets.rows import listed
 from meaningbench.db.models import ANNOTATOR_KIND_LABELS
 from meaningbench.metrics.languages import language_label
@@ -40,7 +41,8 @@ class SourceSummary:
             who = f"{self.raters:,} aggregate source{'s' if self.raters != 1 else ''}"
             if self.n_raters_known:
                 who += f", n given on {self.n_raters_known:,} labels"
-        line = f"{self.label}: {self.rating_rows:,} rating rows, {self.stored:,} ratings stored"
+        rows, stored = counted(self.rating_rows, "rating row"), counted(self.stored, "rating")
+        line = f"{self.label}: {rows}, {stored} stored"
         if self.already_there:
             line += f", {self.already_there:,} already there"
         return f"{line} ({who})"

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from meaningbench.core.wording import counted
 from meaningbench.db.setting_keys import NAME_KEY as NAME_KEY  # the settings dialog names it
 from meaningbench.queries.files import StudyHandle, study_of
 
@@ -29,16 +30,16 @@ class StudyCounts:
         # No count of control items: the status bar is on screen while a rater rates, and
         # hidden quality-control items must stay hidden from raters (the study lead sees
         # them in the browser's kind filter and the study settings).
-        parts = [f"{self.items:,} items"]
+        parts = [counted(self.items, "item")]
         people = self.ratings - self.machine_ratings
-        ratings = f"{people:,} ratings"
+        ratings = counted(people, "rating")
         if self.machine_ratings:
             # Imported here: the window's first drawing does not wait for the analysis.
             from meaningbench.queries.raters import MACHINE_MARK, MACHINE_TAG
 
             ratings += f" + {self.machine_ratings:,} {MACHINE_MARK} {MACHINE_TAG}"
         parts.append(ratings)
-        parts.append(f"{self.metric_runs:,} metric runs")
+        parts.append(counted(self.metric_runs, "metric run"))
         return " · ".join(parts)
 
 

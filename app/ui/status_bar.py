@@ -19,6 +19,7 @@ from meaningbench.runtime import Progress
 from meaningbench.runtime.rate import RateMeter, format_duration
 from meaningbench.ui.icons import themed_icon
 from meaningbench.ui.widgets import ElidedLabel
+from meaningbench.ui.wording import counted
 from meaningbench.ui.workers import JobHandle, JobRunner
 
 if TYPE_CHECKING:
@@ -96,7 +97,7 @@ class JobIndicator(QWidget):
 
     def _show_count(self) -> None:
         running = self.runner.active
-        self.jobs_button.setText(f"{len(running)} jobs")
+        self.jobs_button.setText(counted(len(running), "job"))
         self.jobs_button.setVisible(len(running) > 1)
 
     def _fill_jobs_menu(self) -> None:

@@ -309,7 +309,7 @@ def test_info_shows_each_imports_rows_and_stored_ratings(new_study, tmp_path: Pa
     import_file(new_study, f)  # one row appended
     text = "\n".join(study_info(new_study).lines())
     assert "imported q.csv: per-rater (anonymous), 2 rating rows, 2 ratings stored\n" in text
-    assert "3 rating rows, 1 ratings stored, 2 already there\n" in text
+    assert "3 rating rows, 1 rating stored, 2 already there\n" in text
     assert text.count("imported q.csv") == 2
     assert "  anonymous:q: per-rater (anonymous), 3 ratings (raters unknown" in text
 

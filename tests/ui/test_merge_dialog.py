@@ -61,9 +61,9 @@ def test_merge_studies_previews_then_merges(window, qtbot, study_with_facts, tmp
     text = dialog.summary.text()
     preview = dialog.report
     assert preview.annotators_added == ["carol"] and preview.ratings_added >= 2
-    assert f"<b>{preview.ratings_added}</b> ratings" in text and "will be added" in text
+    assert f"<b>{preview.ratings_added} ratings</b>" in text and "will be added" in text
     assert "carol" in text
-    assert "1 conflicts" in text and dialog.conflicts.rowCount() == 1
+    assert "<b>1 conflict</b>:" in text and dialog.conflicts.rowCount() == 1
     assert (
         dialog.conflicts.item(0, 1).text() == "ann1" and dialog.conflicts.item(0, 4).text() == "3.5"
     )

@@ -17,6 +17,7 @@ from meaningbench.queries.browser import BrowserReader
 from meaningbench.queries.item_detail import ItemDetail, RatingLine
 from meaningbench.queries.raters import MACHINE_MARK, MACHINE_TAG
 from meaningbench.ui.browser.model import EMPTY_OUTPUT_TIP
+from meaningbench.ui.wording import counted
 
 
 def _esc(text: object) -> str:
@@ -166,7 +167,7 @@ def _ratings_html(d: ItemDetail, muted: str, cell: str) -> list[str]:
         for r in d.ratings:
             who = _esc(r.annotator)
             if r.annotator_kind == "aggregate":
-                n = f", {r.n_raters} raters" if r.n_raters else ""
+                n = f", {counted(r.n_raters, 'rater')}" if r.n_raters else ""
                 who += f" <span style='color:{muted}'>(mean{n})</span>"
             elif r.machine:
                 who += " " + _machine_tag(r)

@@ -30,6 +30,7 @@ from meaningbench.runtime.changes import StudyChanges
 from meaningbench.ui.browser.detail import DetailPane
 from meaningbench.ui.browser.model import FIXED_COLUMNS, ItemTableModel
 from meaningbench.ui.icons import themed_icon
+from meaningbench.ui.wording import counted
 
 if TYPE_CHECKING:
     from meaningbench.queries.files import StudyHandle
@@ -491,7 +492,7 @@ class BrowserPage(QWidget):
             self.count_label.setToolTip(error)
             return
         self.count_label.setToolTip("")
-        self.count_label.setText(f"{count:,} items")
+        self.count_label.setText(counted(count, "item"))
         reader = self.model.reader
         self._show_empty_hint(count == 0 and reader is not None and not reader.has_items())
         if self._fit_pending and count:

@@ -39,6 +39,7 @@ from meaningbench.runtime.rate import RateMeter, format_duration, format_rate
 from meaningbench.settings import DEFAULT_ENCODER, DEVICE_CHOICES, UserPrefs
 from meaningbench.ui.widgets import ElidedLabel, WrappedLabel
 from meaningbench.ui.window_state import open_at
+from meaningbench.ui.wording import counted
 from meaningbench.ui.workers import JobFailure, JobHandle, cancel_job
 
 if TYPE_CHECKING:
@@ -281,7 +282,8 @@ class BatteryDialog(QDialog):
         show = self.refmode_combo.currentData() == "source" and bool(chosen) and with_refs > 0
         if show:
             self.reference_label.setText(
-                f"⚠ {with_refs:,} of {total:,} items have human references, but "
+                f"⚠ {with_refs:,} of {counted(total, 'item')} "
+                f"{'has' if with_refs == 1 else 'have'} human references, but "
                 f"{', '.join(chosen)} will compare each output with its source."
             )
         self.reference_warning.setVisible(show)
@@ -350,7 +352,7 @@ class BatteryDialog(QDialog):
         self._update_weight_metrics()
         self.tree.blockSignals(False)
         n_ok = sum(1 for m in self.metrics if m.get("available", True))
-        self.list_status.setText(f"{n_ok} of {len(self.metrics)} metrics can run here")
+        self.list_status.setText(f"{n_ok} of {counted(len(self.metrics), 'metric')} can run here")
         self._update_buttons()
         self._update_reference_warning()
 

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 from meaningbench.ops.child_process import in_child_process
 from meaningbench.ops.export import export_job
 from meaningbench.ui.window_state import open_at
+from meaningbench.ui.wording import counted
 from meaningbench.ui.workers import JobHandle
 
 if TYPE_CHECKING:
@@ -127,7 +128,8 @@ class ExportDialog(QDialog):
 
         self.report = report
         self.status.setText(
-            f"Wrote {report.rows:,} rows ({report.items:,} items) to {report.path} "
+            f"Wrote {counted(report.rows, 'row')} ({counted(report.items, 'item')}) "
+            f"to {report.path} "
             f"in {report.elapsed_s:.1f} s.\nText cells: {cells_note(report)}."
         )
 

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 from meaningbench.errors import UserError
 from meaningbench.ui.widgets import is_enter
 from meaningbench.ui.window_state import open_at
+from meaningbench.ui.wording import counted
 
 if TYPE_CHECKING:
     from meaningbench.queries.merge import MergeReport
@@ -37,18 +38,14 @@ FILE_FILTER = "MeaningBench studies (*.mbstudy);;All files (*)"
 CONFLICT_ROWS = 500  # the table shows this many; the count says how many there are
 
 
-def _plural(n: int, noun: str) -> str:
-    return noun if n == 1 else f"{noun}s"
-
-
 def describe(report: MergeReport, *, done: bool) -> str:
     """The preview (or the result) in plain words, what is added first."""
     will = "were" if done else "will be"
-    added = [f"<b>{report.ratings_added:,}</b> {_plural(report.ratings_added, 'rating')}"]
+    added = [f"<b>{counted(report.ratings_added, 'rating')}</b>"]
     if report.items_added:
-        added.append(f"{report.items_added:,} {_plural(report.items_added, 'item')}")
+        added.append(counted(report.items_added, "item"))
     if report.notes_added:
-        added.append(f"{report.notes_added:,} {_plural(report.notes_added, 'note')}")
+        added.append(counted(report.notes_added, "note"))
     lines = [
         f"{' and '.join([', '.join(added[:-1]), added[-1]] if len(added) > 1 else added)} "
         f"{will} added from {report.other.name}."
@@ -57,10 +54,13 @@ def describe(report: MergeReport, *, done: bool) -> str:
         lines.append(f"New annotators: {', '.join(report.annotators_added)}.")
     if report.dimensions_added:
         lines.append(f"New dimensions: {', '.join(report.dimensions_added)}.")
-    lines.append(f"{report.duplicates:,} ratings are already in this study (left out).")
+    already = "is" if report.duplicates == 1 else "are"
+    lines.append(
+        f"{counted(report.duplicates, 'rating')} {already} already in this study (left out)."
+    )
     if report.conflicts:
         lines.append(
-            f"<b>{len(report.conflicts):,} conflicts</b>: the same rater rated the same item "
+            f"<b>{counted(len(report.conflicts), 'conflict')}</b>: the same rater rated the same item "
             "differently in the two copies. This study's rating stays current; the other is "
             "kept as history (listed below)."
         )
@@ -68,7 +68,8 @@ def describe(report: MergeReport, *, done: bool) -> str:
         lines.append("No conflicts.")
     if report.skipped:
         lines.append(
-            f"{len(report.skipped):,} ratings cannot come in: " + "; ".join(report.skipped[:3])
+            f"{counted(len(report.skipped), 'rating')} cannot come in: "
+            + "; ".join(report.skipped[:3])
         )
     return "<br>".join(lines)
 

@@ -28,6 +28,7 @@ from meaningbench.ui.annotation.settings_widget import AnnotationSettingsWidget
 from meaningbench.ui.dialogs.errors import show_exception
 from meaningbench.ui.widgets import scrolling
 from meaningbench.ui.window_state import open_at
+from meaningbench.ui.wording import counted
 
 if TYPE_CHECKING:
     from meaningbench.ui.context import StudyContext
@@ -106,7 +107,8 @@ class StudySettingsDialog(QDialog):
         self.path_label.setText(str(study.path))
         counts = study_counts(study)
         self.contents_label.setText(
-            f"{counts.summary()} · {counts.datasets} datasets · {counts.annotators} annotators"
+            f"{counts.summary()} · {counted(counts.datasets, 'dataset')} · "
+            f"{counted(counts.annotators, 'annotator')}"
         )
 
     def save(self) -> bool:

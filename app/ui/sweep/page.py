@@ -41,6 +41,7 @@ from meaningbench.ui.context import StudyContext
 from meaningbench.ui.sweep.curves import LayerCurves
 from meaningbench.ui.sweep.table import SweepTableWidget
 from meaningbench.ui.widgets import WrappedLabel
+from meaningbench.ui.wording import counted
 from meaningbench.ui.workers import JobHandle, cancel_job
 
 IDF_CHOICES = (("none", "none"), ("sources", "sources"), ("references", "references"),
@@ -274,7 +275,7 @@ class SweepPage(QWidget):
         self.curves.show_table(table)
         self.verdict.setText(verdict_text(table))
         done = sum(1 for r in table.rows if not r.note)
-        self.status.setText(f"Done: {done} of {len(table.rows)} configurations scored")
+        self.status.setText(f"Done: {done} of {counted(len(table.rows), 'configuration')} scored")
 
     def shutdown(self) -> None:
         if self.job is not None:
