@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 
 from meaningbench.ops.campaign import MadeKit, top_up_job
 from meaningbench.queries.campaign import Campaign, RaterProgress
+from meaningbench.ui.dialogs.dialog_terms import KIT_TERMS, in_dialog_terms
 from meaningbench.ui.wording import counted
 
 if TYPE_CHECKING:
@@ -168,7 +169,7 @@ class TopUpDialog(QDialog):
         )
 
     def _on_failed(self, failure: JobFailure) -> None:
-        self.status.setText(f"No kit was made: {failure.message}")
+        self.status.setText(f"No kit was made: {in_dialog_terms(failure.message, KIT_TERMS)}")
 
     def _on_finished(self) -> None:
         self.job = None

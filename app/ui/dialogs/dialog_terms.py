@@ -1,8 +1,9 @@
-"""Engine messages in the words of the import dialog instead of the command line's.
+"""Engine messages in the words of a dialog instead of the command line's.
 
-The importer's errors are written for `meaningbench import` and name its flags
-(`--ratings anonymous`, `--map`); in a dialog the user has a combo box, not a flag, so the
-message says which control to change. Only the wording changes: the facts are the engine's.
+The engine's errors are written for the commands and name their flags (`--ratings
+anonymous`, `--map`, `--raters`); in a dialog the user has a field or a combo box, not a
+flag, so the message says which control to change. Only the wording changes: the facts are
+the engine's. Each dialog has its table (the import dialog's is the default).
 """
 
 from __future__ import annotations
@@ -27,8 +28,24 @@ _TERMS: tuple[tuple[str, str], ...] = (
 )
 
 
-def in_dialog_terms(message: str) -> str:
+# The kit dialogs (Make rater kits, the Campaign page's top-up): a field of rater names and
+# a folder.
+KIT_TERMS: tuple[tuple[str, str], ...] = (
+    (r"--raters ('[^']*'|\S+)", r"Raters \1"),
+    (r"--raters", "the Raters field"),
+    (r"--top-up", "the top-up"),
+    (r"--out folder", "folder"),
+    (r"--out", "the folder"),
+)
+# The training dialog: its output folder.
+TRAINING_TERMS: tuple[tuple[str, str], ...] = (
+    (r"--out folder", "output folder"),
+    (r"--out", "the output folder"),
+)
+
+
+def in_dialog_terms(message: str, terms: tuple[tuple[str, str], ...] = _TERMS) -> str:
     """`message` with every command-line flag replaced by the control that does the same."""
-    for pattern, words in _TERMS:
+    for pattern, words in terms:
         message = re.sub(pattern, words, message)
     return message

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from meaningbench.ui.dialogs.dialog_terms import KIT_TERMS, in_dialog_terms
 from meaningbench.ui.widgets import grow_to_fit, say_in
 from meaningbench.ui.wording import counted
 
@@ -83,7 +84,7 @@ class _KitsDialog(QDialog):
     def _failed(self, failure: JobFailure) -> None:
         self.running = False
         self._set_busy(False)
-        self._say(escape(failure.message), error=True)
+        self._say(escape(in_dialog_terms(failure.message, KIT_TERMS)), error=True)
 
     def _set_busy(self, busy: bool) -> None:
         raise NotImplementedError

@@ -35,6 +35,7 @@ from meaningbench.queries.training import checkpoint_lines, loss_text
 from meaningbench.queries.training_progress import TrainingMonitor
 from meaningbench.runtime.rate import format_duration
 from meaningbench.settings import UserPrefs
+from meaningbench.ui.dialogs.dialog_terms import TRAINING_TERMS, in_dialog_terms
 from meaningbench.ui.training.curves import LossCurves
 from meaningbench.ui.training.form import TrainingForm
 from meaningbench.ui.training.panels import CardPanel, Notice
@@ -395,7 +396,9 @@ class TrainingDialog(QDialog):
         self._update_buttons()
 
     def show_error(self, heading: str, message: str, details: str = "") -> None:
-        self.error_notice.show_text("error", heading, [message], details)
+        # The engine's messages name `meaningbench train`'s flags: here, the dialog's fields.
+        words = in_dialog_terms(message, TRAINING_TERMS)
+        self.error_notice.show_text("error", heading, [words], details)
 
     # -- view ---------------------------------------------------------------------------
 
