@@ -7,13 +7,22 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from PySide6.QtCore import QPoint, QRect, QSize
-from PySide6.QtWidgets import QAbstractButton, QApplication, QDialog, QWidget
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QApplication,
+    QDialog,
+    QLabel,
+    QTreeWidget,
+    QTreeWidgetItemIterator,
+    QWidget,
+)
 
 from meaningbench.ui.window_state import FRAME_ALLOWANCE, fitted_size
 from tests.kits.campaign_study import campaign_study
@@ -120,6 +129,28 @@ def lead_window(window: Any, qtbot: Any, tmp_path: Path) -> Any:
     return window
 
 
+FLAG = re.compile(r"(^|[\s`(])--[a-z]")
+
+
+def flags_said(dialog: QWidget) -> list[str]:
+    """The words on the dialog (labels, buttons, tooltips, list rows) that quote a
+    command-line flag: a dialog speaks of its own fields."""
+    said: list[str] = []
+    for widget in [dialog, *dialog.findChildren(QWidget)]:
+        texts = [widget.toolTip()]
+        if isinstance(widget, (QLabel, QAbstractButton)):
+            texts.append(widget.text())
+        if isinstance(widget, QTreeWidget):
+            it = QTreeWidgetItemIterator(widget)
+            while it.value():
+                item = it.value()
+                for c in range(widget.columnCount()):
+                    texts += [item.text(c), item.toolTip(c)]
+                it += 1
+        said += [t for t in texts if t and FLAG.search(t)]
+    return said
+
+
 def buttons_outside(dialog: QWidget) -> list[str]:
     """The visible buttons of `dialog` not wholly on it at its present size."""
     inside = dialog.rect()
@@ -151,6 +182,7 @@ def test_the_dialog_fits_a_small_screen(lead_window: Any, qtbot: Any, name: str)
     qtbot.wait(50)
     assert dialog.width() <= ROOM.width() and dialog.height() <= ROOM.height(), name
     assert buttons_outside(dialog) == [], name
+    assert flags_said(dialog) == [], name
     dialog.close()
 
 

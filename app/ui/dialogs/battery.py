@@ -71,10 +71,7 @@ def not_in_all_text(m: dict[str, Any], *, long: bool = False) -> str:
     why = m.get("not_in_all_why") or "runs only when named"
     if not long:
         return f"not in All: {why}"
-    return (
-        f"“All available” leaves it out ({why}), as `--metrics all` does: "
-        "tick it by hand to run it."
-    )
+    return f"“All available” leaves it out ({why}): tick it by hand to run it."
 
 
 def availability_tooltip(m: dict[str, Any]) -> str:

@@ -51,9 +51,9 @@ AUGMENT_TIPS = {
     "swap": "Add every pair in both orders, (output, source) too",
 }
 IDENTICAL_SHARE_TIP = (
-    "The share of the training examples that the identical pairs make up (--sanity-share "
-    "I,U). At the minimum: one identical and one unrelated pair per source, as models "
-    "trained before this option learned"
+    "The share of the training examples that the identical pairs make up. At the minimum: "
+    "one identical and one unrelated pair per source, as models trained before this option "
+    "learned"
 )
 UNRELATED_SHARE_TIP = "The share of the training examples that the unrelated pairs make up"
 PER_SOURCE_LABEL = "one per source"
