@@ -3,6 +3,7 @@ and the dialogs speak of their own fields, not of the command line's flags."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -61,3 +62,23 @@ def test_the_kits_dialog_names_its_field_not_the_flag(
     assert "may not hold / or \\" in said, said  # the engine's reason, whole
     assert "--" not in said and "Raters " in said, said
     assert not (tmp_path / "kits").exists() or not any((tmp_path / "kits").iterdir())
+
+
+# A number put straight before a plural noun in a screen's f-string: "{n} items" says
+# "1 items" when n is 1. Resamples and steps are never one.
+BARE_COUNT = re.compile(
+    r"\{[^{}\"']*\}\s+(items|ratings|metric runs|datasets|files|sources|labels|raters|"
+    r"annotators|kits|conflicts|notes|outputs|configurations|metrics|jobs|rows|spans|systems)\b"
+)
+
+
+def test_no_screen_puts_a_bare_number_before_a_plural() -> None:
+    import meaningbench.ui as ui
+
+    root = Path(ui.__file__).parent
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if BARE_COUNT.search(line) and "capitalize()" not in line:
+                found.append(f"{path.relative_to(root)}:{number}: {line.strip()}")
+    assert found == [], "\n".join(found)

@@ -31,6 +31,7 @@ from meaningbench.ui.annotation.panels import FlagDialog
 from meaningbench.ui.annotation.rows import DimensionRow
 from meaningbench.ui.annotation.scales import blend
 from meaningbench.ui.annotation.text_panel import TextPanel
+from meaningbench.ui.wording import counted
 from meaningbench.ui.workers import JobRunner
 
 K = Qt.Key
@@ -161,7 +162,7 @@ class SideBySideScreen(QWidget):
         self._unit = unit
         progress = self.session.progress()
         self.progress_label.setText(
-            f"{progress.rated} of {progress.total} outputs rated · {progress.left} left"
+            f"{progress.rated} of {counted(progress.total, 'output')} rated · {progress.left} left"
         )
         self._clear_columns()
         if unit is None:

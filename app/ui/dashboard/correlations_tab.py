@@ -18,6 +18,7 @@ from meaningbench.ui.dashboard.plots import PlotColors, export_plot
 from meaningbench.ui.dashboard.scatter import MetricScatter
 from meaningbench.ui.dashboard.tables import FrameTable
 from meaningbench.ui.widgets import compact_combo
+from meaningbench.ui.wording import counted
 
 if TYPE_CHECKING:
     from meaningbench.ui.dashboard.controller import DashboardController
@@ -120,7 +121,7 @@ class CorrelationsTab(QWidget):
         scale = "per-annotator z-scores" if t.z else "mean ratings"
         return (
             f"Correlation of each metric with the human {t.dimension} scores ({scale}, "
-            f"{t.n_items} items); intervals: {round(100 * t.confidence)}% bootstrap over "
+            f"{counted(t.n_items, 'item')}); intervals: {round(100 * t.confidence)}% bootstrap over "
             f"{t.n_boot} resamples of {t.unit}."
         )
 

@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 from meaningbench.ops.labels import AuditView, audit_job, choose_job, fix_job, preview_fix_job
 from meaningbench.runtime.changes import StudyChanges
 from meaningbench.ui.dashboard.tables import Fmt, FrameTable
+from meaningbench.ui.wording import counted
 
 if TYPE_CHECKING:
     from meaningbench.ops.labels import AuditResult, FixResult
@@ -71,7 +72,8 @@ class MismatchRow(QWidget):
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         text = " ".join(output.split())
         self.setToolTip(
-            f"{text}\npublished label {label:.2f}; mean of {len(self.values)} ratings {mean:.2f}"
+            f"{text}\npublished label {label:.2f}; "
+            f"mean of {counted(len(self.values), 'rating')} {mean:.2f}"
         )
         self.text = text if len(text) <= 60 else text[:59] + "…"
 
@@ -261,7 +263,7 @@ class DataQualityPanel(QWidget):
 
     def _confirm(self, name: str, plan: FixResult) -> None:
         text = (
-            f"Add the label set “{name}” with {plan.n_written:,} labels: "
+            f"Add the label set “{name}” with {counted(plan.n_written, 'label')}: "
             f"{plan.n_from_raw:,} raw means"
         )
         if plan.n_copied:
@@ -360,7 +362,10 @@ class DataQualityPanel(QWidget):
         lines += result.notes
         unmatched = sum(result.unmatched.values())
         if unmatched:
-            lines.append(f"{unmatched:,} labels have no raw ratings of their pair in the study.")
+            have = "has" if unmatched == 1 else "have"
+            lines.append(
+                f"{counted(unmatched, 'label')} {have} no raw ratings of their pair in the study."
+            )
         self.diagnoses.setText("\n".join(lines))
         self._clear_worst()
         table = result.labels

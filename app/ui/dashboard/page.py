@@ -37,6 +37,7 @@ from meaningbench.ui.dashboard.sanity_panel import SanityPanel
 from meaningbench.ui.dashboard.which_metric_tab import WhichMetricTab
 from meaningbench.ui.icons import themed_icon
 from meaningbench.ui.widgets import ElidedLabel, HeadingLabel, compact_combo
+from meaningbench.ui.wording import counted
 
 if TYPE_CHECKING:
     from meaningbench.ui.context import StudyContext
@@ -315,7 +316,7 @@ class DashboardPage(QWidget):
         folder = QFileDialog.getExistingDirectory(self, "Save every plot and table to")
         if folder:
             written = self.export_all(folder)
-            self.status.setText(f"{len(written)} files written to {folder}")
+            self.status.setText(f"{counted(len(written), 'file')} written to {folder}")
 
     def report_request(self, dest: str | Path) -> ReportRequest:
         c = self.controller

@@ -26,6 +26,7 @@ from meaningbench.ui.dashboard.formats import (
 )
 from meaningbench.ui.dashboard.panel import Panel
 from meaningbench.ui.dashboard.tables import FrameTable
+from meaningbench.ui.wording import counted
 
 QC_NOTE = (
     "Appraise's test: each annotator's scores as z-scores, degraded control items paired "
@@ -175,7 +176,8 @@ class QualityPanel(QWidget):
                 self.loo_panel.show_content()
             elif agreement.not_shown:
                 self.loo_panel.show_message(
-                    f"{agreement.n_anonymous:,} ratings have no rater id: each annotator "
+                    f"{counted(agreement.n_anonymous, 'rating')} "
+                    f"{'has' if agreement.n_anonymous == 1 else 'have'} no rater id: each annotator "
                     "against the others needs to know whose ratings are whose."
                 )
             else:

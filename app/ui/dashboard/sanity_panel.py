@@ -35,6 +35,7 @@ from meaningbench.ui.dashboard.sanity_chart import SanityMeans
 from meaningbench.ui.dashboard.tables import BandedHeader, FrameTable
 from meaningbench.ui.icons import themed_icon
 from meaningbench.ui.widgets import ElidedLabel
+from meaningbench.ui.wording import counted
 from meaningbench.ui.workers import JobHandle
 
 if TYPE_CHECKING:
@@ -194,7 +195,7 @@ class SanityPanel(QWidget):
         if errors:
             notes.append("Not run — " + "; ".join(errors))
         if fallback:
-            notes.append(f"{fallback} sources had no unrelated sentence: word soup used")
+            notes.append(f"{counted(fallback, 'source')} had no unrelated sentence: word soup used")
         self.status.setText(" · ".join(notes))
         self.panel.export_button.setEnabled(True)
         self.chart.set_table(table)

@@ -461,7 +461,7 @@ class BatteryDialog(QDialog):
                 self.progress.setValue(min(p.done, p.total))
                 left = self._meter.eta_s(p.total)
             self.rate_label.setText(
-                f"{p.done:,} / {p.total:,} items · {format_rate(rate)} · "
+                f"{p.done:,} / {counted(p.total, 'item')} · {format_rate(rate)} · "
                 f"{format_duration(left)} left"
             )
         else:

@@ -30,6 +30,7 @@ from meaningbench.queries.training import (
     format_label_map,
     parse_label_map,
 )
+from meaningbench.ui.wording import counted
 
 # Learning rates span orders of magnitude: the arrows walk a 1-2-5 ladder, as one tunes them.
 _LADDER = sorted(m * 10.0**e for e in range(-9, 1) for m in (1, 2, 5))
@@ -243,7 +244,7 @@ class LabelMapField(QWidget):
             self.status.setText(
                 "Linear: scale minimum → 0, maximum → 1"
                 if rows is None
-                else f"{len(rows)} ratings mapped ({describe_between(self.between())}): "
+                else f"{counted(len(rows), 'rating')} mapped ({describe_between(self.between())}): "
                 + ", ".join(f"{s:g} → {t:g}" for s, t in rows)
             )
         self.status.style().unpolish(self.status)
