@@ -79,6 +79,9 @@ class MergeReport:
     # Of `ratings_added`, their earlier values (superseded, undone) kept as history here.
     history_added: int = 0
     duplicates: int = 0
+    # Of `duplicates`, ratings of a kit whose state its rater changed since an earlier
+    # collect (revised or undone there): our copy now in that state.
+    states_followed: int = 0
     conflicts: list[Conflict] = field(default_factory=list)
     notes_added: int = 0
     # Ratings left out with the reason, e.g. a dimension on another scale here.
@@ -301,6 +304,8 @@ def _merge(
         held = ours[key]
         same, current = _rating_held(held, theirs)
         if same is not None:
+            if state.kit and _follow_rater(same, theirs, held):
+                report.states_followed += 1
             # A later rating of theirs that superseded this one then points at our copy.
             rating_map[theirs.id] = same
             report.duplicates += 1
@@ -347,6 +352,19 @@ def _rating_held(held: list[Rating], theirs: Rating) -> tuple[Rating | None, Rat
     if same is None and holds_current(theirs) and current is not None:
         same = current if current.value == theirs.value else None
     return same, current
+
+
+def _follow_rater(ours: Rating, theirs: Rating, held: list[Rating]) -> bool:
+    """A kit is its rater's word on their own ratings: our copy of one of them takes the
+    state the rater left it in (revised or undone in the kit since an earlier collect), so
+    that their revision comes in as the rating in force, not as a conflict. Never a
+    conflict row of ours, and never a second current rating of the same key."""
+    if ours.state == theirs.state or ours.origin.startswith("merge-conflict:"):
+        return False
+    if holds_current(theirs) and any(holds_current(r) for r in held if r is not ours):
+        return False
+    ours.state = theirs.state
+    return True
 
 
 def _copy_rating(

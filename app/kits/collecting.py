@@ -88,6 +88,8 @@ class KitReturn:
             parts.append(f"{counted(len(m.conflicts), 'conflict')} kept as history")
         if m.history_added:
             parts.append(f"{counted(m.history_added, 'earlier value')} kept as history")
+        if m.states_followed:
+            parts.append(f"{counted(m.states_followed, 'rating')} since revised or undone")
         if m.duplicates:
             parts.append(f"{m.duplicates:,} already here")
         if m.notes_added:
@@ -170,7 +172,7 @@ class _Checked:
 def _merge_kit(study: Study, path: Path, checked: _Checked) -> KitReturn:
     # One chunk, no pause: the kit comes in whole in one transaction or not at all.
     merged = merge_ratings(study, path, chunk_items=1 << 30, chunk_gap_s=0, kit=True)
-    if merged.ratings_added or merged.notes_added:
+    if merged.ratings_added or merged.notes_added or merged.states_followed:
         # A kit that brought nothing new (not rated yet, or collected before) is no return.
         _note_return(study, checked.marker)
     marker = checked.marker

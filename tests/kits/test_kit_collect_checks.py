@@ -373,3 +373,44 @@ def test_a_kit_worked_every_way_the_screen_allows_is_collected(
     code, out, err = _collect(lead, back, capsys)
     assert code == 0, err
     assert "ana.mbkit (ana): 2 new ratings, 2 earlier values kept as history, 1 note" in out
+
+
+def test_a_revision_and_an_undo_after_a_collect_come_in_as_the_rater_left_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A kit collected mid-way, then worked on: the rater's revision is the rating in force
+    at the lead's (not a conflict beside the old value), and their undo withdraws it there."""
+    from meaningbench.annotation.session import AnnotationSession
+
+    lead, back = _kits(tmp_path, raters="ana", rated=3)
+    assert _collect(lead, back, capsys)[0] == 0
+    made = tmp_path / "made" / "ana.mbkit"
+    kit = open_study(made)
+    try:
+        session = AnnotationSession(kit, "ana")
+        session.undo_last()  # the third rating withdrawn
+        revised = session.previous()
+        assert revised is not None
+        session.submit(revised.item_id, {"meaning": 66.0})
+    finally:
+        kit.close()
+    copy_study(made, back / "ana.mbkit")
+    code, out, err = _collect(lead, back, capsys)
+    assert code == 0, err
+    assert "ana.mbkit (ana): 1 new rating, 2 ratings since revised or undone" in out, out
+    kit_held, _rows = _held(back / "ana.mbkit")
+    assert 66.0 in kit_held.values() and len(kit_held) == 2
+    assert _held(lead)[0] == kit_held
+    study = open_study(lead)
+    try:
+        with study.session() as s:
+            per_key = s.execute(
+                select(func.count())
+                .select_from(Rating)
+                .where(Rating.state == "current", Rating.origin.like("merge%"))
+                .group_by(Rating.item_id, Rating.annotator_id, Rating.dimension_id)
+            ).scalars()
+            assert set(per_key) == {1}
+            assert [len(r.returns) for r in kit_records(s).values()] == [2]
+    finally:
+        study.close()
