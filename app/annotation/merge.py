@@ -357,9 +357,13 @@ def _rating_held(held: list[Rating], theirs: Rating) -> tuple[Rating | None, Rat
 def _follow_rater(ours: Rating, theirs: Rating, held: list[Rating]) -> bool:
     """A kit is its rater's word on their own ratings: our copy of one of them takes the
     state the rater left it in (revised or undone in the kit since an earlier collect), so
-    that their revision comes in as the rating in force, not as a conflict. Never a
-    conflict row of ours, and never a second current rating of the same key."""
-    if ours.state == theirs.state or ours.origin.startswith("merge-conflict:"):
+    that their revision comes in as the rating in force, not as a conflict; and the flag
+    and comment they gave it since (exports read them on the rating). Never a conflict row
+    of ours, and never a second current rating of the same key. True: the state changed."""
+    if ours.origin.startswith("merge-conflict:"):
+        return False
+    ours.flagged, ours.comment = theirs.flagged, theirs.comment
+    if ours.state == theirs.state:
         return False
     if holds_current(theirs) and any(holds_current(r) for r in held if r is not ours):
         return False

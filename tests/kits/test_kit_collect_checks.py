@@ -414,3 +414,40 @@ def test_a_revision_and_an_undo_after_a_collect_come_in_as_the_rater_left_them(
             assert [len(r.returns) for r in kit_records(s).values()] == [2]
     finally:
         study.close()
+
+
+def test_a_flag_given_after_a_collect_reaches_the_leads_rating(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from meaningbench.annotation.session import AnnotationSession
+
+    lead, back = _kits(tmp_path, raters="ana", rated=2)
+    assert _collect(lead, back, capsys)[0] == 0
+    made = tmp_path / "made" / "ana.mbkit"
+    kit = open_study(made)
+    try:
+        session = AnnotationSession(kit, "ana")
+        rated = session.previous()
+        assert rated is not None
+        session.flag(rated.item_id, "two readings")
+        with kit.session() as s:
+            item = s.get(Item, rated.item_id)
+            assert item is not None
+            key = item.pair_key
+    finally:
+        kit.close()
+    copy_study(made, back / "ana.mbkit")
+    code, out, err = _collect(lead, back, capsys)
+    assert code == 0, err
+    assert "ana.mbkit (ana): 0 new ratings, 2 already here, 1 note" in out, out
+    study = open_study(lead)
+    try:
+        with study.session() as s:
+            flags = s.execute(
+                select(Rating.flagged, Rating.comment)
+                .join(Item, Item.id == Rating.item_id)
+                .where(Item.pair_key == key, Rating.origin.like("merge%"))
+            ).all()
+    finally:
+        study.close()
+    assert [tuple(f) for f in flags] == [(True, "two readings")]
