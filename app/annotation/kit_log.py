@@ -165,6 +165,13 @@ def has_log(session: Session) -> bool:
     return _head(session) is not None
 
 
+def log_events(session: Session) -> int:
+    """How many events the kit's log holds: a later copy of a kit holds more than an
+    earlier one (its log goes on from it), so this orders copies of one kit."""
+    head = _head(session)
+    return int(head["events"]) if head is not None else 0
+
+
 def check_log(session: Session, first_key: str) -> None:
     """Raise `LogMismatch` unless the kit's log, replayed from `first_key`, is whole and
     the kit's rows are exactly those its latest event of each item holds."""

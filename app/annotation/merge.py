@@ -182,13 +182,16 @@ def merge_ratings(
     chunk_items: int = MERGE_CHUNK_ITEMS,
     chunk_gap_s: float = CHUNK_GAP_S,
     kit: bool = False,
+    follow_rater: bool = False,
 ) -> MergeReport:
     """Bring the other study's ratings and notes into `target`, `chunk_items` items per
     transaction, the lock free for `chunk_gap_s` between them (0 for a private copy no one
     else writes to; see the module notes on a merge that is interrupted).
 
     `kit`: the other file is a returned rater kit, read as immutable; only its ratings,
-    spans and notes come in, never an item, an item's attributes or a dimension."""
+    spans and notes come in, never an item, an item's attributes or a dimension.
+    `follow_rater`: the kit is its rater's latest word (no older than a copy collected
+    before): our copies of its ratings take the state, flag and comment it holds."""
     other_path = Path(other_path)
     if other_path.exists() and os.path.samefile(other_path, target.path):
         raise UserError("A study cannot be merged into itself.")
@@ -213,6 +216,7 @@ def merge_ratings(
                 dims=_map_dimensions(src, dst, report),
                 names={a.id: a.name for a in dst.scalars(select(Annotator))},
                 kit=kit,
+                follow=follow_rater,
             )
         ratings_of: dict[int, list[Rating]] = defaultdict(list)
         for r in their_ratings:
@@ -265,6 +269,7 @@ class _MergeState:
     ours: dict[tuple[str, str, str], int] | None = None
     datasets: dict[str, int] | None = None
     kit: bool = False
+    follow: bool = False
 
 
 def _merge(
@@ -304,7 +309,7 @@ def _merge(
         held = ours[key]
         same, current = _rating_held(held, theirs)
         if same is not None:
-            if state.kit and _follow_rater(same, theirs, held):
+            if state.follow and _follow_rater(same, theirs, held):
                 report.states_followed += 1
             # A later rating of theirs that superseded this one then points at our copy.
             rating_map[theirs.id] = same

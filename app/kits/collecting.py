@@ -30,7 +30,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
 
 from meaningbench.analysis.rater_checks import RaterCheck, RaterThresholds, checks_from_frame
-from meaningbench.annotation.kit_log import LogMismatch, check_log
+from meaningbench.annotation.kit_log import LogMismatch, check_log, log_events
 from meaningbench.annotation.merge import MergeReport, merge_ratings, open_copy
 from meaningbench.annotation.settings import load_settings
 from meaningbench.annotation.spans import Span, check_span
@@ -167,14 +167,26 @@ def _stopped(fault: StudyFileError, report: CollectReport, at: Path, unread: lis
 class _Checked:
     marker: KitMarker
     unchecked: bool
+    # The events of the kit's log (None: no log, a kit made before kits kept one), and
+    # those of the latest copy of it collected before (see `KitRecord.log_events`).
+    events: int | None = None
+    seen: int = 0
+
+    @property
+    def latest(self) -> bool:
+        """No older than any copy of the kit collected before: the rater's latest word."""
+        return self.events is not None and self.events >= self.seen
 
 
 def _merge_kit(study: Study, path: Path, checked: _Checked) -> KitReturn:
     # One chunk, no pause: the kit comes in whole in one transaction or not at all.
-    merged = merge_ratings(study, path, chunk_items=1 << 30, chunk_gap_s=0, kit=True)
-    if merged.ratings_added or merged.notes_added or merged.states_followed:
-        # A kit that brought nothing new (not rated yet, or collected before) is no return.
-        _note_return(study, checked.marker)
+    merged = merge_ratings(
+        study, path, chunk_items=1 << 30, chunk_gap_s=0, kit=True, follow_rater=checked.latest
+    )
+    # A kit that brought nothing new (not rated yet, or collected before) is no return.
+    returned = bool(merged.ratings_added or merged.notes_added or merged.states_followed)
+    if returned or (checked.events or 0) > checked.seen:
+        _note_return(study, checked, returned)
     marker = checked.marker
     controls = _kit_checks(study, path, marker)
     return KitReturn(path, marker.rater, marker.kit_id, merged, controls, checked.unchecked)
@@ -229,9 +241,11 @@ def _read_and_check(study: Study, study_id: str | None, path: Path) -> _Checked:
         _check_contents(src, path, marker, record, secret, set(dimensions))
         _check_values(src, path, marker.rater, dimensions)
         _check_spans(src, path)
-        if record.log_key is not None:
-            check_log(src, record.log_key)
-        return _Checked(marker, unchecked=record.log_key is None)
+        if record.log_key is None:
+            return _Checked(marker, unchecked=True)
+        check_log(src, record.log_key)
+        events = log_events(src)
+        return _Checked(marker, False, events, record.log_events)
     finally:
         bind = src.get_bind()
         src.close()
@@ -358,10 +372,14 @@ def _is_time(value: Any) -> bool:
     return True
 
 
-def _note_return(study: Study, marker: KitMarker) -> None:
+def _note_return(study: Study, checked: _Checked, returned: bool) -> None:
     with study.session(write=True) as s:
         records = kit_records(s)
-        records[marker.kit_id].returns.append(utcnow().isoformat(timespec="seconds"))
+        record = records[checked.marker.kit_id]
+        if returned:
+            record.returns.append(utcnow().isoformat(timespec="seconds"))
+        if checked.latest and checked.events is not None:
+            record.log_events = max(record.log_events, checked.events)
         store_records(s, records)
 
 

@@ -50,6 +50,9 @@ class KitRecord:
     # The first key of the kit's log of ratings (`meaningbench.annotation.kit_log`), never in
     # any kit. None: a kit made before kits kept a log.
     log_key: str | None = None
+    # The events in the log of the latest copy of the kit collected: an older copy (fewer)
+    # collected after it must not take back what the rater revised or undid since.
+    log_events: int = 0
 
     def round_key(self) -> int | str:
         """Which of the rater's rounds the kit belongs to: a kit made again for the same

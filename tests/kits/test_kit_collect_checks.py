@@ -451,3 +451,38 @@ def test_a_flag_given_after_a_collect_reaches_the_leads_rating(
     finally:
         study.close()
     assert [tuple(f) for f in flags] == [(True, "two readings")]
+
+
+def test_an_older_copy_collected_after_a_newer_one_takes_nothing_back(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Two copies of one kit in the folder, the older named after the newer: the rater's
+    undo and flag in the newer copy stay, collect after collect."""
+    from meaningbench.annotation.session import AnnotationSession
+
+    lead, back = _kits(tmp_path, raters="ana", rated=2)
+    made = tmp_path / "made" / "ana.mbkit"
+    kit = open_study(made)
+    try:
+        session = AnnotationSession(kit, "ana")
+        assert session.undo_last() is not None  # the second rating withdrawn
+        first = session.previous()
+        assert first is not None
+        session.flag(first.item_id, "unsure")
+    finally:
+        kit.close()
+    shutil.move(back / "ana.mbkit", back / "old ana.mbkit")  # sorts after the newer copy
+    copy_study(made, back / "ana.mbkit")
+    for _ in range(2):
+        code, out, err = _collect(lead, back, capsys)
+        assert code == 0, err
+        assert _held(lead)[0] == _held(made)[0]
+        assert "old ana.mbkit (ana): 0 new ratings, 2 already here" in out, out
+    assert "ana.mbkit (ana): 0 new ratings, 2 already here" in out, out
+    study = open_study(lead)
+    try:
+        with study.session() as s:
+            flags = s.scalars(select(Rating.comment).where(Rating.flagged.is_(True))).all()
+    finally:
+        study.close()
+    assert flags == ["unsure"]
