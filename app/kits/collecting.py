@@ -23,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
+from tempfile import TemporaryDirectory
 from typing import Any
 
 from sqlalchemy import select, text
@@ -135,12 +136,7 @@ def collect_kits(
         if on_kit is not None:
             on_kit(path)
         try:
-            checked = check_kit(study, study_id, path)
-        except UserError as exc:
-            report.refused.append((path, str(exc)))
-            continue
-        try:
-            report.collected.append(_merge_kit(study, path, checked))
+            report.collected.append(_collect_one(study, study_id, path))
         except UserError as exc:
             report.refused.append((path, str(exc)))
         except Exception as exc:
@@ -149,6 +145,15 @@ def collect_kits(
                 raise
             raise StudyFileError(_stopped(fault, report, path, kits[number + 1 :])) from exc
     return report
+
+
+def _collect_one(study: Study, study_id: str | None, path: Path) -> KitReturn:
+    """The kit at `path`, checked and merged from a private copy of it beside the lead's
+    study (on its disk: a full one stops the collect, as a full disk does during a merge),
+    so the file checked is the file merged, whatever happens to the one in the folder."""
+    with TemporaryDirectory(prefix=".collecting-", dir=study.path.parent) as private:
+        checked = check_kit(study, study_id, path, private=Path(private))
+        return _merge_kit(study, path, checked)
 
 
 def _stopped(fault: StudyFileError, report: CollectReport, at: Path, unread: list[Path]) -> str:
@@ -171,6 +176,8 @@ class _Checked:
     # those of the latest copy of it collected before (see `KitRecord.log_events`).
     events: int | None = None
     seen: int = 0
+    # The file read: the kit's private copy (see `collect_kits`), or the kit itself.
+    read: Path | None = None
 
     @property
     def latest(self) -> bool:
@@ -179,22 +186,30 @@ class _Checked:
 
 
 def _merge_kit(study: Study, path: Path, checked: _Checked) -> KitReturn:
-    # One chunk, no pause: the kit comes in whole in one transaction or not at all.
-    merged = merge_ratings(
-        study, path, chunk_items=1 << 30, chunk_gap_s=0, kit=True, follow_rater=checked.latest
-    )
+    source = checked.read or path
+    try:
+        # One chunk, no pause: the kit comes in whole in one transaction or not at all.
+        merged = merge_ratings(
+            study, source, chunk_items=1 << 30, chunk_gap_s=0, kit=True, follow_rater=checked.latest
+        )
+    except UserError as exc:
+        raise UserError(str(exc).replace(str(source), str(path))) from exc
+    merged.other = path
     # A kit that brought nothing new (not rated yet, or collected before) is no return.
     returned = bool(merged.ratings_added or merged.notes_added or merged.states_followed)
     if returned or (checked.events or 0) > checked.seen:
         _note_return(study, checked, returned)
     marker = checked.marker
-    controls = _kit_checks(study, path, marker)
+    controls = _kit_checks(study, source, marker)
     return KitReturn(path, marker.rater, marker.kit_id, merged, controls, checked.unchecked)
 
 
-def check_kit(study: Study, study_id: str | None, path: Path) -> _Checked:
+def check_kit(
+    study: Study, study_id: str | None, path: Path, *, private: Path | None = None
+) -> _Checked:
     """What a collect needs of a kit that is this study's and untouched; else a UserError
-    naming the file (whatever is wrong with it: a damaged file is refused, not raised)."""
+    naming the file (whatever is wrong with it: a damaged file is refused, not raised).
+    `private`: a folder of this process's to copy the kit into and read it there."""
     wal = Path(f"{path}-wal")
     if wal.exists() and wal.stat().st_size > 0:
         raise UserError(
@@ -202,8 +217,9 @@ def check_kit(study: Study, study_id: str | None, path: Path) -> _Checked:
             "was copied with a file that may not be its own); close it and use Send back, "
             f"which writes the kit as one file, then collect again; {NOTHING_MERGED}"
         )
+    read = path if private is None else _private_copy(path, private)
     try:
-        return _read_and_check(study, study_id, path)
+        return _read_and_check(study, study_id, path, read)
     except (sqlite3.Error, SQLAlchemyError, StudyFileError, ValueError, TypeError) as exc:
         why = str(getattr(exc, "orig", None) or exc).splitlines()[0]
         raise UserError(f"{path}: damaged or cut short ({why}); {NOTHING_MERGED}") from exc
@@ -213,11 +229,22 @@ def check_kit(study: Study, study_id: str | None, path: Path) -> _Checked:
         ) from exc
 
 
-def _read_and_check(study: Study, study_id: str | None, path: Path) -> _Checked:
+def _private_copy(path: Path, folder: Path) -> Path:
     try:
-        src = open_copy(path, immutable=True)
+        data = path.read_bytes()
+    except OSError as exc:
+        why = exc.strerror or str(exc)
+        raise UserError(f"{path}: could not be read ({why}); {NOTHING_MERGED}") from exc
+    copy = folder / path.name
+    copy.write_bytes(data)  # the lead's disk: a full one is no fault of the kit's
+    return copy
+
+
+def _read_and_check(study: Study, study_id: str | None, path: Path, read: Path) -> _Checked:
+    try:
+        src = open_copy(read, immutable=True)
     except UserError as exc:
-        why = str(exc).removeprefix(f"{path}: ")
+        why = str(exc).removeprefix(f"{read}: ")
         raise UserError(f"{path}: damaged or cut short ({why}); {NOTHING_MERGED}") from exc
     try:
         damage = src.execute(text("PRAGMA quick_check")).scalars().all()
@@ -242,10 +269,9 @@ def _read_and_check(study: Study, study_id: str | None, path: Path) -> _Checked:
         _check_values(src, path, marker.rater, dimensions)
         _check_spans(src, path)
         if record.log_key is None:
-            return _Checked(marker, unchecked=True)
+            return _Checked(marker, unchecked=True, read=read)
         check_log(src, record.log_key)
-        events = log_events(src)
-        return _Checked(marker, False, events, record.log_events)
+        return _Checked(marker, False, log_events(src), record.log_events, read)
     finally:
         bind = src.get_bind()
         src.close()

@@ -486,3 +486,29 @@ def test_an_older_copy_collected_after_a_newer_one_takes_nothing_back(
     finally:
         study.close()
     assert flags == ["unsure"]
+
+
+def test_a_kit_swapped_in_the_folder_after_its_check_is_not_what_comes_in(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The file checked is the file merged: a forged kit put in place of the genuine one
+    between the two (a shared folder the rater can write to) brings nothing of its own."""
+    import meaningbench.kits.collecting as collecting
+
+    lead, back = _kits(tmp_path, raters="ana")
+    forged = tmp_path / "forged.mbkit"
+    shutil.copyfile(back / "ana.mbkit", forged)
+    _sql(forged, "UPDATE rating SET value = 99 WHERE id = (SELECT MIN(id) FROM rating)")
+    genuine_check = collecting.check_kit
+
+    def check_then_swap(*args: object, **kwargs: object) -> object:
+        checked = genuine_check(*args, **kwargs)  # type: ignore[arg-type]
+        shutil.copyfile(forged, back / "ana.mbkit")
+        return checked
+
+    monkeypatch.setattr(collecting, "check_kit", check_then_swap)
+    code, out, err = _collect(lead, back, capsys)
+    assert code == 0, err
+    assert "ana.mbkit (ana): 4 new ratings" in out, out
+    assert 99.0 not in _held(lead)[0].values()
+    assert _held(lead)[0] == _held(tmp_path / "made" / "ana.mbkit")[0]
