@@ -235,6 +235,8 @@ def merge_ratings(
             done += len(chunk)
         with target.session(write=True) as dst:
             _sync_queues(dst)
+            if follow_rater:
+                _reopen_withdrawn(dst, set(state.annotator_map.values()))
     except BaseException as exc:
         if done:
             raise _interrupted(target.path, exc, done, len(needed)) from exc
@@ -614,6 +616,27 @@ def _sync_queues(dst: Session) -> None:
             f"""
             UPDATE queue_entry SET done = 1
             WHERE done = 0 AND EXISTS (
+                SELECT 1 FROM rating r
+                WHERE r.item_id = queue_entry.item_id
+                  AND r.annotator_id = queue_entry.annotator_id
+                  AND {current_rating_sql()})
+            """
+        )
+    )
+
+
+def _reopen_withdrawn(dst: Session, annotators: set[int]) -> None:
+    """Queue entries of a kit's rater whose rating the rater withdrew (undone in the kit)
+    are open again, as in the kit: a kit made again for them offers those items again."""
+    if not annotators:
+        return
+    marks = ", ".join(str(int(a)) for a in sorted(annotators))
+    dst.flush()
+    dst.execute(
+        text(
+            f"""
+            UPDATE queue_entry SET done = 0
+            WHERE done = 1 AND annotator_id IN ({marks}) AND NOT EXISTS (
                 SELECT 1 FROM rating r
                 WHERE r.item_id = queue_entry.item_id
                   AND r.annotator_id = queue_entry.annotator_id

@@ -512,3 +512,43 @@ def test_a_kit_swapped_in_the_folder_after_its_check_is_not_what_comes_in(
     assert "ana.mbkit (ana): 4 new ratings" in out, out
     assert 99.0 not in _held(lead)[0].values()
     assert _held(lead)[0] == _held(tmp_path / "made" / "ana.mbkit")[0]
+
+
+def test_an_item_whose_rating_the_rater_undid_after_a_collect_is_open_again_at_the_lead(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """So a kit made again for the rater offers it again, as their own kit does."""
+    from meaningbench.annotation.session import AnnotationSession
+    from meaningbench.db.models import Annotator, QueueEntry
+
+    lead, back = _kits(tmp_path, raters="ana", rated=2)
+    assert _collect(lead, back, capsys)[0] == 0
+    made = tmp_path / "made" / "ana.mbkit"
+    kit = open_study(made)
+    try:
+        reopened = AnnotationSession(kit, "ana").undo_last()
+        assert reopened is not None
+        with kit.session() as s:
+            item = s.get(Item, reopened.item_id)
+            assert item is not None
+            key = (item.pair_key, item.kind)
+    finally:
+        kit.close()
+    copy_study(made, back / "ana.mbkit")
+    assert _collect(lead, back, capsys)[0] == 0
+    study = open_study(lead)
+    try:
+        with study.session() as s:
+            done = {
+                (k, kind): d
+                for k, kind, d in s.execute(
+                    select(Item.pair_key, Item.kind, QueueEntry.done)
+                    .join(Item, Item.id == QueueEntry.item_id)
+                    .join(Annotator, Annotator.id == QueueEntry.annotator_id)
+                    .where(Annotator.name == "ana")
+                )
+            }
+    finally:
+        study.close()
+    assert done[key] is False
+    assert sum(done.values()) == 1  # the other rating stays in force
