@@ -1,4 +1,4 @@
-"""The whole pipeline on the public rating data (skipped when ../shared/datasets is absent)."""
+"""The whole pipeline on the public rating data (CSMD and SimpDA 2022, from the vendored copies)."""
 
 from __future__ import annotations
 
