@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
+from collections.abc import Callable
+from datetime import timedelta
 from pathlib import Path
 
 from sqlalchemy import func, select
 
 from meaningbench.annotation.session import AnnotationSession
 from meaningbench.annotation.settings import load_settings, save_settings
-from meaningbench.db.models import Annotator, Item, MetricRun, Rating, Score
+from meaningbench.db.models import Annotator, Item, MetricRun, Rating, Score, utcnow
 from meaningbench.db.study import Study, copy_study, create_study, open_study
 from tests.annotation.factories import add_items
 
@@ -50,9 +52,10 @@ def rating_value(rater: str, key: str, kind: str) -> float:
 
 
 def rate_kit(
-    path: Path, rater: str, limit: int | None = None
+    path: Path, rater: str, limit: int | None = None, seconds: Callable[[int], float] | None = None
 ) -> dict[tuple[str, str, str], float]:
-    """Rate a kit as its rater does, through the rating screen's engine; returns what was given."""
+    """Rate a kit as its rater does, through the rating screen's engine; returns what was given.
+    `seconds(n)`: how long the rater looked at the n-th item (else: the blink it took)."""
     given = {}
     kit = open_study(path)
     try:
@@ -63,7 +66,10 @@ def rate_kit(
                 assert item is not None
                 key, kind = item.pair_key, item.kind
             value = rating_value(rater, key, kind)
-            session.submit(shown.item_id, {"meaning": value})
+            shown_at = (
+                None if seconds is None else utcnow() - timedelta(seconds=seconds(len(given)))
+            )
+            session.submit(shown.item_id, {"meaning": value}, shown_at=shown_at)
             session.advance()
             given[(rater, key, kind)] = value
     finally:

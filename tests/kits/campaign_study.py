@@ -21,11 +21,12 @@ def campaign_study(
     returned: tuple[str, ...] = RATERS,
     rated: Callable[[Path], None] | None = None,
     prepare: Callable[[Study], None] | None = None,
+    seconds: Callable[[int], float] | None = None,
 ) -> Path:
     """The lead's study in `folder`; the kits are in folder/kits, the returns in
     folder/returned. Only the raters in `returned` rate and send their kit back; `rated`
     sees each of those kits once rated, before it goes back; `prepare` sees the lead's
-    study before the kits are made."""
+    study before the kits are made; `seconds(n)` is how long a rater looks at the n-th item."""
     path = folder / "lead.mbstudy"
     study = lead_study(path, seed=1)
     try:
@@ -41,7 +42,8 @@ def campaign_study(
     finally:
         study.close()
     for rater in returned:
-        rate_kit(kits / f"{rater}.mbkit", rater, CARLA_RATES if rater == "carla" else None)
+        limit = CARLA_RATES if rater == "carla" else None
+        rate_kit(kits / f"{rater}.mbkit", rater, limit, seconds)
         if rated is not None:
             rated(kits / f"{rater}.mbkit")
         copy_study(kits / f"{rater}.mbkit", back / f"{rater}.mbkit")
