@@ -67,7 +67,7 @@ bench: $(DEV_STAMP)
 # The screenshot programs in tests/tools/ (not tests: pytest never collects them) retake the
 # pictures in resources/screenshots/ under a virtual X display.
 screenshots: $(DEV_STAMP)
-	for m in screenshots screenshots_annotation screenshots_compare screenshots_dashboard screenshots_training screenshots_sweep screenshots_laptop screenshots_protocols screenshots_campaign; do \
+	for m in screenshots screenshots_annotation screenshots_compare screenshots_dashboard screenshots_training screenshots_sweep screenshots_laptop screenshots_protocols screenshots_campaign screenshots_kits; do \
 		xvfb-run -a -s "-screen 0 1600x1000x24" $(PY) -m tests.tools.$$m || exit 1; \
 	done
 
