@@ -30,7 +30,7 @@ def set_setting(handle: StudyHandle, key: str, value: Any) -> Job:
     def run(_ctx: JobContext) -> StudyChanges:
         from meaningbench.db.models import StudySetting
 
-        with study.session() as s:
+        with study.session(write=True) as s:
             row = s.get(StudySetting, key)
             if row is None:
                 s.add(StudySetting(key=key, value=value))
@@ -50,7 +50,7 @@ def store_settings(handle: StudyHandle, mine: AnnotationSettings, fields: Fields
     study = study_of(handle)
 
     def run(_ctx: JobContext) -> StudyChanges:
-        with study.session() as s:
+        with study.session(write=True) as s:
             stored = load_settings(s)
             for names in fields.values():
                 for name in names:
