@@ -69,7 +69,7 @@ def fix_job(
     path: Path, name: str, keep_unmatched: bool, choose: bool, raters: list[str] | None = None
 ) -> Job:
     def run(ctx: JobContext) -> FixResult:
-        with open_study(path) as study, study.session() as session:
+        with open_study(path) as study, study.session(write=True) as session:
             result = audit_study(session, raters=raters)
             fixed = add_fixed_labels(session, name, result, keep_unmatched=keep_unmatched)
             if choose:
@@ -83,7 +83,7 @@ def choose_job(path: Path, name: str | None) -> Job:
     """Make `name` the label set analyses read by default (None: the published labels)."""
 
     def run(ctx: JobContext) -> None:
-        with open_study(path) as study, study.session() as session:
+        with open_study(path) as study, study.session(write=True) as session:
             choose_label_set(session, name)
 
     return run

@@ -24,7 +24,7 @@ def save_scenes(handle: StudyHandle, source_group: str, specs: Sequence[SceneSpe
     def run(_ctx: JobContext) -> StudyChanges:
         from meaningbench.jobs.scene_store import replace_scenes
 
-        with study.session() as s:
+        with study.session(write=True) as s:
             replace_scenes(s, source_group, stored, origin="manual")
         return StudyChanges.of(scenes=[source_group])
 
@@ -40,7 +40,7 @@ def import_ucca_files(handle: StudyHandle, paths: Sequence[Path]) -> Job:
     def run(_ctx: JobContext) -> Wrote[str]:
         from meaningbench.jobs.scene_import import import_ucca
 
-        with study.session() as s:
+        with study.session(write=True) as s:
             report = import_ucca(s, files)
         return Wrote(report.summary(), StudyChanges.of(scenes=report.groups))
 

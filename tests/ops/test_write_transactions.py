@@ -1,0 +1,177 @@
+"""Every op that writes takes the write lock when its transaction begins.
+
+A deferred transaction that reads and then writes fails at once ("database is locked")
+when another process committed in between, e.g. a score run (see
+`meaningbench.db.study.Study.session`). The recorder listens to every engine of this process
+on a real study file: a transaction that wrote (INSERT, UPDATE, DELETE) and did not begin
+with `write=True` (BEGIN IMMEDIATE) is a fault, whichever op or engine function opened it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import pkgutil
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+from sqlalchemy import Engine, event, select
+
+import meaningbench.ops
+from meaningbench.annotation.settings import AnnotationSettings
+from meaningbench.db.engine import WRITE_OPTION
+from meaningbench.db.models import Item
+from meaningbench.db.study import Study
+from meaningbench.metrics.structural.scenes import SceneSpec
+from meaningbench.ops import labels, rate, scenes, settings
+from meaningbench.queries.study import NAME_KEY
+from meaningbench.runtime import Job, JobContext
+from tests.jobs.conftest import make_rows
+from tests.jobs.studydata import add_items
+
+WRITES = ("INSERT", "UPDATE", "DELETE", "REPLACE")
+
+
+class Recorder:
+    """The writing transactions of every engine, and those of them that began deferred."""
+
+    def __init__(self) -> None:
+        self.written = 0
+        self.deferred: list[str] = []
+
+    def begin(self, conn: Any) -> None:
+        conn.info["immediate"] = bool(conn.get_execution_options().get(WRITE_OPTION))
+        conn.info["wrote"] = None
+
+    def execute(self, conn: Any, _cursor: Any, statement: str, *_rest: Any) -> None:
+        if conn.info.get("wrote") is None and statement.lstrip().upper().startswith(WRITES):
+            conn.info["wrote"] = statement
+
+    def commit(self, conn: Any) -> None:
+        wrote = conn.info.pop("wrote", None)
+        if wrote is not None:
+            self.written += 1
+            if not conn.info.pop("immediate", False):
+                self.deferred.append(wrote)
+
+
+@pytest.fixture
+def recorder() -> Iterator[Recorder]:
+    rec = Recorder()
+    hooks: list[tuple[str, Callable[..., None]]] = [
+        ("begin", rec.begin),
+        ("before_cursor_execute", rec.execute),
+        ("commit", rec.commit),
+    ]
+    for name, fn in hooks:
+        event.listen(Engine, name, fn)
+    try:
+        yield rec
+    finally:
+        for name, fn in hooks:
+            event.remove(Engine, name, fn)
+
+
+@pytest.fixture
+def study(new_study: Study) -> Study:
+    add_items(new_study, make_rows(8))
+    return new_study
+
+
+def _first_item(study: Study) -> tuple[int, str, str]:
+    with study.session() as s:
+        row = s.execute(select(Item.id, Item.source_group, Item.source).limit(1)).one()
+    return row[0], row[1], row[2]
+
+
+def _guidelines() -> tuple[AnnotationSettings, dict[str, tuple[str, ...]]]:
+    return AnnotationSettings(guidelines="Read twice."), {"guidelines": ("guidelines",)}
+
+
+def _save_scenes(study: Study) -> Job:
+    _, group, source = _first_item(study)
+    words = tuple(source.split())
+    return scenes.save_scenes(study, group, [SceneSpec(tokens=words, main_relation=(1,))])
+
+
+def _rate_and_undo(study: Study) -> Job:
+    session = rate.rating_session(study, "ann")
+    shown = session.next_item()
+    assert shown is not None
+    values = {sc.name: 50.0 for sc in session.scales}
+    submit = rate.submit_rating(session, shown.item_id, values, {}, shown.shown_at)
+    undo = rate.undo_rating(session)
+
+    def run(ctx: JobContext) -> object:
+        submit(ctx)
+        return undo(ctx)
+
+    return run
+
+
+# The ops run here against a real study, each with what it needs.
+RUN: dict[str, Callable[[Study], Job]] = {
+    "settings.set_setting": lambda st: settings.set_setting(st, NAME_KEY, "Pilot"),
+    "settings.store_settings": lambda st: settings.store_settings(st, *_guidelines()),
+    "settings.save_study_settings": lambda st: settings.save_study_settings(
+        st, NAME_KEY, "Pilot", [_guidelines()]
+    ),
+    "scenes.save_scenes": _save_scenes,
+    "labels.choose_job": lambda st: labels.choose_job(st.path, None),
+    "rate.submit_rating": _rate_and_undo,
+    "rate.undo_rating": _rate_and_undo,
+}
+
+# The ops not run here yet, and why.
+NOT_RUN = {
+    "campaign.top_up_job": "makes kits for raters: needs a rated campaign",
+    "child_process.in_child_process": "runs another op in a child process",
+    "export.export_job": "reads the study only",
+    "importing.import_job": "needs import files",
+    "kits.make_kits_job": "needs a kit folder set up",
+    "kits.collect_job": "needs rated kits",
+    "kits.send_back_job": "needs rated kits",
+    "labels.fix_job": "needs ratings imported from files",
+    "merge.merge_job": "needs a second study",
+    "rate.submit_unit": "needs a side-by-side study",
+    "rate.undo_unit": "needs a side-by-side study",
+    "scenes.import_ucca_files": "needs UCCA XML files",
+    "score.list_metrics_job": "reads only",
+    "score.score_job": "the scoring job's own transactions (tests/jobs)",
+    "sweep.sweep_job": "needs a model to sweep",
+    "train.train_job": "needs a model to train",
+}
+
+
+def _is_job(sig: inspect.Signature) -> bool:
+    takes = {str(p.annotation) for p in sig.parameters.values()}
+    return str(sig.return_annotation) in ("Job", str(Job)) or "JobContext" in takes
+
+
+def _ops() -> set[str]:
+    """Every public function of the ops modules that returns a Job or is one (takes a
+    JobContext)."""
+    found = set()
+    for info in pkgutil.iter_modules(meaningbench.ops.__path__):
+        module = importlib.import_module(f"meaningbench.ops.{info.name}")
+        for name, fn in inspect.getmembers(module, inspect.isfunction):
+            mine = fn.__module__ == module.__name__ and not name.startswith("_")
+            if mine and _is_job(inspect.signature(fn)):
+                found.add(f"{info.name}.{name}")
+    return found
+
+
+def test_every_op_is_run_here_or_said_why_not() -> None:
+    assert _ops() == RUN.keys() | NOT_RUN.keys()
+
+
+@pytest.mark.parametrize("op", sorted(RUN))
+def test_an_op_writes_in_transactions_begun_for_writing(
+    op: str, study: Study, recorder: Recorder
+) -> None:
+    job = RUN[op](study)
+    recorder.written, recorder.deferred = 0, []  # what the setting up wrote does not count
+    job(JobContext())
+    assert recorder.written > 0, f"{op} wrote nothing: the check saw no transaction"
+    assert recorder.deferred == [], f"{op} wrote in a deferred transaction"
