@@ -13,18 +13,20 @@ import importlib
 import inspect
 import pkgutil
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 from sqlalchemy import Engine, event, select
 
 import meaningbench.ops
+from meaningbench.annotation.session import AnnotationSession
 from meaningbench.annotation.settings import AnnotationSettings
 from meaningbench.db.engine import WRITE_OPTION
 from meaningbench.db.models import Item
-from meaningbench.db.study import Study
+from meaningbench.db.study import Study, copy_study, open_study
 from meaningbench.metrics.structural.scenes import SceneSpec
-from meaningbench.ops import labels, rate, scenes, settings
+from meaningbench.ops import kits, labels, merge, rate, scenes, settings
 from meaningbench.queries.study import NAME_KEY
 from meaningbench.runtime import Job, JobContext
 from tests.jobs.conftest import make_rows
@@ -34,13 +36,19 @@ WRITES = ("INSERT", "UPDATE", "DELETE", "REPLACE")
 
 
 class Recorder:
-    """The writing transactions of every engine, and those of them that began deferred."""
+    """The writing transactions on one study file, and those of them that began deferred.
 
-    def __init__(self) -> None:
+    Other files (a kit being made, a copy being read) are no other process's to write.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path.resolve()
         self.written = 0
         self.deferred: list[str] = []
 
     def begin(self, conn: Any) -> None:
+        database = conn.engine.url.database  # None for an engine made from a connection
+        conn.info["watched"] = database is not None and Path(database).resolve() == self.path
         conn.info["immediate"] = bool(conn.get_execution_options().get(WRITE_OPTION))
         conn.info["wrote"] = None
 
@@ -50,15 +58,15 @@ class Recorder:
 
     def commit(self, conn: Any) -> None:
         wrote = conn.info.pop("wrote", None)
-        if wrote is not None:
+        if wrote is not None and conn.info.pop("watched", False):
             self.written += 1
             if not conn.info.pop("immediate", False):
                 self.deferred.append(wrote)
 
 
 @pytest.fixture
-def recorder() -> Iterator[Recorder]:
-    rec = Recorder()
+def recorder(study: Study) -> Iterator[Recorder]:
+    rec = Recorder(study.path)
     hooks: list[tuple[str, Callable[..., None]]] = [
         ("begin", rec.begin),
         ("before_cursor_execute", rec.execute),
@@ -95,19 +103,30 @@ def _save_scenes(study: Study) -> Job:
     return scenes.save_scenes(study, group, [SceneSpec(tokens=words, main_relation=(1,))])
 
 
-def _rate_and_undo(study: Study) -> Job:
-    session = rate.rating_session(study, "ann")
+def _rate(session: AnnotationSession) -> Job:
     shown = session.next_item()
     assert shown is not None
     values = {sc.name: 50.0 for sc in session.scales}
-    submit = rate.submit_rating(session, shown.item_id, values, {}, shown.shown_at)
-    undo = rate.undo_rating(session)
+    return rate.submit_rating(session, shown.item_id, values, {}, shown.shown_at)
+
+
+def _rate_and_undo(study: Study) -> Job:
+    session = rate.rating_session(study, "ann")
+    submit, undo = _rate(session), rate.undo_rating(session)
 
     def run(ctx: JobContext) -> object:
         submit(ctx)
         return undo(ctx)
 
     return run
+
+
+def _merge(study: Study) -> Job:
+    """A merge of a copy of the study in which a rater has rated an item."""
+    other = copy_study(study.path, study.path.parent / "other.mbstudy")
+    with open_study(other) as copy:
+        _rate(rate.rating_session(copy, "bob"))(JobContext())
+    return merge.merge_job(study, other)
 
 
 # The ops run here against a real study, each with what it needs.
@@ -121,6 +140,8 @@ RUN: dict[str, Callable[[Study], Job]] = {
     "labels.choose_job": lambda st: labels.choose_job(st.path, None),
     "rate.submit_rating": _rate_and_undo,
     "rate.undo_rating": _rate_and_undo,
+    "kits.make_kits_job": lambda st: kits.make_kits_job(st, "ann, bob", st.path.parent / "kits"),
+    "merge.merge_job": _merge,
 }
 
 # The ops not run here yet, and why.
@@ -129,11 +150,9 @@ NOT_RUN = {
     "child_process.in_child_process": "runs another op in a child process",
     "export.export_job": "reads the study only",
     "importing.import_job": "needs import files",
-    "kits.make_kits_job": "needs a kit folder set up",
     "kits.collect_job": "needs rated kits",
     "kits.send_back_job": "needs rated kits",
     "labels.fix_job": "needs ratings imported from files",
-    "merge.merge_job": "needs a second study",
     "rate.submit_unit": "needs a side-by-side study",
     "rate.undo_unit": "needs a side-by-side study",
     "scenes.import_ucca_files": "needs UCCA XML files",
