@@ -22,13 +22,17 @@ from sqlalchemy import Engine, event, select
 import meaningbench.ops
 from meaningbench.annotation.session import AnnotationSession
 from meaningbench.annotation.settings import AnnotationSettings
+from meaningbench.annotation.side_by_side import SideBySideSession
 from meaningbench.db.engine import WRITE_OPTION
 from meaningbench.db.models import Item
 from meaningbench.db.study import Study, copy_study, open_study
+from meaningbench.kits.making import make_kits
 from meaningbench.metrics.structural.scenes import SceneSpec
-from meaningbench.ops import kits, labels, merge, rate, scenes, settings
+from meaningbench.ops import campaign, kits, labels, merge, rate, scenes, settings
 from meaningbench.queries.study import NAME_KEY
 from meaningbench.runtime import Job, JobContext
+from tests.analysis.studybuild import add_items as add_pairs
+from tests.analysis.studybuild import add_ratings
 from tests.jobs.conftest import make_rows
 from tests.jobs.studydata import add_items
 
@@ -83,7 +87,7 @@ def recorder(study: Study) -> Iterator[Recorder]:
 
 @pytest.fixture
 def study(new_study: Study) -> Study:
-    add_items(new_study, make_rows(8))
+    add_items(new_study, make_rows(24))  # two outputs of each source
     return new_study
 
 
@@ -129,6 +133,51 @@ def _merge(study: Study) -> Job:
     return merge.merge_job(study, other)
 
 
+def _fix(study: Study) -> Job:
+    """Published labels of two outputs, and the raw ratings of a file they came from."""
+    pub = add_pairs(study, [("a b c", "a b", None), ("d e f", "d e", None)])
+    add_ratings(study, "aggregate:pub", dict(zip(pub, [10.0, 50.0], strict=True)), kind="aggregate")
+    raw = add_pairs(study, [("a b c", "a b", "s1"), ("d e f", "d e", "s1")], dataset="raw")
+    for rater, values in (("r1", [80.0, 20.0]), ("r2", [60.0, 30.0])):
+        add_ratings(study, rater, dict(zip(raw, values, strict=True)), origin="import:raw.csv")
+    return labels.fix_job(study.path, "fixed", keep_unmatched=True, choose=True)
+
+
+def _sxs(study: Study) -> Job:
+    settings.store_settings(study, AnnotationSettings(protocol="sxs"), {"p": ("protocol",)})(
+        JobContext()
+    )
+    sxs = SideBySideSession(rate.rating_session(study, "ann"))
+    unit = sxs.next_unit()
+    assert unit is not None
+    submit = rate.submit_unit(sxs, unit, {i: 50.0 for i in unit.item_ids}, {})
+    undo = rate.undo_unit(sxs)
+
+    def run(ctx: JobContext) -> object:
+        submit(ctx)
+        return undo(ctx)
+
+    return run
+
+
+def _rated_kit(study: Study) -> Path:
+    """The folder of one kit made from `study`, in which its rater rated an item."""
+    out = study.path.parent / "kits"
+    (made,) = make_kits(study, ["ann"], out)
+    with open_study(made.path) as kit:
+        _rate(rate.rating_session(kit, "ann"))(JobContext())
+    return out
+
+
+def _collect(study: Study) -> Job:
+    return kits.collect_job(study, _rated_kit(study))
+
+
+def _top_up(study: Study) -> Job:
+    _rated_kit(study)
+    return campaign.top_up_job(study.path, ["bob"], study.path.parent / "top-up")
+
+
 # The ops run here against a real study, each with what it needs.
 RUN: dict[str, Callable[[Study], Job]] = {
     "settings.set_setting": lambda st: settings.set_setting(st, NAME_KEY, "Pilot"),
@@ -142,19 +191,19 @@ RUN: dict[str, Callable[[Study], Job]] = {
     "rate.undo_rating": _rate_and_undo,
     "kits.make_kits_job": lambda st: kits.make_kits_job(st, "ann, bob", st.path.parent / "kits"),
     "merge.merge_job": _merge,
+    "labels.fix_job": _fix,
+    "rate.submit_unit": _sxs,
+    "rate.undo_unit": _sxs,
+    "kits.collect_job": _collect,
+    "campaign.top_up_job": _top_up,
 }
 
 # The ops not run here yet, and why.
 NOT_RUN = {
-    "campaign.top_up_job": "makes kits for raters: needs a rated campaign",
+    "importing.import_job": "writes through sqlite3 itself, beginning with BEGIN IMMEDIATE",
     "child_process.in_child_process": "runs another op in a child process",
     "export.export_job": "reads the study only",
-    "importing.import_job": "needs import files",
-    "kits.collect_job": "needs rated kits",
-    "kits.send_back_job": "needs rated kits",
-    "labels.fix_job": "needs ratings imported from files",
-    "rate.submit_unit": "needs a side-by-side study",
-    "rate.undo_unit": "needs a side-by-side study",
+    "kits.send_back_job": "copies the kit through SQLite's backup API, in no transaction",
     "scenes.import_ucca_files": "needs UCCA XML files",
     "score.list_metrics_job": "reads only",
     "score.score_job": "the scoring job's own transactions (tests/jobs)",
