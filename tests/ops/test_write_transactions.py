@@ -13,6 +13,7 @@ import importlib
 import inspect
 import pkgutil
 from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -28,13 +29,15 @@ from meaningbench.db.models import Item
 from meaningbench.db.study import Study, copy_study, open_study
 from meaningbench.kits.making import make_kits
 from meaningbench.metrics.structural.scenes import SceneSpec
-from meaningbench.ops import campaign, kits, labels, merge, rate, scenes, settings
+from meaningbench.ops import campaign, kits, labels, merge, rate, scenes, score, settings
 from meaningbench.queries.study import NAME_KEY
 from meaningbench.runtime import Job, JobContext
 from tests.analysis.studybuild import add_items as add_pairs
 from tests.analysis.studybuild import add_ratings
 from tests.jobs.conftest import make_rows
 from tests.jobs.studydata import add_items
+from tests.metrics.structural.test_ucca_import import DATA as UCCA
+from tests.metrics.structural.test_ucca_import import STORM
 
 WRITES = ("INSERT", "UPDATE", "DELETE", "REPLACE")
 
@@ -160,6 +163,12 @@ def _sxs(study: Study) -> Job:
     return run
 
 
+def _import_ucca(study: Study) -> Job:
+    """UCCA passages of the storm sentence, which the study holds."""
+    add_pairs(study, [(STORM, "The storm passed.", "A")])
+    return scenes.import_ucca_files(study, [UCCA / "storm.xml"])
+
+
 def _rated_kit(study: Study) -> Path:
     """The folder of one kit made from `study`, in which its rater rated an item."""
     out = study.path.parent / "kits"
@@ -196,6 +205,10 @@ RUN: dict[str, Callable[[Study], Job]] = {
     "rate.undo_unit": _sxs,
     "kits.collect_job": _collect,
     "campaign.top_up_job": _top_up,
+    "scenes.import_ucca_files": _import_ucca,
+    "score.score_job": lambda st: partial(
+        score.score_job, study_path=st.path, metrics=["compression"], options={"workers": 1}
+    ),
 }
 
 # The ops not run here yet, and why.
@@ -204,9 +217,7 @@ NOT_RUN = {
     "child_process.in_child_process": "runs another op in a child process",
     "export.export_job": "reads the study only",
     "kits.send_back_job": "copies the kit through SQLite's backup API, in no transaction",
-    "scenes.import_ucca_files": "needs UCCA XML files",
     "score.list_metrics_job": "reads only",
-    "score.score_job": "the scoring job's own transactions (tests/jobs)",
     "sweep.sweep_job": "needs a model to sweep",
     "train.train_job": "needs a model to train",
 }
