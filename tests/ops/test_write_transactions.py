@@ -5,6 +5,7 @@ when another process committed in between, e.g. a score run (see
 `meaningbench.db.study.Study.session`). The recorder listens to every engine of this process
 on a real study file: a transaction that wrote (INSERT, UPDATE, DELETE) and did not begin
 with `write=True` (BEGIN IMMEDIATE) is a fault, whichever op or engine function opened it.
+Every op of the ops modules is either run here or named in NOT_RUN with the reason.
 """
 
 from __future__ import annotations
