@@ -7,6 +7,7 @@ save must be stored, and read back as saved.
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 from meaningbench.annotation.settings import AnnotationSettings
@@ -45,8 +46,14 @@ def test_settings_saves_succeed_while_a_score_run_commits(new_study: Study) -> N
     try:
         wait_until(lambda: _scores(path) > 0, "the scorer's first batch")
         before = _scores(path)
-        for n in range(SAVES):
+        # Saves go on until the scorer has committed between them, however fast or busy the
+        # machine: at least SAVES of them, each stored and read back.
+        deadline = time.monotonic() + 120
+        n = 0
+        while n < SAVES or _scores(path) == before:
+            assert time.monotonic() < deadline, f"the scorer committed nothing in {n} saves"
             _save(new_study, n)
+            n += 1
         # The scorer committed all along: it was still scoring when the last save was read back.
         assert scorer.proc.poll() is None, scorer.err_lines
         assert before < _scores(path) < ITEMS
