@@ -112,6 +112,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def run(args: argparse.Namespace) -> int:
     from meaningbench.core.atomic_file import part_path, remove_stale_parts
     from meaningbench.datasets.importer import import_file
+    from meaningbench.datasets.report import ImportReport
     from meaningbench.db.errors import StudyFileError
     from meaningbench.db.study import create_study, open_study, publish_study, remove_study_files
     from meaningbench.errors import InputError
@@ -140,7 +141,7 @@ def run(args: argparse.Namespace) -> int:
     study = create_study(built, shown_as=target) if created else open_study(target)
     try:
 
-        def job(ctx: JobContext) -> object:
+        def job(ctx: JobContext) -> ImportReport:
             def progress(done: int, total: int | None, message: str) -> None:
                 percent = int(100 * done / total) if total else 0
                 ctx.progress(min(percent, 100), 100, message)

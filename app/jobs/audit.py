@@ -32,7 +32,7 @@ class AuditView:
 
 def audit_job(
     path: Path, tolerance: float = DEFAULT_TOLERANCE, raters: list[str] | None = None
-) -> Job:
+) -> Job[AuditView]:
     """The audit against the raw ratings of `raters` (None: those imported from files)."""
 
     def run(ctx: JobContext) -> AuditView:
@@ -54,7 +54,7 @@ def audit_job(
 
 def preview_fix_job(
     path: Path, name: str, keep_unmatched: bool, raters: list[str] | None = None
-) -> Job:
+) -> Job[FixResult]:
     """What `fix_job` would write, without writing."""
 
     def run(ctx: JobContext) -> FixResult:
@@ -67,7 +67,7 @@ def preview_fix_job(
 
 def fix_job(
     path: Path, name: str, keep_unmatched: bool, choose: bool, raters: list[str] | None = None
-) -> Job:
+) -> Job[FixResult]:
     def run(ctx: JobContext) -> FixResult:
         with open_study(path) as study, study.session(write=True) as session:
             result = audit_study(session, raters=raters)
@@ -79,7 +79,7 @@ def fix_job(
     return run
 
 
-def choose_job(path: Path, name: str | None) -> Job:
+def choose_job(path: Path, name: str | None) -> Job[None]:
     """Make `name` the label set analyses read by default (None: the published labels)."""
 
     def run(ctx: JobContext) -> None:

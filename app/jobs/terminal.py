@@ -8,13 +8,15 @@ KeyboardInterrupt itself is lost.
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import TypeVar
 
 from meaningbench.interrupts import cancelling
 from meaningbench.runtime import Cancelled, Job, JobContext, Progress
 
+T = TypeVar("T")
 
-def run_with_progress_bar(job: Job, *, description: str, quiet: bool = False) -> Any:
+
+def run_with_progress_bar(job: Job[T], *, description: str, quiet: bool = False) -> T:
     from tqdm import tqdm
 
     bar = (

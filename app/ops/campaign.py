@@ -18,7 +18,7 @@ from meaningbench.runtime.changes import StudyChanges, Wrote
 __all__ = ["MadeKit", "top_up_job"]
 
 
-def top_up_job(study_path: Path, raters: Sequence[str], out: Path) -> Job:
+def top_up_job(study_path: Path, raters: Sequence[str], out: Path) -> Job[Wrote[list[MadeKit]]]:
     """Write top-up kits for `raters` into `out`; the job's value is the kits written. The
     kits are recorded among the study's settings and the raters' queues grow."""
     chosen = list(raters)

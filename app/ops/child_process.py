@@ -24,10 +24,13 @@ import time
 import traceback
 from collections.abc import Callable
 from functools import partial
-from typing import Any
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from meaningbench.errors import UserError
 from meaningbench.runtime import Cancelled, CancelToken, Job, JobContext, Progress, run_job
+
+P = ParamSpec("P")
+T = TypeVar("T")
 
 POLL_S = 0.1
 # Unix niceness of the child: on a busy machine the window's thread is scheduled first.
@@ -127,9 +130,14 @@ def terminate_all() -> int:
     return len(procs)
 
 
-def in_child_process(target: Callable[..., Any], *args: Any) -> Job:
-    """A job (for JobRunner.start) that runs `target(ctx, *args)` in a child process."""
-    return partial(_pump, target, args)
+def in_child_process(
+    target: Callable[Concatenate[JobContext, P], T], *args: P.args, **kwargs: P.kwargs
+) -> Job[T]:
+    """A job (for JobRunner.start) that runs `target(ctx, *args, **kwargs)` in a child
+    process; its result is the target's, so a screen's handler is checked against it."""
+    # Keywords travel bound to the target: a partial of a module-level function pickles.
+    work = partial(target, **kwargs) if kwargs else target
+    return partial(_pump, work, args)
 
 
 def _pump(target: Callable[..., Any], args: tuple[Any, ...], ctx: JobContext) -> Any:

@@ -3,14 +3,20 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from meaningbench.runtime import JobContext
+
+if TYPE_CHECKING:
+    from meaningbench.datasets.exporters import ExportReport
+
+# The result type is named here for the dialog that shows it.
+__all__ = ["ExportReport", "cells_note", "export_job"]
 
 
 def export_job(
     ctx: JobContext, study_path: Path, out: Path, ratings: bool, raw_cells: bool = False
-) -> Any:
+) -> ExportReport:
     from meaningbench.datasets.exporters import export_study
     from meaningbench.queries.files import open_study
 
@@ -33,7 +39,7 @@ def export_job(
         study.close()
 
 
-def cells_note(report: Any) -> str:
+def cells_note(report: ExportReport) -> str:
     """How the export wrote its text cells, for the dialog's closing line."""
     from meaningbench.datasets.exporters import cells_note as note
 

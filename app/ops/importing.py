@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from meaningbench.runtime import JobContext
 from meaningbench.runtime.changes import StudyChanges, Wrote
+
+if TYPE_CHECKING:
+    from meaningbench.datasets.mapping import UserMapping
+    from meaningbench.datasets.report import ImportReport
+
+# The result type is named here for the dialog that shows it.
+__all__ = ["ImportReport", "import_job"]
 
 
 def import_job(
@@ -14,13 +22,13 @@ def import_job(
     study_path: Path,
     file: Path,
     fmt: str,
-    mapping: Any,
+    mapping: UserMapping | Sequence[str] | None,
     dataset: str | None,
     system: str | None,
     ratings: str | None = None,
     language: str | None = None,
     drop: list[str] | None = None,
-) -> Wrote[Any]:
+) -> Wrote[ImportReport]:
     """The import's report; the study changed wholesale (items, ratings, datasets)."""
     from meaningbench.datasets.importer import import_file
     from meaningbench.queries.files import open_study

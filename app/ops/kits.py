@@ -45,7 +45,7 @@ class SentBack:
 
 def make_kits_job(
     study: StudyHandle, raters: str, out: Path, *, top_up: bool = False, replace: bool = False
-) -> Job:
+) -> Job[Wrote[list[MadeKit]]]:
     """Write a kit per rater (`raters`: names separated by commas) into `out`; the job's
     value is the kits made. The lead's study records them (and a top-up's queues). Kits
     without ratings already there under the new names fail the job (`KitsInTheWay`)
@@ -60,7 +60,7 @@ def make_kits_job(
     return run
 
 
-def collect_job(study: StudyHandle, folder: Path) -> Job:
+def collect_job(study: StudyHandle, folder: Path) -> Job[Wrote[CollectReport]]:
     """Merge every kit in `folder` into the open study; the job's value is the report.
     The ratings of many items may come in: every screen reloads."""
 
@@ -93,7 +93,7 @@ def default_send_back_folder(study: StudyHandle) -> Path:
     return study.path.parent / SEND_BACK_FOLDER
 
 
-def send_back_job(study: StudyHandle, folder: Path) -> Job:
+def send_back_job(study: StudyHandle, folder: Path) -> Job[SentBack]:
     """Copy the open kit, with every rating in it, into `folder` under its own name (through
     SQLite's backup API: the open file is never copied as bytes). The copy takes its place
     whole (an earlier one there is replaced). The job's value says where it went."""

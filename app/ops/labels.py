@@ -32,7 +32,7 @@ __all__ = [
 
 def fix_job(
     path: Path, name: str, keep_unmatched: bool, choose: bool, raters: list[str] | None = None
-) -> Job:
+) -> Job[Wrote[FixResult]]:
     """Add the label set `name` from the raw ratings (and make it the one read, if asked)."""
     write = _fix(path, name, keep_unmatched, choose, raters)
 
@@ -42,7 +42,7 @@ def fix_job(
     return run
 
 
-def choose_job(path: Path, name: str | None) -> Job:
+def choose_job(path: Path, name: str | None) -> Job[StudyChanges]:
     """Make `name` the label set analyses read (None: the published labels)."""
     write = _choose(path, name)
 

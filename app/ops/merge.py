@@ -12,7 +12,7 @@ from meaningbench.runtime.changes import StudyChanges, Wrote
 __all__ = ["MergeReport", "merge_job"]
 
 
-def merge_job(study: StudyHandle, other: Path) -> Job:
+def merge_job(study: StudyHandle, other: Path) -> Job[Wrote[MergeReport]]:
     """Merge `other` into the open `study`; the job's value is the merge report. Items,
     raters and ratings may all be new, so every screen reloads."""
 

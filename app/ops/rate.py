@@ -56,7 +56,7 @@ def submit_rating(
     shown_at: datetime | None,
     spans: tuple[Span, ...] = (),
     proposals: tuple[ProposalFate, ...] = (),
-) -> Job:
+) -> Job[StudyChanges]:
     """Store one item's ratings (all its dimensions, in one transaction), with its error
     spans and what became of the pre-filled ones."""
 
@@ -73,7 +73,7 @@ def _undo(session: AnnotationSession, _ctx: JobContext) -> Wrote[ShownItem | Non
     return Wrote(item, StudyChanges.of(ratings=ids))
 
 
-def undo_rating(session: AnnotationSession) -> Job:
+def undo_rating(session: AnnotationSession) -> Job[Wrote[ShownItem | None]]:
     """Withdraw the annotator's latest rating; the job's value is the item shown again."""
     return partial(_undo, session)
 
@@ -83,7 +83,7 @@ def submit_unit(
     unit: ShownUnit,
     values: dict[int, float],
     starts: dict[int, float | None],
-) -> Job:
+) -> Job[StudyChanges]:
     """Store a side-by-side unit's ratings, one per output."""
 
     def run(_ctx: JobContext) -> StudyChanges:
@@ -98,6 +98,6 @@ def _undo_unit(sxs: SideBySideSession, _ctx: JobContext) -> Wrote[ShownUnit | No
     return Wrote(unit, StudyChanges.of(ratings=() if unit is None else unit.item_ids))
 
 
-def undo_unit(sxs: SideBySideSession) -> Job:
+def undo_unit(sxs: SideBySideSession) -> Job[Wrote[ShownUnit | None]]:
     """Withdraw the latest side-by-side unit; the job's value is the unit shown again."""
     return partial(_undo_unit, sxs)

@@ -16,7 +16,9 @@ from meaningbench.runtime import Job, JobContext
 from meaningbench.runtime.changes import StudyChanges, Wrote
 
 
-def save_scenes(handle: StudyHandle, source_group: str, specs: Sequence[SceneSpec]) -> Job:
+def save_scenes(
+    handle: StudyHandle, source_group: str, specs: Sequence[SceneSpec]
+) -> Job[StudyChanges]:
     """Replace the source's annotated scenes with `specs`."""
     study = study_of(handle)
     stored = list(specs)
@@ -31,7 +33,7 @@ def save_scenes(handle: StudyHandle, source_group: str, specs: Sequence[SceneSpe
     return run
 
 
-def import_ucca_files(handle: StudyHandle, paths: Sequence[Path]) -> Job:
+def import_ucca_files(handle: StudyHandle, paths: Sequence[Path]) -> Job[Wrote[str]]:
     """Import UCCA XML passages as the scenes of the sources they match; the job's value
     is the report in words."""
     study = study_of(handle)

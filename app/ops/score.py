@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from meaningbench.runtime import JobContext
 from meaningbench.runtime.changes import StudyChanges, Wrote
+
+if TYPE_CHECKING:
+    from meaningbench.jobs.score_runs import MetricRunSummary
+
+# The result type is named here for the dialog that shows it.
+__all__ = ["MetricRunSummary", "list_metrics_job", "score_job"]
 
 
 def list_metrics_job(_ctx: JobContext, study_path: Path | None) -> list[dict[str, Any]]:
@@ -18,7 +24,7 @@ def list_metrics_job(_ctx: JobContext, study_path: Path | None) -> list[dict[str
 
 def score_job(
     ctx: JobContext, study_path: Path, metrics: list[str], options: dict[str, Any]
-) -> Wrote[list[Any]]:
+) -> Wrote[list[MetricRunSummary]]:
     """Score the study; each committed batch is told at once (`ctx.changed`), so screens
     show new scores while the battery runs. Returns the run summaries and every change."""
     from meaningbench.jobs.scoring import ScoreRequest, score_study

@@ -22,7 +22,7 @@ SETTINGS = StudyChanges(settings=True)
 Fields = dict[str, tuple[str, ...]]
 
 
-def set_setting(handle: StudyHandle, key: str, value: Any) -> Job:
+def set_setting(handle: StudyHandle, key: str, value: Any) -> Job[StudyChanges]:
     """Store one study setting (None clears it to its default)."""
 
     study = study_of(handle)
@@ -41,7 +41,9 @@ def set_setting(handle: StudyHandle, key: str, value: Any) -> Job:
     return run
 
 
-def store_settings(handle: StudyHandle, mine: AnnotationSettings, fields: Fields) -> Job:
+def store_settings(
+    handle: StudyHandle, mine: AnnotationSettings, fields: Fields
+) -> Job[StudyChanges]:
     """Write the given fields of `mine` over what the file holds now (UserError if refused).
 
     Fields of sections not shown keep the file's values: another tab of the dialog may have
@@ -66,7 +68,7 @@ def save_study_settings(
     key: str,
     value: Any,
     sections: Sequence[tuple[AnnotationSettings, Fields]],
-) -> Job:
+) -> Job[Wrote[list[UserError | None]]]:
     """The settings dialog's save: the setting, then each section on its own.
 
     A refused section (a scale that has ratings) keeps the file's values and its refusal is

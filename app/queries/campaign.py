@@ -50,7 +50,7 @@ RATER_COLUMNS = (
 ITEM_FILTERS = (("short", "Short of k"), ("all", "All items"), ("complete", "Complete"))
 
 
-def campaign_job(study_path: Path, dimension: str | None = None) -> Job:
+def campaign_job(study_path: Path, dimension: str | None = None) -> Job[Campaign]:
     """The campaign's figures, as `meaningbench campaign STUDY --json` gives them, read in
     the background (the rater checks take a while on a large study) from the study file
     the job opens itself."""

@@ -113,13 +113,15 @@ class Snapshot:
         return result
 
 
-@dataclass
+@dataclass(frozen=True)
 class Loaded:
-    """A study's analysis state, read from the file in the background."""
+    """A study's analysis state, read from the file in the background, for
+    `meaningbench.queries.dashboard_state.DashboardState.install`."""
 
     analysis: StudyAnalysis
     dimensions: list[str]
     heatmaps: dict[str, pd.DataFrame] = field(default_factory=dict)
+    runs: dict[str, tuple[str, str]] = field(default_factory=dict)  # see LoadedAnalysis
 
 
 @dataclass
@@ -133,7 +135,7 @@ class Refreshed:
     machines: list[RaterCheck] = field(default_factory=list)  # the machine raters' checks
 
 
-def load_job(path: Path, dimension: str | None) -> Job:
+def load_job(path: Path, dimension: str | None) -> Job[Loaded]:
     """Read the study's analysis state; the metric × metric correlations come along."""
 
     def run(ctx: JobContext) -> Loaded:
@@ -143,7 +145,7 @@ def load_job(path: Path, dimension: str | None) -> Job:
         ctx.check()
         analysis.order  # noqa: B018 - sort the metric columns here, not on the GUI thread
         heatmaps = {m: analysis.metric_correlations(m) for m in HEATMAP_METHODS}
-        return Loaded(analysis, known, heatmaps)
+        return Loaded(analysis, known, heatmaps, loaded.runs)
 
     return run
 
@@ -155,7 +157,7 @@ def refresh_job(
     n_boot: int = N_BOOT,
     groups: str = "items",
     quality: bool = True,
-) -> Job:
+) -> Job[Refreshed]:
     """Bootstrap intervals (and Kendall), then agreement and rater QC when asked."""
 
     def run(ctx: JobContext) -> Refreshed:
@@ -172,7 +174,7 @@ def refresh_job(
     return run
 
 
-def points_job(snapshot: Snapshot, *, kendall: bool) -> Job:
+def points_job(snapshot: Snapshot, *, kendall: bool) -> Job[Refreshed]:
     """The cheap path on a worker, for studies where it does not fit the GUI thread."""
 
     def run(_ctx: JobContext) -> Refreshed:
@@ -191,7 +193,7 @@ class SanityRequest:
         return (self.unrelated, self.n)
 
 
-def sanity_job(path: Path, request: SanityRequest) -> Job:
+def sanity_job(path: Path, request: SanityRequest) -> Job[SanityTable]:
     """Score identical and unrelated pairs with every metric the study has run."""
 
     def run(ctx: JobContext) -> SanityTable:
@@ -226,7 +228,7 @@ class ReportRequest:
     sanity: SanityTable | None = None  # the session's cached checks; never run for a report
 
 
-def report_job(path: Path, request: ReportRequest) -> Job:
+def report_job(path: Path, request: ReportRequest) -> Job[Path]:
     """The whole study as one self-contained HTML file, from the file as it is now."""
     from meaningbench.analysis.report import ReportData, add_which_metric, write_report
 

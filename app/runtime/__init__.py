@@ -9,7 +9,9 @@ The context carries the four things every job needs, whoever runs it:
 - messages (`ctx.send(kind, payload)`: other results that arrive while the job runs, such
   as a training's loss events).
 The job's return value is its result (a write returns its `StudyChanges`, see
-`meaningbench.runtime.changes`); `run_job` turns a call into a `JobResult`.
+`meaningbench.runtime.changes`); `run_job` turns a call into a `JobResult`. `Job[T]` names
+a job whose result is a `T`, so whoever takes the result (a screen's `on_result` handler,
+a command's output) is checked against what the job returns.
 
 Who listens decides how it looks: the command line renders the context as a text progress
 bar (`meaningbench.jobs.terminal`), the app as a progress widget in the status bar
@@ -26,7 +28,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
 if TYPE_CHECKING:
     from meaningbench.runtime.changes import StudyChanges
@@ -142,20 +144,23 @@ class JobContext:
         return self.cancel.cancelled
 
 
-Job = Callable[[JobContext], Any]
+T = TypeVar("T")
+
+# A job whose result is a `T`: `Job[StudyChanges]`, `Job[Wrote[MergeReport]]`.
+Job = Callable[[JobContext], T]
 
 
 @dataclass(frozen=True)
-class JobResult:
+class JobResult(Generic[T]):
     """How a job ended: `done` with its value (a job may return early after a cancel, with
     what it finished), `cancelled` when it stopped at a check, `failed` with the exception."""
 
     outcome: Literal["done", "cancelled", "failed"]
-    value: Any = None
+    value: T | None = None
     error: BaseException | None = None
 
 
-def run_job(job: Job, ctx: JobContext) -> JobResult:
+def run_job(job: Job[T], ctx: JobContext) -> JobResult[T]:
     """Run `job` to its end; a cancel or an exception becomes the result, never a raise."""
     try:
         value = job(ctx)

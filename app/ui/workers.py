@@ -25,7 +25,7 @@ from __future__ import annotations
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar, overload
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal, Slot
 from PySide6.QtWidgets import QWidget
@@ -33,6 +33,8 @@ from PySide6.QtWidgets import QWidget
 from meaningbench.errors import UserError
 from meaningbench.runtime import Job, JobContext, JobResult, Progress, run_job
 from meaningbench.runtime.changes import EMPTY, StudyChanges, Wrote, changes_of
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -76,7 +78,7 @@ class _Bridge(QObject):
 
 
 class _Runnable(QRunnable):
-    def __init__(self, job: Job, ctx: JobContext, bridge: _Bridge, title: str) -> None:
+    def __init__(self, job: Job[object], ctx: JobContext, bridge: _Bridge, title: str) -> None:
         super().__init__()
         self.setAutoDelete(True)
         self._job = job
@@ -233,9 +235,33 @@ class JobRunner(QObject):
     def active(self) -> list[JobHandle]:
         return list(self._handles)
 
+    # A write's `Wrote(value, changes)` reaches `on_result` (and `run_now`'s caller) as its
+    # value, so the handler is checked against the value; any other result as it is.
+    @overload
     def start(
         self,
-        job: Job,
+        job: Job[Wrote[T]],
+        *,
+        title: str,
+        on_result: Callable[[T], None] | None = None,
+        on_failed: Callable[[JobFailure], None] | None = None,
+        show_errors: bool = True,
+    ) -> JobHandle: ...
+
+    @overload
+    def start(
+        self,
+        job: Job[T],
+        *,
+        title: str,
+        on_result: Callable[[T], None] | None = None,
+        on_failed: Callable[[JobFailure], None] | None = None,
+        show_errors: bool = True,
+    ) -> JobHandle: ...
+
+    def start(
+        self,
+        job: Job[Any],
         *,
         title: str,
         on_result: Callable[[Any], None] | None = None,
@@ -256,7 +282,13 @@ class JobRunner(QObject):
         self.job_started.emit(handle)
         return handle
 
-    def run_now(self, job: Job) -> Any:
+    @overload
+    def run_now(self, job: Job[Wrote[T]]) -> T: ...
+
+    @overload
+    def run_now(self, job: Job[T]) -> T: ...
+
+    def run_now(self, job: Job[Any]) -> Any:
         """Run a fast write here, on the GUI thread (a rating: instant, keyboard-first), and
         broadcast what it changed like any job's. Its exceptions reach the caller."""
         value = job(JobContext())

@@ -7,6 +7,7 @@ import time
 
 from meaningbench.errors import InputError
 from meaningbench.ops.child_process import in_child_process
+from meaningbench.runtime import JobContext
 from meaningbench.runtime.changes import EMPTY, StudyChanges, Wrote
 from tests.ui.test_workers import close_error_boxes, error_boxes
 
@@ -25,6 +26,10 @@ def telling(ctx, labels: list[str]) -> Wrote[int]:  # noqa: ANN001 - runs in the
         ctx.changed(batch)  # what the battery does after each committed batch
         told |= batch
     return Wrote(len(labels), told | StudyChanges(runs=True))
+
+
+def naming(ctx, n: int, *, name: str = "unnamed") -> str:  # noqa: ANN001 - runs in the child
+    return f"{name}×{n} in {os.getpid()}"
 
 
 def dividing(ctx) -> float:  # noqa: ANN001
@@ -53,6 +58,13 @@ def test_result_progress_and_messages_come_back(window, qtbot) -> None:
     assert handle.value["n"] == 5 and handle.value["pid"] != os.getpid()  # another process
     assert ticks == [0, 1, 2, 3, 4]
     assert done[-1] == 5
+
+
+def test_keywords_reach_the_target_in_the_child() -> None:
+    job = in_child_process(naming, 3, name="bleu")
+    said = job(JobContext())
+    assert said.startswith("bleu×3 in ") and said != f"bleu×3 in {os.getpid()}"
+    assert in_child_process(naming, 2)(JobContext()).startswith("unnamed×2 in ")
 
 
 def test_changes_told_in_the_child_reach_the_screens_once(window, qtbot) -> None:

@@ -16,7 +16,8 @@ from __future__ import annotations
 import statistics
 import time
 from collections import deque
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 from PySide6.QtCore import QObject, QTimer, Signal
@@ -48,6 +49,8 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from meaningbench.ui.context import StudyContext
+
+T = TypeVar("T")
 
 RATING_COALESCE_MS = 250
 REFRESH_DEBOUNCE_MS = 600
@@ -128,10 +131,10 @@ class DashboardController(QObject):
     def busy(self) -> bool:
         return any(h is not None for h in (self._load, self._refresh, self._points))
 
-    def _start(self, job: Job, title: str, on_result: Any) -> JobHandle:
+    def _start(self, job: Job[T], title: str, on_result: Callable[[T], None]) -> JobHandle:
         generation = self.generation
 
-        def result(value: Any) -> None:
+        def result(value: T) -> None:
             if generation == self.generation:
                 on_result(value)
 

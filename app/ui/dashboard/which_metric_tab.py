@@ -85,7 +85,7 @@ def _p_words(text: str) -> str:
     return text if text.startswith("<") else f"= {text}"
 
 
-def which_metric_job(path: Path, options: WhichMetricOptions) -> Job:
+def which_metric_job(path: Path, options: WhichMetricOptions) -> Job[WhichMetric]:
     def run(ctx: JobContext) -> WhichMetric:
         ctx.progress(0, None, "Ranking the metrics", force=True)
         return compute_which_metric(path, options)
@@ -93,7 +93,7 @@ def which_metric_job(path: Path, options: WhichMetricOptions) -> Job:
     return run
 
 
-def stability_job(path: Path, options: WhichMetricOptions) -> Job:
+def stability_job(path: Path, options: WhichMetricOptions) -> Job[Stability]:
     def run(ctx: JobContext) -> Stability:
         ctx.progress(0, None, "Measuring how settled the ranking is", force=True)
 
