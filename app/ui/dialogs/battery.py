@@ -43,6 +43,7 @@ from meaningbench.ui.wording import counted
 from meaningbench.ui.workers import JobFailure, JobHandle, cancel_job
 
 if TYPE_CHECKING:
+    from meaningbench.ops.score import MetricRunSummary
     from meaningbench.ui.context import StudyContext
 
 NAME_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -99,7 +100,7 @@ class BatteryDialog(QDialog):
         self.metrics: list[dict[str, Any]] = []
         self._coverage: tuple[int, int] | None = None  # items with references, items
         self.job: JobHandle | None = None
-        self.summaries: list[Any] = []
+        self.summaries: list[MetricRunSummary] = []
         self._meter = RateMeter()
         # Time left follows the work (items weighted by their metric's cost), not the
         # items: a thousand lexical items take less time than ten neural ones.
@@ -467,23 +468,19 @@ class BatteryDialog(QDialog):
         else:
             self.progress.setRange(0, 0)
 
-    def _on_result(self, summaries: Any) -> None:
-        self.summaries = list(summaries or [])
+    def _on_result(self, summaries: list[MetricRunSummary]) -> None:
+        self.summaries = list(summaries)
         lines = []
         for s in self.summaries:
-            status = getattr(s, "status", "")
-            text = (
-                f"{getattr(s, 'label', getattr(s, 'metric', '?'))}: {status}, "
-                f"{getattr(s, 'scored', 0):,} scored, {getattr(s, 'cached', 0):,} cached"
-            )
-            if getattr(s, "failed", 0):
+            text = f"{s.label}: {s.status}, {s.scored:,} scored, {s.cached:,} cached"
+            if s.failed:
                 text += f", {s.failed:,} failed"
-            if getattr(s, "error", None):
+            if s.error:
                 text += f" ({s.error})"
             lines.append(text)
         elapsed = format_duration(time.monotonic() - self._started)
         cancelled = (self.job is not None and self.job.outcome == "cancelled") or any(
-            getattr(s, "status", "") == "cancelled" for s in self.summaries
+            s.status == "cancelled" for s in self.summaries
         )
         self.phase_label.setText(
             f"Cancelled after {elapsed}; finished work kept" if cancelled else f"Done in {elapsed}"

@@ -7,7 +7,7 @@ same code as `meaningbench export`; the format follows the file's extension.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QSize
 from PySide6.QtWidgets import (
@@ -32,6 +32,7 @@ from meaningbench.ui.wording import counted
 from meaningbench.ui.workers import JobHandle
 
 if TYPE_CHECKING:
+    from meaningbench.ops.export import ExportReport
     from meaningbench.ui.context import StudyContext
 
 FILE_FILTER = "CSV (*.csv);;TSV (*.tsv);;JSON lines (*.jsonl)"
@@ -44,7 +45,7 @@ class ExportDialog(QDialog):
         self.setWindowTitle("Export")
         self.context = context
         self.job: JobHandle | None = None
-        self.report: Any = None
+        self.report: ExportReport | None = None
 
         self.items_radio = QRadioButton(
             "Items: one row per item, mean ratings per dimension, one column per metric"
@@ -123,7 +124,7 @@ class ExportDialog(QDialog):
         self.job.finished.connect(self._on_finished)
         return self.job
 
-    def _on_result(self, report: Any) -> None:
+    def _on_result(self, report: ExportReport) -> None:
         from meaningbench.queries.export import cells_note
 
         self.report = report

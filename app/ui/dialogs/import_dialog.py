@@ -46,6 +46,7 @@ from meaningbench.ui.window_state import open_at
 from meaningbench.ui.workers import JobFailure, JobHandle, cancel_job
 
 if TYPE_CHECKING:
+    from meaningbench.ops.importing import ImportReport
     from meaningbench.ui.context import StudyContext
 
 FORMATS = (
@@ -82,7 +83,7 @@ class ImportDialog(QDialog):
         self.context = context
         self.preview: Preview | None = None
         self.job: JobHandle | None = None
-        self.report: Any = None
+        self.report: ImportReport | None = None
         self.field_combos: dict[str, QComboBox] = {}
         self.dimension_combos: dict[str, QComboBox] = {}
         self._refresh_timer = QTimer(self)
@@ -398,7 +399,7 @@ class ImportDialog(QDialog):
         self._update_buttons()
         return self.job
 
-    def _on_result(self, report: Any) -> None:
+    def _on_result(self, report: ImportReport) -> None:
         self.report = report
         self.report_view.setPlainText(in_dialog_terms("\n".join(report.summary_lines())))
         self.report_view.show()

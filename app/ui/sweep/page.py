@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
@@ -269,7 +268,7 @@ class SweepPage(QWidget):
         self.cancel_button.setEnabled(running)
 
     # -- results ----------------------------------------------------------------------
-    def show_result(self, table: Any) -> None:
+    def show_result(self, table: SweepTable) -> None:
         self.table_data = table
         self.table.show_table(table)
         self.curves.show_table(table)
