@@ -1,5 +1,10 @@
 """Whether Qt can open a window here, asked before Qt is loaded, and the app's start.
 
+The desktop app's libraries (PySide6, pyqtgraph) are an extra of the package, `app`:
+`pip install meaningbench` is the engine and the command line alone. Where they are not
+installed, the commands that open a window say so in one line, with the command that
+installs them, instead of a traceback.
+
 On Linux, PySide6's xcb platform plugin (the X11 one) links system libraries that a fresh
 desktop may lack: libxcb-cursor0, which PySide6 6.5 and later need, is not installed by
 default on several Ubuntu releases. Qt then aborts with a core dump and a list of
@@ -64,8 +69,44 @@ XCB_PLUGIN = Path("Qt", "plugins", "platforms", "libqxcb.so")
 LDD_TIMEOUT_S = 30.0  # ldd takes milliseconds; only a machine under heavy load is slower
 
 
+# The top-level modules of the `app` extra (pyproject.toml), and the command that adds them.
+APP_MODULES = ("PySide6", "pyqtgraph")
+APP_INSTALL = "pip install 'meaningbench[app]'"
+
+
 class DisplayUnavailable(UserError):
     """Qt could not open a window here: no display, or its platform plugin cannot load."""
+
+
+class AppNotInstalled(UserError):
+    """The desktop app's libraries (the `app` extra) are not installed here."""
+
+
+def missing_app_modules(modules: Sequence[str] = APP_MODULES) -> list[str]:
+    """The modules of the `app` extra that cannot be imported here, found without
+    importing them."""
+    missing = []
+    for name in modules:
+        try:
+            found = importlib.util.find_spec(name) is not None
+        except ImportError:  # a finder that refuses the module: it cannot be imported
+            found = False
+        if not found:
+            missing.append(name)
+    return missing
+
+
+def require_app(purpose: str = "the desktop app", modules: Sequence[str] = APP_MODULES) -> None:
+    """Raise AppNotInstalled, in one line naming the install command, where the modules
+    of the `app` extra that `purpose` needs are missing."""
+    missing = missing_app_modules(modules)
+    if missing:
+        names = " and ".join(missing)
+        are = "is" if len(missing) == 1 else "are"
+        raise AppNotInstalled(
+            f"{purpose} needs {names}, which {are} not installed; install the app extra: "
+            f"{APP_INSTALL}"
+        )
 
 
 def qt_platform(env: Mapping[str, str]) -> str:
@@ -164,7 +205,9 @@ def display_problem(
 
 
 def require_display() -> None:
-    """Raise DisplayUnavailable, with the one line, before Qt would abort."""
+    """Raise AppNotInstalled or DisplayUnavailable, with the one line, before Qt is loaded
+    (where it would fail to import, or abort)."""
+    require_app()
     problem = display_problem()
     if problem is not None:
         raise DisplayUnavailable(problem)

@@ -1,4 +1,5 @@
-"""Test set-up: Qt offscreen before any QApplication exists, a private data folder."""
+"""Test set-up: Qt offscreen before any QApplication exists, a private data folder, and the
+`gui` mark on the tests that need the desktop app's libraries (the `app` extra)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 import gzip  # noqa: E402
+import importlib.util  # noqa: E402
 import shutil  # noqa: E402
 
 import pytest  # noqa: E402
@@ -21,6 +23,42 @@ FIXTURE_DATASETS = Path(__file__).resolve().parent / "fixtures" / "datasets"
 SHARED_DATASETS = Path(__file__).resolve().parents[1].parent / "shared" / "datasets"
 
 
+# The tests that need the desktop app's libraries (PySide6, pyqtgraph: the `app` extra), by
+# node id prefix: folders, files, single tests. Each is marked `gui`, as is every test that
+# uses pytest-qt's qtbot; `make test-engine` runs the others in a venv without the extra.
+# There, the folders and files listed are not even collected (their modules import Qt when
+# they load), and a `gui` test elsewhere is skipped.
+GUI_TESTS = (
+    "tests/ui/",
+    # The desktop bundle, the .deb and the archive: the app is what they package.
+    "tests/packaging/",
+    "tests/db/test_study_app_faults.py",
+    # The display check runs after the check that the app is installed.
+    "tests/cli/test_desktop_check.py",
+    "tests/analysis/test_selection_sim.py::test_simulate_command_writes_json_and_plots",
+)
+HAS_APP = all(importlib.util.find_spec(m) is not None for m in ("PySide6", "pyqtgraph"))
+TESTS = Path(__file__).resolve().parent
+collect_ignore = (
+    []
+    if HAS_APP
+    else [
+        str(TESTS.parent / prefix)
+        for prefix in GUI_TESTS
+        if "::" not in prefix and (TESTS.parent / prefix).exists()
+    ]
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    without_app = pytest.mark.skip(reason="needs the app extra: pip install 'meaningbench[app]'")
+    for item in items:
+        if item.nodeid.startswith(GUI_TESTS) or "qtbot" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.gui)
+        if not HAS_APP and item.get_closest_marker("gui") is not None:
+            item.add_marker(without_app)
+
+
 # A wait that ends in a blink on an idle machine can take minutes beside CPU burners: a job's
 # child process, spawned, imports its libraries at a tenth of the speed. Every qtbot wait is
 # stretched by this factor, which costs nothing where the wait succeeds.
@@ -28,6 +66,8 @@ WAIT_PATIENCE = float(os.environ.get("MEANINGBENCH_TEST_PATIENCE", "5"))
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    if importlib.util.find_spec("pytestqt") is None:
+        return  # the engine's venv: no Qt, no qtbot to make patient
     from pytestqt.qtbot import QtBot
 
     until, signal, signals = QtBot.waitUntil, QtBot.waitSignal, QtBot.waitSignals

@@ -1,22 +1,32 @@
 """The layers of the package (resources/docs/development.md): the `layers` contract in
-pyproject.toml, and the metrics' own rule (no study file), checked here on the import graph
-as well so that a plain test run catches an import that reaches up a layer."""
+pyproject.toml, the metrics' own rule (no study file), and Qt in meaningbench.ui alone,
+checked here on the import graph as well so that a plain test run catches an import that
+reaches up a layer or brings Qt into the engine."""
 
 from __future__ import annotations
 
 import tomllib
+from functools import cache
 from pathlib import Path
 
 import grimp
 
 PYPROJECT = Path(__file__).resolve().parents[1] / "pyproject.toml"
 CONTRACT = "The layers of meaningbench, top to bottom"
+QT_CONTRACT = "Qt lives only in meaningbench.ui"
+# The desktop app's libraries: the `app` extra, which the engine installs without.
+QT = ("PySide6", "pyqtgraph")
 
 
-def _contract() -> dict:
+def _contract(name: str = CONTRACT) -> dict:
     config = tomllib.loads(PYPROJECT.read_text(encoding="utf-8"))
     contracts = config["tool"]["importlinter"]["contracts"]
-    return next(c for c in contracts if c["name"] == CONTRACT)
+    return next(c for c in contracts if c["name"] == name)
+
+
+@cache
+def _graph_with_externals() -> grimp.ImportGraph:
+    return grimp.build_graph("meaningbench", include_external_packages=True, cache_dir=None)
 
 
 def _layer(text: str) -> grimp.Layer:
@@ -46,7 +56,7 @@ def test_no_import_reaches_up_a_layer() -> None:
 
 
 def test_no_metric_imports_the_database() -> None:
-    graph = grimp.build_graph("meaningbench", include_external_packages=True, cache_dir=None)
+    graph = _graph_with_externals()
     direct = [
         f"{module} -> {imported}"
         for module in graph.find_descendants("meaningbench.metrics")
@@ -54,3 +64,28 @@ def test_no_metric_imports_the_database() -> None:
         if imported.partition(".")[0] == "sqlalchemy" or imported.startswith("meaningbench.db")
     ]
     assert not direct, f"a metric reads the study itself: {direct}"
+
+
+def test_the_qt_contract_covers_every_module_but_the_ui() -> None:
+    # Exhaustive by this test: a new top-level module is forbidden Qt unless listed in ui.
+    contract = _contract(QT_CONTRACT)
+    assert contract["type"] == "forbidden"
+    assert set(contract["forbidden_modules"]) == set(QT)
+    assert not contract.get("ignore_imports")
+    graph = _graph_with_externals()
+    others = graph.find_children("meaningbench") - {"meaningbench.ui"}
+    assert "meaningbench.cli" in others and "meaningbench.db" in others
+    assert sorted(contract["source_modules"]) == sorted(others)
+
+
+def test_no_module_outside_the_ui_imports_qt() -> None:
+    graph = _graph_with_externals()
+    outside = graph.find_children("meaningbench") - {"meaningbench.ui"}
+    modules = set(outside).union(*(graph.find_descendants(m) for m in outside))
+    direct = sorted(
+        f"{module} -> {imported}"
+        for module in modules
+        for imported in graph.find_modules_directly_imported_by(module)
+        if imported.partition(".")[0] in QT
+    )
+    assert not direct, f"Qt imported outside meaningbench.ui: {direct}"

@@ -82,6 +82,11 @@ def _plot_suffix(out: Path | None) -> str:
     suffix = out.suffix.lower()
     if suffix not in (".svg", ".png"):
         raise UserError(f"--out {out}: write the plot as .svg or .png")
+    if suffix == ".png":
+        from meaningbench.desktop import require_app
+
+        # Qt draws the PNG: said before the simulation runs, not after.
+        require_app(f"--out {out}: a PNG plot (an .svg one needs nothing more)", ("PySide6",))
     folder = out.parent if str(out.parent) else Path(".")
     if not folder.is_dir():
         raise UserError(f"--out {out}: no folder {folder} to write the plot into")
