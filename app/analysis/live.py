@@ -10,6 +10,7 @@ batches that land mark the sort orders stale, recomputed once on the next call.
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Sequence
 
 import numpy as np
@@ -84,10 +85,25 @@ class StudyAnalysis:
                 [data.metric_values, np.full(data.n_items, np.nan)]
             )
         j = data.metric_names.index(column)
+        if not data.metric_values.flags.writeable:  # pandas hands out read-only views
+            data.metric_values = data.metric_values.copy()
         for item_id, value in zip(item_ids, values, strict=True):
             pos = self._item_pos.get(int(item_id))
             if pos is not None:
                 data.metric_values[pos, j] = np.nan if value is None else float(value)
+        self._order = None
+        self._ranks = None
+        self._kendall = {False: KendallCache(), True: KendallCache()}
+
+    def insert_column(self, column: str) -> None:
+        """An empty metric column (all NaN) where a fresh read puts it: `score_matrix`
+        orders its columns by name."""
+        data = self.data
+        if column in data.metric_names:
+            return
+        j = bisect.bisect(data.metric_names, column)
+        data.metric_names.insert(j, column)
+        data.metric_values = np.insert(data.metric_values, j, np.nan, axis=1)
         self._order = None
         self._ranks = None
         self._kendall = {False: KendallCache(), True: KendallCache()}

@@ -9,11 +9,12 @@ selects the same scores.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
-from sqlalchemy import Connection
+from sqlalchemy import Connection, text
 from sqlalchemy.orm import Session
 
 from meaningbench.db import frames
@@ -77,3 +78,38 @@ def scores_frame(session: Session | Connection) -> pd.DataFrame:
 
 def score_matrix(session: Session | Connection, *, value: str = "value") -> pd.DataFrame:
     return frames.score_matrix(session, runs_frame(session), value=value)
+
+
+def column_runs(session: Session | Connection) -> dict[str, tuple[str, str]]:
+    """Each score column's (metric, config hash): what `score_matrix` names its columns by."""
+    runs = runs_frame(session)
+    return {
+        str(c): (str(m), str(h))
+        for c, m, h in zip(runs["column"], runs["metric"], runs["config_hash"], strict=True)
+    }
+
+
+ITEM_CHUNK = 500  # SQLite's limit on bound parameters is far above; keeps each IN list short
+
+
+def column_scores(
+    session: Session | Connection, run: tuple[str, str], item_ids: Iterable[int]
+) -> dict[int, float]:
+    """The scores that count (`meaningbench.db.frames.current_scores_sql`) of these items
+    for one (metric, config hash), as `score_matrix` has them: an item without one is
+    absent, a score stored without a value is NaN."""
+    metric, config_hash = run
+    ids = sorted({int(i) for i in item_ids})
+    out: dict[int, float] = {}
+    connection = session.connection() if isinstance(session, Session) else session
+    for start in range(0, len(ids), ITEM_CHUNK):
+        chunk = ids[start : start + ITEM_CHUNK]
+        marks = ", ".join(f":i{k}" for k in range(len(chunk)))
+        sql = frames.current_scores_sql(
+            f"m.metric = :metric AND m.config_hash = :hash AND s.item_id IN ({marks})"
+        )
+        params: dict[str, object] = {"metric": metric, "hash": config_hash}
+        params.update({f"i{k}": i for k, i in enumerate(chunk)})
+        for row in connection.execute(text(f"SELECT item_id, value FROM ({sql})"), params):
+            out[int(row[0])] = float("nan") if row[1] is None else float(row[1])
+    return out

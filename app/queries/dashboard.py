@@ -12,7 +12,7 @@ analysis applied when it loaded; how ratings make a score is `meaningbench.analy
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -26,6 +26,7 @@ from meaningbench.analysis.label_sets import select_labels
 from meaningbench.analysis.live import StudyAnalysis
 from meaningbench.analysis.qc import QCResult
 from meaningbench.analysis.sanity import IDENTICAL_THRESHOLDS, UNRELATED_THRESHOLDS, SanityTable
+from meaningbench.analysis.score_columns import column_runs
 from meaningbench.db.current_ratings import is_current
 from meaningbench.db.models import Annotator, Dimension, Rating
 from meaningbench.db.study import open_study
@@ -45,7 +46,6 @@ __all__ = [
     "LoadedAnalysis",
     "QCResult",
     "SanityTable",
-    "StudyAnalysis",
     "apply_rating_changes",
     "current_ratings",
     "load_analysis",
@@ -115,12 +115,15 @@ def apply_rating_changes(
     return changed
 
 
-@dataclass
+@dataclass(frozen=True)
 class LoadedAnalysis:
-    """A study's analysis state on one dimension, and the dimensions it has."""
+    """A study's analysis state on one dimension, the dimensions it has, and each score
+    column's (metric, config hash) as they were just before the read (a run renamed
+    later, under a column the analysis has, is then told apart)."""
 
     analysis: StudyAnalysis
     dimensions: list[str]
+    runs: dict[str, tuple[str, str]] = field(default_factory=dict)
 
 
 def pick_dimension(wanted: str | None, known: list[str]) -> str:
@@ -133,8 +136,10 @@ def load_analysis(path: Path, dimension: str | None) -> LoadedAnalysis:
     """The analysis of `dimension` (or the default one) read from the study file."""
     with open_study(path, allow_read_only=True) as study:
         known = dimension_names(study)
+        with study.session() as session:
+            runs = column_runs(session)
         analysis = StudyAnalysis.from_study(study, pick_dimension(dimension, known))
-    return LoadedAnalysis(analysis, known)
+    return LoadedAnalysis(analysis, known, runs)
 
 
 def report_summary(handle: StudyHandle) -> dict[str, Any]:

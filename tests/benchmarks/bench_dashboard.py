@@ -103,11 +103,11 @@ def test_refresh_after_one_rating(qtbot) -> None:
     page.resize(1400, 900)
     page.show()
     c = page.controller
-    qtbot.waitUntil(lambda: c.analysis is not None, timeout=120_000)
+    qtbot.waitUntil(lambda: c.state.loaded, timeout=120_000)
     load_s = time.perf_counter() - t0
     qtbot.waitUntil(lambda: ready(page), timeout=120_000)
     first_full_s = time.perf_counter() - t0
-    n_ratings = int(c.analysis.data.ratings.arrays()[0].size)
+    n_ratings = int(c.state.analysis.data.ratings.arrays()[0].size)
 
     with study.session() as s:
         bench = Annotator(name="bench", kind="named")

@@ -59,7 +59,7 @@ def all_screens(heard, qtbot, study_with_facts):  # noqa: ANN001, ANN201
     for key in ("dashboard", "compare", "browser"):
         assert win.show_page(key)
     dashboard = win.page("dashboard")
-    qtbot.waitUntil(lambda: dashboard.controller.analysis is not None, timeout=30_000)
+    qtbot.waitUntil(lambda: dashboard.controller.state.loaded, timeout=30_000)
     qtbot.waitUntil(lambda: not win.runner.active, timeout=30_000)
     heard.clear()
     yield win, path, facts
@@ -102,7 +102,7 @@ def test_a_rating_reaches_every_screen_once_and_they_refresh(all_screens, heard,
     qtbot.waitUntil(lambda: _ratings_cell(window, item_id) == expected, timeout=10_000)
     # The dashboard takes the new rater's rating into its analysis, without a reload.
     qtbot.waitUntil(lambda: controller.version == version + 1, timeout=10_000)
-    assert "tester" in controller.analysis.data.ratings.annotators
+    assert "tester" in controller.state.rater_names
 
 
 def test_the_batterys_scores_reach_every_screen_once_while_it_runs(

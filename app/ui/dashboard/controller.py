@@ -7,8 +7,13 @@ Three speeds, so the window never freezes:
   ≤ 50 ms (measured each time; beyond that it moves to a worker);
 - intervals, Kendall, agreement and rater QC: a worker job on a snapshot, debounced,
   one at a time; its results are shown as "updating" while the data has moved on;
-- a batch of metric scores: the analysis state is reloaded in the background, at most
-  once a second while a battery runs; ratings that arrive meanwhile are replayed.
+- a batch of metric scores: coalesced (at most once a second while a battery runs), the
+  named items' scores of each run are read back into the metric matrix and the statistics
+  recomputed as after a rating; the whole analysis is read again in the background only
+  for a wholesale change (settings, label sets, an import).
+
+What a change does to the data is the view state's (`meaningbench.queries.dashboard_state`,
+no Qt): this class holds it and adds the timers, the signals and the background jobs.
 """
 
 from __future__ import annotations
@@ -19,7 +24,6 @@ from collections import deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
-import numpy as np
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from meaningbench.queries.dashboard import (
@@ -27,22 +31,13 @@ from meaningbench.queries.dashboard import (
     CorrelationTable,
     QCResult,
     SanityTable,
-    StudyAnalysis,
-    apply_rating_changes,
 )
-from meaningbench.queries.dashboard_jobs import (
-    Loaded,
-    Refreshed,
-    Snapshot,
-    empty_table,
-    load_job,
-    points_job,
-    refresh_job,
-)
+from meaningbench.queries.dashboard_jobs import Loaded, Refreshed, points_job, refresh_job
+from meaningbench.queries.dashboard_state import DashboardState, Redraw, is_wholesale
 from meaningbench.queries.dashboard_stats import STATISTICS, combine
 from meaningbench.queries.raters import RaterCheck
 from meaningbench.runtime import Job
-from meaningbench.runtime.changes import StudyChanges
+from meaningbench.runtime.changes import EMPTY, StudyChanges
 from meaningbench.ui.workers import JobFailure, JobHandle, JobRunner
 
 if TYPE_CHECKING:
@@ -54,16 +49,16 @@ T = TypeVar("T")
 
 RATING_COALESCE_MS = 250
 REFRESH_DEBOUNCE_MS = 600
-SCORE_RELOAD_MS = 1000
+SCORE_COALESCE_MS = 1000
 # The cheap path's share of the 50 ms a refresh may take (reading the ratings back and
 # redrawing take the rest); when the median of its last runs is over it, it moves to a
 # worker.
 LIVE_BUDGET_MS = 40.0
-FULL_RELOAD_ITEMS = 5000  # a notification naming more items than this reloads everything
 
 
 class DashboardController(QObject):
     loaded = Signal()  # new analysis state: dimensions, metric names, texts, heatmaps
+    scores_changed = Signal()  # metric scores landed: heatmaps (and names, when new)
     live_changed = Signal()  # point statistics changed
     intervals_changed = Signal()  # bootstrap intervals (and Kendall) arrived
     quality_changed = Signal()  # agreement and rater QC arrived
@@ -75,13 +70,7 @@ class DashboardController(QObject):
         self.context = context
         self.runner = JobRunner(self, max_threads=2)
         self.runner.show_error_dialogs = False
-        self.analysis: StudyAnalysis | None = None
-        self.dimensions: list[str] = []
-        self.heatmaps: dict[str, Any] = {}
-        self.dimension: str | None = None
-        self.z = False
-        self.groups = "items"
-        self.statistic = "pearson"
+        self.state = DashboardState()
         self.live: CorrelationTable | None = None
         self.live_kendall = False
         self.boot: CorrelationTable | None = None
@@ -90,7 +79,6 @@ class DashboardController(QObject):
         self.qc: QCResult | None = None
         self.machines: list[RaterCheck] = []  # the machine raters' checks
         self.sanity: dict[tuple[str, int], SanityTable] = {}
-        self.version = 0
         self.generation = 0
         self.active = True
         self.live_ms = 0.0  # the last cheap path on the GUI thread
@@ -102,7 +90,7 @@ class DashboardController(QObject):
         self._dirty = False
         self._pending: set[int] = set()
         self._pending_all = False
-        self._touched: set[int] = set()
+        self._scores = EMPTY  # score batches told since the last flush
         self._load: JobHandle | None = None
         self._reload_again = False
         self._refresh: JobHandle | None = None
@@ -111,7 +99,7 @@ class DashboardController(QObject):
         self._points_again = False
         self._rating_timer = self._timer(RATING_COALESCE_MS, self.flush)
         self._refresh_timer = self._timer(REFRESH_DEBOUNCE_MS, self._start_refresh)
-        self._score_timer = self._timer(SCORE_RELOAD_MS, self.reload)
+        self._score_timer = self._timer(SCORE_COALESCE_MS, self.flush_scores)
         context.study_opened.connect(lambda _s: self.open())
         context.study_closed.connect(self.close)
         context.study_changed.connect(self.on_study_changed)
@@ -126,6 +114,31 @@ class DashboardController(QObject):
     @property
     def path(self) -> Path | None:
         return self.context.path
+
+    # The options and the version live in the view state; the screens read them here.
+    @property
+    def dimension(self) -> str | None:
+        return self.state.dimension
+
+    @property
+    def dimensions(self) -> tuple[str, ...]:
+        return self.state.dimensions
+
+    @property
+    def z(self) -> bool:
+        return self.state.z
+
+    @property
+    def groups(self) -> str:
+        return self.state.groups
+
+    @property
+    def statistic(self) -> str:
+        return self.state.statistic
+
+    @property
+    def version(self) -> int:
+        return self.state.version
 
     @property
     def busy(self) -> bool:
@@ -165,6 +178,7 @@ class DashboardController(QObject):
     # -- study ---------------------------------------------------------------------------
     def open(self) -> None:
         self.close()
+        self.state.study = self.context.study
         if self.path is not None:
             self.reload()
 
@@ -173,12 +187,13 @@ class DashboardController(QObject):
         self.runner.cancel_all()
         for timer in (self._rating_timer, self._refresh_timer, self._score_timer):
             timer.stop()
-        self.analysis, self.live, self.boot = None, None, None
+        self.state.clear()
+        self.live, self.boot = None, None
         self.agreement = self.qc = None
         self.machines = []
-        self.heatmaps, self.dimensions, self.sanity = {}, [], {}
+        self.sanity = {}
         self._pending.clear()
-        self._touched.clear()
+        self._scores = EMPTY
         self._pending_all = self._reload_again = self._refresh_again = False
         self._points_again = False
         self._load = self._refresh = self._points = None
@@ -186,28 +201,18 @@ class DashboardController(QObject):
         self._timings = {False: deque(maxlen=5), True: deque(maxlen=5)}
 
     def reload(self) -> None:
-        """Read the analysis state again, in the background (scores landed, data changed)."""
-        self._score_timer.stop()
+        """Read the whole analysis state again, in the background (a wholesale change)."""
         if self.path is None:
             return
         if self._load is not None:
             self._reload_again = True
             return
         self._pending_all = False
-        self._touched = set(self._pending)
-        self._load = self._start(load_job(self.path, self.dimension), "Dashboard", self._loaded)
+        self._load = self._start(self.state.load_job(self.path), "Dashboard", self._loaded)
 
     def _loaded(self, loaded: Loaded) -> None:
-        self.analysis = loaded.analysis
-        self.dimensions = loaded.dimensions
-        self.dimension = loaded.analysis.dimension
-        self.heatmaps = loaded.heatmaps
-        touched, self._touched = self._touched | self._pending, set()
-        self._pending.clear()
-        if touched and self.context.study is not None:
-            # Ratings submitted while the file was being read may be missing from it.
-            apply_rating_changes(self.analysis, self.context.study, touched)
-        self.version += 1
+        # Ratings and scores told while the file was being read are applied again.
+        self.state.install(loaded)
         self.loaded.emit()
         self._recompute(immediate_refresh=True)
 
@@ -221,7 +226,7 @@ class DashboardController(QObject):
     def set_dimension(self, dimension: str) -> None:
         if dimension == self.dimension:
             return
-        self.dimension = dimension
+        self.state.dimension = dimension
         self.generation += 1
         self.runner.cancel_all()
         self._load = self._refresh = self._points = None
@@ -231,21 +236,19 @@ class DashboardController(QObject):
         self.reload()
 
     def set_z(self, z: bool) -> None:
-        if z != self.z:
-            self.z = z
+        if self.state.set_z(z):
             self.boot = None
-            self.version += 1
             self._recompute(immediate_refresh=True)
 
     def set_groups(self, groups: str) -> None:
         if groups != self.groups:
-            self.groups = groups
+            self.state.groups = groups
             self.boot = None
             self.intervals_changed.emit()
             self._refresh_timer.start(0)
 
     def set_statistic(self, statistic: str) -> None:
-        self.statistic = statistic
+        self.state.statistic = statistic
         if STATISTICS[statistic].needs_kendall and not self.live_kendall:
             self._recompute(refresh=False)
         else:
@@ -253,63 +256,70 @@ class DashboardController(QObject):
 
     # -- live updates ----------------------------------------------------------------------
     def on_study_changed(self, changes: StudyChanges) -> None:
-        """New ratings update the live statistics; anything else rereads the analysis."""
-        if changes.everything or changes.settings or changes.label_sets:
+        """Ratings and scores update the analysis by the ids they name; a wholesale change
+        rereads it."""
+        if is_wholesale(changes):
             self.reload()
             return
         if changes.ratings:
             self.on_ratings_changed(sorted(changes.ratings))
         if changes.scores or changes.runs:
-            self.on_scores_changed()
+            self._scores |= StudyChanges(scores=changes.scores, runs=changes.runs)
+            if not self._score_timer.isActive():
+                self._score_timer.start()
 
     def on_ratings_changed(self, item_ids: list[int]) -> None:
         if not item_ids:
             self._pending_all = True
         else:
             self._pending.update(int(i) for i in item_ids)
-            if self._load is not None:
-                self._touched.update(int(i) for i in item_ids)
         if not self._rating_timer.isActive():
             self._rating_timer.start()
-
-    def on_scores_changed(self) -> None:
-        if not self._score_timer.isActive():
-            self._score_timer.start()
 
     def flush(self) -> None:
         """Apply the ratings named since the last flush, and recompute the live statistics."""
         self._rating_timer.stop()
         start = time.perf_counter()
-        if self.analysis is None or self.context.study is None:
-            return
-        if self._pending_all or len(self._pending) > FULL_RELOAD_ITEMS:
+        if self._pending_all:
             self.reload()
             return
         ids, self._pending = self._pending, set()
-        changed = apply_rating_changes(self.analysis, self.context.study, ids)
+        redraw = self.state.apply(StudyChanges.of(ratings=ids))
         self.read_ms = (time.perf_counter() - start) * 1000.0
-        if changed:
-            self.version += 1
-            self._recompute()
-        elif self.active:
-            self._refresh_timer.start()  # control items feed rater QC
+        self._redraw(redraw)
         self.refresh_ms = (time.perf_counter() - start) * 1000.0
 
+    def flush_scores(self) -> None:
+        """Read back the scores of the items the batches since the last flush named."""
+        self._score_timer.stop()
+        changes, self._scores = self._scores, EMPTY
+        self._redraw(self.state.apply(changes))
+
+    def _redraw(self, redraw: Redraw) -> None:
+        if redraw.reload:
+            self.reload()
+            return
+        if redraw.scores:
+            self.scores_changed.emit()
+        if redraw.statistics:
+            self._recompute()
+        elif redraw.quality and self.active:
+            self._refresh_timer.start()  # control items feed rater QC
+
     def _recompute(self, *, refresh: bool = True, immediate_refresh: bool = False) -> None:
-        if self.analysis is None:
+        if not self.state.loaded:
             return
         if not self.active:
             self._dirty = True
             return
         self._dirty = False
         kendall = STATISTICS[self.statistic].needs_kendall
-        if not self.analysis.metric_names:
-            rated = int(np.isfinite(self.analysis.human()[0]).sum())
-            self.live = empty_table(self.analysis.dimension, self.z, rated)
+        if not self.state.metric_names:
+            self.live = self.state.live_table(kendall=kendall)
             self.live_changed.emit()
         elif self.live_on_gui[kendall]:
             start = time.perf_counter()
-            self.live = self.analysis.correlations(z=self.z, n_boot=0, kendall=kendall)
+            self.live = self.state.live_table(kendall=kendall)
             self.live_ms = (time.perf_counter() - start) * 1000.0
             self.live_kendall = kendall
             timings = self._timings[kendall]
@@ -322,8 +332,7 @@ class DashboardController(QObject):
             self.draw_ms = (time.perf_counter() - start) * 1000.0
         elif self._points is not None:
             self._points_again = True
-        else:
-            snapshot = Snapshot.of(self.analysis, z=self.z, version=self.version)
+        elif (snapshot := self.state.snapshot()) is not None:
             job = points_job(snapshot, kendall=kendall)
             self._points = self._start(job, "Dashboard statistics", self._points_done)
         if refresh:
@@ -337,12 +346,13 @@ class DashboardController(QObject):
             self._points_again = True
 
     def _start_refresh(self) -> None:
-        if self.analysis is None or self.path is None or not self.active:
+        if not self.state.loaded or self.path is None or not self.active:
             return
         if self._refresh is not None:
             self._refresh_again = True
             return
-        snapshot = Snapshot.of(self.analysis, z=self.z, version=self.version)
+        snapshot = self.state.snapshot()
+        assert snapshot is not None  # loaded
         job = refresh_job(snapshot, self.path, groups=self.groups)
         self._refresh = self._start(job, "Dashboard intervals", self._refreshed)
 

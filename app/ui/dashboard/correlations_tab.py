@@ -160,7 +160,7 @@ class CorrelationsTab(QWidget):
         c = self.controller
         table = c.table()
         self.table = table
-        if c.analysis is None or table is None:
+        if not c.state.loaded or table is None:
             return
         if not table.results:
             self.show_message(
@@ -192,9 +192,9 @@ class CorrelationsTab(QWidget):
         c = self.controller
         column = self.metric_combo.currentData()
         table = self.table
-        if c.analysis is None or table is None or column not in c.analysis.metric_names:
+        frame = c.state.scatter(str(column)) if column is not None else None
+        if table is None or frame is None:
             return
-        frame = c.analysis.scatter(str(column), z=c.z)
         if frame.empty:
             self.scatter_panel.show_message(f"No item has both a {column} score and a rating.")
             return

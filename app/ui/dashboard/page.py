@@ -64,6 +64,7 @@ class DashboardPage(QWidget):
         self.context = context
         self.controller = DashboardController(context, self)
         self.last_report: Path | None = None
+        self._heat_stale = False  # scores landed since the heatmap was drawn
 
         header = self._build_header()
 
@@ -151,6 +152,7 @@ class DashboardPage(QWidget):
     def _build_connections(self, context: StudyContext) -> None:
         c = self.controller
         c.loaded.connect(self._on_loaded)
+        c.scores_changed.connect(self._on_scores)
         c.live_changed.connect(self.correlations.draw)
         c.intervals_changed.connect(self._on_intervals)
         c.quality_changed.connect(self._on_quality)
@@ -179,8 +181,7 @@ class DashboardPage(QWidget):
 
     def _on_loaded(self) -> None:
         c = self.controller
-        analysis = c.analysis
-        if analysis is None:
+        if not c.state.loaded:
             return
         self.dimension.blockSignals(True)
         self.dimension.clear()
@@ -188,14 +189,23 @@ class DashboardPage(QWidget):
             self.dimension.addItem(name, name)
         select_data(self.dimension, c.dimension)
         self.dimension.blockSignals(False)
-        self.correlations.set_metric_names(analysis.metric_names)
-        self.correlations.scatter.set_texts(analysis.data.items)
+        self.correlations.set_metric_names(list(c.state.metric_names))
+        self.correlations.scatter.set_texts(c.state.items())
         self._draw_heatmap()
         self.sanity.show_cached()
         self._show_status()
 
+    def _on_scores(self) -> None:
+        """Scores landed: a new run's column joins the names; the heatmap follows, now when
+        it is on screen, else when it is shown or exported."""
+        self.correlations.set_metric_names(list(self.controller.state.metric_names))
+        self._heat_stale = True
+        if self.tabs.currentWidget() is self.heat_panel:
+            self._draw_heatmap()
+
     def _draw_heatmap(self) -> None:
-        frame = self.controller.heatmaps.get(str(self.heat_method.currentData()))
+        self._heat_stale = False
+        frame = self.controller.state.heatmap(str(self.heat_method.currentData()))
         if frame is None or len(frame.columns) < 2:
             self.heat_panel.show_message("Needs two metric runs or more.")
             return
@@ -207,7 +217,7 @@ class DashboardPage(QWidget):
         self.heat_panel.show_content()
 
     def _on_tab(self, index: int) -> None:
-        if self.tabs.widget(index) is self.heat_panel and self.controller.heatmaps:
+        if self.tabs.widget(index) is self.heat_panel and self.controller.state.loaded:
             self._draw_heatmap()  # in the bars' current order
 
     def _heat_frame(self) -> Any:
@@ -227,13 +237,13 @@ class DashboardPage(QWidget):
     def _show_status(self) -> None:
         c = self.controller
         table = c.table()
-        if c.analysis is None or table is None:
+        if not c.state.loaded or table is None:
             self.status.setText("Reading the study…" if c.busy else "")
             return
         # The number of metric runs is the status bar's to say; said twice, the two copies
         # disagree for a moment whenever a run finishes.
         parts = [f"{table.n_items:,} rated items"]
-        sets = c.analysis.data.label_sets
+        sets = c.state.label_sets
         if sets:  # which published or fixed labels stand in for unrated items
             parts.append("labels: " + ", ".join(sets))
         if c.boot is None or c.intervals_stale:
@@ -286,6 +296,8 @@ class DashboardPage(QWidget):
         """Every plot (PNG, SVG) and table (CSV, LaTeX) that has something to show."""
         folder = Path(folder)
         folder.mkdir(parents=True, exist_ok=True)
+        if self._heat_stale:
+            self._draw_heatmap()
         written = []
         for panel in self.panels():
             if self._hidden_on_purpose(panel) or panel.showing_message:

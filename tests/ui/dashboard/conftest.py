@@ -24,7 +24,7 @@ def ready(page) -> bool:  # noqa: ANN001
     """Loaded, with intervals and rater QC for the data as it is now, nothing running."""
     c = page.controller
     return (
-        c.analysis is not None
+        c.state.loaded
         and c.boot is not None
         and c.qc is not None
         and not c.busy

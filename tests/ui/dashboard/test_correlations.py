@@ -153,7 +153,7 @@ def test_empty_study_says_what_is_missing(open_page, new_study, qtbot) -> None:
     path = new_study.path
     new_study.close()
     page = open_page(path, wait=False)
-    qtbot.waitUntil(lambda: page.controller.analysis is not None and not page.controller.busy)
+    qtbot.waitUntil(lambda: page.controller.state.loaded and not page.controller.busy)
     panel = page.correlations.bars_panel
     assert panel.showing_message
     assert "No metric scores yet" in panel.message.text()

@@ -60,7 +60,7 @@ def test_audit_table_worst_mismatches_and_fix(qtbot, open_page, tmp_path, monkey
     )
     assert "6 raw means" in asked[0] and "published labels stay" in asked[0]
     wait_ready(qtbot, page)
-    assert page.controller.analysis.data.label_sets == ["corrected"]
+    assert page.controller.state.label_sets == ("corrected",)
     assert "labels: corrected" in page.status.text()
     assert "corrected" in panel.in_use.text()
     # Back to the published labels from the picker.

@@ -81,7 +81,7 @@ def test_revisions_and_withdrawn_ratings_are_reconciled(open_page, synth, qtbot)
     session.undo_last()  # and an undo brings the 5.0 back
     page.context.runner.broadcast(StudyChanges.of(ratings=[item, facts.item_ids[4]]))
     qtbot.waitUntil(lambda: not c_pending(page), timeout=5000)
-    live = page.controller.analysis
+    live = page.controller.state.analysis
     fresh = StudyAnalysis.from_study(study)
     assert _current(live, item) == _current(fresh, item)
     assert ("reviser", 5.0) in _current(live, item)
@@ -125,18 +125,36 @@ def test_the_cheap_path_moves_to_a_worker_when_over_budget(
         assert value == pytest.approx(expected.results[name].pearson, abs=1e-12)
 
 
-def test_scores_that_land_reload_the_metrics(open_page, synth, qtbot) -> None:
+def test_score_batches_update_the_table_without_a_reload(open_page, synth, qtbot) -> None:
     from tests.analysis.studybuild import add_scores
 
     path, facts = synth
     page = open_page(path)
+    c = page.controller
     study = page.context.study
+    loads, titles = [], []
+    c.loaded.connect(lambda: loads.append(1))
+    c.runner.job_started.connect(lambda handle: titles.append(handle.title))
     add_scores(study, "late_metric", {i: float(k % 7) for k, i in enumerate(facts.item_ids)})
-    with qtbot.waitSignal(page.controller.loaded, timeout=10_000):
+    with qtbot.waitSignal(c.scores_changed, timeout=10_000):
         page.context.runner.broadcast(StudyChanges.of(scores={"late_metric": facts.item_ids[:50]}))
         page.context.runner.broadcast(StudyChanges.of(scores={"late_metric": facts.item_ids[50:]}))
-    assert "late_metric" in page.correlations.bars.values()
+    expected = _fresh(study)
+    bars = page.correlations.bars.values()
+    assert set(bars) == set(expected.results) and "late_metric" in bars
+    for name, value in bars.items():
+        assert value == pytest.approx(expected.results[name].pearson, abs=1e-12)
+    shown = page.correlations.stats.frame
+    assert "late_metric" in shown.index
+    assert shown.loc["late_metric", "pearson"] == pytest.approx(
+        expected.results["late_metric"].pearson, abs=1e-12
+    )
     assert page.correlations.metric_combo.findData("late_metric") >= 0
+    assert not loads and "Dashboard" not in titles, "a batch of scores must not reread the study"
+    # The heatmap, drawn when its tab is shown, has the new column.
+    page.tabs.setCurrentWidget(page.heat_panel)
+    assert "late_metric" in page.heatmap.frame.columns
+    wait_ready(qtbot, page)  # the intervals follow for the data as it is now
 
 
 def test_rating_in_the_window_reaches_the_dashboard(qtbot, synth) -> None:

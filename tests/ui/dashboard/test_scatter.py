@@ -23,7 +23,7 @@ def test_points_and_fit_line(open_page, synth) -> None:
     tab = page.correlations
     name = facts.metric_names[2]
     select_data(tab.metric_combo, name)
-    expected = page.controller.analysis.scatter(name)
+    expected = page.controller.state.scatter(name)
     points = tab.scatter.points
     assert list(points.ids) == expected["item_id"].tolist()
     np.testing.assert_allclose(points.x, expected["metric"])
