@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
@@ -155,6 +157,34 @@ def test_score_batches_update_the_table_without_a_reload(open_page, synth, qtbot
     page.tabs.setCurrentWidget(page.heat_panel)
     assert "late_metric" in page.heatmap.frame.columns
     wait_ready(qtbot, page)  # the intervals follow for the data as it is now
+
+
+def test_a_score_run_reaches_the_table_batch_by_batch(open_page, synth, qtbot) -> None:
+    """A real battery in a child process: its batches' labels are the dashboard's column
+    names, so each batch is read back by its ids and the study is never read whole."""
+    from meaningbench.ops.child_process import in_child_process
+    from meaningbench.ops.score import score_job
+
+    path, _facts = synth
+    page = open_page(path)
+    c = page.controller
+    loads, batches = [], []
+    c.loaded.connect(lambda: loads.append(1))
+    c.scores_changed.connect(lambda: batches.append(1))
+    handle = page.context.runner.start(
+        in_child_process(score_job, Path(path), ["compression"], {"workers": 1}),
+        title="Running metrics",
+    )
+    qtbot.waitUntil(lambda: not handle.running, timeout=180_000)
+    assert handle.outcome == "done", handle.failure
+    qtbot.waitUntil(lambda: bool(batches) and not c._score_timer.isActive(), timeout=10_000)
+    wait_ready(qtbot, page)
+    expected = _fresh(page.context.study)
+    new = [name for name in expected.results if name.startswith("compression")]
+    assert len(new) == 1 and new[0] in page.correlations.bars.values()
+    for name, value in page.correlations.bars.values().items():
+        assert value == pytest.approx(expected.results[name].pearson, abs=1e-12)
+    assert not loads, "the battery's batches must not reread the study"
 
 
 def test_rating_in_the_window_reaches_the_dashboard(qtbot, synth) -> None:
