@@ -139,7 +139,7 @@ def test_a_batch_reads_its_items_only(study_with_facts, statements) -> None:
     _assert_same_as_a_reread(state, study)
 
 
-def test_a_large_batch_is_read_in_chunks(tmp_path, statements, study_with_facts) -> None:
+def test_a_large_batch_is_read_in_chunks(statements, study_with_facts) -> None:
     from meaningbench.analysis.score_columns import ITEM_CHUNK
 
     study, facts = study_with_facts
