@@ -26,7 +26,8 @@ FORMAT = "meaningbench-shards/1"
 MANIFEST = "manifest.json"
 ITEM_SHARD_GLOB = "items-*.parquet"
 DEFAULT_ROWS = 50_000
-# What `pip install` needs for shards and for Ray.
+# What `pip install` needs for shards and for Ray: the engine with the cluster extra. A worker
+# only scores, so it never needs the desktop app's extra (`app`: Qt).
 EXTRA_HINT = "install the cluster extra: pip install 'meaningbench[cluster]'"
 
 
