@@ -17,6 +17,8 @@ import shutil  # noqa: E402
 
 import pytest  # noqa: E402
 
+from meaningbench.desktop import missing_app_modules  # noqa: E402 - imports no Qt
+
 # Public rating data shipped with the tests (see tests/fixtures/datasets/ATTRIBUTION.md).
 FIXTURE_DATASETS = Path(__file__).resolve().parent / "fixtures" / "datasets"
 # The full public data beside the project, for benchmarks and recipes only.
@@ -37,7 +39,7 @@ GUI_TESTS = (
     "tests/cli/test_desktop_check.py",
     "tests/analysis/test_selection_sim.py::test_simulate_command_writes_json_and_plots",
 )
-HAS_APP = all(importlib.util.find_spec(m) is not None for m in ("PySide6", "pyqtgraph"))
+HAS_APP = not missing_app_modules()
 TESTS = Path(__file__).resolve().parent
 collect_ignore = (
     []
