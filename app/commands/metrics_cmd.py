@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from meaningbench.commands import _common as common
+
+if TYPE_CHECKING:
+    from meaningbench.jobs.metric_listing import MetricListing
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -32,21 +35,20 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     common.add_json_flag(parser)
 
 
-def metric_status_text(m: dict[str, Any]) -> str:
+def metric_status_text(m: MetricListing) -> str:
     """One metric's availability as the list prints it: what it needs and how to give it."""
-    if m["available"]:
-        return "available" + (f" ({m['reason']})" if m.get("reason") else "")
-    status = str(m.get("status") or "unavailable")
-    fix = str(m.get("fix") or "")
-    if status == "needs weights" and fix:
-        return f"needs weights: set {fix} ({m['reason']})"
-    if status in ("needs an extra", "needs environment") and fix:
-        return f"{status}: {fix}"
-    return f"{status}: {m['reason']}"
+    if m.available:
+        return "available" + (f" ({m.reason})" if m.reason else "")
+    status = m.status or "unavailable"
+    if status == "needs weights" and m.fix:
+        return f"needs weights: set {m.fix} ({m.reason})"
+    if status in ("needs an extra", "needs environment") and m.fix:
+        return f"{status}: {m.fix}"
+    return f"{status}: {m.reason}"
 
 
 def run(args: argparse.Namespace) -> int:
-    from meaningbench.jobs.scoring import list_metrics
+    from meaningbench.jobs.metric_listing import list_metrics
     from meaningbench.metrics.registry import broken_plugins
 
     if args.study is not None:
@@ -58,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         common.print_json(
             {
-                "metrics": metrics,
+                "metrics": [m.to_dict() for m in metrics],
                 "broken_plugins": [
                     {
                         "name": b.name,
@@ -71,18 +73,15 @@ def run(args: argparse.Namespace) -> int:
             }
         )
         return 0
-    width = max((len(m["name"]) for m in metrics), default=6)
-    source = max((len(m["package"]) for m in metrics), default=4)
+    width = max((len(m.name) for m in metrics), default=6)
+    source = max((len(m.package) for m in metrics), default=4)
     print(f"{'name':<{width}}  {'family':<12} {'needs':<18} {'from':<{source}}  status")
     for m in metrics:
         needs = ", ".join(
-            n
-            for n, flag in (("references", m["needs_references"]), ("model", m["needs_model"]))
-            if flag
+            n for n, flag in (("references", m.needs_references), ("model", m.needs_model)) if flag
         )
         status = metric_status_text(m)
         print(
-            f"{m['name']:<{width}}  {m['family']:<12} {needs or '-':<18} "
-            f"{m['package']:<{source}}  {status}"
+            f"{m.name:<{width}}  {m.family:<12} {needs or '-':<18} {m.package:<{source}}  {status}"
         )
     return 0

@@ -75,17 +75,12 @@ from meaningbench.metrics.base import (
     Pair,
 )
 from meaningbench.metrics.cost import CACHED_COST, item_cost
-from meaningbench.metrics.model_roles import metrics_for_model
 from meaningbench.metrics.names import split_specs
 from meaningbench.metrics.neural.models import prefer_passive_thread_waits
 from meaningbench.metrics.registry import (
-    BrokenPlugin,
     broken_plugins,
-    metric_classes,
-    metric_origin,
 )
 from meaningbench.runtime import Cancelled, JobContext
-from meaningbench.settings import resolve_model_path
 
 # How long a write waits for a lock held by a program that does not name itself (a long
 # writer of ours names itself and is waited for while it lives; see meaningbench.db.writers).
@@ -522,110 +517,3 @@ def _score(
             run.finish("cancelled")
             return
         run.finish("failed", describe(exc))
-
-
-def _metric_entry(name: str, cls: type[Metric], study: dict[str, Any]) -> dict[str, Any]:
-    try:
-        # Configured with what it would learn of the study (its language): a metric that
-        # is defined for English only is unavailable in a German study, and says why.
-        availability = cls(**{k: v for k, v in study.items() if k in cls.defaults}).availability()
-    except Exception as exc:
-        availability = Availability(False, describe(exc))
-    return {
-        "name": name,
-        "label": cls.info.label,
-        "family": cls.info.family,
-        "needs_references": cls.info.needs_references,
-        "needs_model": cls.info.needs_model,
-        "available": bool(availability.ok),
-        "status": availability.status(),
-        "reason": availability.reason or "",
-        "fix": availability.fix,
-        "description": cls.info.description,
-        "options": dict(cls.defaults),
-        "package": metric_origin(name).distribution,
-        "origin": metric_origin(name).describe(),
-        "in_all": cls.in_all,
-        "not_in_all_why": "" if cls.in_all else cls.not_in_all_why or "runs only when named",
-    }
-
-
-def _broken_plugin_entry(broken: BrokenPlugin) -> dict[str, Any]:
-    return {
-        "name": broken.name,
-        "label": broken.name,
-        "family": "plugin",
-        "needs_references": False,
-        "needs_model": False,
-        "available": False,
-        "status": "unavailable",
-        "fix": "",
-        "reason": f"the plugin failed to load ({broken.module}): {broken.error}",
-        "description": f"a metric of {broken.distribution} that failed to load",
-        "options": {},
-        "package": broken.distribution,
-        "origin": f"{broken.distribution} ({broken.module})",
-    }
-
-
-def _registered_model_entries(study_path: Path | str) -> list[dict[str, Any]]:
-    study = open_existing(Path(study_path))
-    try:
-        refs = registered_models(study)
-    finally:
-        study.close()
-    classes = metric_classes()
-    out: list[dict[str, Any]] = []
-    served = [(ref, metric) for ref in refs for metric in metrics_for_model(ref.metric)]
-    for ref, metric in served:
-        model_cls = classes.get(metric)
-        path = resolve_model_path(ref.path)
-        if model_cls is None:
-            ok, reason = False, f"the metric {metric!r} is not installed"
-        elif not Path(path).exists():
-            ok, reason = False, f"the model folder {path} is missing"
-        else:
-            ok, reason = True, ""
-        out.append(
-            {
-                "name": f"{metric}@{ref.name}",
-                "label": ref.name if metric == ref.metric else f"{ref.name} ({metric})",
-                "family": "trained",
-                "needs_references": bool(model_cls and model_cls.info.needs_references),
-                "needs_model": True,
-                "available": ok,
-                "status": "available" if ok else "unavailable",
-                "reason": reason,
-                "fix": "",
-                "description": f"{metric} with the registered model {ref.name}",
-                "options": {"model": path},
-                "package": "study",
-                "origin": f"a model registered in {Path(study_path).name}",
-            }
-        )
-    return out
-
-
-def list_metrics(study_path: Path | str | None = None) -> list[dict[str, Any]]:
-    """Every metric with its availability, plus one entry per model registered in the study.
-
-    Keys: name (the spec to run it), label, family, needs_references, needs_model,
-    available, status (`Availability.status`), reason, fix (the option, command or
-    variable that makes an unavailable metric available), description, options (the
-    metric's defaults), package (the distribution it comes from), origin (that package,
-    its version and the module), and, where present, in_all (False: "all" leaves it out)
-    with not_in_all_why.
-    """
-    study: dict[str, Any] = {}
-    if study_path is not None:
-        opened = open_existing(Path(study_path))
-        try:
-            study = study_options(opened)
-        finally:
-            opened.close()
-    out = [_metric_entry(name, cls, study) for name, cls in sorted(metric_classes().items())]
-    # Listed, so the app and the command say why it is missing.
-    out.extend(_broken_plugin_entry(broken) for broken in broken_plugins())
-    if study_path is not None:
-        out.extend(_registered_model_entries(study_path))
-    return out

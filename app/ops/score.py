@@ -9,15 +9,16 @@ from meaningbench.runtime import JobContext
 from meaningbench.runtime.changes import StudyChanges, Wrote
 
 if TYPE_CHECKING:
+    from meaningbench.jobs.metric_listing import MetricListing
     from meaningbench.jobs.score_runs import MetricRunSummary
 
-# The result type is named here for the dialog that shows it.
-__all__ = ["MetricRunSummary", "list_metrics_job", "score_job"]
+# The result types are named here for the dialog that shows them.
+__all__ = ["MetricListing", "MetricRunSummary", "list_metrics_job", "score_job"]
 
 
-def list_metrics_job(_ctx: JobContext, study_path: Path | None) -> list[dict[str, Any]]:
+def list_metrics_job(_ctx: JobContext, study_path: Path | None) -> list[MetricListing]:
     """What the battery offers (a read, in the child: it imports every metric library)."""
-    from meaningbench.jobs.scoring import list_metrics
+    from meaningbench.jobs.metric_listing import list_metrics
 
     return list_metrics(study_path)
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from meaningbench.cli import main
-from meaningbench.jobs.scoring import list_metrics
+from meaningbench.jobs.metric_listing import list_metrics
 
 GERMAN = Path(__file__).resolve().parents[1] / "fixtures" / "long_german"
 
@@ -111,10 +111,10 @@ def test_scores_under_two_languages_never_mix(tmp_path: Path, capsys) -> None:
 
     study = tmp_path / "de.mbstudy"
     assert main(["import", str(study), str(_german(tmp_path)), "--language", "de"]) == 0
-    by_name = {m["name"]: m for m in list_metrics(study)}
-    assert not by_name["meteor"]["available"]
-    assert "this study's language is de (German)" in by_name["meteor"]["reason"]
-    assert by_name["wstf"]["available"] and not by_name["fkgl"]["available"]
+    by_name = {m.name: m for m in list_metrics(study)}
+    assert not by_name["meteor"].available
+    assert "this study's language is de (German)" in by_name["meteor"].reason
+    assert by_name["wstf"].available and not by_name["fkgl"].available
     # An unavailable metric asked for by name makes the exit status 1; the others run.
     assert main(["score", str(study), "--metrics", "bleu,rouge1,wstf,meteor", "--quiet"]) == 1
     out = capsys.readouterr().out

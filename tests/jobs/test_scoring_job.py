@@ -14,10 +14,11 @@ from meaningbench.analysis.score_columns import score_matrix
 from meaningbench.db.models import MetricRun, RegisteredModel, Score
 from meaningbench.db.study import Study
 from meaningbench.errors import InputError
+from meaningbench.jobs.metric_listing import list_metrics
 from meaningbench.jobs.metric_specs import expand_specs
 from meaningbench.jobs.score_exec import BROKEN_AFTER, FIRST_CHUNK
 from meaningbench.jobs.score_store import load_items, registered_models
-from meaningbench.jobs.scoring import MetricRunSummary, ScoreRequest, list_metrics, score_study
+from meaningbench.jobs.scoring import MetricRunSummary, ScoreRequest, score_study
 from meaningbench.metrics.base import input_hash
 from meaningbench.metrics.lexical.sacrebleu_metrics import BleuMetric
 from meaningbench.metrics.names import parse_spec, split_specs
@@ -229,9 +230,9 @@ def test_registered_models_run_under_their_name(
     assert recorded.model_id == str(model)
     assert {s.value for s in scores_of(study_with_items, "test_model").values()} == {42.0}
 
-    listed = {m["name"]: m for m in list_metrics(study_with_items.path)}
-    assert listed["test_model@my-model"]["available"] is True
-    assert listed["test_model@my-model"]["family"] == "trained"
+    listed = {m.name: m for m in list_metrics(study_with_items.path)}
+    assert listed["test_model@my-model"].available is True
+    assert listed["test_model@my-model"].family == "trained"
     specs, is_all = expand_specs(["all"], registered_models(study_with_items))
     assert is_all
     # "all" is every metric but those that run only when named (an LLM judge).
@@ -257,16 +258,16 @@ def test_specs_are_parsed_and_bad_ones_refused(study_with_items: Study) -> None:
 
 
 def test_list_metrics_describes_the_battery() -> None:
-    listed = {m["name"]: m for m in list_metrics()}
+    listed = {m.name: m for m in list_metrics()}
     for name in ("bleu", "chrf", "ter", "rouge1", "rouge2", "rougel", "meteor", "sari",
                  "ibleu", "fkbleu", "fkgl", "compression", "edit_similarity"):  # fmt: skip
         entry = listed[name]
-        assert set(entry) >= {
+        assert set(entry.to_dict()) >= {
             "name", "label", "family", "needs_references", "needs_model", "available", "reason"
         }  # fmt: skip
-        assert entry["available"] is True, entry["reason"]
-    assert listed["fkgl"]["family"] == "readability"
-    assert listed["sari"]["needs_references"] is True
+        assert entry.available is True, entry.reason
+    assert listed["fkgl"].family == "readability"
+    assert listed["sari"].needs_references is True
 
 
 def test_the_pool_gives_the_same_scores_as_this_process(tmp_path: Path, test_metrics: None) -> None:

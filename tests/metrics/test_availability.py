@@ -11,7 +11,8 @@ import time
 import pytest
 
 from meaningbench.cli import main
-from meaningbench.jobs.scoring import ScoreRequest, list_metrics, score_study
+from meaningbench.jobs.metric_listing import list_metrics
+from meaningbench.jobs.scoring import ScoreRequest, score_study
 from meaningbench.metrics.neural.questeval import PYTHON_VARIABLE
 from meaningbench.runtime import JobContext
 from tests.jobs.studydata import add_items
@@ -79,7 +80,7 @@ def test_offline_scoring_of_every_metric_ends_quickly_without_the_network(
     """`score --metrics all,…` with the default checkpoints named explicitly: each one
     that cannot run offline is reported, none hangs, no connection is attempted."""
     add_items(new_study, [("The cat sat on the mat.", "A cat sat.", ("The cat sat.",), "a")])
-    listed = {m["name"] for m in list_metrics()}
+    listed = {m.name for m in list_metrics()}
     explicit = ["bleurt", "lens", "questeval", "meaningbert"]
     began = time.monotonic()
     summaries = score_study(ScoreRequest(new_study.path, explicit), JobContext())

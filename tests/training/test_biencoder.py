@@ -13,9 +13,10 @@ import pytest
 from meaningbench.analysis.score_columns import scores_frame
 from meaningbench.db.models import RegisteredModel
 from meaningbench.errors import UserError
+from meaningbench.jobs.metric_listing import list_metrics
 from meaningbench.jobs.metric_specs import expand_specs
 from meaningbench.jobs.score_store import registered_models
-from meaningbench.jobs.scoring import ScoreRequest, list_metrics, score_study
+from meaningbench.jobs.scoring import ScoreRequest, score_study
 from meaningbench.metrics.base import Pair
 from meaningbench.runtime import JobContext
 from meaningbench.training import Evaluated, train_model
@@ -37,7 +38,12 @@ def _cue_rows_on_two_levels(n_sources: int, seed: int = 0) -> list[dict]:
             negated = rng.random() < 0.5
             output = "the " + " ".join(words[:5]) + (" never" if negated else " always")
             rows.append(
-                {"source": source, "output": output, "system": f"s{o}", "rating": 20 if negated else 80}
+                {
+                    "source": source,
+                    "output": output,
+                    "system": f"s{o}",
+                    "rating": 20 if negated else 80,
+                }
             )
     return rows
 
@@ -77,12 +83,17 @@ def test_a_bi_encoder_learns_and_is_saved_as_sentence_transformers(
     card = json.loads((out / "model_card.json").read_text())
     assert card["kind"] == "bi-encoder" and card["metrics"] == ["sbert_cosine", "bertscore"]
     assert card["mapping"]["text"] == "80=0.9,20=0.1"
-    assert card["mapping"]["table"] == [{"score": 80.0, "target": 0.9}, {"score": 20.0, "target": 0.1}]
+    assert card["mapping"]["table"] == [
+        {"score": 80.0, "target": 0.9},
+        {"score": 20.0, "target": 0.1},
+    ]
     assert "mapped by the label map (exact: only the listed ratings)" in card["data"]["target"]
     assert card["mapping"]["between"] == "exact"
     assert card["test_before"]["n"] == card["test"]["n"] > 0
     readme = (out / "README.md").read_text()
-    assert "label map `80=0.9,20=0.1`, exact: only the listed ratings): 80 → 0.9, 20 → 0.1" in readme
+    assert (
+        "label map `80=0.9,20=0.1`, exact: only the listed ratings): 80 → 0.9, 20 → 0.1" in readme
+    )
     assert "`sbert_cosine@bi`, `bertscore@bi`" in readme
     assert "| statistic | before | after |" in readme
 
@@ -154,10 +165,10 @@ def test_the_battery_runs_it_as_both_metrics(two_level_study, tiny_encoder, tmp_
     result = train_model(_bi_request(two_level_study, out, tiny_encoder, epochs=1, max_steps=3))
     name = result.name
 
-    listed = {m["name"]: m for m in list_metrics(two_level_study.path)}
-    assert listed[f"sbert_cosine@{name}"]["available"] is True
-    assert listed[f"bertscore@{name}"]["available"] is True
-    assert listed[f"bertscore@{name}"]["family"] == "trained"
+    listed = {m.name: m for m in list_metrics(two_level_study.path)}
+    assert listed[f"sbert_cosine@{name}"].available is True
+    assert listed[f"bertscore@{name}"].available is True
+    assert listed[f"bertscore@{name}"].family == "trained"
     specs, _ = expand_specs(["all"], registered_models(two_level_study))
     assert {f"sbert_cosine@{name}", f"bertscore@{name}"} <= {s.text for s in specs}
 
@@ -172,7 +183,10 @@ def test_the_battery_runs_it_as_both_metrics(two_level_study, tiny_encoder, tmp_
     assert [s.status for s in summaries] == ["done", "done"], summaries
     with two_level_study.session() as s:
         scores = scores_frame(s)
-    assert set(scores["column"]) == {f"sbert_cosine@{name}", f"bertscore@{name}[refs=source,layer=1]"}
+    assert set(scores["column"]) == {
+        f"sbert_cosine@{name}",
+        f"bertscore@{name}[refs=source,layer=1]",
+    }
 
     # sbert_cosine gives the model's own test predictions (the same folder, read alike).
     sbert = scores[scores["metric"] == "sbert_cosine"]

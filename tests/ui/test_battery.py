@@ -47,28 +47,28 @@ def scores_of(path: Path, metric: str) -> dict[int, float]:
 
 
 def test_metric_list_shows_availability_and_reasons(window, qtbot, study_with_facts) -> None:
-    from meaningbench.jobs.scoring import list_metrics
+    from meaningbench.jobs.metric_listing import list_metrics
 
     path, _ = study_with_facts
     open_in(window, path, qtbot)
     dialog = window.show_battery_dialog()
     wait_metrics(qtbot, dialog)
-    oracle = {m["name"]: m for m in list_metrics(path)}
-    assert {m["name"] for m in dialog.metrics} == set(oracle)
+    oracle = {m.name: m for m in list_metrics(path)}
+    assert {m.name for m in dialog.metrics} == set(oracle)
     for name, m in oracle.items():
         item = metric_item(dialog, name)
         enabled = bool(item.flags() & Qt.ItemFlag.ItemIsEnabled)
-        assert enabled == m["available"], name
-        if not m["available"]:
-            assert m["reason"] in item.toolTip(2)
-            if m["fix"]:  # what it needs in the column, the exact remedy in the tooltip
-                assert item.text(2) == m["status"]
-                assert f"To use it: {m['fix']}" in item.toolTip(2)
+        assert enabled == m.available, name
+        if not m.available:
+            assert m.reason in item.toolTip(2)
+            if m.fix:  # what it needs in the column, the exact remedy in the tooltip
+                assert item.text(2) == m.status
+                assert f"To use it: {m.fix}" in item.toolTip(2)
             else:
-                assert item.text(2) == m["reason"]
+                assert item.text(2) == m.reason
             assert item.checkState(0) == Qt.CheckState.Unchecked
     dialog.check_all(True)
-    every = {n for n, m in oracle.items() if m["available"] and m.get("in_all", True)}
+    every = {n for n, m in oracle.items() if m.available and m.runs_in_all}
     assert set(dialog.checked_metrics()) == every
     dialog.close()
 
@@ -85,7 +85,7 @@ def test_all_available_leaves_the_llm_judge_out_and_says_why(
     assert judge.checkState(0) == Qt.CheckState.Unchecked
     assert "llm_judge" not in dialog.checked_metrics()
     # What "All available" ticks is what `--metrics all` runs, of what can run here.
-    runnable = {m["name"] for m in dialog.metrics if m["available"]}
+    runnable = {m.name for m in dialog.metrics if m.available}
     all_names = {s.text for s in expand_specs(["all"], [])[0]}
     assert set(dialog.checked_metrics()) == all_names & runnable
     # The row says why, in the column and in its tooltip.

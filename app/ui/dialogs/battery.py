@@ -43,7 +43,7 @@ from meaningbench.ui.wording import counted
 from meaningbench.ui.workers import JobFailure, JobHandle, cancel_job
 
 if TYPE_CHECKING:
-    from meaningbench.ops.score import MetricRunSummary
+    from meaningbench.ops.score import MetricListing, MetricRunSummary
     from meaningbench.ui.context import StudyContext
 
 NAME_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -56,39 +56,43 @@ WORK_STEPS = 1000  # the progress bar's steps when the job reports its share of 
 REFERENCE_MODES = (("source", "Against the source"), ("references", "Against references"))
 
 
-def availability_text(m: dict[str, Any]) -> str:
+def availability_text(m: MetricListing) -> str:
     """The Availability column: available, or what the metric needs (weights, an extra…)."""
-    status = str(m.get("status") or ("available" if m.get("available", True) else ""))
+    status = m.status or ("available" if m.available else "")
     if status in ("", "unavailable"):
-        return str(m.get("reason") or "unavailable")
+        return m.reason or "unavailable"
     return status
 
 
-def not_in_all_text(m: dict[str, Any], *, long: bool = False) -> str:
+def not_in_all_text(m: MetricListing, *, long: bool = False) -> str:
     """What the row adds for a metric that "All available" leaves out (the LLM judge);
     `long`: the tooltip's wording."""
-    if m.get("in_all", True):
+    if m.runs_in_all:
         return ""
-    why = m.get("not_in_all_why") or "runs only when named"
+    why = m.not_in_all_why
     if not long:
         return f"not in All: {why}"
     return f"“All available” leaves it out ({why}): tick it by hand to run it."
 
 
-def availability_tooltip(m: dict[str, Any]) -> str:
+def availability_tooltip(m: MetricListing) -> str:
     """Why, and the exact option, command or variable that makes the metric available."""
-    reason = str(m.get("reason") or "")
-    if m.get("available", True):
-        lines = [reason or "ready to run", not_in_all_text(m, long=True)]
+    if m.available:
+        lines = [m.reason or "ready to run", not_in_all_text(m, long=True)]
         return "\n".join(line for line in lines if line)
-    fix = str(m.get("fix") or "")
-    lines = [reason or "unavailable"]
-    if fix:
-        through_options = fix.startswith(f"{m.get('name')}[model=")
+    lines = [m.reason or "unavailable"]
+    if m.fix:
         lines.append(
-            f"To use it: {fix}" + (" — or name the model under Options" if through_options else "")
+            f"To use it: {m.fix}"
+            + (" — or name the model under Options" if _takes_model(m) else "")
         )
     return "\n".join(lines)
+
+
+def _takes_model(m: MetricListing) -> bool:
+    """Whether the weights it lacks are given through its `model` option (the Options' model
+    field can give them)."""
+    return m.fix.startswith(f"{m.name}[model=")
 
 
 class BatteryDialog(QDialog):
@@ -97,7 +101,7 @@ class BatteryDialog(QDialog):
         self.setObjectName("batteryDialog")
         self.setWindowTitle("Run metrics")
         self.context = context
-        self.metrics: list[dict[str, Any]] = []
+        self.metrics: list[MetricListing] = []
         self._coverage: tuple[int, int] | None = None  # items with references, items
         self.job: JobHandle | None = None
         self.summaries: list[MetricRunSummary] = []
@@ -274,7 +278,7 @@ class BatteryDialog(QDialog):
         """Warn when reference-based metrics are about to ignore the study's references."""
         if not hasattr(self, "reference_warning"):
             return
-        needs = {str(m["name"]) for m in self.metrics if m.get("needs_references")}
+        needs = {m.name for m in self.metrics if m.needs_references}
         chosen = [name for name in self.checked_metrics() if name in needs]
         with_refs, total = self._reference_coverage() if chosen else (0, 0)
         show = self.refmode_combo.currentData() == "source" and bool(chosen) and with_refs > 0
@@ -299,16 +303,14 @@ class BatteryDialog(QDialog):
     def _list_failed(self, failure: JobFailure) -> None:
         self.list_status.setText(f"Cannot list the metrics: {failure.message}")
 
-    def set_metrics(self, metrics: list[dict[str, Any]]) -> None:
+    def set_metrics(self, metrics: list[MetricListing]) -> None:
         self.metrics = list(metrics)
         self.tree.blockSignals(True)
         self.tree.clear()
         families: dict[str, QTreeWidgetItem] = {}
         order = {f: i for i, f in enumerate(FAMILY_ORDER)}
-        for m in sorted(
-            self.metrics, key=lambda m: (order.get(m.get("family", ""), 99), m["name"])
-        ):
-            family = str(m.get("family") or "other")
+        for m in sorted(self.metrics, key=lambda m: (order.get(m.family, 99), m.name)):
+            family = m.family or "other"
             parent = families.get(family)
             if parent is None:
                 parent = QTreeWidgetItem([family.capitalize(), "", ""])
@@ -319,22 +321,20 @@ class BatteryDialog(QDialog):
                 self.tree.addTopLevelItem(parent)
                 families[family] = parent
             uses = []
-            if m.get("needs_references"):
+            if m.needs_references:
                 uses.append("references")
-            if m.get("needs_model"):
+            if m.needs_model:
                 uses.append("a model")
-            available = bool(m.get("available", True))
-            child = QTreeWidgetItem([str(m.get("label") or m["name"]), ", ".join(uses), ""])
-            child.setData(0, NAME_ROLE, m["name"])
+            available = m.available
+            child = QTreeWidgetItem([m.label or m.name, ", ".join(uses), ""])
+            child.setData(0, NAME_ROLE, m.name)
             # The judge's row says why "All available" leaves it out; ticking it still works.
             outside_all = not_in_all_text(m)
             child.setText(2, " · ".join(x for x in (availability_text(m), outside_all) if x))
-            child.setData(0, IN_ALL_ROLE, bool(m.get("in_all", True)))
-            child.setToolTip(0, m["name"])
+            child.setData(0, IN_ALL_ROLE, m.runs_in_all)
+            child.setToolTip(0, m.name)
             child.setToolTip(2, availability_tooltip(m))
-            # Only weights given through `model` can come from the Options' model field.
-            takes_model = str(m.get("fix") or "").startswith(f"{m['name']}[model=")
-            lacks_model = m.get("status") == "needs weights" and takes_model
+            lacks_model = m.status == "needs weights" and _takes_model(m)
             child.setData(0, STATUS_ROLE, LACKS_MODEL if lacks_model else "")
             if available:
                 child.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsUserCheckable)
@@ -349,7 +349,7 @@ class BatteryDialog(QDialog):
         self.tree.expandAll()
         self._update_weight_metrics()
         self.tree.blockSignals(False)
-        n_ok = sum(1 for m in self.metrics if m.get("available", True))
+        n_ok = sum(1 for m in self.metrics if m.available)
         self.list_status.setText(f"{n_ok} of {counted(len(self.metrics), 'metric')} can run here")
         self._update_buttons()
         self._update_reference_warning()

@@ -127,7 +127,7 @@ def test_a_saved_bi_encoder_request_shows_as_it_was(form, tmp_path) -> None:
 
 
 def test_the_dialog_trains_a_bi_encoder(open_dialog, cue_path, tiny_encoder, qtbot) -> None:
-    from meaningbench.jobs.scoring import list_metrics
+    from meaningbench.jobs.metric_listing import list_metrics
 
     dialog = open_dialog(cue_path)
     _choose_kind(dialog.form, "bi-encoder")
@@ -145,9 +145,9 @@ def test_the_dialog_trains_a_bi_encoder(open_dialog, cue_path, tiny_encoder, qtb
     assert "sbert_cosine@cue-bi" in text and "bertscore@cue-bi" in text
     shown = {row.label: row.value for row in dialog.card.rows}
     assert shown["Before training"] == f"r {card['test_before']['pearson']:.3f}"
-    offered = {m["name"]: m for m in list_metrics(cue_path)}
-    assert offered["sbert_cosine@cue-bi"]["available"] is True
-    assert offered["bertscore@cue-bi"]["available"] is True
+    offered = {m.name: m for m in list_metrics(cue_path)}
+    assert offered["sbert_cosine@cue-bi"].available is True
+    assert offered["bertscore@cue-bi"].available is True
 
 
 def test_the_proposed_folder_follows_the_kind(open_dialog, cue_path, tmp_path) -> None:

@@ -20,7 +20,7 @@ def test_training_draws_the_curves_and_registers_the_model(
     open_dialog, cue_path, tiny_encoder, qtbot
 ) -> None:
     from meaningbench.db.study import open_study
-    from meaningbench.jobs.scoring import list_metrics
+    from meaningbench.jobs.metric_listing import list_metrics
     from meaningbench.training.register import registered_models
 
     dialog = open_dialog(cue_path)
@@ -85,8 +85,8 @@ def test_training_draws_the_curves_and_registers_the_model(
         study.close()
     assert models == [("cue-model", "meaningbert", str(dialog.trained.out_dir.resolve()))]
     assert str(dialog.trained.out_dir) == out
-    offered = {m["name"]: m for m in list_metrics(cue_path)}
-    assert offered["meaningbert@cue-model"]["available"] is True
+    offered = {m.name: m for m in list_metrics(cue_path)}
+    assert offered["meaningbert@cue-model"].available is True
 
     # The folder now holds a finished model: a new training needs another folder.
     assert not dialog.start_button.isEnabled() and not dialog.resume_button.isEnabled()
