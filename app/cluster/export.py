@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from meaningbench.db.study_id import ensure_study_id
 from meaningbench.errors import InputError
 from meaningbench.jobs.metric_specs import PlannedMetric
 from meaningbench.jobs.score_hashes import Hashes, collector_paused
@@ -41,7 +42,6 @@ from .layout import (
     write_table,
 )
 from .metrics import plan_metrics, shard_metric
-from .study_id import ensure_study_id
 
 
 @dataclass

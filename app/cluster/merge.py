@@ -32,6 +32,7 @@ from meaningbench.db.engine import WaitPolicy
 from meaningbench.db.models import MetricRun as RunRow
 from meaningbench.db.models import utcnow
 from meaningbench.db.runs import interrupt_gone_runs
+from meaningbench.db.study_id import read_study_id
 from meaningbench.db.writers import announced_writer
 from meaningbench.errors import InputError
 from meaningbench.jobs.metric_specs import plan_metric
@@ -59,7 +60,6 @@ from .layout import (
     require_pyarrow,
     result_files,
 )
-from .study_id import read_study_id
 
 # How many problems a refused merge lists (the count says how many more there were).
 SHOWN_PROBLEMS = 20

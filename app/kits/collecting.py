@@ -35,13 +35,13 @@ from meaningbench.annotation.kit_log import LogMismatch, check_log, log_events
 from meaningbench.annotation.merge import MergeReport, merge_ratings, open_copy
 from meaningbench.annotation.settings import load_settings
 from meaningbench.annotation.spans import Span, check_span
-from meaningbench.cluster.study_id import read_study_id
 from meaningbench.core.wording import counted
 from meaningbench.db.errors import StudyFileError
 from meaningbench.db.faults import describe_fault
 from meaningbench.db.frames import ratings_frame
 from meaningbench.db.models import RATING_STATES, Annotator, Dimension, utcnow
 from meaningbench.db.study import Study
+from meaningbench.db.study_id import read_study_id
 from meaningbench.errors import UserError
 from meaningbench.kits.record import (
     KIT_SUFFIX,

@@ -44,13 +44,13 @@ from sqlalchemy.orm import Session
 from meaningbench.annotation.kit_log import new_log_key, start_log_in
 from meaningbench.annotation.queue import ensure_queue, get_or_create_annotator
 from meaningbench.annotation.settings import SETTINGS_KEY, AnnotationSettings
-from meaningbench.cluster.study_id import ensure_study_id
 from meaningbench.core.atomic_file import files_in_place
 from meaningbench.core.wording import counted
 from meaningbench.datasets.language import LANGUAGE_KEY
 from meaningbench.db.models import Annotator, Base, Item, QueueEntry, utcnow
 from meaningbench.db.setting_keys import NAME_KEY
 from meaningbench.db.study import Study, copy_study
+from meaningbench.db.study_id import ensure_study_id
 from meaningbench.errors import UserError
 from meaningbench.kits.coverage import required_k, short_items
 from meaningbench.kits.record import (

@@ -33,8 +33,8 @@ import pytest
 
 pytest.importorskip("ray", reason="needs the cluster extra: pip install 'meaningbench[cluster]'")
 
-from meaningbench.cluster.study_id import ensure_study_id  # noqa: E402
 from meaningbench.db.study import copy_study, create_study  # noqa: E402
+from meaningbench.db.study_id import ensure_study_id  # noqa: E402
 from tests.benchmarks.machine import describe_machine  # noqa: E402
 from tests.conftest import SHARED_DATASETS  # noqa: E402
 from tests.jobs.studydata import add_items, benchmark_rows  # noqa: E402
