@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from meaningbench.analysis.audit import AuditResult
+from meaningbench.analysis.html_table import html_table
 
 
 def audit_section(result: AuditResult | None, label_sets: list[str] | None = None) -> str:
@@ -40,8 +41,6 @@ def audit_section(result: AuditResult | None, label_sets: list[str] | None = Non
             }
         )
     if rows:
-        from meaningbench.analysis.report import html_table
-
         frame = pd.DataFrame(rows, index=[g.label_set for g in result.groups])
         frame.index.name = "label set"
         parts.append(html_table(frame, digits=3))
@@ -66,8 +65,6 @@ def audit_section(result: AuditResult | None, label_sets: list[str] | None = Non
         top = table.assign(absdiff=absdiff).dropna(subset=["absdiff"])
         top = top.sort_values("absdiff", ascending=False).head(10)
         if len(top) and float(np.nanmax(top["absdiff"])) > result.tolerance:
-            from meaningbench.analysis.report import html_table
-
             worst = pd.DataFrame(
                 {
                     "source file": top["source_file"].to_numpy(),

@@ -3,13 +3,13 @@ p-value matrix, the stopping signal and the methods, as HTML."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from html import escape
 from typing import Any
 
 import pandas as pd
 
+from meaningbench.analysis.html_table import html_table
 from meaningbench.analysis.metaeval import GROUPING_NAMES, MetaEvalTable
 from meaningbench.analysis.metaeval_significance import CLUSTER_MEANING, Ranking
 from meaningbench.analysis.metaeval_stability import Stability
@@ -36,7 +36,6 @@ def which_metric_section(
     ranking: Ranking | None,
     *,
     dimension: str,
-    render_table: Callable[[pd.DataFrame], str],  # the report's html_table
     note: str | None = None,
     configs: dict[str, tuple[str, dict[str, Any]]] | None = None,
     stopping: Stability | None = None,
@@ -47,14 +46,14 @@ def which_metric_section(
         return head + f"<p>{escape(note or 'No metric scores or no ratings.')}</p>"
     parts = [head]
     if ranking is not None and ranking.order:
-        parts.extend(_ranking_parts(ranking, render_table))
+        parts.extend(_ranking_parts(ranking))
         differ = grouping_note(ranking, correlations)
         if differ:
             parts.append(f"<p class='note'>{escape(differ)}</p>")
     if stopping is not None:
         parts.append(_stopping_part(stopping))
     parts.append("<h3>All measures</h3>")
-    parts.append(render_table(overview_frame(table)))
+    parts.append(html_table(overview_frame(table)))
     reasons = sorted({(v.measure, v.reason) for v in table.values if v.reason and not v.category})
     parts.extend(f"<p class='note'>{escape(m)}: {escape(r)}</p>" for m, r in reasons)
     cats = sorted({v.category for v in table.values if v.category})
@@ -62,16 +61,16 @@ def which_metric_section(
         parts.append(f"<h3>Per {escape(table.by)}</h3>")
         for c in cats:
             parts.append(f"<h4>{escape(table.by)} = {escape(c)}</h4>")
-            parts.append(render_table(overview_frame(table, c)))
+            parts.append(html_table(overview_frame(table, c)))
     if ranking is not None and 1 < len(ranking.order) <= 30:
-        parts.append(_p_value_part(ranking, render_table))
+        parts.append(_p_value_part(ranking))
     parts.append("<h3>Methods</h3>")
     methods = methods_paragraph(table, ranking, dimension=dimension, configs=configs)
     parts.extend(f"<p class='methods'>{escape(p)}</p>" for p in methods.split("\n\n"))
     return "".join(parts)
 
 
-def _ranking_parts(ranking: Ranking, render_table: Callable[[pd.DataFrame], str]) -> list[str]:
+def _ranking_parts(ranking: Ranking) -> list[str]:
     rows = []
     for m in ranking.order:
         lo_hi = ranking.intervals.get(m)
@@ -93,7 +92,7 @@ def _ranking_parts(ranking: Ranking, render_table: Callable[[pd.DataFrame], str]
     ]
     if ranking.warning:
         parts.append(f"<p class='note fail'>Warning: {escape(ranking.warning)}</p>")
-    parts.append(render_table(frame))
+    parts.append(html_table(frame))
     lows = [ranking.intervals.get(m, (float("nan"),) * 2)[0] for m in ranking.order]
     highs = [ranking.intervals.get(m, (float("nan"),) * 2)[1] for m in ranking.order]
     parts.append(
@@ -145,12 +144,12 @@ def _stopping_part(stopping: Stability) -> str:
     )
 
 
-def _p_value_part(ranking: Ranking, render_table: Callable[[pd.DataFrame], str]) -> str:
+def _p_value_part(ranking: Ranking) -> str:
     p = ranking.p_values.loc[ranking.order, ranking.order]
     shown = p.map(lambda v: ranking.p_text(float(v)) if pd.notna(v) else "–")
     floor = "" if ranking.test == "williams" else f" (1 / {ranking.resamples:,} resamples)"
     return (
         "<h3>p-values</h3><p class='note'>One-sided p that the row metric is better "
         f"than the column metric; below what the test can tell{floor} reads “&lt; …”.</p>"
-        + render_table(shown)
+        + html_table(shown)
     )

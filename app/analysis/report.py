@@ -7,7 +7,6 @@ scripts), and `build_report` computes everything from a study file for the CLI.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from datetime import datetime
 from html import escape
@@ -24,6 +23,7 @@ from meaningbench.analysis.agreement import AgreementResult, ratings_agreement
 from meaningbench.analysis.audit import AuditResult
 from meaningbench.analysis.audit_report import audit_section
 from meaningbench.analysis.correlation import CorrelationTable
+from meaningbench.analysis.html_table import html_table
 from meaningbench.analysis.live import StudyAnalysis
 from meaningbench.analysis.metaeval import DEFAULT_GROUPING, MetaEvalTable
 from meaningbench.analysis.metaeval_report import CorrelationView, which_metric_section
@@ -74,37 +74,6 @@ class ReportData:
     selection: Simulation | None = None  # the selection strategies replayed (opt-in)
     dimension: str = "meaning"
     notes: list[str] = field(default_factory=list)
-
-
-def _fmt(v: Any, digits: int = 3) -> str:
-    if v is None:
-        return "–"
-    if isinstance(v, bool):
-        return "yes" if v else "no"
-    if isinstance(v, (int, np.integer)):
-        return str(int(v))
-    if isinstance(v, (float, np.floating)):
-        f = float(v)
-        if not math.isfinite(f):
-            return "–"
-        if f != 0 and abs(f) < 10 ** (-digits):
-            return f"{f:.1e}"
-        return f"{f:.{digits}f}"
-    return escape(str(v))
-
-
-def html_table(
-    frame: pd.DataFrame, *, digits: int = 3, classes: dict[str, str] | None = None
-) -> str:
-    head = "".join(f"<th>{escape(str(c))}</th>" for c in [frame.index.name or "", *frame.columns])
-    rows = []
-    # Row by row across the columns: iterrows would make one dtype of a row, so a count
-    # beside a float would print as 45.000.
-    for index, *values in frame.itertuples(index=True, name=None):
-        cls = f" class='{classes[str(index)]}'" if classes and str(index) in classes else ""
-        cells = "".join(f"<td>{_fmt(v, digits)}</td>" for v in values)
-        rows.append(f"<tr{cls}><td>{escape(str(index))}</td>{cells}</tr>")
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
 
 
 def _correlation_section(data: ReportData) -> str:
@@ -237,13 +206,12 @@ def render_html(data: ReportData) -> str:
             data.metaeval,
             data.ranking,
             dimension=data.dimension,
-            render_table=html_table,
             note=data.metaeval_note,
             configs=data.metaeval_configs,
             stopping=data.stopping,
             correlations=_correlation_table_view(data.correlations),
         ),
-        selection_section(data.selection, render_table=html_table),
+        selection_section(data.selection),
         audit_section(data.audit, data.label_sets),
         _sanity_section(data),
         _agreement_section(data),

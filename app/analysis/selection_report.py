@@ -3,20 +3,16 @@ study's ratings (`meaningbench.analysis.selection_sim`), as HTML with the plot."
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from html import escape
 
 import pandas as pd
 
+from meaningbench.analysis.html_table import html_table
 from meaningbench.analysis.metaeval import GROUPING_NAMES
 from meaningbench.analysis.selection_sim import Simulation, plot_svg
 
 
-def selection_section(
-    sim: Simulation | None,
-    *,
-    render_table: Callable[[pd.DataFrame], str],  # the report's html_table
-) -> str:
+def selection_section(sim: Simulation | None) -> str:
     if sim is None:
         return ""
     rows = [
@@ -45,6 +41,6 @@ def selection_section(
     return (
         "<h2 id='rating-fewer-items'>Rating fewer items</h2>"
         f"<p class='note'>{escape(note)}</p>"
-        + render_table(frame)
+        + html_table(frame)
         + f"<div class='charts'>{plot_svg(sim)}</div>"
     )

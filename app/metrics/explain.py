@@ -15,9 +15,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from meaningbench.metrics.base import Pair
-
 if TYPE_CHECKING:
+    # A type only: the base class imports this module for its default `explain`.
+    from meaningbench.metrics.base import Pair
     from meaningbench.metrics.study_inputs import StudyInputs
 
 

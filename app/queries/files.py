@@ -29,7 +29,6 @@ __all__ = [
     "discard_if_empty",
     "holds_nothing",
     "is_user_error",
-    "import_study_modules",
     "open_study",
     "work_as_guest",
 ]
@@ -113,13 +112,6 @@ def discard_if_empty(path: str | Path) -> bool:
 def is_user_error(exc: BaseException) -> bool:
     """Bad input or a study file problem: the user's to fix, never a bug to report."""
     return isinstance(exc, (UserError, StudyFileError))
-
-
-def import_study_modules() -> None:
-    """Import what opening a study and browsing it needs, without opening anything (the
-    app does it on a side thread while its window paints)."""
-    import meaningbench.db.study  # noqa: F401 - SQLAlchemy and Alembic
-    import meaningbench.queries.browser  # noqa: F401 - pandas, for the score columns
 
 
 def demo_available() -> tuple[bool, str]:

@@ -73,7 +73,7 @@ def preload_study_modules() -> None:
     Only imports: the GUI thread opens the study itself after the first paint and finds
     the modules loaded (or waits on the import lock for the one still loading).
     """
-    from meaningbench.queries.files import import_study_modules
+    from meaningbench.queries.preload import import_study_modules
 
     import_study_modules()
 

@@ -47,9 +47,10 @@ def test_the_queries_package_loads_no_database_library_until_asked() -> None:
     # The window imports the queries at start; SQLAlchemy must wait for the first study.
     code = (
         "import sys\n"
-        "import meaningbench.queries.files, meaningbench.queries.study\n"
+        "import meaningbench.queries.files, meaningbench.queries.preload\n"
+        "import meaningbench.queries.study\n"
         "assert 'sqlalchemy' not in sys.modules, 'loaded at import'\n"
-        "meaningbench.queries.files.import_study_modules()\n"
+        "meaningbench.queries.preload.import_study_modules()\n"
         "assert 'sqlalchemy' in sys.modules and 'pandas' in sys.modules\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
