@@ -226,7 +226,8 @@ NOT_RUN = {
 
 def _is_job(sig: inspect.Signature) -> bool:
     takes = {str(p.annotation) for p in sig.parameters.values()}
-    return str(sig.return_annotation) in ("Job", str(Job)) or "JobContext" in takes
+    returns = str(sig.return_annotation)
+    return returns == "Job" or returns.startswith("Job[") or "JobContext" in takes
 
 
 def _ops() -> set[str]:
