@@ -137,6 +137,20 @@ class AuditGroup:
         )
 
 
+# The columns of the audit's group rows (`AuditResult.group_frame`), beside the label set.
+GROUP_COLUMNS = (
+    "source file",
+    "dimension",
+    "labels",
+    "equal",
+    "MAD",
+    "Pearson",
+    "ambiguous",
+    "other pair",
+    "status",
+)
+
+
 @dataclass
 class AuditResult:
     tolerance: float
@@ -151,6 +165,27 @@ class AuditResult:
     imported_raters: list[str] = field(default_factory=list)  # sources from rating files
     own_raters: list[str] = field(default_factory=list)  # rated in the app or merged
     own_raters_left_out: list[str] = field(default_factory=list)
+
+    def group_frame(self) -> pd.DataFrame:
+        """One row per label set and source file, indexed by the label set, in the columns
+        `GROUP_COLUMNS`: the rows every view of the audit shows (the report, the terminal,
+        the Data quality tab). Counts are ints, MAD and Pearson floats (NaN where none)."""
+        rows = [
+            (
+                g.source,
+                g.dimension,
+                g.n_labels,
+                g.equal_text(),
+                np.nan if g.mean_abs_diff is None else g.mean_abs_diff,
+                np.nan if g.pearson is None else g.pearson,
+                g.n_ambiguous,
+                g.n_other_pair,
+                g.status,
+            )
+            for g in self.groups
+        ]
+        index = pd.Index([g.label_set for g in self.groups], name="label set")
+        return pd.DataFrame(rows, index=index, columns=list(GROUP_COLUMNS))
 
     def to_json(self) -> dict[str, object]:
         groups = []

@@ -1,4 +1,5 @@
-"""The audit as an HTML section of the report (`meaningbench.analysis.report`)."""
+"""The audit as an HTML section of the report (`meaningbench.analysis.report`), and its
+group rows as the report and the terminal (`meaningbench audit`) both print them."""
 
 from __future__ import annotations
 
@@ -9,6 +10,24 @@ import pandas as pd
 
 from meaningbench.analysis.audit import AuditResult
 from meaningbench.analysis.html_table import html_table
+
+# How the report and the terminal write a group row's numbers; the other columns are text.
+_CELLS = {
+    "labels": "{:,.0f}",
+    "MAD": "{:.2f}",
+    "Pearson": "{:.3f}",
+    "ambiguous": "{:,.0f}",
+    "other pair": "{:,.0f}",
+}
+
+
+def group_rows(result: AuditResult) -> pd.DataFrame:
+    """The audit's group rows as text, cell for cell what the report and `meaningbench
+    audit` print: `AuditResult.group_frame` with its numbers written out ("–" for none)."""
+    frame = result.group_frame().astype(object)
+    for column, pattern in _CELLS.items():
+        frame[column] = [pattern.format(v) if pd.notna(v) else "–" for v in frame[column]]
+    return frame
 
 
 def audit_section(result: AuditResult | None, label_sets: list[str] | None = None) -> str:
@@ -25,25 +44,8 @@ def audit_section(result: AuditResult | None, label_sets: list[str] | None = Non
     if label_sets is not None:
         used = ", ".join(label_sets) or "none"
         parts.append(f"<p class='note'>Label set used by this report: <b>{escape(used)}</b>.</p>")
-    rows = []
-    for g in result.groups:
-        rows.append(
-            {
-                "source file": g.source,
-                "dimension": g.dimension,
-                "labels": g.n_labels,
-                "equal": g.equal_text(),
-                "MAD": g.mean_abs_diff,
-                "Pearson": g.pearson,
-                "ambiguous": g.n_ambiguous,
-                "other pair": g.n_other_pair,
-                "status": g.status,
-            }
-        )
-    if rows:
-        frame = pd.DataFrame(rows, index=[g.label_set for g in result.groups])
-        frame.index.name = "label set"
-        parts.append(html_table(frame, digits=3))
+    if result.groups:
+        parts.append(html_table(group_rows(result)))
     unmatched = [f"{escape(k)}: {v:,}" for k, v in sorted(result.unmatched.items()) if v]
     if unmatched:
         parts.append(

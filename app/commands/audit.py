@@ -127,6 +127,7 @@ def audit_text(result: AuditResult, *, worst: int = 5) -> str:
     """The audit as a plain-text table with its notes and diagnoses."""
     import pandas as pd
 
+    from meaningbench.analysis.audit_report import group_rows
     from meaningbench.analysis.export import to_text
 
     lines = [
@@ -138,24 +139,8 @@ def audit_text(result: AuditResult, *, worst: int = 5) -> str:
     if result.scale is not None:
         s = result.scale
         lines.append(f"scale: {s.side} mapped from {s.lo:g}–{s.hi:g} onto 0–100")
-    rows = []
-    for g in result.groups:
-        rows.append(
-            {
-                "label set": g.label_set,
-                "source file": g.source,
-                "dimension": g.dimension,
-                "labels": f"{g.n_labels:,}",
-                "equal": g.equal_text(),
-                "MAD": f"{g.mean_abs_diff:.2f}" if g.mean_abs_diff is not None else "—",
-                "Pearson": f"{g.pearson:.3f}" if g.pearson is not None else "—",
-                "ambiguous": f"{g.n_ambiguous:,}",
-                "other pair": f"{g.n_other_pair:,}",
-                "status": g.status,
-            }
-        )
-    if rows:
-        lines += ["", to_text(pd.DataFrame(rows).set_index("label set"))]
+    if result.groups:
+        lines += ["", to_text(group_rows(result))]
     else:
         lines += ["", "no label matched a pair with raw ratings"]
     lines.append("")

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
+from html import unescape
 from pathlib import Path
 
 import numpy as np
@@ -18,7 +20,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from meaningbench.analysis.audit import audit_study, normalise, parse_scale
+from meaningbench.analysis.audit import GROUP_COLUMNS, audit_study, normalise, parse_scale
 from meaningbench.analysis.live import StudyAnalysis
 from meaningbench.datasets.importer import import_file
 from meaningbench.db.study import create_study, open_study
@@ -247,6 +249,48 @@ def test_report_has_the_audit_section(csmd_study: Path, tmp_path: Path) -> None:
     assert "Published labels against raw ratings" in html
     assert "sorted by output text" in html
     assert "Label set used by this report: <b>aggregate:csmd</b>" in html
+
+
+def _report_audit_rows(html: str) -> tuple[list[str], list[list[str]]]:
+    """The header and rows of the report's audit table (the first after its heading)."""
+    section = html.split("Published labels against raw ratings</h2>", 1)[1]
+    table = section.split("<table>", 1)[1].split("</table>", 1)[0]
+    head = [unescape(c) for c in re.findall(r"<th>(.*?)</th>", table)]
+    rows = [
+        [unescape(c) for c in re.findall(r"<td>(.*?)</td>", row)]
+        for row in re.findall(r"<tr[^>]*>(.*?)</tr>", table.split("<tbody>", 1)[1])
+    ]
+    return head, rows
+
+
+def _printed(cells: list[str]) -> re.Pattern[str]:
+    """A terminal table line holding these cells in this order, and nothing else."""
+    return re.compile(r"\s*" + r"\s+".join(re.escape(c) for c in cells) + r"\s*")
+
+
+def test_report_and_terminal_show_the_same_audit_rows(csmd_study: Path, tmp_path: Path) -> None:
+    out = tmp_path / "r.html"
+    proc = _cli("report", csmd_study, out, "--boot", "0", "--no-sanity")
+    assert proc.returncode == 0, proc.stderr
+    head, rows = _report_audit_rows(out.read_text(encoding="utf-8"))
+    printed = _cli("audit", csmd_study)
+    assert printed.returncode == 0, printed.stderr
+    lines = printed.stdout.splitlines()
+    with open_study(csmd_study) as study, study.session() as s:
+        groups = audit_study(s).groups
+    assert head == ["label set", *GROUP_COLUMNS]
+    assert len(rows) == len(groups) >= 2
+    assert [r[0] for r in rows] == [g.label_set for g in groups]
+    # The terminal prints the columns, then the index's name, then the same rows in order.
+    start = next(i for i, line in enumerate(lines) if _printed(head[1:]).fullmatch(line))
+    assert lines[start + 1].strip() == "label set"
+    table = lines[start + 2 : start + 2 + len(rows)]
+    for row, line in zip(rows, table, strict=True):
+        assert _printed(row).fullmatch(line), (row, line)
+    # The numbers are written once for both: counts with separators, MAD to two places.
+    compared = next(g for g in groups if g.mean_abs_diff is not None)
+    row = rows[groups.index(compared)]
+    assert row[3] == f"{compared.n_labels:,}" and row[5] == f"{compared.mean_abs_diff:.2f}"
 
 
 def test_a_pair_in_two_files_is_resolved_by_the_label_or_pooled(new_study) -> None:

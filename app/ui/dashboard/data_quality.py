@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
 import pandas as pd
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QPainter, QPen, QPolygonF
@@ -41,24 +40,15 @@ WORST = 8
 PUBLISHED = "(published labels)"
 
 
+# The audit's group columns the tab has room for: the dimension and the ambiguous labels
+# are left to the report and `meaningbench audit`.
+SHOWN_COLUMNS = ["source file", "labels", "equal", "MAD", "Pearson", "other pair", "status"]
+
+
 def audit_frame(view: AuditView) -> pd.DataFrame:
     """The audit table as shown: one row per label set and source file."""
-    rows = []
     assert view.result is not None
-    for g in view.result.groups:
-        rows.append(
-            {
-                "label set": g.label_set,
-                "source file": g.source,
-                "labels": g.n_labels,
-                "equal": g.equal_text(),
-                "MAD": g.mean_abs_diff if g.mean_abs_diff is not None else np.nan,
-                "Pearson": g.pearson if g.pearson is not None else np.nan,
-                "other pair": g.n_other_pair,
-                "status": g.status,
-            }
-        )
-    return pd.DataFrame(rows).set_index("label set")
+    return view.result.group_frame()[SHOWN_COLUMNS]
 
 
 class MismatchRow(QWidget):

@@ -40,6 +40,17 @@ def test_audit_table_worst_mismatches_and_fix(qtbot, open_page, tmp_path, monkey
     page.tabs.setCurrentWidget(panel)
     qtbot.waitUntil(lambda: panel.view is not None and panel.table.isVisible(), timeout=20_000)
     frame = panel.table.model_.frame
+    # The audit's group rows, in the columns the tab has always shown.
+    assert list(frame.columns) == [
+        "source file",
+        "labels",
+        "equal",
+        "MAD",
+        "Pearson",
+        "other pair",
+        "status",
+    ]
+    assert list(frame.index) == ["aggregate:pub"] and frame.index.name == "label set"
     assert list(frame["source file"]) == ["raw"]
     assert frame["equal"].iloc[0].startswith("4 ")
     assert "aggregate:pub" in panel.in_use.text()
