@@ -394,7 +394,7 @@ class MainWindow(QMainWindow):
         return dialog
 
     def show_import_dialog(self) -> Any:
-        from meaningbench.ui.dialogs.import_dialog import ImportDialog
+        from meaningbench.ui.dialogs.import_file import ImportDialog
 
         return self._dialog("import", lambda: ImportDialog(self.context, self))
 
@@ -404,17 +404,17 @@ class MainWindow(QMainWindow):
         ask_and_import(self)
 
     def show_export_dialog(self) -> Any:
-        from meaningbench.ui.dialogs.export_dialog import ExportDialog
+        from meaningbench.ui.dialogs.export import ExportDialog
 
         return self._dialog("export", lambda: ExportDialog(self.context, self))
 
     def show_make_kits_dialog(self) -> Any:
-        from meaningbench.ui.dialogs.kits_dialog import MakeKitsDialog
+        from meaningbench.ui.dialogs.kits import MakeKitsDialog
 
         return self._dialog("make_kits", lambda: MakeKitsDialog(self.context, self))
 
     def show_collect_kits_dialog(self) -> Any:
-        from meaningbench.ui.dialogs.kits_dialog import CollectKitsDialog
+        from meaningbench.ui.dialogs.kits import CollectKitsDialog
 
         return self._dialog("collect_kits", lambda: CollectKitsDialog(self.context, self))
 

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 
 def _open_merge(window: MainWindow) -> None:
-    from meaningbench.ui.dialogs.merge_dialog import open_merge_dialog  # loaded when first used
+    from meaningbench.ui.dialogs.merge import open_merge_dialog  # loaded when first used
 
     open_merge_dialog(window)
 

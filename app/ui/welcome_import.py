@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QFileDialog
 
 from meaningbench.queries.files import discard_if_empty, holds_nothing
 from meaningbench.settings import STUDY_SUFFIX, studies_dir
-from meaningbench.ui.dialogs.import_dialog import FILE_FILTER
+from meaningbench.ui.dialogs.import_file import FILE_FILTER
 from meaningbench.ui.study_controller import STUDY_FILTER
 
 

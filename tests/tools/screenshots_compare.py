@@ -100,7 +100,7 @@ def main() -> int:
 
     ThemeManager(app).apply(choice="light")
     from meaningbench.ui.compare import CompareView
-    from meaningbench.ui.compare.compare_view import TAB_EXPLAIN, TAB_SCENES
+    from meaningbench.ui.compare.page import TAB_EXPLAIN, TAB_SCENES
     from tests.ui.compare import studies as demo_data
 
     with tempfile.TemporaryDirectory() as tmp:

@@ -269,7 +269,7 @@ def test_an_empty_study_says_to_import_and_the_button_opens_the_import(
     from PySide6.QtWidgets import QLabel
 
     from meaningbench.db.study import create_study
-    from meaningbench.ui.dialogs.import_dialog import ImportDialog
+    from meaningbench.ui.dialogs.import_file import ImportDialog
 
     path = tmp_path / "empty.mbstudy"
     create_study(path).close()
@@ -289,7 +289,7 @@ def test_an_empty_study_says_to_import_and_the_button_opens_the_import(
 
 def test_the_annotate_page_of_an_empty_study_offers_the_import(window, qtbot, tmp_path) -> None:
     from meaningbench.db.study import create_study
-    from meaningbench.ui.dialogs.import_dialog import ImportDialog
+    from meaningbench.ui.dialogs.import_file import ImportDialog
 
     path = tmp_path / "empty.mbstudy"
     create_study(path).close()

@@ -58,7 +58,7 @@ def _training(window: Any, _qtbot: Any) -> QWidget:
 
 
 def _merge(window: Any, _qtbot: Any) -> QWidget:
-    from meaningbench.ui.dialogs.merge_dialog import open_merge_dialog
+    from meaningbench.ui.dialogs.merge import open_merge_dialog
 
     return open_merge_dialog(window)
 

@@ -51,7 +51,7 @@ def test_merge_studies_previews_then_merges(window, qtbot, study_with_facts, tmp
     before = current_ratings(path)
     assert window.actions_.merge.isEnabled()
     window.actions_.merge.trigger()
-    from meaningbench.ui.dialogs.merge_dialog import MergeDialog
+    from meaningbench.ui.dialogs.merge import MergeDialog
 
     dialog = window.findChild(MergeDialog, "mergeDialog")
     assert dialog is not None and dialog.isVisible()
@@ -83,7 +83,7 @@ def test_merge_studies_previews_then_merges(window, qtbot, study_with_facts, tmp
 
 
 def test_merge_errors_are_shown_in_the_dialog(window, qtbot, study_with_facts, tmp_path) -> None:
-    from meaningbench.ui.dialogs.merge_dialog import MergeDialog
+    from meaningbench.ui.dialogs.merge import MergeDialog
 
     path, _ = study_with_facts
     open_in(window, path, qtbot)

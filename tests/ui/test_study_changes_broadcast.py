@@ -15,7 +15,7 @@ from meaningbench.ops.child_process import in_child_process
 from meaningbench.ops.score import score_job
 from meaningbench.runtime.changes import EMPTY, StudyChanges
 from meaningbench.ui.browser.page import BrowserPage
-from meaningbench.ui.compare.compare_view import ComparePage
+from meaningbench.ui.compare.page import ComparePage
 from meaningbench.ui.dashboard.controller import DashboardController
 from meaningbench.ui.dashboard.data_quality import DataQualityPanel
 from meaningbench.ui.main_window import MainWindow

@@ -1,5 +1,5 @@
 """Compare and explain: systems side by side, BERTScore matching, SARI, SAMSA and scenes."""
 
-from meaningbench.ui.compare.compare_view import ComparePage, CompareView
+from meaningbench.ui.compare.page import ComparePage, CompareView
 
 __all__ = ["ComparePage", "CompareView"]

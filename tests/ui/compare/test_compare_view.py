@@ -117,7 +117,7 @@ def test_show_item_navigates_to_its_source_and_selects_it(qtbot, demo: DemoStudy
 def test_detail_tabs_follow_the_selected_output(qtbot, demo: DemoStudy) -> None:
     from meaningbench.metrics.explain import NgramMatches, NoExplanation
     from meaningbench.metrics.lexical.sari import SariExplanation, explain_sari
-    from meaningbench.ui.compare.compare_view import TAB_EXPLAIN, TAB_SCENES
+    from meaningbench.ui.compare.page import TAB_EXPLAIN, TAB_SCENES
 
     view = CompareView(demo.study)
     qtbot.addWidget(view)
@@ -188,7 +188,7 @@ def test_new_data_keeps_the_current_source(qtbot, demo: DemoStudy) -> None:
 def test_explain_tab_draws_the_stored_bertscore_alignment(qtbot, demo: DemoStudy) -> None:
     from meaningbench.metrics.neural.token_matching import from_bertscore_details
     from meaningbench.metrics.registry import create_metric
-    from meaningbench.ui.compare.compare_view import TAB_EXPLAIN
+    from meaningbench.ui.compare.page import TAB_EXPLAIN
 
     metric = create_metric("bertscore")
     pairs = demo.pairs(STORM)
@@ -215,7 +215,7 @@ def test_a_plugin_metric_is_explained_by_its_own_hook(qtbot, demo: DemoStudy) ->
     from meaningbench.metrics.base import ItemScore, Metric, MetricInfo
     from meaningbench.metrics.explain import Explanation, NgramMatches, ngram_matches
     from meaningbench.metrics.registry import register, unregister
-    from meaningbench.ui.compare.compare_view import TAB_EXPLAIN
+    from meaningbench.ui.compare.page import TAB_EXPLAIN
 
     class Shouting(Metric):
         info: ClassVar[MetricInfo] = MetricInfo("shouting", "Shouting", "lexical", "caps")
