@@ -1,6 +1,6 @@
 """What a write changed in the study, as one typed value (`StudyChanges`).
 
-Every write (a rating, an import, the battery's scores, a merge, a label-set fix, a
+Every write (a rating, a flag, an import, the battery's scores, a merge, a label-set fix, a
 training run that registers its model) returns one; the app's job runner broadcasts it
 once to every screen, and each screen decides from it what to refresh. A write that runs
 long tells what it has committed so far with `ctx.changed(changes)` (the battery, after
@@ -40,6 +40,7 @@ class StudyChanges:
     (an import or a merge whose rows are not counted one by one), so every screen reloads.
     `scores` is per run label (`metric@config`): the items that got new scores.
     `scenes` are the source groups whose stored scenes changed (scores stay until rerun).
+    `notes` are the items whose flag or comment (an annotator's note on an item) changed.
     """
 
     ratings: frozenset[int] = frozenset()
@@ -51,6 +52,7 @@ class StudyChanges:
     # New or removed runs, models or sweeps: lists of what exists, not their values.
     runs: bool = False
     scenes: frozenset[str] = frozenset()
+    notes: frozenset[int] = frozenset()
 
     @classmethod
     def of(
@@ -64,6 +66,7 @@ class StudyChanges:
         everything: bool = False,
         runs: bool = False,
         scenes: Iterable[str] = (),
+        notes: Iterable[int] = (),
     ) -> StudyChanges:
         """Build one from any iterables (ids are normalised to frozensets of int)."""
         return cls(
@@ -75,6 +78,7 @@ class StudyChanges:
             everything=everything,
             runs=runs,
             scenes=frozenset(str(s) for s in scenes),
+            notes=_ids(notes),
         )
 
     @property
@@ -95,6 +99,7 @@ class StudyChanges:
             or self.everything
             or self.runs
             or self.scenes
+            or self.notes
         )
 
     def __or__(self, other: StudyChanges) -> StudyChanges:
@@ -107,6 +112,7 @@ class StudyChanges:
             everything=self.everything or other.everything,
             runs=self.runs or other.runs,
             scenes=self.scenes | other.scenes,
+            notes=self.notes | other.notes,
         )
 
     def __sub__(self, other: StudyChanges) -> StudyChanges:
@@ -122,6 +128,7 @@ class StudyChanges:
             everything=self.everything and not other.everything,
             runs=self.runs and not other.runs,
             scenes=self.scenes - other.scenes,
+            notes=self.notes - other.notes,
         )
 
 

@@ -62,3 +62,12 @@ def test_scenes_combine_by_source_and_tell_what_is_new() -> None:
     assert a and (a | b).scenes == {"s1", "s2"} and (a | b).settings
     assert b - a == StudyChanges.of(scenes=["s2"], settings=True)
     assert not (a - b) and a != StudyChanges(everything=True)
+
+
+def test_notes_name_the_flagged_items_combine_and_tell_what_is_new() -> None:
+    a = StudyChanges.of(notes=[4])
+    b = StudyChanges.of(notes=[4, 7], ratings=[7])
+    assert a and not StudyChanges.of(notes=[]) and a != StudyChanges.of(ratings=[4])
+    assert (a | b).notes == {4, 7} and (a | b).ratings == {7}
+    assert b - a == StudyChanges.of(notes=[7], ratings=[7]) and not (a - b)
+    assert pickle.loads(pickle.dumps(b)) == b
