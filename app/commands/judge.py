@@ -89,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _list_templates(args: argparse.Namespace) -> int:
-    from meaningbench.metrics.neural.judge_templates import builtin_templates, load_template
+    from meaningbench.metrics.neural.support.judge_templates import builtin_templates, load_template
 
     found = {name: load_template(name) for name in builtin_templates()}
     if args.json:

@@ -76,7 +76,7 @@ from meaningbench.metrics.base import (
 )
 from meaningbench.metrics.cost import CACHED_COST, item_cost
 from meaningbench.metrics.names import split_specs
-from meaningbench.metrics.neural.models import prefer_passive_thread_waits
+from meaningbench.metrics.neural.support.models import prefer_passive_thread_waits
 from meaningbench.metrics.registry import (
     broken_plugins,
 )

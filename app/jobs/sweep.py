@@ -22,7 +22,7 @@ from meaningbench.jobs.score_store import check_cache, load_items, open_existing
 from meaningbench.jobs.scoring import ScoreRequest, score_study
 from meaningbench.jobs.sweep_plan import SweepConfig, SweepRequest, plan_sweep
 from meaningbench.metrics.names import parse_spec
-from meaningbench.metrics.neural.common import NeuralMetric
+from meaningbench.metrics.neural.support.common import NeuralMetric
 from meaningbench.runtime import JobContext, batch_progress
 
 # Options of the request handed to every configuration (the rest is the sweep's own).
@@ -100,7 +100,7 @@ def layer_groups(
     metric: NeuralMetric, layers: Sequence[int], texts: Sequence[str], memory_bytes: int
 ) -> list[list[int]]:
     """The layers cut into groups whose token embeddings of `texts` fit `memory_bytes`."""
-    from meaningbench.metrics.neural.encoding import token_ids
+    from meaningbench.metrics.neural.support.encoding import token_ids
 
     layers = sorted(layers)
     if metric.name != "bertscore" or not texts:
@@ -120,8 +120,8 @@ def _encode(
     ctx: JobContext,
 ) -> None:
     """Encode `texts` once for all `layers` into the embedding caches."""
-    from meaningbench.metrics.neural.encoding import token_embeddings_layers
     from meaningbench.metrics.neural.sbert import sentence_vectors_layers
+    from meaningbench.metrics.neural.support.encoding import token_embeddings_layers
 
     config = metric.config
     loaded = metric.loaded()
@@ -145,7 +145,7 @@ def _encode(
 
 def run_sweep(request: SweepRequest, ctx: JobContext) -> SweepOutcome:
     """Score every configuration of the sweep (those stored before are found cached)."""
-    from meaningbench.metrics.neural.cache import MEMORY
+    from meaningbench.metrics.neural.support.cache import MEMORY
 
     configs = plan_sweep(request)
     outcome = SweepOutcome(configs, [])

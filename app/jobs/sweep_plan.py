@@ -16,7 +16,7 @@ from typing import Any
 
 from meaningbench.errors import InputError, UserError
 from meaningbench.metrics.neural.bertscore import num_layers_from_config
-from meaningbench.metrics.neural.idf_corpus import IDF_CORPORA
+from meaningbench.metrics.neural.support.idf_corpus import IDF_CORPORA
 from meaningbench.settings import DEFAULT_ENCODER
 
 SWEEP_METRICS = ("bertscore", "sbert_cosine")

@@ -58,7 +58,7 @@ def sanity_check(
     on its folder: identical pairs (s, s) and word-soup pairs for up to `n` distinct
     held-out sources."""
     from meaningbench.analysis.sanity import run_sanity
-    from meaningbench.metrics.neural.models import clear_model_cache
+    from meaningbench.metrics.neural.support.models import clear_model_cache
     from meaningbench.training.model import quiet_transformers
 
     try:

@@ -9,7 +9,7 @@ from meaningbench.db.models import MetricRun, Score
 from meaningbench.db.study import Study
 from meaningbench.metrics.names import metric_canonical_name
 from meaningbench.metrics.neural.judge import LlmJudgeMetric
-from meaningbench.metrics.neural.judge_local import JudgeReply
+from meaningbench.metrics.neural.support.judge_local import JudgeReply
 
 
 def store_judge_answers(study: Study, answers: Mapping[int, str], template: str = "esa") -> str:

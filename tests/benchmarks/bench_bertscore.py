@@ -51,9 +51,9 @@ from pathlib import Path
 import pytest
 
 from meaningbench.metrics.base import Pair
-from meaningbench.metrics.neural import cache
-from meaningbench.metrics.neural.baselines import builtin_sentences
 from meaningbench.metrics.neural.bertscore import BertScoreMetric
+from meaningbench.metrics.neural.support import cache
+from meaningbench.metrics.neural.support.baselines import builtin_sentences
 from tests.benchmarks.machine import describe_machine
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -214,7 +214,7 @@ cands = [p.output for p in pairs]
 refs = [p.source for p in pairs]
 if {which!r} == "bert_score":
     from bert_score import BERTScorer
-    from meaningbench.metrics.neural.models import resolve_model
+    from meaningbench.metrics.neural.support.models import resolve_model
     from meaningbench.settings import DEFAULT_ENCODER
     scorer = BERTScorer(model_type=resolve_model(DEFAULT_ENCODER).location, num_layers={layer},
                         device="cpu", batch_size=64)

@@ -24,8 +24,8 @@ from pathlib import Path
 import pytest
 
 from meaningbench.metrics.base import Pair
-from meaningbench.metrics.neural.baselines import builtin_sentences
 from meaningbench.metrics.neural.meaningbert import MeaningBertMetric
+from meaningbench.metrics.neural.support.baselines import builtin_sentences
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "tests" / "benchmarks" / "results" / "crossencoder.json"

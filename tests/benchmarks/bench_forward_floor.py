@@ -40,11 +40,11 @@ def test_scoring_phase_against_the_forward_floor(
 ) -> None:
     from meaningbench.db.study import copy_study
     from meaningbench.jobs.scoring import ScoreRequest, score_study
-    from meaningbench.metrics.neural.batching import run_in_batches
     from meaningbench.metrics.neural.bertscore import BertScoreMetric
-    from meaningbench.metrics.neural.cache import MEMORY
-    from meaningbench.metrics.neural.encoding import _forward_layer, token_ids
-    from meaningbench.metrics.neural.models import prefer_passive_thread_waits
+    from meaningbench.metrics.neural.support.batching import run_in_batches
+    from meaningbench.metrics.neural.support.cache import MEMORY
+    from meaningbench.metrics.neural.support.encoding import _forward_layer, token_ids
+    from meaningbench.metrics.neural.support.models import prefer_passive_thread_waits
     from meaningbench.runtime import JobContext
 
     # As the scoring job does before torch is first imported: torch's threads then wait

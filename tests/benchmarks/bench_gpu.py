@@ -20,9 +20,9 @@ from pathlib import Path
 
 import pytest
 
-from meaningbench.metrics.neural import cache
 from meaningbench.metrics.neural.bertscore import BertScoreMetric
 from meaningbench.metrics.neural.meaningbert import MeaningBertMetric
+from meaningbench.metrics.neural.support import cache
 from tests.benchmarks.bench_bertscore import synthetic_pairs
 from tests.benchmarks.bench_crossencoder import SHAPES, _build
 from tests.benchmarks.machine import describe_machine

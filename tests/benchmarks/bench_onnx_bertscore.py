@@ -42,7 +42,7 @@ NEEDED_SPEEDUP = 1.25
 PROCESS = textwrap.dedent(
     """
     import csv, json, sys, time, types
-    from meaningbench.metrics.neural.models import prefer_passive_thread_waits
+    from meaningbench.metrics.neural.support.models import prefer_passive_thread_waits
     prefer_passive_thread_waits()
     backend, onnx_path, tsv, out = sys.argv[1:5]
     with open(tsv, newline="", encoding="utf-8") as f:
@@ -50,11 +50,11 @@ PROCESS = textwrap.dedent(
     pairs = [(r["simplification"], r["original"]) for r in rows]
     texts = list(dict.fromkeys([o for o, _ in pairs] + [s for _, s in pairs]))
     import torch
-    from meaningbench.metrics.neural.batching import run_in_batches
+    from meaningbench.metrics.neural.support.batching import run_in_batches
     from meaningbench.metrics.neural.bertscore import BertScoreMetric
-    from meaningbench.metrics.neural.cache import Embedding
-    from meaningbench.metrics.neural.encoding import _forward_layer, special_ids, token_ids
-    from meaningbench.metrics.neural.greedy import greedy_match_many, weights
+    from meaningbench.metrics.neural.support.cache import Embedding
+    from meaningbench.metrics.neural.support.encoding import _forward_layer, special_ids, token_ids
+    from meaningbench.metrics.neural.support.greedy import greedy_match_many, weights
     metric = BertScoreMetric()
     layer, batch_size = metric.layer(), int(metric.config["batch_size"])
     if backend == "torch":
@@ -65,7 +65,7 @@ PROCESS = textwrap.dedent(
         import numpy as np
         import onnxruntime as ort
         from transformers import AutoTokenizer
-        from meaningbench.metrics.neural.models import resolve_model
+        from meaningbench.metrics.neural.support.models import resolve_model
         tok = AutoTokenizer.from_pretrained(resolve_model(None).location, local_files_only=True)
         loaded = types.SimpleNamespace(tokenizer=tok, max_length=512)
         session = ort.InferenceSession(onnx_path, providers=["CPUExecutionProvider"])
@@ -100,7 +100,7 @@ def _export(path: Path) -> float:
     import torch
 
     from meaningbench.metrics.neural.bertscore import BertScoreMetric
-    from meaningbench.metrics.neural.models import layer_view
+    from meaningbench.metrics.neural.support.models import layer_view
 
     metric = BertScoreMetric()
     loaded, layer = metric.loaded(), metric.layer()
@@ -133,7 +133,7 @@ def _export(path: Path) -> float:
 )
 def test_onnx_runtime_against_torch(shared_datasets: Path, tmp_path: Path) -> None:
     from meaningbench.metrics.neural.bertscore import BertScoreMetric
-    from meaningbench.metrics.neural.models import resolve_model
+    from meaningbench.metrics.neural.support.models import resolve_model
     from meaningbench.settings import data_dir
 
     metric = BertScoreMetric()

@@ -51,7 +51,7 @@ class RecordingBleu(Recording, BleuMetric):
 
 @pytest.fixture
 def recording() -> Iterator[None]:
-    from meaningbench.metrics.neural import cache
+    from meaningbench.metrics.neural.support import cache
 
     cache.MEMORY.clear()  # texts embedded by an earlier test would need no batch at all
     metric_classes()

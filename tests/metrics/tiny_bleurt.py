@@ -33,7 +33,7 @@ def save_tiny_bleurt(folder: Path) -> str:
     import torch
     from safetensors.torch import save_file
 
-    from meaningbench.metrics.neural.bleurt_model import BleurtConfig, BleurtRegressor
+    from meaningbench.metrics.neural.support.bleurt_model import BleurtConfig, BleurtRegressor
 
     config = BleurtConfig(**TINY_SIZES)
     torch.manual_seed(0)

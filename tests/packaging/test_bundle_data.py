@@ -147,7 +147,7 @@ def test_paths_the_code_names_are_bundled() -> None:
 
 
 def test_the_encoder_is_bundled_where_its_package_finds_it() -> None:
-    from meaningbench.metrics.neural.models import resolve_model
+    from meaningbench.metrics.neural.support.models import resolve_model
     from meaningbench.settings import DEFAULT_ENCODER
 
     ref = resolve_model(DEFAULT_ENCODER)

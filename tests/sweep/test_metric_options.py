@@ -10,8 +10,8 @@ import pytest
 from meaningbench.errors import UserError
 from meaningbench.metrics.base import Pair
 from meaningbench.metrics.neural.bertscore import BertScoreMetric
-from meaningbench.metrics.neural.idf_corpus import idf_corpus, read_corpus_file
 from meaningbench.metrics.neural.sbert import SentenceCosineMetric
+from meaningbench.metrics.neural.support.idf_corpus import idf_corpus, read_corpus_file
 from tests.sweep.conftest import write_corpus
 
 PAIRS = [

@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 
 from meaningbench.errors import UserError
-from meaningbench.metrics.neural.cache import MEMORY
-from meaningbench.metrics.neural.encoding import token_embeddings, token_embeddings_layers
-from meaningbench.metrics.neural.models import load_model
 from meaningbench.metrics.neural.sbert import sentence_vectors, sentence_vectors_layers
+from meaningbench.metrics.neural.support.cache import MEMORY
+from meaningbench.metrics.neural.support.encoding import token_embeddings, token_embeddings_layers
+from meaningbench.metrics.neural.support.models import load_model
 from tests.metrics.neural.conftest import SENTENCES
 from tests.sweep.conftest import ForwardCounter
 

@@ -15,8 +15,8 @@ from meaningbench.errors import InputError, UserError
 from meaningbench.jobs.scoring import ScoreRequest, score_study
 from meaningbench.jobs.sweep import run_sweep
 from meaningbench.jobs.sweep_plan import SweepRequest, plan_sweep
-from meaningbench.metrics.neural.cache import MEMORY
-from meaningbench.metrics.neural.models import load_model
+from meaningbench.metrics.neural.support.cache import MEMORY
+from meaningbench.metrics.neural.support.models import load_model
 from meaningbench.queries.sweep import load_sweep_table
 from meaningbench.runtime import JobContext
 from tests.sweep.conftest import ForwardCounter, write_corpus

@@ -11,7 +11,7 @@ import pytest
 from meaningbench.cli import main
 from meaningbench.jobs.scoring import ScoreRequest, score_study
 from meaningbench.jobs.sweep_plan import SweepRequest, plan_sweep
-from meaningbench.metrics.neural.cache import MEMORY
+from meaningbench.metrics.neural.support.cache import MEMORY
 from meaningbench.runtime import JobContext
 
 pytestmark = pytest.mark.slow

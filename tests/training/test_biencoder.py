@@ -110,8 +110,8 @@ def test_the_saved_folder_embeds_as_the_model_in_memory(tiny_encoder, tmp_path) 
     from sentence_transformers import SentenceTransformer
     from transformers import AutoTokenizer
 
-    from meaningbench.metrics.neural.models import load_model
     from meaningbench.metrics.neural.sbert import sentence_vectors
+    from meaningbench.metrics.neural.support.models import load_model
     from meaningbench.training.augment import Example
     from meaningbench.training.biencoder import (
         encode_texts,

@@ -13,7 +13,7 @@ pairs of the first `score_batch` call stand in for the study. A text repeated ac
 
 Long texts: bert-score cuts every text at the model's maximum length (512 tokens) without a
 word. Here a longer text is embedded in overlapping windows and stitched back
-(meaningbench.metrics.neural.windows); the details say how many tokens and windows each
+(meaningbench.metrics.neural.support.windows); the details say how many tokens and windows each
 side had. `long_texts="truncate"` cuts as bert-score does.
 """
 
@@ -30,10 +30,15 @@ from typing import Any, ClassVar
 from meaningbench.errors import UserError
 from meaningbench.metrics.base import Availability, ItemScore, MetricInfo, Pair, pair_references
 from meaningbench.metrics.explain import ExplainItem, Explanation
-from meaningbench.metrics.neural.baselines import Baseline, baseline_path, read_baseline, read_rows
-from meaningbench.metrics.neural.cache import DEFAULT_DISK_MB
-from meaningbench.metrics.neural.common import MODEL_OPTIONS, NeuralMetric
-from meaningbench.metrics.neural.encoding import (
+from meaningbench.metrics.neural.support.baselines import (
+    Baseline,
+    baseline_path,
+    read_baseline,
+    read_rows,
+)
+from meaningbench.metrics.neural.support.cache import DEFAULT_DISK_MB
+from meaningbench.metrics.neural.support.common import MODEL_OPTIONS, NeuralMetric
+from meaningbench.metrics.neural.support.encoding import (
     LongTexts,
     special_frame,
     special_ids,
@@ -41,17 +46,17 @@ from meaningbench.metrics.neural.encoding import (
     token_ids,
     window_length,
 )
-from meaningbench.metrics.neural.greedy import (
+from meaningbench.metrics.neural.support.greedy import (
     IdfWeights,
     Match,
     alignment_details,
     greedy_match_many,
     weights,
 )
-from meaningbench.metrics.neural.idf_corpus import idf_corpus, idf_from_problem
-from meaningbench.metrics.neural.models import resolve_model
-from meaningbench.metrics.neural.token_matching import stored_matching
-from meaningbench.metrics.neural.windows import count_windows, window_stride
+from meaningbench.metrics.neural.support.idf_corpus import idf_corpus, idf_from_problem
+from meaningbench.metrics.neural.support.models import resolve_model
+from meaningbench.metrics.neural.support.token_matching import stored_matching
+from meaningbench.metrics.neural.support.windows import count_windows, window_stride
 from meaningbench.runtime import CancelToken
 from meaningbench.settings import DEFAULT_ENCODER
 

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from meaningbench.metrics.base import ItemScore, MetricInfo, Pair
-from meaningbench.metrics.neural.cloze import (
+from meaningbench.metrics.neural.support.cloze import (
     CLOZE_OPTIONS,
     MAX_TOKENS,
     ClozeInput,

@@ -20,9 +20,9 @@ from typing import Any, ClassVar
 
 from meaningbench.errors import UserError
 from meaningbench.metrics.base import Availability, ItemScore, MetricInfo, Pair, pair_references
-from meaningbench.metrics.neural.batching import run_in_batches
-from meaningbench.metrics.neural.common import MODEL_OPTIONS, NeuralMetric
-from meaningbench.metrics.neural.models import (
+from meaningbench.metrics.neural.support.batching import run_in_batches
+from meaningbench.metrics.neural.support.common import MODEL_OPTIONS, NeuralMetric
+from meaningbench.metrics.neural.support.models import (
     ModelRef,
     offline,
     resolve_device,
@@ -103,7 +103,7 @@ def load_bleurt(name: str, device: str = "auto") -> LoadedBleurt:
         hit = _LOADED.get(key)
         if hit is not None:
             return hit
-        from meaningbench.metrics.neural.bleurt_model import load_regressor
+        from meaningbench.metrics.neural.support.bleurt_model import load_regressor
 
         folder = _folder(ref)
         try:

@@ -3,7 +3,7 @@
 The prompt is a template (resources/judge/: `da` 0–100, `likert` 1–5, `esa` error spans then
 0–100; or a file of the user's). The score is the expected score over the score tokens where
 the backend gives token probabilities (G-Eval; the rule for numbers written digit by digit is
-in `meaningbench.metrics.neural.judge_expected`), otherwise the number the answer gives.
+in `meaningbench.metrics.neural.support.judge_expected`), otherwise the number the answer gives.
 value = that score on 0–100 (Likert: (s − 1)·25), raw = it on the template's scale.
 
 An answer without a number on the scale is "not defined"; its text is kept in the details and
@@ -33,8 +33,8 @@ from meaningbench.metrics.base import (
     not_defined,
 )
 from meaningbench.metrics.explain import ExplainItem, Explanation, NoExplanation
-from meaningbench.metrics.neural.common import installed_version
-from meaningbench.metrics.neural.judge_local import (
+from meaningbench.metrics.neural.support.common import installed_version
+from meaningbench.metrics.neural.support.judge_local import (
     DEFAULT_JUDGE,
     INSTALL_DEFAULT,
     JudgeReply,
@@ -42,7 +42,7 @@ from meaningbench.metrics.neural.judge_local import (
     load_local_judge,
     model_files,
 )
-from meaningbench.metrics.neural.judge_remote import (
+from meaningbench.metrics.neural.support.judge_remote import (
     TIMEOUT_S,
     Endpoint,
     LlamaCppJudge,
@@ -50,7 +50,7 @@ from meaningbench.metrics.neural.judge_remote import (
     is_endpoint,
     ping,
 )
-from meaningbench.metrics.neural.judge_templates import (
+from meaningbench.metrics.neural.support.judge_templates import (
     Template,
     kept_answer,
     load_template,
@@ -169,7 +169,7 @@ class LlmJudgeMetric(Metric):
     def device(self) -> str | None:
         if self.backend != "transformers":
             return None
-        from meaningbench.metrics.neural.models import resolve_device
+        from meaningbench.metrics.neural.support.models import resolve_device
 
         try:
             return resolve_device(str(self.config["device"]))

@@ -23,9 +23,9 @@ from typing import Any, ClassVar
 
 from meaningbench.errors import UserError
 from meaningbench.metrics.base import Availability, ItemScore, MetricInfo, Pair, pair_references
-from meaningbench.metrics.neural.batching import run_in_batches
-from meaningbench.metrics.neural.common import MODEL_OPTIONS, NeuralMetric
-from meaningbench.metrics.neural.models import (
+from meaningbench.metrics.neural.support.batching import run_in_batches
+from meaningbench.metrics.neural.support.common import MODEL_OPTIONS, NeuralMetric
+from meaningbench.metrics.neural.support.models import (
     model_availability,
     offline,
     resolve_device,
@@ -74,7 +74,7 @@ _LOCK = threading.Lock()
 
 def load_lens(name: str, encoder: str | None, device: str = "auto") -> LoadedLens:
     """Load (once per process) a LENS checkpoint with its encoder's config and tokenizer."""
-    from meaningbench.metrics.neural import lens_model
+    from meaningbench.metrics.neural.support import lens_model
 
     location = lens_location(name, download=True)
     if location is None:
@@ -207,7 +207,7 @@ class LensMetric(NeuralMetric):
                 )  # fmt: skip
             return Availability(True, f"{name} will be downloaded from the Hugging Face Hub")
         try:
-            from meaningbench.metrics.neural.lens_model import CHECKPOINT, HPARAMS
+            from meaningbench.metrics.neural.support.lens_model import CHECKPOINT, HPARAMS
 
             ckpt = location if location.is_file() else location / CHECKPOINT
             import yaml

@@ -13,9 +13,9 @@ from collections.abc import Sequence
 
 from meaningbench.errors import UserError
 from meaningbench.metrics.base import ItemScore, MetricInfo, Pair
-from meaningbench.metrics.neural.batching import run_in_batches
-from meaningbench.metrics.neural.common import MODEL_OPTIONS, NeuralMetric
-from meaningbench.metrics.neural.models import LoadedModel
+from meaningbench.metrics.neural.support.batching import run_in_batches
+from meaningbench.metrics.neural.support.common import MODEL_OPTIONS, NeuralMetric
+from meaningbench.metrics.neural.support.models import LoadedModel
 from meaningbench.runtime import CancelToken
 
 DEFAULT_MEANINGBERT = "davebulaval/MeaningBERT"

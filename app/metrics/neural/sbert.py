@@ -8,7 +8,7 @@ score equals `SentenceTransformer(path).encode` + cosine. value = 100·max(0, co
 Long texts: sentence-transformers cuts a text at `max_seq_length` (256 tokens for MiniLM)
 and pools only that beginning. Here a longer text is embedded in overlapping windows of
 that length, the token vectors are stitched back (each token from the window where it is
-most central, see meaningbench.metrics.neural.windows) and the pooling runs over all the
+most central, see meaningbench.metrics.neural.support.windows) and the pooling runs over all the
 stitched tokens, as if the model had seen the text whole. A text that fits is embedded
 exactly as sentence-transformers embeds it. `long_texts="truncate"` cuts as it does.
 """
@@ -22,16 +22,16 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from meaningbench.metrics.base import ItemScore, MetricInfo, Pair
-from meaningbench.metrics.neural.batching import run_in_batches
-from meaningbench.metrics.neural.cache import (
+from meaningbench.metrics.neural.support.batching import run_in_batches
+from meaningbench.metrics.neural.support.cache import (
     DEFAULT_DISK_MB,
     DiskStore,
     Embedding,
     disk_store,
     get_or_compute,
 )
-from meaningbench.metrics.neural.common import MODEL_OPTIONS, NeuralMetric
-from meaningbench.metrics.neural.encoding import (
+from meaningbench.metrics.neural.support.common import MODEL_OPTIONS, NeuralMetric
+from meaningbench.metrics.neural.support.encoding import (
     LongTexts,
     checked_layers,
     embed_windowed,
@@ -42,8 +42,8 @@ from meaningbench.metrics.neural.encoding import (
     special_frame,
     window_length,
 )
-from meaningbench.metrics.neural.models import LoadedModel
-from meaningbench.metrics.neural.windows import WindowPlan, count_windows, window_stride
+from meaningbench.metrics.neural.support.models import LoadedModel
+from meaningbench.metrics.neural.support.windows import WindowPlan, count_windows, window_stride
 from meaningbench.runtime import CancelToken
 from meaningbench.settings import DEFAULT_ENCODER
 

@@ -6,8 +6,8 @@ import pytest
 import torch
 
 from meaningbench.errors import UserError
-from meaningbench.metrics.neural.batching import length_batches, run_in_batches
-from meaningbench.metrics.neural.models import effective_precision, resolve_device
+from meaningbench.metrics.neural.support.batching import length_batches, run_in_batches
+from meaningbench.metrics.neural.support.models import effective_precision, resolve_device
 from meaningbench.runtime import Cancelled, CancelToken
 
 

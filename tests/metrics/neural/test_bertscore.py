@@ -9,7 +9,7 @@ import pytest
 
 from meaningbench.metrics.base import Pair
 from meaningbench.metrics.neural.bertscore import BertScoreMetric
-from meaningbench.metrics.neural.encoding import token_embeddings
+from meaningbench.metrics.neural.support.encoding import token_embeddings
 from meaningbench.runtime import CancelToken
 from tests.metrics.neural.conftest import SENTENCES
 
@@ -177,7 +177,7 @@ class _CancelAfter(CancelToken):
 
 
 def test_cancel_mid_run_stops_between_batches(monkeypatch):
-    from meaningbench.metrics.neural import encoding
+    from meaningbench.metrics.neural.support import encoding
     from meaningbench.runtime import Cancelled
 
     calls = []
@@ -214,8 +214,8 @@ def test_values_are_finite_and_bounded():
 def test_greedy_match_by_hand():
     import torch
 
-    from meaningbench.metrics.neural.cache import Embedding
-    from meaningbench.metrics.neural.greedy import greedy_match, weights
+    from meaningbench.metrics.neural.support.cache import Embedding
+    from meaningbench.metrics.neural.support.greedy import greedy_match, weights
 
     # unit vectors: [CLS] a [SEP] against [CLS] b c [SEP] (ids 101 / 102 are special)
     cand = Embedding((101, 7, 102), torch.tensor([[1.0, 0.0], [0.6, 0.8], [0.0, 1.0]]))
@@ -267,8 +267,8 @@ def test_batched_matching_equals_matching_each_pair_alone():
     import numpy as np
     import torch
 
-    from meaningbench.metrics.neural.cache import Embedding
-    from meaningbench.metrics.neural.greedy import greedy_match_many
+    from meaningbench.metrics.neural.support.cache import Embedding
+    from meaningbench.metrics.neural.support.greedy import greedy_match_many
 
     rng = np.random.default_rng(7)
 

@@ -48,7 +48,7 @@ def test_score_writes_nothing_but_its_progress_to_stderr(tmp_path: Path) -> None
 def test_passive_thread_waits_are_set_before_torch_and_a_user_choice_is_kept() -> None:
     code = (
         "import os, sys\n"
-        "from meaningbench.metrics.neural.models import prefer_passive_thread_waits\n"
+        "from meaningbench.metrics.neural.support.models import prefer_passive_thread_waits\n"
         "prefer_passive_thread_waits()\n"
         "print(os.environ.get('OMP_WAIT_POLICY'), 'torch' in sys.modules)\n"
     )

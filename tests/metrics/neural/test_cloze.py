@@ -11,8 +11,8 @@ import pytest
 from meaningbench.errors import UserError
 from meaningbench.metrics.base import Pair
 from meaningbench.metrics.neural.blanc import BlancHelpMetric, even_maskings
-from meaningbench.metrics.neural.cloze import split_sentences
 from meaningbench.metrics.neural.coverage import CoverageMetric, rake_word_scores
+from meaningbench.metrics.neural.support.cloze import split_sentences
 from tests.metrics.neural.conftest import SENTENCES
 
 LENGTHS = (4, 2, 100)
@@ -118,7 +118,7 @@ def test_rake_scores_by_hand():
 
 
 def test_coverage_masks_the_top_keywords(tiny_mlm):
-    from meaningbench.metrics.neural.models import load_model
+    from meaningbench.metrics.neural.support.models import load_model
 
     metric = CoverageMetric(mlm_model=tiny_mlm, mask_ratio=0.2)
     loaded = load_model(tiny_mlm, "mlm")

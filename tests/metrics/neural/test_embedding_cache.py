@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from meaningbench.core.heap import trim_available, trim_heap
-from meaningbench.metrics.neural.cache import Embedding, MemoryLRU
+from meaningbench.metrics.neural.support.cache import Embedding, MemoryLRU
 
 
 def _emb(tokens: int, dim: int = 384) -> Embedding:

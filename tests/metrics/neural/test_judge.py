@@ -10,9 +10,9 @@ import pytest
 
 from meaningbench.metrics.base import NOT_COMPUTED, Pair
 from meaningbench.metrics.explain import ExplainItem, NoExplanation
-from meaningbench.metrics.neural import judge_local
 from meaningbench.metrics.neural.judge import LlmJudgeMetric
-from meaningbench.metrics.neural.judge_templates import load_template
+from meaningbench.metrics.neural.support import judge_local
+from meaningbench.metrics.neural.support.judge_templates import load_template
 from tests.metrics.neural.judge_models import char_tokenizer, tiny_judge
 
 PAIRS = [
@@ -205,7 +205,7 @@ def test_a_missing_model_file_is_unavailable(tmp_path: Path):
 
 def test_llama_cpp_backend_runs_when_installed(tmp_path):
     pytest.importorskip("llama_cpp", reason="llama-cpp-python (meaningbench[llm]) is not installed")
-    from meaningbench.metrics.neural.judge_local import default_gguf
+    from meaningbench.metrics.neural.support.judge_local import default_gguf
 
     metric = LlmJudgeMetric(backend="llama-cpp", template="likert", model=str(default_gguf()))
     score = metric.score_batch(PAIRS[:1])[0]

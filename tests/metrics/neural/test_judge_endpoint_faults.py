@@ -18,8 +18,8 @@ from meaningbench.cli import main
 from meaningbench.errors import UserError
 from meaningbench.metrics.base import Pair
 from meaningbench.metrics.neural.judge import LlmJudgeMetric, describe_judgement
-from meaningbench.metrics.neural.judge_expected import from_whole_tokens
-from meaningbench.metrics.neural.judge_remote import answer_cap
+from meaningbench.metrics.neural.support.judge_expected import from_whole_tokens
+from meaningbench.metrics.neural.support.judge_remote import answer_cap
 from tests.jobs.studydata import add_items
 from tests.metrics.neural.judge_endpoint import (
     TOP,

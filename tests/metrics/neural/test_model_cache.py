@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from meaningbench.metrics.neural.models import clear_model_cache, load_model
+from meaningbench.metrics.neural.support.models import clear_model_cache, load_model
 from tests.metrics.neural.conftest import _save_with_tokenizer, _tiny_config
 
 

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 import torch
 
-from meaningbench.metrics.neural.models import NATIVE_ENV, clear_model_cache, load_model
-from meaningbench.metrics.neural.native_bert import (
+from meaningbench.metrics.neural.support.models import NATIVE_ENV, clear_model_cache, load_model
+from meaningbench.metrics.neural.support.native_bert import (
     NativeTokenizer,
     load_native_encoder,
     native_config,

@@ -65,9 +65,9 @@ def test_shares_the_encoder_with_bertscore(minilm_path):
     cosine = SentenceCosineMetric()
     bertscore = BertScoreMetric()
     assert cosine.loaded() is bertscore.loaded()  # one load per process
-    view = __import__("meaningbench.metrics.neural.models", fromlist=["layer_view"]).layer_view(
-        bertscore.loaded(), 3
-    )
+    view = __import__(
+        "meaningbench.metrics.neural.support.models", fromlist=["layer_view"]
+    ).layer_view(bertscore.loaded(), 3)
     full = bertscore.loaded().model
     assert len(view.encoder.layer) == 3 and len(full.encoder.layer) == 6
     assert view.embeddings.word_embeddings.weight is full.embeddings.word_embeddings.weight

@@ -7,8 +7,8 @@ import pytest
 
 from meaningbench.jobs.scoring import ScoreRequest, score_study
 from meaningbench.metrics.base import Pair, resolve_references
-from meaningbench.metrics.neural import cache, encoding
 from meaningbench.metrics.neural.bertscore import BertScoreMetric
+from meaningbench.metrics.neural.support import cache, encoding
 from meaningbench.runtime import JobContext
 from tests.jobs.studydata import add_items
 from tests.metrics.neural.conftest import SENTENCES

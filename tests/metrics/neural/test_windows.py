@@ -14,10 +14,10 @@ import pytest
 
 from meaningbench.metrics.base import Pair
 from meaningbench.metrics.neural.bertscore import BertScoreMetric
-from meaningbench.metrics.neural.encoding import token_embeddings, token_ids
-from meaningbench.metrics.neural.models import load_model
 from meaningbench.metrics.neural.sbert import SentenceCosineMetric
-from meaningbench.metrics.neural.windows import (
+from meaningbench.metrics.neural.support.encoding import token_embeddings, token_ids
+from meaningbench.metrics.neural.support.models import load_model
+from meaningbench.metrics.neural.support.windows import (
     count_windows,
     plan_windows,
     stitch,

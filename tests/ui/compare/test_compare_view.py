@@ -186,7 +186,7 @@ def test_new_data_keeps_the_current_source(qtbot, demo: DemoStudy) -> None:
 
 
 def test_explain_tab_draws_the_stored_bertscore_alignment(qtbot, demo: DemoStudy) -> None:
-    from meaningbench.metrics.neural.token_matching import from_bertscore_details
+    from meaningbench.metrics.neural.support.token_matching import from_bertscore_details
     from meaningbench.metrics.registry import create_metric
     from meaningbench.ui.compare.page import TAB_EXPLAIN
 

@@ -7,7 +7,7 @@ from PySide6.QtCore import QPoint
 from PySide6.QtTest import QTest
 
 from meaningbench.metrics.explain import TokenAlignment
-from meaningbench.metrics.neural.token_matching import from_bertscore_details
+from meaningbench.metrics.neural.support.token_matching import from_bertscore_details
 from meaningbench.queries.explanations import Line, alignment_lines
 from meaningbench.ui.compare.matching_view import MatchingView
 from tests.queries.test_explanations import ALIGNMENT

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from meaningbench.metrics.base import Availability, Metric
-from meaningbench.metrics.neural.models import (
+from meaningbench.metrics.neural.support.models import (
     LoadedModel,
     Precision,
     effective_precision,
@@ -80,7 +80,7 @@ class NeuralMetric(Metric):
         import torch
 
         # Read from the installed metadata: importing transformers to ask costs a second
-        # of CPU, and a BERT encoder runs without it (meaningbench.metrics.neural.native_bert).
+        # of CPU, and a BERT encoder runs without it (meaningbench.metrics.neural.support.native_bert).
         out = {"torch": torch.__version__, "transformers": installed_version("transformers")}
         device = self.device()
         if device:

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from meaningbench.metrics.neural.cache import Embedding
+from meaningbench.metrics.neural.support.cache import Embedding
 
 
 @dataclass(frozen=True)

@@ -248,7 +248,7 @@ def _load_native(ref: ModelRef, kind: str, device: str, precision: str) -> Loade
         return None
     if os.environ.get(NATIVE_ENV, "1").lower() in ("0", "false", "no"):
         return None
-    from meaningbench.metrics.neural.native_bert import (
+    from meaningbench.metrics.neural.support.native_bert import (
         NativeTokenizer,
         load_native_encoder,
         native_config,

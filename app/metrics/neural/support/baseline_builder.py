@@ -11,7 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from meaningbench.metrics.neural.baselines import (
+from meaningbench.metrics.neural.bertscore import BertScoreMetric
+from meaningbench.metrics.neural.support.baselines import (
     Baseline,
     baseline_path,
     compute_baseline,
@@ -19,8 +20,7 @@ from meaningbench.metrics.neural.baselines import (
     unrelated_pairs,
     write_rows,
 )
-from meaningbench.metrics.neural.bertscore import BertScoreMetric
-from meaningbench.metrics.neural.models import resolve_model
+from meaningbench.metrics.neural.support.models import resolve_model
 from meaningbench.runtime import CancelToken
 
 

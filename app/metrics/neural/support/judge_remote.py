@@ -19,10 +19,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from meaningbench.errors import UserError
-from meaningbench.metrics.neural.judge_expected import Expected, from_whole_tokens
-from meaningbench.metrics.neural.judge_http import Limits, fetch, one_line
-from meaningbench.metrics.neural.judge_local import JudgeReply, PromptTooLong
-from meaningbench.metrics.neural.judge_templates import Template, kept_answer, read_answer
+from meaningbench.metrics.neural.support.judge_expected import Expected, from_whole_tokens
+from meaningbench.metrics.neural.support.judge_http import Limits, fetch, one_line
+from meaningbench.metrics.neural.support.judge_local import JudgeReply, PromptTooLong
+from meaningbench.metrics.neural.support.judge_templates import Template, kept_answer, read_answer
 
 TOP_LOGPROBS = 20
 TIMEOUT_S = 600.0  # one answer of a large model on a busy CPU server, start to end

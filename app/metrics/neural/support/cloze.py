@@ -15,9 +15,9 @@ from typing import Any
 
 from meaningbench.errors import UserError
 from meaningbench.metrics.base import Availability
-from meaningbench.metrics.neural.batching import run_in_batches
-from meaningbench.metrics.neural.common import MODEL_OPTIONS, NeuralMetric
-from meaningbench.metrics.neural.models import LoadedModel
+from meaningbench.metrics.neural.support.batching import run_in_batches
+from meaningbench.metrics.neural.support.common import MODEL_OPTIONS, NeuralMetric
+from meaningbench.metrics.neural.support.models import LoadedModel
 from meaningbench.runtime import CancelToken
 
 MAX_TOKENS = 512

@@ -5,7 +5,7 @@ tokenizer's maximum length, adds a prefix space for RoBERTa/GPT-2 tokenizers and
 sentence just its special tokens. Matching that is what makes the scores agree to 1e-5.
 
 Where bert-score truncates, a longer text is embedded here in overlapping windows and
-stitched back (meaningbench.metrics.neural.windows), unless `long_texts="truncate"` is asked
+stitched back (meaningbench.metrics.neural.support.windows), unless `long_texts="truncate"` is asked
 for; a text that fits is one window and is embedded exactly as bert-score embeds it.
 """
 
@@ -14,10 +14,15 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
-from meaningbench.metrics.neural.batching import run_in_batches
-from meaningbench.metrics.neural.cache import DiskStore, Embedding, disk_store, get_or_compute
-from meaningbench.metrics.neural.models import LoadedModel, layer_list, layer_view
-from meaningbench.metrics.neural.windows import WindowPlan, plan_windows, stitch
+from meaningbench.metrics.neural.support.batching import run_in_batches
+from meaningbench.metrics.neural.support.cache import (
+    DiskStore,
+    Embedding,
+    disk_store,
+    get_or_compute,
+)
+from meaningbench.metrics.neural.support.models import LoadedModel, layer_list, layer_view
+from meaningbench.metrics.neural.support.windows import WindowPlan, plan_windows, stitch
 from meaningbench.runtime import CancelToken
 
 # How a text longer than the model's window is embedded (the `long_texts` option).
@@ -105,7 +110,9 @@ def embed_windowed(
 ) -> list[Embedding]:
     """Embed every window of every text in length-sorted batches, and stitch each text."""
     flat = _windows(plans)
-    return _stitched(plans, run_in_batches(flat, [len(w) for w in flat], forward, batch_size, cancel))
+    return _stitched(
+        plans, run_in_batches(flat, [len(w) for w in flat], forward, batch_size, cancel)
+    )
 
 
 def _plans(loaded: LoadedModel, texts: Sequence[str], long_texts: LongTexts) -> list[WindowPlan]:
