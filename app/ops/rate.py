@@ -2,7 +2,8 @@
 
 They run on the GUI thread through `JobRunner.run_now` (a keypress must not wait for a
 thread), on the screen's own annotation session, and return what they changed like every
-other write: the rated items.
+other write: the rated items. The rating screens' other writes follow the same pattern:
+`meaningbench.ops.skip`, `meaningbench.ops.flag` and `meaningbench.ops.practice`.
 """
 
 from __future__ import annotations
@@ -11,7 +12,6 @@ from datetime import datetime
 from functools import partial
 from typing import TYPE_CHECKING
 
-from meaningbench.annotation.practice import PracticeSession
 from meaningbench.annotation.session import AnnotationSession
 from meaningbench.annotation.side_by_side import SideBySideSession
 from meaningbench.queries.files import StudyHandle, study_of
@@ -27,9 +27,7 @@ if TYPE_CHECKING:
 # The sessions a rating screen holds: what it shows next, and where its writes go.
 __all__ = [
     "AnnotationSession",
-    "PracticeSession",
     "SideBySideSession",
-    "practice_session",
     "rating_session",
     "submit_rating",
     "submit_unit",
@@ -41,11 +39,6 @@ __all__ = [
 def rating_session(study: StudyHandle, annotator: str) -> AnnotationSession:
     """The annotator's rating session on the open study (created as a rater if new)."""
     return AnnotationSession(study_of(study), annotator)
-
-
-def practice_session(study: StudyHandle, annotator: str) -> PracticeSession:
-    """The annotator's practice on the open study: items with gold answers, feedback."""
-    return PracticeSession(study_of(study), annotator)
 
 
 def submit_rating(

@@ -129,7 +129,7 @@ class AnnotatePage(QWidget):
             if not annotator:
                 return False
         self.stop()
-        practice = PracticeScreen(study, annotator, self)
+        practice = PracticeScreen(study, annotator, self, runner=self.context.runner)
         if practice.items:
             # A new rater practises first; the study's queue opens when the block is done.
             self.practice = practice

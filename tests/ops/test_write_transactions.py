@@ -22,6 +22,7 @@ import pytest
 from sqlalchemy import Engine, event, select
 
 import meaningbench.ops
+from meaningbench.annotation.practice import add_practice
 from meaningbench.annotation.session import AnnotationSession
 from meaningbench.annotation.settings import AnnotationSettings
 from meaningbench.annotation.side_by_side import SideBySideSession
@@ -30,7 +31,19 @@ from meaningbench.db.models import Item
 from meaningbench.db.study import Study, copy_study, open_study
 from meaningbench.kits.making import make_kits
 from meaningbench.metrics.structural.scenes import SceneSpec
-from meaningbench.ops import campaign, kits, labels, merge, rate, scenes, score, settings
+from meaningbench.ops import (
+    campaign,
+    flag,
+    kits,
+    labels,
+    merge,
+    practice,
+    rate,
+    scenes,
+    score,
+    settings,
+    skip,
+)
 from meaningbench.queries.study import NAME_KEY
 from meaningbench.runtime import Job, JobContext
 from tests.analysis.studybuild import add_items as add_pairs
@@ -164,6 +177,45 @@ def _sxs(study: Study) -> Job:
     return run
 
 
+def _sxs_skip(study: Study) -> Job:
+    settings.store_settings(study, AnnotationSettings(protocol="sxs"), {"p": ("protocol",)})(
+        JobContext()
+    )
+    sxs = SideBySideSession(rate.rating_session(study, "ann"))
+    unit = sxs.next_unit()
+    assert unit is not None
+    return skip.skip_unit(sxs, unit)
+
+
+def _skip(study: Study) -> Job:
+    session = rate.rating_session(study, "ann")
+    shown = session.next_item()
+    assert shown is not None
+    return skip.skip_item(session, shown.item_id)
+
+
+def _flag_and_unflag(study: Study) -> Job:
+    session = rate.rating_session(study, "ann")
+    item_id, _, _ = _first_item(study)
+    flag_it, unflag_it = (
+        flag.flag_item(session, item_id, "cut off"),
+        flag.unflag_item(session, item_id),
+    )
+
+    def run(ctx: JobContext) -> object:
+        flag_it(ctx)
+        return unflag_it(ctx)
+
+    return run
+
+
+def _answer(study: Study) -> Job:
+    add_practice(study, [("a b c", "a b", 40.0, 80.0, "b carries little")])
+    session = practice.practice_session(study, "newcomer")
+    (first,) = session.pending()
+    return practice.answer_practice(session, first, 50.0)
+
+
 def _import_ucca(study: Study) -> Job:
     """UCCA passages of the storm sentence, which the study holds."""
     add_pairs(study, [(STORM, "The storm passed.", "A")])
@@ -204,6 +256,11 @@ RUN: dict[str, Callable[[Study], Job]] = {
     "labels.fix_job": _fix,
     "rate.submit_unit": _sxs,
     "rate.undo_unit": _sxs,
+    "skip.skip_item": _skip,
+    "skip.skip_unit": _sxs_skip,
+    "flag.flag_item": _flag_and_unflag,
+    "flag.unflag_item": _flag_and_unflag,
+    "practice.answer_practice": _answer,
     "kits.collect_job": _collect,
     "campaign.top_up_job": _top_up,
     "scenes.import_ucca_files": _import_ucca,

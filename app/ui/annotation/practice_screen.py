@@ -1,7 +1,8 @@
 """The practice block: a new rater scores the practice pairs and sees feedback on each.
 
 Enter submits the score and shows whether it fell in the expected range, with the study
-lead's explanation; Enter again goes on. Practice answers are stored apart from ratings.
+lead's explanation; Enter again goes on. Practice answers are stored apart from ratings,
+written as the ratings are (`meaningbench.ops.practice`, through `ScreenWrites`).
 """
 
 from __future__ import annotations
@@ -10,12 +11,14 @@ from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QFocusEvent, QKeyEvent
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
-from meaningbench.ops.rate import practice_session
+from meaningbench.ops.practice import answer_practice, practice_session
 from meaningbench.queries.annotation import Feedback, Practice, Scale
 from meaningbench.queries.files import StudyHandle
 from meaningbench.ui.annotation import keys
 from meaningbench.ui.annotation.pair_view import PairView
 from meaningbench.ui.annotation.rows import DimensionRow
+from meaningbench.ui.annotation.saving import ScreenWrites
+from meaningbench.ui.workers import JobRunner
 
 PRACTICE_SCALE = Scale(
     id=0,
@@ -33,11 +36,18 @@ class PracticeScreen(QWidget):
     done = Signal()
 
     def __init__(
-        self, study: StudyHandle, annotator_name: str, parent: QWidget | None = None
+        self,
+        study: StudyHandle,
+        annotator_name: str,
+        parent: QWidget | None = None,
+        runner: JobRunner | None = None,
     ) -> None:
         super().__init__(parent)
         self.setObjectName("practiceScreen")
         self.session = practice_session(study, annotator_name)
+        self.writes = ScreenWrites(
+            self, runner if runner is not None else JobRunner(self), self.notice
+        )
         self.items: list[Practice] = self.session.pending()
         self.total = len(self.items)
         self.feedback: Feedback | None = None
@@ -87,10 +97,18 @@ class PracticeScreen(QWidget):
         if value is None or not self.items:
             self.hint.setText("Set the slider first (a digit or the arrows).")
             return
-        self.feedback = self.session.answer(self.items[0], value)
+        answered = self.writes.save(
+            "Answer not saved", answer_practice(self.session, self.items[0], value)
+        )
+        if answered is None:
+            return  # the slider keeps the value: Enter tries again
+        self.feedback = answered.value
         mark = "✓" if self.feedback.passed else "✗"
         self.result.setText(f"{mark} {self.feedback.text()}")
         self.hint.setText("Press Enter to go on.")
+
+    def notice(self, text: str) -> None:
+        self.hint.setText(text)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):

@@ -1,6 +1,7 @@
 """The rating screen: one pair, one scale per dimension, keyboard first, saved at once.
 
-All storage goes through `AnnotationSession`; the screen holds only what is on display.
+Every write (a rating, an undo, a skip, a flag) is an op of `meaningbench.ops` run through
+`ScreenWrites`; the screen holds only what is on display.
 Every key the screen uses is claimed through ShortcutOverride while it has focus, so menu
 shortcuts of the window around it (an Edit ▸ Undo on Ctrl+Z, say) cannot take them away.
 """
@@ -25,8 +26,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from meaningbench.errors import UserError
 from meaningbench.ops.rate import rating_session, submit_rating, undo_rating
+from meaningbench.ops.skip import skip_item
 from meaningbench.queries.annotation import ShownItem
 from meaningbench.queries.files import StudyHandle
 from meaningbench.ui.annotation import keys
@@ -34,6 +35,7 @@ from meaningbench.ui.annotation.focus import keep_focus_in
 from meaningbench.ui.annotation.pair_view import PairView
 from meaningbench.ui.annotation.panels import FlagDialog, GuidelinesPanel, KeymapOverlay
 from meaningbench.ui.annotation.rows import DimensionRow
+from meaningbench.ui.annotation.saving import ScreenWrites
 from meaningbench.ui.annotation.scales import PAGE_KEYS, blend, typed_digit
 from meaningbench.ui.annotation.span_editor import SpanEditor
 from meaningbench.ui.wording import counted
@@ -87,6 +89,7 @@ class AnnotationScreen(QWidget):
         self.session = rating_session(study, annotator_name)
         # Ratings are written through the app's runner, which tells every screen.
         self.runner = runner if runner is not None else JobRunner(self)
+        self.writes = ScreenWrites(self, self.runner, self.notice)
         self._item: ShownItem | None = None
         self._finished_sent = False
         self._flag_dialog: FlagDialog | None = None
@@ -461,30 +464,17 @@ class AnnotationScreen(QWidget):
             return True
         values = {row.name: row.scale.value() for row in self.rows}
         starts = {row.name: row.scale.start_value() for row in self.rows}
-        try:
-            self.runner.run_now(
-                submit_rating(
-                    self.session,
-                    item.item_id,
-                    values,  # type: ignore[arg-type]
-                    starts,
-                    item.shown_at,
-                    spans=spans,
-                    proposals=fates,
-                )
-            )
-        except UserError as exc:
-            self.notice(str(exc))
-            return False
-        except Exception as exc:
-            # A full disk or a read-only medium: say so and keep the screen as it is (the
-            # values stay on the sliders, to submit again once there is room).
-            from meaningbench.ui.dialogs.errors import show_error, user_fault
-
-            fault = user_fault(exc)
-            if fault is None:
-                raise
-            show_error(self, "Rating not saved", str(fault))
+        job = submit_rating(
+            self.session,
+            item.item_id,
+            values,  # type: ignore[arg-type]
+            starts,
+            item.shown_at,
+            spans=spans,
+            proposals=fates,
+        )
+        # Not saved: the values stay on the sliders, to submit again once there is room.
+        if self.writes.save("Rating not saved", job) is None:
             return False
         self.saved_count += 1
         self.last_saved_at = datetime.now()
@@ -494,7 +484,10 @@ class AnnotationScreen(QWidget):
         return True
 
     def undo_last(self) -> None:
-        item = self.runner.run_now(undo_rating(self.session))
+        undone = self.writes.save("Undo not saved", undo_rating(self.session))
+        if undone is None:
+            return
+        item = undone.value
         if item is None:
             self.notice("Nothing to undo.")
             return
@@ -515,7 +508,8 @@ class AnnotationScreen(QWidget):
         if item.reviewing:
             self.notice("Only unrated items can be skipped.")
             return
-        self.session.skip(item.item_id)
+        if self.writes.save("Skip not saved", skip_item(self.session, item.item_id)) is None:
+            return
         self._show(self.session.next_item())
         self.notice("Skipped — that item comes back later.")
 
@@ -545,19 +539,17 @@ class AnnotationScreen(QWidget):
         self._flag_dialog = None
         # Keys go back to the rating window at once, whatever the window manager does.
         self.window().activateWindow()
-        if code == int(FlagDialog.DialogCode.Accepted):
-            self.session.flag(item_id, dialog.comment_text(), True)
-        elif code == FlagDialog.REMOVE:
-            self.session.flag(item_id, None, False)
-        else:
-            dialog.deleteLater()
+        job = dialog.write(self.session, item_id, code)
+        dialog.deleteLater()
+        if job is None:  # backed out: the flag is as it was
             self._focus_scale()
             return
+        if self.writes.save("Flag not saved", job) is None:
+            return  # the message box has the keys; the flag is as it was
         self._item = self.session.current()
         flagged = bool(self._item and self._item.flagged)
         self.flag_chip.setVisible(flagged)
         self.notice("Flagged." if flagged else "Flag removed.")
-        dialog.deleteLater()
         self._focus_scale()
 
     def toggle_guidelines(self) -> None:

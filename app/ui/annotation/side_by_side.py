@@ -3,7 +3,7 @@
 Keys as on the slider screen: Tab / Shift+Tab move between the outputs' sliders, digits and
 arrows set the focused one, Enter submits the unit once every slider is set, Ctrl+Z undoes
 the last unit, S skips the unit, F flags the output in focus, Alt+← / Alt+→ revise earlier
-units. Storage goes through `SideBySideSession`.
+units. Every write is an op of `meaningbench.ops` run through `ScreenWrites`.
 """
 
 from __future__ import annotations
@@ -21,14 +21,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from meaningbench.errors import UserError
 from meaningbench.ops.rate import SideBySideSession, rating_session, submit_unit, undo_unit
+from meaningbench.ops.skip import skip_unit
 from meaningbench.queries.annotation import ShownUnit
 from meaningbench.queries.files import StudyHandle
 from meaningbench.ui.annotation import keys
 from meaningbench.ui.annotation.focus import keep_focus_in
 from meaningbench.ui.annotation.panels import FlagDialog
 from meaningbench.ui.annotation.rows import DimensionRow
+from meaningbench.ui.annotation.saving import ScreenWrites
 from meaningbench.ui.annotation.scales import blend
 from meaningbench.ui.annotation.text_panel import TextPanel
 from meaningbench.ui.wording import counted
@@ -82,6 +83,7 @@ class SideBySideScreen(QWidget):
         self.session = rating_session(study, annotator_name)
         # Ratings are written through the app's runner, which tells every screen.
         self.runner = runner if runner is not None else JobRunner(self)
+        self.writes = ScreenWrites(self, self.runner, self.notice)
         self.sxs = SideBySideSession(self.session)
         self._unit: ShownUnit | None = None
         self._finished_sent = False
@@ -236,10 +238,11 @@ class SideBySideScreen(QWidget):
             item.item_id: c.row.scale.start_value()
             for item, c in zip(unit.items, self.columns, strict=True)
         }
-        try:
-            self.runner.run_now(submit_unit(self.sxs, unit, values, starts))
-        except UserError as exc:
-            self.notice(str(exc))
+        # Not saved: the values stay on the sliders, to submit again once there is room.
+        if (
+            self.writes.save("Rating not saved", submit_unit(self.sxs, unit, values, starts))
+            is None
+        ):
             return False
         self.saved_label.setText(f"Saved ✓ {datetime.now():%H:%M:%S}")
         for item_id in unit.item_ids:
@@ -248,7 +251,10 @@ class SideBySideScreen(QWidget):
         return True
 
     def undo_last(self) -> None:
-        unit = self.runner.run_now(undo_unit(self.sxs))
+        undone = self.writes.save("Undo not saved", undo_unit(self.sxs))
+        if undone is None:
+            return
+        unit = undone.value
         if unit is None:
             self.notice("Nothing to undo.")
             return
@@ -263,7 +269,8 @@ class SideBySideScreen(QWidget):
         if unit is None or unit.reviewing:
             self.notice("Only unrated outputs can be skipped.")
             return
-        self.sxs.skip_unit(unit)
+        if self.writes.save("Skip not saved", skip_unit(self.sxs, unit)) is None:
+            return
         self._show(self.sxs.next_unit())
         self.notice("Skipped — these outputs come back later.")
 
@@ -294,13 +301,12 @@ class SideBySideScreen(QWidget):
 
     def _flag_done(self, item_id: int, dialog: FlagDialog, code: int) -> None:
         self.window().activateWindow()
-        if code == int(FlagDialog.DialogCode.Accepted):
-            self.session.flag(item_id, dialog.comment_text(), True)
-            self.notice("Flagged.")
-        elif code == FlagDialog.REMOVE:
-            self.session.flag(item_id, None, False)
-            self.notice("Flag removed.")
+        job = dialog.write(self.session, item_id, code)
         dialog.deleteLater()
+        if job is not None:
+            if self.writes.save("Flag not saved", job) is None:
+                return  # the message box has the keys; the flag is as it was
+            self.notice("Flag removed." if code == FlagDialog.REMOVE else "Flagged.")
         if self.columns:
             self.columns[0].row.scale.setFocus(Qt.FocusReason.OtherFocusReason)
 

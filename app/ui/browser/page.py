@@ -444,7 +444,8 @@ class BrowserPage(QWidget):
         self.apply_filters()
 
     def _on_study_changed(self, changes: StudyChanges) -> None:
-        """A wholesale change rereads the table; new ratings and scores refresh their rows."""
+        """A wholesale change rereads the table; new ratings, scores and flags refresh their
+        rows."""
         if changes.everything or changes.settings or changes.label_sets:
             self.reload_all()
             return
@@ -455,6 +456,8 @@ class BrowserPage(QWidget):
             self._on_scores_changed(label, list(ids))
         if changes.ratings:
             self._on_ratings_changed(sorted(changes.ratings))
+        if changes.notes:
+            self._on_notes_changed(sorted(changes.notes))
 
     def _on_scores_changed(self, label: str, item_ids: list[int]) -> None:
         self._pending_labels.add(label)
@@ -481,6 +484,13 @@ class BrowserPage(QWidget):
             not item_ids or self.detail.item_id in set(item_ids)
         ):
             self.detail.refresh()
+
+    def _on_notes_changed(self, item_ids: list[int]) -> None:
+        """A flag came or went: under the Flagged filter the rows themselves change (a newly
+        flagged item joins them); otherwise the flag column and the detail of those items."""
+        if self.flagged_check.isChecked():
+            self.model.reload()
+        self._on_ratings_changed(item_ids)
 
     def _on_load_failed(self, message: str) -> None:
         self._load_error = message
