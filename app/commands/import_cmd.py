@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from meaningbench.commands import _common as common
+
+if TYPE_CHECKING:
+    from meaningbench.datasets.report import ImportReport
+    from meaningbench.runtime import JobContext
 
 FORMATS = ("auto", "csv", "tsv", "jsonl", "pairs", "csmd", "long", "wide")
 from meaningbench.datasets.plan import RATINGS_CHOICES  # noqa: E402  (light: no pandas)
@@ -110,67 +114,35 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
-    from meaningbench.core.atomic_file import part_path, remove_stale_parts
-    from meaningbench.datasets.importer import import_file
-    from meaningbench.datasets.report import ImportReport
-    from meaningbench.db.errors import StudyFileError
-    from meaningbench.db.study import create_study, open_study, publish_study, remove_study_files
     from meaningbench.errors import InputError
     from meaningbench.jobs.terminal import run_with_progress_bar
-    from meaningbench.runtime import JobContext
+    from meaningbench.ops.importing import import_job
 
     data_file: Path = args.file
     if not data_file.exists():
         raise InputError("no such file", file=str(data_file))
     target: Path = args.study
-    if target.is_symlink() and not target.exists():
-        # Publishing the new study would meet the link and take it for a file another
-        # program made meanwhile: say what is there instead.
-        raise StudyFileError(
-            f"{target}: a symbolic link to {os.readlink(target)}, which does not exist; "
-            "nothing was imported. Import into the file the link should point to, or "
-            "remove the link."
-        )
+    # A new study is built aside and named only once the import committed (see the op).
     created = not target.exists()
-    # A new study is built under a hidden partial name beside the target and given its
-    # name only once the import has committed: killed at any point, the command leaves no
-    # empty or half-made study under the user's name. What a killed import left there is
-    # removed here (the partials of processes that are gone).
-    remove_stale_parts(target.parent if str(target.parent) else Path("."))
-    built = part_path(target)
-    study = create_study(built, shown_as=target) if created else open_study(target)
-    try:
 
-        def job(ctx: JobContext) -> ImportReport:
-            def progress(done: int, total: int | None, message: str) -> None:
-                percent = int(100 * done / total) if total else 0
-                ctx.progress(min(percent, 100), 100, message)
+    def job(ctx: JobContext) -> ImportReport:
+        return import_job(
+            _in_percent(ctx),
+            target,
+            data_file,
+            args.format,
+            args.map,
+            args.dataset,
+            args.system,
+            args.ratings,
+            args.language,
+            args.drop_column,
+            encoding=args.encoding,
+            new=created,
+        ).value
 
-            return import_file(
-                study,
-                data_file,
-                fmt=args.format,
-                mapping=args.map,
-                dataset=args.dataset,
-                system=args.system,
-                encoding=args.encoding,
-                ratings=args.ratings,
-                language=args.language,
-                drop=args.drop_column,
-                progress=progress,
-                cancel=ctx.cancel,
-            )
-
-        quiet = bool(args.json) or not sys.stderr.isatty()
-        report = run_with_progress_bar(job, description="import", quiet=quiet)
-        study.close()
-        if created:
-            publish_study(built, target)
-    except BaseException:
-        study.close()
-        if created:
-            remove_study_files(built)  # the study did not exist before: leave none
-        raise
+    quiet = bool(args.json) or not sys.stderr.isatty()
+    report = run_with_progress_bar(job, description="import", quiet=quiet)
     if args.json:
         common.print_json({"study": str(args.study), "created": created, **report.to_dict()})
     else:
@@ -178,3 +150,15 @@ def run(args: argparse.Namespace) -> int:
             print(f"created study {args.study}")
         print("\n".join(report.summary_lines()))
     return 0
+
+
+def _in_percent(ctx: JobContext) -> JobContext:
+    """The job's context with its progress (bytes of the file read) told in percent, the
+    unit of the terminal's bar."""
+    from meaningbench.runtime import JobContext, Progress
+
+    def report(p: Progress) -> None:
+        percent = int(100 * p.done / p.total) if p.total else 0
+        ctx.progress(min(percent, 100), 100, p.message)
+
+    return JobContext(cancel=ctx.cancel, report=report, on_notice=ctx.on_notice, min_interval_s=0)

@@ -26,8 +26,6 @@ __all__ = [
     "demo_available",
     "demo_builder",
     "describe_fault",
-    "discard_if_empty",
-    "holds_nothing",
     "is_user_error",
     "open_study",
     "work_as_guest",
@@ -81,32 +79,6 @@ def create_study(path: str | Path) -> Study:
     from meaningbench.db.study import create_study as create_file
 
     return create_file(path)
-
-
-def holds_nothing(path: str | Path) -> bool:
-    """No item and no rating in the study: read with a connection of its own, which SQLite
-    allows beside the app's."""
-    import sqlite3
-
-    conn = sqlite3.connect(f"file:{Path(path)}?mode=ro", uri=True)
-    try:
-        (held,) = conn.execute(
-            "SELECT (SELECT COUNT(*) FROM item) + (SELECT COUNT(*) FROM rating)"
-        ).fetchone()
-    finally:
-        conn.close()
-    return not held
-
-
-def discard_if_empty(path: str | Path) -> bool:
-    """Delete a study, with its companion files, when it holds nothing: the file a cancelled
-    "Import ratings…" made. The caller has closed its connections to it. True when removed."""
-    from meaningbench.db.study import remove_study_files
-
-    if not holds_nothing(path):
-        return False
-    remove_study_files(Path(path))
-    return True
 
 
 def is_user_error(exc: BaseException) -> bool:

@@ -79,6 +79,12 @@ def known_dimensions(study_path: Path | None) -> dict[str, Any]:
 
     if study_path is None:
         return {}
+    if not study_path.exists():
+        # A study the import will make: it starts with a new study's dimensions.
+        from meaningbench.datasets.plan import DimInfo
+        from meaningbench.db.study import DEFAULT_DIMENSIONS
+
+        return {str(d["name"]): DimInfo(str(d["name"])) for d in DEFAULT_DIMENSIONS}
     conn = connect_readonly(str(study_path))
     try:
         return BulkWriter.known_dimensions(conn)

@@ -2,9 +2,11 @@
 
 With no study open there is nothing to import into, so the welcome page asks for the
 rating file, then for where the new study goes (by default the studies folder, named
-after the file), creates that study and opens the import dialog on the file: the user
-checks the column mapping and the preview there, as for any import. Closing the dialog
-before anything was imported removes that new, empty study again.
+after the file), and opens the import dialog on the file for that new study: the user
+checks the column mapping and the preview there, as for any import. The import makes the
+study, as `meaningbench import` does (`meaningbench.ops.importing`): built aside and named
+only once it has committed, then opened in the window. Closing the dialog before, or an
+import that fails or is cancelled, leaves no study behind.
 """
 
 from __future__ import annotations
@@ -14,9 +16,10 @@ from typing import Any
 
 from PySide6.QtWidgets import QFileDialog
 
-from meaningbench.queries.files import discard_if_empty, holds_nothing
+from meaningbench.queries.files import StudyFileError
 from meaningbench.settings import STUDY_SUFFIX, studies_dir
-from meaningbench.ui.dialogs.import_file import FILE_FILTER
+from meaningbench.ui.dialogs.errors import show_exception
+from meaningbench.ui.dialogs.import_file import FILE_FILTER, ImportDialog
 from meaningbench.ui.study_controller import STUDY_FILTER
 
 
@@ -30,27 +33,26 @@ def free_study_path(folder: Path, stem: str) -> Path:
     return path
 
 
-def import_into_new_study(window: Any, ratings: Path, study: Path) -> Any:
-    """Create `study`, open it in `window` and show the import dialog on `ratings`.
+def import_into_new_study(window: Any, ratings: Path, study: Path) -> ImportDialog | None:
+    """Show the import dialog on `ratings` for a new study at `study`; the study is made
+    by the import and opened in `window` when it has committed.
 
-    Returns the import dialog, or None when the study could not be created (the window
-    has then said why)."""
-    if not window.studies.create_path(study):
+    Returns the import dialog, or None when a file is already there (the window has then
+    said so)."""
+    if study.suffix != STUDY_SUFFIX:
+        study = study.with_name(study.name + STUDY_SUFFIX)
+    if study.exists():
+        show_exception(
+            window,
+            "Cannot create the study",
+            StudyFileError(f"{study}: a file already exists there"),
+        )
         return None
-    dialog = window.show_import_dialog()
+    dialog = ImportDialog(window.context, window, new_study=study)
+    dialog.study_made.connect(window.studies.open_path)
     dialog.set_file(ratings)
-    # Closed before anything was imported: the study made for it would be an empty file
-    # nobody asked for, so it goes and the welcome page comes back.
-    dialog.finished.connect(lambda _code: _discard_unused(window, study))
+    dialog.show()
     return dialog
-
-
-def _discard_unused(window: Any, study: Path) -> None:
-    if window.context.path != study or not holds_nothing(study):
-        return
-    window.studies.close_study()
-    if discard_if_empty(study):
-        window.studies.forget(study)
 
 
 def ask_and_import(window: Any) -> Any:

@@ -59,12 +59,16 @@ def test_import_ratings_makes_a_new_study_from_the_file(window, qtbot, tmp_path:
     target = free_study_path(tmp_path, ratings.stem)
     assert target == tmp_path / "demo_ratings.mbstudy"
     dialog = import_into_new_study(window, ratings, target)
-    assert window.context.path == target and target.is_file()
+    # The import makes the study: until it has committed there is none.
+    assert window.context.study is None and sorted(tmp_path.iterdir()) == []
     assert dialog.preview is not None and dialog.preview.error is None
     assert dialog.import_button.isEnabled()
     job = dialog.start()
     qtbot.waitUntil(lambda: not job.running, timeout=120_000)
     assert job.outcome == "done", job.failure
+    # Then it is opened, under its name (no partial file is left beside it).
+    assert window.context.path == target
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
     rows = [json.loads(line) for line in ratings.read_text(encoding="utf-8").splitlines() if line]
     outputs = {(r["source"], r["system"], r["output"]) for r in rows}
     scales = ("meaning", "fluency", "simplicity")
@@ -87,16 +91,13 @@ def test_import_into_a_taken_place_creates_nothing(window, qtbot, tmp_path: Path
     close_error_boxes()
 
 
-def test_closing_the_import_before_importing_removes_the_new_study(
-    window, qtbot, tmp_path: Path
-) -> None:
+def test_closing_the_import_before_importing_makes_no_study(window, qtbot, tmp_path: Path) -> None:
     ratings = resources_dir() / "demo" / "demo_ratings.jsonl"
     target = free_study_path(tmp_path, ratings.stem)
     dialog = import_into_new_study(window, ratings, target)
-    assert window.context.path == target and target.is_file()
     dialog.reject()
-    qtbot.waitUntil(lambda: window.context.study is None, timeout=10_000)
-    assert sorted(tmp_path.iterdir()) == []  # the study and its companions are gone
+    assert window.context.study is None
+    assert sorted(tmp_path.iterdir()) == []  # no study and no companion files
     assert window.stack.currentWidget() is window.welcome
     page = window.welcome
     listed = [page.recent_list.item(i).toolTip() for i in range(page.recent_list.count())]
@@ -112,3 +113,22 @@ def test_closing_the_import_after_importing_keeps_the_study(window, qtbot, tmp_p
     assert job.outcome == "done", job.failure
     dialog.reject()
     assert window.context.path == target and count(target, "item") > 0
+
+
+def test_a_failed_import_into_a_new_study_leaves_no_study(window, qtbot, tmp_path: Path) -> None:
+    ratings = tmp_path / "data" / "bad.csv"
+    ratings.parent.mkdir()
+    # The third row's rating is no number: the import stops there, all or nothing.
+    ratings.write_text("source,output,system,meaning\na,b,s1,50\nc,d,s1,fifty\n", encoding="utf-8")
+    folder = tmp_path / "studies"
+    folder.mkdir()
+    target = folder / "bad.mbstudy"
+    dialog = import_into_new_study(window, ratings, target)
+    assert dialog is not None and dialog.import_button.isEnabled()
+    job = dialog.start()
+    qtbot.waitUntil(lambda: not job.running, timeout=120_000)
+    assert job.outcome == "failed"
+    assert "Nothing was imported" in dialog.error_label.text()
+    assert window.context.study is None and sorted(folder.iterdir()) == []
+    dialog.reject()
+    assert window.stack.currentWidget() is window.welcome

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer
+from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -76,11 +76,23 @@ FILE_FILTER = "Rating files (*.csv *.tsv *.txt *.jsonl *.json);;All files (*)"
 
 
 class ImportDialog(QDialog):
-    def __init__(self, context: StudyContext, parent: QWidget | None = None) -> None:
+    """Imports into the open study, or with `new_study` into a study the import makes
+    there (named only once the import has committed); `study_made` then gives its path."""
+
+    study_made = Signal(Path)
+
+    def __init__(
+        self,
+        context: StudyContext,
+        parent: QWidget | None = None,
+        *,
+        new_study: Path | None = None,
+    ) -> None:
         super().__init__(parent)
         self.setObjectName("importDialog")
         self.setWindowTitle("Import ratings")
         self.context = context
+        self.new_study = new_study
         self.preview: Preview | None = None
         self.job: JobHandle | None = None
         self.report: ImportReport | None = None
@@ -136,7 +148,7 @@ class ImportDialog(QDialog):
         self.language_combo.setObjectName("importLanguage")
         for code, words in LANGUAGE_CHOICES:
             self.language_combo.addItem(words, code)
-        study = self.context.study
+        study = None if self.new_study is not None else self.context.study
         here = current_language(study) if study is not None else "en"
         self.language_combo.setCurrentIndex(max(0, self.language_combo.findData(here)))
         self.language_combo.setToolTip(
@@ -179,7 +191,7 @@ class ImportDialog(QDialog):
             combo = self._column_combo()
             self.field_combos[name] = combo
             self.mapping_form.addRow(label, combo)
-        for dim in known_dimensions(self.context.path):
+        for dim in known_dimensions(self.study_path):
             combo = self._column_combo()
             self.dimension_combos[dim] = combo
             self.mapping_form.addRow(f"{dim.capitalize()} ratings", combo)
@@ -255,7 +267,7 @@ class ImportDialog(QDialog):
     # -- preview ----------------------------------------------------------------------
 
     def choose_file(self) -> None:
-        start = str(self.context.path.parent) if self.context.path else ""
+        start = str(self.study_path.parent) if self.study_path else ""
         path, _ = QFileDialog.getOpenFileName(self, "Import ratings", start, FILE_FILTER)
         if path:
             self.set_file(Path(path))
@@ -298,7 +310,7 @@ class ImportDialog(QDialog):
             path,
             fmt,
             self.mapping(),
-            self.context.path,
+            self.study_path,
             ratings=self.ratings_choice(),
             drop=self.dropped_columns(),
         )
@@ -366,8 +378,12 @@ class ImportDialog(QDialog):
 
     # -- the import -------------------------------------------------------------------
 
+    @property
+    def study_path(self) -> Path | None:
+        return self.new_study if self.new_study is not None else self.context.path
+
     def start(self) -> JobHandle | None:
-        path, study_path = self.file_path(), self.context.path
+        path, study_path = self.file_path(), self.study_path
         if path is None or study_path is None or self.job is not None:
             return None
         fmt = str(self.format_combo.currentData())
@@ -389,6 +405,7 @@ class ImportDialog(QDialog):
                 self.ratings_choice(),
                 str(self.language_combo.currentData()),
                 self.dropped_columns(),
+                new=self.new_study is not None,
             ),
             title=f"Importing {path.name}",
             on_result=self._on_result,
@@ -403,6 +420,9 @@ class ImportDialog(QDialog):
         self.report = report
         self.report_view.setPlainText(in_dialog_terms("\n".join(report.summary_lines())))
         self.report_view.show()
+        made, self.new_study = self.new_study, None
+        if made is not None:
+            self.study_made.emit(made)  # imports from now on go into it
 
     def _on_failed(self, failure: JobFailure) -> None:
         if failure.is_user_error:
