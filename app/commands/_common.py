@@ -8,13 +8,17 @@ import json
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from meaningbench.core.json_values import clean_json
 from meaningbench.errors import StudyNotFoundError
 
 if TYPE_CHECKING:
     from meaningbench.db.study import Study
+    from meaningbench.runtime import Job
+    from meaningbench.runtime.changes import Wrote
+
+T = TypeVar("T")
 
 
 def add_command(
@@ -114,6 +118,24 @@ def open_existing_study(path: Path, *, reading: bool = False) -> Study:
             file=sys.stderr,
         )
     return study
+
+
+def run_op(job: Job[T]) -> T:
+    """Run the job of an op (meaningbench.ops), the screens' own write, here to its end.
+
+    The first Ctrl+C sets its cancel token, as for every job of a command
+    (meaningbench.interrupts); what the op logs for a screen's status bar goes nowhere."""
+    from meaningbench.interrupts import cancelling
+    from meaningbench.runtime import JobContext
+
+    ctx = JobContext()
+    with cancelling(ctx.cancel):
+        return job(ctx)
+
+
+def written(job: Job[Wrote[T]]) -> T:
+    """What an op's write returns for its screen (a report, the kits made), run by `run_op`."""
+    return run_op(job).value
 
 
 @contextlib.contextmanager

@@ -87,11 +87,11 @@ def _print_kit(k: KitReturn) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from meaningbench.kits.collecting import collect_kits
+    from meaningbench.ops.kits import collect_job
 
     study = common.open_existing_study(args.study)
     try:
-        report = collect_kits(study, args.folder)
+        report = common.written(collect_job(study, args.folder))
     finally:
         study.close()
     if args.json:

@@ -50,13 +50,18 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def run(args: argparse.Namespace) -> int:
     from meaningbench.errors import UserError
-    from meaningbench.kits.making import KitsInTheWay, make_kits, parse_raters
+    from meaningbench.kits.making import KitsInTheWay, parse_raters
+    from meaningbench.ops.kits import make_kits_job
 
-    raters = parse_raters(args.raters)
+    parse_raters(args.raters)  # bad names are refused before the study is opened
     study = common.open_existing_study(args.study)
     try:
         with common.writing_output(args.out):
-            made = make_kits(study, raters, args.out, top_up=args.top_up, replace=args.replace)
+            made = common.written(
+                make_kits_job(
+                    study, args.raters, args.out, top_up=args.top_up, replace=args.replace
+                )
+            )
     except KitsInTheWay as exc:
         them = "it" if len(exc.paths) == 1 else "them"
         raise UserError(f"{exc}; --replace replaces {them}, or choose another --out") from None

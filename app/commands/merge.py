@@ -25,11 +25,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
-    from meaningbench.annotation.merge import merge_ratings
+    from meaningbench.ops.merge import merge_job
 
     study = common.open_existing_study(args.study)
     try:
-        report = merge_ratings(study, args.other)
+        report = common.written(merge_job(study, args.other))
     finally:
         study.close()
     if args.json:
