@@ -58,16 +58,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _import(study: Study, args: argparse.Namespace) -> int:
-    from meaningbench.errors import UserError
-    from meaningbench.jobs.scene_import import import_ucca
+    from meaningbench.ops.scenes import import_ucca_job
 
-    with study.session() as s:
-        report = import_ucca(s, args.import_ucca)
-        if report.passages and not report.matched_groups:
-            raise UserError(
-                f"none of the {report.passages} UCCA passage(s) matches a source sentence of "
-                f"{args.study}; nothing was stored"
-            )
+    report = common.written(import_ucca_job(study, args.import_ucca))
     if args.json:
         common.print_json(report.__dict__)
     else:
@@ -79,14 +72,13 @@ def _import(study: Study, args: argparse.Namespace) -> int:
 
 def _propose(study: Study, args: argparse.Namespace) -> int:
     from meaningbench.errors import UserError
-    from meaningbench.jobs.scene_import import propose_into_study
-    from meaningbench.metrics.structural.propose import parser_status, propose_scenes
+    from meaningbench.metrics.structural.propose import parser_status
+    from meaningbench.ops.scenes import propose_scenes_job
 
     ok, _, message = parser_status()
     if not ok:
         raise UserError(message)
-    with study.session() as s:
-        report = propose_into_study(s, propose_scenes, overwrite=args.overwrite)
+    report = common.written(propose_scenes_job(study, overwrite=args.overwrite))
     if args.json:
         common.print_json({**report.__dict__, "parser": message})
     else:

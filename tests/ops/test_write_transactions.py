@@ -13,7 +13,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import pkgutil
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -222,6 +222,22 @@ def _import_ucca(study: Study) -> Job:
     return scenes.import_ucca_files(study, [UCCA / "storm.xml"])
 
 
+def _import_ucca_report(study: Study) -> Job:
+    add_pairs(study, [(STORM, "The storm passed.", "A")])
+    return scenes.import_ucca_job(study, [UCCA / "storm.xml"])
+
+
+def _propose(study: Study) -> Job:
+    """Scenes proposed by a stand-in for the dependency parser (spaCy may be missing):
+    one scene over each source, its second word the main relation."""
+    add_pairs(study, [("The storm passed over the bay.", "The storm passed.", "A")])
+
+    def whole(sources: Sequence[str]) -> list[list[SceneSpec]]:
+        return [[SceneSpec(tokens=src.split(), main_relation=(1,))] for src in sources]
+
+    return scenes.propose_scenes_job(study, propose=whole)
+
+
 def _rated_kit(study: Study) -> Path:
     """The folder of one kit made from `study`, in which its rater rated an item."""
     out = study.path.parent / "kits"
@@ -264,6 +280,8 @@ RUN: dict[str, Callable[[Study], Job]] = {
     "kits.collect_job": _collect,
     "campaign.top_up_job": _top_up,
     "scenes.import_ucca_files": _import_ucca,
+    "scenes.import_ucca_job": _import_ucca_report,
+    "scenes.propose_scenes_job": _propose,
     "score.score_job": lambda st: partial(
         score.score_job, study_path=st.path, metrics=["compression"], options={"workers": 1}
     ),
