@@ -95,8 +95,9 @@ def run(args: argparse.Namespace) -> int:
     from meaningbench.interrupts import interrupted, stop_within
 
     stop_within(STOP_LIMIT_S)
-    from meaningbench.jobs.scoring import ScoreRequest, score_study, validate_request
+    from meaningbench.jobs.scoring import ScoreRequest, validate_request
     from meaningbench.jobs.terminal import run_with_progress_bar
+    from meaningbench.ops.score import score_job
 
     if args.batch_size is not None and args.batch_size < 1:
         raise InputError("--batch-size must be at least 1")
@@ -112,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
 
         return report_cluster_score(args, options_from_args(args))
     summaries = run_with_progress_bar(
-        lambda ctx: score_study(request, ctx),
+        lambda ctx: score_job(ctx, request.study_path, request.metrics, request.options).value,
         description="Scoring",
         quiet=args.quiet or args.json,
     )

@@ -30,17 +30,15 @@ def score_job(
     show new scores while the battery runs. Returns the run summaries and every change."""
     from meaningbench.jobs.scoring import ScoreRequest, score_study
 
-    told: list[StudyChanges] = []
+    scored: dict[str, set[int]] = {}
 
     def on_batch(label: str, item_ids: list[int]) -> None:
-        batch = StudyChanges.of(scores={label: item_ids})
-        told.append(batch)
-        ctx.changed(batch)
+        scored.setdefault(label, set()).update(item_ids)
+        ctx.changed(StudyChanges.of(scores={label: item_ids}))
 
     request = ScoreRequest(study_path=study_path, metrics=metrics, options=options)
     summaries = score_study(request, ctx, on_batch=on_batch)
-    # New or finished runs change the lists of score columns, scores or not.
-    changes = StudyChanges(runs=True)
-    for batch in told:
-        changes |= batch
-    return Wrote(summaries, changes)
+    # New or finished runs change the lists of score columns, scores or not. The batches
+    # are gathered once, not joined batch by batch, which took time growing with the square
+    # of their number.
+    return Wrote(summaries, StudyChanges.of(scores=scored, runs=True))
