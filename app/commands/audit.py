@@ -81,8 +81,8 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from meaningbench.analysis.audit import audit_study, parse_scale
-    from meaningbench.analysis.label_sets import add_fixed_labels, choose_label_set
     from meaningbench.errors import UserError
+    from meaningbench.ops.labels import fix_job
 
     if args.tolerance < 0:
         raise UserError("--tolerance must be 0 or more")
@@ -101,12 +101,16 @@ def run(args: argparse.Namespace) -> int:
             )
         fixed = None
         if args.fix:
-            with study.session() as session:
-                fixed = add_fixed_labels(
-                    session, args.fix, result, keep_unmatched=args.keep_unmatched
+            fixed = common.written(
+                fix_job(
+                    args.study,
+                    args.fix,
+                    args.keep_unmatched,
+                    args.choose,
+                    args.raters,
+                    audit=result,
                 )
-                if args.choose:
-                    choose_label_set(session, args.fix)
+            )
     if args.csv:
         from meaningbench.core.atomic_file import write_text_atomically
 

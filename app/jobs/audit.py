@@ -66,11 +66,20 @@ def preview_fix_job(
 
 
 def fix_job(
-    path: Path, name: str, keep_unmatched: bool, choose: bool, raters: list[str] | None = None
+    path: Path,
+    name: str,
+    keep_unmatched: bool,
+    choose: bool,
+    raters: list[str] | None = None,
+    *,
+    audit: AuditResult | None = None,
 ) -> Job[FixResult]:
+    """Add the label set `name` from the raw ratings of `raters`, audited now, or from the
+    `audit` already made (the command's, with its tolerance, scale and label sets)."""
+
     def run(ctx: JobContext) -> FixResult:
         with open_study(path) as study, study.session(write=True) as session:
-            result = audit_study(session, raters=raters)
+            result = audit if audit is not None else audit_study(session, raters=raters)
             fixed = add_fixed_labels(session, name, result, keep_unmatched=keep_unmatched)
             if choose:
                 choose_label_set(session, name)

@@ -31,10 +31,17 @@ __all__ = [
 
 
 def fix_job(
-    path: Path, name: str, keep_unmatched: bool, choose: bool, raters: list[str] | None = None
+    path: Path,
+    name: str,
+    keep_unmatched: bool,
+    choose: bool,
+    raters: list[str] | None = None,
+    *,
+    audit: AuditResult | None = None,
 ) -> Job[Wrote[FixResult]]:
-    """Add the label set `name` from the raw ratings (and make it the one read, if asked)."""
-    write = _fix(path, name, keep_unmatched, choose, raters)
+    """Add the label set `name` from the raw ratings (and make it the one read, if asked):
+    those of `raters` audited now, or the `audit` already made."""
+    write = _fix(path, name, keep_unmatched, choose, raters, audit=audit)
 
     def run(ctx: JobContext) -> Wrote[FixResult]:
         return Wrote(write(ctx), StudyChanges.of(label_sets=[name]))
