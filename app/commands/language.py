@@ -25,15 +25,16 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
-    from meaningbench.datasets.language import set_study_language, study_language
+    from meaningbench.datasets.language import study_language
     from meaningbench.metrics.languages import language_label
+    from meaningbench.ops.settings import set_language
 
     study = common.open_existing_study(args.study, reading=args.code is None)
     try:
         if args.code is None:
             old = new = study_language(study)
         else:
-            old, new = set_study_language(study, args.code)
+            old, new = common.written(set_language(study, args.code))
     finally:
         study.close()
     if args.json:

@@ -92,7 +92,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
-    from meaningbench.annotation.protocols import set_protocol, study_protocol
+    from meaningbench.annotation.protocols import study_protocol
+    from meaningbench.ops.settings import set_protocol
 
     changing = args.protocol is not None or args.hidden_number is not None
     changing = changing or args.source_spans is not None or args.prefill is not None
@@ -110,14 +111,16 @@ def run(args: argparse.Namespace) -> int:
     study = common.open_existing_study(args.study, reading=not changing)
     try:
         if changing:
-            choice = set_protocol(
-                study,
-                args.protocol,
-                hidden_number=args.hidden_number,
-                source_spans=args.source_spans,
-                prefill=args.prefill,
-                selection=args.selection,
-                selection_metrics=names,
+            choice = common.written(
+                set_protocol(
+                    study,
+                    args.protocol,
+                    hidden_number=args.hidden_number,
+                    source_spans=args.source_spans,
+                    prefill=args.prefill,
+                    selection=args.selection,
+                    selection_metrics=names,
+                )
             )
         else:
             choice = study_protocol(study)

@@ -41,9 +41,9 @@ def _fmt(x: float, spec: str) -> str:
 
 def run(args: argparse.Namespace) -> int:
     from meaningbench.analysis.rater_checks import RaterThresholds, study_rater_checks
-    from meaningbench.annotation.settings import load_settings, save_settings
     from meaningbench.core.numbers import NumberProblem, plain_number
     from meaningbench.errors import UserError
+    from meaningbench.ops.settings import add_rater_thresholds
 
     known = set(RaterThresholds.__dataclass_fields__)
     new: dict[str, float] = {}
@@ -60,10 +60,7 @@ def run(args: argparse.Namespace) -> int:
     study = common.open_existing_study(args.study, reading=not new)
     try:
         if new:
-            with study.session(write=True) as s:
-                settings = load_settings(s)
-                settings.rater_thresholds = {**settings.rater_thresholds, **new}
-                save_settings(s, settings)
+            common.run_op(add_rater_thresholds(study, new))
         checks = study_rater_checks(study, args.dimension)
     finally:
         study.close()

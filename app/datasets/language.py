@@ -75,8 +75,8 @@ def set_study_language(study: Study, code: str) -> tuple[str, str]:
     if new != old:
         from sqlalchemy import text
 
-        with study.engine.begin() as conn:
-            conn.execute(text(_UPSERT), {"k": LANGUAGE_KEY, "v": json.dumps(new)})
+        with study.session(write=True) as s:
+            s.execute(text(_UPSERT), {"k": LANGUAGE_KEY, "v": json.dumps(new)})
     return old, new
 
 

@@ -7,14 +7,17 @@ caller gets a refusal (`UserError`) to show where the user is looking.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from meaningbench.annotation.settings import AnnotationSettings, load_settings, save_settings
 from meaningbench.errors import UserError
 from meaningbench.queries.files import StudyHandle, study_of
 from meaningbench.runtime import Job, JobContext
-from meaningbench.runtime.changes import StudyChanges, Wrote
+from meaningbench.runtime.changes import EMPTY, StudyChanges, Wrote
+
+if TYPE_CHECKING:
+    from meaningbench.annotation.protocols import ProtocolChoice
 
 SETTINGS = StudyChanges(settings=True)
 
@@ -87,5 +90,49 @@ def save_study_settings(
             else:
                 refused.append(None)
         return Wrote(refused, SETTINGS)
+
+    return run
+
+
+def set_language(handle: StudyHandle, code: str) -> Job[Wrote[tuple[str, str]]]:
+    """Set the study's language (a checked ISO 639-1 code); the job's value is the old code
+    and the new one. Metrics that depend on it score under the new one from the next run."""
+    study = study_of(handle)
+
+    def run(_ctx: JobContext) -> Wrote[tuple[str, str]]:
+        from meaningbench.datasets.language import set_study_language
+
+        old, new = set_study_language(study, code)
+        return Wrote((old, new), SETTINGS if new != old else EMPTY)
+
+    return run
+
+
+def set_protocol(
+    handle: StudyHandle, protocol: str | None = None, **options: Any
+) -> Job[Wrote[ProtocolChoice]]:
+    """Store the annotation protocol and its options, None leaving one as it is (see
+    `meaningbench.annotation.protocols.set_protocol`); the job's value is the choice now."""
+    study = study_of(handle)
+
+    def run(_ctx: JobContext) -> Wrote[ProtocolChoice]:
+        from meaningbench.annotation.protocols import set_protocol as store
+
+        return Wrote(store(study, protocol, **options), SETTINGS)
+
+    return run
+
+
+def add_rater_thresholds(handle: StudyHandle, thresholds: Mapping[str, float]) -> Job[StudyChanges]:
+    """Set the rater checks' thresholds named in `thresholds`, keeping the others."""
+    study = study_of(handle)
+    new = dict(thresholds)
+
+    def run(_ctx: JobContext) -> StudyChanges:
+        with study.session(write=True) as s:
+            stored = load_settings(s)
+            stored.rater_thresholds = {**stored.rater_thresholds, **new}
+            save_settings(s, stored)
+        return SETTINGS
 
     return run

@@ -66,13 +66,7 @@ LEFT_OUTSIDE = {
     "before it counts them; no op does that repair",
     "judge": "an LLM judge rates as a machine rater (judge_as_rater); no screen does this, "
     "so there is no op",
-    "language": "sets the study's language (set_study_language); no op does that on its own",
     "practice": "adds practice items from a file (add_practice); no screen adds them",
-    "protocol": "sets the annotation protocol with set_protocol's checks (hidden number, "
-    "spans, prefill, selection); the settings dialog stores its sections' fields through "
-    "ops.settings.store_settings, and no op runs set_protocol yet",
-    "raters": "adds rater thresholds to the settings in one transaction of its own; "
-    "ops.settings.store_settings writes whole fields, not a merge of thresholds",
     "shards": "merges the results of a cluster's shards (merge_results) and scores shards "
     "here or on Ray; the cluster has no screen and so no op",
     "spans": "imports span annotations from a file (import_spans); no screen imports them",

@@ -264,6 +264,11 @@ RUN: dict[str, Callable[[Study], Job]] = {
         st, NAME_KEY, "Pilot", [_guidelines()]
     ),
     "scenes.save_scenes": _save_scenes,
+    "settings.set_language": lambda st: settings.set_language(st, "de"),
+    "settings.set_protocol": lambda st: settings.set_protocol(st, "esa", hidden_number=True),
+    "settings.add_rater_thresholds": lambda st: settings.add_rater_thresholds(
+        st, {"min_agreement": 0.5}
+    ),
     "labels.choose_job": lambda st: labels.choose_job(st.path, None),
     "rate.submit_rating": _rate_and_undo,
     "rate.undo_rating": _rate_and_undo,
