@@ -14,7 +14,7 @@ K = Qt.Key
 Action = Callable[[], object]  # what a key's action returns is not read
 
 
-class RatingScreen(Protocol):
+class KeyTarget(Protocol):
     def undo_last(self) -> None: ...
     def go_previous(self) -> None: ...
     def go_following(self) -> None: ...
@@ -28,7 +28,7 @@ class DigitScale(Protocol):
 
 
 def shared_action(
-    screen: RatingScreen, key: int, mods: Qt.KeyboardModifier
+    screen: KeyTarget, key: int, mods: Qt.KeyboardModifier
 ) -> tuple[bool, Action | None]:
     """Ctrl+Z undoes, Alt/Ctrl+←/→ go back and forth, Enter submits; any other Alt, Ctrl or
     Meta chord does nothing (a scale must not read it as a digit). (True, the action or None)

@@ -40,6 +40,7 @@ class PracticeScreen(QWidget):
         study: StudyHandle,
         annotator_name: str,
         parent: QWidget | None = None,
+        *,
         runner: JobRunner | None = None,
     ) -> None:
         super().__init__(parent)

@@ -1,7 +1,8 @@
 """The rating screen: one pair, one scale per dimension, keyboard first, saved at once.
 
-Every write (a rating, an undo, a skip, a flag) is an op of `meaningbench.ops` run through
-`ScreenWrites`; the screen holds only what is on display.
+What it shares with the side-by-side screen (the writes, each an op of `meaningbench.ops`;
+skip, undo, flag, back and forth; the keys both read) is `RatingScreen`'s; the screen holds
+only what is on display.
 Every key the screen uses is claimed through ShortcutOverride while it has focus, so menu
 shortcuts of the window around it (an Edit ▸ Undo on Ctrl+Z, say) cannot take them away.
 """
@@ -9,10 +10,9 @@ shortcuts of the window around it (an Edit ▸ Undo on Ctrl+Z, say) cannot take 
 from __future__ import annotations
 
 import html
-from datetime import datetime
 
-from PySide6.QtCore import QEvent, Qt, QTimer, Signal
-from PySide6.QtGui import QFocusEvent, QFont, QKeyEvent, QPalette, QShowEvent
+from PySide6.QtCore import QEvent, Qt, QTimer
+from PySide6.QtGui import QFont, QKeyEvent, QPalette
 from PySide6.QtWidgets import (
     QApplication,
     QFrame,
@@ -26,20 +26,17 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from meaningbench.ops.rate import rating_session, submit_rating, undo_rating
-from meaningbench.ops.skip import skip_item
+from meaningbench.ops.rate import submit_rating
 from meaningbench.queries.annotation import ShownItem
-from meaningbench.queries.files import StudyHandle
 from meaningbench.ui.annotation import keys
-from meaningbench.ui.annotation.focus import keep_focus_in
+from meaningbench.ui.annotation.cursor import ItemCursor
 from meaningbench.ui.annotation.pair_view import PairView
-from meaningbench.ui.annotation.panels import FlagDialog, GuidelinesPanel, KeymapOverlay
+from meaningbench.ui.annotation.panels import GuidelinesPanel, KeymapOverlay
+from meaningbench.ui.annotation.rating_screen import RatingScreen, Words
 from meaningbench.ui.annotation.rows import DimensionRow
-from meaningbench.ui.annotation.saving import ScreenWrites
-from meaningbench.ui.annotation.scales import PAGE_KEYS, blend, typed_digit
+from meaningbench.ui.annotation.scales import PAGE_KEYS, RatingScale, blend
 from meaningbench.ui.annotation.span_editor import SpanEditor
 from meaningbench.ui.wording import counted
-from meaningbench.ui.workers import JobRunner
 
 K = Qt.Key
 HINT_UNSET = "Move the slider or type a number (7 5 → 75), then press Enter."
@@ -53,7 +50,6 @@ HINT_PROPOSALS = (
     "{n} to decide: A keeps, 1 / 2 changes the severity, Del deletes, "
     "N goes to the next; left as they are, they count as kept."
 )
-NOTICE_MS = 4000
 
 
 def _html(text: str) -> str:
@@ -69,44 +65,22 @@ def _button(text: str, tip: str, primary: bool = False) -> QPushButton:
     return b
 
 
-class AnnotationScreen(QWidget):
-    submitted = Signal(int)
-    # An undo changes the study's ratings as much as a submission: views must refresh.
-    undone = Signal(int)
-    finished = Signal()
-    # Said under "All items are rated" (a kit's rater: how to send the ratings back).
-    done_note = ""
-
-    def __init__(
-        self,
-        study: StudyHandle,
-        annotator_name: str,
-        parent: QWidget | None = None,
-        runner: JobRunner | None = None,
-    ) -> None:
-        super().__init__(parent)
-        self.setObjectName("annotationScreen")
-        self.session = rating_session(study, annotator_name)
-        # Ratings are written through the app's runner, which tells every screen.
-        self.runner = runner if runner is not None else JobRunner(self)
-        self.writes = ScreenWrites(self, self.runner, self.notice)
-        self._item: ShownItem | None = None
-        self._finished_sent = False
-        self._flag_dialog: FlagDialog | None = None
-        self._restyling = False
-        self.saved_count = 0  # ratings submitted on this screen (undos subtract)
-        self.last_saved_at: datetime | None = None
-        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
-        self._build()
-        self.keymap = KeymapOverlay(self)
-        self._notice_timer = QTimer(self)
-        self._notice_timer.setSingleShot(True)
-        self._notice_timer.timeout.connect(self._refresh_hint)
-        self._show(self.session.current())
+class AnnotationScreen(RatingScreen[ShownItem]):
+    WORDS = Words(
+        skip_refused="Only unrated items can be skipped.",
+        skipped="Skipped — that item comes back later.",
+        no_earlier="No earlier rated item.",
+        nothing_after="This is the next unrated item; nothing after it is rated yet.",
+        undone_back="Undone: your earlier rating of this item is back.",
+        undone_open="Undone: this item is open again.",
+    )
 
     # -- layout ----------------------------------------------------------------------------
 
     def _build(self) -> None:
+        self.setObjectName("annotationScreen")
+        self.rating_cursor = ItemCursor(self.session)
+        self._restyling = False
         outer = QVBoxLayout(self)
         outer.setContentsMargins(24, 18, 24, 18)
         outer.setSpacing(14)
@@ -121,6 +95,10 @@ class AnnotationScreen(QWidget):
         self._build_pages(rating)
         self._build_footer(outer)
         self._style()
+        self.keymap = KeymapOverlay(self)
+
+    def _first(self) -> ShownItem | None:
+        return self.session.current()
 
     def _build_header(self) -> QHBoxLayout:
         header = QHBoxLayout()
@@ -347,10 +325,10 @@ class AnnotationScreen(QWidget):
     # -- what is shown -------------------------------------------------------------------
 
     def current_item(self) -> ShownItem | None:
-        return self._item
+        return self._shown
 
     def _show(self, item: ShownItem | None) -> None:
-        self._item = item
+        self._shown = item
         progress = self.session.progress()
         self.progress_bar.setMaximum(max(1, progress.total))
         self.progress_bar.setValue(progress.rated)
@@ -372,9 +350,7 @@ class AnnotationScreen(QWidget):
             self.flag_chip.hide()
             self.hint.setText("")
             self.setFocus()
-            if not self._finished_sent:
-                self._finished_sent = True
-                self.finished.emit()
+            self._done_shown()
             return
         self._finished_sent = False
         self.stack.setCurrentIndex(0)
@@ -411,14 +387,11 @@ class AnnotationScreen(QWidget):
         """What Tab cycles through: the span editors (error span annotation), then the scales."""
         return [*self.span_editors, *(row.scale for row in self.rows)]
 
-    def _value_changed(self, *_args: object) -> None:
-        # A notice ("Not submitted: …") spoke of the values before this change: the hint
-        # says what Enter does now.
-        self._notice_timer.stop()
-        self._refresh_hint()
+    def scales(self) -> list[RatingScale]:
+        return [row.scale for row in self.rows]
 
     def _refresh_hint(self, *_args: object) -> None:
-        if self._item is None:
+        if self._shown is None:
             return
         ready = all(row.scale.is_set() for row in self.rows)
         # Submit looks as ready as Enter is, even while a notice holds the hint line.
@@ -433,20 +406,10 @@ class AnnotationScreen(QWidget):
         else:
             self.hint.setText(HINT_READY if ready else HINT_UNSET)
 
-    def set_done_note(self, note: str) -> None:
-        self.done_note = note
-        if self._item is None:  # already done: say it now
-            self._show(None)
-
-    def notice(self, text: str) -> None:
-        """A short message in the hint line (what just happened, or why nothing did)."""
-        self.hint.setText(text)
-        self._notice_timer.start(NOTICE_MS)
-
     # -- actions -------------------------------------------------------------------------
 
     def submit_current(self) -> bool:
-        item = self._item
+        item = self._shown
         if item is None:
             return False
         if not all(row.scale.is_set() for row in self.rows):
@@ -460,7 +423,7 @@ class AnnotationScreen(QWidget):
             and not spans_changed
             and not any(row.scale.touched() for row in self.rows)
         ):
-            self._show(self.session.advance())  # nothing changed: no new rating row
+            self._show(self.rating_cursor.advance())  # nothing changed: no new rating row
             return True
         values = {row.name: row.scale.value() for row in self.rows}
         starts = {row.name: row.scale.start_value() for row in self.rows}
@@ -473,84 +436,14 @@ class AnnotationScreen(QWidget):
             spans=spans,
             proposals=fates,
         )
-        # Not saved: the values stay on the sliders, to submit again once there is room.
-        if self.writes.save("Rating not saved", job) is None:
-            return False
-        self.saved_count += 1
-        self.last_saved_at = datetime.now()
-        self.saved_label.setText(f"Saved ✓ {self.last_saved_at:%H:%M:%S}")
-        self.submitted.emit(item.item_id)
-        self._show(self.session.advance())
-        return True
+        return self._submit(item, job)
 
-    def undo_last(self) -> None:
-        undone = self.writes.save("Undo not saved", undo_rating(self.session))
-        if undone is None:
-            return
-        item = undone.value
-        if item is None:
-            self.notice("Nothing to undo.")
-            return
-        self.saved_count = max(0, self.saved_count - 1)
-        self.saved_label.setText(f"Undo saved ✓ {datetime.now():%H:%M:%S}")
-        self.undone.emit(item.item_id)
-        self._show(item)
-        self.notice(
-            "Undone: your earlier rating of this item is back."
-            if item.reviewing
-            else "Undone: this item is open again."
-        )
+    def _flag_target(self) -> ShownItem | None:
+        return self._shown
 
-    def skip_current(self) -> None:
-        item = self._item
-        if item is None:
-            return
-        if item.reviewing:
-            self.notice("Only unrated items can be skipped.")
-            return
-        if self.writes.save("Skip not saved", skip_item(self.session, item.item_id)) is None:
-            return
-        self._show(self.session.next_item())
-        self.notice("Skipped — that item comes back later.")
-
-    def go_previous(self) -> None:
-        item = self.session.previous()
-        if item is None:
-            self.notice("No earlier rated item.")
-            return
-        self._show(item)
-
-    def go_following(self) -> None:
-        if not self.session.reviewing:
-            self.notice("This is the next unrated item; nothing after it is rated yet.")
-            return
-        self._show(self.session.following())
-
-    def flag_current(self) -> None:
-        item = self._item
-        if item is None:
-            return
-        dialog = FlagDialog(item.comment, item.flagged, self)
-        self._flag_dialog = dialog
-        dialog.finished.connect(lambda code: self._flag_done(item.item_id, dialog, code))
-        dialog.open()
-
-    def _flag_done(self, item_id: int, dialog: FlagDialog, code: int) -> None:
-        self._flag_dialog = None
-        # Keys go back to the rating window at once, whatever the window manager does.
-        self.window().activateWindow()
-        job = dialog.write(self.session, item_id, code)
-        dialog.deleteLater()
-        if job is None:  # backed out: the flag is as it was
-            self._focus_scale()
-            return
-        if self.writes.save("Flag not saved", job) is None:
-            return  # the message box has the keys; the flag is as it was
-        self._item = self.session.current()
-        flagged = bool(self._item and self._item.flagged)
-        self.flag_chip.setVisible(flagged)
-        self.notice("Flagged." if flagged else "Flag removed.")
-        self._focus_scale()
+    def _flag_saved(self, item_id: int) -> None:
+        self._shown = self.session.current()
+        self.flag_chip.setVisible(bool(self._shown and self._shown.flagged))
 
     def toggle_guidelines(self) -> None:
         self.guidelines.setVisible(not self.guidelines.isVisible())
@@ -573,7 +466,7 @@ class AnnotationScreen(QWidget):
 
     def _show_link_button(self) -> None:
         # Only a text that needs scrolling makes the scrolling switch worth a place on screen.
-        self.link_button.setVisible(self._item is not None and self.pair.overflows())
+        self.link_button.setVisible(self._shown is not None and self.pair.overflows())
 
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)
@@ -588,47 +481,32 @@ class AnnotationScreen(QWidget):
             self._style()
             for row in self.rows:
                 row.restyle(self.palette())
-            if self._item is not None:
-                self.pair.set_pair(self._item.source, self._item.output)  # diff tints
+            if self._shown is not None:
+                self.pair.set_pair(self._shown.source, self._shown.output)  # diff tints
         finally:
             self._restyling = False
-
-    def focusInEvent(self, event: QFocusEvent) -> None:
-        # A host that focuses the screen (page shown, window activated) means "rate now".
-        super().focusInEvent(event)
-        self._focus_scale()
-
-    def showEvent(self, event: QShowEvent) -> None:
-        super().showEvent(event)
-        self._focus_scale()  # focus given while hidden does not stick
-
-    def _focus_scale(self) -> None:
-        if self._item is not None:
-            keep_focus_in(self.focus_chain())
 
     # -- keys ------------------------------------------------------------------------------
 
     def _action_for(self, event: QKeyEvent) -> keys.Action | None:
-        key, mods, text = event.key(), event.modifiers(), event.text()
+        key, text = event.key(), event.text()
         if text == "?" or key == K.Key_F1:
             return self.toggle_keymap
         if key == K.Key_Escape:
             return self._escape
         if self.keymap.isVisible():
             return None
-        handled, action = keys.shared_action(self, key, mods)
-        if handled:
-            return action
+        return super()._action_for(event)
+
+    def _own_key(self, key: int, mods: Qt.KeyboardModifier) -> keys.Action | None:
+        if key in PAGE_KEYS and mods & Qt.KeyboardModifier.ShiftModifier:
+            return lambda: self.page_texts(-1 if key == K.Key_PageUp else 1)
         plain: dict[int, keys.Action] = {
-            K.Key_S: self.skip_current,
-            K.Key_F: self.flag_current,
             K.Key_G: self.toggle_guidelines,
             K.Key_L: self.toggle_layout,
             K.Key_T: self.toggle_linked,
         }
-        if key in PAGE_KEYS and mods & Qt.KeyboardModifier.ShiftModifier:
-            return lambda: self.page_texts(-1 if key == K.Key_PageUp else 1)
-        return plain.get(key)
+        return plain.get(key) or super()._own_key(key, mods)
 
     def _escape(self) -> None:
         if self.keymap.isVisible():
@@ -636,36 +514,5 @@ class AnnotationScreen(QWidget):
         elif self.guidelines.isVisible():
             self.guidelines.hide()
 
-    def event(self, event: QEvent) -> bool:
-        return keys.claim_keys(event, self._claims) or super().event(event)
-
-    def _claims(self, event: QKeyEvent) -> bool:
-        return self._action_for(event) is not None or typed_digit(event) is not None
-
-    def keyPressEvent(self, event: QKeyEvent) -> None:
-        if keys.run_key_action(self._action_for(event), event):
-            return
-        if (
-            self._item is not None
-            and not self.keymap.isVisible()
-            and keys.type_into_scales([r.scale for r in self.rows], event)
-        ):
-            return
-        super().keyPressEvent(event)
-
-    def focusNextPrevChild(self, next: bool) -> bool:  # noqa: A002 - Qt's name
-        """Tab and Shift+Tab cycle through the span editors and the scales (plain texts take
-        no focus)."""
-        if self._item is None or not self.rows:
-            return super().focusNextPrevChild(next)
-        scales = self.focus_chain()
-        focused = self.focusWidget()
-        at = [i for i, sc in enumerate(scales) if sc is focused]  # `next` is Qt's argument here
-        if not at:
-            target = 0 if next else len(scales) - 1
-        else:
-            target = (at[0] + (1 if next else -1)) % len(scales)
-        scales[target].setFocus(
-            Qt.FocusReason.TabFocusReason if next else Qt.FocusReason.BacktabFocusReason
-        )
-        return True
+    def _types_digits(self) -> bool:
+        return super()._types_digits() and not self.keymap.isVisible()

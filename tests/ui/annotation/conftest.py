@@ -40,18 +40,37 @@ def study(tmp_path: Path):
     st.close()
 
 
+def shown(qtbot, screen: QWidget, size: tuple[int, int] | None = (1200, 800)) -> QWidget:
+    """`screen` shown and active, as a rater's window is."""
+    qtbot.addWidget(screen)
+    if size is not None:
+        screen.resize(*size)
+    with qtbot.waitActive(screen):
+        screen.show()
+        screen.activateWindow()
+    return screen
+
+
 @pytest.fixture
 def make_screen(qtbot, study) -> Callable[..., object]:
     from meaningbench.ui.annotation.screen import AnnotationScreen
 
     def make(name: str = "alice", target: Study | None = None):
-        screen = AnnotationScreen(target or study, name)
-        qtbot.addWidget(screen)
-        screen.resize(1200, 800)
-        with qtbot.waitActive(screen):
-            screen.show()
-            screen.activateWindow()
-        return screen
+        return shown(qtbot, AnnotationScreen(target or study, name))
+
+    return make
+
+
+@pytest.fixture
+def make_sxs(qtbot, study) -> Callable[..., object]:
+    """A side-by-side screen on the study, whose protocol it sets to sxs."""
+    from meaningbench.annotation.protocols import set_protocol
+    from meaningbench.ui.annotation.side_by_side import SideBySideScreen
+
+    set_protocol(study, "sxs")
+
+    def make(name: str = "alice"):
+        return shown(qtbot, SideBySideScreen(study, name), (1400, 800))
 
     return make
 

@@ -15,7 +15,7 @@ from sqlalchemy import select
 from meaningbench.annotation.practice import PracticeSession, add_practice
 from meaningbench.db.models import ItemNote, PracticeAnswer, Rating
 from meaningbench.db.study import Study
-from tests.ui.annotation.conftest import press, type_text
+from tests.ui.annotation.conftest import press, shown, type_text
 from tests.ui.annotation.faults import full_disk, read_only
 
 K = Qt.Key
@@ -63,17 +63,23 @@ def _flag(qtbot, screen, comment: str) -> None:  # noqa: ANN001
     press(qtbot, screen, K.Key_Return)
 
 
+def _rate_and_skip(qtbot, screen, failing: Fault) -> list[tuple[str, str]]:  # noqa: ANN001
+    """Enter (the scales are set) and S under `failing`: what each write's message said."""
+    said = []
+    with failing():
+        for key in (K.Key_Return, K.Key_S):
+            press(qtbot, screen, key)
+            said.append(_message(qtbot, screen))
+    return said
+
+
 def test_a_skip_on_a_failing_disk_says_what_a_rating_says(qtbot, make_screen, study, fault) -> None:
     kind, failing = fault
     screen = make_screen()
     first = _rated_one(qtbot, screen)
     item = screen.current_item().item_id
     type_text(qtbot, screen, "40")
-    with failing():
-        press(qtbot, screen, K.Key_Return)
-        rating_title, rating_says = _message(qtbot, screen)
-        press(qtbot, screen, K.Key_S)
-        skip_title, skip_says = _message(qtbot, screen)
+    (rating_title, rating_says), (skip_title, skip_says) = _rate_and_skip(qtbot, screen, failing)
     assert (rating_title, skip_title) == ("Rating not saved", "Skip not saved")
     assert skip_says == rating_says and SAYS[kind] in skip_says
     # The screen is as it was: the same item, the rater's value still on the slider.
@@ -107,11 +113,7 @@ def test_a_practice_answer_on_a_failing_disk_is_kept_to_try_again(qtbot, study, 
 
     kind, failing = fault
     add_practice(study, [("The cat sat on the mat.", "The cat sat.", 60.0, 90.0, "")])
-    screen = PracticeScreen(study, "newcomer")
-    qtbot.addWidget(screen)
-    with qtbot.waitActive(screen):
-        screen.show()
-        screen.activateWindow()
+    screen = shown(qtbot, PracticeScreen(study, "newcomer"), None)
     type_text(qtbot, screen, "7")
     with failing():
         press(qtbot, screen, K.Key_Return)
@@ -126,28 +128,18 @@ def test_a_practice_answer_on_a_failing_disk_is_kept_to_try_again(qtbot, study, 
     assert PracticeSession(study, "newcomer").pending() == []
 
 
-def test_the_side_by_side_screen_on_a_failing_disk_keeps_the_unit(qtbot, study, fault) -> None:
-    from meaningbench.annotation.protocols import set_protocol
-    from meaningbench.ui.annotation.side_by_side import SideBySideScreen
-
+def test_the_side_by_side_screen_on_a_failing_disk_keeps_the_unit(
+    qtbot, make_sxs, study, fault
+) -> None:
     kind, failing = fault
-    set_protocol(study, "sxs")
-    screen = SideBySideScreen(study, "alice")
-    qtbot.addWidget(screen)
-    screen.resize(1400, 800)
-    with qtbot.waitActive(screen):
-        screen.show()
-        screen.activateWindow()
+    screen = make_sxs()
     unit = screen.current_unit().item_ids
     for i in range(len(unit)):
         if i:
             press(qtbot, screen, K.Key_Tab)
         type_text(qtbot, screen, "6")
+    (rating_title, rating_says), (skip_title, skip_says) = _rate_and_skip(qtbot, screen, failing)
     with failing():
-        press(qtbot, screen, K.Key_Return)
-        rating_title, rating_says = _message(qtbot, screen)
-        press(qtbot, screen, K.Key_S)
-        skip_title, skip_says = _message(qtbot, screen)
         _flag(qtbot, screen, "cut off")
         flag_title, flag_says = _message(qtbot, screen)
     assert (rating_title, skip_title, flag_title) == (

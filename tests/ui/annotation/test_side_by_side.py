@@ -3,7 +3,6 @@ order shown recorded; undo, skip, revise and resume work on the whole unit."""
 
 from __future__ import annotations
 
-import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 from sqlalchemy import select
@@ -15,24 +14,6 @@ from tests.ui.annotation.conftest import press, type_text
 K = Qt.Key
 CTRL = Qt.KeyboardModifier.ControlModifier
 ALT = Qt.KeyboardModifier.AltModifier
-
-
-@pytest.fixture
-def make_sxs(qtbot, study):
-    from meaningbench.ui.annotation.side_by_side import SideBySideScreen
-
-    set_protocol(study, "sxs")
-
-    def make(name: str = "alice"):
-        screen = SideBySideScreen(study, name)
-        qtbot.addWidget(screen)
-        screen.resize(1400, 800)
-        with qtbot.waitActive(screen):
-            screen.show()
-            screen.activateWindow()
-        return screen
-
-    return make
 
 
 def _current(study) -> list[Rating]:
@@ -163,3 +144,29 @@ def test_chorded_digits_set_no_slider_side_by_side(qtbot, make_sxs, study) -> No
     assert all(c.row.scale.value() is None for c in screen.columns)
     press(qtbot, screen, K.Key_Return)
     assert _current(study) == []
+
+
+def test_f_flags_the_output_in_focus_and_the_keys_go_back_to_the_sliders(
+    qtbot, make_sxs, study
+) -> None:
+    from meaningbench.db.models import ItemNote
+
+    screen = make_sxs()
+    first, second = screen.columns[0].row.scale, screen.columns[1].row.scale
+    press(qtbot, screen, K.Key_Tab)
+    assert QApplication.focusWidget() is second
+    press(qtbot, screen, K.Key_F)
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is screen._flag_dialog.comment)
+    type_text(qtbot, screen, "not a sentence")
+    press(qtbot, screen, K.Key_Return)
+    assert screen.hint.text() == "Flagged."
+    with study.session() as s:
+        notes = s.execute(select(ItemNote.item_id, ItemNote.flagged, ItemNote.comment)).all()
+    assert notes == [(screen.current_unit().item_ids[1], True, "not a sentence")]
+    # As when the unit was shown: the first output's slider takes the digits.
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is first)
+    type_text(qtbot, screen, "3")
+    assert first.value() == 30 and second.value() is None
+    # Shift+Tab goes back through the outputs as Tab goes forth.
+    press(qtbot, screen, K.Key_Backtab, Qt.KeyboardModifier.ShiftModifier)
+    assert QApplication.focusWidget() is second
