@@ -108,10 +108,9 @@ def request_from_args(args: argparse.Namespace) -> Any:
 
 def run(args: argparse.Namespace) -> int:
     from meaningbench.errors import InputError
-    from meaningbench.jobs.sweep import run_sweep
     from meaningbench.jobs.sweep_plan import plan_sweep
     from meaningbench.jobs.terminal import run_with_progress_bar
-    from meaningbench.queries.sweep import load_sweep_table
+    from meaningbench.ops.sweep import sweep_job
 
     if args.batch_size is not None and args.batch_size < 1:
         raise InputError("--batch-size must be at least 1")
@@ -122,20 +121,24 @@ def run(args: argparse.Namespace) -> int:
     common.open_existing_study(args.study).close()
     request = request_from_args(args)
     plan_sweep(request)  # bad options fail here, before a progress bar
-    outcome = run_with_progress_bar(
-        lambda ctx: run_sweep(request, ctx), description="Sweep", quiet=args.quiet or args.json
+    table = run_with_progress_bar(
+        lambda ctx: (
+            sweep_job(
+                ctx,
+                request,
+                args.dimension,
+                args.boot,
+                args.rank_by,
+                labels=args.labels,
+                seed=args.seed,
+            ).value
+        ),
+        description="Sweep",
+        quiet=args.quiet or args.json,
     )
-    cancelled = any(s.status == "cancelled" for s in outcome.summaries)
-    table = load_sweep_table(
-        args.study,
-        outcome,
-        dimension=args.dimension,
-        labels=args.labels,
-        n_boot=args.boot,
-        seed=args.seed,
-        rank_by=args.rank_by,
-    )
-    table.extra["passes"] = outcome.passes
+    # The runs' statuses are the screen's; the command says a cancel in its exit status.
+    statuses = table.extra.pop("statuses")
+    cancelled = "cancelled" in statuses.values()
     if args.out is not None:
         _write(table, args.out)
     if args.json:

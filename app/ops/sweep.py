@@ -21,16 +21,27 @@ def sweep_job(
     dimension: str = "meaning",
     n_boot: int = 1000,
     rank_by: str = "pearson",
+    *,
+    labels: str | None = None,
+    seed: int = 0,
 ) -> Wrote[SweepTable]:
     """The sweep and its table, as one background job (the app runs it in a child
-    process). Its configurations are new runs, so the screens' score columns change."""
+    process; `meaningbench sweep` under its progress bar). Its configurations are new
+    runs, so the screens' score columns change. The table's `extra` holds the passes and
+    each run's status."""
     from meaningbench.jobs.sweep import run_sweep
     from meaningbench.queries.sweep import load_sweep_table
 
     outcome = run_sweep(request, ctx)
     ctx.progress(0, None, "Correlating with the human scores", force=True)
     table = load_sweep_table(
-        request.study_path, outcome, dimension=dimension, n_boot=n_boot, rank_by=rank_by
+        request.study_path,
+        outcome,
+        dimension=dimension,
+        labels=labels,
+        n_boot=n_boot,
+        seed=seed,
+        rank_by=rank_by,
     )
     table.extra["passes"] = outcome.passes
     table.extra["statuses"] = {s.label: s.status for s in outcome.summaries}
