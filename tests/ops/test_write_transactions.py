@@ -25,7 +25,7 @@ import meaningbench.ops
 from meaningbench.annotation.practice import add_practice
 from meaningbench.annotation.session import AnnotationSession
 from meaningbench.annotation.settings import AnnotationSettings
-from meaningbench.annotation.side_by_side import SideBySideSession
+from meaningbench.annotation.side_by_side import ShownUnit, SideBySideSession
 from meaningbench.db.engine import WRITE_OPTION
 from meaningbench.db.models import Item
 from meaningbench.db.study import Study, copy_study, open_study
@@ -160,13 +160,19 @@ def _fix(study: Study) -> Job:
     return labels.fix_job(study.path, "fixed", keep_unmatched=True, choose=True)
 
 
-def _sxs(study: Study) -> Job:
+def _sxs_unit(study: Study) -> tuple[SideBySideSession, ShownUnit]:
+    """The side-by-side protocol set, and the first unit of a rater's queue."""
     settings.store_settings(study, AnnotationSettings(protocol="sxs"), {"p": ("protocol",)})(
         JobContext()
     )
     sxs = SideBySideSession(rate.rating_session(study, "ann"))
     unit = sxs.next_unit()
     assert unit is not None
+    return sxs, unit
+
+
+def _sxs(study: Study) -> Job:
+    sxs, unit = _sxs_unit(study)
     submit = rate.submit_unit(sxs, unit, {i: 50.0 for i in unit.item_ids}, {})
     undo = rate.undo_unit(sxs)
 
@@ -178,13 +184,7 @@ def _sxs(study: Study) -> Job:
 
 
 def _sxs_skip(study: Study) -> Job:
-    settings.store_settings(study, AnnotationSettings(protocol="sxs"), {"p": ("protocol",)})(
-        JobContext()
-    )
-    sxs = SideBySideSession(rate.rating_session(study, "ann"))
-    unit = sxs.next_unit()
-    assert unit is not None
-    return skip.skip_unit(sxs, unit)
+    return skip.skip_unit(*_sxs_unit(study))
 
 
 def _skip(study: Study) -> Job:
