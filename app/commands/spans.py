@@ -51,11 +51,11 @@ def run_export(args: argparse.Namespace) -> int:
 
 
 def run_import(args: argparse.Namespace) -> int:
-    from meaningbench.annotation.span_io import import_spans
+    from meaningbench.ops.spans import import_spans_job
 
     study = common.open_existing_study(args.study)
     try:
-        result = import_spans(study, args.file)
+        result = common.written(import_spans_job(study, args.file))
     finally:
         study.close()
     if args.json:

@@ -69,7 +69,6 @@ LEFT_OUTSIDE = {
     "practice": "adds practice items from a file (add_practice); no screen adds them",
     "shards": "merges the results of a cluster's shards (merge_results) and scores shards "
     "here or on Ray; the cluster has no screen and so no op",
-    "spans": "imports span annotations from a file (import_spans); no screen imports them",
     "train": "ops.train.train_job takes no display, through which the command prints each "
     "step's loss, nor the command's Ctrl+C (stop after this step, with a checkpoint)",
 }
