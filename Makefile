@@ -49,16 +49,6 @@ dev: $(DEV_STAMP)
 run: $(APP_STAMP)
 	$(VENV)/bin/meaningbench demo
 
-# Tests marked `slow` time processes against each other: they run after the rest, alone.
-# The import graph is built afresh (--no-cache): a cache kept across checkouts can miss
-# an import a branch switch brought in.
-# mypy checks the whole package strictly: about a minute cold, seconds with .mypy_cache.
-test: $(DEV_STAMP)
-	$(VENV)/bin/lint-imports --no-cache
-	$(VENV)/bin/mypy
-	$(PY) -m pytest -n 2 --dist loadgroup -m "not slow"
-	$(PY) -m pytest -n 0 -m slow
-
 # The engine without the desktop app, as `pip install meaningbench` gives it (with the cluster
 # extra and the tests' tools): a second venv without PySide6, pyqtgraph and pytest-qt, in
 # which every test not marked `gui` runs (tests/conftest.py marks the app's tests). Both
@@ -84,10 +74,26 @@ NO_APP_CHECK := import importlib.util as u, sys; \
 	found = [m for m in ("PySide6", "shiboken6", "pyqtgraph", "pytestqt") if u.find_spec(m)]; \
 	sys.exit(f"$(ENGINE_VENV) holds the desktop app libraries {found}" if found else 0)
 
+# Tests marked `slow` time processes against each other: they run after the rest, alone.
+# The app's tests (marked `gui` by tests/conftest.py) run in .venv, every other test in the
+# engine's venv without Qt: each test runs once, and the engine is proven to work without
+# the desktop app. The import graph is built afresh (--no-cache): a cache kept across
+# checkouts can miss an import a branch switch brought in.
+# mypy checks the whole package strictly: about a minute cold, seconds with .mypy_cache.
+test: $(DEV_STAMP) $(ENGINE_STAMP)
+	$(VENV)/bin/lint-imports --no-cache
+	$(VENV)/bin/mypy
+	$(ENGINE_PY) -c '$(NO_APP_CHECK)'
+	$(PY) -m pytest -n 2 --dist loadgroup -m "gui and not slow"
+	$(ENGINE_PY) -m pytest -n 2 --dist loadgroup -m "not gui and not slow"
+	$(PY) -m pytest -n 0 -m "gui and slow"
+	$(ENGINE_PY) -m pytest -n 0 -m "not gui and slow"
+
+# The engine's half of `make test` alone.
 test-engine: $(ENGINE_STAMP)
 	$(ENGINE_PY) -c '$(NO_APP_CHECK)'
-	$(ENGINE_PY) -m pytest -n 2 --dist loadgroup -m "not slow and not gui"
-	$(ENGINE_PY) -m pytest -n 0 -m "slow and not gui"
+	$(ENGINE_PY) -m pytest -n 2 --dist loadgroup -m "not gui and not slow"
+	$(ENGINE_PY) -m pytest -n 0 -m "not gui and slow"
 
 lint: $(DEV_STAMP)
 	$(VENV)/bin/ruff check app db tests

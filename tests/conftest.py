@@ -27,7 +27,7 @@ SHARED_DATASETS = Path(__file__).resolve().parents[1].parent / "shared" / "datas
 
 # The tests that need the desktop app's libraries (PySide6, pyqtgraph: the `app` extra), by
 # node id prefix: folders, files, single tests. Each is marked `gui`, as is every test that
-# uses pytest-qt's qtbot; `make test-engine` runs the others in a venv without the extra.
+# uses pytest-qt's qtbot; `make test` runs the others in a venv without the extra.
 # There, the folders and files listed are not even collected (their modules import Qt when
 # they load), and a `gui` test elsewhere is skipped.
 GUI_TESTS = (

@@ -89,7 +89,7 @@ def makefile_extras(stamp: str) -> set[str]:
 
 
 def test_the_engine_requires_no_qt() -> None:
-    # `pip install meaningbench`, and the engine's venv of `make test-engine`.
+    # `pip install meaningbench`, and the engine's venv of `make test`.
     for extra in (None, "test", "cluster"):
         assert not requirement_names(extra) & QT_DISTRIBUTIONS, extra
     # Transitively too, read from what is installed here.
@@ -108,3 +108,21 @@ def test_the_app_extra_is_the_desktop_app_and_installed_for_it() -> None:
     assert "app" in makefile_extras("APP_STAMP")
     assert "app" in makefile_extras("PYINSTALLER")
     assert makefile_extras("ENGINE_STAMP") == {"test", "cluster"}
+
+
+def test_make_test_runs_each_test_once_and_the_engines_without_qt() -> None:
+    text = (ROOT / "Makefile").read_text(encoding="utf-8").replace("\\\n", " ")
+    recipe = re.search(r"^test:.*\n((?:\t.*\n)+)", text, re.MULTILINE)
+    assert recipe, "the Makefile has no test rule"
+    runs = re.findall(r"^\t\$\((\w+)\) -m pytest .*-m \"([^\"]+)\"", recipe.group(1), re.MULTILINE)
+    # The four selections partition the suite: the app's tests (gui) in the app's venv,
+    # the rest in the engine's, each split into the slow ones and the others.
+    assert sorted(runs) == sorted(
+        [
+            ("PY", "gui and not slow"),
+            ("PY", "gui and slow"),
+            ("ENGINE_PY", "not gui and not slow"),
+            ("ENGINE_PY", "not gui and slow"),
+        ]
+    )
+    assert "$(ENGINE_PY) -c '$(NO_APP_CHECK)'" in recipe.group(1)
