@@ -24,13 +24,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
-    from meaningbench.annotation.practice import add_practice, practice_results, read_practice_file
+    from meaningbench.annotation.practice import practice_results, read_practice_file
+    from meaningbench.ops.practice import add_practice_items
 
     if args.add is not None:
         rows = read_practice_file(args.add)
         study = common.open_existing_study(args.study)
         try:
-            n = add_practice(study, rows)
+            n = common.written(add_practice_items(study, rows))
         finally:
             study.close()
         if args.json:

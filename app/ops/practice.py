@@ -8,14 +8,24 @@ screen refreshes from.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import partial
 
-from meaningbench.annotation.practice import Feedback, Practice, PracticeSession
+from meaningbench.annotation.practice import (
+    Feedback,
+    Practice,
+    PracticeSession,
+    add_practice,
+)
 from meaningbench.queries.files import StudyHandle, study_of
 from meaningbench.runtime import Job, JobContext
 from meaningbench.runtime.changes import Wrote
 
-__all__ = ["PracticeSession", "answer_practice", "practice_session"]
+__all__ = ["PracticeSession", "add_practice_items", "answer_practice", "practice_session"]
+
+# A practice pair as a file gives it: source, output, the range of right answers (low,
+# high) and why.
+PracticeRow = tuple[str, str, float, float, str]
 
 
 def practice_session(study: StudyHandle, annotator: str) -> PracticeSession:
@@ -34,3 +44,13 @@ def answer_practice(
 ) -> Job[Wrote[Feedback]]:
     """Store the rater's answer to a practice pair; the job's value is the feedback on it."""
     return partial(_answer, session, practice, value)
+
+
+def _add(study: StudyHandle, rows: list[PracticeRow], _ctx: JobContext) -> Wrote[int]:
+    return Wrote(add_practice(study_of(study), rows))
+
+
+def add_practice_items(study: StudyHandle, rows: Sequence[PracticeRow]) -> Job[Wrote[int]]:
+    """Add practice pairs (source, output, low, high, explanation) after those there; the
+    job's value is how many. No screen shows practice items: nothing to refresh."""
+    return partial(_add, study, list(rows))

@@ -66,7 +66,6 @@ LEFT_OUTSIDE = {
     "before it counts them; no op does that repair",
     "judge": "an LLM judge rates as a machine rater (judge_as_rater); no screen does this, "
     "so there is no op",
-    "practice": "adds practice items from a file (add_practice); no screen adds them",
     "shards": "merges the results of a cluster's shards (merge_results) and scores shards "
     "here or on Ray; the cluster has no screen and so no op",
     "train": "ops.train.train_job takes no display, through which the command prints each "

@@ -282,6 +282,9 @@ RUN: dict[str, Callable[[Study], Job]] = {
     "flag.flag_item": _flag_and_unflag,
     "flag.unflag_item": _flag_and_unflag,
     "practice.answer_practice": _answer,
+    "practice.add_practice_items": lambda st: practice.add_practice_items(
+        st, [("a b c", "a b", 40.0, 80.0, "b carries little")]
+    ),
     "kits.collect_job": _collect,
     "campaign.top_up_job": _top_up,
     "scenes.import_ucca_files": _import_ucca,
