@@ -319,8 +319,8 @@ def _print_summary(result: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from meaningbench.ops.train import train_job
     from meaningbench.runtime import Cancelled, JobContext
-    from meaningbench.training import train_model
 
     request = build_request(args)
     display = _Display()
@@ -335,7 +335,7 @@ def run(args: argparse.Namespace) -> int:
 
     previous = signal.signal(signal.SIGINT, on_sigint)
     try:
-        result = train_model(request, ctx, display)
+        result = train_job(request, ctx, display).value
     except Cancelled:
         display.close()
         print(

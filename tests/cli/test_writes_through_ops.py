@@ -68,8 +68,6 @@ LEFT_OUTSIDE = {
     "so there is no op",
     "shards": "merges the results of a cluster's shards (merge_results) and scores shards "
     "here or on Ray; the cluster has no screen and so no op",
-    "train": "ops.train.train_job takes no display, through which the command prints each "
-    "step's loss, nor the command's Ctrl+C (stop after this step, with a checkpoint)",
 }
 
 
