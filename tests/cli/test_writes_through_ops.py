@@ -58,8 +58,8 @@ WRITERS = {
 
 # Commands that still write outside the ops, and why.
 LEFT_OUTSIDE = {
-    "baseline": "reads the study's outputs in a study opened writable, then writes a "
-    "baseline file, not the study; no op reads them",
+    "baseline": "writes no study: it opens one writable only to read its texts for the "
+    "baseline file it writes (reading=True would open a read-only study too)",
     "demo": "builds the demo study (build_demo_study); the window's demo button calls the "
     "same builder through queries.files.demo_builder, not through an op",
     "info": "marks the runs of processes that are gone as interrupted (interrupt_gone_runs) "
