@@ -61,15 +61,17 @@ def run(args: argparse.Namespace) -> int:
         return _list_templates(args)
     if not args.as_rater:
         raise UserError("judge STUDY needs --as-rater NAME (the machine rater's name)")
-    from meaningbench.jobs.judge_rater import judge_as_rater
     from meaningbench.jobs.terminal import run_with_progress_bar
+    from meaningbench.ops.judge import judge_as_rater_job
 
     path = Path(args.study)
     common.open_existing_study(path, reading=True).close()
     spec = judge_spec(args)
     result = run_with_progress_bar(
-        lambda ctx: judge_as_rater(
-            path, spec, args.as_rater, ctx, dimension=args.dimension, device=args.device
+        lambda ctx: (
+            judge_as_rater_job(
+                ctx, path, spec, args.as_rater, dimension=args.dimension, device=args.device
+            ).value
         ),
         description="judge",
         quiet=args.json,

@@ -64,8 +64,6 @@ LEFT_OUTSIDE = {
     "same builder through queries.files.demo_builder, not through an op",
     "info": "marks the runs of processes that are gone as interrupted (interrupt_gone_runs) "
     "before it counts them; no op does that repair",
-    "judge": "an LLM judge rates as a machine rater (judge_as_rater); no screen does this, "
-    "so there is no op",
     "shards": "merges the results of a cluster's shards (merge_results) and scores shards "
     "here or on Ray; the cluster has no screen and so no op",
 }

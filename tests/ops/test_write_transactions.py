@@ -302,6 +302,7 @@ NOT_RUN = {
     "export.export_job": "reads the study only",
     "kits.send_back_job": "copies the kit through SQLite's backup API, in no transaction",
     "score.list_metrics_job": "reads only",
+    "judge.judge_as_rater_job": "needs an LLM judge (tests/jobs/test_judge_rater.py runs one)",
     "spans.import_spans_job": "annotation.span_io.import_spans begins its one transaction "
     "for writing; its files name items the study here lacks (tests/ops/test_spans.py runs it)",
     "sweep.sweep_job": "needs a model to sweep",
