@@ -17,7 +17,7 @@ def test_a_warning_and_a_switch_when_references_would_be_ignored(
     dialog = window.show_battery_dialog()
     wait_metrics(qtbot, dialog)
     reference_based = [
-        m["name"] for m in dialog.metrics if m.get("needs_references") and m.get("available", True)
+        m.name for m in dialog.metrics if m.needs_references and m.available
     ]
     assert reference_based
     dialog.set_checked([reference_based[0]])
