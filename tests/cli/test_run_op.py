@@ -12,10 +12,14 @@ from meaningbench.runtime.changes import StudyChanges, Wrote
 
 # A real SIGINT sent to a process of its own while the op's job runs (the handler is
 # process-wide state, so not in the test process); the job says what its token said.
+# SIGINT is set to Python's own handler first, as in a terminal: a test run started in the
+# background inherits it ignored, and `handled` leaves an ignored SIGINT ignored.
 PRESSED = """
 import os, signal
 from meaningbench.commands._common import run_op
 from meaningbench.interrupts import handled
+
+signal.signal(signal.SIGINT, signal.default_int_handler)
 
 def job(ctx):
     before = ctx.cancel.cancelled
