@@ -38,7 +38,9 @@ def score_job(
 
     request = ScoreRequest(study_path=study_path, metrics=metrics, options=options)
     summaries = score_study(request, ctx, on_batch=on_batch)
-    # New or finished runs change the lists of score columns, scores or not. The batches
-    # are gathered once, not joined batch by batch, which took time growing with the square
-    # of their number.
-    return Wrote(summaries, StudyChanges.of(scores=scored, runs=True))
+    # New or finished runs change the lists of score columns, scores or not; a battery that
+    # made no run (cancelled before it began, every metric unavailable) changed no list.
+    # The batches are gathered once, not joined batch by batch, which took time growing
+    # with the square of their number.
+    made_runs = any(s.run_id is not None for s in summaries)
+    return Wrote(summaries, StudyChanges.of(scores=scored, runs=made_runs))
