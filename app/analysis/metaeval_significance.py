@@ -17,6 +17,10 @@ Tests (Deutsch et al. 2021; `nlpstats` is the reference):
   resamples whose difference is at least twice the observed one (the shifted-null rule
   of Berg-Kirkpatrick et al. 2012). Its percentiles also give each metric's 95% interval.
 - williams: Williams' test of two dependent Pearson correlations (the existing rule).
+- pairs: MTME's pairwise permutation test (`PairwisePermutationSigDiff`, the WMT24/25
+  segment-level test), which swaps the two metrics' outcomes of pairs of outputs, each
+  metric at its own ε, for the Kendall-type measures
+  (`meaningbench.analysis.metaeval_pairs`); optionally with MTME's early stopping.
 
 Every pair of metrics sees the same draws (one seeded generator). At system level the
 tests are vectorised over resamples: a system's mean after swapping is linear in the
@@ -39,6 +43,7 @@ import numpy as np
 import pandas as pd
 
 from meaningbench.analysis import metaeval_measures as mm
+from meaningbench.analysis import metaeval_pairs as mp
 from meaningbench.analysis.metaeval import (
     GROUPING_NAMES,
     ITEM_PAIRS_ONLY,
@@ -54,6 +59,7 @@ from meaningbench.analysis.metaeval import (
     small_n_warning,
     spa_signs,
     system_cells,
+    system_means,
     units_of,
 )
 from meaningbench.core.wording import counted
@@ -73,7 +79,7 @@ class Signs(NamedTuple):
     src_codes: np.ndarray
 
 
-TESTS = ("perm-both", "boot-both", "perm-items", "perm-systems", "williams")
+TESTS = ("perm-both", "boot-both", "perm-items", "perm-systems", "williams", "pairs")
 ROW_CELLS = 2_000_000  # resample rows × outputs per block of the generic path
 # Beyond these a run would not finish (or not fit in memory) on any machine it is meant for;
 # a seed is what numpy's generators take on every platform.
@@ -100,6 +106,9 @@ class Ranking:
     details: dict[str, dict[str, Any]] = field(default_factory=dict)
     n_outputs: int = 0
     units: Units | None = None  # what the measure runs over (6 systems, 360 outputs)
+    # pairs test: the draws each pair of metrics used ([A, B], early stopping) and its rule
+    draws: pd.DataFrame | None = None
+    early_stop: mp.EarlyStop | None = None
 
     @property
     def over(self) -> str:
@@ -151,6 +160,19 @@ class Ranking:
             "p_values": {
                 a: {b: (None if not np.isfinite(v) else float(v)) for b, v in row.items()}
                 for a, row in self.p_values.to_dict(orient="index").items()
+            },
+            "early_stop": None
+            if self.early_stop is None
+            else {
+                "block": self.early_stop.block,
+                "stop_below": self.early_stop.low,
+                "stop_above": self.early_stop.high,
+            },
+            "resamples_used": None
+            if self.draws is None
+            else {
+                a: {b: int(v) for b, v in row.items() if a != b}
+                for a, row in self.draws.to_dict(orient="index").items()
             },
         }
 
@@ -524,7 +546,6 @@ def resample_values(stat: _Stat, x: np.ndarray, cs: np.ndarray, cj: np.ndarray) 
 
 def _williams(data: MetaEvalData, group_by: str) -> np.ndarray:
     from meaningbench.analysis.correlation import williams_matrix
-    from meaningbench.analysis.metaeval import system_means
 
     if group_by == "none":
         h, x = data.human, data.metrics
@@ -553,14 +574,18 @@ def rank_metrics(
     tie_threshold: float = 5.0,
     pairs_within: str | None = None,
     intervals: bool = True,
+    early_stop: mp.EarlyStop | None = None,
 ) -> Ranking:
     """Rank the metrics of `data` by `measure` in significance clusters at `alpha`.
 
     The p-value matrix comes from `test` with `resamples` seeded resamples; `intervals`
-    adds each metric's 95% bootstrap interval (BOOT-BOTH percentiles)."""
+    adds each metric's 95% bootstrap interval (BOOT-BOTH percentiles). `early_stop`
+    (pairs test only) stops a pair of metrics early as MTME does."""
     measure, group_by, tie_threshold = _checked_request(
         data, measure, group_by, test, resamples, alpha, tie_threshold
     )
+    if early_stop is not None and test != "pairs":
+        raise UserError("early stopping is part of the pairs test: use --test pairs")
     check_resampling(seed=seed)
     table = evaluate(
         data,
@@ -578,11 +603,22 @@ def rank_metrics(
     ranked = [m for m in names if values[m] is not None]
     work = data.subset(data.common(), [names.index(m) for m in ranked])
     p = np.full((len(names), len(names)), np.nan)
+    draws: pd.DataFrame | None = None
     ivals: dict[str, tuple[float, float]] = {}
     if len(ranked) >= 1 and work.n >= 2:
         stat = _Stat(work, measure, group_by, tie_threshold, work.category(pairs_within), seed)
         obs = np.array([values[m] for m in ranked], dtype=np.float64)
-        sub_p, samples = _pvalues(stat, obs, test, resamples, seed)
+        samples: np.ndarray | None = None
+        if test == "pairs":
+            eps = np.array([float(details.get(m, {}).get("epsilon", 0.0)) for m in ranked])
+            result = pairs_test(work, measure, group_by, eps, resamples, seed, early_stop)
+            sub_p = result.p_values
+            used = np.zeros((len(names), len(names)), dtype=np.int64)
+            pos = [names.index(m) for m in ranked]
+            used[np.ix_(pos, pos)] = result.draws
+            draws = pd.DataFrame(used, index=names, columns=names)
+        else:
+            sub_p, samples = _pvalues(stat, obs, test, resamples, seed)
         if intervals and measure != "spa":  # no bootstrap for spa (see _checked_request)
             if samples is None:
                 samples = bootstrap_samples(stat, work.metrics, resamples, seed)
@@ -608,7 +644,30 @@ def rank_metrics(
         details=details,
         n_outputs=table.n_outputs,
         units=units_of(data, group_by),
+        draws=draws,
+        early_stop=early_stop,
     )
+
+
+def pairs_test(
+    data: MetaEvalData,
+    measure: str,
+    group_by: str,
+    epsilons: np.ndarray,
+    resamples: int,
+    seed: int,
+    early_stop: mp.EarlyStop | None = None,
+) -> mp.PairsResult:
+    """MTME's pairwise permutation test of every pair of the metrics of `data` (each at
+    its ε), on the pairs the measure compares at `group_by`: pairs of systems' means at
+    system level, otherwise pairs of outputs of one group."""
+    if group_by == "system":
+        h, xs, labels = system_means(data.human, data.metrics.T, data.systems)
+        groups, x = mm.Groups.single(labels.size), xs.T
+    else:
+        h, x, groups = data.human, data.metrics, grouping_of(data, group_by)
+    tables = mp.pair_tables(h, x, groups, measure, epsilons)
+    return mp.pairs_pvalues(tables, resamples, seed, early_stop)
 
 
 def check_resampling(
@@ -654,6 +713,8 @@ def _checked_request(
         )
     if test == "williams" and measure != "pearson":
         raise UserError("the Williams test compares Pearson correlations: use --measures pearson")
+    if test == "pairs" and (why := mp.refusal(measure)) is not None:
+        raise UserError(f"the pairs test cannot rank by {measure}: {why}")
     check_resampling(resamples=resamples, alpha=alpha)
     if measure in ITEM_PAIRS_ONLY:
         group_by = "item"

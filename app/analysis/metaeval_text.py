@@ -56,6 +56,10 @@ TEST_WORDS = {
     "systems and sources together (p-values by the shifted-null rule of Berg-Kirkpatrick "
     "et al., 2012)",
     "williams": "Williams' test of dependent correlations (Graham and Baldwin, 2014)",
+    "pairs": "the pairwise permutation test of the WMT metrics tasks' MTME tool "
+    "(PairwisePermutationSigDiff), which swaps the two metrics' outcomes of each compared "
+    "pair of outputs (concordant, discordant or tied, each metric at its own tie threshold) "
+    "with probability ½ rather than their scores",
 }
 
 
@@ -161,12 +165,23 @@ def _ranking_paragraph(ranking: Ranking) -> str:
         else f", {ranking.resamples:,} resamples, seed {ranking.seed}"
     )
     again = (
-        "; acc*_eq searches its ε again on every resample (as MTME's permutation "
+        "; each metric keeps the ε calibrated on all its pairs"
+        if ranking.test == "pairs"
+        else "; acc*_eq searches its ε again on every resample (as MTME's permutation "
         "test does with its tie-optimised Kendall)"
         if ranking.measure == "acc_eq_star"
         else "; SPA is recomputed on each resample with its own source flips and the "
         "human p-values fixed"
         if ranking.measure == "spa"
+        else ""
+    )
+    on_what = "" if ranking.test == "pairs" else ", on scores standardised per metric"
+    stop = ranking.early_stop
+    early = (
+        f" Resampling stops early for a pair of metrics, as in MTME, at the end of a block "
+        f"of {stop.block} draws whose last draw reached the observed difference, when the "
+        f"p-value is below {stop.low:g} or above {stop.high:g}."
+        if stop is not None
         else ""
     )
     intervals = (
@@ -177,8 +192,8 @@ def _ranking_paragraph(ranking: Ranking) -> str:
     return (
         f"Metrics are ranked by {MEASURE_TITLES[ranking.measure]}, "
         f"{GROUPING_NAMES[ranking.group_by]}, over {ranking.over}. Each pair of metrics is "
-        f"compared with {TEST_WORDS[ranking.test]}{resampled}, one-sided, on scores "
-        f"standardised per metric{again}. Metrics are grouped into significance clusters at "
+        f"compared with {TEST_WORDS[ranking.test]}{resampled}, one-sided"
+        f"{on_what}{again}.{early} Metrics are grouped into significance clusters at "
         f"α = {ranking.alpha:g}: in order of the measure, a metric opens a new cluster "
         "when a metric of the current cluster is significantly better than it (the rule "
         "of the WMT metrics tasks' MTME tool), so no member of a cluster is "
