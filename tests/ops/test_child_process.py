@@ -6,12 +6,18 @@ written, and a cancel stops the child's job. No Qt: the parent's context is a pl
 from __future__ import annotations
 
 import os
+import threading
 import time
 
 import pytest
 
 from meaningbench.db.study import Study
-from meaningbench.ops.child_process import ChildJobError, ChildUserError, in_child_process
+from meaningbench.ops.child_process import (
+    ChildJobError,
+    ChildUserError,
+    in_child_process,
+    terminate_all,
+)
 from meaningbench.ops.score import score_job
 from meaningbench.runtime import Cancelled, JobContext, Progress
 from meaningbench.runtime.changes import EMPTY, StudyChanges
@@ -78,3 +84,24 @@ def test_a_cancel_stops_the_job_in_the_child() -> None:
     ctx.report = report
     with pytest.raises(Cancelled):
         in_child_process(endless)(ctx)
+
+
+def test_terminate_all_ends_a_running_child_at_once() -> None:
+    """What the window does when it closes: the job's child is ended, and the job fails."""
+    started = threading.Event()
+    ended: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            in_child_process(endless)(JobContext(report=lambda p: started.set()))
+        except BaseException as exc:  # noqa: BLE001 - what the job ended with
+            ended.append(exc)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    assert started.wait(120), "the child never reported"
+    assert terminate_all() == 1
+    thread.join(60)
+    assert not thread.is_alive()
+    assert len(ended) == 1 and isinstance(ended[0], ChildJobError)
+    assert terminate_all() == 0

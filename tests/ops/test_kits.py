@@ -17,6 +17,7 @@ from meaningbench.ops.kits import (
     KitsInTheWay,
     collect_job,
     controls_passed,
+    default_send_back_folder,
     make_kits_job,
     send_back_job,
 )
@@ -90,11 +91,17 @@ def test_a_kit_is_sent_back_whole_and_an_empty_one_is_refused(lead: Study, tmp_p
     kit = open_study(made.path)
     try:
         sent = send_back_job(kit, folder)(JobContext())
+        # The folder Send back offers: beside the kit, never the kit's own.
+        beside = send_back_job(kit, default_send_back_folder(kit))(JobContext())
+        with pytest.raises(UserError, match="the folder the kit is opened from"):
+            send_back_job(kit, made.path.parent)(JobContext())
     finally:
         kit.close()
     assert sent.rater == "ana" and sent.ratings == len(given) == 2
     assert sent.path == folder / made.path.name and sent.path.is_file()
     assert rows(sent.path, RATED, "ana") == [(2,)]
+    assert beside.path.parent == made.path.parent / "Send back"
+    assert rows(beside.path, RATED, "ana") == [(2,)]
     # The lead's study is no kit: there is nothing of it to send back.
     before = every_row(lead.path)
     with pytest.raises(UserError, match="not a rater kit"):
