@@ -294,9 +294,18 @@ def _perm_signs(
 
 
 def permutation_pvalues(
-    stat: _Stat, z: np.ndarray, observed: np.ndarray, test: str, resamples: int, seed: int
+    stat: _Stat,
+    z: np.ndarray,
+    observed: np.ndarray,
+    test: str,
+    resamples: int,
+    seed: int,
+    early_stop: mp.EarlyStop | None = None,
+    used: np.ndarray | None = None,
 ) -> np.ndarray:
-    """(M, M) p-values of "row metric better than column metric"."""
+    """(M, M) p-values of "row metric better than column metric". `early_stop` (SPA
+    only) stops a pair of metrics as MTME's PermutationSigDiff does; `used`, when given,
+    receives the resamples each pair of metrics used."""
     data = stat.data
     m = z.shape[1]
     sys_codes, src_codes = data.system_codes(), data.source_codes()
@@ -308,7 +317,7 @@ def permutation_pvalues(
     valid = np.zeros((m, m))
     signs = Signs(a, b, sys_codes, src_codes)
     if stat.measure == "spa":  # from the system × source matrix, not the system means
-        deltas = _generic_deltas(stat, z, signs)
+        deltas = _generic_deltas(stat, z, signs, early_stop, observed)
     elif stat.group_by == "system":
         deltas = _system_level_deltas(stat, z, signs)
     elif stat.measure == "pearson":
@@ -322,6 +331,8 @@ def permutation_pvalues(
         ge[i, j] = (delta[ok] >= obs - tol).sum()
         le[i, j] = (delta[ok] <= obs + tol).sum()
         valid[i, j] = ok.sum()
+        if used is not None:
+            used[i, j] = used[j, i] = delta.size
     with np.errstate(invalid="ignore", divide="ignore"):
         p = np.where(valid > 0, ge / valid, np.nan)
         q = np.where(valid.T > 0, le.T / valid.T, np.nan)
@@ -444,10 +455,28 @@ def _pearson_bootstrap(
     return _pearson_r(n, sx, sxx, sh, shh, sxh, weight=group_w[:, :, None], axis=1)
 
 
-def _generic_deltas(stat: _Stat, z: np.ndarray, signs: Signs) -> Deltas:
+def _stops_early(delta: np.ndarray, observed: float, rule: mp.EarlyStop) -> bool:
+    """MTME's PermutationSigDiff rule at a block boundary: the p-value of "the metric with
+    the higher value is better" so far is below `rule.low` or above `rule.high`."""
+    ok = np.isfinite(delta)
+    if not ok.any():
+        return False
+    tol = 1e-9 * max(1.0, abs(observed))
+    hits = delta[ok] >= observed - tol if observed >= 0 else delta[ok] <= observed + tol
+    p = float(hits.mean())
+    return p < rule.low or p > rule.high
+
+
+def _generic_deltas(
+    stat: _Stat,
+    z: np.ndarray,
+    signs: Signs,
+    early_stop: mp.EarlyStop | None = None,
+    observed: np.ndarray | None = None,
+) -> Deltas:
     a, b, sys_codes, src_codes = signs
     r, n = a.shape[0], z.shape[0]
-    block = max(1, ROW_CELLS // max(n, 1))
+    block = early_stop.block if early_stop else max(1, ROW_CELLS // max(n, 1))
     m = z.shape[1]
     for i in range(m):
         for j in range(i + 1, m):
@@ -459,6 +488,11 @@ def _generic_deltas(stat: _Stat, z: np.ndarray, signs: Signs) -> Deltas:
                 k = s.shape[0]
                 vals = stat.rows(np.concatenate([mid + s * half, mid - s * half]))
                 out[r0 : r0 + k] = vals[:k] - vals[k:]
+                if early_stop is None or observed is None or k < block:
+                    continue
+                if _stops_early(out[: r0 + k], observed[i] - observed[j], early_stop):
+                    out = out[: r0 + k]
+                    break
             yield (i, j), out
 
 
@@ -584,8 +618,8 @@ def rank_metrics(
     measure, group_by, tie_threshold = _checked_request(
         data, measure, group_by, test, resamples, alpha, tie_threshold
     )
-    if early_stop is not None and test != "pairs":
-        raise UserError("early stopping is part of the pairs test: use --test pairs")
+    if early_stop is not None and test != "pairs" and not (measure == "spa" and test != "williams"):
+        raise UserError("early stopping is part of the pairs test and of SPA's permutation tests")
     check_resampling(seed=seed)
     table = evaluate(
         data,
@@ -617,6 +651,14 @@ def rank_metrics(
             pos = [names.index(m) for m in ranked]
             used[np.ix_(pos, pos)] = result.draws
             draws = pd.DataFrame(used, index=names, columns=names)
+        elif early_stop is not None:  # SPA's permutation test, stopped as MTME stops it
+            used = np.zeros((len(ranked), len(ranked)), dtype=np.int64)
+            z = _standardise(work.metrics)
+            sub_p = permutation_pvalues(stat, z, obs, test, resamples, seed, early_stop, used)
+            full = np.zeros((len(names), len(names)), dtype=np.int64)
+            pos = [names.index(m) for m in ranked]
+            full[np.ix_(pos, pos)] = used
+            draws = pd.DataFrame(full, index=names, columns=names)
         else:
             sub_p, samples = _pvalues(stat, obs, test, resamples, seed)
         if intervals and measure != "spa":  # no bootstrap for spa (see _checked_request)

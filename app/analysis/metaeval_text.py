@@ -179,8 +179,9 @@ def _ranking_paragraph(ranking: Ranking) -> str:
     stop = ranking.early_stop
     early = (
         f" Resampling stops early for a pair of metrics, as in MTME, at the end of a block "
-        f"of {stop.block} draws whose last draw reached the observed difference, when the "
-        f"p-value is below {stop.low:g} or above {stop.high:g}."
+        f"of {stop.block} draws"
+        + (" whose last draw reached the observed difference" if ranking.test == "pairs" else "")
+        + f", when the p-value is below {stop.low:g} or above {stop.high:g}."
         if stop is not None
         else ""
     )

@@ -26,6 +26,15 @@ def register(subparsers: Any) -> None:
     common.add_dimension_argument(parser)
     common.add_labels_argument(parser)
     parser.add_argument(
+        "--preset",
+        choices=("wmt25",),
+        default=None,
+        help="wmt25: the two tasks of the WMT25 metrics task (MTME's tasks.WMT25): SPA at "
+        "system level, ranked by PERM-BOTH, and acc*_eq per source, ranked by MTME's "
+        "pairwise permutation test; both stop early as MTME does (blocks of 100, stop at "
+        "p < 0.02 or p > 0.50). Sets --measures, --rank-by, --group-by and --test",
+    )
+    parser.add_argument(
         "--measures",
         default=DEFAULT_MEASURES,
         help=f"comma-separated measures (default: {DEFAULT_MEASURES}); also kendall_c, "
@@ -62,9 +71,11 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--test",
-        choices=("perm-both", "boot-both", "perm-items", "perm-systems", "williams"),
+        choices=("perm-both", "boot-both", "perm-items", "perm-systems", "williams", "pairs"),
         default="perm-both",
-        help="paired test between metrics (default: perm-both)",
+        help="paired test between metrics (default: perm-both); pairs: MTME's pairwise "
+        "permutation test, which swaps outcomes of pairs of outputs (kendall_b, tau_a, "
+        "tau_23, acc_eq, acc_eq_star)",
     )
     parser.add_argument("--resamples", type=int, default=1000, help="resamples (default 1000)")
     parser.add_argument("--seed", type=int, default=0, help="seed of every resampling")
@@ -109,6 +120,8 @@ def run(args: argparse.Namespace) -> int:
     from meaningbench.analysis.metaeval_text import attach_ranking, methods_paragraph, to_json
 
     check_resampling(resamples=args.resamples, seed=args.seed, alpha=args.alpha)
+    if args.preset == "wmt25":
+        return _run_wmt25(args)
     measures, rank_by = _measures(args)
     data, machine, configs = _read_data(args)
     table = evaluate(
@@ -138,6 +151,83 @@ def run(args: argparse.Namespace) -> int:
             f"\n{metric} is also the machine rater {', '.join(raters)} (judge --as-rater): "
             "ranked here as a metric; its ratings are not part of the human scores"
         )
+    return 0
+
+
+# The WMT25 metrics task (MTME's tasks.WMT25): per language pair, SPA ('pce') at system
+# level and acc*_eq ('KendallWithTiesOpt', variant acc23, sample_rate 1.0) per item with
+# perm_test='pairs'; k = 1000 with early stopping (block 100, 0.02, 0.50).
+WMT25_TASKS = (("spa", "system", "perm-both"), ("acc_eq_star", "item", "pairs"))
+WMT25_SOURCE = (
+    "the WMT25 metrics task's protocol as MTME (github.com/google-research/mt-metrics-eval, "
+    "tasks.WMT25) runs it: soft pairwise accuracy at system level and tie-calibrated "
+    "pairwise accuracy per source with the pairwise permutation test, both with MTME's "
+    "early stopping"
+)
+
+
+def _run_wmt25(args: argparse.Namespace) -> int:
+    """Both WMT25 tasks: two rankings, one methods text naming the preset."""
+    from meaningbench.analysis.metaeval import evaluate
+    from meaningbench.analysis.metaeval_pairs import EarlyStop
+    from meaningbench.analysis.metaeval_significance import rank_metrics
+    from meaningbench.analysis.metaeval_text import attach_ranking, methods_paragraph, to_json
+
+    data, machine, configs = _read_data(args)
+    measures = [m for m, _, _ in WMT25_TASKS]
+    table = evaluate(data, measures, group_by="item", seed=args.seed)
+    rankings = [
+        rank_metrics(
+            data,
+            measure,
+            group_by=group_by,
+            test=test,
+            resamples=args.resamples,
+            seed=args.seed,
+            alpha=args.alpha,
+            intervals=False,
+            early_stop=EarlyStop(),
+        )
+        for measure, group_by, test in WMT25_TASKS
+    ]
+    for r in rankings:
+        attach_ranking(table, r)
+    parts = [
+        methods_paragraph(table, r, dimension=args.dimension, configs=configs) for r in rankings
+    ]
+    methods = f"Preset wmt25: {WMT25_SOURCE}.\n\n" + parts[0] + "\n\n" + parts[1].split("\n\n")[-1]
+    settings = {
+        "preset": "wmt25",
+        "dimension": args.dimension,
+        "measures": measures,
+        "tasks": [{"measure": m, "group_by": g, "test": t} for m, g, t in WMT25_TASKS],
+        "resamples": args.resamples,
+        "seed": args.seed,
+        "alpha": args.alpha,
+        "early_stop": {"block": 100, "stop_below": 0.02, "stop_above": 0.5},
+    }
+    if args.json:
+        out = to_json(table, rankings[-1], methods, settings)
+        out["rankings"] = [r.to_dict() for r in rankings]
+        common.print_json({**out, "stopping": None, "machine_raters": machine})
+        return 0
+    from meaningbench.analysis.export import to_text
+    from meaningbench.analysis.metaeval import GROUPING_NAMES
+
+    print(
+        f"{args.dimension}: {table.n_outputs:,} outputs scored by all "
+        f"{len(data.metric_names)} metrics ({table.n_left_out:,} left out); preset wmt25"
+    )
+    for r in rankings:
+        print(
+            f"\nRanking by {r.measure}, {GROUPING_NAMES[r.group_by]}, over {r.over} "
+            f"({r.test}, up to {r.resamples} resamples with MTME's early stopping, "
+            f"seed {r.seed}, α {r.alpha:g})"
+        )
+        if r.warning:
+            print(f"warning: {r.warning}")
+        print(to_text(_ranking_frame(r)))
+    print("\nMethods:\n" + methods)
     return 0
 
 

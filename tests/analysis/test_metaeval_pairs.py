@@ -207,7 +207,7 @@ def test_tau_c_and_non_pairwise_measures_are_refused_with_the_reason() -> None:
         sig.rank_metrics(data, "kendall_c", group_by="item", test="pairs")
     with pytest.raises(UserError, match="pearson is not a count of outcomes of pairs"):
         sig.rank_metrics(data, "pearson", group_by="item", test="pairs")
-    with pytest.raises(UserError, match="early stopping is part of the pairs test"):
+    with pytest.raises(UserError, match="early stopping is part of the pairs test and of SPA"):
         sig.rank_metrics(data, "acc_eq", group_by="item", early_stop=mp.EarlyStop())
 
 
