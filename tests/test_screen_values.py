@@ -39,13 +39,10 @@ SCREEN_LAYERS = (
     "meaningbench.settings",
 )
 
-# Engine objects with behaviour that the rating screens still hold: they open a session
-# through ops.rate and keep it while the rater works (a read-only cursor over the queue
-# is to replace them).
+# Engine objects with behaviour that the screens still hold. (The rating screens hold a
+# read-only cursor over the rater's queue, `queries.rating_cursor`, not the engine's
+# sessions: the ops write through the session behind it.)
 STATEFUL = {
-    "meaningbench.annotation.session.AnnotationSession": "the rating screen's session",
-    "meaningbench.annotation.side_by_side.SideBySideSession": "the side-by-side screen's",
-    "meaningbench.annotation.practice.PracticeSession": "the practice screen's session",
     # Opening or creating a study answers with the open study; the screens hold it as a
     # `queries.files.StudyHandle` (path, read-only, close) and hand it back to the queries.
     "meaningbench.db.study.Study": "the open study behind a StudyHandle",

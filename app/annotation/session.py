@@ -103,6 +103,11 @@ class AnnotationSession:
         return entry
 
     def _show(self, s: Session, item_id: int, *, reviewing: bool) -> ShownItem:
+        self._shown = self._read(s, item_id, reviewing=reviewing)
+        return self._shown
+
+    def _read(self, s: Session, item_id: int, *, reviewing: bool) -> ShownItem:
+        """The item as the screen shows it, read in `s` (nothing of the session changes)."""
         item = s.get(Item, item_id)
         assert item is not None
         rows = s.execute(
@@ -123,7 +128,7 @@ class AnnotationSession:
         prefill = self.settings.esa_prefill
         if not span_rating and prefill is not None and self.protocol == "esa":
             proposals = proposals_for(s, prefill, item_id, item.output)
-        self._shown = ShownItem(
+        return ShownItem(
             item_id=item_id,
             source=item.source,
             output=item.output,
@@ -136,7 +141,6 @@ class AnnotationSession:
             proposals=proposals,
             fates=fates,
         )
-        return self._shown
 
     def _note(self, s: Session, item_id: int) -> tuple[bool, str | None]:
         """The annotator's latest flag and comment on the item (the latest note wins)."""
@@ -406,24 +410,28 @@ class AnnotationSession:
             s.flush()
             record_event(s, "undo", latest.item_id)
             entry = self._entry(s, latest.item_id)
-            if restored:
-                self._cursor = entry.item_id
-                return self._show(s, entry.item_id, reviewing=True)
-            entry.done = False
-            self._adjust(rated=-1, skipped=1 if entry.skips > 0 else 0)
-            # Reopened means next: move it before the first unrated entry so that a restart
-            # (even after a crash) shows it first too.
-            first = s.scalar(
-                select(func.min(QueueEntry.position)).where(
-                    QueueEntry.annotator_id == self.annotator_id,
-                    QueueEntry.done.is_(False),
-                    QueueEntry.id != entry.id,
+            reopened = not restored
+            was_skipped = entry.skips > 0
+            if reopened:
+                entry.done = False
+                # Reopened means next: move it before the first unrated entry so that a
+                # restart (even after a crash) shows it first too.
+                first = s.scalar(
+                    select(func.min(QueueEntry.position)).where(
+                        QueueEntry.annotator_id == self.annotator_id,
+                        QueueEntry.done.is_(False),
+                        QueueEntry.id != entry.id,
+                    )
                 )
-            )
-            if first is not None and entry.position > first:
-                entry.position = float(first) - 1.0
-            self._cursor = None
-            return self._show(s, entry.item_id, reviewing=False)
+                if first is not None and entry.position > first:
+                    entry.position = float(first) - 1.0
+            shown = self._read(s, entry.item_id, reviewing=restored)
+        # Committed: only now does the session move (a failed write leaves it as it was).
+        if reopened:
+            self._adjust(rated=-1, skipped=1 if was_skipped else 0)
+        self._cursor = shown.item_id if restored else None
+        self._shown = shown
+        return shown
 
     def skip(self, item_id: int) -> bool:
         """Move an unrated item to the end of the queue; False (no change) for a rated one."""
@@ -436,11 +444,13 @@ class AnnotationSession:
                     QueueEntry.annotator_id == self.annotator_id
                 )
             )
-            if entry.skips == 0:
-                self._adjust(skipped=1)
+            first_skip = entry.skips == 0
             entry.skips += 1
             entry.position = float(last or 0.0) + 1.0
             record_event(s, "skip", item_id)
+        # Committed: only now do the counts move (a failed write leaves them as they were).
+        if first_skip:
+            self._adjust(skipped=1)
         if self._shown is not None and self._shown.item_id == item_id:
             self._shown = None
         return True

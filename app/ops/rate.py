@@ -1,9 +1,13 @@
-"""A rating and its undo: the instant writes of the annotation screens.
+"""A rating and its undo: the instant writes of the annotation screens, and the opening of
+the rater's queue they write to.
 
 They run on the GUI thread through `JobRunner.run_now` (a keypress must not wait for a
-thread), on the screen's own annotation session, and return what they changed like every
-other write: the rated items. The rating screens' other writes follow the same pattern:
-`meaningbench.ops.skip`, `meaningbench.ops.flag` and `meaningbench.ops.practice`.
+thread) and return what they changed like every other write: the rated items. The screens
+hold a read-only cursor over the rater's queue (`meaningbench.queries.rating_cursor`); the
+ops take it and write through the engine session behind it. Opening one is a write (the
+rater and their queue are stored when new), so it is an op too, whose value is the cursor.
+The rating screens' other writes follow the same pattern: `meaningbench.ops.skip`,
+`meaningbench.ops.flag` and `meaningbench.ops.practice`.
 """
 
 from __future__ import annotations
@@ -15,6 +19,12 @@ from typing import TYPE_CHECKING
 from meaningbench.annotation.session import AnnotationSession
 from meaningbench.annotation.side_by_side import SideBySideSession
 from meaningbench.queries.files import StudyHandle, study_of
+from meaningbench.queries.rating_cursor import (
+    ItemCursor,
+    UnitCursor,
+    session_of,
+    side_by_side_of,
+)
 from meaningbench.runtime import Job, JobContext
 from meaningbench.runtime.changes import StudyChanges, Wrote
 
@@ -24,25 +34,32 @@ if TYPE_CHECKING:
     from meaningbench.annotation.side_by_side import ShownUnit
     from meaningbench.annotation.spans import Span
 
-# The sessions a rating screen holds: what it shows next, and where its writes go.
-__all__ = [
-    "AnnotationSession",
-    "SideBySideSession",
-    "rating_session",
-    "submit_rating",
-    "submit_unit",
-    "undo_rating",
-    "undo_unit",
-]
+
+def _open_rating(study: StudyHandle, annotator: str, _ctx: JobContext) -> Wrote[ItemCursor]:
+    # A new rater's queue is theirs alone: nothing another screen shows has changed.
+    return Wrote(ItemCursor(AnnotationSession(study_of(study), annotator)))
 
 
-def rating_session(study: StudyHandle, annotator: str) -> AnnotationSession:
-    """The annotator's rating session on the open study (created as a rater if new)."""
-    return AnnotationSession(study_of(study), annotator)
+def open_rating(study: StudyHandle, annotator: str) -> Job[Wrote[ItemCursor]]:
+    """The annotator's queue on the open study, one item at a time (the rater and their
+    queue are stored when new); the job's value is the cursor the screen reads."""
+    return partial(_open_rating, study, annotator)
+
+
+def _open_side_by_side(study: StudyHandle, annotator: str, _ctx: JobContext) -> Wrote[UnitCursor]:
+    # As `_open_rating`: a new rater's queue is no other screen's.
+    session = AnnotationSession(study_of(study), annotator)
+    return Wrote(UnitCursor(SideBySideSession(session)))
+
+
+def open_side_by_side(study: StudyHandle, annotator: str) -> Job[Wrote[UnitCursor]]:
+    """The annotator's queue on a study of the side-by-side protocol, a source's outputs at
+    a time (the rater and their queue are stored when new); the job's value is the cursor."""
+    return partial(_open_side_by_side, study, annotator)
 
 
 def submit_rating(
-    session: AnnotationSession,
+    cursor: ItemCursor,
     item_id: int,
     values: dict[str, float],
     starts: dict[str, float | None],
@@ -54,25 +71,27 @@ def submit_rating(
     spans and what became of the pre-filled ones."""
 
     def run(_ctx: JobContext) -> StudyChanges:
-        session.submit(item_id, values, starts, shown_at, spans=spans, proposals=proposals)
+        session_of(cursor).submit(
+            item_id, values, starts, shown_at, spans=spans, proposals=proposals
+        )
         return StudyChanges.of(ratings=[item_id])
 
     return run
 
 
-def _undo(session: AnnotationSession, _ctx: JobContext) -> Wrote[ShownItem | None]:
-    item = session.undo_last()
+def _undo(cursor: ItemCursor, _ctx: JobContext) -> Wrote[ShownItem | None]:
+    item = session_of(cursor).undo_last()
     ids = [] if item is None else [item.item_id]
     return Wrote(item, StudyChanges.of(ratings=ids))
 
 
-def undo_rating(session: AnnotationSession) -> Job[Wrote[ShownItem | None]]:
+def undo_rating(cursor: ItemCursor) -> Job[Wrote[ShownItem | None]]:
     """Withdraw the annotator's latest rating; the job's value is the item shown again."""
-    return partial(_undo, session)
+    return partial(_undo, cursor)
 
 
 def submit_unit(
-    sxs: SideBySideSession,
+    cursor: UnitCursor,
     unit: ShownUnit,
     values: dict[int, float],
     starts: dict[int, float | None],
@@ -80,17 +99,17 @@ def submit_unit(
     """Store a side-by-side unit's ratings, one per output."""
 
     def run(_ctx: JobContext) -> StudyChanges:
-        sxs.submit_unit(unit, values, starts)
+        side_by_side_of(cursor).submit_unit(unit, values, starts)
         return StudyChanges.of(ratings=unit.item_ids)
 
     return run
 
 
-def _undo_unit(sxs: SideBySideSession, _ctx: JobContext) -> Wrote[ShownUnit | None]:
-    unit = sxs.undo_unit()
+def _undo_unit(cursor: UnitCursor, _ctx: JobContext) -> Wrote[ShownUnit | None]:
+    unit = side_by_side_of(cursor).undo_unit()
     return Wrote(unit, StudyChanges.of(ratings=() if unit is None else unit.item_ids))
 
 
-def undo_unit(sxs: SideBySideSession) -> Job[Wrote[ShownUnit | None]]:
+def undo_unit(cursor: UnitCursor) -> Job[Wrote[ShownUnit | None]]:
     """Withdraw the latest side-by-side unit; the job's value is the unit shown again."""
-    return partial(_undo_unit, sxs)
+    return partial(_undo_unit, cursor)

@@ -1,9 +1,9 @@
 """What the annotation screens ask of a study: who rates, the settings (stored by
 `meaningbench.ops.settings`).
 
-The rating screen itself talks to `meaningbench.annotation.session.AnnotationSession`;
-everything else the annotation widgets read or write goes through here, as plain
-dataclasses, so the widgets need neither SQLAlchemy nor the schema.
+The rating screens step through the rater's queue with a cursor
+(`meaningbench.queries.rating_cursor`); everything else the annotation widgets read goes
+through here, as plain dataclasses, so the widgets need neither SQLAlchemy nor the schema.
 """
 
 from __future__ import annotations

@@ -83,7 +83,7 @@ def test_enter_to_next_item_p95(qtbot) -> None:
     with qtbot.waitActive(screen):
         screen.show()
         screen.activateWindow()
-    total = screen.session.progress().total
+    total = screen.queue.progress().total
 
     times_ms: list[float] = []
     for i in range(STEPS):
@@ -94,7 +94,7 @@ def test_enter_to_next_item_p95(qtbot) -> None:
         QApplication.processEvents()  # the repaint of the next item
         times_ms.append((time.perf_counter() - start) * 1000)
         assert screen.current_item().item_id != before
-    assert screen.session.progress().rated == STEPS
+    assert screen.queue.progress().rated == STEPS
 
     # The engine alone (another annotator): submit + advance, no widgets.
     engine = AnnotationSession(study, "engine")

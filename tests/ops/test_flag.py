@@ -8,27 +8,27 @@ from sqlalchemy import select
 from meaningbench.db.models import ItemNote, Rating
 from meaningbench.db.study import Study
 from meaningbench.ops.flag import flag_item, unflag_item
-from meaningbench.ops.rate import rating_session, submit_rating
+from meaningbench.ops.rate import open_rating, submit_rating
 from meaningbench.runtime import JobContext
 from tests.annotation.factories import add_items
 
 
 def test_a_flag_and_its_removal_are_notes_that_name_the_item(new_study: Study) -> None:
     add_items(new_study, 3, 2)
-    session = rating_session(new_study, "ann")
-    shown = session.next_item()
+    queue = open_rating(new_study, "ann")(JobContext()).value
+    shown = queue.next()
     assert shown is not None
     item = shown.item_id
-    values = {sc.name: 30.0 for sc in session.scales}
-    submit_rating(session, item, values, {}, shown.shown_at)(JobContext())
-    changes = flag_item(session, item, "  cut off  ")(JobContext())
+    values = {sc.name: 30.0 for sc in queue.scales}
+    submit_rating(queue, item, values, {}, shown.shown_at)(JobContext())
+    changes = flag_item(queue, item, "  cut off  ")(JobContext())
     assert changes.notes == {item} and not changes.ratings
     with new_study.session() as s:
         assert s.execute(select(ItemNote.item_id, ItemNote.flagged, ItemNote.comment)).all() == [
             (item, True, "cut off")
         ]
         assert set(s.execute(select(Rating.flagged, Rating.comment)).all()) == {(True, "cut off")}
-    assert unflag_item(session, item)(JobContext()).notes == {item}
+    assert unflag_item(queue, item)(JobContext()).notes == {item}
     with new_study.session() as s:
         notes = s.execute(select(ItemNote.flagged, ItemNote.comment).order_by(ItemNote.id)).all()
         assert notes == [(True, "cut off"), (False, None)]  # the first note stays

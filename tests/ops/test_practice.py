@@ -8,7 +8,7 @@ from sqlalchemy import func, select
 from meaningbench.annotation.practice import add_practice, practice_results
 from meaningbench.db.models import PracticeAnswer, Rating
 from meaningbench.db.study import Study
-from meaningbench.ops.practice import answer_practice, practice_session
+from meaningbench.ops.practice import answer_practice, open_practice
 from meaningbench.runtime import JobContext
 from meaningbench.runtime.changes import changes_of
 
@@ -18,14 +18,14 @@ def test_an_answer_is_stored_with_its_feedback(new_study: Study) -> None:
         new_study,
         [("a b c", "a b", 40.0, 80.0, "b carries little."), ("d e f", "d", 0.0, 30.0, "")],
     )
-    session = practice_session(new_study, "newcomer")
-    first, second = session.pending()
-    wrote = answer_practice(session, first, 55.0)(JobContext())
+    block = open_practice(new_study, "newcomer")(JobContext()).value
+    first, second = block.pending()
+    wrote = answer_practice(block, first, 55.0)(JobContext())
     assert (wrote.value.passed, wrote.value.value) == (True, 55.0)
     assert "within the expected 40–80" in wrote.value.text() and not changes_of(wrote)
-    missed = answer_practice(session, second, 70.0)(JobContext()).value
+    missed = answer_practice(block, second, 70.0)(JobContext()).value
     assert not missed.passed and "above" in missed.text()
-    assert session.pending() == []
+    assert block.pending() == []
     with new_study.session() as s:
         assert s.execute(select(PracticeAnswer.value, PracticeAnswer.passed)).all() == [
             (55.0, True),

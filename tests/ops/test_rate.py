@@ -9,8 +9,8 @@ from meaningbench.annotation.settings import AnnotationSettings
 from meaningbench.db.study import Study
 from meaningbench.errors import UserError
 from meaningbench.ops.rate import (
-    SideBySideSession,
-    rating_session,
+    open_rating,
+    open_side_by_side,
     submit_rating,
     submit_unit,
     undo_rating,
@@ -29,8 +29,8 @@ RATINGS = (
 
 def test_a_rating_is_stored_and_its_undo_withdraws_it(new_study: Study) -> None:
     add_items(new_study, 3, 2)
-    session = rating_session(new_study, "ann")
-    shown = session.next_item()
+    session = open_rating(new_study, "ann")(JobContext()).value
+    shown = session.next()
     assert shown is not None
     item = shown.item_id
     values = {sc.name: 40.0 for sc in session.scales}
@@ -63,7 +63,7 @@ def test_a_rating_is_stored_and_its_undo_withdraws_it(new_study: Study) -> None:
 
 def test_an_undo_with_nothing_rated_changes_nothing(new_study: Study) -> None:
     add_items(new_study, 2, 2)
-    session = rating_session(new_study, "ann")
+    session = open_rating(new_study, "ann")(JobContext()).value
     before = every_row(new_study.path)
     undone = undo_rating(session)(JobContext())
     assert undone.value is None and not undone.changes
@@ -72,8 +72,8 @@ def test_an_undo_with_nothing_rated_changes_nothing(new_study: Study) -> None:
 
 def test_a_rating_off_the_scale_is_refused_and_writes_nothing(new_study: Study) -> None:
     add_items(new_study, 2, 2)
-    session = rating_session(new_study, "ann")
-    shown = session.next_item()
+    session = open_rating(new_study, "ann")(JobContext()).value
+    shown = session.next()
     assert shown is not None
     before = every_row(new_study.path)
     values = {sc.name: sc.max_value + 1 for sc in session.scales}
@@ -87,8 +87,8 @@ def test_a_side_by_side_unit_is_rated_and_undone_whole(new_study: Study) -> None
     store_settings(new_study, AnnotationSettings(protocol="sxs"), {"p": ("protocol",)})(
         JobContext()
     )
-    sxs = SideBySideSession(rating_session(new_study, "ann"))
-    unit = sxs.next_unit()
+    sxs = open_side_by_side(new_study, "ann")(JobContext()).value
+    unit = sxs.next()
     assert unit is not None and len(unit.item_ids) >= 2
     values = {i: 10.0 * (k + 1) for k, i in enumerate(unit.item_ids)}
     changes = submit_unit(sxs, unit, values, {})(JobContext())

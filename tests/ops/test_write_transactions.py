@@ -23,9 +23,8 @@ from sqlalchemy import Engine, event, select
 
 import meaningbench.ops
 from meaningbench.annotation.practice import add_practice
-from meaningbench.annotation.session import AnnotationSession
 from meaningbench.annotation.settings import AnnotationSettings
-from meaningbench.annotation.side_by_side import ShownUnit, SideBySideSession
+from meaningbench.annotation.side_by_side import ShownUnit
 from meaningbench.db.engine import WRITE_OPTION
 from meaningbench.db.models import Item
 from meaningbench.db.study import Study, copy_study, open_study
@@ -44,6 +43,7 @@ from meaningbench.ops import (
     settings,
     skip,
 )
+from meaningbench.queries.rating_cursor import ItemCursor, UnitCursor
 from meaningbench.queries.study import NAME_KEY
 from meaningbench.runtime import Job, JobContext
 from tests.analysis.studybuild import add_items as add_pairs
@@ -124,16 +124,20 @@ def _save_scenes(study: Study) -> Job:
     return scenes.save_scenes(study, group, [SceneSpec(tokens=words, main_relation=(1,))])
 
 
-def _rate(session: AnnotationSession) -> Job:
-    shown = session.next_item()
+def _queue(study: Study, rater: str) -> ItemCursor:
+    return rate.open_rating(study, rater)(JobContext()).value
+
+
+def _rate(queue: ItemCursor) -> Job:
+    shown = queue.next()
     assert shown is not None
-    values = {sc.name: 50.0 for sc in session.scales}
-    return rate.submit_rating(session, shown.item_id, values, {}, shown.shown_at)
+    values = {sc.name: 50.0 for sc in queue.scales}
+    return rate.submit_rating(queue, shown.item_id, values, {}, shown.shown_at)
 
 
 def _rate_and_undo(study: Study) -> Job:
-    session = rate.rating_session(study, "ann")
-    submit, undo = _rate(session), rate.undo_rating(session)
+    queue = _queue(study, "ann")
+    submit, undo = _rate(queue), rate.undo_rating(queue)
 
     def run(ctx: JobContext) -> object:
         submit(ctx)
@@ -146,7 +150,7 @@ def _merge(study: Study) -> Job:
     """A merge of a copy of the study in which a rater has rated an item."""
     other = copy_study(study.path, study.path.parent / "other.mbstudy")
     with open_study(other) as copy:
-        _rate(rate.rating_session(copy, "bob"))(JobContext())
+        _rate(_queue(copy, "bob"))(JobContext())
     return merge.merge_job(study, other)
 
 
@@ -160,15 +164,20 @@ def _fix(study: Study) -> Job:
     return labels.fix_job(study.path, "fixed", keep_unmatched=True, choose=True)
 
 
-def _sxs_unit(study: Study) -> tuple[SideBySideSession, ShownUnit]:
-    """The side-by-side protocol set, and the first unit of a rater's queue."""
+def _open_sxs(study: Study) -> Job:
+    """The side-by-side protocol set, and the opening of a rater's queue."""
     settings.store_settings(study, AnnotationSettings(protocol="sxs"), {"p": ("protocol",)})(
         JobContext()
     )
-    sxs = SideBySideSession(rate.rating_session(study, "ann"))
-    unit = sxs.next_unit()
+    return rate.open_side_by_side(study, "ann")
+
+
+def _sxs_unit(study: Study) -> tuple[UnitCursor, ShownUnit]:
+    """The side-by-side protocol set, and the first unit of a rater's queue."""
+    queue = _open_sxs(study)(JobContext()).value
+    unit = queue.next()
     assert unit is not None
-    return sxs, unit
+    return queue, unit
 
 
 def _sxs(study: Study) -> Job:
@@ -188,18 +197,18 @@ def _sxs_skip(study: Study) -> Job:
 
 
 def _skip(study: Study) -> Job:
-    session = rate.rating_session(study, "ann")
-    shown = session.next_item()
+    queue = _queue(study, "ann")
+    shown = queue.next()
     assert shown is not None
-    return skip.skip_item(session, shown.item_id)
+    return skip.skip_item(queue, shown.item_id)
 
 
 def _flag_and_unflag(study: Study) -> Job:
-    session = rate.rating_session(study, "ann")
+    queue = _queue(study, "ann")
     item_id, _, _ = _first_item(study)
     flag_it, unflag_it = (
-        flag.flag_item(session, item_id, "cut off"),
-        flag.unflag_item(session, item_id),
+        flag.flag_item(queue, item_id, "cut off"),
+        flag.unflag_item(queue, item_id),
     )
 
     def run(ctx: JobContext) -> object:
@@ -211,9 +220,9 @@ def _flag_and_unflag(study: Study) -> Job:
 
 def _answer(study: Study) -> Job:
     add_practice(study, [("a b c", "a b", 40.0, 80.0, "b carries little")])
-    session = practice.practice_session(study, "newcomer")
-    (first,) = session.pending()
-    return practice.answer_practice(session, first, 50.0)
+    block = practice.open_practice(study, "newcomer")(JobContext()).value
+    (first,) = block.pending()
+    return practice.answer_practice(block, first, 50.0)
 
 
 def _import_ucca(study: Study) -> Job:
@@ -243,7 +252,7 @@ def _rated_kit(study: Study) -> Path:
     out = study.path.parent / "kits"
     (made,) = make_kits(study, ["ann"], out)
     with open_study(made.path) as kit:
-        _rate(rate.rating_session(kit, "ann"))(JobContext())
+        _rate(_queue(kit, "ann"))(JobContext())
     return out
 
 
@@ -270,6 +279,8 @@ RUN: dict[str, Callable[[Study], Job]] = {
         st, {"min_agreement": 0.5}
     ),
     "labels.choose_job": lambda st: labels.choose_job(st.path, None),
+    "rate.open_rating": lambda st: rate.open_rating(st, "ann"),
+    "rate.open_side_by_side": _open_sxs,
     "rate.submit_rating": _rate_and_undo,
     "rate.undo_rating": _rate_and_undo,
     "kits.make_kits_job": lambda st: kits.make_kits_job(st, "ann, bob", st.path.parent / "kits"),
@@ -281,6 +292,7 @@ RUN: dict[str, Callable[[Study], Job]] = {
     "skip.skip_unit": _sxs_skip,
     "flag.flag_item": _flag_and_unflag,
     "flag.unflag_item": _flag_and_unflag,
+    "practice.open_practice": lambda st: practice.open_practice(st, "newcomer"),
     "practice.answer_practice": _answer,
     "practice.add_practice_items": lambda st: practice.add_practice_items(
         st, [("a b c", "a b", 40.0, 80.0, "b carries little")]

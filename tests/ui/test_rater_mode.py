@@ -38,7 +38,7 @@ def test_a_kit_from_the_command_line_opens_in_rater_mode(
     assert window.rater_mode.rater == "ana"
     assert window.current_page() == "annotate"
     page = window.page("annotate")
-    assert page.screen is not None and page.screen.session.annotator_name == "ana"
+    assert page.screen is not None and page.screen.queue.annotator_name == "ana"
     assert "ana" in window.windowTitle()
     # Page shortcuts (Ctrl+1…) and the lead's actions are off, and the keymap leaves them out.
     for key, slot in window.slots().items():

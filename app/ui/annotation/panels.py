@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import (
@@ -35,7 +35,7 @@ from meaningbench.ui.annotation.keymap import KEYMAP
 from meaningbench.ui.annotation.scales import blend
 
 if TYPE_CHECKING:
-    from meaningbench.ops.rate import AnnotationSession
+    from meaningbench.queries.rating_cursor import RatingCursor
     from meaningbench.runtime import Job
     from meaningbench.runtime.changes import StudyChanges
 
@@ -202,15 +202,13 @@ class FlagDialog(QDialog):
     def comment_text(self) -> str:
         return self.comment.toPlainText().strip()
 
-    def write(
-        self, session: AnnotationSession, item_id: int, code: int
-    ) -> Job[StudyChanges] | None:
+    def write(self, cursor: RatingCursor[Any], item_id: int, code: int) -> Job[StudyChanges] | None:
         """The write the dialog's answer (`code`, as `finished` gives it) asks for on
         `item_id`: flag with the comment, or remove the flag; None for Esc or Cancel."""
         if code == int(QDialog.DialogCode.Accepted):
-            return flag_item(session, item_id, self.comment_text())
+            return flag_item(cursor, item_id, self.comment_text())
         if code == self.REMOVE:
-            return unflag_item(session, item_id)
+            return unflag_item(cursor, item_id)
         return None
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override

@@ -11,7 +11,7 @@ from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QFocusEvent, QKeyEvent
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
-from meaningbench.ops.practice import answer_practice, practice_session
+from meaningbench.ops.practice import answer_practice, open_practice
 from meaningbench.queries.annotation import Feedback, Practice, Scale
 from meaningbench.queries.files import StudyHandle
 from meaningbench.ui.annotation import keys
@@ -45,11 +45,10 @@ class PracticeScreen(QWidget):
     ) -> None:
         super().__init__(parent)
         self.setObjectName("practiceScreen")
-        self.session = practice_session(study, annotator_name)
-        self.writes = ScreenWrites(
-            self, runner if runner is not None else JobRunner(self), self.notice
-        )
-        self.items: list[Practice] = self.session.pending()
+        runner = runner if runner is not None else JobRunner(self)
+        self.queue = runner.run_now(open_practice(study, annotator_name))
+        self.writes = ScreenWrites(self, runner, self.notice)
+        self.items: list[Practice] = self.queue.pending()
         self.total = len(self.items)
         self.feedback: Feedback | None = None
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
@@ -99,7 +98,7 @@ class PracticeScreen(QWidget):
             self.hint.setText("Set the slider first (a digit or the arrows).")
             return
         answered = self.writes.save(
-            "Answer not saved", answer_practice(self.session, self.items[0], value)
+            "Answer not saved", answer_practice(self.queue, self.items[0], value)
         )
         if answered is None:
             return  # the slider keeps the value: Enter tries again

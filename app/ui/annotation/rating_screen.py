@@ -1,11 +1,12 @@
 """What the two rating screens share: the annotation screen (one item, one scale per
 dimension) and the side-by-side screen (a source's outputs, one slider each).
 
-`RatingScreen` holds the rater's session, the writes (`ScreenWrites`: one answer to a full
-disk or a read-only study for every write of both screens), the moves through the queue
-over a `RatingCursor` (skip, undo, back and forth), the flag dialog, the notices in the
-hint line and the keys both read. A screen adds its layout, what it shows (`_show`), its
-submission and its hint.
+`RatingScreen` holds the rater's cursor over their queue (`queries.rating_cursor`, opened
+by an op), the writes (`ScreenWrites`: one answer to a full disk or a read-only study for
+every write of both screens), the moves through the queue (skip, undo, back and forth),
+the flag dialog, the notices in the hint line and the keys both read. A screen adds how
+its queue opens, its layout, what it shows (`_show`), its submission, skip and undo (each
+an op on its cursor) and its hint.
 """
 
 from __future__ import annotations
@@ -18,13 +19,12 @@ from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtGui import QFocusEvent, QKeyEvent, QShowEvent
 from PySide6.QtWidgets import QLabel, QWidget
 
-from meaningbench.ops.rate import rating_session
 from meaningbench.queries.annotation import ShownItem
 from meaningbench.queries.files import StudyHandle
+from meaningbench.queries.rating_cursor import RatingCursor
 from meaningbench.runtime import Job
-from meaningbench.runtime.changes import StudyChanges
+from meaningbench.runtime.changes import StudyChanges, Wrote
 from meaningbench.ui.annotation import keys
-from meaningbench.ui.annotation.cursor import RatingCursor
 from meaningbench.ui.annotation.focus import keep_focus_in
 from meaningbench.ui.annotation.panels import FlagDialog
 from meaningbench.ui.annotation.saving import ScreenWrites
@@ -66,8 +66,9 @@ class RatingScreen(QWidget, Generic[S]):
     done_note = ""
     WORDS: ClassVar[Words]
 
-    # Made by the screen: its cursor (once its session allows), hint line and saved stamp.
-    rating_cursor: RatingCursor[S]
+    # Made by the screen: its read-only cursor over the rater's queue (`_open`), its hint
+    # line and saved stamp (`_build`).
+    queue: RatingCursor[S]
     hint: QLabel
     saved_label: QLabel
 
@@ -79,9 +80,9 @@ class RatingScreen(QWidget, Generic[S]):
         runner: JobRunner | None = None,
     ) -> None:
         super().__init__(parent)
-        self.session = rating_session(study, annotator_name)
         # Ratings are written through the app's runner, which tells every screen.
         self.runner = runner if runner is not None else JobRunner(self)
+        self._open(study, annotator_name)
         self.writes = ScreenWrites(self, self.runner, self.notice)
         self._shown: S | None = None
         self._finished_sent = False
@@ -97,8 +98,12 @@ class RatingScreen(QWidget, Generic[S]):
 
     # -- what the screen adds ------------------------------------------------------------
 
+    def _open(self, study: StudyHandle, annotator_name: str) -> None:
+        """Open the rater's queue through its op (`self.runner.run_now`): the `queue`."""
+        raise NotImplementedError
+
     def _build(self) -> None:
-        """Make the screen's cursor and widgets (its `hint` and `saved_label` among them)."""
+        """Make the screen's widgets (its `hint` and `saved_label` among them)."""
         raise NotImplementedError
 
     def _first(self) -> S | None:
@@ -122,6 +127,14 @@ class RatingScreen(QWidget, Generic[S]):
 
     def submit_current(self) -> bool:
         """Enter: store what the scales say (through `_submit`) and go on."""
+        raise NotImplementedError
+
+    def _skip_job(self, shown: S) -> Job[StudyChanges]:
+        """The op that moves `shown` to the end of the queue."""
+        raise NotImplementedError
+
+    def _undo_job(self) -> Job[Wrote[S | None]]:
+        """The op that withdraws the latest submission; its value is what is shown again."""
         raise NotImplementedError
 
     def _flag_target(self) -> ShownItem | None:
@@ -169,13 +182,13 @@ class RatingScreen(QWidget, Generic[S]):
         self.saved_count += 1
         self.last_saved_at = datetime.now()
         self._stamp("Saved")
-        for item_id in self.rating_cursor.item_ids(shown):
+        for item_id in self.queue.item_ids(shown):
             self.submitted.emit(item_id)
-        self._show(self.rating_cursor.advance())
+        self._show(self.queue.advance())
         return True
 
     def undo_last(self) -> None:
-        undone = self.writes.save("Undo not saved", self.rating_cursor.undo())
+        undone = self.writes.save("Undo not saved", self._undo_job())
         if undone is None:
             return
         shown = undone.value
@@ -184,7 +197,7 @@ class RatingScreen(QWidget, Generic[S]):
             return
         self.saved_count = max(0, self.saved_count - 1)
         self._stamp("Undo saved")
-        for item_id in self.rating_cursor.item_ids(shown):
+        for item_id in self.queue.item_ids(shown):
             self.undone.emit(item_id)
         self._show(shown)
         self.notice(self.WORDS.undone_back if shown.reviewing else self.WORDS.undone_open)
@@ -196,23 +209,23 @@ class RatingScreen(QWidget, Generic[S]):
         if shown.reviewing:
             self.notice(self.WORDS.skip_refused)
             return
-        if self.writes.save("Skip not saved", self.rating_cursor.skip(shown)) is None:
+        if self.writes.save("Skip not saved", self._skip_job(shown)) is None:
             return
-        self._show(self.rating_cursor.next())
+        self._show(self.queue.next())
         self.notice(self.WORDS.skipped)
 
     def go_previous(self) -> None:
-        shown = self.rating_cursor.previous()
+        shown = self.queue.previous()
         if shown is None:
             self.notice(self.WORDS.no_earlier)
             return
         self._show(shown)
 
     def go_following(self) -> None:
-        if not self.rating_cursor.reviewing:
+        if not self.queue.reviewing:
             self.notice(self.WORDS.nothing_after)
             return
-        self._show(self.rating_cursor.following())
+        self._show(self.queue.following())
 
     def flag_current(self) -> None:
         item = self._flag_target()
@@ -227,7 +240,7 @@ class RatingScreen(QWidget, Generic[S]):
         self._flag_dialog = None
         # Keys go back to the rating window at once, whatever the window manager does.
         self.window().activateWindow()
-        job = dialog.write(self.session, item_id, code)
+        job = dialog.write(self.queue, item_id, code)
         dialog.deleteLater()
         if job is not None:
             if self.writes.save("Flag not saved", job) is None:

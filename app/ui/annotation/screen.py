@@ -26,10 +26,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from meaningbench.ops.rate import submit_rating
+from meaningbench.ops.rate import open_rating, submit_rating, undo_rating
+from meaningbench.ops.skip import skip_item
 from meaningbench.queries.annotation import ShownItem
+from meaningbench.queries.files import StudyHandle
+from meaningbench.queries.rating_cursor import ItemCursor
+from meaningbench.runtime import Job
+from meaningbench.runtime.changes import StudyChanges, Wrote
 from meaningbench.ui.annotation import keys
-from meaningbench.ui.annotation.cursor import ItemCursor
 from meaningbench.ui.annotation.pair_view import PairView
 from meaningbench.ui.annotation.panels import GuidelinesPanel, KeymapOverlay
 from meaningbench.ui.annotation.rating_screen import RatingScreen, Words
@@ -74,12 +78,15 @@ class AnnotationScreen(RatingScreen[ShownItem]):
         undone_back="Undone: your earlier rating of this item is back.",
         undone_open="Undone: this item is open again.",
     )
+    queue: ItemCursor
+
+    def _open(self, study: StudyHandle, annotator_name: str) -> None:
+        self.queue = self.runner.run_now(open_rating(study, annotator_name))
 
     # -- layout ----------------------------------------------------------------------------
 
     def _build(self) -> None:
         self.setObjectName("annotationScreen")
-        self.rating_cursor = ItemCursor(self.session)
         self._restyling = False
         outer = QVBoxLayout(self)
         outer.setContentsMargins(24, 18, 24, 18)
@@ -98,11 +105,11 @@ class AnnotationScreen(RatingScreen[ShownItem]):
         self.keymap = KeymapOverlay(self)
 
     def _first(self) -> ShownItem | None:
-        return self.session.current()
+        return self.queue.current()
 
     def _build_header(self) -> QHBoxLayout:
         header = QHBoxLayout()
-        name = self.session.annotator_name
+        name = self.queue.annotator_name
         # Who is rating stays on screen: a rating under the wrong name is hard to find later.
         who = QLabel(f"Rating as <b>{_html(name)}</b>")
         who.setObjectName("currentRater")
@@ -161,15 +168,15 @@ class AnnotationScreen(RatingScreen[ShownItem]):
         self.banner.setWordWrap(True)
         self.banner.hide()
         self.pair = PairView()
-        self.pair.highlight = bool(self.session.settings.diff_highlighting)
+        self.pair.highlight = bool(self.queue.settings.diff_highlighting)
         for panel in (self.pair.source, self.pair.output):
             panel.scroll_range_changed.connect(self._show_link_button)
         # Error span annotation: the texts themselves take the keys that mark spans.
         self.span_editors: list[SpanEditor] = []
-        if self.session.protocol == "esa":
+        if self.queue.protocol == "esa":
             self.pair.highlight = False  # the span tints are the only marks on the texts
             sides = [("output", self.pair.output)]
-            if self.session.settings.esa_source_spans:
+            if self.queue.settings.esa_source_spans:
                 sides.append(("source", self.pair.source))
             for side, panel in sides:
                 editor = SpanEditor(side)
@@ -177,8 +184,8 @@ class AnnotationScreen(RatingScreen[ShownItem]):
                 editor.focused.connect(self._refresh_hint)
                 editor.spansChanged.connect(self._refresh_hint)
                 self.span_editors.append(editor)
-        hidden = bool(self.session.settings.hidden_number)
-        self.rows = [DimensionRow(sc, hidden_number=hidden) for sc in self.session.scales]
+        hidden = bool(self.queue.settings.hidden_number)
+        self.rows = [DimensionRow(sc, hidden_number=hidden) for sc in self.queue.scales]
         for row in self.rows:
             row.scale.valueChanged.connect(self._value_changed)
         scales_box = QFrame()
@@ -201,7 +208,7 @@ class AnnotationScreen(RatingScreen[ShownItem]):
         return rating
 
     def _build_pages(self, rating: QWidget) -> None:
-        self.guidelines = GuidelinesPanel(self.session.settings.guidelines)
+        self.guidelines = GuidelinesPanel(self.queue.settings.guidelines)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(rating)
         self.splitter.addWidget(self.guidelines)
@@ -278,7 +285,7 @@ class AnnotationScreen(RatingScreen[ShownItem]):
         column.setContentsMargins(0, 0, 0, 0)
         column.setSpacing(2)
         column.addWidget(legend)
-        prefill = self.session.settings.esa_prefill
+        prefill = self.queue.settings.esa_prefill
         if prefill is not None:
             proposed = chip.format(blend(base, MINOR_TINT, PROPOSED["minor"]).name(), "proposed")
             # Shown only on an item with proposals (see `_show`): a judge that found no
@@ -329,7 +336,7 @@ class AnnotationScreen(RatingScreen[ShownItem]):
 
     def _show(self, item: ShownItem | None) -> None:
         self._shown = item
-        progress = self.session.progress()
+        progress = self.queue.progress()
         self.progress_bar.setMaximum(max(1, progress.total))
         self.progress_bar.setValue(progress.rated)
         text = f"{progress.rated} of {progress.total} rated · {progress.left} left"
@@ -423,12 +430,12 @@ class AnnotationScreen(RatingScreen[ShownItem]):
             and not spans_changed
             and not any(row.scale.touched() for row in self.rows)
         ):
-            self._show(self.rating_cursor.advance())  # nothing changed: no new rating row
+            self._show(self.queue.advance())  # nothing changed: no new rating row
             return True
         values = {row.name: row.scale.value() for row in self.rows}
         starts = {row.name: row.scale.start_value() for row in self.rows}
         job = submit_rating(
-            self.session,
+            self.queue,
             item.item_id,
             values,  # type: ignore[arg-type]
             starts,
@@ -438,11 +445,17 @@ class AnnotationScreen(RatingScreen[ShownItem]):
         )
         return self._submit(item, job)
 
+    def _skip_job(self, shown: ShownItem) -> Job[StudyChanges]:
+        return skip_item(self.queue, shown.item_id)
+
+    def _undo_job(self) -> Job[Wrote[ShownItem | None]]:
+        return undo_rating(self.queue)
+
     def _flag_target(self) -> ShownItem | None:
         return self._shown
 
     def _flag_saved(self, item_id: int) -> None:
-        self._shown = self.session.current()
+        self._shown = self.queue.current()
         self.flag_chip.setVisible(bool(self._shown and self._shown.flagged))
 
     def toggle_guidelines(self) -> None:

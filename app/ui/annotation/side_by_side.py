@@ -22,9 +22,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from meaningbench.ops.rate import SideBySideSession, submit_unit
+from meaningbench.ops.rate import open_side_by_side, submit_unit, undo_unit
+from meaningbench.ops.skip import skip_unit
 from meaningbench.queries.annotation import ShownItem, ShownUnit
-from meaningbench.ui.annotation.cursor import UnitCursor
+from meaningbench.queries.files import StudyHandle
+from meaningbench.queries.rating_cursor import UnitCursor
+from meaningbench.runtime import Job
+from meaningbench.runtime.changes import StudyChanges, Wrote
 from meaningbench.ui.annotation.rating_screen import RatingScreen, Words
 from meaningbench.ui.annotation.rows import DimensionRow
 from meaningbench.ui.annotation.scales import RatingScale, blend
@@ -68,16 +72,18 @@ class SideBySideScreen(RatingScreen[ShownUnit]):
         undone_back="Undone: these outputs are open again.",
         undone_open="Undone: these outputs are open again.",
     )
+    queue: UnitCursor
+
+    def _open(self, study: StudyHandle, annotator_name: str) -> None:
+        self.queue = self.runner.run_now(open_side_by_side(study, annotator_name))
 
     def _build(self) -> None:
         self.setObjectName("sideBySideScreen")
-        self.sxs = SideBySideSession(self.session)
-        self.rating_cursor = UnitCursor(self.sxs)
         outer = QVBoxLayout(self)
         outer.setContentsMargins(24, 18, 24, 18)
         outer.setSpacing(12)
         header = QHBoxLayout()
-        name = html.escape(self.session.annotator_name, quote=False)
+        name = html.escape(self.queue.annotator_name, quote=False)
         self.who_label = QLabel(f"Rating as <b>{name}</b> · side by side")
         self.progress_label = QLabel()
         self.progress_label.setObjectName("progressLabel")
@@ -96,7 +102,7 @@ class SideBySideScreen(RatingScreen[ShownUnit]):
         outer.addWidget(self.banner)
         self.source = TextPanel("Original")
         outer.addWidget(self.source)
-        scale = self.sxs.scale
+        scale = self.queue.scale
         self.question = QLabel(
             f"<b>{scale.question or scale.name.capitalize()}</b> — each output on its own "
             f"slider: {scale.min_value:g} = {scale.label_low or 'lowest'}, "
@@ -121,7 +127,7 @@ class SideBySideScreen(RatingScreen[ShownUnit]):
         self._style()
 
     def _first(self) -> ShownUnit | None:
-        return self.sxs.next_unit()
+        return self.queue.next()
 
     def _style(self) -> None:
         pal = self.palette()
@@ -147,7 +153,7 @@ class SideBySideScreen(RatingScreen[ShownUnit]):
 
     def _show(self, unit: ShownUnit | None) -> None:
         self._shown = unit
-        progress = self.session.progress()
+        progress = self.queue.progress()
         self.progress_label.setText(
             f"{progress.rated} of {counted(progress.total, 'output')} rated · {progress.left} left"
         )
@@ -165,12 +171,12 @@ class SideBySideScreen(RatingScreen[ShownUnit]):
         self.done_label.hide()
         self.source.show()
         self.source.set_plain(unit.source)
-        hidden = bool(self.session.settings.hidden_number)
+        hidden = bool(self.queue.settings.hidden_number)
         for letter, item in zip(LETTERS, unit.items, strict=False):
-            row = DimensionRow(self.sxs.scale, hidden_number=hidden, compact=True)
+            row = DimensionRow(self.queue.scale, hidden_number=hidden, compact=True)
             col = OutputColumn(letter, row)
             col.panel.set_plain(item.output)
-            row.scale.reset(item.values.get(self.sxs.scale.name))
+            row.scale.reset(item.values.get(self.queue.scale.name))
             row.scale.valueChanged.connect(self._value_changed)
             col.place(self.columns_box, len(self.columns))
             self.columns.append(col)
@@ -204,7 +210,7 @@ class SideBySideScreen(RatingScreen[ShownUnit]):
             self.notice(HINT_BLOCKED)
             return False
         if unit.reviewing and not any(c.row.scale.touched() for c in self.columns):
-            self._show(self.sxs.following())
+            self._show(self.queue.following())
             return True
         values = {
             item.item_id: float(c.row.scale.value() or 0.0)
@@ -214,7 +220,13 @@ class SideBySideScreen(RatingScreen[ShownUnit]):
             item.item_id: c.row.scale.start_value()
             for item, c in zip(unit.items, self.columns, strict=True)
         }
-        return self._submit(unit, submit_unit(self.sxs, unit, values, starts))
+        return self._submit(unit, submit_unit(self.queue, unit, values, starts))
+
+    def _skip_job(self, shown: ShownUnit) -> Job[StudyChanges]:
+        return skip_unit(self.queue, shown)
+
+    def _undo_job(self) -> Job[Wrote[ShownUnit | None]]:
+        return undo_unit(self.queue)
 
     def _flag_target(self) -> ShownItem | None:
         """The output whose slider has the keys (the first, when none has)."""

@@ -40,7 +40,7 @@ def test_control_items_look_like_any_other(qtbot, make_screen, study) -> None:
     configure(study, qc_enabled=True)
     screen = make_screen("carol")
     kinds = set()
-    for _ in range(screen.session.progress().total):
+    for _ in range(screen.queue.progress().total):
         shown = screen.current_item()
         with study.session() as s:
             kinds.add(s.get(Item, shown.item_id).kind)

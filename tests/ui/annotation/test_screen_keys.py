@@ -298,7 +298,7 @@ def test_tab_moves_between_scales_and_likert_takes_digits(qtbot, make_screen, st
 
 def test_finished_when_all_items_are_rated(qtbot, make_screen) -> None:
     screen = make_screen()
-    n = screen.session.progress().total
+    n = screen.queue.progress().total
     for _ in range(n - 1):
         _rate(qtbot, screen)
     with qtbot.waitSignal(screen.finished):
