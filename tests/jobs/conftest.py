@@ -1,4 +1,5 @@
-"""Studies filled with items, and throw-away metrics registered for one test at a time."""
+"""Studies filled with items, throw-away metrics registered for one test at a time, and the
+tiny encoder that the sweep's tests sweep."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from meaningbench.metrics.base import Availability, ItemScore, Metric, MetricInf
 from meaningbench.metrics.registry import metric_classes, register, unregister
 from meaningbench.runtime import CancelToken
 from tests.jobs.studydata import add_items
+from tests.metrics.neural.conftest import minilm_path, tiny_encoder  # noqa: F401 - fixtures
 
 SENTENCES = [
     "The cat perched on the mat while the dog slept in the warm kitchen.",

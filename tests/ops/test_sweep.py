@@ -11,9 +11,8 @@ from meaningbench.errors import UserError
 from meaningbench.ops.sweep import SweepRequest, sweep_job
 from meaningbench.runtime import Cancelled, JobContext
 from meaningbench.runtime.changes import StudyChanges
-from tests.metrics.neural.conftest import minilm_path  # noqa: F401
+from tests.metrics.neural.conftest import minilm_path, tiny_encoder  # noqa: F401
 from tests.ops.study_rows import every_row, rows
-from tests.sweep.conftest import tiny_encoder  # noqa: F401
 from tests.training.conftest import add_rated_items, synthetic_rows
 
 RUNS = (

@@ -20,11 +20,10 @@ from pathlib import Path
 import pytest
 
 from meaningbench.cli import main
-from tests.metrics.neural.conftest import minilm_path  # noqa: F401 - the tiny encoder's vocabulary
-from tests.sweep.conftest import tiny_encoder  # noqa: F401
+from tests.metrics.neural.conftest import minilm_path, tiny_encoder  # noqa: F401 - fixtures
 from tests.ui.conftest import open_in
 from tests.ui.dashboard.conftest import wait_ready
-from tests.ui.test_battery import wait_metrics
+from tests.ui.dialogs.test_battery import wait_metrics
 
 ROUNDS = 3
 

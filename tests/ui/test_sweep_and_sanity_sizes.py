@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from PySide6.QtGui import QPalette
 
-from tests.sweep.sweep_rows import MODEL as MODEL_NAME
-from tests.sweep.sweep_rows import sweep_table
+from tests.ui.sweep.sweep_rows import MODEL as MODEL_NAME
+from tests.ui.sweep.sweep_rows import sweep_table
 
 # The columns a 1024-px window must show without scrolling, and those 1366 px adds.
 KEY_COLUMNS = ["Metric", "Layer", "Variant", "Rank", "Pearson", "Spearman"]

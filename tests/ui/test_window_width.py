@@ -13,7 +13,7 @@ import pytest
 
 from meaningbench.cli import main
 from tests.conftest import FIXTURE_DATASETS
-from tests.sweep.conftest import minilm_path, tiny_encoder  # noqa: F401 - fixtures
+from tests.metrics.neural.conftest import minilm_path, tiny_encoder  # noqa: F401 - fixtures
 
 SCREEN = (1024, 640)
 LONG_FOLDER = "a-local-encoder-folder-with-a-long-and-descriptive-name-for-meaning-checks"

@@ -13,8 +13,8 @@ from PySide6.QtWidgets import QDialog
 from meaningbench.cli import main
 from tests.conftest import FIXTURE_DATASETS
 from tests.kits.campaign_helpers import lead_study
+from tests.ui.browser.test_page import wait_filter
 from tests.ui.conftest import open_in
-from tests.ui.test_browser import wait_filter
 
 
 def test_the_status_bar_and_the_settings_count_in_the_singular(

@@ -96,3 +96,22 @@ SENTENCES = [
     ),
     ("He forgot his umbrella on the train.", ""),
 ]
+
+
+@pytest.fixture(scope="session")
+def tiny_encoder(tmp_path_factory: pytest.TempPathFactory, minilm_path: str) -> str:
+    """A BERT encoder with random weights and three layers, the sweep's tests' model."""
+    import torch
+    from transformers import BertConfig, BertModel
+
+    torch.manual_seed(0)
+    config = BertConfig(
+        vocab_size=30522,
+        hidden_size=32,
+        num_hidden_layers=3,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=512,
+    )
+    model = BertModel(config, add_pooling_layer=False)
+    return _save_with_tokenizer(model, tmp_path_factory.mktemp("tiny-encoder"), minilm_path)

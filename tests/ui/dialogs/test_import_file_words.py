@@ -7,7 +7,7 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt
 
-from tests.ui.test_import_dialog import LONG_HEADER, LONG_ROWS, new_study_window, write_csv
+from tests.ui.dialogs.test_import_file import LONG_HEADER, LONG_ROWS, new_study_window, write_csv
 
 
 def run_import(dialog, qtbot) -> None:  # noqa: ANN001

@@ -8,7 +8,7 @@ from meaningbench.datasets.importer import import_file
 from meaningbench.db.study import create_study
 from tests.datasets.helpers import write
 from tests.ui.conftest import open_in
-from tests.ui.test_import_dialog import new_study_window
+from tests.ui.dialogs.test_import_file import new_study_window
 
 ROWS = """\
 source,output,system,rater,aspect,rating,sentence_type

@@ -10,7 +10,7 @@ from PySide6.QtGui import QKeySequence
 
 from meaningbench.guides import docs_dir, guides
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+README = Path(__file__).resolve().parents[3] / "README.md"
 
 
 def test_every_guide_is_listed_in_the_readme_and_in_the_app() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 
 from tests.ui.conftest import open_in
-from tests.ui.test_battery import metric_item, wait_metrics
+from tests.ui.dialogs.test_battery import metric_item, wait_metrics
 
 
 def test_a_warning_and_a_switch_when_references_would_be_ignored(
@@ -16,9 +16,7 @@ def test_a_warning_and_a_switch_when_references_would_be_ignored(
     open_in(window, path, qtbot)
     dialog = window.show_battery_dialog()
     wait_metrics(qtbot, dialog)
-    reference_based = [
-        m.name for m in dialog.metrics if m.needs_references and m.available
-    ]
+    reference_based = [m.name for m in dialog.metrics if m.needs_references and m.available]
     assert reference_based
     dialog.set_checked([reference_based[0]])
     assert dialog.refmode_combo.currentData() == "source"

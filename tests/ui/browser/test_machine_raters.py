@@ -10,8 +10,8 @@ from PySide6.QtCore import Qt
 
 from meaningbench.ui.browser.model import FIXED_COLUMNS
 from tests.judged_study import RATER, JudgedStudy, judged_csmd_study
+from tests.ui.browser.test_page import all_ids, wait_filter
 from tests.ui.conftest import open_in
-from tests.ui.test_browser import all_ids, wait_filter
 
 COL = {k: i for i, (k, _h, _s) in enumerate(FIXED_COLUMNS)}
 

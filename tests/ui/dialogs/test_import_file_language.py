@@ -6,7 +6,7 @@ import json
 import sqlite3
 from pathlib import Path
 
-from tests.ui.test_import_dialog import count, new_study_window, write_csv
+from tests.ui.dialogs.test_import_file import count, new_study_window, write_csv
 
 ROWS = [
     ["Der Hund schläft im Garten.", "Der Hund schläft.", "a"],

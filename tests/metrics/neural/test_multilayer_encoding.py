@@ -11,7 +11,7 @@ from meaningbench.metrics.neural.support.cache import MEMORY
 from meaningbench.metrics.neural.support.encoding import token_embeddings, token_embeddings_layers
 from meaningbench.metrics.neural.support.models import load_model
 from tests.metrics.neural.conftest import SENTENCES
-from tests.sweep.conftest import ForwardCounter
+from tests.metrics.neural.sweep_helpers import ForwardCounter
 
 TEXTS = list(dict.fromkeys(t for pair in SENTENCES for t in pair))
 

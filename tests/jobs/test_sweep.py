@@ -19,7 +19,7 @@ from meaningbench.metrics.neural.support.cache import MEMORY
 from meaningbench.metrics.neural.support.models import load_model
 from meaningbench.queries.sweep import load_sweep_table
 from meaningbench.runtime import JobContext
-from tests.sweep.conftest import ForwardCounter, write_corpus
+from tests.metrics.neural.sweep_helpers import ForwardCounter, write_corpus
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,7 @@ from meaningbench.metrics.base import Pair
 from meaningbench.metrics.neural.bertscore import BertScoreMetric
 from meaningbench.metrics.neural.sbert import SentenceCosineMetric
 from meaningbench.metrics.neural.support.idf_corpus import idf_corpus, read_corpus_file
-from tests.sweep.conftest import write_corpus
+from tests.metrics.neural.sweep_helpers import write_corpus
 
 PAIRS = [
     Pair(1, "The first source.", "An output.", ("The first source.",)),

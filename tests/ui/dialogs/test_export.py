@@ -6,7 +6,7 @@ import csv
 from pathlib import Path
 
 from meaningbench.core.cells import notice_path
-from tests.ui.test_import_dialog import write_csv
+from tests.ui.dialogs.test_import_file import write_csv
 
 ROWS = [
     ['=HYPERLINK("http://example.invalid","x")', "+1 output", "r1", "meaning", 80],
