@@ -56,7 +56,7 @@ def _default_pages() -> list[PageSpec]:
         return BrowserPage(ctx)
 
     def annotate(ctx: StudyContext) -> QWidget:
-        from meaningbench.ui.annotate_page import AnnotatePage
+        from meaningbench.ui.annotation.page import AnnotatePage
 
         return AnnotatePage(ctx)
 

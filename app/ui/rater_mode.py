@@ -34,7 +34,7 @@ from meaningbench.ui.wording import counted
 if TYPE_CHECKING:
     from meaningbench.ops.kits import SentBack
     from meaningbench.queries.files import StudyHandle
-    from meaningbench.ui.annotate_page import AnnotatePage
+    from meaningbench.ui.annotation.page import AnnotatePage
     from meaningbench.ui.main_window import MainWindow
 
 RATING_PAGE = "annotate"
@@ -137,7 +137,7 @@ class RaterMode(QObject):
         return found
 
     def rating_page(self, *, create: bool = True) -> AnnotatePage | None:
-        from meaningbench.ui.annotate_page import AnnotatePage
+        from meaningbench.ui.annotation.page import AnnotatePage
 
         page = self.window.page(RATING_PAGE) if create else self.window.existing_page(RATING_PAGE)
         return page if isinstance(page, AnnotatePage) else None

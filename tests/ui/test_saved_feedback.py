@@ -7,8 +7,8 @@ import re
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QDialog, QLabel
 
+from tests.ui.annotation.test_page import ratings_by
 from tests.ui.conftest import open_in
-from tests.ui.test_annotate_page import ratings_by
 
 
 def rate(qtbot, screen, digits: str) -> None:  # noqa: ANN001

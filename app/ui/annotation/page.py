@@ -1,6 +1,7 @@
-"""The Annotate page: pick an annotator, then host the annotation screen.
+"""The Annotate page: pick an annotator, then host the rating screens.
 
-The screen itself lives in `meaningbench.ui.annotation`.
+The screens it hosts are its neighbours in `meaningbench.ui.annotation`: a new rater's
+practice block first, then the annotation screen or the side-by-side one.
 """
 
 from __future__ import annotations
