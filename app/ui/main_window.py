@@ -399,7 +399,7 @@ class MainWindow(QMainWindow):
         return self._dialog("import", lambda: ImportDialog(self.context, self))
 
     def _import_from_welcome(self) -> None:
-        from meaningbench.ui.welcome_import import ask_and_import
+        from meaningbench.ui.welcome.importing import ask_and_import
 
         ask_and_import(self)
 

@@ -11,7 +11,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
 from meaningbench.settings import resources_dir
-from meaningbench.ui.welcome_import import free_study_path, import_into_new_study
+from meaningbench.ui.welcome.importing import free_study_path, import_into_new_study
 
 
 def count(path: Path, table: str) -> int:
