@@ -209,16 +209,30 @@ def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
 
 def tau_a(h: np.ndarray, x: np.ndarray, groups: Groups) -> np.ndarray:
     """Kendall's τ_a = (C − D) / all pairs."""
-    k = pair_counts(h, x, groups)
-    return _macro(_ratio(k.c - k.d, k.total))
+    return from_counts("tau_a", pair_counts(h, x, groups))
 
 
 def kendall_b(h: np.ndarray, x: np.ndarray, groups: Groups) -> np.ndarray:
     """Kendall's τ_b = (C − D) / √((C + D + Th)(C + D + Tm)); undefined when either side
     is all ties."""
-    k = pair_counts(h, x, groups)
-    den = np.sqrt((k.c + k.d + k.th) * (k.c + k.d + k.tm))
-    return _macro(_ratio(k.c - k.d, den))
+    return from_counts("kendall_b", pair_counts(h, x, groups))
+
+
+COUNT_MEASURES = ("tau_a", "kendall_b", "tau_23", "acc_eq")
+
+
+def from_counts(measure: str, k: PairCounts) -> np.ndarray:
+    """A measure of COUNT_MEASURES from its per-group pair counts, macro-averaged."""
+    if measure == "tau_a":
+        return _macro(_ratio(k.c - k.d, k.total))
+    if measure == "kendall_b":
+        den = np.sqrt((k.c + k.d + k.th) * (k.c + k.d + k.tm))
+        return _macro(_ratio(k.c - k.d, den))
+    if measure == "tau_23":
+        return _macro(_ratio(k.c + k.thm - k.d - k.th - k.tm, k.total))
+    if measure == "acc_eq":
+        return _macro(_ratio(k.c + k.thm, k.total))
+    raise ValueError(measure)
 
 
 def _distinct_per_group(v: np.ndarray, groups: Groups) -> np.ndarray:
@@ -248,14 +262,12 @@ def kendall_c(h: np.ndarray, x: np.ndarray, groups: Groups) -> np.ndarray:
 
 def tau_23(h: np.ndarray, x: np.ndarray, groups: Groups) -> np.ndarray:
     """WMT23's τ: (C + Thm − D − Th − Tm) / all pairs (ties count, for or against)."""
-    k = pair_counts(h, x, groups)
-    return _macro(_ratio(k.c + k.thm - k.d - k.th - k.tm, k.total))
+    return from_counts("tau_23", pair_counts(h, x, groups))
 
 
 def acc_eq(h: np.ndarray, x: np.ndarray, groups: Groups, epsilon: float = 0.0) -> np.ndarray:
     """Pairwise accuracy with ties: (C + Thm) / all pairs; metric ties at |Δ| ≤ epsilon."""
-    k = pair_counts(h, x, groups, epsilon)
-    return _macro(_ratio(k.c + k.thm, k.total))
+    return from_counts("acc_eq", pair_counts(h, x, groups, epsilon))
 
 
 @dataclass

@@ -62,6 +62,7 @@ from meaningbench.analysis.metaeval import (
     system_means,
     units_of,
 )
+from meaningbench.analysis.metaeval_swap import swap_pairs, swap_rows
 from meaningbench.core.wording import counted
 from meaningbench.errors import UserError
 
@@ -237,6 +238,10 @@ class _Stat:
         self.data, self.measure, self.group_by = data, measure, group_by
         self.tie_threshold, self.pairs_within, self.seed = tie_threshold, pairs_within, seed
         self.groups = None if group_by == "system" else grouping_of(data, group_by)
+        # pairwise measures: resamples from the four differences each pair can take
+        self.swap = (
+            None if self.groups is None else swap_pairs(data.human, self.groups, measure, seed)
+        )
         if measure == "spa":  # the human p-values and the source flips stay fixed
             self.cells = system_cells(data)
             self.spa_signs = spa_signs(seed, self.cells.n_sources)
@@ -486,7 +491,10 @@ def _generic_deltas(
             for r0 in range(0, r, block):
                 s = a[r0 : r0 + block][:, sys_codes] * b[r0 : r0 + block][:, src_codes]
                 k = s.shape[0]
-                vals = stat.rows(np.concatenate([mid + s * half, mid - s * half]))
+                if stat.swap is not None:
+                    vals = swap_rows(stat.swap, mid + half, mid - half, s)
+                else:
+                    vals = stat.rows(np.concatenate([mid + s * half, mid - s * half]))
                 out[r0 : r0 + k] = vals[:k] - vals[k:]
                 if early_stop is None or observed is None or k < block:
                     continue

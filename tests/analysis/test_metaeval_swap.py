@@ -1,0 +1,64 @@
+"""The permutation resamples of the pairwise measures from each pair's four possible
+differences (`metaeval_swap`) equal, bit for bit, the measure recomputed on every
+resampled row (`metaeval_measures`), and the ranking's p-values do not change."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from meaningbench.analysis import metaeval_significance as sig
+from meaningbench.analysis.metaeval import MetaEvalData
+from meaningbench.analysis.metaeval_swap import SWAP_MEASURES, swap_rows
+
+
+def _data(seed: int = 2, s: int = 7, n: int = 9, metrics: int = 3) -> MetaEvalData:
+    rng = np.random.default_rng(seed)
+    h = rng.integers(1, 6, s * n).astype(float)  # ties in the humans
+    x = np.column_stack(
+        [np.round(h + rng.normal(0, sd, s * n), 0) for sd in np.linspace(0.5, 3, metrics)]
+    )  # and in the metrics
+    return MetaEvalData(
+        h,
+        x,
+        [f"m{k}" for k in range(metrics)],
+        np.repeat([f"s{k}" for k in range(s)], n).astype(object),
+        np.tile([f"i{j}" for j in range(n)], s).astype(object),
+    )
+
+
+@pytest.mark.parametrize("group_by", ["none", "item", "per-system"])
+@pytest.mark.parametrize("measure", SWAP_MEASURES)
+def test_swap_rows_equal_the_rows_recomputed(measure: str, group_by: str) -> None:
+    data = _data()
+    stat = sig._Stat(data, measure, group_by, 5.0, None)
+    assert stat.swap is not None
+    z = sig._standardise(data.metrics)
+    rng = np.random.default_rng(9)
+    signs = np.where(rng.random((40, data.n)) > 0.5, -1.0, 1.0)
+    signs[0] = 1.0  # the observed pairing
+    for i, j in [(0, 1), (2, 0)]:
+        mid = (z[:, i] + z[:, j]) / 2.0
+        half = (z[:, i] - z[:, j]) / 2.0
+        fast = swap_rows(stat.swap, mid + half, mid - half, signs)
+        slow = stat.rows(np.concatenate([mid + signs * half, mid - signs * half]))
+        np.testing.assert_array_equal(fast, slow)
+
+
+@pytest.mark.parametrize("measure", ["acc_eq_star", "kendall_b"])
+def test_ranking_pvalues_are_unchanged_by_the_fast_path(measure: str) -> None:
+    data = _data(seed=4, metrics=4)
+    fast = sig.rank_metrics(data, measure, group_by="item", resamples=60, intervals=False)
+
+    class Slow(sig._Stat):
+        def __init__(self, *args, **kw) -> None:
+            super().__init__(*args, **kw)
+            self.swap = None
+
+    original = sig._Stat
+    sig._Stat = Slow  # type: ignore[misc]
+    try:
+        slow = sig.rank_metrics(data, measure, group_by="item", resamples=60, intervals=False)
+    finally:
+        sig._Stat = original  # type: ignore[misc]
+    np.testing.assert_array_equal(fast.p_values.to_numpy(), slow.p_values.to_numpy())
