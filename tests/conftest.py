@@ -36,7 +36,7 @@ GUI_TESTS = (
     "tests/packaging/",
     "tests/db/test_study_app_faults.py",
     # The display check runs after the check that the app is installed.
-    "tests/cli/test_desktop_check.py",
+    "tests/commands/test_desktop_check.py",
     "tests/analysis/test_selection_sim.py::test_simulate_command_writes_json_and_plots",
 )
 HAS_APP = not missing_app_modules()
