@@ -1,1 +1,2 @@
-"""Dialogs of the main window: import, export, battery, study settings, help, errors."""
+"""Dialogs of the main window: import, export, battery, kits, merge, study settings, help and
+guides, rater mode's send back, and the errors they show."""
