@@ -29,8 +29,6 @@ SUPPORT = {
 
 # Packages with modules that have no folder of tests yet, each with where they are tested.
 UNMIRRORED = {
-    "app/metrics/lexical": "in tests/metrics/ (test_lexical_oracles, test_sari), which the "
-    "metrics name as their parity tests (`parity_test`): to move with those names",
     "app/metrics/neural/support": "in tests/metrics/neural/ (test_batching, test_windows, "
     "test_model_cache…), beside the metrics that run on it",
     "db/migrations/versions": "each version is tested by upgrading a study made before it, "

@@ -7,7 +7,7 @@ process, in alternating order with a plain sacrebleu script as a whole process, 
 The command opens the study, checks the cache, scores and commits every item; the script
 reads the TSV with the csv module and calls `sentence_bleu` and `sentence_chrf`. Scores must
 equal the script's. SARI has no plain counterpart here: EASSE is not installed, and the
-product's SARI is checked against EASSE's published values in tests/metrics/test_sari.py.
+product's SARI is checked against EASSE's published values in tests/metrics/lexical/test_sari.py.
 The load average before each run is recorded beside it. MB_BENCH_CLI_ROUNDS sets the rounds
 (default 3). Writes tests/benchmarks/results/cli_lexical.json.
 """

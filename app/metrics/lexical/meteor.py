@@ -26,7 +26,7 @@ class MeteorMetric(LanguageMetric, LexicalMetric):
         description="NLTK METEOR (α 0.9, β 3, γ 0.5) with WordNet synonyms; raw on 0–1.",
         needs_references=True,
         reference="NLTK meteor_score with WordNet 3.0",
-        parity_test="tests/metrics/test_lexical_oracles.py::test_meteor_is_nltk_meteor_on_the_same_tokens",
+        parity_test="tests/metrics/lexical/test_oracles.py::test_meteor_is_nltk_meteor_on_the_same_tokens",
     )
     defaults: ClassVar[dict[str, Any]] = {
         "reference_mode": "source",

@@ -74,7 +74,7 @@ class FkglMetric(LanguageMetric, LexicalMetric):
         value_range=(-3.4, 30.0),
         higher_is_better=False,
         reference="textstat flesch_kincaid_grade",
-        parity_test="tests/metrics/test_lexical_oracles.py::test_fkgl_is_textstat_and_matches_a_hand_count",
+        parity_test="tests/metrics/lexical/test_oracles.py::test_fkgl_is_textstat_and_matches_a_hand_count",
     )
     defaults: ClassVar[dict[str, Any]] = {"language": "en"}
     option_types: ClassVar[dict[str, Any]] = {"language": str}
@@ -104,7 +104,7 @@ class IbleuMetric(LanguageMetric, LexicalMetric):
         "α = 0.9; value clipped to 0–100.",
         needs_references=True,
         reference="Sun & Zhou 2012's formula over sacrebleu BLEU",
-        parity_test="tests/metrics/test_lexical_oracles.py::test_ibleu_and_fkbleu_from_their_parts",
+        parity_test="tests/metrics/lexical/test_oracles.py::test_ibleu_and_fkbleu_from_their_parts",
     )
     defaults: ClassVar[dict[str, Any]] = {
         "reference_mode": "source",
@@ -153,7 +153,7 @@ class FkbleuMetric(IbleuMetric):
         "MeaningBERT study computes it; fk_sign=source_minus_output rewards simpler output.",
         needs_references=True,
         reference="the MeaningBERT study's code (Xu et al. 2016)",
-        parity_test="tests/metrics/test_lexical_oracles.py::test_ibleu_and_fkbleu_from_their_parts",
+        parity_test="tests/metrics/lexical/test_oracles.py::test_ibleu_and_fkbleu_from_their_parts",
     )
     defaults: ClassVar[dict[str, Any]] = {
         "reference_mode": "source",

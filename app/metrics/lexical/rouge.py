@@ -135,7 +135,7 @@ def _info(name: str, label: str, what: str) -> MetricInfo:
         description=f"rouge-score {what} F-measure with the Porter stemmer; raw on 0–1.",
         needs_references=True,
         reference="rouge-score's RougeScorer (Porter stemmer)",
-        parity_test="tests/metrics/test_lexical_oracles.py::test_rouge_is_rouge_score_with_stemmer",
+        parity_test="tests/metrics/lexical/test_oracles.py::test_rouge_is_rouge_score_with_stemmer",
     )
 
 

@@ -89,7 +89,7 @@ class BleuMetric(LanguageMetric, LexicalMetric):
         "per system.",
         needs_references=True,
         reference="sacrebleu sentence_bleu and corpus_bleu",
-        parity_test="tests/metrics/test_lexical_oracles.py::test_bleu_is_sacrebleu_sentence_bleu",
+        parity_test="tests/metrics/lexical/test_oracles.py::test_bleu_is_sacrebleu_sentence_bleu",
     )
     defaults: ClassVar[dict[str, Any]] = {
         "reference_mode": "source",
@@ -150,7 +150,7 @@ class ChrfMetric(LexicalMetric):
         description="sacrebleu chrF (character 6-grams, beta 2); word_order=2 gives chrF++.",
         needs_references=True,
         reference="sacrebleu CHRF",
-        parity_test="tests/metrics/test_lexical_oracles.py::test_chrf_is_sacrebleu_sentence_chrf",
+        parity_test="tests/metrics/lexical/test_oracles.py::test_chrf_is_sacrebleu_sentence_chrf",
     )
     defaults: ClassVar[dict[str, Any]] = {
         "reference_mode": "source",
@@ -193,7 +193,7 @@ class TerMetric(LexicalMetric):
         description="Translation edit rate (sacrebleu); shown as max(0, 100 − TER), raw = TER.",
         needs_references=True,
         reference="sacrebleu TER",
-        parity_test="tests/metrics/test_lexical_oracles.py::test_ter_is_100_minus_sacrebleu_ter",
+        parity_test="tests/metrics/lexical/test_oracles.py::test_ter_is_100_minus_sacrebleu_ter",
     )
     defaults: ClassVar[dict[str, Any]] = {
         "reference_mode": "source",

@@ -38,7 +38,7 @@ class SariMetric(LanguageMetric, LexicalMetric):
         "as EASSE per system; details carry the add / keep / delete scores.",
         needs_references=True,
         reference="HF evaluate's sari (sentence), EASSE's corpus_sari (corpus)",
-        parity_test="tests/metrics/test_sari.py::test_sentence_sari_matches_published_values",
+        parity_test="tests/metrics/lexical/test_sari.py::test_sentence_sari_matches_published_values",
     )
     defaults: ClassVar[dict[str, Any]] = {
         "reference_mode": "source",

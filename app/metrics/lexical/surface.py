@@ -19,7 +19,7 @@ class CompressionRatioMetric(LexicalMetric):
         "value = 100 × ratio (100 = same length; above 100 = longer).",
         value_range=(0.0, 200.0),
         reference="len(output) / len(source) in characters",
-        parity_test="tests/metrics/test_lexical_oracles.py::test_surface_measures",
+        parity_test="tests/metrics/lexical/test_oracles.py::test_surface_measures",
     )
     defaults: ClassVar[dict[str, Any]] = {}
     packages = ()
@@ -41,7 +41,7 @@ class EditSimilarityMetric(LexicalMetric):
         "the output and the source (or the closest reference); raw on 0–1.",
         needs_references=True,
         reference="rapidfuzz Levenshtein.normalized_similarity",
-        parity_test="tests/metrics/test_lexical_oracles.py::test_surface_measures",
+        parity_test="tests/metrics/lexical/test_oracles.py::test_surface_measures",
     )
     defaults: ClassVar[dict[str, Any]] = {"reference_mode": "source", "lowercase": False}
     packages = ("rapidfuzz",)
