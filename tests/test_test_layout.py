@@ -29,8 +29,6 @@ SUPPORT = {
 
 # Packages with modules that have no folder of tests yet, each with where they are tested.
 UNMIRRORED = {
-    "app/metrics/neural/support": "in tests/metrics/neural/ (test_batching, test_windows, "
-    "test_model_cache…), beside the metrics that run on it",
     "db/migrations/versions": "each version is tested by upgrading a study made before it, "
     "in tests/db/migrations/",
 }

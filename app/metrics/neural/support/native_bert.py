@@ -9,8 +9,8 @@ word + token type + position embeddings and LayerNorm, then per layer the self-a
 (`scaled_dot_product_attention`, as transformers' default "sdpa" attention), the output
 projection with residual and LayerNorm, and the feed-forward block with exact GELU.
 The tokenizer is the folder's `tokenizer.json` run by the `tokenizers` library, which is
-what transformers' fast tokenizer runs too. `tests/metrics/neural/test_native_bert.py` compares
-token ids and every layer's hidden states with transformers' on real sentences.
+what transformers' fast tokenizer runs too. `tests/metrics/neural/support/test_native_bert.py`
+compares token ids and every layer's hidden states with transformers' on real sentences.
 
 Only what the metrics call is implemented; anything else asked of the tokenizer (another
 argument, another method) is handed to transformers' own tokenizer, built on first use.

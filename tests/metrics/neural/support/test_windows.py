@@ -26,7 +26,7 @@ from meaningbench.metrics.neural.support.windows import (
 from tests.metrics.neural.conftest import SENTENCES, TOKENIZER_FILES
 
 POSITIONS = 32
-GERMAN = Path(__file__).resolve().parents[2] / "fixtures" / "long_german"
+GERMAN = Path(__file__).resolve().parents[3] / "fixtures" / "long_german"
 
 
 @pytest.fixture(scope="module")
