@@ -63,6 +63,7 @@ from meaningbench.analysis.metaeval import (
     units_of,
 )
 from meaningbench.analysis.metaeval_swap import swap_pairs, swap_rows
+from meaningbench.analysis.parallel import single_threaded_blas
 from meaningbench.core.wording import counted
 from meaningbench.errors import UserError
 
@@ -648,33 +649,36 @@ def rank_metrics(
     draws: pd.DataFrame | None = None
     ivals: dict[str, tuple[float, float]] = {}
     if len(ranked) >= 1 and work.n >= 2:
-        stat = _Stat(work, measure, group_by, tie_threshold, work.category(pairs_within), seed)
-        obs = np.array([values[m] for m in ranked], dtype=np.float64)
-        samples: np.ndarray | None = None
-        if test == "pairs":
-            eps = np.array([float(details.get(m, {}).get("epsilon", 0.0)) for m in ranked])
-            result = pairs_test(work, measure, group_by, eps, resamples, seed, early_stop)
-            sub_p = result.p_values
-            used = np.zeros((len(names), len(names)), dtype=np.int64)
+        # Small matrix products: BLAS thread teams spinning against each other on a
+        # busy machine make each one many times slower than one thread.
+        with single_threaded_blas():
+            stat = _Stat(work, measure, group_by, tie_threshold, work.category(pairs_within), seed)
+            obs = np.array([values[m] for m in ranked], dtype=np.float64)
+            samples: np.ndarray | None = None
+            if test == "pairs":
+                eps = np.array([float(details.get(m, {}).get("epsilon", 0.0)) for m in ranked])
+                result = pairs_test(work, measure, group_by, eps, resamples, seed, early_stop)
+                sub_p = result.p_values
+                used = np.zeros((len(names), len(names)), dtype=np.int64)
+                pos = [names.index(m) for m in ranked]
+                used[np.ix_(pos, pos)] = result.draws
+                draws = pd.DataFrame(used, index=names, columns=names)
+            elif early_stop is not None:  # SPA's permutation test, stopped as MTME stops it
+                used = np.zeros((len(ranked), len(ranked)), dtype=np.int64)
+                z = _standardise(work.metrics)
+                sub_p = permutation_pvalues(stat, z, obs, test, resamples, seed, early_stop, used)
+                full = np.zeros((len(names), len(names)), dtype=np.int64)
+                pos = [names.index(m) for m in ranked]
+                full[np.ix_(pos, pos)] = used
+                draws = pd.DataFrame(full, index=names, columns=names)
+            else:
+                sub_p, samples = _pvalues(stat, obs, test, resamples, seed)
+            if intervals and measure != "spa":  # no bootstrap for spa (see _checked_request)
+                if samples is None:
+                    samples = bootstrap_samples(stat, work.metrics, resamples, seed)
+                ivals = _intervals(samples, ranked)
             pos = [names.index(m) for m in ranked]
-            used[np.ix_(pos, pos)] = result.draws
-            draws = pd.DataFrame(used, index=names, columns=names)
-        elif early_stop is not None:  # SPA's permutation test, stopped as MTME stops it
-            used = np.zeros((len(ranked), len(ranked)), dtype=np.int64)
-            z = _standardise(work.metrics)
-            sub_p = permutation_pvalues(stat, z, obs, test, resamples, seed, early_stop, used)
-            full = np.zeros((len(names), len(names)), dtype=np.int64)
-            pos = [names.index(m) for m in ranked]
-            full[np.ix_(pos, pos)] = used
-            draws = pd.DataFrame(full, index=names, columns=names)
-        else:
-            sub_p, samples = _pvalues(stat, obs, test, resamples, seed)
-        if intervals and measure != "spa":  # no bootstrap for spa (see _checked_request)
-            if samples is None:
-                samples = bootstrap_samples(stat, work.metrics, resamples, seed)
-            ivals = _intervals(samples, ranked)
-        pos = [names.index(m) for m in ranked]
-        p[np.ix_(pos, pos)] = sub_p
+            p[np.ix_(pos, pos)] = sub_p
     order = sorted(ranked, key=lambda m: -float(values[m] or 0.0))
     idx = [names.index(m) for m in order]
     clusters = dict(zip(order, assign_clusters(p[np.ix_(idx, idx)], alpha), strict=True))

@@ -62,3 +62,19 @@ def test_ranking_pvalues_are_unchanged_by_the_fast_path(measure: str) -> None:
     finally:
         sig._Stat = original  # type: ignore[misc]
     np.testing.assert_array_equal(fast.p_values.to_numpy(), slow.p_values.to_numpy())
+
+
+def test_spa_pvalues_equal_the_pair_by_pair_loop() -> None:
+    from meaningbench.analysis import metaeval_measures as mm
+
+    rng = np.random.default_rng(3)
+    matrix = np.round(rng.normal(size=(9, 40)), 1)
+    signs = mm.permutation_signs(4, 1000, 40)
+    totals = matrix.sum(axis=1)
+    null = signs @ matrix.T
+    expected = np.full((9, 9), np.nan)
+    for a in range(9):
+        for b in range(a + 1, 9):
+            obs = totals[a] - totals[b]
+            expected[a, b] = float(np.mean(null[:, a] - null[:, b] >= obs - 1e-9 * abs(obs)))
+    np.testing.assert_array_equal(mm.pairwise_system_pvalues(matrix, signs), expected)
