@@ -3,14 +3,18 @@ feedback on it as the job's value; no screen is told (none shows practice answer
 
 from __future__ import annotations
 
+import pytest
 from sqlalchemy import func, select
 
 from meaningbench.annotation.practice import add_practice, practice_results
-from meaningbench.db.models import PracticeAnswer, Rating
+from meaningbench.db.models import Annotator, PracticeAnswer, Rating
 from meaningbench.db.study import Study
+from meaningbench.errors import UserError
 from meaningbench.ops.practice import answer_practice, open_practice
 from meaningbench.runtime import JobContext
 from meaningbench.runtime.changes import changes_of
+from tests.analysis.studybuild import add_ratings
+from tests.ops.study_rows import every_row
 
 
 def test_an_answer_is_stored_with_its_feedback(new_study: Study) -> None:
@@ -34,3 +38,16 @@ def test_an_answer_is_stored_with_its_feedback(new_study: Study) -> None:
         assert s.scalar(select(func.count()).select_from(Rating)) == 0
     [result] = practice_results(new_study)
     assert (result.rater, result.answered, result.passed) == ("newcomer", 2, 1)
+
+
+def test_opening_a_practice_stores_the_rater_and_refuses_a_rating_source(new_study: Study) -> None:
+    add_practice(new_study, [("a b c", "a b", 40.0, 80.0, "")])
+    add_ratings(new_study, "judge-x", {}, kind="aggregate")
+    before = every_row(new_study.path)
+    with pytest.raises(UserError, match="not a rater"):
+        open_practice(new_study, "judge-x")(JobContext())
+    assert every_row(new_study.path) == before
+    block = open_practice(new_study, "newcomer")(JobContext()).value
+    assert [p.source for p in block.pending()] == ["a b c"]
+    with new_study.session() as s:
+        assert s.scalar(select(Annotator.kind).where(Annotator.name == "newcomer")) == "named"
