@@ -292,7 +292,8 @@ def train_model(
 def _register(request: TrainRequest, name: str, card: dict[str, Any]) -> None:
     from meaningbench.db.study import open_study
 
-    with open_study(request.study) as study, study.session() as session:
+    # It reads the name's row, then writes: the write lock from the start (see Study.session).
+    with open_study(request.study) as study, study.session(write=True) as session:
         register_model(
             session, name=name, path=request.out_dir, card=card, metric=model_kind(request).metric
         )
