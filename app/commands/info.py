@@ -50,9 +50,9 @@ def _close_interrupted_runs(study: Study) -> None:
 
     from meaningbench.db.engine import NO_WAIT
     from meaningbench.db.errors import StudyFileError
-    from meaningbench.db.runs import interrupt_gone_runs
+    from meaningbench.ops.score import close_gone_runs
 
     study.set_wait_policy(NO_WAIT)  # no waiting on another process's long write for this
     # The runs are still shown as interrupted (see study_info); only storing it waits.
     with contextlib.suppress(sqlite3.Error, DBAPIError, StudyFileError):
-        interrupt_gone_runs(study)
+        common.run_op(close_gone_runs(study))

@@ -62,8 +62,6 @@ LEFT_OUTSIDE = {
     "baseline file it writes (reading=True would open a read-only study too)",
     "demo": "builds the demo study (build_demo_study); the window's demo button calls the "
     "same builder through queries.files.demo_builder, not through an op",
-    "info": "marks the runs of processes that are gone as interrupted (interrupt_gone_runs) "
-    "before it counts them; no op does that repair",
     "shards": "merges the results of a cluster's shards (merge_results) and scores shards "
     "here or on Ray; the cluster has no screen and so no op",
 }

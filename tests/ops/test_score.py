@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from meaningbench.db.study import Study
-from meaningbench.ops.score import list_metrics_job, score_job
+from meaningbench.ops.score import close_gone_runs, list_metrics_job, score_job
 from meaningbench.runtime import JobContext
 from meaningbench.runtime.changes import StudyChanges
 from tests.jobs.conftest import make_rows
@@ -64,3 +64,34 @@ def test_the_listing_offers_the_cheap_metrics(new_study: Study, tmp_path: Path) 
     assert {m.name for m in list_metrics_job(JobContext(), None)} >= {"bleu", "chrf"}
     with pytest.raises(Exception):  # noqa: B017 - the study must exist
         list_metrics_job(JobContext(), tmp_path / "missing.mbstudy")
+
+
+def _running_run(study: Study, items: list[int], scored: int) -> None:
+    """A run left `running` by a version that recorded no owner: nobody will finish it."""
+    with study.session(write=True) as s:
+        conn = s.connection()
+        conn.exec_driver_sql(
+            "INSERT INTO metric_run (id, metric, config, config_hash, label, versions, status, "
+            "started_at, n_items, n_failed, elapsed_s) VALUES (7, 'chrf', '{}', 'h', 'chrf', "
+            "'{}', 'running', '2026-01-01', 0, 0, 0.0)"
+        )
+        conn.exec_driver_sql(
+            "INSERT INTO score (run_id, item_id, value, raw) VALUES (7, ?, 0.5, 0.5)",
+            [(i,) for i in items[:scored]],
+        )
+
+
+def test_a_run_whose_process_is_gone_is_closed_as_interrupted(new_study: Study) -> None:
+    ids = add_items(new_study, make_rows(6))
+    before = every_row(new_study.path)
+    none = close_gone_runs(new_study)(JobContext())
+    assert none.value == [] and not none.changes  # nothing to close: nothing written
+    assert every_row(new_study.path) == before
+    _running_run(new_study, ids, scored=4)
+    closed = close_gone_runs(new_study)(JobContext())
+    assert closed.value == [7] and closed.changes == StudyChanges(runs=True)
+    [(status, n_items, error)] = rows(
+        new_study.path, "SELECT status, n_items, error FROM metric_run"
+    )
+    assert (status, n_items) == ("interrupted", 4) and "scoring again resumes it" in error
+    assert close_gone_runs(new_study)(JobContext()).value == []
