@@ -5,7 +5,11 @@ when another process committed in between, e.g. a score run (see
 `meaningbench.db.study.Study.session`). The recorder listens to every engine of this process
 on a real study file: a transaction that wrote (INSERT, UPDATE, DELETE) and did not begin
 with `write=True` (BEGIN IMMEDIATE) is a fault, whichever op or engine function opened it.
-Every op of the ops modules is either run here or named in NOT_RUN with the reason.
+
+Every public function of the ops modules is accounted for: a writing op is run here (RUN;
+MODEL_RUN for those that need a tiny model, built from a config), an op that only reads is
+run too and must write nothing (READS), and the rest are named with the reason (NOT_RUN for
+ops this recorder cannot watch, NOT_OPS for the helpers beside the ops).
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ import importlib
 import inspect
 import pkgutil
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -32,7 +37,9 @@ from meaningbench.kits.making import make_kits
 from meaningbench.metrics.structural.scenes import SceneSpec
 from meaningbench.ops import (
     campaign,
+    export,
     flag,
+    judge,
     kits,
     labels,
     merge,
@@ -42,16 +49,24 @@ from meaningbench.ops import (
     score,
     settings,
     skip,
+    spans,
+    sweep,
+    train,
 )
 from meaningbench.queries.rating_cursor import ItemCursor, UnitCursor
 from meaningbench.queries.study import NAME_KEY
 from meaningbench.runtime import Job, JobContext
 from tests.analysis.studybuild import add_items as add_pairs
-from tests.analysis.studybuild import add_ratings
+from tests.analysis.studybuild import add_ratings, dataset_named
+from tests.annotation.factories import regular_item
+from tests.annotation.test_spans import PAIRS as SPAN_PAIRS
+from tests.annotation.test_spans import _canonical_file
 from tests.jobs.conftest import make_rows
 from tests.jobs.studydata import add_items
+from tests.metrics.neural.judge_models import tiny_judge
 from tests.metrics.structural.test_ucca_import import DATA as UCCA
 from tests.metrics.structural.test_ucca_import import STORM
+from tests.training.conftest import tiny_encoder, tiny_request  # noqa: F401
 
 WRITES = ("INSERT", "UPDATE", "DELETE", "REPLACE")
 
@@ -265,6 +280,17 @@ def _top_up(study: Study) -> Job:
     return campaign.top_up_job(study.path, ["bob"], study.path.parent / "top-up")
 
 
+def _import_spans(study: Study) -> Job:
+    """A spans file of the pairs the study holds too, its protocol error spans."""
+    with study.session(write=True) as s:
+        ds = dataset_named(s, "wiki")
+        s.add_all(regular_item(ds.id, src, out, system) for src, out, system in SPAN_PAIRS)
+    settings.set_protocol(study, "esa")(JobContext())
+    path = study.path.parent / "spans.jsonl"
+    _canonical_file(path)
+    return spans.import_spans_job(study, path)
+
+
 # The ops run here against a real study, each with what it needs.
 RUN: dict[str, Callable[[Study], Job]] = {
     "settings.set_setting": lambda st: settings.set_setting(st, NAME_KEY, "Pilot"),
@@ -305,20 +331,83 @@ RUN: dict[str, Callable[[Study], Job]] = {
     "score.score_job": lambda st: partial(
         score.score_job, study_path=st.path, metrics=["compression"], options={"workers": 1}
     ),
+    "spans.import_spans_job": _import_spans,
 }
 
-# The ops not run here yet, and why.
+
+@dataclass(frozen=True)
+class Models:
+    """Tiny models built from a config: an encoder (BERT, 2 layers) and an LLM judge."""
+
+    encoder: Path
+    judge: str
+
+
+def _rated(study: Study) -> None:
+    """Human ratings of every item, for the ops that learn from them or correlate with them."""
+    ids = [i for (i,) in _rows(study, select(Item.id).order_by(Item.id))]
+    add_ratings(study, "rater", {i: float(10 + (37 * k) % 80) for k, i in enumerate(ids)})
+
+
+def _rows(study: Study, query: Any) -> list[Any]:
+    with study.session() as s:
+        return list(s.execute(query).all())
+
+
+def _train(study: Study, models: Models) -> Job:
+    _rated(study)
+    out = study.path.parent / "model"
+    request = tiny_request(study, out, models.encoder, epochs=1, max_steps=2, sanity_n=5)
+    return partial(train.train_job, request)
+
+
+def _sweep(study: Study, models: Models) -> Job:
+    _rated(study)
+    request = sweep.SweepRequest(study.path, [str(models.encoder)], "1")
+    return partial(sweep.sweep_job, request=request, n_boot=20)
+
+
+def _judge(study: Study, models: Models) -> Job:
+    spec = f"llm_judge[model={models.judge},max_tokens=2]"
+    return partial(
+        judge.judge_as_rater_job, study_path=study.path, spec=spec, rater="judge", device="cpu"
+    )
+
+
+# The ops that need a tiny model, run here against a real study as well.
+MODEL_RUN: dict[str, Callable[[Study, Models], Job]] = {
+    "judge.judge_as_rater_job": _judge,
+    "sweep.sweep_job": _sweep,
+    "train.train_job": _train,
+}
+
+# The ops that only read: run here too, they must write nothing to the study.
+READS: dict[str, Callable[[Study], Job]] = {
+    "export.export_job": lambda st: partial(
+        export.export_job, study_path=st.path, out=st.path.parent / "out.csv", ratings=True
+    ),
+    "score.list_metrics_job": lambda st: partial(score.list_metrics_job, study_path=st.path),
+}
+
+# The ops this recorder cannot watch, and why.
 NOT_RUN = {
-    "importing.import_job": "writes through sqlite3 itself, beginning with BEGIN IMMEDIATE",
-    "child_process.in_child_process": "runs another op in a child process",
-    "export.export_job": "reads the study only",
-    "kits.send_back_job": "copies the kit through SQLite's backup API, in no transaction",
-    "score.list_metrics_job": "reads only",
-    "judge.judge_as_rater_job": "needs an LLM judge (tests/jobs/test_judge_rater.py runs one)",
-    "spans.import_spans_job": "annotation.span_io.import_spans begins its one transaction "
-    "for writing; its files name items the study here lacks (tests/ops/test_spans.py runs it)",
-    "sweep.sweep_job": "needs a model to sweep",
-    "train.train_job": "needs a model to train",
+    "importing.import_job": "writes through a sqlite3 connection of its own (no engine's "
+    "events), beginning with BEGIN IMMEDIATE",
+    "child_process.in_child_process": "runs another op (one of those here) in a child "
+    "process, whose engines this process's recorder does not hear",
+    "kits.send_back_job": "copies the kit through SQLite's backup API, in no transaction; "
+    "it writes no study but the copy it makes",
+    "score.close_gone_runs": "db.runs.interrupt_gone_runs writes through the raw sqlite3 "
+    "connection inside its session(write=True), which the engine's events do not see "
+    "(tests/ops/test_score.py runs it)",
+}
+
+# Public functions of the ops modules that are no op (no job), and what they are.
+NOT_OPS = {
+    "child_process.terminate_all": "ends the running child processes when the window closes",
+    "export.cells_note": "words for the export dialog's closing line",
+    "kits.controls_passed": "words for a returned kit's controls",
+    "kits.default_send_back_folder": "the folder Send back offers",
 }
 
 
@@ -328,21 +417,26 @@ def _is_job(sig: inspect.Signature) -> bool:
     return returns == "Job" or returns.startswith("Job[") or "JobContext" in takes
 
 
-def _ops() -> set[str]:
-    """Every public function of the ops modules that returns a Job or is one (takes a
-    JobContext)."""
-    found = set()
+def _functions() -> dict[str, inspect.Signature]:
+    """Every public function the ops modules define, by `module.name`."""
+    found = {}
     for info in pkgutil.iter_modules(meaningbench.ops.__path__):
         module = importlib.import_module(f"meaningbench.ops.{info.name}")
         for name, fn in inspect.getmembers(module, inspect.isfunction):
-            mine = fn.__module__ == module.__name__ and not name.startswith("_")
-            if mine and _is_job(inspect.signature(fn)):
-                found.add(f"{info.name}.{name}")
+            if fn.__module__ == module.__name__ and not name.startswith("_"):
+                found[f"{info.name}.{name}"] = inspect.signature(fn)
     return found
 
 
 def test_every_op_is_run_here_or_said_why_not() -> None:
-    assert _ops() == RUN.keys() | NOT_RUN.keys()
+    ops = {name for name, sig in _functions().items() if _is_job(sig)}
+    assert ops == RUN.keys() | MODEL_RUN.keys() | READS.keys() | NOT_RUN.keys()
+
+
+def test_every_other_function_of_the_ops_is_said_what_it_is() -> None:
+    """A function the job check does not see (an op typed another way) fails here."""
+    others = {name for name, sig in _functions().items() if not _is_job(sig)}
+    assert others == NOT_OPS.keys()
 
 
 @pytest.mark.parametrize("op", sorted(RUN))
@@ -354,3 +448,29 @@ def test_an_op_writes_in_transactions_begun_for_writing(
     job(JobContext())
     assert recorder.written > 0, f"{op} wrote nothing: the check saw no transaction"
     assert recorder.deferred == [], f"{op} wrote in a deferred transaction"
+
+
+@pytest.fixture(scope="module")
+def models(tiny_encoder: Path, tmp_path_factory: pytest.TempPathFactory) -> Models:  # noqa: F811
+    # Characters are the judge's tokens: a prompt with the study's sentences needs room.
+    folder = tmp_path_factory.mktemp("judge")
+    return Models(tiny_encoder, tiny_judge(folder, writes="0123456789", context=4096))
+
+
+@pytest.mark.parametrize("op", sorted(MODEL_RUN))
+def test_an_op_with_a_model_writes_in_transactions_begun_for_writing(
+    op: str, study: Study, recorder: Recorder, models: Models
+) -> None:
+    job = MODEL_RUN[op](study, models)
+    recorder.written, recorder.deferred = 0, []
+    job(JobContext())
+    assert recorder.written > 0, f"{op} wrote nothing: the check saw no transaction"
+    assert recorder.deferred == [], f"{op} wrote in a deferred transaction"
+
+
+@pytest.mark.parametrize("op", sorted(READS))
+def test_an_op_that_reads_writes_nothing(op: str, study: Study, recorder: Recorder) -> None:
+    job = READS[op](study)
+    recorder.written, recorder.deferred = 0, []
+    job(JobContext())
+    assert recorder.written == 0, f"{op} wrote to the study it only reads"
