@@ -8,7 +8,9 @@
   2,400 outputs (24 systems × 100 sources), 1,000 resamples;
 - acc*_eq per source ranked by PERM-BOTH (ε searched again on every resample) with its
   BOOT-BOTH intervals on the same shape, 1,000 resamples (goal ≤ 10 s; 1,237 s before
-  the pairwise resamples of `metaeval_swap`).
+  the pairwise resamples of `metaeval_swap`);
+- the stopping signal ranking by acc*_eq per source at 600 outputs, with the pairs test
+  and with PERM-BOTH (goal ≤ 30 s).
 
     python -m pytest tests/benchmarks/bench_metaeval_wmt25.py -s -p no:xdist
 
@@ -144,3 +146,62 @@ def test_acc_eq_star_per_source_perm_both_simpeval_shape() -> None:
     assert f["rankings"][0]["intervals"] == 8
     # Regression bound, not the issue's goal (recorded as goal_s): 1,237 s before.
     assert f["whole_process_wall_s"] <= 400.0
+
+
+STOPPING = """
+import json, math, time
+import numpy as np
+from meaningbench.analysis.metaeval import MetaEvalData
+from meaningbench.analysis.metaeval_stability import (
+    HISTORY, TREND, Snapshot, StabilityOptions, ranking_stability)
+rng = np.random.default_rng(1)
+S, J = 6, 100
+n = S * J
+truth = rng.normal(size=n)
+metrics = np.column_stack([np.round(truth + rng.normal(scale=s, size=n), 1)
+                           for s in (0.3, 0.6, 1.0, 1.5)])
+order = rng.permutation(n)
+snaps = []
+for f in sorted(set(HISTORY + TREND)):  # the ratings in the order they were given
+    k = math.ceil(f * n)
+    h = np.full(n, np.nan)
+    h[order[:k]] = np.round(truth[order[:k]] * 2)
+    snaps.append(Snapshot(f, k, MetaEvalData(
+        h, metrics, ["a", "b", "c", "d"],
+        np.repeat([f"s{i}" for i in range(S)], J).astype(object),
+        np.tile([f"i{j}" for j in range(J)], S).astype(object))))
+out = {}
+for test in ("pairs", "perm-both"):
+    t = time.perf_counter()
+    st = ranking_stability(snaps, StabilityOptions(measure="acc_eq_star", group_by="item",
+                                                   test=test))
+    out[test] = {"seconds": time.perf_counter() - t, "verdict": st.verdict()}
+print(json.dumps(out))
+"""
+
+
+def test_stopping_signal_with_acc_eq_star_at_600_outputs() -> None:
+    load_before = os.getloadavg()[0]
+    done = subprocess.run(
+        [sys.executable, "-c", STOPPING], capture_output=True, text=True, check=True, cwd=ROOT
+    )
+    inner = json.loads(done.stdout.strip().splitlines()[-1])
+    figures = {
+        "date": datetime.now(UTC).isoformat(timespec="seconds"),
+        "machine": describe_machine(numpy=np.__version__),
+        "outputs": 600,
+        "systems": 6,
+        "sources": 100,
+        "metrics": 4,
+        "measure": "acc_eq_star per source",
+        "seconds_by_test": {k: round(v["seconds"], 2) for k, v in inner.items()},
+        "verdicts": {k: v["verdict"] for k, v in inner.items()},
+        "load_average_1min_before": round(load_before, 2),
+        "load_average_1min_after": round(os.getloadavg()[0], 2),
+        "goal_s": 30.0,
+    }
+    old = json.loads(RESULTS.read_text()) if RESULTS.is_file() else {}
+    old["stopping_signal_acc_eq_star_600_outputs"] = figures
+    RESULTS.write_text(json.dumps(old, indent=2) + "\n", encoding="utf-8")
+    print(json.dumps(figures, indent=2))
+    assert all(v["seconds"] <= 30.0 for v in inner.values())
