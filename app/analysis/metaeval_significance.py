@@ -6,7 +6,8 @@ Tests (Deutsch et al. 2021; `nlpstats` is the reference):
   probability ½) and then of whole sources, so an output is swapped when exactly one of
   its system and its source was (nlpstats' `_permute_both`; MTME's PermutationSigDiff,
   which WMT uses, swaps each output independently instead); perm-systems / perm-items
-  swap only systems / only sources. Scores are first standardised per metric (z over the
+  swap only systems / only sources; perm-outputs swaps each output on its own (MTME's
+  PermutationSigDiff, not at system level except for SPA). Scores are first standardised per metric (z over the
   compared outputs), as nlpstats and MTME do, for every measure (the tau-like too: a
   positive affine map leaves its value alone), so that swapped values are on one scale.
   p(A > B) is the share of resamples whose difference A − B is at least the observed
@@ -81,7 +82,16 @@ class Signs(NamedTuple):
     src_codes: np.ndarray
 
 
-TESTS = ("perm-both", "boot-both", "perm-items", "perm-systems", "williams", "pairs")
+TESTS = (
+    "perm-both",
+    "boot-both",
+    "perm-items",
+    "perm-systems",
+    "perm-outputs",
+    "williams",
+    "pairs",
+)
+PERMUTATION_TESTS = ("perm-both", "perm-items", "perm-systems", "perm-outputs")
 ROW_CELLS = 2_000_000  # resample rows × outputs per block of the generic path
 # Beyond these a run would not finish (or not fit in memory) on any machine it is meant for;
 # a seed is what numpy's generators take on every platform.
@@ -288,7 +298,7 @@ def _perm_signs(
 ) -> tuple[np.ndarray, np.ndarray]:
     a = (
         rng.random((r, n_sys)) > 0.5
-        if test in ("perm-both", "perm-systems")
+        if test in ("perm-both", "perm-systems", "perm-outputs")
         else np.zeros((r, n_sys), bool)
     )
     b = (
@@ -315,6 +325,8 @@ def permutation_pvalues(
     data = stat.data
     m = z.shape[1]
     sys_codes, src_codes = data.system_codes(), data.source_codes()
+    if test == "perm-outputs":  # every output its own unit (MTME's PermutationSigDiff)
+        sys_codes, src_codes = np.arange(data.n), np.zeros(data.n, dtype=np.intp)
     n_sys, n_src = int(sys_codes.max()) + 1, int(src_codes.max()) + 1
     rng = np.random.default_rng(seed)
     a, b = _perm_signs(rng, test, resamples, n_sys, n_src)
@@ -627,7 +639,11 @@ def rank_metrics(
     measure, group_by, tie_threshold = _checked_request(
         data, measure, group_by, test, resamples, alpha, tie_threshold
     )
-    if early_stop is not None and test != "pairs" and not (measure == "spa" and test != "williams"):
+    if (
+        early_stop is not None
+        and test != "pairs"
+        and not (measure == "spa" and test in PERMUTATION_TESTS)
+    ):
         raise UserError("early stopping is part of the pairs test and of SPA's permutation tests")
     check_resampling(seed=seed)
     table = evaluate(
@@ -760,10 +776,17 @@ def _checked_request(
     tie_threshold = check_tie_threshold(tie_threshold, data.scale)
     if test not in TESTS:
         raise UserError(f"unknown test {test!r}; known: {', '.join(TESTS)}")
-    if measure == "spa" and test not in ("perm-both", "perm-items", "perm-systems"):
+    if measure == "spa" and test not in PERMUTATION_TESTS:
         raise UserError(
-            "spa is ranked with a permutation test (perm-both, perm-items or perm-systems): "
-            "a resample that draws a system twice has no p-value between its copies"
+            "spa is ranked with a permutation test (perm-both, perm-items, perm-systems or "
+            "perm-outputs): a resample that draws a system twice has no p-value between its "
+            "copies"
+        )
+    system_level = group_by == "system" or measure in SYSTEM_ONLY
+    if test == "perm-outputs" and system_level and measure != "spa":
+        raise UserError(
+            "perm-outputs swaps outputs one by one, which at system level moves every "
+            "system's mean at once: use perm-both, perm-items or perm-systems there"
         )
     if test == "williams" and measure != "pearson":
         raise UserError("the Williams test compares Pearson correlations: use --measures pearson")

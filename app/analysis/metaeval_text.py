@@ -52,6 +52,8 @@ TEST_WORDS = {
     "own)",
     "perm-items": "a paired permutation test that swaps the two metrics' scores of whole sources",
     "perm-systems": "a paired permutation test that swaps the two metrics' scores of whole systems",
+    "perm-outputs": "a paired permutation test that swaps the two metrics' scores of each "
+    "output on its own (MTME's PermutationSigDiff, as the WMT metrics tasks use it)",
     "boot-both": "the BOOT-BOTH paired bootstrap test (Deutsch et al., 2021), which resamples "
     "systems and sources together (p-values by the shifted-null rule of Berg-Kirkpatrick "
     "et al., 2012)",

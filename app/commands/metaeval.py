@@ -30,7 +30,8 @@ def register(subparsers: Any) -> None:
         choices=("wmt25",),
         default=None,
         help="wmt25: the two tasks of the WMT25 metrics task (MTME's tasks.WMT25): SPA at "
-        "system level, ranked by PERM-BOTH, and acc*_eq per source, ranked by MTME's "
+        "system level, ranked by MTME's permutation test (perm-outputs), and acc*_eq per "
+        "source, ranked by MTME's "
         "pairwise permutation test; both stop early as MTME does (blocks of 100, stop at "
         "p < 0.02 or p > 0.50). Sets --measures, --rank-by, --group-by and --test",
     )
@@ -71,9 +72,19 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--test",
-        choices=("perm-both", "boot-both", "perm-items", "perm-systems", "williams", "pairs"),
+        choices=(
+            "perm-both",
+            "boot-both",
+            "perm-items",
+            "perm-systems",
+            "perm-outputs",
+            "williams",
+            "pairs",
+        ),
         default="perm-both",
-        help="paired test between metrics (default: perm-both); pairs: MTME's pairwise "
+        help="paired test between metrics (default: perm-both); perm-outputs: swap each "
+        "output on its own (MTME's PermutationSigDiff; not at system level but for spa); "
+        "pairs: MTME's pairwise "
         "permutation test, which swaps outcomes of pairs of outputs (kendall_b, tau_a, "
         "tau_23, acc_eq, acc_eq_star)",
     )
@@ -157,7 +168,7 @@ def run(args: argparse.Namespace) -> int:
 # The WMT25 metrics task (MTME's tasks.WMT25): per language pair, SPA ('pce') at system
 # level and acc*_eq ('KendallWithTiesOpt', variant acc23, sample_rate 1.0) per item with
 # perm_test='pairs'; k = 1000 with early stopping (block 100, 0.02, 0.50).
-WMT25_TASKS = (("spa", "system", "perm-both"), ("acc_eq_star", "item", "pairs"))
+WMT25_TASKS = (("spa", "system", "perm-outputs"), ("acc_eq_star", "item", "pairs"))
 WMT25_SOURCE = (
     "the WMT25 metrics task's protocol as MTME (github.com/google-research/mt-metrics-eval, "
     "tasks.WMT25) runs it: soft pairwise accuracy at system level and tie-calibrated "

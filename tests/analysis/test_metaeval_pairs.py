@@ -218,3 +218,27 @@ def test_pair_tables_need_no_pairs_of_a_lone_output() -> None:
     )
     assert t.pairs.tolist() == [1, 0]
     assert t.values(t.metric_sums(t.sums(), 0)) == pytest.approx(1.0)
+
+
+def test_perm_outputs_swaps_each_output_on_its_own_as_a_plain_loop_does() -> None:
+    from meaningbench.analysis import metaeval_measures as mm
+
+    data = _fixture()
+    r = 300
+    ranking = sig.rank_metrics(
+        data, "pearson", group_by="item", test="perm-outputs", resamples=r, seed=5,
+        intervals=False,
+    )  # fmt: skip
+    z = sig._standardise(data.metrics)
+    swap = np.random.default_rng(5).random((r, data.n)) > 0.5  # the test's draw
+    groups = mm.Groups.of(data.source_codes())
+    obs = mm.pearson(data.human, z.T, groups)
+    hits = 0
+    for row in swap:
+        a = np.where(row, z[:, 1], z[:, 0])
+        b = np.where(row, z[:, 0], z[:, 1])
+        d = mm.pearson(data.human, np.stack([a, b]), groups)
+        hits += d[0] - d[1] >= obs[0] - obs[1] - 1e-9 * max(1.0, abs(obs[0] - obs[1]))
+    assert ranking.p_values.loc["metric1", "metric2"] == pytest.approx(hits / r)
+    with pytest.raises(UserError, match="perm-outputs swaps outputs one by one"):
+        sig.rank_metrics(data, "pearson", group_by="system", test="perm-outputs")

@@ -60,7 +60,11 @@ def _json(capsys, *args: str) -> dict:
 def test_wmt25_preset_runs_both_tasks_with_early_stopping(built: Study, capsys) -> None:
     out = _json(capsys, str(built.path), "--preset", "wmt25", "--resamples", "1000")
     system, segment = out["rankings"]
-    assert (system["measure"], system["group_by"], system["test"]) == ("spa", "system", "perm-both")
+    assert (system["measure"], system["group_by"], system["test"]) == (
+        "spa",
+        "system",
+        "perm-outputs",
+    )
     assert (segment["measure"], segment["group_by"], segment["test"]) == (
         "acc_eq_star",
         "item",
@@ -99,7 +103,7 @@ def test_wmt25_preset_runs_both_tasks_with_early_stopping(built: Study, capsys) 
                 assert segment["p_values"][a][b] == pytest.approx(again.p_values.loc[a, b])
     methods = out["methods"]
     assert methods.startswith("Preset wmt25:") and "tasks.WMT25" in methods
-    assert "pairwise permutation test" in methods and "PERM-BOTH" in methods
+    assert "pairwise permutation test" in methods and "each output on its own" in methods
     assert "whose last draw reached the observed difference" in methods
 
 

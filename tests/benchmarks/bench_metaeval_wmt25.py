@@ -3,7 +3,8 @@
 - the pairs test (MTME's PairwisePermutationSigDiff) ranking acc*_eq per source on
   30 metrics × 10,000 outputs (20 systems × 500 sources), 1,000 draws, all 435 pairs, no
   early stop (goal ≤ 30 s);
-- the `wmt25` preset's two rankings (SPA at system level by PERM-BOTH, acc*_eq per source
+- the `wmt25` preset's two rankings (SPA at system level by MTME's permutation test,
+  perm-outputs; acc*_eq per source
   by the pairs test, both with MTME's early stopping) on SimpEval_past's shape: 8 metrics ×
   2,400 outputs (24 systems × 100 sources), 1,000 resamples;
 - acc*_eq per source ranked by PERM-BOTH (ε searched again on every resample) with its
@@ -126,7 +127,7 @@ def test_wmt25_preset_simpeval_shape() -> None:
         100,
         8,
         [
-            ("spa", "system", "perm-both", True, False),
+            ("spa", "system", "perm-outputs", True, False),
             ("acc_eq_star", "item", "pairs", True, False),
         ],
         goal_s=10.0,
