@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import uuid
 
+from sqlalchemy.orm import Session
+
 from meaningbench.db.models import StudySetting
 from meaningbench.db.study import Study
 
@@ -25,9 +27,15 @@ def ensure_study_id(study: Study) -> str:
     if found is not None:
         return found
     with study.session(write=True) as s:
-        row = s.get(StudySetting, KEY)  # another export may have made it meanwhile
-        if row is not None and row.value:
-            return str(row.value)
-        made = uuid.uuid4().hex
-        s.add(StudySetting(key=KEY, value=made))
-        return made
+        return study_id_in(s)  # another export may have made it meanwhile
+
+
+def study_id_in(session: Session) -> str:
+    """The study's id, made in `session` (a write transaction) when it has none: a write that
+    is refused later in the transaction leaves no id behind either."""
+    row = session.get(StudySetting, KEY)
+    if row is not None and row.value:
+        return str(row.value)
+    made = uuid.uuid4().hex
+    session.add(StudySetting(key=KEY, value=made))
+    return made

@@ -50,7 +50,7 @@ from meaningbench.datasets.language import LANGUAGE_KEY
 from meaningbench.db.models import Annotator, Base, Item, QueueEntry, utcnow
 from meaningbench.db.setting_keys import NAME_KEY
 from meaningbench.db.study import Study, copy_study
-from meaningbench.db.study_id import ensure_study_id
+from meaningbench.db.study_id import study_id_in
 from meaningbench.errors import UserError
 from meaningbench.kits.coverage import required_k, short_items
 from meaningbench.kits.record import (
@@ -137,9 +137,10 @@ def make_kits(
     """Write a kit per rater into `out` (made if missing); returns what was written.
     `replace`: kits without ratings already there under the new names are replaced."""
     _check_lead(study)
-    study_id = ensure_study_id(study)
-    # A refusal rolls the planning back: no rater or queue is made for kits not written.
+    # A refusal rolls the planning back: no rater, queue or study id is made for kits not
+    # written.
     with study.session(write=True) as s:
+        study_id = study_id_in(s)
         records = kit_records(s)
         plans = (
             _top_up_plans(s, raters, study_id, records)

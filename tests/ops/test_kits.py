@@ -22,6 +22,7 @@ from meaningbench.ops.kits import (
     send_back_job,
 )
 from meaningbench.runtime import JobContext
+from tests.analysis.studybuild import add_ratings
 from tests.kits.campaign_helpers import lead_study, rate_kit
 from tests.ops.study_rows import every_row, rows
 
@@ -107,3 +108,18 @@ def test_a_kit_is_sent_back_whole_and_an_empty_one_is_refused(lead: Study, tmp_p
     with pytest.raises(UserError, match="not a rater kit"):
         send_back_job(lead, tmp_path / "elsewhere")(JobContext())
     assert every_row(lead.path) == before and not (tmp_path / "elsewhere").exists()
+
+
+def test_a_refused_top_up_of_a_study_never_exported_writes_nothing(tmp_path: Path) -> None:
+    """Not even the study's id, which the first kit would have made."""
+    study = lead_study(tmp_path / "lead.mbstudy", seed=1, n_sources=1)
+    try:
+        items = [i for (i,) in rows(study.path, "SELECT id FROM item WHERE kind = 'regular'")]
+        add_ratings(study, "ana", dict.fromkeys(items, 50.0))
+        before = every_row(study.path)
+        with pytest.raises(UserError, match="ana rated or already holds"):
+            make_kits_job(study, "ana", tmp_path / "kits", top_up=True)(JobContext())
+        assert every_row(study.path) == before
+        assert not (tmp_path / "kits").exists()
+    finally:
+        study.close()
