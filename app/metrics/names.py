@@ -87,6 +87,13 @@ class MetricSpec:
     explicit: bool = True  # False for the entries `all` stands for
 
 
+def name_and_options(spec: str) -> tuple[str, str]:
+    """A printed spec cut before its options: (`bleu`, `[refs=source]`) — a narrow column
+    shows them on two lines — and (`sbert_cosine`, "") for a spec without any."""
+    head, bracket, rest = spec.partition("[")
+    return head, bracket + rest
+
+
 def split_specs(text: str) -> list[str]:
     """Split `a,b[x=1,y=2],c` on the commas outside brackets."""
     out: list[str] = []

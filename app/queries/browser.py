@@ -37,6 +37,7 @@ from meaningbench.db.frames import (
     decode_attribute_names,
 )
 from meaningbench.db.models import ATTRIBUTES_JSON_PATH
+from meaningbench.metrics.names import name_and_options as name_and_options  # a column's two lines
 from meaningbench.queries.files import StudyHandle, study_of
 from meaningbench.queries.item_detail import ItemDetail, fetch_detail
 from meaningbench.queries.raters import MachineRater, machine_raters, rater_kind_sql

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QTextBrowser, QVBoxLayout, QWidget
 
-from meaningbench.queries.browser import BrowserReader
+from meaningbench.queries.browser import BrowserReader, name_and_options
 from meaningbench.queries.item_detail import ItemDetail, RatingLine
 from meaningbench.queries.raters import MACHINE_MARK, MACHINE_TAG
 from meaningbench.ui.browser.model import EMPTY_OUTPUT_TIP
@@ -128,8 +128,13 @@ class DetailPane(QWidget):
                     value = f"<b>{_fmt(s.value)}</b>"
                     raw = "" if s.raw is None else f"raw {s.raw:.4g}"
                     info = ", ".join(x for x in (raw, _esc(_details_text(s.details))) if x)
+                head, options = name_and_options(name)
+                if options:  # on a line of its own, rather than broken anywhere
+                    head = f"{_esc(head)}<br><span style='color:{muted}'>{_esc(options)}</span>"
+                else:
+                    head = _esc(head)
                 rows.append(
-                    f"<tr><td {cell}>{_esc(name)}</td><td {cell} align='right'>{value}</td>"
+                    f"<tr><td {cell}>{head}</td><td {cell} align='right'>{value}</td>"
                     f"<td {cell}><span style='color:{muted}'>{info}</span></td></tr>"
                 )
             parts.append(f"<table cellspacing='0'>{''.join(rows)}</table>")

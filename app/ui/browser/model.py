@@ -24,7 +24,13 @@ from PySide6.QtCore import (
     Signal,
 )
 
-from meaningbench.queries.browser import BrowserFilter, BrowserReader, ItemRow, ScoreColumn
+from meaningbench.queries.browser import (
+    BrowserFilter,
+    BrowserReader,
+    ItemRow,
+    ScoreColumn,
+    name_and_options,
+)
 from meaningbench.queries.raters import MACHINE_MARK, MACHINE_TAG
 from meaningbench.runtime import JobContext
 from meaningbench.ui.workers import JobHandle, JobRunner
@@ -265,11 +271,16 @@ class ItemTableModel(QAbstractTableModel):
                 if key == "mean" and self._dimension is not None:
                     return self._dimension[1].capitalize()
                 return header
-            return self._score_columns[section - len(FIXED_COLUMNS)].column
+            # The options on a second line, so that a score column stays as narrow as
+            # its numbers need (`bertscore` over `[refs=source]`).
+            head, options = name_and_options(
+                self._score_columns[section - len(FIXED_COLUMNS)].column
+            )
+            return f"{head}\n{options}" if options else head
         if role == Qt.ItemDataRole.ToolTipRole:
             if section >= len(FIXED_COLUMNS):
                 col = self._score_columns[section - len(FIXED_COLUMNS)]
-                return f"{col.metric} (config {col.config_hash[:8]}), 0–100"
+                return f"{col.column} (config {col.config_hash[:8]}), 0–100"
             key = FIXED_COLUMNS[section][0]
             return {
                 "ratings": "Current ratings of this item, all annotators and dimensions; "

@@ -257,7 +257,8 @@ class BrowserPage(QWidget):
 
         def fit(col: int, floor: int = 0) -> int:
             header = str(model.headerData(col, Qt.Orientation.Horizontal) or "")
-            width = max(floor, fm.horizontalAdvance(header) + HEADER_PAD)
+            lines = header.splitlines() or [""]
+            width = max(floor, max(fm.horizontalAdvance(line) for line in lines) + HEADER_PAD)
             for r in rows:
                 text = model.data(model.index(r, col))
                 if text:

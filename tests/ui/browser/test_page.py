@@ -11,6 +11,7 @@ from PySide6.QtCore import Qt
 
 from meaningbench.runtime.changes import StudyChanges
 from meaningbench.ui.browser.model import FIXED_COLUMNS, PAGE_SIZE
+from meaningbench.ui.browser.page import HEADER_PAD
 from tests.ui.conftest import open_in
 from tests.ui.factories import add_scores, bulk_study
 
@@ -35,7 +36,15 @@ def test_rows_and_columns_show_the_study(window, qtbot, study_with_facts) -> Non
     assert all_ids(model) == sorted(facts.item_ids)  # regular items only, by id
     assert page.count_label.text() == f"{len(facts.item_ids)} items"
     headers = [model.headerData(c, Qt.Orientation.Horizontal) for c in range(model.columnCount())]
-    assert headers[-1] == "bleu[refs=source]"
+    # A score column names its metric over its options, each line as narrow as it can be.
+    assert headers[-1] == "bleu\n[refs=source]"
+    fm = page.table.fontMetrics()
+    assert page.table.columnWidth(model.columnCount() - 1) < HEADER_PAD + fm.horizontalAdvance(
+        "bleu[refs=source]"
+    )
+    assert model.headerData(
+        model.columnCount() - 1, Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole
+    ).startswith("bleu[refs=source] ")
     col = {k: i for i, (k, _h, _s) in enumerate(FIXED_COLUMNS)}
     for row, item_id in enumerate(all_ids(model)):
         source, output = facts.text_of[item_id]
@@ -164,7 +173,7 @@ def test_scores_appear_as_batches_land(window, qtbot, study_with_facts) -> None:
     qtbot.waitUntil(lambda: model.columnCount() == n_cols + 1, timeout=5000)
     col = next(
         c for c in range(model.columnCount())
-        if model.headerData(c, Qt.Orientation.Horizontal) == "chrf[refs=source]"
+        if model.headerData(c, Qt.Orientation.Horizontal) == "chrf\n[refs=source]"
     )  # fmt: skip
     for item_id, value in batch.items():
         assert model.data(model.index(model.row_of(item_id), col)) == f"{value:.1f}"

@@ -188,7 +188,7 @@ def test_running_bleu_and_chrf_fills_the_browser(window, qtbot, study_with_facts
     )  # fmt: skip
     chrf_col = next(
         i for i in range(model.columnCount())
-        if model.headerData(i, Qt.Orientation.Horizontal) == "chrf[refs=source]"
+        if model.headerData(i, Qt.Orientation.Horizontal) == "chrf\n[refs=source]"
     )  # fmt: skip
     stored = scores_of(path, "chrf")
     assert set(stored) >= set(facts.item_ids)
