@@ -19,6 +19,7 @@ Th pairs tied only in the humans, Tm tied only in the metric, Thm tied in both.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -52,6 +53,15 @@ class Groups:
         return [order[bounds[g] : bounds[g + 1]] for g in range(self.n_groups)]
 
 
+@functools.lru_cache(maxsize=256)
+def _upper_pairs(k: int) -> tuple[np.ndarray, np.ndarray]:
+    """`np.triu_indices(k, 1)`, kept: groups of one size recur in every resample."""
+    a, b = np.triu_indices(k, 1)
+    a.flags.writeable = False
+    b.flags.writeable = False
+    return a, b
+
+
 def iter_pairs(groups: Groups, chunk: int = PAIR_CHUNK) -> Iterator[tuple[np.ndarray, ...]]:
     """(i, j, group) index arrays of every unordered pair of outputs within one group,
     in blocks of about `chunk` pairs."""
@@ -66,7 +76,7 @@ def iter_pairs(groups: Groups, chunk: int = PAIR_CHUNK) -> Iterator[tuple[np.nda
         rows_per_block = max(1, chunk // max(k, 1))
         for r0 in range(0, k - 1, rows_per_block):
             r1 = min(k - 1, r0 + rows_per_block)
-            a, b = np.triu_indices(k, 1)
+            a, b = _upper_pairs(k)
             if r0 or r1 < k - 1:
                 keep = (a >= r0) & (a < r1)
                 a, b = a[keep], b[keep]
