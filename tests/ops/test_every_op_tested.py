@@ -20,10 +20,7 @@ OPS = ROOT / "app" / "ops"
 TESTS = Path(__file__).resolve().parent
 
 # "module.function": why its module's test does not call it yet.
-UNCALLED: dict[str, str] = {
-    "practice.add_practice_items": "run by test_write_transactions.py only; test_practice.py "
-    "is being reworked with the rating cursor",
-}
+UNCALLED: dict[str, str] = {}
 
 
 def op_modules(folder: Path = OPS) -> list[str]:

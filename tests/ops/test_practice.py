@@ -10,7 +10,7 @@ from meaningbench.annotation.practice import add_practice, practice_results
 from meaningbench.db.models import Annotator, PracticeAnswer, Rating
 from meaningbench.db.study import Study
 from meaningbench.errors import UserError
-from meaningbench.ops.practice import answer_practice, open_practice
+from meaningbench.ops.practice import add_practice_items, answer_practice, open_practice
 from meaningbench.runtime import JobContext
 from meaningbench.runtime.changes import changes_of
 from tests.analysis.studybuild import add_ratings
@@ -51,3 +51,21 @@ def test_opening_a_practice_stores_the_rater_and_refuses_a_rating_source(new_stu
     assert [p.source for p in block.pending()] == ["a b c"]
     with new_study.session() as s:
         assert s.scalar(select(Annotator.kind).where(Annotator.name == "newcomer")) == "named"
+
+
+def test_practice_items_are_added_after_those_there_in_order(new_study: Study) -> None:
+    first = add_practice_items(new_study, [("a b c", "a b", 40.0, 80.0, "b carries little.")])
+    wrote = first(JobContext())
+    assert wrote.value == 1 and not changes_of(wrote)  # no screen shows practice items
+    more = add_practice_items(
+        new_study, [("d e f", "d", 0.0, 30.0, ""), ("g h", "g h", 90.0, 100.0, "")]
+    )(JobContext())
+    assert more.value == 2 and not changes_of(more)
+    block = open_practice(new_study, "newcomer")(JobContext()).value
+    assert [(p.source, p.low, p.high) for p in block.pending()] == [
+        ("a b c", 40.0, 80.0),
+        ("d e f", 0.0, 30.0),
+        ("g h", 90.0, 100.0),
+    ]
+    with new_study.session() as s:
+        assert s.scalar(select(func.count()).select_from(Rating)) == 0
