@@ -11,7 +11,7 @@ if TYPE_CHECKING:
     from meaningbench.datasets.exporters import ExportReport
 
 # The result type is named here for the dialog that shows it.
-__all__ = ["ExportReport", "cells_note", "export_job"]
+__all__ = ["ExportReport", "export_job"]
 
 
 def export_job(
@@ -37,10 +37,3 @@ def export_job(
         raise fault from None
     finally:
         study.close()
-
-
-def cells_note(report: ExportReport) -> str:
-    """How the export wrote its text cells, for the dialog's closing line."""
-    from meaningbench.datasets.exporters import cells_note as note
-
-    return note(report)

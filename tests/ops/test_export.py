@@ -13,7 +13,8 @@ import pytest
 from meaningbench.datasets import exporters
 from meaningbench.db.study import Study
 from meaningbench.errors import UserError
-from meaningbench.ops.export import cells_note, export_job
+from meaningbench.ops.export import export_job
+from meaningbench.queries.export import cells_note
 from meaningbench.runtime import Cancelled, JobContext
 from meaningbench.runtime.changes import changes_of
 from tests.analysis.studybuild import add_items, add_ratings
