@@ -75,6 +75,7 @@ class MetaEvalData:
     raters: np.ndarray | None = None
     categories: dict[str, np.ndarray] = field(default_factory=dict)
     scale: tuple[float, float] | None = None
+    rater_names: list[str] = field(default_factory=list)  # one per column of `raters`
 
     def __post_init__(self) -> None:
         self.human = np.asarray(self.human, dtype=np.float64)
@@ -103,6 +104,7 @@ class MetaEvalData:
             raters=None if self.raters is None else self.raters[keep],
             categories={k: np.asarray(v, dtype=object)[keep] for k, v in self.categories.items()},
             scale=self.scale,
+            rater_names=list(self.rater_names),
         )
 
     def has_system(self) -> np.ndarray:

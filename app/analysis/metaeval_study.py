@@ -30,16 +30,18 @@ from meaningbench.errors import UserError
 from meaningbench.metrics.registry import metric_classes
 
 
-def rater_matrix(data: StudyData) -> np.ndarray:
+def rater_matrix(data: StudyData) -> tuple[np.ndarray, list[str]]:
     """(n, R): each named rater's mean raw rating of each item, NaN where they did not
-    rate it. Aggregate labels and anonymous ratings are no rater's votes."""
+    rate it, and the raters' names, one per column. Aggregate labels and anonymous
+    ratings are no rater's votes."""
     units = data.ratings.units(per_rater_only=True)
     keep = units.kinds == NAMED
     raters = units.raters[keep]
     codes, inv = np.unique(raters, return_inverse=True)
     out = np.full((data.n_items, codes.size), np.nan)
     out[units.items[keep], inv] = units.values[keep]
-    return out
+    names = data.ratings.annotators
+    return out, [names[int(c)] if 0 <= int(c) < len(names) else str(c) for c in codes]
 
 
 def metaeval_data_from_study(
@@ -75,15 +77,17 @@ def metaeval_data_of(
         cols = list(range(len(names)))
     scores = data.ratings.scores()
     systems = data.items["system"].to_numpy(dtype=object)
+    raters, rater_names = rater_matrix(data)
     return MetaEvalData(
         human=scores.raw,
         metrics=data.metric_values[:, cols],
         metric_names=[names[c] for c in cols],
         systems=np.array([s if isinstance(s, str) else None for s in systems], dtype=object),
         sources=data.items["source_group"].astype(str).to_numpy(dtype=object),
-        raters=rater_matrix(data),
+        raters=raters,
         categories={str(c): attrs[c].to_numpy(dtype=object) for c in attrs.columns},
         scale=(data.dimension.min_value, data.dimension.max_value),
+        rater_names=rater_names,
     )
 
 

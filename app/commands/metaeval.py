@@ -148,12 +148,16 @@ def run(args: argparse.Namespace) -> int:
     attach_ranking(table, ranking)
     methods = methods_paragraph(table, ranking, dimension=args.dimension, configs=configs)
     stopping = _stopping(args, ranking)
+    humans = _humans(args, data, ranking)
     if args.json:
         out = to_json(table, ranking, methods, _settings(args, measures, rank_by))
         stop = None if stopping is None else stopping.to_dict()
-        common.print_json({**out, "stopping": stop, "machine_raters": machine})
+        common.print_json(
+            {**out, "stopping": stop, "machine_raters": machine, "human_rows": humans}
+        )
         return 0
     _print_text(args, data, table, ranking, methods)
+    _print_humans(humans, ranking)
     if stopping is not None:
         print(f"\nStopping signal: {stopping.verdict()}.")
         print(f"  {stopping.sentence()} {stopping.trend_sentence()}")
@@ -217,10 +221,13 @@ def _run_wmt25(args: argparse.Namespace) -> int:
         "alpha": args.alpha,
         "early_stop": {"block": 100, "stop_below": 0.02, "stop_above": 0.5},
     }
+    humans = _humans(args, data, rankings[-1])
     if args.json:
         out = to_json(table, rankings[-1], methods, settings)
         out["rankings"] = [r.to_dict() for r in rankings]
-        common.print_json({**out, "stopping": None, "machine_raters": machine})
+        common.print_json(
+            {**out, "stopping": None, "machine_raters": machine, "human_rows": humans}
+        )
         return 0
     from meaningbench.analysis.export import to_text
     from meaningbench.analysis.metaeval import GROUPING_NAMES
@@ -238,8 +245,43 @@ def _run_wmt25(args: argparse.Namespace) -> int:
         if r.warning:
             print(f"warning: {r.warning}")
         print(to_text(_ranking_frame(r)))
+    _print_humans(humans, rankings[-1])
     print("\nMethods:\n" + methods)
     return 0
+
+
+def _humans(args: argparse.Namespace, data: Any, ranking: Any) -> dict[str, Any] | None:
+    """The human rows of the ranking's measure (each rater against the others, and the
+    one-rater baseline) with each metric's distance from it; None without a ranking."""
+    if ranking is None:
+        return None
+    from meaningbench.analysis.metaeval_humans import human_baseline
+
+    base = human_baseline(
+        data,
+        ranking.measure,
+        ranking.group_by,
+        tie_threshold=getattr(args, "tie_threshold", 5.0),
+        seed=args.seed,
+    )
+    out = base.to_dict()
+    out["gap_to_one_rater"] = {m: base.gap(ranking.values.get(m)) for m in ranking.order}
+    return out
+
+
+def _print_humans(humans: dict[str, Any] | None, ranking: Any) -> None:
+    if humans is None:
+        return
+    if humans["not_defined"]:
+        print(f"\nHuman rows: {humans['not_defined']}")
+        return
+    print(f"\nHuman rows ({ranking.measure}, each rater against the other raters only):")
+    for row in humans["rows"]:
+        value = "not defined" if row["value"] is None else f"{row['value']:.4f}"
+        print(f"  [human] {row['rater']}: {value} over {row['n_outputs']} outputs")
+    for metric, gap in humans["gap_to_one_rater"].items():
+        if gap is not None:
+            print(f"  {metric}: {gap:+.4f} from one rater")
 
 
 def _stopping(args: argparse.Namespace, ranking: Any) -> Any:
