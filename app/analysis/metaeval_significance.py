@@ -675,18 +675,12 @@ def rank_metrics(
                 eps = np.array([float(details.get(m, {}).get("epsilon", 0.0)) for m in ranked])
                 result = pairs_test(work, measure, group_by, eps, resamples, seed, early_stop)
                 sub_p = result.p_values
-                used = np.zeros((len(names), len(names)), dtype=np.int64)
-                pos = [names.index(m) for m in ranked]
-                used[np.ix_(pos, pos)] = result.draws
-                draws = pd.DataFrame(used, index=names, columns=names)
+                draws = _draws_frame(names, ranked, result.draws)
             elif early_stop is not None:  # SPA's permutation test, stopped as MTME stops it
                 used = np.zeros((len(ranked), len(ranked)), dtype=np.int64)
                 z = _standardise(work.metrics)
                 sub_p = permutation_pvalues(stat, z, obs, test, resamples, seed, early_stop, used)
-                full = np.zeros((len(names), len(names)), dtype=np.int64)
-                pos = [names.index(m) for m in ranked]
-                full[np.ix_(pos, pos)] = used
-                draws = pd.DataFrame(full, index=names, columns=names)
+                draws = _draws_frame(names, ranked, used)
             else:
                 sub_p, samples = _pvalues(stat, obs, test, resamples, seed)
             if intervals and measure != "spa":  # no bootstrap for spa (see _checked_request)
@@ -717,6 +711,15 @@ def rank_metrics(
         draws=draws,
         early_stop=early_stop,
     )
+
+
+def _draws_frame(names: list[str], ranked: list[str], used: np.ndarray) -> pd.DataFrame:
+    """The resamples each pair of the `ranked` metrics used, over all `names` (0 for a
+    metric without a value)."""
+    full = np.zeros((len(names), len(names)), dtype=np.int64)
+    pos = [names.index(m) for m in ranked]
+    full[np.ix_(pos, pos)] = used
+    return pd.DataFrame(full, index=names, columns=names)
 
 
 def pairs_test(
