@@ -28,6 +28,14 @@ from meaningbench.analysis.data import load_study_data
 from meaningbench.analysis.metaeval import DEFAULT_GROUPING, GROUPING_NAMES, MetaEvalData
 from meaningbench.analysis.metaeval_significance import Ranking, check_resampling, rank_metrics
 from meaningbench.analysis.metaeval_study import attributes_of, metaeval_data_of
+from meaningbench.analysis.selection_protocol import (
+    PROPS,
+    RANDOM_SEEDS,
+    FieldProtocol,
+    field_protocol,
+    metric_curves,
+    system_curves,
+)
 from meaningbench.analysis.svg import line_chart
 from meaningbench.annotation.selection import order as selection_order
 from meaningbench.annotation.settings import check_selection
@@ -119,6 +127,8 @@ class Simulation:
     n_ratings: int
     reference: Ranking
     curves: dict[str, list[Curve]] = field(default_factory=dict)
+    # The field's protocol on the same orders (Pearson over all outputs only: None else).
+    field: FieldProtocol | None = None
 
     def summaries(self) -> list[Summary]:
         settled = {k: np.array([c.settled for c in v]) for k, v in self.curves.items()}
@@ -164,6 +174,8 @@ class Simulation:
             "full_data_top_cluster": top,
             "summary": [s.to_dict() for s in self.summaries()],
             "curves": {k: [c.to_dict() for c in v] for k, v in self.curves.items()},
+            "target": "metrics",
+            "field_protocol": None if self.field is None else self.field.to_dict(),
         }
 
 
@@ -305,12 +317,15 @@ def simulate(
         reference=reference,
     )
     total = len(wanted) * seeds
+    orders: dict[str, list[list[int]]] = {}
     for k, strategy in enumerate(dict.fromkeys(wanted)):
         sim.curves[strategy] = []
+        orders[strategy] = []
         for s in range(first_seed, first_seed + seeds):
             if check is not None:
                 check()
             order = selection_order(strategy, work.metrics, list(work.sources), s)
+            orders[strategy].append(order)
             sizes = prefix_sizes(order, cost, shares)
             ranked = np.asarray(order, dtype=np.int64)
             taus: list[float | None] = []
@@ -335,7 +350,146 @@ def simulate(
             )
             if progress is not None:
                 progress(k * seeds + (s - first_seed) + 1, total)
+    if sim.measure == "pearson" and sim.group_by == "none" and work.n >= MIN_FIELD_ITEMS:
+        sim.field = field_protocol(
+            "metrics",
+            lambda o: metric_curves(o, work.human, work.metrics),
+            {k: np.array(v, dtype=np.int64) for k, v in orders.items()},
+            _random_orders(work),
+        )
     return sim
+
+
+# subset2evaluate's parity search starts at five items, and its smallest budget is 5 %.
+MIN_FIELD_ITEMS = 5
+
+
+def _random_orders(data: MetaEvalData) -> np.ndarray:
+    """Random order over seeds 0 … 19: the field's target (0–9) and normaliser (10–19),
+    whatever seeds the strategies ran with."""
+    return np.array(
+        [
+            selection_order("random", data.metrics, list(data.sources), s)
+            for s in range(2 * RANDOM_SEEDS)
+        ],
+        dtype=np.int64,
+    )
+
+
+@dataclass
+class SystemsSimulation:
+    """The human ranking of the study's systems (mean human score) on the strategies'
+    subsets against all the data, by the field's protocol."""
+
+    systems: list[str]
+    full_means: list[float]
+    n_items: int
+    n_ratings: int
+    seeds: int
+    field: FieldProtocol
+
+    def full_order(self) -> list[str]:
+        pairs = sorted(zip(self.full_means, self.systems, strict=True), key=lambda p: -p[0])
+        return [s for _, s in pairs]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "target": "systems",
+            "systems": self.systems,
+            "full_data_means": dict(zip(self.systems, self.full_means, strict=True)),
+            "full_data_ranking": self.full_order(),
+            "items": self.n_items,
+            "ratings": self.n_ratings,
+            "seeds": self.seeds,
+            "field_protocol": self.field.to_dict(),
+        }
+
+    def lines(self) -> list[str]:
+        return [
+            f"{self.n_items} items, {self.n_ratings} ratings; {len(self.systems)} systems ranked "
+            "by their mean human score",
+            f"full-data ranking: {' > '.join(self.full_order())}",
+            *self.field.lines(),
+        ]
+
+
+def simulate_systems(
+    data: MetaEvalData,
+    n_ratings: np.ndarray,
+    strategies: Sequence[str],
+    *,
+    seeds: int = 20,
+    first_seed: int = 0,
+    check: Callable[[], None] | None = None,
+) -> SystemsSimulation:
+    """The field's protocol for the ranking of the systems: each strategy's order (over
+    `seeds` seeds) cut at the field's budgets, the systems' mean human scores on the cut
+    against those on all the items. Random is always included."""
+    check_options(seeds=seeds, step=5.0)
+    wanted = list(dict.fromkeys(["random"] + [check_selection(s) for s in strategies]))
+    keep = data.common() & data.has_system()
+    work = data.subset(keep)
+    systems = sorted({str(s) for s in work.systems})
+    if len(systems) < 3:
+        raise UserError(
+            f"--target systems ranks the study's systems, and {len(systems)} "
+            f"system{'' if len(systems) == 1 else 's'} with scored outputs "
+            f"({', '.join(systems) or 'none'}) cannot be ranked meaningfully: it needs "
+            "at least three"
+        )
+    if work.n < MIN_FIELD_ITEMS:
+        raise UserError(
+            f"fewer than {MIN_FIELD_ITEMS} items have a human score and every metric's score"
+        )
+    column = {s: j for j, s in enumerate(systems)}
+    scores = np.full((work.n, len(systems)), np.nan)
+    scores[np.arange(work.n), [column[str(s)] for s in work.systems]] = work.human
+    orders: dict[str, np.ndarray] = {}
+    for strategy in wanted:
+        if check is not None:
+            check()
+        orders[strategy] = np.array(
+            [
+                selection_order(strategy, work.metrics, list(work.sources), s)
+                for s in range(first_seed, first_seed + seeds)
+            ],
+            dtype=np.int64,
+        )
+    found = field_protocol(
+        "systems", lambda o: system_curves(o, scores), orders, _random_orders(work)
+    )
+    means = [float(np.nanmean(scores[:, j])) for j in range(len(systems))]
+    cost = np.asarray(n_ratings, dtype=np.float64)[keep]
+    return SystemsSimulation(systems, means, work.n, int(cost.sum()), seeds, found)
+
+
+def simulate_study_systems(
+    study: Study,
+    strategies: Sequence[str],
+    *,
+    dimension: str = "meaning",
+    labels: str | None = None,
+    metrics: Sequence[str] | None = None,
+    **options: Any,
+) -> SystemsSimulation:
+    """`simulate_systems` over a study's items (the strategies read `metrics`' scores)."""
+    data = load_study_data(study, dimension, labels)
+    meta = metaeval_data_of(data, attributes_of(study, data), metrics)
+    return simulate_systems(meta, data.ratings.scores().n_ratings, strategies, **options)
+
+
+def plot_field_svg(found: FieldProtocol, title: str = "") -> str:
+    """τ with the full-data ranking at each of the field's budgets, per strategy."""
+    series = [(r.strategy, r.by_budget, r.by_budget, r.by_budget) for r in found.rows]
+    lowest = min(min(r.by_budget) for r in found.rows)
+    return line_chart(
+        [p * 100 for p in PROPS],
+        series,
+        y_domain=(max(-1.0, min(0.0, np.floor(lowest * 2) / 2)), 1.0),
+        title=title,
+        x_label="share of the items (%)",
+        y_label="Kendall τ with the full-data ranking of the systems",
+    )
 
 
 def simulate_study(
@@ -397,4 +551,6 @@ def summary_lines(sim: Simulation) -> list[str]:
             f"  {s.strategy:<13} {s.mean:5.1f} % ± {s.sd:4.1f} [{s.low:g}–{s.high:g}] "
             f"over {n} seeds{ratio}; tau alone: {s.tau_only_mean:.1f} %{tau_ratio}"
         )
+    if sim.field is not None:
+        lines.extend(sim.field.lines())
     return lines

@@ -34,6 +34,14 @@ def register(subparsers: Any) -> None:
         help="comma-separated strategies to compare with random (default: all of "
         f"{', '.join(s for s in SELECTIONS if s != 'random')}); random is always included",
     )
+    parser.add_argument(
+        "--target",
+        choices=("metrics", "systems"),
+        default="metrics",
+        help="what the ratings rank: the metrics (default; by the settle criterion and the "
+        "field's protocol) or the study's systems by their mean human score (the field's "
+        "protocol; needs three systems or more)",
+    )
     parser.add_argument("--seeds", type=int, default=20, help="seeds per strategy (default 20)")
     parser.add_argument(
         "--step",
@@ -96,8 +104,10 @@ def _plot_suffix(out: Path | None) -> str:
 def run(args: argparse.Namespace) -> int:
     from meaningbench.analysis.selection_sim import (
         check_options,
+        plot_field_svg,
         plot_svg,
         simulate_study,
+        simulate_study_systems,
         summary_lines,
     )
     from meaningbench.commands._common import parse_metric_names
@@ -118,6 +128,16 @@ def run(args: argparse.Namespace) -> int:
             names = None
             if args.metrics:
                 names = [n for n, _, _ in parse_metric_names(args.metrics, study)]
+            if args.target == "systems":
+                return simulate_study_systems(
+                    study,
+                    strategies,
+                    dimension=args.dimension,
+                    labels=args.labels,
+                    metrics=names,
+                    seeds=args.seeds,
+                    check=ctx.check,
+                )
             return simulate_study(
                 study,
                 strategies,
@@ -135,8 +155,10 @@ def run(args: argparse.Namespace) -> int:
             )
 
     sim = run_with_progress_bar(job, description="simulate", quiet=args.json)
+    systems = args.target == "systems"
     if args.out is not None:
-        svg = plot_svg(sim, title=Path(args.study).stem)
+        title = Path(args.study).stem
+        svg = plot_field_svg(sim.field, title=title) if systems else plot_svg(sim, title=title)
         with common.writing_output(args.out):
             if suffix == ".png":
                 from meaningbench.ui.svg_image import write_png
@@ -149,7 +171,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         common.print_json(sim.to_dict())
         return 0
-    print("\n".join(summary_lines(sim)))
+    print("\n".join(sim.lines() if systems else summary_lines(sim)))
     if args.out is not None:
         print(f"plot: {args.out}")
     return 0

@@ -53,8 +53,9 @@ def test_simulation_ends_on_the_full_data_ranking_for_every_strategy(simpda: Pat
         opts = dict(seeds=3, step=10.0, resamples=50)
         sim = simulate_study(study, STRATEGIES, **opts)
         again = simulate_study(study, STRATEGIES, **opts)
+        data = metaeval_data_from_study(study)
         full = rank_metrics(
-            metaeval_data_from_study(study),
+            data,
             "pearson",
             group_by="none",
             resamples=50,
@@ -82,6 +83,13 @@ def test_simulation_ends_on_the_full_data_ranking_for_every_strategy(simpda: Pat
             assert all(ok[curve.shares.index(curve.settled) :])
     summary = {s.strategy: s for s in sim.summaries()}
     assert summary["random"].of_random == 1.0
+    # The field's protocol ranks the metrics by the same Pearson r as the engine.
+    from meaningbench.analysis.selection_protocol import pearson_prefixes
+
+    work = data.subset(data.common())
+    every = pearson_prefixes(np.array([np.arange(work.n)]), work.human, work.metrics)[0, -1]
+    assert every.tolist() == pytest.approx([full.values[m] for m in work.metric_names], abs=1e-12)
+    assert sim.field is not None and [r.strategy for r in sim.field.rows] == list(sim.curves)
     for s in summary.values():
         assert s.low <= s.mean <= s.high
 
@@ -193,3 +201,102 @@ def test_kendall_is_scipys_tau_b_ties_included() -> None:
             else:
                 assert got is None
     assert kendall([1.0, None], [1.0, 2.0]) is None and kendall([1.0], [2.0]) is None
+
+
+def test_the_systems_target_ranks_simpdas_six_systems_by_the_fields_protocol(simpda: Path) -> None:
+    """Each strategy's order cut at 5, 10, …, 50 % of the items: τ between the systems'
+    mean human scores on the cut and on all items, checked against scipy on the cut."""
+    from scipy import stats
+
+    from meaningbench.analysis.selection_protocol import PROPS
+    from meaningbench.analysis.selection_sim import simulate_study_systems
+    from meaningbench.annotation.selection import order as selection_order
+
+    study = open_study(simpda)
+    try:
+        sim = simulate_study_systems(study, STRATEGIES, seeds=3)
+        again = simulate_study_systems(study, STRATEGIES, seeds=3)
+        data = metaeval_data_from_study(study)
+    finally:
+        study.close()
+    assert sim.to_dict() == again.to_dict()
+    out = sim.to_dict()
+    assert out["target"] == "systems" and len(sim.systems) == 6 and sim.n_items == 360
+    field = out["field_protocol"]
+    assert field["budgets"] == [5, 10, 15, 20, 25, 30, 35, 40, 45, 50]
+    assert [r["strategy"] for r in field["strategies"]] == ["random", *STRATEGIES]
+    # The reference: the systems' means over all 360 outputs, as pandas would give them.
+    names = np.array([str(s) for s in data.systems])
+    full = {s: float(data.human[names == s].mean()) for s in sim.systems}
+    assert out["full_data_means"] == pytest.approx(full)
+    # Variance's order for seed 0, cut by hand at each budget.
+    keep = data.common()
+    work = data.subset(keep)
+    order = selection_order("variance", work.metrics, list(work.sources), 0)
+    labels = np.array([str(s) for s in work.systems])
+    taus = []
+    for p in PROPS:
+        rows = np.asarray(order[: int(360 * p)])
+        cut = [work.human[rows][labels[rows] == s] for s in sim.systems]
+        means = [c.mean() if c.size else np.nan for c in cut]
+        tau = stats.kendalltau(means, [full[s] for s in sim.systems]).statistic
+        taus.append(0.0 if not np.isfinite(tau) else tau)
+    row = sim.field.rows[2]
+    assert row.strategy == "variance"
+    assert all(-1.0 <= r.accuracy <= 1.0 and r.parity > 0 for r in sim.field.rows)
+    assert len(sim.field.random_target) == 10 and sim.field.random_parity > 0
+    # Variance's order does not depend on the seed but for ties: seed 0 is its mean here.
+    assert row.accuracy_sd < 0.05
+    again_study = open_study(simpda)
+    try:
+        one = simulate_study_systems(again_study, ["variance"], seeds=1)
+    finally:
+        again_study.close()
+    assert one.field.rows[1].by_budget == pytest.approx(taus, abs=1e-12)
+
+
+def test_simulate_target_systems_in_json_and_on_the_terminal(
+    simpda: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    capsys.readouterr()
+    args = ["simulate", str(simpda), "--seeds", "2", "--target", "systems"]
+    assert main([*args, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["target"] == "systems" and out["full_data_ranking"][0] == "GPT-3-few-shot"
+    rows = out["field_protocol"]["strategies"]
+    assert {"accuracy_kendall", "parity", "kendall_by_budget"} <= set(rows[0])
+    assert main(args) == 0
+    printed = capsys.readouterr().out
+    assert "field protocol (subset2evaluate)" in printed and "parity" in printed
+    assert "6 systems ranked by their mean human score" in printed
+    # The metrics target (the default) carries the field's figures beside the settle criterion.
+    assert (
+        main(
+            ["simulate", str(simpda), "--seeds", "1", "--step", "50", "--resamples", "10", "--json"]
+        )
+        == 0
+    )
+    metrics = json.loads(capsys.readouterr().out)
+    assert metrics["target"] == "metrics" and metrics["summary"]
+    assert metrics["field_protocol"]["target"] == "metrics"
+    assert len(metrics["field_protocol"]["strategies"]) == 4
+
+
+def test_simulate_target_systems_refuses_a_study_of_two_systems(
+    shared_datasets: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = shared_datasets / "simpda2022" / "simpDA_2022.csv"
+    lines = source.read_text(encoding="utf-8").splitlines(keepends=True)
+    two = [lines[0]] + [
+        line for line in lines[1:] if line.rstrip().split(",")[-4] in ("T5-3B", "Muss")
+    ]
+    small = tmp_path / "two.csv"
+    small.write_text("".join(two), encoding="utf-8")
+    study = tmp_path / "two.mbstudy"
+    assert main(["import", str(study), str(small), "--dataset", "simpda"]) == 0
+    assert main(["score", str(study), "--metrics", "bleu,chrf", "--workers", "1", "--quiet"]) == 0
+    capsys.readouterr()
+    assert main(["simulate", str(study), "--seeds", "1", "--target", "systems"]) == 2
+    err = capsys.readouterr().err
+    assert "--target systems ranks the study's systems" in err
+    assert "2 systems with scored outputs (Muss, T5-3B)" in err and "at least three" in err
