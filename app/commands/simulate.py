@@ -24,7 +24,11 @@ def register(subparsers: Any) -> None:
         "clusters by PERM-BOTH) against the ranking on all the data: Kendall's τ between "
         "the rankings and whether the top cluster is the same. Reports, per strategy and "
         "over --seeds seeds, the share of the ratings from which τ ≥ 0.9 and the top "
-        "cluster stay the same, beside random order's. Uses no rating to choose items.",
+        "cluster stay the same, beside random order's, and the field's protocol "
+        "(subset2evaluate: Kendall's τ averaged over budgets of 5–50 % of the items, and "
+        "parity, the share of random's data a strategy needs for random's accuracy). "
+        "--target systems ranks the study's systems by their mean human score instead, by "
+        "the field's protocol. Uses no rating to choose items.",
     )
     common.add_dimension_argument(parser)
     common.add_labels_argument(parser)

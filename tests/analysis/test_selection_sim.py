@@ -256,11 +256,14 @@ def test_the_systems_target_ranks_simpdas_six_systems_by_the_fields_protocol(sim
 
 
 def test_simulate_target_systems_in_json_and_on_the_terminal(
-    simpda: Path, capsys: pytest.CaptureFixture[str]
+    simpda: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     capsys.readouterr()
     args = ["simulate", str(simpda), "--seeds", "2", "--target", "systems"]
-    assert main([*args, "--json"]) == 0
+    svg = tmp_path / "systems.svg"
+    assert main([*args, "--json", "--out", str(svg)]) == 0
+    text = svg.read_text(encoding="utf-8")
+    assert text.startswith("<svg") and "ranking of the systems" in text and "variance" in text
     out = json.loads(capsys.readouterr().out)
     assert out["target"] == "systems" and out["full_data_ranking"][0] == "GPT-3-few-shot"
     rows = out["field_protocol"]["strategies"]
