@@ -17,6 +17,7 @@ identical subsets give identical answers and are computed once (cached).
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -387,6 +388,27 @@ class SystemsSimulation:
     n_ratings: int
     seeds: int
     field: FieldProtocol
+    tau_goal: float = TAU_GOAL
+    # Per strategy and seed: the share of the ratings from which τ ≥ tau_goal at every
+    # later --step (today's settle criterion without the clusters: none for systems yet).
+    settled: dict[str, list[float]] = dataclasses.field(default_factory=dict)
+
+    def settled_summary(self) -> list[dict[str, Any]]:
+        base = float(np.mean(self.settled["random"])) if "random" in self.settled else None
+        out = []
+        for strategy, values in self.settled.items():
+            mean = float(np.mean(values))
+            out.append(
+                {
+                    "strategy": strategy,
+                    "tau_only_settled_share_mean": mean,
+                    "tau_only_settled_share_sd": float(np.std(values, ddof=1))
+                    if len(values) > 1
+                    else 0.0,
+                    "tau_only_of_random": None if not base else mean / base,
+                }
+            )
+        return out
 
     def full_order(self) -> list[str]:
         pairs = sorted(zip(self.full_means, self.systems, strict=True), key=lambda p: -p[0])
@@ -401,16 +423,27 @@ class SystemsSimulation:
             "items": self.n_items,
             "ratings": self.n_ratings,
             "seeds": self.seeds,
+            "tau_goal": self.tau_goal,
+            "summary": self.settled_summary(),
             "field_protocol": self.field.to_dict(),
         }
 
     def lines(self) -> list[str]:
-        return [
+        out = [
             f"{self.n_items} items, {self.n_ratings} ratings; {len(self.systems)} systems ranked "
             "by their mean human score",
             f"full-data ranking: {' > '.join(self.full_order())}",
-            *self.field.lines(),
+            f"settled: tau >= {self.tau_goal:g} from this share of the ratings on (mean ± SD "
+            "over seeds; vs random's mean; no clusters of systems yet)",
         ]
+        for row in self.settled_summary():
+            ratio = row["tau_only_of_random"]
+            out.append(
+                f"  {row['strategy']:<13} {row['tau_only_settled_share_mean']:5.1f} % ± "
+                f"{row['tau_only_settled_share_sd']:4.1f}"
+                + ("" if ratio is None else f"  {ratio:.0%} of random")
+            )
+        return out + self.field.lines()
 
 
 def simulate_systems(
@@ -420,12 +453,14 @@ def simulate_systems(
     *,
     seeds: int = 20,
     first_seed: int = 0,
+    step: float = 5.0,
+    tau_goal: float = TAU_GOAL,
     check: Callable[[], None] | None = None,
 ) -> SystemsSimulation:
     """The field's protocol for the ranking of the systems: each strategy's order (over
     `seeds` seeds) cut at the field's budgets, the systems' mean human scores on the cut
     against those on all the items. Random is always included."""
-    check_options(seeds=seeds, step=5.0)
+    check_options(seeds=seeds, step=step)
     wanted = list(dict.fromkeys(["random"] + [check_selection(s) for s in strategies]))
     keep = data.common() & data.has_system()
     work = data.subset(keep)
@@ -460,7 +495,19 @@ def simulate_systems(
     )
     means = [float(np.nanmean(scores[:, j])) for j in range(len(systems))]
     cost = np.asarray(n_ratings, dtype=np.float64)[keep]
-    return SystemsSimulation(systems, means, work.n, int(cost.sum()), seeds, found)
+    shares = budget_steps(step)
+    settled: dict[str, list[float]] = {}
+    for strategy, rows in orders.items():
+        curves = system_curves(rows, scores)
+        settled[strategy] = [
+            settled_share(
+                shares, [bool(t >= tau_goal) for t in curve[prefix_sizes(o, cost, shares)]]
+            )
+            for o, curve in zip(rows, curves, strict=True)
+        ]
+    return SystemsSimulation(
+        systems, means, work.n, int(cost.sum()), seeds, found, tau_goal, settled
+    )
 
 
 def simulate_study_systems(

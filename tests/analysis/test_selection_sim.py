@@ -253,6 +253,19 @@ def test_the_systems_target_ranks_simpdas_six_systems_by_the_fields_protocol(sim
     finally:
         again_study.close()
     assert one.field.rows[1].by_budget == pytest.approx(taus, abs=1e-12)
+    # Today's criterion, τ alone, on the ratings budget: from the share on, τ ≥ 0.9 at
+    # every later step of 5 % of the 1,080 ratings (each output costs its 3 ratings).
+    later = []
+    for share in budget_steps(5):
+        rows = np.asarray(order[: int(np.ceil(share / 100 * 360 - 1e-9))])
+        cut = [work.human[rows][labels[rows] == s] for s in one.systems]
+        means = [c.mean() if c.size else np.nan for c in cut]
+        tau = stats.kendalltau(means, [full[s] for s in one.systems]).statistic
+        later.append(bool(np.isfinite(tau) and tau >= 0.9 - 1e-12))
+    assert one.settled["variance"] == [settled_share(budget_steps(5), later)]
+    summary = {r["strategy"]: r for r in sim.to_dict()["summary"]}
+    assert summary["random"]["tau_only_of_random"] == 1.0
+    assert all(0 < r["tau_only_settled_share_mean"] <= 100 for r in summary.values())
 
 
 def test_simulate_target_systems_in_json_and_on_the_terminal(
@@ -272,6 +285,7 @@ def test_simulate_target_systems_in_json_and_on_the_terminal(
     printed = capsys.readouterr().out
     assert "field protocol (subset2evaluate)" in printed and "parity" in printed
     assert "6 systems ranked by their mean human score" in printed
+    assert "settled: tau >= 0.9 from this share of the ratings on" in printed
     # The metrics target (the default) carries the field's figures beside the settle criterion.
     assert (
         main(
