@@ -463,15 +463,14 @@ def simulate_systems(
     check_options(seeds=seeds, step=step)
     wanted = list(dict.fromkeys(["random"] + [check_selection(s) for s in strategies]))
     keep = data.common() & data.has_system()
-    work = data.subset(keep)
-    systems = sorted({str(s) for s in work.systems})
+    systems = sorted({str(s) for s in data.systems[keep]})
     if len(systems) < 3:
         raise UserError(
-            f"--target systems ranks the study's systems, and {len(systems)} "
+            f"--target systems ranks the study's systems, and it has {len(systems)} "
             f"system{'' if len(systems) == 1 else 's'} with scored outputs "
-            f"({', '.join(systems) or 'none'}) cannot be ranked meaningfully: it needs "
-            "at least three"
+            f"({', '.join(systems) or 'none'}): ranking them needs at least three"
         )
+    work = data.subset(keep)
     if work.n < MIN_FIELD_ITEMS:
         raise UserError(
             f"fewer than {MIN_FIELD_ITEMS} items have a human score and every metric's score"

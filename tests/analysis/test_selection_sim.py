@@ -317,3 +317,20 @@ def test_simulate_target_systems_refuses_a_study_of_two_systems(
     err = capsys.readouterr().err
     assert "--target systems ranks the study's systems" in err
     assert "2 systems with scored outputs (Muss, T5-3B)" in err and "at least three" in err
+
+
+def test_the_systems_target_refuses_outputs_without_systems() -> None:
+    """ASSET's shape: every output without a system label."""
+    from meaningbench.analysis.metaeval import MetaEvalData
+    from meaningbench.analysis.selection_sim import simulate_systems
+
+    rng = np.random.default_rng(0)
+    data = MetaEvalData(
+        human=rng.normal(size=20),
+        metrics=rng.normal(size=(20, 2)),
+        metric_names=["a", "b"],
+        systems=np.array([None] * 20, dtype=object),
+        sources=np.array([f"s{i}" for i in range(20)], dtype=object),
+    )
+    with pytest.raises(UserError, match=r"0 systems with scored outputs \(none\)"):
+        simulate_systems(data, np.ones(20), ["variance"], seeds=1)
