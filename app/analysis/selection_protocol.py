@@ -103,27 +103,11 @@ def pearson_prefixes(orders: np.ndarray, human: np.ndarray, metrics: np.ndarray)
     return np.where(flat, np.nan, r)
 
 
-def metric_curves(
-    orders: np.ndarray,
-    human: np.ndarray,
-    metrics: np.ndarray,
-    values_of: Callable[[np.ndarray], np.ndarray] | None = None,
-) -> np.ndarray:
-    """τ (orders, n + 1) between the metrics' values on each prefix and on all items.
-
-    Without `values_of` the value is Pearson over all outputs, from cumulative sums; with
-    it, `values_of(rows)` gives the metrics' values on those rows (one call per prefix of
-    at least two items: any measure of the engine, slower)."""
-    if values_of is None:
-        values = pearson_prefixes(orders, human, metrics)
-        return kendall_rows(values, values[0, -1])
-    n = orders.shape[1]
-    full = values_of(np.arange(n))
-    out = np.zeros((orders.shape[0], n + 1))
-    for o, order in enumerate(orders):
-        rows = np.array([values_of(order[:k]) for k in range(2, n + 1)])
-        out[o, 2:] = kendall_rows(rows, full)
-    return out
+def metric_curves(orders: np.ndarray, human: np.ndarray, metrics: np.ndarray) -> np.ndarray:
+    """τ (orders, n + 1) between the metrics' Pearson r with the humans (over all outputs)
+    on each prefix and on all items."""
+    values = pearson_prefixes(orders, human, metrics)
+    return kendall_rows(values, values[0, -1])
 
 
 def accuracy_at_props(curve: np.ndarray) -> np.ndarray:

@@ -297,6 +297,27 @@ def test_simulate_target_systems_in_json_and_on_the_terminal(
     assert metrics["target"] == "metrics" and metrics["summary"]
     assert metrics["field_protocol"]["target"] == "metrics"
     assert len(metrics["field_protocol"]["strategies"]) == 4
+    # Another measure: the settle criterion as before, the field's figures left out.
+    other = ["--measure", "spearman", "--selection", "variance"]
+    assert (
+        main(
+            [
+                "simulate",
+                str(simpda),
+                "--seeds",
+                "1",
+                "--step",
+                "50",
+                "--resamples",
+                "10",
+                *other,
+                "--json",
+            ]
+        )
+        == 0
+    )
+    spearman = json.loads(capsys.readouterr().out)
+    assert spearman["measure"] == "spearman" and spearman["field_protocol"] is None
 
 
 def test_simulate_target_systems_refuses_a_study_of_two_systems(
