@@ -140,6 +140,7 @@ def run(args: argparse.Namespace) -> int:
                     labels=args.labels,
                     metrics=names,
                     seeds=args.seeds,
+                    step=args.step,
                     check=ctx.check,
                 )
             return simulate_study(
