@@ -5,7 +5,8 @@ The reference functions below are subset2evaluate's (evaluate.py: `get_model_abs
 correlation halves, `precompute_clucor_randnorm` / `eval_clucor_par_randnorm`;
 methods.py: `random_subset`; select_subset.py: `basic`'s sort), copied with the cluster
 half and the thread pool left out, so the test needs no package. Where the package
-itself is installed, it is asked too.
+itself is installed, it is asked too. subset2evaluate is © Vilém Zouhar, under the MIT
+licence (its package metadata), which permits this copy with the notice.
 """
 
 from __future__ import annotations
