@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from meaningbench.errors import UserError
+from meaningbench.metrics.neural.support.gguf_cache import cached_model
 from meaningbench.metrics.neural.support.judge_expected import (
     Expected,
     from_digit_tree,
@@ -75,26 +76,39 @@ def model_files(name: str) -> tuple[str, str | None, bool]:
     return ref.location, None, ref.is_local or ref.revision is not None or offline()
 
 
+def _load(location: str, local_only: bool, gguf: str | None) -> tuple[Any, Any]:
+    """(model, tokenizer) in float32 from a folder, a hub id or a .gguf file in a folder."""
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    extra: dict[str, Any] = {"gguf_file": gguf} if gguf else {}
+    tokenizer = AutoTokenizer.from_pretrained(location, local_files_only=local_only, **extra)
+    model = AutoModelForCausalLM.from_pretrained(
+        location, local_files_only=local_only, dtype=torch.float32, **extra
+    )
+    return model, tokenizer
+
+
 class LocalJudge:
     """One loaded causal LM with its tokenizer, the digit tokens and the context length."""
 
     def __init__(self, name: str, device: str) -> None:
-        import torch
-        from transformers import AutoModelForCausalLM, AutoTokenizer
         from transformers.utils import logging as hf_logging
 
         location, gguf, local_only = model_files(name)
-        extra: dict[str, Any] = {"gguf_file": gguf} if gguf else {}
         # GGUF loading draws progress bars of its own on stderr, between the job's progress.
         bars = hf_logging.is_progress_bar_enabled()
         hf_logging.disable_progress_bar()
         try:
-            self.tokenizer = AutoTokenizer.from_pretrained(
-                location, local_files_only=local_only, **extra
-            )
-            model = AutoModelForCausalLM.from_pretrained(
-                location, local_files_only=local_only, dtype=torch.float32, **extra
-            )
+            if gguf:
+                (model, self.tokenizer), self.from_cache = cached_model(
+                    Path(location) / gguf,
+                    lambda: _load(location, local_only, gguf),
+                    lambda folder: _load(str(folder), True, None),
+                )
+            else:
+                model, self.tokenizer = _load(location, local_only, None)
+                self.from_cache = False
         except (OSError, ValueError) as exc:
             raise UserError(f"judge model {name!r} cannot be loaded: {exc}") from exc
         finally:
