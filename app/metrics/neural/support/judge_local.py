@@ -8,7 +8,9 @@ template gets the prompt as one user message; one without gets the plain templat
 
 from __future__ import annotations
 
+import copy
 import importlib.util
+import inspect
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -119,6 +121,9 @@ class LocalJudge:
         self.context = int(getattr(model.config, "max_position_embeddings", 0) or 2048)
         self.chat = bool(getattr(self.tokenizer, "chat_template", None))
         self.digit_ids = self._digit_ids()
+        # transformers 5 renamed the argument (the old name warns, then goes); 4.x has only it.
+        named = inspect.signature(self.model.forward).parameters
+        self._cache_arg = "cache" if "cache" in named else "past_key_values"
 
     def _digit_ids(self) -> dict[str, int] | None:
         """Each digit's token id, when every digit is one token of its own."""
@@ -165,13 +170,17 @@ class LocalJudge:
                 top_p=None,
                 top_k=None,
                 pad_token_id=pad,
+                return_dict_in_generate=True,
             )
-        generated = [int(t) for t in out[0, len(ids) :]]
+        # The keys and values of the prompt and answer: the score's probabilities are read
+        # from them, not from the whole prompt forwarded again.
+        past = getattr(out, "cache", None) or getattr(out, "past_key_values", None)
+        generated = [int(t) for t in out.sequences[0, len(ids) :]]
         special = set(self.tokenizer.all_special_ids)
         while generated and generated[-1] in special:
             generated.pop()
         text = str(self.tokenizer.decode(generated, skip_special_tokens=True))
-        expected = self._expected(ids, generated, text, template)
+        expected = self._expected(ids, generated, text, template, past)
         return JudgeReply(text, expected, len(ids))
 
     def _score_token(self, generated: list[int], start: int) -> int | None:
@@ -185,7 +194,7 @@ class LocalJudge:
         return None
 
     def _expected(
-        self, ids: list[int], generated: list[int], text: str, template: Template
+        self, ids: list[int], generated: list[int], text: str, template: Template, past: Any
     ) -> Expected | None:
         answer = read_answer(text, template)
         if answer.start is None:
@@ -196,12 +205,12 @@ class LocalJudge:
         prefix = ids + generated[:k]
         if self.digit_ids is not None and self._writes_digit_by_digit(template):
             return from_digit_tree(
-                self.next_digit_probs(prefix, template), template.low, template.high
+                self.next_digit_probs(prefix, template, past), template.low, template.high
             )
         whole = self._whole_ids(template)
         if whole is None:
             return None
-        probs = self.next_token_probs([prefix])[0]
+        probs = self._after_prefix(prefix, self._prefix_cache(prefix, past), [[]])[0, 0]
         return from_whole_tokens(
             {s: float(probs[i]) for s, i in whole.items()}, template.low, template.high
         )
@@ -222,35 +231,55 @@ class LocalJudge:
             out[s] = ids[0]
         return out
 
-    def next_token_probs(self, sequences: list[list[int]]) -> Any:
-        """P(next token) after the end of each sequence (all of one length)."""
-        return self._all_probs(sequences)[:, -1, :]
-
-    def _all_probs(self, sequences: list[list[int]]) -> Any:
+    def _prefix_cache(self, prefix: list[int], past: Any) -> Any:
+        """The key-value cache of `prefix` without its last token: the one the answer's
+        generation left, cut back, or else a forward pass over it."""
         import torch
 
+        keep = len(prefix) - 1
+        if past is not None and hasattr(past, "crop") and past.get_seq_length() >= keep:
+            if past.get_seq_length() > keep:
+                past.crop(keep - past.get_seq_length())  # a negative count: tokens removed
+            return past
         with torch.inference_mode():
-            logits = self.model(torch.tensor(sequences, device=self.device)).logits
+            ids = torch.tensor([prefix[:-1]], device=self.device)
+            return self.model(ids, use_cache=True).past_key_values
+
+    def _after_prefix(self, prefix: list[int], cache: Any, continuations: list[list[int]]) -> Any:
+        """P(next token) after prefix + c[:j], j = 0..len(c), for continuations `c` of one
+        length: [len(continuations), len(c) + 1, vocab], in one pass over the cached prefix."""
+        import torch
+
+        # The forward pass appends to the cache it is given: each one gets its own copy.
+        past = copy.deepcopy(cache)
+        if len(continuations) > 1:
+            past.batch_repeat_interleave(len(continuations))
+        rows = [[prefix[-1], *c] for c in continuations]
+        with torch.inference_mode():
+            logits = self.model(
+                torch.tensor(rows, device=self.device), **{self._cache_arg: past}, use_cache=True
+            ).logits
         return torch.softmax(logits.float(), dim=-1).cpu()
 
     def next_digit_probs(
-        self, prefix: list[int], template: Template
+        self, prefix: list[int], template: Template, past: Any = None
     ) -> dict[str, dict[str, float]]:
-        """P(next digit | prefix + digits) for every prefix the digit rule needs; each leaf is
-        forwarded once (leaves of one length in one batch) and read at every position."""
+        """P(next digit | prefix + digits) for every prefix the digit rule needs; the prefix's
+        key-value cache is computed once and each leaf (leaves of one length in one batch)
+        is forwarded from it and read at every position."""
         assert self.digit_ids is not None
         digits = self.digit_ids
+        cache = self._prefix_cache(prefix, past)
         wanted = growing_prefixes(template.low, template.high)
         out: dict[str, dict[str, float]] = {}
         by_length: dict[int, list[str]] = {}
         for leaf in leaves(wanted):
             by_length.setdefault(len(leaf), []).append(leaf)
         for length, group in sorted(by_length.items()):
-            probs = self._all_probs([prefix + [digits[c] for c in leaf] for leaf in group])
+            probs = self._after_prefix(prefix, cache, [[digits[c] for c in leaf] for leaf in group])
             for row, leaf in enumerate(group):
                 for j in range(length + 1):
-                    at = probs[row, len(prefix) - 1 + j]
-                    out[leaf[:j]] = {d: float(at[i]) for d, i in digits.items()}
+                    out[leaf[:j]] = {d: float(probs[row, j, i]) for d, i in digits.items()}
         return out
 
 
