@@ -172,6 +172,8 @@ class AnnotationSettings:
     # the stored scores of `selection_metrics` (run labels; None: every finished run).
     selection: str = "random"
     selection_metrics: list[str] | None = None
+    # Kits show each output's system name; by default raters rate blind (none in a kit).
+    show_systems: bool = False
 
     def active_dimensions(self) -> list[DimensionConfig]:
         return sorted((d for d in self.dimensions if d.active), key=lambda d: d.position)

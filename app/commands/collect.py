@@ -59,6 +59,7 @@ def _json(report: CollectReport) -> dict[str, object]:
                 "already_present": k.merge.duplicates,
                 "conflicts": [asdict(c) for c in k.merge.conflicts],
                 "checked": not k.unchecked,
+                "blind": not k.not_blind,
                 "controls": k.controls.to_json() if k.controls else None,
             }
             for k in report.collected
@@ -72,6 +73,12 @@ def _print_kit(k: KitReturn) -> None:
         print(
             f"{k.path.name} ({k.rater}): made before kits kept a sealed log of their "
             "ratings, so its ratings could not be checked for edits",
+            file=sys.stderr,
+        )
+    if k.not_blind:
+        print(
+            f"{k.path.name} ({k.rater}): made before kits were blind, so its rater could tell "
+            "its hidden controls from its other items",
             file=sys.stderr,
         )
     if not (k.rows_written or k.merge.duplicates):

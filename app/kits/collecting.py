@@ -43,6 +43,7 @@ from meaningbench.db.models import RATING_STATES, Annotator, Dimension, utcnow
 from meaningbench.db.study import Study
 from meaningbench.db.study_id import read_study_id
 from meaningbench.errors import UserError
+from meaningbench.kits.blind import BlindKey, check_key, sealed, unblind
 from meaningbench.kits.record import (
     KIT_SUFFIX,
     KitMarker,
@@ -70,6 +71,8 @@ class KitReturn:
     controls: RaterCheck | None
     # Made before kits kept a sealed log: its ratings could not be checked for edits.
     unchecked: bool = False
+    # Made before kits were blind: its rater could tell its controls from its other items.
+    not_blind: bool = False
 
     @property
     def new_ratings(self) -> int:
@@ -153,6 +156,9 @@ def _collect_one(study: Study, study_id: str | None, path: Path) -> KitReturn:
     so the file checked is the file merged, whatever happens to the one in the folder."""
     with TemporaryDirectory(prefix=".collecting-", dir=study.path.parent) as private:
         checked = check_kit(study, study_id, path, private=Path(private))
+        if checked.key is not None and checked.read is not None:
+            with study.session() as s:
+                unblind(checked.read, s, checked.key)
         return _merge_kit(study, path, checked)
 
 
@@ -178,6 +184,8 @@ class _Checked:
     seen: int = 0
     # The file read: the kit's private copy (see `collect_kits`), or the kit itself.
     read: Path | None = None
+    # A blind kit's key (`KitRecord.blind`); None: a kit made before kits were blind.
+    key: BlindKey | None = None
 
     @property
     def latest(self) -> bool:
@@ -201,7 +209,15 @@ def _merge_kit(study: Study, path: Path, checked: _Checked) -> KitReturn:
         _note_return(study, checked, returned)
     marker = checked.marker
     controls = _kit_checks(study, source, marker)
-    return KitReturn(path, marker.rater, marker.kit_id, merged, controls, checked.unchecked)
+    return KitReturn(
+        path,
+        marker.rater,
+        marker.kit_id,
+        merged,
+        controls,
+        checked.unchecked,
+        not_blind=checked.key is None,
+    )
 
 
 def check_kit(
@@ -266,12 +282,15 @@ def _read_and_check(study: Study, study_id: str | None, path: Path, read: Path) 
                 f"{path}: this study made no kit with this id (edited?); {NOTHING_MERGED}"
             )
         _check_contents(src, path, marker, record, secret, set(dimensions))
+        if record.blind is not None:
+            with study.session() as s:
+                check_key(src, s, record.blind, path, NOTHING_MERGED)
         _check_values(src, path, marker.rater, dimensions)
         _check_spans(src, path)
         if record.log_key is None:
-            return _Checked(marker, unchecked=True, read=read)
+            return _Checked(marker, unchecked=True, read=read, key=record.blind)
         check_log(src, record.log_key)
-        return _Checked(marker, False, log_events(src), record.log_events, read)
+        return _Checked(marker, False, log_events(src), record.log_events, read, record.blind)
     finally:
         bind = src.get_bind()
         src.close()
@@ -296,7 +315,8 @@ def _check_contents(
     if names - {marker.rater}:
         others = ", ".join(sorted(names - {marker.rater}))
         raise UserError(f"{tampered} (it holds other raters: {others}); {NOTHING_MERGED}")
-    if not signature_matches(secret, marker, item_identities(src), record.signature):
+    identities = sealed(item_identities(src), record.blind)
+    if not signature_matches(secret, marker, identities, record.signature):
         raise UserError(f"{tampered} (its items were added to or edited); {NOTHING_MERGED}")
     extra = set(src.scalars(select(Dimension.name))) - dimensions
     if extra:

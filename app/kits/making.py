@@ -4,11 +4,12 @@ A kit is a copy of the lead's study (made through SQLite's backup API) from whic
 everything the rater should not see is deleted before it is written out: other raters'
 ratings, notes and practice answers, the other raters themselves (and with them the
 aggregate labels and label sets), metric runs and scores, scenes, registered models, and
-every item outside the rater's queue. The queue keeps its order and its hidden controls
-(with the originals the controls were made from); practice with its gold, the protocol,
-the guidelines and the seed stay. The file is then vacuumed, so no deleted page lingers
-in it. The kit's queue takes every item it holds (no overlap in the kit: the lead's study
-made that choice).
+every item outside the rater's queue. The queue keeps its hidden controls; practice with
+its gold, the protocol and the guidelines stay. The kit is then made blind
+(`meaningbench.kits.blind`: no kind, parent, system or quality-control setting in it, its
+item ids, keys and order its own) and vacuumed, so no deleted page lingers in it. The
+kit's queue takes every item it holds (no overlap in the kit: the lead's study made that
+choice).
 
 A kit holds only what its rater needs: no item attributes (a file's unmapped columns, a
 gold label among them) and no path of the lead's imported files. A rater whose earlier
@@ -43,7 +44,7 @@ from sqlalchemy.orm import Session
 
 from meaningbench.annotation.kit_log import new_log_key, start_log_in
 from meaningbench.annotation.queue import ensure_queue, get_or_create_annotator
-from meaningbench.annotation.settings import SETTINGS_KEY, AnnotationSettings
+from meaningbench.annotation.settings import QC_KINDS, SETTINGS_KEY, AnnotationSettings, QCMix
 from meaningbench.core.atomic_file import files_in_place
 from meaningbench.core.wording import counted
 from meaningbench.datasets.language import LANGUAGE_KEY
@@ -52,6 +53,7 @@ from meaningbench.db.setting_keys import NAME_KEY
 from meaningbench.db.study import Study, copy_study
 from meaningbench.db.study_id import study_id_in
 from meaningbench.errors import UserError
+from meaningbench.kits.blind import BlindKey, blind_identities, kit_rng, make_blind
 from meaningbench.kits.coverage import required_k, short_items
 from meaningbench.kits.record import (
     KIT_SUFFIX,
@@ -59,7 +61,6 @@ from meaningbench.kits.record import (
     KitMarker,
     KitRecord,
     ensure_secret,
-    item_identities,
     kit_records,
     read_marker,
     signature,
@@ -151,10 +152,11 @@ def make_kits(
             raise UserError(_no_top_up(s, raters))
         _check_targets(out, plans, study_id, records, replace)
     out.mkdir(parents=True, exist_ok=True)
+    keys: dict[str, BlindKey] = {}
     with files_in_place(out) as staging:
         for plan in plans:
-            _build_kit(study.path, staging / plan.file, plan)
-    _record_placed(study, out, plans, top_up)
+            keys[plan.marker.kit_id] = _build_kit(study.path, staging / plan.file, plan)
+    _record_placed(study, out, plans, top_up, keys)
     return [
         MadeKit(plan.rater, out / plan.file, plan.marker.kit_id, len(plan.queue), top_up)
         for plan in plans
@@ -176,12 +178,18 @@ def _check_lead(study: Study) -> None:
         )
 
 
-def _record_placed(study: Study, out: Path, plans: Sequence[KitPlan], top_up: bool) -> None:
+def _record_placed(
+    study: Study,
+    out: Path,
+    plans: Sequence[KitPlan],
+    top_up: bool,
+    keys: dict[str, BlindKey],
+) -> None:
     """Record the kits now in place; when the record cannot be written, the kits go
     (a kit the study has no record of could never be collected)."""
     try:
         with study.session(write=True) as s:
-            _record(s, plans, top_up)
+            _record(s, plans, top_up, keys)
     except BaseException:
         for plan in plans:
             (out / plan.file).unlink(missing_ok=True)
@@ -342,13 +350,14 @@ def kit_item_ids(s: Session, queue: Sequence[tuple[int, float, bool]]) -> set[in
     return ids | {int(p) for p in parents if p is not None}
 
 
-def _record(s: Session, plans: Sequence[KitPlan], top_up: bool) -> None:
+def _record(s: Session, plans: Sequence[KitPlan], top_up: bool, keys: dict[str, BlindKey]) -> None:
     """The kits in the lead's study (and a top-up's items in its raters' queues)."""
     secret = ensure_secret(s)
     records = kit_records(s)
     made_at = utcnow().isoformat(timespec="seconds")
     for plan in plans:
-        identities = item_identities(s, kit_item_ids(s, plan.queue))
+        key = keys[plan.marker.kit_id]
+        identities = blind_identities(s, key)
         records[plan.marker.kit_id] = KitRecord(
             kit_id=plan.marker.kit_id,
             rater=plan.rater,
@@ -359,6 +368,7 @@ def _record(s: Session, plans: Sequence[KitPlan], top_up: bool) -> None:
             top_up=top_up,
             round=plan.round,
             log_key=plan.log_key,
+            blind=key,
         )
         if top_up:
             s.add_all(
@@ -368,7 +378,8 @@ def _record(s: Session, plans: Sequence[KitPlan], top_up: bool) -> None:
     store_records(s, records)
 
 
-def _build_kit(lead: Path, dest: Path, plan: KitPlan) -> None:
+def _build_kit(lead: Path, dest: Path, plan: KitPlan) -> BlindKey:
+    """Write the blind kit of `plan` at `dest`; returns the key the lead's study keeps."""
     copy_study(lead, dest)
     conn = sqlite3.connect(str(dest))
     try:
@@ -377,12 +388,14 @@ def _build_kit(lead: Path, dest: Path, plan: KitPlan) -> None:
         conn.execute("PRAGMA secure_delete=ON")
         with conn:
             _strip(conn, plan)
-            _kit_settings(conn, plan)
+            show_systems = _kit_settings(conn, plan)
+            key = make_blind(conn, plan.marker.kit_id, show_systems=show_systems)
         start_log_in(dest, plan.log_key)
         conn.execute("VACUUM")  # no page of what was deleted stays in the file
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     finally:
         conn.close()
+    return key
 
 
 def _empty(conn: sqlite3.Connection) -> None:
@@ -448,8 +461,8 @@ def _strip(conn: sqlite3.Connection, plan: KitPlan) -> None:
 
 def _only_what_the_rater_needs(conn: sqlite3.Connection, plan: KitPlan) -> None:
     """No item attribute (an unmapped column may be a gold label), no path or import
-    record of the lead's files, and no practice for a rater who has done it. A control
-    keeps its variant (`control`), by which the study finds its controls again."""
+    record of the lead's files, and no practice for a rater who has done it. (A control's
+    variant, kept here, goes when the kit is made blind; the lead's study keeps it.)"""
     conn.execute(
         "UPDATE item SET meta = CASE WHEN json_extract(meta, '$.control') IS NULL THEN '{}' "
         "ELSE json_object('control', json_extract(meta, '$.control')) END"
@@ -460,13 +473,25 @@ def _only_what_the_rater_needs(conn: sqlite3.Connection, plan: KitPlan) -> None:
         conn.execute("DELETE FROM practice_item")
 
 
-def _kit_settings(conn: sqlite3.Connection, plan: KitPlan) -> None:
+def _kit_settings(conn: sqlite3.Connection, plan: KitPlan) -> bool:
+    """The kit's settings: the protocol and guidelines, none of the lead's quality control
+    (its mix of controls, thresholds, seed, selection); returns whether systems are shown."""
     marks = ", ".join("?" for _ in KIT_SETTINGS)
     conn.execute(f"DELETE FROM study_setting WHERE key NOT IN ({marks})", KIT_SETTINGS)
     row = conn.execute("SELECT value FROM study_setting WHERE key = ?", (SETTINGS_KEY,)).fetchone()
     settings = AnnotationSettings.from_json(json.loads(row[0]) if row and row[0] else None)
     # The lead's study chose who rates what; in the kit the rater rates all it holds.
     settings.overlap_k = None
+    blank = AnnotationSettings()
+    settings.qc_enabled = False
+    settings.qc = QCMix(**{kind: 0 for kind in QC_KINDS})
+    settings.rater_thresholds = {}
+    settings.seed = kit_rng(plan.marker.kit_id).randrange(1 << 31)
+    settings.selection, settings.selection_metrics = blank.selection, blank.selection_metrics
+    settings.datasets = None
+    show_systems = settings.show_systems
     upsert = "INSERT OR REPLACE INTO study_setting (key, value) VALUES (?, ?)"
     conn.execute(upsert, (SETTINGS_KEY, json.dumps(settings.to_json())))
     conn.execute(upsert, (MARKER_KEY, json.dumps(plan.marker.to_json())))
+    conn.execute("UPDATE annotator SET meta = '{}'")  # its slot and the lead's queue seed
+    return show_systems

@@ -53,6 +53,9 @@ class KitRecord:
     # The events in the log of the latest copy of the kit collected: an older copy (fewer)
     # collected after it must not take back what the rater revised or undid since.
     log_events: int = 0
+    # A blind kit's key (`meaningbench.kits.blind`): each item's opaque key in the kit →
+    # [its id in this study, its kind]. None: a kit made before kits were blind.
+    blind: dict[str, list[Any]] | None = None
 
     def round_key(self) -> int | str:
         """Which of the rater's rounds the kit belongs to: a kit made again for the same

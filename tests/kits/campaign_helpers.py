@@ -16,6 +16,7 @@ from meaningbench.annotation.session import AnnotationSession
 from meaningbench.annotation.settings import load_settings, save_settings
 from meaningbench.db.models import Annotator, Item, MetricRun, Rating, Score, utcnow
 from meaningbench.db.study import Study, copy_study, create_study, open_study
+from meaningbench.kits.record import kit_records
 from tests.annotation.factories import add_items
 
 RATERS = ("ana", "ben", "carla")
@@ -51,12 +52,48 @@ def rating_value(rater: str, key: str, kind: str) -> float:
     return float(digest[0] % 101)
 
 
+def lead_keys(lead: Path | Study) -> dict[str, tuple[str, str]]:
+    """Every blind kit item's key (as the kit holds it) → its (pair key, kind) at the lead's."""
+    study = open_study(lead) if isinstance(lead, Path) else lead
+    try:
+        with study.session() as s:
+            keys = {
+                k: int(v[0]) for r in kit_records(s).values() for k, v in (r.blind or {}).items()
+            }
+            items = dict(
+                (i, (key, kind))
+                for i, key, kind in s.execute(select(Item.id, Item.pair_key, Item.kind))
+            )
+    finally:
+        if isinstance(lead, Path):
+            study.close()
+    return {k: items[i] for k, i in keys.items()}
+
+
+def held_in_kit(kit: Path, lead: Path | Study) -> dict[tuple[str, str, str], float]:
+    """A kit's current ratings, keyed as the lead's study knows their items."""
+    keys = lead_keys(lead)
+    study = open_study(kit)
+    try:
+        held, _rows = held_ratings(study)
+    finally:
+        study.close()
+    return {(a, *keys.get(k, (k, kind))): v for (a, k, kind), v in held.items()}
+
+
 def rate_kit(
-    path: Path, rater: str, limit: int | None = None, seconds: Callable[[int], float] | None = None
+    path: Path,
+    rater: str,
+    limit: int | None = None,
+    seconds: Callable[[int], float] | None = None,
+    lead: Path | Study | None = None,
 ) -> dict[tuple[str, str, str], float]:
     """Rate a kit as its rater does, through the rating screen's engine; returns what was given.
-    `seconds(n)`: how long the rater looked at the n-th item (else: the blink it took)."""
+    `seconds(n)`: how long the rater looked at the n-th item (else: the blink it took).
+    `lead`: the study the kit was made from, whose key names the items as it knows them and
+    tells its controls (a rater, who cannot, rates a control as any other item)."""
     given = {}
+    keys = lead_keys(lead) if lead is not None else {}
     kit = open_study(path)
     try:
         session = AnnotationSession(kit, rater)
@@ -64,7 +101,7 @@ def rate_kit(
             with kit.session() as s:
                 item = s.get(Item, shown.item_id)
                 assert item is not None
-                key, kind = item.pair_key, item.kind
+                key, kind = keys.get(item.pair_key, (item.pair_key, item.kind))
             value = rating_value(rater, key, kind)
             shown_at = (
                 None if seconds is None else utcnow() - timedelta(seconds=seconds(len(given)))

@@ -43,7 +43,7 @@ def campaign_study(
         study.close()
     for rater in returned:
         limit = CARLA_RATES if rater == "carla" else None
-        rate_kit(kits / f"{rater}.mbkit", rater, limit, seconds)
+        rate_kit(kits / f"{rater}.mbkit", rater, limit, seconds, lead=path)
         if rated is not None:
             rated(kits / f"{rater}.mbkit")
         copy_study(kits / f"{rater}.mbkit", back / f"{rater}.mbkit")

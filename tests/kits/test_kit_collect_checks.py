@@ -17,7 +17,13 @@ from meaningbench.cli import main
 from meaningbench.db.models import Item, Rating
 from meaningbench.db.study import copy_study, open_study
 from meaningbench.kits.record import kit_records, store_records
-from tests.kits.campaign_helpers import held_ratings, lead_study, rate_kit
+from tests.kits.campaign_helpers import (
+    held_in_kit,
+    held_ratings,
+    lead_keys,
+    lead_study,
+    rate_kit,
+)
 
 
 def _kits(tmp_path: Path, raters: str = "ana,ben", rated: int = 4) -> tuple[Path, Path]:
@@ -398,7 +404,7 @@ def test_a_revision_and_an_undo_after_a_collect_come_in_as_the_rater_left_them(
     code, out, err = _collect(lead, back, capsys)
     assert code == 0, err
     assert "ana.mbkit (ana): 1 new rating, 2 ratings since revised or undone" in out, out
-    kit_held, _rows = _held(back / "ana.mbkit")
+    kit_held = held_in_kit(back / "ana.mbkit", lead)
     assert 66.0 in kit_held.values() and len(kit_held) == 2
     assert _held(lead)[0] == kit_held
     study = open_study(lead)
@@ -433,7 +439,7 @@ def test_a_flag_given_after_a_collect_reaches_the_leads_rating(
         with kit.session() as s:
             item = s.get(Item, rated.item_id)
             assert item is not None
-            key = item.pair_key
+            key = lead_keys(lead)[item.pair_key][0]
     finally:
         kit.close()
     copy_study(made, back / "ana.mbkit")
@@ -476,7 +482,7 @@ def test_an_older_copy_collected_after_a_newer_one_takes_nothing_back(
     for _ in range(2):
         code, out, err = _collect(lead, back, capsys)
         assert code == 0, err
-        assert _held(lead)[0] == _held(made)[0]
+        assert _held(lead)[0] == held_in_kit(made, lead)
         assert "old ana.mbkit (ana): 0 new ratings, 2 already here" in out, out
     assert "ana.mbkit (ana): 0 new ratings, 2 already here" in out, out
     study = open_study(lead)
@@ -511,7 +517,7 @@ def test_a_kit_swapped_in_the_folder_after_its_check_is_not_what_comes_in(
     assert code == 0, err
     assert "ana.mbkit (ana): 4 new ratings" in out, out
     assert 99.0 not in _held(lead)[0].values()
-    assert _held(lead)[0] == _held(tmp_path / "made" / "ana.mbkit")[0]
+    assert _held(lead)[0] == held_in_kit(tmp_path / "made" / "ana.mbkit", lead)
 
 
 def test_an_item_whose_rating_the_rater_undid_after_a_collect_is_open_again_at_the_lead(
@@ -531,7 +537,7 @@ def test_an_item_whose_rating_the_rater_undid_after_a_collect_is_open_again_at_t
         with kit.session() as s:
             item = s.get(Item, reopened.item_id)
             assert item is not None
-            key = (item.pair_key, item.kind)
+            key = lead_keys(lead)[item.pair_key]
     finally:
         kit.close()
     copy_study(made, back / "ana.mbkit")

@@ -17,7 +17,7 @@ from meaningbench.db.study import open_study
 from meaningbench.kits.record import kit_records
 from tests.cluster.helpers import query
 from tests.fault_tools import env
-from tests.kits.campaign_helpers import lead_study
+from tests.kits.campaign_helpers import lead_keys, lead_study
 from tests.kits.campaign_study import campaign_study
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -105,8 +105,11 @@ def _kit_files(out: Path) -> list[Path]:
     return sorted(out.glob("*.mbkit")) if out.is_dir() else []
 
 
-def _in_kits(out: Path) -> set[tuple[str, str]]:
-    return set().union(*(_queued(kit) for kit in _kit_files(out)))
+def _in_kits(out: Path, lead: Path) -> set[tuple[str, str]]:
+    """The kits' queue entries, by the lead's item keys (a blind kit's keys are its own)."""
+    keys = lead_keys(lead)
+    held = set().union(*(_queued(kit) for kit in _kit_files(out)))
+    return {(a, keys[k][0] if k in keys else k) for a, k in held}
 
 
 def _true_together(
@@ -115,7 +118,7 @@ def _true_together(
     """Every recorded kit is a file, and every queue entry a kit gave is in a kit file."""
     recorded = _recorded_files(lead, top_up)
     assert all((out / name).exists() for name in recorded.values()), recorded
-    assert _queued(lead) - queued_before <= _in_kits(out)
+    assert _queued(lead) - queued_before <= _in_kits(out, lead)
 
 
 @pytest.mark.parametrize("where", ["placing", "recording"])
@@ -152,5 +155,5 @@ def test_a_top_up_killed_on_its_way_gives_its_items_out_again(
     # Exactly the top-up's kits, each recorded once, and their items in the raters' queues.
     tops = sorted(_recorded_files(lead, top_up=True).values())
     assert tops == [p.name for p in _kit_files(out)] == ["ana-top-up-1.mbkit", "ben-top-up-1.mbkit"]
-    assert _in_kits(out) == _queued(lead) - before != set()
+    assert _in_kits(out, lead) == _queued(lead) - before != set()
     assert not [n for n in os.listdir(tmp_path) if n.endswith(".mbpart")]

@@ -87,7 +87,10 @@ def test_a_scripted_campaign(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     given: dict[tuple[str, str, str], float] = {}
     for rater in RATERS:
         given |= rate_kit(
-            kits / f"{rater}.mbkit", rater, CARLA_RATES if rater == "carla" else None
+            kits / f"{rater}.mbkit",
+            rater,
+            CARLA_RATES if rater == "carla" else None,
+            lead=tmp_path / "lead.mbstudy",
         )
         copy_study(kits / f"{rater}.mbkit", back / f"{rater}.mbkit")  # sent back
     tamper(kits / "ben.mbkit", back / "ben-edited.mbkit")
@@ -160,7 +163,7 @@ def test_a_scripted_campaign(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     assert code == 0 and sum(m["items"] for m in top_up) == len(short)
     for m in top_up:
         assert _kit_contents(Path(m["file"]))["ratings"] == 0  # no one's ratings travel
-        more = rate_kit(Path(m["file"]), m["rater"])
+        more = rate_kit(Path(m["file"]), m["rater"], lead=tmp_path / "lead.mbstudy")
         assert not set(more) & set(given)
         given |= more
         copy_study(Path(m["file"]), back / Path(m["file"]).name)

@@ -20,7 +20,7 @@ from meaningbench.db.models import Item
 from meaningbench.db.study import open_study
 from meaningbench.ui.annotation.screen import HINT_BLOCKED
 from meaningbench.ui.rater_mode import NOTHING_RATED
-from tests.kits.campaign_helpers import RATERS, held_ratings, lead_study, tamper
+from tests.kits.campaign_helpers import RATERS, held_ratings, lead_keys, lead_study, tamper
 
 Given = dict[tuple[str, str, str], float]
 
@@ -39,11 +39,13 @@ def _value(rater: str, key: str, kind: str) -> float:
     return float(hashlib.sha256(f"{rater}|{key}".encode()).digest()[0] % 10 * 10)
 
 
-def _items(kit: Path) -> dict[int, tuple[str, str]]:
+def _items(kit: Path, lead: Path) -> dict[int, tuple[str, str]]:
+    """The kit's items by id, as the lead's study knows them (a kit is blind to their kind)."""
+    keys = lead_keys(lead)
     study = open_study(kit)
     try:
         with study.session() as s:
-            return {i.id: (i.pair_key, i.kind) for i in s.query(Item)}
+            return {i.id: keys[i.pair_key] for i in s.query(Item)}
     finally:
         study.close()
 
@@ -81,10 +83,10 @@ def _do_practice(window: Any, qtbot: Any) -> None:
 
 
 def _rate_in_window(
-    window: Any, qtbot: Any, kit: Path, rater: str, back: Path, limit: int | None
+    window: Any, qtbot: Any, kit: Path, rater: str, back: Path, limit: int | None, lead: Path
 ) -> Given:
     """Open `kit` in the window, rate it by keys (`limit` items at most), send it back."""
-    items = _items(kit)
+    items = _items(kit, lead)
     assert window.studies.open_path(kit)
     _activate(window, qtbot)
     assert window.rater_mode.rater == rater
@@ -169,7 +171,7 @@ def _campaign(window: Any, qtbot: Any, tmp_path: Path, n_sources: int, last_rate
     given: Given = {}
     for rater in RATERS:
         limit = last_rates if rater == RATERS[-1] else None
-        given |= _rate_in_window(window, qtbot, kits / f"{rater}.mbkit", rater, back, limit)
+        given |= _rate_in_window(window, qtbot, kits / f"{rater}.mbkit", rater, back, limit, lead)
     tamper(back / "ben.mbkit", back / "ben-edited.mbkit")
 
     assert window.studies.open_path(lead)  # the lead's own study: every page is back

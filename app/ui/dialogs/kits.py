@@ -333,6 +333,12 @@ class CollectKitsDialog(_KitsDialog):
                 f"; made before kits kept a sealed log, so not checked for edits: "
                 f"{escape(', '.join(unchecked))}"
             )
+        not_blind = [k.path.name for k in report.collected if k.not_blind]
+        if not_blind:
+            summary += (
+                "; made before kits were blind, so their raters could tell the hidden "
+                f"controls: {escape(', '.join(not_blind))}"
+            )
         if conflicts:
             summary += (
                 f"; <b>{counted(conflicts, 'conflict')}</b> (a rater rated an item differently "

@@ -15,7 +15,7 @@ from meaningbench.cli import main
 from meaningbench.db.study import copy_study
 from meaningbench.runtime.changes import StudyChanges
 from tests.cluster.helpers import query
-from tests.kits.campaign_helpers import RATERS, lead_study, rate_kit
+from tests.kits.campaign_helpers import RATERS, lead_keys, lead_study, rate_kit
 from tests.kits.campaign_study import campaign_study, ratings_in
 from tests.kits.test_scripted_campaign import CARLA_RATES
 from tests.ui.conftest import open_in
@@ -41,9 +41,11 @@ def _rated_by(path: Path, rater: str) -> set[str]:
     return {str(k) for (k,) in rows}
 
 
-def _kit_items(kit: Path) -> set[str]:
+def _kit_items(kit: Path, lead: Path) -> set[str]:
+    """The kit's queue, by the lead's item keys (a kit's keys are its own)."""
+    keys = lead_keys(lead)
     return {
-        str(k)
+        keys[str(k)][0]
         for (k,) in query(
             kit, "SELECT i.pair_key FROM queue_entry q JOIN item i ON i.id = q.item_id"
         )
@@ -148,7 +150,7 @@ def test_top_up_kits_hold_the_short_items_for_the_raters_chosen(
     kits = sorted(out.iterdir())  # the kits, before a read opens a log beside them
     assert [k.name.startswith("ana-top-up-") and k.suffix == ".mbkit" for k in kits] == [True]
     # Every short item ana has not rated herself, and nothing else.
-    assert _kit_items(kits[0]) == short - _rated_by(path, "ana")
+    assert _kit_items(kits[0], path) == short - _rated_by(path, "ana")
     assert str(out) in dialog.status.text() and kits[0].name in dialog.status.text()
     # The page heard the write: ana's second kit is counted.
     qtbot.waitUntil(lambda: _table(page.raters)[0][1] == "2")
