@@ -462,10 +462,12 @@ def _strip(conn: sqlite3.Connection, plan: KitPlan) -> None:
 def _only_what_the_rater_needs(conn: sqlite3.Connection, plan: KitPlan) -> None:
     """No item attribute (an unmapped column may be a gold label), no path or import
     record of the lead's files, and no practice for a rater who has done it. (A control's
-    variant, kept here, goes when the kit is made blind; the lead's study keeps it.)"""
+    variant and its original's system, kept here, go when the kit is made blind, which
+    shows that system on the control when the protocol shows systems.)"""
     conn.execute(
         "UPDATE item SET meta = CASE WHEN json_extract(meta, '$.control') IS NULL THEN '{}' "
-        "ELSE json_object('control', json_extract(meta, '$.control')) END"
+        "ELSE json_object('control', json_extract(meta, '$.control'), "
+        "'parent_system', json_extract(meta, '$.parent_system')) END"
     )
     conn.execute("UPDATE dataset SET source_file = NULL, meta = '{}'")
     if plan.practised:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections import defaultdict
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,7 @@ from meaningbench.db.models import Item
 from meaningbench.db.study import copy_study, open_study
 from meaningbench.kits.blind import unblind
 from meaningbench.kits.record import (
+    KitMarker,
     item_identities,
     kit_records,
     read_marker,
@@ -254,3 +256,69 @@ def test_a_kit_from_before_blind_kits_is_collected_with_a_warning(
     finally:
         study.close()
     assert held == given and rows == len(given)
+
+
+def test_the_controls_of_a_blind_kit_are_checked_at_collect(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The lead's key tells the collect which items were controls: the rater's checks see
+    the identical controls (rated 100 here), which the kit itself does not name."""
+    lead, kits = _made(tmp_path)
+    rate_kit(kits / "ana.mbkit", "ana", lead=lead)
+    capsys.readouterr()
+    assert main(["collect", str(lead), str(kits), "--json"]) == 0
+    (kit,) = json.loads(capsys.readouterr().out)["collected"]
+    assert kit["blind"] is True and kit["controls"]["identical_pass"] == 1.0
+
+
+def _kit_rows(kit: Path) -> tuple[list[Any], list[Any]]:
+    conn = sqlite3.connect(f"{kit.resolve().as_uri()}?immutable=1", uri=True)
+    try:
+        items = conn.execute("SELECT id, pair_key, source, output FROM item ORDER BY id").fetchall()
+        queue = conn.execute("SELECT item_id FROM queue_entry ORDER BY position").fetchall()
+    finally:
+        conn.close()
+    return items, queue
+
+
+def test_a_kit_is_shuffled_from_its_id_the_same_way_every_time(tmp_path: Path) -> None:
+    from meaningbench.kits import making
+
+    lead = tmp_path / "lead.mbstudy"
+    study = lead_study(lead, seed=3)
+    try:
+        with study.session(write=True) as s:
+            (plan,) = making._queue_plans(s, ["ana"], "study", {})
+    finally:
+        study.close()
+    one, two = tmp_path / "one.mbkit", tmp_path / "two.mbkit"
+    assert making._build_kit(lead, one, plan) == making._build_kit(lead, two, plan)
+    assert _kit_rows(one) == _kit_rows(two)
+    # Another kit of the same items (another id) is shuffled another way.
+    again = replace(plan, marker=KitMarker(plan.marker.study_id, "another-kit", "ana"))
+    three = tmp_path / "three.mbkit"
+    making._build_kit(lead, three, again)
+    texts = [(s_, o) for _i, _k, s_, o in _kit_rows(one)[0]]
+    assert texts != [(s_, o) for _i, _k, s_, o in _kit_rows(three)[0]]
+    assert sorted(texts) == sorted((s_, o) for _i, _k, s_, o in _kit_rows(three)[0])
+
+
+def test_a_protocol_that_shows_systems_keeps_them_in_its_kits(tmp_path: Path) -> None:
+    from meaningbench.annotation.settings import load_settings, save_settings
+
+    lead = tmp_path / "lead.mbstudy"
+    study = lead_study(lead, seed=3)
+    try:
+        with study.session(write=True) as s:
+            cfg = load_settings(s)
+            cfg.show_systems = True
+            save_settings(s, cfg)
+    finally:
+        study.close()
+    assert main(["kit", str(lead), "--raters", "ana", "--out", str(tmp_path / "kits")]) == 0
+    conn = sqlite3.connect(str(tmp_path / "kits" / "ana.mbkit"))
+    try:
+        systems = {r[0] for r in conn.execute("SELECT system FROM item")}
+    finally:
+        conn.close()
+    assert systems == set(SYSTEMS)  # a control shows its original's system
