@@ -405,7 +405,6 @@ NOT_RUN = {
 # Public functions of the ops modules that are no op (no job), and what they are.
 NOT_OPS = {
     "child_process.terminate_all": "ends the running child processes when the window closes",
-    "export.cells_note": "words for the export dialog's closing line",
     "kits.controls_passed": "words for a returned kit's controls",
     "kits.default_send_back_folder": "the folder Send back offers",
 }
