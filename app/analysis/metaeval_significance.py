@@ -639,12 +639,7 @@ def rank_metrics(
     measure, group_by, tie_threshold = _checked_request(
         data, measure, group_by, test, resamples, alpha, tie_threshold
     )
-    if (
-        early_stop is not None
-        and test != "pairs"
-        and not (measure == "spa" and test in PERMUTATION_TESTS)
-    ):
-        raise UserError("early stopping is part of the pairs test and of SPA's permutation tests")
+    _check_early_stop(measure, test, early_stop)
     check_resampling(seed=seed)
     table = evaluate(
         data,
@@ -665,30 +660,20 @@ def rank_metrics(
     draws: pd.DataFrame | None = None
     ivals: dict[str, tuple[float, float]] = {}
     if len(ranked) >= 1 and work.n >= 2:
+        request = _Request(measure, group_by, test, resamples, seed, tie_threshold, early_stop)
         # Small matrix products: BLAS thread teams spinning against each other on a
         # busy machine make each one many times slower than one thread.
         with single_threaded_blas():
             stat = _Stat(work, measure, group_by, tie_threshold, work.category(pairs_within), seed)
-            obs = np.array([values[m] for m in ranked], dtype=np.float64)
-            samples: np.ndarray | None = None
-            if test == "pairs":
-                eps = np.array([float(details.get(m, {}).get("epsilon", 0.0)) for m in ranked])
-                result = pairs_test(work, measure, group_by, eps, resamples, seed, early_stop)
-                sub_p = result.p_values
-                draws = _draws_frame(names, ranked, result.draws)
-            elif early_stop is not None:  # SPA's permutation test, stopped as MTME stops it
-                used = np.zeros((len(ranked), len(ranked)), dtype=np.int64)
-                z = _standardise(work.metrics)
-                sub_p = permutation_pvalues(stat, z, obs, test, resamples, seed, early_stop, used)
+            sub_p, samples, used = _ranked_pvalues(work, stat, request, ranked, values, details)
+            if used is not None:
                 draws = _draws_frame(names, ranked, used)
-            else:
-                sub_p, samples = _pvalues(stat, obs, test, resamples, seed)
             if intervals and measure != "spa":  # no bootstrap for spa (see _checked_request)
                 if samples is None:
                     samples = bootstrap_samples(stat, work.metrics, resamples, seed)
                 ivals = _intervals(samples, ranked)
-            pos = [names.index(m) for m in ranked]
-            p[np.ix_(pos, pos)] = sub_p
+        pos = [names.index(m) for m in ranked]
+        p[np.ix_(pos, pos)] = sub_p
     order = sorted(ranked, key=lambda m: -float(values[m] or 0.0))
     idx = [names.index(m) for m in order]
     clusters = dict(zip(order, assign_clusters(p[np.ix_(idx, idx)], alpha), strict=True))
@@ -711,6 +696,50 @@ def rank_metrics(
         draws=draws,
         early_stop=early_stop,
     )
+
+
+def _check_early_stop(measure: str, test: str, early_stop: mp.EarlyStop | None) -> None:
+    if (
+        early_stop is not None
+        and test != "pairs"
+        and not (measure == "spa" and test in PERMUTATION_TESTS)
+    ):
+        raise UserError("early stopping is part of the pairs test and of SPA's permutation tests")
+
+
+@dataclass(frozen=True)
+class _Request:
+    measure: str
+    group_by: str
+    test: str
+    resamples: int
+    seed: int
+    tie_threshold: float
+    early_stop: mp.EarlyStop | None
+
+
+def _ranked_pvalues(
+    work: MetaEvalData,
+    stat: _Stat,
+    r: _Request,
+    ranked: list[str],
+    values: dict[str, float | None],
+    details: dict[str, dict[str, Any]],
+) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
+    """(p-values between the `ranked` metrics, the resampled statistics where the test made
+    them, the resamples each pair used where a test stops early)."""
+    obs = np.array([values[m] for m in ranked], dtype=np.float64)
+    if r.test == "pairs":
+        eps = np.array([float(details.get(m, {}).get("epsilon", 0.0)) for m in ranked])
+        result = pairs_test(work, r.measure, r.group_by, eps, r.resamples, r.seed, r.early_stop)
+        return result.p_values, None, result.draws
+    if r.early_stop is not None:  # SPA's permutation test, stopped as MTME stops it
+        used = np.zeros((len(ranked), len(ranked)), dtype=np.int64)
+        z = _standardise(work.metrics)
+        sub_p = permutation_pvalues(stat, z, obs, r.test, r.resamples, r.seed, r.early_stop, used)
+        return sub_p, None, used
+    sub_p, samples = _pvalues(stat, obs, r.test, r.resamples, r.seed)
+    return sub_p, samples, None
 
 
 def _draws_frame(names: list[str], ranked: list[str], used: np.ndarray) -> pd.DataFrame:

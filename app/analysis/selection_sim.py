@@ -328,26 +328,8 @@ def simulate(
             order = selection_order(strategy, work.metrics, list(work.sources), s)
             orders[strategy].append(order)
             sizes = prefix_sizes(order, cost, shares)
-            ranked = np.asarray(order, dtype=np.int64)
-            taus: list[float | None] = []
-            tops: list[bool] = []
-            for n in sizes:
-                snap = ranker.snapshot(ranked[:n])
-                taus.append(kendall(snap.values, full.values))
-                tops.append(snap.top == full.top)
-            close = [t is not None and t >= tau_goal for t in taus]
-            ok = [t and c for t, c in zip(close, tops, strict=True)]
             sim.curves[strategy].append(
-                Curve(
-                    strategy,
-                    s,
-                    shares,
-                    sizes,
-                    taus,
-                    tops,
-                    settled_share(shares, ok),
-                    settled_share(shares, close),
-                )
+                _replay(ranker, full, strategy, s, order, shares, sizes, tau_goal)
             )
             if progress is not None:
                 progress(k * seeds + (s - first_seed) + 1, total)
@@ -359,6 +341,39 @@ def simulate(
             _random_orders(work),
         )
     return sim
+
+
+def _replay(
+    ranker: _Ranker,
+    full: Snapshot,
+    strategy: str,
+    seed: int,
+    order: list[int],
+    shares: list[float],
+    sizes: list[int],
+    tau_goal: float,
+) -> Curve:
+    """One strategy's curve at one seed: the ranking on each prefix of `order` against the
+    ranking on all the data."""
+    ranked = np.asarray(order, dtype=np.int64)
+    taus: list[float | None] = []
+    tops: list[bool] = []
+    for n in sizes:
+        snap = ranker.snapshot(ranked[:n])
+        taus.append(kendall(snap.values, full.values))
+        tops.append(snap.top == full.top)
+    close = [t is not None and t >= tau_goal for t in taus]
+    ok = [t and c for t, c in zip(close, tops, strict=True)]
+    return Curve(
+        strategy,
+        seed,
+        shares,
+        sizes,
+        taus,
+        tops,
+        settled_share(shares, ok),
+        settled_share(shares, close),
+    )
 
 
 # subset2evaluate's parity search starts at five items, and its smallest budget is 5 %.

@@ -49,6 +49,25 @@ def register(subparsers: Any) -> None:
         "than spa; spa is ranked with perm-both, perm-items or perm-systems)",
     )
     add_grouping_argument(parser)
+    _add_tau_like_arguments(parser)
+    _add_ranking_arguments(parser)
+    parser.add_argument(
+        "--metrics",
+        nargs="+",
+        default=None,
+        help="metric names (space or comma separated; default: every metric run)",
+    )
+    parser.add_argument(
+        "--no-stopping",
+        action="store_true",
+        help="leave out the stopping signal (is it time to stop rating?), which replays "
+        "the ratings in the order they were given and resamples the ranking (seconds)",
+    )
+    common.add_json_flag(parser)
+
+
+def _add_tau_like_arguments(parser: argparse.ArgumentParser) -> None:
+    """Per category, and the options of the LENS/SimpEval tau-like."""
     parser.add_argument(
         "--by",
         default=None,
@@ -70,6 +89,10 @@ def register(subparsers: Any) -> None:
         help="tau-like: a rater's two ratings at most this far apart are a "
         "tie (rating-scale points; default 5)",
     )
+
+
+def _add_ranking_arguments(parser: argparse.ArgumentParser) -> None:
+    """The paired test between metrics and the significance clusters it makes."""
     parser.add_argument(
         "--test",
         choices=(
@@ -96,19 +119,6 @@ def register(subparsers: Any) -> None:
         default=0.05,
         help="significance level of the clusters (default 0.05)",
     )
-    parser.add_argument(
-        "--metrics",
-        nargs="+",
-        default=None,
-        help="metric names (space or comma separated; default: every metric run)",
-    )
-    parser.add_argument(
-        "--no-stopping",
-        action="store_true",
-        help="leave out the stopping signal (is it time to stop rating?), which replays "
-        "the ratings in the order they were given and resamples the ranking (seconds)",
-    )
-    common.add_json_flag(parser)
 
 
 def add_grouping_argument(parser: argparse.ArgumentParser) -> None:
