@@ -80,4 +80,3 @@ def load_sweep_table(
     if not analysis.data.ratings.arrays()[0].size:
         raise UserError(f"{study_path}: no {dimension!r} ratings of regular items to compare with")
     return sweep_table(analysis, table_entries, n_boot=n_boot, seed=seed, rank_by=rank_by)
-

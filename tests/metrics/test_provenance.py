@@ -10,7 +10,6 @@ from meaningbench.metrics.registry import metric_classes, metric_origin
 ROOT = Path(__file__).resolve().parents[2]
 
 
-
 def test_every_metric_has_a_reference_and_a_test() -> None:
     missing = sorted(
         name

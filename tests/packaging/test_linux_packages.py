@@ -94,14 +94,17 @@ def test_the_list_covers_what_the_xcb_plugin_links_and_splits_depends_from_recom
     assert not [s for s in needs.sonames if s.startswith("libQt6")]
 
 
-def test_a_library_the_list_does_not_name_stops_the_build_naming_it(modules, tmp_path: Path) -> None:
+def test_a_library_the_list_does_not_name_stops_the_build_naming_it(
+    modules, tmp_path: Path
+) -> None:
     system_libraries, _, _ = modules
     bundle = _bundle(tmp_path)
     known = {k: v for k, v in system_libraries.PACKAGES.items() if k != "libxcb-cursor.so.0"}
     with pytest.raises(system_libraries.UnknownLibraries) as caught:
         system_libraries.system_needs(bundle, known)
-    assert "libxcb-cursor.so.0 (needed by _internal/PySide6/Qt/plugins/platforms/libqxcb.so)" in str(
-        caught.value
+    assert (
+        "libxcb-cursor.so.0 (needed by _internal/PySide6/Qt/plugins/platforms/libqxcb.so)"
+        in str(caught.value)
     )
 
 
@@ -149,7 +152,9 @@ def test_the_deb_installs_the_bundle_under_opt_with_a_menu_entry_and_its_depends
     assert not [p for p in deb.parent.iterdir() if p.name.startswith(".")]  # no partial file left
 
     def field(name: str) -> str:
-        done = subprocess.run(["dpkg-deb", "--field", str(deb), name], capture_output=True, text=True)
+        done = subprocess.run(
+            ["dpkg-deb", "--field", str(deb), name], capture_output=True, text=True
+        )
         return done.stdout.strip()
 
     assert field("Package") == "meaningbench"

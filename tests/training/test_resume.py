@@ -43,7 +43,9 @@ def test_cancel_then_resume_matches_an_uninterrupted_run(cue_study, tiny_encoder
     out = tmp_path / "resumed"
     with pytest.raises(Cancelled):
         train_model(
-            tiny_request(cue_study, out, tiny_encoder, **settings), JobContext(cancel=token), cancel_at
+            tiny_request(cue_study, out, tiny_encoder, **settings),
+            JobContext(cancel=token),
+            cancel_at,
         )
     assert max(step for step, _ in _losses(first)) == CANCEL_AFTER
     assert (out / "checkpoints" / "seed-0" / LAST).is_file()
