@@ -93,17 +93,11 @@ def _add_tau_like_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _add_ranking_arguments(parser: argparse.ArgumentParser) -> None:
     """The paired test between metrics and the significance clusters it makes."""
+    from meaningbench.analysis.metaeval_significance import TESTS
+
     parser.add_argument(
         "--test",
-        choices=(
-            "perm-both",
-            "boot-both",
-            "perm-items",
-            "perm-systems",
-            "perm-outputs",
-            "williams",
-            "pairs",
-        ),
+        choices=TESTS,
         default="perm-both",
         help="paired test between metrics (default: perm-both); perm-outputs: swap each "
         "output on its own (MTME's PermutationSigDiff; not at system level but for spa); "
