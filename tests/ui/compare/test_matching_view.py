@@ -18,6 +18,13 @@ def _centre(view: MatchingView, side: str, index: int) -> QPoint:
     return QPoint(int(rect.center().x()), int(rect.center().y()))
 
 
+def _hover(view: MatchingView, point: QPoint) -> None:
+    """Move the mouse onto `point` by way of a point beside it: Qt drops a move to where the
+    pointer already is, and an earlier test's view may have left it exactly there."""
+    QTest.mouseMove(view, point + QPoint(1, 1))
+    QTest.mouseMove(view, point)
+
+
 def test_view_state_and_hover(qtbot) -> None:
     view = MatchingView()
     qtbot.addWidget(view)
@@ -29,7 +36,7 @@ def test_view_state_and_hover(qtbot) -> None:
     assert len(view.boxes) == len(ALIGNMENT.ref_tokens) + len(ALIGNMENT.cand_tokens)
     assert view.highlighted_lines() == view.lines
 
-    QTest.mouseMove(view, _centre(view, "ref", 3))  # "sat"
+    _hover(view, _centre(view, "ref", 3))  # "sat"
     qtbot.waitUntil(lambda: view.hovered == ("ref", 3))
     assert set(view.highlighted_lines()) == {
         Line("mutual", 3, 4, 0.83),
@@ -38,12 +45,12 @@ def test_view_state_and_hover(qtbot) -> None:
     assert view.token_similarity("ref", 3) == pytest.approx(0.83)
     assert "0.830" in view.toolTip()
 
-    QTest.mouseMove(view, _centre(view, "cand", 3))  # "was": chosen by no reference token
+    _hover(view, _centre(view, "cand", 3))  # "was": chosen by no reference token
     qtbot.waitUntil(lambda: view.hovered == ("cand", 3))
     assert view.highlighted_lines() == [Line("precision", 3, 3, 0.52)]
     assert "nothing on the other side chose it" in view.toolTip()
 
-    QTest.mouseMove(view, QPoint(2, 2))  # off every token: everything drawn again
+    _hover(view, QPoint(2, 2))  # off every token: everything drawn again
     qtbot.waitUntil(lambda: view.hovered is None)
     assert view.highlighted_lines() == view.lines
 
@@ -104,7 +111,7 @@ def test_the_view_draws_the_alignment_of_a_real_bertscore_run(qtbot) -> None:
         )
 
     j = align["cand"]["tokens"].index("fixed")
-    QTest.mouseMove(view, _centre(view, "cand", j))
+    _hover(view, _centre(view, "cand", j))
     qtbot.waitUntil(lambda: view.hovered == ("cand", j))
     assert all(ln.cand == j for ln in view.highlighted_lines())
     best_ref = align["cand"]["best"][j]
