@@ -35,9 +35,12 @@ $(APP_STAMP): pyproject.toml | $(PY)
 # `blanc_help`. It pins torch < 2, so it comes
 # without its dependencies (nltk, transformers and tqdm come with the project). Likewise the
 # oracles of `bleurt` (bleurt-pytorch) and `lens` (lens-metric, which pins pandas < 2; it
-# imports pytorch-lightning 2.0.9, whose pkg_resources import needs setuptools < 81).
+# imports pytorch-lightning 2.0.9, whose pkg_resources import needs setuptools < 81). And
+# subset2evaluate, the item-selection protocol's reference (it pins what its own experiments
+# use; the parts the tests call import only numpy).
 ORACLES := "blanc==0.3.4" "bleurt-pytorch==0.0.1" "lens-metric==0.2.0" \
-	"pytorch-lightning==2.0.9" "lightning-utilities>=0.7" "torchmetrics>=0.11" "setuptools<81"
+	"pytorch-lightning==2.0.9" "lightning-utilities>=0.7" "torchmetrics>=0.11" "setuptools<81" \
+	"subset2evaluate==1.0.27"
 
 $(DEV_STAMP): $(APP_STAMP)
 	$(PY) -m pip install --quiet -e ".[app,dev,cluster]" --config-settings editable_mode=strict
