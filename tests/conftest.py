@@ -11,9 +11,11 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
+import gc  # noqa: E402
 import gzip  # noqa: E402
 import importlib.util  # noqa: E402
 import shutil  # noqa: E402
+from collections.abc import Iterator  # noqa: E402
 
 import pytest  # noqa: E402
 
@@ -55,6 +57,8 @@ collect_ignore = (
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     without_app = pytest.mark.skip(reason="needs the app extra: pip install 'meaningbench[app]'")
     for item in items:
+        if item.nodeid.startswith("tests/benchmarks/"):
+            item.add_marker(pytest.mark.timeout(0))  # measured runs take what they take
         if item.nodeid.startswith(GUI_TESTS) or "qtbot" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.gui)
         if not HAS_APP and item.get_closest_marker("gui") is not None:
@@ -86,6 +90,26 @@ def pytest_configure(config: pytest.Config) -> None:
     QtBot.waitUntil = wait_until
     QtBot.waitSignal = wait_signal
     QtBot.waitSignals = wait_signals
+
+
+@pytest.fixture(autouse=True)
+def _garbage_collected_on_the_gui_thread(request: pytest.FixtureRequest) -> Iterator[None]:
+    """A Qt test collects its garbage on the GUI thread, as the app does
+    (meaningbench.ui.gui_thread_gc), and once more after its widgets are closed: a wrapper
+    left in a cycle and freed later on some job's worker thread can crash the process."""
+    if "qtbot" not in request.fixturenames:
+        yield
+        return
+    from meaningbench.ui.gui_thread_gc import collect_on_gui_thread
+
+    collect_on_gui_thread(request.getfixturevalue("qapp"))
+    yield  # torn down after qtbot, which closes the test's widgets
+    from PySide6.QtCore import QCoreApplication, QEvent
+
+    for _ in range(2):
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+        QCoreApplication.processEvents()
+        gc.collect()
 
 
 @pytest.fixture(autouse=True)

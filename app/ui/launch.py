@@ -28,14 +28,17 @@ FIRST_PAINT_FALLBACK_MS = 1000
 
 
 def create_application(argv: list[str] | None = None) -> QApplication:
+    from meaningbench.ui.gui_thread_gc import collect_on_gui_thread
+
     app = QApplication.instance()
-    if isinstance(app, QApplication):
-        return app
-    QApplication.setApplicationName(APP_NAME)
-    QApplication.setOrganizationName(ORGANIZATION)
-    QApplication.setApplicationVersion(__version__)
-    QApplication.setDesktopFileName(DESKTOP_FILE)
-    return QApplication([sys.argv[0] if sys.argv else "meaningbench", *(argv or [])])
+    if not isinstance(app, QApplication):
+        QApplication.setApplicationName(APP_NAME)
+        QApplication.setOrganizationName(ORGANIZATION)
+        QApplication.setApplicationVersion(__version__)
+        QApplication.setDesktopFileName(DESKTOP_FILE)
+        app = QApplication([sys.argv[0] if sys.argv else "meaningbench", *(argv or [])])
+    collect_on_gui_thread(app)  # before any job starts a worker thread
+    return app
 
 
 def start(argv: list[str] | None = None, *, open_initial: bool = True) -> MainWindow:
