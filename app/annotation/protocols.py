@@ -32,12 +32,15 @@ class ProtocolChoice:
     # Which items the queues ask first, and from which metric runs' scores (None: all).
     selection: str = "random"
     selection_metrics: tuple[str, ...] | None = None
+    # Kits keep each output's system name (by default they leave it out: raters rate blind).
+    show_systems: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
             "protocol": self.protocol,
             "description": self.description,
             "hidden_number": self.hidden_number,
+            "show_systems": self.show_systems,
         }
         if self.protocol == "esa":
             out["source_spans"] = self.source_spans
@@ -58,6 +61,8 @@ class ProtocolChoice:
             extras.append("omissions marked in the source")
         if self.protocol == "esa" and self.prefill is not None:
             extras.append(f"error spans pre-filled from {self.prefill.describe()}")
+        if self.show_systems:
+            extras.append("system names kept in kits")
         tail = f" ({', '.join(extras)})" if extras else ""
         return f"{self.protocol} — {self.description}{tail}"
 
@@ -82,6 +87,7 @@ def describe(settings: AnnotationSettings) -> ProtocolChoice:
         selection_metrics=(
             None if settings.selection_metrics is None else tuple(settings.selection_metrics)
         ),
+        show_systems=settings.show_systems,
     )
 
 
@@ -100,11 +106,13 @@ def set_protocol(
     prefill: str | Literal[False] | None = None,
     selection: str | None = None,
     selection_metrics: list[str] | Literal[False] | None = None,
+    show_systems: bool | None = None,
 ) -> ProtocolChoice:
     """Store the study's protocol and its options (None: leave as it is). `prefill` names a
     stored llm_judge run (its label) whose error spans pre-fill the ESA screen; False: none.
     `selection_metrics` names the finished metric runs the selection reads (False: all);
-    a queue already built keeps its order, a new one (or a new batch) takes the choice."""
+    a queue already built keeps its order, a new one (or a new batch) takes the choice.
+    `show_systems`: kits made from now on keep the outputs' system names (False: blind)."""
     with study.session(write=True) as s:
         settings = load_settings(s)
         if protocol is not None:
@@ -113,6 +121,8 @@ def set_protocol(
             settings.hidden_number = hidden_number
         if source_spans is not None:
             settings.esa_source_spans = source_spans
+        if show_systems is not None:
+            settings.show_systems = show_systems
         if likert_labels is not None:
             settings.likert_labels = list(likert_labels)
         if prefill is False:

@@ -66,6 +66,21 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         action="store_false",
         help="esa: raters start with no spans",
     )
+    systems = parser.add_mutually_exclusive_group()
+    systems.add_argument(
+        "--show-systems",
+        dest="show_systems",
+        action="store_true",
+        default=None,
+        help="kits made from now on keep each output's system name (the rating screen never "
+        "shows it)",
+    )
+    systems.add_argument(
+        "--hide-systems",
+        dest="show_systems",
+        action="store_false",
+        help="kits leave the system names out, so raters rate blind (the default)",
+    )
     parser.add_argument(
         "--selection",
         choices=SELECTIONS,
@@ -98,6 +113,7 @@ def run(args: argparse.Namespace) -> int:
     changing = args.protocol is not None or args.hidden_number is not None
     changing = changing or args.source_spans is not None or args.prefill is not None
     changing = changing or args.selection is not None or args.selection_metrics is not None
+    changing = changing or args.show_systems is not None
     names = args.selection_metrics
     if isinstance(names, str):
         names = [n.strip() for n in names.split(",") if n.strip()]
@@ -120,6 +136,7 @@ def run(args: argparse.Namespace) -> int:
                     prefill=args.prefill,
                     selection=args.selection,
                     selection_metrics=names,
+                    show_systems=args.show_systems,
                 )
             )
         else:

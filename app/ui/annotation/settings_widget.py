@@ -63,7 +63,7 @@ COLUMNS = ("Active", "Dimension", "Scale", "Low end label", "High end label", "Q
 
 SECTIONS = ("scales", "queues", "guidelines")
 # Stored with the scales: the protocol decides what the scales are.
-PROTOCOL_FIELDS = ("protocol", "hidden_number", "esa_source_spans", "esa_prefill")
+PROTOCOL_FIELDS = ("protocol", "hidden_number", "esa_source_spans", "esa_prefill", "show_systems")
 QUEUE_FIELDS = (
     "seed",
     "overlap_k",
@@ -149,6 +149,14 @@ class AnnotationSettingsWidget(QWidget):
             "or delete. Score the items with llm_judge[template=esa] first."
         )
         form.addRow("Pre-fill error spans", self.prefill)
+        self.show_systems = QCheckBox("Rater kits show which system wrote each output")
+        self.show_systems.setObjectName("showSystems")
+        self.show_systems.setToolTip(
+            "Off (the default): kits leave the system names out, so raters rate blind, even "
+            "one who opens the kit file. On: kits made from now on keep them. Kits already "
+            "sent keep what they were made with; the rating screen never shows system names."
+        )
+        form.addRow(self.show_systems)
         v.addLayout(form)
         v.addWidget(QLabel("Raters see one scale per active dimension, in this order."))
         self.table = QTableWidget(0, len(COLUMNS))
@@ -280,6 +288,7 @@ class AnnotationSettingsWidget(QWidget):
         self.protocol.setCurrentIndex(max(0, self.protocol.findData(st.protocol)))
         self.hidden_number.setChecked(st.hidden_number)
         self.source_spans.setChecked(st.esa_source_spans)
+        self.show_systems.setChecked(st.show_systems)
         self._load_prefill(st)
         self._table_dims = list(st.dimensions)  # the rows of the table, in order
         self.table.setRowCount(len(st.dimensions))
@@ -385,6 +394,7 @@ class AnnotationSettingsWidget(QWidget):
             hidden_number=self.hidden_number.isChecked(),
             esa_source_spans=self.source_spans.isChecked(),
             esa_prefill=self.prefill.currentData(),
+            show_systems=self.show_systems.isChecked(),
             selection=str(self.selection.currentData()),
             selection_metrics=self._selection_metrics(),
         )
