@@ -26,20 +26,19 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
-    from meaningbench.datasets.demo import build_demo_study, default_demo_path
     from meaningbench.db.study import open_study
     from meaningbench.desktop import require_display
+    from meaningbench.ops.demo import build_demo_job
 
     if not args.no_gui:
         require_display()  # before the build: where no window can open, say so first
 
-    path = args.path or default_demo_path()
-    existed = path.exists()
-    path = build_demo_study(path)
-    if existed:
+    demo = common.written(build_demo_job(args.path))
+    path = demo.path
+    if not demo.built:
         open_study(path).close()  # an existing file must be a study we can open
     # The path alone on stdout, so that scripts can write S=$(meaningbench demo --no-gui).
-    print(f"{'opening' if existed else 'built'} demo study {path}", file=sys.stderr)
+    print(f"{'built' if demo.built else 'opening'} demo study {path}", file=sys.stderr)
     print(path)
     if args.no_gui:
         return 0

@@ -134,25 +134,19 @@ def _address_argument(parser: argparse.ArgumentParser) -> None:
 
 
 def run_export(args: argparse.Namespace) -> int:
-    from meaningbench.cluster.export import export_shards
-    from meaningbench.cluster.layout import DEFAULT_ROWS
     from meaningbench.commands._common import open_existing_study
     from meaningbench.jobs.terminal import run_with_progress_bar
+    from meaningbench.ops.shards import export_shards_job
 
     open_existing_study(args.study).close()
     options = {"reference_mode": args.reference_mode} if args.reference_mode else {}
     summary = run_with_progress_bar(
-        lambda ctx: export_shards(
-            args.study,
-            args.outdir,
-            args.metrics,
-            ctx,
-            options=options,
-            rows_per_shard=args.rows or DEFAULT_ROWS,
+        export_shards_job(
+            args.study, args.outdir, args.metrics, options=options, rows_per_shard=args.rows or None
         ),
         description="Exporting",
         quiet=args.json,
-    )
+    ).value
     if args.json:
         common.print_json(
             {
@@ -172,37 +166,25 @@ def run_export(args: argparse.Namespace) -> int:
 
 
 def run_score(args: argparse.Namespace) -> int:
-    from meaningbench.cluster.work import plan_work, record_runtime, save_results_manifest
+    from meaningbench.cluster.work import plan_work
     from meaningbench.errors import InputError
     from meaningbench.jobs.terminal import run_with_progress_bar
+    from meaningbench.ops.shards import score_shards_job
 
     if args.batch_rows is not None and args.batch_rows < 1:
         raise InputError("--batch-rows must be at least 1")
     work, manifest = plan_work(args.indir, args.outdir, args.metrics, args.details)
     for path in work.removed:
         print(f"note: removed {path}, left half-written by an earlier run", file=sys.stderr)
-    runtime = {"device": args.device} if args.device else {}
-
-    def job(ctx: Any) -> int:
-        if args.executor == "ray":
-            from meaningbench.cluster.ray_exec import score_on_ray
-
-            record_runtime(manifest, work, "ray")
-            save_results_manifest(args.outdir, manifest)
-            return score_on_ray(
-                work,
-                ctx,
-                address=args.address,
-                runtime=runtime,
-                rows=args.batch_rows,
-                show_progress=not (args.quiet or args.json),
-            )
-        from meaningbench.cluster.local_exec import score_here
-
-        record_runtime(manifest, work, args.device or "auto")
-        save_results_manifest(args.outdir, manifest)
-        return score_here(work, ctx, runtime=runtime, rows=args.batch_rows)
-
+    job = score_shards_job(
+        work,
+        manifest,
+        executor=args.executor,
+        device=args.device,
+        address=args.address,
+        rows=args.batch_rows,
+        show_progress=not (args.quiet or args.json),
+    )
     # On Ray, Ray Data's own progress bars show the work.
     quiet = args.quiet or args.json or args.executor == "ray"
     scored = run_with_progress_bar(job, description="Scoring", quiet=quiet)
@@ -227,16 +209,16 @@ def run_score(args: argparse.Namespace) -> int:
 
 
 def run_merge(args: argparse.Namespace) -> int:
-    from meaningbench.cluster.merge import merge_results
     from meaningbench.commands._common import open_existing_study
     from meaningbench.jobs.terminal import run_with_progress_bar
+    from meaningbench.ops.shards import merge_shards_job
 
     open_existing_study(args.study).close()
     summary = run_with_progress_bar(
-        lambda ctx: merge_results(args.study, args.outdir, ctx, allow_missing=args.allow_missing),
+        merge_shards_job(args.study, args.outdir, allow_missing=args.allow_missing),
         description="Merging",
         quiet=args.json,
-    )
+    ).value
     if args.json:
         common.print_json(
             {
@@ -268,22 +250,22 @@ def _print_merged(metrics: list[Any]) -> None:
 
 def report_cluster_score(args: argparse.Namespace, options: dict[str, Any]) -> int:
     """`meaningbench score --executor ray`: the three steps in one."""
-    from meaningbench.cluster.pipeline import score_with_ray, work_folder
+    from meaningbench.cluster.pipeline import work_folder
     from meaningbench.jobs.terminal import run_with_progress_bar
+    from meaningbench.ops.shards import score_with_ray_job
 
     options = {k: v for k, v in options.items() if k != "workers"}
     summary = run_with_progress_bar(
-        lambda ctx: score_with_ray(
+        score_with_ray_job(
             args.study,
             [args.metrics],
-            ctx,
             options=options,
             address=args.address,
             show_progress=not (args.quiet or args.json),
         ),
         description="Exporting and merging",
         quiet=args.quiet or args.json,
-    )
+    ).value
     merged = summary.merged.metrics if summary.merged else []
     if args.json:
         common.print_json(

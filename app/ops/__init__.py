@@ -3,8 +3,9 @@
 Reads live in `meaningbench.queries`; everything that changes a study lives here, one
 module per write: `rate` (a rating and its undo), `importing`, `score` (the battery),
 `merge`, `labels` (the audit's fix and the choice of label set), `train`, `sweep`,
-`settings`, `scenes`, `kits` (rater kits made, collected and sent back) and `campaign`
-(top-up kits from the Campaign page). Each is a
+`settings`, `scenes`, `kits` (rater kits made, collected and sent back), `campaign`
+(top-up kits from the Campaign page), `demo` (the demo study built) and `shards` (scoring
+beyond one machine, for the command line). Each is a
 plain job (`job(ctx: JobContext)`, see `meaningbench.runtime`) that opens the study
 itself (or, for the instant writes a keystroke makes, is handed the screen's open
 session) and returns a `StudyChanges`, or a `Wrote(value, changes)` when its

@@ -24,7 +24,6 @@ __all__ = [
     "StudyHandle",
     "create_study",
     "demo_available",
-    "demo_builder",
     "describe_fault",
     "is_user_error",
     "open_study",
@@ -93,15 +92,3 @@ def demo_available() -> tuple[bool, str]:
     if importlib.util.find_spec("meaningbench.datasets.demo") is None:
         return False, "The demo study is not part of this installation."
     return True, ""
-
-
-def demo_builder() -> tuple[object | None, str]:
-    """The demo study builder when the datasets package provides one, else why not."""
-    try:
-        from meaningbench.datasets import demo
-    except ImportError:
-        return None, "The demo study is not part of this installation."
-    build = getattr(demo, "build_demo_study", None)
-    if build is None:
-        return None, "The demo study is not part of this installation."
-    return build, ""

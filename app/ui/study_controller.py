@@ -7,7 +7,8 @@ from pathlib import Path
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QFileDialog, QWidget
 
-from meaningbench.queries.files import demo_builder
+from meaningbench.ops.demo import build_demo_job
+from meaningbench.queries.files import demo_available
 from meaningbench.settings import KIT_SUFFIX, STUDY_SUFFIX, UserPrefs, studies_dir
 from meaningbench.ui.context import StudyContext
 from meaningbench.ui.dialogs.errors import show_exception
@@ -70,17 +71,14 @@ class StudyController(QObject):
         self.context.set_study(None)
 
     def open_demo(self) -> bool:
-        build, reason = demo_builder()
-        if build is None:
+        available, reason = demo_available()
+        if not available:
             show_exception(self.window, "Demo study", RuntimeError(reason))
             return False
         path = studies_dir() / DEMO_FILE
         if not path.exists():
             try:
-                result = build(path)  # type: ignore[operator]
-                close = getattr(result, "close", None)
-                if callable(close):
-                    close()
+                self.context.runner.run_now(build_demo_job(path))
             except Exception as exc:
                 show_exception(self.window, "Cannot build the demo study", exc)
                 return False

@@ -38,8 +38,10 @@ WRITERS = {
     "meaningbench.annotation.protocols": ("set_protocol",),
     "meaningbench.annotation.settings": ("save_settings",),
     "meaningbench.annotation.span_io": ("import_spans",),
+    "meaningbench.cluster.export": ("export_shards",),
     "meaningbench.cluster.local_exec": ("score_here",),
     "meaningbench.cluster.merge": ("merge_results",),
+    "meaningbench.cluster.pipeline": ("score_with_ray",),
     "meaningbench.cluster.ray_exec": ("score_on_ray",),
     "meaningbench.datasets.demo": ("build_demo_study",),
     "meaningbench.datasets.importer": ("import_file",),
@@ -60,10 +62,6 @@ WRITERS = {
 LEFT_OUTSIDE = {
     "baseline": "writes no study: it opens one writable only to read its texts for the "
     "baseline file it writes (reading=True would open a read-only study too)",
-    "demo": "builds the demo study (build_demo_study); the window's demo button calls the "
-    "same builder through queries.files.demo_builder, not through an op",
-    "shards": "merges the results of a cluster's shards (merge_results) and scores shards "
-    "here or on Ray; the cluster has no screen and so no op",
 }
 
 

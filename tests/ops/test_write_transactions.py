@@ -48,6 +48,7 @@ from meaningbench.ops import (
     scenes,
     score,
     settings,
+    shards,
     skip,
     spans,
     sweep,
@@ -291,6 +292,32 @@ def _import_spans(study: Study) -> Job:
     return spans.import_spans_job(study, path)
 
 
+def _shards_in(study: Study) -> Path:
+    """The study's items exported as shards for one metric (the export gives it its id)."""
+    pytest.importorskip("pyarrow", reason="the shard ops need pyarrow (the cluster extra)")
+    folder = study.path.parent / "in"
+    shards.export_shards_job(study.path, folder, ["compression"])(JobContext())
+    return folder
+
+
+def _score_shards(study: Study) -> Job:
+    from meaningbench.cluster.work import plan_work
+
+    work, manifest = plan_work(_shards_in(study), study.path.parent / "out", ["all"], "full")
+    return shards.score_shards_job(work, manifest)
+
+
+def _merge_shards(study: Study) -> Job:
+    """The merge of the study's shards, scored here."""
+    _score_shards(study)(JobContext())
+    return shards.merge_shards_job(study.path, study.path.parent / "out")
+
+
+def _export_shards(study: Study) -> Job:
+    pytest.importorskip("pyarrow", reason="the shard ops need pyarrow (the cluster extra)")
+    return shards.export_shards_job(study.path, study.path.parent / "in", ["compression"])
+
+
 # The ops run here against a real study, each with what it needs.
 RUN: dict[str, Callable[[Study], Job]] = {
     "settings.set_setting": lambda st: settings.set_setting(st, NAME_KEY, "Pilot"),
@@ -332,6 +359,8 @@ RUN: dict[str, Callable[[Study], Job]] = {
         score.score_job, study_path=st.path, metrics=["compression"], options={"workers": 1}
     ),
     "spans.import_spans_job": _import_spans,
+    "shards.export_shards_job": _export_shards,  # the study's id, made by its first export
+    "shards.merge_shards_job": _merge_shards,
 }
 
 
@@ -381,8 +410,9 @@ MODEL_RUN: dict[str, Callable[[Study, Models], Job]] = {
     "train.train_job": _train,
 }
 
-# The ops that only read: run here too, they must write nothing to the study.
+# The ops that only read the study (or none): run here too, they must write nothing to it.
 READS: dict[str, Callable[[Study], Job]] = {
+    "shards.score_shards_job": _score_shards,  # writes result shards only
     "export.export_job": lambda st: partial(
         export.export_job, study_path=st.path, out=st.path.parent / "out.csv", ratings=True
     ),
@@ -391,6 +421,12 @@ READS: dict[str, Callable[[Study], Job]] = {
 
 # The ops this recorder cannot watch, and why.
 NOT_RUN = {
+    "demo.build_demo_job": "builds a new study under a temporary name no other process "
+    "knows (create_study, then the importer's own sqlite3 connection, which begins with "
+    "BEGIN IMMEDIATE), moved into place when complete (tests/ops/test_demo.py runs it)",
+    "shards.score_with_ray_job": "needs a Ray cluster; its writes to the study are "
+    "export_shards_job's and merge_shards_job's, run here (tests/ops/test_shards.py runs it "
+    "on a local Ray instance)",
     "importing.import_job": "writes through a sqlite3 connection of its own (no engine's "
     "events), beginning with BEGIN IMMEDIATE",
     "child_process.in_child_process": "runs another op (one of those here) in a child "
