@@ -44,7 +44,13 @@ from sqlalchemy.orm import Session
 
 from meaningbench.annotation.kit_log import new_log_key, start_log_in
 from meaningbench.annotation.queue import ensure_queue, get_or_create_annotator
-from meaningbench.annotation.settings import QC_KINDS, SETTINGS_KEY, AnnotationSettings, QCMix
+from meaningbench.annotation.settings import (
+    QC_KINDS,
+    SETTINGS_KEY,
+    AnnotationSettings,
+    QCMix,
+    load_settings,
+)
 from meaningbench.core.atomic_file import files_in_place
 from meaningbench.core.wording import counted
 from meaningbench.datasets.language import LANGUAGE_KEY
@@ -55,6 +61,7 @@ from meaningbench.db.study_id import study_id_in
 from meaningbench.errors import UserError
 from meaningbench.kits.blind import BlindKey, blind_identities, kit_rng, make_blind
 from meaningbench.kits.coverage import required_k, short_items
+from meaningbench.kits.judge_spans import blind_judge_scores, unjudged_refusal
 from meaningbench.kits.record import (
     KIT_SUFFIX,
     MARKER_KEY,
@@ -139,7 +146,7 @@ def make_kits(
     `replace`: kits without ratings already there under the new names are replaced."""
     _check_lead(study)
     # A refusal rolls the planning back: no rater, queue or study id is made for kits not
-    # written.
+    # written (but for kits whose controls the judge has not scored: `kits.judge_spans`).
     with study.session(write=True) as s:
         study_id = study_id_in(s)
         records = kit_records(s)
@@ -151,6 +158,15 @@ def make_kits(
         if not plans:
             raise UserError(_no_top_up(s, raters))
         _check_targets(out, plans, study_id, records, replace)
+        unjudged = unjudged_refusal(
+            s,
+            load_settings(s).esa_prefill,
+            [[i for i, _p, _d in p.queue] for p in plans],
+            study.path,
+        )
+    if unjudged is not None:
+        # Refused once the queues are stored: the judge can then score their controls.
+        raise UserError(unjudged)
     out.mkdir(parents=True, exist_ok=True)
     keys: dict[str, BlindKey] = {}
     with files_in_place(out) as staging:
@@ -390,6 +406,7 @@ def _build_kit(lead: Path, dest: Path, plan: KitPlan) -> BlindKey:
             _strip(conn, plan)
             show_systems = _kit_settings(conn, plan)
             key = make_blind(conn, plan.marker.kit_id, show_systems=show_systems)
+            blind_judge_scores(conn)
         start_log_in(dest, plan.log_key)
         conn.execute("VACUUM")  # no page of what was deleted stays in the file
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
