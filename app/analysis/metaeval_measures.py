@@ -233,15 +233,19 @@ COUNT_MEASURES = ("tau_a", "kendall_b", "tau_23", "acc_eq")
 
 def from_counts(measure: str, k: PairCounts) -> np.ndarray:
     """A measure of COUNT_MEASURES from its per-group pair counts, macro-averaged."""
+    return _macro(group_values(measure, k))
+
+
+def group_values(measure: str, k: PairCounts) -> np.ndarray:
+    """A measure of COUNT_MEASURES in each group (NaN where not defined there)."""
     if measure == "tau_a":
-        return _macro(_ratio(k.c - k.d, k.total))
+        return _ratio(k.c - k.d, k.total)
     if measure == "kendall_b":
-        den = np.sqrt((k.c + k.d + k.th) * (k.c + k.d + k.tm))
-        return _macro(_ratio(k.c - k.d, den))
+        return _ratio(k.c - k.d, np.sqrt((k.c + k.d + k.th) * (k.c + k.d + k.tm)))
     if measure == "tau_23":
-        return _macro(_ratio(k.c + k.thm - k.d - k.th - k.tm, k.total))
+        return _ratio(k.c + k.thm - k.d - k.th - k.tm, k.total)
     if measure == "acc_eq":
-        return _macro(_ratio(k.c + k.thm, k.total))
+        return _ratio(k.c + k.thm, k.total)
     raise ValueError(measure)
 
 

@@ -63,6 +63,7 @@ from meaningbench.analysis.metaeval import (
     system_means,
     units_of,
 )
+from meaningbench.analysis.metaeval_boot_pairs import boot_pair_samples
 from meaningbench.analysis.metaeval_swap import swap_pairs, swap_rows
 from meaningbench.analysis.parallel import single_threaded_blas
 from meaningbench.core.wording import counted
@@ -560,6 +561,20 @@ def bootstrap_samples(stat: _Stat, x: np.ndarray, resamples: int, seed: int) -> 
     counts_j = np.stack([np.bincount(d, minlength=n_src) for d in draws_j]).astype(np.float64)
     if stat.measure == "pearson":
         return _pearson_bootstrap(stat, x, counts_s, counts_j, sys_codes, src_codes)
+    fast = (
+        None
+        if stat.pairs_within is not None
+        else boot_pair_samples(
+            stat.measure,
+            stat.group_by,
+            data.human,
+            x,
+            (sys_codes, src_codes),
+            (counts_s, counts_j),
+        )
+    )
+    if fast is not None:
+        return fast
     out = np.empty((resamples, x.shape[1]))
     for r in range(resamples):  # outputs repeat unevenly per resample: one draw at a time
         out[r] = resample_values(
