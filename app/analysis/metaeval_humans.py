@@ -21,6 +21,12 @@ from meaningbench.analysis.metaeval import MetaEvalData, evaluate
 from meaningbench.core.wording import counted
 
 ONE_RATER = "one rater"
+ONE_RATER_LABEL = "one rater (baseline)"
+GAP_WORDS = (
+    "Δ one rater: the metric's value minus the one-rater baseline (each human rater "
+    "measured against the other raters only, averaged over raters), that is how far the "
+    "metric is from what one more human would score"
+)
 
 
 @dataclass
@@ -31,6 +37,11 @@ class HumanRow:
     value: float | None
     reason: str | None
     n_outputs: int
+
+    @property
+    def label(self) -> str:
+        """How a ranking names the row, marked as no metric: "human: rater ann"."""
+        return ONE_RATER_LABEL if self.name == ONE_RATER else f"human: {self.name}"
 
     def to_dict(self) -> dict[str, Any]:
         return {

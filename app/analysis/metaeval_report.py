@@ -11,6 +11,7 @@ import pandas as pd
 
 from meaningbench.analysis.html_table import html_table
 from meaningbench.analysis.metaeval import GROUPING_NAMES, MetaEvalTable
+from meaningbench.analysis.metaeval_humans import GAP_WORDS, HumanBaseline
 from meaningbench.analysis.metaeval_significance import CLUSTER_MEANING, Ranking
 from meaningbench.analysis.metaeval_stability import Stability
 from meaningbench.analysis.metaeval_text import (
@@ -40,13 +41,16 @@ def which_metric_section(
     configs: dict[str, tuple[str, dict[str, Any]]] | None = None,
     stopping: Stability | None = None,
     correlations: CorrelationView | None = None,
+    humans: HumanBaseline | None = None,
 ) -> str:
+    """`humans`: the human rows of the ranking's measure and grouping (each rater against
+    the others, the one-rater baseline), shown in the ranking as marked rows."""
     head = "<h2 id='which-metric'>Which metric</h2>"
     if table is None:
         return head + f"<p>{escape(note or 'No metric scores or no ratings.')}</p>"
     parts = [head]
     if ranking is not None and ranking.order:
-        parts.extend(_ranking_parts(ranking))
+        parts.extend(_ranking_parts(ranking, humans))
         differ = grouping_note(ranking, correlations)
         if differ:
             parts.append(f"<p class='note'>{escape(differ)}</p>")
@@ -70,20 +74,55 @@ def which_metric_section(
     return "".join(parts)
 
 
-def _ranking_parts(ranking: Ranking) -> list[str]:
-    rows = []
+def _ranking_rows(
+    ranking: Ranking, humans: HumanBaseline | None
+) -> tuple[pd.DataFrame, dict[str, str]]:
+    """The metrics best first with each one's distance from the one-rater baseline, the
+    human rows (with a value) placed by theirs; the classes that mark the human rows."""
+    rows: list[dict[str, Any]] = []
+    gaps = humans is not None and humans.one_rater is not None
     for m in ranking.order:
         lo_hi = ranking.intervals.get(m)
-        rows.append(
-            {
-                "metric": m,
-                "cluster": str(ranking.clusters[m]),
-                "value": ranking.values[m],
-                "95% low": lo_hi[0] if lo_hi else None,
-                "95% high": lo_hi[1] if lo_hi else None,
-            }
-        )
-    frame = pd.DataFrame(rows).set_index("metric")
+        row: dict[str, Any] = {
+            "metric": m,
+            "cluster": str(ranking.clusters[m]),
+            "value": ranking.values[m],
+            "95% low": lo_hi[0] if lo_hi else None,
+            "95% high": lo_hi[1] if lo_hi else None,
+        }
+        if gaps and humans is not None:
+            row["Δ one rater"] = humans.gap(ranking.values[m])
+        rows.append(row)
+    classes: dict[str, str] = {}
+    for h in humans.rows if humans is not None else []:
+        if h.value is None:
+            continue
+        rows.append({"metric": h.label, "cluster": "human", "value": h.value})
+        classes[h.label] = "human"
+    rows.sort(key=lambda r: -float(r["value"] or 0.0))
+    return pd.DataFrame(rows).set_index("metric"), classes
+
+
+def _human_notes(humans: HumanBaseline | None) -> list[str]:
+    """Why there is no human row, or which rater has none; what Δ one rater means."""
+    if humans is None:
+        return []
+    if humans.reason:
+        return [f"<p class='note'>{escape(humans.reason[:1].upper() + humans.reason[1:])}.</p>"]
+    notes = [
+        f"<p class='note'>{escape(h.label)}: {escape(h.reason)}</p>"
+        for h in humans.rows
+        if h.value is None and h.reason
+    ]
+    notes.append(
+        "<p class='note'>Rows in italics are human raters, each measured against the other "
+        f"raters only (Proietti et al., 2025). {escape(GAP_WORDS)}.</p>"
+    )
+    return notes
+
+
+def _ranking_parts(ranking: Ranking, humans: HumanBaseline | None = None) -> list[str]:
+    frame, classes = _ranking_rows(ranking, humans)
     parts = [
         f"<p class='note'>Ranked by {escape(MEASURE_TITLES[ranking.measure])}, "
         f"{escape(GROUPING_NAMES[ranking.group_by])}, over {escape(ranking.over)} "
@@ -92,7 +131,8 @@ def _ranking_parts(ranking: Ranking) -> list[str]:
     ]
     if ranking.warning:
         parts.append(f"<p class='note fail'>Warning: {escape(ranking.warning)}</p>")
-    parts.append(html_table(frame))
+    parts.append(html_table(frame, classes=classes))
+    parts.extend(_human_notes(humans))
     lows = [ranking.intervals.get(m, (float("nan"),) * 2)[0] for m in ranking.order]
     highs = [ranking.intervals.get(m, (float("nan"),) * 2)[1] for m in ranking.order]
     parts.append(

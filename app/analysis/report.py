@@ -26,6 +26,7 @@ from meaningbench.analysis.correlation import CorrelationTable
 from meaningbench.analysis.html_table import html_table
 from meaningbench.analysis.live import StudyAnalysis
 from meaningbench.analysis.metaeval import DEFAULT_GROUPING, MetaEvalTable
+from meaningbench.analysis.metaeval_humans import HumanBaseline
 from meaningbench.analysis.metaeval_report import CorrelationView, which_metric_section
 from meaningbench.analysis.metaeval_significance import Ranking
 from meaningbench.analysis.metaeval_stability import Stability
@@ -48,6 +49,7 @@ th,td{border:1px solid #ddd;padding:3px 8px;text-align:right}
 th:first-child,td:first-child{text-align:left}th{background:#f3f3f3}
 .note{color:#555;font-size:.9em}.fail{color:#b00}.pass{color:#070}
 .charts{display:flex;flex-wrap:wrap;gap:1em}
+tr.human td{font-style:italic;color:#555}
 """
 
 
@@ -67,6 +69,8 @@ class ReportData:
     label_sets: list[str] | None = None  # the aggregate label sets the figures read
     metaeval: MetaEvalTable | None = None
     ranking: Ranking | None = None
+    # The ranking's human rows (each rater against the others), or why there are none.
+    humans: HumanBaseline | None = None
     metaeval_note: str | None = None  # why there is no "Which metric" table
     # Each metric's configuration, for the methods (`metaeval_study.metric_configs`).
     metaeval_configs: dict[str, tuple[str, dict[str, Any]]] = field(default_factory=dict)
@@ -210,6 +214,7 @@ def render_html(data: ReportData) -> str:
             configs=data.metaeval_configs,
             stopping=data.stopping,
             correlations=_correlation_table_view(data.correlations),
+            humans=data.humans,
         ),
         selection_section(data.selection),
         audit_section(data.audit, data.label_sets),
@@ -314,6 +319,7 @@ def add_which_metric(
 ) -> None:
     """The default measures, ranked by Pearson with PERM-BOTH (`n_boot` resamples)."""
     from meaningbench.analysis.metaeval import DEFAULT_MEASURES, evaluate
+    from meaningbench.analysis.metaeval_humans import human_baseline
     from meaningbench.analysis.metaeval_significance import rank_metrics
     from meaningbench.analysis.metaeval_study import (
         metaeval_data_from_study,
@@ -333,6 +339,7 @@ def add_which_metric(
             meta, "pearson", group_by=group_by, test="perm-both", resamples=n_boot, seed=seed
         )
         attach_ranking(data.metaeval, data.ranking)
+        data.humans = human_baseline(meta, "pearson", data.ranking.group_by, seed=seed)
         data.stopping = stopping_signal(study, data.ranking, dimension)
 
 

@@ -173,57 +173,50 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-# The WMT25 metrics task (MTME's tasks.WMT25): per language pair, SPA ('pce') at system
-# level and acc*_eq ('KendallWithTiesOpt', variant acc23, sample_rate 1.0) per item with
-# perm_test='pairs'; k = 1000 with early stopping (block 100, 0.02, 0.50).
-WMT25_TASKS = (("spa", "system", "perm-outputs"), ("acc_eq_star", "item", "pairs"))
-WMT25_SOURCE = (
-    "the WMT25 metrics task's protocol as MTME (github.com/google-research/mt-metrics-eval, "
-    "tasks.WMT25) runs it: soft pairwise accuracy at system level and tie-calibrated "
-    "pairwise accuracy per source with the pairwise permutation test, both with MTME's "
-    "early stopping"
-)
-
-
 def _run_wmt25(args: argparse.Namespace) -> int:
     """Both WMT25 tasks: two rankings, one methods text naming the preset."""
     from meaningbench.analysis.metaeval import evaluate
-    from meaningbench.analysis.metaeval_pairs import EarlyStop
+    from meaningbench.analysis.metaeval_presets import WMT25
     from meaningbench.analysis.metaeval_significance import rank_metrics
     from meaningbench.analysis.metaeval_text import attach_ranking, methods_paragraph, to_json
 
     data, machine, configs = _read_data(args)
-    measures = [m for m, _, _ in WMT25_TASKS]
+    measures = [t.measure for t in WMT25.tasks]
     table = evaluate(data, measures, group_by="item", seed=args.seed)
     rankings = [
         rank_metrics(
             data,
-            measure,
-            group_by=group_by,
-            test=test,
+            task.measure,
+            group_by=task.group_by,
+            test=task.test,
             resamples=args.resamples,
             seed=args.seed,
             alpha=args.alpha,
-            intervals=False,
-            early_stop=EarlyStop(),
+            intervals=WMT25.intervals,
+            early_stop=WMT25.early_stop,
         )
-        for measure, group_by, test in WMT25_TASKS
+        for task in WMT25.tasks
     ]
     for r in rankings:
         attach_ranking(table, r)
     parts = [
         methods_paragraph(table, r, dimension=args.dimension, configs=configs) for r in rankings
     ]
-    methods = f"Preset wmt25: {WMT25_SOURCE}.\n\n" + parts[0] + "\n\n" + parts[1].split("\n\n")[-1]
+    methods = f"Preset wmt25: {WMT25.source}.\n\n" + parts[0] + "\n\n" + parts[1].split("\n\n")[-1]
+    stop = WMT25.early_stop
     settings = {
         "preset": "wmt25",
         "dimension": args.dimension,
         "measures": measures,
-        "tasks": [{"measure": m, "group_by": g, "test": t} for m, g, t in WMT25_TASKS],
+        "tasks": [
+            {"measure": t.measure, "group_by": t.group_by, "test": t.test} for t in WMT25.tasks
+        ],
         "resamples": args.resamples,
         "seed": args.seed,
         "alpha": args.alpha,
-        "early_stop": {"block": 100, "stop_below": 0.02, "stop_above": 0.5},
+        "early_stop": None
+        if stop is None
+        else {"block": stop.block, "stop_below": stop.low, "stop_above": stop.high},
     }
     humans = _humans(args, data, rankings[-1])
     if args.json:
