@@ -10,13 +10,21 @@ turns the engine's refusals into a message. Qt-free: the tab runs it as a worker
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from meaningbench.analysis.metaeval import DEFAULT_GROUPING, GROUPING_NAMES, MetaEvalData, evaluate
+from meaningbench.analysis.metaeval_humans import (
+    GAP_WORDS,
+    ONE_RATER_LABEL,
+    HumanBaseline,
+    human_baseline,
+)
+from meaningbench.analysis.metaeval_presets import PRESETS, Preset
 from meaningbench.analysis.metaeval_significance import (
     CLUSTER_LINE,
     CLUSTER_MEANING,
@@ -58,14 +66,21 @@ TEST_CHOICES = {
     "boot-both": "BOOT-BOTH",
     "perm-items": "Permute items",
     "perm-systems": "Permute systems",
+    "pairs": "Pairwise (MTME)",
 }
+# A preset sets the measure, the grouping and the test as its segment-level task does
+# (`analysis.metaeval_presets`); "" is the user's own choice.
+PRESET_CHOICES = {"": "Custom", **{key: key.upper() for key in PRESETS}}
 RESAMPLES = 1000
 ALPHA = 0.05
 __all__ = [
     "CLUSTER_LINE",
     "CLUSTER_MEANING",
+    "GAP_WORDS",
     "GROUPING_CHOICES",
     "MEASURE_CHOICES",
+    "PRESET_CHOICES",
+    "HumanBaseline",
     "TEST_CHOICES",
     "Stability",  # the screens read the signal's type from here
     "WhichMetric",
@@ -73,6 +88,8 @@ __all__ = [
     "compute_stability",
     "compute_which_metric",
     "p_text",
+    "preset_of",
+    "with_preset",
     "stability_options",
     "which_metric_of",
 ]
@@ -91,6 +108,39 @@ class WhichMetricOptions:
     seed: int = 0
     alpha: float = ALPHA
     tie_threshold: float = 5.0
+    # The preset whose task the options are (its early stopping and intervals apply).
+    preset: str | None = None
+
+
+def preset_of(options: WhichMetricOptions) -> Preset | None:
+    """The preset the options follow: named, and its task still the one asked for."""
+    preset = PRESETS.get(options.preset or "")
+    if preset is None:
+        return None
+    task = preset.segment_task
+    same = (options.measure, options.group_by, options.test) == (
+        task.measure,
+        task.group_by,
+        task.test,
+    )
+    return preset if same else None
+
+
+def with_preset(options: WhichMetricOptions, name: str) -> WhichMetricOptions:
+    """`options` with the measure, grouping and test of preset `name`'s segment-level task
+    (what choosing the preset in the tab sets); "" keeps them and drops the preset."""
+    preset = PRESETS.get(name)
+    if preset is None:
+        return replace(options, preset=None)
+    task = preset.segment_task
+    return replace(
+        options, measure=task.measure, group_by=task.group_by, test=task.test, preset=name
+    )
+
+
+# Steps of a ranking job, for its progress: (done, total, what is being done).
+Step = Callable[[int, int, str], None]
+STEPS = ("Reading the study", "Ranking the metrics", "Per category", "Human rows")
 
 
 @dataclass
@@ -107,6 +157,8 @@ class WhichMetric:
     message: str | None = None  # why there is nothing to rank
     # Metric → the machine raters its scores were stored as (`judge --as-rater`).
     machine: dict[str, list[str]] = field(default_factory=dict)
+    # Each human rater and the one-rater baseline on the ranking's measure, or why none.
+    humans: HumanBaseline | None = None
 
     def shown_name(self, metric: str) -> str:
         """The metric as the tab names it: a judge stored as a rater carries the mark."""
@@ -134,24 +186,48 @@ class WhichMetric:
         order = self.ranking.order
         return self.ranking.p_values.loc[order, order]
 
+    def gap(self, metric: str) -> float | None:
+        """The metric's value minus the one-rater baseline (None: either is missing)."""
+        if self.humans is None or self.ranking is None:
+            return None
+        return self.humans.gap(self.ranking.values.get(metric))
+
     def ranking_frame(self) -> pd.DataFrame:
-        """Cluster, metric, value and 95% interval, best first (for the table and CSV)."""
+        """Cluster, metric, value, 95% interval and distance from the one-rater baseline,
+        best first, the one-rater baseline (`kind` "human") placed by its value among the
+        metrics and each rater's row after them (for the table and CSV)."""
         r = self.ranking
         if r is None:
             return pd.DataFrame(columns=["cluster", "metric", "value", "low", "high"])
-        rows = []
+        rows: list[dict[str, Any]] = []
         for m in r.order:
             lo, hi = r.intervals.get(m, (None, None))
             rows.append(
-                {"cluster": r.clusters[m], "metric": m, "value": r.values[m], "low": lo, "high": hi}
-            )
+                {"cluster": r.clusters[m], "metric": m, "value": r.values[m], "low": lo,
+                 "high": hi, "kind": "metric", "gap_to_one_rater": self.gap(m)}
+            )  # fmt: skip
+        for h in self.humans.rows if self.humans is not None else []:
+            if h.value is not None:
+                rows.append({"cluster": None, "metric": h.label, "value": h.value, "low": None,
+                             "high": None, "kind": "human", "gap_to_one_rater": None})  # fmt: skip
+        # The one-rater baseline among the metrics by value; each rater below them, so a
+        # short window keeps every metric and the baseline in sight.
+        rows.sort(key=lambda row: (_one_rater_of_many(row), -float(row["value"])))
         for m, why in r.reasons.items():
             rows.append({"cluster": None, "metric": m, "value": None, "low": None, "high": None,
-                         "not_defined": why})  # fmt: skip
+                         "kind": "metric", "not_defined": why})  # fmt: skip
+        for h in self.humans.rows if self.humans is not None else []:
+            if h.value is None:
+                rows.append({"cluster": None, "metric": h.label, "value": None, "low": None,
+                             "high": None, "kind": "human", "not_defined": h.reason})  # fmt: skip
         frame = pd.DataFrame(rows)
         if self.machine:
             frame["machine_rater"] = [", ".join(self.machine.get(m, [])) for m in frame["metric"]]
         return frame
+
+
+def _one_rater_of_many(row: dict[str, Any]) -> bool:
+    return bool(row["kind"] == "human" and row["metric"] != ONE_RATER_LABEL)
 
 
 def _category_frame(data: MetaEvalData, options: WhichMetricOptions, by: str | None) -> Any:
@@ -177,8 +253,13 @@ def _category_frame(data: MetaEvalData, options: WhichMetricOptions, by: str | N
     )
 
 
-def which_metric_of(data: MetaEvalData, options: WhichMetricOptions) -> WhichMetric:
-    """The ranking, the per-category values and the p-values of `data`."""
+def which_metric_of(
+    data: MetaEvalData, options: WhichMetricOptions, step: Step | None = None
+) -> WhichMetric:
+    """The ranking, the per-category values, the p-values and the human rows of `data`;
+    `step` is told as each part starts (a job checks for a cancel there)."""
+    tell: Step = step or (lambda _done, _total, _what: None)
+    preset = preset_of(options)
     attributes = sorted(data.categories)
     out = WhichMetric(options=options, attributes=attributes)
     keep = data.common()
@@ -190,6 +271,7 @@ def which_metric_of(data: MetaEvalData, options: WhichMetricOptions) -> WhichMet
         out.message = "Needs two rated outputs with every metric's score, or more."
         return out
     try:
+        tell(1, len(STEPS), STEPS[1])
         out.ranking = rank_metrics(
             data,
             options.measure,
@@ -199,7 +281,10 @@ def which_metric_of(data: MetaEvalData, options: WhichMetricOptions) -> WhichMet
             seed=options.seed,
             alpha=options.alpha,
             tie_threshold=options.tie_threshold,
+            intervals=True if preset is None else preset.intervals,
+            early_stop=None if preset is None else preset.early_stop,
         )
+        tell(2, len(STEPS), STEPS[2])
         # The ranking's grouping (tau_like always pairs outputs of one source).
         frame = _category_frame(data, options, out.by)
     except UserError as exc:
@@ -210,18 +295,36 @@ def which_metric_of(data: MetaEvalData, options: WhichMetricOptions) -> WhichMet
     frame["rank"] = frame["metric"].map(order)
     out.categories = frame.sort_values(["rank", "category"]).drop(columns="rank")
     out.categories = out.categories.reset_index(drop=True)
+    tell(3, len(STEPS), STEPS[3])
+    try:
+        out.humans = human_baseline(
+            data,
+            out.ranking.measure,
+            out.ranking.group_by,
+            tie_threshold=options.tie_threshold,
+            seed=options.seed,
+        )
+    except UserError as exc:
+        why = f"no human row: {exc}"
+        out.humans = HumanBaseline(out.ranking.measure, out.ranking.group_by, reason=why)
+    tell(len(STEPS), len(STEPS), "Done")
     return out
 
 
-def compute_which_metric(path: Path, options: WhichMetricOptions) -> WhichMetric:
-    """Read the study file as it is now and rank its metrics (a worker's job)."""
+def compute_which_metric(
+    path: Path, options: WhichMetricOptions, step: Step | None = None
+) -> WhichMetric:
+    """Read the study file as it is now and rank its metrics (a worker's job; `step` is
+    told as each part starts)."""
+    if step is not None:
+        step(0, len(STEPS), STEPS[0])
     with open_study(path, allow_read_only=True) as study:
         try:
             data = metaeval_data_from_study(study, options.dimension)
         except UserError as exc:
             return WhichMetric(options=options, message=str(exc))
         machine = machine_columns(study, data.metric_names)
-    out = which_metric_of(data, options)
+    out = which_metric_of(data, options, step)
     out.machine = machine
     return out
 

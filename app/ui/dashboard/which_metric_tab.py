@@ -15,9 +15,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import pandas as pd
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, Qt, QTimer, Signal
-from PySide6.QtGui import QBrush, QColor, QShowEvent
+from PySide6.QtGui import QBrush, QColor, QFont, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -35,14 +36,18 @@ from meaningbench.queries.tables import table_csv
 from meaningbench.queries.which_metric import (
     CLUSTER_LINE,
     CLUSTER_MEANING,
+    GAP_WORDS,
     GROUPING_CHOICES,
     MEASURE_CHOICES,
+    PRESET_CHOICES,
     TEST_CHOICES,
     Stability,
     WhichMetric,
     WhichMetricOptions,
     compute_stability,
     compute_which_metric,
+    preset_of,
+    with_preset,
 )
 from meaningbench.ui.dashboard.panel import Panel
 from meaningbench.ui.dashboard.plots import (
@@ -74,6 +79,16 @@ NO_ATTRIBUTES = (
     "compare the metrics per category."
 )
 GROUP_HEIGHT = 0.8
+PRESET_TIP = (
+    "A protocol of the metric literature. WMT25 (the WMT25 metrics task, as MTME runs it): "
+    "acc*eq per source, ranked by MTME's pairwise permutation test with its early stopping. "
+    "Its system-level task (SPA) is in `meaningbench metaeval --preset wmt25`. Changing the "
+    "measure, grouping or test leaves the preset."
+)
+HUMAN_TIP = (
+    "A human rater scored as if a metric, against the other raters only (Proietti et al., "
+    "2025); the one-rater baseline is the raters' mean: what one more human would score."
+)
 
 
 def _fmt(value: float | None, digits: int = 3) -> str:
@@ -87,8 +102,11 @@ def _p_words(text: str) -> str:
 
 def which_metric_job(path: Path, options: WhichMetricOptions) -> Job[WhichMetric]:
     def run(ctx: JobContext) -> WhichMetric:
-        ctx.progress(0, None, "Ranking the metrics", force=True)
-        return compute_which_metric(path, options)
+        def step(done: int, total: int, what: str) -> None:
+            ctx.progress(done, total, what, force=True)
+            ctx.check()  # a cancel, or options that replaced these, stops it here
+
+        return compute_which_metric(path, options, step)
 
     return run
 
@@ -243,9 +261,10 @@ class PValueTable(QTableWidget):
 
 
 class RankingTable(QTableWidget):
-    """Cluster, metric, value and 95% interval, best first; clusters shaded in turn."""
+    """Cluster, metric, value, 95% interval and distance from the one-rater baseline, best
+    first; clusters shaded in turn; human rows in italics among the metrics by value."""
 
-    HEADERS = ("Cluster", "Metric", "Value", "95% interval")
+    HEADERS = ("Cluster", "Metric", "Value", "95% interval", "Δ one rater")
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(0, len(self.HEADERS), parent)
@@ -262,7 +281,12 @@ class RankingTable(QTableWidget):
         cluster = self.horizontalHeaderItem(0)
         if cluster is not None:
             cluster.setToolTip(CLUSTER_MEANING)
+        gap = self.horizontalHeaderItem(4)
+        if gap is not None:
+            gap.setToolTip(GAP_WORDS)
         self.result: WhichMetric | None = None
+        # What each row holds: "metric", "human", or "note" (why there is no human row).
+        self.row_kinds: list[str] = []
 
     def refresh_colors(self) -> None:
         """Cluster shading comes from the palette: fill again when the theme changes."""
@@ -279,29 +303,67 @@ class RankingTable(QTableWidget):
     def set_result(self, result: WhichMetric) -> None:
         self.result = result
         frame = result.ranking_frame()
-        self.setRowCount(len(frame))
+        why_none = result.humans.reason if result.humans is not None else None
+        self.clearSpans()
+        self.setRowCount(len(frame) + (1 if why_none else 0))
+        self.row_kinds = []
         shade = self.palette().alternateBase()
+        muted = self.palette().placeholderText()
         for r, row in enumerate(frame.to_dict(orient="records")):
+            human = row.get("kind") == "human"
+            self.row_kinds.append("human" if human else "metric")
             cluster = row.get("cluster")
-            defined = row.get("value") is not None
+            cluster = None if cluster is None or pd.isna(cluster) else int(cluster)
+            defined = row.get("value") is not None and not pd.isna(row.get("value"))
             low, high = row.get("low"), row.get("high")
+            gap = row.get("gap_to_one_rater")
+            has_gap = gap is not None and not pd.isna(gap)
             cells = [
-                str(int(cluster)) if cluster is not None and defined else "",
-                result.shown_name(str(row["metric"])),
+                str(cluster) if cluster is not None and defined else "",
+                str(row["metric"]) if human else result.shown_name(str(row["metric"])),
                 _fmt(row["value"]) if defined else str(row.get("not_defined") or "not defined"),
-                f"[{_fmt(low)}, {_fmt(high)}]" if defined and low is not None else "",
+                f"[{_fmt(low)}, {_fmt(high)}]" if defined and _given(low) else "",
+                f"{gap:+.3f}" if has_gap else "",
             ]
             for c, text in enumerate(cells):
                 cell = QTableWidgetItem(text)
                 if c != 1:
                     cell.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
-                if defined and cluster is not None and int(cluster) % 2 == 0:
+                if human:
+                    _mark_human(cell, muted)
+                elif defined and cluster is not None and cluster % 2 == 0:
                     cell.setBackground(shade)
                 if c == 0 and cells[0]:
                     cell.setToolTip(CLUSTER_MEANING)
                 if c == 1 and result.machine_note(str(row["metric"])):
                     cell.setToolTip(result.machine_note(str(row["metric"])))
+                if c == 4 and has_gap:
+                    cell.setToolTip(GAP_WORDS)
                 self.setItem(r, c, cell)
+        if why_none:
+            self._note_row(len(frame), why_none[:1].upper() + why_none[1:], muted)
+
+    def _note_row(self, r: int, text: str, muted: QBrush) -> None:
+        """One line across the table: why there is no human row."""
+        self.row_kinds.append("note")
+        cell = QTableWidgetItem(text)
+        cell.setToolTip(text)
+        _mark_human(cell, muted)
+        self.setItem(r, 0, cell)
+        self.setSpan(r, 0, 1, len(self.HEADERS))
+
+
+def _given(value: Any) -> bool:
+    return value is not None and not pd.isna(value)
+
+
+def _mark_human(cell: QTableWidgetItem, muted: QBrush) -> None:
+    """A human row reads as no metric: italic, in the palette's muted text colour."""
+    font = QFont(cell.font())
+    font.setItalic(True)
+    cell.setFont(font)
+    cell.setForeground(muted)
+    cell.setToolTip(HUMAN_TIP)
 
 
 def _combo(items: dict[str, str], tip: str, chars: int = 11) -> QComboBox:
@@ -325,6 +387,7 @@ class WhichMetricTab(QWidget):
         self.controller = controller
         self.result: WhichMetric | None = None
         self.job: JobHandle | None = None
+        self._job_options: WhichMetricOptions | None = None
         self.stability: Stability | None = None
         self.stability_job: JobHandle | None = None
         self._stability_next: tuple[Path, WhichMetricOptions] | None = None
@@ -346,12 +409,15 @@ class WhichMetricTab(QWidget):
         self._build_panels()
         self._build_layout(controls)
         for combo in (self.measure, self.grouping, self.test):
-            combo.currentIndexChanged.connect(lambda _i: self.schedule(immediate=True))
+            combo.currentIndexChanged.connect(lambda _i: self._on_own_choice())
+        self.preset.currentIndexChanged.connect(lambda _i: self._on_preset())
         self.attribute.currentIndexChanged.connect(lambda _i: self.schedule(immediate=True))
         self._show_message("Reading the study…")
 
     def _build_controls(self) -> QHBoxLayout:
         """The options row; the status and warning lines below it."""
+        self.preset = _combo(PRESET_CHOICES, PRESET_TIP, chars=7)
+        self.preset.setObjectName("whichMetricPreset")
         self.measure = _combo(MEASURE_CHOICES, "The measure the metrics are ranked by")
         self.grouping = _combo(
             GROUPING_CHOICES,
@@ -371,6 +437,7 @@ class WhichMetricTab(QWidget):
         controls = QHBoxLayout()
         controls.setSpacing(8)
         for label, widget in (
+            ("Preset", self.preset),
             ("Rank by", self.measure),
             ("Grouping", self.grouping),
             ("Test", self.test),
@@ -475,7 +542,30 @@ class WhichMetricTab(QWidget):
             group_by=str(self.grouping.currentData()),
             test=str(self.test.currentData()),
             by=str(attribute) if attribute else None,
+            preset=str(self.preset.currentData()) or None,
         )
+
+    def _on_preset(self) -> None:
+        """A preset sets the measure, grouping and test its task names (the engine's
+        definition, through `with_preset`)."""
+        chosen = with_preset(self.options(), str(self.preset.currentData()))
+        for combo, key in (
+            (self.measure, chosen.measure),
+            (self.grouping, chosen.group_by),
+            (self.test, chosen.test),
+        ):
+            combo.blockSignals(True)
+            combo.setCurrentIndex(max(0, combo.findData(key)))
+            combo.blockSignals(False)
+        self.schedule(immediate=True)
+
+    def _on_own_choice(self) -> None:
+        """A measure, grouping or test of the user's own leaves the preset."""
+        if self.preset.currentData() and preset_of(self.options()) is None:
+            self.preset.blockSignals(True)
+            self.preset.setCurrentIndex(self.preset.findData(""))
+            self.preset.blockSignals(False)
+        self.schedule(immediate=True)
 
     # -- computing --------------------------------------------------------------------------
     @property
@@ -497,15 +587,20 @@ class WhichMetricTab(QWidget):
         path = self.controller.path
         if path is None:
             return
+        options = self.options()
         if self.job is not None:
             self._again = True
+            if options != self._job_options:
+                self.job.cancel()  # ranked by options no longer asked for: stop it
             return
         self._dirty = False
         generation = self.generation
-        options = self.options()
+        self._job_options = options
 
         def done(result: WhichMetric) -> None:
-            if generation == self.generation:
+            # A cancelled job's result is dropped: the previous figures stay.
+            cancelled = self.job is not None and self.job.ctx.cancelled
+            if generation == self.generation and not cancelled:
                 self._show(result)
                 if result.ranking is not None:
                     self._start_stability(path, options)
@@ -518,6 +613,7 @@ class WhichMetricTab(QWidget):
             show_errors=False,
         )
         self.job.finished.connect(self._on_finished)
+        self.job.progress.connect(lambda _p: self._show_status())
         self._show_status()
 
     def _start_stability(self, path: Path, options: WhichMetricOptions) -> None:
@@ -645,12 +741,17 @@ class WhichMetricTab(QWidget):
         r = self.result
         if r is not None and r.ranking is not None:
             rk = r.ranking
+            preset = preset_of(r.options)
+            upto = "up to " if rk.early_stop is not None else ""
+            stop = " with MTME's early stopping" if rk.early_stop is not None else ""
             parts.append(
-                f"over {rk.over} · {TEST_CHOICES.get(rk.test, rk.test)}, "
-                f"{rk.resamples:,} resamples, seed {rk.seed}, α = {rk.alpha:g}"
+                (f"{PRESET_CHOICES[preset.name]} · " if preset is not None else "")
+                + f"over {rk.over} · {TEST_CHOICES.get(rk.test, rk.test)}, "
+                f"{upto}{rk.resamples:,} resamples{stop}, seed {rk.seed}, α = {rk.alpha:g}"
             )
         if self.computing:
-            parts.append("computing…")
+            step = self.job.last_progress if self.job is not None else None
+            parts.append(f"computing… ({step.message})" if step and step.message else "computing…")
         elif self.stability_job is not None:
             parts.append("measuring stability…")
         self.status.setText(" · ".join(parts))

@@ -126,7 +126,8 @@ def test_one_default_grouping_and_one_name_everywhere(
     out = json.loads(capsys.readouterr().out)
     assert out["ranking"]["grouping"] == GROUPING_NAMES[DEFAULT_GROUPING]
     shown = {tab.ranking.item(r, 1).text(): tab.ranking.item(r, 0).text()
-             for r in range(tab.ranking.rowCount())}  # fmt: skip
+             for r in range(tab.ranking.rowCount())
+             if tab.ranking.row_kinds[r] == "metric"}  # fmt: skip
     printed = {r["metric"]: str(r["cluster"]) for r in out["ranking"]["ranking"]}
     assert shown == printed  # the tab's clusters are the command's, out of the box
     report = tmp_path / "r.html"
@@ -160,7 +161,8 @@ def test_a_1024_by_640_window_shows_every_cluster_and_folds_empty_panels(
     assert not tab.bars_panel.isVisible()  # nothing to compare per category: no room taken
     table = tab.ranking
     last = table.rowCount() - 1
-    assert table.rowCount() == len(facts.metric_names)
+    # The metrics, then 3 raters and the one-rater baseline among them.
+    assert table.rowCount() == len(facts.metric_names) + 4
     bottom = table.rowViewportPosition(last) + table.rowHeight(last)
     assert table.rowViewportPosition(0) >= 0 and bottom <= table.viewport().height()
     # Agreement and rater QC: each table keeps five rows in sight (the tab scrolls).
@@ -197,8 +199,10 @@ def test_at_1024_by_640_the_ranking_keeps_every_cluster_beside_the_categories(
     QApplication.processEvents()
     assert tab.bars_panel.isVisible()
     table = tab.ranking
-    assert table.rowCount() == len(facts.metric_names) == 7
-    last = table.rowCount() - 1
+    # 7 metrics and the one-rater baseline in sight; the 2 raters' own rows below them.
+    assert table.rowCount() == len(facts.metric_names) + 3 == 10
+    assert table.row_kinds[-2:] == ["human", "human"]
+    last = table.rowCount() - 3
     assert table.rowViewportPosition(last) + table.rowHeight(last) <= table.viewport().height()
 
 
@@ -210,7 +214,8 @@ def test_cluster_shading_follows_a_new_palette(open_page, paired, qtbot) -> None
     path, _ = paired
     _page, tab = _tab(open_page, path, qtbot)
     table = tab.ranking
-    shaded = [r for r in range(table.rowCount()) if int(table.item(r, 0).text() or 1) % 2 == 0]
+    shaded = [r for r in range(table.rowCount())
+              if table.row_kinds[r] == "metric" and int(table.item(r, 0).text() or 1) % 2 == 0]  # fmt: skip
     if not shaded:
         pytest.skip("a single cluster: nothing shaded")
     for kind in ("dark", "light"):
