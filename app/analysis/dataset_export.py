@@ -30,6 +30,7 @@ from sqlalchemy import text
 from meaningbench.analysis.agreement import AgreementResult, study_agreement
 from meaningbench.analysis.label_sets import resolve_label_sets
 from meaningbench.analysis.rater_checks import RaterCheck, study_rater_checks
+from meaningbench.analysis.resolutions import decision_of
 from meaningbench.annotation.proposals import (
     PrefillSummary,
     ProposalFate,
@@ -163,7 +164,7 @@ def _num(x: float, spec: str = ".3f") -> str:
 
 _LABELS_SQL = f"""
     SELECT r.item_id, d.name AS dataset, i.system, i.source, i.output, a.name AS label_set,
-           dm.name AS dimension, dm.scale AS scale, r.value, r.n_raters
+           dm.name AS dimension, dm.scale AS scale, r.value, r.n_raters, r.origin
     FROM rating r
     JOIN annotator a ON a.id = r.annotator_id
     JOIN dimension dm ON dm.id = r.dimension_id
@@ -176,9 +177,15 @@ _LABELS_SQL = f"""
 
 
 def label_rows(study: Study, label_set: str) -> list[dict[str, Any]]:
-    """The current labels of one aggregate label set on regular items."""
+    """The current labels of one aggregate label set on regular items; a resolution set's
+    (`meaningbench.analysis.resolutions`) also say each item's decision."""
     with study.session() as s:
-        return [dict(r._mapping) for r in s.execute(text(_LABELS_SQL), {"label_set": label_set})]
+        found = [dict(r._mapping) for r in s.execute(text(_LABELS_SQL), {"label_set": label_set})]
+    decisions = [decision_of(str(r.pop("origin") or "")) for r in found]
+    if any(decisions):
+        for row, decision in zip(found, decisions, strict=True):
+            row["decision"] = decision
+    return found
 
 
 def write_labels_parquet(rows: list[dict[str, Any]], path: Path) -> None:
@@ -191,6 +198,7 @@ def write_labels_parquet(rows: list[dict[str, Any]], path: Path) -> None:
             ("scale", pa.string()),
             ("value", pa.float64()),
             ("n_raters", pa.int64()),
+            *([("decision", pa.string())] if rows and "decision" in rows[0] else []),
         ]
     )
     pq.write_table(pa.Table.from_pylist(rows, schema=schema), path)
@@ -361,7 +369,9 @@ def _prefill_lines(summary: PrefillSummary) -> list[str]:
     ]
 
 
-def _files_lines(span_ratings: int, label_set: str | None, n_labels: int) -> list[str]:
+def _files_lines(
+    span_ratings: int, label_set: str | None, n_labels: int, decisions: bool = False
+) -> list[str]:
     lines = [
         "",
         "## Files",
@@ -381,7 +391,14 @@ def _files_lines(span_ratings: int, label_set: str | None, n_labels: int) -> lis
         lines.append(
             f"- `{LABELS_FILE}`: the {n_labels} aggregate labels of the label set "
             f"{markdown_text(label_set)} (item_id, dataset, system, source, output, label_set, "
-            "dimension, scale, value, n_raters)."
+            "dimension, scale, value, n_raters"
+            + (
+                ", decision: the lead's settling of the raters' disagreement: score (value is "
+                "the adjudicated score), keep-all or exclude (value is the raters' mean)"
+                if decisions
+                else ""
+            )
+            + ")."
         )
     return lines
 
@@ -403,7 +420,8 @@ def export_dataset(
     label_set = None
     if labels is not None:
         with study.engine.connect() as conn:
-            (label_set,) = resolve_label_sets(conn, labels)
+            # A resolution set is read with the published labels; its own are written.
+            label_set = resolve_label_sets(conn, labels)[0]
     labelled = label_rows(study, label_set) if label_set is not None else []
     with study.session() as s:
         settings = load_settings(s)
@@ -438,7 +456,9 @@ def export_dataset(
             *_quality_lines(checks),
             *_agreement_lines(agreement),
             *(_prefill_lines(prefill_summary(span_rows)) if span_rows else []),
-            *_files_lines(span_ratings, label_set, len(labelled)),
+            *_files_lines(
+                span_ratings, label_set, len(labelled), bool(labelled) and "decision" in labelled[0]
+            ),
         ]
         card = card_header(title, label_set) + "\n" + "\n".join(lines) + "\n"
         (staging / CARD_FILE).write_text(card, encoding="utf-8")

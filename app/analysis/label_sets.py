@@ -11,6 +11,11 @@ choice of sets:
 - otherwise every aggregate source that no audit wrote (the published labels), which is
   what studies did before label sets existed.
 
+A resolution set (`meaningbench.analysis.resolutions`: the lead's decisions on raters'
+disagreements) is read only when picked or chosen, and then with the published labels: it
+settles items the raters rated, it is no rival to the labels of items nobody rated. Its
+decisions are applied by `select_labels` (to frames that carry each rating's origin).
+
 Per-rater ratings are untouched by the choice: the rule of `meaningbench.analysis.human` still lets
 the study's own raters win over any label.
 """
@@ -29,6 +34,7 @@ from sqlalchemy import Connection, select, text
 from sqlalchemy.orm import Session
 
 from meaningbench.analysis.audit import AuditResult
+from meaningbench.analysis.resolutions import apply_resolutions, is_resolution_meta
 from meaningbench.db.current_ratings import current_rating_sql, is_current
 from meaningbench.db.models import Annotator, Dimension, Item, Rating, StudySetting
 from meaningbench.errors import UserError
@@ -42,6 +48,7 @@ class LabelSet:
     name: str
     n_labels: int
     from_audit: bool
+    resolution: bool = False  # the lead's decisions on disagreements, not labels
 
 
 # Any reader of the study file: an ORM session, a SQLAlchemy connection, or the browser's
@@ -76,7 +83,8 @@ def label_sets(conn: Reader) -> list[LabelSet]:
     out = []
     for name, meta, n in rows:
         meta = _json(meta)
-        out.append(LabelSet(str(name), int(n), isinstance(meta, dict) and FIX_ORIGIN in meta))
+        from_audit = isinstance(meta, dict) and FIX_ORIGIN in meta
+        out.append(LabelSet(str(name), int(n), from_audit, is_resolution_meta(meta)))
     return out
 
 
@@ -101,23 +109,26 @@ def resolve_label_sets(conn: Reader, requested: str | None = None) -> list[str]:
     """The aggregate sources an analysis reads (see the module docstring)."""
     sets = label_sets(conn)
     names = {s.name for s in sets}
+    published = [s.name for s in sets if not s.from_audit and not s.resolution]
+    resolving = {s.name for s in sets if s.resolution}
     if requested is not None:
         if requested not in names:
             known = ", ".join(sorted(names)) or "none"
             raise UserError(f"no aggregate label set {requested!r}; label sets: {known}")
-        return [requested]
+        return [requested, *published] if requested in resolving else [requested]
     chosen = chosen_label_set(conn)
     if chosen is not None and chosen in names:
-        return [chosen]
-    return [s.name for s in sets if not s.from_audit]
+        return [chosen, *published] if chosen in resolving else [chosen]
+    return published
 
 
 def select_labels(ratings: pd.DataFrame, keep: Sequence[str]) -> pd.DataFrame:
-    """Rows of a ratings frame without the aggregate labels of sets not in `keep`."""
+    """Rows of a ratings frame without the aggregate labels of sets not in `keep`, with
+    the decisions of a kept resolution set applied."""
     if ratings.empty:
         return ratings
     drop = (ratings["annotator_kind"] == "aggregate") & ~ratings["annotator"].isin(list(keep))
-    return ratings.loc[~drop]
+    return apply_resolutions(ratings.loc[~drop])
 
 
 @dataclass

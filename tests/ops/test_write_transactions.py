@@ -37,6 +37,7 @@ from meaningbench.kits.making import make_kits
 from meaningbench.metrics.structural.scenes import SceneSpec
 from meaningbench.ops import (
     campaign,
+    disagreements,
     export,
     flag,
     judge,
@@ -178,6 +179,14 @@ def _fix(study: Study) -> Job:
     for rater, values in (("r1", [80.0, 20.0]), ("r2", [60.0, 30.0])):
         add_ratings(study, rater, dict(zip(raw, values, strict=True)), origin="import:raw.csv")
     return labels.fix_job(study.path, "fixed", keep_unmatched=True, choose=True)
+
+
+def _resolve(study: Study) -> Job:
+    """Two raters far apart on one item, settled with an adjudicated score."""
+    (item,) = add_pairs(study, [("a b c", "a b", "s1")], dataset="disagreed")
+    add_ratings(study, "r1", {item: 10.0})
+    add_ratings(study, "r2", {item: 90.0})
+    return disagreements.resolve_job(study.path, item, "score", score=50.0)
 
 
 def _open_sxs(study: Study) -> Job:
@@ -339,6 +348,7 @@ RUN: dict[str, Callable[[Study], Job]] = {
     "kits.make_kits_job": lambda st: kits.make_kits_job(st, "ann, bob", st.path.parent / "kits"),
     "merge.merge_job": _merge,
     "labels.fix_job": _fix,
+    "disagreements.resolve_job": _resolve,
     "rate.submit_unit": _sxs,
     "rate.undo_unit": _sxs,
     "skip.skip_item": _skip,
