@@ -96,11 +96,13 @@ class DisagreementReport:
         return sum(d.resolution is not None for d in self.items)
 
     def describe_threshold(self) -> str:
-        how = f"the study's {PERCENTILE:g}th percentile of" if self.from_percentile else "set;"
-        return (
-            f"threshold {self.threshold:g} ({how} {self.n_pairs:,} pairwise gaps "
-            f"on {self.n_items_compared:,} items with two raters or more)"
+        """The threshold and where it comes from, in words."""
+        basis = (
+            f"{self.n_pairs:,} pairwise gaps between two raters on {self.n_items_compared:,} items"
         )
+        if self.from_percentile:
+            return f"{self.threshold:g}, the study's {PERCENTILE:g}th percentile of {basis}"
+        return f"{self.threshold:g} (the threshold given; the study has {basis})"
 
     def to_json(self) -> dict[str, object]:
         return {

@@ -66,7 +66,9 @@ def test_the_default_threshold_is_the_studys_95th_percentile_of_pairwise_gaps(
     assert found.from_percentile
     assert found.threshold == pytest.approx(float(np.percentile(gaps, 95)))
     assert all(d.gap > found.threshold for d in found.items) and found.items
-    assert "95th percentile of 24 pairwise gaps" in found.describe_threshold()
+    assert "95th percentile of 24 pairwise gaps between two raters on 8 items" in (
+        found.describe_threshold()
+    )
 
 
 def test_machine_raters_and_labels_are_no_raters(new_study: Study) -> None:

@@ -33,6 +33,7 @@ COMMANDS = ROOT / "app" / "commands"
 # those the commands in LEFT_OUTSIDE still call themselves.
 WRITERS = {
     "meaningbench.analysis.label_sets": ("add_fixed_labels", "choose_label_set"),
+    "meaningbench.analysis.resolutions": ("resolve_item",),
     "meaningbench.annotation.merge": ("merge_ratings",),
     "meaningbench.annotation.practice": ("add_practice",),
     "meaningbench.annotation.protocols": ("set_protocol",),

@@ -176,3 +176,31 @@ def test_a_scripted_campaign(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     finally:
         study.close()
     assert held == given and rows == len(given)
+
+    # The disagreement review: the widest gaps first, three settled, the ratings untouched.
+    lead = str(tmp_path / "lead.mbstudy")
+    code, review = _run_json(capsys, "disagreements", lead, "--json")
+    widest = [i["item_id"] for i in review["items"]]
+    assert code == 0 and widest and review["threshold_from"] == "percentile 95"
+    # The lead lowers the threshold to see more of them.
+    lower = f"{review['threshold'] / 2:g}"
+    code, review = _run_json(capsys, "disagreements", lead, "--threshold", lower, "--json")
+    gaps = [i["gap"] for i in review["items"]]
+    assert code == 0 and len(gaps) >= 3 and gaps == sorted(gaps, reverse=True)
+    assert min(gaps) > review["threshold"] and review["threshold_from"] == "given"
+    assert [i["item_id"] for i in review["items"][: len(widest)]] == widest
+    settle = [["--score", "50"], ["--keep-all"], ["--exclude", "--note", "garbled source"]]
+    for item, how in zip(review["items"], settle, strict=False):
+        assert len(item["ratings"]) == 2 and item["resolution"] is None
+        assert main(["disagreements", lead, "--resolve", str(item["item_id"]), *how]) == 0
+        assert "settled item" in capsys.readouterr().out
+    code, review = _run_json(capsys, "disagreements", lead, "--threshold", lower, "--json")
+    assert code == 0 and review["resolved"] == 3
+    decisions = [i["resolution"]["decision"] for i in review["items"][:3]]
+    assert decisions == ["score", "keep-all", "exclude"]
+    study = open_study(tmp_path / "lead.mbstudy")
+    try:
+        held, rows = held_ratings(study)
+    finally:
+        study.close()
+    assert held == given and rows == len(given)  # the decisions are no rater's ratings
