@@ -30,6 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from meaningbench.analysis import metaeval_measures as mm
+from meaningbench.analysis.parallel import thread_map
 
 BOOT_MEASURES = (*mm.COUNT_MEASURES, "acc_eq_star")
 BOOT_GROUPINGS = ("item", "per-system")
@@ -89,22 +90,21 @@ def boot_pair_samples(
     unit_of_group[groups.codes] = outer
     copies = c_out[:, unit_of_group]  # (R, G)
     multiplicity = c_in[:, inner]  # (R, n)
-    r_total = copies.shape[0]
-    out = np.full((r_total, x.shape[1]), np.nan)
     rows = max(1, CELLS // max(pairs.i.size, x.shape[0], 1))
-    for r0 in range(0, r_total, rows):
+    starts = range(0, copies.shape[0], rows)
+    dx = [x[pairs.i, m] - x[pairs.j, m] for m in range(x.shape[1])]
+
+    def block_values(r0: int) -> np.ndarray | None:
         block = _Block.of(pairs, multiplicity[r0 : r0 + rows], copies[r0 : r0 + rows])
-        if measure == "acc_eq_star":
-            if (block.resample_pairs > mm.CALIBRATION_PAIRS).any():
-                return None
-            out[r0 : r0 + rows] = np.column_stack(
-                [_acc_eq_star(block, x[pairs.i, m] - x[pairs.j, m]) for m in range(x.shape[1])]
-            )
-        else:
-            out[r0 : r0 + rows] = np.column_stack(
-                [_counted(block, measure, x[pairs.i, m] - x[pairs.j, m]) for m in range(x.shape[1])]
-            )
-    return out
+        if measure != "acc_eq_star":
+            return np.column_stack([_counted(block, measure, d) for d in dx])
+        if (block.resample_pairs > mm.CALIBRATION_PAIRS).any():
+            return None  # ε would be searched on a sample of this resample's pairs
+        return np.column_stack([_acc_eq_star(block, d) for d in dx])
+
+    parts = thread_map(block_values, list(starts))
+    done = [p for p in parts if p is not None]
+    return np.concatenate(done) if len(done) == len(parts) else None
 
 
 @dataclass(frozen=True)

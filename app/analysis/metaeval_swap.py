@@ -15,7 +15,11 @@ subtracts. A resample is then a choice of one of the four per pair:
   order, as the stable sort of `metaeval_measures.acc_eq_star`). The four candidates of
   every pair are sorted once; a resample's order is the sorted list with the unchosen
   candidates left out, so no resample sorts. The cumulative sums then run over the same
-  numbers in the same order as the row-by-row search, and give the same values.
+  numbers in the same order as the row-by-row search; the values agree with it to 1e-12
+  (the totals are summed in pair order, not numpy's pairwise order).
+
+The loops over a resample's pairs are compiled (`metaeval_swap_kernels`) and run in blocks
+of rows on the analysis thread pool.
 
 Used by `metaeval_significance` for the perm-both, perm-items and perm-systems tests.
 """
@@ -23,13 +27,16 @@ Used by `metaeval_significance` for the perm-both, perm-items and perm-systems t
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from meaningbench.analysis import metaeval_measures as mm
+from meaningbench.analysis import metaeval_swap_kernels as kernels
+from meaningbench.analysis.parallel import thread_map
 
 SWAP_MEASURES = (*mm.COUNT_MEASURES, "acc_eq_star")
-CELLS = 8_000_000  # rows × candidates per block
+ROWS = 64  # resample rows per task on the analysis thread pool
 MAX_CANDIDATES = 40_000_000  # beyond this (a global grouping of ~4,500 outputs) the old path
 
 
@@ -73,79 +80,64 @@ def swap_rows(sp: SwapPairs, u: np.ndarray, v: np.ndarray, signs: np.ndarray) ->
     """(2R,) the measure on the hybrid rows of R resamples: row r takes u where
     signs[r] > 0 and v elsewhere, row R + r the opposite (what `mid ± s·half` builds)."""
     r = signs.shape[0]
-    p = sp.size
-    if p == 0:
+    if sp.size == 0:
         return np.full(2 * r, np.nan)
     # candidate c = 2·(i takes v) + (j takes v); A' rows pick c, B' rows 3 − c
     dx = np.stack([u[sp.i] - u[sp.j], u[sp.i] - v[sp.j], v[sp.i] - u[sp.j], v[sp.i] - v[sp.j]])
-    neg = signs < 0
-    choice = 2 * neg[:, sp.i].astype(np.int8) + neg[:, sp.j].astype(np.int8)
-    choice = np.concatenate([choice, 3 - choice])  # (2R, P)
+    neg = np.ascontiguousarray(signs < 0, dtype=np.uint8)
+    blocks = [neg[r0 : r0 + ROWS] for r0 in range(0, r, ROWS)]
     if sp.measure == "acc_eq_star":
-        return _acc_eq_star_rows(sp, dx, choice)
-    return _count_rows(sp, dx, choice)
+        if not sp.dh.any():  # humans tie every pair
+            return np.full(2 * r, np.nan)
+        cand = _acc_candidates(sp, dx)
+        parts = thread_map(lambda b: kernels.acc_eq_star_rows(b, sp.i, sp.j, cand), blocks)
+    else:
+        code = _outcomes(sp, dx)
+        parts = thread_map(lambda b: _counted(sp, b, code), blocks)
+    # each block holds its A' rows then its B' rows
+    halves = [(p[: p.size // 2], p[p.size // 2 :]) for p in parts]
+    return np.concatenate([a for a, _ in halves] + [b for _, b in halves])
 
 
-def _count_rows(sp: SwapPairs, dx: np.ndarray, choice: np.ndarray) -> np.ndarray:
+def _outcomes(sp: SwapPairs, dx: np.ndarray) -> np.ndarray:
+    """(4, P) outcome code of each candidate: 0 concordant, 1 discordant, 2 tied in the
+    humans only, 3 in the metric only, 4 in both."""
     ht = sp.dh == 0
     mt = dx == 0  # ε = 0: |Δ| ≤ 0
     agree = (np.sign(sp.dh) == np.sign(dx)) & ~ht & ~mt
-    # outcome codes: 0 concordant, 1 discordant, 2 tied in humans only, 3 in the metric
-    # only, 4 in both
     code = np.where(ht & mt, 4, np.where(mt, 3, np.where(ht, 2, np.where(agree, 0, 1))))
-    b = choice.shape[0]
-    g = sp.n_groups
-    out = np.empty(b)
-    rows = max(1, CELLS // max(sp.size, 1))
-    cols = np.arange(sp.size)
-    for r0 in range(0, b, rows):
-        ch = choice[r0 : r0 + rows]
-        k = ch.shape[0]
-        picked = code[ch, cols[None, :]]  # (k, P)
-        flat = (np.arange(k)[:, None] * g + sp.gid[None, :]) * 5 + picked
-        counts = np.bincount(flat.ravel(), minlength=k * g * 5).reshape(k, g, 5)
-        counts = counts.astype(np.float64)
-        pc = mm.PairCounts(
-            c=counts[..., 0], d=counts[..., 1], th=counts[..., 2], tm=counts[..., 3],
-            thm=counts[..., 4],
-        )  # fmt: skip
-        out[r0 : r0 + k] = mm.from_counts(sp.measure, pc)
-    return out
+    return np.ascontiguousarray(code, dtype=np.int8)
 
 
-def _acc_eq_star_rows(sp: SwapPairs, dx: np.ndarray, choice: np.ndarray) -> np.ndarray:
-    b, p = choice.shape
-    if not sp.dh.any():  # humans tie every pair
-        return np.full(b, np.nan)
+def _counted(sp: SwapPairs, neg: np.ndarray, code: np.ndarray) -> np.ndarray:
+    counts = kernels.count_rows(neg, sp.i, sp.j, sp.gid, code, sp.n_groups)
+    pc = mm.PairCounts(
+        c=counts[..., 0], d=counts[..., 1], th=counts[..., 2], tm=counts[..., 3],
+        thm=counts[..., 4],
+    )  # fmt: skip
+    return np.asarray(mm.from_counts(sp.measure, pc))
+
+
+def _acc_candidates(sp: SwapPairs, dx: np.ndarray) -> tuple[Any, ...]:
+    """The four candidates of every pair sorted once by |Δ| (ties in pair order, as the
+    stable sort of `metaeval_measures.acc_eq_star`), with what each adds where chosen,
+    in the order `metaeval_swap_kernels.acc_eq_star_rows` takes them."""
+    p = sp.size
     per_group = np.bincount(sp.gid, minlength=sp.n_groups).astype(np.float64)
     used = per_group > 0
-    weight = 1.0 / (per_group[sp.gid] * used.sum())
+    weight = np.tile(1.0 / (per_group[sp.gid] * used.sum()), 4)
     ad = np.abs(dx).ravel()  # candidate c of pair q at c·P + q
     pair_of = np.tile(np.arange(p), 4)
-    order = np.lexsort((pair_of, ad))  # by |Δ|, ties in pair order (a stable sort's)
-    rank = np.empty(4 * p, dtype=np.intp)
-    rank[order] = np.arange(4 * p)
+    order = np.lexsort((pair_of, ad))
     dh = np.tile(sp.dh, 4)
-    tie_w = np.where(dh == 0, np.tile(weight, 4), 0.0)[order]
-    ord_w = np.where((dh != 0) & (np.sign(dh) == np.sign(dx.ravel())), np.tile(weight, 4), 0.0)
-    ord_w = ord_w[order]
+    ord_w = np.where((dh != 0) & (np.sign(dh) == np.sign(dx.ravel())), weight, 0.0)
     ad_sorted = ad[order]
-    out = np.empty(b)
-    rows = max(1, CELLS // (4 * p))
-    for r0 in range(0, b, rows):
-        ch = choice[r0 : r0 + rows]
-        k = ch.shape[0]
-        mask = np.zeros((k, 4 * p), dtype=bool)
-        mask[np.arange(k)[:, None], rank[ch.astype(np.intp) * p + np.arange(p)]] = True
-        cols = np.nonzero(mask)[1].reshape(k, p)  # each row's chosen candidates, sorted
-        ad_s, tie_s, ord_s = ad_sorted[cols], tie_w[cols], ord_w[cols]
-        last = np.ones((k, p), dtype=bool)
-        last[:, :-1] = ad_s[:, 1:] != ad_s[:, :-1]
-        total = np.array([row.sum() for row in ord_s])  # as the row-by-row path sums
-        acc = np.cumsum(tie_s, axis=1) + total[:, None] - np.cumsum(ord_s, axis=1)
-        eps0 = ad_s[:, 0] > 0
-        top = np.maximum(np.where(last, acc, -np.inf).max(axis=1), np.where(eps0, total, -np.inf))
-        hit = last & (acc >= (top - 1e-12)[:, None])
-        first = acc[np.arange(k), np.argmax(hit, axis=1)]
-        out[r0 : r0 + k] = np.where(eps0 & (total >= top - 1e-12), total, first)
-    return out
+    return (
+        np.ascontiguousarray(pair_of[order], dtype=np.int32),
+        np.ascontiguousarray(order // p, dtype=np.uint8),
+        np.ascontiguousarray(np.where(dh == 0, weight, 0.0)[order]),
+        np.ascontiguousarray(ord_w[order]),
+        np.r_[ad_sorted[1:] != ad_sorted[:-1], True],
+        bool(ad_sorted[0] == 0),
+        np.ascontiguousarray(ord_w.reshape(4, p)),
+    )
