@@ -10,6 +10,8 @@
 - acc*_eq per source ranked by PERM-BOTH (ε searched again on every resample) with its
   BOOT-BOTH intervals on the same shape, 1,000 resamples (goal ≤ 10 s; 1,237 s before
   the pairwise resamples of `metaeval_swap`);
+- τ_b per source ranked by PERM-BOTH on 30 metrics × 10,000 outputs, 1,000 resamples, all
+  435 pairs (goal ≤ 120 s; about 7 hours before);
 - the stopping signal ranking by acc*_eq per source at 600 outputs, with the pairs test
   and with PERM-BOTH (goal ≤ 30 s).
 
@@ -147,6 +149,19 @@ def test_acc_eq_star_per_source_perm_both_simpeval_shape() -> None:
     assert f["rankings"][0]["intervals"] == 8
     # Regression bound, not the issue's goal (recorded as goal_s): 1,237 s before.
     assert f["whole_process_wall_s"] <= 400.0
+
+
+def test_kendall_b_per_source_perm_both_30_metrics_10k_outputs() -> None:
+    f = _run(
+        "kendall_b_item_perm_both_30_metrics_10k_outputs",
+        20,
+        500,
+        30,
+        [("kendall_b", "item", "perm-both", False, False)],
+        goal_s=120.0,
+    )
+    # Regression bound: about 7 hours before the compiled resamples.
+    assert f["whole_process_wall_s"] <= 600.0
 
 
 STOPPING = """
