@@ -15,6 +15,12 @@ imports the QuestEval ratings shipped with the tests (its `simplification_type` 
 becomes an item attribute), scores them with lexical metrics and saves the "Which metric"
 tab as which-metric.png (light) and which-metric-dark.png.
 
+    xvfb-run -a -s "-screen 0 1600x1000x24" python -m tests.tools.screenshots_dashboard which-metric-wmt25
+
+imports SimpDA 2022 (its raters' own ratings), scores it with lexical metrics and saves
+the tab with the wmt25 preset chosen and its human rows as which-metric-wmt25.png (light)
+and which-metric-wmt25-dark.png.
+
     xvfb-run -a -s "-screen 0 1600x1000x24" python -m tests.tools.screenshots_dashboard which-metric-stability
 
 imports CSMD dev (`--format csmd`), scores it with BLEU, SARI, chrF and BERTScore and
@@ -231,6 +237,39 @@ def which_metric_main() -> int:
     return 0
 
 
+def which_metric_wmt25_main() -> int:
+    """The tab with the wmt25 preset chosen: acc*_eq per source, the pairwise test, and
+    the human rows of the study's raters (each against the others, the one-rater row)."""
+    from PySide6.QtWidgets import QApplication
+
+    with tempfile.TemporaryDirectory() as tmp:
+        os.environ["MEANINGBENCH_HOME"] = str(Path(tmp) / "home")
+        simpda = "simpda2022/simpDA_2022.csv"  # its raters' own ratings: human rows
+        path = build_scored_study(Path(tmp), simpda, "simpda", WHICH_METRIC_METRICS)
+        app = QApplication(sys.argv)
+        window = open_dashboard(app, path)
+        page = window.page("dashboard")
+        tab = page.which_metric
+        page.tabs.setCurrentWidget(tab)
+        settle(app, lambda: tab.result is not None and not tab.computing, timeout=600)
+        tab.preset.setCurrentIndex(tab.preset.findData("wmt25"))
+
+        def shown() -> bool:
+            r = tab.result
+            settled = tab.stability is not None and tab.stability_job is None
+            return r is not None and r.options.preset == "wmt25" and not tab.computing and settled
+
+        settle(app, shown, timeout=600)
+        humans = tab.result.humans
+        if humans is not None:
+            print(
+                f"  human rows: {[(h.label, h.value) for h in humans.rows]} {humans.reason or ''}"
+            )
+        save_light_and_dark(app, window, "which-metric-wmt25")
+        window.close()
+    return 0
+
+
 STABILITY_METRICS = ["bleu", "sari", "chrf", "bertscore"]
 
 
@@ -260,6 +299,8 @@ def which_metric_stability_main() -> int:
 if __name__ == "__main__":
     if sys.argv[1:] == ["which-metric"]:
         raise SystemExit(which_metric_main())
+    if sys.argv[1:] == ["which-metric-wmt25"]:
+        raise SystemExit(which_metric_wmt25_main())
     if sys.argv[1:] == ["which-metric-stability"]:
         raise SystemExit(which_metric_stability_main())
     raise SystemExit(main())

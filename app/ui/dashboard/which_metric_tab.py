@@ -318,10 +318,12 @@ class RankingTable(QTableWidget):
             low, high = row.get("low"), row.get("high")
             gap = row.get("gap_to_one_rater")
             has_gap = gap is not None and not pd.isna(gap)
+            why = str(row.get("not_defined") or "not defined")
             cells = [
                 str(cluster) if cluster is not None and defined else "",
                 str(row["metric"]) if human else result.shown_name(str(row["metric"])),
-                _fmt(row["value"]) if defined else str(row.get("not_defined") or "not defined"),
+                # A rater's reason lies in the tooltip: the column keeps the metrics' width.
+                _fmt(row["value"]) if defined else ("not defined" if human else why),
                 f"[{_fmt(low)}, {_fmt(high)}]" if defined and _given(low) else "",
                 f"{gap:+.3f}" if has_gap else "",
             ]
@@ -339,18 +341,25 @@ class RankingTable(QTableWidget):
                     cell.setToolTip(result.machine_note(str(row["metric"])))
                 if c == 4 and has_gap:
                     cell.setToolTip(GAP_WORDS)
+                if c == 2 and human and not defined:
+                    cell.setToolTip(why)
                 self.setItem(r, c, cell)
         if why_none:
             self._note_row(len(frame), why_none[:1].upper() + why_none[1:], muted)
+        # No intervals (a preset that skips the bootstrap): no empty column either.
+        ranking = result.ranking
+        self.setColumnHidden(3, ranking is None or not ranking.intervals)
+        self.setColumnHidden(4, result.humans is None or result.humans.one_rater is None)
 
     def _note_row(self, r: int, text: str, muted: QBrush) -> None:
-        """One line across the table: why there is no human row."""
+        """One line from the Metric column on: why there is no human row. (Held by the
+        stretching column: a resize-to-contents one would widen to the whole sentence.)"""
         self.row_kinds.append("note")
         cell = QTableWidgetItem(text)
-        cell.setToolTip(text)
         _mark_human(cell, muted)
-        self.setItem(r, 0, cell)
-        self.setSpan(r, 0, 1, len(self.HEADERS))
+        cell.setToolTip(text)
+        self.setItem(r, 1, cell)
+        self.setSpan(r, 1, 1, len(self.HEADERS) - 1)
 
 
 def _given(value: Any) -> bool:
