@@ -20,6 +20,8 @@ from meaningbench.annotation.model import Progress, Scale, ShownItem
 from meaningbench.annotation.practice import Practice
 from meaningbench.annotation.settings import AnnotationSettings
 from meaningbench.annotation.side_by_side import ShownUnit
+from meaningbench.annotation.time_spent import SpentTally
+from meaningbench.queries.queue_progress import Standing
 
 if TYPE_CHECKING:
     from meaningbench.annotation.practice import PracticeSession
@@ -50,6 +52,7 @@ class RatingCursor(ABC, Generic[S]):
 
     def __init__(self, session: AnnotationSession) -> None:
         self._session = session
+        self._spent = SpentTally(session.study, session.annotator_id)
 
     @property
     def annotator_name(self) -> str:
@@ -72,6 +75,16 @@ class RatingCursor(ABC, Generic[S]):
     def progress(self) -> Progress:
         """The counts of the rater's queue (rated, total, skipped), kept by the writes."""
         return self._session.progress()
+
+    def standing(self, on_screen: int) -> Standing:
+        """The counts, the `on_screen` entries shown now (0: none) and the time spent, for
+        the header's counter and the end screen (`queries.queue_progress`)."""
+        return Standing(
+            progress=self.progress(),
+            on_screen=on_screen,
+            reviewing=self.reviewing and on_screen > 0,
+            spent=self._spent.total(),
+        )
 
     @property
     @abstractmethod

@@ -4,8 +4,9 @@ A kit (`meaningbench.kits`) is a study file that carries a kit marker naming its
 Opened, it goes straight to the rating screen as that rater (practice first, when the kit
 has practice). The pages and menus of the study lead (browser, dashboard, compare, sweep,
 campaign, training, metrics, settings, import and export, kits) are hidden, their
-shortcuts with them; the navigation shows the rating page alone. File ▸ Send back opens
-the send-back dialog (`meaningbench.ui.dialogs.send_back`) once something is rated.
+shortcuts with them; the navigation shows the rating page alone. File ▸ Send back, and the
+end screen's Send back after the last item, open the send-back dialog
+(`meaningbench.ui.dialogs.send_back`) once something is rated.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ class RaterMode(QObject):
         self.window = window
         self.rater: str | None = None
         self.dialog: SendBackDialog | None = None
+        self._connected_page: AnnotatePage | None = None
 
     @property
     def active(self) -> bool:
@@ -57,6 +59,9 @@ class RaterMode(QObject):
         page = self.rating_page()
         if page is None:
             return True
+        if page is not self._connected_page:  # the end screen's Send back opens the dialog
+            page.send_back_requested.connect(self.send_back)
+            self._connected_page = page
         page.set_rater(marker.rater)
         w.show_page(RATING_PAGE)
         if study.read_only:

@@ -116,9 +116,14 @@ def _rate_in_window(
         _press(qtbot, scale, Qt.Key.Key_Return)
         given[(rater, key, kind)] = value
         assert screen.saved_label.text().startswith("Saved ✓")
-        assert screen.progress_label.text().startswith(f"{len(given)} of ")
+        counter = screen.progress_label.text()
+        if screen.current_item() is None:
+            assert counter.startswith(f"{len(given)} of {len(given)} rated · ")
+        else:
+            assert counter.startswith(f"Item {len(given) + 1} of ")
     if limit is None:
-        assert "Send back" in screen.done_page.text()
+        assert screen.end_screen.send_back_button.isVisible()
+        assert "Send back" in screen.end_screen.next_step.text()
 
     window.actions_.send_back.trigger()
     dialog = window.rater_mode.dialog

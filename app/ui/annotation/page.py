@@ -10,7 +10,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -22,6 +22,8 @@ from PySide6.QtWidgets import (
 )
 
 from meaningbench.queries.annotation import protocol_of, rater_warnings
+from meaningbench.queries.queue_progress import spent_text
+from meaningbench.queries.rater_kit import KIT_SUFFIX
 from meaningbench.queries.study import study_counts
 from meaningbench.ui.annotation.picker import AnnotatorPicker
 from meaningbench.ui.annotation.practice_screen import PracticeScreen
@@ -32,6 +34,7 @@ from meaningbench.ui.widgets import HeadingLabel
 from meaningbench.ui.wording import counted
 
 if TYPE_CHECKING:
+    from meaningbench.queries.files import StudyHandle
     from meaningbench.runtime.changes import StudyChanges
     from meaningbench.ui.context import StudyContext
 
@@ -44,13 +47,21 @@ KIT_INTRO = (
     "This kit holds your own items. Use the keyboard: arrows or digits set the slider, "
     "Enter submits, S skips, F flags, Ctrl+Z undoes. Each rating is saved when you submit it."
 )
-SEND_BACK_NOTE = (
-    "Now return your ratings: choose Send back (in the toolbar, or File ▸ Send back…) "
-    "and give the file it makes to your study lead."
-)
+
+
+def send_back_place(study: StudyHandle, rater: str) -> tuple[Path, str]:
+    """Where Send back puts a kit's copy unless the rater chooses another folder, and the
+    copy's name (as `ops.kits.send_back_job` names it)."""
+    from meaningbench.ops.kits import default_send_back_folder
+
+    name = study.path.name if study.path.suffix == KIT_SUFFIX else f"{rater}{KIT_SUFFIX}"
+    return default_send_back_folder(study), name
 
 
 class AnnotatePage(QWidget):
+    # The end screen's Send back (rater mode, `ui.rater_mode`, opens the dialog).
+    send_back_requested = Signal()
+
     def __init__(self, context: StudyContext, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("annotatePage")
@@ -159,8 +170,9 @@ class AnnotatePage(QWidget):
         screen.submitted.connect(lambda _id, at=(where, annotator): self._count(at, +1))
         screen.undone.connect(lambda _id, at=(where, annotator): self._count(at, -1))
         screen.finished.connect(self._on_finished)
+        screen.send_back_requested.connect(self.send_back_requested)
         if self.rater is not None:
-            screen.set_done_note(SEND_BACK_NOTE)
+            screen.set_send_back(*send_back_place(study, self.rater))
         self.screen, self.annotator = screen, annotator
         self.stack.addWidget(screen)
         self.stack.setCurrentWidget(screen)
@@ -209,8 +221,13 @@ class AnnotatePage(QWidget):
         if self.rater is not None:
             return  # the screen stays, saying how to send the ratings back
         who = self.annotator or "This annotator"
+        spent = spent_text(self.screen.standing().spent) if self.screen is not None else ""
         self.stop()
-        self.message.setText(f"{who} has rated every item in their queue. Thank you!")
+        self.message.setText(
+            f"{who} has rated every item in their queue"
+            + (f" ({spent} of rating time)" if spent else "")
+            + ". Thank you! Their queue is done: choose another annotator to go on."
+        )
         self.refresh_rater_checks()
 
     def _count(self, at: tuple[Path | None, str], delta: int) -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from pathlib import Path
 from typing import ClassVar, Generic, Protocol, TypeVar
 
 from PySide6.QtCore import QEvent, Qt, QTimer, Signal
@@ -21,10 +22,12 @@ from PySide6.QtWidgets import QLabel, QWidget
 
 from meaningbench.queries.annotation import ShownItem
 from meaningbench.queries.files import StudyHandle
+from meaningbench.queries.queue_progress import SPENT_TIP, Standing, counter_text
 from meaningbench.queries.rating_cursor import RatingCursor
 from meaningbench.runtime import Job
 from meaningbench.runtime.changes import StudyChanges, Wrote
 from meaningbench.ui.annotation import keys
+from meaningbench.ui.annotation.end_screen import EndScreen
 from meaningbench.ui.annotation.focus import keep_focus_in
 from meaningbench.ui.annotation.panels import FlagDialog
 from meaningbench.ui.annotation.saving import ScreenWrites
@@ -62,15 +65,19 @@ class RatingScreen(QWidget, Generic[S]):
     # An undo changes the study's ratings as much as a submission: views must refresh.
     undone = Signal(int)
     finished = Signal()
-    # Said under "All … are rated" (a kit's rater: how to send the ratings back).
-    done_note = ""
+    # The end screen's Send back button (a rater kit): the host opens the dialog.
+    send_back_requested = Signal()
     WORDS: ClassVar[Words]
+    # What the counter calls one entry and several ("Item 3 of 12", "Outputs 4–6 of 12").
+    COUNTED: ClassVar[tuple[str, str]] = ("Item", "Items")
 
     # Made by the screen: its read-only cursor over the rater's queue (`_open`), its hint
-    # line and saved stamp (`_build`).
+    # line, saved stamp, counter and end screen (`_build`).
     queue: RatingCursor[S]
     hint: QLabel
     saved_label: QLabel
+    progress_label: QLabel
+    end_screen: EndScreen
 
     def __init__(
         self,
@@ -152,10 +159,30 @@ class RatingScreen(QWidget, Generic[S]):
             self._finished_sent = True
             self.finished.emit()
 
-    def set_done_note(self, note: str) -> None:
-        self.done_note = note
-        if self._shown is None:  # already done: say it now
-            self._show(None)
+    def set_send_back(self, folder: Path | None, file_name: str = "") -> None:
+        """A rater kit: the end screen offers Send back into `folder` (`file_name`, the
+        copy's name); None: the lead's own study, whose end screen says the queue is done."""
+        self.end_screen.set_send_back(folder, file_name)
+
+    def _make_end_screen(self) -> EndScreen:
+        """Part of `_build`: the end screen, its Send back passed on to the host."""
+        self.end_screen = EndScreen()
+        self.end_screen.send_back_requested.connect(self.send_back_requested)
+        self.progress_label.setToolTip(SPENT_TIP)
+        return self.end_screen
+
+    def _show_standing(self, on_screen: int) -> Standing:
+        """Part of `_show`: the counter in the header, and the end screen's summary when
+        nothing is on screen; the standing, for what else the screen shows of it."""
+        standing = self.queue.standing(on_screen)
+        self.progress_label.setText(counter_text(standing, *self.COUNTED))
+        if on_screen == 0:
+            self.end_screen.show_standing(standing, self.COUNTED[1].lower())
+        return standing
+
+    def standing(self) -> Standing:
+        """Where the rater stands now (the host's words after the last item)."""
+        return self.queue.standing(0)
 
     def notice(self, text: str) -> None:
         """A short message in the hint line (what just happened, or why nothing did)."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 import html
 
 from PySide6.QtCore import QEvent, Qt, QTimer
-from PySide6.QtGui import QFont, QKeyEvent, QPalette
+from PySide6.QtGui import QKeyEvent, QPalette
 from PySide6.QtWidgets import (
     QApplication,
     QFrame,
@@ -217,10 +217,7 @@ class AnnotationScreen(RatingScreen[ShownItem]):
         self.splitter.setChildrenCollapsible(False)
         self.stack.addWidget(self.splitter)
 
-        self.done_page = QLabel()
-        self.done_page.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.done_page.setWordWrap(True)
-        self.stack.addWidget(self.done_page)
+        self.stack.addWidget(self._make_end_screen())
 
     def _build_footer(self, outer: QVBoxLayout) -> None:
         footer = QHBoxLayout()
@@ -325,9 +322,6 @@ class AnnotationScreen(RatingScreen[ShownItem]):
             f"border: 1px solid {pal.color(QPalette.ColorRole.Mid).name()}; font-weight: normal; }}"
         )
         self.pair.style_panels(pal)
-        f = QFont(self.done_page.font())
-        f.setPointSizeF(f.pointSizeF() * 1.4)
-        self.done_page.setFont(f)
 
     # -- what is shown -------------------------------------------------------------------
 
@@ -336,20 +330,11 @@ class AnnotationScreen(RatingScreen[ShownItem]):
 
     def _show(self, item: ShownItem | None) -> None:
         self._shown = item
-        progress = self.queue.progress()
+        progress = self._show_standing(0 if item is None else 1).progress
         self.progress_bar.setMaximum(max(1, progress.total))
         self.progress_bar.setValue(progress.rated)
-        text = f"{progress.rated} of {progress.total} rated · {progress.left} left"
-        if progress.skipped:
-            text += f" · {progress.skipped} skipped"
-        self.progress_label.setText(text)
         if item is None:
             self.stack.setCurrentIndex(1)
-            self.done_page.setText(
-                "All items are rated — thank you.\n\n"
-                + (f"{self.done_note}\n\n" if self.done_note else "")
-                + "Alt+← goes back through your ratings to revise them."
-            )
             for b in (self.skip_button, self.flag_button, self.submit_button, self.next_button):
                 b.setEnabled(False)
             self.prev_button.setEnabled(progress.rated > 0)

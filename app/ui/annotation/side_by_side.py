@@ -33,7 +33,6 @@ from meaningbench.ui.annotation.rating_screen import RatingScreen, Words
 from meaningbench.ui.annotation.rows import DimensionRow
 from meaningbench.ui.annotation.scales import RatingScale, blend
 from meaningbench.ui.annotation.text_panel import TextPanel
-from meaningbench.ui.wording import counted
 
 K = Qt.Key
 HINT_UNSET = "Rate every output: Tab moves between them, digits or arrows set the slider."
@@ -73,6 +72,7 @@ class SideBySideScreen(RatingScreen[ShownUnit]):
         undone_open="Undone: these outputs are open again.",
     )
     queue: UnitCursor
+    COUNTED = ("Output", "Outputs")
 
     def _open(self, study: StudyHandle, annotator_name: str) -> None:
         self.queue = self.runner.run_now(open_side_by_side(study, annotator_name))
@@ -116,10 +116,8 @@ class SideBySideScreen(RatingScreen[ShownUnit]):
         outer.addLayout(self.columns_box)
         outer.addStretch(1)
         self.columns: list[OutputColumn] = []
-        self.done_label = QLabel()
-        self.done_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.done_label.hide()
-        outer.addWidget(self.done_label, 1)
+        self._make_end_screen().hide()
+        outer.addWidget(self.end_screen, 1)
         self.hint = QLabel(HINT_UNSET)
         self.hint.setObjectName("hint")
         self.hint.setWordWrap(True)
@@ -153,23 +151,20 @@ class SideBySideScreen(RatingScreen[ShownUnit]):
 
     def _show(self, unit: ShownUnit | None) -> None:
         self._shown = unit
-        progress = self.queue.progress()
-        self.progress_label.setText(
-            f"{progress.rated} of {counted(progress.total, 'output')} rated · {progress.left} left"
-        )
+        self._show_standing(0 if unit is None else len(unit.items))
         self._clear_columns()
         if unit is None:
             self.source.hide()
+            self.question.hide()
             self.banner.hide()
-            note = f"\n\n{self.done_note}" if self.done_note else ""
-            self.done_label.setText(f"All outputs are rated — thank you.{note}")
-            self.done_label.show()
+            self.end_screen.show()
             self.hint.setText("")
             self._done_shown()
             return
         self._finished_sent = False
-        self.done_label.hide()
+        self.end_screen.hide()
         self.source.show()
+        self.question.show()
         self.source.set_plain(unit.source)
         hidden = bool(self.queue.settings.hidden_number)
         for letter, item in zip(LETTERS, unit.items, strict=False):

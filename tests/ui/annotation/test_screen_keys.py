@@ -135,7 +135,7 @@ def test_enter_submits_commits_and_shows_the_next_item(qtbot, make_screen, study
     assert screen.pair.texts() != (first.source, first.output)
     shown = screen.current_item()
     assert screen.pair.texts() == (shown.source, shown.output)
-    assert "1 of 12 rated" in screen.progress_label.text()
+    assert screen.progress_label.text().startswith("Item 2 of 12 · ")
 
 
 def test_ctrl_z_undoes_and_reopens(qtbot, make_screen, study) -> None:
@@ -304,7 +304,7 @@ def test_finished_when_all_items_are_rated(qtbot, make_screen) -> None:
     with qtbot.waitSignal(screen.finished):
         _rate(qtbot, screen)
     assert screen.current_item() is None and screen.stack.currentIndex() == 1
-    assert f"{n} of {n} rated" in screen.progress_label.text()
+    assert screen.progress_label.text().startswith(f"{n} of {n} rated · ")
     press(qtbot, screen, K.Key_Return)  # nothing to submit; no error
     press(qtbot, screen, K.Key_Left, ALT)
     assert screen.current_item() is not None and screen.current_item().reviewing
