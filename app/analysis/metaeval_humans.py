@@ -52,6 +52,13 @@ class HumanRow:
         }
 
 
+def row_order(kind: str, label: str, value: float) -> tuple[bool, float]:
+    """Where a row of a ranking with human rows goes (a sort key): metrics and the
+    one-rater baseline by value, best first, then each rater's own row by value, so the
+    metrics and the baseline they are read against stay together at the top."""
+    return (kind == "human" and label != ONE_RATER_LABEL, -value)
+
+
 @dataclass
 class HumanBaseline:
     """The human rows of one measure at one grouping, or why there are none."""

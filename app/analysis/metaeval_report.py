@@ -11,7 +11,7 @@ import pandas as pd
 
 from meaningbench.analysis.html_table import html_table
 from meaningbench.analysis.metaeval import GROUPING_NAMES, MetaEvalTable
-from meaningbench.analysis.metaeval_humans import GAP_WORDS, HumanBaseline
+from meaningbench.analysis.metaeval_humans import GAP_WORDS, HumanBaseline, row_order
 from meaningbench.analysis.metaeval_significance import CLUSTER_MEANING, Ranking
 from meaningbench.analysis.metaeval_stability import Stability
 from meaningbench.analysis.metaeval_text import (
@@ -78,7 +78,8 @@ def _ranking_rows(
     ranking: Ranking, humans: HumanBaseline | None
 ) -> tuple[pd.DataFrame, dict[str, str]]:
     """The metrics best first with each one's distance from the one-rater baseline, the
-    human rows (with a value) placed by theirs; the classes that mark the human rows."""
+    human rows with a value placed as the tab places them (`row_order`); the classes that
+    mark the human rows."""
     rows: list[dict[str, Any]] = []
     gaps = humans is not None and humans.one_rater is not None
     for m in ranking.order:
@@ -86,6 +87,7 @@ def _ranking_rows(
         row: dict[str, Any] = {
             "metric": m,
             "cluster": str(ranking.clusters[m]),
+            "kind": "metric",
             "value": ranking.values[m],
             "95% low": lo_hi[0] if lo_hi else None,
             "95% high": lo_hi[1] if lo_hi else None,
@@ -97,10 +99,11 @@ def _ranking_rows(
     for h in humans.rows if humans is not None else []:
         if h.value is None:
             continue
-        rows.append({"metric": h.label, "cluster": "human", "value": h.value})
+        rows.append({"metric": h.label, "cluster": "human", "kind": "human", "value": h.value})
         classes[h.label] = "human"
-    rows.sort(key=lambda r: -float(r["value"] or 0.0))
-    return pd.DataFrame(rows).set_index("metric"), classes
+    rows.sort(key=lambda r: row_order(r["kind"], r["metric"], float(r["value"] or 0.0)))
+    frame = pd.DataFrame(rows).set_index("metric").drop(columns="kind")
+    return frame, classes
 
 
 def _human_notes(humans: HumanBaseline | None) -> list[str]:

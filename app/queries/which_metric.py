@@ -20,9 +20,9 @@ import pandas as pd
 from meaningbench.analysis.metaeval import DEFAULT_GROUPING, GROUPING_NAMES, MetaEvalData, evaluate
 from meaningbench.analysis.metaeval_humans import (
     GAP_WORDS,
-    ONE_RATER_LABEL,
     HumanBaseline,
     human_baseline,
+    row_order,
 )
 from meaningbench.analysis.metaeval_presets import PRESETS, Preset
 from meaningbench.analysis.metaeval_significance import (
@@ -212,7 +212,7 @@ class WhichMetric:
                              "high": None, "kind": "human", "gap_to_one_rater": None})  # fmt: skip
         # The one-rater baseline among the metrics by value; each rater below them, so a
         # short window keeps every metric and the baseline in sight.
-        rows.sort(key=lambda row: (_one_rater_of_many(row), -float(row["value"])))
+        rows.sort(key=lambda row: row_order(row["kind"], row["metric"], float(row["value"])))
         for m, why in r.reasons.items():
             rows.append({"cluster": None, "metric": m, "value": None, "low": None, "high": None,
                          "kind": "metric", "not_defined": why})  # fmt: skip
@@ -224,10 +224,6 @@ class WhichMetric:
         if self.machine:
             frame["machine_rater"] = [", ".join(self.machine.get(m, [])) for m in frame["metric"]]
         return frame
-
-
-def _one_rater_of_many(row: dict[str, Any]) -> bool:
-    return bool(row["kind"] == "human" and row["metric"] != ONE_RATER_LABEL)
 
 
 def _category_frame(data: MetaEvalData, options: WhichMetricOptions, by: str | None) -> Any:

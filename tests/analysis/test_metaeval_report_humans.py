@@ -81,9 +81,13 @@ def test_the_ranking_marks_each_rater_and_the_one_rater_row_and_gives_each_gap(
         assert cls == ""  # a metric: no mark
         assert cells[1] == f"{ranking.values[m]:.3f}"
         assert cells[-1] == f"{ranking.values[m] - one_rater:.3f}"
-    # Rows are in the order of their values, humans among the metrics.
-    values = [float(v[1][1]) for v in rows.values()]
-    assert values == sorted(values, reverse=True)
+    # The metrics and the one-rater row by value, then each rater by value (the tab's order).
+    order = list(rows)
+    top = [k for k in order if k not in humans or k == ONE_RATER_LABEL]
+    assert order[: len(top)] == top and len(top) == len(ranking.order) + 1
+    for part in (order[: len(top)], order[len(top) :]):
+        values = [float(rows[k][1][1]) for k in part]
+        assert values == sorted(values, reverse=True) and values
     assert "tr.human td{font-style:italic" in (tmp_path / "r.html").read_text(encoding="utf-8")
     assert "Proietti et al., 2025" in section and "how far the metric is" in section
 
