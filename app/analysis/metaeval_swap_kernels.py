@@ -32,14 +32,10 @@ def _kernels() -> dict[str, Any]:
 def _compile() -> dict[str, Any]:
     from numba import njit  # a second or two on first import; only rankings need it
 
-    @njit(cache=True, nogil=True)
-    def _first_within(kept: np.ndarray, n: int, top: float) -> float:
-        """The value at the smallest ε within 1e-12 of the best."""
-        for b in range(n):
-            if kept[b] >= top - 1e-12:
-                return float(kept[b])
-        return np.nan
+    return {"count_rows": _count_kernel(njit), "acc_eq_star_rows": _acc_eq_star_kernel(njit)}
 
+
+def _count_kernel(njit: Any) -> Any:
     @njit(cache=True, nogil=True)
     def count_rows(
         neg: np.ndarray,  # (k, n) uint8: output takes B's score in A'
@@ -58,6 +54,18 @@ def _compile() -> dict[str, Any]:
                 g = gid[q]
                 out[r, g, code[c, q]] += 1.0
                 out[k + r, g, code[3 - c, q]] += 1.0
+
+    return count_rows
+
+
+def _acc_eq_star_kernel(njit: Any) -> Any:
+    @njit(cache=True, nogil=True)
+    def _first_within(kept: np.ndarray, n: int, top: float) -> float:
+        """The value at the smallest ε within 1e-12 of the best."""
+        for b in range(n):
+            if kept[b] >= top - 1e-12:
+                return float(kept[b])
+        return np.nan
 
     @njit(cache=True, nogil=True)
     def acc_eq_star_rows(
@@ -119,7 +127,7 @@ def _compile() -> dict[str, Any]:
             out[r] = _first_within(kept_a, n_a, top_a)
             out[k + r] = _first_within(kept_b, n_b, top_b)
 
-    return {"count_rows": count_rows, "acc_eq_star_rows": acc_eq_star_rows}
+    return acc_eq_star_rows
 
 
 def count_rows(

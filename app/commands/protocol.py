@@ -25,6 +25,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "points). Once the study's raters have rated, the protocol can no longer change.",
     )
     parser.add_argument("--set", dest="protocol", choices=CHOICES, help="the protocol to use")
+    _add_screen_flags(parser)
+    _add_kit_and_selection_flags(parser)
+    common.add_json_flag(parser)
+
+
+def _add_screen_flags(parser: argparse.ArgumentParser) -> None:
+    """What the rating screen shows: the number, source spans, pre-filled spans."""
     number = parser.add_mutually_exclusive_group()
     number.add_argument(
         "--hidden-number",
@@ -66,6 +73,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         action="store_false",
         help="esa: raters start with no spans",
     )
+
+
+def _add_kit_and_selection_flags(parser: argparse.ArgumentParser) -> None:
+    """What kits keep, and which items the queues ask first."""
     systems = parser.add_mutually_exclusive_group()
     systems.add_argument(
         "--show-systems",
@@ -103,7 +114,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         action="store_false",
         help="the selection reads every finished metric run",
     )
-    common.add_json_flag(parser)
 
 
 def run(args: argparse.Namespace) -> int:
