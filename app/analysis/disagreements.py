@@ -90,6 +90,7 @@ class DisagreementReport:
     n_items_compared: int  # items with two human raters or more
     label_set: str
     items: list[Disagreement]
+    scale: tuple[float, float] = (0.0, 100.0)  # the dimension's lowest and highest rating
 
     @property
     def n_resolved(self) -> int:
@@ -169,7 +170,7 @@ def find_disagreements(
     """The regular items whose human raters differ by more than `threshold` on `dimension`
     (None: the study's 95th percentile of pairwise gaps), largest gap first, each with its
     raters' ratings, their spans, and the decision of the resolution set `label_set`."""
-    dimension_info(session, dimension)
+    info = dimension_info(session, dimension)
     if threshold is not None and (not np.isfinite(threshold) or threshold < 0):
         raise UserError(f"a threshold is a gap of 0 or more, not {threshold:g}")
     frame = ratings_frame(
@@ -215,5 +216,12 @@ def find_disagreements(
             )
         )
     return DisagreementReport(
-        dimension, cut, from_percentile, int(gaps.size), len(largest), label_set, out
+        dimension,
+        cut,
+        from_percentile,
+        int(gaps.size),
+        len(largest),
+        label_set,
+        out,
+        (info.min_value, info.max_value),
     )

@@ -39,6 +39,14 @@ def _top_up(window: Any, qtbot: Any) -> QWidget:
     return page.show_top_up_dialog()
 
 
+def _disagreements(window: Any, qtbot: Any) -> QWidget:
+    assert window.show_page("campaign")
+    page = window.page("campaign")
+    dialog = page.show_disagreements()
+    qtbot.waitUntil(lambda: dialog.view is not None)
+    return dialog
+
+
 def _picker(window: Any, _qtbot: Any) -> QWidget:
     from meaningbench.ui.annotation.picker import AnnotatorPicker
 
@@ -92,6 +100,7 @@ OPENERS: dict[str, Callable[[Any, Any], QWidget]] = {
     "MergeDialog": _merge,
     "TrainingDialog": _training,
     "TopUpDialog": _top_up,
+    "DisagreementsDialog": _disagreements,
     "AnnotatorPicker": _picker,
     "FlagDialog": _flag,
     "SendBackDialog": _send_back,

@@ -3,7 +3,9 @@
 Per rater: kits sent and returned, items done of assigned, the controls passed, r with
 the other raters, seconds per item, the last return. Per item: how many of its k ratings
 are in. The figures are `meaningbench campaign`'s (`meaningbench.queries.campaign`); the
-"Make top-up kits…" button starts `meaningbench.ops.campaign.top_up_job` from its dialog.
+"Make top-up kits…" button starts `meaningbench.ops.campaign.top_up_job` from its dialog;
+"Disagreements…" opens the review of the items whose raters differ most
+(`meaningbench.ui.campaign.disagreements`).
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ from meaningbench.ui.widgets import ElidedLabel, HeadingLabel
 from meaningbench.ui.wording import counted
 
 if TYPE_CHECKING:
+    from meaningbench.ui.campaign.disagreements import DisagreementsDialog
     from meaningbench.ui.campaign.top_up import TopUpDialog
     from meaningbench.ui.context import StudyContext
     from meaningbench.ui.workers import JobHandle
@@ -115,6 +118,7 @@ class CampaignPage(QWidget):
         self.figures: Campaign | None = None
         self.stale = True
         self.dialog: TopUpDialog | None = None
+        self.disagreements: DisagreementsDialog | None = None
         self.job: JobHandle | None = None  # the figures being read
         self._read_again = False
         self._generation = 0  # a result read for a study since closed is dropped
@@ -150,11 +154,17 @@ class CampaignPage(QWidget):
             "Kits of the items still short of their ratings, for the raters you choose"
         )
         self.top_up_button.clicked.connect(self.show_top_up_dialog)
+        self.disagreements_button = QPushButton("Disagreements…")
+        self.disagreements_button.setToolTip(
+            "The items whose raters differ most, to settle: a score, keep all, or exclude"
+        )
+        self.disagreements_button.clicked.connect(self.show_disagreements)
         header = QHBoxLayout()
         header.setSpacing(8)
         header.addWidget(heading)
         header.addSpacing(12)
         header.addWidget(self.status, 1)
+        header.addWidget(self.disagreements_button)
         header.addWidget(self.top_up_button)
         return header
 
@@ -354,3 +364,16 @@ class CampaignPage(QWidget):
         self.dialog = TopUpDialog(self.context, self.figures, self)
         self.dialog.show()
         return self.dialog
+
+    def show_disagreements(self) -> DisagreementsDialog | None:
+        """The Disagreements view of the study open (None: no study)."""
+        from meaningbench.ui.campaign.disagreements import DisagreementsDialog
+
+        if self.context.path is None:
+            return None
+        if self.disagreements is not None:
+            self.disagreements.close()
+        dimension = self.figures.dimension if self.figures is not None else "meaning"
+        self.disagreements = DisagreementsDialog(self.context, dimension, self)
+        self.disagreements.show()
+        return self.disagreements
