@@ -1,6 +1,6 @@
 """`meaningbench disagreements` on a real study file: the list in words and in JSON,
-settling from the command line, the decisions read by `correlate` and `dataset` only with
-`--labels resolved`, and bad input refused with a message that says why."""
+settling from the command line, the decisions read by `correlate`, `metaeval` and
+`dataset` only with `--labels resolved`, and bad input refused with a message that says why."""
 
 from __future__ import annotations
 
@@ -83,6 +83,11 @@ def test_settled_from_the_command_line_and_read_with_labels_resolved(
     code, after = _json(capsys, "correlate", study, "--boot", "0", "--labels", "resolved", "--json")
     assert code == 0 and after["n"] == before["n"] - 1 == 7
     assert after["label_sets"] == ["resolved"]
+
+    code, meta = _json(
+        capsys, "metaeval", study, "--resamples", "20", "--labels", "resolved", "--json"
+    )
+    assert code == 0 and (meta["n_outputs"], meta["n_left_out"]) == (7, 1)
 
     out = tmp_path / "published"
     assert main(["dataset", study, str(out), "--labels", "resolved", "--boot", "10"]) == 0
