@@ -59,14 +59,22 @@ RATING_COLUMNS = ["rating_id", "item_id", "annotator", "annotator_kind", "value"
 
 def current_ratings(handle: StudyHandle, item_ids: list[int], dimension: str) -> pd.DataFrame:
     """The items' current ratings on `dimension`: rating_id, item_id, annotator,
-    annotator_kind, value (every label set's aggregates included)."""
+    annotator_kind, value, origin (every label set's aggregates included; the origin says
+    which labels are a lead's decisions on disagreements)."""
     study = study_of(handle)
-    rows: list[tuple[int, int, str, str, float]] = []
+    rows: list[tuple[int, int, str, str, float, str]] = []
     with study.session() as session:
         for start in range(0, len(item_ids), CHUNK):
             chunk = item_ids[start : start + CHUNK]
             stmt = (
-                select(Rating.id, Rating.item_id, Annotator.name, Annotator.kind, Rating.value)
+                select(
+                    Rating.id,
+                    Rating.item_id,
+                    Annotator.name,
+                    Annotator.kind,
+                    Rating.value,
+                    Rating.origin,
+                )
                 .join(Annotator, Annotator.id == Rating.annotator_id)
                 .join(Dimension, Dimension.id == Rating.dimension_id)
                 .where(
@@ -76,10 +84,10 @@ def current_ratings(handle: StudyHandle, item_ids: list[int], dimension: str) ->
                 )
             )
             rows.extend(
-                (int(r), int(i), str(n), str(k), float(v))
-                for r, i, n, k, v in session.execute(stmt)
+                (int(r), int(i), str(n), str(k), float(v), str(o or ""))
+                for r, i, n, k, v, o in session.execute(stmt)
             )
-    return pd.DataFrame(rows, columns=RATING_COLUMNS)
+    return pd.DataFrame(rows, columns=[*RATING_COLUMNS, "origin"])
 
 
 def apply_rating_changes(
@@ -103,7 +111,9 @@ def apply_rating_changes(
         rows = select_labels(rows, sets)
     wanted = {
         int(rid): (int(item_id), str(name), str(kind), float(value))
-        for rid, item_id, name, kind, value in rows.itertuples(index=False, name=None)
+        for rid, item_id, name, kind, value in rows[RATING_COLUMNS].itertuples(
+            index=False, name=None
+        )
     }
     existing = ratings.active_keys(regular)
     changed = 0

@@ -34,6 +34,28 @@ def test_a_rating_written_elsewhere_reaches_the_analysis(study_with_facts) -> No
     assert apply_rating_changes(analysis, study, [unrated]) == 0  # already in step
 
 
+def test_a_chosen_resolution_set_holds_as_ratings_land(new_study) -> None:
+    from meaningbench.analysis.label_sets import choose_label_set
+    from meaningbench.analysis.resolutions import resolve_item
+    from tests.analysis.studybuild import SOURCES, add_items
+
+    ids = add_items(new_study, [(SOURCES[0], "The cat sat.", "s"), (SOURCES[1], "Fell.", "s")])
+    add_ratings(new_study, "ann", {ids[0]: 10.0, ids[1]: 10.0})
+    add_ratings(new_study, "bob", {ids[0]: 90.0, ids[1]: 90.0})
+    with new_study.session() as s:
+        resolve_item(s, ids[0], "exclude")
+        resolve_item(s, ids[1], "score", score=30.0)
+        choose_label_set(s, "resolved")
+    analysis = StudyAnalysis.from_study(new_study, "meaning")
+    add_ratings(new_study, "cat", {ids[0]: 50.0, ids[1]: 50.0})  # a third rater, later
+    apply_rating_changes(analysis, new_study, ids)
+    raw, _ = analysis.human()
+    live = dict(zip(analysis.data.item_ids.tolist(), raw.tolist(), strict=True))
+    fresh_raw, _ = StudyAnalysis.from_study(new_study, "meaning").human()
+    assert live[ids[1]] == 30.0 and live[ids[0]] != live[ids[0]]  # NaN: still excluded
+    assert fresh_raw.tolist()[1] == 30.0
+
+
 def test_load_analysis_picks_the_dimension(study_with_facts) -> None:
     study, facts = study_with_facts
     loaded = load_analysis(study.path, None)
