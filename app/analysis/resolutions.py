@@ -14,6 +14,10 @@ The raters' own ratings are never touched. An analysis reads the decisions only 
 set is chosen (`--labels resolved`, or the study's chosen set): then `apply_resolutions`
 rewrites the ratings frame before the rule of `meaningbench.analysis.human` runs. Settling
 an item again supersedes the earlier decision, as an edited rating does.
+
+z-scores: an adjudicated score is an aggregate label, so the rule standardises it among
+the set's other adjudicated scores (as any label set), not by a rater's mean and SD; with
+few adjudicated items its z says little, which rating.md tells the lead.
 """
 
 from __future__ import annotations
