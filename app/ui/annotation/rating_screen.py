@@ -168,14 +168,19 @@ class RatingScreen(QWidget, Generic[S]):
         """Part of `_build`: the end screen, its Send back passed on to the host."""
         self.end_screen = EndScreen()
         self.end_screen.send_back_requested.connect(self.send_back_requested)
-        self.progress_label.setToolTip(SPENT_TIP)
+        # A long count ("Revising · 10000 of 12500 rated · 3 skipped · 123 h 05 min spent")
+        # must not widen the screen past a 1024 px laptop's window: at worst it is cut,
+        # and its tooltip says it whole.
+        self.progress_label.setMinimumWidth(1)
         return self.end_screen
 
     def _show_standing(self, on_screen: int) -> Standing:
         """Part of `_show`: the counter in the header, and the end screen's summary when
         nothing is on screen; the standing, for what else the screen shows of it."""
         standing = self.queue.standing(on_screen)
-        self.progress_label.setText(counter_text(standing, *self.COUNTED))
+        text = counter_text(standing, *self.COUNTED)
+        self.progress_label.setText(text)
+        self.progress_label.setToolTip(f"{text}\n\n{SPENT_TIP}")
         if on_screen == 0:
             self.end_screen.show_standing(standing, self.COUNTED[1].lower())
         return standing

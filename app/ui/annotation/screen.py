@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QProgressBar,
     QPushButton,
+    QSizePolicy,
     QSplitter,
     QStackedWidget,
     QVBoxLayout,
@@ -119,6 +120,10 @@ class AnnotationScreen(RatingScreen[ShownItem]):
         self.progress_bar.setTextVisible(False)
         self.progress_bar.setFixedHeight(8)
         self.progress_bar.setMaximumWidth(320)
+        # The bar takes only what the counter and the saved stamp leave: on a 1024 px
+        # laptop it narrows before either of them is cut.
+        self.progress_bar.setMinimumWidth(24)
+        self.progress_bar.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
         self.progress_label = QLabel()
         self.progress_label.setObjectName("progressLabel")
         self.guidelines_button = _button("Guidelines  G", "Show or hide the guidelines (G)")
@@ -137,8 +142,8 @@ class AnnotationScreen(RatingScreen[ShownItem]):
         self.keys_button.clicked.connect(self.toggle_keymap)
         self.layout_button.clicked.connect(self.toggle_layout)
         header.addWidget(who)
-        header.addSpacing(18)
-        header.addWidget(self.progress_bar, 1)
+        header.addSpacing(12)
+        header.addWidget(self.progress_bar, 3)  # most of the room the labels leave
         header.addWidget(self.progress_label)
         # Proof that the last rating reached the study file, with the time it did.
         self.saved_label = QLabel()
@@ -149,7 +154,7 @@ class AnnotationScreen(RatingScreen[ShownItem]):
         # Shown only after a first rating: it must not widen the screen past a 1024 px
         # laptop's window then (a label's minimum is otherwise its whole text).
         self.saved_label.setMinimumWidth(1)
-        header.addSpacing(12)
+        header.addSpacing(8)
         header.addWidget(self.saved_label)
         header.addStretch(1)
         for b in (self.link_button, self.guidelines_button, self.keys_button, self.layout_button):

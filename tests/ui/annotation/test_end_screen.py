@@ -193,3 +193,30 @@ def test_the_leads_own_queue_done_says_so_on_the_annotate_page(window, qtbot, st
         "lea has rated every item in their queue (under 1 min of rating time). Thank you! "
         "Their queue is done: choose another annotator to go on."
     )
+
+
+def test_a_long_counter_never_widens_the_screen(qtbot, make_screen) -> None:
+    """The counter at its longest keeps the screen as narrow as a short one: a 1024 px
+    laptop's window is not pushed wider; the tooltip says the count whole."""
+    screen = make_screen()
+    short = screen.minimumSizeHint().width()
+    long_text = "Revising · 10000 of 12500 rated · 3 skipped · 123 h 05 min spent"
+    screen.progress_label.setText(long_text)
+    screen.saved_label.setText("Saved ✓ 23:59:59")
+    assert screen.minimumSizeHint().width() <= short
+    assert screen.progress_label.toolTip().startswith("Item 1 of 12 · ")
+
+
+def test_the_counter_and_saved_stamp_show_whole_on_a_laptop(qtbot, make_screen) -> None:
+    """On a 1024 px laptop the screen beside the navigation is about 880 px wide: the
+    progress bar gives way before the counter or the saved stamp is cut."""
+    screen = make_screen()
+    screen.resize(888, 600)  # a 1024 px window less the navigation
+    _rate(qtbot, screen)
+    # Longer ones (hours and skips with three-digit counts) may be cut there by a few
+    # pixels: the tooltip says them whole (the test above).
+    screen.progress_label.setText("Item 37 of 119 · 1 skipped · 42 min spent")
+    qtbot.wait(50)
+    for label in (screen.progress_label, screen.saved_label):
+        assert label.width() >= label.sizeHint().width(), label.text()
+    assert screen.progress_bar.isVisible() and screen.progress_bar.width() >= 24
