@@ -52,6 +52,7 @@ import pandas as pd
 from meaningbench.analysis.audit_signature import signature
 from meaningbench.analysis.human import item_scores
 from meaningbench.analysis.pair_text import NORMALISATION, normalise
+from meaningbench.analysis.resolutions import ORIGIN_PREFIX as RESOLUTION_ORIGIN
 from meaningbench.errors import UserError
 
 DEFAULT_TOLERANCE = 0.01
@@ -332,8 +333,11 @@ def raw_sources(
 
 
 def _split_labels(rows: pd.DataFrame, label_sets: Sequence[str] | None) -> pd.DataFrame:
-    """The aggregate labels audited."""
+    """The aggregate labels audited (a lead's decisions on disagreements summarise no file
+    and are not audited)."""
     is_label = rows["annotator_kind"] == "aggregate"
+    if "origin" in rows.columns:
+        is_label &= ~rows["origin"].fillna("").astype(str).str.startswith(RESOLUTION_ORIGIN)
     labels = rows[is_label].drop(columns=["n_raters"], errors="ignore")
     if label_sets is not None:
         unknown = sorted(set(label_sets) - set(labels["annotator"]))

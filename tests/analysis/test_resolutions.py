@@ -122,3 +122,14 @@ def test_bad_decisions_are_refused_and_write_nothing(new_study: Study) -> None:
         with new_study.session(write=True) as s, pytest.raises(UserError, match=message):
             resolve_item(s, **kwargs)  # type: ignore[arg-type]
     assert every_row(new_study.path) == before
+
+
+def test_the_audit_leaves_the_decisions_out(new_study: Study) -> None:
+    from meaningbench.analysis.audit import audit_study
+
+    ids = _study(new_study)
+    _settle_three(new_study, ids)
+    with new_study.session() as s:
+        result = audit_study(s, raters=["ann", "bob"])
+    audited = set(result.unmatched) | set(result.labels["label_set"].astype(str))
+    assert audited == {"aggregate:pub"}
