@@ -180,9 +180,10 @@ class FieldProtocol:
             "Kendall tau averaged over budgets of 5-50 % of the items; parity = share of "
             "random's data for random's accuracy (random over seeds 0-9, normalised by 10-19)"
         ]
+        width = max([13, *(len(r.strategy) for r in self.rows)])
         for r in self.rows:
             out.append(
-                f"  {r.strategy:<13} tau {r.accuracy:6.3f} ± {r.accuracy_sd:5.3f}   "
+                f"  {r.strategy:<{width}} tau {r.accuracy:6.3f} ± {r.accuracy_sd:5.3f}   "
                 f"parity {r.parity:6.1%} ± {r.parity_sd:5.1%}"
             )
         return out

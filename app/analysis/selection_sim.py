@@ -29,6 +29,12 @@ from meaningbench.analysis.data import load_study_data
 from meaningbench.analysis.metaeval import DEFAULT_GROUPING, GROUPING_NAMES, MetaEvalData
 from meaningbench.analysis.metaeval_significance import Ranking, check_resampling, rank_metrics
 from meaningbench.analysis.metaeval_study import attributes_of, metaeval_data_of
+from meaningbench.analysis.selection_baselines import (
+    PREFIX,
+    BaselineOrders,
+    StudyTexts,
+    baseline_orders,
+)
 from meaningbench.analysis.selection_protocol import (
     PROPS,
     RANDOM_SEEDS,
@@ -130,6 +136,8 @@ class Simulation:
     curves: dict[str, list[Curve]] = field(default_factory=dict)
     # The field's protocol on the same orders (Pearson over all outputs only: None else).
     field: FieldProtocol | None = None
+    # subset2evaluate's methods, run beside the strategies (--compare-subset2evaluate).
+    baselines: BaselineOrders | None = None
 
     def summaries(self) -> list[Summary]:
         settled = {k: np.array([c.settled for c in v]) for k, v in self.curves.items()}
@@ -177,6 +185,7 @@ class Simulation:
             "curves": {k: [c.to_dict() for c in v] for k, v in self.curves.items()},
             "target": "metrics",
             "field_protocol": None if self.field is None else self.field.to_dict(),
+            "subset2evaluate": None if self.baselines is None else self.baselines.to_dict(),
         }
 
 
@@ -286,9 +295,11 @@ def simulate(
     tau_goal: float = TAU_GOAL,
     progress: Callable[[int, int], None] | None = None,
     check: Callable[[], None] | None = None,
+    texts: StudyTexts | None = None,
 ) -> Simulation:
     """Replay `data`'s outputs in each strategy's order (`n_ratings` per output: what each
-    costs) for `seeds` seeds; random is always included, as the baseline."""
+    costs) for `seeds` seeds; random is always included, as the baseline. With `texts`
+    (one per output of `data`), subset2evaluate's methods run beside the strategies."""
     check_options(seeds=seeds, step=step, resamples=resamples, alpha=alpha)
     if len(data.metric_names) < 2:
         raise UserError("a simulation ranks metrics: give it at least two scored metrics")
@@ -317,15 +328,22 @@ def simulate(
         n_ratings=int(cost.sum()),
         reference=reference,
     )
-    total = len(wanted) * seeds
+    seed_range = range(first_seed, first_seed + seeds)
+    sim.baselines = _baselines(work, keep, texts, seed_range)
+    names = list(dict.fromkeys(wanted))
+    names += [] if sim.baselines is None else list(sim.baselines.orders)
+    total = len(names) * seeds
     orders: dict[str, list[list[int]]] = {}
-    for k, strategy in enumerate(dict.fromkeys(wanted)):
+    for k, strategy in enumerate(names):
         sim.curves[strategy] = []
         orders[strategy] = []
-        for s in range(first_seed, first_seed + seeds):
+        for at, s in enumerate(seed_range):
             if check is not None:
                 check()
-            order = selection_order(strategy, work.metrics, list(work.sources), s)
+            if strategy.startswith(PREFIX) and sim.baselines is not None:
+                order = sim.baselines.orders[strategy][at].tolist()
+            else:
+                order = selection_order(strategy, work.metrics, list(work.sources), s)
             orders[strategy].append(order)
             sizes = prefix_sizes(order, cost, shares)
             sim.curves[strategy].append(
@@ -380,6 +398,33 @@ def _replay(
 MIN_FIELD_ITEMS = 5
 
 
+def _baselines(
+    work: MetaEvalData, keep: np.ndarray, texts: StudyTexts | None, seeds: Sequence[int]
+) -> BaselineOrders | None:
+    """subset2evaluate's methods' orders of `work` (the rows `keep` of the data `texts`
+    belong to), or None without `texts`."""
+    if texts is None:
+        return None
+    return baseline_orders(
+        work.sources,
+        work.systems,
+        np.asarray(texts.outputs, dtype=object)[keep],
+        np.asarray(texts.source_texts, dtype=object)[keep],
+        work.metrics,
+        work.metric_names,
+        texts.metric or work.metric_names[0],
+        seeds,
+    )
+
+
+def study_texts(data: Any, metric: str | None) -> StudyTexts:
+    """The study's outputs and source texts in item order (`StudyData.items`)."""
+    items = data.items
+    return StudyTexts(
+        items["output"].to_numpy(dtype=object), items["source"].to_numpy(dtype=object), metric
+    )
+
+
 def _random_orders(data: MetaEvalData) -> np.ndarray:
     """Random order over seeds 0 … 19: the field's target (0–9) and normaliser (10–19),
     whatever seeds the strategies ran with."""
@@ -407,6 +452,7 @@ class SystemsSimulation:
     # Per strategy and seed: the share of the ratings from which τ ≥ tau_goal at every
     # later --step (today's settle criterion without the clusters: none for systems yet).
     settled: dict[str, list[float]] = dataclasses.field(default_factory=dict)
+    baselines: BaselineOrders | None = None
 
     def settled_summary(self) -> list[dict[str, Any]]:
         base = float(np.mean(self.settled["random"])) if "random" in self.settled else None
@@ -441,6 +487,7 @@ class SystemsSimulation:
             "tau_goal": self.tau_goal,
             "summary": self.settled_summary(),
             "field_protocol": self.field.to_dict(),
+            "subset2evaluate": None if self.baselines is None else self.baselines.to_dict(),
         }
 
     def lines(self) -> list[str]:
@@ -451,14 +498,17 @@ class SystemsSimulation:
             f"settled: tau >= {self.tau_goal:g} from this share of the ratings on (mean ± SD "
             "over seeds; vs random's mean; no clusters of systems yet)",
         ]
-        for row in self.settled_summary():
+        rows = self.settled_summary()
+        width = max([13, *(len(row["strategy"]) for row in rows)])
+        for row in rows:
             ratio = row["tau_only_of_random"]
             out.append(
-                f"  {row['strategy']:<13} {row['tau_only_settled_share_mean']:5.1f} % ± "
+                f"  {row['strategy']:<{width}} {row['tau_only_settled_share_mean']:5.1f} % ± "
                 f"{row['tau_only_settled_share_sd']:4.1f}"
                 + ("" if ratio is None else f"  {ratio:.0%} of random")
             )
-        return out + self.field.lines()
+        extra = [] if self.baselines is None else self.baselines.lines()
+        return out + self.field.lines() + extra
 
 
 def simulate_systems(
@@ -471,6 +521,7 @@ def simulate_systems(
     step: float = 5.0,
     tau_goal: float = TAU_GOAL,
     check: Callable[[], None] | None = None,
+    texts: StudyTexts | None = None,
 ) -> SystemsSimulation:
     """The field's protocol for the ranking of the systems: each strategy's order (over
     `seeds` seeds) cut at the field's budgets, the systems' mean human scores on the cut
@@ -504,6 +555,9 @@ def simulate_systems(
             ],
             dtype=np.int64,
         )
+    baselines = _baselines(work, keep, texts, range(first_seed, first_seed + seeds))
+    if baselines is not None:
+        orders.update(baselines.orders)
     found = field_protocol(
         "systems", lambda o: system_curves(o, scores), orders, _random_orders(work)
     )
@@ -520,7 +574,7 @@ def simulate_systems(
             for o, curve in zip(rows, curves, strict=True)
         ]
     return SystemsSimulation(
-        systems, means, work.n, int(cost.sum()), seeds, found, tau_goal, settled
+        systems, means, work.n, int(cost.sum()), seeds, found, tau_goal, settled, baselines
     )
 
 
@@ -531,12 +585,18 @@ def simulate_study_systems(
     dimension: str = "meaning",
     labels: str | None = None,
     metrics: Sequence[str] | None = None,
+    compare_subset2evaluate: bool = False,
+    baseline_metric: str | None = None,
     **options: Any,
 ) -> SystemsSimulation:
-    """`simulate_systems` over a study's items (the strategies read `metrics`' scores)."""
+    """`simulate_systems` over a study's items (the strategies read `metrics`' scores;
+    with `compare_subset2evaluate`, subset2evaluate's methods too)."""
     data = load_study_data(study, dimension, labels)
     meta = metaeval_data_of(data, attributes_of(study, data), metrics)
-    return simulate_systems(meta, data.ratings.scores().n_ratings, strategies, **options)
+    texts = study_texts(data, baseline_metric) if compare_subset2evaluate else None
+    return simulate_systems(
+        meta, data.ratings.scores().n_ratings, strategies, texts=texts, **options
+    )
 
 
 def plot_field_svg(found: FieldProtocol, title: str = "") -> str:
@@ -546,6 +606,7 @@ def plot_field_svg(found: FieldProtocol, title: str = "") -> str:
     return line_chart(
         [p * 100 for p in PROPS],
         series,
+        dashed=[r.strategy.startswith(PREFIX) for r in found.rows],
         y_domain=(max(-1.0, min(0.0, np.floor(lowest * 2) / 2)), 1.0),
         title=title,
         x_label="share of the items (%)",
@@ -560,13 +621,17 @@ def simulate_study(
     dimension: str = "meaning",
     labels: str | None = None,
     metrics: Sequence[str] | None = None,
+    compare_subset2evaluate: bool = False,
+    baseline_metric: str | None = None,
     **options: Any,
 ) -> Simulation:
     """`simulate` over a study's items: human scores by the one rule, each item costing
-    the ratings behind its score, and the stored scores of `metrics` (default: all)."""
+    the ratings behind its score, and the stored scores of `metrics` (default: all); with
+    `compare_subset2evaluate`, subset2evaluate's methods beside the strategies."""
     data = load_study_data(study, dimension, labels)
     meta = metaeval_data_of(data, attributes_of(study, data), metrics)
-    return simulate(meta, data.ratings.scores().n_ratings, strategies, **options)
+    texts = study_texts(data, baseline_metric) if compare_subset2evaluate else None
+    return simulate(meta, data.ratings.scores().n_ratings, strategies, texts=texts, **options)
 
 
 def plot_svg(sim: Simulation, title: str = "") -> str:
@@ -584,6 +649,7 @@ def plot_svg(sim: Simulation, title: str = "") -> str:
     return line_chart(
         first.shares,
         series,
+        dashed=[name.startswith(PREFIX) for name, _, _, _ in series],
         y_domain=(max(-1.0, min(0.0, np.floor(lowest * 2) / 2)), 1.0),
         title=title,
         x_label="share of the ratings budget (%)",
@@ -604,14 +670,18 @@ def summary_lines(sim: Simulation) -> list[str]:
         f"settled: tau >= {sim.tau_goal:g} and the same top cluster from this share of the "
         "ratings on (mean ± SD over seeds [min–max]; vs random's mean)",
     ]
-    for s in sim.summaries():
+    summaries = sim.summaries()
+    width = max([13, *(len(s.strategy) for s in summaries)])
+    for s in summaries:
         ratio = "" if s.of_random is None else f"  {s.of_random:.0%} of random"
         n = len(sim.curves[s.strategy])
         tau_ratio = "" if s.tau_only_of_random is None else f" ({s.tau_only_of_random:.0%})"
         lines.append(
-            f"  {s.strategy:<13} {s.mean:5.1f} % ± {s.sd:4.1f} [{s.low:g}–{s.high:g}] "
+            f"  {s.strategy:<{width}} {s.mean:5.1f} % ± {s.sd:4.1f} [{s.low:g}–{s.high:g}] "
             f"over {n} seeds{ratio}; tau alone: {s.tau_only_mean:.1f} %{tau_ratio}"
         )
     if sim.field is not None:
         lines.extend(sim.field.lines())
+    if sim.baselines is not None:
+        lines.extend(sim.baselines.lines())
     return lines

@@ -168,6 +168,7 @@ def line_chart(
     y_domain: tuple[float, float] = (-1.0, 1.0),
     guide: float | None = None,
     markers: Sequence[float | None] = (),
+    dashed: Sequence[bool] = (),
     width: int = 640,
     height: int = 340,
 ) -> str:
@@ -220,7 +221,8 @@ def line_chart(
     plot = _Plot(sx, sy, left, top, pw, ph)
     for i, (name, mean, low, high) in enumerate(series):
         mark = markers[i] if i < len(markers) else None
-        parts += _series(plot, i, name, x, (mean, low, high), mark)
+        dash = i < len(dashed) and dashed[i]
+        parts += _series(plot, i, name, x, (mean, low, high), mark, dash)
     parts.append("</svg>")
     return "".join(parts)
 
@@ -244,17 +246,20 @@ def _series(
     x: Sequence[float],
     lines: tuple[Sequence[float], Sequence[float], Sequence[float]],
     mark: float | None,
+    dashed: bool = False,
 ) -> list[str]:
-    """One series of a line chart: its low–high band, its mean, its tick and legend row."""
+    """One series of a line chart: its low–high band, its mean, its tick and legend row;
+    a dashed series (a baseline from elsewhere) is dashed in its line and legend."""
     sx, sy = plot.sx, plot.sy
     mean, low, high = lines
     colour = LINE_COLOURS[i % len(LINE_COLOURS)]
+    dash = " stroke-dasharray='6 3'" if dashed else ""
     band = [f"{_num(sx(a))},{_num(sy(b))}" for a, b in zip(x, high, strict=True)]
     band += [f"{_num(sx(a))},{_num(sy(b))}" for a, b in reversed(list(zip(x, low, strict=True)))]
     line = " ".join(f"{_num(sx(a))},{_num(sy(b))}" for a, b in zip(x, mean, strict=True))
     out = [
         f"<polygon points='{' '.join(band)}' fill='{colour}' fill-opacity='0.12'/>",
-        f"<polyline points='{line}' fill='none' stroke='{colour}' stroke-width='2'/>",
+        f"<polyline points='{line}' fill='none' stroke='{colour}' stroke-width='2'{dash}/>",
     ]
     bottom = plot.top + plot.height
     if mark is not None and math.isfinite(mark):
@@ -265,7 +270,7 @@ def _series(
     ly, lx = plot.top + 14 + i * 18, plot.left + plot.width
     out.append(
         f"<line x1='{lx + 12}' y1='{ly - 4}' x2='{lx + 30}' y2='{ly - 4}' "
-        f"stroke='{colour}' stroke-width='3'/><text x='{lx + 36}' y='{ly}'>"
+        f"stroke='{colour}' stroke-width='3'{dash}/><text x='{lx + 36}' y='{ly}'>"
         f"{escape(name)}</text>"
     )
     return out

@@ -77,6 +77,20 @@ def register(subparsers: Any) -> None:
         "--alpha", type=float, default=0.05, help="significance level of the clusters"
     )
     parser.add_argument(
+        "--compare-subset2evaluate",
+        action="store_true",
+        help="also run subset2evaluate's own methods (metric_var, metric_cons, diversity by "
+        "unigram and BLEU, pyirt_diffdisc where py-irt runs) on the same study, metrics and "
+        "seeds, as rows marked 's2e'; needs the package: "
+        "pip install subset2evaluate==1.0.27 --no-deps",
+    )
+    parser.add_argument(
+        "--baseline-metric",
+        default=None,
+        help="the metric subset2evaluate's metric_var, metric_cons and pyirt_diffdisc read "
+        "(default: the first candidate metric)",
+    )
+    parser.add_argument(
         "--out",
         type=Path,
         default=None,
@@ -126,12 +140,25 @@ def run(args: argparse.Namespace) -> int:
         )
     check_options(seeds=args.seeds, step=args.step, resamples=args.resamples, alpha=args.alpha)
     suffix = _plot_suffix(args.out)
+    if args.baseline_metric is not None and not args.compare_subset2evaluate:
+        raise UserError("--baseline-metric is read only with --compare-subset2evaluate")
+    if args.compare_subset2evaluate:
+        from meaningbench.analysis.selection_baselines import require_subset2evaluate
+
+        require_subset2evaluate()  # named before any work, and nothing else runs
 
     def job(ctx: Any) -> Any:
         with common.open_existing_study(args.study, reading=True) as study:
             names = None
             if args.metrics:
                 names = [n for n, _, _ in parse_metric_names(args.metrics, study)]
+            baseline = args.baseline_metric
+            if baseline is not None:
+                # Written as a user writes it ("chrf"), read as the study stores it.
+                baseline = parse_metric_names([baseline], study)[0][0]
+            baselines = dict(
+                compare_subset2evaluate=args.compare_subset2evaluate, baseline_metric=baseline
+            )
             if args.target == "systems":
                 return simulate_study_systems(
                     study,
@@ -142,6 +169,7 @@ def run(args: argparse.Namespace) -> int:
                     seeds=args.seeds,
                     step=args.step,
                     check=ctx.check,
+                    **baselines,
                 )
             return simulate_study(
                 study,
@@ -157,6 +185,7 @@ def run(args: argparse.Namespace) -> int:
                 alpha=args.alpha,
                 progress=lambda done, total: ctx.progress(done, total, "replaying"),
                 check=ctx.check,
+                **baselines,
             )
 
     sim = run_with_progress_bar(job, description="simulate", quiet=args.json)
