@@ -43,6 +43,7 @@ from sqlalchemy import Connection, text
 
 from meaningbench.analysis.human import item_scores
 from meaningbench.analysis.label_sets import resolve_label_sets, select_labels
+from meaningbench.analysis.resolutions import ORIGIN_PREFIX as RESOLUTION_ORIGIN
 from meaningbench.analysis.score_columns import score_matrix
 from meaningbench.core.atomic_file import replace_atomically
 from meaningbench.core.cells import CellMode, neutralise, notice_path, notice_text
@@ -196,16 +197,22 @@ def _cell(v: Any) -> Any:
     return v
 
 
-def _dimensions(conn: Connection) -> tuple[list[tuple[int, str]], set[int]]:
-    """Dimensions that hold current ratings (in study order), and those with aggregates."""
+def _dimensions(conn: Connection, keep: list[str]) -> tuple[list[tuple[int, str]], set[int]]:
+    """Dimensions that hold current ratings (in study order), and those with aggregates (a
+    lead's decisions on disagreements count only when their set is read)."""
     rows = conn.execute(
         text(
-            "SELECT DISTINCT r.dimension_id, a.kind FROM rating r "
-            f"JOIN annotator a ON a.id = r.annotator_id WHERE {current_rating_sql()}"
-        )
+            "SELECT DISTINCT r.dimension_id, a.kind, a.name, r.origin LIKE :decision "
+            f"FROM rating r JOIN annotator a ON a.id = r.annotator_id WHERE {current_rating_sql()}"
+        ),
+        {"decision": f"{RESOLUTION_ORIGIN}%"},
     ).all()
-    used = {did for did, _ in rows}
-    with_labels = {did for did, kind in rows if kind == "aggregate"}
+    used = {did for did, *_ in rows}
+    with_labels = {
+        did
+        for did, kind, name, decision in rows
+        if kind == "aggregate" and (not decision or name in keep)
+    }
     dims = conn.execute(text("SELECT id, name FROM dimension ORDER BY position, id")).all()
     return [(did, name) for did, name in dims if did in used], with_labels
 
@@ -213,7 +220,7 @@ def _dimensions(conn: Connection) -> tuple[list[tuple[int, str]], set[int]]:
 def _export_items(
     conn: Connection, out: _Sink, fmt: str, report: ExportReport, keep: list[str]
 ) -> None:
-    dims, with_labels = _dimensions(conn)
+    dims, with_labels = _dimensions(conn, keep)
     matrix = score_matrix(conn)
     metric_cols = [str(c) for c in matrix.columns] if not matrix.empty else []
     attributes = AttributeColumns(conn, EXPORTED_ITEM_COLUMNS)

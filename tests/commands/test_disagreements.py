@@ -1,9 +1,10 @@
 """`meaningbench disagreements` on a real study file: the list in words and in JSON,
-settling from the command line, the decisions read by `correlate`, `metaeval` and
-`dataset` only with `--labels resolved`, and bad input refused with a message that says why."""
+settling from the command line, the decisions read by `correlate`, `metaeval`,
+`export` and `dataset` only with `--labels resolved`, and bad input refused with a message that says why."""
 
 from __future__ import annotations
 
+import csv
 import json
 from pathlib import Path
 
@@ -88,6 +89,17 @@ def test_settled_from_the_command_line_and_read_with_labels_resolved(
         capsys, "metaeval", study, "--resamples", "20", "--labels", "resolved", "--json"
     )
     assert code == 0 and (meta["n_outputs"], meta["n_left_out"]) == (7, 1)
+
+    # The items table: no label column for decisions not read; read, they are the labels.
+    plain, settled_csv = tmp_path / "plain.csv", tmp_path / "settled.csv"
+    assert main(["export", study, str(plain)]) == 0
+    assert main(["export", study, str(settled_csv), "--labels", "resolved"]) == 0
+    capsys.readouterr()
+    assert "meaning_label" not in plain.read_text().splitlines()[0]
+    with settled_csv.open(newline="") as fh:
+        by_item = {int(r["item_id"]): r for r in csv.DictReader(fh)}
+    assert by_item[ids[6]]["meaning_human"] == by_item[ids[6]]["meaning_label"] == "60.0"
+    assert by_item[ids[3]]["meaning_human"] == "" and by_item[ids[0]]["meaning_label"] == ""
 
     out = tmp_path / "published"
     assert main(["dataset", study, str(out), "--labels", "resolved", "--boot", "10"]) == 0
