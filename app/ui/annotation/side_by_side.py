@@ -96,6 +96,10 @@ class SideBySideScreen(RatingScreen[ShownUnit]):
         header.addWidget(self.saved_label)
         header.addStretch(1)
         outer.addLayout(header)
+        # Under the header, taking most of the height the columns leave: the end screen sits
+        # where the texts were, not below the empty columns' stretch.
+        self._make_end_screen().hide()
+        outer.addWidget(self.end_screen, 3)
         self.banner = QLabel()
         self.banner.setWordWrap(True)
         self.banner.hide()
@@ -116,8 +120,6 @@ class SideBySideScreen(RatingScreen[ShownUnit]):
         outer.addLayout(self.columns_box)
         outer.addStretch(1)
         self.columns: list[OutputColumn] = []
-        self._make_end_screen().hide()
-        outer.addWidget(self.end_screen, 1)
         self.hint = QLabel(HINT_UNSET)
         self.hint.setObjectName("hint")
         self.hint.setWordWrap(True)

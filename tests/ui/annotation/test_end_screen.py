@@ -220,3 +220,25 @@ def test_the_counter_and_saved_stamp_show_whole_on_a_laptop(qtbot, make_screen) 
     for label in (screen.progress_label, screen.saved_label):
         assert label.width() >= label.sizeHint().width(), label.text()
     assert screen.progress_bar.isVisible() and screen.progress_bar.width() >= 24
+
+
+def test_side_by_side_counts_outputs_and_ends_on_the_end_screen(qtbot, make_sxs, study) -> None:
+    from tests.ui.annotation.conftest import type_text
+
+    screen = make_sxs()
+    rated = 0
+    while (unit := screen.current_unit()) is not None:
+        n = len(unit.item_ids)
+        assert screen.progress_label.text().startswith(f"Outputs {rated + 1}–{rated + n} of 12 · ")
+        assert not screen.end_screen.isVisible()
+        for i in range(n):
+            if i:
+                press(qtbot, screen, K.Key_Tab)
+            type_text(qtbot, screen, "5")
+        press(qtbot, screen, K.Key_Return)
+        rated += n
+    assert rated == 12 and screen.end_screen.isVisible()
+    assert screen.end_screen.summary.text().startswith("You rated every one of the 12 outputs")
+    before = _rows(study.path)
+    _press_everything_harmless(qtbot, screen)
+    assert _rows(study.path) == before
