@@ -86,12 +86,18 @@ class EndScreen(QWidget):
         inner.addWidget(self.summary)
         inner.addSpacing(18)
         inner.addWidget(self.next_step)
-        inner.addSpacing(6)
-        inner.addWidget(self.folder_label)
-        inner.addSpacing(12)
-        inner.addWidget(self.send_back_button, 0, Qt.AlignmentFlag.AlignCenter)
-        inner.addSpacing(12)
-        inner.addWidget(self.hand_over)
+        # A kit's part (the folder, Send back, whom to give the file) hides as one, its
+        # spacing with it.
+        self.kit_part = QWidget()
+        kit = QVBoxLayout(self.kit_part)
+        kit.setContentsMargins(0, 6, 0, 0)
+        kit.setSpacing(0)
+        kit.addWidget(self.folder_label)
+        kit.addSpacing(12)
+        kit.addWidget(self.send_back_button, 0, Qt.AlignmentFlag.AlignCenter)
+        kit.addSpacing(12)
+        kit.addWidget(self.hand_over)
+        inner.addWidget(self.kit_part)
         inner.addSpacing(22)
         inner.addWidget(self.revise)
         # Stretches beside it, not an alignment: aligned, the column would shrink to its
@@ -111,8 +117,7 @@ class EndScreen(QWidget):
         """A rater kit: offer Send back, saying where the copy (`file_name`) goes; None: the
         lead's own study."""
         self.folder, self.file_name = folder, file_name
-        for widget in (self.send_back_button, self.folder_label, self.hand_over):
-            widget.setVisible(folder is not None)
+        self.kit_part.setVisible(folder is not None)
         if folder is None:
             self.next_step.setText(LEAD_NEXT)
             self.folder_label.setText("")
