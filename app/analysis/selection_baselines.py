@@ -104,6 +104,9 @@ class BaselineOrders:
         }
 
     def lines(self) -> list[str]:
+        if not self.orders:
+            out = [f"subset2evaluate {S2E_VERSION}'s methods: none ran on this study"]
+            return out + [f"  {name}: unavailable: {why}" for name, why in self.unavailable.items()]
         out = [
             f"rows marked '{PREFIX.strip()}': subset2evaluate {S2E_VERSION}'s own methods on the "
             f"study's {self.n_sources} sources with every system (each with its outputs; "
@@ -196,6 +199,10 @@ def baseline_orders(
         sources, systems, outputs, source_texts, metrics, metric_names
     )
     found = BaselineOrders(metric, n_sources=len(items), n_other_sources=len(rest))
+    why = _no_items(systems, items)
+    if why:
+        found.unavailable = {b.name: why for b in BASELINES}
+        return found
     for b in BASELINES:
         options: dict[str, Any] = dict(b.options)
         if b.reads_metric:
@@ -208,6 +215,22 @@ def baseline_orders(
             continue
         found.orders[b.name] = np.array([order_of(utility, rows_of, s, rest) for s in seeds])
     return found
+
+
+def _no_items(systems: Sequence[object] | np.ndarray, items: Sequence[dict[str, Any]]) -> str:
+    """Why the study has nothing the package's methods compare ("" when it has)."""
+    named = {str(s) for s in systems if s is not None and str(s) != ""}
+    if len(named) < 2:
+        return (
+            "subset2evaluate's items compare systems' outputs of one source, and the study's "
+            f"outputs carry {'no system' if not named else 'one system'}"
+        )
+    if not items:
+        return (
+            f"no source holds an output of each of the study's {len(named)} systems, and "
+            "subset2evaluate's items must (its loaders drop the others)"
+        )
+    return ""
 
 
 def _reason(b: Baseline, error: Exception) -> str:

@@ -106,6 +106,21 @@ def test_pyirt_is_reported_unavailable_with_the_reason_where_py_irt_is_missing()
     assert "py-irt" in why and "cuda" in why
 
 
+def test_a_study_without_the_packages_kind_of_item_gets_every_baseline_unavailable() -> None:
+    sources, systems, outputs, texts = _toy()
+    metric = np.arange(7, dtype=float)[:, None]
+    # No source holds both systems (QuestEval's case): the package's loaders keep nothing.
+    lone = ["s1", "s2", "s3", "s4", "s5", "s6", "s7"]
+    found = baseline_orders(lone, systems, outputs, texts, metric, ["bleu"], "bleu", range(2))
+    assert not found.orders and found.n_other_sources == 7
+    assert set(found.unavailable) == {b.name for b in BASELINES}
+    assert "no source holds an output of each of the study's 2 systems" in found.lines()[1]
+    # Outputs without a system (ASSET's case): nothing to compare.
+    found = baseline_orders(sources, [None] * 7, outputs, texts, metric, ["bleu"], "bleu", [0])
+    assert not found.orders and "carry no system" in found.unavailable[PREFIX + "metric_var"]
+    assert found.lines()[0].endswith("none ran on this study")
+
+
 def test_simpda_both_targets_carry_the_baselines_beside_the_strategies(simpda: Path) -> None:
     study = open_study(simpda)
     try:
