@@ -14,9 +14,13 @@ GIL, so `metaeval_swap` runs blocks of rows on the analysis thread pool.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+
+Kernel = Callable[..., Any]
+Jit = Callable[[Kernel], Kernel]
 
 _compiled: dict[str, Any] = {}
 _compiling = threading.Lock()  # the pool's threads may all ask at once
@@ -32,11 +36,12 @@ def _kernels() -> dict[str, Any]:
 def _compile() -> dict[str, Any]:
     from numba import njit  # a second or two on first import; only rankings need it
 
-    return {"count_rows": _count_kernel(njit), "acc_eq_star_rows": _acc_eq_star_kernel(njit)}
+    jit: Jit = njit(cache=True, nogil=True)
+    return {"count_rows": _count_kernel(jit), "acc_eq_star_rows": _acc_eq_star_kernel(jit)}
 
 
-def _count_kernel(njit: Any) -> Any:
-    @njit(cache=True, nogil=True)
+def _count_kernel(jit: Jit) -> Kernel:
+    @jit
     def count_rows(
         neg: np.ndarray,  # (k, n) uint8: output takes B's score in A'
         i: np.ndarray,
@@ -58,8 +63,8 @@ def _count_kernel(njit: Any) -> Any:
     return count_rows
 
 
-def _acc_eq_star_kernel(njit: Any) -> Any:
-    @njit(cache=True, nogil=True)
+def _acc_eq_star_kernel(jit: Jit) -> Kernel:
+    @jit
     def _first_within(kept: np.ndarray, n: int, top: float) -> float:
         """The value at the smallest ε within 1e-12 of the best."""
         for b in range(n):
@@ -67,7 +72,7 @@ def _acc_eq_star_kernel(njit: Any) -> Any:
                 return float(kept[b])
         return np.nan
 
-    @njit(cache=True, nogil=True)
+    @jit
     def acc_eq_star_rows(
         neg: np.ndarray,  # (k, n) uint8
         i: np.ndarray,
