@@ -43,7 +43,7 @@ class MarkedSpan:
     text: str
 
 
-@dataclass
+@dataclass(frozen=True)
 class RaterRating:
     rater: str
     value: float  # the rater's mean rating of the item
@@ -51,7 +51,7 @@ class RaterRating:
     spans: list[MarkedSpan] = field(default_factory=list)
 
 
-@dataclass
+@dataclass(frozen=True)
 class Disagreement:
     item_id: int
     source: str
@@ -81,7 +81,7 @@ class Disagreement:
         }
 
 
-@dataclass
+@dataclass(frozen=True)
 class DisagreementReport:
     dimension: str
     threshold: float

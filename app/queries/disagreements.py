@@ -33,7 +33,7 @@ __all__ = [
 DECISION_WORDS = {"score": "adjudicated", "keep-all": "keep all", "exclude": "excluded"}
 
 
-@dataclass
+@dataclass(frozen=True)
 class DisagreementView:
     report: DisagreementReport | None
     why_not: str  # why there is no list ("" when there is one)
