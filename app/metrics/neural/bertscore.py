@@ -37,7 +37,7 @@ from meaningbench.metrics.neural.support.baselines import (
     read_rows,
 )
 from meaningbench.metrics.neural.support.cache import DEFAULT_DISK_MB
-from meaningbench.metrics.neural.support.common import MODEL_OPTIONS, NeuralMetric
+from meaningbench.metrics.neural.support.common import ENCODER_OPTIONS, NeuralMetric
 from meaningbench.metrics.neural.support.encoding import (
     LongTexts,
     special_frame,
@@ -105,14 +105,14 @@ class BertScoreMetric(NeuralMetric):
         "alignment": True,
         "embedding_cache_mb": DEFAULT_DISK_MB,
         "long_texts": "windows",
-        **MODEL_OPTIONS,
+        **ENCODER_OPTIONS,
     }
     option_types: ClassVar[dict[str, Any]] = {
         **NeuralMetric.option_types,
         "long_texts": LongTexts,
     }
     # Added after scores existed: runs with the default corpus keep their config hash.
-    hashed_when_set: ClassVar[frozenset[str]] = frozenset({"idf_from"})
+    hashed_when_set: ClassVar[frozenset[str]] = frozenset({"idf_from", "quantize"})
 
     def explain(self, item: ExplainItem) -> Explanation:
         """The stored token matching (no model is loaded to explain)."""

@@ -10,11 +10,12 @@ as one trained on a study's ratings.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import ClassVar
 
 from meaningbench.errors import UserError
 from meaningbench.metrics.base import ItemScore, MetricInfo, Pair
 from meaningbench.metrics.neural.support.batching import run_in_batches
-from meaningbench.metrics.neural.support.common import MODEL_OPTIONS, NeuralMetric
+from meaningbench.metrics.neural.support.common import ENCODER_OPTIONS, NeuralMetric
 from meaningbench.metrics.neural.support.models import LoadedModel
 from meaningbench.runtime import CancelToken
 
@@ -63,7 +64,9 @@ class MeaningBertMetric(NeuralMetric):
         parity_test="tests/metrics/neural/test_meaningbert.py::test_logit_is_the_score",
     )
     model_kind = "cross-encoder"
-    defaults = {"model": DEFAULT_MEANINGBERT, **{**MODEL_OPTIONS, "batch_size": 32}}
+    defaults = {"model": DEFAULT_MEANINGBERT, **{**ENCODER_OPTIONS, "batch_size": 32}}
+    # Added after scores existed: float runs keep their config hash.
+    hashed_when_set: ClassVar[frozenset[str]] = frozenset({"quantize"})
 
     def score_batch(
         self, pairs: Sequence[Pair], cancel: CancelToken | None = None

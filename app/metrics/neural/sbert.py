@@ -30,7 +30,7 @@ from meaningbench.metrics.neural.support.cache import (
     disk_store,
     get_or_compute,
 )
-from meaningbench.metrics.neural.support.common import MODEL_OPTIONS, NeuralMetric
+from meaningbench.metrics.neural.support.common import ENCODER_OPTIONS, NeuralMetric
 from meaningbench.metrics.neural.support.encoding import (
     LongTexts,
     checked_layers,
@@ -268,7 +268,7 @@ def _pooled_caches(
     long_texts: LongTexts,
 ) -> tuple[str, DiskStore | None]:
     """The memory namespace and disk store of pooled vectors (of the output, or a layer)."""
-    what = f"{loaded.precision}-pooled-{'+'.join(pooling.modes)}-{pooling.max_seq_length}"
+    what = f"{loaded.numerics}-pooled-{'+'.join(pooling.modes)}-{pooling.max_seq_length}"
     if long_texts == "windows":
         what += "-w"  # windowed vectors of long texts differ from truncated ones
     if layer is not None:
@@ -404,14 +404,14 @@ class SentenceCosineMetric(NeuralMetric):
         "layer": None,  # None = the model's output; N = hidden state N (0 = embeddings)
         "embedding_cache_mb": DEFAULT_DISK_MB,
         "long_texts": "windows",
-        **MODEL_OPTIONS,
+        **ENCODER_OPTIONS,
     }
     option_types: ClassVar[dict[str, Any]] = {
         **NeuralMetric.option_types,
         "long_texts": LongTexts,
     }
     # Added after scores existed: runs of the model's output keep their config hash.
-    hashed_when_set: ClassVar[frozenset[str]] = frozenset({"layer"})
+    hashed_when_set: ClassVar[frozenset[str]] = frozenset({"layer", "quantize"})
 
     def layer(self) -> int | None:
         value = self.config.get("layer")

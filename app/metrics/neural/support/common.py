@@ -18,9 +18,18 @@ from meaningbench.metrics.neural.support.models import (
     resolve_device,
     resolve_model,
 )
+from meaningbench.metrics.neural.support.quantize import (
+    QUANTIZE_OPTION,
+    Quantize,
+    quantize_device_problem,
+)
 from meaningbench.settings import DEFAULT_ENCODER, Device
 
 MODEL_OPTIONS: dict[str, Any] = {"device": "auto", "batch_size": 64, "precision": "fp32"}
+# The options of metrics whose model is a plain transformer encoder run by torch (BERTScore,
+# SBERT cosine, the cross-encoders): `quantize`, added after scores existed, is hashed only
+# when set (`hashed_when_set`), so float runs keep their config hash.
+ENCODER_OPTIONS: dict[str, Any] = {**MODEL_OPTIONS, **QUANTIZE_OPTION}
 
 
 class NeuralMetric(Metric):
@@ -35,6 +44,7 @@ class NeuralMetric(Metric):
     option_types: ClassVar[dict[str, Any]] = {
         "device": Device,
         "precision": Precision,
+        "quantize": Quantize,  # typed for the metrics that have it (ENCODER_OPTIONS)
     }
 
     def model_name(self) -> str | None:
@@ -50,7 +60,13 @@ class NeuralMetric(Metric):
                 False, f"{self.info.label} needs a model ({self.model_option})", "weights", fix
             )
         found = model_availability(name)
-        return found if found.ok else Availability(False, found.reason, "weights", fix)
+        if not found.ok:
+            return Availability(False, found.reason, "weights", fix)
+        if self.quantize():
+            problem = quantize_device_problem(str(self.config.get("device", "auto")))
+            if problem is not None:
+                return Availability(False, problem)
+        return found
 
     def loaded(self) -> LoadedModel:
         return load_model(
@@ -58,11 +74,20 @@ class NeuralMetric(Metric):
             self.model_kind,
             str(self.config.get("device", "auto")),
             str(self.config.get("precision", "fp32")),
+            self.quantize(),
         )
 
+    def quantize(self) -> str | None:
+        """`int8` when the metric runs its model's linear layers in dynamic int8, else None."""
+        value = self.config.get("quantize")
+        return None if value is None else str(value)
+
     def device(self) -> str | None:
+        device = str(self.config.get("device", "auto"))
+        if self.quantize() and device == "auto":
+            return "cpu"  # int8 runs on the CPU only (see load_model)
         try:
-            return resolve_device(str(self.config.get("device", "auto")))
+            return resolve_device(device)
         except Exception:
             return None
 
@@ -85,6 +110,8 @@ class NeuralMetric(Metric):
         device = self.device()
         if device:
             out["precision"] = effective_precision(str(self.config.get("precision")), device)
+        if self.quantize():
+            out["quantize"] = f"{self.quantize()} (torch dynamic, linear layers)"
         try:
             ref = resolve_model(self.model_name())
             if ref.revision:

@@ -162,9 +162,9 @@ def _layer_caches(
     """The memory namespace and the disk store of one layer's token embeddings."""
     # Windowed embeddings of long texts differ from truncated ones: cached apart.
     tag = "-w" if long_texts == "windows" else ""
-    namespace = f"{loaded.ref.fingerprint()}|{loaded.precision}|L{layer}{tag}"
+    namespace = f"{loaded.ref.fingerprint()}|{loaded.numerics}|L{layer}{tag}"
     disk = disk_store(
-        loaded.ref.key, loaded.ref.fingerprint(), f"{loaded.precision}-L{layer}{tag}", disk_mb
+        loaded.ref.key, loaded.ref.fingerprint(), f"{loaded.numerics}-L{layer}{tag}", disk_mb
     )
     return namespace, disk
 

@@ -178,6 +178,13 @@ class LoadedModel:
     tokenizer: Any
     # Views of the encoder cut after a layer, built once and sharing the weights.
     layer_views: dict[int, Any] = field(default_factory=dict)
+    quantize: str | None = None  # "int8": linear layers in dynamic int8 (see quantize.py)
+
+    @property
+    def numerics(self) -> str:
+        """How the weights compute, as the embedding caches are named: `fp32`, or
+        `fp32-int8` when quantised, so int8 vectors never stand in for float ones."""
+        return self.precision if self.quantize is None else f"{self.precision}-{self.quantize}"
 
     @property
     def num_layers(self) -> int:
@@ -197,22 +204,36 @@ class LoadedModel:
         return limit
 
 
-_CACHE: dict[tuple[str, str, str, str], LoadedModel] = {}
+_CACHE: dict[tuple[str, str, str, str, str | None], LoadedModel] = {}
 _LOCK = threading.Lock()
 
 
 def load_model(
-    name: str | None, kind: str = "encoder", device: str = "auto", precision: str = "fp32"
+    name: str | None,
+    kind: str = "encoder",
+    device: str = "auto",
+    precision: str = "fp32",
+    quantize: str | None = None,
 ) -> LoadedModel:
-    """Load (once per process) a model and its tokenizer for `kind` on `device`."""
+    """Load (once per process) a model and its tokenizer for `kind` on `device`;
+    `quantize="int8"` converts its linear layers to dynamic int8, on the CPU only."""
     if kind not in KINDS:
         raise ValueError(f"unknown model kind {kind!r}")
+    if quantize not in (None, "int8"):
+        raise UserError(f"quantize must be none or int8, not {quantize!r}")
     ref = resolve_model(name)
-    dev = resolve_device(device)
+    if quantize:
+        from meaningbench.metrics.neural.support.quantize import quantize_device_problem
+
+        problem = quantize_device_problem(device or "auto")
+        if problem is not None:
+            raise UserError(problem)
+    # int8 has CPU kernels only: `auto` then means the CPU (an explicit GPU was refused).
+    dev = resolve_device("cpu" if quantize else device)
     prec = effective_precision(precision, dev)
     # The fingerprint changes with the weight files, so a model retrained into the same
     # folder is loaded afresh instead of being served from the cache.
-    key = (ref.fingerprint(), kind, dev, prec)
+    key = (ref.fingerprint(), kind, dev, prec, quantize)
     with _LOCK:
         hit = _CACHE.get(key)
         if hit is not None:
@@ -221,6 +242,11 @@ def load_model(
         for k in stale:
             del _CACHE[k]
         loaded = _load(ref, kind, dev, prec)
+        if quantize:
+            from meaningbench.metrics.neural.support.quantize import quantize_int8
+
+            loaded.model = quantize_int8(loaded.model, ref.name)
+            loaded.quantize = quantize
         _CACHE[key] = loaded
         return loaded
 

@@ -148,6 +148,12 @@ def _parameter_modules(c: BertConfigView, take: Any) -> tuple[Any, Any, Any]:
         def forward(self, x: Any) -> Any:
             return F.linear(x, self.weight, self.bias)
 
+        def as_torch_linear(self) -> Any:
+            """The same layer as a `torch.nn.Linear` (what int8 quantisation converts)."""
+            from meaningbench.metrics.neural.support.quantize import torch_linear
+
+            return torch_linear(self.weight, self.bias)
+
     class LayerNorm(nn.Module):
         def __init__(self, prefix: str) -> None:
             super().__init__()
