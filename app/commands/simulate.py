@@ -32,6 +32,19 @@ def register(subparsers: Any) -> None:
     )
     common.add_dimension_argument(parser)
     common.add_labels_argument(parser)
+    _add_replay_arguments(parser)
+    _add_ranking_arguments(parser)
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        help="write the plot of τ over the budget: .svg or .png",
+    )
+    common.add_json_flag(parser)
+
+
+def _add_replay_arguments(parser: argparse.ArgumentParser) -> None:
+    """Which orders are replayed, for which target, over how many seeds and steps."""
     parser.add_argument(
         "--selection",
         default="disagreement,variance,diversity",
@@ -53,6 +66,24 @@ def register(subparsers: Any) -> None:
         default=5.0,
         help="budget step, in %% of the study's ratings (default 5)",
     )
+    parser.add_argument(
+        "--compare-subset2evaluate",
+        action="store_true",
+        help="also run subset2evaluate's own methods (metric_var, metric_cons, diversity by "
+        "unigram and BLEU, pyirt_diffdisc where py-irt runs) on the same study, metrics and "
+        "seeds, as rows marked 's2e'; needs the package: "
+        "pip install subset2evaluate==1.0.27 --no-deps",
+    )
+    parser.add_argument(
+        "--baseline-metric",
+        default=None,
+        help="the metric subset2evaluate's metric_var, metric_cons and pyirt_diffdisc read "
+        "(default: the first candidate metric)",
+    )
+
+
+def _add_ranking_arguments(parser: argparse.ArgumentParser) -> None:
+    """What is ranked, by which measure, and how its clusters are tested."""
     parser.add_argument(
         "--metrics",
         nargs="+",
@@ -76,27 +107,6 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--alpha", type=float, default=0.05, help="significance level of the clusters"
     )
-    parser.add_argument(
-        "--compare-subset2evaluate",
-        action="store_true",
-        help="also run subset2evaluate's own methods (metric_var, metric_cons, diversity by "
-        "unigram and BLEU, pyirt_diffdisc where py-irt runs) on the same study, metrics and "
-        "seeds, as rows marked 's2e'; needs the package: "
-        "pip install subset2evaluate==1.0.27 --no-deps",
-    )
-    parser.add_argument(
-        "--baseline-metric",
-        default=None,
-        help="the metric subset2evaluate's metric_var, metric_cons and pyirt_diffdisc read "
-        "(default: the first candidate metric)",
-    )
-    parser.add_argument(
-        "--out",
-        type=Path,
-        default=None,
-        help="write the plot of τ over the budget: .svg or .png",
-    )
-    common.add_json_flag(parser)
 
 
 def _plot_suffix(out: Path | None) -> str:
@@ -119,18 +129,10 @@ def _plot_suffix(out: Path | None) -> str:
     return suffix
 
 
-def run(args: argparse.Namespace) -> int:
-    from meaningbench.analysis.selection_sim import (
-        check_options,
-        plot_field_svg,
-        plot_svg,
-        simulate_study,
-        simulate_study_systems,
-        summary_lines,
-    )
-    from meaningbench.commands._common import parse_metric_names
+def _checked(args: argparse.Namespace) -> tuple[list[str], str]:
+    """The strategies and the plot's kind, every option checked before any work is done."""
+    from meaningbench.analysis.selection_sim import check_options
     from meaningbench.errors import UserError
-    from meaningbench.jobs.terminal import run_with_progress_bar
 
     strategies = [s.strip() for s in args.selection.split(",") if s.strip()]
     unknown = [s for s in strategies if s not in SELECTIONS]
@@ -146,6 +148,33 @@ def run(args: argparse.Namespace) -> int:
         from meaningbench.analysis.selection_baselines import require_subset2evaluate
 
         require_subset2evaluate()  # named before any work, and nothing else runs
+    return strategies, suffix
+
+
+def _write_plot(svg: str, out: Path, suffix: str) -> None:
+    with common.writing_output(out):
+        if suffix == ".png":
+            from meaningbench.ui.svg_image import write_png
+
+            write_png(svg, out)
+        else:
+            from meaningbench.core.atomic_file import write_text_atomically
+
+            write_text_atomically(out, svg)
+
+
+def run(args: argparse.Namespace) -> int:
+    from meaningbench.analysis.selection_sim import (
+        plot_field_svg,
+        plot_svg,
+        simulate_study,
+        simulate_study_systems,
+        summary_lines,
+    )
+    from meaningbench.commands._common import parse_metric_names
+    from meaningbench.jobs.terminal import run_with_progress_bar
+
+    strategies, suffix = _checked(args)
 
     def job(ctx: Any) -> Any:
         with common.open_existing_study(args.study, reading=True) as study:
@@ -193,15 +222,7 @@ def run(args: argparse.Namespace) -> int:
     if args.out is not None:
         title = Path(args.study).stem
         svg = plot_field_svg(sim.field, title=title) if systems else plot_svg(sim, title=title)
-        with common.writing_output(args.out):
-            if suffix == ".png":
-                from meaningbench.ui.svg_image import write_png
-
-                write_png(svg, args.out)
-            else:
-                from meaningbench.core.atomic_file import write_text_atomically
-
-                write_text_atomically(args.out, svg)
+        _write_plot(svg, args.out, suffix)
     if args.json:
         common.print_json(sim.to_dict())
         return 0
