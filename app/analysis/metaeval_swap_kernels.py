@@ -44,21 +44,26 @@ def _count_kernel(jit: Jit) -> Kernel:
     @jit
     def count_rows(
         neg: np.ndarray,  # (k, n) uint8: output takes B's score in A'
-        i: np.ndarray,
+        i: np.ndarray,  # (P,) int32, the pairs group by group
         j: np.ndarray,
-        gid: np.ndarray,
-        code: np.ndarray,  # (4, P) outcome code of each candidate, 0..4
-        n_groups: int,
-        out: np.ndarray,  # (2k, G, 5) zeros: A' rows then B' rows
+        starts: np.ndarray,  # (G + 1,) where each group's pairs begin
+        code: np.ndarray,  # (P, 4) outcome code of each pair's candidates, 0..4
+        out: np.ndarray,  # (2k, G, 5) A' rows then B' rows
     ) -> None:
         k = neg.shape[0]
+        n_groups = starts.size - 1
         for r in range(k):
             row = neg[r]
-            for q in range(i.size):
-                c = 2 * row[i[q]] + row[j[q]]
-                g = gid[q]
-                out[r, g, code[c, q]] += 1.0
-                out[k + r, g, code[3 - c, q]] += 1.0
+            for g in range(n_groups):
+                a = np.zeros(5, np.int32)
+                b = np.zeros(5, np.int32)
+                for q in range(starts[g], starts[g + 1]):
+                    c = 2 * row[i[q]] + row[j[q]]
+                    a[code[q, c]] += 1
+                    b[code[q, 3 - c]] += 1
+                for t in range(5):
+                    out[r, g, t] = a[t]
+                    out[k + r, g, t] = b[t]
 
     return count_rows
 
@@ -143,9 +148,18 @@ def count_rows(
     code: np.ndarray,
     n_groups: int,
 ) -> np.ndarray:
-    """(2k, G, 5) pair counts by outcome of A' rows then B' rows."""
-    out = np.zeros((2 * neg.shape[0], n_groups, 5))
-    _kernels()["count_rows"](neg, i, j, gid, code, n_groups, out)
+    """(2k, G, 5) pair counts by outcome of A' rows then B' rows; the pairs come group by
+    group (`gid` sorted), as `metaeval_measures.iter_pairs` makes them."""
+    starts = np.searchsorted(gid, np.arange(n_groups + 1))
+    out = np.empty((2 * neg.shape[0], n_groups, 5))
+    _kernels()["count_rows"](
+        neg,
+        i.astype(np.int32),
+        j.astype(np.int32),
+        starts,
+        np.ascontiguousarray(code.T),
+        out,
+    )
     return out
 
 
