@@ -23,28 +23,21 @@ from pathlib import Path
 import numpy as np
 
 from tests.benchmarks.machine import describe_machine
+from tests.benchmarks.synthetic_metaeval import data_lines
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "tests" / "benchmarks" / "results" / "metaeval.json"
 TARGET_S = 60.0
 
-SCRIPT = """
+SCRIPT = (
+    """
 import json, time
 import numpy as np
 t0 = time.perf_counter()
-from meaningbench.analysis.metaeval import MetaEvalData
 from meaningbench.analysis.metaeval_significance import rank_metrics
-rng = np.random.default_rng(0)
-S, J, M = 20, 500, 30
-sys_ = np.repeat(np.arange(S), J)
-src = np.tile(np.arange(J), S)
-quality = rng.normal(size=S)[sys_] * 0.5 + rng.normal(size=S * J)
-human = np.round(np.clip(50 + 15 * (quality + rng.normal(0, 0.5, S * J)), 0, 100))
-x = np.column_stack([quality + rng.normal(0, s, S * J) for s in np.linspace(0.3, 2.0, M)])
-x[:, ::3] = np.round(x[:, ::3], 1)  # some metrics with ties
-data = MetaEvalData(human, x, [f"metric{k}" for k in range(M)],
-                    np.array([f"sys{k:02d}" for k in sys_], object),
-                    np.array([f"src{k:03d}" for k in src], object))
+"""
+    + data_lines(20, 500, 30)
+    + """
 t1 = time.perf_counter()
 r = rank_metrics(data, "pearson", group_by="system", test="perm-both",
                  resamples=1000, seed=0, alpha=0.05)
@@ -55,6 +48,7 @@ print(json.dumps({"setup_s": t1 - t0, "rank_s": t2 - t1,
                   "clusters": max(r.clusters.values()),
                   "intervals": len(r.intervals)}))
 """
+)
 
 
 def test_perm_both_30_metrics_10k_outputs_1000_resamples() -> None:

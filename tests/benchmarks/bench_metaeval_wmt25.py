@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from tests.benchmarks.machine import describe_machine
+from tests.benchmarks.synthetic_metaeval import data_lines
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "tests" / "benchmarks" / "results" / "metaeval_wmt25.json"
@@ -43,20 +44,9 @@ DATA = """
 import json, time
 import numpy as np
 t0 = time.perf_counter()
-from meaningbench.analysis.metaeval import MetaEvalData
 from meaningbench.analysis.metaeval_pairs import EarlyStop
 from meaningbench.analysis.metaeval_significance import rank_metrics
-rng = np.random.default_rng(0)
-S, J, M = {systems}, {sources}, {metrics}
-sys_ = np.repeat(np.arange(S), J)
-src = np.tile(np.arange(J), S)
-quality = rng.normal(size=S)[sys_] * 0.5 + rng.normal(size=S * J)
-human = np.round(np.clip(50 + 15 * (quality + rng.normal(0, 0.5, S * J)), 0, 100))
-x = np.column_stack([quality + rng.normal(0, s, S * J) for s in np.linspace(0.3, 2.0, M)])
-x[:, ::3] = np.round(x[:, ::3], 1)  # some metrics with ties
-data = MetaEvalData(human, x, [f"metric{{k}}" for k in range(M)],
-                    np.array([f"sys{{k:02d}}" for k in sys_], object),
-                    np.array([f"src{{k:03d}}" for k in src], object))
+{data}
 t1 = time.perf_counter()
 out = {{"setup_s": t1 - t0, "rankings": []}}
 for measure, group_by, test, early, intervals in {rankings}:
@@ -76,7 +66,7 @@ print(json.dumps(out))
 
 
 def _run(case: str, systems: int, sources: int, metrics: int, rankings: list, goal_s: float):
-    script = DATA.format(systems=systems, sources=sources, metrics=metrics, rankings=rankings)
+    script = DATA.format(data=data_lines(systems, sources, metrics), rankings=rankings)
     load_before = os.getloadavg()[0]
     w0 = time.perf_counter()
     done = subprocess.run(
