@@ -152,7 +152,7 @@ GROUP_COLUMNS = (
 )
 
 
-@dataclass
+@dataclass(frozen=True)
 class AuditResult:
     tolerance: float
     normalisation: str

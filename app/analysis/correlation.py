@@ -73,7 +73,7 @@ STAT_COLUMNS = [
 ]
 
 
-@dataclass
+@dataclass(frozen=True)
 class CorrelationTable:
     """Every metric run against one human dimension; the rows of the correlation table."""
 

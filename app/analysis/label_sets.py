@@ -131,7 +131,7 @@ def select_labels(ratings: pd.DataFrame, keep: Sequence[str]) -> pd.DataFrame:
     return apply_resolutions(ratings.loc[~drop])
 
 
-@dataclass
+@dataclass(frozen=True)
 class FixResult:
     name: str
     n_written: int

@@ -111,7 +111,7 @@ class Trend:
     slope_t: float | None = None  # β over its standard error
 
 
-@dataclass
+@dataclass(frozen=True)
 class Stability:
     """The signal: agreement and τ now, the top cluster's history and the trend."""
 

@@ -76,7 +76,7 @@ class RaterQC:
         return "n/a" if self.passed is None else ("pass" if self.passed else "fail")
 
 
-@dataclass
+@dataclass(frozen=True)
 class QCResult:
     dimension: str
     raters: dict[str, RaterQC] = field(default_factory=dict)

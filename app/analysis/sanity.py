@@ -210,7 +210,7 @@ def run_sanity(
     )
 
 
-@dataclass
+@dataclass(frozen=True)
 class SanityTable:
     results: dict[str, SanityResult] = field(default_factory=dict)
 

@@ -87,7 +87,7 @@ Take your time; there is no right speed. Your ratings are saved the moment you s
 """
 
 
-@dataclass
+@dataclass(frozen=True)
 class QCMix:
     """Hidden control items per 100 queue entries; the rest of the 100 are normal items."""
 

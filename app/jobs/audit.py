@@ -20,7 +20,7 @@ from meaningbench.errors import UserError
 from meaningbench.runtime import Job, JobContext
 
 
-@dataclass
+@dataclass(frozen=True)
 class AuditView:
     """What the panel shows: the audit (None when there is nothing to audit, with why)."""
 

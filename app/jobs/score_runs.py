@@ -32,7 +32,7 @@ from meaningbench.runtime import CancelToken
 BatchCallback = Callable[[str, list[int]], None]
 
 
-@dataclass
+@dataclass(frozen=True)
 class MetricRunSummary:
     metric: str
     label: str

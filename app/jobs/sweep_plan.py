@@ -71,7 +71,7 @@ def _idf_label(idf: str) -> str:
     return idf if idf in IDF_CORPORA else Path(idf).name
 
 
-@dataclass
+@dataclass(frozen=True)
 class SweepRequest:
     study_path: Path
     models: list[str] = field(default_factory=lambda: [DEFAULT_ENCODER])

@@ -19,7 +19,7 @@ from meaningbench.kits.coverage import ItemCoverage, item_coverage, required_k
 from meaningbench.kits.record import KitRecord, kit_records
 
 
-@dataclass
+@dataclass(frozen=True)
 class RaterProgress:
     rater: str
     kits_sent: int
@@ -35,7 +35,7 @@ class RaterProgress:
     median_seconds: float
 
 
-@dataclass
+@dataclass(frozen=True)
 class Campaign:
     k: int
     dimension: str

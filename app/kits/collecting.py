@@ -101,7 +101,7 @@ class KitReturn:
         return ", ".join(parts)
 
 
-@dataclass
+@dataclass(frozen=True)
 class CollectReport:
     collected: list[KitReturn] = field(default_factory=list)
     refused: list[tuple[Path, str]] = field(default_factory=list)

@@ -48,7 +48,7 @@ class SystemRow:
     n_raters: int = 0
 
 
-@dataclass
+@dataclass(frozen=True)
 class SourceComparison:
     source_group: str
     source: str

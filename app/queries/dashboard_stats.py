@@ -36,7 +36,7 @@ STATISTICS: dict[str, Statistic] = {
 SORTS = {"value": "Sort by value", "name": "Sort by name"}
 
 
-@dataclass
+@dataclass(frozen=True)
 class BarSeries:
     """One bar per metric, top to bottom, with its interval (NaN where there is none)."""
 

@@ -310,7 +310,7 @@ class RunSummary:
         return cls(**{k: v for k, v in raw.items() if k in known})
 
 
-@dataclass
+@dataclass(frozen=True)
 class TrainResult:
     out_dir: Path
     model_dir: Path

@@ -3,6 +3,7 @@ per text, reuse of stored runs, and what a sweep refuses."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sqlite3
 from pathlib import Path
@@ -202,9 +203,7 @@ def test_idf_from_a_corpus_file_is_part_of_the_configuration(
 def test_bad_options_are_refused_with_a_message(
     study: Path, tiny_encoder: str, change: dict, error: type, message: str
 ) -> None:
-    request = SweepRequest(study, [tiny_encoder], "all")
-    for key, value in change.items():
-        setattr(request, key, value)
+    request = dataclasses.replace(SweepRequest(study, [tiny_encoder], "all"), **change)
     with pytest.raises(error, match=message):
         plan_sweep(request)
 
