@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from meaningbench.errors import UserError
+from meaningbench.jobs.metric_specs import configured_names
 from meaningbench.jobs.scoring import ScoreRequest, score_study
 from meaningbench.metrics.base import Pair
 from meaningbench.metrics.names import metric_canonical_name
@@ -94,7 +95,10 @@ def test_int8_changes_the_config_hash_and_name_and_float_keeps_its_own(minilm_pa
         assert "quantize" not in plain.score_config()  # float runs keep their old hash
         assert int8.score_config()["quantize"] == "int8"
         assert int8.config_hash() != plain.config_hash()
-        assert "quantize=int8" in metric_canonical_name(int8)
+        name = metric_canonical_name(int8)
+        assert "quantize=int8" in name
+        (back,) = configured_names([name], [])  # the printed name parses back to int8
+        assert cls(**back.config).config_hash() == int8.config_hash()
 
 
 def test_int8_vectors_never_come_from_the_float_cache(minilm_path):
