@@ -51,8 +51,6 @@ STATEFUL = {
 # Result records that are dataclasses but not frozen: filled by the engine as it computes,
 # only read by the screens.
 MUTABLE = {
-    "meaningbench.analysis.agreement.AgreementResult",
-    "meaningbench.analysis.rater_checks.RaterCheck",
     "meaningbench.analysis.sweep_table.SweepRow",
     "meaningbench.analysis.sweep_table.SweepTable",
     "meaningbench.annotation.merge.MergeReport",
@@ -60,8 +58,6 @@ MUTABLE = {
     "meaningbench.annotation.settings.DimensionConfig",
     "meaningbench.datasets.exporters.ExportReport",
     "meaningbench.datasets.report.ImportReport",
-    "meaningbench.queries.compare.SystemRow",
-    "meaningbench.queries.dashboard_jobs.Refreshed",
     "meaningbench.queries.import_preview.Preview",
     "meaningbench.queries.training_progress.RunCurves",
     "meaningbench.queries.training_progress.TrainingMonitor",

@@ -41,7 +41,7 @@ no split is possible, ICC(·,k).
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -309,7 +309,7 @@ def leave_one_out(
 NAN_PAIR = (float("nan"), float("nan"))
 
 
-@dataclass
+@dataclass(frozen=True)
 class AgreementResult:
     n_annotators: int  # named annotators
     n_ratings: int  # rater units: one per (item, named rater) plus one per anonymous rating
@@ -604,9 +604,11 @@ def ratings_agreement(
         confidence=confidence,
     )
     _, raters, _ = ratings.arrays()
-    result.n_aggregate = int(ratings.annotator_is_aggregate()[raters].sum()) if raters.size else 0
-    result.machine = machine_agreement(machine_rater_units(ratings), result.alpha)
-    return result
+    return replace(
+        result,
+        n_aggregate=int(ratings.annotator_is_aggregate()[raters].sum()) if raters.size else 0,
+        machine=machine_agreement(machine_rater_units(ratings), result.alpha),
+    )
 
 
 def machine_rater_units(ratings: RatingSet) -> dict[str, tuple[int, RaterUnits]]:

@@ -24,7 +24,7 @@ Appraise's test where the rater rated degraded pairs, else the leave-one-out r c
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
 import numpy as np
@@ -56,7 +56,7 @@ class RaterThresholds:
         return cls(**{k: float(v) for k, v in raw.items() if k in known})
 
 
-@dataclass
+@dataclass(frozen=True)
 class RaterCheck:
     rater: str
     n_ratings: int
@@ -157,8 +157,7 @@ def checks_from_frame(
             median_seconds=qc.median_ms / 1000.0,
             weight=weight,
         )
-        check.warnings = _warnings(check, thresholds)
-        out.append(check)
+        out.append(replace(check, warnings=_warnings(check, thresholds)))
     return out + machines
 
 
@@ -204,8 +203,7 @@ def _machine_checks(
             weight=float("nan"),
             machine=True,
         )
-        check.warnings = _warnings(check, thresholds)
-        out.append(check)
+        out.append(replace(check, warnings=_warnings(check, thresholds)))
     return out
 
 

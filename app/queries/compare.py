@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import pandas as pd
@@ -32,7 +32,7 @@ from meaningbench.metrics.structural.scenes import SceneSpec
 from meaningbench.queries.files import StudyHandle, study_of
 
 
-@dataclass
+@dataclass(frozen=True)
 class SystemRow:
     item_id: int
     system: str
@@ -183,12 +183,21 @@ def load_comparison(
             scores["item_id"], scores["score"], scores["n_raters"], strict=True
         ):
             row = by_id[int(item_id)]
-            row.mean = None if math.isnan(score) else float(score)
-            row.n_raters = int(n) if row.ratings else 0
+            by_id[int(item_id)] = replace(
+                row,
+                mean=None if math.isnan(score) else float(score),
+                n_raters=int(n) if row.ratings else 0,
+            )
         metrics = _attach_scores(session, by_id, clause, params)
     source = items[0].source if items else ""
     return SourceComparison(
-        source_group, source, dimension, rows, sorted(raters), sorted(aggregates), metrics
+        source_group,
+        source,
+        dimension,
+        list(by_id.values()),
+        sorted(raters),
+        sorted(aggregates),
+        metrics,
     )
 
 

@@ -7,7 +7,7 @@ made on the GUI thread); jobs that need the database open the study file themsel
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -109,8 +109,7 @@ class Snapshot:
         result = agreement_of_units(
             self.units, rater_names=self.rater_names, n_boot=AGREEMENT_BOOT, seed=SEED
         )
-        result.machine = machine_agreement(self.machine_units, result.alpha)
-        return result
+        return replace(result, machine=machine_agreement(self.machine_units, result.alpha))
 
 
 @dataclass(frozen=True)
@@ -124,7 +123,7 @@ class Loaded:
     runs: dict[str, tuple[str, str]] = field(default_factory=dict)  # see LoadedAnalysis
 
 
-@dataclass
+@dataclass(frozen=True)
 class Refreshed:
     """Worker results for the data as it was at `version`."""
 
@@ -162,14 +161,14 @@ def refresh_job(
 
     def run(ctx: JobContext) -> Refreshed:
         table = snapshot.correlations(n_boot=n_boot, groups=groups, kendall=True)
-        out = Refreshed(snapshot.version, table)
-        if quality:
-            ctx.check()
-            out.agreement = snapshot.agreement()
-            with open_study(path, allow_read_only=True) as study:
-                out.qc = study_qc(study, snapshot.dimension)
-                out.machines = study_machine_checks(study, snapshot.dimension)
-        return out
+        if not quality:
+            return Refreshed(snapshot.version, table)
+        ctx.check()
+        agreement = snapshot.agreement()
+        with open_study(path, allow_read_only=True) as study:
+            qc = study_qc(study, snapshot.dimension)
+            machines = study_machine_checks(study, snapshot.dimension)
+        return Refreshed(snapshot.version, table, agreement, qc, machines)
 
     return run
 
