@@ -61,7 +61,6 @@ MUTABLE = {
     "meaningbench.queries.import_preview.Preview",
     "meaningbench.queries.training_progress.RunCurves",
     "meaningbench.queries.training_progress.TrainingMonitor",
-    "meaningbench.queries.which_metric.WhichMetric",
 }
 
 

@@ -143,7 +143,7 @@ Step = Callable[[int, int, str], None]
 STEPS = ("Reading the study", "Ranking the metrics", "Per category", "Human rows")
 
 
-@dataclass
+@dataclass(frozen=True)
 class WhichMetric:
     """The tab's figures for one set of options, or the reason there are none."""
 
@@ -257,18 +257,18 @@ def which_metric_of(
     tell: Step = step or (lambda _done, _total, _what: None)
     preset = preset_of(options)
     attributes = sorted(data.categories)
-    out = WhichMetric(options=options, attributes=attributes)
     keep = data.common()
-    out.n_outputs = int(keep.sum())
+    n_outputs = int(keep.sum())
     if not data.metric_names:
-        out.message = "No metric runs yet: score the study to rank its metrics."
-        return out
-    if out.n_outputs < 2:
-        out.message = "Needs two rated outputs with every metric's score, or more."
-        return out
+        why = "No metric runs yet: score the study to rank its metrics."
+        return WhichMetric(options, attributes, n_outputs=n_outputs, message=why)
+    if n_outputs < 2:
+        why = "Needs two rated outputs with every metric's score, or more."
+        return WhichMetric(options, attributes, n_outputs=n_outputs, message=why)
+    by = WhichMetric(options, attributes).by
     try:
         tell(1, len(STEPS), STEPS[1])
-        out.ranking = rank_metrics(
+        ranking = rank_metrics(
             data,
             options.measure,
             group_by=options.group_by,
@@ -282,29 +282,34 @@ def which_metric_of(
         )
         tell(2, len(STEPS), STEPS[2])
         # The ranking's grouping (tau_like always pairs outputs of one source).
-        frame = _category_frame(data, options, out.by)
+        frame = _category_frame(data, options, by)
     except UserError as exc:
-        out.message = str(exc)
-        out.ranking = None
-        return out
-    order = {m: k for k, m in enumerate(out.ranking.order + list(out.ranking.reasons))}
+        return WhichMetric(options, attributes, n_outputs=n_outputs, message=str(exc))
+    order = {m: k for k, m in enumerate(ranking.order + list(ranking.reasons))}
     frame["rank"] = frame["metric"].map(order)
-    out.categories = frame.sort_values(["rank", "category"]).drop(columns="rank")
-    out.categories = out.categories.reset_index(drop=True)
+    categories = frame.sort_values(["rank", "category"]).drop(columns="rank")
+    categories = categories.reset_index(drop=True)
     tell(3, len(STEPS), STEPS[3])
     try:
-        out.humans = human_baseline(
+        humans = human_baseline(
             data,
-            out.ranking.measure,
-            out.ranking.group_by,
+            ranking.measure,
+            ranking.group_by,
             tie_threshold=options.tie_threshold,
             seed=options.seed,
         )
     except UserError as exc:
         why = f"no human row: {exc}"
-        out.humans = HumanBaseline(out.ranking.measure, out.ranking.group_by, reason=why)
+        humans = HumanBaseline(ranking.measure, ranking.group_by, reason=why)
     tell(len(STEPS), len(STEPS), "Done")
-    return out
+    return WhichMetric(
+        options,
+        attributes,
+        ranking=ranking,
+        categories=categories,
+        n_outputs=n_outputs,
+        humans=humans,
+    )
 
 
 def compute_which_metric(
@@ -320,9 +325,7 @@ def compute_which_metric(
         except UserError as exc:
             return WhichMetric(options=options, message=str(exc))
         machine = machine_columns(study, data.metric_names)
-    out = which_metric_of(data, options, step)
-    out.machine = machine
-    return out
+    return replace(which_metric_of(data, options, step), machine=machine)
 
 
 def stability_options(options: WhichMetricOptions) -> StabilityOptions:
