@@ -58,7 +58,6 @@ MUTABLE = {
     "meaningbench.annotation.settings.DimensionConfig",
     "meaningbench.datasets.exporters.ExportReport",
     "meaningbench.datasets.report.ImportReport",
-    "meaningbench.queries.import_preview.Preview",
     "meaningbench.queries.training_progress.RunCurves",
     "meaningbench.queries.training_progress.TrainingMonitor",
 }

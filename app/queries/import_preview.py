@@ -47,7 +47,7 @@ MAPPED_FIELDS = (
 )
 
 
-@dataclass
+@dataclass(frozen=True)
 class Preview:
     columns: list[str] = field(default_factory=list)
     rows: list[list[str]] = field(default_factory=list)
@@ -113,25 +113,28 @@ def build_preview(
     from meaningbench.datasets.importer import open_source
     from meaningbench.datasets.plan import SHAPES, make_plan
 
-    preview = Preview()
+    columns: list[str] = []
+    rows: list[list[str]] = []
+    row_numbers: list[int] = []
+    container = ""
     try:
         source = open_source(path, fmt, encoding)
-        preview.columns = list(source.columns)
-        preview.container = (
+        columns = list(source.columns)
+        container = (
             "jsonl"
             if source.container == "jsonl"
             else ("tsv" if source.delimiter == "\t" else "csv")
         )
         for row_no, record in source.rows():
-            preview.row_numbers.append(int(row_no))
+            row_numbers.append(int(row_no))
             if isinstance(record, dict):
-                preview.rows.append([_cell(record.get(c)) for c in preview.columns])
+                rows.append([_cell(record.get(c)) for c in columns])
             else:
-                preview.rows.append([_cell(v) for v in record])
-            if len(preview.rows) >= PREVIEW_ROWS:
+                rows.append([_cell(v) for v in record])
+            if len(rows) >= PREVIEW_ROWS:
                 break
         plan = make_plan(
-            preview.columns,
+            columns,
             mapping,
             shape=fmt if fmt in SHAPES else None,
             known=known_dimensions(study_path),
@@ -139,15 +142,21 @@ def build_preview(
             ratings=ratings,
             drop=drop,
         )
-        preview.shape = plan.shape
-        preview.rating_kind = plan.rating_kind
-        preview.rating_kind_given = plan.rating_kind_given
-        preview.used = plan.used_columns()
-        preview.ignored = list(plan.ignored)
-        preview.attributes = list(plan.attributes)
+        return Preview(
+            columns,
+            rows,
+            row_numbers,
+            container,
+            shape=plan.shape,
+            rating_kind=plan.rating_kind,
+            rating_kind_given=plan.rating_kind_given,
+            used=plan.used_columns(),
+            ignored=list(plan.ignored),
+            attributes=list(plan.attributes),
+        )
     except InputError as exc:
-        preview.error = exc
-    return preview
+        # What was read before the refusal is still shown.
+        return Preview(columns, rows, row_numbers, container, error=exc)
 
 
 def make_mapping(fields: dict[str, str], dimensions: dict[str, str]) -> Any:
