@@ -51,8 +51,6 @@ STATEFUL = {
 # Result records that are dataclasses but not frozen: filled by the engine as it computes,
 # only read by the screens.
 MUTABLE = {
-    "meaningbench.analysis.sweep_table.SweepRow",
-    "meaningbench.analysis.sweep_table.SweepTable",
     "meaningbench.annotation.merge.MergeReport",
     "meaningbench.annotation.settings.AnnotationSettings",
     "meaningbench.annotation.settings.DimensionConfig",

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -49,7 +49,7 @@ class SweepEntry:
     reason: str | None = None
 
 
-@dataclass
+@dataclass(frozen=True)
 class SweepRow:
     entry: SweepEntry
     n: int = 0
@@ -94,7 +94,7 @@ class SweepRow:
         }
 
 
-@dataclass
+@dataclass(frozen=True)
 class SweepTable:
     rows: list[SweepRow]
     dimension: str
@@ -164,41 +164,58 @@ def sweep_table(
     rows = {e: SweepRow(e) for e in entries}
     y, rating = analysis.human()
     human_01 = rating / 100.0
-    table = SweepTable(list(rows.values()), analysis.dimension, int(np.isfinite(y).sum()),
-                       n_boot, rank_by, confidence)  # fmt: skip
     if scored:
         columns = list(dict.fromkeys(e.column for e in scored))
         corr = analysis.correlations(
             n_boot=n_boot, seed=seed, confidence=confidence, columns=columns
         )
         for e in scored:
-            result, row = corr.results[e.column], rows[e]
+            result = corr.results[e.column]
             x = analysis.data.metric_values[:, names.index(e.column)]
-            row.n = result.n
-            row.pearson, row.pearson_ci = result.pearson, result.pearson_ci
-            row.spearman, row.spearman_ci = result.spearman, result.spearman_ci
-            row.kendall = result.kendall
-            row.kendall_ci = kendall_interval(x, y, n_boot=n_boot, seed=seed, confidence=confidence)
-            row.rmse, row.mae, _ = errors_01(x / 100.0, human_01)
-    for e, row in rows.items():
+            rmse, mae, _ = errors_01(x / 100.0, human_01)
+            rows[e] = replace(
+                rows[e],
+                n=result.n,
+                pearson=result.pearson,
+                pearson_ci=result.pearson_ci,
+                spearman=result.spearman,
+                spearman_ci=result.spearman_ci,
+                kendall=result.kendall,
+                kendall_ci=kendall_interval(x, y, n_boot=n_boot, seed=seed, confidence=confidence),
+                rmse=rmse,
+                mae=mae,
+            )
+    for e, row in list(rows.items()):
         if e.column not in names or row.n == 0:
-            row.note = e.reason or (
+            note = e.reason or (
                 "no scores" if e.status in ("done", "cached") else f"run {e.status}"
             )
-    _mark_best(table, analysis, n_boot=n_boot, seed=seed, confidence=confidence)
-    return table
+            rows[e] = replace(row, note=note)
+    marked, ranking, comparison = _mark_best(
+        list(rows.values()), rank_by, analysis, n_boot=n_boot, seed=seed, confidence=confidence
+    )
+    return SweepTable(marked, analysis.dimension, int(np.isfinite(y).sum()), n_boot, rank_by,
+                      confidence, comparison, ranking)  # fmt: skip
 
 
 def _mark_best(
-    table: SweepTable, analysis: StudyAnalysis, *, n_boot: int, seed: int, confidence: float
-) -> None:
-    """Best and runner-up as the meta-evaluation engine ranks the configurations (global
-    level, PERM-BOTH, on the items every configuration scored), each row with its
-    significance cluster; then the best is tested against the runner-up."""
-    scored = [r for r in table.rows if math.isfinite(getattr(r, table.rank_by))]
-    columns = list(dict.fromkeys(r.entry.column for r in scored))
+    rows: list[SweepRow],
+    rank_by: str,
+    analysis: StudyAnalysis,
+    *,
+    n_boot: int,
+    seed: int,
+    confidence: float,
+) -> tuple[list[SweepRow], Ranking | None, BestVersusRunnerUp | None]:
+    """The rows with best and runner-up as the meta-evaluation engine ranks the
+    configurations (global level, PERM-BOTH, on the items every configuration scored),
+    each with its significance cluster; the ranking; the best tested against the
+    runner-up."""
+    rows = list(rows)
+    scored = [i for i, r in enumerate(rows) if math.isfinite(getattr(r, rank_by))]
+    columns = list(dict.fromkeys(rows[i].entry.column for i in scored))
     if not columns:
-        return
+        return rows, None, None
     names = analysis.metric_names
     values = analysis.data.metric_values
     y, _ = analysis.human()
@@ -213,32 +230,33 @@ def _mark_best(
         sources=np.asarray(analysis.data.groups, dtype=object),
     )
     if not data.common().any():
-        return
+        return rows, None, None
     ranking = rank_metrics(
         data,
-        table.rank_by,
+        rank_by,
         group_by="none",
         test="perm-both",
         resamples=max(1, n_boot),
         seed=seed,
         intervals=False,
     )
-    table.ranking = ranking
-    for r in scored:
-        r.cluster = ranking.clusters.get(r.entry.column) if n_boot > 0 else None
-    order = [next(r for r in scored if r.entry.column == c) for c in ranking.order]
+    for i in scored:
+        cluster = ranking.clusters.get(rows[i].entry.column) if n_boot > 0 else None
+        rows[i] = replace(rows[i], cluster=cluster)
+    order = [next(i for i in scored if rows[i].entry.column == c) for c in ranking.order]
     if not order:
-        return
-    order[0].best = True
+        return rows, ranking, None
+    rows[order[0]] = replace(rows[order[0]], best=True)
     if len(order) < 2:
-        return
-    order[1].runner_up = True
-    table.comparison = best_versus_runner_up(
-        values[:, names.index(order[0].entry.column)],
-        values[:, names.index(order[1].entry.column)],
+        return rows, ranking, None
+    rows[order[1]] = replace(rows[order[1]], runner_up=True)
+    comparison = best_versus_runner_up(
+        values[:, names.index(rows[order[0]].entry.column)],
+        values[:, names.index(rows[order[1]].entry.column)],
         y,
-        statistic=table.rank_by,
+        statistic=rank_by,
         n_boot=n_boot,
         seed=seed,
         confidence=confidence,
     )
+    return rows, ranking, comparison

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from meaningbench.jobs.sweep_plan import SweepRequest, plan_sweep, split_list
@@ -43,6 +44,6 @@ def sweep_job(
         seed=seed,
         rank_by=rank_by,
     )
-    table.extra["passes"] = outcome.passes
-    table.extra["statuses"] = {s.label: s.status for s in outcome.summaries}
+    statuses = {s.label: s.status for s in outcome.summaries}
+    table = replace(table, extra={**table.extra, "passes": outcome.passes, "statuses": statuses})
     return Wrote(table, StudyChanges(runs=True))

@@ -3,6 +3,8 @@ and SBERT cosine, the best and the runner-up marked (the page's layout tests sho
 
 from __future__ import annotations
 
+import dataclasses
+
 from meaningbench.analysis.sweep_table import SweepEntry, SweepRow, SweepTable
 
 MODEL = "sentence-transformers/all-MiniLM-L6-v2"
@@ -33,8 +35,7 @@ def sweep_table() -> SweepTable:
                     )
                 )
             k += 1
-    best = max(rows, key=lambda row: row.pearson)
-    best.best = True
-    second = sorted(rows, key=lambda row: row.pearson)[-2]
-    second.runner_up = True
+    by_pearson = sorted(range(len(rows)), key=lambda i: rows[i].pearson)
+    rows[by_pearson[-1]] = dataclasses.replace(rows[by_pearson[-1]], best=True)
+    rows[by_pearson[-2]] = dataclasses.replace(rows[by_pearson[-2]], runner_up=True)
     return SweepTable(rows=rows, dimension="meaning", n_items=299, n_boot=1000, rank_by="pearson")
