@@ -51,7 +51,6 @@ STATEFUL = {
 # Result records that are dataclasses but not frozen: filled by the engine as it computes,
 # only read by the screens.
 MUTABLE = {
-    "meaningbench.annotation.merge.MergeReport",
     "meaningbench.annotation.settings.AnnotationSettings",
     "meaningbench.annotation.settings.DimensionConfig",
     "meaningbench.datasets.exporters.ExportReport",

@@ -8,6 +8,7 @@ target study and reports what that copy received. The study itself is not touche
 from __future__ import annotations
 
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 
 from meaningbench.annotation.merge import MergeReport, merge_ratings
@@ -28,5 +29,4 @@ def preview_merge(target_path: str | Path, other_path: str | Path) -> MergeRepor
             report = merge_ratings(study, other_path, chunk_gap_s=0)
         finally:
             study.close()
-    report.other = other_path
-    return report
+    return replace(report, other=other_path)
