@@ -53,7 +53,6 @@ STATEFUL = {
 MUTABLE = {
     "meaningbench.annotation.settings.AnnotationSettings",
     "meaningbench.annotation.settings.DimensionConfig",
-    "meaningbench.datasets.report.ImportReport",
     "meaningbench.queries.training_progress.RunCurves",
     "meaningbench.queries.training_progress.TrainingMonitor",
 }
