@@ -48,8 +48,10 @@ STATEFUL = {
     "meaningbench.db.study.Study": "the open study behind a StudyHandle",
 }
 
-# Result records that are dataclasses but not frozen: filled by the engine as it computes,
-# only read by the screens.
+# Records that are dataclasses but not frozen. The screens build the settings afresh from
+# their widgets, but the engine edits loaded settings field by field (protocol presets, kit
+# making, the dialog's per-section save) and so do many tests. The training monitor and its
+# curves are fed event by event on the GUI thread while a training job runs.
 MUTABLE = {
     "meaningbench.annotation.settings.AnnotationSettings",
     "meaningbench.annotation.settings.DimensionConfig",
