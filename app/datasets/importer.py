@@ -30,7 +30,7 @@ from meaningbench.datasets.attributes import AttributeTracker
 from meaningbench.datasets.language import checked_language, import_language
 from meaningbench.datasets.mapping import UserMapping, parse_map_options
 from meaningbench.datasets.plan import SHAPES, Plan, attribute_name, make_plan
-from meaningbench.datasets.report import ImportReport, ImportTally
+from meaningbench.datasets.report import ImportReport
 from meaningbench.datasets.rows import ParsedRow, RatingValue, RowParser, RowProblem
 from meaningbench.datasets.store import BulkWriter, DatasetState, rating_key
 from meaningbench.db.errors import StudyBusyError
@@ -68,7 +68,7 @@ class _Import:
     def __init__(
         self,
         writer: BulkWriter,
-        report: ImportTally,
+        report: ImportReport,
         path: Path,
         *,
         dataset: str | None,
@@ -364,7 +364,7 @@ def _check_names(dataset: str | None, system: str | None) -> None:
         raise InputError("--system: the system name is empty")
 
 
-def _report_plan(report: ImportTally, plan: Plan) -> None:
+def _report_plan(report: ImportReport, plan: Plan) -> None:
     report.shape = plan.shape
     report.rating_kind = plan.rating_kind
     report.rating_kind_given = plan.rating_kind_given
@@ -378,7 +378,7 @@ def _report_plan(report: ImportTally, plan: Plan) -> None:
 
 def _start_run(
     writer: BulkWriter,
-    report: ImportTally,
+    report: ImportReport,
     path: Path,
     plan: Plan,
     *,
@@ -430,7 +430,7 @@ def _read_rows(
         raise InputError("no data rows (only a header?)", file=file_name)
 
 
-def _import_record(path: Path, writer: BulkWriter, report: ImportTally) -> dict[str, Any]:
+def _import_record(path: Path, writer: BulkWriter, report: ImportReport) -> dict[str, Any]:
     """What the study keeps about this import of the file."""
     return {
         "file": path.name,
@@ -474,7 +474,7 @@ def _plan_file(
     )
 
 
-def _record_import(path: Path, writer: BulkWriter, report: ImportTally) -> None:
+def _record_import(path: Path, writer: BulkWriter, report: ImportReport) -> None:
     record = _import_record(path, writer, report)
     # An import that adds nothing leaves the study as it was, its record included.
     if not report.nothing_new:
@@ -482,7 +482,7 @@ def _record_import(path: Path, writer: BulkWriter, report: ImportTally) -> None:
             writer.record_import(writer.datasets[name].id, record)
 
 
-def _finish_report(report: ImportTally, started: float) -> None:
+def _finish_report(report: ImportReport, started: float) -> None:
     if report.nothing_new:
         report.warn(
             "nothing-new",
@@ -493,7 +493,7 @@ def _finish_report(report: ImportTally, started: float) -> None:
     report.elapsed_s = round(time.perf_counter() - started, 3)
 
 
-def _store_pending(run: _Import, writer: BulkWriter, path: Path, report: ImportTally) -> None:
+def _store_pending(run: _Import, writer: BulkWriter, path: Path, report: ImportReport) -> None:
     """After the last row: the file-wide checks, then what the rows left to write."""
     run.check_file(str(path))
     run.finish_sources()
@@ -535,7 +535,7 @@ def import_file(
     if language is not None:
         checked_language(language)
     source = open_source(path, fmt, encoding)
-    report = ImportTally(file=str(path))
+    report = ImportReport(file=str(path))
     report.container = (
         "jsonl" if source.container == "jsonl" else ("tsv" if source.delimiter == "\t" else "csv")
     )
@@ -578,4 +578,4 @@ def import_file(
     if progress is not None:
         progress(source.size, source.size or None, f"{report.rows_read:,} rows")
     _finish_report(report, started)
-    return report.frozen()
+    return report

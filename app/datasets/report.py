@@ -48,7 +48,7 @@ class SourceSummary:
         return f"{line} ({who})"
 
 
-@dataclass(frozen=True)
+@dataclass
 class ImportReport:
     file: str
     container: str = ""  # csv | tsv | jsonl
@@ -96,6 +96,20 @@ class ImportReport:
     # The study's language after the import (ISO 639-1).
     language: str = ""
     elapsed_s: float = 0.0
+    _warning_counts: dict[str, int] = field(default_factory=dict, repr=False)
+
+    def warn(self, kind: str, message: str) -> None:
+        """Keep the first few warnings of each kind; count the rest."""
+        n = self._warning_counts.get(kind, 0) + 1
+        self._warning_counts[kind] = n
+        if n <= 5 and len(self.warnings) < MAX_WARNINGS:
+            self.warnings.append(message)
+
+    def finish_warnings(self) -> None:
+        for kind, n in self._warning_counts.items():
+            if n > 5:
+                self.warnings.append(f"... and {n - 5} more {kind} warnings")
+        self._warning_counts = {}
 
     @property
     def nothing_new(self) -> bool:
@@ -118,8 +132,17 @@ class ImportReport:
             lines.append(f"{listed(name)}: {values}" if values else listed(name))
         return lines
 
+    def source(self, kind: str) -> SourceSummary:
+        for summary in self.sources:
+            if summary.kind == kind:
+                return summary
+        summary = SourceSummary(kind)
+        self.sources.append(summary)
+        return summary
+
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
+        out.pop("_warning_counts", None)
         for d, s in zip(out["sources"], self.sources, strict=True):
             d["label"] = s.label
         out["rating_kind_label"] = KIND_LABELS.get(self.rating_kind, self.rating_kind)
@@ -185,118 +208,3 @@ class ImportReport:
         for warning in self.warnings:
             lines.append(f"  warning: {warning}")
         return lines
-
-
-@dataclass
-class ImportTally:
-    """An import's counts as it goes, frozen into its ImportReport at the end."""
-
-    file: str
-    container: str = ""  # csv | tsv | jsonl
-    shape: str = ""  # pairs | csmd | long | wide
-    # The kind of the file's ratings (named, anonymous, aggregate; "mixed" when a long
-    # file's annotator_kind column sets several), and whether the user said it.
-    rating_kind: str = ""
-    rating_kind_given: bool = False
-    datasets: list[str] = field(default_factory=list)
-    datasets_created: list[str] = field(default_factory=list)
-    columns: dict[str, Any] = field(default_factory=dict)
-    ignored_columns: list[str] = field(default_factory=list)
-    # Columns kept as item attributes; per attribute name, the items of this file per value
-    # (the first few values; `attributes_more` counts the items with other values).
-    attribute_columns: list[str] = field(default_factory=list)
-    attributes: dict[str, dict[str, int]] = field(default_factory=dict)
-    attributes_more: dict[str, int] = field(default_factory=dict)
-    # Items the study had that this file gave attributes they lacked.
-    items_given_attributes: int = 0
-    rows_read: int = 0
-    items_created: int = 0
-    # Items created with an empty output (a system that deleted everything): kept as data.
-    empty_outputs: int = 0
-    # Items of this file that the dataset held before this import (a re-import adds nothing).
-    items_existing: int = 0
-    # Rating values read from the file; always ratings_added + ratings_existing: rows are
-    # never merged as duplicates (two identical anonymous rows are two people who agreed).
-    ratings_read: int = 0
-    ratings_added: int = 0
-    # Ratings an earlier import of this same file (same name, same dataset) had stored.
-    ratings_existing: int = 0
-    # Rows without ratings that name an item an earlier row named (pairs files).
-    duplicate_rows: int = 0
-    # A named rater rating the same item and dimension again (all kept; the rater's mean
-    # counts), and an aggregate source giving an item a second label (both kept).
-    repeated_ratings: int = 0
-    conflicting_ratings: int = 0
-    sources: list[SourceSummary] = field(default_factory=list)
-    annotators: list[str] = field(default_factory=list)
-    annotators_created: list[str] = field(default_factory=list)
-    # Ratings added per dimension.
-    dimensions: dict[str, int] = field(default_factory=dict)
-    dimensions_created: list[str] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
-    # The study's language after the import (ISO 639-1).
-    language: str = ""
-    elapsed_s: float = 0.0
-    _warning_counts: dict[str, int] = field(default_factory=dict, repr=False)
-
-    def warn(self, kind: str, message: str) -> None:
-        """Keep the first few warnings of each kind; count the rest."""
-        n = self._warning_counts.get(kind, 0) + 1
-        self._warning_counts[kind] = n
-        if n <= 5 and len(self.warnings) < MAX_WARNINGS:
-            self.warnings.append(message)
-
-    def finish_warnings(self) -> None:
-        for kind, n in self._warning_counts.items():
-            if n > 5:
-                self.warnings.append(f"... and {n - 5} more {kind} warnings")
-        self._warning_counts = {}
-
-    def source(self, kind: str) -> SourceSummary:
-        for summary in self.sources:
-            if summary.kind == kind:
-                return summary
-        summary = SourceSummary(kind)
-        self.sources.append(summary)
-        return summary
-
-    @property
-    def nothing_new(self) -> bool:
-        return (
-            self.items_created == 0 and self.ratings_added == 0 and self.items_given_attributes == 0
-        )
-
-    def frozen(self) -> ImportReport:
-        return ImportReport(
-            file=self.file,
-            container=self.container,
-            shape=self.shape,
-            rating_kind=self.rating_kind,
-            rating_kind_given=self.rating_kind_given,
-            datasets=self.datasets,
-            datasets_created=self.datasets_created,
-            columns=self.columns,
-            ignored_columns=self.ignored_columns,
-            attribute_columns=self.attribute_columns,
-            attributes=self.attributes,
-            attributes_more=self.attributes_more,
-            items_given_attributes=self.items_given_attributes,
-            rows_read=self.rows_read,
-            items_created=self.items_created,
-            empty_outputs=self.empty_outputs,
-            items_existing=self.items_existing,
-            ratings_read=self.ratings_read,
-            ratings_added=self.ratings_added,
-            ratings_existing=self.ratings_existing,
-            duplicate_rows=self.duplicate_rows,
-            repeated_ratings=self.repeated_ratings,
-            conflicting_ratings=self.conflicting_ratings,
-            sources=self.sources,
-            annotators=self.annotators,
-            annotators_created=self.annotators_created,
-            dimensions=self.dimensions,
-            dimensions_created=self.dimensions_created,
-            warnings=self.warnings,
-            language=self.language,
-            elapsed_s=self.elapsed_s,
-        )
