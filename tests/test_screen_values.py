@@ -51,11 +51,14 @@ STATEFUL = {
 # Records that are dataclasses but not frozen. The screens build the settings afresh from
 # their widgets, but the engine edits loaded settings field by field (protocol presets, kit
 # making, the dialog's per-section save) and so do many tests. The training monitor and its
-# curves are fed event by event on the GUI thread while a training job runs. An import
-# counts into its report as it reads (a frozen copy would repeat its forty fields).
+# curves are fed event by event on the GUI thread while a training job runs. An import, a
+# merge and an export count into their reports as they go (a frozen twin of each report
+# would repeat every field; the screens only read them).
 MUTABLE = {
+    "meaningbench.annotation.merge.MergeReport",
     "meaningbench.annotation.settings.AnnotationSettings",
     "meaningbench.annotation.settings.DimensionConfig",
+    "meaningbench.datasets.exporters.ExportReport",
     "meaningbench.datasets.report.ImportReport",
     "meaningbench.queries.training_progress.RunCurves",
     "meaningbench.queries.training_progress.TrainingMonitor",

@@ -68,7 +68,7 @@ class Conflict:
     theirs: float
 
 
-@dataclass(frozen=True)
+@dataclass
 class MergeReport:
     other: Path
     items_matched: int = 0
@@ -102,44 +102,6 @@ class MergeReport:
         if self.skipped:
             parts.append(f"{counted(len(self.skipped), 'rating')} skipped")
         return "; ".join(parts)
-
-
-@dataclass
-class _Tally:
-    """A merge's counts as it goes, frozen into its MergeReport at the end."""
-
-    other: Path
-    items_matched: int = 0
-    items_added: int = 0
-    annotators_added: list[str] = field(default_factory=list)
-    dimensions_added: list[str] = field(default_factory=list)
-    ratings_added: int = 0
-    # Of `ratings_added`, their earlier values (superseded, undone) kept as history here.
-    history_added: int = 0
-    duplicates: int = 0
-    # Of `duplicates`, ratings of a kit whose state its rater changed since an earlier
-    # collect (revised or undone there): our copy now in that state.
-    states_followed: int = 0
-    conflicts: list[Conflict] = field(default_factory=list)
-    notes_added: int = 0
-    # Ratings left out with the reason, e.g. a dimension on another scale here.
-    skipped: list[str] = field(default_factory=list)
-
-    def frozen(self) -> MergeReport:
-        return MergeReport(
-            other=self.other,
-            items_matched=self.items_matched,
-            items_added=self.items_added,
-            annotators_added=self.annotators_added,
-            dimensions_added=self.dimensions_added,
-            ratings_added=self.ratings_added,
-            history_added=self.history_added,
-            duplicates=self.duplicates,
-            states_followed=self.states_followed,
-            conflicts=self.conflicts,
-            notes_added=self.notes_added,
-            skipped=self.skipped,
-        )
 
 
 def open_copy(path: Path, *, immutable: bool = False) -> Session:
@@ -233,7 +195,7 @@ def merge_ratings(
     other_path = Path(other_path)
     if other_path.exists() and os.path.samefile(other_path, target.path):
         raise UserError("A study cannot be merged into itself.")
-    report = _Tally(other=other_path)
+    report = MergeReport(other=other_path)
     origin = f"merge:{other_path.name}"
     src = open_copy(other_path, immutable=kit)
     done = 0
@@ -283,7 +245,7 @@ def merge_ratings(
         bind = src.get_bind()
         src.close()
         bind.dispose()  # type: ignore[union-attr]
-    return report.frozen()
+    return report
 
 
 def _interrupted(path: Path, exc: BaseException, done: int, total: int) -> BaseException:
@@ -315,7 +277,7 @@ class _MergeState:
 def _merge(
     src: Session,
     dst: Session,
-    report: _Tally,
+    report: MergeReport,
     origin: str,
     name: str,
     their_ratings: Sequence[Rating],
@@ -420,7 +382,7 @@ def _copy_rating(
     theirs: Rating,
     key: tuple[int, int, int],
     current: Rating | None,
-    report: _Tally,
+    report: MergeReport,
     origin: str,
     name: str,
     names: dict[int, str],
@@ -514,7 +476,7 @@ def _note_attribute_names(dst: Session, names: Iterable[str]) -> None:
 
 def _map_items(
     dst: Session,
-    report: _Tally,
+    report: MergeReport,
     chunk: Sequence[int],
     their_items: dict[int, Item],
     their_datasets: dict[int, Dataset],
@@ -574,7 +536,7 @@ def _map_items(
     return {i: item_map[i] for i in chunk}
 
 
-def _map_annotators(src: Session, dst: Session, report: _Tally) -> dict[int, int]:
+def _map_annotators(src: Session, dst: Session, report: MergeReport) -> dict[int, int]:
     ours = {a.name: a.id for a in dst.scalars(select(Annotator))}
     out = {}
     for a in src.scalars(select(Annotator)):
@@ -590,7 +552,7 @@ def _map_annotators(src: Session, dst: Session, report: _Tally) -> dict[int, int
 
 
 def _map_dimensions(
-    src: Session, dst: Session, report: _Tally
+    src: Session, dst: Session, report: MergeReport
 ) -> tuple[dict[int, int], dict[int, str]]:
     ours = {d.name: d for d in dst.scalars(select(Dimension))}
     out, names = {}, {}
@@ -619,7 +581,7 @@ def _map_dimensions(
 
 def _merge_notes(
     dst: Session,
-    report: _Tally,
+    report: MergeReport,
     notes: Sequence[ItemNote],
     item_map: dict[int, int],
     annotator_map: dict[int, int],

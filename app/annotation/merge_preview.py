@@ -8,7 +8,6 @@ target study and reports what that copy received. The study itself is not touche
 from __future__ import annotations
 
 import tempfile
-from dataclasses import replace
 from pathlib import Path
 
 from meaningbench.annotation.merge import MergeReport, merge_ratings
@@ -29,4 +28,5 @@ def preview_merge(target_path: str | Path, other_path: str | Path) -> MergeRepor
             report = merge_ratings(study, other_path, chunk_gap_s=0)
         finally:
             study.close()
-    return replace(report, other=other_path)
+    report.other = other_path
+    return report

@@ -72,7 +72,7 @@ RATING_COLUMNS = [
 ]
 
 
-@dataclass(frozen=True)
+@dataclass
 class ExportReport:
     path: str
     format: str
@@ -89,39 +89,6 @@ class ExportReport:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
-
-
-@dataclass
-class _Tally:
-    """An export's counts as it goes, frozen into its ExportReport at the end."""
-
-    path: str
-    format: str
-    table: str  # items | ratings
-    rows: int = 0
-    items: int = 0
-    columns: list[str] = field(default_factory=list)
-    # How text cells were written: "spreadsheet-safe" (formula-like text quoted) or "raw".
-    cells: CellMode = "spreadsheet-safe"
-    cells_quoted: int = 0  # text cells that got a leading quote
-    notice: str | None = None  # the notice file written beside the table, when cells changed
-    label_sets: list[str] = field(default_factory=list)  # aggregate sources written
-    elapsed_s: float = 0.0
-
-    def frozen(self) -> ExportReport:
-        return ExportReport(
-            path=self.path,
-            format=self.format,
-            table=self.table,
-            rows=self.rows,
-            items=self.items,
-            columns=self.columns,
-            cells=self.cells,
-            cells_quoted=self.cells_quoted,
-            notice=self.notice,
-            label_sets=self.label_sets,
-            elapsed_s=self.elapsed_s,
-        )
 
 
 def export_format(path: Path) -> str:
@@ -163,7 +130,7 @@ class _Sink:
     and whom to tell how far the export got."""
 
     fh: IO[str]
-    report: _Tally
+    report: ExportReport
     progress: Progress
 
 
@@ -250,7 +217,9 @@ def _dimensions(conn: Connection, keep: list[str]) -> tuple[list[tuple[int, str]
     return [(did, name) for did, name in dims if did in used], with_labels
 
 
-def _export_items(conn: Connection, out: _Sink, fmt: str, report: _Tally, keep: list[str]) -> None:
+def _export_items(
+    conn: Connection, out: _Sink, fmt: str, report: ExportReport, keep: list[str]
+) -> None:
     dims, with_labels = _dimensions(conn, keep)
     matrix = score_matrix(conn)
     metric_cols = [str(c) for c in matrix.columns] if not matrix.empty else []
@@ -300,7 +269,7 @@ def _export_items(conn: Connection, out: _Sink, fmt: str, report: _Tally, keep: 
 
 
 def _export_ratings(
-    conn: Connection, out: _Sink, fmt: str, report: _Tally, keep: list[str] | None
+    conn: Connection, out: _Sink, fmt: str, report: ExportReport, keep: list[str] | None
 ) -> None:
     attributes = AttributeColumns(conn, EXPORTED_ITEM_COLUMNS + RATING_COLUMNS)
     columns = EXPORTED_ITEM_COLUMNS + attributes.headers + RATING_COLUMNS
@@ -356,7 +325,7 @@ def export_study(
         raise UserError(f"{out}: that is the study itself")
     if out.parent and not out.parent.exists():
         raise UserError(f"{out.parent}: no such folder")
-    report = _Tally(
+    report = ExportReport(
         path=str(out),
         format=fmt,
         table="ratings" if ratings else "items",
@@ -387,7 +356,7 @@ def export_study(
         reason = exc.strerror or str(exc)
         raise UserError(f"{out}: cannot write the export ({reason}); nothing was written") from None
     report.elapsed_s = round(time.perf_counter() - started, 3)
-    return report.frozen()
+    return report
 
 
 def cells_note(report: ExportReport) -> str:

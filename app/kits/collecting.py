@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 import sqlite3
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from tempfile import TemporaryDirectory
@@ -202,7 +202,7 @@ def _merge_kit(study: Study, path: Path, checked: _Checked) -> KitReturn:
         )
     except UserError as exc:
         raise UserError(str(exc).replace(str(source), str(path))) from exc
-    merged = replace(merged, other=path)
+    merged.other = path
     # A kit that brought nothing new (not rated yet, or collected before) is no return.
     returned = bool(merged.ratings_added or merged.notes_added or merged.states_followed)
     if returned or (checked.events or 0) > checked.seen:
