@@ -9,6 +9,7 @@ import pytest
 import sacrebleu  # noqa: E402
 from PySide6.QtCore import Qt
 
+from meaningbench.core.wording import counted
 from meaningbench.runtime import Progress
 from tests.ui.conftest import open_in
 from tests.ui.factories import bulk_study
@@ -237,9 +238,8 @@ def test_cancel_keeps_what_was_scored(window, qtbot, tmp_path: Path) -> None:
     begun = [s for s in dialog.summaries if s.status == "cancelled" and s.run_id is not None]
     assert cancelled == len(begun), dialog.summaries
     window.refresh_counts()
-    qtbot.waitUntil(
-        lambda: f"{done} metric runs" in window.status.counts_label.text(), timeout=10_000
-    )
+    runs = counted(done, "metric run")  # "1 metric run" when one finished before the cancel
+    qtbot.waitUntil(lambda: runs in window.status.counts_label.text(), timeout=10_000)
     close_error_boxes()
 
 
