@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from meaningbench.db.study import create_study
@@ -56,3 +58,23 @@ def table_dump(path: Path) -> tuple[list[tuple], list[tuple]]:
         query(path, "SELECT * FROM score ORDER BY id"),
         query(path, "SELECT * FROM metric_run ORDER BY id"),
     )
+
+
+@contextmanager
+def local_ray(workers_home: Path) -> Iterator[str]:
+    """A local Ray instance (2 CPUs, bound to 127.0.0.1, no dashboard) whose workers keep
+    their data folder in `workers_home`; yields its address."""
+    import ray
+
+    ray.init(
+        num_cpus=2,
+        include_dashboard=False,
+        _node_ip_address="127.0.0.1",
+        object_store_memory=200 * 1024 * 1024,
+        log_to_driver=False,
+        runtime_env={"env_vars": {"MEANINGBENCH_HOME": str(workers_home)}},
+    )
+    try:
+        yield ray.get_runtime_context().gcs_address
+    finally:
+        ray.shutdown()

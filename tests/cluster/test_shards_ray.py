@@ -24,7 +24,7 @@ ray = pytest.importorskip(
 from meaningbench.cli import main  # noqa: E402
 from meaningbench.cluster.layout import result_files  # noqa: E402
 from meaningbench.db.study import copy_study  # noqa: E402
-from tests.cluster.helpers import BATTERY, make_study, scores  # noqa: E402
+from tests.cluster.helpers import BATTERY, local_ray, make_study, scores  # noqa: E402
 from tests.jobs.procs import Command, wait_until  # noqa: E402
 
 N = 2000
@@ -44,19 +44,8 @@ def data_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 
 @pytest.fixture(scope="module")
 def ray_address(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    workers_home = tmp_path_factory.mktemp("mbhome-workers")
-    ray.init(
-        num_cpus=2,
-        include_dashboard=False,
-        _node_ip_address="127.0.0.1",
-        object_store_memory=200 * 1024 * 1024,
-        log_to_driver=False,
-        runtime_env={"env_vars": {"MEANINGBENCH_HOME": str(workers_home)}},
-    )
-    try:
-        yield ray.get_runtime_context().gcs_address
-    finally:
-        ray.shutdown()
+    with local_ray(tmp_path_factory.mktemp("mbhome-workers")) as address:
+        yield address
 
 
 @pytest.fixture(scope="module")

@@ -29,7 +29,7 @@ from meaningbench.ops.shards import (  # noqa: E402
     score_with_ray_job,
 )
 from meaningbench.runtime import JobContext  # noqa: E402
-from tests.cluster.helpers import make_study, query, scores, table_dump  # noqa: E402
+from tests.cluster.helpers import local_ray, make_study, query, scores, table_dump  # noqa: E402
 
 METRICS = ["bleu", "compression"]
 N = 30
@@ -134,22 +134,11 @@ def test_a_lost_result_file_refuses_the_merge_unless_missing_results_are_allowed
 @pytest.fixture(scope="module")
 def ray_instance(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A local Ray instance for the module (2 CPUs, bound to 127.0.0.1, no dashboard)."""
-    ray = pytest.importorskip(
+    pytest.importorskip(
         "ray", reason="scoring on Ray needs Ray Data: pip install 'meaningbench[cluster]'"
     )
-    workers_home = tmp_path_factory.mktemp("mbhome-ray-workers")
-    ray.init(
-        num_cpus=2,
-        include_dashboard=False,
-        _node_ip_address="127.0.0.1",
-        object_store_memory=200 * 1024 * 1024,
-        log_to_driver=False,
-        runtime_env={"env_vars": {"MEANINGBENCH_HOME": str(workers_home)}},
-    )
-    try:
-        yield ray.get_runtime_context().gcs_address
-    finally:
-        ray.shutdown()
+    with local_ray(tmp_path_factory.mktemp("mbhome-ray-workers")) as address:
+        yield address
 
 
 def test_shards_scored_on_ray_are_those_scored_here(ray_instance: str, tmp_path: Path) -> None:
