@@ -110,7 +110,9 @@ def name_order(name: object) -> tuple[tuple[int, int | str], ...]:
     return tuple((0, int(p)) if p.isdigit() else (1, p) for p in parts if p)
 
 
-def _durations_ms(frame: pd.DataFrame) -> np.ndarray:
+def durations_ms(frame: pd.DataFrame) -> np.ndarray:
+    """Milliseconds per rating row: its duration_ms, else submitted_at − shown_at; NaN
+    where neither is known."""
     ms = pd.to_numeric(frame["duration_ms"], errors="coerce").to_numpy(dtype=np.float64)
     missing = ~np.isfinite(ms)
     if missing.any():
@@ -150,7 +152,7 @@ def rater_qc(
     rep, rep_parent = paired("control-repeat", raw)
     ident = values[kinds == "control-identical"]
     unrel = values[kinds == "control-unrelated"]
-    ms = _durations_ms(frame)
+    ms = durations_ms(frame)
     finite_ms = ms[np.isfinite(ms)]
     return RaterQC(
         annotator=name,

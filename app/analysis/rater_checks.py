@@ -76,20 +76,44 @@ class RaterCheck:
         return asdict(self)
 
 
+def agreement_warning(r: float, t: RaterThresholds) -> str | None:
+    if np.isfinite(r) and r < t.min_agreement:
+        return f"agreement with the others r = {r:.2f} (below {t.min_agreement:g})"
+    return None
+
+
+def pass_rate_warning(label: str, rate: float, t: RaterThresholds) -> str | None:
+    if np.isfinite(rate) and rate < t.min_qc_pass_rate:
+        return f"{label} controls passed {rate:.0%} (below {t.min_qc_pass_rate:.0%})"
+    return None
+
+
+def same_share_warning(n: int, share: float, t: RaterThresholds) -> str | None:
+    if n >= 5 and share > t.max_same_share:
+        return f"{share:.0%} of ratings are one value (straight-lining)"
+    return None
+
+
+def speed_warning(seconds: float, t: RaterThresholds) -> str | None:
+    if np.isfinite(seconds) and seconds < t.min_median_seconds:
+        return f"median {seconds:.1f} s per item (below {t.min_median_seconds:g} s)"
+    return None
+
+
 def _warnings(c: RaterCheck, t: RaterThresholds) -> list[str]:
-    out = []
-    if np.isfinite(c.agreement_r) and c.agreement_r < t.min_agreement:
-        out.append(f"agreement with the others r = {c.agreement_r:.2f} (below {t.min_agreement:g})")
-    for label, rate in (("identical", c.identical_pass), ("unrelated", c.unrelated_pass)):
-        if np.isfinite(rate) and rate < t.min_qc_pass_rate:
-            out.append(f"{label} controls passed {rate:.0%} (below {t.min_qc_pass_rate:.0%})")
-    if np.isfinite(c.repeat_mad) and c.repeat_mad > t.max_repeat_mad:
-        out.append(f"repeats differ by {c.repeat_mad:.1f} on average (above {t.max_repeat_mad:g})")
-    if c.n_ratings >= 5 and c.same_share > t.max_same_share:
-        out.append(f"{c.same_share:.0%} of ratings are one value (straight-lining)")
-    if np.isfinite(c.median_seconds) and c.median_seconds < t.min_median_seconds:
-        out.append(f"median {c.median_seconds:.1f} s per item (below {t.min_median_seconds:g} s)")
-    return out
+    # Each threshold's test and wording is one function, which the stretches of
+    # `meaningbench.analysis.rater_timeline` share.
+    found = [
+        agreement_warning(c.agreement_r, t),
+        pass_rate_warning("identical", c.identical_pass, t),
+        pass_rate_warning("unrelated", c.unrelated_pass, t),
+        f"repeats differ by {c.repeat_mad:.1f} on average (above {t.max_repeat_mad:g})"
+        if np.isfinite(c.repeat_mad) and c.repeat_mad > t.max_repeat_mad
+        else None,
+        same_share_warning(c.n_ratings, c.same_share, t),
+        speed_warning(c.median_seconds, t),
+    ]
+    return [w for w in found if w is not None]
 
 
 def mace_competence(regular: pd.DataFrame, low: float, high: float) -> dict[str, float]:
@@ -161,15 +185,34 @@ def checks_from_frame(
     return out + machines
 
 
-def _control_pass(rows: pd.DataFrame, thresholds: RaterThresholds) -> tuple[float, float]:
+CONTROL_KINDS = ("control-identical", "control-unrelated")
+
+
+def control_verdicts(
+    rows: pd.DataFrame, thresholds: RaterThresholds
+) -> tuple[np.ndarray, np.ndarray]:
+    """(judged, passed) per rating row: the one rule of a control passed. An identical
+    control passes rated at least `identical_min`, an unrelated one at most
+    `unrelated_max`; other items are not judged one by one (degraded controls go to
+    Appraise's test, repeats to their mean difference)."""
     values = rows["value"].to_numpy(dtype=np.float64)
     kinds = rows["item_kind"].to_numpy()
-    ident = values[kinds == "control-identical"]
-    unrel = values[kinds == "control-unrelated"]
-    return (
-        float((ident >= thresholds.identical_min).mean()) if ident.size else float("nan"),
-        float((unrel <= thresholds.unrelated_max).mean()) if unrel.size else float("nan"),
+    identical = kinds == CONTROL_KINDS[0]
+    unrelated = kinds == CONTROL_KINDS[1]
+    passed = (identical & (values >= thresholds.identical_min)) | (
+        unrelated & (values <= thresholds.unrelated_max)
     )
+    return identical | unrelated, passed
+
+
+def _control_pass(rows: pd.DataFrame, thresholds: RaterThresholds) -> tuple[float, float]:
+    kinds = rows["item_kind"].to_numpy()
+    _judged, passed = control_verdicts(rows, thresholds)
+    rates = []
+    for kind in CONTROL_KINDS:
+        sel = kinds == kind
+        rates.append(float(passed[sel].mean()) if sel.any() else float("nan"))
+    return rates[0], rates[1]
 
 
 def _machine_checks(

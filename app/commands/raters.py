@@ -22,7 +22,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "a rater-quality weight. --threshold NAME=VALUE stores a threshold in the study: "
         "min_agreement, identical_min, unrelated_max, min_qc_pass_rate, max_repeat_mad, "
         "max_same_share, min_median_seconds. A machine rater (`judge --as-rater`) is shown "
-        "beside them with its r against the raters' mean and its control pass rates.",
+        "beside them with its r against the raters' mean and its control pass rates. "
+        "--over-time cuts each rater's ratings, in the order given, into stretches of "
+        "--stretch items and checks each stretch: controls passed, median seconds per item, "
+        "r with the others, ratings on one value, with the practice answers passed.",
     )
     common.add_dimension_argument(parser)
     parser.add_argument(
@@ -31,6 +34,18 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         default=[],
         metavar="NAME=VALUE",
         help="store a threshold for this study (repeatable)",
+    )
+    parser.add_argument(
+        "--over-time",
+        action="store_true",
+        help="check each rater's consecutive stretches of ratings, in the order given",
+    )
+    parser.add_argument(
+        "--stretch",
+        type=int,
+        default=20,
+        metavar="N",
+        help="ratings per stretch with --over-time (default: 20)",
     )
     common.add_json_flag(parser)
 
@@ -57,6 +72,10 @@ def run(args: argparse.Namespace) -> int:
             new[name] = plain_number(value)
         except NumberProblem as exc:
             raise UserError(f"--threshold {spec}: {exc}.") from None
+    if args.over_time:
+        if new:
+            raise UserError("--threshold stores thresholds; give it without --over-time.")
+        return _over_time(args)
     study = common.open_existing_study(args.study, reading=not new)
     try:
         if new:
@@ -91,4 +110,41 @@ def run(args: argparse.Namespace) -> int:
         )
         for w in c.warnings:
             print(f"    ! {w}")
+    return 0
+
+
+def _over_time(args: argparse.Namespace) -> int:
+    from meaningbench.errors import UserError
+    from meaningbench.queries.rater_timeline import figures_line, span_text, timeline_job
+    from meaningbench.runtime import JobContext
+
+    if args.stretch < 1:
+        raise UserError(f"--stretch {args.stretch}: a stretch holds at least 1 rating.")
+    common.open_existing_study(args.study, reading=True).close()
+    view = timeline_job(args.study, args.dimension, args.stretch)(JobContext())
+    if view.timeline is None:
+        if args.json:
+            common.print_json({"dimension": args.dimension, "stretch": args.stretch, "raters": []})
+        else:
+            print(view.why_not)
+        return 0
+    if args.json:
+        common.print_json(view.timeline.to_json())
+        return 0
+    t = view.timeline
+    print(f"raters over time: {len(t.raters)} ({t.dimension}), stretches in the order rated")
+    for r in t.raters:
+        practice = (
+            f", practice {r.practice_passed} of {r.practice_answered} passed"
+            if r.practice_answered
+            else ""
+        )
+        print(
+            f"  {r.rater}: {counted(r.n_ratings, 'rating')} in "
+            f"{len(r.stretches)} stretch{'es' if len(r.stretches) != 1 else ''} of {t.stretch}{practice}"
+        )
+        for s in r.stretches:
+            print(f"  {'!' if s.flagged else ' '} {span_text(s)}: {figures_line(s)}")
+            for w in s.warnings:
+                print(f"        {w}")
     return 0

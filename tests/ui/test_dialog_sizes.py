@@ -47,6 +47,13 @@ def _disagreements(window: Any, qtbot: Any) -> QWidget:
     return dialog
 
 
+def _rater_qc(window: Any, qtbot: Any) -> QWidget:
+    assert window.show_page("campaign")
+    dialog = window.page("campaign").show_qc_view()
+    qtbot.waitUntil(lambda: dialog.view is not None)
+    return dialog
+
+
 def _picker(window: Any, _qtbot: Any) -> QWidget:
     from meaningbench.ui.annotation.picker import AnnotatorPicker
 
@@ -101,6 +108,7 @@ OPENERS: dict[str, Callable[[Any, Any], QWidget]] = {
     "TrainingDialog": _training,
     "TopUpDialog": _top_up,
     "DisagreementsDialog": _disagreements,
+    "RaterQCDialog": _rater_qc,
     "AnnotatorPicker": _picker,
     "FlagDialog": _flag,
     "SendBackDialog": _send_back,

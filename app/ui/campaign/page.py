@@ -5,7 +5,8 @@ the other raters, seconds per item, the last return. Per item: how many of its k
 are in. The figures are `meaningbench campaign`'s (`meaningbench.queries.campaign`); the
 "Make top-up kits…" button starts `meaningbench.ops.campaign.top_up_job` from its dialog;
 "Disagreements…" opens the review of the items whose raters differ most
-(`meaningbench.ui.campaign.disagreements`).
+(`meaningbench.ui.campaign.disagreements`), "Rater QC…" each rater's checks over time
+(`meaningbench.ui.campaign.qc_view`).
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ from meaningbench.ui.wording import counted
 
 if TYPE_CHECKING:
     from meaningbench.ui.campaign.disagreements import DisagreementsDialog
+    from meaningbench.ui.campaign.qc_view import RaterQCDialog
     from meaningbench.ui.campaign.top_up import TopUpDialog
     from meaningbench.ui.context import StudyContext
     from meaningbench.ui.workers import JobHandle
@@ -119,6 +121,7 @@ class CampaignPage(QWidget):
         self.stale = True
         self.dialog: TopUpDialog | None = None
         self.disagreements: DisagreementsDialog | None = None
+        self.qc_view: RaterQCDialog | None = None
         self.job: JobHandle | None = None  # the figures being read
         self._read_again = False
         self._generation = 0  # a result read for a study since closed is dropped
@@ -159,11 +162,17 @@ class CampaignPage(QWidget):
             "The items whose raters differ most, to settle: a score, keep all, or exclude"
         )
         self.disagreements_button.clicked.connect(self.show_disagreements)
+        self.qc_button = QPushButton("Rater QC…")
+        self.qc_button.setToolTip(
+            "Each rater's checks over stretches of their ratings, so a careless stretch shows"
+        )
+        self.qc_button.clicked.connect(self.show_qc_view)
         header = QHBoxLayout()
         header.setSpacing(8)
         header.addWidget(heading)
         header.addSpacing(12)
         header.addWidget(self.status, 1)
+        header.addWidget(self.qc_button)
         header.addWidget(self.disagreements_button)
         header.addWidget(self.top_up_button)
         return header
@@ -377,3 +386,16 @@ class CampaignPage(QWidget):
         self.disagreements = DisagreementsDialog(self.context, dimension, self)
         self.disagreements.show()
         return self.disagreements
+
+    def show_qc_view(self) -> RaterQCDialog | None:
+        """The Rater QC view of the study open (None: no study)."""
+        from meaningbench.ui.campaign.qc_view import RaterQCDialog
+
+        if self.context.path is None:
+            return None
+        if self.qc_view is not None:
+            self.qc_view.close()
+        dimension = self.figures.dimension if self.figures is not None else "meaning"
+        self.qc_view = RaterQCDialog(self.context, dimension, self)
+        self.qc_view.show()
+        return self.qc_view
