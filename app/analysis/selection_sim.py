@@ -29,6 +29,7 @@ from meaningbench.analysis.data import load_study_data
 from meaningbench.analysis.metaeval import DEFAULT_GROUPING, GROUPING_NAMES, MetaEvalData
 from meaningbench.analysis.metaeval_significance import Ranking, check_resampling, rank_metrics
 from meaningbench.analysis.metaeval_study import attributes_of, metaeval_data_of
+from meaningbench.analysis.selection_adaptive import SUFFIX, adaptive_order, round_sizes
 from meaningbench.analysis.selection_baselines import (
     PREFIX,
     BaselineOrders,
@@ -60,6 +61,8 @@ SIMULATED = ("disagreement", "variance", "diversity")
 # days, and finer steps than one per 1,000th of the ratings tell nothing more.
 MAX_SEEDS = 1000
 MIN_STEP = 0.1
+# A replayed campaign's rounds (`--rounds`): each round at least one item.
+MAX_ROUNDS = 50
 
 
 @dataclass(frozen=True)
@@ -138,6 +141,8 @@ class Simulation:
     field: FieldProtocol | None = None
     # subset2evaluate's methods, run beside the strategies (--compare-subset2evaluate).
     baselines: BaselineOrders | None = None
+    # The rounds of the adaptive top-up rows (0: none).
+    rounds: int = 0
 
     def summaries(self) -> list[Summary]:
         settled = {k: np.array([c.settled for c in v]) for k, v in self.curves.items()}
@@ -184,15 +189,25 @@ class Simulation:
             "summary": [s.to_dict() for s in self.summaries()],
             "curves": {k: [c.to_dict() for c in v] for k, v in self.curves.items()},
             "target": "metrics",
+            "rounds": self.rounds,
             "field_protocol": None if self.field is None else self.field.to_dict(),
             "subset2evaluate": None if self.baselines is None else self.baselines.to_dict(),
         }
 
 
 def check_options(
-    *, seeds: int, step: float, resamples: int | None = None, alpha: float | None = None
+    *,
+    seeds: int,
+    step: float,
+    resamples: int | None = None,
+    alpha: float | None = None,
+    rounds: int = 0,
 ) -> None:
     """The one rule for a simulation's options (a `UserError` naming the option)."""
+    if not 0 <= rounds <= MAX_ROUNDS:
+        raise UserError(
+            f"--rounds must lie between 1 and {MAX_ROUNDS} (0: no adaptive top-up), not {rounds:,}"
+        )
     if not 1 <= seeds <= MAX_SEEDS:
         raise UserError(f"--seeds must lie between 1 and {MAX_SEEDS:,}, not {seeds:,}")
     if not MIN_STEP <= step <= 100:
@@ -272,6 +287,29 @@ class _Ranker:
         return hit
 
 
+def strategy_order(name: str, data: MetaEvalData, seed: int, target: str, rounds: int) -> list[int]:
+    """A strategy's order of `data`'s items; a name ending in `SUFFIX` is that strategy's
+    first round topped up adaptively in `rounds` rounds from `data`'s human scores."""
+    base = name.removesuffix(SUFFIX)
+    order = selection_order(base, data.metrics, list(data.sources), seed)
+    if not name.endswith(SUFFIX):
+        return order
+    return adaptive_order(target, order, data.human, data.metrics, data.systems, rounds, seed)
+
+
+def with_top_ups(strategies: Sequence[str], rounds: int, n: int) -> list[str]:
+    """The strategies, each followed by its adaptive top-up row when `rounds` is set."""
+    if not rounds:
+        return list(strategies)
+    ends = round_sizes(n, rounds)
+    if min(b - a for a, b in zip([0, *ends], ends, strict=False)) < 1:
+        raise UserError(
+            f"--rounds {rounds}: half of the {n} items in {rounds} rounds leaves a round "
+            "without an item; choose fewer rounds"
+        )
+    return [name for s in strategies for name in (s, s + SUFFIX)]
+
+
 def _snapshot(r: Ranking, names: Sequence[str]) -> Snapshot:
     return Snapshot(
         tuple(r.values.get(m) for m in names),
@@ -296,11 +334,13 @@ def simulate(
     progress: Callable[[int, int], None] | None = None,
     check: Callable[[], None] | None = None,
     texts: StudyTexts | None = None,
+    rounds: int = 0,
 ) -> Simulation:
     """Replay `data`'s outputs in each strategy's order (`n_ratings` per output: what each
     costs) for `seeds` seeds; random is always included, as the baseline. With `texts`
-    (one per output of `data`), subset2evaluate's methods run beside the strategies."""
-    check_options(seeds=seeds, step=step, resamples=resamples, alpha=alpha)
+    (one per output of `data`), subset2evaluate's methods run beside the strategies; with
+    `rounds`, each strategy also topped up adaptively (`selection_adaptive`)."""
+    check_options(seeds=seeds, step=step, resamples=resamples, alpha=alpha, rounds=rounds)
     if len(data.metric_names) < 2:
         raise UserError("a simulation ranks metrics: give it at least two scored metrics")
     wanted = ["random"] + [check_selection(s) for s in strategies if s != "random"]
@@ -317,20 +357,12 @@ def simulate(
     full = _snapshot(reference, work.metric_names)
     shares = budget_steps(step)
     sim = Simulation(
-        measure=reference.measure,
-        group_by=reference.group_by,
-        test=test,
-        resamples=resamples,
-        alpha=alpha,
-        tau_goal=tau_goal,
-        metrics=list(work.metric_names),
-        n_items=work.n,
-        n_ratings=int(cost.sum()),
-        reference=reference,
-    )
+        reference.measure, reference.group_by, test, resamples, alpha, tau_goal,
+        list(work.metric_names), work.n, int(cost.sum()), reference, rounds=rounds,
+    )  # fmt: skip
     seed_range = range(first_seed, first_seed + seeds)
     sim.baselines = _baselines(work, keep, texts, seed_range)
-    names = list(dict.fromkeys(wanted))
+    names = with_top_ups(list(dict.fromkeys(wanted)), rounds, work.n)
     names += [] if sim.baselines is None else list(sim.baselines.orders)
     total = len(names) * seeds
     orders: dict[str, list[list[int]]] = {}
@@ -343,7 +375,7 @@ def simulate(
             if strategy.startswith(PREFIX) and sim.baselines is not None:
                 order = sim.baselines.orders[strategy][at].tolist()
             else:
-                order = selection_order(strategy, work.metrics, list(work.sources), s)
+                order = strategy_order(strategy, work, s, "metrics", rounds)
             orders[strategy].append(order)
             sizes = prefix_sizes(order, cost, shares)
             sim.curves[strategy].append(
@@ -453,6 +485,7 @@ class SystemsSimulation:
     # later --step (today's settle criterion without the clusters: none for systems yet).
     settled: dict[str, list[float]] = dataclasses.field(default_factory=dict)
     baselines: BaselineOrders | None = None
+    rounds: int = 0
 
     def settled_summary(self) -> list[dict[str, Any]]:
         base = float(np.mean(self.settled["random"])) if "random" in self.settled else None
@@ -484,6 +517,7 @@ class SystemsSimulation:
             "items": self.n_items,
             "ratings": self.n_ratings,
             "seeds": self.seeds,
+            "rounds": self.rounds,
             "tau_goal": self.tau_goal,
             "summary": self.settled_summary(),
             "field_protocol": self.field.to_dict(),
@@ -522,11 +556,13 @@ def simulate_systems(
     tau_goal: float = TAU_GOAL,
     check: Callable[[], None] | None = None,
     texts: StudyTexts | None = None,
+    rounds: int = 0,
 ) -> SystemsSimulation:
     """The field's protocol for the ranking of the systems: each strategy's order (over
     `seeds` seeds) cut at the field's budgets, the systems' mean human scores on the cut
-    against those on all the items. Random is always included."""
-    check_options(seeds=seeds, step=step)
+    against those on all the items. Random is always included; with `rounds`, each
+    strategy also topped up adaptively (`selection_adaptive`)."""
+    check_options(seeds=seeds, step=step, rounds=rounds)
     wanted = list(dict.fromkeys(["random"] + [check_selection(s) for s in strategies]))
     keep = data.common() & data.has_system()
     systems = sorted({str(s) for s in data.systems[keep]})
@@ -545,12 +581,12 @@ def simulate_systems(
     scores = np.full((work.n, len(systems)), np.nan)
     scores[np.arange(work.n), [column[str(s)] for s in work.systems]] = work.human
     orders: dict[str, np.ndarray] = {}
-    for strategy in wanted:
+    for strategy in with_top_ups(wanted, rounds, work.n):
         if check is not None:
             check()
         orders[strategy] = np.array(
             [
-                selection_order(strategy, work.metrics, list(work.sources), s)
+                strategy_order(strategy, work, s, "systems", rounds)
                 for s in range(first_seed, first_seed + seeds)
             ],
             dtype=np.int64,
@@ -574,7 +610,7 @@ def simulate_systems(
             for o, curve in zip(rows, curves, strict=True)
         ]
     return SystemsSimulation(
-        systems, means, work.n, int(cost.sum()), seeds, found, tau_goal, settled, baselines
+        systems, means, work.n, int(cost.sum()), seeds, found, tau_goal, settled, baselines, rounds
     )
 
 

@@ -24,7 +24,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "the ratings in. Each kit is signed for this study: a kit from another study, or "
         "one whose items or ids were edited, is refused when collected. --top-up makes kits "
         "of the items still short of their ratings, shared among the raters named, as "
-        "NAME-top-up-N.mbkit (the rater's N-th top-up). A kit already in the folder under a "
+        "NAME-top-up-N.mbkit (the rater's N-th top-up); with --adaptive, the short items "
+        "where the ratings collected leave the ranking least settled come first (--items N: "
+        "only the first N), so a campaign can run in rounds. A kit already in the folder under a "
         "new kit's name is never replaced when it holds ratings, and otherwise only with "
         "--replace.",
     )
@@ -40,6 +42,28 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="kits of the items still short of their ratings only (see `meaningbench campaign`)",
     )
     parser.add_argument(
+        "--adaptive",
+        choices=("metrics", "systems"),
+        default=None,
+        help="with --top-up: order the short items by the ratings collected so far, where "
+        "the ranking of the metrics (the items that most move the unsettled pairs of "
+        "metrics) or of the systems (the systems whose means overlap most) is least settled; "
+        "the first round is never adaptive (see `meaningbench simulate --rounds`)",
+    )
+    parser.add_argument(
+        "--items",
+        type=int,
+        default=None,
+        metavar="N",
+        help="with --top-up: hand out only the first N short items (each to as many raters "
+        "as it lacks): the round's size",
+    )
+    parser.add_argument(
+        "--dimension",
+        default="meaning",
+        help="the human dimension --adaptive reads (default: meaning)",
+    )
+    parser.add_argument(
         "--replace",
         action="store_true",
         help="replace kits already in the folder under the new kits' names, when they hold "
@@ -50,16 +74,26 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def run(args: argparse.Namespace) -> int:
     from meaningbench.errors import UserError
+    from meaningbench.kits.adaptive import TopUpChoice
     from meaningbench.kits.making import KitsInTheWay, parse_raters
     from meaningbench.ops.kits import make_kits_job
 
     parse_raters(args.raters)  # bad names are refused before the study is opened
+    choice = TopUpChoice(args.adaptive, args.items, args.dimension)
+    choice.check()
+    if not args.top_up and (args.adaptive is not None or args.items is not None):
+        raise UserError("--adaptive and --items choose a top-up's items: add --top-up")
     study = common.open_existing_study(args.study)
     try:
         with common.writing_output(args.out):
             made = common.written(
                 make_kits_job(
-                    study, args.raters, args.out, top_up=args.top_up, replace=args.replace
+                    study,
+                    args.raters,
+                    args.out,
+                    top_up=args.top_up,
+                    replace=args.replace,
+                    choice=choice,
                 )
             )
     except KitsInTheWay as exc:

@@ -61,6 +61,15 @@ def _add_replay_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--seeds", type=int, default=20, help="seeds per strategy (default 20)")
     parser.add_argument(
+        "--rounds",
+        type=int,
+        default=0,
+        help="also replay each strategy as a campaign of this many rounds of kits with "
+        "adaptive top-up (`kit --top-up --adaptive`): the first round the strategy's own "
+        "order, each later one chosen from the ratings of the rounds before, half of the "
+        "items in all; rows named STRATEGY+top-up (default 0: none)",
+    )
+    parser.add_argument(
         "--step",
         type=float,
         default=5.0,
@@ -140,7 +149,13 @@ def _checked(args: argparse.Namespace) -> tuple[list[str], str]:
         raise UserError(
             f"--selection: unknown strategy {unknown[0]!r}; choose from {', '.join(SELECTIONS)}"
         )
-    check_options(seeds=args.seeds, step=args.step, resamples=args.resamples, alpha=args.alpha)
+    check_options(
+        seeds=args.seeds,
+        step=args.step,
+        resamples=args.resamples,
+        alpha=args.alpha,
+        rounds=args.rounds,
+    )
     suffix = _plot_suffix(args.out)
     if args.baseline_metric is not None and not args.compare_subset2evaluate:
         raise UserError("--baseline-metric is read only with --compare-subset2evaluate")
@@ -186,7 +201,9 @@ def run(args: argparse.Namespace) -> int:
                 # Written as a user writes it ("chrf"), read as the study stores it.
                 baseline = parse_metric_names([baseline], study)[0][0]
             baselines = dict(
-                compare_subset2evaluate=args.compare_subset2evaluate, baseline_metric=baseline
+                compare_subset2evaluate=args.compare_subset2evaluate,
+                baseline_metric=baseline,
+                rounds=args.rounds,
             )
             if args.target == "systems":
                 return simulate_study_systems(

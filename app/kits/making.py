@@ -59,8 +59,9 @@ from meaningbench.db.setting_keys import NAME_KEY
 from meaningbench.db.study import Study, copy_study
 from meaningbench.db.study_id import study_id_in
 from meaningbench.errors import UserError
+from meaningbench.kits.adaptive import TopUpChoice, adaptive_item_order
 from meaningbench.kits.blind import BlindKey, blind_identities, kit_rng, make_blind
-from meaningbench.kits.coverage import required_k, short_items
+from meaningbench.kits.coverage import ItemCoverage, required_k, short_items
 from meaningbench.kits.judge_spans import blind_judge_scores, unjudged_refusal
 from meaningbench.kits.record import (
     KIT_SUFFIX,
@@ -141,9 +142,15 @@ def make_kits(
     *,
     top_up: bool = False,
     replace: bool = False,
+    choice: TopUpChoice | None = None,
 ) -> list[MadeKit]:
     """Write a kit per rater into `out` (made if missing); returns what was written.
-    `replace`: kits without ratings already there under the new names are replaced."""
+    `replace`: kits without ratings already there under the new names are replaced;
+    `choice`: which short items a top-up hands out, in which order (default: all)."""
+    if choice is not None:
+        choice.check()
+        if not top_up and choice != TopUpChoice():
+            raise UserError("--adaptive and --items choose a top-up's items: add --top-up")
     _check_lead(study)
     # A refusal rolls the planning back: no rater, queue or study id is made for kits not
     # written (but for kits whose controls the judge has not scored: `kits.judge_spans`).
@@ -151,7 +158,7 @@ def make_kits(
         study_id = study_id_in(s)
         records = kit_records(s)
         plans = (
-            _top_up_plans(s, raters, study_id, records)
+            _top_up_plans(s, raters, study_id, records, choice or TopUpChoice())
             if top_up
             else _queue_plans(s, raters, study_id, records)
         )
@@ -326,18 +333,35 @@ def _queue_plans(
     return plans
 
 
+def _short_in_order(s: Session, choice: TopUpChoice) -> list[ItemCoverage]:
+    """The short items in the order a top-up hands them out: by id, or adaptively."""
+    short = short_items(s)
+    if choice.adaptive is None or not short:
+        return short
+    place = {item_id: k for k, item_id in enumerate(adaptive_item_order(s, choice))}
+    return sorted(short, key=lambda c: (place.get(c.item_id, len(place)), c.item_id))
+
+
 def _top_up_plans(
-    s: Session, raters: Sequence[str], study_id: str, records: dict[str, KitRecord]
+    s: Session,
+    raters: Sequence[str],
+    study_id: str,
+    records: dict[str, KitRecord],
+    choice: TopUpChoice,
 ) -> list[KitPlan]:
     """The short items shared among `raters`: each item to as many raters as it lacks,
-    the least loaded first, never to a rater who rated it or holds it in their queue."""
+    the least loaded first, never to a rater who rated it or holds it in their queue;
+    `choice.items` of them at most, in `choice`'s order."""
     annotators = [get_or_create_annotator(s, name) for name in raters]
     queued = {
         (int(a), int(i)) for a, i in s.execute(select(QueueEntry.annotator_id, QueueEntry.item_id))
     }
     k = required_k(s)
     load: dict[int, list[int]] = {a.id: [] for a in annotators}
-    for item in short_items(s):
+    handed = 0
+    for item in _short_in_order(s, choice):
+        if choice.items is not None and handed >= choice.items:
+            break
         free = [
             a
             for a in annotators
@@ -346,6 +370,7 @@ def _top_up_plans(
         free.sort(key=lambda a: (len(load[a.id]), a.name))
         for a in free[: k - item.ratings]:
             load[a.id].append(item.item_id)
+        handed += bool(free)
     plans = []
     for a in annotators:
         if not load[a.id]:
@@ -508,6 +533,8 @@ def _kit_settings(conn: sqlite3.Connection, plan: KitPlan) -> bool:
     settings.seed = kit_rng(plan.marker.kit_id).randrange(1 << 31)
     settings.selection, settings.selection_metrics = blank.selection, blank.selection_metrics
     settings.datasets = None
+    if plan.practised:  # the kit holds no practice: no pass mark to reach
+        settings.practice_pass_items = None
     show_systems = settings.show_systems
     upsert = "INSERT OR REPLACE INTO study_setting (key, value) VALUES (?, ?)"
     conn.execute(upsert, (SETTINGS_KEY, json.dumps(settings.to_json())))

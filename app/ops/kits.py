@@ -12,10 +12,11 @@ from meaningbench.analysis.rater_checks import RaterCheck
 from meaningbench.core.atomic_file import files_in_place
 from meaningbench.db.study import copy_study
 from meaningbench.errors import UserError
+from meaningbench.kits.adaptive import TopUpChoice
 from meaningbench.kits.collecting import CollectReport, KitReturn, collect_kits
 from meaningbench.kits.making import KitsInTheWay, MadeKit, make_kits, parse_raters
 from meaningbench.queries.files import StudyHandle, study_of
-from meaningbench.queries.rater_kit import KIT_SUFFIX, kit_marker, kit_ratings
+from meaningbench.queries.rater_kit import KIT_SUFFIX, kit_marker, kit_practice, kit_ratings
 from meaningbench.runtime import Job, JobContext
 from meaningbench.runtime.changes import StudyChanges, Wrote
 
@@ -44,17 +45,24 @@ class SentBack:
 
 
 def make_kits_job(
-    study: StudyHandle, raters: str, out: Path, *, top_up: bool = False, replace: bool = False
+    study: StudyHandle,
+    raters: str,
+    out: Path,
+    *,
+    top_up: bool = False,
+    replace: bool = False,
+    choice: TopUpChoice | None = None,
 ) -> Job[Wrote[list[MadeKit]]]:
     """Write a kit per rater (`raters`: names separated by commas) into `out`; the job's
     value is the kits made. The lead's study records them (and a top-up's queues). Kits
     without ratings already there under the new names fail the job (`KitsInTheWay`)
-    unless `replace`; a kit with ratings is never replaced."""
+    unless `replace`; a kit with ratings is never replaced. `choice`: which short items a
+    top-up hands out (`meaningbench.kits.adaptive`)."""
 
     def run(ctx: JobContext) -> Wrote[list[MadeKit]]:
         names = parse_raters(raters)
         ctx.progress(0, len(names), "Making the kits")
-        made = make_kits(study_of(study), names, out, top_up=top_up, replace=replace)
+        made = make_kits(study_of(study), names, out, top_up=top_up, replace=replace, choice=choice)
         return Wrote(made, StudyChanges(settings=True, everything=top_up))
 
     return run
@@ -94,16 +102,18 @@ def default_send_back_folder(study: StudyHandle) -> Path:
 
 
 def send_back_job(study: StudyHandle, folder: Path) -> Job[SentBack]:
-    """Copy the open kit, with every rating in it, into `folder` under its own name (through
-    SQLite's backup API: the open file is never copied as bytes). The copy takes its place
-    whole (an earlier one there is replaced). The job's value says where it went."""
+    """Copy the open kit, with every rating and practice answer in it, into `folder` under
+    its own name (through SQLite's backup API: the open file is never copied as bytes). The
+    copy takes its place whole (an earlier one there is replaced). A kit with practice
+    answers and no rating goes too: the lead sees why its rater could not start. The job's
+    value says where it went."""
 
     def run(_ctx: JobContext) -> SentBack:
         marker = kit_marker(study)
         if marker is None:
             raise UserError(f"{study.path.name} is not a rater kit: there is nothing to send back.")
         rated = kit_ratings(study)
-        if rated == 0:
+        if rated == 0 and kit_practice(study) == 0:
             raise UserError("Nothing to send back yet: rate at least one item first.")
         name = study.path.name if study.path.suffix == KIT_SUFFIX else f"{marker.rater}{KIT_SUFFIX}"
         target = folder / name
