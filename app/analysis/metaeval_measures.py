@@ -406,20 +406,53 @@ def pairwise_system_pvalues(matrix: np.ndarray, signs: np.ndarray) -> np.ndarray
     permutation test over sources; `matrix` is (S, N) scores of S systems on N sources,
     `signs` (R, N). Upper triangle filled, the rest NaN."""
     s = matrix.shape[0]
+    p = np.full((s, s), np.nan)
+    p[np.triu_indices(s, 1)] = system_pair_hits(matrix, signs) / signs.shape[0]
+    return p
+
+
+def system_pair_hits(matrix: np.ndarray, signs: np.ndarray) -> np.ndarray:
+    """(S(S − 1)/2,) for each pair of systems a < b (`np.triu_indices` order), how many
+    of the sign rows keep Σ sign·(score a − score b) at least the observed difference."""
+    s = matrix.shape[0]
     totals = matrix.sum(axis=1)
     null = np.ascontiguousarray((signs @ matrix.T).T)  # (S, R): Σ sign·score per system
-    p = np.full((s, s), np.nan)
+    out = []
     for a in range(s - 1):  # one row of system pairs at a time: no gathered copies
         observed = totals[a] - totals[a + 1 :]
         hits = null[a] - null[a + 1 :] >= (observed - 1e-9 * np.abs(observed))[:, None]
-        p[a, a + 1 :] = np.count_nonzero(hits, axis=1) / signs.shape[0]
-    return p
+        out.append(np.count_nonzero(hits, axis=1))
+    return np.concatenate(out) if out else np.zeros(0, np.int64)
 
 
 def spa(human: np.ndarray, metric: np.ndarray, signs: np.ndarray) -> float:
     """Soft pairwise accuracy (Thompson et al. 2024): 1 − mean |p_human − p_metric| over
     system pairs; `human` and `metric` are (S, N) matrices of one metric's scores."""
     return spa_from_pvalues(pairwise_system_pvalues(human, signs), metric, signs)
+
+
+SPA_CELLS = 2_000_000  # resampled matrices × systems × flips per block of `spa_rows`
+
+
+def spa_rows(human_p: np.ndarray, metrics: np.ndarray, signs: np.ndarray) -> np.ndarray:
+    """(B,) SPA of B metric matrices `metrics` (B, S, N) against the human p-values,
+    as `spa_from_pvalues` gives them one at a time: every matrix's null sums come from one
+    matrix product per block, and a compiled loop counts each pair's hits. Blocks run on
+    the analysis threads (the product and the loop release the GIL)."""
+    from meaningbench.analysis.metaeval_swap_kernels import spa_hits
+    from meaningbench.analysis.parallel import n_workers, thread_map
+
+    b, s, n = metrics.shape
+    upper = human_p[np.triu_indices(s, 1)]
+    step = max(1, min(SPA_CELLS // max(1, s * signs.shape[0]), -(-b // n_workers())))
+
+    def block(r0: int) -> np.ndarray:
+        m = metrics[r0 : r0 + step]
+        null = (m.reshape(-1, n) @ signs.T).reshape(m.shape[0], s, -1)
+        pm = spa_hits(null, m.sum(axis=2)) / signs.shape[0]
+        return np.asarray(1.0 - np.mean(np.abs(upper - pm), axis=1))
+
+    return np.concatenate(thread_map(block, range(0, b, step)))
 
 
 def spa_from_pvalues(human_p: np.ndarray, metric: np.ndarray, signs: np.ndarray) -> float:

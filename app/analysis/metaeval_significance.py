@@ -64,6 +64,7 @@ from meaningbench.analysis.metaeval import (
     units_of,
 )
 from meaningbench.analysis.metaeval_boot_pairs import boot_pair_samples
+from meaningbench.analysis.metaeval_spa import spa_deltas
 from meaningbench.analysis.metaeval_swap import swap_pairs, swap_rows
 from meaningbench.analysis.parallel import single_threaded_blas
 from meaningbench.core.wording import counted
@@ -274,9 +275,7 @@ class _Stat:
         hh = d.human if h is None else h
         if self.measure == "spa":
             assert data is None and h is None, "spa is ranked by permutation tests only"
-            return np.array(
-                [mm.spa_from_pvalues(self.human_p, m, self.spa_signs) for m in self.cells.means(x)]
-            )
+            return mm.spa_rows(self.human_p, self.cells.means(x), self.spa_signs)
         if self.measure == "tau_like":
             assert d.raters is not None
             return mm.tau_like(
@@ -336,7 +335,7 @@ def permutation_pvalues(
     valid = np.zeros((m, m))
     signs = Signs(a, b, sys_codes, src_codes)
     if stat.measure == "spa":  # from the system × source matrix, not the system means
-        deltas = _generic_deltas(stat, z, signs, early_stop, observed)
+        deltas = _spa_deltas(stat, z, signs, early_stop, observed)
     elif stat.group_by == "system":
         deltas = _system_level_deltas(stat, z, signs)
     elif stat.measure == "pearson":
@@ -474,7 +473,7 @@ def _pearson_bootstrap(
     return _pearson_r(n, sx, sxx, sh, shh, sxh, weight=group_w[:, :, None], axis=1)
 
 
-def _stops_early(delta: np.ndarray, observed: float, rule: mp.EarlyStop) -> bool:
+def stops_early(delta: np.ndarray, observed: float, rule: mp.EarlyStop) -> bool:
     """MTME's PermutationSigDiff rule at a block boundary: the p-value of "the metric with
     the higher value is better" so far is below `rule.low` or above `rule.high`."""
     ok = np.isfinite(delta)
@@ -484,6 +483,36 @@ def _stops_early(delta: np.ndarray, observed: float, rule: mp.EarlyStop) -> bool
     hits = delta[ok] >= observed - tol if observed >= 0 else delta[ok] <= observed + tol
     p = float(hits.mean())
     return p < rule.low or p > rule.high
+
+
+def _spa_deltas(
+    stat: _Stat,
+    z: np.ndarray,
+    signs: Signs,
+    early_stop: mp.EarlyStop | None,
+    observed: np.ndarray,
+) -> Deltas:
+    """SPA's resamples with every metric's null sums shared (`metaeval_spa`); the same
+    draws and blocks as `_generic_deltas`."""
+    a, b, sys_codes, src_codes = signs
+
+    def output_signs(r0: int, r1: int) -> np.ndarray:
+        return np.asarray(a[r0:r1][:, sys_codes] * b[r0:r1][:, src_codes])
+
+    def stop(delta: np.ndarray, pair: tuple[int, int]) -> bool:
+        assert early_stop is not None
+        return stops_early(delta, observed[pair[0]] - observed[pair[1]], early_stop)
+
+    block = early_stop.block if early_stop else max(1, ROW_CELLS // max(z.shape[0], 1))
+    return spa_deltas(
+        stat.cells,
+        stat.human_p,
+        stat.spa_signs,
+        z,
+        output_signs,
+        (a.shape[0], block),
+        None if early_stop is None else stop,
+    )
 
 
 def _generic_deltas(
@@ -512,7 +541,7 @@ def _generic_deltas(
                 out[r0 : r0 + k] = vals[:k] - vals[k:]
                 if early_stop is None or observed is None or k < block:
                     continue
-                if _stops_early(out[: r0 + k], observed[i] - observed[j], early_stop):
+                if stops_early(out[: r0 + k], observed[i] - observed[j], early_stop):
                     out = out[: r0 + k]
                     break
             yield (i, j), out

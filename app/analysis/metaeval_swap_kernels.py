@@ -7,6 +7,10 @@ resample row had to gather, mask and compact arrays four times the number of pai
 dozen passes over memory per row; here each row is a loop that touches each pair (counts)
 or each candidate (acc*_eq) once, and the two hybrids share it.
 
+SPA's resamples count, for every resampled metric and pair of systems, the source sign
+flips under which the systems' difference is at least the observed one: one loop per pair
+over the flips, instead of a boolean (pairs, flips) array per resampled metric.
+
 numba compiles these on first use (and caches them beside this file); they release the
 GIL, so `metaeval_swap` runs blocks of rows on the analysis thread pool.
 """
@@ -37,7 +41,12 @@ def _compile() -> dict[str, Any]:
     from numba import njit  # a second or two on first import; only rankings need it
 
     jit: Jit = njit(cache=True, nogil=True)
-    return {"count_rows": _count_kernel(jit), "acc_eq_star_rows": _acc_eq_star_kernel(jit)}
+    return {
+        "count_rows": _count_kernel(jit),
+        "acc_eq_star_rows": _acc_eq_star_kernel(jit),
+        "spa_hits": _spa_kernel(jit),
+        "spa_pair_hits": _spa_pair_kernel(jit),
+    }
 
 
 def _count_kernel(jit: Jit) -> Kernel:
@@ -69,14 +78,6 @@ def _count_kernel(jit: Jit) -> Kernel:
 
 
 def _acc_eq_star_kernel(jit: Jit) -> Kernel:
-    @jit
-    def _first_within(kept: np.ndarray, n: int, top: float) -> float:
-        """The value at the smallest ε within 1e-12 of the best."""
-        for b in range(n):
-            if kept[b] >= top - 1e-12:
-                return float(kept[b])
-        return np.nan
-
     @jit
     def acc_eq_star_rows(
         neg: np.ndarray,  # (k, n) uint8
@@ -134,10 +135,106 @@ def _acc_eq_star_kernel(jit: Jit) -> Kernel:
                     if acc >= top_b - 1e-12:
                         kept_b[n_b] = acc
                         n_b += 1
-            out[r] = _first_within(kept_a, n_a, top_a)
-            out[k + r] = _first_within(kept_b, n_b, top_b)
+            # The value at the smallest ε within 1e-12 of the best (inline: a nested
+            # jitted helper makes numba's cache miss, and every process compile again).
+            out[r] = out[k + r] = np.nan
+            for t in range(n_a):
+                if kept_a[t] >= top_a - 1e-12:
+                    out[r] = kept_a[t]
+                    break
+            for t in range(n_b):
+                if kept_b[t] >= top_b - 1e-12:
+                    out[k + r] = kept_b[t]
+                    break
 
     return acc_eq_star_rows
+
+
+def _spa_kernel(jit: Jit) -> Kernel:
+    @jit
+    def spa_hits(
+        null: np.ndarray,  # (B, S, Q) Σ flip · score per system under each flip
+        totals: np.ndarray,  # (B, S) Σ score per system
+        out: np.ndarray,  # (B, S(S − 1)/2) int64, pairs (a, b), a < b, row by row
+    ) -> None:
+        n_rows, s, q_n = null.shape
+        for r in range(n_rows):
+            p = 0
+            for a in range(s - 1):
+                for b in range(a + 1, s):
+                    observed = totals[r, a] - totals[r, b]
+                    floor = observed - 1e-9 * abs(observed)
+                    hits = 0
+                    for q in range(q_n):
+                        hits += null[r, a, q] - null[r, b, q] >= floor
+                    out[r, p] = hits
+                    p += 1
+
+    return spa_hits
+
+
+def _spa_pair_kernel(jit: Jit) -> Kernel:
+    @jit
+    def spa_pair_hits(
+        base: np.ndarray,  # (S, Q) null sums of the pair's mean scores
+        ci: np.ndarray,  # (k, S, Q) null sums of metric i's signed scores, per resample
+        cj: np.ndarray,  # (k, S, Q) the same of metric j
+        totals: np.ndarray,  # (2k, S) sums per system of hybrid A's matrices, then B's
+        slack: np.ndarray,  # (S,) bound on each system's rounding in a null sum
+        out: np.ndarray,  # (2k, S(S − 1)/2) int64
+        unsure: np.ndarray,  # (2k,) bool: a flip within rounding of its pair's floor
+    ) -> None:
+        k = ci.shape[0]
+        s, q_n = base.shape
+        for r in range(k):
+            p = 0
+            for a in range(s - 1):
+                for b in range(a + 1, s):
+                    obs_a = totals[r, a] - totals[r, b]
+                    obs_b = totals[k + r, a] - totals[k + r, b]
+                    floor_a = obs_a - 1e-9 * abs(obs_a)
+                    floor_b = obs_b - 1e-9 * abs(obs_b)
+                    near = slack[a] + slack[b]
+                    hits_a = hits_b = 0
+                    close_a = close_b = False
+                    for q in range(q_n):
+                        mid = base[a, q] - base[b, q]
+                        half = 0.5 * ((ci[r, a, q] - cj[r, a, q]) - (ci[r, b, q] - cj[r, b, q]))
+                        hits_a += mid + half >= floor_a
+                        hits_b += mid - half >= floor_b
+                        close_a |= abs(mid + half - floor_a) <= near
+                        close_b |= abs(mid - half - floor_b) <= near
+                    out[r, p] = hits_a
+                    out[k + r, p] = hits_b
+                    unsure[r] |= close_a
+                    unsure[k + r] |= close_b
+                    p += 1
+
+    return spa_pair_hits
+
+
+def spa_pair_hits(
+    base: np.ndarray, ci: np.ndarray, cj: np.ndarray, totals: np.ndarray, slack: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """`spa_hits` of the two hybrids of k resamples of a pair of metrics, their null sums
+    given as base ± ½(ci − cj) (`metaeval_spa` says why): (2k, S(S − 1)/2) counts, and
+    (2k,) whether a row had a flip within rounding (`slack`) of a pair's floor, where only
+    the hybrid's own product can say which side it falls on."""
+    s = base.shape[0]
+    out = np.empty((totals.shape[0], s * (s - 1) // 2), np.int64)
+    unsure = np.zeros(totals.shape[0], np.bool_)
+    _kernels()["spa_pair_hits"](base, ci, cj, totals, slack, out, unsure)
+    return out, unsure
+
+
+def spa_hits(null: np.ndarray, totals: np.ndarray) -> np.ndarray:
+    """(B, S(S − 1)/2) how many flips q give null[r, a, q] − null[r, b, q] at least the
+    observed totals[r, a] − totals[r, b] (less a relative 1e-9, for rounding), for
+    every row r and pair of systems a < b in `np.triu_indices` order."""
+    s = null.shape[1]
+    out = np.empty((null.shape[0], s * (s - 1) // 2), np.int64)
+    _kernels()["spa_hits"](np.ascontiguousarray(null), np.ascontiguousarray(totals), out)
+    return out
 
 
 def count_rows(

@@ -82,3 +82,39 @@ def test_spa_pvalues_equal_the_pair_by_pair_loop() -> None:
             obs = totals[a] - totals[b]
             expected[a, b] = float(np.mean(null[:, a] - null[:, b] >= obs - 1e-9 * abs(obs)))
     np.testing.assert_array_equal(mm.pairwise_system_pvalues(matrix, signs), expected)
+
+
+def _spa_deltas_both_ways(data: MetaEvalData, test: str, early: bool) -> tuple[dict, dict]:
+    from meaningbench.analysis.metaeval_pairs import EarlyStop
+
+    stat = sig._Stat(data, "spa", "system", 5.0, None, seed=1)
+    z = sig._standardise(data.metrics)
+    sys_codes, src_codes = data.system_codes(), data.source_codes()
+    if test == "perm-outputs":
+        sys_codes, src_codes = np.arange(data.n), np.zeros(data.n, dtype=np.intp)
+    a, b = sig._perm_signs(
+        np.random.default_rng(5), test, 300, int(sys_codes.max()) + 1, int(src_codes.max()) + 1
+    )
+    signs = sig.Signs(a, b, sys_codes, src_codes)
+    rule = EarlyStop() if early else None
+    observed = np.array([float(v) for v in stat.rows(data.metrics.T)])
+    fast = dict(sig._spa_deltas(stat, z, signs, rule, observed))
+    slow = dict(sig._generic_deltas(stat, z, signs, rule, observed))
+    return fast, slow
+
+
+@pytest.mark.parametrize("test", ["perm-both", "perm-outputs", "perm-items"])
+@pytest.mark.parametrize("early", [False, True])
+def test_spa_resamples_from_shared_null_sums_equal_the_hybrids_recomputed(
+    test: str, early: bool
+) -> None:
+    """SPA's resamples from every metric's null sums (`metaeval_spa`) are, bit for bit,
+    those of each hybrid's own matrix product: on scores with ties, a metric repeated
+    (its hybrids' rows equal) and two systems with the same scores."""
+    data = _data(seed=6, s=6, n=12, metrics=4)
+    data.metrics[:, 3] = data.metrics[:, 0]
+    data.metrics[data.system_codes() == 1] = data.metrics[data.system_codes() == 0]
+    fast, slow = _spa_deltas_both_ways(data, test, early)
+    assert fast.keys() == slow.keys()
+    for pair, delta in slow.items():
+        np.testing.assert_array_equal(fast[pair], delta)

@@ -1,0 +1,144 @@
+"""SPA's permutation resamples, metric against metric (perm-both, perm-items, perm-systems
+and perm-outputs, MTME's early stopping included).
+
+A resample swaps the two metrics' scores of some outputs (signs s = ±1 per output); each
+of the two hybrids then needs, per pair of systems, the share of SPA's fixed source flips
+σ under which the systems' difference stays at least the observed one. That takes the
+null sums σ·M of the hybrid's (S, N) system × source matrix M: one matrix product per
+hybrid and resample, the whole cost of the test.
+
+The null sums are linear in the scores. With mid and half the pair's mean and
+half-difference, the hybrids are mid ± s∘half, so σ·M± = σ·mid ± ½(σ·(s∘z_i) − σ·(s∘z_j)):
+σ·(s∘z_m) belongs to one metric and one resample, not to a pair, so one product per metric
+and block of resamples serves every pair of metrics and both hybrids (2·(M − 1) products
+before). The observed differences still come from the hybrid matrices themselves, as they
+did. Where a flip's sum lands within rounding of the observed difference (ties: equal
+scores, a metric repeated), only the hybrid's own product, summed as before, can say
+which side it falls on: such a resample's hybrid is counted again that way, so the counts
+are those of the hybrids' own products, bit for bit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+import numpy as np
+
+from meaningbench.analysis.metaeval import SystemCells
+
+SPA_CELLS = 8_000_000  # metrics × resamples × systems × flips held at once (64 MB)
+
+Pair = tuple[int, int]
+StopRule = Callable[[np.ndarray, Pair], bool]
+
+
+class CellMeans:
+    """`SystemCells.means` for many rows in one weighted count: the same sums, in the same
+    order, as one count per row."""
+
+    def __init__(self, cells: SystemCells) -> None:
+        self.kept = cells.cells >= 0
+        self.codes = cells.cells[self.kept]
+        self.s, self.n = len(cells.systems), cells.n_sources
+        size = self.s * self.n
+        self.count = np.maximum(np.bincount(self.codes, minlength=size), 1).astype(np.float64)
+
+    def __call__(self, x: np.ndarray) -> np.ndarray:
+        """(B, S, N) cell means of B rows of scores on the outputs."""
+        size = self.s * self.n
+        b = x.shape[0]
+        codes = (np.arange(b)[:, None] * size + self.codes[None, :]).ravel()
+        sums = np.bincount(codes, weights=x[:, self.kept].ravel(), minlength=b * size)
+        return (sums.reshape(b, size) / self.count).reshape(b, self.s, self.n)
+
+
+def spa_deltas(
+    cells: SystemCells,
+    human_p: np.ndarray,
+    flips: np.ndarray,
+    z: np.ndarray,
+    output_signs: Callable[[int, int], np.ndarray],
+    resamples: tuple[int, int],
+    stop: StopRule | None = None,
+) -> Iterator[tuple[Pair, np.ndarray]]:
+    """(metric i, metric j) → SPA(hybrid A) − SPA(hybrid B) on every resample, for every
+    pair i < j of the columns of `z` (standardised scores). `output_signs(r0, r1)` gives
+    resamples r0..r1's signs per output (−1: the output's scores are swapped), `flips` are
+    SPA's (Q, N) source flips and `human_p` the human p-values. `resamples` is (how many,
+    block): `stop(delta, pair)`, asked after each whole block, ends a pair early."""
+    means = CellMeans(cells)
+    m = z.shape[1]
+    total, block = resamples
+    upper = human_p[np.triu_indices(means.s, 1)]
+    pairs = [(i, j) for i in range(m) for j in range(i + 1, m)]
+    base = {p: _null(means(((z[:, p[0]] + z[:, p[1]]) / 2.0)[None, :]), flips)[0] for p in pairs}
+    slack = {p: _slack(means, z, p) for p in pairs}
+    parts: dict[Pair, list[np.ndarray]] = {p: [] for p in pairs}
+    done: dict[Pair, np.ndarray] = {}
+    for r0 in range(0, total, block):
+        if not pairs:
+            break
+        s = output_signs(r0, min(r0 + block, total))
+        for p, delta in _block_deltas(means, flips, upper, z, s, pairs, base, slack):
+            parts[p].append(delta)
+        for p in list(pairs):
+            if stop is not None and s.shape[0] == block and stop(np.concatenate(parts[p]), p):
+                done[p] = np.concatenate(parts[p])
+                pairs.remove(p)
+    done.update({p: np.concatenate(parts[p]) for p in pairs})
+    for p in sorted(done):
+        yield p, done[p]
+
+
+def _slack(means: CellMeans, z: np.ndarray, pair: Pair) -> np.ndarray:
+    """(S,) a bound on the rounding of any null sum of one system for this pair of metrics,
+    whichever way it is summed (the pair's mean and halves, or a hybrid's own scores): a
+    few units of the last place of Σ |scores| per term."""
+    i, j = pair
+    size = np.abs((z[:, i] + z[:, j]) / 2.0) + 0.5 * (np.abs(z[:, i]) + np.abs(z[:, j]))
+    n = means.n
+    return np.asarray(16.0 * (n + 4) * np.finfo(np.float64).eps * means(size[None, :])[0].sum(1))
+
+
+def _null(matrices: np.ndarray, flips: np.ndarray) -> np.ndarray:
+    """(B, S, Q) Σ_n flip · score of every system of B (S, N) matrices."""
+    b, s, n = matrices.shape
+    return np.asarray(matrices.reshape(-1, n) @ flips.T).reshape(b, s, -1)
+
+
+def _block_deltas(
+    means: CellMeans,
+    flips: np.ndarray,
+    upper: np.ndarray,
+    z: np.ndarray,
+    s: np.ndarray,
+    pairs: list[Pair],
+    base: dict[Pair, np.ndarray],
+    slack: dict[Pair, np.ndarray],
+) -> Iterator[tuple[Pair, np.ndarray]]:
+    """The deltas of one block of resamples (signs `s`, (k, n)) for the pairs still on,
+    in sub-blocks small enough to hold every metric's null sums at once."""
+    from meaningbench.analysis.metaeval_measures import system_pair_hits
+    from meaningbench.analysis.metaeval_swap_kernels import spa_pair_hits
+
+    metrics = sorted({c for p in pairs for c in p})
+    step = max(1, SPA_CELLS // (len(metrics) * means.s * flips.shape[0]))
+    q = flips.shape[0]
+    out: dict[Pair, list[np.ndarray]] = {p: [] for p in pairs}
+    for r0 in range(0, s.shape[0], step):
+        sr = s[r0 : r0 + step]
+        swapped = {c: _null(means(sr * z[:, c]), flips) for c in metrics}
+        for i, j in pairs:
+            mid = (z[:, i] + z[:, j]) / 2.0
+            half = (z[:, i] - z[:, j]) / 2.0
+            hybrids = means(np.concatenate([mid + sr * half, mid - sr * half]))
+            hits, unsure = spa_pair_hits(
+                base[i, j], swapped[i], swapped[j], hybrids.sum(axis=2), slack[i, j]
+            )
+            for row in np.flatnonzero(unsure):  # near a tie: the hybrid's own product
+                hits[row] = system_pair_hits(hybrids[row], flips)
+            vals = 1.0 - np.mean(np.abs(upper - hits / q), axis=1)
+            k = sr.shape[0]
+            out[i, j].append(vals[:k] - vals[k:])
+    for p in pairs:
+        yield p, np.concatenate(out[p])
