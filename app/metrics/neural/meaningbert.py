@@ -17,6 +17,7 @@ from meaningbench.metrics.base import ItemScore, MetricInfo, Pair
 from meaningbench.metrics.neural.support.batching import run_in_batches
 from meaningbench.metrics.neural.support.common import ENCODER_OPTIONS, NeuralMetric
 from meaningbench.metrics.neural.support.models import LoadedModel
+from meaningbench.metrics.neural.support.onnx_encoder import LOGITS, onnx_part
 from meaningbench.runtime import CancelToken
 
 DEFAULT_MEANINGBERT = "davebulaval/MeaningBERT"
@@ -45,8 +46,13 @@ def pair_logits(
             return_tensors="pt",
         )
         enc = {k: v.to(loaded.device) for k, v in enc.items()}
+        runner = onnx_part(loaded, LOGITS)
         with torch.inference_mode():
-            logits = loaded.model(**enc).logits
+            if runner is not None:
+                types = enc.get("token_type_ids")
+                logits = runner(enc["input_ids"], enc["attention_mask"], types)
+            else:
+                logits = loaded.model(**enc).logits
         return [float(x) for x in logits[:, 0].float().cpu()]
 
     lengths = [len(a) + len(b) for a, b in pairs]  # characters: a cheap proxy for tokens
@@ -68,6 +74,9 @@ class MeaningBertMetric(NeuralMetric):
     # Added after scores existed: float runs keep their config hash.
     hashed_when_set: ClassVar[frozenset[str]] = frozenset({"quantize"})
 
+    def onnx_part(self) -> str:
+        return LOGITS
+
     def score_batch(
         self, pairs: Sequence[Pair], cancel: CancelToken | None = None
     ) -> list[ItemScore]:
@@ -86,4 +95,9 @@ class MeaningBertMetric(NeuralMetric):
             int(self.config["batch_size"]),
             cancel,
         )
-        return [ItemScore(value=min(100.0, max(0.0, x)), raw=x) for x in logits]
+        # What `explain` says ran the model (torch when absent).
+        onnx = loaded.backend == "onnx"
+        return [
+            ItemScore(min(100.0, max(0.0, x)), x, {"backend": "onnx"} if onnx else {})
+            for x in logits
+        ]

@@ -43,6 +43,7 @@ from meaningbench.metrics.neural.support.encoding import (
     window_length,
 )
 from meaningbench.metrics.neural.support.models import LoadedModel
+from meaningbench.metrics.neural.support.onnx_encoder import onnx_part
 from meaningbench.metrics.neural.support.windows import WindowPlan, count_windows, window_stride
 from meaningbench.runtime import CancelToken
 from meaningbench.settings import DEFAULT_ENCODER
@@ -151,12 +152,25 @@ def _forward_pooled(
     """Pooled vectors of the model's output, or of hidden state `layer` (0 = embeddings)."""
     import torch
 
-    if layer is not None:
+    cut = onnx_part(loaded, f"L{layer}") if layer is not None else None
+    if layer is not None and cut is None:
         return [v[layer] for v in _forward_pooled_layers(loaded, pooling, texts, [layer])]
     enc = _encode(loaded, pooling, texts)
     with torch.inference_mode():
-        hidden = loaded.model(**enc)[0].float().cpu()
+        if cut is not None:  # ONNX Runtime runs the encoder cut after that layer
+            hidden = cut(enc["input_ids"], enc["attention_mask"])
+        else:
+            hidden = _output(loaded, enc)
+        hidden = hidden.float().cpu()
     return _pooled_rows(hidden, enc["attention_mask"].sum(dim=1).tolist(), pooling)
+
+
+def _output(loaded: LoadedModel, enc: dict[str, Any]) -> Any:
+    """The model's last hidden state, through ONNX Runtime when it runs the model."""
+    runner = onnx_part(loaded, f"L{loaded.num_layers}")
+    if runner is not None:
+        return runner(enc["input_ids"], enc["attention_mask"])
+    return loaded.model(**enc)[0]
 
 
 def _forward_pooled_layers(
@@ -184,9 +198,12 @@ def _forward_hidden(
 
     input_ids, mask = padded(loaded, batch)
     inputs = {"input_ids": input_ids, "attention_mask": mask}
+    cut = onnx_part(loaded, f"L{layer}") if layer is not None else None
     with torch.inference_mode():
         if layer is None:
-            hidden = loaded.model(**inputs)[0]
+            hidden = _output(loaded, inputs)
+        elif cut is not None:
+            hidden = cut(input_ids, mask)
         else:
             hidden = hidden_states_at(loaded, [layer], **inputs)[layer]
         hidden = hidden.float().cpu()
@@ -413,6 +430,15 @@ class SentenceCosineMetric(NeuralMetric):
     # Added after scores existed: runs of the model's output keep their config hash.
     hashed_when_set: ClassVar[frozenset[str]] = frozenset({"layer", "quantize"})
 
+    def onnx_part(self) -> str:
+        """The encoder cut after the pooled layer (the model's output: its last)."""
+        layer = self.layer()
+        if layer is None:
+            from meaningbench.metrics.neural.bertscore import num_layers_from_config
+
+            layer = num_layers_from_config(self.model_name() or DEFAULT_ENCODER)
+        return f"L{layer}"
+
     def layer(self) -> int | None:
         value = self.config.get("layer")
         return None if value is None else int(value)
@@ -436,10 +462,13 @@ class SentenceCosineMetric(NeuralMetric):
             counts, stride = window_counts(
                 self.loaded(), [t for p in pairs for t in (p.source, p.output)]
             )
+        onnx = self.loaded().backend == "onnx"
         out = []
         for pair in pairs:
             cos = float(vectors[pair.source].vectors @ vectors[pair.output].vectors)
             details: dict[str, Any] = {"cosine": cos}
+            if onnx:  # what `explain` says ran the encoder (torch when absent)
+                details["backend"] = "onnx"
             if counts is not None:
                 src, hyp = counts[pair.source], counts[pair.output]
                 details["tokens"] = {"source": src[0], "output": hyp[0]}

@@ -39,14 +39,22 @@ def baseline_file(tmp_path: Path) -> Path:
     return path
 
 
+# The reference tests run on both backends: ONNX Runtime must not move a score.
+BACKENDS = pytest.mark.parametrize("backend", ["torch", "onnx"])
+
+
 def _ours(pairs, **config):
     metric = BertScoreMetric(layer=LAYER, embedding_cache_mb=0, **config)
-    return metric, metric.score_batch(pairs)
+    scores = metric.score_batch(pairs)
+    if config.get("backend"):
+        assert metric.backend().name == config["backend"], metric.backend()  # no fallback
+    return metric, scores
 
 
+@BACKENDS
 @pytest.mark.parametrize("idf", [False, True])
 @pytest.mark.parametrize("rescale", [False, True])
-def test_equals_bert_score(oracle, baseline_file, idf, rescale):
+def test_equals_bert_score(oracle, baseline_file, idf, rescale, backend):
     sources = [s for s, _ in ORACLE_PAIRS]
     outputs = [o for _, o in ORACLE_PAIRS]
     kwargs = {}
@@ -55,7 +63,9 @@ def test_equals_bert_score(oracle, baseline_file, idf, rescale):
     if rescale:
         kwargs.update(rescale_with_baseline=True, lang="en", baseline_path=str(baseline_file))
     P, R, F = oracle(**kwargs).score(outputs, sources)
-    _, ours = _ours(_pairs(ORACLE_PAIRS), idf=idf, rescale=rescale, baseline=str(baseline_file))
+    _, ours = _ours(
+        _pairs(ORACLE_PAIRS), idf=idf, rescale=rescale, baseline=str(baseline_file), backend=backend
+    )
     for k, item in enumerate(ours):
         assert item.details["P"] == pytest.approx(float(P[k]), abs=1e-5)
         assert item.details["R"] == pytest.approx(float(R[k]), abs=1e-5)
@@ -64,22 +74,24 @@ def test_equals_bert_score(oracle, baseline_file, idf, rescale):
         assert item.value == pytest.approx(100 * max(0.0, float(F[k])), abs=1e-3)
 
 
-def test_equals_bert_score_on_csmd(oracle, shared_datasets):
+@BACKENDS
+def test_equals_bert_score_on_csmd(oracle, shared_datasets, backend):
     import pandas as pd
 
     frame = pd.read_csv(shared_datasets / "csmd" / "dev.tsv", sep="\t").head(40)
     rows = list(zip(frame["original"], frame["simplification"], strict=True))
     P, R, F = oracle().score([o for _, o in rows], [s for s, _ in rows])
-    _, ours = _ours(_pairs(rows))
+    _, ours = _ours(_pairs(rows), backend=backend)
     got = [item.details["F1"] for item in ours]
     assert max(abs(g - float(f)) for g, f in zip(got, F, strict=True)) < 1e-5
 
 
-def test_several_references_take_the_best_of_each(oracle):
+@BACKENDS
+def test_several_references_take_the_best_of_each(oracle, backend):
     rows = ORACLE_PAIRS[:3]
     refs = [[s, "Something else entirely."] for s, _ in rows]
     P, R, F = oracle().score([o for _, o in rows], refs)
-    _, ours = _ours(_pairs(rows, refs))
+    _, ours = _ours(_pairs(rows, refs), backend=backend)
     for k, item in enumerate(ours):
         assert item.details["F1"] == pytest.approx(float(F[k]), abs=1e-5)
         assert item.details["P"] == pytest.approx(float(P[k]), abs=1e-5)
@@ -237,8 +249,9 @@ def test_an_unknown_reference_mode_is_refused_when_the_metric_is_made():
         BertScoreMetric(reference_mode="sources")
 
 
+@BACKENDS
 @pytest.mark.parametrize("rescale", [False, True])
-def test_empty_output_equals_bert_score(oracle, baseline_file, rescale, capfd):
+def test_empty_output_equals_bert_score(oracle, baseline_file, rescale, capfd, backend):
     rows = [("He forgot his umbrella on the train.", ""), ("Cats sleep a lot.", "Cats nap.")]
     kwargs = {}
     if rescale:
@@ -255,7 +268,7 @@ def test_empty_output_equals_bert_score(oracle, baseline_file, rescale, capfd):
         ]
     P, R, F = scorer.score([o for _, o in rows], [s for s, _ in rows])
     assert "Empty candidate sentence detected" in capfd.readouterr().err  # its own rule ran
-    _, ours = _ours(_pairs(rows), rescale=rescale, baseline=str(baseline_file))
+    _, ours = _ours(_pairs(rows), rescale=rescale, baseline=str(baseline_file), backend=backend)
     for k, item in enumerate(ours):
         assert item.raw == pytest.approx(float(F[k]), abs=1e-5)
         assert item.details["P"] == pytest.approx(float(P[k]), abs=1e-5)

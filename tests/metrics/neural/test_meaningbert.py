@@ -14,7 +14,8 @@ def _pairs(rows):
     return [Pair(i, s, o, (s,)) for i, (s, o) in enumerate(rows)]
 
 
-def test_logit_is_the_score(tiny_regression_model):
+@pytest.mark.parametrize("backend", ["torch", "onnx"])
+def test_logit_is_the_score(tiny_regression_model, backend):
     import torch
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
@@ -28,14 +29,16 @@ def test_logit_is_the_score(tiny_regression_model):
         enc = tok([s], [o], truncation="longest_first", max_length=512, return_tensors="pt")
         with torch.no_grad():
             expected.append(float(model(**enc).logits[0, 0]))
-    metric = MeaningBertMetric(model=tiny_regression_model, batch_size=3)
+    metric = MeaningBertMetric(model=tiny_regression_model, batch_size=3, backend=backend)
     ours = metric.score_batch(_pairs(rows))
+    assert metric.backend().name == backend  # ONNX Runtime ran, not a fallback
     assert [i.raw for i in ours] == pytest.approx(expected, abs=1e-5)
     for item in ours:
         assert item.value == pytest.approx(min(100.0, max(0.0, item.raw)))
 
 
-def test_value_is_clipped_to_0_100(tiny_regression_model, tmp_path):
+@pytest.mark.parametrize("backend", ["torch", "onnx"])
+def test_value_is_clipped_to_0_100(tiny_regression_model, tmp_path, backend):
     """A head whose bias pushes the logit far above 100 gives raw > 100 and value 100."""
     import torch
     from transformers import AutoModelForSequenceClassification
@@ -48,7 +51,8 @@ def test_value_is_clipped_to_0_100(tiny_regression_model, tmp_path):
         (tmp_path / name).write_bytes(
             (__import__("pathlib").Path(tiny_regression_model) / name).read_bytes()
         )
-    (item,) = MeaningBertMetric(model=str(tmp_path)).score_batch(_pairs(SENTENCES[:1]))
+    metric = MeaningBertMetric(model=str(tmp_path), backend=backend)
+    (item,) = metric.score_batch(_pairs(SENTENCES[:1]))
     assert item.raw > 100 and item.value == 100.0
 
 

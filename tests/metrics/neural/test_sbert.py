@@ -23,22 +23,31 @@ def _cosines(model_path: str, rows) -> list[float]:
     return torch.nn.functional.cosine_similarity(a, b).tolist()
 
 
-def _ours(model: str, rows) -> list:
-    metric = SentenceCosineMetric(model=model, embedding_cache_mb=0)
-    return metric.score_batch([Pair(i, s, o, (s,)) for i, (s, o) in enumerate(rows)])
+def _ours(model: str, rows, backend=None, **config) -> list:
+    metric = SentenceCosineMetric(model=model, embedding_cache_mb=0, backend=backend, **config)
+    scores = metric.score_batch([Pair(i, s, o, (s,)) for i, (s, o) in enumerate(rows)])
+    if backend is not None:
+        assert metric.backend().name == backend, metric.backend()  # no fallback
+    return scores
 
 
-def test_equals_sentence_transformers(minilm_path):
+# The reference tests run on both backends: ONNX Runtime must not move a score.
+BACKENDS = pytest.mark.parametrize("backend", ["torch", "onnx"])
+
+
+@BACKENDS
+def test_equals_sentence_transformers(minilm_path, backend):
     rows = [(s, o) for s, o in SENTENCES if o]
     expected = _cosines(minilm_path, rows)
-    ours = _ours(minilm_path, rows)
+    ours = _ours(minilm_path, rows, backend)
     for item, cos in zip(ours, expected, strict=True):
         assert item.raw == pytest.approx(cos, abs=1e-5)
         assert item.value == pytest.approx(100 * max(0.0, cos), abs=1e-3)
     assert ours[5].raw == pytest.approx(1.0, abs=1e-6)  # identical sentences
 
 
-def test_reads_the_pooling_config(minilm_path, tmp_path: Path):
+@BACKENDS
+def test_reads_the_pooling_config(minilm_path, tmp_path: Path, backend):
     """A copy of MiniLM told to pool with the CLS token scores as sentence-transformers says."""
     folder = tmp_path / "cls-minilm"
     folder.mkdir()
@@ -53,7 +62,7 @@ def test_reads_the_pooling_config(minilm_path, tmp_path: Path):
     assert PoolingConfig.from_folder(minilm_path) == PoolingConfig(("mean",), 256, False)
     rows = [(s, o) for s, o in SENTENCES if o][:4]
     expected = _cosines(str(folder), rows)
-    ours = _ours(str(folder), rows)
+    ours = _ours(str(folder), rows, backend)
     assert [i.raw for i in ours] == pytest.approx(expected, abs=1e-5)
     mean_scores = [i.raw for i in _ours(minilm_path, rows)]
     assert [i.raw for i in ours] != pytest.approx(mean_scores, abs=1e-3)

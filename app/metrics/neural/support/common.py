@@ -6,9 +6,13 @@ hash, so moving a study from a laptop to a GPU server keeps its cached scores va
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Iterable
 from typing import Any, ClassVar
 
-from meaningbench.metrics.base import Availability, Metric
+from meaningbench.errors import UserError
+from meaningbench.metrics.base import Availability, Metric, Pair
+from meaningbench.metrics.explain import ExplainItem, Explanation, unexplained
 from meaningbench.metrics.neural.support.models import (
     LoadedModel,
     Precision,
@@ -18,18 +22,28 @@ from meaningbench.metrics.neural.support.models import (
     resolve_device,
     resolve_model,
 )
+from meaningbench.metrics.neural.support.onnx_encoder import (
+    BACKEND_OPTION,
+    Backend,
+    BackendPlan,
+    ensure_export,
+    failure_note,
+    plan_backend,
+)
 from meaningbench.metrics.neural.support.quantize import (
     QUANTIZE_OPTION,
     Quantize,
     quantize_device_problem,
 )
+from meaningbench.metrics.neural.support.token_matching import ran_on
 from meaningbench.settings import DEFAULT_ENCODER, Device
 
 MODEL_OPTIONS: dict[str, Any] = {"device": "auto", "batch_size": 64, "precision": "fp32"}
-# The options of metrics whose model is a plain transformer encoder run by torch (BERTScore,
-# SBERT cosine, the cross-encoders): `quantize`, added after scores existed, is hashed only
-# when set (`hashed_when_set`), so float runs keep their config hash.
-ENCODER_OPTIONS: dict[str, Any] = {**MODEL_OPTIONS, **QUANTIZE_OPTION}
+# The options of metrics whose model is a plain transformer encoder (BERTScore, SBERT
+# cosine, the cross-encoders): `quantize`, added after scores existed, is hashed only when
+# set (`hashed_when_set`), so float runs keep their config hash; `backend` enters the hash
+# as the backend that runs, and only when that is ONNX Runtime (see `score_config`).
+ENCODER_OPTIONS: dict[str, Any] = {**MODEL_OPTIONS, **QUANTIZE_OPTION, **BACKEND_OPTION}
 
 
 class NeuralMetric(Metric):
@@ -45,7 +59,70 @@ class NeuralMetric(Metric):
         "device": Device,
         "precision": Precision,
         "quantize": Quantize,  # typed for the metrics that have it (ENCODER_OPTIONS)
+        "backend": Backend,
     }
+    _plan: BackendPlan | None = None
+
+    def onnx_part(self) -> str | None:
+        """The part of the model ONNX Runtime would run (see onnx_encoder), or None for a
+        metric that runs torch only."""
+        return None
+
+    def backend(self) -> BackendPlan:
+        """The backend the forward passes run on (cheap: nothing is exported here)."""
+        if self._plan is None:
+            self._plan = self._planned()
+        return self._plan
+
+    def _planned(self) -> BackendPlan:
+        if "backend" not in self.defaults:
+            return BackendPlan("torch")
+        asked = self.config.get("backend")
+        try:
+            part = self.onnx_part()
+            ref = resolve_model(self.model_name())
+        except UserError as exc:
+            return BackendPlan("torch", str(exc))
+        device = self.device()
+        if part is None or device is None:
+            return BackendPlan("torch", "no ONNX export for this model" if device else "")
+        if effective_precision(str(self.config.get("precision")), device) != "fp32":
+            return BackendPlan("torch", "half precision runs in torch")
+        return plan_backend(None if asked is None else str(asked), ref, part, device,
+                            self.quantize())  # fmt: skip
+
+    def ready_backend(self) -> BackendPlan:
+        """Export the model's part now when ONNX Runtime is to run it (before the config is
+        hashed, so a failed export is hashed as the torch run it becomes)."""
+        plan = self.backend()
+        part = self.onnx_part()
+        if plan.name == "onnx" and part is not None:
+            loaded = self.loaded()
+            if not ensure_export(loaded, part):
+                why = failure_note(loaded.ref, part) or "unknown error"
+                self._plan = BackendPlan("torch", f"the ONNX export failed: {why}")
+        return self.backend()
+
+    def explain(self, item: ExplainItem) -> Explanation:
+        """No view of the parts of the score; which backend computed the stored one."""
+        if "backend" not in self.defaults or item.details is None:
+            return super().explain(item)
+        return unexplained(
+            self.info.label,
+            f"its score is not built from parts one can show ({ran_on(item.details)})",
+        )
+
+    def prepare(self, pairs: Iterable[Pair]) -> None:
+        self.ready_backend()
+
+    def score_config(self) -> dict[str, Any]:
+        cfg = super().score_config()
+        if "backend" in self.defaults:
+            # Torch runs keep the hash they had before the option; ONNX runs have their own.
+            cfg.pop("backend", None)
+            if self.backend().name == "onnx":
+                cfg["backend"] = "onnx"
+        return cfg
 
     def model_name(self) -> str | None:
         value = self.config.get(self.model_option)
@@ -69,13 +146,19 @@ class NeuralMetric(Metric):
         return found
 
     def loaded(self) -> LoadedModel:
-        return load_model(
+        loaded = load_model(
             self.model_name(),
             self.model_kind,
             str(self.config.get("device", "auto")),
             str(self.config.get("precision", "fp32")),
             self.quantize(),
         )
+        if self.backend().name != "onnx":
+            return loaded
+        # A copy that says ONNX: the model (shared) stays torch's, for the export and config.
+        if "onnx" not in loaded.backends:
+            loaded.backends["onnx"] = dataclasses.replace(loaded, backend="onnx")
+        return loaded.backends["onnx"]
 
     def quantize(self) -> str | None:
         """`int8` when the metric runs its model's linear layers in dynamic int8, else None."""
@@ -112,6 +195,10 @@ class NeuralMetric(Metric):
             out["precision"] = effective_precision(str(self.config.get("precision")), device)
         if self.quantize():
             out["quantize"] = f"{self.quantize()} (torch dynamic, linear layers)"
+        if "backend" in self.defaults:
+            out["backend"] = self.backend().describe()
+            if self.backend().name == "onnx":
+                out["onnxruntime"] = installed_version("onnxruntime")
         try:
             ref = resolve_model(self.model_name())
             if ref.revision:

@@ -22,6 +22,7 @@ from meaningbench.metrics.neural.support.cache import (
     get_or_compute,
 )
 from meaningbench.metrics.neural.support.models import LoadedModel, layer_list, layer_view
+from meaningbench.metrics.neural.support.onnx_encoder import onnx_part
 from meaningbench.metrics.neural.support.windows import WindowPlan, plan_windows, stitch
 from meaningbench.runtime import CancelToken
 
@@ -143,9 +144,12 @@ def _forward_layer(loaded: LoadedModel, layer: int, batch: list[list[int]]) -> l
     import torch
 
     input_ids, mask = padded(loaded, batch)
-    view = layer_view(loaded, layer)
+    runner = onnx_part(loaded, f"L{layer}")
+    view = layer_view(loaded, layer) if runner is None else None
     with torch.inference_mode():
-        if view is not None:
+        if runner is not None:
+            hidden = runner(input_ids, mask)
+        elif view is not None:
             hidden = view(input_ids, attention_mask=mask)[0]
         else:
             out = loaded.model(input_ids, attention_mask=mask, output_hidden_states=True)

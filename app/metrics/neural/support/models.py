@@ -179,12 +179,18 @@ class LoadedModel:
     # Views of the encoder cut after a layer, built once and sharing the weights.
     layer_views: dict[int, Any] = field(default_factory=dict)
     quantize: str | None = None  # "int8": linear layers in dynamic int8 (see quantize.py)
+    # "onnx": the forward passes run through ONNX Runtime (see onnx_encoder.py); a copy of
+    # the shared torch model's record, which the export and the configuration still read.
+    backend: str = "torch"
+    # The copies of this record per backend, shared like the model (one per process).
+    backends: dict[str, LoadedModel] = field(default_factory=dict)
 
     @property
     def numerics(self) -> str:
-        """How the weights compute, as the embedding caches are named: `fp32`, or
-        `fp32-int8` when quantised, so int8 vectors never stand in for float ones."""
-        return self.precision if self.quantize is None else f"{self.precision}-{self.quantize}"
+        """How the weights compute, as the embedding caches are named: `fp32`, `fp32-int8`
+        when quantised, `fp32-onnx` through ONNX Runtime, so their vectors never mix."""
+        out = self.precision if self.quantize is None else f"{self.precision}-{self.quantize}"
+        return out if self.backend == "torch" else f"{out}-{self.backend}"
 
     @property
     def num_layers(self) -> int:

@@ -59,8 +59,16 @@ def stored_matching(item: ExplainItem, label: str, reference_mode: str) -> Expla
         against = "source"
     note = (
         f"The token matching the stored score was computed from (F1 {alignment.F:.3f}, shown "
-        f"as {item.value:.1f} on 0–100)."
+        f"as {item.value:.1f} on 0–100)"
         if item.value is not None
-        else "The token matching of the stored score."
+        else "The token matching of the stored score"
     )
-    return Explanation(TokenMatching(alignment, against), note)
+    return Explanation(TokenMatching(alignment, against), f"{note}, {ran_on(item.details)}.")
+
+
+def ran_on(details: Mapping[str, Any]) -> str:
+    """Which backend ran the encoder, as the score's details say (a score stored before
+    the ONNX backend existed, or a torch run, has no `backend` key)."""
+    if details.get("backend") == "onnx":
+        return "its encoder run by ONNX Runtime"
+    return "its encoder run by torch"
