@@ -1,5 +1,6 @@
 """Make top-up kits…: the raters who get the items still short of their k ratings, and
-the folder the kits go to; the kits are `meaningbench kit --top-up`'s
+the folder the kits go to, which short items first and how many; the kits are
+`meaningbench kit --top-up [--adaptive …] [--items N]`'s
 (`meaningbench.ops.campaign.top_up_job`, run by the window's job runner)."""
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
+    QComboBox,
     QDialog,
     QFileDialog,
     QHBoxLayout,
@@ -17,11 +19,12 @@ from PySide6.QtWidgets import (
     QListWidget,
     QListWidgetItem,
     QPushButton,
+    QSpinBox,
     QVBoxLayout,
     QWidget,
 )
 
-from meaningbench.ops.campaign import MadeKit, top_up_job
+from meaningbench.ops.campaign import MadeKit, TopUpChoice, top_up_job
 from meaningbench.queries.campaign import Campaign, RaterProgress
 from meaningbench.ui.dialogs.dialog_terms import KIT_TERMS, in_dialog_terms
 from meaningbench.ui.wording import counted
@@ -29,6 +32,14 @@ from meaningbench.ui.wording import counted
 if TYPE_CHECKING:
     from meaningbench.ui.context import StudyContext
     from meaningbench.ui.workers import JobFailure, JobHandle
+
+
+# `kit --top-up --adaptive`'s choices, as the dialog words them.
+ORDERS = (
+    ("All short items, in the study's order", None),
+    ("First where the metrics' ranking is least settled", "metrics"),
+    ("First where the systems' ranking is least settled", "systems"),
+)
 
 
 def _finished(r: RaterProgress) -> bool:
@@ -71,6 +82,23 @@ class TopUpDialog(QDialog):
         folder_row.addWidget(QLabel("Folder"))
         folder_row.addWidget(self.folder, 1)
         folder_row.addWidget(browse)
+        self.order = QComboBox()
+        self.order.setObjectName("topUpOrder")
+        for label, target in ORDERS:
+            self.order.addItem(label, target)
+        self.order.setToolTip(
+            "Adaptive: the items chosen from the ratings collected so far, where the "
+            "ranking is least settled (the first round is never adaptive)"
+        )
+        self.items = QSpinBox()
+        self.items.setObjectName("topUpItems")
+        self.items.setRange(0, 1_000_000)
+        self.items.setSpecialValueText("all")
+        order_row = QHBoxLayout()
+        order_row.addWidget(QLabel("Items"))
+        order_row.addWidget(self.order, 1)
+        order_row.addWidget(QLabel("at most"))
+        order_row.addWidget(self.items)
         self.status = QLabel()
         self.status.setObjectName("topUpStatus")
         self.status.setWordWrap(True)
@@ -89,6 +117,7 @@ class TopUpDialog(QDialog):
         layout.addWidget(self.intro)
         layout.addWidget(QLabel("Raters"))
         layout.addWidget(self.raters, 1)
+        layout.addLayout(order_row)
         layout.addLayout(folder_row)
         layout.addWidget(self.status)
         layout.addLayout(buttons)
@@ -133,6 +162,11 @@ class TopUpDialog(QDialog):
             on = item.data(Qt.ItemDataRole.UserRole) in names
             item.setCheckState(Qt.CheckState.Checked if on else Qt.CheckState.Unchecked)
 
+    def choice(self) -> TopUpChoice:
+        """Which short items and how many, as chosen (`kit --adaptive`, `--items`)."""
+        target = self.order.currentData()
+        return TopUpChoice(target, self.items.value() or None)
+
     def _update_button(self) -> None:
         ready = bool(self.chosen()) and bool(self.folder.text().strip()) and self.job is None
         self.make_button.setEnabled(ready)
@@ -149,7 +183,7 @@ class TopUpDialog(QDialog):
         out = Path(text).expanduser()
         self.status.setText(f"Making top-up kits for {', '.join(raters)}…")
         self.job = self.context.runner.start(
-            top_up_job(self.study_path, raters, out),
+            top_up_job(self.study_path, raters, out, self.choice()),
             title="Making top-up kits",
             on_result=self._on_result,
             on_failed=self._on_failed,
