@@ -27,9 +27,13 @@ def _careful(item: Item, rng: random.Random) -> float:
     return float(min(100, max(0, base + rng.randint(-4, 4))))
 
 
+# Each careful rater's own pace: seconds an item is on screen, give or take 3.
+PACE = {"ann": 10, "bo": 15, "cy": 12}
+
+
 def _rate(study: Study, name: str, careless_from: int | None) -> None:
-    """Rate the rater's whole queue, one item every 15 s of their clock; from item
-    `careless_from` on, guessing at 1 s per item."""
+    """Rate the rater's whole queue, one item every 20 s of their clock, at their pace;
+    from item `careless_from` on, guessing at 1 s per item."""
     rng = random.Random(name)
     session = AnnotationSession(study, name)
     n = 0
@@ -39,8 +43,8 @@ def _rate(study: Study, name: str, careless_from: int | None) -> None:
             assert item is not None
             careless = careless_from is not None and n >= careless_from
             value = float(rng.randint(20, 80)) if careless else _careful(item, rng)
-        at = START + timedelta(seconds=15 * n)
-        spent = timedelta(seconds=1 if careless else 12)
+        at = START + timedelta(seconds=20 * n)
+        spent = timedelta(seconds=1 if careless else PACE[name] + rng.randint(-3, 3))
         session.submit(shown.item_id, {"meaning": value}, shown_at=at - spent, submitted_at=at)
         n += 1
 

@@ -46,7 +46,7 @@ def test_the_careless_second_half_shows_in_its_stretches_only(study_path: Path) 
     early, late = cy.stretches[:2], cy.stretches[2:]
     assert not any(s.flagged for s in early)
     for s in early:
-        assert s.seconds.value == pytest.approx(12.0) and s.controls.value in (1.0, None)
+        assert 9 <= (s.seconds.value or 0) <= 15 and s.controls.value in (1.0, None)
         assert s.agreement.value is not None and s.agreement.value > 0.9
     for s in late:
         assert s.seconds.value == pytest.approx(1.0)

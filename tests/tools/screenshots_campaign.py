@@ -20,9 +20,10 @@ import sys
 import tempfile
 from pathlib import Path
 
+from tests.tools.shot_studies import SIZES
+
 ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "resources" / "screenshots"
-SIZES = [(1280, 720), (1024, 640)]
 DOCS = {"campaign-1280-light.png": "campaign.png"}
 RATERS = ("ana", "ben", "carla", "dana")
 
@@ -38,29 +39,17 @@ def main() -> int:
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["MEANINGBENCH_HOME"] = tmp
-        from PySide6.QtCore import QPoint
-
-        from meaningbench.ui.launch import create_application, start
         from tests.kits.campaign_study import campaign_study
         from tests.tools.screenshots import wait
         from tests.tools.screenshots_laptop import grab
+        from tests.tools.shot_studies import looks, window_on
 
         path = campaign_study(Path(tmp), RATERS, RATERS[:3], seconds=_human_seconds)
-        app = create_application()
-        window = start([str(path)])
-        window.move(QPoint(0, 0))
-        window.set_theme("light")
-        wait(app, 60, lambda: window.context.study is not None)
-        window.show_page("campaign")
+        app, window = window_on(path, "campaign")
         page = window.page("campaign")
         wait(app, 60, lambda: page.figures is not None)
-        for theme in ("light", "dark"):
-            window.set_theme(theme)
-            for width, height in SIZES:
-                window.resize(width, height)
-                wait(app, 0.3)
-                grab(app, window, out, f"campaign-{width}-{theme}.png")
-        window.set_theme("light")
+        for width, theme in looks(app, window):
+            grab(app, window, out, f"campaign-{width}-{theme}.png")
         window.resize(*SIZES[0])
         dialog = page.show_top_up_dialog()
         if dialog is not None:

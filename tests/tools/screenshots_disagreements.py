@@ -4,8 +4,8 @@ score, over the window at 1280×720 and 1024×640, light and dark.
 
     xvfb-run -a -s "-screen 0 1600x1000x24" python -m tests.tools.screenshots_disagreements [OUT]
 
-Writes disagreements-WIDTH-THEME.png into OUT (default: a temporary folder), and the one
-resources/docs/rating.md shows as resources/screenshots/disagreements.png.
+Writes disagreements-WIDTH-THEME.png into OUT (default: a temporary folder), and the two
+resources/docs/rating.md shows into resources/screenshots/.
 """
 
 from __future__ import annotations
@@ -15,8 +15,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-SIZES = [(1280, 720), (1024, 640)]
-DOCS = {"disagreements-1280-light.png": "disagreements.png"}
+DOCS = {
+    "disagreements-1280-light.png": "disagreements.png",
+    "disagreements-1024-dark.png": "disagreements-1024-dark.png",
+}
 
 
 def main() -> int:
@@ -24,44 +26,28 @@ def main() -> int:
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["MEANINGBENCH_HOME"] = tmp
-        from PySide6.QtCore import QPoint
-
-        from meaningbench.ui.launch import create_application, start
         from tests.kits.campaign_study import campaign_study
         from tests.tools.screenshots import wait
         from tests.tools.screenshots_laptop import copy_for_docs, grab
+        from tests.tools.shot_studies import looks, over_window, window_on
 
-        path = campaign_study(Path(tmp))
-        app = create_application()
-        window = start([str(path)])
-        window.move(QPoint(0, 0))
-        wait(app, 60, lambda: window.context.study is not None)
-        window.show_page("campaign")
+        app, window = window_on(campaign_study(Path(tmp)), "campaign")
         page = window.page("campaign")
         wait(app, 60, lambda: page.figures is not None)
-        for theme in ("light", "dark"):
-            window.set_theme(theme)
-            for width, height in SIZES:
-                window.resize(width, height)
-                wait(app, 0.3)
-                dialog = page.show_disagreements()
-                assert dialog is not None
-                wait(app, 60, lambda d=dialog: d.view is not None and d.job is None)
-                if (
-                    dialog.view is not None
-                    and dialog.view.report
-                    and not dialog.view.report.n_resolved
-                ):
-                    dialog.table.selectRow(0)
-                    dialog.score.setValue(40)
-                    dialog.note.setText("the output drops the year")
-                    dialog.settle("score")
-                    wait(app, 60, lambda d=dialog: "1 settled" in d.summary.text())
-                dialog.table.selectRow(1 if dialog.table.rowCount() > 1 else 0)
-                dialog.move(window.frameGeometry().center() - dialog.rect().center())
-                wait(app, 0.5)
-                grab(app, window, out, f"disagreements-{width}-{theme}.png")
-                dialog.close()
+        for width, theme in looks(app, window):
+            dialog = page.show_disagreements()
+            assert dialog is not None
+            wait(app, 60, lambda d=dialog: d.view is not None and d.job is None)
+            if dialog.view is not None and dialog.view.report and not dialog.view.report.n_resolved:
+                dialog.table.selectRow(0)
+                dialog.score.setValue(40)
+                dialog.note.setText("the output drops the year")
+                dialog.settle("score")
+                wait(app, 60, lambda d=dialog: "1 settled" in d.summary.text())
+            dialog.table.selectRow(1 if dialog.table.rowCount() > 1 else 0)
+            over_window(app, window, dialog, (980, 560))
+            grab(app, window, out, f"disagreements-{width}-{theme}.png")
+            dialog.close()
         copy_for_docs(out, DOCS)
         window.close()
         print(out)

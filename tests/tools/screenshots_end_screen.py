@@ -20,31 +20,14 @@ from typing import Any
 
 from tests.tools.screenshots import wait
 from tests.tools.screenshots_laptop import copy_for_docs, grab
+from tests.tools.shot_studies import SIZES, lead_study, looks
 
-SIZES = [(1280, 720), (1024, 640)]
 DOCS = {
     "end-1280-light.png": "rater-end-screen.png",
     "end-1280-dark.png": "rater-end-screen-dark.png",
     "end-1024-light.png": "rater-end-screen-1024.png",
     "end-1024-dark.png": "rater-end-screen-1024-dark.png",
 }
-
-
-def lead_study(home: Path) -> Path:
-    from meaningbench.annotation.settings import load_settings, save_settings
-    from meaningbench.datasets.demo import build_demo_study
-    from meaningbench.db.study import open_study
-
-    path = build_demo_study(home / "lab.mbstudy")
-    study = open_study(path)
-    try:
-        with study.session(write=True) as s:
-            cfg = load_settings(s)
-            cfg.overlap_k, cfg.pool_size = 2, 3
-            save_settings(s, cfg)
-    finally:
-        study.close()
-    return path
 
 
 def rate_last(app: Any, screen: Any) -> None:
@@ -100,13 +83,8 @@ def main() -> int:
     window.resize(1280, 720)
     rate_last(app, screen)
     wait(app, 5, lambda: screen.current_item() is None)
-    for theme in ("light", "dark"):
-        window.set_theme(theme)
-        for width, height in SIZES:
-            window.resize(width, height)
-            wait(app, 0.3)
-            grab(app, window, out, f"end-{width}-{theme}.png")
-    window.set_theme("light")
+    for width, theme in looks(app, window):
+        grab(app, window, out, f"end-{width}-{theme}.png")
     window.resize(1280, 720)
 
     # The lead's own queue, in the lead's study: the Annotate page says it is done.
@@ -129,7 +107,8 @@ def main() -> int:
     lead_screen.setFocus()
     rate_last(app, lead_screen)
     wait(app, 5, lambda: page.screen is None)
-    grab(app, window, out, "lead-done-1280-light.png")
+    for width, theme in looks(app, window):
+        grab(app, window, out, f"lead-done-{width}-{theme}.png")
     window.close()
     copy_for_docs(out, DOCS)
     print(out)

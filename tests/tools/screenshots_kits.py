@@ -19,8 +19,8 @@ from typing import Any
 
 from tests.tools.screenshots import wait
 from tests.tools.screenshots_laptop import copy_for_docs, grab
+from tests.tools.shot_studies import SIZES, lead_study
 
-SIZES = [(1280, 720), (1024, 640)]
 DOCS = {"rater-1280-light.png": "rater-mode.png"}
 # Written for these pictures (no dataset text is copied into the project).
 PRACTICE = [
@@ -39,25 +39,6 @@ PRACTICE = [
         "The simplified text says the vote took place; it was postponed.",
     ),
 ]
-
-
-def lead_study(home: Path) -> Path:
-    from meaningbench.annotation.practice import add_practice
-    from meaningbench.annotation.settings import load_settings, save_settings
-    from meaningbench.datasets.demo import build_demo_study
-    from meaningbench.db.study import open_study
-
-    path = build_demo_study(home / "lab.mbstudy")
-    study = open_study(path)
-    try:
-        with study.session(write=True) as s:
-            cfg = load_settings(s)
-            cfg.overlap_k, cfg.pool_size = 2, 3
-            save_settings(s, cfg)
-        add_practice(study, PRACTICE)
-    finally:
-        study.close()
-    return path
 
 
 def press(app: Any, keys: list[Any]) -> None:
@@ -88,7 +69,7 @@ def main() -> int:
     out.mkdir(parents=True, exist_ok=True)
     home = Path(tempfile.mkdtemp(prefix="mb-shots-"))
     os.environ["MEANINGBENCH_HOME"] = str(home)
-    lead = lead_study(home)
+    lead = lead_study(home, PRACTICE)
 
     from PySide6.QtCore import QPoint, Qt
     from PySide6.QtWidgets import QDialog

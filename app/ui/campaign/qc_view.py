@@ -24,7 +24,6 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QSpinBox,
-    QSplitter,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -50,6 +49,8 @@ if TYPE_CHECKING:
     from meaningbench.ui.context import StudyContext
     from meaningbench.ui.workers import JobHandle
 
+# The summary table grows with its rows up to this many, then scrolls.
+TABLE_ROWS = 6
 COLUMNS = ("Rater", "Ratings", "Practice", "Controls", "s/item", "r", "One value", "Flagged")
 TIPS = (
     "",
@@ -109,13 +110,10 @@ class RaterQCDialog(QDialog):
         self.summary.setObjectName("raterQCSummary")
         self.summary.setWordWrap(True)
         layout.addWidget(self.summary)
-        split = QSplitter(Qt.Orientation.Vertical)
-        split.setChildrenCollapsible(False)
-        split.addWidget(self._build_plot())
-        split.addWidget(self._build_table())
-        split.setStretchFactor(0, 3)
-        split.setStretchFactor(1, 2)
-        layout.addWidget(split, 1)
+        # The table is as tall as its rows (up to `TABLE_ROWS`): at 1024×640 a splitter's
+        # share cut the third rater off; the plot takes what is left.
+        layout.addWidget(self._build_plot(), 1)
+        layout.addWidget(self._build_table())
         open_at(self, QSize(980, 600))
         self.refresh()
 
@@ -175,7 +173,6 @@ class RaterQCDialog(QDialog):
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setWordWrap(False)
-        self.table.setMinimumHeight(90)
         head = self.table.horizontalHeader()
         head.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         head.setStretchLastSection(True)
@@ -247,6 +244,15 @@ class RaterQCDialog(QDialog):
             cells[-1].setToolTip("\n\n".join(stretch_tooltip(s) for s in r.flagged))
             for column, cell in enumerate(cells):
                 self.table.setItem(row, column, cell)
+        self._fit_table(len(raters))
+
+    def _fit_table(self, rows: int) -> None:
+        table = self.table
+        height = table.horizontalHeader().sizeHint().height() + 2 * table.frameWidth()
+        height += table.verticalHeader().defaultSectionSize() * max(1, min(rows, TABLE_ROWS))
+        if table.horizontalScrollBar().isVisible():
+            height += table.horizontalScrollBar().sizeHint().height()
+        table.setFixedHeight(height)
 
     # -- drawing ----------------------------------------------------------------------
     def chosen_measure(self) -> Measure:
@@ -305,7 +311,7 @@ class RaterQCDialog(QDialog):
                     symbol="o",
                     size=17,
                     brush=pg.mkBrush(None),
-                    pen=pg.mkPen(self.colors.negative, width=2),
+                    pen=pg.mkPen(self.colors.accent, width=2),
                 )  # fmt: skip
             )
 
@@ -313,14 +319,15 @@ class RaterQCDialog(QDialog):
         limits = dict(self.view.thresholds) if self.view is not None else {}
         if measure.threshold in limits:
             y = limits[measure.threshold] * measure.scale
-            pen = pg.mkPen(self.colors.negative, width=1.2, style=Qt.PenStyle.DashLine)
+            pen = pg.mkPen(self.colors.text, width=1.2, style=Qt.PenStyle.DashLine)
             self.plot.getPlotItem().addItem(pg.InfiniteLine(pos=y, angle=0, pen=pen))
 
     def _legend_marks(self) -> str:
-        red = self.colors.negative.name()
+        # Apart from the raters' colours: a ring in the accent, the line in the text's.
+        ring, line = self.colors.accent.name(), self.colors.text.name()
         return (
-            f"&nbsp;&nbsp; <span style='color:{red}'>╌╌</span>&nbsp;the study's threshold"
-            f"&nbsp;&nbsp; <span style='color:{red}'>◯</span>&nbsp;a stretch that crosses one"
+            f"&nbsp;&nbsp; <span style='color:{line}'>╌╌</span>&nbsp;the study's threshold"
+            f"&nbsp;&nbsp; <span style='color:{ring}'>◯</span>&nbsp;a stretch that crosses one"
         )
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt override
