@@ -22,6 +22,7 @@ from sqlalchemy.orm import Session
 
 from meaningbench.annotation.kit_log import record_event
 from meaningbench.annotation.model import Progress, Scale, ShownItem, Submission
+from meaningbench.annotation.practice import PracticeNotPassed, practice_refusal
 from meaningbench.annotation.proposals import (
     ProposalFate,
     ProposedSpan,
@@ -58,6 +59,9 @@ class AnnotationSession:
                     f"{name!r} is an imported {annotator.kind} rating source, not a rater; "
                     "choose another annotator name."
                 )
+            refusal = practice_refusal(s, annotator.id)
+            if refusal is not None:
+                raise PracticeNotPassed(refusal)
             ensure_queue(s, annotator)
             self.annotator_id = annotator.id
             self.annotator_name = annotator.name

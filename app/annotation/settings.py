@@ -21,7 +21,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from meaningbench.annotation.proposals import PrefillSource
-from meaningbench.db.models import Dimension, Rating, StudySetting
+from meaningbench.db.models import Dimension, PracticeItem, Rating, StudySetting
 from meaningbench.errors import UserError
 
 SETTINGS_KEY = "annotation"
@@ -64,6 +64,15 @@ def check_selection(name: str) -> str:
     if name not in SELECTIONS:
         raise UserError(f"Unknown selection {name!r}; choose one of {', '.join(SELECTIONS)}.")
     return name
+
+
+# What happens after a rater's last failed practice attempt (see
+# `meaningbench.annotation.practice`): they may not rate, or they rate and the lead sees a flag.
+AFTER_FAILED_PRACTICE = {
+    "stop": "the rater cannot rate until the lead lets them",
+    "flag": "the rater rates, with a flag the lead sees",
+}
+DEFAULT_PRACTICE_ATTEMPTS = 2
 
 
 # Side by side: at most this many outputs of one source on one screen.
@@ -174,6 +183,13 @@ class AnnotationSettings:
     selection_metrics: list[str] | None = None
     # Kits show each output's system name; by default raters rate blind (none in a kit).
     show_systems: bool = False
+    # The practice pass mark: `practice_pass_items` practice items (None: no pass mark)
+    # within `practice_within` points of their expected range in one attempt, in at most
+    # `practice_attempts` attempts; then `practice_after_failed` (`AFTER_FAILED_PRACTICE`).
+    practice_pass_items: int | None = None
+    practice_within: float = 0.0
+    practice_attempts: int = DEFAULT_PRACTICE_ATTEMPTS
+    practice_after_failed: str = "stop"
 
     def active_dimensions(self) -> list[DimensionConfig]:
         return sorted((d for d in self.dimensions if d.active), key=lambda d: d.position)
@@ -246,11 +262,68 @@ class AnnotationSettings:
         for d in self.dimensions:
             if d.scale not in SCALE_RANGES:
                 raise UserError(f"Dimension {d.name!r}: unknown scale {d.scale!r}.")
+        self._validate_practice()
         for name, value in self.rater_thresholds.items():
             if isinstance(value, bool) or not isinstance(value, int | float):
                 raise UserError(f"Rater threshold {name}: {value!r} is not a number.")
             if not math.isfinite(value):
                 raise UserError(f"Rater threshold {name}: {value!r} is not a finite number.")
+
+    def _validate_practice(self) -> None:
+        """The pass mark's own values; whether the study's practice items can reach it is
+        `check_pass_mark`'s (it needs them)."""
+        items, within = self.practice_pass_items, self.practice_within
+        if items is not None and (isinstance(items, bool) or not isinstance(items, int)):
+            raise UserError(f"Practice pass mark: {items!r} items is not a whole number.")
+        if items is not None and items < 1:
+            raise UserError(
+                f"Practice pass mark: {items} items cannot be a pass mark; at least 1 practice "
+                "item must be passed (or set no pass mark)."
+            )
+        if (
+            isinstance(within, bool)
+            or not isinstance(within, int | float)
+            or not math.isfinite(within)
+            or not 0 <= within <= 100
+        ):
+            raise UserError(
+                f"Practice pass mark: within {_shown(within)} points is outside 0–100 (0: "
+                "inside the expected range itself)."
+            )
+        attempts = self.practice_attempts
+        if isinstance(attempts, bool) or not isinstance(attempts, int) or attempts < 1:
+            raise UserError(
+                f"Practice attempts: {attempts!r} is not a number of attempts (1 or more)."
+            )
+        if self.practice_after_failed not in AFTER_FAILED_PRACTICE:
+            raise UserError(
+                f"After the last failed practice attempt: {self.practice_after_failed!r} is "
+                f"not one of {', '.join(AFTER_FAILED_PRACTICE)}."
+            )
+
+
+def _shown(value: object) -> str:
+    return format(value, "g") if isinstance(value, float) else repr(value)
+
+
+def check_pass_mark(session: Session, settings: AnnotationSettings) -> None:
+    """Refuse a pass mark that no rater could reach: more items to pass than the study has
+    practice items (none at all included)."""
+    needed = settings.practice_pass_items
+    if needed is None:
+        return
+    have = int(session.scalar(select(func.count()).select_from(PracticeItem)) or 0)
+    if needed > have:
+        raise UserError(
+            f"Practice pass mark: {needed} practice items must be passed, but the study has "
+            f"{have} practice item{'' if have == 1 else 's'}, so no rater could pass. "
+            + (
+                "Add practice items first (meaningbench practice STUDY --add FILE), "
+                if not have
+                else f"Ask for at most {have}, or add practice items, "
+            )
+            + "then set the pass mark."
+        )
 
 
 def _dimension_configs(session: Session) -> list[DimensionConfig]:
@@ -319,6 +392,7 @@ def save_settings(session: Session, settings: AnnotationSettings) -> None:
     """Store the settings; a dimension that already has ratings keeps its scale, and a study
     whose raters have rated keeps its protocol (its ratings would mean something else)."""
     settings.validate()
+    check_pass_mark(session, settings)
     stored = session.get(StudySetting, SETTINGS_KEY)
     before = AnnotationSettings.from_json(stored.value if stored is not None else None).protocol
     if before != settings.protocol:

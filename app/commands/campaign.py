@@ -47,6 +47,7 @@ def run(args: argparse.Namespace) -> int:
             f"{r.done}/{r.assigned} done, identical {_fmt(r.identical_pass, '.0%')}, "
             f"unrelated {_fmt(r.unrelated_pass, '.0%')}, r = {_fmt(r.agreement_r, '.2f')}, "
             f"{_fmt(r.median_seconds, '.1f')} s/item, last return {r.last_return or '–'}"
+            + (f", practice {r.practice}" if r.practice else "")
         )
     counts = ", ".join(f"{c} with {n}" for n, c in result.counts().items())
     print(f"items: {len(result.items)} ({counts}); {len(result.short)} short of {result.k}")

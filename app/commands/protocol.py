@@ -3,10 +3,19 @@
 from __future__ import annotations
 
 import argparse
+import re
+from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from meaningbench.commands import _common as common
 
+if TYPE_CHECKING:
+    from meaningbench.annotation.protocols import PracticeOptions
+
 CHOICES = ("da", "esa", "sxs", "likert")
+# The names of `meaningbench.annotation.settings.AFTER_FAILED_PRACTICE`.
+AFTER_FAILED = ("stop", "flag")
+PASS_MARK = re.compile(r"(\d+)\s+of\s+(\d+)(?:\s+within\s+(\d+(?:\.\d+)?))?", re.IGNORECASE)
 # The names of `meaningbench.annotation.settings.SELECTIONS`, kept here so that the parser
 # is built without importing the engine.
 SELECTIONS = ("random", "disagreement", "variance", "diversity")
@@ -27,7 +36,62 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--set", dest="protocol", choices=CHOICES, help="the protocol to use")
     _add_screen_flags(parser)
     _add_kit_and_selection_flags(parser)
+    _add_practice_flags(parser)
     common.add_json_flag(parser)
+
+
+def _add_practice_flags(parser: argparse.ArgumentParser) -> None:
+    """The practice pass mark: how well, in how many attempts, and what follows a failure."""
+    mark = parser.add_mutually_exclusive_group()
+    mark.add_argument(
+        "--practice-pass-mark",
+        dest="pass_mark",
+        metavar="'K of M within N'",
+        default=None,
+        help="raters must pass the practice before rating: in one attempt, at least K of "
+        "the study's M practice items within N points of their expected range (N = 0: "
+        "inside it), e.g. '4 of 5 within 10'; add the practice items first",
+    )
+    mark.add_argument(
+        "--no-practice-pass-mark",
+        dest="pass_mark",
+        action="store_false",
+        help="no pass mark: the practice is one pass and raters rate whatever their answers",
+    )
+    parser.add_argument(
+        "--practice-attempts",
+        type=int,
+        metavar="N",
+        default=None,
+        help="how many times a rater may go through the practice to pass (default 2)",
+    )
+    parser.add_argument(
+        "--after-failed-practice",
+        choices=AFTER_FAILED,
+        default=None,
+        help="after the last failed attempt: stop (the rater cannot rate, and is told to "
+        "contact you; the default) or flag (they rate, flagged on the Campaign page)",
+    )
+
+
+def _pass_mark(text: str | bool | None) -> PracticeOptions | None:
+    from meaningbench.annotation.protocols import PracticeOptions
+    from meaningbench.errors import UserError
+
+    if text is None:
+        return None
+    if text is False:
+        return PracticeOptions(items=False)
+    found = PASS_MARK.fullmatch(str(text).strip())
+    if found is None:
+        raise UserError(
+            f"--practice-pass-mark {text!r}: write it as 'K of M within N', e.g. "
+            "'4 of 5 within 10' (4 of the 5 practice items within 10 points of their range)"
+        )
+    items, out_of, points = found.groups()
+    return PracticeOptions(
+        items=int(items), out_of=int(out_of), points=float(points) if points else 0.0
+    )
 
 
 def _add_screen_flags(parser: argparse.ArgumentParser) -> None:
@@ -124,6 +188,16 @@ def run(args: argparse.Namespace) -> int:
     changing = changing or args.source_spans is not None or args.prefill is not None
     changing = changing or args.selection is not None or args.selection_metrics is not None
     changing = changing or args.show_systems is not None
+    practice = _pass_mark(args.pass_mark)
+    if args.practice_attempts is not None or args.after_failed_practice is not None:
+        from meaningbench.annotation.protocols import PracticeOptions
+
+        practice = replace(
+            practice or PracticeOptions(),
+            attempts=args.practice_attempts,
+            after_failed=args.after_failed_practice,
+        )
+    changing = changing or practice is not None
     names = args.selection_metrics
     if isinstance(names, str):
         names = [n.strip() for n in names.split(",") if n.strip()]
@@ -147,6 +221,7 @@ def run(args: argparse.Namespace) -> int:
                     selection=args.selection,
                     selection_metrics=names,
                     show_systems=args.show_systems,
+                    practice=practice,
                 )
             )
         else:
@@ -158,4 +233,5 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(f"protocol: {choice.line()}")
         print(f"selection: {choice.selection_line()}")
+        print(f"practice: {choice.practice_line()}")
     return 0

@@ -6,12 +6,13 @@ app alike; the quality figures are the rater checks of `meaningbench.analysis.ra
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from sqlalchemy import func, select
 
 from meaningbench.analysis.rater_checks import RaterCheck, study_rater_checks
+from meaningbench.annotation.practice import PracticeStanding, standings
 from meaningbench.annotation.settings import load_settings
 from meaningbench.db.models import Annotator, QueueEntry
 from meaningbench.db.study import Study
@@ -33,6 +34,13 @@ class RaterProgress:
     appraise_p: float
     agreement_r: float  # leave-one-out Pearson r with the other raters
     median_seconds: float
+    # The practice: per attempt, the items within the pass mark's points of gold (of
+    # `practice_items`); the verdict in words; flagged: rates after failing the pass mark.
+    practice_attempts: tuple[int, ...] = ()
+    practice_items: int = 0
+    practice: str = ""
+    practice_verdict: str = ""
+    practice_flagged: bool = False
 
 
 @dataclass(frozen=True)
@@ -84,12 +92,27 @@ def campaign(study: Study, dimension: str | None = None) -> Campaign:
         }
         result = Campaign(k=required_k(s), dimension=dim, items=item_coverage(s))
     checks = {c.rater: c for c in study_rater_checks(study, dim)}
+    practice = {p.rater: p for p in standings(study)}
     names = sorted({r.rater for r in records} | set(queues))
     for name in names:
-        result.raters.append(
-            _progress(name, [r for r in records if r.rater == name], queues, checks.get(name))
+        progress = _progress(
+            name, [r for r in records if r.rater == name], queues, checks.get(name)
         )
+        result.raters.append(_with_practice(progress, practice.get(name)))
     return result
+
+
+def _with_practice(progress: RaterProgress, standing: PracticeStanding | None) -> RaterProgress:
+    if standing is None:
+        return progress
+    return replace(
+        progress,
+        practice_attempts=tuple(a.within for a in standing.attempts),
+        practice_items=standing.items,
+        practice=standing.summary(),
+        practice_verdict=standing.verdict(),
+        practice_flagged=standing.flagged,
+    )
 
 
 def _progress(

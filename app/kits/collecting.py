@@ -44,6 +44,7 @@ from meaningbench.db.study import Study
 from meaningbench.db.study_id import read_study_id
 from meaningbench.errors import UserError
 from meaningbench.kits.blind import BlindKey, check_key, sealed, unblind
+from meaningbench.kits.practice_return import KitAnswer, add_answers, missing_items, read_answers
 from meaningbench.kits.record import (
     KIT_SUFFIX,
     KitMarker,
@@ -73,6 +74,8 @@ class KitReturn:
     unchecked: bool = False
     # Made before kits were blind: its rater could tell its controls from its other items.
     not_blind: bool = False
+    # The rater's practice answers brought in (`meaningbench.kits.practice_return`).
+    practice_added: int = 0
 
     @property
     def new_ratings(self) -> int:
@@ -186,6 +189,8 @@ class _Checked:
     read: Path | None = None
     # A blind kit's key (`KitRecord.blind`); None: a kit made before kits were blind.
     key: BlindKey | None = None
+    # The rater's practice answers, checked (`meaningbench.kits.practice_return`).
+    practice: tuple[KitAnswer, ...] = ()
 
     @property
     def latest(self) -> bool:
@@ -217,6 +222,7 @@ def _merge_kit(study: Study, path: Path, checked: _Checked) -> KitReturn:
         controls,
         checked.unchecked,
         not_blind=checked.key is None,
+        practice_added=add_answers(study, marker.rater, list(checked.practice)),
     )
 
 
@@ -287,10 +293,13 @@ def _read_and_check(study: Study, study_id: str | None, path: Path, read: Path) 
                 check_key(src, s, record.blind, path, NOTHING_MERGED)
         _check_values(src, path, marker.rater, dimensions)
         _check_spans(src, path)
+        practice = tuple(_practice(study, src, path, marker.rater))
         if record.log_key is None:
-            return _Checked(marker, unchecked=True, read=read, key=record.blind)
+            return _Checked(marker, unchecked=True, read=read, key=record.blind, practice=practice)
         check_log(src, record.log_key)
-        return _Checked(marker, False, log_events(src), record.log_events, read, record.blind)
+        return _Checked(
+            marker, False, log_events(src), record.log_events, read, record.blind, practice
+        )
     finally:
         bind = src.get_bind()
         src.close()
@@ -323,6 +332,17 @@ def _check_contents(
         raise UserError(
             f"{tampered} (new dimensions: {', '.join(sorted(extra))}); {NOTHING_MERGED}"
         )
+
+
+def _practice(study: Study, src: Session, path: Path, rater: str) -> list[KitAnswer]:
+    answers = read_answers(src, path, rater, NOTHING_MERGED)
+    missing = missing_items(study, answers)
+    if missing:
+        raise UserError(
+            f"{path}: practice answers to items this study has no practice for "
+            f"({', '.join(repr(m) for m in missing[:3])}); {NOTHING_MERGED}"
+        )
+    return answers
 
 
 _KIT_RATINGS = """

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from meaningbench.annotation.model import Scale, ShownItem
 from meaningbench.annotation.overview import AnnotatorSummary, annotator_overview
-from meaningbench.annotation.practice import Feedback, Practice
+from meaningbench.annotation.practice import Feedback, Practice, PracticeStanding
 from meaningbench.annotation.proposals import (
     PrefillSource,
     ProposalFate,
@@ -23,6 +23,7 @@ from meaningbench.annotation.proposals import (
 )
 from meaningbench.annotation.selection import done_runs
 from meaningbench.annotation.settings import (
+    AFTER_FAILED_PRACTICE,
     MAX_QC_PER_100,
     PROTOCOLS,
     QC_KINDS,
@@ -34,7 +35,7 @@ from meaningbench.annotation.settings import (
 )
 from meaningbench.annotation.side_by_side import ShownUnit
 from meaningbench.annotation.spans import Span, make_span, words
-from meaningbench.db.models import Annotator, Dataset
+from meaningbench.db.models import Annotator, Dataset, PracticeItem
 from meaningbench.queries.files import StudyHandle, study_of
 
 # Besides its questions, the module names what the rating screens show (an item, a unit of
@@ -47,6 +48,7 @@ __all__ = [
     "SELECTIONS",
     "AnnotationSettings",
     "AnnotatorChoices",
+    "AFTER_FAILED_PRACTICE",
     "AnnotatorSummary",
     "DimensionConfig",
     "PrefillSource",
@@ -59,6 +61,7 @@ __all__ = [
     "ShownItem",
     "ShownUnit",
     "Span",
+    "PracticeStanding",
     "SettingsView",
     "annotator_choices",
     "protocol_of",
@@ -115,6 +118,8 @@ class SettingsView:
     prefill_sources: list[PrefillSource]
     # The finished metric runs (labels) a selection strategy may read the scores of.
     selection_runs: list[str]
+    # The study's practice items: what a practice pass mark is out of.
+    practice_items: int = 0
 
 
 def settings_view(handle: StudyHandle) -> SettingsView:
@@ -124,6 +129,11 @@ def settings_view(handle: StudyHandle) -> SettingsView:
         datasets = list(s.scalars(select(Dataset.name).order_by(Dataset.name)))
         sources = prefill_candidates(s)
         runs = [r.label for r in done_runs(s)]
+        practice = int(s.scalar(select(func.count()).select_from(PracticeItem)) or 0)
     return SettingsView(
-        settings=settings, datasets=datasets, prefill_sources=sources, selection_runs=runs
+        settings=settings,
+        datasets=datasets,
+        prefill_sources=sources,
+        selection_runs=runs,
+        practice_items=practice,
     )

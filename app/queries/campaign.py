@@ -29,6 +29,7 @@ __all__ = [
     "filter_text",
     "has_kits",
     "items_shown",
+    "practice_cell",
     "rater_cells",
     "when",
 ]
@@ -45,6 +46,7 @@ RATER_COLUMNS = (
     "r with\nothers",
     "Seconds\nper item",
     "Last return",
+    "Practice",
 )
 # What the items' filter offers: its key and words.
 ITEM_FILTERS = (("short", "Short of k"), ("all", "All items"), ("complete", "Complete"))
@@ -99,7 +101,16 @@ def rater_cells(r: RaterProgress) -> tuple[str, ...]:
         _number(r.agreement_r, ".2f"),
         _number(r.median_seconds, ".1f"),
         when(r.last_return),
+        practice_cell(r),
     )
+
+
+def practice_cell(r: RaterProgress) -> str:
+    """`passed · 1/3, 3/3`: the verdict, then per attempt the items within the pass mark."""
+    if not r.practice_verdict:
+        return NO_VALUE
+    counts = ", ".join(f"{n}/{r.practice_items}" for n in r.practice_attempts)
+    return f"{r.practice_verdict} · {counts}" if counts else r.practice_verdict
 
 
 def coverage_summary(figures: Campaign) -> str:

@@ -12,7 +12,15 @@ from meaningbench.kits.record import MARKER_KEY, KitMarker, read_marker
 from meaningbench.queries.files import StudyHandle, study_of
 from meaningbench.settings import KIT_SUFFIX
 
-__all__ = ["KIT_SUFFIX", "MARKER_KEY", "KitMarker", "kit_marker", "kit_ratings", "read_marker"]
+__all__ = [
+    "KIT_SUFFIX",
+    "MARKER_KEY",
+    "KitMarker",
+    "kit_marker",
+    "kit_practice",
+    "kit_ratings",
+    "read_marker",
+]
 
 
 def kit_marker(study: StudyHandle) -> KitMarker | None:
@@ -36,3 +44,14 @@ def kit_ratings(study: StudyHandle) -> int:
             .where(is_current(), Annotator.kind == "named")
         )
     return int(found or 0)
+
+
+def kit_practice(study: StudyHandle) -> int:
+    """How many practice answers the open kit holds (a rater the pass mark stopped sends
+    back these alone, so that the lead sees their attempts)."""
+    from sqlalchemy import func, select
+
+    from meaningbench.db.models import PracticeAnswer
+
+    with study_of(study).session() as s:
+        return int(s.scalar(select(func.count()).select_from(PracticeAnswer)) or 0)

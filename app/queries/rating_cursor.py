@@ -17,7 +17,7 @@ from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from meaningbench.annotation.model import Progress, Scale, ShownItem
-from meaningbench.annotation.practice import Practice
+from meaningbench.annotation.practice import Practice, PracticeStanding
 from meaningbench.annotation.settings import AnnotationSettings
 from meaningbench.annotation.side_by_side import ShownUnit
 from meaningbench.annotation.time_spent import SpentTally
@@ -180,8 +180,12 @@ class PracticeCursor:
         self._session = session
 
     def pending(self) -> list[Practice]:
-        """The pairs not answered yet, in the study's order."""
+        """The pairs the current attempt still asks, in the study's order."""
         return self._session.pending()
+
+    def standing(self) -> PracticeStanding:
+        """The rater's attempts against the study's pass mark, and what follows."""
+        return self._session.standing()
 
 
 def session_of(cursor: RatingCursor[Any]) -> AnnotationSession:

@@ -136,13 +136,14 @@ class RaterMode(QObject):
 
     def send_back(self) -> SendBackDialog | None:
         """Open the Send back dialog; with nothing rated, say so on the rating screen."""
-        from meaningbench.queries.rater_kit import kit_ratings
+        from meaningbench.queries.rater_kit import kit_practice, kit_ratings
 
         study = self.window.context.study
         if self.rater is None or study is None:
             return None
         rated = kit_ratings(study)
-        if rated == 0:
+        # Practice alone goes back too: a rater the pass mark stopped shows the lead why.
+        if rated == 0 and kit_practice(study) == 0:
             page = self.rating_page()
             if page is not None:
                 page.notice(NOTHING_RATED)

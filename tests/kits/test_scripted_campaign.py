@@ -1,6 +1,7 @@
-"""The scripted campaign: a lead, three raters with overlap 2 of 3 on 60 items, kits out,
-rated through the rating screen's engine, back, collected (one twice, a tampered one and
-one of another study refused), a top-up for the items still short, and the figures."""
+"""The scripted campaign: a lead, three raters with overlap 2 of 3 on 60 items, blind kits
+out with a practice pass mark that ben fails once, rated through the rating screen's
+engine, back, collected (one twice, a tampered one and one of another study refused), a
+top-up for the items still short, the figures, and a disagreement review settling 3 items."""
 
 from __future__ import annotations
 
@@ -12,12 +13,32 @@ from pathlib import Path
 
 import pytest
 
+from meaningbench.annotation.practice import PracticeNotPassed, PracticeSession
 from meaningbench.cli import main
 from meaningbench.db.study import copy_study, open_study
 from tests.kits.campaign_helpers import RATERS, held_ratings, lead_study, rate_kit, tamper
 
 # carla rates only this many of her queue before she sends her kit back.
 CARLA_RATES = 20
+# Three practice items (expected 60–90, 0–20, 90–100); the pass mark is 2 of 3 within 10.
+PRACTICE_CSV = (
+    "source,output,low,high,explanation\n"
+    "The cat sat on the mat.,The cat sat.,60,90,Only the place is lost.\n"
+    "The storm closed the bridge.,The bridge opened.,0,20,The meaning is reversed.\n"
+    "Rain fell all day.,Rain fell all day.,90,100,The same sentence.\n"
+)
+FAILING, PASSING = [0.0, 100.0, 40.0], [75.0, 25.0, 95.0]
+
+
+def _practise(kit: Path, rater: str, values: list[float]) -> None:
+    """One attempt at the practice in the rater's kit, offline."""
+    study = open_study(kit)
+    try:
+        session = PracticeSession(study, rater)
+        for practice, value in zip(session.pending(), values, strict=True):
+            session.answer(practice, value)
+    finally:
+        study.close()
 
 
 def _run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, object]:
@@ -46,6 +67,16 @@ def _kit_contents(path: Path) -> dict[str, object]:
 def test_a_scripted_campaign(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     lead = lead_study(tmp_path / "lead.mbstudy", seed=1)
     lead.close()
+    (tmp_path / "practice.csv").write_text(PRACTICE_CSV, encoding="utf-8")
+    assert (
+        main(["practice", str(tmp_path / "lead.mbstudy"), "--add", str(tmp_path / "practice.csv")])
+        == 0
+    )
+    # A pass mark no practice item can reach is refused; then the lead's own.
+    mark = ["protocol", str(tmp_path / "lead.mbstudy"), "--practice-pass-mark"]
+    assert main([*mark, "4 of 3 within 10"]) == 2
+    assert main([*mark, "2 of 3 within 10", "--practice-attempts", "2"]) == 0
+    capsys.readouterr()
     other = lead_study(tmp_path / "other.mbstudy", seed=2)  # another lab's study
     other.close()
     kits, back = tmp_path / "kits", tmp_path / "returned"
@@ -86,6 +117,11 @@ def test_a_scripted_campaign(tmp_path: Path, capsys: pytest.CaptureFixture[str])
 
     given: dict[tuple[str, str, str], float] = {}
     for rater in RATERS:
+        if rater == "ben":  # fails the practice once: no rating until he passes
+            _practise(kits / "ben.mbkit", rater, FAILING)
+            with pytest.raises(PracticeNotPassed, match="Attempt 2 of 2"):
+                rate_kit(kits / "ben.mbkit", rater)
+        _practise(kits / f"{rater}.mbkit", rater, PASSING)
         given |= rate_kit(
             kits / f"{rater}.mbkit",
             rater,
@@ -113,6 +149,14 @@ def test_a_scripted_campaign(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     # Collected again: nothing more.
     code, again = _run_json(capsys, "collect", str(tmp_path / "lead.mbstudy"), str(back))
     assert code == 1 and [r["ratings_added"] for r in again["collected"]] == [0, 0, 0]
+    # The practice came back with the kits: ben's two attempts, the others' one.
+    code, practice = _run_json(capsys, "practice", str(tmp_path / "lead.mbstudy"))
+    attempts = {r["rater"]: (r["attempts"], r["status"]) for r in practice}
+    assert attempts == {
+        "ana": ([[3, 3]], "passed on attempt 1 (3 of 3)"),
+        "ben": ([[3, 0], [3, 3]], "passed on attempt 2 (0 of 3, then 3 of 3)"),
+        "carla": ([[3, 3]], "passed on attempt 1 (3 of 3)"),
+    }
 
     study = open_study(tmp_path / "lead.mbstudy")
     try:
@@ -129,6 +173,10 @@ def test_a_scripted_campaign(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     assert by_key == {k: regular.get(k, 0) for k in by_key}
     raters = {r["rater"]: r for r in figures["raters"]}
     assert raters["carla"]["done"] == CARLA_RATES < raters["carla"]["assigned"]
+    assert (raters["ben"]["practice_verdict"], raters["ben"]["practice_attempts"]) == (
+        "passed",
+        [0, 3],
+    )
     assert (
         raters["ana"]["done"] == raters["ana"]["assigned"] and raters["ana"]["kits_returned"] == 1
     )

@@ -141,11 +141,15 @@ class AnnotatePage(QWidget):
             if not annotator:
                 return False
         self.stop()
-        practice = PracticeScreen(study, annotator, self, runner=self.context.runner)
-        if practice.items:
-            # A new rater practises first; the study's queue opens when the block is done.
+        practice = PracticeScreen(
+            study, annotator, self, runner=self.context.runner, in_kit=self.rater is not None
+        )
+        if practice.needed:
+            # A new rater practises first; the study's queue opens when the block is done
+            # (never, for a rater the pass mark stops: the screen says why).
             self.practice = practice
             practice.done.connect(lambda who=annotator: self._after_practice(who))
+            practice.send_back_requested.connect(self.send_back_requested)
             self.stack.addWidget(practice)
             self.stack.setCurrentWidget(practice)
             practice.setFocus()

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
     QButtonGroup,
     QCheckBox,
     QComboBox,
+    QDoubleSpinBox,
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
@@ -38,6 +39,7 @@ from PySide6.QtWidgets import (
 from meaningbench.errors import UserError
 from meaningbench.ops.settings import store_settings
 from meaningbench.queries.annotation import (
+    AFTER_FAILED_PRACTICE,
     MAX_QC_PER_100,
     PROTOCOLS,
     QC_KINDS,
@@ -75,6 +77,10 @@ QUEUE_FIELDS = (
     "datasets",
     "selection",
     "selection_metrics",
+    "practice_pass_items",
+    "practice_within",
+    "practice_attempts",
+    "practice_after_failed",
 )
 
 
@@ -99,6 +105,7 @@ class AnnotationSettingsWidget(QWidget):
         self._datasets = view.datasets
         self._prefill_sources = view.prefill_sources
         self._selection_runs = view.selection_runs
+        self._practice_items = view.practice_items
         pages = {
             "scales": (self._scales_tab(), "Scales"),
             "queues": (self._queue_tab(), "Queues and QC"),
@@ -171,6 +178,7 @@ class AnnotationSettingsWidget(QWidget):
         v = QVBoxLayout(page)
         v.addWidget(self._overlap_group())
         v.addWidget(self._qc_group())
+        v.addWidget(self._practice_group())
         v.addWidget(self._order_group())
         note = QLabel(
             "Queues already started keep their order and control items; changes apply to "
@@ -227,6 +235,53 @@ class AnnotationSettingsWidget(QWidget):
         qf.addRow("Normal items", self.normal_label)
         self.qc_enabled.toggled.connect(self._update_normal)
         return qc
+
+    def _practice_group(self) -> QGroupBox:
+        """The practice pass mark: K of the practice items within N points of their range in
+        one attempt, in A attempts, then stop or flag (`meaningbench.annotation.practice`)."""
+        box = QGroupBox("Practice pass mark")
+        box.setObjectName("practicePassMark")
+        f = QFormLayout(box)
+        n = self._practice_items
+        self.pass_mark = QCheckBox("Raters must pass the practice before they rate")
+        self.pass_mark.setObjectName("practicePassMarkOn")
+        self.pass_items = QSpinBox()
+        self.pass_items.setRange(1, max(1, n))
+        self.pass_within = QDoubleSpinBox()
+        self.pass_within.setRange(0.0, 100.0)
+        self.pass_within.setDecimals(1)
+        self.pass_attempts = QSpinBox()
+        self.pass_attempts.setRange(1, 20)
+        self.after_failed = QComboBox()
+        for key, words in AFTER_FAILED_PRACTICE.items():
+            self.after_failed.addItem(f"{key}: {words}", key)
+        row = QHBoxLayout()
+        for w in (
+            self.pass_items,
+            QLabel(f"of the {n} practice items within"),
+            self.pass_within,
+            QLabel("points of the expected range, in at most"),
+            self.pass_attempts,
+            QLabel("attempts"),
+        ):
+            row.addWidget(w)
+        row.addStretch(1)
+        f.addRow(self.pass_mark)
+        f.addRow(row)
+        f.addRow("After the last failed attempt", self.after_failed)
+        if not n:
+            self.pass_mark.setToolTip(
+                "Add practice items first (meaningbench practice STUDY --add FILE)"
+            )
+        self.pass_mark.toggled.connect(self._update_practice)
+        return box
+
+    def _update_practice(self, *_args: object) -> None:
+        on = self.pass_mark.isChecked()
+        for w in (self.pass_items, self.pass_within, self.pass_attempts, self.after_failed):
+            w.setEnabled(on)
+        # Without practice items no pass mark can be reached: only one stored is shown.
+        self.pass_mark.setEnabled(bool(self._practice_items) or on)
 
     def _order_group(self) -> QGroupBox:
         order = QGroupBox("Order and display")
@@ -326,6 +381,14 @@ class AnnotationSettingsWidget(QWidget):
             on = st.selection_metrics is None or item.text() in st.selection_metrics
             item.setCheckState(Qt.CheckState.Checked if on else Qt.CheckState.Unchecked)
         self._update_selection()
+        self.pass_mark.setChecked(st.practice_pass_items is not None)
+        self.pass_items.setValue(st.practice_pass_items or self._practice_items)
+        self.pass_within.setValue(float(st.practice_within))
+        self.pass_attempts.setValue(st.practice_attempts)
+        self.after_failed.setCurrentIndex(
+            max(0, self.after_failed.findData(st.practice_after_failed))
+        )
+        self._update_practice()
         self.guidelines.setPlainText(st.guidelines)
         self._update_normal()
 
@@ -397,6 +460,10 @@ class AnnotationSettingsWidget(QWidget):
             show_systems=self.show_systems.isChecked(),
             selection=str(self.selection.currentData()),
             selection_metrics=self._selection_metrics(),
+            practice_pass_items=self.pass_items.value() if self.pass_mark.isChecked() else None,
+            practice_within=float(self.pass_within.value()),
+            practice_attempts=self.pass_attempts.value(),
+            practice_after_failed=str(self.after_failed.currentData()),
         )
 
     def _load_prefill(self, st: AnnotationSettings) -> None:

@@ -81,9 +81,10 @@ class SendBackDialog(QDialog):
         self.result_label.hide()
         self.send_button.setDefault(True)  # Enter sends, however the dialog was left
         self.folder_edit.setFocus(Qt.FocusReason.OtherFocusReason)
+        held = counted(rated, "rating") if rated else "practice answers"
         self.intro.setText(
-            f"A copy of this kit, {self.study.path.name}, with your "
-            f"{counted(rated, 'rating')} goes into the folder below. You can send back more than once: "
+            f"A copy of this kit, {self.study.path.name}, with your {held} goes into the "
+            "folder below. You can send back more than once: "
             "each copy holds every rating so far, and your study lead counts each rating once."
         )
         grow_to_fit(self)
