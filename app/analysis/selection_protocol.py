@@ -26,6 +26,8 @@ from typing import Any
 
 import numpy as np
 
+from meaningbench.analysis.metaeval_measures import pairwise_system_pvalues, permutation_signs
+
 # subset2evaluate utils.PROPS, the same floats: int(n * p) must cut where it cuts.
 PROPS: tuple[float, ...] = tuple(float(p) for p in np.linspace(0.05, 0.5, 10))
 # subset2evaluate's parity search starts at five items.
@@ -129,6 +131,55 @@ def parity(curve: np.ndarray, targets: Sequence[float]) -> float:
     return float(np.mean(shares))
 
 
+def completion(orders: np.ndarray, column: np.ndarray, n_columns: int) -> np.ndarray:
+    """(orders, n_columns) the prefix length at which every output of each column (a
+    source holding every system) is in; `column` per output, -1 for one outside them."""
+    inside = np.flatnonzero(column >= 0)
+    place = np.empty_like(orders)
+    rows = np.arange(orders.shape[0])[:, None]
+    place[rows, orders] = np.arange(orders.shape[1])[None, :]
+    out = np.zeros((orders.shape[0], n_columns), dtype=np.int64)
+    for r in range(orders.shape[0]):
+        np.maximum.at(out[r], column[inside], place[r, inside] + 1)
+    return out
+
+
+# subset2evaluate's `compute_pairwise_p_values`: 1,000 sign flips from seed 0 per call.
+SPA_PERMUTATIONS = 1000
+
+
+def _pvalues(matrix: np.ndarray) -> np.ndarray:
+    """The paired permutation test's p-values as subset2evaluate draws them: signs for
+    the matrix's own number of sources, seed 0."""
+    return pairwise_system_pvalues(matrix, permutation_signs(0, SPA_PERMUTATIONS, matrix.shape[1]))
+
+
+def system_spa(orders: np.ndarray, column: np.ndarray, matrix: np.ndarray) -> np.ndarray:
+    """(orders, len(PROPS)) soft pairwise accuracy of each budget's cut against all the
+    data, as subset2evaluate's `eval_subset_spa`: 1 − mean over pairs of systems of
+    |p on the cut − p on all|, p from the paired permutation test over the sources that
+    hold every system (`matrix` (S, N) their mean human scores). A source
+    counts on a cut once all its outputs are in (subset2evaluate's item is the whole
+    source), in the order they come whole; `column` maps each output to its source's
+    column, -1 for the others."""
+    full = _pvalues(matrix)
+    upper = np.triu_indices(matrix.shape[0], 1)
+    done = completion(orders, column, matrix.shape[1])
+    n = orders.shape[1]
+    cache: dict[bytes, float] = {}
+    out = np.zeros((orders.shape[0], len(PROPS)))
+    for r in range(orders.shape[0]):
+        for b, p in enumerate(PROPS):
+            # In the order the sources come whole: the test's signs go by position.
+            cols = np.argsort(done[r], kind="stable")[: int((done[r] <= int(n * p)).sum())]
+            key = cols.tobytes()
+            if key not in cache:
+                part = _pvalues(matrix[:, cols])
+                cache[key] = float(1.0 - np.mean(np.abs(part - full)[upper]))
+            out[r, b] = cache[key]
+    return out
+
+
 @dataclass
 class FieldRow:
     """A strategy's figures by the field's protocol, over its seeds."""
@@ -139,6 +190,10 @@ class FieldRow:
     by_budget: list[float]  # mean τ at each budget of PROPS
     parity: float  # share of random's data for random's accuracy (mean over seeds)
     parity_sd: float
+    # Systems only: soft pairwise accuracy averaged over the budgets, then the seeds
+    # (None: not computed, or no source holds every system).
+    spa: float | None = None
+    spa_by_budget: list[float] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -148,6 +203,8 @@ class FieldRow:
             "kendall_by_budget": self.by_budget,
             "parity": self.parity,
             "parity_sd": self.parity_sd,
+            "accuracy_spa": self.spa,
+            "spa_by_budget": self.spa_by_budget,
         }
 
 
@@ -182,9 +239,10 @@ class FieldProtocol:
         ]
         width = max([13, *(len(r.strategy) for r in self.rows)])
         for r in self.rows:
+            spa = "" if r.spa is None else f"   SPA {r.spa:5.3f}"
             out.append(
                 f"  {r.strategy:<{width}} tau {r.accuracy:6.3f} ± {r.accuracy_sd:5.3f}   "
-                f"parity {r.parity:6.1%} ± {r.parity_sd:5.1%}"
+                f"parity {r.parity:6.1%} ± {r.parity_sd:5.1%}{spa}"
             )
         return out
 

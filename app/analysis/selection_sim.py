@@ -26,7 +26,12 @@ from typing import Any
 import numpy as np
 
 from meaningbench.analysis.data import load_study_data
-from meaningbench.analysis.metaeval import DEFAULT_GROUPING, GROUPING_NAMES, MetaEvalData
+from meaningbench.analysis.metaeval import (
+    DEFAULT_GROUPING,
+    GROUPING_NAMES,
+    MetaEvalData,
+    system_cells,
+)
 from meaningbench.analysis.metaeval_significance import Ranking, check_resampling, rank_metrics
 from meaningbench.analysis.metaeval_study import attributes_of, metaeval_data_of
 from meaningbench.analysis.selection_adaptive import SUFFIX, adaptive_order, round_sizes
@@ -43,6 +48,7 @@ from meaningbench.analysis.selection_protocol import (
     field_protocol,
     metric_curves,
     system_curves,
+    system_spa,
 )
 from meaningbench.analysis.svg import line_chart
 from meaningbench.annotation.selection import order as selection_order
@@ -597,6 +603,7 @@ def simulate_systems(
     found = field_protocol(
         "systems", lambda o: system_curves(o, scores), orders, _random_orders(work)
     )
+    _add_spa(found, work, orders)
     means = [float(np.nanmean(scores[:, j])) for j in range(len(systems))]
     cost = np.asarray(n_ratings, dtype=np.float64)[keep]
     shares = budget_steps(step)
@@ -633,6 +640,19 @@ def simulate_study_systems(
     return simulate_systems(
         meta, data.ratings.scores().n_ratings, strategies, texts=texts, **options
     )
+
+
+def _add_spa(found: FieldProtocol, work: MetaEvalData, orders: dict[str, np.ndarray]) -> None:
+    """Each row's SPA over the budgets (left None where no source holds every system)."""
+    cells = system_cells(work)
+    if cells.n_sources < 1:
+        return
+    column = np.where(cells.cells >= 0, cells.cells % cells.n_sources, -1)
+    matrix = cells.means(work.human)[0]
+    for row in found.rows:
+        values = system_spa(orders[row.strategy], column, matrix)
+        row.spa = float(values.mean(axis=1).mean())
+        row.spa_by_budget = values.mean(axis=0).tolist()
 
 
 def plot_field_svg(found: FieldProtocol, title: str = "") -> str:

@@ -92,6 +92,9 @@ def test_simulate_rounds_adds_a_top_up_row_per_strategy(
         rows = [r["strategy"] for r in out["field_protocol"]["strategies"]]
         assert rows == ["random", "random+top-up", "variance", "variance+top-up"]
         assert out["rounds"] == 4
+        # SPA beside τ for the systems (SimpDA: 59 sources hold all six systems).
+        spa = [r["accuracy_spa"] for r in out["field_protocol"]["strategies"]]
+        assert all((v is not None) == (target == "systems") for v in spa)
     capsys.readouterr()
     assert main([*base, "--rounds", "400"]) == 2
     assert "--rounds must lie between 1 and 50" in capsys.readouterr().err

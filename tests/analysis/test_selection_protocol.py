@@ -182,3 +182,29 @@ def test_pearson_prefixes_match_numpy_and_the_curve_ends_at_one() -> None:
     assert np.isnan(values[1]).all()
     curve = metric_curves(np.array([order]), human, metrics)[0]
     assert curve[-1] == pytest.approx(1.0) and accuracy_at_props(curve).size == 10
+
+
+@pytest.mark.parametrize("seed", [3, 11])
+def test_spa_of_the_systems_is_subset2evaluates_on_whole_sources(seed: int) -> None:
+    s2e = pytest.importorskip("subset2evaluate.evaluate")
+    from meaningbench.analysis.selection_protocol import system_spa
+
+    scores = _matrix(seed=seed)  # (items, systems): each item a source with every system
+    n, s = scores.shape
+    data = _items(scores)
+    items = list(np.random.default_rng(seed).permutation(n))
+    # The product's unit is one output: a source's outputs follow each other in the order.
+    outputs = np.array([[i * s + j for i in items for j in range(s)]])
+    column = np.repeat(np.arange(n), s)
+    got = system_spa(outputs, column, scores.T)
+    want = s2e.eval_spa([data[i] for i in items], data)
+    assert got[0] == pytest.approx(want, abs=1e-6)
+    # A cut that splits a source leaves that source out: with the last output of each
+    # source held back to the end, no source is whole at 5 %, and every pair of systems
+    # has the empty test's p-value, 1.
+    split = np.array(
+        [[i * s + j for i in items for j in range(s - 1)] + [i * s + s - 1 for i in items]]
+    )
+    full = s2e.compute_pairwise_p_values(scores.T)[np.triu_indices(s, 1)]
+    empty = 1.0 - float(np.mean(np.abs(1.0 - full)))
+    assert system_spa(split, column, scores.T)[0, 0] == pytest.approx(empty, abs=1e-9)

@@ -1,11 +1,11 @@
 """subset2evaluate's methods beside the product's strategies on the public rating files.
 
-    python -m tests.tools.selection_baselines [DATASETS] [--seeds 20]
+    python -m tests.tools.selection_baselines [DATASETS] [--seeds 20] [--rounds 4]
 
 Imports SimpDA 2022, QuestEval and ASSET from DATASETS (default ../shared/datasets; ASSET is
 CC BY-NC and is only read there) into temporary studies, scores them with bleu, chrf, ter
 and sari, runs `meaningbench simulate --compare-subset2evaluate` for both targets (the
-whole command, timed), writes the field's figures to
+whole command, timed; with --rounds, each strategy topped up adaptively too), writes the field's figures to
 tests/benchmarks/results/selection_baselines.json and SimpDA's two plots, one above the
 other, to resources/screenshots/selection-baselines.png. Needs subset2evaluate 1.0.27.
 """
@@ -34,14 +34,16 @@ FILES = {
 BATTERY = ["bleu", "chrf", "ter", "sari"]
 
 
-def _simulate(path: Path, target: str, seeds: int, plot: Path) -> dict[str, object]:
+def _simulate(
+    path: Path, target: str, seeds: int, plot: Path, rounds: int = 0
+) -> dict[str, object]:
     """The command as a user runs it, with the machine's load before and after."""
     before = os.getloadavg()[0]
     started = time.perf_counter()
     done = subprocess.run(
         [sys.executable, "-m", "meaningbench.cli", "simulate", str(path), "--json",
          "--target", target, "--seeds", str(seeds), "--compare-subset2evaluate",
-         "--out", str(plot)],
+         "--out", str(plot), "--rounds", str(rounds)],
         capture_output=True,
         text=True,
     )  # fmt: skip
@@ -67,6 +69,7 @@ def main() -> int:
         "datasets", nargs="?", type=Path, default=ROOT.parent / "shared" / "datasets"
     )
     parser.add_argument("--seeds", type=int, default=20)
+    parser.add_argument("--rounds", type=int, default=4)
     args = parser.parse_args()
     from meaningbench.ui.svg_image import write_png
 
@@ -79,7 +82,7 @@ def main() -> int:
             assert cli(["score", str(path), "--metrics", ",".join(BATTERY), "--quiet"]) == 0
             for target in ("metrics", "systems"):
                 plot = Path(tmp) / f"{path.stem}-{target}.svg"
-                found = _simulate(path, target, args.seeds, plot)
+                found = _simulate(path, target, args.seeds, plot, args.rounds)
                 results[f"{title}, {target}"] = found
                 print(title, target, found.get("refused") or found["command"])
                 if title == "SimpDA 2022" and "refused" not in found:
