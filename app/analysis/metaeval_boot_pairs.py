@@ -30,6 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from meaningbench.analysis import metaeval_measures as mm
+from meaningbench.analysis import metaeval_swap_kernels as kernels
 from meaningbench.analysis.parallel import thread_map
 
 BOOT_MEASURES = (*mm.COUNT_MEASURES, "acc_eq_star")
@@ -116,6 +117,7 @@ class _Block:
     selfish: np.ndarray  # (k, G) pairs of an output with its own copy, per group copy
     per_group: np.ndarray  # (k, G) all pairs of one group copy
     copies: np.ndarray  # (k, G)
+    m: np.ndarray  # (k, n) times each output occurs in one copy of its group
 
     @classmethod
     def of(cls, pairs: _Pairs, m: np.ndarray, copies: np.ndarray) -> _Block:
@@ -124,7 +126,7 @@ class _Block:
         g = pairs.n_groups
         selfish = _by_group(m * (m - 1) / 2, pairs.group_of, g)
         per_group = _by_group(weight, pairs.gid, g) + selfish
-        return cls(pairs, weight, selfish, per_group, copies.astype(np.float64))
+        return cls(pairs, weight, selfish, per_group, copies.astype(np.float64), m)
 
     @property
     def resample_pairs(self) -> np.ndarray:
@@ -173,35 +175,29 @@ def _counted(block: _Block, measure: str, dx: np.ndarray) -> np.ndarray:
 
 def _acc_eq_star(block: _Block, dx: np.ndarray) -> np.ndarray:
     p = block.pairs
-    k = block.weight.shape[0]
     present = block.per_group > 0
     used = np.where(present, block.copies, 0.0).sum(axis=1)  # group copies with pairs
     with np.errstate(invalid="ignore", divide="ignore"):
         scale = np.where(present, block.copies / block.per_group, 0.0) / used[:, None]
     scale = np.nan_to_num(scale, nan=0.0, posinf=0.0)
-    w = block.weight * scale[:, p.gid]  # each pair's share of the macro average
     const = (block.selfish * scale).sum(axis=1)  # self-pairs: ties at every ε
+    if p.i.size == 0:
+        return np.where(used > 0, const, np.nan)
+    # Each pair's share of the macro average is multiplicity · multiplicity · scale; the
+    # compiled loop runs the ε search below on those weights, resample by resample.
     ad = np.abs(dx)
     order = np.argsort(ad, kind="stable")
     ad_s = ad[order]
-    tie = (p.dh == 0)[order]
-    ordered = ((p.dh != 0) & (np.sign(p.dh) == np.sign(dx)))[order]
-    w_s = w[:, order]
-    tie_w = np.where(tie, w_s, 0.0)
-    ord_w = np.where(ordered, w_s, 0.0)
-    total = ord_w.sum(axis=1)
-    if ad_s.size == 0:
-        acc0 = const + total
-        return np.where(used > 0, acc0, np.nan)
-    # ε at a run's last pair ties every pair up to it; ε = 0 ties the zero differences.
-    last = np.r_[ad_s[1:] != ad_s[:-1], True]
-    acc = (np.cumsum(tie_w, axis=1) + (total[:, None] - np.cumsum(ord_w, axis=1)))[:, last]
-    acc += const[:, None]
-    zeros = int(np.searchsorted(ad_s, 0.0, side="right"))
-    acc0 = const + total + tie_w[:, :zeros].sum(axis=1)
-    top = np.maximum(acc0, acc.max(axis=1))
-    first = acc[np.arange(k), np.argmax(acc >= (top - 1e-12)[:, None], axis=1)]
-    value = np.where(acc0 >= top - 1e-12, acc0, first)
+    sorted_pairs = (
+        p.i[order].astype(np.int32),
+        p.j[order].astype(np.int32),
+        p.gid[order].astype(np.int32),
+        (p.dh == 0)[order],
+        ((p.dh != 0) & (np.sign(p.dh) == np.sign(dx)))[order],
+        np.r_[ad_s[1:] != ad_s[:-1], True],
+        int(np.searchsorted(ad_s, 0.0, side="right")),
+    )
+    value = kernels.boot_acc_eq_star(block.m, scale, const, sorted_pairs)
     # Undefined where the humans tie every pair the resample compares.
     split = (np.where(p.dh != 0, block.weight, 0.0)).sum(axis=1) > 0
     return np.where((used > 0) & split, value, np.nan)

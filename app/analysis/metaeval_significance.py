@@ -65,7 +65,7 @@ from meaningbench.analysis.metaeval import (
 )
 from meaningbench.analysis.metaeval_boot_pairs import boot_pair_samples
 from meaningbench.analysis.metaeval_spa import spa_deltas
-from meaningbench.analysis.metaeval_swap import swap_pairs, swap_rows
+from meaningbench.analysis.metaeval_swap import swap_pairs, swap_rows_of
 from meaningbench.analysis.parallel import single_threaded_blas
 from meaningbench.core.wording import counted
 from meaningbench.errors import UserError
@@ -531,11 +531,12 @@ def _generic_deltas(
             mid = (z[:, i] + z[:, j]) / 2.0
             half = (z[:, i] - z[:, j]) / 2.0
             out = np.empty(r)
+            swapped = None if stat.swap is None else swap_rows_of(stat.swap, mid + half, mid - half)
             for r0 in range(0, r, block):
                 s = a[r0 : r0 + block][:, sys_codes] * b[r0 : r0 + block][:, src_codes]
                 k = s.shape[0]
-                if stat.swap is not None:
-                    vals = swap_rows(stat.swap, mid + half, mid - half, s)
+                if swapped is not None:
+                    vals = swapped(s)
                 else:
                     vals = stat.rows(np.concatenate([mid + s * half, mid - s * half]))
                 out[r0 : r0 + k] = vals[:k] - vals[k:]

@@ -11,6 +11,10 @@ SPA's resamples count, for every resampled metric and pair of systems, the sourc
 flips under which the systems' difference is at least the observed one: one loop per pair
 over the flips, instead of a boolean (pairs, flips) array per resampled metric.
 
+BOOT-BOTH's acc*_eq (`metaeval_boot_pairs`) walks each metric's pairs, sorted once, with
+each resample's weights: one pass per resample where numpy built a dozen (resamples,
+pairs) arrays.
+
 numba compiles these on first use (and caches them beside this file); they release the
 GIL, so `metaeval_swap` runs blocks of rows on the analysis thread pool.
 """
@@ -46,6 +50,7 @@ def _compile() -> dict[str, Any]:
         "acc_eq_star_rows": _acc_eq_star_kernel(jit),
         "spa_hits": _spa_kernel(jit),
         "spa_pair_hits": _spa_pair_kernel(jit),
+        "boot_acc_eq_star": _boot_acc_kernel(jit),
     }
 
 
@@ -225,6 +230,72 @@ def spa_pair_hits(
     unsure = np.zeros(totals.shape[0], np.bool_)
     _kernels()["spa_pair_hits"](base, ci, cj, totals, slack, out, unsure)
     return out, unsure
+
+
+def _boot_acc_kernel(jit: Jit) -> Kernel:
+    @jit
+    def boot_acc_eq_star(
+        m: np.ndarray,  # (k, n) multiplicity of each output per resample
+        scale: np.ndarray,  # (k, G) share of one pair of each group copy
+        const: np.ndarray,  # (k,) the self-pairs' share (ties at every ε)
+        pi: np.ndarray,  # (P,) the pairs' outputs and groups, sorted by |Δ|
+        pj: np.ndarray,
+        pg: np.ndarray,
+        tie: np.ndarray,  # (P,) the humans tie the pair
+        ordered: np.ndarray,  # (P,) the metric orders the pair as the humans do
+        last: np.ndarray,  # (P,) last pair of a run of equal |Δ|
+        zeros: int,  # pairs with Δ = 0
+        out: np.ndarray,  # (k,)
+    ) -> None:
+        p_n = pi.size
+        w = np.empty(p_n)
+        acc = np.empty(p_n)
+        for r in range(m.shape[0]):
+            total = 0.0
+            for t in range(p_n):
+                w[t] = m[r, pi[t]] * m[r, pj[t]] * scale[r, pg[t]]
+                if ordered[t]:
+                    total += w[t]
+            zero_ties = 0.0
+            for t in range(zeros):
+                if tie[t]:
+                    zero_ties += w[t]
+            acc0 = const[r] + total + zero_ties
+            top = acc0
+            n_acc = 0
+            cum_tie = cum_ord = 0.0
+            for t in range(p_n):
+                if tie[t]:
+                    cum_tie += w[t]
+                if ordered[t]:
+                    cum_ord += w[t]
+                if last[t]:
+                    a = (cum_tie + (total - cum_ord)) + const[r]
+                    acc[n_acc] = a
+                    n_acc += 1
+                    top = max(top, a)
+            value = acc0
+            if acc0 < top - 1e-12:
+                for t in range(n_acc):
+                    if acc[t] >= top - 1e-12:
+                        value = acc[t]
+                        break
+            out[r] = value
+
+    return boot_acc_eq_star
+
+
+def boot_acc_eq_star(
+    m: np.ndarray, scale: np.ndarray, const: np.ndarray, sorted_pairs: tuple[Any, ...]
+) -> np.ndarray:
+    """(k,) acc*_eq of k BOOT-BOTH resamples of one metric; `sorted_pairs` are the pairs'
+    outputs i, j, group, human tie, metric order and run end, sorted by |Δ|, then how
+    many have Δ = 0 (as `metaeval_boot_pairs` builds them)."""
+    out = np.empty(m.shape[0])
+    _kernels()["boot_acc_eq_star"](
+        np.ascontiguousarray(m), np.ascontiguousarray(scale), const, *sorted_pairs, out
+    )
+    return out
 
 
 def spa_hits(null: np.ndarray, totals: np.ndarray) -> np.ndarray:
