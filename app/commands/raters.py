@@ -114,24 +114,23 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _over_time(args: argparse.Namespace) -> int:
+    from meaningbench.analysis.rater_timeline import study_timeline
     from meaningbench.errors import UserError
-    from meaningbench.queries.rater_timeline import figures_line, span_text, timeline_job
-    from meaningbench.runtime import JobContext
+    from meaningbench.queries.rater_timeline import figures_line, span_text
 
     if args.stretch < 1:
         raise UserError(f"--stretch {args.stretch}: a stretch holds at least 1 rating.")
-    common.open_existing_study(args.study, reading=True).close()
-    view = timeline_job(args.study, args.dimension, args.stretch)(JobContext())
-    if view.timeline is None:
-        if args.json:
-            common.print_json({"dimension": args.dimension, "stretch": args.stretch, "raters": []})
-        else:
-            print(view.why_not)
-        return 0
+    study = common.open_existing_study(args.study, reading=True)
+    try:
+        t = study_timeline(study, args.dimension, args.stretch)
+    finally:
+        study.close()
     if args.json:
-        common.print_json(view.timeline.to_json())
+        common.print_json(t.to_json())
         return 0
-    t = view.timeline
+    if not t.raters:
+        print(f"No rater has given {t.dimension} ratings in this study yet.")
+        return 0
     print(f"raters over time: {len(t.raters)} ({t.dimension}), stretches in the order rated")
     for r in t.raters:
         practice = (
@@ -139,9 +138,10 @@ def _over_time(args: argparse.Namespace) -> int:
             if r.practice_answered
             else ""
         )
+        n = len(r.stretches)
         print(
             f"  {r.rater}: {counted(r.n_ratings, 'rating')} in "
-            f"{len(r.stretches)} stretch{'es' if len(r.stretches) != 1 else ''} of {t.stretch}{practice}"
+            f"{n} stretch{'es' if n != 1 else ''} of {t.stretch}{practice}"
         )
         for s in r.stretches:
             print(f"  {'!' if s.flagged else ' '} {span_text(s)}: {figures_line(s)}")

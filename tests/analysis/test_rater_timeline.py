@@ -141,3 +141,8 @@ def test_the_command_prints_each_raters_stretches(study_path: Path, capsys) -> N
     data = json.loads(capsys.readouterr().out)
     cy = next(r for r in data["raters"] if r["rater"] == "cy")
     assert cy["flagged"] == [3, 4] and data["stretch"] == 20
+    # Bad input: a clear message, exit status 2.
+    assert main(["raters", str(study_path), "--over-time", "--stretch", "0"]) == 2
+    assert "--stretch 0: a stretch holds at least 1 rating" in capsys.readouterr().err
+    assert main(["raters", str(study_path), "--over-time", "--dimension", "nope"]) == 2
+    assert "no dimension 'nope'" in capsys.readouterr().err
