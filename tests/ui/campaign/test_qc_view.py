@@ -68,6 +68,9 @@ def test_the_careless_stretches_show(window, qtbot, careless: Path) -> None:  # 
     threshold = [i for i in dialog.plot.getPlotItem().items if isinstance(i, pg.InfiniteLine)]
     assert [line.value() for line in threshold] == [80.0]
 
+    dialog.table.selectRow(2)  # cy's line drawn thicker than the others
+    widths = [c.opts["pen"].widthF() for c in _curves(dialog)]
+    assert widths[2] > widths[0] == widths[1]
     dialog.measure.setCurrentIndex(1)  # seconds per item
     x, y = _curves(dialog)[2].getData()
     assert min(y[:2]) > 9 and list(y[2:]) == pytest.approx([1.0, 1.0])
