@@ -13,7 +13,7 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from typing import TypeVar
+from typing import Any, TypeVar
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -40,14 +40,23 @@ def _get_pool() -> ThreadPoolExecutor:
         return _pool
 
 
+_controller: Any = None
+
+
 @contextmanager
 def single_threaded_blas() -> Iterator[None]:
+    # One controller for the process: making one scans every loaded library (milliseconds,
+    # and thread_map enters here once per call); numpy and scipy load their BLAS on import.
+    global _controller
     try:
-        from threadpoolctl import threadpool_limits
+        from threadpoolctl import ThreadpoolController
     except ImportError:  # without threadpoolctl BLAS keeps its own threads
         yield
         return
-    with threadpool_limits(limits=1, user_api="blas"):
+    with _lock:
+        if _controller is None:
+            _controller = ThreadpoolController()
+    with _controller.limit(limits=1, user_api="blas"):
         yield
 
 
