@@ -45,6 +45,9 @@ class MetricListing:
     # plugin or a registered model leaves it None (and `to_dict` leaves both keys out).
     in_all: bool | None = None
     not_in_all_why: str = ""
+    # What runs the model of a neural metric, on its default device: "onnx (ONNX Runtime,
+    # CPU)", or "torch (why not ONNX Runtime)"; "" for a metric without that choice.
+    backend: str = ""
 
     @property
     def runs_in_all(self) -> bool:
@@ -88,8 +91,12 @@ def installed(name: str, cls: type[Metric], study: Mapping[str, Any]) -> MetricL
     from meaningbench.metrics.base import Availability
     from meaningbench.metrics.registry import metric_origin
 
+    backend = ""
     try:
-        availability = cls(**{k: v for k, v in study.items() if k in cls.defaults}).availability()
+        metric = cls(**{k: v for k, v in study.items() if k in cls.defaults})
+        availability = metric.availability()
+        if availability.ok:
+            backend = runs_on(metric)
     except Exception as exc:
         availability = Availability(False, describe(exc))
     origin = metric_origin(name)
@@ -109,7 +116,17 @@ def installed(name: str, cls: type[Metric], study: Mapping[str, Any]) -> MetricL
         origin=origin.describe(),
         in_all=cls.in_all,
         not_in_all_why="" if cls.in_all else cls.not_in_all_why or RUNS_ONLY_WHEN_NAMED,
+        backend=backend,
     )
+
+
+def runs_on(metric: Metric) -> str:
+    """The backend a neural metric with the choice runs on, described; "" for the others."""
+    from meaningbench.metrics.neural.support.common import NeuralMetric
+
+    if not isinstance(metric, NeuralMetric) or "backend" not in metric.defaults:
+        return ""
+    return metric.backend().describe()
 
 
 def broken(plugin: BrokenPlugin) -> MetricListing:

@@ -1,10 +1,12 @@
-"""An experiment: BERTScore's forward passes through ONNX Runtime instead of torch, on CPU.
+"""The experiment behind `backend=onnx`: BERTScore's forward passes through ONNX Runtime
+instead of torch, on CPU, without the scoring job around them (bench_cli_onnx.py measures
+the command as users run it).
 
     python -m pytest tests/benchmarks/bench_onnx_bertscore.py -s -p no:xdist -p no:cacheprovider
 
-Needs `pip install onnxruntime onnx onnxscript` (skipped otherwise). The encoder, cut after
-the metric's layer, is exported once with `torch.onnx.export` (cached under the data
-folder, keyed by the model's fingerprint and the layer). Then two whole processes do the
+Needs onnxruntime and onnx (skipped otherwise). The encoder, cut after the metric's layer,
+is exported once as the product exports it (cached under the data folder, keyed by the
+model's fingerprint and the layer). Then two whole processes do the
 same work, in alternating order, MB_BENCH_ONNX_ROUNDS times (default 3): read CSMD train,
 tokenize the distinct texts as the metric does, run the forward passes in the metric's
 length-sorted batches (torch: the metric's own code; ONNX: an InferenceSession, without
@@ -58,7 +60,7 @@ PROCESS = textwrap.dedent(
     metric = BertScoreMetric()
     layer, batch_size = metric.layer(), int(metric.config["batch_size"])
     if backend == "torch":
-        loaded = metric.loaded()
+        loaded = BertScoreMetric(backend="torch").loaded()
         def forward(batch):
             return _forward_layer(loaded, layer, batch)
     else:
@@ -95,51 +97,31 @@ PROCESS = textwrap.dedent(
 )
 
 
-def _export(path: Path) -> float:
-    """Export the metric's encoder, cut after its layer, to ONNX; the seconds it took."""
-    import torch
-
+def _export() -> float:
+    """Export the metric's encoder, cut after its layer, as the product does
+    (meaningbench.metrics.neural.support.onnx_encoder); the seconds it took."""
     from meaningbench.metrics.neural.bertscore import BertScoreMetric
-    from meaningbench.metrics.neural.support.models import layer_view
+    from meaningbench.metrics.neural.support.onnx_encoder import export
 
-    metric = BertScoreMetric()
-    loaded, layer = metric.loaded(), metric.layer()
-    view = layer_view(loaded, layer) or loaded.model
-
-    class Hidden(torch.nn.Module):
-        def __init__(self) -> None:
-            super().__init__()
-            self.view = view
-
-        def forward(self, ids: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-            return self.view(ids, attention_mask=mask)[0]
-
-    example = (torch.ones((2, 16), dtype=torch.long), torch.ones((2, 16), dtype=torch.long))
-    axes = {0: "batch", 1: "tokens"}
+    metric = BertScoreMetric(backend="torch")
     began = time.perf_counter()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    torch.onnx.export(
-        Hidden().eval(), example, str(path), input_names=["ids", "mask"],
-        output_names=["hidden"], dynamic_axes={"ids": axes, "mask": axes, "hidden": axes},
-        dynamo=False, opset_version=17,
-    )  # fmt: skip
+    export(metric.loaded(), f"L{metric.layer()}")
     return time.perf_counter() - began
 
 
 @pytest.mark.benchmark
 @pytest.mark.skipif(
     importlib.util.find_spec("onnxruntime") is None or importlib.util.find_spec("onnx") is None,
-    reason="the ONNX experiment needs `pip install onnxruntime onnx onnxscript`",
+    reason="the ONNX experiment needs `pip install onnxruntime onnx`",
 )
 def test_onnx_runtime_against_torch(shared_datasets: Path, tmp_path: Path) -> None:
     from meaningbench.metrics.neural.bertscore import BertScoreMetric
     from meaningbench.metrics.neural.support.models import resolve_model
-    from meaningbench.settings import data_dir
+    from meaningbench.metrics.neural.support.onnx_encoder import export_path
 
     metric = BertScoreMetric()
-    ref = resolve_model(metric.model_name())
-    cached = data_dir() / "onnx" / f"{ref.key}-{ref.fingerprint()}-L{metric.layer()}.onnx"
-    export_s = None if cached.exists() else _export(cached)
+    cached = export_path(resolve_model(metric.model_name()), f"L{metric.layer()}")
+    export_s = None if cached.exists() else _export()
     train = shared_datasets / "csmd" / "train.tsv"
     script = tmp_path / "process.py"
     script.write_text(PROCESS)

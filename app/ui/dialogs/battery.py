@@ -78,7 +78,8 @@ def not_in_all_text(m: MetricListing, *, long: bool = False) -> str:
 def availability_tooltip(m: MetricListing) -> str:
     """Why, and the exact option, command or variable that makes the metric available."""
     if m.available:
-        lines = [m.reason or "ready to run", not_in_all_text(m, long=True)]
+        lines = [m.reason or "ready to run", backend_text(m, long=True),
+                 not_in_all_text(m, long=True)]  # fmt: skip
         return "\n".join(line for line in lines if line)
     lines = [m.reason or "unavailable"]
     if m.fix:
@@ -87,6 +88,16 @@ def availability_tooltip(m: MetricListing) -> str:
             + (" — or name the model under Options" if _takes_model(m) else "")
         )
     return "\n".join(lines)
+
+
+def backend_text(m: MetricListing, *, long: bool = False) -> str:
+    """What runs the metric's model: "onnx" or "torch" in the row, and why in the tooltip
+    (`long`); "" for a metric without the choice."""
+    if not m.backend:
+        return ""
+    if long:
+        return f"Runs on {m.backend} (on its default device)"
+    return f"runs on {m.backend.split(' ', 1)[0]}"
 
 
 def _takes_model(m: MetricListing) -> bool:
@@ -330,7 +341,8 @@ class BatteryDialog(QDialog):
             child.setData(0, NAME_ROLE, m.name)
             # The judge's row says why "All available" leaves it out; ticking it still works.
             outside_all = not_in_all_text(m)
-            child.setText(2, " · ".join(x for x in (availability_text(m), outside_all) if x))
+            shown = (availability_text(m), backend_text(m) if available else "", outside_all)
+            child.setText(2, " · ".join(x for x in shown if x))
             child.setData(0, IN_ALL_ROLE, m.runs_in_all)
             child.setToolTip(0, m.name)
             child.setToolTip(2, availability_tooltip(m))

@@ -74,6 +74,23 @@ def test_metric_list_shows_availability_and_reasons(window, qtbot, study_with_fa
     dialog.close()
 
 
+def test_the_encoder_metrics_say_which_backend_runs_them(window, qtbot, study_with_facts) -> None:
+    """BERTScore, SBERT cosine and MeaningBERT (when its weights are here) say in their row
+    whether ONNX Runtime or torch runs the model, and in the tooltip why."""
+    from meaningbench.jobs.metric_listing import list_metrics
+
+    path, _ = study_with_facts
+    dialog = battery_on(window, qtbot, path)
+    oracle = {m.name: m for m in list_metrics(path)}
+    for name in ("bertscore", "sbert_cosine"):
+        item = metric_item(dialog, name)
+        assert oracle[name].backend == "onnx (ONNX Runtime, CPU)"
+        assert item.text(2).startswith("available · runs on onnx")
+        assert "Runs on onnx (ONNX Runtime, CPU)" in item.toolTip(2)
+    assert metric_item(dialog, "bleu").text(2) == "available"  # no model, no backend
+    dialog.close()
+
+
 def test_all_available_leaves_the_llm_judge_out_and_says_why(
     window, qtbot, study_with_facts
 ) -> None:

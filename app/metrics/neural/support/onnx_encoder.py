@@ -312,6 +312,11 @@ def _session(data: bytes, device: str) -> Any:
 
     options = onnxruntime.SessionOptions()
     options.log_severity_level = 3  # its warnings of unused initialisers are not the user's
+    if os.environ.get("OMP_WAIT_POLICY", "PASSIVE").upper() != "ACTIVE":
+        # Waiting threads sleep instead of spinning, as torch's do here (see
+        # models.prefer_passive_thread_waits): on a shared machine spinning takes the cores
+        # the working threads need.
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     providers = ["CPUExecutionProvider"]
     if device == "cuda":
         providers.insert(0, "CUDAExecutionProvider")
