@@ -62,7 +62,7 @@ DEFAULT_TEST = "perm-both"
 DEFAULT_RESAMPLES = 200
 TAU_GOAL = 0.9
 # The strategies compared with random order by default.
-SIMULATED = ("disagreement", "variance", "diversity")
+SIMULATED = ("disagreement", "variance", "diversity", "mix")
 # A simulation ranks (100 / step) × seeds × strategies times: beyond these it would run for
 # days, and finer steps than one per 1,000th of the ratings tell nothing more.
 MAX_SEEDS = 1000
@@ -293,11 +293,22 @@ class _Ranker:
         return hit
 
 
-def strategy_order(name: str, data: MetaEvalData, seed: int, target: str, rounds: int) -> list[int]:
+def strategy_order(
+    name: str,
+    data: MetaEvalData,
+    seed: int,
+    target: str,
+    rounds: int,
+    known: dict[tuple[str, int], list[int]] | None = None,
+) -> list[int]:
     """A strategy's order of `data`'s items; a name ending in `SUFFIX` is that strategy's
-    first round topped up adaptively in `rounds` rounds from `data`'s human scores."""
+    first round topped up adaptively in `rounds` rounds from `data`'s human scores.
+    `known`: orders already made, by (strategy, seed); this one is added."""
     base = name.removesuffix(SUFFIX)
-    order = selection_order(base, data.metrics, list(data.sources), seed)
+    known = {} if known is None else known
+    if (base, seed) not in known:
+        known[base, seed] = selection_order(base, data.metrics, list(data.sources), seed)
+    order = known[base, seed]
     if not name.endswith(SUFFIX):
         return order
     return adaptive_order(target, order, data.human, data.metrics, data.systems, rounds, seed)
@@ -372,6 +383,7 @@ def simulate(
     names += [] if sim.baselines is None else list(sim.baselines.orders)
     total = len(names) * seeds
     orders: dict[str, list[list[int]]] = {}
+    made: dict[tuple[str, int], list[int]] = {}
     for k, strategy in enumerate(names):
         sim.curves[strategy] = []
         orders[strategy] = []
@@ -381,7 +393,7 @@ def simulate(
             if strategy.startswith(PREFIX) and sim.baselines is not None:
                 order = sim.baselines.orders[strategy][at].tolist()
             else:
-                order = strategy_order(strategy, work, s, "metrics", rounds)
+                order = strategy_order(strategy, work, s, "metrics", rounds, made)
             orders[strategy].append(order)
             sizes = prefix_sizes(order, cost, shares)
             sim.curves[strategy].append(
@@ -587,12 +599,13 @@ def simulate_systems(
     scores = np.full((work.n, len(systems)), np.nan)
     scores[np.arange(work.n), [column[str(s)] for s in work.systems]] = work.human
     orders: dict[str, np.ndarray] = {}
+    made: dict[tuple[str, int], list[int]] = {}
     for strategy in with_top_ups(wanted, rounds, work.n):
         if check is not None:
             check()
         orders[strategy] = np.array(
             [
-                strategy_order(strategy, work, s, "systems", rounds)
+                strategy_order(strategy, work, s, "systems", rounds, made)
                 for s in range(first_seed, first_seed + seeds)
             ],
             dtype=np.int64,

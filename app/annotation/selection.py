@@ -19,6 +19,10 @@ rater's queue; with the seed it is a pure function of the scores.
 - `diversity`: stratified order: k-means clusters (k = round(√(n/2)), at most 50) over the
   items' standardised score vectors; each prefix of the order holds every cluster in
   proportion to its size.
+- `mix`: `disagreement`'s and `diversity`'s orders in turn (the next item of one, then
+  of the other, each item at its first place): half of any prefix goes to the items the
+  metrics rank most differently, half to covering every cluster of score profiles, so a
+  study where disagreement alone dwells on a corner of the data still sees all of it.
 
 Ties (and the order within a cluster) fall to a seeded random draw.
 """
@@ -226,6 +230,18 @@ def _stratified(labels: np.ndarray, rng: random.Random) -> list[int]:
     return [i for *_, i in sorted(keyed)]
 
 
+def _in_turn(first: Sequence[int], second: Sequence[int]) -> list[int]:
+    """The two orders taken in turn, each index once, at its first place."""
+    seen: set[int] = set()
+    out: list[int] = []
+    for pair in zip(first, second, strict=True):
+        for i in pair:
+            if i not in seen:
+                seen.add(i)
+                out.append(i)
+    return out
+
+
 def order(strategy: str, scores: np.ndarray, groups: Sequence[str], seed: int) -> list[int]:
     """Indices of the items (rows of `scores`, aligned with `groups`) in the order to ask.
 
@@ -237,6 +253,10 @@ def order(strategy: str, scores: np.ndarray, groups: Sequence[str], seed: int) -
         idx = list(range(n))
         rng.shuffle(idx)
         return idx
+    if strategy == "mix":
+        return _in_turn(
+            order("disagreement", scores, groups, seed), order("diversity", scores, groups, seed)
+        )
     g = np.array([str(x) for x in groups], dtype=object)
     if strategy == "diversity":
         return _stratified(clusters(scores, rng.randrange(2**32)), rng)

@@ -57,6 +57,7 @@ SELECTIONS = {
     "disagreement": "items the candidate metrics rank most differently first",
     "variance": "sources whose outputs the metrics score most differently first",
     "diversity": "every cluster of metric-score profiles in proportion, from the start",
+    "mix": "disagreement and diversity in turn: half the items each, from the start",
 }
 
 

@@ -18,7 +18,7 @@ AFTER_FAILED = ("stop", "flag")
 PASS_MARK = re.compile(r"(\d+)\s+of\s+(\d+)(?:\s+within\s+(\d+(?:\.\d+)?))?", re.IGNORECASE)
 # The names of `meaningbench.annotation.settings.SELECTIONS`, kept here so that the parser
 # is built without importing the engine.
-SELECTIONS = ("random", "disagreement", "variance", "diversity")
+SELECTIONS = ("random", "disagreement", "variance", "diversity", "mix")
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -161,8 +161,9 @@ def _add_kit_and_selection_flags(parser: argparse.ArgumentParser) -> None:
         choices=SELECTIONS,
         help="which items the queues ask first, from the stored metric scores only: random "
         "(the default), disagreement (items the metrics rank most differently), variance "
-        "(sources whose outputs the metrics score most differently) or diversity (every "
-        "cluster of score profiles in proportion); see `meaningbench simulate`",
+        "(sources whose outputs the metrics score most differently), diversity (every "
+        "cluster of score profiles in proportion) or mix (disagreement and diversity in "
+        "turn); see `meaningbench simulate`",
     )
     runs = parser.add_mutually_exclusive_group()
     runs.add_argument(

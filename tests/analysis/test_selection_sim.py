@@ -149,7 +149,7 @@ def test_the_report_shows_the_simulation_when_asked(
     html = asked.read_text(encoding="utf-8")
     section = html[html.index("<h2 id='rating-fewer-items'>") :]
     section = section[: section.index("<h2", 5)]
-    for strategy in ("random", "disagreement", "variance", "diversity"):
+    for strategy in ("random", "disagreement", "variance", "diversity", "mix"):
         assert f"<td>{strategy}</td>" in section or f">{strategy}<" in section
     assert "<svg" in section and "Kendall τ with the full-data ranking" in section
     assert "360 items" in section
@@ -296,7 +296,7 @@ def test_simulate_target_systems_in_json_and_on_the_terminal(
     metrics = json.loads(capsys.readouterr().out)
     assert metrics["target"] == "metrics" and metrics["summary"]
     assert metrics["field_protocol"]["target"] == "metrics"
-    assert len(metrics["field_protocol"]["strategies"]) == 4
+    assert len(metrics["field_protocol"]["strategies"]) == 5
     # Another measure: the settle criterion as before, the field's figures left out.
     other = ["--measure", "spearman", "--selection", "variance"]
     assert (

@@ -34,7 +34,7 @@ from tests.analysis.studybuild import add_ratings
 from tests.annotation.factories import sentence
 
 METRICS = "bleu,chrf,ter,sari"
-STRATEGIES = ("disagreement", "variance", "diversity")
+STRATEGIES = ("disagreement", "variance", "diversity", "mix")
 
 
 # ---- the strategies on arrays ---------------------------------------------------------
@@ -313,3 +313,19 @@ def test_the_command_line_offers_the_engines_strategies() -> None:
     from meaningbench.commands.protocol import SELECTIONS as OFFERED
 
     assert tuple(SELECTIONS) == OFFERED
+
+
+def test_mix_takes_disagreement_and_diversity_in_turn() -> None:
+    rng = np.random.default_rng(2)
+    scores = rng.normal(size=(40, 3))
+    groups = [f"s{i // 2}" for i in range(40)]
+    first = selection.order("disagreement", scores, groups, seed=5)
+    second = selection.order("diversity", scores, groups, seed=5)
+    got = selection.order("mix", scores, groups, seed=5)
+    assert sorted(got) == list(range(40))
+    assert got[0] == first[0] and got[1] == (second[0] if second[0] != first[0] else got[1])
+    # Every prefix holds at least half of each order's own prefix of that length.
+    for k in range(2, 41, 2):
+        head = set(got[:k])
+        assert len(head & set(first[: k // 2])) == k // 2
+        assert len(head & set(second[: k // 2])) == k // 2
