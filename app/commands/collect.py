@@ -61,6 +61,7 @@ def _json(report: CollectReport) -> dict[str, object]:
                 "checked": not k.unchecked,
                 "blind": not k.not_blind,
                 "controls": k.controls.to_json() if k.controls else None,
+                "practice_added": k.practice_added,
             }
             for k in report.collected
         ],
@@ -81,10 +82,11 @@ def _print_kit(k: KitReturn) -> None:
             "its hidden controls from its other items",
             file=sys.stderr,
         )
+    practice = f", {counted(k.practice_added, 'practice answer')}" if k.practice_added else ""
     if not (k.rows_written or k.merge.duplicates):
-        print(f"{k.path.name} ({k.rater}): no ratings in it yet")
+        print(f"{k.path.name} ({k.rater}): no ratings in it yet{practice}")
         return
-    print(f"{k.path.name} ({k.rater}): {k.summary()}")
+    print(f"{k.path.name} ({k.rater}): {k.summary()}{practice}")
     if k.controls is not None:
         print(
             f"  controls: identical passed {_pct(k.controls.identical_pass)}, "

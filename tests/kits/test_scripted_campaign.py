@@ -142,6 +142,8 @@ def test_a_scripted_campaign(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     assert set(refused) == {"ben-edited.mbkit", "ana-other-lab.mbkit"}
     assert "another study" in refused["ana-other-lab.mbkit"]
     assert "changed since it was made" in refused["ben-edited.mbkit"]
+    practice_added = {r["rater"]: r["practice_added"] for r in report["collected"]}
+    assert practice_added == {"ana": 3, "ben": 6, "carla": 3}  # ben's two attempts
     added = {r["rater"]: r["ratings_added"] for r in report["collected"]}
     assert added == dict(Counter(a for a, _k, _kind in given))
     assert all(r["conflicts"] == [] for r in report["collected"])

@@ -339,6 +339,11 @@ class CollectKitsDialog(_KitsDialog):
                 "; made before kits were blind, so their raters could tell the hidden "
                 f"controls: {escape(', '.join(not_blind))}"
             )
+        practised = [k for k in report.collected if k.practice_added]
+        if practised:
+            # Attempts at the practice: on the Campaign page's Practice column.
+            summary += f"; {counted(sum(k.practice_added for k in practised), 'practice answer')} "
+            summary += f"from {escape(', '.join(k.rater for k in practised))}"
         if conflicts:
             summary += (
                 f"; <b>{counted(conflicts, 'conflict')}</b> (a rater rated an item differently "
