@@ -51,6 +51,11 @@ class SwapPairs:
     gid: np.ndarray
     n_groups: int
     dh: np.ndarray  # human difference of each pair
+    # counted measures: the outputs group by group, where each group's begin (G + 1), and
+    # where each group's pairs begin: pairs are each group's upper triangle, in order
+    members: np.ndarray | None = None
+    mstart: np.ndarray | None = None
+    starts: np.ndarray | None = None
 
     @property
     def size(self) -> int:
@@ -66,15 +71,29 @@ def swap_pairs(h: np.ndarray, groups: mm.Groups, measure: str, seed: int) -> Swa
         i, j, gid, sampled = mm._calibration_pairs(groups, seed)
         if sampled[0]:
             return None
+        if 4 * i.size > MAX_CANDIDATES:
+            return None
+        return SwapPairs(measure, i, j, gid, groups.n_groups, h[i] - h[j])
+    parts = list(mm.iter_pairs(groups))  # each group's upper triangle, group by group
+    if parts:
+        i, j, gid = (np.concatenate([p[k] for p in parts]) for k in range(3))
     else:
-        parts = list(mm.iter_pairs(groups))
-        if parts:
-            i, j, gid = (np.concatenate([p[k] for p in parts]) for k in range(3))
-        else:
-            i = j = gid = np.zeros(0, dtype=np.intp)
+        i = j = gid = np.zeros(0, dtype=np.intp)
     if 4 * i.size > MAX_CANDIDATES:
         return None
-    return SwapPairs(measure, i, j, gid, groups.n_groups, h[i] - h[j])
+    members = groups.members()
+    sizes = np.array([m.size for m in members], dtype=np.int64)
+    return SwapPairs(
+        measure,
+        i,
+        j,
+        gid,
+        groups.n_groups,
+        h[i] - h[j],
+        np.concatenate(members).astype(np.int32) if members else np.zeros(0, np.int32),
+        np.r_[0, np.cumsum(sizes)],
+        np.r_[0, np.cumsum(sizes * (sizes - 1) // 2)],
+    )
 
 
 def swap_rows(sp: SwapPairs, u: np.ndarray, v: np.ndarray, signs: np.ndarray) -> np.ndarray:
@@ -98,7 +117,7 @@ def swap_rows_of(sp: SwapPairs, u: np.ndarray, v: np.ndarray) -> Callable[[np.nd
         def one(b: np.ndarray) -> np.ndarray:
             return np.asarray(kernels.acc_eq_star_rows(b, sp.i, sp.j, cand))
     else:
-        code = _outcomes(sp, dx)
+        code = kernels.pack_outcomes(_outcomes(sp, dx))
 
         def one(b: np.ndarray) -> np.ndarray:
             return _counted(sp, b, code)
@@ -123,8 +142,9 @@ def _outcomes(sp: SwapPairs, dx: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(code, dtype=np.int8)
 
 
-def _counted(sp: SwapPairs, neg: np.ndarray, code: np.ndarray) -> np.ndarray:
-    counts = kernels.count_rows(neg, sp.i, sp.j, sp.gid, code, sp.n_groups)
+def _counted(sp: SwapPairs, neg: np.ndarray, packed: np.ndarray) -> np.ndarray:
+    assert sp.members is not None and sp.mstart is not None and sp.starts is not None
+    counts = kernels.count_rows(neg, sp.members, sp.mstart, sp.starts, packed)
     pc = mm.PairCounts(
         c=counts[..., 0], d=counts[..., 1], th=counts[..., 2], tm=counts[..., 3],
         thm=counts[..., 4],

@@ -58,26 +58,42 @@ def _count_kernel(jit: Jit) -> Kernel:
     @jit
     def count_rows(
         neg: np.ndarray,  # (k, n) uint8: output takes B's score in A'
-        i: np.ndarray,  # (P,) int32, the pairs group by group
-        j: np.ndarray,
+        members: np.ndarray,  # (n,) int32 the outputs group by group
+        mstart: np.ndarray,  # (G + 1,) where each group's outputs begin
         starts: np.ndarray,  # (G + 1,) where each group's pairs begin
-        code: np.ndarray,  # (P, 4) outcome code of each pair's candidates, 0..4
+        packed: np.ndarray,  # (P,) uint16 outcome code (0..4) of candidate c at bits 4c
         out: np.ndarray,  # (2k, G, 5) A' rows then B' rows
     ) -> None:
+        # A group's pairs are its outputs' upper triangle, row by row, so a pair's two
+        # swap bits come from the group's own few (no per-pair output indices to read),
+        # and each count alternates between two banks (no wait on the last increment).
         k = neg.shape[0]
         n_groups = starts.size - 1
+        bits = np.empty(max(1, members.size), np.uint8)
+        ca = np.zeros(16, np.int64)
+        cb = np.zeros(16, np.int64)
         for r in range(k):
             row = neg[r]
             for g in range(n_groups):
-                a = np.zeros(5, np.int32)
-                b = np.zeros(5, np.int32)
-                for q in range(starts[g], starts[g + 1]):
-                    c = 2 * row[i[q]] + row[j[q]]
-                    a[code[q, c]] += 1
-                    b[code[q, 3 - c]] += 1
+                m0 = mstart[g]
+                size = mstart[g + 1] - m0
+                for t in range(size):
+                    bits[t] = row[members[m0 + t]]
+                ca[:] = 0
+                cb[:] = 0
+                q = starts[g]
+                for a in range(size - 1):
+                    high = 2 * bits[a]
+                    for b in range(a + 1, size):
+                        c = high + bits[b]
+                        code = packed[q]
+                        bank = (b & 1) * 8
+                        ca[bank + ((code >> (4 * c)) & 7)] += 1
+                        cb[bank + ((code >> (4 * (3 - c))) & 7)] += 1
+                        q += 1
                 for t in range(5):
-                    out[r, g, t] = a[t]
-                    out[k + r, g, t] = b[t]
+                    out[r, g, t] = ca[t] + ca[8 + t]
+                    out[k + r, g, t] = cb[t] + cb[8 + t]
 
     return count_rows
 
@@ -310,25 +326,24 @@ def spa_hits(null: np.ndarray, totals: np.ndarray) -> np.ndarray:
 
 def count_rows(
     neg: np.ndarray,
-    i: np.ndarray,
-    j: np.ndarray,
-    gid: np.ndarray,
-    code: np.ndarray,
-    n_groups: int,
+    members: np.ndarray,
+    mstart: np.ndarray,
+    starts: np.ndarray,
+    packed: np.ndarray,
 ) -> np.ndarray:
-    """(2k, G, 5) pair counts by outcome of A' rows then B' rows; the pairs come group by
-    group (`gid` sorted), as `metaeval_measures.iter_pairs` makes them."""
-    starts = np.searchsorted(gid, np.arange(n_groups + 1))
-    out = np.empty((2 * neg.shape[0], n_groups, 5))
-    _kernels()["count_rows"](
-        neg,
-        i.astype(np.int32),
-        j.astype(np.int32),
-        starts,
-        np.ascontiguousarray(code.T),
-        out,
-    )
+    """(2k, G, 5) pair counts by outcome of A' rows then B' rows. The pairs are each
+    group's upper triangle of its `members` (from `mstart`), group by group (from
+    `starts`), as `metaeval_measures.iter_pairs` makes them; `packed` (P,) holds the
+    outcome of each pair's candidate c at bits 4c (`pack_outcomes`)."""
+    out = np.empty((2 * neg.shape[0], starts.size - 1, 5))
+    _kernels()["count_rows"](neg, members, mstart, starts, packed, out)
     return out
+
+
+def pack_outcomes(code: np.ndarray) -> np.ndarray:
+    """(P,) uint16: the (4, P) outcome codes (0..4) of each pair's candidates, c at 4c."""
+    c16 = code.astype(np.uint16)
+    return np.ascontiguousarray(c16[0] | (c16[1] << 4) | (c16[2] << 8) | (c16[3] << 12))
 
 
 def acc_eq_star_rows(

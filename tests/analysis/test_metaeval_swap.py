@@ -118,3 +118,25 @@ def test_spa_resamples_from_shared_null_sums_equal_the_hybrids_recomputed(
     assert fast.keys() == slow.keys()
     for pair, delta in slow.items():
         np.testing.assert_array_equal(fast[pair], delta)
+
+
+@pytest.mark.parametrize("group_by", ["none", "item", "per-system"])
+def test_counted_swap_rows_with_uneven_groups(group_by: str) -> None:
+    """Groups of different sizes, one of a single output (no pairs) among them: each
+    group's triangle is read from its own outputs."""
+    full = _data(seed=8, s=5, n=7)
+    keep = np.ones(full.n, bool)
+    # s0 loses sources i0..i3 and i6, s1 i2 and i6; i6 keeps s4's output only
+    keep[[0, 1, 2, 3, 6, 9, 13, 20, 27]] = False
+    data = full.subset(np.flatnonzero(keep))
+    z = sig._standardise(data.metrics)
+    rng = np.random.default_rng(2)
+    signs = np.where(rng.random((70, data.n)) > 0.5, -1.0, 1.0)
+    for measure in ("kendall_b", "tau_23", "acc_eq"):
+        stat = sig._Stat(data, measure, group_by, 5.0, None)
+        assert stat.swap is not None
+        mid = (z[:, 0] + z[:, 2]) / 2.0
+        half = (z[:, 0] - z[:, 2]) / 2.0
+        fast = swap_rows(stat.swap, mid + half, mid - half, signs)
+        slow = stat.rows(np.concatenate([mid + signs * half, mid - signs * half]))
+        np.testing.assert_array_equal(fast, slow)
