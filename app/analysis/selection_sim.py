@@ -668,14 +668,25 @@ def _add_spa(found: FieldProtocol, work: MetaEvalData, orders: dict[str, np.ndar
         row.spa_by_budget = values.mean(axis=0).tolist()
 
 
+def _colours(names: Sequence[str]) -> list[int]:
+    """A palette place per row: a top-up row takes its strategy's colour (drawn dotted)."""
+    places: dict[str, int] = {}
+    for name in names:
+        places.setdefault(name.removesuffix(SUFFIX), len(places))
+    return [places[name.removesuffix(SUFFIX)] for name in names]
+
+
 def plot_field_svg(found: FieldProtocol, title: str = "") -> str:
     """τ with the full-data ranking at each of the field's budgets, per strategy."""
     series = [(r.strategy, r.by_budget, r.by_budget, r.by_budget) for r in found.rows]
     lowest = min(min(r.by_budget) for r in found.rows)
+    names = [r.strategy for r in found.rows]
     return line_chart(
         [p * 100 for p in PROPS],
         series,
         dashed=[r.strategy.startswith(PREFIX) for r in found.rows],
+        colours=_colours(names),
+        dotted=[name.endswith(SUFFIX) for name in names],
         y_domain=(max(-1.0, min(0.0, np.floor(lowest * 2) / 2)), 1.0),
         title=title,
         x_label="share of the items (%)",
@@ -715,10 +726,13 @@ def plot_svg(sim: Simulation, title: str = "") -> str:
         series.append((strategy, mean, low, high))
         marks.append(by_name[strategy].mean)
     lowest = min(min(low) for _, _, low, _ in series)
+    names = [name for name, _, _, _ in series]
     return line_chart(
         first.shares,
         series,
-        dashed=[name.startswith(PREFIX) for name, _, _, _ in series],
+        dashed=[name.startswith(PREFIX) for name in names],
+        colours=_colours(names),
+        dotted=[name.endswith(SUFFIX) for name in names],
         y_domain=(max(-1.0, min(0.0, np.floor(lowest * 2) / 2)), 1.0),
         title=title,
         x_label="share of the ratings budget (%)",

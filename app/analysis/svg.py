@@ -171,10 +171,18 @@ def line_chart(
     dashed: Sequence[bool] = (),
     width: int = 640,
     height: int = 340,
+    colours: Sequence[int] = (),
+    dotted: Sequence[bool] = (),
 ) -> str:
     """Lines (name, mean, low, high) over `x` with shaded low–high bands, an optional
-    dashed horizontal `guide`, and per series an optional vertical tick at `markers[i]`."""
-    left, right, top, bottom = 64, 150, 30 if title else 10, 44
+    dashed horizontal `guide`, and per series an optional vertical tick at `markers[i]`.
+    `colours[i]`: the series' place in the palette (default i), so that related series
+    share a colour; `dotted[i]`: drawn dotted (`dashed` wins)."""
+    longest = max((len(name) for name, *_ in series), default=0)
+    # The legend's column fits the longest name (about 7 px a character).
+    right = max(150, 46 + 7 * longest)
+    left, top, bottom = 64, 30 if title else 10, 44
+    width += right - 150
     pw, ph = width - left - right, height - top - bottom
     x0, x1 = (float(min(x)), float(max(x))) if len(x) else (0.0, 1.0)
     x0 = min(x0, 0.0)
@@ -221,8 +229,11 @@ def line_chart(
     plot = _Plot(sx, sy, left, top, pw, ph)
     for i, (name, mean, low, high) in enumerate(series):
         mark = markers[i] if i < len(markers) else None
-        dash = i < len(dashed) and dashed[i]
-        parts += _series(plot, i, name, x, (mean, low, high), mark, dash)
+        dash = " stroke-dasharray='6 3'" if i < len(dashed) and dashed[i] else ""
+        if not dash and i < len(dotted) and dotted[i]:
+            dash = " stroke-dasharray='2 3'"
+        colour = LINE_COLOURS[(colours[i] if i < len(colours) else i) % len(LINE_COLOURS)]
+        parts += _series(plot, i, name, x, (mean, low, high), mark, (colour, dash))
     parts.append("</svg>")
     return "".join(parts)
 
@@ -246,14 +257,14 @@ def _series(
     x: Sequence[float],
     lines: tuple[Sequence[float], Sequence[float], Sequence[float]],
     mark: float | None,
-    dashed: bool = False,
+    style: tuple[str, str],
 ) -> list[str]:
-    """One series of a line chart: its low–high band, its mean, its tick and legend row;
-    a dashed series (a baseline from elsewhere) is dashed in its line and legend."""
+    """One series of a line chart: its low–high band, its mean, its tick and legend row,
+    in `style` (its colour, and its dash pattern in its line and legend: a baseline from
+    elsewhere is dashed)."""
     sx, sy = plot.sx, plot.sy
     mean, low, high = lines
-    colour = LINE_COLOURS[i % len(LINE_COLOURS)]
-    dash = " stroke-dasharray='6 3'" if dashed else ""
+    colour, dash = style
     band = [f"{_num(sx(a))},{_num(sy(b))}" for a, b in zip(x, high, strict=True)]
     band += [f"{_num(sx(a))},{_num(sy(b))}" for a, b in reversed(list(zip(x, low, strict=True)))]
     line = " ".join(f"{_num(sx(a))},{_num(sy(b))}" for a, b in zip(x, mean, strict=True))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -95,6 +96,13 @@ def test_simulate_rounds_adds_a_top_up_row_per_strategy(
         # SPA beside τ for the systems (SimpDA: 59 sources hold all six systems).
         spa = [r["accuracy_spa"] for r in out["field_protocol"]["strategies"]]
         assert all((v is not None) == (target == "systems") for v in spa)
+    # The plot draws a top-up row dotted, in its strategy's colour.
+    svg = tmp_path / "systems.svg"
+    assert main([*base, "--target", "systems", "--out", str(svg)]) == 0
+    text = svg.read_text(encoding="utf-8")
+    assert ">variance+top-up</text>" in text and "stroke-dasharray='2 3'" in text
+    lines = re.findall(r"<polyline [^>]*stroke='(#[0-9a-f]+)'[^>]*>", text)
+    assert len(lines) == 4 and lines[0] == lines[1] and lines[2] == lines[3] != lines[0]
     capsys.readouterr()
     assert main([*base, "--rounds", "400"]) == 2
     assert "--rounds must lie between 1 and 50" in capsys.readouterr().err
