@@ -114,13 +114,13 @@ def iterate_in_process(
     partial: Callable[[int], None] | None = None,
 ) -> Iterator[tuple[int, int, list[ItemScore]]]:
     """Yield (start, end, scores) chunk by chunk: slices of MODEL_SLICE (or the metric's
-    `slice_items`) for metrics that batch themselves, otherwise chunks sized to about
+    `slice_size()`) for metrics that batch themselves, otherwise chunks sized to about
     TARGET_CHUNK_S.
 
     `any_scored` says whether the run already has scores (see `score_with_fallback`);
     `partial(n)` hears, inside a slice, how many of its items are about done.
     """
-    size = (metric.slice_items or MODEL_SLICE) if metric.batches_itself else FIRST_CHUNK
+    size = (metric.slice_size() or MODEL_SLICE) if metric.batches_itself else FIRST_CHUNK
     start = 0
     while start < len(pairs):
         cancel.check()

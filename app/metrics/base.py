@@ -251,6 +251,12 @@ class Metric(ABC):
             and not (k in self.hashed_when_set and v == self.defaults.get(k))
         }
 
+    def slice_size(self) -> int | None:
+        """The slice the scoring job hands this metric (see `slice_items`); a metric whose
+        options decide how many items it handles at once (a batch, requests in flight)
+        says so here."""
+        return self.slice_items
+
     def config_hash(self) -> str:
         return stable_hash(
             {

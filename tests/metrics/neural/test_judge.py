@@ -1,6 +1,8 @@
-"""The LLM judge on tiny causal LMs built from a config: the expected score against a hand
-computation from the model's own logits, determinism, the context limit, answers without a
-score, the plain template, and the template text in the config hash."""
+"""The LLM judge on tiny causal LMs built from a config: the expected score read after the
+answer's fixed prefix against a hand computation from the model's own logits (one plain
+forward pass per candidate), batched against one item at a time, determinism, the context
+limit, free answers without a score, the plain template, and the template text and the
+reading in the config hash."""
 
 from __future__ import annotations
 
@@ -62,55 +64,88 @@ def _hand_expected(folder: str, prompt_ids: list[int], low: int, high: int) -> f
     return weighted / total
 
 
-def test_expected_score_is_the_hand_computation(digit_judge):
-    metric = LlmJudgeMetric(model=digit_judge, max_tokens=2, device="cpu")
-    # One item: the hand computation forwards every one of the 101 candidates separately.
-    scores = metric.score_batch(PAIRS[:1])
+def _prefixed_ids(template_name: str, pair: Pair) -> list[int]:
+    """The prompt as a chat, the assistant's turn opened with the template's prefix."""
     tok = char_tokenizer(chat=True)
-    template = load_template("da")
-    for pair, score in zip(PAIRS[:1], scores, strict=True):
-        assert score.value is not None, score.details
-        assert score.details["method"] == "expected"
-        text = tok.apply_chat_template(
-            [{"role": "user", "content": template.render(pair.source, pair.output)}],
-            tokenize=False,
-            add_generation_prompt=True,
-        )
-        prompt_ids = tok.encode(text, add_special_tokens=False)
-        assert score.details["prompt_tokens"] == len(prompt_ids)
-        hand = _hand_expected(digit_judge, prompt_ids, 0, 100)
-        assert score.raw == pytest.approx(hand, abs=1e-6)
-        assert score.value == pytest.approx(hand, abs=1e-6)  # 0–100 already
-        assert score.details["parsed"] == float(score.details["answer"])
-        assert 0.0 < score.details["score_mass"] <= 1.0 + 1e-9
-
-
-def test_likert_expected_score_is_mapped_to_0_100(digit_judge):
-    metric = LlmJudgeMetric(model=digit_judge, template="likert", max_tokens=1, device="cpu")
-    score = metric.score_batch(PAIRS[:1])[0]
-    answer = score.details["answer"]
-    if not 1 <= int(answer) <= 5:
-        assert score.value is None and "outside 1–5" in score.not_computed
-        return
-    tok = char_tokenizer(chat=True)
+    template = load_template(template_name)
     text = tok.apply_chat_template(
-        [
-            {
-                "role": "user",
-                "content": load_template("likert").render(PAIRS[0].source, PAIRS[0].output),
-            }
-        ],
+        [{"role": "user", "content": template.render(pair.source, pair.output)}],
         tokenize=False,
         add_generation_prompt=True,
     )
+    return tok.encode(text + template.prefix, add_special_tokens=False)
+
+
+def test_expected_score_is_the_hand_computation(digit_judge):
+    metric = LlmJudgeMetric(model=digit_judge, device="cpu")
+    # Two items in one pass: the hand computation forwards each of the 101 candidates alone.
+    scores = metric.score_batch(PAIRS)
+    for pair, score in zip(PAIRS, scores, strict=True):
+        assert score.value is not None, score.details
+        assert score.details["method"] == "expected"
+        assert score.details["prefix"] == "Score: " and "answer" not in score.details
+        prompt_ids = _prefixed_ids("da", pair)
+        assert score.details["prompt_tokens"] == len(prompt_ids)
+        hand = _hand_expected(digit_judge, prompt_ids, 0, 100)
+        assert score.raw == pytest.approx(hand, abs=1e-5)
+        assert score.value == pytest.approx(hand, abs=1e-5)  # 0–100 already
+        assert 0.0 < score.details["score_mass"] <= 1.0 + 1e-9
+        assert 0 <= score.details["likeliest"] <= 100
+
+
+def test_one_item_alone_is_the_hand_computation_to_1e_6(digit_judge):
+    score = LlmJudgeMetric(model=digit_judge, device="cpu", batch_size=1).score_batch(PAIRS[:1])
+    hand = _hand_expected(digit_judge, _prefixed_ids("da", PAIRS[0]), 0, 100)
+    assert score[0].raw == pytest.approx(hand, abs=1e-6)
+
+
+def test_batched_items_score_as_one_at_a_time(digit_judge):
+    # Prompts of different lengths, so that the packed row and the kept head are both used.
+    pairs = [
+        Pair(i, f"The cat number {i} sat on the mat{'!' * i}.", "A cat sat." + " x" * i, ())
+        for i in range(6)
+    ]
+    alone = LlmJudgeMetric(model=digit_judge, device="cpu", batch_size=1).score_batch(pairs)
+    judge_local._LOADED.clear()
+    together = LlmJudgeMetric(model=digit_judge, device="cpu", batch_size=4).score_batch(pairs)
+    for a, b in zip(alone, together, strict=True):
+        assert a.raw is not None and b.raw is not None
+        assert b.raw == pytest.approx(a.raw, abs=1e-5)
+        assert b.details["score_mass"] == pytest.approx(a.details["score_mass"], abs=1e-6)
+
+
+def test_likert_expected_score_is_mapped_to_0_100(digit_judge):
+    metric = LlmJudgeMetric(model=digit_judge, template="likert", device="cpu")
+    score = metric.score_batch(PAIRS[:1])[0]
     from transformers import AutoModelForCausalLM
 
+    tok = char_tokenizer(chat=True)
     model = AutoModelForCausalLM.from_pretrained(digit_judge).eval()
-    probs = _probs(model, tok.encode(text, add_special_tokens=False))[-1]
+    probs = _probs(model, _prefixed_ids("likert", PAIRS[0]))[-1]
     p = {k: float(probs[tok.convert_tokens_to_ids(str(k))]) for k in range(1, 6)}
     hand = sum(k * v for k, v in p.items()) / sum(p.values())
     assert score.raw == pytest.approx(hand, abs=1e-6)
     assert score.value == pytest.approx((hand - 1) * 25, abs=1e-5)
+
+
+def test_the_reading_after_the_prefix_is_in_the_config_hash():
+    """Scores cached when the score was read from a free answer are not reused."""
+    assert LlmJudgeMetric().score_config()["reading"] == "after-prefix"
+    assert "reading" not in LlmJudgeMetric(template="esa").score_config()
+    assert "reading" not in LlmJudgeMetric(backend="http://127.0.0.1:9/v1").score_config()
+    assert LlmJudgeMetric(batch_size=1).config_hash() == LlmJudgeMetric().config_hash()
+
+
+def test_the_template_prefix_is_read_from_the_header(tmp_path):
+    text = load_template("da").text
+    assert load_template("da").prefix == "Score: "
+    for header, prefix in (('prefix: "Rating = "', "Rating = "), ("prefix: Note:", "Note:")):
+        mine = tmp_path / "mine.txt"
+        mine.write_text(text.replace('prefix: "Score: "', header), encoding="utf-8")
+        assert load_template(str(mine)).prefix == prefix
+    mine.write_text(text.replace('prefix: "Score: "', 'prefix: "unclosed'), encoding="utf-8")
+    found = LlmJudgeMetric(template=str(mine)).availability()
+    assert not found.ok and str(mine) in found.reason and "prefix" in found.reason
 
 
 def test_reruns_give_the_same_answers(digit_judge):
@@ -133,7 +168,8 @@ def test_a_prompt_beyond_the_context_is_refused_for_that_item(tmp_path):
 
 
 def test_an_answer_without_a_score_is_not_defined_and_explained(letter_judge):
-    metric = LlmJudgeMetric(model=letter_judge, max_tokens=6, device="cpu")
+    # A free answer: the `spans` template's (a score template's score is read after its prefix).
+    metric = LlmJudgeMetric(model=letter_judge, template="esa", max_tokens=6, device="cpu")
     score = metric.score_batch(PAIRS[:1])[0]
     answer = score.details["answer"]
     assert answer and not any(c.isdigit() for c in answer)
@@ -145,7 +181,8 @@ def test_an_answer_without_a_score_is_not_defined_and_explained(letter_judge):
 
 
 def test_a_number_off_the_scale_is_not_defined(digit_judge):
-    score = LlmJudgeMetric(model=digit_judge, max_tokens=4, device="cpu").score_batch(PAIRS[:1])[0]
+    metric = LlmJudgeMetric(model=digit_judge, template="esa", max_tokens=4, device="cpu")
+    score = metric.score_batch(PAIRS[:1])[0]
     assert len(score.details["answer"]) == 4  # four digits: always above 100
     assert score.value is None and "is outside 0–100" in score.not_computed
 
@@ -190,7 +227,13 @@ def test_progress_per_item_and_cancel_between_items(digit_judge):
 
     seen: list[tuple[int, int]] = []
     with batch_progress(lambda done, total: seen.append((done, total))):
-        LlmJudgeMetric(model=digit_judge, max_tokens=2, device="cpu").score_batch(PAIRS)
+        LlmJudgeMetric(model=digit_judge, batch_size=1, device="cpu").score_batch(PAIRS)
+    assert seen == [(1, 2), (2, 2)]
+    seen.clear()
+    with batch_progress(lambda done, total: seen.append((done, total))):
+        LlmJudgeMetric(model=digit_judge, template="esa", max_tokens=2, device="cpu").score_batch(
+            PAIRS
+        )
     assert seen == [(1, 2), (2, 2)]
     token = CancelToken()
     token.cancel()

@@ -47,6 +47,7 @@ def leaves(prefixes: Sequence[str]) -> list[str]:
 class Expected:
     value: float  # on the template's scale
     mass: float  # Σ P(N) over the valid scores
+    likeliest: int = 0  # the valid score with the largest P(N)
 
 
 def from_digit_tree(
@@ -79,4 +80,5 @@ def _expected(weights: Mapping[int, float]) -> Expected | None:
     if not 0.0 < mass < math.inf:
         return None
     value = sum(n * w for n, w in weights.items()) / mass
-    return Expected(value, mass) if math.isfinite(value) else None
+    likeliest = max(weights, key=lambda n: weights[n])
+    return Expected(value, mass, likeliest) if math.isfinite(value) else None

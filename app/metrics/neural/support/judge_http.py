@@ -11,6 +11,12 @@
 
 The standard library's `http.client` does the protocol; proxies from the environment are
 not used, for the same reason as the redirects.
+
+**Connections** are kept alive and reused, a few per host and port (`Pool`): a run of many
+short answers does not pay a TCP (and TLS) handshake per item. A connection goes back to the
+pool only after an answer read whole that did not ask to close; one the server closed while
+idle fails at its next request before any answer, and that request is sent once more on a
+new connection.
 """
 
 from __future__ import annotations
@@ -113,35 +119,99 @@ def _connection(url: str, timeout_s: float) -> http.client.HTTPConnection:
     return http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=timeout_s)
 
 
+class Pool:
+    """Idle kept-alive connections by (scheme, host, port), at most `keep` each."""
+
+    def __init__(self, keep: int = 64) -> None:
+        self.keep = keep
+        self.lock = threading.Lock()
+        self.idle: dict[tuple[str, str, int | None], list[http.client.HTTPConnection]] = {}
+        self.opened = 0  # connections made: what the reuse saves shows here
+
+    def take(self, url: str) -> http.client.HTTPConnection | None:
+        with self.lock:
+            idle = self.idle.get(_origin(url))
+            return idle.pop() if idle else None
+
+    def give(self, url: str, conn: http.client.HTTPConnection) -> None:
+        with self.lock:
+            idle = self.idle.setdefault(_origin(url), [])
+            if len(idle) < self.keep:
+                idle.append(conn)
+                return
+        conn.close()
+
+
+POOL = Pool()
+# What a kept connection the server closed while idle raises at its next request.
+_STALE = (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError)
+
+
 def _exchange(
     url: str, body: bytes | None, limits: Limits, deadline: float
 ) -> tuple[int, bytes, str | None]:
-    """One request: (status, body, the redirect's Location or None)."""
+    """One request: (status, body, the redirect's Location or None), on a kept connection
+    when there is one (sent again once on a new one if that had been closed)."""
+    kept = POOL.take(url)
+    if kept is not None:
+        try:
+            return _exchange_on(kept, url, body, limits, deadline)
+        except _Stale:
+            pass
+    return _exchange_on(None, url, body, limits, deadline)
+
+
+class _Stale(Exception):
+    """A kept connection turned out closed before any answer came on it."""
+
+
+def _exchange_on(
+    conn: http.client.HTTPConnection | None,
+    url: str,
+    body: bytes | None,
+    limits: Limits,
+    deadline: float,
+) -> tuple[int, bytes, str | None]:
     late = UserError(f"the judge endpoint {url} did not answer within {limits.timeout_s:g} s")
     if deadline <= time.monotonic():
         raise late
-    conn = _connection(url, deadline - time.monotonic())
-    try:
+    kept = conn is not None
+    if conn is None:
+        conn = _connection(url, deadline - time.monotonic())
         try:
             conn.connect()  # one operation: the socket timeout bounds it
         except OSError as exc:
             raise (late if deadline <= time.monotonic() else unreachable(url, exc)) from exc
-        assert conn.sock is not None
+        with POOL.lock:
+            POOL.opened += 1
+    assert conn.sock is not None
+    conn.sock.settimeout(max(0.001, deadline - time.monotonic()))
+    done = False
+    try:
         with _Deadline(conn.sock, deadline - time.monotonic()) as clock:
             try:
-                answer = _request(conn, url, body, limits.max_bytes)
+                status, data, location, reusable = _request(conn, url, body, limits.max_bytes)
+            except _STALE as exc:
+                if kept and not clock.expired:
+                    raise _Stale from exc
+                raise (late if clock.expired else unreachable(url, exc)) from exc
             except (OSError, http.client.HTTPException) as exc:
                 raise (late if clock.expired else unreachable(url, exc)) from exc
             if clock.expired:
                 raise late
-            return answer
+        done = reusable
+        return status, data, location
     finally:
-        conn.close()
+        if done:
+            POOL.give(url, conn)
+        else:
+            conn.close()
 
 
 def _request(
     conn: http.client.HTTPConnection, url: str, body: bytes | None, max_bytes: int
-) -> tuple[int, bytes, str | None]:
+) -> tuple[int, bytes, str | None, bool]:
+    """(status, body, Location, whether the connection may carry another request)."""
     parts = urlsplit(url)
     path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
     headers = {"Content-Type": "application/json"} if body is not None else {}
@@ -149,8 +219,10 @@ def _request(
     with conn.getresponse() as response:
         location = response.getheader("Location")
         if 300 <= response.status < 400 and location:
-            return response.status, b"", location
-        return response.status, _read_capped(response, url, max_bytes), None
+            data = _read_capped(response, url, max_bytes)  # read whole: the connection goes on
+            return response.status, data, location, not response.will_close
+        data = _read_capped(response, url, max_bytes)
+        return response.status, data, None, not response.will_close
 
 
 def _read_capped(response: http.client.HTTPResponse, url: str, max_bytes: int) -> bytes:

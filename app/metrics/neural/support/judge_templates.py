@@ -5,6 +5,7 @@ A template file is a short header, a line `---`, and the prompt:
     scale: 0-100          the scores the answer may give (integers, both ends included)
     answer: score         `score`: a number; `spans`: error spans as JSON, then a number
     max_tokens: 8         how many tokens the judge may write (the `max_tokens` option wins)
+    prefix: "Score: "     how a `score` answer begins: the score is read right after it
     ---
     ... {source} ... {output} ...
 
@@ -12,6 +13,12 @@ A template file is a short header, a line `---`, and the prompt:
 braces included. The built-in templates live in resources/judge/ (`da`, `likert`, `esa`);
 `template=` takes their name or the path of a file in this format. The whole file text is
 part of the metric's config hash, so an edited template never reuses old scores.
+
+`prefix` (a JSON string when it has spaces at its ends; `Score: ` when absent) is the fixed
+beginning of a `score` answer on the transformers backend: the score's probabilities are
+read right after it, with no free answer (`judge_prefix`). `max_tokens` then only bounds the
+free answers: `spans` templates, other backends, and a tokenizer that writes the scores
+neither digit by digit nor as whole tokens.
 """
 
 from __future__ import annotations
@@ -34,6 +41,7 @@ NUMBER = re.compile(r"(?<![\d.])\d+(?:\.\d+)?(?:[eE][+-]?\d+)?")
 # written within max_tokens (a server that ignores the limit); neither read nor stored.
 CHARS_PER_TOKEN = 64
 PLAIN_SUFFIX = "\n\nAnswer: "
+DEFAULT_PREFIX = "Score: "
 
 
 def templates_dir() -> Path:
@@ -53,6 +61,7 @@ class Template:
     answer: str  # one of ANSWER_KINDS
     max_tokens: int
     body: str
+    prefix: str = DEFAULT_PREFIX  # where a `score` answer's score is read (chat models)
 
     def render(self, source: str, output: str) -> str:
         # replace, not str.format: the ESA prompt shows JSON with braces.
@@ -114,7 +123,21 @@ def parse_template(name: str, text: str, where: str = "<template>") -> Template:
         )
     if "{output}" not in body:
         raise UserError(f"{where}: the prompt never shows the output ({{output}})")
-    return Template(name, text, low, high, answer, max_tokens, body)
+    prefix = _prefix(fields.get("prefix", json.dumps(DEFAULT_PREFIX)), where)
+    return Template(name, text, low, high, answer, max_tokens, body, prefix)
+
+
+def _prefix(value: str, where: str) -> str:
+    """The header's `prefix`: a JSON string (to keep spaces at its ends) or the bare text."""
+    if not value.startswith('"'):
+        return value
+    try:
+        parsed = json.loads(value)
+    except ValueError as exc:
+        raise UserError(f"{where}: prefix {value} is not a JSON string: {exc}") from exc
+    if not isinstance(parsed, str):
+        raise UserError(f"{where}: prefix {value} is not a JSON string")
+    return parsed
 
 
 @dataclass(frozen=True)
