@@ -4,8 +4,9 @@
 A resample gives each pair one of its four candidate differences (`metaeval_swap`
 explains why); hybrid A' takes candidate c and hybrid B' takes 3 − c. In numpy every
 resample row had to gather, mask and compact arrays four times the number of pairs, a
-dozen passes over memory per row; here each row is a loop that touches each pair (counts)
-or each candidate (acc*_eq) once, and the two hybrids share it.
+dozen passes over memory per row; here each row is a loop that touches each candidate
+(acc*_eq) once, and the two hybrids share it. The counts go further: 64 rows share one
+pass over the pairs, each row one bit of a word (`count_rows` says how).
 
 SPA's resamples count, for every resampled metric and pair of systems, the source sign
 flips under which the systems' difference is at least the observed one: one loop per pair
@@ -62,38 +63,59 @@ def _count_kernel(jit: Jit) -> Kernel:
         mstart: np.ndarray,  # (G + 1,) where each group's outputs begin
         starts: np.ndarray,  # (G + 1,) where each group's pairs begin
         packed: np.ndarray,  # (P,) uint16 outcome code (0..4) of candidate c at bits 4c
+        n_planes: int,  # bits of the largest count of a group
         out: np.ndarray,  # (2k, G, 5) A' rows then B' rows
     ) -> None:
-        # A group's pairs are its outputs' upper triangle, row by row, so a pair's two
-        # swap bits come from the group's own few (no per-pair output indices to read),
-        # and each count alternates between two banks (no wait on the last increment).
-        k = neg.shape[0]
-        n_groups = starts.size - 1
-        bits = np.empty(max(1, members.size), np.uint8)
-        ca = np.zeros(16, np.int64)
-        cb = np.zeros(16, np.int64)
-        for r in range(k):
-            row = neg[r]
-            for g in range(n_groups):
+        # 64 rows at a time, one bit each: an output's swap bits are one word, a pair's
+        # candidate c is chosen on the rows of one mask, and each count is a column of
+        # bits added into `n_planes` words (a carry chain), so one pass over a group's
+        # pairs counts 64 rows. A group's pairs are its outputs' upper triangle.
+        k, n = neg.shape
+        words = np.zeros(n, np.uint64)
+        planes = np.zeros((2, 5, n_planes), np.uint64)  # A' and B'
+        chosen = np.zeros((2, 5), np.uint64)
+        one = np.uint64(1)
+        for r0 in range(0, k, 64):
+            rows = min(64, k - r0)
+            for o in range(n):
+                w = np.uint64(0)
+                for r in range(rows):
+                    if neg[r0 + r, o]:
+                        w |= one << np.uint64(r)
+                words[o] = w
+            for g in range(starts.size - 1):
                 m0 = mstart[g]
                 size = mstart[g + 1] - m0
-                for t in range(size):
-                    bits[t] = row[members[m0 + t]]
-                ca[:] = 0
-                cb[:] = 0
+                planes[:] = 0
                 q = starts[g]
                 for a in range(size - 1):
-                    high = 2 * bits[a]
+                    wa = words[members[m0 + a]]
                     for b in range(a + 1, size):
-                        c = high + bits[b]
+                        wb = words[members[m0 + b]]
                         code = packed[q]
-                        bank = (b & 1) * 8
-                        ca[bank + ((code >> (4 * c)) & 7)] += 1
-                        cb[bank + ((code >> (4 * (3 - c))) & 7)] += 1
                         q += 1
+                        chosen[:] = 0
+                        for c in range(4):  # c = 2·(a takes B's) + (b takes B's)
+                            mask = (wa if c >= 2 else ~wa) & (wb if c & 1 else ~wb)
+                            chosen[0, (code >> (4 * c)) & 7] |= mask
+                            chosen[1, (code >> (4 * (3 - c))) & 7] |= mask
+                        for side in range(2):
+                            for t in range(5):
+                                carry = chosen[side, t]
+                                p = 0
+                                while carry:
+                                    x = planes[side, t, p] & carry
+                                    planes[side, t, p] ^= carry
+                                    carry = x
+                                    p += 1
                 for t in range(5):
-                    out[r, g, t] = ca[t] + ca[8 + t]
-                    out[k + r, g, t] = cb[t] + cb[8 + t]
+                    for r in range(rows):
+                        ca = cb = 0
+                        for p in range(n_planes):
+                            ca += int((planes[0, t, p] >> np.uint64(r)) & one) << p
+                            cb += int((planes[1, t, p] >> np.uint64(r)) & one) << p
+                        out[r0 + r, g, t] = ca
+                        out[k + r0 + r, g, t] = cb
 
     return count_rows
 
@@ -336,7 +358,8 @@ def count_rows(
     `starts`), as `metaeval_measures.iter_pairs` makes them; `packed` (P,) holds the
     outcome of each pair's candidate c at bits 4c (`pack_outcomes`)."""
     out = np.empty((2 * neg.shape[0], starts.size - 1, 5))
-    _kernels()["count_rows"](neg, members, mstart, starts, packed, out)
+    n_planes = max(1, int(np.diff(starts).max(initial=0)).bit_length())
+    _kernels()["count_rows"](neg, members, mstart, starts, packed, n_planes, out)
     return out
 
 

@@ -140,3 +140,26 @@ def test_counted_swap_rows_with_uneven_groups(group_by: str) -> None:
         fast = swap_rows(stat.swap, mid + half, mid - half, signs)
         slow = stat.rows(np.concatenate([mid + signs * half, mid - signs * half]))
         np.testing.assert_array_equal(fast, slow)
+
+
+def test_counts_of_more_than_64_rows_at_once_equal_those_of_one_row_at_a_time() -> None:
+    """The compiled count takes 64 rows a word: 130 rows (two whole words and two rows)
+    count what each row's candidates are, row by row."""
+    from meaningbench.analysis import metaeval_swap_kernels as kernels
+
+    data = _data(seed=5, s=9, n=6)
+    stat = sig._Stat(data, "kendall_b", "none", 5.0, None)  # one group of 54 outputs
+    sp = stat.swap
+    assert sp is not None and sp.members is not None
+    rng = np.random.default_rng(1)
+    code = rng.integers(0, 5, (4, sp.size)).astype(np.int8)
+    packed = kernels.pack_outcomes(code)
+    neg = (rng.random((130, data.n)) > 0.5).astype(np.uint8)
+    together = kernels.count_rows(neg, sp.members, sp.mstart, sp.starts, packed)
+    q = np.arange(sp.size)
+    for r, row in enumerate(neg):
+        c = 2 * row[sp.i].astype(int) + row[sp.j]
+        np.testing.assert_array_equal(together[r, 0], np.bincount(code[c, q], minlength=5))
+        np.testing.assert_array_equal(
+            together[130 + r, 0], np.bincount(code[3 - c, q], minlength=5)
+        )
