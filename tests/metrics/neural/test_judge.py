@@ -128,6 +128,27 @@ def test_likert_expected_score_is_mapped_to_0_100(digit_judge):
     assert score.value == pytest.approx((hand - 1) * 25, abs=1e-5)
 
 
+def test_scores_that_are_whole_tokens_are_read_as_such(tmp_path):
+    from transformers import AutoModelForCausalLM
+
+    from meaningbench.metrics.neural.support.judge_prefix import reading
+    from tests.metrics.neural.judge_models import number_tokenizer
+
+    tok = number_tokenizer()
+    numbers = [str(n) for n in range(101)]
+    folder = tiny_judge(tmp_path / "numbers", writes=numbers, tokenizer=tok)
+    judge = judge_local.load_local_judge(folder, "cpu")
+    template = load_template("da")
+    text, special = judge.prefixed_text(template, PAIRS[0].source, PAIRS[0].output)
+    assert reading(judge.tokenizer, text, special, 0, 100).kind == "whole"
+    score = LlmJudgeMetric(model=folder, device="cpu").score_batch(PAIRS)[0]
+    model = AutoModelForCausalLM.from_pretrained(folder).eval()
+    probs = _probs(model, tok.encode(text, add_special_tokens=False))[-1]
+    p = {int(s): float(probs[tok.convert_tokens_to_ids(s)]) for s in numbers}
+    hand = sum(n * w for n, w in p.items()) / sum(p.values())
+    assert score.raw == pytest.approx(hand, abs=1e-5)
+
+
 def test_the_reading_after_the_prefix_is_in_the_config_hash():
     """Scores cached when the score was read from a free answer are not reused."""
     assert LlmJudgeMetric().score_config()["reading"] == "after-prefix"
