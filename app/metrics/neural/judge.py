@@ -278,7 +278,7 @@ class LlmJudgeMetric(Metric):
                 cancel.check()
             chunk = pairs[start : start + size]
             items = [(p.source, p.output) for p in chunk]
-            for reply in judge.replies_after_prefix(template, items, seed):
+            for reply in judge.replies_after_prefix(template, items, self.max_tokens(), seed):
                 if isinstance(reply, PromptTooLong):
                     out.append(ItemScore(None, None, {NOT_COMPUTED: str(reply)}))
                 else:

@@ -36,14 +36,15 @@ def char_tokenizer(chat: bool):
     return fast
 
 
-def number_tokenizer():
+def number_tokenizer(top: int = 100):
     """As `char_tokenizer` (with the chat template), but a run of digits is one token when
-    it is a number from 0 to 100: every score on 0–100 is a whole token."""
+    it is a number from 0 to `top` (else unknown): with 100, every score on 0–100 is a whole
+    token."""
     from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers
     from transformers import PreTrainedTokenizerFast
 
     chars = sorted(set(string.printable) - set("\x0b\x0c\r") - set(string.digits))
-    numbers = [str(n) for n in range(101)]
+    numbers = [str(n) for n in range(top + 1)]
     vocab = {t: i for i, t in enumerate(SPECIALS + chars + numbers)}
     tok = Tokenizer(models.WordLevel(vocab, unk_token="<unk>"))
     tok.pre_tokenizer = pre_tokenizers.Split(Regex(r"\d+|[\s\S]"), behavior="isolated")

@@ -149,6 +149,22 @@ def test_scores_that_are_whole_tokens_are_read_as_such(tmp_path):
     assert score.raw == pytest.approx(hand, abs=1e-5)
 
 
+def test_scores_the_vocabulary_cannot_write_are_answered_freely_after_the_prefix(tmp_path):
+    from meaningbench.metrics.neural.support.judge_prefix import reading
+    from tests.metrics.neural.judge_models import number_tokenizer
+
+    # 0–50 are tokens, 51–100 unknown: neither digit by digit nor whole tokens.
+    tok = number_tokenizer(top=50)
+    folder = tiny_judge(tmp_path / "half", writes=[str(n) for n in range(51)], tokenizer=tok)
+    judge = judge_local.load_local_judge(folder, "cpu")
+    text, special = judge.prefixed_text(load_template("da"), PAIRS[0].source, PAIRS[0].output)
+    assert reading(judge.tokenizer, text, special, 0, 100).kind is None
+    score = LlmJudgeMetric(model=folder, max_tokens=1, device="cpu").score_batch(PAIRS[:1])[0]
+    # The answer continues "Score: " with one number token, read as the score.
+    assert score.details["method"] == "parsed" and "prefix" not in score.details
+    assert score.raw == float(score.details["answer"]) and 0 <= score.raw <= 50
+
+
 def test_the_reading_after_the_prefix_is_in_the_config_hash():
     """Scores cached when the score was read from a free answer are not reused."""
     assert LlmJudgeMetric().score_config()["reading"] == "after-prefix"

@@ -173,11 +173,11 @@ class LocalJudge:
         return template.plain(source, output), True
 
     def replies_after_prefix(
-        self, template: Template, items: list[tuple[str, str]], seed: int
+        self, template: Template, items: list[tuple[str, str]], max_tokens: int, seed: int
     ) -> list[JudgeReply | PromptTooLong]:
         """The score of each (source, output) read after the template's prefix, the items in
         one batch; an item whose tokenizer gives no score tokens there answers freely after
-        the prefix instead (up to the template's max_tokens)."""
+        the prefix instead (up to max_tokens)."""
         model = Model(self.model, self.device, self._cache_arg)
         out: list[JudgeReply | PromptTooLong | None] = [None] * len(items)
         groups: dict[tuple[Any, ...], tuple[Reading, list[tuple[int, list[int]]]]] = {}
@@ -193,7 +193,7 @@ class LocalJudge:
                 continue
             how = reading(self.tokenizer, text, special, template.low, template.high)
             if how.kind is None:
-                out[i] = self.reply_from(ids, template, template.max_tokens, seed)
+                out[i] = self.reply_from(ids, template, max_tokens, seed)
                 continue
             key = (how.kind, *sorted(how.tokens.items()))
             groups.setdefault(key, (how, []))[1].append((i, ids))
@@ -290,9 +290,11 @@ class LocalJudge:
 
     def _whole_ids(self, template: Template) -> dict[str, int] | None:
         out: dict[str, int] = {}
+        unknown = getattr(self.tokenizer, "unk_token_id", None)
         for s in score_strings(template.low, template.high):
             ids = self.tokenizer.encode(s, add_special_tokens=False)
-            if len(ids) != 1:
+            # A score the vocabulary cannot write (unknown) shares no token with another.
+            if len(ids) != 1 or ids[0] == unknown or ids[0] in out.values():
                 return None
             out[s] = ids[0]
         return out

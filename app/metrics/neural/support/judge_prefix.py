@@ -57,16 +57,20 @@ def reading(tokenizer: Any, text: str, special: bool, low: int, high: int) -> Re
         if list(ids[: len(base)]) != base:
             return Reading(None, {})
         tails[s] = list(ids[len(base) :])
+    unknown = getattr(tokenizer, "unk_token_id", None)
+    if any(unknown is not None and unknown in tail for tail in tails.values()):
+        return Reading(None, {})  # a score the vocabulary cannot write
     digit: dict[str, int] = {}
     # One token per digit, always the same one for the same digit: the digit rule.
     if all(
         len(tail) == len(s)
         and all(digit.setdefault(c, t) == t for c, t in zip(s, tail, strict=True))
         for s, tail in tails.items()
-    ):
+    ) and len(set(digit.values())) == len(digit):
         return Reading("digits", digit)
-    if all(len(tail) == 1 for tail in tails.values()):
-        return Reading("whole", {s: tail[0] for s, tail in tails.items()})
+    whole = {s: tail[0] for s, tail in tails.items() if len(tail) == 1}
+    if len(whole) == len(tails) and len(set(whole.values())) == len(whole):
+        return Reading("whole", whole)
     return Reading(None, {})
 
 
