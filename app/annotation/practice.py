@@ -26,6 +26,7 @@ from pathlib import Path
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from meaningbench.annotation.kit_log import record_practice
 from meaningbench.annotation.queue import get_or_create_annotator
 from meaningbench.annotation.settings import AFTER_FAILED_PRACTICE, load_settings
 from meaningbench.core.numbers import NumberProblem, plain_number
@@ -314,6 +315,9 @@ class PracticeSession:
                     passed=passed,
                 )
             )
+            # In a kit, sealed with the answer: collect refuses a kit whose answers were
+            # edited, added or deleted since (a failed attempt's, say).
+            record_practice(s, practice.id)
         counts = (
             None if mark is None else within_gold(value, practice.low, practice.high, mark.points)
         )

@@ -59,6 +59,7 @@ def _json(report: CollectReport) -> dict[str, object]:
                 "already_present": k.merge.duplicates,
                 "conflicts": [asdict(c) for c in k.merge.conflicts],
                 "checked": not k.unchecked,
+                "practice_checked": not k.practice_unchecked,
                 "blind": not k.not_blind,
                 "controls": k.controls.to_json() if k.controls else None,
                 "practice_added": k.practice_added,
@@ -74,6 +75,12 @@ def _print_kit(k: KitReturn) -> None:
         print(
             f"{k.path.name} ({k.rater}): made before kits kept a sealed log of their "
             "ratings, so its ratings could not be checked for edits",
+            file=sys.stderr,
+        )
+    if k.practice_unchecked:
+        print(
+            f"{k.path.name} ({k.rater}): made before kits sealed their practice answers, so "
+            "its practice answers could not be checked for edits",
             file=sys.stderr,
         )
     if k.not_blind:

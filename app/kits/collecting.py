@@ -3,10 +3,11 @@
 A kit is refused, with its file named and nothing of it merged, when it is no kit, a kit
 of another study, a kit this study has no record of, a damaged or partial file, or a
 tampered one: its items, ids or raters no longer those it was made with (see
-`meaningbench.kits.record`), its ratings no longer those its sealed log holds (see
-`meaningbench.annotation.kit_log`), or a value that the lead's own definitions refuse (a
-rating outside its dimension's scale, text where a number belongs, a row pointing at an
-item, rater or dimension that is not there). The others are still collected.
+`meaningbench.kits.record`), its ratings or practice answers no longer those its sealed
+log holds (see `meaningbench.annotation.kit_log`), or a value that the lead's own
+definitions refuse (a rating outside its dimension's scale, text where a number belongs, a
+row pointing at an item, rater or dimension that is not there). The others are still
+collected.
 
 A kit is only read, as an immutable file: nothing is written beside it, so the folder of
 returned kits stays byte for byte as it was. Each accepted kit goes through the merge
@@ -76,6 +77,8 @@ class KitReturn:
     not_blind: bool = False
     # The rater's practice answers brought in (`meaningbench.kits.practice_return`).
     practice_added: int = 0
+    # Holds practice answers, but was made before kits sealed them: not checked for edits.
+    practice_unchecked: bool = False
 
     @property
     def new_ratings(self) -> int:
@@ -191,6 +194,8 @@ class _Checked:
     key: BlindKey | None = None
     # The rater's practice answers, checked (`meaningbench.kits.practice_return`).
     practice: tuple[KitAnswer, ...] = ()
+    # Its practice answers could not be checked against a log (see `KitReturn`).
+    practice_unchecked: bool = False
 
     @property
     def latest(self) -> bool:
@@ -223,6 +228,7 @@ def _merge_kit(study: Study, path: Path, checked: _Checked) -> KitReturn:
         checked.unchecked,
         not_blind=checked.key is None,
         practice_added=add_answers(study, marker.rater, list(checked.practice)),
+        practice_unchecked=checked.practice_unchecked,
     )
 
 
@@ -294,11 +300,20 @@ def _read_and_check(study: Study, study_id: str | None, path: Path, read: Path) 
         _check_values(src, path, marker.rater, dimensions)
         _check_spans(src, path)
         practice = tuple(_practice(study, src, path, marker.rater))
+        # Practice answers in a kit made before its log held them: taken in, with a warning.
+        unsealed = bool(practice) and not (record.log_key and record.log_practice)
         if record.log_key is None:
-            return _Checked(marker, unchecked=True, read=read, key=record.blind, practice=practice)
-        check_log(src, record.log_key)
+            return _Checked(marker, True, None, 0, read, record.blind, practice, unsealed)
+        check_log(src, record.log_key, practice=record.log_practice)
         return _Checked(
-            marker, False, log_events(src), record.log_events, read, record.blind, practice
+            marker,
+            False,
+            log_events(src),
+            record.log_events,
+            read,
+            record.blind,
+            practice,
+            unsealed,
         )
     finally:
         bind = src.get_bind()

@@ -409,6 +409,7 @@ def _record(s: Session, plans: Sequence[KitPlan], top_up: bool, keys: dict[str, 
             top_up=top_up,
             round=plan.round,
             log_key=plan.log_key,
+            log_practice=True,
             blind=key,
         )
         if top_up:

@@ -53,6 +53,9 @@ class KitRecord:
     # The events in the log of the latest copy of the kit collected: an older copy (fewer)
     # collected after it must not take back what the rater revised or undid since.
     log_events: int = 0
+    # The kit's log holds its practice answers too. False: a kit made before it did, whose
+    # practice answers collect cannot check (the kit cannot say so itself: an edit could).
+    log_practice: bool = False
     # A blind kit's key (`meaningbench.kits.blind`): each item's opaque key in the kit →
     # [its id in this study, its kind]. None: a kit made before kits were blind.
     blind: dict[str, list[Any]] | None = None

@@ -333,6 +333,12 @@ class CollectKitsDialog(_KitsDialog):
                 f"; made before kits kept a sealed log, so not checked for edits: "
                 f"{escape(', '.join(unchecked))}"
             )
+        unsealed = [k.path.name for k in report.collected if k.practice_unchecked]
+        if unsealed:
+            summary += (
+                "; made before kits sealed their practice answers, so those not checked for "
+                f"edits: {escape(', '.join(unsealed))}"
+            )
         not_blind = [k.path.name for k in report.collected if k.not_blind]
         if not_blind:
             summary += (
