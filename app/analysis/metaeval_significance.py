@@ -95,6 +95,7 @@ TESTS = (
 )
 PERMUTATION_TESTS = ("perm-both", "perm-items", "perm-systems", "perm-outputs")
 ROW_CELLS = 2_000_000  # resample rows × outputs per block of the generic path
+NEG_CELLS = 200_000_000  # resample rows × outputs of swap flags kept for every pair (bytes)
 # Beyond these a run would not finish (or not fit in memory) on any machine it is meant for;
 # a seed is what numpy's generators take on every platform.
 MAX_RESAMPLES = 100_000
@@ -526,6 +527,11 @@ def _generic_deltas(
     r, n = a.shape[0], z.shape[0]
     block = early_stop.block if early_stop else max(1, ROW_CELLS // max(n, 1))
     m = z.shape[1]
+    # The swap path reads which outputs each resample swaps: the same for every pair of
+    # metrics, so made once where it fits.
+    neg = None
+    if stat.swap is not None and r * n <= NEG_CELLS:
+        neg = np.concatenate([_negatives(signs, r0, r0 + block) for r0 in range(0, r, block)])
     for i in range(m):
         for j in range(i + 1, m):
             mid = (z[:, i] + z[:, j]) / 2.0
@@ -533,11 +539,13 @@ def _generic_deltas(
             out = np.empty(r)
             swapped = None if stat.swap is None else swap_rows_of(stat.swap, mid + half, mid - half)
             for r0 in range(0, r, block):
-                s = a[r0 : r0 + block][:, sys_codes] * b[r0 : r0 + block][:, src_codes]
-                k = s.shape[0]
+                k = min(block, r - r0)
                 if swapped is not None:
-                    vals = swapped(s)
+                    vals = swapped(
+                        _negatives(signs, r0, r0 + block) if neg is None else neg[r0 : r0 + k]
+                    )
                 else:
+                    s = a[r0 : r0 + block][:, sys_codes] * b[r0 : r0 + block][:, src_codes]
                     vals = stat.rows(np.concatenate([mid + s * half, mid - s * half]))
                 out[r0 : r0 + k] = vals[:k] - vals[k:]
                 if early_stop is None or observed is None or k < block:
@@ -546,6 +554,14 @@ def _generic_deltas(
                     out = out[: r0 + k]
                     break
             yield (i, j), out
+
+
+def _negatives(signs: Signs, r0: int, r1: int) -> np.ndarray:
+    """(r1 − r0, n) uint8: 1 where resample r swaps the output (its sign a·b is −1)."""
+    a, b, sys_codes, src_codes = signs
+    return np.ascontiguousarray(
+        (a[r0:r1][:, sys_codes] < 0) ^ (b[r0:r1][:, src_codes] < 0), dtype=np.uint8
+    )
 
 
 # ---------------------------------------------------------------- bootstrap

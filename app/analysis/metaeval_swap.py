@@ -99,19 +99,20 @@ def swap_pairs(h: np.ndarray, groups: mm.Groups, measure: str, seed: int) -> Swa
 def swap_rows(sp: SwapPairs, u: np.ndarray, v: np.ndarray, signs: np.ndarray) -> np.ndarray:
     """(2R,) the measure on the hybrid rows of R resamples: row r takes u where
     signs[r] > 0 and v elsewhere, row R + r the opposite (what `mid ± s·half` builds)."""
-    return swap_rows_of(sp, u, v)(signs)
+    return swap_rows_of(sp, u, v)(np.ascontiguousarray(signs < 0, dtype=np.uint8))
 
 
 def swap_rows_of(sp: SwapPairs, u: np.ndarray, v: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
-    """`swap_rows` for one pair of metrics (u, v), block after block of signs: what the
-    pair's candidates need (acc*_eq sorts them) is made once, not once per block."""
+    """`swap_rows` for one pair of metrics (u, v), block after block of resamples given
+    as `neg` (R, n) uint8, 1 where signs < 0: what the pair's candidates need (acc*_eq
+    sorts them) is made once, not once per block."""
     if sp.size == 0:
-        return lambda signs: np.full(2 * signs.shape[0], np.nan)
+        return lambda neg: np.full(2 * neg.shape[0], np.nan)
     # candidate c = 2·(i takes v) + (j takes v); A' rows pick c, B' rows 3 − c
     dx = np.stack([u[sp.i] - u[sp.j], u[sp.i] - v[sp.j], v[sp.i] - u[sp.j], v[sp.i] - v[sp.j]])
     if sp.measure == "acc_eq_star":
         if not sp.dh.any():  # humans tie every pair
-            return lambda signs: np.full(2 * signs.shape[0], np.nan)
+            return lambda neg: np.full(2 * neg.shape[0], np.nan)
         cand = _acc_candidates(sp, dx)
 
         def one(b: np.ndarray) -> np.ndarray:
@@ -122,9 +123,8 @@ def swap_rows_of(sp: SwapPairs, u: np.ndarray, v: np.ndarray) -> Callable[[np.nd
         def one(b: np.ndarray) -> np.ndarray:
             return _counted(sp, b, code)
 
-    def rows(signs: np.ndarray) -> np.ndarray:
-        neg = np.ascontiguousarray(signs < 0, dtype=np.uint8)
-        parts = thread_map(one, [neg[r0 : r0 + ROWS] for r0 in range(0, signs.shape[0], ROWS)])
+    def rows(neg: np.ndarray) -> np.ndarray:
+        parts = thread_map(one, [neg[r0 : r0 + ROWS] for r0 in range(0, neg.shape[0], ROWS)])
         # each block holds its A' rows then its B' rows
         halves = [(p[: p.size // 2], p[p.size // 2 :]) for p in parts]
         return np.concatenate([a for a, _ in halves] + [b for _, b in halves])

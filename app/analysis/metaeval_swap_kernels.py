@@ -58,31 +58,23 @@ def _compile() -> dict[str, Any]:
 def _count_kernel(jit: Jit) -> Kernel:
     @jit
     def count_rows(
-        neg: np.ndarray,  # (k, n) uint8: output takes B's score in A'
+        words: np.ndarray,  # (n,) uint64: bit r set where row r's output takes B's in A'
+        rows: int,  # rows in the words (≤ 64)
         members: np.ndarray,  # (n,) int32 the outputs group by group
         mstart: np.ndarray,  # (G + 1,) where each group's outputs begin
         starts: np.ndarray,  # (G + 1,) where each group's pairs begin
         packed: np.ndarray,  # (P,) uint16 outcome code (0..4) of candidate c at bits 4c
         n_planes: int,  # bits of the largest count of a group
-        out: np.ndarray,  # (2k, G, 5) A' rows then B' rows
+        out: np.ndarray,  # (2 · rows, G, 5) A' rows then B' rows
     ) -> None:
         # 64 rows at a time, one bit each: an output's swap bits are one word, a pair's
         # candidate c is chosen on the rows of one mask, and each count is a column of
         # bits added into `n_planes` words (a carry chain), so one pass over a group's
         # pairs counts 64 rows. A group's pairs are its outputs' upper triangle.
-        k, n = neg.shape
-        words = np.zeros(n, np.uint64)
         planes = np.zeros((2, 5, n_planes), np.uint64)  # A' and B'
         chosen = np.zeros((2, 5), np.uint64)
         one = np.uint64(1)
-        for r0 in range(0, k, 64):
-            rows = min(64, k - r0)
-            for o in range(n):
-                w = np.uint64(0)
-                for r in range(rows):
-                    if neg[r0 + r, o]:
-                        w |= one << np.uint64(r)
-                words[o] = w
+        if rows > 0:
             for g in range(starts.size - 1):
                 m0 = mstart[g]
                 size = mstart[g + 1] - m0
@@ -114,8 +106,8 @@ def _count_kernel(jit: Jit) -> Kernel:
                         for p in range(n_planes):
                             ca += int((planes[0, t, p] >> np.uint64(r)) & one) << p
                             cb += int((planes[1, t, p] >> np.uint64(r)) & one) << p
-                        out[r0 + r, g, t] = ca
-                        out[k + r0 + r, g, t] = cb
+                        out[r, g, t] = ca
+                        out[rows + r, g, t] = cb
 
     return count_rows
 
@@ -353,14 +345,30 @@ def count_rows(
     starts: np.ndarray,
     packed: np.ndarray,
 ) -> np.ndarray:
-    """(2k, G, 5) pair counts by outcome of A' rows then B' rows. The pairs are each
-    group's upper triangle of its `members` (from `mstart`), group by group (from
-    `starts`), as `metaeval_measures.iter_pairs` makes them; `packed` (P,) holds the
-    outcome of each pair's candidate c at bits 4c (`pack_outcomes`)."""
-    out = np.empty((2 * neg.shape[0], starts.size - 1, 5))
+    """(2k, G, 5) pair counts by outcome of A' rows then B' rows of `neg` (k, n) uint8
+    (1: the output takes B's score in A'). The pairs are each group's upper triangle of
+    its `members` (from `mstart`), group by group (from `starts`), as
+    `metaeval_measures.iter_pairs` makes them; `packed` (P,) holds the outcome of each
+    pair's candidate c at bits 4c (`pack_outcomes`)."""
+    k = neg.shape[0]
+    out = np.empty((2 * k, starts.size - 1, 5))
     n_planes = max(1, int(np.diff(starts).max(initial=0)).bit_length())
-    _kernels()["count_rows"](neg, members, mstart, starts, packed, n_planes, out)
+    for r0 in range(0, k, 64):
+        rows = min(64, k - r0)
+        part = np.empty((2 * rows, starts.size - 1, 5))
+        _kernels()["count_rows"](
+            row_words(neg[r0 : r0 + rows]), rows, members, mstart, starts, packed, n_planes, part
+        )
+        out[r0 : r0 + rows], out[k + r0 : k + r0 + rows] = part[:rows], part[rows:]
     return out
+
+
+def row_words(neg: np.ndarray) -> np.ndarray:
+    """(n,) uint64: bit r of output o's word is neg[r, o], for up to 64 rows."""
+    bytes_ = np.zeros((8, neg.shape[1]), np.uint8)
+    packed = np.packbits(neg, axis=0, bitorder="little")
+    bytes_[: packed.shape[0]] = packed
+    return np.ascontiguousarray(bytes_.T).view("<u8")[:, 0].astype(np.uint64)
 
 
 def pack_outcomes(code: np.ndarray) -> np.ndarray:
