@@ -1,9 +1,10 @@
 """The encoder's forward pass through ONNX Runtime (`backend=onnx`), torch the fallback.
 
 The encoder metrics (BERTScore, SBERT cosine, MeaningBERT and the cross-encoders) spend
-most of their time in the forward pass. ONNX Runtime runs the same float32 graph about
-twice as fast as torch on a CPU (tests/benchmarks/bench_onnx_bertscore.py), with vectors
-equal to 1e-6, so it is the default on the CPU wherever the model is a plain transformer.
+most of their time in the forward pass. ONNX Runtime runs the same float32 graph, with
+vectors equal to torch's within 1e-6; it is the default on the CPU wherever the model is a
+plain transformer. What it gains over torch depends on the machine: on the 2-core machine
+of tests/benchmarks/bench_cli_onnx.py, next to nothing (resources/docs/neural.md).
 
 The graph is exported once per model fingerprint and part (the encoder cut after layer N,
 `L<N>`; or a cross-encoder's logits) with torch's tracing exporter, into
