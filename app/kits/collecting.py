@@ -3,8 +3,9 @@
 A kit is refused, with its file named and nothing of it merged, when it is no kit, a kit
 of another study, a kit this study has no record of, a damaged or partial file, or a
 tampered one: its items, ids or raters no longer those it was made with (see
-`meaningbench.kits.record`), its ratings or practice answers no longer those its sealed
-log holds (see `meaningbench.annotation.kit_log`), or a value that the lead's own
+`meaningbench.kits.record`), nor its practice items and pass mark (see
+`meaningbench.kits.practice_made`), its ratings or practice answers no longer those its
+sealed log holds (see `meaningbench.annotation.kit_log`), or a value that the lead's own
 definitions refuse (a rating outside its dimension's scale, text where a number belongs, a
 row pointing at an item, rater or dimension that is not there). The others are still
 collected.
@@ -45,6 +46,7 @@ from meaningbench.db.study import Study
 from meaningbench.db.study_id import read_study_id
 from meaningbench.errors import UserError
 from meaningbench.kits.blind import BlindKey, check_key, sealed, unblind
+from meaningbench.kits.practice_made import practice_differs, practice_in
 from meaningbench.kits.practice_return import KitAnswer, add_answers, missing_items, read_answers
 from meaningbench.kits.record import (
     KIT_SUFFIX,
@@ -294,6 +296,7 @@ def _read_and_check(study: Study, study_id: str | None, path: Path, read: Path) 
                 f"{path}: this study made no kit with this id (edited?); {NOTHING_MERGED}"
             )
         _check_contents(src, path, marker, record, secret, set(dimensions))
+        _check_practice_made(src, path, record)
         if record.blind is not None:
             with study.session() as s:
                 check_key(src, s, record.blind, path, NOTHING_MERGED)
@@ -346,6 +349,18 @@ def _check_contents(
     if extra:
         raise UserError(
             f"{tampered} (new dimensions: {', '.join(sorted(extra))}); {NOTHING_MERGED}"
+        )
+
+
+def _check_practice_made(src: Session, path: Path, record: KitRecord) -> None:
+    """The kit's practice items and pass mark are those it was made with: a range widened,
+    a pass mark lowered or attempts added would let its rater pass offline and rate."""
+    if record.practice is None:
+        return  # made before the lead's record kept them
+    differs = practice_differs(record.practice, practice_in(lambda sql: src.execute(text(sql))))
+    if differs is not None:
+        raise UserError(
+            f"{path}: the kit was changed since it was made ({differs}); {NOTHING_MERGED}"
         )
 
 

@@ -38,6 +38,7 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
@@ -63,6 +64,7 @@ from meaningbench.kits.adaptive import TopUpChoice, adaptive_item_order
 from meaningbench.kits.blind import BlindKey, blind_identities, kit_rng, make_blind
 from meaningbench.kits.coverage import ItemCoverage, required_k, short_items
 from meaningbench.kits.judge_spans import blind_judge_scores, unjudged_refusal
+from meaningbench.kits.practice_made import practice_in
 from meaningbench.kits.record import (
     KIT_SUFFIX,
     MARKER_KEY,
@@ -175,7 +177,7 @@ def make_kits(
         # Refused once the queues are stored: the judge can then score their controls.
         raise UserError(unjudged)
     out.mkdir(parents=True, exist_ok=True)
-    keys: dict[str, BlindKey] = {}
+    keys: dict[str, _Built] = {}
     with files_in_place(out) as staging:
         for plan in plans:
             keys[plan.marker.kit_id] = _build_kit(study.path, staging / plan.file, plan)
@@ -206,7 +208,7 @@ def _record_placed(
     out: Path,
     plans: Sequence[KitPlan],
     top_up: bool,
-    keys: dict[str, BlindKey],
+    keys: dict[str, _Built],
 ) -> None:
     """Record the kits now in place; when the record cannot be written, the kits go
     (a kit the study has no record of could never be collected)."""
@@ -391,13 +393,13 @@ def kit_item_ids(s: Session, queue: Sequence[tuple[int, float, bool]]) -> set[in
     return ids | {int(p) for p in parents if p is not None}
 
 
-def _record(s: Session, plans: Sequence[KitPlan], top_up: bool, keys: dict[str, BlindKey]) -> None:
+def _record(s: Session, plans: Sequence[KitPlan], top_up: bool, keys: dict[str, _Built]) -> None:
     """The kits in the lead's study (and a top-up's items in its raters' queues)."""
     secret = ensure_secret(s)
     records = kit_records(s)
     made_at = utcnow().isoformat(timespec="seconds")
     for plan in plans:
-        key = keys[plan.marker.kit_id]
+        key, practice = keys[plan.marker.kit_id]
         identities = blind_identities(s, key)
         records[plan.marker.kit_id] = KitRecord(
             kit_id=plan.marker.kit_id,
@@ -411,6 +413,7 @@ def _record(s: Session, plans: Sequence[KitPlan], top_up: bool, keys: dict[str, 
             log_key=plan.log_key,
             log_practice=True,
             blind=key,
+            practice=practice,
         )
         if top_up:
             s.add_all(
@@ -420,8 +423,13 @@ def _record(s: Session, plans: Sequence[KitPlan], top_up: bool, keys: dict[str, 
     store_records(s, records)
 
 
-def _build_kit(lead: Path, dest: Path, plan: KitPlan) -> BlindKey:
-    """Write the blind kit of `plan` at `dest`; returns the key the lead's study keeps."""
+# What the lead's study keeps of a kit it built: its blind key and the practice it holds.
+_Built = tuple[BlindKey, dict[str, Any]]
+
+
+def _build_kit(lead: Path, dest: Path, plan: KitPlan) -> _Built:
+    """Write the blind kit of `plan` at `dest`; returns what the lead's study keeps of it:
+    the blind key, and the practice items and pass mark as written into the kit."""
     copy_study(lead, dest)
     conn = sqlite3.connect(str(dest))
     try:
@@ -433,12 +441,13 @@ def _build_kit(lead: Path, dest: Path, plan: KitPlan) -> BlindKey:
             show_systems = _kit_settings(conn, plan)
             key = make_blind(conn, plan.marker.kit_id, show_systems=show_systems)
             blind_judge_scores(conn)
+            practice = practice_in(lambda sql: conn.execute(sql).fetchall())
         start_log_in(dest, plan.log_key)
         conn.execute("VACUUM")  # no page of what was deleted stays in the file
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     finally:
         conn.close()
-    return key
+    return key, practice
 
 
 def _empty(conn: sqlite3.Connection) -> None:

@@ -59,6 +59,9 @@ class KitRecord:
     # A blind kit's key (`meaningbench.kits.blind`): each item's opaque key in the kit →
     # [its id in this study, its kind]. None: a kit made before kits were blind.
     blind: dict[str, list[Any]] | None = None
+    # The practice items and pass mark the kit was made with (`meaningbench.kits.practice_made`),
+    # which collect finds unchanged in it. None: a kit made before they were kept, not checked.
+    practice: dict[str, Any] | None = None
 
     def round_key(self) -> int | str:
         """Which of the rater's rounds the kit belongs to: a kit made again for the same

@@ -133,7 +133,8 @@ def test_a_kit_answer_to_practice_the_study_lacks_is_refused(tmp_path: Path) -> 
     try:
         report = collect_kits(lead, tmp_path / "kits")
         [(path, why)] = report.refused
-        assert path == kit and "no practice for ('Edited.')" in why
+        # The kit's practice item is no longer one it was made with (`practice_made`).
+        assert path == kit and "practice item 'Edited.': not one the kit was made with" in why
         assert "nothing was merged" in why and rater_standing(lead, "ana") is not None
         standing = rater_standing(lead, "ana")
         assert standing is not None and standing.attempts == ()
