@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterator
 import numpy as np
 
 from meaningbench.analysis.metaeval import SystemCells
+from meaningbench.analysis.parallel import thread_map
 
 SPA_CELLS = 8_000_000  # metrics × resamples × systems × flips held at once (64 MB)
 
@@ -118,27 +119,48 @@ def _block_deltas(
 ) -> Iterator[tuple[Pair, np.ndarray]]:
     """The deltas of one block of resamples (signs `s`, (k, n)) for the pairs still on,
     in sub-blocks small enough to hold every metric's null sums at once."""
+    metrics = sorted({c for p in pairs for c in p})
+    step = max(1, SPA_CELLS // (len(metrics) * means.s * flips.shape[0]))
+    out: dict[Pair, list[np.ndarray]] = {p: [] for p in pairs}
+    for r0 in range(0, s.shape[0], step):
+        deltas = _sub_block(means, flips, upper, z, s[r0 : r0 + step], metrics, pairs, base, slack)
+        for pair, delta in zip(pairs, deltas, strict=True):
+            out[pair].append(delta)
+    for p in pairs:
+        yield p, np.concatenate(out[p])
+
+
+def _sub_block(
+    means: CellMeans,
+    flips: np.ndarray,
+    upper: np.ndarray,
+    z: np.ndarray,
+    sr: np.ndarray,
+    metrics: list[int],
+    pairs: list[Pair],
+    base: dict[Pair, np.ndarray],
+    slack: dict[Pair, np.ndarray],
+) -> list[np.ndarray]:
+    """Each pair's deltas on resamples `sr`: the products and the compiled counts release
+    the GIL, so metrics, then pairs, run on the analysis threads."""
     from meaningbench.analysis.metaeval_measures import system_pair_hits
     from meaningbench.analysis.metaeval_swap_kernels import spa_pair_hits
 
-    metrics = sorted({c for p in pairs for c in p})
-    step = max(1, SPA_CELLS // (len(metrics) * means.s * flips.shape[0]))
+    sums = thread_map(lambda c: _null(means(sr * z[:, c]), flips), metrics)
+    swapped = dict(zip(metrics, sums, strict=True))
     q = flips.shape[0]
-    out: dict[Pair, list[np.ndarray]] = {p: [] for p in pairs}
-    for r0 in range(0, s.shape[0], step):
-        sr = s[r0 : r0 + step]
-        swapped = {c: _null(means(sr * z[:, c]), flips) for c in metrics}
-        for i, j in pairs:
-            mid = (z[:, i] + z[:, j]) / 2.0
-            half = (z[:, i] - z[:, j]) / 2.0
-            hybrids = means(np.concatenate([mid + sr * half, mid - sr * half]))
-            hits, unsure = spa_pair_hits(
-                base[i, j], swapped[i], swapped[j], hybrids.sum(axis=2), slack[i, j]
-            )
-            for row in np.flatnonzero(unsure):  # near a tie: the hybrid's own product
-                hits[row] = system_pair_hits(hybrids[row], flips)
-            vals = 1.0 - np.mean(np.abs(upper - hits / q), axis=1)
-            k = sr.shape[0]
-            out[i, j].append(vals[:k] - vals[k:])
-    for p in pairs:
-        yield p, np.concatenate(out[p])
+
+    def pair_deltas(pair: Pair) -> np.ndarray:
+        i, j = pair
+        mid = (z[:, i] + z[:, j]) / 2.0
+        half = (z[:, i] - z[:, j]) / 2.0
+        hybrids = means(np.concatenate([mid + sr * half, mid - sr * half]))
+        hits, unsure = spa_pair_hits(
+            base[pair], swapped[i], swapped[j], hybrids.sum(axis=2), slack[pair]
+        )
+        for row in np.flatnonzero(unsure):  # near a tie: the hybrid's own product
+            hits[row] = system_pair_hits(hybrids[row], flips)
+        vals = 1.0 - np.mean(np.abs(upper - hits / q), axis=1)
+        return np.asarray(vals[: sr.shape[0]] - vals[sr.shape[0] :])
+
+    return thread_map(pair_deltas, pairs)
