@@ -41,13 +41,13 @@ class MetricListing:
     options: Mapping[str, Any] = field(default_factory=dict)  # the metric's defaults
     package: str = ""  # the distribution it comes from ("study": a registered model)
     origin: str = ""  # that package, its version and the module
+    # What runs the model of a neural metric, on its default device: "onnx (ONNX Runtime,
+    # CPU)", or "torch (why not ONNX Runtime)"; "" for a metric without that choice.
+    backend: str = ""
     # Whether "all" runs it and, when not, why. Only an installed metric says; a broken
     # plugin or a registered model leaves it None (and `to_dict` leaves both keys out).
     in_all: bool | None = None
     not_in_all_why: str = ""
-    # What runs the model of a neural metric, on its default device: "onnx (ONNX Runtime,
-    # CPU)", or "torch (why not ONNX Runtime)"; "" for a metric without that choice.
-    backend: str = ""
 
     @property
     def runs_in_all(self) -> bool:

@@ -37,7 +37,9 @@ class SweepConfig:
 
     def options(self) -> dict[str, Any]:
         """The metric options, as a `score` spec would give them."""
-        opts: dict[str, Any] = {"model": self.model, "layer": self.layer}
+        # Torch: the sweep encodes every layer in one torch pass (hooks on each layer), so
+        # its runs are torch runs, stored as a separate `score` of the spec would store them.
+        opts: dict[str, Any] = {"model": self.model, "layer": self.layer, "backend": "torch"}
         if self.metric == "bertscore":
             if self.idf is not None:
                 opts["idf"] = True

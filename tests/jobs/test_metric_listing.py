@@ -16,7 +16,8 @@ from meaningbench.metrics.registry import BrokenPlugin, metric_classes
 # The keys of an installed metric's entry, in the order `--json` writes them.
 INSTALLED_KEYS = [
     "name", "label", "family", "needs_references", "needs_model", "available", "status",
-    "reason", "fix", "description", "options", "package", "origin", "in_all", "not_in_all_why",
+    "reason", "fix", "description", "options", "package", "origin", "backend", "in_all",
+    "not_in_all_why",
 ]  # fmt: skip
 
 

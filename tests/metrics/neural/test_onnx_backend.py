@@ -113,7 +113,9 @@ def test_a_failed_export_falls_back_to_torch_with_one_line(capfd):
 
 
 def test_sbert_layers_and_meaningbert_run_through_onnx(tiny_regression_model):
-    for layer in (None, 2):
+    # Layer 0 is the embeddings alone: its graph never reads the mask, and the exporter
+    # drops that input.
+    for layer in (None, 2, 0):
         onnx = SentenceCosineMetric(layer=layer, embedding_cache_mb=0)
         assert onnx.backend().name == "onnx"
         torch = SentenceCosineMetric(layer=layer, embedding_cache_mb=0, backend="torch")
