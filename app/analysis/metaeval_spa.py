@@ -42,12 +42,19 @@ class CellMeans:
         self.codes = cells.cells[self.kept]
         self.s, self.n = len(cells.systems), cells.n_sources
         size = self.s * self.n
-        self.count = np.maximum(np.bincount(self.codes, minlength=size), 1).astype(np.float64)
+        counts = np.bincount(self.codes, minlength=size)
+        self.count = np.maximum(counts, 1).astype(np.float64)
+        # One output per cell (the usual design): a cell's mean is its output's score, so
+        # the matrix is a gather (a sum of one term, divided by one, is that term).
+        one = (counts == 1).all()
+        self.order = np.flatnonzero(self.kept)[np.argsort(self.codes)] if one else None
 
     def __call__(self, x: np.ndarray) -> np.ndarray:
         """(B, S, N) cell means of B rows of scores on the outputs."""
         size = self.s * self.n
         b = x.shape[0]
+        if self.order is not None:
+            return x[:, self.order].reshape(b, self.s, self.n) + 0.0  # −0.0 as the sum gives it
         codes = (np.arange(b)[:, None] * size + self.codes[None, :]).ravel()
         sums = np.bincount(codes, weights=x[:, self.kept].ravel(), minlength=b * size)
         return (sums.reshape(b, size) / self.count).reshape(b, self.s, self.n)

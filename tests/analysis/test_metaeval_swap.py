@@ -163,3 +163,21 @@ def test_counts_of_more_than_64_rows_at_once_equal_those_of_one_row_at_a_time() 
         np.testing.assert_array_equal(
             together[130 + r, 0], np.bincount(code[3 - c, q], minlength=5)
         )
+
+
+@pytest.mark.parametrize("design", ["missing", "repeated"])
+def test_spa_resamples_equal_the_hybrids_recomputed_off_the_one_output_per_cell_design(
+    design: str,
+) -> None:
+    """A source without every system (left out of SPA's matrix) and two outputs of one
+    system on one source (a cell's mean of two): the shared null sums still give the
+    hybrids' own counts."""
+    data = _data(seed=7, s=5, n=10, metrics=3)
+    if design == "missing":
+        data = data.subset(np.flatnonzero(np.arange(data.n) != 3))
+    else:
+        data = data.subset(np.r_[np.arange(data.n), 12])
+        data.metrics[-1] += 1.0
+    fast, slow = _spa_deltas_both_ways(data, "perm-outputs", False)
+    for pair, delta in slow.items():
+        np.testing.assert_array_equal(fast[pair], delta)

@@ -3,6 +3,7 @@
 - the pairs test (MTME's PairwisePermutationSigDiff) ranking acc*_eq per source on
   30 metrics × 10,000 outputs (20 systems × 500 sources), 1,000 draws, all 435 pairs, no
   early stop (goal ≤ 30 s);
+- the `wmt25` preset's two rankings on 30 metrics × 10,000 outputs (goal ≤ 30 s);
 - the `wmt25` preset's two rankings (SPA at system level by MTME's permutation test,
   perm-outputs; acc*_eq per source
   by the pairs test, both with MTME's early stopping) on SimpEval_past's shape: 8 metrics ×
@@ -135,6 +136,23 @@ def test_wmt25_preset_simpeval_shape() -> None:
         goal_s=10.0,
     )
     assert f["whole_process_wall_s"] <= 120.0
+
+
+def test_wmt25_preset_30_metrics_10k_outputs() -> None:
+    """The whole preset at the large size: SPA over 20 systems × 500 sources is its cost
+    (each resample's hybrids need their null sums under 1,000 source flips)."""
+    f = _run(
+        "wmt25_preset_30_metrics_10k_outputs",
+        20,
+        500,
+        30,
+        [
+            ("spa", "system", "perm-outputs", True, False),
+            ("acc_eq_star", "item", "pairs", True, False),
+        ],
+        goal_s=30.0,
+    )
+    assert f["whole_process_wall_s"] <= 900.0  # regression bound, not the goal
 
 
 def test_acc_eq_star_per_source_perm_both_simpeval_shape() -> None:
