@@ -153,7 +153,8 @@ def _sub_block(
     from meaningbench.analysis.metaeval_measures import system_pair_hits
     from meaningbench.analysis.metaeval_swap_kernels import spa_pair_hits
 
-    sums = thread_map(lambda c: _null(means(sr * z[:, c]), flips), metrics)
+    signed = _Signed(means, sr)
+    sums = thread_map(lambda c: _null(signed.matrices(0.0, z[:, c], 1), flips), metrics)
     swapped = dict(zip(metrics, sums, strict=True))
     q = flips.shape[0]
 
@@ -161,7 +162,7 @@ def _sub_block(
         i, j = pair
         mid = (z[:, i] + z[:, j]) / 2.0
         half = (z[:, i] - z[:, j]) / 2.0
-        hybrids = means(np.concatenate([mid + sr * half, mid - sr * half]))
+        hybrids = signed.matrices(mid, half, 2)
         hits, unsure = spa_pair_hits(
             base[pair], swapped[i], swapped[j], hybrids.sum(axis=2), slack[pair]
         )
@@ -171,3 +172,25 @@ def _sub_block(
         return np.asarray(vals[: sr.shape[0]] - vals[sr.shape[0] :])
 
     return thread_map(pair_deltas, pairs)
+
+
+class _Signed:
+    """The (S, N) matrices of scores mid ± s·half on a block of resamples' signs s. With one
+    output per cell the signs are put in matrix order once, and each pair's mid and half
+    once, not every resample's row of scores: the same elementwise numbers, in the same
+    places."""
+
+    def __init__(self, means: CellMeans, sr: np.ndarray) -> None:
+        self.means, self.sr = means, sr
+        self.cells = None if means.order is None else sr[:, means.order]
+
+    def matrices(self, mid: np.ndarray | float, half: np.ndarray, sides: int) -> np.ndarray:
+        """(sides · k, S, N): mid + s·half on every resample, then (sides = 2) mid − s·half."""
+        m = self.means
+        if self.cells is None:
+            rows = [mid + self.sr * half, mid - self.sr * half][:sides]
+            return m(np.concatenate(rows))
+        mc = mid if isinstance(mid, float) else mid[m.order]
+        hc = half[m.order]
+        rows = [mc + self.cells * hc, mc - self.cells * hc][:sides]
+        return (np.concatenate(rows) + 0.0).reshape(-1, m.s, m.n)  # −0.0 as the sum gives it
