@@ -11,6 +11,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QScrollArea,
     QSizePolicy,
+    QTableWidgetItem,
     QWidget,
 )
 
@@ -193,3 +194,11 @@ def say_in(label: QLabel, text: str, *, error: bool) -> None:
     label.style().polish(label)
     label.show()
     grow_to_fit(label.window())
+
+
+def table_cell(text: str, right: bool = False) -> QTableWidgetItem:
+    """A read-only table cell; numbers and counts align right."""
+    item = QTableWidgetItem(text)
+    if right:
+        item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+    return item

@@ -22,7 +22,6 @@ from PySide6.QtWidgets import (
     QPushButton,
     QSplitter,
     QTableWidget,
-    QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
@@ -39,6 +38,7 @@ from meaningbench.queries.disagreements import (
     ratings_text,
     spans_html,
 )
+from meaningbench.ui.widgets import table_cell
 from meaningbench.ui.window_state import open_at
 
 if TYPE_CHECKING:
@@ -47,13 +47,6 @@ if TYPE_CHECKING:
 
 COLUMNS = ("Item", "Gap", "Ratings (lowest first)", "Settled", "Output")
 PERCENTILE_TEXT = "study's 95th percentile"
-
-
-def _cell(text: str, right: bool = False) -> QTableWidgetItem:
-    item = QTableWidgetItem(text)
-    if right:
-        item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-    return item
 
 
 class DisagreementsDialog(QDialog):
@@ -204,11 +197,11 @@ class DisagreementsDialog(QDialog):
         self.table.setRowCount(n)
         for row, d in enumerate(report.items):
             cells = (
-                _cell(str(d.item_id), right=True),
-                _cell(f"{d.gap:g}", right=True),
-                _cell(ratings_text(d)),
-                _cell(decision_text(d)),
-                _cell(" ".join(d.output.split())),
+                table_cell(str(d.item_id), right=True),
+                table_cell(f"{d.gap:g}", right=True),
+                table_cell(ratings_text(d)),
+                table_cell(decision_text(d)),
+                table_cell(" ".join(d.output.split())),
             )
             for column, cell in enumerate(cells):
                 self.table.setItem(row, column, cell)

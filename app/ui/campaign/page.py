@@ -43,7 +43,7 @@ from meaningbench.queries.campaign import (
     when,
 )
 from meaningbench.runtime.changes import StudyChanges
-from meaningbench.ui.widgets import ElidedLabel, HeadingLabel
+from meaningbench.ui.widgets import ElidedLabel, HeadingLabel, table_cell
 from meaningbench.ui.wording import counted
 
 if TYPE_CHECKING:
@@ -89,13 +89,6 @@ def _table(columns: tuple[str, ...]) -> QTableWidget:
     table.setWordWrap(False)
     table.verticalHeader().setDefaultSectionSize(table.fontMetrics().height() + 8)
     return table
-
-
-def _cell(text: str, align_right: bool = False) -> QTableWidgetItem:
-    item = QTableWidgetItem(text)
-    if align_right:
-        item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-    return item
 
 
 class _NumberCell(QTableWidgetItem):
@@ -324,7 +317,7 @@ class CampaignPage(QWidget):
         self.raters.setRowCount(len(figures.raters))
         for row, rater in enumerate(figures.raters):
             for column, text in enumerate(rater_cells(rater)):
-                cell = _cell(text, align_right=0 < column < len(RATER_COLUMNS) - 1)
+                cell = table_cell(text, right=0 < column < len(RATER_COLUMNS) - 1)
                 if column == 1 and rater.last_sent:
                     cell.setToolTip(f"Last kit made {when(rater.last_sent)}")
                 self.raters.setItem(row, column, cell)
@@ -352,9 +345,9 @@ class CampaignPage(QWidget):
             cells = (
                 _NumberCell(str(c.item_id), c.item_id),
                 _NumberCell(f"{c.ratings} of {figures.k}", c.ratings),
-                _cell(", ".join(c.raters) or "–"),
-                _cell(c.dataset),
-                _cell(" ".join(c.source.split())),
+                table_cell(", ".join(c.raters) or "–"),
+                table_cell(c.dataset),
+                table_cell(" ".join(c.source.split())),
             )
             for column, cell in enumerate(cells):
                 self.items.setItem(row, column, cell)

@@ -25,7 +25,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QSpinBox,
     QTableWidget,
-    QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
@@ -43,6 +42,7 @@ from meaningbench.queries.rater_timeline import (
 )
 from meaningbench.ui.dashboard.plots import PlotColors, axis_label, make_plot, style_plot
 from meaningbench.ui.sweep.curves import SERIES_COLORS, legend_html
+from meaningbench.ui.widgets import table_cell
 from meaningbench.ui.window_state import open_at
 
 if TYPE_CHECKING:
@@ -62,13 +62,6 @@ TIPS = (
     "Share of the ratings on their most frequent value (straight-lining)",
     "Stretches that cross one of the study's thresholds (hover for why)",
 )
-
-
-def _cell(text: str, right: bool = False) -> QTableWidgetItem:
-    item = QTableWidgetItem(text)
-    if right:
-        item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-    return item
 
 
 def points(rater: RaterTimeline, measure: Measure) -> tuple[list[float], list[float]]:
@@ -232,14 +225,14 @@ class RaterQCDialog(QDialog):
                 f"{r.practice_passed} of {r.practice_answered}" if r.practice_answered else "–"
             )
             cells = (
-                _cell(r.rater),
-                _cell(f"{r.n_ratings:,}", right=True),
-                _cell(practice, right=True),
-                _cell(figure_text(w.controls, "controls"), right=True),
-                _cell(figure_text(w.seconds, "seconds"), right=True),
-                _cell(figure_text(w.agreement, "agreement"), right=True),
-                _cell(figure_text(w.same_share, "same_share"), right=True),
-                _cell(flagged_text(r)),
+                table_cell(r.rater),
+                table_cell(f"{r.n_ratings:,}", right=True),
+                table_cell(practice, right=True),
+                table_cell(figure_text(w.controls, "controls"), right=True),
+                table_cell(figure_text(w.seconds, "seconds"), right=True),
+                table_cell(figure_text(w.agreement, "agreement"), right=True),
+                table_cell(figure_text(w.same_share, "same_share"), right=True),
+                table_cell(flagged_text(r)),
             )
             cells[-1].setToolTip("\n\n".join(stretch_tooltip(s) for s in r.flagged))
             for column, cell in enumerate(cells):
