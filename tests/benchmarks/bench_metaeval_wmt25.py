@@ -1,4 +1,4 @@
-"""Which-metric speed the WMT25 way (issue 43), each case a whole process:
+"""Which-metric speed the WMT25 way, each case a whole process:
 
 - the pairs test (MTME's PairwisePermutationSigDiff) ranking acc*_eq per source on
   30 metrics × 10,000 outputs (20 systems × 500 sources), 1,000 draws, all 435 pairs, no
@@ -165,7 +165,7 @@ def test_acc_eq_star_per_source_perm_both_simpeval_shape() -> None:
         goal_s=10.0,
     )
     assert f["rankings"][0]["intervals"] == 8
-    # Regression bound, not the issue's goal (recorded as goal_s): 1,237 s before.
+    # Regression bound, not the goal (recorded as goal_s): 1,237 s before.
     assert f["whole_process_wall_s"] <= 400.0
 
 
