@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from meaningbench.core.wording import counted
 from meaningbench.queries.rater_timeline import (
     MEASURES,
     STRETCH,
@@ -206,7 +207,7 @@ class RaterQCDialog(QDialog):
         raters = len(timeline.raters)
         self.summary.setText(
             f"{raters} rater{'s' if raters != 1 else ''} ({timeline.dimension}), each in "
-            f"stretches of {timeline.stretch} ratings in the order given. "
+            f"stretches of {counted(timeline.stretch, 'rating')} in the order given. "
             + (
                 f"{len(flagged)} stretch{'es' if len(flagged) != 1 else ''} cross a "
                 "threshold: " + "; ".join(f"{n} {span_text(s)}" for n, s in flagged) + "."
