@@ -96,7 +96,7 @@ def backend_text(m: MetricListing, *, long: bool = False) -> str:
     if not m.backend:
         return ""
     if long:
-        return f"Runs on {m.backend} (on its default device)"
+        return f"Runs on {m.backend}, with the metric's default device"
     return f"runs on {m.backend.split(' ', 1)[0]}"
 
 
