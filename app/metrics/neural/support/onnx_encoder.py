@@ -380,11 +380,14 @@ def onnx_runner(loaded: LoadedModel, part: str, device: str = "cpu") -> OnnxRunn
         hit = _RUNNERS.get(key)
         if hit is not None:
             return hit
-        data = verified_bytes(path) if export_ready(loaded.ref, part) else None
+        ready = export_ready(loaded.ref, part)
+        data = verified_bytes(path) if ready else None
         if data is None:
-            if path.exists():
+            # A graph without its hash (an export cut short, or another process's under
+            # way) is exported again quietly; the new one replaces it whole.
+            if ready:
                 say_once(f"{path.name}: its hash does not match; exporting it again")
-                path.unlink(missing_ok=True)
+                _hash_path(path).unlink(missing_ok=True)
             if not ensure_export(loaded, part):
                 return None
             data = verified_bytes(path)
