@@ -14,7 +14,12 @@ from sqlalchemy import func, select
 
 from meaningbench.annotation.model import Scale, ShownItem
 from meaningbench.annotation.overview import AnnotatorSummary, annotator_overview
-from meaningbench.annotation.practice import Feedback, Practice, PracticeStanding
+from meaningbench.annotation.practice import (
+    Feedback,
+    Practice,
+    PracticeStanding,
+    read_practice_file,
+)
 from meaningbench.annotation.proposals import (
     PrefillSource,
     ProposalFate,
@@ -40,7 +45,8 @@ from meaningbench.queries.files import StudyHandle, study_of
 
 # Besides its questions, the module names what the rating screens show (an item, a unit of
 # side-by-side outputs, a scale, a practice item and its feedback, error spans over a
-# text's words) and the settings' vocabulary, as `meaningbench.annotation` defines them.
+# text's words) and the settings' vocabulary, as `meaningbench.annotation` defines them;
+# and the reader of a practice file, whose rows `meaningbench.ops.practice` adds.
 __all__ = [
     "MAX_QC_PER_100",
     "PROTOCOLS",
@@ -68,6 +74,7 @@ __all__ = [
     "rater_warnings",
     "settings_view",
     "make_span",
+    "read_practice_file",
     "words",
 ]
 

@@ -4,13 +4,15 @@ Three sections: the scales (dimensions), the queues (overlap, datasets, hidden Q
 seed, order and which items first, diff highlighting) and the guidelines. A dialog that edits some of these
 itself shows only the others (`sections=("queues",)`); `save()` writes only the sections
 shown and keeps the file's values for the rest. Nothing reaches the study file before
-that. Queues already built keep their order and their control items (raters must not see
+that, except practice items (*Add practice items…*): they are the study's, not settings,
+and are added at once. Queues already built keep their order and their control items (raters must not see
 their queue reshuffled); new settings apply to new annotators and to items added later.
 """
 
 from __future__ import annotations
 
 import secrets
+from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
@@ -18,6 +20,7 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QDoubleSpinBox,
+    QFileDialog,
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
@@ -37,6 +40,7 @@ from PySide6.QtWidgets import (
 )
 
 from meaningbench.errors import UserError
+from meaningbench.ops.practice import add_practice_items
 from meaningbench.ops.settings import store_settings
 from meaningbench.queries.annotation import (
     AFTER_FAILED_PRACTICE,
@@ -47,9 +51,11 @@ from meaningbench.queries.annotation import (
     AnnotationSettings,
     DimensionConfig,
     QCMix,
+    read_practice_file,
     settings_view,
 )
 from meaningbench.queries.files import StudyHandle
+from meaningbench.ui.widgets import say_in
 from meaningbench.ui.workers import JobRunner
 
 SCALE_CHOICES = (("continuous", "Slider 0–100"), ("likert", "Likert 1–5"))
@@ -242,11 +248,9 @@ class AnnotationSettingsWidget(QWidget):
         box = QGroupBox("Practice pass mark")
         box.setObjectName("practicePassMark")
         f = QFormLayout(box)
-        n = self._practice_items
         self.pass_mark = QCheckBox("Raters must pass the practice before they rate")
         self.pass_mark.setObjectName("practicePassMarkOn")
         self.pass_items = QSpinBox()
-        self.pass_items.setRange(1, max(1, n))
         self.pass_within = QDoubleSpinBox()
         self.pass_within.setRange(0.0, 100.0)
         self.pass_within.setDecimals(1)
@@ -255,10 +259,11 @@ class AnnotationSettingsWidget(QWidget):
         self.after_failed = QComboBox()
         for key, words in AFTER_FAILED_PRACTICE.items():
             self.after_failed.addItem(f"{key}: {words}", key)
+        self.practice_count = QLabel()
         row = QHBoxLayout()
         for w in (
             self.pass_items,
-            QLabel(f"of the {n} practice items within"),
+            self.practice_count,
             self.pass_within,
             QLabel("points of the expected range, in at most"),
             self.pass_attempts,
@@ -269,12 +274,66 @@ class AnnotationSettingsWidget(QWidget):
         f.addRow(self.pass_mark)
         f.addRow(row)
         f.addRow("After the last failed attempt", self.after_failed)
-        if not n:
-            self.pass_mark.setToolTip(
-                "Add practice items first (meaningbench practice STUDY --add FILE)"
-            )
+        f.addRow(self._practice_adding())
+        self._show_practice_count()
         self.pass_mark.toggled.connect(self._update_practice)
         return box
+
+    def _practice_adding(self) -> QWidget:
+        # Practice items are the study's, not a setting: they are added at once, and
+        # Cancel does not take them back (as `meaningbench practice STUDY --add` would).
+        self.add_practice_button = QPushButton("Add practice items…")
+        self.add_practice_button.setObjectName("addPracticeItems")
+        self.add_practice_button.setToolTip(
+            "Add practice pairs from a CSV file with columns source, output, low, high and, "
+            "optionally, explanation. They are added to the study at once."
+        )
+        self.add_practice_button.clicked.connect(self.choose_practice_file)
+        self.practice_note = QLabel()
+        self.practice_note.setWordWrap(True)
+        self.practice_note.hide()
+        holder = QWidget()
+        v = QVBoxLayout(holder)
+        v.setContentsMargins(0, 0, 0, 0)
+        line = QHBoxLayout()
+        line.addWidget(self.add_practice_button)
+        line.addStretch(1)
+        v.addLayout(line)
+        v.addWidget(self.practice_note)
+        return holder
+
+    def _show_practice_count(self) -> None:
+        n = self._practice_items
+        self.pass_items.setRange(1, max(1, n))
+        self.practice_count.setText(f"of the {n} practice item{'' if n == 1 else 's'} within")
+        self.pass_mark.setToolTip("" if n else "Add practice items first: Add practice items…")
+
+    def choose_practice_file(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(
+            self, "Add practice items", str(self.study.path.parent), "CSV (*.csv);;All files (*)"
+        )
+        if path:
+            self.add_practice_file(Path(path))
+
+    def add_practice_file(self, path: Path) -> int:
+        """Add the practice pairs of the CSV at `path` to the study, all or none; the number
+        added (0 when the file is refused, its reason shown under the button)."""
+        try:
+            added = self.runner.run_now(add_practice_items(self.study, read_practice_file(path)))
+        except UserError as exc:
+            say_in(self.practice_note, str(exc), error=True)
+            return 0
+        self._practice_items = settings_view(self.study).practice_items
+        self._show_practice_count()
+        if not self.pass_mark.isChecked():  # a pass mark starts out of all of them
+            self.pass_items.setValue(self._practice_items)
+        self._update_practice()
+        say_in(
+            self.practice_note,
+            f"Added {added} practice item{'' if added == 1 else 's'} from {path.name}.",
+            error=False,
+        )
+        return added
 
     def _update_practice(self, *_args: object) -> None:
         on = self.pass_mark.isChecked()
