@@ -91,6 +91,10 @@ def test_expected_score_is_the_hand_computation(digit_judge):
         assert score.value == pytest.approx(hand, abs=1e-5)  # 0–100 already
         assert 0.0 < score.details["score_mass"] <= 1.0 + 1e-9
         assert 0 <= score.details["likeliest"] <= 100
+    said = metric.explain(ExplainItem(PAIRS[0], None, scores[0].details)).body
+    assert isinstance(said, NoExplanation)
+    assert "fixed beginning 'Score: '" in said.reason and "no free answer" in said.reason
+    assert f"Expected score over the score tokens: {scores[0].raw:.2f}" in said.reason
 
 
 def test_one_item_alone_is_the_hand_computation_to_1e_6(digit_judge):
