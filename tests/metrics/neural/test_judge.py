@@ -118,6 +118,19 @@ def test_batched_items_score_as_one_at_a_time(digit_judge):
         assert b.details["score_mass"] == pytest.approx(a.details["score_mass"], abs=1e-6)
 
 
+def test_without_logits_to_keep_the_same_scores(digit_judge):
+    """transformers before 4.50 has no `logits_to_keep`: every position's logits are computed
+    and the wanted ones picked out, with the same result."""
+    kept = LlmJudgeMetric(model=digit_judge, device="cpu").score_batch(PAIRS)
+    judge = judge_local.load_local_judge(digit_judge, "cpu")
+    judge._keeps_logits = False
+    try:
+        picked = LlmJudgeMetric(model=digit_judge, device="cpu").score_batch(PAIRS)
+    finally:
+        judge._keeps_logits = True
+    assert [s.raw for s in picked] == pytest.approx([s.raw for s in kept], abs=1e-9)
+
+
 def test_likert_expected_score_is_mapped_to_0_100(digit_judge):
     metric = LlmJudgeMetric(model=digit_judge, template="likert", device="cpu")
     score = metric.score_batch(PAIRS[:1])[0]

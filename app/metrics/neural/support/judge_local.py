@@ -136,6 +136,7 @@ class LocalJudge:
         # transformers 5 renamed the argument (the old name warns, then goes); 4.x has only it.
         named = inspect.signature(self.model.forward).parameters
         self._cache_arg = "cache" if "cache" in named else "past_key_values"
+        self._keeps_logits = "logits_to_keep" in named
         pad = self.tokenizer.pad_token_id
         self.pad_id = int(pad if pad is not None else (self.tokenizer.eos_token_id or 0))
         self._head = HeadCache()
@@ -178,7 +179,7 @@ class LocalJudge:
         """The score of each (source, output) read after the template's prefix, the items in
         one batch; an item whose tokenizer gives no score tokens there answers freely after
         the prefix instead (up to max_tokens)."""
-        model = Model(self.model, self.device, self._cache_arg)
+        model = Model(self.model, self.device, self._cache_arg, self._keeps_logits)
         out: list[JudgeReply | PromptTooLong | None] = [None] * len(items)
         groups: dict[tuple[Any, ...], tuple[Reading, list[tuple[int, list[int]]]]] = {}
         need = len(str(template.high))

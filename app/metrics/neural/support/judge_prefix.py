@@ -81,6 +81,12 @@ class Model:
     model: Any
     device: str
     cache_arg: str  # the forward pass's name for the key-value cache
+    # Whether the forward pass takes `logits_to_keep` (transformers ≥ 4.50): else the
+    # vocabulary's logits are computed everywhere and the wanted ones picked out.
+    keeps_logits: bool = True
+
+    def keep(self, where: Any) -> dict[str, Any]:
+        return {"logits_to_keep": where} if self.keeps_logits else {}
 
 
 @dataclass
@@ -113,7 +119,7 @@ def _head(m: Model, rows: Sequence[Sequence[int]], memo: HeadCache) -> tuple[int
         memo.ids, memo.cache = tuple(rows[0][:n]), None
         if n:
             ids = torch.tensor([list(memo.ids)], device=m.device)
-            out = m.model(input_ids=ids, use_cache=True, logits_to_keep=1)
+            out = m.model(input_ids=ids, use_cache=True, **m.keep(1))
             memo.cache = getattr(out, "cache", None) or getattr(out, "past_key_values", None)
     # The pass appends to the cache it is given: the kept one stays the head's alone.
     return n, copy.deepcopy(memo.cache) if n else None
@@ -178,10 +184,11 @@ def _packed_pass(
         attention_mask=mask,
         position_ids=torch.tensor([packed.positions], device=m.device),
         use_cache=cache is not None,
-        logits_to_keep=torch.tensor(packed.read, device=m.device),
+        **m.keep(torch.tensor(packed.read, device=m.device)),
         **extra,
     )
-    logits = out.logits[0].float()
+    logits = out.logits[0] if m.keeps_logits else out.logits[0, packed.read]
+    logits = logits.float()
     return torch.softmax(logits, dim=-1).view(len(rows), 1 + len(nodes), -1)
 
 
