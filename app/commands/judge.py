@@ -33,6 +33,13 @@ def register(subparsers: Any) -> None:
         "--backend", default=None, help="transformers, llama-cpp, or an endpoint URL"
     )
     parser.add_argument("--max-tokens", type=int, default=None, help="answer length limit")
+    parser.add_argument(
+        "--concurrency",
+        type=int,
+        default=None,
+        metavar="N",
+        help="an endpoint's requests in flight at once (default: 1)",
+    )
     parser.add_argument("--as-rater", default=None, metavar="NAME", help="the machine rater")
     parser.add_argument("--device", default="auto", help="auto, cpu, cuda or mps")
     common.add_dimension_argument(parser)
@@ -48,6 +55,7 @@ def judge_spec(args: argparse.Namespace) -> str:
             ("template", args.template),
             ("backend", args.backend),
             ("max_tokens", args.max_tokens),
+            ("concurrency", args.concurrency),
         )
         if value is not None
     ]

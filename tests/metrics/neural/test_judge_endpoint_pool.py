@@ -120,6 +120,19 @@ def test_concurrency_out_of_range_is_refused_by_name(server):
             _metric(server.url, bad).score_batch(PAIRS[:1])  # type: ignore[arg-type]
 
 
+def test_the_judge_command_takes_the_concurrency(server, new_study, capsys):
+    from meaningbench.cli import main
+    from tests.jobs.studydata import add_items
+
+    add_items(new_study, [(f"Source {i}.", f"Output {i}.", (), None) for i in range(6)])
+    path = str(new_study.path)
+    new_study.close()
+    argv = ["judge", path, "--backend", server.url, "--model", "judge", "--template", "likert"]
+    assert main([*argv, "--as-rater", "endpoint", "--concurrency", "3"]) == 0
+    assert server.most_in_flight == 3 and server.connections <= 3
+    assert "endpoint [machine]: 6 items rated" in capsys.readouterr().out
+
+
 def test_concurrency_is_not_in_the_config_hash():
     url = "http://127.0.0.1:9/v1"
     assert _metric(url, 1).config_hash() == _metric(url, 8).config_hash()
