@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from meaningbench.core.atomic_file import write_text_atomically
 from meaningbench.errors import UserError
 from meaningbench.metrics.neural.support.models import LoadedModel, ModelRef, layer_view
 from meaningbench.settings import data_dir
@@ -182,13 +183,6 @@ def verified_bytes(path: Path) -> bytes | None:
     return data if hashlib.sha256(data).hexdigest() == stored else None
 
 
-def _write_whole(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        fh.write(text)
-    os.replace(tmp, path)
-
-
 def export(loaded: LoadedModel, part: str) -> Path:
     """Export `part` of the loaded model and put it in place whole; raises on failure
     (after leaving a `.failed` note that later plans read)."""
@@ -205,11 +199,13 @@ def export(loaded: LoadedModel, part: str) -> Path:
         digest = hashlib.sha256(graph.read_bytes()).hexdigest()
         _hash_path(path).unlink(missing_ok=True)  # no hash while the graph is replaced
         os.replace(graph, path)
-        _write_whole(_hash_path(path), digest + "\n")
+        write_text_atomically(_hash_path(path), digest + "\n")
         _failed_path(path).unlink(missing_ok=True)  # a failure under older libraries
     except Exception as exc:
         with contextlib.suppress(OSError):  # a read-only data folder: tried again next run
-            _write_whole(_failed_path(path), f"{_first_line(exc)}\n{_exporter_versions()}\n")
+            write_text_atomically(
+                _failed_path(path), f"{_first_line(exc)}\n{_exporter_versions()}\n"
+            )
         raise
     finally:
         shutil.rmtree(work, ignore_errors=True)
