@@ -5,10 +5,12 @@ engine, `test_scripted_campaign`, and through the real window, `test_rater_windo
 from __future__ import annotations
 
 import hashlib
+import json
 import sqlite3
 from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy import func, select
 
@@ -139,5 +141,20 @@ def tamper(src: Path, dest: Path) -> None:
     with conn:
         conn.execute(
             "UPDATE item SET output = output || ' (edited)' WHERE id = (SELECT MIN(id) FROM item)"
+        )
+    conn.close()
+
+
+def edit_kit_records(lead_path: Path, edit: Callable[[dict[str, Any]], object]) -> None:
+    """Apply `edit` to each of the lead's kit records in place, as an older MeaningBench or
+    a hand edit would have left them."""
+    conn = sqlite3.connect(lead_path)
+    with conn:
+        (raw,) = conn.execute("SELECT value FROM study_setting WHERE key = 'kits'").fetchone()
+        records = json.loads(raw)
+        for record in records.values():
+            edit(record)
+        conn.execute(
+            "UPDATE study_setting SET value = ? WHERE key = 'kits'", (json.dumps(records),)
         )
     conn.close()

@@ -7,8 +7,8 @@ a kit made before the lead's record kept its practice comes in as before."""
 from __future__ import annotations
 
 import json
-import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -17,7 +17,7 @@ from meaningbench.annotation.protocols import PracticeOptions, set_protocol
 from meaningbench.cli import main
 from meaningbench.db.study import copy_study, open_study
 from meaningbench.kits.collecting import collect_kits
-from tests.kits.campaign_helpers import rate_kit
+from tests.kits.campaign_helpers import edit_kit_records, rate_kit
 from tests.kits.test_kit_practice_sealed import FAILED, PASSED, _made, _practise, _sql
 from tests.ops.study_rows import every_row
 
@@ -145,16 +145,11 @@ def test_an_untouched_kit_comes_in_though_the_lead_changed_the_practice_since(
 
 def _as_made_before_practice_was_kept(lead_path: Path) -> None:
     """The lead's records as a MeaningBench before this one left them: no `practice`."""
-    conn = sqlite3.connect(lead_path)
-    with conn:
-        (raw,) = conn.execute("SELECT value FROM study_setting WHERE key = 'kits'").fetchone()
-        records = json.loads(raw)
-        for record in records.values():
-            assert record.pop("practice")["pass_mark"]["practice_attempts"] == 2
-        conn.execute(
-            "UPDATE study_setting SET value = ? WHERE key = 'kits'", (json.dumps(records),)
-        )
-    conn.close()
+
+    def forget(record: dict[str, Any]) -> None:
+        assert record.pop("practice")["pass_mark"]["practice_attempts"] == 2
+
+    edit_kit_records(lead_path, forget)
 
 
 def test_a_kit_made_before_its_practice_was_kept_comes_in_as_before(

@@ -23,7 +23,7 @@ from meaningbench.kits.making import make_kits
 from meaningbench.ops.practice import answer_practice, open_practice
 from meaningbench.runtime import JobContext
 from tests.annotation.test_practice_pass_mark import PRACTICE
-from tests.kits.campaign_helpers import lead_study, rate_kit
+from tests.kits.campaign_helpers import edit_kit_records, lead_study, rate_kit
 from tests.ops.study_rows import every_row, rows
 
 FAILED, PASSED = [0.0, 100.0, 0.0], [75.0, 10.0, 95.0]
@@ -193,16 +193,7 @@ def _answer_without_event(kit: Path, rater: str) -> None:
 
 def _as_made_before_practice_was_sealed(lead_path: Path) -> None:
     """The lead's records as a MeaningBench before this one left them: no `log_practice`."""
-    conn = sqlite3.connect(lead_path)
-    with conn:
-        (raw,) = conn.execute("SELECT value FROM study_setting WHERE key = 'kits'").fetchone()
-        records = json.loads(raw)
-        for record in records.values():
-            del record["log_practice"]
-        conn.execute(
-            "UPDATE study_setting SET value = ? WHERE key = 'kits'", (json.dumps(records),)
-        )
-    conn.close()
+    edit_kit_records(lead_path, lambda record: record.pop("log_practice"))
 
 
 def test_a_kit_made_before_practice_was_sealed_comes_in_with_a_warning(
