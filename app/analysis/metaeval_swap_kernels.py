@@ -221,29 +221,35 @@ def _spa_pair_kernel(jit: Jit) -> Kernel:
     ) -> None:
         k = ci.shape[0]
         s, q_n = base.shape
+        # Each hybrid's null sums per system first (one pass over ci and cj), so the loop
+        # over pairs of systems reads two rows and counts without branching: a flip is
+        # unsure when it lands in [floor − near, floor + near], i.e. when the counts above
+        # the band's two ends differ; elsewhere the count above its top is the hits.
+        hyb = np.empty((2, s, q_n))
         for r in range(k):
-            p = 0
-            for a in range(s - 1):
-                for b in range(a + 1, s):
-                    obs_a = totals[r, a] - totals[r, b]
-                    obs_b = totals[k + r, a] - totals[k + r, b]
-                    floor_a = obs_a - 1e-9 * abs(obs_a)
-                    floor_b = obs_b - 1e-9 * abs(obs_b)
-                    near = slack[a] + slack[b]
-                    hits_a = hits_b = 0
-                    close_a = close_b = False
-                    for q in range(q_n):
-                        mid = base[a, q] - base[b, q]
-                        half = 0.5 * ((ci[r, a, q] - cj[r, a, q]) - (ci[r, b, q] - cj[r, b, q]))
-                        hits_a += mid + half >= floor_a
-                        hits_b += mid - half >= floor_b
-                        close_a |= abs(mid + half - floor_a) <= near
-                        close_b |= abs(mid - half - floor_b) <= near
-                    out[r, p] = hits_a
-                    out[k + r, p] = hits_b
-                    unsure[r] |= close_a
-                    unsure[k + r] |= close_b
-                    p += 1
+            for a in range(s):
+                for q in range(q_n):
+                    half = 0.5 * (ci[r, a, q] - cj[r, a, q])
+                    hyb[0, a, q] = base[a, q] + half
+                    hyb[1, a, q] = base[a, q] - half
+            for side in range(2):
+                row = side * k + r
+                p = 0
+                for a in range(s - 1):
+                    for b in range(a + 1, s):
+                        obs = totals[row, a] - totals[row, b]
+                        floor = obs - 1e-9 * abs(obs)
+                        near = slack[a] + slack[b]
+                        low, high = floor - near, floor + near
+                        above_low = above_high = 0
+                        for q in range(q_n):
+                            x = hyb[side, a, q] - hyb[side, b, q]
+                            above_low += x >= low
+                            above_high += x > high
+                        out[row, p] = above_high
+                        if above_low != above_high:
+                            unsure[row] = True
+                        p += 1
 
     return spa_pair_hits
 
