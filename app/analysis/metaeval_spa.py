@@ -11,11 +11,13 @@ The null sums are linear in the scores. With mid and half the pair's mean and
 half-difference, the hybrids are mid ± s∘half, so σ·M± = σ·mid ± ½(σ·(s∘z_i) − σ·(s∘z_j)):
 σ·(s∘z_m) belongs to one metric and one resample, not to a pair, so one product per metric
 and block of resamples serves every pair of metrics and both hybrids (2·(M − 1) products
-before). The observed differences still come from the hybrid matrices themselves, as they
-did. Where a flip's sum lands within rounding of the observed difference (ties: equal
-scores, a metric repeated), only the hybrid's own product, summed as before, can say
-which side it falls on: such a resample's hybrid is counted again that way, so the counts
-are those of the hybrids' own products, bit for bit.
+before). The observed differences are linear the same way (each hybrid's sums per system
+are the mean's ± half the two metrics' signed sums), so no hybrid matrix is built. Both
+differ from the hybrid's own sums by rounding only: where a flip's sum lands within a bound
+of that rounding of the observed difference (ties: equal scores, a metric repeated), only
+the hybrid's own product, summed as before, can say which side it falls on: such a
+resample's hybrid is built and counted again that way, so the counts are those of the
+hybrids' own products, bit for bit.
 """
 
 from __future__ import annotations
@@ -79,7 +81,7 @@ def spa_deltas(
     total, block = resamples
     upper = human_p[np.triu_indices(means.s, 1)]
     pairs = [(i, j) for i in range(m) for j in range(i + 1, m)]
-    base = {p: _null(means(((z[:, p[0]] + z[:, p[1]]) / 2.0)[None, :]), flips)[0] for p in pairs}
+    base = {p: _pair_base(means, z, p, flips) for p in pairs}
     slack = {p: _slack(means, z, p) for p in pairs}
     parts: dict[Pair, list[np.ndarray]] = {p: [] for p in pairs}
     done: dict[Pair, np.ndarray] = {}
@@ -114,6 +116,20 @@ def _null(matrices: np.ndarray, flips: np.ndarray) -> np.ndarray:
     return np.asarray(matrices.reshape(-1, n) @ flips.T).reshape(b, s, -1)
 
 
+def _pair_base(
+    means: CellMeans, z: np.ndarray, pair: Pair, flips: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """(S, Q) null sums and (S,) sums per system of the pair's mean scores: both hybrids
+    are these ± half the two metrics' signed differences."""
+    null, totals = _null_and_totals(means(((z[:, pair[0]] + z[:, pair[1]]) / 2.0)[None, :]), flips)
+    return null[0], totals[0]
+
+
+def _null_and_totals(matrices: np.ndarray, flips: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """`_null` of B (S, N) matrices and their (B, S) sums per system."""
+    return _null(matrices, flips), matrices.sum(axis=2)
+
+
 def _block_deltas(
     means: CellMeans,
     flips: np.ndarray,
@@ -121,7 +137,7 @@ def _block_deltas(
     z: np.ndarray,
     s: np.ndarray,
     pairs: list[Pair],
-    base: dict[Pair, np.ndarray],
+    base: dict[Pair, tuple[np.ndarray, np.ndarray]],
     slack: dict[Pair, np.ndarray],
 ) -> Iterator[tuple[Pair, np.ndarray]]:
     """The deltas of one block of resamples (signs `s`, (k, n)) for the pairs still on,
@@ -145,7 +161,7 @@ def _sub_block(
     sr: np.ndarray,
     metrics: list[int],
     pairs: list[Pair],
-    base: dict[Pair, np.ndarray],
+    base: dict[Pair, tuple[np.ndarray, np.ndarray]],
     slack: dict[Pair, np.ndarray],
 ) -> list[np.ndarray]:
     """Each pair's deltas on resamples `sr`: the products and the compiled counts release
@@ -154,20 +170,19 @@ def _sub_block(
     from meaningbench.analysis.metaeval_swap_kernels import spa_pair_hits
 
     signed = _Signed(means, sr)
-    sums = thread_map(lambda c: _null(signed.matrices(0.0, z[:, c], 1), flips), metrics)
+    sums = thread_map(lambda c: _null_and_totals(signed.matrices(0.0, z[:, c], 1), flips), metrics)
     swapped = dict(zip(metrics, sums, strict=True))
     q = flips.shape[0]
 
     def pair_deltas(pair: Pair) -> np.ndarray:
         i, j = pair
-        mid = (z[:, i] + z[:, j]) / 2.0
-        half = (z[:, i] - z[:, j]) / 2.0
-        hybrids = signed.matrices(mid, half, 2)
-        hits, unsure = spa_pair_hits(
-            base[pair], swapped[i], swapped[j], hybrids.sum(axis=2), slack[pair]
-        )
+        (null_i, tot_i), (null_j, tot_j) = swapped[i], swapped[j]
+        half = 0.5 * (tot_i - tot_j)
+        mid = base[pair][1]
+        totals = np.concatenate([mid + half, mid - half])
+        hits, unsure = spa_pair_hits(base[pair][0], null_i, null_j, totals, slack[pair])
         for row in np.flatnonzero(unsure):  # near a tie: the hybrid's own product
-            hits[row] = system_pair_hits(hybrids[row], flips)
+            hits[row] = system_pair_hits(signed.hybrid(z[:, i], z[:, j], int(row)), flips)
         vals = 1.0 - np.mean(np.abs(upper - hits / q), axis=1)
         return np.asarray(vals[: sr.shape[0]] - vals[sr.shape[0] :])
 
@@ -183,6 +198,13 @@ class _Signed:
     def __init__(self, means: CellMeans, sr: np.ndarray) -> None:
         self.means, self.sr = means, sr
         self.cells = None if means.order is None else sr[:, means.order]
+
+    def hybrid(self, zi: np.ndarray, zj: np.ndarray, row: int) -> np.ndarray:
+        """(S, N) the matrix of one row of `matrices` of the pair (zi, zj): row < k is hybrid
+        A of resample `row`, row ≥ k hybrid B of resample row − k."""
+        k = self.sr.shape[0]
+        one = _Signed(self.means, self.sr[row % k : row % k + 1])
+        return np.asarray(one.matrices((zi + zj) / 2.0, (zi - zj) / 2.0, 2)[row // k])
 
     def matrices(self, mid: np.ndarray | float, half: np.ndarray, sides: int) -> np.ndarray:
         """(sides · k, S, N): mid + s·half on every resample, then (sides = 2) mid − s·half."""
