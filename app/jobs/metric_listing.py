@@ -174,6 +174,8 @@ def _registered(ref: RegisteredModelRef, metric: str, study_path: Path) -> Metri
         ok, reason = False, f"the model folder {path} is missing"
     else:
         ok, reason = True, ""
+    # The same question the installed metrics answer, asked of the metric on this model.
+    backend = _runs_on_model(model_cls, path) if ok and model_cls is not None else ""
     return MetricListing(
         name=f"{metric}@{ref.name}",
         label=ref.name if metric == ref.metric else f"{ref.name} ({metric})",
@@ -188,4 +190,15 @@ def _registered(ref: RegisteredModelRef, metric: str, study_path: Path) -> Metri
         options={"model": path},
         package="study",
         origin=f"a model registered in {study_path.name}",
+        backend=backend,
     )
+
+
+def _runs_on_model(cls: type[Metric], path: str) -> str:
+    """`runs_on` of the metric configured with a registered model, as a battery runs it
+    (`model=<its path>`); "" when the metric cannot even be configured so."""
+    try:
+        metric = cls(model=path)
+    except Exception:  # its row already says whether it can run; the backend stays unsaid
+        return ""
+    return runs_on(metric)
