@@ -62,7 +62,7 @@ DEFAULT_TEST = "perm-both"
 DEFAULT_RESAMPLES = 200
 TAU_GOAL = 0.9
 # The strategies compared with random order by default.
-SIMULATED = ("disagreement", "variance", "diversity", "mix")
+SIMULATED = ("disagreement", "variance", "diversity", "mix", "balanced")
 # A simulation ranks (100 / step) × seeds × strategies times: beyond these it would run for
 # days, and finer steps than one per 1,000th of the ratings tell nothing more.
 MAX_SEEDS = 1000
@@ -307,7 +307,9 @@ def strategy_order(
     base = name.removesuffix(SUFFIX)
     known = {} if known is None else known
     if (base, seed) not in known:
-        known[base, seed] = selection_order(base, data.metrics, list(data.sources), seed)
+        known[base, seed] = selection_order(
+            base, data.metrics, list(data.sources), seed, list(data.systems)
+        )
     order = known[base, seed]
     if not name.endswith(SUFFIX):
         return order

@@ -13,13 +13,14 @@ from meaningbench.annotation.proposals import PrefillSource, find_prefill
 from meaningbench.annotation.selection import done_runs, resolve_runs
 from meaningbench.annotation.settings import (
     PROTOCOLS,
+    SCORELESS_SELECTIONS,
     SELECTIONS,
     AnnotationSettings,
     check_selection,
     load_settings,
     save_settings,
 )
-from meaningbench.db.models import PracticeItem
+from meaningbench.db.models import Item, PracticeItem
 from meaningbench.db.study import Study
 from meaningbench.errors import UserError
 
@@ -92,7 +93,7 @@ class ProtocolChoice:
         runs = "every finished metric run"
         if self.selection_metrics is not None:
             runs = ", ".join(self.selection_metrics)
-        if self.selection == "random":
+        if self.selection in SCORELESS_SELECTIONS:
             return f"{self.selection} — {SELECTIONS[self.selection]}"
         return f"{self.selection} — {SELECTIONS.get(self.selection, 'unknown')} (scores of {runs})"
 
@@ -170,6 +171,8 @@ def set_protocol(
             settings.esa_prefill = find_prefill(s, prefill)
         if selection is not None:
             settings.selection = check_selection(selection)
+            if selection == "balanced":
+                _check_systems(s)
         if selection_metrics is False:
             settings.selection_metrics = None
         elif selection_metrics is not None:
@@ -179,6 +182,24 @@ def set_protocol(
             practice.apply(s, settings)
         save_settings(s, settings)
         return describe(settings, _practice_items(s))
+
+
+def _check_systems(s: Session) -> None:
+    """`balanced` takes the systems in turn: on items of fewer than two systems it would be
+    the random order under another name, so choosing it there is refused."""
+    names = {
+        str(v)
+        for v in s.scalars(select(Item.system).where(Item.kind == "regular").distinct())
+        if v is not None and str(v) != ""
+    }
+    has_items = s.scalar(select(Item.id).where(Item.kind == "regular").limit(1)) is not None
+    if has_items and len(names) < 2:
+        shown = ", ".join(sorted(names)) or "none"
+        raise UserError(
+            "Selection 'balanced' takes the study's systems in turn, and its items hold "
+            f"{len(names)} system{'' if len(names) == 1 else 's'} ({shown}): its order would "
+            "be the random one. Choose random, or import outputs of two systems or more."
+        )
 
 
 @dataclass(frozen=True)

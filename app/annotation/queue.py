@@ -20,7 +20,12 @@ from meaningbench.annotation.ordering import insert_repeats, repeat_gap, spread_
 from meaningbench.annotation.qc_items import ControlFactory, Parent
 from meaningbench.annotation.selection import done_runs, resolve_runs, stored_scores
 from meaningbench.annotation.selection import order as selection_order
-from meaningbench.annotation.settings import AnnotationSettings, ensure_seed, load_settings
+from meaningbench.annotation.settings import (
+    SCORELESS_SELECTIONS,
+    AnnotationSettings,
+    ensure_seed,
+    load_settings,
+)
 from meaningbench.db.current_ratings import is_current
 from meaningbench.db.models import Annotator, Dataset, Item, QueueEntry, Rating
 
@@ -108,9 +113,12 @@ def selection_ranks(session: Session, settings: AnnotationSettings, seed: int) -
     """Item id → its place in the study's selection order (`settings.selection`), from the
     stored scores of the selection's metric runs and `seed`; no human rating is read."""
     items = regular_items(session, settings)
-    runs = resolve_runs(done_runs(session), settings.selection_metrics)
+    runs = []
+    if settings.selection not in SCORELESS_SELECTIONS:
+        runs = resolve_runs(done_runs(session), settings.selection_metrics)
     scores = stored_scores(session, [p.id for p in items], runs)
-    ranked = selection_order(settings.selection, scores, [p.source_group for p in items], seed)
+    groups = [p.source_group for p in items]
+    ranked = selection_order(settings.selection, scores, groups, seed, [p.system for p in items])
     return {items[i].id: place for place, i in enumerate(ranked)}
 
 

@@ -23,6 +23,13 @@ rater's queue; with the seed it is a pure function of the scores.
   of the other, each item at its first place): half of any prefix goes to the items the
   metrics rank most differently, half to covering every cluster of score profiles, so a
   study where disagreement alone dwells on a corner of the data still sees all of it.
+- `balanced`: a design for ranking the systems, reading no score at all: the systems in
+  turn (each round in a seeded order), so that every prefix holds as equal a number of
+  outputs of each system as their sizes allow (counts differ by at most one until a
+  system has none left), and each system's outputs in one order of the sources shared by
+  all systems, sources that hold the most systems first: two systems' first outputs come
+  from the same sources where the study has them, so their difference is a paired one.
+  A study with fewer than two systems gets the random order.
 
 Ties (and the order within a cluster) fall to a seeded random draw.
 """
@@ -242,17 +249,63 @@ def _in_turn(first: Sequence[int], second: Sequence[int]) -> list[int]:
     return out
 
 
-def order(strategy: str, scores: np.ndarray, groups: Sequence[str], seed: int) -> list[int]:
+def _system_labels(systems: Sequence[object] | None, n: int) -> list[str] | None:
+    """Each item's system as a label ("" where it has none); None where the items hold
+    fewer than two systems, so a system-balanced order has nothing to balance."""
+    if systems is None:
+        return None
+    if len(systems) != n:
+        raise ValueError("one system label per item")
+    labels = ["" if s is None else str(s) for s in systems]
+    return labels if len({s for s in labels if s}) >= 2 else None
+
+
+def balanced(systems: Sequence[str], groups: Sequence[str], rng: random.Random) -> list[int]:
+    """Indices in turn over the systems (items without a system as one more), each
+    system's items in a shared order of the sources (most systems first, ties seeded)."""
+    held: dict[str, set[str]] = {}
+    for system, group in zip(systems, groups, strict=True):
+        held.setdefault(str(group), set()).add(system)
+    sources = sorted(held)
+    rng.shuffle(sources)
+    # A stable sort keeps the seeded order among sources that hold as many systems.
+    sources.sort(key=lambda g: -len(held[g]))
+    place = {g: k for k, g in enumerate(sources)}
+    tie = [rng.random() for _ in systems]
+    queues: dict[str, list[int]] = {}
+    for i in sorted(range(len(systems)), key=lambda i: (place[str(groups[i])], tie[i])):
+        queues.setdefault(systems[i], []).append(i)
+    names = sorted(queues)
+    out: list[int] = []
+    for depth in range(max(len(q) for q in queues.values())):
+        # Each round in its own seeded order: no system is always first.
+        rng.shuffle(names)
+        out.extend(queues[s][depth] for s in names if depth < len(queues[s]))
+    return out
+
+
+def order(
+    strategy: str,
+    scores: np.ndarray,
+    groups: Sequence[str],
+    seed: int,
+    systems: Sequence[object] | None = None,
+) -> list[int]:
     """Indices of the items (rows of `scores`, aligned with `groups`) in the order to ask.
 
-    `scores` is (n, m): each candidate metric's stored score, NaN where missing."""
+    `scores` is (n, m): each candidate metric's stored score, NaN where missing.
+    `systems`: each item's system (None or "" where it has none); only `balanced` reads
+    it, and gives the random order where the items hold fewer than two systems."""
     check_selection(strategy)
     n = scores.shape[0]
     rng = random.Random(seed)
-    if strategy == "random" or n == 0:
+    labels = _system_labels(systems, n) if strategy == "balanced" else None
+    if strategy == "random" or n == 0 or (strategy == "balanced" and labels is None):
         idx = list(range(n))
         rng.shuffle(idx)
         return idx
+    if labels is not None:
+        return balanced(labels, [str(x) for x in groups], rng)
     if strategy == "mix":
         return _in_turn(
             order("disagreement", scores, groups, seed), order("diversity", scores, groups, seed)

@@ -58,7 +58,10 @@ SELECTIONS = {
     "variance": "sources whose outputs the metrics score most differently first",
     "diversity": "every cluster of metric-score profiles in proportion, from the start",
     "mix": "disagreement and diversity in turn: half the items each, from the start",
+    "balanced": "the systems in turn, equal numbers of each, on shared sources first",
 }
+# The selections that read no metric score: they need no scored run.
+SCORELESS_SELECTIONS = frozenset({"random", "balanced"})
 
 
 def check_selection(name: str) -> str:

@@ -18,7 +18,7 @@ AFTER_FAILED = ("stop", "flag")
 PASS_MARK = re.compile(r"(\d+)\s+of\s+(\d+)(?:\s+within\s+(\d+(?:\.\d+)?))?", re.IGNORECASE)
 # The names of `meaningbench.annotation.settings.SELECTIONS`, kept here so that the parser
 # is built without importing the engine.
-SELECTIONS = ("random", "disagreement", "variance", "diversity", "mix")
+SELECTIONS = ("random", "disagreement", "variance", "diversity", "mix", "balanced")
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -159,11 +159,13 @@ def _add_kit_and_selection_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--selection",
         choices=SELECTIONS,
-        help="which items the queues ask first, from the stored metric scores only: random "
+        help="which items the queues ask first, from the stored metric scores (balanced: the "
+        "systems) only, never from a rating: random "
         "(the default), disagreement (items the metrics rank most differently), variance "
         "(sources whose outputs the metrics score most differently), diversity (every "
-        "cluster of score profiles in proportion) or mix (disagreement and diversity in "
-        "turn); see `meaningbench simulate`",
+        "cluster of score profiles in proportion), mix (disagreement and diversity in "
+        "turn), or, to rank systems, balanced (the systems in turn, equal numbers of each, "
+        "on shared sources first; no scores read); see `meaningbench simulate`",
     )
     runs = parser.add_mutually_exclusive_group()
     runs.add_argument(

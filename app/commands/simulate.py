@@ -47,7 +47,7 @@ def _add_replay_arguments(parser: argparse.ArgumentParser) -> None:
     """Which orders are replayed, for which target, over how many seeds and steps."""
     parser.add_argument(
         "--selection",
-        default="disagreement,variance,diversity,mix",
+        default="disagreement,variance,diversity,mix,balanced",
         help="comma-separated strategies to compare with random (default: all of "
         f"{', '.join(s for s in SELECTIONS if s != 'random')}); random is always included",
     )

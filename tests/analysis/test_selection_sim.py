@@ -149,7 +149,7 @@ def test_the_report_shows_the_simulation_when_asked(
     html = asked.read_text(encoding="utf-8")
     section = html[html.index("<h2 id='rating-fewer-items'>") :]
     section = section[: section.index("<h2", 5)]
-    for strategy in ("random", "disagreement", "variance", "diversity", "mix"):
+    for strategy in ("random", "disagreement", "variance", "diversity", "mix", "balanced"):
         assert f"<td>{strategy}</td>" in section or f">{strategy}<" in section
     assert "<svg" in section and "Kendall τ with the full-data ranking" in section
     assert "360 items" in section
@@ -281,6 +281,10 @@ def test_simulate_target_systems_in_json_and_on_the_terminal(
     assert out["target"] == "systems" and out["full_data_ranking"][0] == "GPT-3-few-shot"
     rows = out["field_protocol"]["strategies"]
     assert {"accuracy_kendall", "parity", "kendall_by_budget"} <= set(rows[0])
+    # balanced is simulated by default; taking the six systems in turn on one source after
+    # another completes whole sources, which the pairwise tests behind SPA need.
+    spa = {r["strategy"]: r["accuracy_spa"] for r in rows}
+    assert spa["balanced"] > 0.6 > spa["random"]
     assert main(args) == 0
     printed = capsys.readouterr().out
     assert "field protocol (subset2evaluate)" in printed and "parity" in printed
@@ -296,7 +300,7 @@ def test_simulate_target_systems_in_json_and_on_the_terminal(
     metrics = json.loads(capsys.readouterr().out)
     assert metrics["target"] == "metrics" and metrics["summary"]
     assert metrics["field_protocol"]["target"] == "metrics"
-    assert len(metrics["field_protocol"]["strategies"]) == 5
+    assert len(metrics["field_protocol"]["strategies"]) == 6
     # Another measure: the settle criterion as before, the field's figures left out.
     other = ["--measure", "spearman", "--selection", "variance"]
     assert (

@@ -34,7 +34,7 @@ from tests.analysis.studybuild import add_ratings
 from tests.annotation.factories import sentence
 
 METRICS = "bleu,chrf,ter,sari"
-STRATEGIES = ("disagreement", "variance", "diversity", "mix")
+STRATEGIES = ("disagreement", "variance", "diversity", "mix", "balanced")
 
 
 # ---- the strategies on arrays ---------------------------------------------------------
@@ -329,3 +329,109 @@ def test_mix_takes_disagreement_and_diversity_in_turn() -> None:
         head = set(got[:k])
         assert len(head & set(first[: k // 2])) == k // 2
         assert len(head & set(second[: k // 2])) == k // 2
+
+
+def _prefix_counts_balanced(order: list[int], systems: list[str]) -> bool:
+    """Whether every prefix holds as equal a number of each system's items as their sizes
+    allow: a system not yet used up is at most one behind any other."""
+    size = Counter(systems)
+    seen: Counter[str] = Counter()
+    for i in order:
+        seen[systems[i]] += 1
+        open_ = [seen[s] for s in size if seen[s] < size[s]]
+        if open_ and max(seen[s] for s in size) - min(open_) > 1:
+            return False
+    return True
+
+
+def test_balanced_takes_the_systems_in_turn_on_shared_sources_first() -> None:
+    # Sizes 12, 7 and 3; sources s0-s2 hold all three systems, s3-s6 two, the rest one.
+    systems, groups = [], []
+    for k in range(12):
+        for name, size in (("big", 12), ("mid", 7), ("small", 3)):
+            if k < size:
+                systems.append(name)
+                groups.append(f"s{k}")
+    scores = np.random.default_rng(0).random((len(systems), 3))
+    got = selection.order("balanced", scores, groups, seed=4, systems=systems)
+    assert sorted(got) == list(range(len(systems)))
+    assert _prefix_counts_balanced(got, systems)
+    # The first three rounds are the three sources that hold every system, one a round.
+    for r in range(3):
+        assert len({groups[i] for i in got[3 * r : 3 * r + 3]}) == 1
+    assert {groups[i] for i in got[:9]} == {"s0", "s1", "s2"}
+    # Then the sources of two systems, before the ones only "big" has.
+    assert {groups[i] for i in got[9:17]} == {"s3", "s4", "s5", "s6"}
+    # Seeded and deterministic; the scores are not read.
+    assert got == selection.order("balanced", -scores, list(groups), 4, list(systems))
+    assert got != selection.order("balanced", scores, groups, 5, systems)
+    assert _prefix_counts_balanced(selection.order("balanced", scores, groups, 5, systems), systems)
+
+
+def test_balanced_without_systems_is_the_random_order() -> None:
+    scores = np.random.default_rng(1).random((20, 2))
+    groups = [f"s{i // 2}" for i in range(20)]
+    plain = selection.order("random", scores, groups, seed=8)
+    for systems in (None, [None] * 20, [""] * 20, ["only"] * 10 + [None] * 10):
+        assert selection.order("balanced", scores, groups, 8, systems) == plain
+    # Items without a system among systems' items take their turn as one more.
+    systems = ["a"] * 8 + ["b"] * 8 + [None] * 4
+    got = selection.order("balanced", scores, groups, 8, systems)
+    labels = ["" if s is None else s for s in systems]
+    assert _prefix_counts_balanced(got, labels) and {labels[i] for i in got[:3]} == {"a", "b", ""}
+    with pytest.raises(ValueError, match="one system label per item"):
+        selection.order("balanced", scores, groups, 8, ["a", "b"])
+
+
+def test_a_balanced_queue_on_a_real_study(scored_study: Path, tmp_path: Path) -> None:
+    study = open_study(_copy(scored_study, tmp_path, "balanced"))
+    _configure(study, seed=6, selection="balanced", selection_metrics=["meteor"])
+    with study.session() as s:
+        # It reads no score, so a selection metric that was never run does not matter.
+        ranks = selection_ranks(s, load_settings(s), 17)
+        system = {int(i): str(y) for i, y in s.execute(select(Item.id, Item.system))}
+    study.close()
+    ordered = sorted(ranks, key=ranks.__getitem__)
+    assert _prefix_counts_balanced(list(range(len(ordered))), [system[i] for i in ordered])
+    assert len(ordered) == 120
+    # A rater's queue: the rule that keeps two outputs of one source apart moves an item
+    # now and then, so a system is at most two behind another in any prefix.
+    study = open_study(tmp_path / "balanced.mbstudy")
+    queue = _regular(_queue(study, "ann"))
+    study.close()
+    seen: Counter[str] = Counter({name: 0 for name in ("sys0", "sys1", "sys2")})
+    spread = []
+    for i in queue:
+        seen[system[i]] += 1
+        spread.append(max(seen.values()) - min(seen.values()))
+    assert len(queue) == 120 and max(spread) <= 2 and spread[-1] == 0
+
+
+def test_balanced_is_refused_on_a_study_without_systems(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    csv = tmp_path / "plain.csv"
+    rng = random.Random(2)
+    rows = [{"source": sentence(rng, 10) + f" {i}", "output": sentence(rng, 8)} for i in range(6)]
+    pd.DataFrame(rows).to_csv(csv, index=False)
+    path = tmp_path / "plain.mbstudy"
+    assert main(["import", str(path), str(csv), "--dataset", "d"]) == 0
+    capsys.readouterr()
+    assert main(["protocol", str(path), "--selection", "balanced"]) == 2
+    err = capsys.readouterr().err
+    assert "Selection 'balanced' takes the study's systems in turn" in err
+    assert "0 systems (none)" in err and "Choose random" in err
+    study = open_study(path)
+    with study.session() as s:
+        assert load_settings(s).selection == "random"  # nothing was stored
+    study.close()
+
+
+def test_balanced_is_chosen_on_the_command_line(
+    scored_study: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _copy(scored_study, tmp_path, "cli-balanced")
+    capsys.readouterr()
+    assert main(["protocol", str(path), "--selection", "balanced"]) == 0
+    line = capsys.readouterr().out
+    assert "selection: balanced — the systems in turn" in line and "scores of" not in line

@@ -47,6 +47,7 @@ from meaningbench.queries.annotation import (
     MAX_QC_PER_100,
     PROTOCOLS,
     QC_KINDS,
+    SCORELESS_SELECTIONS,
     SELECTIONS,
     AnnotationSettings,
     DimensionConfig,
@@ -361,7 +362,8 @@ class AnnotationSettingsWidget(QWidget):
         for key, text in SELECTIONS.items():
             self.selection.addItem(f"{key} — {text}", key)
         self.selection.setToolTip(
-            "Chosen from the stored metric scores only, never from ratings; "
+            "Chosen from the stored metric scores (balanced: the systems) only, never from "
+            "ratings; "
             "`meaningbench simulate` shows on a pilot how soon each one settles the ranking."
         )
         of.addRow("Items first", self.selection)
@@ -461,7 +463,7 @@ class AnnotationSettingsWidget(QWidget):
         self.changed.emit()
 
     def _update_selection(self, *_args: object) -> None:
-        chosen = self.selection.currentData() != "random"
+        chosen = self.selection.currentData() not in SCORELESS_SELECTIONS
         self.selection_list.setEnabled(chosen)
         self.selection_note.setVisible(chosen and not self._selection_runs)
 

@@ -57,3 +57,17 @@ def test_no_run_checked_is_refused_with_the_reason(qtbot, study) -> None:
     # Unticking every run is what was refused: the reason must not offer it ("none for all").
     assert "none for all" not in widget.error.text() and "or all of them" in widget.error.text()
     assert study_protocol(study).selection == "random"
+
+
+def test_balanced_is_offered_and_reads_no_score(qtbot, study) -> None:
+    from meaningbench.ui.annotation.settings_widget import AnnotationSettingsWidget
+
+    _score(study, "bleu", 0.13)
+    widget = AnnotationSettingsWidget(study, sections=("queues",))
+    qtbot.addWidget(widget)
+    widget.selection.setCurrentIndex(widget.selection.findData("balanced"))
+    assert "the systems in turn" in widget.selection.currentText()
+    assert not widget.selection_list.isEnabled()  # the systems, not the scores
+    assert widget.apply()
+    choice = study_protocol(study)
+    assert choice.selection == "balanced" and "scores of" not in choice.selection_line()
