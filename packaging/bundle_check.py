@@ -19,7 +19,10 @@ the person did is then read back with the bundled command line:
    rating;
 6. BLEU, METEOR (WordNet inside the bundle) and BERTScore (the bundled MiniLM encoder)
    are scored by the bundled command line with no network (HF_HUB_OFFLINE=1, and a
-   network namespace of its own where the system allows one).
+   network namespace of its own where the system allows one); BERTScore ran on ONNX
+   Runtime, its default on the CPU: the bundled torch exported the encoder (the graph and
+   its hash in the data folder) and the bundled onnxruntime ran it, as the run's recorded
+   versions say. A bundle without either would score in torch, quietly but slower.
 
 Needs xdotool (Debian package `xdotool`) and runs inside `xvfb-run`. Screenshots of the
 welcome page and of the rating screen are written to --shots when given (PySide6 from the
@@ -33,6 +36,7 @@ import csv
 import json
 import os
 import shutil
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -278,6 +282,38 @@ def check_scoring(bundle: Path, env: dict[str, str], study: Path, work: Path) ->
                 f"{metric}: columns {columns} hold {len(filled)} scores for {len(rows)} items"
             )
         step(f"{metric}: {len(filled)} scores in {columns}")
+    problem = onnx_problem(copy, Path(env["MEANINGBENCH_HOME"]))
+    if problem is not None:
+        raise CheckFailed(problem)
+    step("bertscore ran on ONNX Runtime, its export in the data folder")
+
+
+def onnx_problem(study: Path, home: Path, metric: str = "bertscore") -> str | None:
+    """Why the study's runs of `metric` did not run on ONNX Runtime from an export in the
+    data folder `home`, or None when they did."""
+    conn = sqlite3.connect(f"file:{study}?mode=ro", uri=True)
+    try:
+        rows = conn.execute(
+            "SELECT versions FROM metric_run WHERE metric = ? AND status = 'done'", (metric,)
+        ).fetchall()
+    finally:
+        conn.close()
+    if not rows:
+        return f"{study.name} holds no finished {metric} run"
+    failed = sorted((home / "onnx").glob("*.failed"))
+    why = (failed[0].read_text(encoding="utf-8").splitlines() or ["?"])[0] if failed else ""
+    note = f" (the export failed: {why})" if failed else ""
+    for (text,) in rows:
+        versions = json.loads(text or "{}")
+        backend = versions.get("backend") or "an unrecorded backend"
+        if not backend.startswith("onnx"):
+            return f"{metric} ran on {backend}, not on ONNX Runtime{note}"
+        if not versions.get("onnxruntime"):
+            return f"{metric} ran on ONNX Runtime without its version (its metadata is missing)"
+    exports = sorted((home / "onnx").glob("*.onnx"))
+    if not exports or not all(e.with_name(e.name + ".sha256").is_file() for e in exports):
+        return f"no whole ONNX export (a graph and its hash) in {home / 'onnx'}"
+    return None
 
 
 def main(argv: list[str] | None = None) -> int:
