@@ -8,7 +8,8 @@
    (desktop-file-validate, where installed), and the `.mbstudy` type is known to the
    system's MIME database (where shared-mime-info is installed);
 3. bundle_check.py on /opt/meaningbench: the window comes up, a rating is made through it by
-   keyboard events (xdotool), and the command line finds it; the dataset and offline scoring;
+   keyboard events (xdotool), and the command line finds it; the dataset and offline scoring
+   (BERTScore on the bundled ONNX Runtime);
 4. the figures, side by side in one run: the .deb's size, the installed size, and the cold
    start to the window from the installed package and from the development environment
    (`.venv/bin/meaningbench gui`), alternating, each after its files were dropped from the
