@@ -36,8 +36,10 @@ def selection_section(sim: Simulation | None) -> str:
         f"ranked by {sim.measure} ({GROUPING_NAMES.get(sim.group_by, sim.group_by)}, clusters by {sim.test} with "
         f"{sim.resamples} resamples); the settled share is the budget from which on Kendall's "
         f"τ with the full-data ranking stays ≥ {sim.tau_goal:g} and the top cluster "
-        f"({top}) stays the same. Strategies use only the stored metric scores."
+        f"({top}) stays the same. Strategies use only the stored metric scores (balanced: "
+        "the items' systems)."
     )
+    note += "".join(f" {n[0].upper()}{n[1:]}." for n in sim.notes)
     return (
         "<h2 id='rating-fewer-items'>Rating fewer items</h2>"
         f"<p class='note'>{escape(note)}</p>"

@@ -51,6 +51,7 @@ from meaningbench.analysis.selection_protocol import (
     system_spa,
 )
 from meaningbench.analysis.svg import line_chart
+from meaningbench.annotation.selection import balance_note
 from meaningbench.annotation.selection import order as selection_order
 from meaningbench.annotation.settings import check_selection
 from meaningbench.db.study import Study
@@ -149,6 +150,8 @@ class Simulation:
     baselines: BaselineOrders | None = None
     # The rounds of the adaptive top-up rows (0: none).
     rounds: int = 0
+    # What a reader must know about a row (a strategy that fell back to random order).
+    notes: list[str] = dataclasses.field(default_factory=list)
 
     def summaries(self) -> list[Summary]:
         settled = {k: np.array([c.settled for c in v]) for k, v in self.curves.items()}
@@ -196,6 +199,7 @@ class Simulation:
             "curves": {k: [c.to_dict() for c in v] for k, v in self.curves.items()},
             "target": "metrics",
             "rounds": self.rounds,
+            "notes": self.notes,
             "field_protocol": None if self.field is None else self.field.to_dict(),
             "subset2evaluate": None if self.baselines is None else self.baselines.to_dict(),
         }
@@ -380,6 +384,7 @@ def simulate(
         list(work.metric_names), work.n, int(cost.sum()), reference, rounds=rounds,
     )  # fmt: skip
     seed_range = range(first_seed, first_seed + seeds)
+    sim.notes = [n for n in [balance_note(list(work.systems))] if n and "balanced" in wanted]
     sim.baselines = _baselines(work, keep, texts, seed_range)
     names = with_top_ups(list(dict.fromkeys(wanted)), rounds, work.n)
     names += [] if sim.baselines is None else list(sim.baselines.orders)
@@ -765,6 +770,7 @@ def summary_lines(sim: Simulation) -> list[str]:
             f"  {s.strategy:<{width}} {s.mean:5.1f} % ± {s.sd:4.1f} [{s.low:g}–{s.high:g}] "
             f"over {n} seeds{ratio}; tau alone: {s.tau_only_mean:.1f} %{tau_ratio}"
         )
+    lines.extend(f"  note: {note}" for note in sim.notes)
     if sim.field is not None:
         lines.extend(sim.field.lines())
     if sim.baselines is not None:

@@ -111,7 +111,8 @@ def assigned_items(
 
 def selection_ranks(session: Session, settings: AnnotationSettings, seed: int) -> dict[int, int]:
     """Item id → its place in the study's selection order (`settings.selection`), from the
-    stored scores of the selection's metric runs and `seed`; no human rating is read."""
+    stored scores of the selection's metric runs (none for a selection that reads no score),
+    the items' systems and sources, and `seed`; no human rating is read."""
     items = regular_items(session, settings)
     runs = []
     if settings.selection not in SCORELESS_SELECTIONS:

@@ -3,8 +3,9 @@
 A strategy orders the regular items so that a study which stops early has rated the items
 that tell the candidate metrics apart (Zouhar, Cui and Sachan 2025, "How to select
 datapoints for efficient human evaluation of NLG models?"). It reads only the metric
-scores the study has stored, never a human rating, so no rater's answers can steer another
-rater's queue; with the seed it is a pure function of the scores.
+scores the study has stored (`balanced`: only the items' systems and sources), never a
+human rating, so no rater's answers can steer another rater's queue; with the seed it is
+a pure function of what it reads.
 
 - `random`: the queue's shuffle, unchanged (no scores read).
 - `disagreement`: each metric ranks the outputs an item is compared with (the other
@@ -258,6 +259,13 @@ def _system_labels(systems: Sequence[object] | None, n: int) -> list[str] | None
         raise ValueError("one system label per item")
     labels = ["" if s is None else str(s) for s in systems]
     return labels if len({s for s in labels if s}) >= 2 else None
+
+
+def balance_note(systems: Sequence[object]) -> str | None:
+    """Why `balanced` is the random order on these items' systems; None where it is not."""
+    if _system_labels(systems, len(systems)) is not None:
+        return None
+    return "balanced: the items hold fewer than two systems, so its order is the random one"
 
 
 def balanced(systems: Sequence[str], groups: Sequence[str], rng: random.Random) -> list[int]:

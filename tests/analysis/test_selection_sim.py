@@ -359,3 +359,30 @@ def test_the_systems_target_refuses_outputs_without_systems() -> None:
     )
     with pytest.raises(UserError, match=r"0 systems with scored outputs \(none\)"):
         simulate_systems(data, np.ones(20), ["variance"], seeds=1)
+
+
+def test_balanced_on_outputs_without_systems_is_random_and_says_so() -> None:
+    """ASSET's shape for the metrics target: balanced has no systems to take in turn."""
+    from meaningbench.analysis.metaeval import MetaEvalData
+    from meaningbench.analysis.selection_report import selection_section
+    from meaningbench.analysis.selection_sim import simulate, summary_lines
+
+    rng = np.random.default_rng(3)
+    human = rng.normal(size=40)
+    data = MetaEvalData(
+        human=human,
+        metrics=np.column_stack([human + rng.normal(size=40), rng.normal(size=40)]),
+        metric_names=["a", "b"],
+        systems=np.array([None] * 40, dtype=object),
+        sources=np.array([f"s{i}" for i in range(40)], dtype=object),
+    )
+    sim = simulate(data, np.ones(40), ["balanced"], seeds=2, step=25, resamples=10)
+    assert [c.to_dict() for c in sim.curves["balanced"]] == [
+        c.to_dict() for c in sim.curves["random"]
+    ]
+    note = "balanced: the items hold fewer than two systems, so its order is the random one"
+    assert sim.notes == [note] and sim.to_dict()["notes"] == [note]
+    assert f"  note: {note}" in summary_lines(sim)
+    assert "Balanced: the items hold fewer than two systems" in selection_section(sim)
+    # Not asked for, not noted.
+    assert simulate(data, np.ones(40), ["variance"], seeds=1, step=50, resamples=10).notes == []
