@@ -1,8 +1,8 @@
 """Adaptive top-up: the next round's items chosen from the ratings already collected.
 
 A campaign runs in rounds of kits. Within a round every queue is fixed before anyone
-rates (score-based or random: `meaningbench.annotation.selection`), so no rater's answers
-steer another rater's queue while the round runs. Between rounds, the lead may choose the
+rates (score-based, system-balanced or random: `meaningbench.annotation.selection`), so
+no rater's answers steer another rater's queue while the round runs. Between rounds, the lead may choose the
 next round's items where the ranking is least settled by the ratings collected so far:
 
 - ranking **metrics** (their Pearson r with the humans): the rated items are resampled

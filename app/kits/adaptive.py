@@ -6,7 +6,7 @@ ratings are put in the order of `meaningbench.analysis.selection_adaptive.next_r
 scores collected so far), the items without a human score first, then those with some
 ratings but fewer than k, in the study's selection order; `--items N` hands out only the
 first N of them. The first round (the raters' queues) is never adaptive: it is the
-study's selection order, score-based or random, fixed before anyone rates.
+study's selection order, score-based, system-balanced or random, fixed before anyone rates.
 """
 
 from __future__ import annotations
