@@ -2,8 +2,9 @@
 
 A campaign runs in rounds of kits. Within a round every queue is fixed before anyone
 rates (score-based, system-balanced or random: `meaningbench.annotation.selection`), so
-no rater's answers steer another rater's queue while the round runs. Between rounds, the lead may choose the
-next round's items where the ranking is least settled by the ratings collected so far:
+no rater's answers steer another rater's queue while the round runs. Between rounds, the
+lead may choose the next round's items where the ranking is least settled by the ratings
+collected so far:
 
 - ranking **metrics** (their Pearson r with the humans): the rated items are resampled
   (bootstrap) and each pair of metrics weighs 1 − |2p − 1|, p the share of resamples in
