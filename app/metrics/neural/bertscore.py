@@ -199,7 +199,7 @@ class BertScoreMetric(NeuralMetric):
             if self._idf_docs is None:
                 self.prepare(pairs)
             assert self._idf_docs is not None
-            ids = token_ids(self.loaded(), self._idf_docs, truncate=not self._windowed())
+            ids = token_ids(self.scoring_model(), self._idf_docs, truncate=not self._windowed())
             self._idf = IdfWeights.from_token_ids(ids)
         return self._idf
 
@@ -209,7 +209,7 @@ class BertScoreMetric(NeuralMetric):
 
     def _window_frame(self) -> tuple[int, int, int]:
         """(ids per window, leading special tokens, trailing special tokens)."""
-        loaded = self.loaded()
+        loaded = self.scoring_model()
         return (window_length(loaded), *special_frame(loaded.tokenizer))
 
     @staticmethod
@@ -239,7 +239,7 @@ class BertScoreMetric(NeuralMetric):
     ) -> list[tuple[tuple[float, float, float], int, Match, tuple[int, ...], tuple[int, ...]]]:
         """Per candidate: unrescaled (P, R, F1), the best reference's index, its match and the
         token ids of the candidate and of that reference."""
-        loaded = self.loaded()
+        loaded = self.scoring_model()
         layer = self.layer()
         refs = [r for _, rs in cand_ref for r in rs]
         embs = token_embeddings(
@@ -298,10 +298,10 @@ class BertScoreMetric(NeuralMetric):
         idf = self._idf_weights(pairs)
         baseline = self._baseline() if self.config["rescale"] else None
         raw = self.score_pairs_raw([(p.output, pair_references(p)) for p in pairs], cancel, idf)
-        tokenizer = self.loaded().tokenizer
+        tokenizer = self.scoring_model().tokenizer
         tokens_of: dict[tuple[int, ...], list[str]] = {}  # a source shared by items, once
         frame = self._window_frame() if self._windowed() else None
-        onnx = self.loaded().backend == "onnx"
+        onnx = self.scoring_model().backend == "onnx"
 
         def tokens(ids: tuple[int, ...]) -> list[str]:
             if ids not in tokens_of:

@@ -27,8 +27,10 @@ from meaningbench.metrics.neural.support.cache import (
     DEFAULT_DISK_MB,
     DiskStore,
     Embedding,
+    as_array,
     disk_store,
     get_or_compute,
+    is_array,
 )
 from meaningbench.metrics.neural.support.common import ENCODER_OPTIONS, NeuralMetric
 from meaningbench.metrics.neural.support.encoding import (
@@ -38,12 +40,13 @@ from meaningbench.metrics.neural.support.encoding import (
     hidden_states_at,
     layers_through_caches,
     padded,
+    padded_arrays,
     plan_texts,
     special_frame,
     window_length,
 )
 from meaningbench.metrics.neural.support.models import LoadedModel
-from meaningbench.metrics.neural.support.onnx_encoder import onnx_part
+from meaningbench.metrics.neural.support.onnx_encoder import onnx_part, with_torch
 from meaningbench.metrics.neural.support.windows import WindowPlan, count_windows, window_stride
 from meaningbench.runtime import CancelToken
 from meaningbench.settings import DEFAULT_ENCODER
@@ -104,8 +107,45 @@ def _pooling_modes(config: dict[str, Any]) -> tuple[str, ...]:
     return modes or ("mean",)
 
 
+def _pool_array(tokens: Any, modes: Sequence[str]) -> Any:
+    """`pool` of a numpy array."""
+    import numpy as np
+
+    n = tokens.shape[0]
+    parts = []
+    for mode in modes:
+        if mode == "cls":
+            parts.append(tokens[0])
+        elif mode == "max":
+            parts.append(tokens.max(axis=0))
+        elif mode == "mean":
+            parts.append(tokens.sum(axis=0) / np.float32(max(n, 1e-9)))
+        elif mode == "mean_sqrt_len_tokens":
+            parts.append(tokens.sum(axis=0) / np.float32(max(n, 1e-9) ** 0.5))
+        elif mode == "weightedmean":
+            w = np.arange(1, n + 1, dtype=tokens.dtype)[:, None]
+            parts.append((tokens * w).sum(axis=0) / w.sum())
+        elif mode == "lasttoken":
+            parts.append(tokens[-1])
+        else:
+            raise ValueError(f"unknown pooling mode {mode!r}")
+    return np.concatenate(parts) if len(parts) > 1 else parts[0]
+
+
+def _unit(vec: Any) -> Any:
+    """A pooled vector divided by its length (at least 1e-12), a copy."""
+    if is_array(vec):
+        import numpy as np
+
+        return vec / np.maximum(np.linalg.norm(vec), np.float32(1e-12))
+    return (vec / vec.norm().clamp_min(1e-12)).clone()
+
+
 def pool(tokens: Any, modes: Sequence[str]) -> Any:
-    """Pool one sentence's unpadded token embeddings [n, d] into one vector."""
+    """Pool one sentence's unpadded token embeddings [n, d] into one vector (a torch
+    tensor, or a numpy array where torch is not used)."""
+    if is_array(tokens):
+        return _pool_array(tokens, modes)
     import torch
 
     n = tokens.shape[0]
@@ -139,17 +179,39 @@ def _encode(loaded: LoadedModel, pooling: PoolingConfig, texts: list[str]) -> di
 
 
 def _pooled_rows(hidden: Any, lengths: list[int], pooling: PoolingConfig) -> list[Embedding]:
-    out = []
-    for row, n in enumerate(lengths):
-        vec = pool(hidden[row, : int(n)], pooling.modes)
-        out.append(Embedding((), (vec / vec.norm().clamp_min(1e-12)).clone()))
-    return out
+    return [
+        Embedding((), _unit(pool(hidden[row, : int(n)], pooling.modes)))
+        for row, n in enumerate(lengths)
+    ]
+
+
+def _hidden_arrays(loaded: LoadedModel, batch: list[list[int]], layer: int | None) -> Any:
+    """The hidden state (the output, or `layer`) of id sequences as a numpy array, in
+    ONNX Runtime for a record without torch; None when its export cannot run after all."""
+    runner = onnx_part(loaded, f"L{loaded.num_layers if layer is None else layer}")
+    if runner is None:
+        return None
+    return runner.arrays(padded_arrays(loaded, batch)).astype("float32", copy=False)
+
+
+def _as_arrays(found: list[Embedding]) -> list[Embedding]:
+    """Torch's vectors for a record without torch whose export could not be rebuilt."""
+    return [Embedding(e.ids, as_array(e.vectors)) for e in found]
 
 
 def _forward_pooled(
     loaded: LoadedModel, pooling: PoolingConfig, texts: list[str], layer: int | None = None
 ) -> list[Embedding]:
     """Pooled vectors of the model's output, or of hidden state `layer` (0 = embeddings)."""
+    if loaded.torchless:
+        inputs = [t.lower() for t in texts] if pooling.do_lower_case else texts
+        max_len = min(pooling.max_seq_length or loaded.max_length, loaded.max_length)
+        enc = loaded.tokenizer(inputs, truncation="longest_first", max_length=max_len)
+        ids = [list(i) for i in enc["input_ids"]]
+        hidden = _hidden_arrays(loaded, ids, layer)
+        if hidden is not None:
+            return _pooled_rows(hidden, [len(i) for i in ids], pooling)
+        return _as_arrays(_forward_pooled(with_torch(loaded), pooling, texts, layer))
     import torch
 
     cut = onnx_part(loaded, f"L{layer}") if layer is not None else None
@@ -194,6 +256,13 @@ def _forward_hidden(
 ) -> list[Embedding]:
     """The last hidden state (or hidden state `layer`) of each id sequence (one window of a
     long text), unpadded."""
+    if loaded.torchless:
+        found = _hidden_arrays(loaded, batch, layer)
+        if found is None:
+            return _as_arrays(_forward_hidden(with_torch(loaded), batch, layer))
+        return [
+            Embedding(tuple(ids), found[row, : len(ids)].copy()) for row, ids in enumerate(batch)
+        ]
     import torch
 
     input_ids, mask = padded(loaded, batch)
@@ -236,8 +305,7 @@ def _long_plans(
 
 
 def _pooled_stitched(emb: Embedding, pooling: PoolingConfig) -> Embedding:
-    vec = pool(emb.vectors, pooling.modes)
-    return Embedding((), (vec / vec.norm().clamp_min(1e-12)).clone())
+    return Embedding((), _unit(pool(emb.vectors, pooling.modes)))
 
 
 def _pooled_with_windows(
@@ -321,7 +389,7 @@ def sentence_vectors(
             cancel,
         )
 
-    return get_or_compute(namespace, texts, compute, disk)
+    return get_or_compute(namespace, texts, compute, disk, numpy=loaded.torchless)
 
 
 def window_counts(
@@ -448,8 +516,9 @@ class SentenceCosineMetric(NeuralMetric):
     ) -> list[ItemScore]:
         if not pairs:
             return []
+        loaded = self.scoring_model()
         vectors = sentence_vectors(
-            self.loaded(),
+            loaded,
             [p.source for p in pairs] + [p.output for p in pairs],
             batch_size=int(self.config["batch_size"]),
             cancel=cancel,
@@ -459,10 +528,8 @@ class SentenceCosineMetric(NeuralMetric):
         )
         counts, stride = None, 0
         if self.config["long_texts"] == "windows":
-            counts, stride = window_counts(
-                self.loaded(), [t for p in pairs for t in (p.source, p.output)]
-            )
-        onnx = self.loaded().backend == "onnx"
+            counts, stride = window_counts(loaded, [t for p in pairs for t in (p.source, p.output)])
+        onnx = loaded.backend == "onnx"
         out = []
         for pair in pairs:
             cos = float(vectors[pair.source].vectors @ vectors[pair.output].vectors)

@@ -34,7 +34,9 @@ class Embedding:
     """Token ids (empty for a pooled vector) and float32 vectors, rows L2-normalised."""
 
     ids: tuple[int, ...]
-    vectors: Any  # torch.Tensor [n, d] (tokens) or [d] (pooled), float32, CPU
+    # [n, d] (tokens) or [d] (pooled), float32, CPU: a torch tensor, or a numpy array
+    # where ONNX Runtime computed it without torch (onnx_encoder.light_model).
+    vectors: Any
 
 
 @dataclass(frozen=True)
@@ -67,7 +69,7 @@ class MemoryLRU:
         self.max_bytes = max_bytes
         self.trim_after_bytes = trim_after_bytes
         self.trims = 0
-        self._block: Any = None  # torch.Tensor, allocated at the first put
+        self._block: Any = None  # a numpy float32 array, allocated at the first put
         self._head = 0
         self._written = 0
         self._written_at_trim = 0
@@ -80,35 +82,37 @@ class MemoryLRU:
         """How many float32 values the block holds."""
         return max(0, self.max_bytes // 4)
 
-    def get(self, key: tuple[str, str]) -> Embedding | None:
+    def get(self, key: tuple[str, str], numpy: bool = False) -> Embedding | None:
+        """The cached entry (a copy), as a numpy array or (by default) a torch tensor."""
         with self._lock:
             slot = self._slots.get(key)
             if slot is None:
                 return None
             flat = self._block[slot.offset : slot.offset + slot.size]
-            vectors = flat.clone().view(slot.shape)
+            array = flat.copy().reshape(slot.shape)
             if self._written - slot.written > self.capacity // 2:
                 self._drop(key)
-                self._write(key, vectors, slot.ids)
-            return Embedding(slot.ids, vectors)
+                self._write(key, array, slot.ids)
+            return Embedding(slot.ids, array if numpy else _torch_from(array))
 
     def put(self, key: tuple[str, str], value: Embedding) -> None:
         with self._lock:
             if key in self._slots:
                 self._drop(key)
-            if value.vectors.numel() <= self.capacity:
-                self._write(key, value.vectors, value.ids)
+            array = as_array(value.vectors)
+            if array.size <= self.capacity:
+                self._write(key, array, value.ids)
 
     def _drop(self, key: tuple[str, str]) -> None:
         slot = self._slots.pop(key)
         self._used -= slot.size
 
     def _write(self, key: tuple[str, str], vectors: Any, ids: tuple[int, ...]) -> None:
-        import torch
+        import numpy as np
 
-        n = int(vectors.numel())
+        n = int(vectors.size)
         if self._block is None:
-            self._block = torch.empty(self.capacity, dtype=torch.float32)
+            self._block = np.empty(self.capacity, dtype=np.float32)
             self._head = 0
         if self._head + n > self.capacity:
             # The rest of this lap is too short: what lies there is the oldest; drop it.
@@ -122,7 +126,7 @@ class MemoryLRU:
             if first.offset >= self._head + n or first.offset < self._head:
                 break
             self._drop(first_key)
-        self._block[self._head : self._head + n].copy_(vectors.reshape(-1))
+        self._block[self._head : self._head + n] = vectors.reshape(-1)
         self._slots[key] = _Slot(self._head, tuple(vectors.shape), ids, self._written)
         self._head += n
         self._written += n
@@ -160,6 +164,27 @@ class MemoryLRU:
 MEMORY = MemoryLRU(DEFAULT_MEMORY_MB * 2**20)
 
 
+def is_array(vectors: Any) -> bool:
+    """Whether `vectors` is a numpy array (told without importing torch)."""
+    import numpy as np
+
+    return isinstance(vectors, np.ndarray)
+
+
+def as_array(vectors: Any) -> Any:
+    """`vectors` as a float32 numpy array (a torch tensor's shares its memory)."""
+    import numpy as np
+
+    array = vectors if is_array(vectors) else vectors.detach().contiguous().numpy()
+    return np.ascontiguousarray(array, dtype=np.float32)
+
+
+def _torch_from(array: Any) -> Any:
+    import torch
+
+    return torch.from_numpy(array)
+
+
 def _text_key(text: str) -> bytes:
     return hashlib.blake2b(text.encode("utf-8"), digest_size=16).digest()
 
@@ -195,9 +220,9 @@ class DiskStore:
             self._conn = conn
         return self._conn
 
-    def get_many(self, texts: Sequence[str]) -> dict[str, Embedding]:
+    def get_many(self, texts: Sequence[str], numpy: bool = False) -> dict[str, Embedding]:
+        """The stored embeddings of `texts`, as numpy arrays or (by default) torch tensors."""
         import numpy as np
-        import torch
 
         found: dict[str, Embedding] = {}
         if not texts:
@@ -214,11 +239,10 @@ class DiskStore:
                 ).fetchall()
                 for k, ids, vec, dim in rows:
                     arr = np.frombuffer(vec, dtype=np.float32).copy()
-                    tensor = torch.from_numpy(arr)
                     if ids:
-                        tensor = tensor.view(-1, dim)
+                        arr = arr.reshape(-1, dim)
                     id_tuple = tuple(np.frombuffer(ids, dtype=np.int32).tolist())
-                    found[keys[k]] = Embedding(id_tuple, tensor)
+                    found[keys[k]] = Embedding(id_tuple, arr if numpy else _torch_from(arr))
         return found
 
     @property
@@ -250,7 +274,7 @@ class DiskStore:
             rows = []
             assert self._bytes is not None
             for text, emb in items:
-                vec = emb.vectors.contiguous().numpy().astype(np.float32).tobytes()
+                vec = as_array(emb.vectors).tobytes()
                 ids = np.asarray(emb.ids, dtype=np.int32).tobytes()
                 if self._bytes + len(vec) + len(ids) > self.max_bytes:
                     break
@@ -291,10 +315,13 @@ def get_or_compute(
     compute: Callable[[list[str]], list[Embedding]],
     disk: DiskStore | None = None,
     persist: Callable[[str], bool] | None = None,
+    numpy: bool = False,
 ) -> dict[str, Embedding]:
     """Embeddings for the distinct `texts`: memory first, then disk, then `compute`.
 
-    `persist` picks which computed texts go to disk (the side of a pair that is reused).
+    `persist` picks which computed texts go to disk (the side of a pair that is reused);
+    `numpy`: what the caches hold is handed back as numpy arrays (as `compute` makes them),
+    not as torch tensors.
     The returned dict holds strong references, so eviction during the call is harmless.
     """
     # The previous batch's embeddings are out of the caller's hands by now: a good moment.
@@ -302,14 +329,14 @@ def get_or_compute(
     out: dict[str, Embedding] = {}
     missing: list[str] = []
     for text in dict.fromkeys(texts):
-        hit = MEMORY.get((namespace, text))
+        hit = MEMORY.get((namespace, text), numpy)
         if hit is None:
             missing.append(text)
         else:
             out[text] = hit
     remembered = [t for t in out if persist is None or persist(t)]
     if missing and disk is not None:
-        for text, emb in disk.get_many(missing).items():
+        for text, emb in disk.get_many(missing, numpy).items():
             out[text] = emb
             MEMORY.put((namespace, text), emb)
         missing = [t for t in missing if t not in out]

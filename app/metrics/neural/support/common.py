@@ -27,7 +27,9 @@ from meaningbench.metrics.neural.support.onnx_encoder import (
     Backend,
     BackendPlan,
     ensure_export,
+    export_ready,
     failure_note,
+    light_model,
     plan_backend,
 )
 from meaningbench.metrics.neural.support.quantize import (
@@ -96,12 +98,33 @@ class NeuralMetric(Metric):
         hashed, so a failed export is hashed as the torch run it becomes)."""
         plan = self.backend()
         part = self.onnx_part()
-        if plan.name == "onnx" and part is not None:
+        # An export in place is checked by its hash when its session is built; only a
+        # missing one needs the torch model now.
+        if plan.name == "onnx" and part is not None and not self._export_in_place(part):
             loaded = self.loaded()
             if not ensure_export(loaded, part):
                 why = failure_note(loaded.ref, part) or "unknown error"
                 self._plan = BackendPlan("torch", f"the ONNX export failed: {why}")
         return self.backend()
+
+    def _export_in_place(self, part: str) -> bool:
+        try:
+            return export_ready(resolve_model(self.model_name()), part)
+        except UserError:
+            return False
+
+    def scoring_model(self) -> LoadedModel:
+        """The record the scores are computed with: one without torch where ONNX Runtime
+        runs the whole forward pass on the CPU from an export in place (see
+        `onnx_encoder.light_model`), else `loaded()`."""
+        part = self.onnx_part()
+        # Exported first when it is not yet, so that the run that exports computes its
+        # scores as every later one does.
+        if part is not None and self.ready_backend().name == "onnx" and self.device() == "cpu":
+            light = light_model(resolve_model(self.model_name()), part)
+            if light is not None:
+                return light
+        return self.loaded()
 
     def explain(self, item: ExplainItem) -> Explanation:
         """No view of the parts of the score; which backend computed the stored one."""
@@ -185,11 +208,10 @@ class NeuralMetric(Metric):
         return name if name == DEFAULT_ENCODER else ref.location
 
     def versions(self) -> dict[str, str]:
-        import torch
-
         # Read from the installed metadata: importing transformers to ask costs a second
-        # of CPU, and a BERT encoder runs without it (meaningbench.metrics.neural.support.native_bert).
-        out = {"torch": torch.__version__, "transformers": installed_version("transformers")}
+        # of CPU, and a BERT encoder runs without it (meaningbench.metrics.neural.support.native_bert);
+        # torch too, which an ONNX Runtime run on the CPU need not import.
+        out = {"torch": torch_version(), "transformers": installed_version("transformers")}
         device = self.device()
         if device:
             out["precision"] = effective_precision(str(self.config.get("precision")), device)
@@ -206,6 +228,15 @@ class NeuralMetric(Metric):
         except Exception:
             pass
         return out
+
+
+def torch_version() -> str:
+    """torch's `__version__` (the same string as its installed metadata)."""
+    import sys
+
+    torch = sys.modules.get("torch")
+    version = getattr(torch, "__version__", None)
+    return str(version) if version else installed_version("torch")
 
 
 def installed_version(distribution: str) -> str:

@@ -18,11 +18,12 @@ from meaningbench.metrics.neural.support.batching import run_in_batches
 from meaningbench.metrics.neural.support.cache import (
     DiskStore,
     Embedding,
+    as_array,
     disk_store,
     get_or_compute,
 )
 from meaningbench.metrics.neural.support.models import LoadedModel, layer_list, layer_view
-from meaningbench.metrics.neural.support.onnx_encoder import onnx_part
+from meaningbench.metrics.neural.support.onnx_encoder import onnx_part, with_torch
 from meaningbench.metrics.neural.support.windows import WindowPlan, plan_windows, stitch
 from meaningbench.runtime import CancelToken
 
@@ -140,7 +141,50 @@ def padded(loaded: LoadedModel, batch: list[list[int]]) -> tuple[Any, Any]:
     return input_ids.to(loaded.device), mask.to(loaded.device)
 
 
+def padded_arrays(loaded: LoadedModel, batch: list[list[int]]) -> dict[str, Any]:
+    """`padded` as numpy int64 arrays named as ONNX Runtime's inputs (`ids`, `mask`)."""
+    import numpy as np
+
+    tok = loaded.tokenizer
+    pad = tok.pad_token_id if tok.pad_token_id is not None else 0
+    longest = max(len(ids) for ids in batch)
+    input_ids = np.full((len(batch), longest), pad, dtype=np.int64)
+    mask = np.zeros((len(batch), longest), dtype=np.int64)
+    for row, ids in enumerate(batch):
+        input_ids[row, : len(ids)] = ids
+        mask[row, : len(ids)] = 1
+    return {"ids": input_ids, "mask": mask}
+
+
+def unit_rows(hidden: Any) -> Any:
+    """Each token vector of a float32 numpy batch divided by its length."""
+    import numpy as np
+
+    hidden = hidden.astype(np.float32, copy=False)
+    return hidden / np.linalg.norm(hidden, axis=-1, keepdims=True)
+
+
+def _forward_layer_arrays(
+    loaded: LoadedModel, layer: int, batch: list[list[int]]
+) -> list[Embedding] | None:
+    """`_forward_layer` in numpy, for a record without torch; None when ONNX Runtime
+    cannot run the layer after all (its export failed: torch runs it)."""
+    runner = onnx_part(loaded, f"L{layer}")
+    if runner is None:
+        return None
+    hidden = unit_rows(runner.arrays(padded_arrays(loaded, batch)))
+    return [Embedding(tuple(ids), hidden[row, : len(ids)].copy()) for row, ids in enumerate(batch)]
+
+
 def _forward_layer(loaded: LoadedModel, layer: int, batch: list[list[int]]) -> list[Embedding]:
+    if loaded.torchless:
+        found = _forward_layer_arrays(loaded, layer, batch)
+        if found is not None:
+            return found
+        # Its export could not be rebuilt (said in one line): torch runs it, as it does
+        # for a record with a torch model.
+        done = _forward_layer(with_torch(loaded), layer, batch)
+        return [Embedding(e.ids, as_array(e.vectors)) for e in done]
     import torch
 
     input_ids, mask = padded(loaded, batch)
@@ -196,7 +240,7 @@ def token_embeddings(
         )
 
     keep = (lambda t: t in persist) if persist is not None else None
-    return get_or_compute(namespace, texts, compute, disk, keep)
+    return get_or_compute(namespace, texts, compute, disk, keep, numpy=loaded.torchless)
 
 
 # --- several layers from one forward pass (the model/layer sweep) ---------------------------

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from meaningbench.metrics.neural.support.cache import Embedding
+from meaningbench.metrics.neural.support.cache import Embedding, is_array
 
 
 @dataclass(frozen=True)
@@ -106,6 +106,56 @@ def greedy_match_many(
 def _match_group(
     pairs: Sequence[tuple[Embedding, Embedding, list[float], list[float]]],
 ) -> list[Match]:
+    if is_array(pairs[0][0].vectors):
+        return _matches(pairs, *_maxima_numpy(pairs))
+    return _matches(pairs, *_maxima_torch(pairs))
+
+
+# Per pair of a group: its P, its R, and per candidate / reference token the best match's
+# similarity and index on the other side (padded to the group's longest).
+Maxima = tuple[
+    list[float], list[float], list[list[float]], list[list[int]], list[list[float]], list[list[int]]
+]
+
+
+def _maxima_numpy(
+    pairs: Sequence[tuple[Embedding, Embedding, list[float], list[float]]],
+) -> Maxima:
+    """`_maxima_torch` in numpy, for vectors computed without torch (the same float32
+    products and sums, in another order: they agree to about 1e-7)."""
+    import numpy as np
+
+    n = len(pairs)
+    lc = max(len(c.ids) for c, _, _, _ in pairs)
+    lr = max(len(r.ids) for _, r, _, _ in pairs)
+    dim = pairs[0][0].vectors.shape[-1]
+    cands = np.zeros((n, lc, dim), dtype=np.float32)
+    refs = np.zeros((n, lr, dim), dtype=np.float32)
+    cw = np.zeros((n, lc), dtype=np.float32)
+    rw = np.zeros((n, lr), dtype=np.float32)
+    c_pad = np.ones((n, lc), dtype=bool)
+    r_pad = np.ones((n, lr), dtype=bool)
+    for k, (c, r, c_w, r_w) in enumerate(pairs):
+        cands[k, : len(c.ids)] = c.vectors
+        refs[k, : len(r.ids)] = r.vectors
+        cw[k, : len(c.ids)] = c_w
+        rw[k, : len(r.ids)] = r_w
+        c_pad[k, : len(c.ids)] = False
+        r_pad[k, : len(r.ids)] = False
+    sim = np.matmul(cands, refs.transpose(0, 2, 1))
+    sim[np.broadcast_to(r_pad[:, None, :], sim.shape)] = -np.inf
+    sim[np.broadcast_to(c_pad[:, :, None], sim.shape)] = -np.inf
+    c_best, r_best = sim.argmax(axis=2), sim.argmax(axis=1)
+    c_sim = np.maximum(np.take_along_axis(sim, c_best[:, :, None], axis=2)[:, :, 0], 0.0)
+    r_sim = np.maximum(np.take_along_axis(sim, r_best[:, None, :], axis=1)[:, 0, :], 0.0)
+    p_all = ((c_sim * cw).sum(axis=1) / cw.sum(axis=1)).tolist()
+    r_all = ((r_sim * rw).sum(axis=1) / rw.sum(axis=1)).tolist()
+    return p_all, r_all, c_sim.tolist(), c_best.tolist(), r_sim.tolist(), r_best.tolist()
+
+
+def _maxima_torch(
+    pairs: Sequence[tuple[Embedding, Embedding, list[float], list[float]]],
+) -> Maxima:
     import torch
 
     n = len(pairs)
@@ -140,8 +190,18 @@ def _match_group(
     r_sim = r_sim.clamp_min(0.0)
     p_all = ((c_sim * cw).sum(dim=1) / cw.sum(dim=1)).tolist()
     r_all = ((r_sim * rw).sum(dim=1) / rw.sum(dim=1)).tolist()
-    c_sims, c_bests = c_sim.tolist(), c_best.tolist()
-    r_sims, r_bests = r_sim.tolist(), r_best.tolist()
+    return p_all, r_all, c_sim.tolist(), c_best.tolist(), r_sim.tolist(), r_best.tolist()
+
+
+def _matches(
+    pairs: Sequence[tuple[Embedding, Embedding, list[float], list[float]]],
+    p_all: list[float],
+    r_all: list[float],
+    c_sims: list[list[float]],
+    c_bests: list[list[int]],
+    r_sims: list[list[float]],
+    r_bests: list[list[int]],
+) -> list[Match]:
     out = []
     for k, (c, r, _, _) in enumerate(pairs):
         nc, nr = len(c.ids), len(r.ids)

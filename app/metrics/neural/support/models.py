@@ -140,11 +140,30 @@ def prefer_passive_thread_waits() -> None:
         os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 
+# Device nodes a GPU that torch could use leaves on Linux: NVIDIA's driver (CUDA), AMD's
+# ROCm and WSL's GPU bridge.
+GPU_NODES = ("/dev/nvidiactl", "/dev/nvidia0", "/dev/kfd", "/dev/dxg")
+
+
+def gpu_possible() -> bool:
+    """Whether torch might find a GPU here, told without importing torch (1–2 s of a short
+    run on the CPU): torch already imported, a Mac (MPS), or a GPU's device node present."""
+    import sys
+
+    if "torch" in sys.modules or sys.platform == "darwin":
+        return True
+    return any(Path(node).exists() for node in GPU_NODES)
+
+
 def resolve_device(choice: str | None) -> str:
-    """`auto` = CUDA, then Apple MPS, then CPU; an explicit device that is absent is an error."""
+    """`auto` = CUDA, then Apple MPS, then CPU; an explicit device that is absent is an error.
+
+    The CPU, asked for or the only device (`gpu_possible`), is decided without torch."""
+    choice = (choice or "auto").lower()
+    if choice == "cpu" or (choice == "auto" and not gpu_possible()):
+        return "cpu"
     import torch
 
-    choice = (choice or "auto").lower()
     mps = getattr(torch.backends, "mps", None)
     has_mps = bool(mps is not None and mps.is_available())
     if choice == "auto":
@@ -168,6 +187,14 @@ def effective_precision(precision: str | None, device: str) -> str:
     return precision if device in ("cuda", "mps") else "fp32"
 
 
+class ConfigOnly:
+    """Stands where the torch model would be in a record whose forward passes all run in
+    ONNX Runtime (`onnx_encoder.light_model`): only the model's config is read there."""
+
+    def __init__(self, config: Any) -> None:
+        self.config = config
+
+
 @dataclass
 class LoadedModel:
     ref: ModelRef
@@ -184,6 +211,11 @@ class LoadedModel:
     backend: str = "torch"
     # The copies of this record per backend, shared like the model (one per process).
     backends: dict[str, LoadedModel] = field(default_factory=dict)
+
+    @property
+    def torchless(self) -> bool:
+        """Whether this record has no torch model: its vectors are numpy arrays."""
+        return isinstance(self.model, ConfigOnly)
 
     @property
     def numerics(self) -> str:

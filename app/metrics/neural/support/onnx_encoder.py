@@ -37,7 +37,14 @@ from typing import Any, Literal
 
 from meaningbench.core.atomic_file import write_text_atomically
 from meaningbench.errors import UserError
-from meaningbench.metrics.neural.support.models import LoadedModel, ModelRef, layer_view
+from meaningbench.metrics.neural.support.models import (
+    NATIVE_ENV,
+    ConfigOnly,
+    LoadedModel,
+    ModelRef,
+    layer_view,
+    load_model,
+)
 from meaningbench.settings import data_dir
 
 # None (the default): ONNX Runtime on the CPU where it applies, else torch.
@@ -335,10 +342,15 @@ class OnnxRunner:
 
         types = token_type_ids if token_type_ids is not None else input_ids * 0
         given = {"ids": input_ids, "mask": attention_mask, "types": types}
+        return torch.from_numpy(self.arrays({k: v.cpu().numpy() for k, v in given.items()}))
+
+    def arrays(self, given: dict[str, Any]) -> Any:
+        """The output for numpy int64 inputs named `ids`, `mask` (and `types`), as numpy."""
         # The exporter drops an input the graph never reads (the mask of layer 0, the
         # embeddings alone): the graph is fed what it has.
-        feed = {name: given[name].cpu().numpy() for name in self.names}
-        return torch.from_numpy(self.session.run(None, feed)[0])
+        if "types" not in given and "types" in self.names:
+            given = {**given, "types": given["ids"] * 0}
+        return self.session.run(None, {name: given[name] for name in self.names})[0]
 
 
 _RUNNERS: dict[tuple[str, str], OnnxRunner] = {}
@@ -384,7 +396,7 @@ def onnx_runner(loaded: LoadedModel, part: str, device: str = "cpu") -> OnnxRunn
             if ready:
                 say_once(f"{path.name}: its hash does not match; exporting it again")
                 _hash_path(path).unlink(missing_ok=True)
-            if not ensure_export(loaded, part):
+            if not ensure_export(with_torch(loaded), part):
                 return None
             data = verified_bytes(path)
             if data is None:
@@ -393,6 +405,58 @@ def onnx_runner(loaded: LoadedModel, part: str, device: str = "cpu") -> OnnxRunn
         runner = OnnxRunner(_session(data, device))
         _RUNNERS[key] = runner
         return runner
+
+
+def with_torch(loaded: LoadedModel) -> LoadedModel:
+    """The record with the torch model the export is traced from (loaded now for a
+    record without one)."""
+    if not loaded.torchless:
+        return loaded
+    return load_model(loaded.ref.name, loaded.kind, loaded.device, loaded.precision)
+
+
+_LIGHT: dict[tuple[str, str], LoadedModel] = {}
+
+
+def light_model(ref: ModelRef, part: str) -> LoadedModel | None:
+    """A record for running `part` in ONNX Runtime on the CPU without torch, or None.
+
+    When the export is in place and the model is a BERT encoder with a `tokenizer.json`
+    (see native_bert), nothing of torch is needed to score: the tokenizer is the
+    `tokenizers` library's (as transformers' fast tokenizer), the config is read as JSON
+    and the vectors stay numpy arrays. Importing torch and loading its weights is most of
+    what a short run on the CPU spends besides its forward passes.
+    """
+    if not ref.is_local or os.environ.get(NATIVE_ENV, "1").lower() in ("0", "false", "no"):
+        return None
+    if not export_ready(ref, part):
+        return None
+    key = (ref.fingerprint(), ref.location)
+    with _LOCK:
+        hit = _LIGHT.get(key)
+        if hit is not None:
+            return hit
+        from meaningbench.metrics.neural.support.native_bert import (
+            BertConfigView,
+            NativeTokenizer,
+            native_config,
+        )
+
+        folder = Path(ref.location)
+        config = native_config(folder)
+        if config is None:
+            return None
+        light = LoadedModel(
+            ref,
+            "encoder",
+            "cpu",
+            "fp32",
+            ConfigOnly(BertConfigView(config)),
+            NativeTokenizer(folder),
+            backend="onnx",
+        )
+        _LIGHT[key] = light
+        return light
 
 
 def onnx_part(loaded: LoadedModel, part: str) -> OnnxRunner | None:
@@ -407,3 +471,4 @@ def clear_runners() -> None:
     with _LOCK:
         _RUNNERS.clear()
         _SAID.clear()
+        _LIGHT.clear()

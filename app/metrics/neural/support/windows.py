@@ -109,13 +109,18 @@ def plan_windows(ids: Sequence[int], max_length: int, prefix: int, suffix: int) 
 
 
 def stitch(plan: WindowPlan, window_vectors: Sequence[Any]) -> Any:
-    """The text's token vectors [len(ids), d] from its windows' vectors (torch tensors, one
-    [len(window), d] per window, in plan order)."""
+    """The text's token vectors [len(ids), d] from its windows' vectors (torch tensors or
+    numpy arrays, one [len(window), d] per window, in plan order)."""
     if plan.count == 1:
         return window_vectors[0]
+    import numpy as np
+
+    parts = [window_vectors[s.window][s.start : s.stop] for s in plan.segments]
+    if isinstance(parts[0], np.ndarray):
+        return np.concatenate(parts)
     import torch
 
-    return torch.cat([window_vectors[s.window][s.start : s.stop] for s in plan.segments])
+    return torch.cat(parts)
 
 
 def count_windows(n_ids: int, max_length: int, prefix: int, suffix: int) -> int:
