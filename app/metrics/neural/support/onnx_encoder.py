@@ -3,8 +3,10 @@
 The encoder metrics (BERTScore, SBERT cosine, MeaningBERT and the cross-encoders) spend
 most of their time in the forward pass. ONNX Runtime runs the same float32 graph, with
 vectors equal to torch's within 1e-6; it is the default on the CPU wherever the model is a
-plain transformer. What it gains over torch depends on the machine: on the 2-core machine
-of tests/benchmarks/bench_cli_onnx.py, next to nothing (resources/docs/neural.md).
+plain transformer. Its forward passes are about as fast as torch's on the 2-core machine of
+tests/benchmarks/bench_cli_onnx.py; what it saves there is torch itself: with the export in
+place, a BERT encoder on the CPU is scored without importing torch or loading its weights
+(`light_model`), about a fifth of a short run (resources/docs/neural.md).
 
 The graph is exported once per model fingerprint and part (the encoder cut after layer N,
 `L<N>`; or a cross-encoder's logits) with torch's tracing exporter, into
