@@ -172,10 +172,10 @@ def is_array(vectors: Any) -> bool:
 
 
 def as_array(vectors: Any) -> Any:
-    """`vectors` as a float32 numpy array (a torch tensor's shares its memory)."""
+    """`vectors` as a float32 numpy array (a float32 CPU tensor's shares its memory)."""
     import numpy as np
 
-    array = vectors if is_array(vectors) else vectors.detach().contiguous().numpy()
+    array = vectors if is_array(vectors) else vectors.detach().float().cpu().contiguous().numpy()
     return np.ascontiguousarray(array, dtype=np.float32)
 
 
