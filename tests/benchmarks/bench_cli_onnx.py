@@ -171,3 +171,108 @@ def test_onnx_backend_against_the_library_scripts(shared_datasets: Path, tmp_pat
         result = figures[name]
         assert isinstance(result, dict)
         assert max(result["max_abs_diff_vs_script"].values()) <= 1e-5
+
+
+PARTS = ROOT / "tests" / "benchmarks" / "results" / "cli_onnx_parts.json"
+# Runs `meaningbench score` in process with the parts of one run timed, then prints them.
+PARTS_DRIVER = textwrap.dedent(
+    """
+    import atexit, json, sys, time
+    began = time.perf_counter()
+    spent = {}
+
+    def timed(owner, name, label):
+        real = getattr(owner, name)
+
+        def wrapper(*args, **kwargs):
+            start = time.perf_counter()
+            try:
+                return real(*args, **kwargs)
+            finally:
+                spent[label] = spent.get(label, 0.0) + time.perf_counter() - start
+
+        setattr(owner, name, wrapper)
+
+    import meaningbench.cli as cli
+    start = time.perf_counter()
+    cli.build_parser()
+    spent["command line parser (the commands' imports)"] = time.perf_counter() - start
+    start = time.perf_counter()
+    import meaningbench.jobs.scoring as scoring
+    spent["importing the scoring job (database, metrics)"] = time.perf_counter() - start
+    from meaningbench.metrics.neural import bertscore
+    from meaningbench.metrics.neural.support import cache, common, encoding, onnx_encoder
+    timed(onnx_encoder.OnnxRunner, "arrays", "forward passes")
+    timed(onnx_encoder, "_session", "ONNX Runtime session")
+    timed(onnx_encoder, "verified_bytes", "reading the export, its sha256")
+    timed(common, "light_model", "tokenizer and config")
+    timed(encoding, "_plans", "tokenising, windows")
+    timed(bertscore, "greedy_match_many", "greedy matching")
+    timed(cache.DiskStore, "put_many", "embedding cache on disk")
+    timed(scoring, "score_study", "score_study")
+    atexit.register(lambda: print(json.dumps(
+        {**spent, "in process": time.perf_counter() - began}), file=sys.stderr))
+    sys.exit(cli.main(sys.argv[1:]))
+    """
+)
+
+
+@pytest.mark.benchmark
+@pytest.mark.timeout(1200)
+def test_where_the_time_of_one_bertscore_run_goes(shared_datasets: Path, tmp_path: Path) -> None:
+    """The parts of `score --metrics bertscore` with the export in place (ONNX Runtime on
+    the CPU, no torch), medians of MB_BENCH_CLI_ROUNDS runs; the wall time of the whole
+    process beside them. Writes tests/benchmarks/results/cli_onnx_parts.json."""
+    import time
+
+    from meaningbench.db.study import copy_study
+
+    train = shared_datasets / "csmd" / "train.tsv"
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(ROOT)}
+    template = tmp_path / "template.mbstudy"
+    subprocess.run(
+        [sys.executable, "-m", "meaningbench.cli", "import", str(template), str(train)],
+        env=env, check=True, capture_output=True,
+    )  # fmt: skip
+    base = tmp_path / "first-home"
+    command = ["score", "--metrics", "bertscore", "--json"]
+    first = copy_study(template, tmp_path / "first.mbstudy")
+    subprocess.run(
+        [sys.executable, "-m", "meaningbench.cli", command[0], str(first), *command[1:]],
+        env={**env, "MEANINGBENCH_HOME": str(base)}, check=True, capture_output=True,
+    )  # fmt: skip
+    driver = tmp_path / "parts.py"
+    driver.write_text(PARTS_DRIVER)
+    runs: list[dict[str, float]] = []
+    loads = []
+    for round_ in range(ROUNDS):
+        study = copy_study(template, tmp_path / f"parts{round_}.mbstudy")
+        home = _home_with_export(base, tmp_path / f"parts-home{round_}")
+        loads.append(round(os.getloadavg()[0], 2))
+        began = time.perf_counter()
+        out = subprocess.run(
+            [sys.executable, str(driver), command[0], str(study), *command[1:]],
+            env={**env, **home}, check=True, capture_output=True, text=True,
+        )  # fmt: skip
+        wall = time.perf_counter() - began
+        parts = json.loads(out.stderr.strip().splitlines()[-1])
+        parts["interpreter start and exit"] = wall - parts["in process"]
+        parts["whole process"] = wall
+        runs.append(parts)
+        print(json.dumps(parts), flush=True)
+    medians = {k: statistics.median(r[k] for r in runs) for k in runs[0]}
+    inside = sum(v for k, v in medians.items() if k not in ("score_study", "in process",
+                 "whole process", "command line parser (the commands' imports)",
+                 "importing the scoring job (database, metrics)", "interpreter start and exit"))  # fmt: skip
+    medians["the rest of score_study"] = medians["score_study"] - inside
+    figures = {
+        "date": datetime.now(UTC).isoformat(timespec="seconds"),
+        "machine": describe_machine(),
+        "rounds": ROUNDS,
+        "load_average_before_run": loads,
+        "median_seconds": medians,
+        "runs": runs,
+    }
+    PARTS.write_text(json.dumps(figures, indent=2) + "\n")
+    print(json.dumps(figures["median_seconds"], indent=2))
+    assert medians["forward passes"] > 0
