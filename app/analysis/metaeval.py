@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from meaningbench.analysis import metaeval_measures as mm
+from meaningbench.analysis.metaeval_choices import DEFAULT_GROUPING, GROUPINGS
 from meaningbench.core.wording import counted
 from meaningbench.errors import UserError
 
@@ -38,7 +39,6 @@ MEASURES = (
     "tau_like",
 )
 DEFAULT_MEASURES = ("pearson", "spearman", "kendall_b", "acc_eq_star", "pdp", "spa", "tau_like")
-GROUPINGS = ("none", "item", "system", "per-system")
 SYSTEM_ONLY = ("spa",)  # measures defined at system level whatever the grouping
 ITEM_PAIRS_ONLY = ("tau_like",)  # pairs of outputs of one source, whatever the grouping
 SPA_PERMUTATIONS = 1000
@@ -48,14 +48,6 @@ MIN_UNITS = 3
 # Below this many systems or outputs a correlation swings widely between resamples: the
 # figures carry a warning (`small_n_warning`).
 SMALL_N = 10
-# One name for each grouping, in the tab, the report and the command's output.
-GROUPING_NAMES = {
-    "none": "all outputs together",
-    "item": "per source, averaged",
-    "system": "system level",
-    "per-system": "per system, averaged",
-}
-DEFAULT_GROUPING = "none"
 
 
 @dataclass

@@ -10,7 +10,8 @@ from typing import Any
 import pandas as pd
 
 from meaningbench.analysis.html_table import html_table
-from meaningbench.analysis.metaeval import GROUPING_NAMES, MetaEvalTable
+from meaningbench.analysis.metaeval import MetaEvalTable
+from meaningbench.analysis.metaeval_choices import GROUPING_NAMES
 from meaningbench.analysis.metaeval_humans import GAP_WORDS, HumanBaseline, row_order
 from meaningbench.analysis.metaeval_significance import CLUSTER_MEANING, Ranking
 from meaningbench.analysis.metaeval_stability import Stability

@@ -46,7 +46,6 @@ import pandas as pd
 from meaningbench.analysis import metaeval_measures as mm
 from meaningbench.analysis import metaeval_pairs as mp
 from meaningbench.analysis.metaeval import (
-    GROUPING_NAMES,
     ITEM_PAIRS_ONLY,
     SYSTEM_ONLY,
     MetaEvalData,
@@ -64,6 +63,7 @@ from meaningbench.analysis.metaeval import (
     units_of,
 )
 from meaningbench.analysis.metaeval_boot_pairs import boot_pair_samples
+from meaningbench.analysis.metaeval_choices import GROUPING_NAMES, TESTS
 from meaningbench.analysis.metaeval_spa import spa_deltas
 from meaningbench.analysis.metaeval_swap import swap_pairs, swap_rows_of
 from meaningbench.analysis.parallel import single_threaded_blas
@@ -84,15 +84,6 @@ class Signs(NamedTuple):
     src_codes: np.ndarray
 
 
-TESTS = (
-    "perm-both",
-    "boot-both",
-    "perm-items",
-    "perm-systems",
-    "perm-outputs",
-    "williams",
-    "pairs",
-)
 PERMUTATION_TESTS = ("perm-both", "perm-items", "perm-systems", "perm-outputs")
 ROW_CELLS = 2_000_000  # resample rows × outputs per block of the generic path
 NEG_CELLS = 200_000_000  # resample rows × outputs of swap flags kept for every pair (bytes)

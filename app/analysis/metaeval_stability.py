@@ -41,7 +41,8 @@ import numpy as np
 from scipy.stats import norm
 from scipy.stats import t as student_t
 
-from meaningbench.analysis.metaeval import DEFAULT_GROUPING, MetaEvalData
+from meaningbench.analysis.metaeval import MetaEvalData
+from meaningbench.analysis.metaeval_choices import DEFAULT_GROUPING
 from meaningbench.analysis.metaeval_significance import Ranking, rank_metrics
 from meaningbench.errors import UserError
 

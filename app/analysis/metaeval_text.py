@@ -7,7 +7,8 @@ from typing import Any
 
 import pandas as pd
 
-from meaningbench.analysis.metaeval import GROUPING_NAMES, MetaEvalTable
+from meaningbench.analysis.metaeval import MetaEvalTable
+from meaningbench.analysis.metaeval_choices import GROUPING_NAMES
 from meaningbench.analysis.metaeval_significance import Ranking
 from meaningbench.core.wording import counted
 

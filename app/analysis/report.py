@@ -25,7 +25,8 @@ from meaningbench.analysis.audit_report import audit_section
 from meaningbench.analysis.correlation import CorrelationTable
 from meaningbench.analysis.html_table import html_table
 from meaningbench.analysis.live import StudyAnalysis
-from meaningbench.analysis.metaeval import DEFAULT_GROUPING, MetaEvalTable
+from meaningbench.analysis.metaeval import MetaEvalTable
+from meaningbench.analysis.metaeval_choices import DEFAULT_GROUPING
 from meaningbench.analysis.metaeval_humans import HumanBaseline
 from meaningbench.analysis.metaeval_report import CorrelationView, which_metric_section
 from meaningbench.analysis.metaeval_significance import Ranking

@@ -8,7 +8,7 @@ from html import escape
 import pandas as pd
 
 from meaningbench.analysis.html_table import html_table
-from meaningbench.analysis.metaeval import GROUPING_NAMES
+from meaningbench.analysis.metaeval_choices import GROUPING_NAMES
 from meaningbench.analysis.selection_sim import Simulation, plot_svg
 
 

@@ -26,12 +26,8 @@ from typing import Any
 import numpy as np
 
 from meaningbench.analysis.data import load_study_data
-from meaningbench.analysis.metaeval import (
-    DEFAULT_GROUPING,
-    GROUPING_NAMES,
-    MetaEvalData,
-    system_cells,
-)
+from meaningbench.analysis.metaeval import MetaEvalData, system_cells
+from meaningbench.analysis.metaeval_choices import DEFAULT_GROUPING, GROUPING_NAMES
 from meaningbench.analysis.metaeval_significance import Ranking, check_resampling, rank_metrics
 from meaningbench.analysis.metaeval_study import attributes_of, metaeval_data_of
 from meaningbench.analysis.selection_adaptive import SUFFIX, adaptive_order, round_sizes

@@ -93,7 +93,7 @@ def _add_tau_like_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _add_ranking_arguments(parser: argparse.ArgumentParser) -> None:
     """The paired test between metrics and the significance clusters it makes."""
-    from meaningbench.analysis.metaeval_significance import TESTS
+    from meaningbench.analysis.metaeval_choices import TESTS
 
     parser.add_argument(
         "--test",
@@ -118,7 +118,7 @@ def _add_ranking_arguments(parser: argparse.ArgumentParser) -> None:
 def add_grouping_argument(parser: argparse.ArgumentParser) -> None:
     """--group-by with the one default and the one name of each grouping (the tab's and
     the report's)."""
-    from meaningbench.analysis.metaeval import DEFAULT_GROUPING, GROUPING_NAMES
+    from meaningbench.analysis.metaeval_choices import DEFAULT_GROUPING, GROUPING_NAMES
 
     words = "; ".join(
         f"{key}: {name}" + (" (default)" if key == DEFAULT_GROUPING else "")
@@ -227,7 +227,7 @@ def _run_wmt25(args: argparse.Namespace) -> int:
         )
         return 0
     from meaningbench.analysis.export import to_text
-    from meaningbench.analysis.metaeval import GROUPING_NAMES
+    from meaningbench.analysis.metaeval_choices import GROUPING_NAMES
 
     print(
         f"{args.dimension}: {table.n_outputs:,} outputs scored by all "
@@ -365,7 +365,7 @@ def _print_text(
     args: argparse.Namespace, data: Any, table: Any, ranking: Any, methods: str
 ) -> None:
     from meaningbench.analysis.export import to_text
-    from meaningbench.analysis.metaeval import GROUPING_NAMES
+    from meaningbench.analysis.metaeval_choices import GROUPING_NAMES
     from meaningbench.analysis.metaeval_significance import CLUSTER_MEANING
     from meaningbench.analysis.metaeval_text import overview_frame
 

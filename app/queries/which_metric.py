@@ -17,7 +17,8 @@ from typing import Any
 
 import pandas as pd
 
-from meaningbench.analysis.metaeval import DEFAULT_GROUPING, GROUPING_NAMES, MetaEvalData, evaluate
+from meaningbench.analysis.metaeval import MetaEvalData, evaluate
+from meaningbench.analysis.metaeval_choices import DEFAULT_GROUPING, GROUPING_NAMES
 from meaningbench.analysis.metaeval_humans import (
     GAP_WORDS,
     HumanBaseline,

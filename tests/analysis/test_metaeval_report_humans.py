@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from meaningbench.analysis.metaeval import DEFAULT_GROUPING
+from meaningbench.analysis.metaeval_choices import DEFAULT_GROUPING
 from meaningbench.analysis.metaeval_humans import ONE_RATER_LABEL, human_baseline
 from meaningbench.analysis.metaeval_significance import rank_metrics
 from meaningbench.analysis.metaeval_study import metaeval_data_from_study

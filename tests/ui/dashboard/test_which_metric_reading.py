@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtWidgets import QApplication
 
-from meaningbench.analysis.metaeval import DEFAULT_GROUPING, GROUPING_NAMES
+from meaningbench.analysis.metaeval_choices import DEFAULT_GROUPING, GROUPING_NAMES
 from meaningbench.analysis.metaeval_significance import CLUSTER_LINE, CLUSTER_MEANING
 from meaningbench.cli import build_parser, main
 from meaningbench.datasets.importer import import_file
