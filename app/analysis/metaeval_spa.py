@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterator
 import numpy as np
 
 from meaningbench.analysis.metaeval import SystemCells
-from meaningbench.analysis.parallel import thread_map
+from meaningbench.analysis.parallel import n_workers, thread_map
 
 SPA_CELLS = 8_000_000  # metrics × resamples × systems × flips held at once (64 MB)
 
@@ -81,15 +81,14 @@ def spa_deltas(
     total, block = resamples
     upper = human_p[np.triu_indices(means.s, 1)]
     pairs = [(i, j) for i in range(m) for j in range(i + 1, m)]
-    base = {p: _pair_base(means, z, p, flips) for p in pairs}
-    slack = {p: _slack(means, z, p) for p in pairs}
+    base = _PairBases(means, z, pairs, flips)
     parts: dict[Pair, list[np.ndarray]] = {p: [] for p in pairs}
     done: dict[Pair, np.ndarray] = {}
     for r0 in range(0, total, block):
         if not pairs:
             break
         s = output_signs(r0, min(r0 + block, total))
-        for p, delta in _block_deltas(means, flips, upper, z, s, pairs, base, slack):
+        for p, delta in _block_deltas(means, flips, upper, z, s, pairs, base):
             parts[p].append(delta)
         for p in list(pairs):
             if stop is not None and s.shape[0] == block and stop(np.concatenate(parts[p]), p):
@@ -116,18 +115,17 @@ def _null(matrices: np.ndarray, flips: np.ndarray) -> np.ndarray:
     return np.asarray(matrices.reshape(-1, n) @ flips.T).reshape(b, s, -1)
 
 
-def _pair_base(
-    means: CellMeans, z: np.ndarray, pair: Pair, flips: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """(S, Q) null sums and (S,) sums per system of the pair's mean scores: both hybrids
-    are these ± half the two metrics' signed differences."""
-    null, totals = _null_and_totals(means(((z[:, pair[0]] + z[:, pair[1]]) / 2.0)[None, :]), flips)
-    return null[0], totals[0]
+class _PairBases:
+    """Per pair of metrics, the null sums (S, Q) and sums per system (S,) of the pair's mean
+    scores (both hybrids are these ± half the two metrics' signed sums) and the rounding
+    bound of its null sums (S,), as arrays a pair's row indexes."""
 
-
-def _null_and_totals(matrices: np.ndarray, flips: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """`_null` of B (S, N) matrices and their (B, S) sums per system."""
-    return _null(matrices, flips), matrices.sum(axis=2)
+    def __init__(self, means: CellMeans, z: np.ndarray, pairs: list[Pair], flips: np.ndarray):
+        self.row = {p: t for t, p in enumerate(pairs)}
+        mids = [means(((z[:, i] + z[:, j]) / 2.0)[None, :]) for i, j in pairs]
+        self.null = np.stack([_null(m, flips)[0] for m in mids])
+        self.totals = np.stack([m.sum(axis=2)[0] for m in mids])
+        self.slack = np.stack([_slack(means, z, p) for p in pairs])
 
 
 def _block_deltas(
@@ -137,8 +135,7 @@ def _block_deltas(
     z: np.ndarray,
     s: np.ndarray,
     pairs: list[Pair],
-    base: dict[Pair, tuple[np.ndarray, np.ndarray]],
-    slack: dict[Pair, np.ndarray],
+    base: _PairBases,
 ) -> Iterator[tuple[Pair, np.ndarray]]:
     """The deltas of one block of resamples (signs `s`, (k, n)) for the pairs still on,
     in sub-blocks small enough to hold every metric's null sums at once."""
@@ -146,7 +143,7 @@ def _block_deltas(
     step = max(1, SPA_CELLS // (len(metrics) * means.s * flips.shape[0]))
     out: dict[Pair, list[np.ndarray]] = {p: [] for p in pairs}
     for r0 in range(0, s.shape[0], step):
-        deltas = _sub_block(means, flips, upper, z, s[r0 : r0 + step], metrics, pairs, base, slack)
+        deltas = _sub_block(means, flips, upper, z, s[r0 : r0 + step], metrics, pairs, base)
         for pair, delta in zip(pairs, deltas, strict=True):
             out[pair].append(delta)
     for p in pairs:
@@ -161,32 +158,43 @@ def _sub_block(
     sr: np.ndarray,
     metrics: list[int],
     pairs: list[Pair],
-    base: dict[Pair, tuple[np.ndarray, np.ndarray]],
-    slack: dict[Pair, np.ndarray],
+    base: _PairBases,
 ) -> list[np.ndarray]:
     """Each pair's deltas on resamples `sr`: the products and the compiled counts release
-    the GIL, so metrics, then pairs, run on the analysis threads."""
+    the GIL, so metrics, then shares of the pairs, run on the analysis threads."""
     from meaningbench.analysis.metaeval_measures import system_pair_hits
     from meaningbench.analysis.metaeval_swap_kernels import spa_pair_hits
 
     signed = _Signed(means, sr)
-    sums = thread_map(lambda c: _null_and_totals(signed.matrices(0.0, z[:, c], 1), flips), metrics)
-    swapped = dict(zip(metrics, sums, strict=True))
-    q = flips.shape[0]
+    k, q = sr.shape[0], flips.shape[0]
+    nulls = np.empty((len(metrics), k, means.s, q))
+    sums = np.empty((len(metrics), k, means.s))
 
-    def pair_deltas(pair: Pair) -> np.ndarray:
-        i, j = pair
-        (null_i, tot_i), (null_j, tot_j) = swapped[i], swapped[j]
-        half = 0.5 * (tot_i - tot_j)
-        mid = base[pair][1]
-        totals = np.concatenate([mid + half, mid - half])
-        hits, unsure = spa_pair_hits(base[pair][0], null_i, null_j, totals, slack[pair])
-        for row in np.flatnonzero(unsure):  # near a tie: the hybrid's own product
-            hits[row] = system_pair_hits(signed.hybrid(z[:, i], z[:, j], int(row)), flips)
-        vals = 1.0 - np.mean(np.abs(upper - hits / q), axis=1)
-        return np.asarray(vals[: sr.shape[0]] - vals[sr.shape[0] :])
+    def metric_sums(t: int) -> None:
+        matrices = signed.matrices(0.0, z[:, metrics[t]], 1)
+        nulls[t] = _null(matrices, flips)
+        sums[t] = matrices.sum(axis=2)
 
-    return thread_map(pair_deltas, pairs)
+    thread_map(metric_sums, range(len(metrics)))
+    at = {c: t for t, c in enumerate(metrics)}
+    pi = np.array([at[i] for i, _ in pairs], np.int64)
+    pj = np.array([at[j] for _, j in pairs], np.int64)
+    pb = np.array([base.row[p] for p in pairs], np.int64)
+    mid = base.totals[pb][:, None, :]
+    half = 0.5 * (sums[pi] - sums[pj])
+    totals = np.concatenate([mid + half, mid - half], axis=1)
+    shares = [c for c in np.array_split(np.arange(len(pairs)), n_workers()) if c.size]
+
+    def count(c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return spa_pair_hits(base.null, nulls, totals[c], base.slack, (pi[c], pj[c], pb[c]))
+
+    counted = thread_map(count, shares)
+    hits = np.concatenate([h for h, _ in counted])
+    for t, row in np.argwhere(np.concatenate([u for _, u in counted])):
+        i, j = pairs[t]  # near a tie: the hybrid's own product
+        hits[t, row] = system_pair_hits(signed.hybrid(z[:, i], z[:, j], int(row)), flips)
+    vals = 1.0 - np.mean(np.abs(upper - hits / q), axis=2)
+    return list(vals[:, :k] - vals[:, k:])
 
 
 class _Signed:

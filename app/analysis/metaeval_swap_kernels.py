@@ -211,60 +211,71 @@ def _spa_kernel(jit: Jit) -> Kernel:
 def _spa_pair_kernel(jit: Jit) -> Kernel:
     @jit
     def spa_pair_hits(
-        base: np.ndarray,  # (S, Q) null sums of the pair's mean scores
-        ci: np.ndarray,  # (k, S, Q) null sums of metric i's signed scores, per resample
-        cj: np.ndarray,  # (k, S, Q) the same of metric j
-        totals: np.ndarray,  # (2k, S) sums per system of hybrid A's matrices, then B's
-        slack: np.ndarray,  # (S,) bound on each system's rounding in a null sum
-        out: np.ndarray,  # (2k, S(S − 1)/2) int64
-        unsure: np.ndarray,  # (2k,) bool: a flip within rounding of its pair's floor
+        base: np.ndarray,  # (P0, S, Q) null sums of each pair's mean scores
+        nulls: np.ndarray,  # (M, k, S, Q) null sums of each metric's signed scores
+        totals: np.ndarray,  # (P, 2k, S) sums per system of hybrid A's matrices, then B's
+        slack: np.ndarray,  # (P0, S) bound on each system's rounding in a null sum
+        pi: np.ndarray,  # (P,) each pair's first metric in `nulls`
+        pj: np.ndarray,  # (P,) its second
+        pb: np.ndarray,  # (P,) its row in `base` and `slack`
+        out: np.ndarray,  # (P, 2k, S(S − 1)/2) int64
+        unsure: np.ndarray,  # (P, 2k) bool: a flip within rounding of its pair's floor
     ) -> None:
-        k = ci.shape[0]
-        s, q_n = base.shape
-        # Each hybrid's null sums per system first (one pass over ci and cj), so the loop
-        # over pairs of systems reads two rows and counts without branching: a flip is
-        # unsure when it lands in [floor − near, floor + near], i.e. when the counts above
-        # the band's two ends differ; elsewhere the count above its top is the hits.
+        k = nulls.shape[1]
+        s, q_n = base.shape[1], base.shape[2]
+        # Each hybrid's null sums per system first (one pass over the two metrics' sums),
+        # so the loop over pairs of systems reads two rows and counts without branching: a
+        # flip is unsure when it lands in [floor − near, floor + near], i.e. when the counts
+        # above the band's two ends differ; elsewhere the count above its top is the hits.
         hyb = np.empty((2, s, q_n))
-        for r in range(k):
-            for a in range(s):
-                for q in range(q_n):
-                    half = 0.5 * (ci[r, a, q] - cj[r, a, q])
-                    hyb[0, a, q] = base[a, q] + half
-                    hyb[1, a, q] = base[a, q] - half
-            for side in range(2):
-                row = side * k + r
-                p = 0
-                for a in range(s - 1):
-                    for b in range(a + 1, s):
-                        obs = totals[row, a] - totals[row, b]
-                        floor = obs - 1e-9 * abs(obs)
-                        near = slack[a] + slack[b]
-                        low, high = floor - near, floor + near
-                        above_low = above_high = 0
-                        for q in range(q_n):
-                            x = hyb[side, a, q] - hyb[side, b, q]
-                            above_low += x >= low
-                            above_high += x > high
-                        out[row, p] = above_high
-                        if above_low != above_high:
-                            unsure[row] = True
-                        p += 1
+        for t in range(pi.size):
+            bt, ci, cj = base[pb[t]], nulls[pi[t]], nulls[pj[t]]
+            for r in range(k):
+                for a in range(s):
+                    for q in range(q_n):
+                        half = 0.5 * (ci[r, a, q] - cj[r, a, q])
+                        hyb[0, a, q] = bt[a, q] + half
+                        hyb[1, a, q] = bt[a, q] - half
+                for side in range(2):
+                    row = side * k + r
+                    p = 0
+                    for a in range(s - 1):
+                        for b in range(a + 1, s):
+                            obs = totals[t, row, a] - totals[t, row, b]
+                            floor = obs - 1e-9 * abs(obs)
+                            near = slack[pb[t], a] + slack[pb[t], b]
+                            low, high = floor - near, floor + near
+                            above_low = above_high = 0
+                            for q in range(q_n):
+                                x = hyb[side, a, q] - hyb[side, b, q]
+                                above_low += x >= low
+                                above_high += x > high
+                            out[t, row, p] = above_high
+                            if above_low != above_high:
+                                unsure[t, row] = True
+                            p += 1
 
     return spa_pair_hits
 
 
 def spa_pair_hits(
-    base: np.ndarray, ci: np.ndarray, cj: np.ndarray, totals: np.ndarray, slack: np.ndarray
+    base: np.ndarray,
+    nulls: np.ndarray,
+    totals: np.ndarray,
+    slack: np.ndarray,
+    pairs: tuple[np.ndarray, np.ndarray, np.ndarray],
 ) -> tuple[np.ndarray, np.ndarray]:
-    """`spa_hits` of the two hybrids of k resamples of a pair of metrics, their null sums
-    given as base ± ½(ci − cj) (`metaeval_spa` says why): (2k, S(S − 1)/2) counts, and
-    (2k,) whether a row had a flip within rounding (`slack`) of a pair's floor, where only
-    the hybrid's own product can say which side it falls on."""
-    s = base.shape[0]
-    out = np.empty((totals.shape[0], s * (s - 1) // 2), np.int64)
-    unsure = np.zeros(totals.shape[0], np.bool_)
-    _kernels()["spa_pair_hits"](base, ci, cj, totals, slack, out, unsure)
+    """`spa_hits` of the two hybrids of k resamples of each pair of metrics (`pairs`: the
+    two metrics' rows in `nulls` and the pair's row in `base`), their null sums given as
+    base ± ½(nulls_i − nulls_j) (`metaeval_spa` says why): (P, 2k, S(S − 1)/2) counts, and
+    (P, 2k) whether a row had a flip within rounding (`slack`) of a pair's floor, where
+    only the hybrid's own product can say which side it falls on. One call for many pairs:
+    a call per pair cost more in Python than the counting on 10,000 outputs."""
+    pi, pj, pb = pairs
+    s = base.shape[1]
+    out = np.empty((pi.size, totals.shape[1], s * (s - 1) // 2), np.int64)
+    unsure = np.zeros((pi.size, totals.shape[1]), np.bool_)
+    _kernels()["spa_pair_hits"](base, nulls, totals, slack, pi, pj, pb, out, unsure)
     return out, unsure
 
 
