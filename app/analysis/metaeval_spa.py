@@ -142,8 +142,12 @@ def _block_deltas(
     metrics = sorted({c for p in pairs for c in p})
     step = max(1, SPA_CELLS // (len(metrics) * means.s * flips.shape[0]))
     out: dict[Pair, list[np.ndarray]] = {p: [] for p in pairs}
+    # One buffer for every sub-block's null sums: a fresh array of this size is new memory
+    # from the system each time, every page of it faulted in again.
+    buffer = np.empty(len(metrics) * min(step, s.shape[0]) * means.s * flips.shape[0])
     for r0 in range(0, s.shape[0], step):
-        deltas = _sub_block(means, flips, upper, z, s[r0 : r0 + step], metrics, pairs, base)
+        sr = s[r0 : r0 + step]
+        deltas = _sub_block(means, flips, upper, z, sr, metrics, pairs, base, buffer)
         for pair, delta in zip(pairs, deltas, strict=True):
             out[pair].append(delta)
     for p in pairs:
@@ -159,6 +163,7 @@ def _sub_block(
     metrics: list[int],
     pairs: list[Pair],
     base: _PairBases,
+    buffer: np.ndarray,
 ) -> list[np.ndarray]:
     """Each pair's deltas on resamples `sr`: the products and the compiled counts release
     the GIL, so metrics, then shares of the pairs, run on the analysis threads."""
@@ -167,7 +172,8 @@ def _sub_block(
 
     signed = _Signed(means, sr)
     k, q = sr.shape[0], flips.shape[0]
-    nulls = np.empty((len(metrics), k, means.s, q))
+    shape = (len(metrics), k, means.s, q)
+    nulls = buffer[: int(np.prod(shape))].reshape(shape)
     sums = np.empty((len(metrics), k, means.s))
 
     def metric_sums(t: int) -> None:
