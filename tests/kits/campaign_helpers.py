@@ -47,6 +47,14 @@ def lead_study(path: Path, seed: int, n_sources: int = 30) -> Study:
     return study
 
 
+# A kit's first rating set to a value its rater did not give: blind kits' keys, and so the
+# values `rating_value` gives, vary from run to run, and a fixed 99 was sometimes the value.
+FORGED_VALUE = "CASE WHEN value = 99 THEN 98 ELSE 99 END"
+FORGE_FIRST_RATING = (
+    f"UPDATE rating SET value = {FORGED_VALUE} WHERE id = (SELECT MIN(id) FROM rating)"
+)
+
+
 def rating_value(rater: str, key: str, kind: str) -> float:
     if kind == "control-identical":
         return 100.0

@@ -18,6 +18,7 @@ from meaningbench.db.models import Item, Rating
 from meaningbench.db.study import copy_study, open_study
 from meaningbench.kits.record import kit_records, store_records
 from tests.kits.campaign_helpers import (
+    FORGE_FIRST_RATING,
     held_in_kit,
     held_ratings,
     lead_keys,
@@ -68,7 +69,7 @@ def _merged_of(lead: Path) -> dict[str, int]:
 
 
 FORGERIES = {
-    "a value edited": ("UPDATE rating SET value = 99 WHERE id = (SELECT MIN(id) FROM rating)",),
+    "a value edited": (FORGE_FIRST_RATING,),
     "a time edited": (
         "UPDATE rating SET submitted_at = '2020-01-01 00:00:00.000000' "
         "WHERE id = (SELECT MIN(id) FROM rating)",
@@ -85,10 +86,12 @@ FORGERIES = {
     ),
     "the log removed": ("DELETE FROM study_setting WHERE key LIKE 'kit_log%'",),
     "an event edited to match": (
-        "UPDATE rating SET value = 99 WHERE id = (SELECT MIN(id) FROM rating)",
+        FORGE_FIRST_RATING,
         "UPDATE study_setting SET value = replace(value, "
         "(SELECT json_extract(value, '$.rows.ratings[0][3]') FROM study_setting "
-        "WHERE key = 'kit_log/00000001'), 99) WHERE key = 'kit_log/00000001'",
+        "WHERE key = 'kit_log/00000001'), "
+        "(SELECT CAST(value AS INTEGER) FROM rating WHERE id = (SELECT MIN(id) FROM rating))) "
+        "WHERE key = 'kit_log/00000001'",
     ),
 }
 
@@ -504,7 +507,7 @@ def test_a_kit_swapped_in_the_folder_after_its_check_is_not_what_comes_in(
     lead, back = _kits(tmp_path, raters="ana")
     forged = tmp_path / "forged.mbkit"
     shutil.copyfile(back / "ana.mbkit", forged)
-    _sql(forged, "UPDATE rating SET value = 99 WHERE id = (SELECT MIN(id) FROM rating)")
+    _sql(forged, FORGE_FIRST_RATING)
     genuine_check = collecting.check_kit
 
     def check_then_swap(*args: object, **kwargs: object) -> object:

@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QDialog
 
 from meaningbench.cli import main
 from meaningbench.db.study import copy_study
-from tests.kits.campaign_helpers import lead_study, rate_kit
+from tests.kits.campaign_helpers import FORGE_FIRST_RATING, lead_study, rate_kit
 
 
 def _returned(tmp_path: Path) -> tuple[Path, Path]:
@@ -26,7 +26,7 @@ def _returned(tmp_path: Path) -> tuple[Path, Path]:
         copy_study(tmp_path / "made" / f"{rater}.mbkit", back / f"{rater}.mbkit")
     conn = sqlite3.connect(str(back / "ben.mbkit"))  # ben's value edited outside the app
     with conn:
-        conn.execute("UPDATE rating SET value = 99 WHERE id = (SELECT MIN(id) FROM rating)")
+        conn.execute(FORGE_FIRST_RATING)
     conn.close()
     return lead, back
 
