@@ -189,17 +189,22 @@ def _sub_block(
     mid = base.totals[pb][:, None, :]
     half = 0.5 * (sums[pi] - sums[pj])
     totals = np.concatenate([mid + half, mid - half], axis=1)
-    shares = [c for c in np.array_split(np.arange(len(pairs)), n_workers()) if c.size]
+    # A few shares per thread: the pool hands the next to whichever finishes first.
+    shares = [c for c in np.array_split(np.arange(len(pairs)), 4 * n_workers()) if c.size]
 
-    def count(c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        return spa_pair_hits(base.null, nulls, totals[c], base.slack, (pi[c], pj[c], pb[c]))
+    def spa_of(hits: np.ndarray) -> np.ndarray:
+        return np.asarray(1.0 - np.mean(np.abs(upper - hits / q), axis=-1))
 
-    counted = thread_map(count, shares)
-    hits = np.concatenate([h for h, _ in counted])
-    for t, row in np.argwhere(np.concatenate([u for _, u in counted])):
-        i, j = pairs[t]  # near a tie: the hybrid's own product
-        hits[t, row] = system_pair_hits(signed.hybrid(z[:, i], z[:, j], int(row)), flips)
-    vals = 1.0 - np.mean(np.abs(upper - hits / q), axis=2)
+    def count(c: np.ndarray) -> np.ndarray:
+        hits, unsure = spa_pair_hits(base.null, nulls, totals[c], base.slack, (pi[c], pj[c], pb[c]))
+        vals = spa_of(hits)  # here, on the pool: these passes over the counts are not small
+        for t, row in np.argwhere(unsure):
+            i, j = pairs[c[t]]  # near a tie: the hybrid's own product
+            hybrid = signed.hybrid(z[:, i], z[:, j], int(row))
+            vals[t, row] = spa_of(system_pair_hits(hybrid, flips))
+        return vals
+
+    vals = np.concatenate(thread_map(count, shares))
     return list(vals[:, :k] - vals[:, k:])
 
 
