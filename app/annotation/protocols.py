@@ -171,8 +171,7 @@ def set_protocol(
             settings.esa_prefill = find_prefill(s, prefill)
         if selection is not None:
             settings.selection = check_selection(selection)
-            if selection == "balanced":
-                _check_systems(s)
+            check_selection_fits(s, selection)
         if selection_metrics is False:
             settings.selection_metrics = None
         elif selection_metrics is not None:
@@ -184,9 +183,12 @@ def set_protocol(
         return describe(settings, _practice_items(s))
 
 
-def _check_systems(s: Session) -> None:
-    """`balanced` takes the systems in turn: on items of fewer than two systems it would be
-    the random order under another name, so choosing it there is refused."""
+def check_selection_fits(s: Session, selection: str) -> None:
+    """Refuse a selection the study's items cannot give: `balanced` takes the systems in
+    turn, and on items of fewer than two systems it would be the random order under another
+    name. The command and the settings dialog both ask here."""
+    if selection != "balanced":
+        return
     names = {
         str(v)
         for v in s.scalars(select(Item.system).where(Item.kind == "regular").distinct())

@@ -55,8 +55,14 @@ def store_settings(
     study = study_of(handle)
 
     def run(_ctx: JobContext) -> StudyChanges:
+        from meaningbench.annotation.protocols import check_selection_fits
+
         with study.session(write=True) as s:
             stored = load_settings(s)
+            if mine.selection != stored.selection and any(
+                "selection" in n for n in fields.values()
+            ):
+                check_selection_fits(s, mine.selection)
             for names in fields.values():
                 for name in names:
                     setattr(stored, name, getattr(mine, name))

@@ -113,3 +113,24 @@ def test_a_refused_setting_writes_nothing(new_study: Study) -> None:
     with pytest.raises(UserError):
         set_language(new_study, "not a language")(JobContext())
     assert every_row(new_study.path) == before
+
+
+def test_balanced_is_refused_on_one_system_by_the_dialogs_save_as_by_the_command(
+    new_study: Study,
+) -> None:
+    """One rule for both writers: the settings dialog's store refuses `balanced` where
+    `protocol --selection balanced` does, and writes nothing; with two systems both take it."""
+    add_items(new_study, make_rows(4))  # every output from sys0
+    before = every_row(new_study.path)
+    mine = AnnotationSettings(selection="balanced")
+    fields = {"queues": ("selection", "selection_metrics")}
+    with pytest.raises(UserError, match="1 system \\(sys0\\)"):
+        store_settings(new_study, mine, fields)(JobContext())
+    with pytest.raises(UserError, match="1 system \\(sys0\\)"):
+        set_protocol(new_study, selection="balanced")(JobContext())
+    assert every_row(new_study.path) == before
+    # Unchanged, it is not asked again (a study's other settings still save).
+    assert store_settings(new_study, AnnotationSettings(), fields)(JobContext()) == SETTINGS
+    add_items(new_study, make_rows(4 * 40)[-4:])  # outputs of another system
+    assert store_settings(new_study, mine, fields)(JobContext()) == SETTINGS
+    assert settings_view(new_study).settings.selection == "balanced"
