@@ -130,15 +130,11 @@ def padded(loaded: LoadedModel, batch: list[list[int]]) -> tuple[Any, Any]:
     """(input ids, attention mask) of a batch, right-padded, on the model's device."""
     import torch
 
-    tok = loaded.tokenizer
-    pad = tok.pad_token_id if tok.pad_token_id is not None else 0
-    longest = max(len(ids) for ids in batch)
-    input_ids = torch.full((len(batch), longest), pad, dtype=torch.long)
-    mask = torch.zeros((len(batch), longest), dtype=torch.long)
-    for row, ids in enumerate(batch):
-        input_ids[row, : len(ids)] = torch.tensor(ids, dtype=torch.long)
-        mask[row, : len(ids)] = 1
-    return input_ids.to(loaded.device), mask.to(loaded.device)
+    arrays = padded_arrays(loaded, batch)
+    return (
+        torch.from_numpy(arrays["ids"]).to(loaded.device),
+        torch.from_numpy(arrays["mask"]).to(loaded.device),
+    )
 
 
 def padded_arrays(loaded: LoadedModel, batch: list[list[int]]) -> dict[str, Any]:
