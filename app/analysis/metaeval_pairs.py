@@ -108,6 +108,20 @@ class PairTables:
         flat = per_group.reshape(-1, per_group.shape[-1])
         return np.asarray(mm._macro(flat).reshape(per_group.shape[:-1]))
 
+    def linear_weights(self) -> np.ndarray | None:
+        """(G,) w with values(mid + half) − values(mid − half) = Σ_g w_g · 2·half_g, where
+        the measure is linear in its one feature (None for τ_b): a pair's difference on a
+        draw is then each metric's weighted sum less the other's, not two values of hybrids.
+        Groups without pairs weigh 0: `values` leaves them out."""
+        tot = self.pairs.astype(np.float64)
+        defined = tot > 0
+        if self.measure == "kendall_b" or not defined.any():  # no group: NaN, as `values`
+            return None
+        scale = 2.0 if self.measure == "tau_23" else 1.0  # τ_23 per group: (2·sum − tot)/tot
+        w = np.zeros(tot.size)
+        w[defined] = scale / (tot[defined] * max(int(defined.sum()), 1))
+        return w
+
     def metric_sums(self, sums: np.ndarray, m: int) -> np.ndarray:
         """(..., G, F) metric m's columns of (..., G, F·M) sums."""
         cols = [k * self.n_metrics + m for k in range(self.n_features)]
@@ -181,52 +195,77 @@ def pairs_pvalues(
     base = tables.sums()  # (G, F·M)
     observed = np.array([tables.values(tables.metric_sums(base, k)) for k in range(m)])
     ii, jj = np.triu_indices(m, 1)
-    n_pairs = ii.size
-    obs_delta = observed[ii] - observed[jj]
-    tol = 1e-9 * np.maximum(1.0, np.abs(obs_delta))
-    ge = np.zeros(n_pairs)
-    le = np.zeros(n_pairs)
-    valid = np.zeros(n_pairs)
-    used = np.zeros(n_pairs, dtype=np.int64)
-    active = np.ones(n_pairs, dtype=bool)
-    # MTME tests "the higher metric is better": its direction decides the early stop.
-    forward = obs_delta >= 0
+    count = _Counts(observed[ii] - observed[jj], early_stop)
+    weights = tables.linear_weights()
     block = early_stop.block if early_stop else min(resamples, 100)
     rng = np.random.default_rng(seed)
     segments = _segments(tables.bounds, block)
-    g_count = tables.pairs.size
-    dtype = tables.feats.dtype
     done = 0
-    while done < resamples and active.any():
+    while done < resamples and count.active.any():
         r = min(block, resamples - done)
-        signed = np.zeros((r, g_count, tables.feats.shape[1]))
+        signed = np.zeros((r, tables.pairs.size, tables.feats.shape[1]))
         for s0, s1, g in segments:
             bits = rng.integers(0, 2, size=(r, s1 - s0), dtype=np.int8)
-            signs = (1 - 2 * bits).astype(dtype)
+            signs = (1 - 2 * bits).astype(tables.feats.dtype)
             signed[:, g, :] += signs @ tables.feats[s0:s1]
         done += r
-        for p in np.flatnonzero(active):
-            a, b = int(ii[p]), int(jj[p])
-            mid = (tables.metric_sums(base, a) + tables.metric_sums(base, b)) / 2.0
-            half = (tables.metric_sums(signed, a) - tables.metric_sums(signed, b)) / 2.0
-            delta = tables.values(mid + half) - tables.values(mid - half)  # (r,)
-            ok = np.isfinite(delta)
-            big = delta >= obs_delta[p] - tol[p]
-            small = delta <= obs_delta[p] + tol[p]
-            ge[p] += (big & ok).sum()
-            le[p] += (small & ok).sum()
-            valid[p] += ok.sum()
-            used[p] += r
-            if early_stop is not None and r == block and valid[p] > 0:
-                p_dir = (ge[p] if forward[p] else le[p]) / valid[p]
-                last_large = bool(big[-1] if forward[p] else small[-1])
-                if last_large and (p_dir < early_stop.low or p_dir > early_stop.high):
-                    active[p] = False
-    p_out = np.full((m, m), np.nan)
-    draws = np.zeros((m, m), dtype=np.int64)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        p_out[ii, jj] = np.where(valid > 0, ge / np.maximum(valid, 1), np.nan)
-        p_out[jj, ii] = np.where(valid > 0, le / np.maximum(valid, 1), np.nan)
-    draws[ii, jj] = used
-    draws[jj, ii] = used
-    return PairsResult(p_out, draws, observed)
+        on = np.flatnonzero(count.active)
+        if weights is not None:  # linear: each metric's share once, a pair a difference
+            share = np.einsum("rgm,g->rm", signed, weights)
+            delta = share[:, ii[on]] - share[:, jj[on]]
+        else:
+            delta = np.column_stack([_delta(tables, base, signed, ii[p], jj[p]) for p in on])
+        count.add(on, delta, r == block)
+    return count.result(m, ii, jj, observed)
+
+
+def _delta(tables: PairTables, base: np.ndarray, signed: np.ndarray, a: int, b: int) -> np.ndarray:
+    """(r,) hybrid A's value less hybrid B's for metrics a and b on r draws' signed sums."""
+    mid = (tables.metric_sums(base, a) + tables.metric_sums(base, b)) / 2.0
+    half = (tables.metric_sums(signed, a) - tables.metric_sums(signed, b)) / 2.0
+    return np.asarray(tables.values(mid + half) - tables.values(mid - half))
+
+
+class _Counts:
+    """Each pair's draws at least (and at most) its observed difference, MTME's early stop
+    decided for all pairs of a block at once."""
+
+    def __init__(self, obs_delta: np.ndarray, early_stop: EarlyStop | None) -> None:
+        n = obs_delta.size
+        self.obs, self.early_stop = obs_delta, early_stop
+        self.tol = 1e-9 * np.maximum(1.0, np.abs(obs_delta))
+        self.ge, self.le, self.valid = np.zeros(n), np.zeros(n), np.zeros(n)
+        self.used = np.zeros(n, dtype=np.int64)
+        self.active = np.ones(n, dtype=bool)
+        # MTME tests "the higher metric is better": its direction decides the early stop.
+        self.forward = obs_delta >= 0
+
+    def add(self, on: np.ndarray, delta: np.ndarray, whole_block: bool) -> None:
+        """Count (r, len(on)) differences of the pairs `on`."""
+        ok = np.isfinite(delta)
+        big = delta >= (self.obs - self.tol)[on]
+        small = delta <= (self.obs + self.tol)[on]
+        self.ge[on] += (big & ok).sum(axis=0)
+        self.le[on] += (small & ok).sum(axis=0)
+        self.valid[on] += ok.sum(axis=0)
+        self.used[on] += delta.shape[0]
+        stop = self.early_stop
+        if stop is None or not whole_block:
+            return
+        fwd, valid = self.forward[on], self.valid[on]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            p_dir = np.where(fwd, self.ge[on], self.le[on]) / valid
+        last_large = np.where(fwd, big[-1], small[-1])
+        ends = (valid > 0) & last_large & ((p_dir < stop.low) | (p_dir > stop.high))
+        self.active[on[ends]] = False
+
+    def result(self, m: int, ii: np.ndarray, jj: np.ndarray, observed: np.ndarray) -> PairsResult:
+        p_out = np.full((m, m), np.nan)
+        draws = np.zeros((m, m), dtype=np.int64)
+        valid = self.valid
+        with np.errstate(invalid="ignore", divide="ignore"):
+            p_out[ii, jj] = np.where(valid > 0, self.ge / np.maximum(valid, 1), np.nan)
+            p_out[jj, ii] = np.where(valid > 0, self.le / np.maximum(valid, 1), np.nan)
+        draws[ii, jj] = self.used
+        draws[jj, ii] = self.used
+        return PairsResult(p_out, draws, observed)

@@ -201,6 +201,35 @@ def test_early_stopping_stops_as_mtme_and_sees_the_first_draws_of_the_full_run()
     assert same.draws[0, 1] == 100 and same.p_values[0, 1] == 1.0
 
 
+@pytest.mark.parametrize("measure", ["acc_eq", "acc_eq_star", "tau_a", "tau_23"])
+@pytest.mark.parametrize("early", [False, True])
+def test_linear_measures_count_each_metrics_weighted_sum_as_the_hybrids_values_do(
+    measure: str, early: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The linear shortcut (a pair's difference as two metrics' weighted sums) gives the same
+    p-values and draws as the hybrids' own values, on groups of unequal size, a lone output
+    (a group without pairs), ties and early stopping."""
+    rng = np.random.default_rng(4)
+    sizes = [5, 3, 1, 6, 2, 4]
+    codes = np.repeat(np.arange(len(sizes)), sizes)
+    h = np.round(rng.normal(size=codes.size) * 2)
+    x = np.column_stack([h + rng.normal(0, s, codes.size) for s in (0.5, 1.0, 1.5, 3.0)])
+    x[:, 1] = np.round(x[:, 1])
+    groups = mm.Groups.of(codes)
+    stop = mp.EarlyStop() if early else None
+
+    def run() -> mp.PairsResult:
+        tables = mp.pair_tables(h, x, groups, measure, np.array([0.0, 0.5, 0.0, 0.2]))
+        return mp.pairs_pvalues(tables, 1_000, 7, stop)
+
+    fast = run()
+    monkeypatch.setattr(mp.PairTables, "linear_weights", lambda self: None)
+    slow = run()
+    assert np.array_equal(fast.draws, slow.draws)
+    assert np.array_equal(fast.p_values, slow.p_values, equal_nan=True)
+    assert np.isfinite(fast.p_values[~np.eye(4, dtype=bool)]).all()
+
+
 def test_tau_c_and_non_pairwise_measures_are_refused_with_the_reason() -> None:
     data = _fixture()
     with pytest.raises(UserError, match="distinct scores"):
