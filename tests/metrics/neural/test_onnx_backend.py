@@ -158,3 +158,52 @@ def test_the_run_records_the_backend(new_study):
     assert json.loads(versions[0])["backend"] == "onnx (ONNX Runtime, CPU)"
     (again,) = score_study(request, JobContext())
     assert again.scored == 0  # cached under the ONNX run's hash
+
+
+HUB_CHILD = """
+import json
+from meaningbench.metrics.base import Pair
+from meaningbench.metrics.neural.bertscore import BertScoreMetric
+metric = BertScoreMetric(model="meaningbench-test/tiny-bert", layer=2, embedding_cache_mb=0,
+                         device="cpu")
+planned = metric.backend()
+metric.prepare([])
+scores = metric.score_batch([Pair(0, "A cat sat on the mat.", "The cat sat.", ())])
+print(json.dumps({"planned": [planned.name, planned.pending, planned.describe()],
+                  "ran": metric.backend().name, "hash": metric.config_hash(),
+                  "scores": [s.raw for s in scores]}))
+"""
+
+
+def test_a_hub_model_downloaded_by_its_first_run_runs_onnx_under_the_later_runs_hash(
+    tiny_encoder, tmp_path
+):
+    """A hub model not yet downloaded cannot say its type, so the plan waits: the run that
+    downloads it plans again, exports and scores on ONNX Runtime under the config hash of
+    every later run (not a torch hash that the next run would score again under another)."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from tests.metrics.neural.local_hub import local_hub
+
+    def run(url: str, offline: str) -> dict:
+        env = dict(os.environ, HF_ENDPOINT=url, HF_HOME=str(tmp_path / "hf"),
+                   HF_HUB_OFFLINE=offline, TRANSFORMERS_OFFLINE=offline,
+                   MEANINGBENCH_HOME=str(tmp_path / "home"))  # fmt: skip
+        done = subprocess.run([sys.executable, "-c", HUB_CHILD], env=env, capture_output=True,
+                              text=True, timeout=600)  # fmt: skip
+        assert done.returncode == 0, done.stderr[-2000:]
+        return json.loads(done.stdout.strip().splitlines()[-1])
+
+    with local_hub("meaningbench-test/tiny-bert", Path(tiny_encoder)) as (url, seen):
+        first = run(url, "0")
+        weights = [r for r in seen if r.startswith("GET") and "model.safetensors" in r]
+        assert len(weights) == 1  # downloaded by the first run
+        second = run(url, "1")  # from the cache, offline
+    assert first["planned"][:2] == ["torch", True]
+    assert "until the model is downloaded" in first["planned"][2]
+    assert first["ran"] == "onnx" and second["planned"][:2] == ["onnx", False]
+    assert first["hash"] == second["hash"]
+    assert first["scores"] == pytest.approx(second["scores"], abs=1e-6)

@@ -97,6 +97,10 @@ class NeuralMetric(Metric):
         """Export the model's part now when ONNX Runtime is to run it (before the config is
         hashed, so a failed export is hashed as the torch run it becomes)."""
         plan = self.backend()
+        if plan.pending:  # the job downloads the model now, and the plan is made on it
+            self.loaded()
+            self._plan = None
+            plan = self.backend()
         part = self.onnx_part()
         # An export in place is checked by its hash when its session is built; only a
         # missing one needs the torch model now.

@@ -286,6 +286,12 @@ def load_model(
             loaded.model = quantize_int8(loaded.model, ref.name)
             loaded.quantize = quantize
         _CACHE[key] = loaded
+        if not ref.is_local and ref.revision is None:
+            # Just downloaded: later asks resolve the name to its snapshot, and find it.
+            snapshot = resolve_model(name)
+            if snapshot.revision is not None:
+                loaded.ref = snapshot
+                _CACHE[(snapshot.fingerprint(), *key[1:])] = loaded
         return loaded
 
 
