@@ -61,6 +61,17 @@ def test_numbas_kept_files_link_only_libraries_the_packages_name(
             system_libraries.system_needs(whole)
 
 
+def test_the_packages_name_every_system_library_onnx_runtime_links(
+    modules: dict[str, ModuleType], tmp_path: Path
+) -> None:
+    """ONNX Runtime and onnx, the encoder metrics' default on the CPU and its exporter."""
+    bundle = _bundle(tmp_path, ("onnxruntime", "onnx"), modules["bundle_files"].used)
+    needs = modules["system_libraries"].system_needs(bundle)
+    assert any("onnxruntime_pybind11_state" in f for f in needs.sonames["libstdc++.so.6"])
+    assert any("onnx_cpp2py_export" in f for f in needs.sonames["libc.so.6"])
+    assert {"libc6", "libstdc++6", "libgcc-s1"} <= set(needs.depends)
+
+
 @pytest.mark.parametrize(
     ("dest", "bundled"),
     [
