@@ -1,8 +1,9 @@
 """Sentence-embedding cosine (Reimers & Gurevych 2019) with the model's own pooling config.
 
-A sentence-transformers folder says how to pool (`modules.json` → the Pooling module's
-`config.json`), how long inputs may be and whether to lowercase (`sentence_bert_config.json`).
-A plain Hugging Face model gets mean pooling. Cosine ignores the final normalisation, so the
+A sentence-transformers model says how to pool (`modules.json` → the Pooling module's
+`config.json`), how long inputs may be and whether to lowercase (`sentence_bert_config.json`):
+its folder's files, or a hub model's, fetched beside its weights. A plain Hugging Face model
+gets mean pooling. Cosine ignores the final normalisation, so the
 score equals `SentenceTransformer(path).encode` + cosine. value = 100·max(0, cos).
 
 Long texts: sentence-transformers cuts a text at `max_seq_length` (256 tokens for MiniLM)
@@ -15,12 +16,11 @@ exactly as sentence-transformers embeds it. `long_texts="truncate"` cuts as it d
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, ClassVar
 
+from meaningbench.errors import UserError
 from meaningbench.metrics.base import ItemScore, MetricInfo, Pair
 from meaningbench.metrics.neural.support.batching import run_in_batches
 from meaningbench.metrics.neural.support.cache import (
@@ -45,7 +45,8 @@ from meaningbench.metrics.neural.support.encoding import (
     special_frame,
     window_length,
 )
-from meaningbench.metrics.neural.support.models import LoadedModel
+from meaningbench.metrics.neural.support.model_files import model_json
+from meaningbench.metrics.neural.support.models import LoadedModel, ModelRef
 from meaningbench.metrics.neural.support.onnx_encoder import onnx_part, with_torch
 from meaningbench.metrics.neural.support.windows import WindowPlan, count_windows, window_stride
 from meaningbench.runtime import CancelToken
@@ -61,20 +62,26 @@ class PoolingConfig:
     do_lower_case: bool = False
 
     @classmethod
-    def from_folder(cls, folder: str | Path) -> PoolingConfig:
-        root = Path(folder)
-        if not root.is_dir():
-            return cls()
-        modules = _read_json(root / "modules.json") or []
-        transformer_dir, pooling_dir = root, None
+    def of_model(cls, ref: ModelRef) -> PoolingConfig:
+        """The pooling a sentence-transformers model says (its folder's files, or a hub
+        model's, fetched beside its weights); mean pooling for a plain model."""
+        modules = model_json(ref, "modules.json") or []
+        transformer_dir, pooling_dir = "", None
         for module in modules:
             kind = str(module.get("type", ""))
+            path = str(module.get("path", ""))
             if kind.endswith("Transformer"):
-                transformer_dir = root / module.get("path", "")
+                transformer_dir = path
             elif kind.endswith("Pooling"):
-                pooling_dir = root / module.get("path", "")
-        st_config = _read_json(transformer_dir / "sentence_bert_config.json") or {}
-        pooling = _read_json(pooling_dir / "config.json") if pooling_dir else None
+                pooling_dir = path
+            elif not kind.endswith("Normalize"):  # cosine ignores the normalisation
+                raise UserError(
+                    f"model {ref.name!r}: its sentence-transformers module {kind} ({path}) "
+                    "is not one sbert_cosine runs (it runs the transformer, the pooling and "
+                    "the normalisation), so its cosine would not be sentence-transformers'"
+                )
+        st_config = model_json(ref, _joined(transformer_dir, "sentence_bert_config.json")) or {}
+        pooling = model_json(ref, _joined(pooling_dir, "config.json")) if pooling_dir else None
         return cls(
             modes=_pooling_modes(pooling) if pooling else ("mean",),
             max_seq_length=st_config.get("max_seq_length"),
@@ -82,11 +89,8 @@ class PoolingConfig:
         )
 
 
-def _read_json(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
+def _joined(folder: str, name: str) -> str:
+    return f"{folder.strip('/')}/{name}" if folder.strip("/") else name
 
 
 def _pooling_modes(config: dict[str, Any]) -> tuple[str, ...]:
@@ -340,9 +344,7 @@ def _pooled_with_windows(
 
 
 def pooling_config(loaded: LoadedModel) -> PoolingConfig:
-    if loaded.ref.is_local:
-        return PoolingConfig.from_folder(loaded.ref.location)
-    return PoolingConfig()
+    return PoolingConfig.of_model(loaded.ref)
 
 
 def _pooled_caches(

@@ -161,7 +161,10 @@ def test_the_run_records_the_backend(new_study):
 
 
 HUB_CHILD = """
-import json
+import json, sys
+if sys.argv[1:] == ["config-first"]:  # a cache that holds the config alone
+    from huggingface_hub import hf_hub_download
+    hf_hub_download("meaningbench-test/tiny-bert", "config.json")
 from meaningbench.metrics.base import Pair
 from meaningbench.metrics.neural.bertscore import BertScoreMetric
 metric = BertScoreMetric(model="meaningbench-test/tiny-bert", layer=2, embedding_cache_mb=0,
@@ -182,18 +185,19 @@ def test_a_hub_model_downloaded_by_its_first_run_runs_onnx_under_the_later_runs_
     downloads it plans again, exports and scores on ONNX Runtime under the config hash of
     every later run (not a torch hash that the next run would score again under another)."""
     import os
+    import shutil
     import subprocess
     import sys
     from pathlib import Path
 
     from tests.metrics.neural.local_hub import local_hub
 
-    def run(url: str, offline: str) -> dict:
+    def run(url: str, offline: str, *args: str) -> dict:
         env = dict(os.environ, HF_ENDPOINT=url, HF_HOME=str(tmp_path / "hf"),
                    HF_HUB_OFFLINE=offline, TRANSFORMERS_OFFLINE=offline,
                    MEANINGBENCH_HOME=str(tmp_path / "home"))  # fmt: skip
-        done = subprocess.run([sys.executable, "-c", HUB_CHILD], env=env, capture_output=True,
-                              text=True, timeout=600)  # fmt: skip
+        done = subprocess.run([sys.executable, "-c", HUB_CHILD, *args], env=env,
+                              capture_output=True, text=True, timeout=600)  # fmt: skip
         assert done.returncode == 0, done.stderr[-2000:]
         return json.loads(done.stdout.strip().splitlines()[-1])
 
@@ -207,3 +211,10 @@ def test_a_hub_model_downloaded_by_its_first_run_runs_onnx_under_the_later_runs_
     assert first["ran"] == "onnx" and second["planned"][:2] == ["onnx", False]
     assert first["hash"] == second["hash"]
     assert first["scores"] == pytest.approx(second["scores"], abs=1e-6)
+    # A cache cut short (the config alone): the run asks the hub for the rest.
+    with local_hub("meaningbench-test/tiny-bert", Path(tiny_encoder)) as (url, seen):
+        shutil.rmtree(tmp_path / "hf")
+        third = run(url, "0", "config-first")
+    assert third["planned"][:2] == ["onnx", False] and third["hash"] == first["hash"]
+    assert any("model.safetensors" in r for r in seen)
+    assert third["scores"] == pytest.approx(first["scores"], abs=1e-6)

@@ -7,8 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from meaningbench.errors import UserError
 from meaningbench.metrics.base import Pair
 from meaningbench.metrics.neural.sbert import PoolingConfig, SentenceCosineMetric
+from meaningbench.metrics.neural.support.models import resolve_model
 from tests.metrics.neural.conftest import SENTENCES
 
 
@@ -58,8 +60,10 @@ def test_reads_the_pooling_config(minilm_path, tmp_path: Path, backend):
     config = json.loads((Path(minilm_path) / "1_Pooling" / "config.json").read_text())
     config.update(pooling_mode_mean_tokens=False, pooling_mode_cls_token=True)
     (folder / "1_Pooling" / "config.json").write_text(json.dumps(config))
-    assert PoolingConfig.from_folder(folder).modes == ("cls",)
-    assert PoolingConfig.from_folder(minilm_path) == PoolingConfig(("mean",), 256, False)
+    assert PoolingConfig.of_model(resolve_model(str(folder))).modes == ("cls",)
+    assert PoolingConfig.of_model(resolve_model(minilm_path)) == PoolingConfig(
+        ("mean",), 256, False
+    )
     rows = [(s, o) for s, o in SENTENCES if o][:4]
     expected = _cosines(str(folder), rows)
     ours = _ours(str(folder), rows, backend)
@@ -80,3 +84,76 @@ def test_shares_the_encoder_with_bertscore(minilm_path):
     full = bertscore.loaded().model
     assert len(view.encoder.layer) == 3 and len(full.encoder.layer) == 6
     assert view.embeddings.word_embeddings.weight is full.embeddings.word_embeddings.weight
+
+
+def _cls_pooled_copy(model: str, folder: Path) -> Path:
+    """A sentence-transformers folder of `model` that pools with the CLS token and cuts at
+    32 tokens (modules.json, 1_Pooling/config.json, sentence_bert_config.json)."""
+    folder.mkdir()
+    for entry in Path(model).iterdir():
+        if entry.is_file() and entry.name not in ("modules.json", "sentence_bert_config.json"):
+            (folder / entry.name).symlink_to(entry)
+    modules = [
+        {"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
+        {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"},
+        {"idx": 2, "name": "2", "path": "2_Normalize", "type": "sentence_transformers.models.Normalize"},
+    ]  # fmt: skip
+    (folder / "modules.json").write_text(json.dumps(modules))
+    (folder / "1_Pooling").mkdir()
+    pooling = {"word_embedding_dimension": 32, "pooling_mode_cls_token": True}
+    (folder / "1_Pooling" / "config.json").write_text(json.dumps(pooling))
+    (folder / "sentence_bert_config.json").write_text(json.dumps({"max_seq_length": 32}))
+    return folder
+
+
+HUB_CHILD = """
+import json, sys
+from meaningbench.errors import UserError
+from meaningbench.metrics.base import Pair
+from meaningbench.metrics.neural.sbert import PoolingConfig, SentenceCosineMetric
+from meaningbench.metrics.neural.support.models import resolve_model
+rows = json.loads(sys.argv[1])
+pairs = [Pair(i, s, o, (s,)) for i, (s, o) in enumerate(rows)]
+metric = SentenceCosineMetric(model="meaningbench-test/cls-bert", embedding_cache_mb=0,
+                              backend="torch")
+scores = [s.raw for s in metric.score_batch(pairs)]
+pooling = PoolingConfig.of_model(resolve_model("meaningbench-test/cls-bert"))
+print(json.dumps({"scores": scores, "modes": pooling.modes, "max": pooling.max_seq_length}))
+"""
+
+
+def test_a_hub_model_pools_as_its_sentence_transformers_files_say(tiny_encoder, tmp_path):
+    """A hub id's pooling comes from its repository's sentence-transformers files, fetched
+    beside the weights (transformers does not fetch them): the same scores as the same
+    model from a folder, not mean pooling."""
+    import os
+    import subprocess
+    import sys
+
+    from tests.metrics.neural.local_hub import local_hub
+
+    folder = _cls_pooled_copy(tiny_encoder, tmp_path / "cls-bert")
+    rows = [(s, o) for s, o in SENTENCES if o][:4]
+    with local_hub("meaningbench-test/cls-bert", folder) as (url, seen):
+        env = dict(os.environ, HF_ENDPOINT=url, HF_HOME=str(tmp_path / "hf"),
+                   HF_HUB_OFFLINE="0", TRANSFORMERS_OFFLINE="0",
+                   MEANINGBENCH_HOME=str(tmp_path / "home"))  # fmt: skip
+        done = subprocess.run([sys.executable, "-c", HUB_CHILD, json.dumps(rows)], env=env,
+                              capture_output=True, text=True, timeout=600)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    hub = json.loads(done.stdout.strip().splitlines()[-1])
+    assert any("1_Pooling/config.json" in r for r in seen)
+    assert hub["modes"] == ["cls"] and hub["max"] == 32
+    local = [i.raw for i in _ours(str(folder), rows, "torch")]
+    assert hub["scores"] == pytest.approx(local, abs=1e-6)
+    mean = [i.raw for i in _ours(tiny_encoder, rows, "torch")]
+    assert hub["scores"] != pytest.approx(mean, abs=1e-3)
+
+
+def test_a_sentence_transformers_module_it_does_not_run_is_refused_by_name(tiny_encoder, tmp_path):
+    folder = _cls_pooled_copy(tiny_encoder, tmp_path / "dense-bert")
+    modules = json.loads((folder / "modules.json").read_text())
+    modules.insert(2, {"idx": 2, "path": "2_Dense", "type": "sentence_transformers.models.Dense"})
+    (folder / "modules.json").write_text(json.dumps(modules))
+    with pytest.raises(UserError, match=r"module sentence_transformers.models.Dense \(2_Dense\)"):
+        _ours(str(folder), [("A cat.", "A dog.")])

@@ -81,8 +81,14 @@ class NeuralMetric(Metric):
             return BackendPlan("torch")
         asked = self.config.get("backend")
         try:
-            part = self.onnx_part()
             ref = resolve_model(self.model_name())
+            if not ref.is_local and ref.revision is None:
+                # Not downloaded yet: its type and layers are unknown until the run
+                # downloads it (`ready_backend`); nothing here may reach the network.
+                return BackendPlan(
+                    "torch", "until the model is downloaded: the run decides then", True
+                )
+            part = self.onnx_part()
         except UserError as exc:
             return BackendPlan("torch", str(exc))
         device = self.device()
@@ -121,10 +127,11 @@ class NeuralMetric(Metric):
         """The record the scores are computed with: one without torch where ONNX Runtime
         runs the whole forward pass on the CPU from an export in place (see
         `onnx_encoder.light_model`), else `loaded()`."""
+        # Exported first when it is not yet (and a hub model downloaded), so that the run
+        # that exports computes its scores as every later one does.
+        plan = self.ready_backend()
         part = self.onnx_part()
-        # Exported first when it is not yet, so that the run that exports computes its
-        # scores as every later one does.
-        if part is not None and self.ready_backend().name == "onnx" and self.device() == "cpu":
+        if part is not None and plan.name == "onnx" and self.device() == "cpu":
             light = light_model(resolve_model(self.model_name()), part)
             if light is not None:
                 return light

@@ -345,14 +345,12 @@ def _load_transformers(ref: ModelRef, kind: str, device: str, precision: str) ->
         "cross-encoder": transformers.AutoModelForSequenceClassification,
         "mlm": transformers.AutoModelForMaskedLM,
     }[kind]
-    local_only = ref.is_local or ref.revision is not None or offline()
     dtype = {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}[precision]
     transformers.logging.set_verbosity_error()
     # The library's own "Loading weights" bar would interleave with the job's progress.
     transformers.utils.logging.disable_progress_bar()
     try:
-        tokenizer = AutoTokenizer.from_pretrained(ref.location, local_files_only=local_only)
-        model = auto.from_pretrained(ref.location, local_files_only=local_only, dtype=dtype)
+        tokenizer, model = _pretrained(ref, auto, AutoTokenizer, dtype)
     except (OSError, ValueError, KeyError) as exc:
         first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         if not ref.is_local:
@@ -363,6 +361,23 @@ def _load_transformers(ref: ModelRef, kind: str, device: str, precision: str) ->
     model.eval()
     model.to(device)
     return LoadedModel(ref, kind, device, precision, model, tokenizer)
+
+
+def _pretrained(ref: ModelRef, auto: Any, tokenizer_class: Any, dtype: Any) -> tuple[Any, Any]:
+    """(tokenizer, model) by transformers' `from_pretrained`. A hub model in the cache loads
+    without asking the network; one whose cache lacks a file (a download cut short, a
+    config fetched alone) asks for it when online."""
+    cached = ref.is_local or ref.revision is not None
+    tries = [True] if ref.is_local or offline() else [True, False] if cached else [False]
+    for n, local_only in enumerate(tries, 1):
+        try:
+            tokenizer = tokenizer_class.from_pretrained(ref.location, local_files_only=local_only)
+            model = auto.from_pretrained(ref.location, local_files_only=local_only, dtype=dtype)
+            return tokenizer, model
+        except (OSError, ValueError, KeyError):
+            if n == len(tries):
+                raise
+    raise AssertionError("no try was made")
 
 
 # Where an encoder keeps its plain list of layers (BERT and RoBERTa kin; DistilBERT).

@@ -122,8 +122,6 @@ def plan_backend(
         if device != "cuda" or "CUDAExecutionProvider" not in _providers():
             return BackendPlan("torch", f"this onnxruntime cannot run on {device}")
     kind = model_type(ref)
-    if kind is None and not ref.is_local and ref.revision is None:
-        return BackendPlan("torch", "until the model is downloaded: the run decides then", True)
     if kind not in PLAIN_TYPES:
         return BackendPlan("torch", f"model type {kind or 'unknown'} is not exported to ONNX")
     if not export_ready(ref, part) and importlib.util.find_spec("onnx") is None:
