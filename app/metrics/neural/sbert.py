@@ -2,8 +2,8 @@
 
 A sentence-transformers model says how to pool (`modules.json` → the Pooling module's
 `config.json`), how long inputs may be and whether to lowercase (`sentence_bert_config.json`):
-its folder's files, or a hub model's, fetched beside its weights. A plain Hugging Face model
-gets mean pooling. Cosine ignores the final normalisation, so the
+its folder's files, or a hub model's, fetched beside its weights, and whether a `Dense`
+layer projects the pooled vector (`st_dense`). A plain Hugging Face model gets mean pooling. Cosine ignores the final normalisation, so the
 score equals `SentenceTransformer(path).encode` + cosine. value = 100·max(0, cos).
 
 Long texts: sentence-transformers cuts a text at `max_seq_length` (256 tokens for MiniLM)
@@ -48,6 +48,7 @@ from meaningbench.metrics.neural.support.encoding import (
 from meaningbench.metrics.neural.support.model_files import model_json
 from meaningbench.metrics.neural.support.models import LoadedModel, ModelRef
 from meaningbench.metrics.neural.support.onnx_encoder import onnx_part, with_torch
+from meaningbench.metrics.neural.support.st_dense import DenseLayer, dense_layer
 from meaningbench.metrics.neural.support.windows import WindowPlan, count_windows, window_stride
 from meaningbench.runtime import CancelToken
 from meaningbench.settings import DEFAULT_ENCODER
@@ -60,6 +61,19 @@ class PoolingConfig:
     modes: tuple[str, ...] = ("mean",)
     max_seq_length: int | None = None
     do_lower_case: bool = False
+    dense: tuple[DenseLayer, ...] = ()  # sentence-transformers' Dense modules, in order
+
+    def finish(self, pooled: Any) -> Any:
+        """The sentence vector of a pooled one: through the Dense modules, unit length."""
+        for layer in self.dense:
+            pooled = layer(pooled)
+        return _unit(pooled)
+
+    @property
+    def key(self) -> str:
+        """What the pooled vectors' caches are named by."""
+        dense = "".join(f"-dense{layer.digest}" for layer in self.dense)
+        return f"pooled-{'+'.join(self.modes)}-{self.max_seq_length}{dense}"
 
     @classmethod
     def of_model(cls, ref: ModelRef) -> PoolingConfig:
@@ -67,6 +81,7 @@ class PoolingConfig:
         model's, fetched beside its weights); mean pooling for a plain model."""
         modules = model_json(ref, "modules.json") or []
         transformer_dir, pooling_dir = "", None
+        dense: list[DenseLayer] = []
         for module in modules:
             kind = str(module.get("type", ""))
             path = str(module.get("path", ""))
@@ -74,11 +89,14 @@ class PoolingConfig:
                 transformer_dir = path
             elif kind.endswith("Pooling"):
                 pooling_dir = path
+            elif kind.endswith("Dense"):
+                dense.append(dense_layer(ref, path))
             elif not kind.endswith("Normalize"):  # cosine ignores the normalisation
                 raise UserError(
                     f"model {ref.name!r}: its sentence-transformers module {kind} ({path}) "
-                    "is not one sbert_cosine runs (it runs the transformer, the pooling and "
-                    "the normalisation), so its cosine would not be sentence-transformers'"
+                    "is not one sbert_cosine runs (it runs the transformer, the pooling, "
+                    "Dense layers and the normalisation), so its cosine would not be "
+                    "sentence-transformers'"
                 )
         st_config = model_json(ref, _joined(transformer_dir, "sentence_bert_config.json")) or {}
         pooling = model_json(ref, _joined(pooling_dir, "config.json")) if pooling_dir else None
@@ -86,6 +104,7 @@ class PoolingConfig:
             modes=_pooling_modes(pooling) if pooling else ("mean",),
             max_seq_length=st_config.get("max_seq_length"),
             do_lower_case=bool(st_config.get("do_lower_case", False)),
+            dense=tuple(dense),
         )
 
 
@@ -184,7 +203,7 @@ def _encode(loaded: LoadedModel, pooling: PoolingConfig, texts: list[str]) -> di
 
 def _pooled_rows(hidden: Any, lengths: list[int], pooling: PoolingConfig) -> list[Embedding]:
     return [
-        Embedding((), _unit(pool(hidden[row, : int(n)], pooling.modes)))
+        Embedding((), pooling.finish(pool(hidden[row, : int(n)], pooling.modes)))
         for row, n in enumerate(lengths)
     ]
 
@@ -309,7 +328,7 @@ def _long_plans(
 
 
 def _pooled_stitched(emb: Embedding, pooling: PoolingConfig) -> Embedding:
-    return Embedding((), _unit(pool(emb.vectors, pooling.modes)))
+    return Embedding((), pooling.finish(pool(emb.vectors, pooling.modes)))
 
 
 def _pooled_with_windows(
@@ -355,7 +374,7 @@ def _pooled_caches(
     long_texts: LongTexts,
 ) -> tuple[str, DiskStore | None]:
     """The memory namespace and disk store of pooled vectors (of the output, or a layer)."""
-    what = f"{loaded.numerics}-pooled-{'+'.join(pooling.modes)}-{pooling.max_seq_length}"
+    what = f"{loaded.numerics}-{pooling.key}"
     if long_texts == "windows":
         what += "-w"  # windowed vectors of long texts differ from truncated ones
     if layer is not None:

@@ -151,9 +151,50 @@ def test_a_hub_model_pools_as_its_sentence_transformers_files_say(tiny_encoder, 
 
 
 def test_a_sentence_transformers_module_it_does_not_run_is_refused_by_name(tiny_encoder, tmp_path):
-    folder = _cls_pooled_copy(tiny_encoder, tmp_path / "dense-bert")
+    folder = _cls_pooled_copy(tiny_encoder, tmp_path / "layernorm-bert")
     modules = json.loads((folder / "modules.json").read_text())
-    modules.insert(2, {"idx": 2, "path": "2_Dense", "type": "sentence_transformers.models.Dense"})
+    kind = "sentence_transformers.models.LayerNorm"
+    modules.insert(2, {"idx": 2, "path": "2_LayerNorm", "type": kind})
     (folder / "modules.json").write_text(json.dumps(modules))
-    with pytest.raises(UserError, match=r"module sentence_transformers.models.Dense \(2_Dense\)"):
+    with pytest.raises(UserError, match=rf"module {kind} \(2_LayerNorm\) is not one"):
         _ours(str(folder), [("A cat.", "A dog.")])
+
+
+def _dense_model(encoder_path: str, folder: Path, activation, residual: bool = False) -> str:
+    """A sentence-transformers model saved by the library: the encoder, mean pooling, a
+    Dense layer with its own seeded weights and the normalisation."""
+    import torch
+    from sentence_transformers import SentenceTransformer
+    from sentence_transformers.models import Dense, Normalize, Pooling, Transformer
+
+    torch.manual_seed(3)
+    encoder = Transformer(encoder_path)
+    size = encoder.get_word_embedding_dimension()
+    pooling = Pooling(size, "mean")
+    width = size if residual else 16
+    dense = Dense(size, width, activation_function=activation, use_residual=residual)
+    SentenceTransformer(modules=[encoder, pooling, dense, Normalize()]).save(str(folder))
+    return str(folder)
+
+
+@BACKENDS
+@pytest.mark.parametrize("activation", ["Tanh", "Identity", "residual"])
+def test_dense_modules_score_as_sentence_transformers(minilm_path, tmp_path, backend, activation):
+    import torch
+
+    act = torch.nn.Identity() if activation == "Identity" else torch.nn.Tanh()
+    model = _dense_model(minilm_path, tmp_path / "dense", act, activation == "residual")
+    rows = [(s, o) for s, o in SENTENCES if o][:5]
+    expected = _cosines(model, rows)
+    ours = [i.raw for i in _ours(model, rows, backend)]
+    assert ours == pytest.approx(expected, abs=1e-5)
+    plain = [i.raw for i in _ours(minilm_path, rows, backend)]  # the same without Dense
+    assert ours != pytest.approx(plain, abs=1e-3)
+
+
+def test_a_dense_activation_it_does_not_run_is_refused_by_name(minilm_path, tmp_path):
+    import torch
+
+    model = _dense_model(minilm_path, tmp_path / "gelu", torch.nn.GELU())
+    with pytest.raises(UserError, match=r"Dense module \(2_Dense\) uses the activation GELU"):
+        _ours(model, [("A cat.", "A dog.")])
