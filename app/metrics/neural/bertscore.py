@@ -341,9 +341,10 @@ def num_layers_from_config(name: str) -> int:
     anything else, or a config that nests its encoder's, goes through AutoConfig.
     """
     ref = resolve_model(name)
-    if ref.is_local:
+    folder = ref.folder()
+    if folder is not None:
         try:
-            raw = json.loads((Path(ref.location) / "config.json").read_text(encoding="utf-8"))
+            raw = json.loads((folder / "config.json").read_text(encoding="utf-8"))
         except (OSError, ValueError):
             raw = {}
         for key in LAYER_COUNT_KEYS:

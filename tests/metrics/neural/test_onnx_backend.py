@@ -174,7 +174,7 @@ metric.prepare([])
 scores = metric.score_batch([Pair(0, "A cat sat on the mat.", "The cat sat.", ())])
 print(json.dumps({"planned": [planned.name, planned.pending, planned.describe()],
                   "ran": metric.backend().name, "hash": metric.config_hash(),
-                  "scores": [s.raw for s in scores]}))
+                  "scores": [s.raw for s in scores], "torch": "torch" in sys.modules}))
 """
 
 
@@ -211,6 +211,8 @@ def test_a_hub_model_downloaded_by_its_first_run_runs_onnx_under_the_later_runs_
     assert first["ran"] == "onnx" and second["planned"][:2] == ["onnx", False]
     assert first["hash"] == second["hash"]
     assert first["scores"] == pytest.approx(second["scores"], abs=1e-6)
+    # From the cached snapshot, with its export in place: the run imports no torch.
+    assert first["torch"] and not second["torch"]
     # A cache cut short (the config alone): the run asks the hub for the rest.
     with local_hub("meaningbench-test/tiny-bert", Path(tiny_encoder)) as (url, seen):
         shutil.rmtree(tmp_path / "hf")

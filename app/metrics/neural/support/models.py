@@ -43,6 +43,14 @@ class ModelRef:
         digest = hashlib.sha1(self.location.encode("utf-8")).hexdigest()[:8]
         return f"{_safe(base)}-{digest}" if self.is_local else _safe(base)
 
+    def folder(self) -> Path | None:
+        """Where the model's files are on this machine: its directory, or a hub model's
+        cached snapshot (None when it is not downloaded)."""
+        if self.is_local:
+            return Path(self.location)
+        snapshot = _hub_snapshot(self.location) if self.revision is not None else None
+        return None if snapshot is None else Path(snapshot)
+
     def fingerprint(self) -> str:
         """Changes when the weights change, so a retrained model never reuses old embeddings."""
         parts = [self.location, self.revision or ""]
@@ -314,7 +322,8 @@ def _load_native(ref: ModelRef, kind: str, device: str, precision: str) -> Loade
 
     Only in float32: half precision stays with transformers' tested kernels.
     """
-    if kind != "encoder" or precision != "fp32" or not ref.is_local:
+    folder = ref.folder()
+    if kind != "encoder" or precision != "fp32" or folder is None:
         return None
     if os.environ.get(NATIVE_ENV, "1").lower() in ("0", "false", "no"):
         return None
@@ -324,7 +333,6 @@ def _load_native(ref: ModelRef, kind: str, device: str, precision: str) -> Loade
         native_config,
     )
 
-    folder = Path(ref.location)
     config = native_config(folder)
     if config is None:
         return None

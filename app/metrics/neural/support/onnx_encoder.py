@@ -83,7 +83,7 @@ def onnxruntime_installed() -> bool:
 
 def model_type(ref: ModelRef) -> str | None:
     """The `model_type` of the model's config.json, read without loading anything."""
-    folder = Path(ref.location) if ref.is_local else _snapshot(ref)
+    folder = ref.folder()
     if folder is None:
         return None
     try:
@@ -92,16 +92,6 @@ def model_type(ref: ModelRef) -> str | None:
         return None
     value = raw.get("model_type") if isinstance(raw, dict) else None
     return str(value) if value else None
-
-
-def _snapshot(ref: ModelRef) -> Path | None:
-    try:
-        from huggingface_hub import try_to_load_from_cache
-
-        hit = try_to_load_from_cache(ref.location, "config.json")
-    except Exception:  # no hub library, a malformed id: not readable here
-        return None
-    return Path(hit).parent if isinstance(hit, str) else None
 
 
 def plan_backend(
@@ -432,7 +422,8 @@ def light_model(ref: ModelRef, part: str) -> LoadedModel | None:
     and the vectors stay numpy arrays. Importing torch and loading its weights is most of
     what a short run on the CPU spends besides its forward passes.
     """
-    if not ref.is_local or os.environ.get(NATIVE_ENV, "1").lower() in ("0", "false", "no"):
+    folder = ref.folder()
+    if folder is None or os.environ.get(NATIVE_ENV, "1").lower() in ("0", "false", "no"):
         return None
     if not export_ready(ref, part):
         return None
@@ -447,7 +438,6 @@ def light_model(ref: ModelRef, part: str) -> LoadedModel | None:
             native_config,
         )
 
-        folder = Path(ref.location)
         config = native_config(folder)
         if config is None:
             return None
