@@ -9,7 +9,7 @@ as one trained on a study's ratings.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import ClassVar
 
 from meaningbench.errors import UserError
@@ -17,7 +17,7 @@ from meaningbench.metrics.base import ItemScore, MetricInfo, Pair
 from meaningbench.metrics.neural.support.batching import run_in_batches
 from meaningbench.metrics.neural.support.common import ENCODER_OPTIONS, NeuralMetric
 from meaningbench.metrics.neural.support.models import LoadedModel
-from meaningbench.metrics.neural.support.onnx_encoder import LOGITS, onnx_part
+from meaningbench.metrics.neural.support.onnx_encoder import LOGITS, onnx_part, with_torch
 from meaningbench.runtime import CancelToken
 
 DEFAULT_MEANINGBERT = "davebulaval/MeaningBERT"
@@ -31,10 +31,13 @@ def pair_logits(
     cancel: CancelToken | None = None,
 ) -> list[float]:
     """The first logit of a sequence-classification model for each (first, second) pair."""
-    import torch
-
     tok = loaded.tokenizer
     max_len = min(MAX_PAIR_TOKENS, loaded.max_length)
+    if loaded.torchless:
+        forward_arrays = _arrays_forward(loaded, max_len)
+        lengths = [len(a) + len(b) for a, b in pairs]
+        return run_in_batches(list(pairs), lengths, forward_arrays, batch_size, cancel)
+    import torch
 
     def forward(batch: list[tuple[str, str]]) -> list[float]:
         enc = tok(
@@ -57,6 +60,35 @@ def pair_logits(
 
     lengths = [len(a) + len(b) for a, b in pairs]  # characters: a cheap proxy for tokens
     return run_in_batches(list(pairs), lengths, forward, batch_size, cancel)
+
+
+def _arrays_forward(
+    loaded: LoadedModel, max_len: int
+) -> Callable[[list[tuple[str, str]]], list[float]]:
+    """`pair_logits`' forward pass for a record without torch: the pairs tokenized by
+    `tokenizers`, the graph fed numpy arrays (torch's, when the export cannot run after
+    all)."""
+    import numpy as np
+
+    def forward(batch: list[tuple[str, str]]) -> list[float]:
+        runner = onnx_part(loaded, LOGITS)
+        if runner is None:
+            return pair_logits(with_torch(loaded), batch, len(batch))
+        enc = loaded.tokenizer(
+            [a for a, _ in batch],
+            [b for _, b in batch],
+            padding=True,
+            truncation="longest_first",
+            max_length=max_len,
+        )
+        given = {
+            "ids": np.asarray(enc["input_ids"], dtype=np.int64),
+            "mask": np.asarray(enc["attention_mask"], dtype=np.int64),
+            "types": np.asarray(enc["token_type_ids"], dtype=np.int64),
+        }
+        return [float(x) for x in runner.arrays(given)[:, 0]]
+
+    return forward
 
 
 class MeaningBertMetric(NeuralMetric):
@@ -82,7 +114,7 @@ class MeaningBertMetric(NeuralMetric):
     ) -> list[ItemScore]:
         if not pairs:
             return []
-        loaded = self.loaded()
+        loaded = self.scoring_model()
         n_labels = int(getattr(loaded.model.config, "num_labels", 1))
         if n_labels != 1:
             raise UserError(

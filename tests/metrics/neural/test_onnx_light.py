@@ -19,6 +19,7 @@ import pytest
 
 from meaningbench.metrics.base import Pair
 from meaningbench.metrics.neural.bertscore import BertScoreMetric
+from meaningbench.metrics.neural.meaningbert import MeaningBertMetric
 from meaningbench.metrics.neural.sbert import SentenceCosineMetric
 from meaningbench.metrics.neural.support.cache import MEMORY
 from meaningbench.metrics.neural.support.encoding import _plans, token_ids, window_length
@@ -29,7 +30,7 @@ from meaningbench.metrics.neural.support.models import (
     resolve_device,
     resolve_model,
 )
-from meaningbench.metrics.neural.support.onnx_encoder import clear_runners, light_model
+from meaningbench.metrics.neural.support.onnx_encoder import LOGITS, clear_runners, light_model
 from tests.metrics.neural.conftest import SENTENCES
 
 LONG = " ".join(
@@ -75,6 +76,47 @@ def test_sbert_without_torch_equals_the_torch_loaded_onnx_path(layer: int | None
     MEMORY.clear()
     other = SentenceCosineMetric(device="cpu", embedding_cache_mb=0, layer=layer)
     assert light == pytest.approx(_torch_loaded_onnx(other), abs=1e-6)
+
+
+def test_meaningbert_without_torch_equals_the_torch_loaded_onnx_path(
+    tiny_regression_model: str,
+) -> None:
+    """Pairs tokenized by `tokenizers` (a long source truncated longest first, an empty
+    output) and the head's graph fed numpy arrays: the scores of the same graph fed
+    transformers' torch tensors."""
+    metric = MeaningBertMetric(model=tiny_regression_model, device="cpu")
+    light = [s.raw for s in metric.score_batch(PAIRS)]
+    loaded = metric.scoring_model()
+    assert loaded.torchless and loaded.kind == "cross-encoder"
+    assert loaded.model.config.num_labels == 1
+    other = MeaningBertMetric(model=tiny_regression_model, device="cpu")
+    other.scoring_model = other.loaded  # type: ignore[method-assign]
+    assert light == pytest.approx([s.raw for s in other.score_batch(PAIRS)], abs=1e-6)
+
+
+def test_pair_ids_equal_those_of_transformers_tokenizer(
+    tiny_regression_model: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    MeaningBertMetric(model=tiny_regression_model, device="cpu").ready_backend()
+    light = light_model(resolve_model(tiny_regression_model), LOGITS)
+    assert light is not None
+    monkeypatch.setenv(NATIVE_ENV, "0")
+    clear_model_cache()
+    try:
+        hf = load_model(tiny_regression_model, "cross-encoder", device="cpu")
+        assert type(hf.tokenizer).__module__.startswith("transformers")
+        firsts = [p.source for p in PAIRS] + ["", "x"]
+        seconds = [p.output for p in PAIRS] + ["y", ""]
+        for max_length in (512, 24):
+            args = {"padding": True, "truncation": "longest_first", "max_length": max_length}
+            ours, theirs = (
+                light.tokenizer(firsts, seconds, **args),
+                hf.tokenizer(firsts, seconds, **args),
+            )
+            for key in ("input_ids", "token_type_ids", "attention_mask"):
+                assert ours[key] == theirs[key], (key, max_length)
+    finally:
+        clear_model_cache()
 
 
 def test_the_torch_backend_and_int8_keep_the_torch_model() -> None:
@@ -148,9 +190,9 @@ print(json.dumps({{"code": code, "heavy": heavy}}))
 """
 
 
-@pytest.mark.parametrize("metric", ["bertscore", "sbert_cosine"])
+@pytest.mark.parametrize("metric", ["bertscore", "sbert_cosine", "meaningbert"])
 def test_a_cached_export_scores_a_study_without_torch_or_transformers(
-    metric: str, new_study, tmp_path: Path
+    metric: str, new_study, tmp_path: Path, tiny_regression_model: str
 ) -> None:
     from meaningbench.db.study import copy_study
     from tests.jobs.studydata import add_items
@@ -169,10 +211,11 @@ def test_a_cached_export_scores_a_study_without_torch_or_transformers(
         )  # fmt: skip
         return dict(json.loads(out.stdout.strip().splitlines()[-1]))
 
-    first = run(new_study.path, metric)  # exports the model (torch is needed for that)
+    spec = f"{metric}[model={tiny_regression_model}]" if metric == "meaningbert" else metric
+    first = run(new_study.path, spec)  # exports the model (torch is needed for that)
     assert first["code"] == 0 and "torch" in first["heavy"]  # type: ignore[operator]
-    # No embedding on disk to stand in for the forward passes.
-    second = run(unscored, f"{metric}[embedding_cache_mb=0]")
+    # No embedding on disk to stand in for the forward passes (MeaningBERT keeps none).
+    second = run(unscored, spec if metric == "meaningbert" else f"{spec}[embedding_cache_mb=0]")
     assert second == {"code": 0, "heavy": []}
     scored = sqlite3.connect(unscored).execute("SELECT COUNT(*) FROM score").fetchone()[0]
     assert scored == 4

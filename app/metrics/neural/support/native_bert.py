@@ -82,6 +82,10 @@ class BertConfigView:
         self.max_position_embeddings = int(data.get("max_position_embeddings", 512))
         self.type_vocab_size = int(data.get("type_vocab_size", 2))
         self.layer_norm_eps = float(data.get("layer_norm_eps", 1e-12))
+        # A head's outputs as transformers counts them: its labels, else `num_labels`, else 2.
+        labels = data.get("id2label")
+        given = len(labels) if isinstance(labels, dict) and labels else data.get("num_labels", 2)
+        self.num_labels = int(given)
 
 
 @dataclass
@@ -386,18 +390,25 @@ class NativeTokenizer:
         return [self._tok.id_to_token(int(i)) for i in ids]
 
     def __call__(self, text: Any, *args: Any, **kwargs: Any) -> Any:
+        # A second list pairs each text with another (a cross-encoder's input), truncated
+        # longest first as transformers does; `only_first` differs there, so it goes there.
+        pairs = list(args[0]) if len(args) == 1 and not isinstance(text, str) else None
+        truncate = (*_TRUNCATE[:2],) if pairs is not None else _TRUNCATE
         supported = (
-            not args
+            (not args or (pairs is not None and len(pairs) == len(text)))
             and set(kwargs) <= _CALL_ARGS
-            and kwargs.get("truncation", False) in (False, None, *_TRUNCATE)
+            and kwargs.get("truncation", False) in (False, None, *truncate)
             and kwargs.get("padding", False) in (False, None, *_PAD)
             and kwargs.get("return_tensors") in (None, "pt")
             and (isinstance(text, str) or all(isinstance(t, str) for t in text))
+            and all(isinstance(t, str) for t in pairs or ())
         )
         if not supported:
             return self._transformers_tokenizer()(text, *args, **kwargs)
         single = isinstance(text, str)
-        texts = [text] if single else list(text)
+        texts: list[Any] = [text] if single else list(text)
+        if pairs is not None:
+            texts = list(zip(texts, pairs, strict=True))
         max_length = kwargs.get("max_length")
         if kwargs.get("truncation", False) in _TRUNCATE:
             if max_length is None:

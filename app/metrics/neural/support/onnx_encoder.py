@@ -443,7 +443,7 @@ def light_model(ref: ModelRef, part: str) -> LoadedModel | None:
             return None
         light = LoadedModel(
             ref,
-            "encoder",
+            "cross-encoder" if part == LOGITS else "encoder",
             "cpu",
             "fp32",
             ConfigOnly(BertConfigView(config)),
