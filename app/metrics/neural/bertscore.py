@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
 import math
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -341,15 +340,10 @@ def num_layers_from_config(name: str) -> int:
     anything else, or a config that nests its encoder's, goes through AutoConfig.
     """
     ref = resolve_model(name)
-    folder = ref.folder()
-    if folder is not None:
-        try:
-            raw = json.loads((folder / "config.json").read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            raw = {}
-        for key in LAYER_COUNT_KEYS:
-            if isinstance(raw.get(key), int):
-                return int(raw[key])
+    raw = ref.local_config()
+    for key in LAYER_COUNT_KEYS:
+        if isinstance(raw.get(key), int):
+            return int(raw[key])
     try:
         from transformers import AutoConfig
 

@@ -9,8 +9,8 @@ as one trained on a study's ratings.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import ClassVar
+from collections.abc import Sequence
+from typing import Any, ClassVar
 
 from meaningbench.errors import UserError
 from meaningbench.metrics.base import ItemScore, MetricInfo, Pair
@@ -31,64 +31,54 @@ def pair_logits(
     cancel: CancelToken | None = None,
 ) -> list[float]:
     """The first logit of a sequence-classification model for each (first, second) pair."""
-    tok = loaded.tokenizer
     max_len = min(MAX_PAIR_TOKENS, loaded.max_length)
-    if loaded.torchless:
-        forward_arrays = _arrays_forward(loaded, max_len)
-        lengths = [len(a) + len(b) for a, b in pairs]
-        return run_in_batches(list(pairs), lengths, forward_arrays, batch_size, cancel)
+    forward = _arrays_forward if loaded.torchless else _torch_forward
+    lengths = [len(a) + len(b) for a, b in pairs]  # characters: a cheap proxy for tokens
+    return run_in_batches(
+        list(pairs), lengths, lambda b: forward(loaded, b, max_len), batch_size, cancel
+    )
+
+
+def _encoded(loaded: LoadedModel, batch: list[tuple[str, str]], max_len: int, **kw: Any) -> Any:
+    """The batch's pairs tokenized as transformers' cross-encoders read them."""
+    return loaded.tokenizer(
+        [a for a, _ in batch],
+        [b for _, b in batch],
+        padding=True,
+        truncation="longest_first",
+        max_length=max_len,
+        **kw,
+    )
+
+
+def _torch_forward(loaded: LoadedModel, batch: list[tuple[str, str]], max_len: int) -> list[float]:
     import torch
 
-    def forward(batch: list[tuple[str, str]]) -> list[float]:
-        enc = tok(
-            [a for a, _ in batch],
-            [b for _, b in batch],
-            padding=True,
-            truncation="longest_first",
-            max_length=max_len,
-            return_tensors="pt",
-        )
-        enc = {k: v.to(loaded.device) for k, v in enc.items()}
-        runner = onnx_part(loaded, LOGITS)
-        with torch.inference_mode():
-            if runner is not None:
-                types = enc.get("token_type_ids")
-                logits = runner(enc["input_ids"], enc["attention_mask"], types)
-            else:
-                logits = loaded.model(**enc).logits
-        return [float(x) for x in logits[:, 0].float().cpu()]
-
-    lengths = [len(a) + len(b) for a, b in pairs]  # characters: a cheap proxy for tokens
-    return run_in_batches(list(pairs), lengths, forward, batch_size, cancel)
+    enc = {
+        k: v.to(loaded.device)
+        for k, v in _encoded(loaded, batch, max_len, return_tensors="pt").items()
+    }
+    runner = onnx_part(loaded, LOGITS)
+    with torch.inference_mode():
+        if runner is not None:
+            logits = runner(enc["input_ids"], enc["attention_mask"], enc.get("token_type_ids"))
+        else:
+            logits = loaded.model(**enc).logits
+    return [float(x) for x in logits[:, 0].float().cpu()]
 
 
-def _arrays_forward(
-    loaded: LoadedModel, max_len: int
-) -> Callable[[list[tuple[str, str]]], list[float]]:
-    """`pair_logits`' forward pass for a record without torch: the pairs tokenized by
-    `tokenizers`, the graph fed numpy arrays (torch's, when the export cannot run after
-    all)."""
+def _arrays_forward(loaded: LoadedModel, batch: list[tuple[str, str]], max_len: int) -> list[float]:
+    """For a record without torch: the pairs tokenized by `tokenizers`, the graph fed numpy
+    arrays (torch's, when the export cannot run after all)."""
     import numpy as np
 
-    def forward(batch: list[tuple[str, str]]) -> list[float]:
-        runner = onnx_part(loaded, LOGITS)
-        if runner is None:
-            return pair_logits(with_torch(loaded), batch, len(batch))
-        enc = loaded.tokenizer(
-            [a for a, _ in batch],
-            [b for _, b in batch],
-            padding=True,
-            truncation="longest_first",
-            max_length=max_len,
-        )
-        given = {
-            "ids": np.asarray(enc["input_ids"], dtype=np.int64),
-            "mask": np.asarray(enc["attention_mask"], dtype=np.int64),
-            "types": np.asarray(enc["token_type_ids"], dtype=np.int64),
-        }
-        return [float(x) for x in runner.arrays(given)[:, 0]]
-
-    return forward
+    runner = onnx_part(loaded, LOGITS)
+    if runner is None:
+        return _torch_forward(with_torch(loaded), batch, max_len)
+    enc = _encoded(loaded, batch, max_len)
+    names = {"ids": "input_ids", "mask": "attention_mask", "types": "token_type_ids"}
+    given = {k: np.asarray(enc[name], dtype=np.int64) for k, name in names.items()}
+    return [float(x) for x in runner.arrays(given)[:, 0]]
 
 
 class MeaningBertMetric(NeuralMetric):

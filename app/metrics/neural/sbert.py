@@ -1,10 +1,11 @@
 """Sentence-embedding cosine (Reimers & Gurevych 2019) with the model's own pooling config.
 
 A sentence-transformers model says how to pool (`modules.json` → the Pooling module's
-`config.json`), how long inputs may be and whether to lowercase (`sentence_bert_config.json`):
-its folder's files, or a hub model's, fetched beside its weights, and whether a `Dense`
-layer projects the pooled vector (`st_dense`). A plain Hugging Face model gets mean pooling. Cosine ignores the final normalisation, so the
-score equals `SentenceTransformer(path).encode` + cosine. value = 100·max(0, cos).
+`config.json`), how long inputs may be and whether to lowercase (`sentence_bert_config.json`)
+and whether a `Dense` layer projects the pooled vector (`st_dense`): its folder's files, or
+a hub model's, fetched beside its weights. A plain Hugging Face model gets mean pooling.
+Cosine ignores the final normalisation, so the score equals
+`SentenceTransformer(path).encode` + cosine. value = 100·max(0, cos).
 
 Long texts: sentence-transformers cuts a text at `max_seq_length` (256 tokens for MiniLM)
 and pools only that beginning. Here a longer text is embedded in overlapping windows of

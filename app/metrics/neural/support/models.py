@@ -9,6 +9,7 @@ inside the functions, so importing this module costs nothing at start-up.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import threading
 from dataclasses import dataclass, field
@@ -50,6 +51,16 @@ class ModelRef:
             return Path(self.location)
         snapshot = _hub_snapshot(self.location) if self.revision is not None else None
         return None if snapshot is None else Path(snapshot)
+
+    def local_config(self) -> dict[str, Any]:
+        """The model's config.json as it is on this machine ({} when it is not here or not
+        a JSON object): read as JSON, never through the network or transformers."""
+        folder = self.folder()
+        try:
+            raw = json.loads((folder / "config.json").read_text(encoding="utf-8")) if folder else {}
+        except (OSError, ValueError):
+            return {}
+        return raw if isinstance(raw, dict) else {}
 
     def fingerprint(self) -> str:
         """Changes when the weights change, so a retrained model never reuses old embeddings."""

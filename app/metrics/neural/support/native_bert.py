@@ -37,6 +37,8 @@ _CALL_ARGS = frozenset(
     {"add_special_tokens", "truncation", "max_length", "padding", "return_tensors"}
 )
 _TRUNCATE = (True, "longest_first", "only_first")
+# With pairs `only_first` cuts the first text alone: transformers' tokenizer runs that.
+_TRUNCATE_PAIRS = (True, "longest_first")
 _PAD = (True, "longest")
 
 
@@ -390,10 +392,9 @@ class NativeTokenizer:
         return [self._tok.id_to_token(int(i)) for i in ids]
 
     def __call__(self, text: Any, *args: Any, **kwargs: Any) -> Any:
-        # A second list pairs each text with another (a cross-encoder's input), truncated
-        # longest first as transformers does; `only_first` differs there, so it goes there.
+        # A second list pairs each text with another (a cross-encoder's input).
         pairs = list(args[0]) if len(args) == 1 and not isinstance(text, str) else None
-        truncate = (*_TRUNCATE[:2],) if pairs is not None else _TRUNCATE
+        truncate = _TRUNCATE_PAIRS if pairs is not None else _TRUNCATE
         supported = (
             (not args or (pairs is not None and len(pairs) == len(text)))
             and set(kwargs) <= _CALL_ARGS

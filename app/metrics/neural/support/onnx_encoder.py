@@ -26,7 +26,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import importlib.util
-import json
 import os
 import shutil
 import sys
@@ -83,14 +82,7 @@ def onnxruntime_installed() -> bool:
 
 def model_type(ref: ModelRef) -> str | None:
     """The `model_type` of the model's config.json, read without loading anything."""
-    folder = ref.folder()
-    if folder is None:
-        return None
-    try:
-        raw = json.loads((folder / "config.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    value = raw.get("model_type") if isinstance(raw, dict) else None
+    value = ref.local_config().get("model_type")
     return str(value) if value else None
 
 

@@ -5,9 +5,11 @@ module's folder (model.safetensors, or pytorch_model.bin through torch)."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -74,18 +76,30 @@ def dense_layer(ref: ModelRef, path: str) -> DenseLayer:
 
 
 def _weights(ref: ModelRef, path: str, where: str) -> tuple[dict[str, np.ndarray], str]:
-    found = model_file(ref, f"{path}/model.safetensors")
-    if found is not None:
-        from safetensors.numpy import load_file
-
-        return load_file(str(found)), _digest(found.read_bytes())
-    found = model_file(ref, f"{path}/pytorch_model.bin")
+    found = model_file(ref, f"{path}/model.safetensors") or model_file(
+        ref, f"{path}/pytorch_model.bin"
+    )
     if found is None:
         raise UserError(f"{where} has no weights (model.safetensors or pytorch_model.bin)")
+    st = found.stat()
+    return _read_weights(str(found), st.st_size, st.st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=8)
+def _read_weights(path: str, size: int, mtime_ns: int) -> tuple[dict[str, np.ndarray], str]:
+    """The tensors of a weights file and its digest, once per file as it is now (size and
+    modification time in the key): every batch of a run asks for the pooling again."""
+    data = Path(path).read_bytes()
+    if path.endswith(".safetensors"):
+        from safetensors.numpy import load
+
+        return load(data), _digest(data)
+    import io
+
     import torch
 
-    state = torch.load(str(found), map_location="cpu", weights_only=True)
-    return {k: v.float().numpy() for k, v in state.items()}, _digest(found.read_bytes())
+    state = torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
+    return {k: v.float().numpy() for k, v in state.items()}, _digest(data)
 
 
 def _digest(data: bytes) -> str:
