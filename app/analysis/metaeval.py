@@ -170,6 +170,7 @@ class MetaEvalTable:
     tie_threshold: float
     n_outputs: int
     n_left_out: int
+    seed: int = 0  # SPA's permutations
 
     def frame(self) -> pd.DataFrame:
         return pd.DataFrame([v.to_dict() for v in self.values])
@@ -485,4 +486,5 @@ def evaluate(
         tie_threshold=tie_threshold,
         n_outputs=work.n,
         n_left_out=int((~keep).sum()),
+        seed=seed,
     )

@@ -48,7 +48,9 @@ from meaningbench.analysis import metaeval_pairs as mp
 from meaningbench.analysis.metaeval import (
     ITEM_PAIRS_ONLY,
     SYSTEM_ONLY,
+    MeasureValue,
     MetaEvalData,
+    MetaEvalTable,
     Units,
     check_grouping,
     check_measures,
@@ -682,26 +684,21 @@ def rank_metrics(
     pairs_within: str | None = None,
     intervals: bool = True,
     early_stop: mp.EarlyStop | None = None,
+    table: MetaEvalTable | None = None,
 ) -> Ranking:
     """Rank the metrics of `data` by `measure` in significance clusters at `alpha`.
 
     The p-value matrix comes from `test` with `resamples` seeded resamples; `intervals`
     adds each metric's 95% bootstrap interval (BOOT-BOTH percentiles). `early_stop`
-    (pairs test only) stops a pair of metrics early as MTME does."""
+    (pairs test only) stops a pair of metrics early as MTME does. `table`: what `evaluate`
+    gave on the same `data`, whose values of `measure` are taken where its settings are
+    these (SPA's, acc*_eq's ε search and the pairs' counts are not made twice)."""
     measure, group_by, tie_threshold = _checked_request(
         data, measure, group_by, test, resamples, alpha, tie_threshold
     )
     _check_early_stop(measure, test, early_stop)
     check_resampling(seed=seed)
-    table = evaluate(
-        data,
-        [measure],
-        group_by=group_by,
-        pairs_within=pairs_within,
-        tie_threshold=tie_threshold,
-        seed=seed,
-    )
-    overall = [v for v in table.values if v.category == ""]
+    overall = _overall_values(data, measure, group_by, pairs_within, tie_threshold, seed, table)
     values = {v.metric: v.value for v in overall}
     reasons = {v.metric: v.reason for v in overall if v.reason}
     details = {v.metric: v.details for v in overall if v.details}
@@ -743,11 +740,46 @@ def rank_metrics(
         clusters=clusters,
         intervals=ivals,
         details=details,
-        n_outputs=table.n_outputs,
+        n_outputs=int(data.common().sum()),
         units=units_of(data, group_by),
         draws=draws,
         early_stop=early_stop,
     )
+
+
+def _overall_values(
+    data: MetaEvalData,
+    measure: str,
+    group_by: str,
+    pairs_within: str | None,
+    tie_threshold: float,
+    seed: int,
+    table: MetaEvalTable | None,
+) -> list[MeasureValue]:
+    """Every metric's value of `measure` on all of `data` (`group_by`: the measure's own, as
+    `_checked_request` made it): `table`'s where it was made with these settings, else
+    evaluated now."""
+    if table is not None and (table.pairs_within, table.tie_threshold, table.seed) == (
+        pairs_within,
+        tie_threshold,
+        seed,
+    ):
+        found = {
+            v.metric: v
+            for v in table.values
+            if v.category == "" and v.measure == measure and v.group_by == group_by
+        }
+        if all(m in found for m in data.metric_names):
+            return [found[m] for m in data.metric_names]
+    made = evaluate(
+        data,
+        [measure],
+        group_by=group_by,
+        pairs_within=pairs_within,
+        tie_threshold=tie_threshold,
+        seed=seed,
+    )
+    return [v for v in made.values if v.category == ""]
 
 
 def _check_early_stop(measure: str, test: str, early_stop: mp.EarlyStop | None) -> None:

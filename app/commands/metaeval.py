@@ -148,7 +148,7 @@ def run(args: argparse.Namespace) -> int:
         tie_threshold=args.tie_threshold,
         seed=args.seed,
     )
-    ranking = _rank(args, data, rank_by) if rank_by is not None else None
+    ranking = _rank(args, data, rank_by, table) if rank_by is not None else None
     attach_ranking(table, ranking)
     methods = methods_paragraph(table, ranking, dimension=args.dimension, configs=configs)
     stopping = _stopping(args, ranking)
@@ -194,6 +194,7 @@ def _run_wmt25(args: argparse.Namespace) -> int:
             alpha=args.alpha,
             intervals=WMT25.intervals,
             early_stop=WMT25.early_stop,
+            table=table,
         )
         for task in WMT25.tasks
     ]
@@ -329,7 +330,7 @@ def _read_data(args: argparse.Namespace) -> tuple[Any, dict[str, list[str]], dic
     return data, machine, configs
 
 
-def _rank(args: argparse.Namespace, data: Any, rank_by: str) -> Any:
+def _rank(args: argparse.Namespace, data: Any, rank_by: str, table: Any) -> Any:
     from meaningbench.analysis.metaeval_significance import rank_metrics
 
     return rank_metrics(
@@ -342,6 +343,7 @@ def _rank(args: argparse.Namespace, data: Any, rank_by: str) -> Any:
         alpha=args.alpha,
         tie_threshold=args.tie_threshold,
         pairs_within=args.pairs_within,
+        table=table,
     )
 
 

@@ -17,7 +17,7 @@ from typing import Any
 
 import pandas as pd
 
-from meaningbench.analysis.metaeval import MetaEvalData, evaluate
+from meaningbench.analysis.metaeval import MetaEvalData, MetaEvalTable, evaluate
 from meaningbench.analysis.metaeval_choices import DEFAULT_GROUPING, GROUPING_NAMES
 from meaningbench.analysis.metaeval_humans import (
     GAP_WORDS,
@@ -227,15 +227,7 @@ class WhichMetric:
         return frame
 
 
-def _category_frame(data: MetaEvalData, options: WhichMetricOptions, by: str | None) -> Any:
-    table = evaluate(
-        data,
-        [options.measure],
-        group_by=options.group_by,
-        by=by,
-        tie_threshold=options.tie_threshold,
-        seed=options.seed,
-    )
+def _category_frame(table: MetaEvalTable) -> Any:
     return pd.DataFrame(
         [
             {
@@ -269,6 +261,15 @@ def which_metric_of(
     by = WhichMetric(options, attributes).by
     try:
         tell(1, len(STEPS), STEPS[1])
+        # Overall and per category at once; the ranking takes its values from it.
+        table = evaluate(
+            data,
+            [options.measure],
+            group_by=options.group_by,
+            by=by,
+            tie_threshold=options.tie_threshold,
+            seed=options.seed,
+        )
         ranking = rank_metrics(
             data,
             options.measure,
@@ -280,10 +281,10 @@ def which_metric_of(
             tie_threshold=options.tie_threshold,
             intervals=True if preset is None else preset.intervals,
             early_stop=None if preset is None else preset.early_stop,
+            table=table,
         )
         tell(2, len(STEPS), STEPS[2])
-        # The ranking's grouping (tau_like always pairs outputs of one source).
-        frame = _category_frame(data, options, by)
+        frame = _category_frame(table)
     except UserError as exc:
         return WhichMetric(options, attributes, n_outputs=n_outputs, message=str(exc))
     order = {m: k for k, m in enumerate(ranking.order + list(ranking.reasons))}

@@ -141,3 +141,33 @@ def test_test_pairs_is_offered_for_kendall_measures_and_refused_for_tau_c(
     assert "distinct scores" in capsys.readouterr().err
     assert main(["metaeval", path, "--measures", "pearson", "--test", "pairs"]) == 2
     assert "not a count of outcomes of pairs" in capsys.readouterr().err
+
+
+def test_a_ranking_takes_its_values_from_a_table_made_with_its_settings(built: Study) -> None:
+    """The preset's table and its rankings need the same values (SPA's permutations,
+    acc*_eq's ε search): a table evaluated with the ranking's settings is read, not made
+    again; one made with another seed is not."""
+    from meaningbench.analysis.metaeval import evaluate
+
+    data = metaeval_data_from_study(built, "meaning")
+    tasks = (("spa", "system", "perm-outputs"), ("acc_eq_star", "item", "pairs"))
+    table = evaluate(data, ["spa", "acc_eq_star"], group_by="item", seed=0)
+    for measure, group_by, test in tasks:
+        kw = {"group_by": group_by, "test": test, "resamples": 200, "intervals": False}
+        alone = sig.rank_metrics(data, measure, **kw)
+        reused = sig.rank_metrics(data, measure, table=table, **kw)
+        assert reused.values == alone.values and reused.details == alone.details
+        assert reused.clusters == alone.clusters and reused.n_outputs == alone.n_outputs
+        np.testing.assert_array_equal(reused.p_values.to_numpy(), alone.p_values.to_numpy())
+        # Read from the table: a value changed there is the ranking's.
+        second = data.metric_names[1]
+        cell = next(v for v in table.values if v.measure == measure and v.metric == second)
+        kept, cell.value = cell.value, 0.5
+        assert sig.rank_metrics(data, measure, table=table, **kw).values[second] == 0.5
+        cell.value = kept
+    other = evaluate(data, ["spa"], seed=1)
+    for v in other.values:
+        v.value = 0.5
+    spa = sig.rank_metrics(data, "spa", group_by="system", test="perm-outputs", resamples=200,
+                           table=other)  # fmt: skip
+    assert spa.values == {v.metric: v.value for v in table.values if v.measure == "spa"}
