@@ -69,9 +69,11 @@ def make_blind(conn: sqlite3.Connection, kit_id: str, *, show_systems: bool) -> 
         key[opaque] = [int(old), str(kind)]
         group_token = groups.setdefault(str(group), f"{rng.getrandbits(64):016x}")
         system = "system" if show_systems else None
+        # References go too: the rating screen never shows them, and the controls, made
+        # without any, would stand apart from imported items that have them.
         conn.execute(
             "UPDATE item SET pair_key = ?, kind = 'regular', parent_id = NULL, meta = '{}', "
-            "external_id = NULL, source_group = ?, "
+            "external_id = NULL, refs = '[]', source_group = ?, "
             "system = CASE WHEN ? IS NULL THEN NULL ELSE COALESCE(system, ?) END WHERE id = ?",
             (opaque, group_token, system, parent_system, old),
         )

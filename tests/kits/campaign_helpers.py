@@ -25,11 +25,14 @@ RATERS = ("ana", "ben", "carla")
 
 
 def lead_study(path: Path, seed: int, n_sources: int = 30) -> Study:
-    """A study of `n_sources` × 2 items (60 by default), overlap 2 of 3, with published labels and metric scores that a
-    kit must not carry."""
+    """A study of `n_sources` × 2 items (60 by default), overlap 2 of 3, with references,
+    published labels and metric scores that a kit must not carry."""
     study = create_study(path)
     ids = add_items(study, n_sources, 2, seed=seed)
     with study.session(write=True) as s:
+        # Imported references: the controls made later have none of their own.
+        for item in s.scalars(select(Item).where(Item.id.in_(ids))):
+            item.references = [f"A reference of item {item.id}."]
         cfg = load_settings(s)
         cfg.overlap_k, cfg.pool_size, cfg.seed = 2, 3, 11
         save_settings(s, cfg)
