@@ -30,6 +30,7 @@ from meaningbench.annotation.kit_log import record_practice
 from meaningbench.annotation.queue import get_or_create_annotator
 from meaningbench.annotation.settings import AFTER_FAILED_PRACTICE, load_settings
 from meaningbench.core.numbers import NumberProblem, plain_number
+from meaningbench.core.readers import csv_problem
 from meaningbench.db.models import Annotator, PracticeAnswer, PracticeItem
 from meaningbench.db.study import Study
 from meaningbench.errors import UserError
@@ -232,7 +233,8 @@ def read_practice_file(path: Path) -> list[tuple[str, str, float, float, str]]:
     """Rows of a practice CSV (source, output, low, high[, explanation]); all or nothing."""
     try:
         with path.open(encoding="utf-8", newline="") as f:
-            reader = csv.DictReader(f)
+            reader = csv.DictReader(f, strict=True)  # as imports read: see csv_problem
+            line = 1  # the last row read whole: a parse error is in the next
             missing = [c for c in PRACTICE_COLUMNS[:4] if c not in (reader.fieldnames or [])]
             if missing:
                 raise UserError(f"{path.name}: missing column(s) {', '.join(missing)}.")
@@ -254,6 +256,8 @@ def read_practice_file(path: Path) -> list[tuple[str, str, float, float, str]]:
                     if not (row[col] or "").strip():
                         raise UserError(f"{where}, column {col!r}: empty.")
                 rows.append((row["source"], row["output"], low, high, row.get("explanation") or ""))
+    except csv.Error as exc:
+        raise UserError(f"{path.name}, row {line + 1}: {csv_problem(exc)}.") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise UserError(f"{path}: cannot be read ({exc}).") from exc
     return rows

@@ -229,6 +229,22 @@ def _open_csv(path: Path, encoding: str, size: int, forced_delimiter: str | None
     )
 
 
+def csv_problem(exc: csv.Error) -> str:
+    """A strict parser's complaint, and what it means for the file's author."""
+    text = str(exc).replace("'\t'", "a tab")
+    if "expected after" in text:
+        text += (
+            " (a cell that begins with a quote is read as quoted: it must end with one, and "
+            "quotes inside it must be doubled)"
+        )
+    elif "unexpected end of data" in text:
+        text += (
+            " (a quoted cell that begins in this row never closes: its closing quote is "
+            "missing, or the file was cut short)"
+        )
+    return f"malformed CSV: {text}"
+
+
 def _csv_rows(source: TableSource) -> Iterator[tuple[int, Any]]:
     n_columns = len(source.columns)
     width = n_columns + 1 if source.marker_column else n_columns  # the marker column counts
@@ -239,6 +255,9 @@ def _csv_rows(source: TableSource) -> Iterator[tuple[int, Any]]:
             delimiter=source.delimiter or ",",
             quotechar='"',
             doublequote=True,
+            # Lenient parsing drops a quote that opens a cell's text ("Stop," she said) and
+            # accepts a file cut short inside a quoted cell: both change the data unseen.
+            strict=True,
         )
         row = 0
         header_seen = False
@@ -253,7 +272,7 @@ def _csv_rows(source: TableSource) -> Iterator[tuple[int, Any]]:
                     _decode_message(problem, source.encoding), file=path, row=row
                 ) from None
             except csv.Error as exc:
-                raise InputError(f"malformed CSV: {exc}", file=path, row=row) from None
+                raise InputError(csv_problem(exc), file=path, row=row) from None
             if not header_seen:
                 if not record or not any(f.strip() for f in record):
                     row -= 1  # leading blank lines are not the header; keep the header row 1

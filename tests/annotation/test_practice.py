@@ -49,6 +49,7 @@ def test_a_practice_file_is_read_whole(tmp_path: Path) -> None:
         ("source,output,low,high\na,b,x,9\n", "row 2, column 'low': 'x' is not a number"),
         ("source,output,low,high\na,b,1,9\na,b,70,20\n", "row 3, columns 'low'/'high': 70–20"),
         ("source,output,low,high\na,,1,9\n", "row 2, column 'output': empty"),
+        ('source,output,low,high\na,b,1,9\n"Stop," she said,b,1,9\n', "row 3: malformed CSV"),
     ],
 )
 def test_a_bad_practice_file_names_row_and_column(tmp_path: Path, text: str, message: str) -> None:

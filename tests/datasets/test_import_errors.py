@@ -150,6 +150,24 @@ CASES: list[tuple[str, bytes, dict[str, Any], int | None, str | None, str]] = [
         None,
         "expected a JSON object",
     ),
+    # A quote that opens a cell's text: lenient CSV parsing dropped it, unseen.
+    (
+        "quotes.tsv",
+        b'source\toutput\nS.\tO.\n"Stop," she said.\tShe said stop.\n',
+        {},
+        3,
+        None,
+        "a tab expected after",
+    ),
+    # A file cut short inside a quoted cell: lenient parsing stored what was there.
+    (
+        "cut.csv",
+        b'source,output,annotator,meaning\nS.,O.,a,40\nT.,P.,a,"6',
+        {},
+        3,
+        None,
+        "the file was cut short",
+    ),  # fmt: skip
     ("obj.jsonl", b'{"source": {"a": 1}, "output": "O."}\n', {}, 1, "source", "expected text"),
     (
         "bool.jsonl",
