@@ -8,6 +8,7 @@ from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import (
     QColor,
     QFont,
+    QHideEvent,
     QKeyEvent,
     QPainter,
     QPaintEvent,
@@ -17,6 +18,7 @@ from PySide6.QtGui import (
     QTextFormat,
 )
 from PySide6.QtWidgets import (
+    QApplication,
     QDialog,
     QDialogButtonBox,
     QFrame,
@@ -29,6 +31,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+from shiboken6 import isValid
 
 from meaningbench.ops.flag import flag_item, unflag_item
 from meaningbench.ui.annotation.keymap import KEYMAP
@@ -40,11 +43,21 @@ if TYPE_CHECKING:
     from meaningbench.runtime.changes import StudyChanges
 
 
+def closes_keymap(event: QKeyEvent) -> bool:
+    """?, F1 and Esc: the keys that open or close the key list."""
+    return event.text() == "?" or event.key() in (Qt.Key.Key_F1, Qt.Key.Key_Escape)
+
+
 class KeymapOverlay(QWidget):
-    """A card listing every key, over a dimmed screen; ?, F1 or Esc closes it."""
+    """A card listing every key, over a dimmed screen; ?, F1 or Esc closes it.
+
+    While shown it holds the keyboard: a key meant for the list must never reach the scale
+    or the span editor beneath it (a digit or an arrow would change the rating)."""
 
     def __init__(self, parent: QWidget) -> None:
         super().__init__(parent)
+        self._focus_before: QWidget | None = None
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.setObjectName("keymapOverlay")
         self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, False)
         outer = QVBoxLayout(self)
@@ -87,8 +100,33 @@ class KeymapOverlay(QWidget):
             host = self.parentWidget()
             if host is not None:
                 self.setGeometry(host.rect())
+            self._focus_before = QApplication.focusWidget()
             self.raise_()
             self.show()
+            self.setFocus(Qt.FocusReason.OtherFocusReason)
+
+    def hideEvent(self, event: QHideEvent) -> None:  # noqa: N802 - Qt's name
+        before, self._focus_before = self._focus_before, None
+        if before is not None and isValid(before) and before.isVisible():
+            before.setFocus(Qt.FocusReason.OtherFocusReason)
+        super().hideEvent(event)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 - Qt's name
+        if closes_keymap(event):
+            event.ignore()  # to the screen, which closes the list
+        else:
+            event.accept()
+
+    def event(self, event: QEvent) -> bool:
+        # A shortcut (Ctrl+Z's undo among them) is the screen's, not the list's: held too.
+        if (
+            event.type() == QEvent.Type.ShortcutOverride
+            and isinstance(event, QKeyEvent)
+            and not closes_keymap(event)
+        ):
+            event.accept()
+            return True
+        return super().event(event)
 
     def paintEvent(self, _event: QPaintEvent) -> None:
         p = QPainter(self)

@@ -236,14 +236,37 @@ def test_help_overlay_keys(qtbot, make_screen, study) -> None:
     for keys, _ in KEYMAP:
         assert keys in labels
     type_text(qtbot, screen, "5")
-    press(qtbot, screen, K.Key_Return)
+    for key in (K.Key_Down, K.Key_Up, K.Key_End, K.Key_Home, K.Key_Delete, K.Key_Return):
+        press(qtbot, screen, key)
     assert _ratings(study) == [], "keys other than close do nothing under the overlay"
+    scale = screen.rows[0].scale
+    assert scale.value() is None and not scale.touched(), "nor reach the scale beneath"
     press(qtbot, screen, K.Key_Escape)
     assert not screen.keymap.isVisible()
+    assert QApplication.focusWidget() is scale, "the keyboard goes back where it was"
     press(qtbot, screen, K.Key_F1)
     assert screen.keymap.isVisible()
     press(qtbot, screen, K.Key_F1)
     assert not screen.keymap.isVisible()
+
+
+def test_keys_under_the_overlay_leave_a_given_rating_as_it_was(qtbot, make_screen, study) -> None:
+    screen = make_screen()
+    item = _rate(qtbot, screen, "5")
+    press(qtbot, screen, K.Key_Left, ALT)
+    assert screen.current_item().item_id == item and screen.rows[0].scale.value() == 50
+    type_text(qtbot, screen, "?")
+    for key in (K.Key_Down, K.Key_Down, K.Key_End, K.Key_PageUp):
+        press(qtbot, screen, key)
+    type_text(qtbot, screen, "12")
+    press(qtbot, screen, K.Key_Z, CTRL)
+    press(qtbot, screen, K.Key_Escape)
+    assert screen.rows[0].scale.value() == 50 and not screen.rows[0].scale.touched()
+    press(qtbot, screen, K.Key_Return)
+    assert [(r.item_id, r.value, r.state) for r in _ratings(study)] == [(item, 50.0, "current")]
+    type_text(qtbot, screen, "7")  # the screen answers keys again
+    press(qtbot, screen, K.Key_Return)
+    assert [r.value for r in _ratings(study, state="current")] == [50.0, 70.0]
 
 
 def test_g_opens_the_guidelines(qtbot, make_screen) -> None:
