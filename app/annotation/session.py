@@ -404,12 +404,16 @@ class AnnotationSession:
                 )
             ).all()
             restored = False
+            # A rating current again carries the item's latest flag and comment, as every
+            # current rating does (`flag`): one given after it was replaced is not lost.
+            note = self._note(s, latest.item_id)
             for r in group:
                 r.state = "undone"
                 if r.supersedes_id is not None:
                     prior = s.get(Rating, r.supersedes_id)
                     if prior is not None and prior.state == "superseded":
                         prior.state = CURRENT
+                        prior.flagged, prior.comment = note
                         restored = True
             s.flush()
             record_event(s, "undo", latest.item_id)

@@ -175,6 +175,31 @@ def test_undo_of_a_revision_brings_the_old_rating_back(study) -> None:
     assert sess.undo_last().item_id == b
 
 
+def test_a_rating_brought_back_by_undo_keeps_the_flag_given_since(study) -> None:
+    """A flag given after a revision was written onto the revision; undoing the revision
+    must not leave the rating that comes back unflagged (exports read its columns)."""
+    sess = AnnotationSession(study, "alice")
+    a = _rate(sess, 40)
+    sess.previous()
+    sess.submit(a, {"meaning": 45})
+    sess.flag(a, "source sentence is cut off")
+    shown = sess.undo_last()
+    assert shown.item_id == a and shown.flagged and shown.comment == "source sentence is cut off"
+    current = [r for r in _ratings(study, a) if r.state == "current"]
+    assert [(r.value, r.flagged, r.comment) for r in current] == [
+        (40.0, True, "source sentence is cut off")
+    ]
+    sess.flag(a, flagged=False)  # unflagged since: the rating brought back is not flagged
+    sess.previous()
+    sess.submit(a, {"meaning": 50})
+    sess.flag(a, "twice")
+    sess.flag(a, flagged=False)
+    sess.undo_last()
+    assert [
+        (r.value, r.flagged, r.comment) for r in _ratings(study, a) if r.state == "current"
+    ] == [(40.0, False, None)]
+
+
 def test_undo_leaves_other_annotators_alone(study) -> None:
     alice = AnnotationSession(study, "alice")
     bob = AnnotationSession(study, "bob")
