@@ -23,7 +23,6 @@ SNIFF_BYTES = 64 * 1024
 DELIMITERS = (",", "\t", ";", "|")
 # csv's default field limit (128 KiB) is too small for whole paragraphs; raise it once.
 FIELD_LIMIT = 16 * 1024 * 1024
-JSONL_SCAN_LINES = 1000
 
 # Signatures of files people pick by mistake, with a hint about what to do instead.
 _SIGNATURES: tuple[tuple[bytes, str], ...] = (
@@ -303,16 +302,15 @@ def _csv_rows(source: TableSource) -> Iterator[tuple[int, Any]]:
 
 
 def _scan_jsonl_columns(path: Path, encoding: str) -> list[str]:
-    """Columns of a JSONL file: the keys of its first objects, in first-seen order."""
+    """Columns of a JSONL file: the keys of all its objects, in first-seen order.
+
+    Every line is read: a key that first appears late (a second dimension rated only for
+    some items) would otherwise be dropped unseen, its values never checked."""
     columns: dict[str, None] = {}
     with path.open("rb") as fh:
-        lines = _numbered_jsonl(fh, ByteCounter(), encoding, str(path))
-        for n, (line_no, line) in enumerate(lines, start=1):
-            obj = _parse_json_line(line, line_no, str(path))
-            for key in obj:
+        for line_no, line in _numbered_jsonl(fh, ByteCounter(), encoding, str(path)):
+            for key in _parse_json_line(line, line_no, str(path)):
                 columns.setdefault(str(key), None)
-            if n >= JSONL_SCAN_LINES:
-                break
     if not columns:
         raise InputError("no JSON objects found", file=str(path))
     return list(columns)
@@ -365,8 +363,9 @@ def _parse_json_line(line: str, line_no: int, path: str) -> dict[str, Any]:
             if line_no == 1 and line.lstrip().startswith("[")
             else ""
         )
+        what = exc.msg.removesuffix(" at")  # "Unterminated string starting at"
         raise InputError(
-            f"not valid JSON ({exc.msg} at character {exc.pos + 1}){hint}", file=path, row=line_no
+            f"not valid JSON ({what} at character {exc.pos + 1}){hint}", file=path, row=line_no
         ) from None
     except _JsonProblem as exc:
         raise InputError(f"not valid JSON: {exc}", file=path, row=line_no) from None

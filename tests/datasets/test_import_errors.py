@@ -150,6 +150,14 @@ CASES: list[tuple[str, bytes, dict[str, Any], int | None, str | None, str]] = [
         None,
         "expected a JSON object",
     ),
+    (
+        "open.jsonl",
+        b'{"source": "S.", "output": "O.}',
+        {},
+        1,
+        None,
+        "unterminated string starting at character 28",
+    ),  # fmt: skip
     # A quote that opens a cell's text: lenient CSV parsing dropped it, unseen.
     (
         "quotes.tsv",

@@ -189,6 +189,22 @@ def test_jsonl_with_numbers_and_optional_keys(new_study, tmp_path: Path) -> None
     assert rows(new_study, "SELECT system FROM item ORDER BY id") == [("a",), (None,)]
 
 
+def test_a_jsonl_key_that_first_appears_late_is_read(new_study, tmp_path: Path) -> None:
+    """A second dimension rated only near the end of a long file is imported, not dropped."""
+    lines = [
+        {"source": f"S{i}.", "output": f"O{i}.", "annotator": "x", "meaning": 50}
+        for i in range(1500)
+    ]
+    lines[-1]["fluency"] = 70
+    report = import_file(new_study, write_jsonl(tmp_path / "late.jsonl", lines))
+    assert report.ratings_added == 1501
+    assert rows(
+        new_study,
+        "SELECT r.value FROM rating r JOIN dimension d ON d.id = r.dimension_id "
+        "WHERE d.name = 'fluency'",
+    ) == [(70.0,)]
+
+
 def test_map_renames_fields_and_creates_a_mapped_dimension(new_study, tmp_path: Path) -> None:
     f = write(
         tmp_path / "custom.csv",
