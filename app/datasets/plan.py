@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import difflib
 import re
+import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -297,6 +298,29 @@ def _place_label_column(
         ignored.append(label_col)
 
 
+def _rater_without_ratings(
+    annotator: str, columns: list[str], known: dict[str, DimInfo], used: set[str], path: Path
+) -> InputError:
+    """A rater column with no column of ratings beside it: read as pairs, every rating of
+    the file would be dropped without a word."""
+    words = {norm(w) for w in SYNONYMS["rating"]} | {norm(d) for d in known}
+    guesses = [
+        c for c in columns if c != annotator and c not in used and any(w in norm(c) for w in words)
+    ]
+    hint = (
+        f"--map {shlex.quote('meaning=' + guesses[0])}"
+        if guesses
+        else "--map meaning=COLUMN (or another dimension)"
+    )
+    return InputError(
+        f"a rater column ({annotator!r}) but no column of ratings beside it; the columns "
+        f"are: {', '.join(columns)}; name the ratings' column with {hint}, or import the "
+        "pairs alone with --format pairs",
+        file=str(path),
+        row=1,
+    )
+
+
 def _detect_shape(
     chosen: dict[str, str | None],
     annotator: str | None,
@@ -509,6 +533,8 @@ def make_plan(
 
     if shape is None:
         shape = _detect_shape(chosen, annotator, dims, label_col)
+        if shape == "pairs" and annotator is not None:
+            raise _rater_without_ratings(annotator, columns, known, used, path)
     dims = _check_shape_columns(
         shape, columns, chosen, annotator, dims, labels, ignored, ratings, path
     )

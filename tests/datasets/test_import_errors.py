@@ -158,6 +158,16 @@ CASES: list[tuple[str, bytes, dict[str, Any], int | None, str | None, str]] = [
         None,
         "unterminated string starting at character 28",
     ),  # fmt: skip
+    # Raters without a column of ratings: read as pairs, their ratings were dropped.
+    (
+        "score.csv",
+        b"source,output,annotator,score\nS.,O.,anna,80\nS.,O.,ben,90\n",
+        {},
+        1,
+        None,
+        "no column of ratings beside it; the columns are: source, output, annotator, score; "
+        "name the ratings' column with --map meaning=score",
+    ),
     # A quote that opens a cell's text: lenient CSV parsing dropped it, unseen.
     (
         "quotes.tsv",

@@ -189,6 +189,13 @@ def test_jsonl_with_numbers_and_optional_keys(new_study, tmp_path: Path) -> None
     assert rows(new_study, "SELECT system FROM item ORDER BY id") == [("a",), (None,)]
 
 
+def test_pairs_asked_for_keep_no_rater_column(new_study, tmp_path: Path) -> None:
+    """A rater column without ratings is refused unless pairs alone are asked for."""
+    f = write(tmp_path / "raters.csv", "source,output,annotator\nS.,O.,anna\nT.,P.,ben\n")
+    report = import_file(new_study, f, fmt="pairs")
+    assert (report.items_created, report.ratings_added) == (2, 0)
+
+
 def test_a_jsonl_key_that_first_appears_late_is_read(new_study, tmp_path: Path) -> None:
     """A second dimension rated only near the end of a long file is imported, not dropped."""
     lines = [
