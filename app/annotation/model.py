@@ -71,6 +71,20 @@ class Progress:
 
 
 @dataclass(frozen=True)
+class ItemGiven:
+    """What a rater gave for one item in one submission: the values by dimension, where
+    the scales started, and (esa) the spans with the fates of the proposals shown."""
+
+    item_id: int
+    values: dict[str, float]
+    start_values: dict[str, float | None] = field(default_factory=dict)
+    shown_at: datetime | None = None
+    spans: tuple[Span, ...] = ()
+    display: dict[str, object] | None = None  # where a side-by-side output stood
+    proposals: tuple[ProposalFate, ...] = ()
+
+
+@dataclass(frozen=True)
 class Submission:
     item_id: int
     rating_ids: tuple[int, ...]

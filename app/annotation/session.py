@@ -21,7 +21,7 @@ from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
 from meaningbench.annotation.kit_log import record_event
-from meaningbench.annotation.model import Progress, Scale, ShownItem, Submission
+from meaningbench.annotation.model import ItemGiven, Progress, Scale, ShownItem, Submission
 from meaningbench.annotation.practice import PracticeNotPassed, practice_refusal
 from meaningbench.annotation.proposals import (
     ProposalFate,
@@ -285,67 +285,95 @@ class AnnotationSession:
         span it became (among `spans`) or None where the rater deleted it. `display` records
         where a side-by-side output stood on screen.
         """
-        self._check_values(values_by_dimension)
-        if (spans or proposals) and self.protocol != "esa":
-            raise UserError(f"Error spans belong to the esa protocol, not {self.protocol!r}.")
-        start_values = start_values or {}
-        if shown_at is None and self._shown is not None and self._shown.item_id == item_id:
-            shown_at = self._shown.shown_at
+        given = ItemGiven(
+            item_id,
+            values_by_dimension,
+            start_values or {},
+            shown_at,
+            tuple(spans),
+            display,
+            tuple(proposals),
+        )
+        return self.submit_together([given], submitted_at)[0]
+
+    def submit_together(
+        self, given: Sequence[ItemGiven], submitted_at: datetime | None = None
+    ) -> list[Submission]:
+        """Store several items' ratings in one transaction, all or none: a side-by-side
+        unit is one submission, and a crash or a busy study must not keep half of it."""
+        for g in given:
+            self._check_values(g.values)
+            if (g.spans or g.proposals) and self.protocol != "esa":
+                raise UserError(f"Error spans belong to the esa protocol, not {self.protocol!r}.")
         submitted_at = submitted_at or utcnow()
+        with self.study.session(write=True) as s:
+            written = [self._write_given(s, g, submitted_at) for g in given]
+        # Committed: only now do the counts move (a failed write leaves them as they were).
+        for _, newly_done, was_skipped in written:
+            if newly_done:
+                self._adjust(rated=1, skipped=-1 if was_skipped else 0)
+        return [w[0] for w in written]
+
+    def _write_given(
+        self, s: Session, g: ItemGiven, submitted_at: datetime
+    ) -> tuple[Submission, bool, bool]:
+        """One item's rows in the open transaction: (its submission, newly done, was
+        skipped)."""
+        shown = (
+            self._shown if self._shown is not None and self._shown.item_id == g.item_id else None
+        )
+        shown_at = g.shown_at if g.shown_at is not None or shown is None else shown.shown_at
         duration = (
             max(0, int((submitted_at - shown_at).total_seconds() * 1000)) if shown_at else None
         )
-        shown = self._shown if self._shown is not None and self._shown.item_id == item_id else None
-        with self.study.session(write=True) as s:
-            entry = self._entry(s, item_id)
-            if spans or proposals:
-                self._check_spans(s, item_id, spans, proposals)
-            if shown is not None:  # read when shown, and kept current by flag()
-                flagged, comment = shown.flagged, shown.comment
-            else:
-                flagged, comment = self._note(s, item_id)
-            old = self._current_ratings(s, item_id)
-            new_rows = []
-            for sc in self.scales:
-                prior = old.get(sc.id)
-                if prior is not None:
-                    prior.state = "superseded"
-                start = start_values.get(sc.name)
-                new_rows.append(
-                    Rating(
-                        item_id=item_id,
-                        annotator_id=self.annotator_id,
-                        dimension_id=sc.id,
-                        value=float(values_by_dimension[sc.name]),
-                        start_value=None if start is None else float(start),
-                        shown_at=shown_at,
-                        submitted_at=submitted_at,
-                        duration_ms=duration,
-                        flagged=flagged,
-                        comment=comment,
-                        state=CURRENT,
-                        supersedes_id=prior.id if prior is not None else None,
-                        origin="ui",
-                        display=display,
-                    )
+        entry = self._entry(s, g.item_id)
+        if g.spans or g.proposals:
+            self._check_spans(s, g.item_id, g.spans, g.proposals)
+        if shown is not None:  # read when shown, and kept current by flag()
+            flagged, comment = shown.flagged, shown.comment
+        else:
+            flagged, comment = self._note(s, g.item_id)
+        old = self._current_ratings(s, g.item_id)
+        new_rows = []
+        for sc in self.scales:
+            prior = old.get(sc.id)
+            if prior is not None:
+                prior.state = "superseded"
+            start = g.start_values.get(sc.name)
+            new_rows.append(
+                Rating(
+                    item_id=g.item_id,
+                    annotator_id=self.annotator_id,
+                    dimension_id=sc.id,
+                    value=float(g.values[sc.name]),
+                    start_value=None if start is None else float(start),
+                    shown_at=shown_at,
+                    submitted_at=submitted_at,
+                    duration_ms=duration,
+                    flagged=flagged,
+                    comment=comment,
+                    state=CURRENT,
+                    supersedes_id=prior.id if prior is not None else None,
+                    origin="ui",
+                    display=g.display,
                 )
-            s.add_all(new_rows)
-            newly_done, was_skipped = not entry.done, entry.skips > 0
-            entry.done = True
-            s.flush()
-            ids = tuple(r.id for r in new_rows)
-            store_spans(s, ids[0], spans)
-            store_fates(s, ids[0], proposals)
-            record_event(s, "rate", item_id)
-        if newly_done:
-            self._adjust(rated=1, skipped=-1 if was_skipped else 0)
-        return Submission(
-            item_id=item_id,
+            )
+        s.add_all(new_rows)
+        newly_done, was_skipped = not entry.done, entry.skips > 0
+        entry.done = True
+        s.flush()
+        ids = tuple(r.id for r in new_rows)
+        store_spans(s, ids[0], g.spans)
+        store_fates(s, ids[0], g.proposals)
+        record_event(s, "rate", g.item_id)
+        submission = Submission(
+            item_id=g.item_id,
             rating_ids=ids,
             revised=bool(old),
             submitted_at=submitted_at,
             duration_ms=duration,
         )
+        return submission, newly_done, was_skipped
 
     @staticmethod
     def _check_spans(

@@ -18,7 +18,7 @@ from datetime import datetime
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from meaningbench.annotation.model import ShownItem, Submission
+from meaningbench.annotation.model import ItemGiven, ShownItem, Submission
 from meaningbench.annotation.session import AnnotationSession
 from meaningbench.db.current_ratings import is_current
 from meaningbench.db.models import Item, QueueEntry, Rating, utcnow
@@ -112,19 +112,17 @@ class SideBySideSession:
         starts = starts or {}
         at = utcnow()
         name = self.scale.name
-        out = []
-        for position, item_id in enumerate(unit.item_ids):
-            out.append(
-                self.session.submit(
-                    item_id,
-                    {name: float(values[item_id])},
-                    {name: starts.get(item_id)},
-                    unit.shown_at,
-                    submitted_at=at,
-                    display={"position": position, "items": unit.item_ids},
-                )
+        given = [
+            ItemGiven(
+                item_id,
+                {name: float(values[item_id])},
+                {name: starts.get(item_id)},
+                unit.shown_at,
+                display={"position": position, "items": unit.item_ids},
             )
-        return out
+            for position, item_id in enumerate(unit.item_ids)
+        ]
+        return self.session.submit_together(given, at)
 
     def advance(self) -> ShownUnit | None:
         """After a submission: the next unrated unit (a revised unit moves to the end of the

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from scipy.stats import chisquare
+from sqlalchemy import text
 
 from meaningbench.annotation.protocols import set_protocol
 from meaningbench.annotation.session import AnnotationSession
@@ -67,3 +68,27 @@ def test_a_unit_with_an_unrated_output_is_refused(study) -> None:
 def test_sxs_needs_the_sxs_protocol(study) -> None:
     with pytest.raises(UserError, match="not sxs"):
         SideBySideSession(AnnotationSession(study, "ann"))
+
+
+def test_a_unit_is_stored_whole_or_not_at_all(study) -> None:
+    """One output's write failing (here its queue entry was taken away by another process
+    while the unit was on screen) must not leave the others stored: a unit is one
+    submission."""
+    import sqlite3
+
+    set_protocol(study, "sxs")
+    sess = AnnotationSession(study, "ann")
+    sxs = SideBySideSession(sess)
+    unit = sxs.next_unit()
+    assert unit is not None and len(unit.item_ids) == 3
+    other = sqlite3.connect(study.path)
+    with other:
+        other.execute("DELETE FROM queue_entry WHERE item_id = ?", (unit.item_ids[-1],))
+    other.close()
+    with pytest.raises(UserError, match="not in ann's queue"):
+        sxs.submit_unit(unit, {i: 40.0 for i in unit.item_ids})
+    with study.session() as s:
+        assert s.execute(text("SELECT COUNT(*) FROM rating")).scalar() == 0
+        done = s.execute(text("SELECT COUNT(*) FROM queue_entry WHERE done")).scalar()
+    assert done == 0
+    assert sess.progress().rated == 0
