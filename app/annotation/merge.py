@@ -30,7 +30,7 @@ import os
 import sqlite3
 import time
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -183,6 +183,7 @@ def merge_ratings(
     chunk_gap_s: float = CHUNK_GAP_S,
     kit: bool = False,
     follow_rater: bool = False,
+    finish: Callable[[Session, MergeReport], None] | None = None,
 ) -> MergeReport:
     """Bring the other study's ratings and notes into `target`, `chunk_items` items per
     transaction, the lock free for `chunk_gap_s` between them (0 for a private copy no one
@@ -191,7 +192,9 @@ def merge_ratings(
     `kit`: the other file is a returned rater kit, read as immutable; only its ratings,
     spans and notes come in, never an item, an item's attributes or a dimension.
     `follow_rater`: the kit is its rater's latest word (no older than a copy collected
-    before): our copies of its ratings take the state, flag and comment it holds."""
+    before): our copies of its ratings take the state, flag and comment it holds.
+    `finish` writes what goes with the merge (a kit's return record) in the transaction of
+    its last ratings, so the two are stored together or not at all."""
     other_path = Path(other_path)
     if other_path.exists() and os.path.samefile(other_path, target.path):
         raise UserError("A study cannot be merged into itself.")
@@ -224,6 +227,15 @@ def merge_ratings(
         notes_of: dict[int, list[ItemNote]] = defaultdict(list)
         for n in their_notes:
             notes_of[n.item_id].append(n)
+
+        def last_steps(dst: Session) -> None:
+            dst.flush()
+            _sync_queues(dst)
+            if follow_rater:
+                _reopen_withdrawn(dst, set(state.annotator_map.values()))
+            if finish is not None:
+                finish(dst, report)
+
         for number, chunk in enumerate(chunks):
             if number and chunk_gap_s:
                 time.sleep(chunk_gap_s)
@@ -232,11 +244,12 @@ def merge_ratings(
                 ratings = sorted((r for i in chunk for r in ratings_of[i]), key=lambda r: r.id)
                 notes = sorted((n for i in chunk for n in notes_of[i]), key=lambda n: n.id)
                 _merge(src, dst, report, origin, other_path.name, ratings, notes, item_map, state)
+                if number == len(chunks) - 1:
+                    last_steps(dst)
             done += len(chunk)
-        with target.session(write=True) as dst:
-            _sync_queues(dst)
-            if follow_rater:
-                _reopen_withdrawn(dst, set(state.annotator_map.values()))
+        if not chunks:
+            with target.session(write=True) as dst:
+                last_steps(dst)
     except BaseException as exc:
         if done:
             raise _interrupted(target.path, exc, done, len(needed)) from exc

@@ -207,18 +207,32 @@ class _Checked:
 
 def _merge_kit(study: Study, path: Path, checked: _Checked) -> KitReturn:
     source = checked.read or path
+    practice_added = 0
+
+    def with_the_ratings(s: Session, merged: MergeReport) -> None:
+        # The return record and the practice answers go in the ratings' transaction: a
+        # fault between them would leave a kit merged but never recorded as returned.
+        nonlocal practice_added
+        # A kit that brought nothing new (not rated yet, or collected before) is no return.
+        returned = bool(merged.ratings_added or merged.notes_added or merged.states_followed)
+        if returned or (checked.events or 0) > checked.seen:
+            _note_return(s, checked, returned)
+        practice_added = add_answers(s, checked.marker.rater, list(checked.practice))
+
     try:
         # One chunk, no pause: the kit comes in whole in one transaction or not at all.
         merged = merge_ratings(
-            study, source, chunk_items=1 << 30, chunk_gap_s=0, kit=True, follow_rater=checked.latest
+            study,
+            source,
+            chunk_items=1 << 30,
+            chunk_gap_s=0,
+            kit=True,
+            follow_rater=checked.latest,
+            finish=with_the_ratings,
         )
     except UserError as exc:
         raise UserError(str(exc).replace(str(source), str(path))) from exc
     merged.other = path
-    # A kit that brought nothing new (not rated yet, or collected before) is no return.
-    returned = bool(merged.ratings_added or merged.notes_added or merged.states_followed)
-    if returned or (checked.events or 0) > checked.seen:
-        _note_return(study, checked, returned)
     marker = checked.marker
     controls = _kit_checks(study, source, marker)
     return KitReturn(
@@ -229,7 +243,7 @@ def _merge_kit(study: Study, path: Path, checked: _Checked) -> KitReturn:
         controls,
         checked.unchecked,
         not_blind=checked.key is None,
-        practice_added=add_answers(study, marker.rater, list(checked.practice)),
+        practice_added=practice_added,
         practice_unchecked=checked.practice_unchecked,
     )
 
@@ -468,15 +482,14 @@ def _is_time(value: Any) -> bool:
     return True
 
 
-def _note_return(study: Study, checked: _Checked, returned: bool) -> None:
-    with study.session(write=True) as s:
-        records = kit_records(s)
-        record = records[checked.marker.kit_id]
-        if returned:
-            record.returns.append(utcnow().isoformat(timespec="seconds"))
-        if checked.latest and checked.events is not None:
-            record.log_events = max(record.log_events, checked.events)
-        store_records(s, records)
+def _note_return(s: Session, checked: _Checked, returned: bool) -> None:
+    records = kit_records(s)
+    record = records[checked.marker.kit_id]
+    if returned:
+        record.returns.append(utcnow().isoformat(timespec="seconds"))
+    if checked.latest and checked.events is not None:
+        record.log_events = max(record.log_events, checked.events)
+    store_records(s, records)
 
 
 def _kit_checks(study: Study, path: Path, marker: KitMarker) -> RaterCheck | None:

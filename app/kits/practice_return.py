@@ -73,42 +73,42 @@ def missing_items(study: Study, answers: list[KitAnswer]) -> list[str]:
     return sorted({a.output for a in answers if (a.source, a.output) not in known})
 
 
-def add_answers(study: Study, rater: str, answers: list[KitAnswer]) -> int:
-    """Store the answers the lead's study lacks, judged against its gold; returns how many."""
+def add_answers(s: Session, rater: str, answers: list[KitAnswer]) -> int:
+    """Store the answers the lead's study lacks, judged against its gold, in the open
+    transaction `s` (the collect's, with the kit's ratings); returns how many."""
     if not answers:
         return 0
-    with study.session(write=True) as s:
-        annotator = s.scalar(select(Annotator).where(Annotator.name == rater))
-        if annotator is None:
-            return 0  # a kit's rater is always the lead's: the collect checked it
-        items = {
-            (p.source, p.output): p
-            for p in s.scalars(select(PracticeItem))  # a few dozen at most
-        }
-        held = {
-            (i, v, t)
-            for i, v, t in s.execute(
-                select(
-                    PracticeAnswer.practice_item_id,
-                    PracticeAnswer.value,
-                    PracticeAnswer.submitted_at,
-                ).where(PracticeAnswer.annotator_id == annotator.id)
+    annotator = s.scalar(select(Annotator).where(Annotator.name == rater))
+    if annotator is None:
+        return 0  # a kit's rater is always the lead's: the collect checked it
+    items = {
+        (p.source, p.output): p
+        for p in s.scalars(select(PracticeItem))  # a few dozen at most
+    }
+    held = {
+        (i, v, t)
+        for i, v, t in s.execute(
+            select(
+                PracticeAnswer.practice_item_id,
+                PracticeAnswer.value,
+                PracticeAnswer.submitted_at,
+            ).where(PracticeAnswer.annotator_id == annotator.id)
+        )
+    }
+    added = 0
+    for a in answers:
+        item = items.get((a.source, a.output))
+        if item is None or (item.id, a.value, a.submitted_at) in held:
+            continue
+        s.add(
+            PracticeAnswer(
+                practice_item_id=item.id,
+                annotator_id=annotator.id,
+                value=a.value,
+                passed=item.low <= a.value <= item.high,
+                submitted_at=a.submitted_at,
             )
-        }
-        added = 0
-        for a in answers:
-            item = items.get((a.source, a.output))
-            if item is None or (item.id, a.value, a.submitted_at) in held:
-                continue
-            s.add(
-                PracticeAnswer(
-                    practice_item_id=item.id,
-                    annotator_id=annotator.id,
-                    value=a.value,
-                    passed=item.low <= a.value <= item.high,
-                    submitted_at=a.submitted_at,
-                )
-            )
-            held.add((item.id, a.value, a.submitted_at))
-            added += 1
+        )
+        held.add((item.id, a.value, a.submitted_at))
+        added += 1
     return added

@@ -562,3 +562,40 @@ def test_an_item_whose_rating_the_rater_undid_after_a_collect_is_open_again_at_t
         study.close()
     assert done[key] is False
     assert sum(done.values()) == 1  # the other rating stays in force
+
+
+def test_a_kit_and_its_return_record_are_stored_together(tmp_path: Path, capsys) -> None:
+    """A fault while the kit's return is recorded (here SQLite itself refuses the write)
+    leaves none of its ratings in: merged without a record, the kit would count as never
+    returned, and a second collect would find nothing new to record it by."""
+    lead, back = _kits(tmp_path, "ana", rated=4)
+    conn = sqlite3.connect(lead)
+    with conn:
+        conn.execute(
+            "CREATE TRIGGER refuse_the_record BEFORE UPDATE ON study_setting "
+            "WHEN NEW.key = 'kits' BEGIN SELECT RAISE(ABORT, 'disk I/O error'); END"
+        )
+    conn.close()
+
+    def state() -> tuple[int, list[str]]:
+        study = open_study(lead)
+        try:
+            with study.session() as s:
+                n = s.scalar(
+                    select(func.count()).select_from(Rating).where(Rating.origin.like("merge:%"))
+                )
+                returns = [r for rec in kit_records(s).values() for r in rec.returns]
+        finally:
+            study.close()
+        return int(n or 0), returns
+
+    assert main(["collect", str(lead), str(back)]) == 2
+    assert "of which nothing was merged" in capsys.readouterr().err
+    assert state() == (0, [])  # and so it is
+    conn = sqlite3.connect(lead)
+    with conn:
+        conn.execute("DROP TRIGGER refuse_the_record")
+    conn.close()
+    assert main(["collect", str(lead), str(back)]) == 0
+    n, returns = state()
+    assert n == 4 and len(returns) == 1
