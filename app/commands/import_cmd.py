@@ -110,6 +110,20 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="do not keep this unmapped column as an item attribute (repeatable; '*': none "
         "of them)",
     )
+    parser.add_argument(
+        "--same-raters",
+        action="store_true",
+        help="a rater id already in the study from another file is the same person (without "
+        "it, such an import is refused by name: raters numbered from 0 in two corpora are "
+        "not the same people)",
+    )
+    parser.add_argument(
+        "--rater-prefix",
+        metavar="PREFIX",
+        default=None,
+        help="put PREFIX before every rater id of this file (e.g. asset: gives asset:0), so "
+        "its raters are its own",
+    )
     common.add_json_flag(parser)
 
 
@@ -139,6 +153,8 @@ def run(args: argparse.Namespace) -> int:
             args.drop_column,
             encoding=args.encoding,
             new=created,
+            same_raters=args.same_raters,
+            rater_prefix=args.rater_prefix or "",
         ).value
 
     quiet = bool(args.json) or not sys.stderr.isatty()

@@ -21,11 +21,13 @@ import sqlite3
 import time
 from collections.abc import Callable, Sequence
 from contextlib import ExitStack
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from meaningbench.core import keys
 from meaningbench.core.readers import TableSource, open_csv, open_table
+from meaningbench.core.wording import counted
 from meaningbench.datasets.attributes import AttributeTracker
 from meaningbench.datasets.language import checked_language, import_language
 from meaningbench.datasets.mapping import UserMapping, parse_map_options
@@ -62,6 +64,16 @@ def open_source(path: Path, fmt: str, encoding: str) -> TableSource:
     return open_table(path, encoding=encoding)
 
 
+@dataclass(frozen=True)
+class RaterIds:
+    """How a file's rater ids meet the study's: `same` says a rater id already in the
+    study from another file is that same person; `prefix` makes this file's ids its own
+    ("asset:" + "0"), for corpora that number their raters from 0 alike."""
+
+    same: bool = False
+    prefix: str = ""
+
+
 class _Import:
     """The state of one import while it runs."""
 
@@ -88,6 +100,9 @@ class _Import:
         self.fmt_label = fmt_label
         self.label_columns = label_columns
         self.origin = f"import:{path.name}"
+        # Raters already in the study from another file, by that file: the same people?
+        self.shared_raters: dict[str, list[str]] = {}
+        self.raters = RaterIds()
         # Packed (item, annotator, dimension) keys rated by this file so far.
         self.file_ratings: set[int] = set()
         # Explicit aggregates: labels per (item, dimension), to refuse several per item.
@@ -123,6 +138,8 @@ class _Import:
         aid = self.annotator_ids.get(key)
         if aid is not None:
             return aid
+        if name is not None and kind == "named" and self.raters.prefix:
+            name = self.raters.prefix + name
         if name is None and kind == "aggregate":
             name = f"aggregate:{dataset}"
             meta: dict[str, Any] = {
@@ -154,6 +171,8 @@ class _Import:
             self.report.annotators.append(name)
         if created:
             self.report.annotators_created.append(name)
+        elif kind == "named" and state.imported_from not in (None, self.path.name):
+            self.shared_raters.setdefault(str(state.imported_from), []).append(name)
         self.annotator_ids[key] = state.id
         return state.id
 
@@ -376,6 +395,24 @@ def _report_plan(report: ImportReport, plan: Plan) -> None:
         report.warn("columns", f"columns not imported: {', '.join(plan.ignored)}")
 
 
+def _check_shared_raters(run: _Import) -> None:
+    """Rater ids are names within a study: raters 0-10 of two corpora would be taken for
+    the same people, mixing their agreement, QC and straight-lining figures unseen. So a
+    file's rater already in the study from another file is refused unless told."""
+    if run.raters.same:
+        return
+    tag = run.default_dataset.replace(" ", "_")
+    for other, names in run.shared_raters.items():
+        shown = ", ".join(names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
+        raise InputError(
+            f"{counted(len(names), 'rater')} of this file ({shown}) already rated in the "
+            f"study, imported from {other}: are they the same people? If so, import with "
+            "--same-raters; if not, give this file's raters their own ids with --rater-prefix "
+            f"(--rater-prefix {tag}: makes {tag}:{names[0]}, ...)",
+            file=str(run.path),
+        )
+
+
 def _start_run(
     writer: BulkWriter,
     report: ImportReport,
@@ -517,10 +554,14 @@ def import_file(
     ratings: str | None = None,
     language: str | None = None,
     drop: Sequence[str] | None = None,
+    raters: RaterIds | None = None,
     progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
 ) -> ImportReport:
     """Import one file into `study`; raises InputError (and changes nothing) on bad input.
+
+    `raters`: how the file's rater ids meet the study's (see `RaterIds`); by default a
+    named rater already in the study from another file is refused, by name.
 
     `ratings` (per-rater | anonymous | aggregate) says what the file's ratings are when
     the inferred kind is wrong. `language` (an ISO 639-1 code) is the study's language
@@ -554,6 +595,7 @@ def import_file(
         run = _start_run(
             writer, report, path, plan, dataset=dataset, system=system, dataset_meta=dataset_meta
         )
+        run.raters = raters or RaterIds()
         info_by_name = plan.dimension_info
         # About 100 bytes a row is typical of sentence pairs; only a hint for index handling.
         try:
@@ -565,6 +607,7 @@ def import_file(
         report.language = import_language(conn, language, had_items)
         _read_rows(source, parser, run, info_by_name, str(path), progress, cancel)
         _store_pending(run, writer, path, report)
+        _check_shared_raters(run)
         if cancel is not None:
             cancel.check()
         report.items_existing = len(run.touched_existing)

@@ -72,6 +72,7 @@ class DatasetState:
 class AnnotatorState:
     id: int
     kind: str
+    imported_from: str | None = None  # the file a named rater first came from
 
 
 class _BackgroundWriter:
@@ -186,8 +187,10 @@ class BulkWriter:
         self._next_position = cur.execute(
             "SELECT COALESCE(MAX(position), -1) + 1 FROM dimension"
         ).fetchone()[0]
-        for aid, name, kind in cur.execute("SELECT id, name, kind FROM annotator"):
-            self.annotators[name] = AnnotatorState(aid, kind)
+        for aid, name, kind, first in cur.execute(
+            "SELECT id, name, kind, json_extract(meta, '$.imported_from') FROM annotator"
+        ):
+            self.annotators[name] = AnnotatorState(aid, kind, first)
         for did, name in cur.execute("SELECT id, name FROM dimension"):
             self.dimensions[name] = did
         if expected_rows >= DEFER_MIN_ROWS:
@@ -336,7 +339,7 @@ class BulkWriter:
             "INSERT INTO annotator (id, name, kind, created_at, meta) VALUES (?, ?, ?, ?, ?)",
             [(aid, name, kind, self.now, json.dumps(meta, ensure_ascii=False))],
         )
-        state = AnnotatorState(aid, kind)
+        state = AnnotatorState(aid, kind, meta.get("imported_from"))
         self.annotators[name] = state
         return state, True
 

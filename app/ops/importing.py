@@ -40,11 +40,14 @@ def import_job(
     *,
     encoding: str = "utf-8",
     new: bool = False,
+    same_raters: bool = False,
+    rater_prefix: str = "",
 ) -> Wrote[ImportReport]:
     """The import's report; the study changed wholesale (items, ratings, datasets).
 
-    `new`: `study_path` does not exist yet and is made by this import, or not at all."""
-    from meaningbench.datasets.importer import import_file
+    `new`: `study_path` does not exist yet and is made by this import, or not at all.
+    `same_raters`, `rater_prefix`: how the file's rater ids meet the study's (`RaterIds`)."""
+    from meaningbench.datasets.importer import RaterIds, import_file
 
     def run(study: Study) -> ImportReport:
         return import_file(
@@ -58,6 +61,7 @@ def import_job(
             ratings=ratings,
             language=language,
             drop=drop,
+            raters=RaterIds(same=same_raters, prefix=rater_prefix),
             progress=lambda done, total, msg: ctx.progress(done, total, msg),
             cancel=ctx.cancel,
         )

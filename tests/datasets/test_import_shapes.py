@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from meaningbench.core.keys import pair_key, source_group_key
-from meaningbench.datasets.importer import import_file
+from meaningbench.datasets.importer import RaterIds, import_file
 from tests.datasets.helpers import count, rows, write, write_jsonl
 
 
@@ -252,6 +252,7 @@ def test_long_dimension_value_mapped_explicitly(new_study, tmp_path: Path) -> No
         new_study,
         write(tmp_path / "l2.csv", "source,output,annotator,aspect,rating\nS.,O.,r,grammar ok,3\n"),
         mapping=["dimension.grammar_ok=grammar ok"],
+        raters=RaterIds(same=True),
     )
     assert report.dimensions_created == ["grammar_ok"]
 

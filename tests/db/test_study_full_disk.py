@@ -48,7 +48,7 @@ def study(base_study: Path, tmp_path: Path) -> Path:
 def test_import_past_a_size_limit_leaves_the_study_as_it_was(study: Path, data: Path) -> None:
     before = study_state(study)
     limit = study.stat().st_size + 64 * 1024  # the write-ahead log cannot hold the import
-    done = cli("import", study, data / "big.csv", preexec=file_size_limit(limit))
+    done = cli("import", study, data / "big.csv", "--same-raters", preexec=file_size_limit(limit))
     assert_one_line_error(done, str(study), "cannot write", "changed nothing", "run it again")
     assert study_state(study) == before
     assert files_in(study.parent) == ["s.mbstudy"]
@@ -66,7 +66,7 @@ def test_import_into_a_new_study_past_a_size_limit_leaves_no_file(
 
 def test_export_past_a_size_limit_keeps_the_previous_export(study: Path, data: Path) -> None:
     # Enough ratings that the export, not the study, meets the limit.
-    assert cli("import", study, data / "big.csv").returncode == 0
+    assert cli("import", study, data / "big.csv", "--same-raters").returncode == 0
     out = study.parent / "ratings.csv"
     out.write_text("the previous export\n", encoding="utf-8")
     before = files_in(study.parent)
@@ -88,7 +88,7 @@ def test_a_genuinely_full_disk(base_study: Path, data: Path, tmp_path: Path) -> 
         '&& "$@"; rc=$?; cp -a "' + str(disk) + '/." "' + str(kept) + '/"; exit $rc'
     )
     wrap = [*prefix, "sh", "-c", setup, "sh"]
-    done = cli("import", disk / "s.mbstudy", data / "big.csv", wrap=wrap)
+    done = cli("import", disk / "s.mbstudy", data / "big.csv", "--same-raters", wrap=wrap)
     assert_one_line_error(done, "the disk is full", "Free some disk space")
     assert study_state(kept / "s.mbstudy") == study_state(base_study)
     assert files_in(kept) == ["s.mbstudy"]

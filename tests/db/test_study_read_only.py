@@ -107,7 +107,7 @@ def test_writing_commands_say_the_study_is_read_only(
     digest = file_digest(study)
     other = copy_study(scored, tmp_path / "other.mbstudy")
     for args in (
-        ("import", study, data / "more.csv"),
+        ("import", study, data / "more.csv", "--same-raters"),
         ("score", study, "--metrics", "chrf"),
         ("merge", study, other),
     ):
@@ -124,7 +124,7 @@ def test_a_read_only_study_made_writable_again_takes_writes(
     study = _read_only_copy(scored, tmp_path, "file", locked)
     assert cli("info", study, preexec=as_user).returncode == 0
     study.chmod(study.stat().st_mode | stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH)
-    done = cli("import", study, data / "more.csv", preexec=as_user)
+    done = cli("import", study, data / "more.csv", "--same-raters", preexec=as_user)
     assert done.returncode == 0, done.stderr
     assert study_state(study)[1] == 250
 
@@ -180,7 +180,7 @@ def test_a_study_on_a_read_only_medium(scored: Path, data: Path, tmp_path: Path)
     info = cli("info", study, wrap=wrap)
     assert info.returncode == 0 and "Traceback" not in info.stderr, info.stderr
     assert "items: 200" in info.stdout and "read-only disk or medium" in info.stderr
-    done = cli("import", study, data / "more.csv", wrap=wrap)
+    done = cli("import", study, data / "more.csv", "--same-raters", wrap=wrap)
     assert_one_line_error(done, "the study is read-only", "read-only disk or medium")
     assert files_in(folder) == ["s.mbstudy"]
     assert file_digest(study) == digest

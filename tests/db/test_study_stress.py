@@ -121,7 +121,13 @@ def test_everything_at_once_killed_at_random(tmp_path: Path) -> None:
             "app": [sys.executable, "-c", APP_JOB, str(study), METRICS],
             "rater": [sys.executable, "-c", RATER, str(study), f"rater{round_ % 3}", str(round_)],
             "score": [*cli, "score", str(study), "--metrics", METRICS],
-            "import": [*cli, "import", str(study), str(tmp_path / f"new{round_}.tsv")],
+            "import": [
+                *cli,
+                "import",
+                str(study),
+                str(tmp_path / f"new{round_}.tsv"),
+                "--same-raters",
+            ],
             "export": [*cli, "export", str(study), str(tmp_path / f"out{round_}.csv")],
             "merge": [*cli, "merge", str(study), str(other)],
         }

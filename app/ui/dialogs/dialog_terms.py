@@ -12,6 +12,8 @@ import re
 
 # (pattern, replacement), applied in order: the longer flags first.
 _TERMS: tuple[tuple[str, str], ...] = (
+    (r"import with --same-raters", "choose “Raters already in the study: Are the same people”"),
+    (r"with --rater-prefix \(--rater-prefix \S+ makes", "with “Are other people” (it makes"),
     (r"--ratings anonymous", "“Ratings: Per rater, anonymous” above"),
     (r"--ratings aggregate", "“Ratings: Aggregate”"),
     (r"--ratings per-rater", "“Ratings: Per rater, named”"),

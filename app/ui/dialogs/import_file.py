@@ -67,6 +67,12 @@ RATINGS: tuple[tuple[str | None, str], ...] = (
     ("anonymous", "Per rater, anonymous (one rating per row, raters unknown)"),
     ("aggregate", "Aggregate (one published label per item)"),
 )
+# How the file's rater ids meet those already in the study from another file.
+KNOWN_RATERS: tuple[tuple[str, str], ...] = (
+    ("ask", "Refuse the import, naming them"),
+    ("same", "Are the same people"),
+    ("own", "Are other people: their ids get the dataset's name before them"),
+)
 KIND_WORDS = {
     "named": "per-rater (named): each row is a named rater's rating",
     "anonymous": "per-rater (anonymous): each row is one rating by an unknown person",
@@ -144,6 +150,14 @@ class ImportDialog(QDialog):
             "first, then the raters; anonymous ratings each count as one rater."
         )
         self.ratings_combo.currentIndexChanged.connect(self._schedule)
+        self.raters_combo = QComboBox()
+        self.raters_combo.setObjectName("importKnownRaters")
+        for choice, words in KNOWN_RATERS:
+            self.raters_combo.addItem(words, choice)
+        self.raters_combo.setToolTip(
+            "A rater id of this file that another imported file also has: the same person, or "
+            "another (corpora often number their raters from 0 alike)?"
+        )
         self.language_combo = QComboBox()
         self.language_combo.setObjectName("importLanguage")
         for code, words in LANGUAGE_CHOICES:
@@ -177,6 +191,7 @@ class ImportDialog(QDialog):
         top.addRow("File", file_row)
         top.addRow("Format", self.format_combo)
         top.addRow("Ratings", self.ratings_combo)
+        top.addRow("Raters already in the study", self.raters_combo)
         top.addRow("Language", self.language_combo)
         top.addRow("Dataset", self.dataset_edit)
         top.addRow("System", self.system_edit)
@@ -406,6 +421,10 @@ class ImportDialog(QDialog):
                 str(self.language_combo.currentData()),
                 self.dropped_columns(),
                 new=self.new_study is not None,
+                same_raters=self.raters_combo.currentData() == "same",
+                rater_prefix=f"{dataset or path.stem}:"
+                if self.raters_combo.currentData() == "own"
+                else "",
             ),
             title=f"Importing {path.name}",
             on_result=self._on_result,
