@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from meaningbench.cli import main
-from meaningbench.datasets.importer import RaterIds, import_file
+from meaningbench.datasets.importer import import_file
 from meaningbench.db.study import create_study
 from tests.datasets.helpers import refused_unchanged, rows, write
 
