@@ -70,8 +70,10 @@ def _main(argv: Sequence[str] | None) -> int:
     except (UserError, StudyFileError) as exc:
         print(f"meaningbench {args.command}: error: {exc}", file=sys.stderr)
         return 2
-    except Cancelled:
-        print(f"meaningbench {args.command}: cancelled; finished work was kept", file=sys.stderr)
+    except Cancelled as exc:
+        # The work says what a cancel left when it is not "what was finished".
+        left = str(exc) or "finished work was kept"
+        print(f"meaningbench {args.command}: cancelled; {left}", file=sys.stderr)
         return EXIT_INTERRUPTED
     except KeyboardInterrupt:
         print(f"meaningbench {args.command}: interrupted", file=sys.stderr)

@@ -278,8 +278,8 @@ def _csv_rows(source: TableSource) -> Iterator[tuple[int, Any]]:
                     continue
                 header_seen = True
                 continue
-            if not record or (len(record) == 1 and not record[0].strip()):
-                continue  # a blank line
+            if not any(f.strip() for f in record):
+                continue  # a blank line, or a spreadsheet's empty row (",,,,")
             if len(record) == n_columns and source.marker_column:
                 pass  # the marker column's empty cell left off
             elif len(record) != width:

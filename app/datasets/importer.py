@@ -39,7 +39,7 @@ from meaningbench.db.errors import StudyBusyError
 from meaningbench.db.study import Study
 from meaningbench.db.writers import announced_writer
 from meaningbench.errors import InputError, UserError
-from meaningbench.runtime import CancelToken
+from meaningbench.runtime import Cancelled, CancelToken
 
 FORMATS = ("auto", "csv", "tsv", "jsonl", *SHAPES)
 PROGRESS_EVERY = 5_000
@@ -612,6 +612,9 @@ def import_file(
             cancel.check()
         report.items_existing = len(run.touched_existing)
         writer.commit()
+    except Cancelled as exc:
+        writer.rollback()
+        raise Cancelled("nothing was imported (an import is all or nothing)") from exc
     except BaseException:
         writer.rollback()
         raise

@@ -35,7 +35,8 @@ if TYPE_CHECKING:
 
 
 class Cancelled(Exception):
-    """Raised inside work when its cancel token was set; whatever was committed stays."""
+    """Raised inside work when its cancel token was set; whatever was committed stays.
+    Its message, where given, says what the cancel left instead (an import: nothing)."""
 
 
 @dataclass(frozen=True)

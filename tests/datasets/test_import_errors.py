@@ -260,7 +260,7 @@ def test_cancel_rolls_back(study_path: Path, tmp_path: Path) -> None:
     bytes_before = study_path.read_bytes()
     study = open_study(study_path)
     snap = snapshot(study)
-    with pytest.raises(Cancelled):
+    with pytest.raises(Cancelled, match="nothing was imported"):
         import_file(study, f, progress=progress, cancel=token)
     assert snapshot(study) == snap
     study.close()

@@ -189,6 +189,13 @@ def test_jsonl_with_numbers_and_optional_keys(new_study, tmp_path: Path) -> None
     assert rows(new_study, "SELECT system FROM item ORDER BY id") == [("a",), (None,)]
 
 
+def test_a_spreadsheets_empty_rows_are_blank_lines(new_study, tmp_path: Path) -> None:
+    """Excel writes rows it once held as ",,,,": no data, so no error."""
+    f = write(tmp_path / "x.csv", "source,output,annotator,meaning\nS.,O.,r,50\n,,,\n\n,,,\n")
+    report = import_file(new_study, f)
+    assert (report.rows_read, report.ratings_added) == (1, 1)
+
+
 def test_pairs_asked_for_keep_no_rater_column(new_study, tmp_path: Path) -> None:
     """A rater column without ratings is refused unless pairs alone are asked for."""
     f = write(tmp_path / "raters.csv", "source,output,annotator\nS.,O.,anna\nT.,P.,ben\n")
