@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from PySide6.QtCore import QEvent, QSize, Qt
 from PySide6.QtGui import QFont, QKeyEvent, QResizeEvent
 from PySide6.QtWidgets import (
@@ -122,6 +124,16 @@ class WrappedLabel(QLabel):
 
     def text(self) -> str:
         return self._full
+
+
+def choice_combo(name: str, choices: Iterable[tuple[object, str]], tip: str) -> QComboBox:
+    """A combo box of (value, words) choices, named for tests and styles, with its tooltip."""
+    combo = QComboBox()
+    combo.setObjectName(name)
+    for value, words in choices:
+        combo.addItem(words, value)
+    combo.setToolTip(tip)
+    return combo
 
 
 def compact_combo(combo: QComboBox, chars: int = 10) -> QComboBox:

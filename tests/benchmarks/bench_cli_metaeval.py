@@ -32,6 +32,7 @@ from pathlib import Path
 import pytest
 
 from tests.benchmarks.machine import describe_machine
+from tests.benchmarks.synthetic_metaeval import array_lines
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "tests" / "benchmarks" / "results" / "cli_metaeval.json"
@@ -39,21 +40,16 @@ ROUNDS = int(os.environ.get("MB_BENCH_CLI_ROUNDS", "2"))
 SYSTEMS, SOURCES, METRICS = 20, 500, 30
 GOAL_S = 30.0
 
-# The arrays of synthetic_metaeval.data_lines, with texts that name their row.
-ARRAYS = f"""
-import numpy as np
-rng = np.random.default_rng(0)
-S, J, M = {SYSTEMS}, {SOURCES}, {METRICS}
-sys_ = np.repeat(np.arange(S), J)
-src = np.tile(np.arange(J), S)
-quality = rng.normal(size=S)[sys_] * 0.5 + rng.normal(size=S * J)
-human = np.round(np.clip(50 + 15 * (quality + rng.normal(0, 0.5, S * J)), 0, 100))
-x = np.column_stack([quality + rng.normal(0, s, S * J) for s in np.linspace(0.3, 2.0, M)])
-x[:, ::3] = np.round(x[:, ::3], 1)
-names = [f"synthetic{{k:02d}}" for k in range(M)]
-def source_text(i): return f"Source sentence number {{src[i]}} of the benchmark."
-def output_text(i): return f"Output {{i}} of system {{sys_[i]:02d}}."
+# The arrays of synthetic_metaeval, with metric names and texts that name their row.
+ARRAYS = (
+    "import numpy as np\n"
+    + array_lines(SYSTEMS, SOURCES, METRICS)
+    + """
+names = [f"synthetic{k:02d}" for k in range(M)]
+def source_text(i): return f"Source sentence number {src[i]} of the benchmark."
+def output_text(i): return f"Output {i} of system {sys_[i]:02d}."
 """
+)
 
 SCORE = ARRAYS + textwrap.dedent(
     """

@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
-    QComboBox,
     QDialog,
     QFileDialog,
     QHBoxLayout,
@@ -27,6 +26,7 @@ from PySide6.QtWidgets import (
 from meaningbench.ops.campaign import MadeKit, TopUpChoice, top_up_job
 from meaningbench.queries.campaign import Campaign, RaterProgress
 from meaningbench.ui.dialogs.dialog_terms import KIT_TERMS, in_dialog_terms
+from meaningbench.ui.widgets import choice_combo
 from meaningbench.ui.wording import counted
 
 if TYPE_CHECKING:
@@ -82,13 +82,11 @@ class TopUpDialog(QDialog):
         folder_row.addWidget(QLabel("Folder"))
         folder_row.addWidget(self.folder, 1)
         folder_row.addWidget(browse)
-        self.order = QComboBox()
-        self.order.setObjectName("topUpOrder")
-        for label, target in ORDERS:
-            self.order.addItem(label, target)
-        self.order.setToolTip(
+        self.order = choice_combo(
+            "topUpOrder",
+            [(target, label) for label, target in ORDERS],
             "Adaptive: the items chosen from the ratings collected so far, where the "
-            "ranking is least settled (the first round is never adaptive)"
+            "ranking is least settled (the first round is never adaptive)",
         )
         self.items = QSpinBox()
         self.items.setObjectName("topUpItems")

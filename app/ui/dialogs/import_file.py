@@ -41,7 +41,7 @@ from meaningbench.queries.import_preview import (
     make_mapping,
 )
 from meaningbench.ui.dialogs.dialog_terms import in_dialog_terms
-from meaningbench.ui.widgets import is_enter
+from meaningbench.ui.widgets import choice_combo, is_enter
 from meaningbench.ui.window_state import open_at
 from meaningbench.ui.workers import JobFailure, JobHandle, cancel_job
 
@@ -141,22 +141,18 @@ class ImportDialog(QDialog):
         for value, label in FORMATS:
             self.format_combo.addItem(label, value)
         self.format_combo.currentIndexChanged.connect(self._schedule)
-        self.ratings_combo = QComboBox()
-        self.ratings_combo.setObjectName("importRatings")
-        for choice, words in RATINGS:
-            self.ratings_combo.addItem(words, choice)
-        self.ratings_combo.setToolTip(
+        self.ratings_combo = choice_combo(
+            "importRatings",
+            RATINGS,
             "What a rating row is. An item's human score averages each rater's ratings "
-            "first, then the raters; anonymous ratings each count as one rater."
+            "first, then the raters; anonymous ratings each count as one rater.",
         )
         self.ratings_combo.currentIndexChanged.connect(self._schedule)
-        self.raters_combo = QComboBox()
-        self.raters_combo.setObjectName("importKnownRaters")
-        for choice, words in KNOWN_RATERS:
-            self.raters_combo.addItem(words, choice)
-        self.raters_combo.setToolTip(
+        self.raters_combo = choice_combo(
+            "importKnownRaters",
+            KNOWN_RATERS,
             "A rater id of this file that another imported file also has: the same person, or "
-            "another (corpora often number their raters from 0 alike)?"
+            "another (corpora often number their raters from 0 alike)?",
         )
         self.language_combo = QComboBox()
         self.language_combo.setObjectName("importLanguage")
