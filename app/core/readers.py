@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import json
+import math
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -351,7 +352,17 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return obj
 
 
-_DECODER = json.JSONDecoder(parse_constant=_refuse_constant, object_pairs_hook=_unique_keys)
+def _finite_float(text: str) -> float:
+    # Python reads 1e999 as infinity: the message quotes the number as written instead.
+    value = float(text)
+    if not math.isfinite(value):
+        raise _JsonProblem(f"the number {text} is too large for a float")
+    return value
+
+
+_DECODER = json.JSONDecoder(
+    parse_constant=_refuse_constant, parse_float=_finite_float, object_pairs_hook=_unique_keys
+)
 
 
 def _parse_json_line(line: str, line_no: int, path: str) -> dict[str, Any]:

@@ -151,13 +151,21 @@ CASES: list[tuple[str, bytes, dict[str, Any], int | None, str | None, str]] = [
         "expected a JSON object",
     ),
     (
+        "huge.jsonl",
+        b'{"source": "S.", "output": "O.", "annotator": "a", "meaning": 1e400}\n',
+        {},
+        1,
+        None,
+        "the number 1e400 is too large for a float",
+    ),
+    (
         "open.jsonl",
         b'{"source": "S.", "output": "O.}',
         {},
         1,
         None,
         "unterminated string starting at character 28",
-    ),  # fmt: skip
+    ),
     # Raters without a column of ratings: read as pairs, their ratings were dropped.
     (
         "score.csv",
