@@ -199,7 +199,11 @@ def _open_csv(path: Path, encoding: str, size: int, forced_delimiter: str | None
     try:
         header = next(csv.reader([header_line], delimiter=delimiter))
     except csv.Error as exc:
-        raise InputError(f"cannot read the header: {exc}", file=str(path), row=1) from None
+        raise InputError(
+            f"cannot read the header: {csv_problem(exc).removeprefix('malformed CSV: ')}",
+            file=str(path),
+            row=1,
+        ) from None
     columns = [c.strip() for c in header]
     marker = len(columns) > 1 and columns[-1] == SAFE_CELLS_MARKER
     safe_cells = marker or has_notice(path)
@@ -236,6 +240,11 @@ def csv_problem(exc: csv.Error) -> str:
         text += (
             " (a cell that begins with a quote is read as quoted: it must end with one, and "
             "quotes inside it must be doubled)"
+        )
+    elif "new-line character seen in unquoted field" in text:
+        text = (
+            "its lines end with a carriage return alone (old Mac line endings): save it with "
+            "LF or CRLF line endings"
         )
     elif "unexpected end of data" in text:
         text += (

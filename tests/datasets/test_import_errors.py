@@ -150,6 +150,7 @@ CASES: list[tuple[str, bytes, dict[str, Any], int | None, str | None, str]] = [
         None,
         "expected a JSON object",
     ),
+    ("cr.csv", b"source,output\rS.,O.\r", {}, 1, None, "a carriage return alone"),
     (
         "huge.jsonl",
         b'{"source": "S.", "output": "O.", "annotator": "a", "meaning": 1e400}\n',
