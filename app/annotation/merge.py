@@ -228,14 +228,6 @@ def merge_ratings(
         for n in their_notes:
             notes_of[n.item_id].append(n)
 
-        def last_steps(dst: Session) -> None:
-            dst.flush()
-            _sync_queues(dst)
-            if follow_rater:
-                _reopen_withdrawn(dst, set(state.annotator_map.values()))
-            if finish is not None:
-                finish(dst, report)
-
         for number, chunk in enumerate(chunks):
             if number and chunk_gap_s:
                 time.sleep(chunk_gap_s)
@@ -245,11 +237,11 @@ def merge_ratings(
                 notes = sorted((n for i in chunk for n in notes_of[i]), key=lambda n: n.id)
                 _merge(src, dst, report, origin, other_path.name, ratings, notes, item_map, state)
                 if number == len(chunks) - 1:
-                    last_steps(dst)
+                    _last_steps(dst, report, state, finish)
             done += len(chunk)
         if not chunks:
             with target.session(write=True) as dst:
-                last_steps(dst)
+                _last_steps(dst, report, state, finish)
     except BaseException as exc:
         if done:
             raise _interrupted(target.path, exc, done, len(needed)) from exc
@@ -259,6 +251,22 @@ def merge_ratings(
         src.close()
         bind.dispose()  # type: ignore[union-attr]
     return report
+
+
+def _last_steps(
+    dst: Session,
+    report: MergeReport,
+    state: _MergeState,
+    finish: Callable[[Session, MergeReport], None] | None,
+) -> None:
+    """What goes in the transaction of the last ratings: the queues brought in line, the
+    rater's withdrawals followed, and the caller's `finish`."""
+    dst.flush()
+    _sync_queues(dst)
+    if state.follow:
+        _reopen_withdrawn(dst, set(state.annotator_map.values()))
+    if finish is not None:
+        finish(dst, report)
 
 
 def _interrupted(path: Path, exc: BaseException, done: int, total: int) -> BaseException:

@@ -541,6 +541,14 @@ def _store_pending(run: _Import, writer: BulkWriter, path: Path, report: ImportR
     _record_import(path, writer, report)
 
 
+def _new_report(path: Path, source: TableSource) -> ImportReport:
+    report = ImportReport(file=str(path))
+    report.container = (
+        "jsonl" if source.container == "jsonl" else ("tsv" if source.delimiter == "\t" else "csv")
+    )
+    return report
+
+
 def import_file(
     study: Study,
     path: str | Path,
@@ -576,11 +584,7 @@ def import_file(
     if language is not None:
         checked_language(language)
     source = open_source(path, fmt, encoding)
-    report = ImportReport(file=str(path))
-    report.container = (
-        "jsonl" if source.container == "jsonl" else ("tsv" if source.delimiter == "\t" else "csv")
-    )
-
+    report = _new_report(path, source)
     raw = study.engine.raw_connection()
     conn = raw.driver_connection
     assert conn is not None
