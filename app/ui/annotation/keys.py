@@ -8,7 +8,7 @@ from typing import Protocol
 from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QKeyEvent
 
-from meaningbench.ui.annotation.scales import CHORD_MODIFIERS, NAV_MODIFIERS, typed_digit
+from meaningbench.ui.annotation.scales import CHORD_MODIFIERS, NAV_MODIFIERS, held, typed_digit
 
 K = Qt.Key
 Action = Callable[[], object]  # what a key's action returns is not read
@@ -28,11 +28,12 @@ class DigitScale(Protocol):
 
 
 def shared_action(
-    screen: KeyTarget, key: int, mods: Qt.KeyboardModifier
+    screen: KeyTarget, key: int, mods: Qt.KeyboardModifier, repeat: bool = False
 ) -> tuple[bool, Action | None]:
     """Ctrl+Z undoes, Alt/Ctrl+←/→ go back and forth, Enter submits; any other Alt, Ctrl or
     Meta chord does nothing (a scale must not read it as a digit). (True, the action or None)
-    for these keys; (False, None) for a key the screen reads itself."""
+    for these keys; (False, None) for a key the screen reads itself. `repeat`: the key is
+    held down (its auto-repeat), which submits nothing: see `held`."""
     nav = bool(mods & NAV_MODIFIERS)
     if mods & Qt.KeyboardModifier.ControlModifier and key == K.Key_Z:
         return True, screen.undo_last
@@ -43,7 +44,7 @@ def shared_action(
     if mods & CHORD_MODIFIERS:
         return True, None
     if key in (K.Key_Return, K.Key_Enter):
-        return True, screen.submit_current
+        return True, None if repeat else screen.submit_current
     return False, None
 
 
@@ -76,6 +77,9 @@ def type_into_scales(scales: Sequence[DigitScale], event: QKeyEvent) -> bool:
     digit = typed_digit(event)
     if digit is None or not scales:
         return False
+    if held(event):
+        event.accept()
+        return True
     target = next((sc for sc in scales if not sc.is_set()), scales[0])
     target.setFocus(Qt.FocusReason.OtherFocusReason)
     target.type_digit(digit)

@@ -23,6 +23,7 @@ from meaningbench.ui.annotation import keys
 from meaningbench.ui.annotation.pair_view import PairView
 from meaningbench.ui.annotation.rows import DimensionRow
 from meaningbench.ui.annotation.saving import ScreenWrites
+from meaningbench.ui.annotation.scales import held
 from meaningbench.ui.widgets import HeadingLabel
 from meaningbench.ui.workers import JobRunner
 
@@ -224,7 +225,8 @@ class PracticeScreen(QWidget):
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
-            self.submit()
+            if not held(event):
+                self.submit()
             event.accept()
             return
         # Focus is on the screen itself (the host focused it): type into the slider.

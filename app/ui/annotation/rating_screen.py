@@ -31,7 +31,7 @@ from meaningbench.ui.annotation.end_screen import EndScreen
 from meaningbench.ui.annotation.focus import keep_focus_in
 from meaningbench.ui.annotation.panels import FlagDialog
 from meaningbench.ui.annotation.saving import ScreenWrites
-from meaningbench.ui.annotation.scales import RatingScale, typed_digit
+from meaningbench.ui.annotation.scales import RatingScale, held, typed_digit
 from meaningbench.ui.workers import JobRunner
 
 K = Qt.Key
@@ -286,7 +286,7 @@ class RatingScreen(QWidget, Generic[S]):
     def _action_for(self, event: QKeyEvent) -> keys.Action | None:
         """Undo, back and forth, submit (`keys.shared_action`), then the screen's own keys."""
         key, mods = event.key(), event.modifiers()
-        handled, action = keys.shared_action(self, key, mods)
+        handled, action = keys.shared_action(self, key, mods, held(event))
         if handled:
             return action
         return self._own_key(key, mods)

@@ -26,6 +26,13 @@ CHORD_MODIFIERS = NAV_MODIFIERS | Qt.KeyboardModifier.MetaModifier
 PAGE_KEYS = (Qt.Key.Key_PageUp, Qt.Key.Key_PageDown)
 
 
+def held(event: QKeyEvent) -> bool:
+    """A key's auto-repeat while it is held down. It types no second digit and submits no
+    further item: a key held a moment too long must not turn 5 into 55 or rate the next
+    items unseen. (Arrows repeat: holding one is how a slider is moved far.)"""
+    return event.isAutoRepeat()
+
+
 def typed_digit(event: QKeyEvent) -> int | None:
     """The digit a key types into a scale (the number row or the keypad), or None: not a
     digit, or a digit held with Ctrl, Alt or Meta."""
@@ -146,9 +153,10 @@ class RatingScale(QWidget):
         elif key == Qt.Key.Key_End:
             self.set_value(self.scale.max_value)
         elif (digit := typed_digit(event)) is not None:
-            # Consumed even when meaningless here (9 on a 1–5 scale): it must not fall
-            # through to the screen and land on another scale.
-            self.type_digit(digit)
+            # Consumed even when meaningless here (9 on a 1–5 scale) or held down: it must
+            # not fall through to the screen and land on another scale.
+            if not held(event):
+                self.type_digit(digit)
         else:
             event.ignore()
             return

@@ -411,3 +411,28 @@ def test_a_value_set_while_a_notice_shows_enables_submit_and_says_so(
     assert screen.rows[0].number.text() == "50"
     press(qtbot, screen, K.Key_Return)
     assert [r.value for r in _ratings(study)] == [50.0]
+
+
+def _held(key, text: str = "") -> None:
+    """An auto-repeated press, as the system sends while a key is held down."""
+    from PySide6.QtCore import QEvent
+    from PySide6.QtGui import QKeyEvent
+
+    event = QKeyEvent(QEvent.Type.KeyPress, key, Qt.KeyboardModifier.NoModifier, text, True)
+    QApplication.sendEvent(QApplication.focusWidget(), event)
+
+
+def test_a_held_key_types_one_digit_and_submits_nothing_more(qtbot, make_screen, study) -> None:
+    screen = make_screen()
+    scale = screen.rows[0].scale
+    type_text(qtbot, screen, "5")
+    _held(K.Key_5, "5")
+    _held(K.Key_5, "5")
+    assert scale.value() == 50, "a held 5 is one 5, not 55"
+    _held(K.Key_Return)
+    assert _ratings(study) == [], "Enter's auto-repeat submits nothing"
+    item = screen.current_item().item_id
+    press(qtbot, screen, K.Key_Return)
+    assert [(r.item_id, r.value) for r in _ratings(study)] == [(item, 50.0)]
+    _held(K.Key_Right)  # arrows repeat: holding one is how a slider moves far
+    assert screen.rows[0].scale.value() == 51
