@@ -412,8 +412,15 @@ class AnnotationScreen(RatingScreen[ShownItem]):
         if not all(row.scale.is_set() for row in self.rows):
             self.notice(HINT_BLOCKED)
             return False
-        spans = tuple(sorted(s for editor in self.span_editors for s in editor.spans()))
-        fates = tuple(f for editor in self.span_editors for f in editor.fates())
+        # A side without an editor (source spans turned off after this item was rated)
+        # keeps what the item holds there: a plain Enter must not drop the rater's spans.
+        edited = {editor.side for editor in self.span_editors}
+        kept = [s for s in item.spans if s.side not in edited]
+        spans = tuple(sorted([*kept, *(s for editor in self.span_editors for s in editor.spans())]))
+        fates = tuple(
+            [f for f in item.fates if f.proposal.span.side not in edited]
+            + [f for editor in self.span_editors for f in editor.fates()]
+        )
         spans_changed = spans != tuple(sorted(item.spans)) or set(fates) != set(item.fates)
         if (
             item.reviewing

@@ -228,7 +228,9 @@ class SpanEditor(QLabel):
         self._cursor = min(len(self._words) - 1, max(0, self._cursor + delta))
         if not extend:
             self._anchor = self._cursor
-        self._stretched = extend
+        # Stretched means more than one word: Shift+→ on the last word (the cursor held at
+        # the end), or there and back, leaves one word, and 1/2 there re-grade the span.
+        self._stretched = extend and self._anchor != self._cursor
         self.update()  # the selection is painted over the text: no new markup
         self.reveal_cursor()
 

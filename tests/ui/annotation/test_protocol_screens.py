@@ -107,6 +107,57 @@ def test_esa_with_source_spans_marks_omissions_in_the_original(qtbot, make_scree
     ]
 
 
+def test_a_severity_key_on_a_span_regrades_it_whole_after_a_stretch_that_went_nowhere(
+    qtbot, make_screen, study
+) -> None:
+    """Shift+→ on the last word selects no more (the cursor stays there): 1 then gives the
+    span under it a new severity, as with no Shift, and never cuts it to that word."""
+    set_protocol(study, "esa")
+    screen = make_screen()
+    item = screen.current_item()
+    w = words(item.output)
+    press(qtbot, screen, K.Key_End)
+    press(qtbot, screen, K.Key_Left)
+    press(qtbot, screen, K.Key_Right, SHIFT)
+    press(qtbot, screen, K.Key_2)  # the last two words, major
+    press(qtbot, screen, K.Key_Right, SHIFT)  # at the end: still the last word
+    press(qtbot, screen, K.Key_1)
+    press(qtbot, screen, K.Key_Left, SHIFT)
+    press(qtbot, screen, K.Key_Right, SHIFT)  # there and back: one word again
+    press(qtbot, screen, K.Key_1)
+    [span] = screen.span_editors[0].spans()
+    assert (span.start, span.end, span.severity) == (w[-2][0], w[-1][1], "minor")
+
+
+def test_source_spans_turned_off_later_stay_with_a_revisited_rating(
+    qtbot, make_screen, study
+) -> None:
+    set_protocol(study, "esa", source_spans=True)
+    screen = make_screen()
+    press(qtbot, screen, K.Key_1)  # output: the first word, minor
+    press(qtbot, screen, K.Key_Tab)
+    press(qtbot, screen, K.Key_2)  # source: the first word, major
+    press(qtbot, screen, K.Key_Tab)
+    type_text(qtbot, screen, "5")
+    press(qtbot, screen, K.Key_Return)
+    [rating] = _current(study)
+    given = _spans(study, rating.id)
+    assert [side for side, *_ in given] == ["output", "source"]
+    screen.close()
+    set_protocol(study, "esa", source_spans=False)  # the lead turns them off
+    screen = make_screen()
+    press(qtbot, screen, K.Key_Left, ALT)  # back to the rated item, only to look
+    assert screen.current_item().item_id == rating.item_id
+    press(qtbot, screen, K.Key_Return)
+    [still] = _current(study)
+    assert still.id == rating.id and _spans(study, still.id) == given
+    press(qtbot, screen, K.Key_Left, ALT)  # a revision keeps them too
+    press(qtbot, screen, K.Key_Delete)  # the output's span goes
+    press(qtbot, screen, K.Key_Return)
+    [revised] = _current(study)
+    assert revised.id != rating.id and _spans(study, revised.id) == given[1:]
+
+
 def test_likert_points_are_labelled_and_typed(qtbot, make_screen, study) -> None:
     set_protocol(study, "likert")
     screen = make_screen()
