@@ -227,7 +227,6 @@ def merge_ratings(
         notes_of: dict[int, list[ItemNote]] = defaultdict(list)
         for n in their_notes:
             notes_of[n.item_id].append(n)
-
         for number, chunk in enumerate(chunks):
             if number and chunk_gap_s:
                 time.sleep(chunk_gap_s)

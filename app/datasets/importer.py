@@ -89,6 +89,7 @@ class _Import:
         fmt_label: str,
         label_columns: list[str],
         attribute_columns: list[str],
+        raters: RaterIds,
     ) -> None:
         self.writer = writer
         self.report = report
@@ -102,7 +103,7 @@ class _Import:
         self.origin = f"import:{path.name}"
         # Raters already in the study from another file, by that file: the same people?
         self.shared_raters: dict[str, list[str]] = {}
-        self.raters = RaterIds()
+        self.raters = raters
         # Packed (item, annotator, dimension) keys rated by this file so far.
         self.file_ratings: set[int] = set()
         # Explicit aggregates: labels per (item, dimension), to refuse several per item.
@@ -422,6 +423,7 @@ def _start_run(
     dataset: str | None,
     system: str | None,
     dataset_meta: dict[str, Any] | None,
+    raters: RaterIds | None,
 ) -> _Import:
     run = _Import(
         writer,
@@ -433,6 +435,7 @@ def _start_run(
         fmt_label=f"{report.container}/{plan.shape}",
         label_columns=[*plan.labels.values(), *([] if plan.per_rater else plan.dims.values())],
         attribute_columns=list(plan.attributes),
+        raters=raters or RaterIds(),
     )
     return run
 
@@ -541,6 +544,14 @@ def _store_pending(run: _Import, writer: BulkWriter, path: Path, report: ImportR
     _record_import(path, writer, report)
 
 
+def _begin(writer: BulkWriter, study: Study, source: TableSource) -> None:
+    # About 100 bytes a row is typical of sentence pairs; only a hint for index handling.
+    try:
+        writer.begin(study.path, expected_rows=source.size // 100)
+    except StudyBusyError as exc:  # a program that does not name itself kept the lock
+        raise UserError(f"{study.path}: {exc}") from None
+
+
 def _new_report(path: Path, source: TableSource) -> ImportReport:
     report = ImportReport(file=str(path))
     report.container = (
@@ -568,15 +579,12 @@ def import_file(
 ) -> ImportReport:
     """Import one file into `study`; raises InputError (and changes nothing) on bad input.
 
-    `raters`: how the file's rater ids meet the study's (see `RaterIds`); by default a
-    named rater already in the study from another file is refused, by name.
-
     `ratings` (per-rater | anonymous | aggregate) says what the file's ratings are when
     the inferred kind is wrong. `language` (an ISO 639-1 code) is the study's language
     (see `meaningbench.datasets.language`); None keeps the study's. Columns no field reads
     are kept as item attributes (`meaningbench.datasets.attributes`) except those `drop`
-    names (`"*"`: every one).
-    """
+    names (`"*"`: every one). `raters`: see `RaterIds` (by default, a named rater already
+    in the study from another file is refused)."""
     started = time.perf_counter()
     path = Path(path)
     user = mapping if isinstance(mapping, UserMapping) else parse_map_options(mapping)
@@ -597,15 +605,17 @@ def import_file(
         _report_plan(report, plan)
         parser = RowParser(plan, source.columns, source.container)
         run = _start_run(
-            writer, report, path, plan, dataset=dataset, system=system, dataset_meta=dataset_meta
+            writer,
+            report,
+            path,
+            plan,
+            dataset=dataset,
+            system=system,
+            dataset_meta=dataset_meta,
+            raters=raters,
         )
-        run.raters = raters or RaterIds()
         info_by_name = plan.dimension_info
-        # About 100 bytes a row is typical of sentence pairs; only a hint for index handling.
-        try:
-            writer.begin(study.path, expected_rows=source.size // 100)
-        except StudyBusyError as exc:  # a program that does not name itself kept the lock
-            raise UserError(f"{study.path}: {exc}") from None
+        _begin(writer, study, source)
         announcement.enter_context(announced_writer(study.path, "import"))
         had_items = conn.execute("SELECT 1 FROM item LIMIT 1").fetchone() is not None
         report.language = import_language(conn, language, had_items)

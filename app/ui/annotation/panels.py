@@ -43,9 +43,14 @@ if TYPE_CHECKING:
     from meaningbench.runtime.changes import StudyChanges
 
 
+def toggles_keymap(event: QKeyEvent) -> bool:
+    """? and F1: the keys that open and close the key list."""
+    return event.text() == "?" or event.key() == Qt.Key.Key_F1
+
+
 def closes_keymap(event: QKeyEvent) -> bool:
-    """?, F1 and Esc: the keys that open or close the key list."""
-    return event.text() == "?" or event.key() in (Qt.Key.Key_F1, Qt.Key.Key_Escape)
+    """The keys the open key list leaves to the screen: ?, F1 and Esc, which close it."""
+    return toggles_keymap(event) or event.key() == Qt.Key.Key_Escape
 
 
 class KeymapOverlay(QWidget):

@@ -36,7 +36,7 @@ from meaningbench.runtime import Job
 from meaningbench.runtime.changes import StudyChanges, Wrote
 from meaningbench.ui.annotation import keys
 from meaningbench.ui.annotation.pair_view import PairView
-from meaningbench.ui.annotation.panels import GuidelinesPanel, KeymapOverlay
+from meaningbench.ui.annotation.panels import GuidelinesPanel, KeymapOverlay, toggles_keymap
 from meaningbench.ui.annotation.rating_screen import RatingScreen, Words
 from meaningbench.ui.annotation.rows import DimensionRow
 from meaningbench.ui.annotation.scales import PAGE_KEYS, RatingScale, blend
@@ -499,10 +499,9 @@ class AnnotationScreen(RatingScreen[ShownItem]):
     # -- keys ------------------------------------------------------------------------------
 
     def _action_for(self, event: QKeyEvent) -> keys.Action | None:
-        key, text = event.key(), event.text()
-        if text == "?" or key == K.Key_F1:
+        if toggles_keymap(event):
             return self.toggle_keymap
-        if key == K.Key_Escape:
+        if event.key() == K.Key_Escape:
             return self._escape
         if self.keymap.isVisible():
             return None
